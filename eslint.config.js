@@ -1,0 +1,44 @@
+// Lint: typescript-eslint's recommended rules, plus the purity fence around src/raft.
+import tseslint from 'typescript-eslint';
+
+const impure = 'src/raft must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/lockd/gen/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/raft/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^node:', message: impure },
+          { regex: '^(fs|net|os|path|child_process|timers|crypto|http|http2|dgram|worker_threads|perf_hooks)(/.*)?$', message: impure },
+          { regex: '^@grpc/', message: impure },
+          { regex: '^(level|classic-level|pino)$', message: impure },
+          { regex: '(^|/)lockd(/|$)', message: 'src/raft must not import src/lockd' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'Date', message: impure },
+        { name: 'performance', message: impure },
+        { name: 'setTimeout', message: impure },
+        { name: 'setInterval', message: impure },
+        { name: 'setImmediate', message: impure },
+        { name: 'clearTimeout', message: impure },
+        { name: 'clearInterval', message: impure },
+        { name: 'queueMicrotask', message: impure },
+        { name: 'process', message: impure },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Math', property: 'random', message: impure },
+        { object: 'globalThis', property: 'Date', message: impure },
+        { object: 'globalThis', property: 'performance', message: impure },
+      ],
+    },
+  },
+);
