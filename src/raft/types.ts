@@ -1,0 +1,198 @@
+// The vocabulary of the consensus core: what it persists, what it sends, what it hands back.
+// Modeled on etcd's raft library (raftpb), trimmed to what lockd needs and named for readers.
+
+/** A node's id inside one cluster, e.g. "n1". Never empty: "" means "nobody". */
+export type NodeId = string;
+export const NONE: NodeId = '';
+
+/** One log entry. An entry with empty `data` is the leader's no-op of its term. */
+export interface Entry {
+  readonly term: number;
+  readonly index: number;
+  readonly data: Uint8Array;
+}
+
+/** What must be durable before any message that depends on it is sent (Raft fig. 2 "persistent state"). */
+export interface HardState {
+  readonly term: number;
+  readonly vote: NodeId;
+  readonly commit: number;
+}
+
+export interface SnapshotMetadata {
+  /** Index and term of the last entry the snapshot covers. */
+  readonly index: number;
+  readonly term: number;
+  /** Voting members as of `index`. */
+  readonly voters: readonly NodeId[];
+}
+
+/** The application's state as of `metadata.index`; `data` is opaque to the core. */
+export interface Snapshot {
+  readonly metadata: SnapshotMetadata;
+  readonly data: Uint8Array;
+}
+
+export const EMPTY_SNAPSHOT: Snapshot = { metadata: { index: 0, term: 0, voters: [] }, data: new Uint8Array(0) };
+
+export type MessageType =
+  | 'App' // AppendEntries (also carries the commit index)
+  | 'AppResp'
+  | 'Vote'
+  | 'VoteResp'
+  | 'PreVote'
+  | 'PreVoteResp'
+  | 'Heartbeat'
+  | 'HeartbeatResp'
+  | 'Snap' // InstallSnapshot (the transport may chunk it; the core sees it whole)
+  | 'TimeoutNow'; // leader transfer: "campaign now, skip PreVote"
+
+/** Every message between peers. Fields a type does not use are zero / empty. */
+export interface Message {
+  readonly type: MessageType;
+  readonly from: NodeId;
+  readonly to: NodeId;
+  readonly term: number;
+  /** App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry; AppResp reject: term at rejectHint. */
+  readonly logTerm: number;
+  /** App: index of the entry before `entries`; Vote/PreVote: candidate's last index; AppResp: last index matched (or rejected). */
+  readonly index: number;
+  readonly entries: readonly Entry[];
+  readonly commit: number;
+  readonly reject: boolean;
+  /** AppResp reject: the follower's hint for where the leader should probe next (fast backtracking). */
+  readonly rejectHint: number;
+  readonly snapshot?: Snapshot;
+  /** ReadIndex context carried on Heartbeat/HeartbeatResp. */
+  readonly context: string;
+}
+
+export type Role = 'follower' | 'precandidate' | 'candidate' | 'leader';
+
+/** Volatile state that the application may want to know about (who leads, am I leading). */
+export interface SoftState {
+  readonly leader: NodeId;
+  readonly role: Role;
+}
+
+/** A linearizable read may be served once the applied index reaches `index`. */
+export interface ReadState {
+  readonly index: number;
+  readonly context: string;
+}
+
+/**
+ * One batch of work for the driver. The driver must, in this order:
+ *  1. persist `hardState`, `entries` and `snapshot` durably (one synced write),
+ *  2. send `messages`,
+ *  3. apply `snapshot` (if any), then `committedEntries`, and serve `readStates` once applied,
+ *  4. call `advance(ready)`.
+ * Between `ready()` and `advance()` the node accepts no input (tick/step/propose/...).
+ */
+export interface Ready {
+  readonly softState?: SoftState;
+  readonly hardState?: HardState;
+  readonly entries: readonly Entry[];
+  readonly snapshot?: Snapshot;
+  readonly committedEntries: readonly Entry[];
+  readonly messages: readonly Message[];
+  readonly readStates: readonly ReadState[];
+}
+
+/** The log storage the core reads from: the stable (persisted) part of the log. */
+export interface Storage {
+  /** Hard state and voters as last persisted. */
+  initialState(): { hardState: HardState; voters: readonly NodeId[] };
+  /** Entries in [lo, hi); throws CompactedError if lo <= snapshot index. */
+  entries(lo: number, hi: number, maxBytes?: number): Entry[];
+  /** Term of the entry at i; throws CompactedError if i < firstIndex()-1, UnavailableError if i > lastIndex(). */
+  term(i: number): number;
+  /** Index of the first entry still available (snapshot index + 1). */
+  firstIndex(): number;
+  lastIndex(): number;
+  /** The most recent snapshot. */
+  snapshot(): Snapshot;
+}
+
+export class CompactedError extends Error {
+  constructor(index: number) {
+    super(`raft storage: index ${index} is compacted`);
+  }
+}
+
+export class UnavailableError extends Error {
+  constructor(index: number) {
+    super(`raft storage: index ${index} is not yet available`);
+  }
+}
+
+/** Thrown when a safety invariant of the core breaks: a bug, never an expected condition. */
+export class InvariantError extends Error {
+  constructor(
+    readonly invariant: string,
+    readonly node: NodeId,
+    detail: string,
+  ) {
+    super(`raft invariant "${invariant}" violated on node ${node}: ${detail}`);
+  }
+}
+
+export function invariant(cond: unknown, name: string, node: NodeId, detail: () => string): asserts cond {
+  if (!cond) throw new InvariantError(name, node, detail());
+}
+
+/** Deterministic randomness, injected: returns an integer in [0, n). */
+export type RandomInt = (n: number) => number;
+
+export interface RaftConfig {
+  readonly id: NodeId;
+  /** Voters to start with when storage holds no snapshot (a fresh cluster). */
+  readonly peers: readonly NodeId[];
+  readonly storage: Storage;
+  /** Ticks without hearing a leader before a follower campaigns; randomized in [electionTick, 2*electionTick). */
+  readonly electionTick: number;
+  readonly heartbeatTick: number;
+  readonly random: RandomInt;
+  /** Last index the application has applied (on restart). */
+  readonly applied?: number;
+  /** Cap on entries' payload bytes in one App message. */
+  readonly maxSizePerMsg?: number;
+  /** Cap on App messages in flight to one follower in replicate state. */
+  readonly maxInflightMsgs?: number;
+  readonly preVote?: boolean;
+  readonly checkQuorum?: boolean;
+  /** Test-only: plant a known bug so tests can show the simulator's checks fail. */
+  readonly plantedBug?: PlantedBug;
+}
+
+export type PlantedBug =
+  | 'grant-two-votes-per-term' // a voter forgets it already voted in this term
+  | 'commit-previous-term-by-count'; // a leader commits an old-term entry by counting replicas (fig. 8)
+
+/** Replication progress the leader keeps per follower. */
+export interface ProgressView {
+  readonly match: number;
+  readonly next: number;
+  readonly state: 'probe' | 'replicate' | 'snapshot';
+  readonly recentActive: boolean;
+}
+
+export interface Status {
+  readonly id: NodeId;
+  readonly term: number;
+  readonly vote: NodeId;
+  readonly commit: number;
+  readonly applied: number;
+  readonly lastIndex: number;
+  readonly firstIndex: number;
+  readonly role: Role;
+  readonly leader: NodeId;
+  readonly voters: readonly NodeId[];
+  readonly leadTransferee: NodeId;
+  /** Leader only: progress of every voter (itself included). */
+  readonly progress: ReadonlyMap<NodeId, ProgressView>;
+}
+
+export function message(fields: Partial<Message> & Pick<Message, 'type' | 'from' | 'to' | 'term'>): Message {
+  return { logTerm: 0, index: 0, entries: [], commit: 0, reject: false, rejectHint: 0, context: '', ...fields };
+}
