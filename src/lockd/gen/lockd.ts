@@ -1,0 +1,87 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from './lockd/v1/AcquireRequest.js';
+import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from './lockd/v1/AcquireResponse.js';
+import type { ClusterClient as _lockd_v1_ClusterClient, ClusterDefinition as _lockd_v1_ClusterDefinition } from './lockd/v1/Cluster.js';
+import type { FenceClient as _lockd_v1_FenceClient, FenceDefinition as _lockd_v1_FenceDefinition } from './lockd/v1/Fence.js';
+import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from './lockd/v1/FenceReadRequest.js';
+import type { FenceReadResponse as _lockd_v1_FenceReadResponse, FenceReadResponse__Output as _lockd_v1_FenceReadResponse__Output } from './lockd/v1/FenceReadResponse.js';
+import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteRequest__Output as _lockd_v1_FenceWriteRequest__Output } from './lockd/v1/FenceWriteRequest.js';
+import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResponse__Output as _lockd_v1_FenceWriteResponse__Output } from './lockd/v1/FenceWriteResponse.js';
+import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output as _lockd_v1_InspectRequest__Output } from './lockd/v1/InspectRequest.js';
+import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from './lockd/v1/InspectResponse.js';
+import type { LeaseClient as _lockd_v1_LeaseClient, LeaseDefinition as _lockd_v1_LeaseDefinition } from './lockd/v1/Lease.js';
+import type { LeaseGrantRequest as _lockd_v1_LeaseGrantRequest, LeaseGrantRequest__Output as _lockd_v1_LeaseGrantRequest__Output } from './lockd/v1/LeaseGrantRequest.js';
+import type { LeaseGrantResponse as _lockd_v1_LeaseGrantResponse, LeaseGrantResponse__Output as _lockd_v1_LeaseGrantResponse__Output } from './lockd/v1/LeaseGrantResponse.js';
+import type { LeaseInfo as _lockd_v1_LeaseInfo, LeaseInfo__Output as _lockd_v1_LeaseInfo__Output } from './lockd/v1/LeaseInfo.js';
+import type { LeaseKeepAliveRequest as _lockd_v1_LeaseKeepAliveRequest, LeaseKeepAliveRequest__Output as _lockd_v1_LeaseKeepAliveRequest__Output } from './lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse as _lockd_v1_LeaseKeepAliveResponse, LeaseKeepAliveResponse__Output as _lockd_v1_LeaseKeepAliveResponse__Output } from './lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseListRequest as _lockd_v1_LeaseListRequest, LeaseListRequest__Output as _lockd_v1_LeaseListRequest__Output } from './lockd/v1/LeaseListRequest.js';
+import type { LeaseListResponse as _lockd_v1_LeaseListResponse, LeaseListResponse__Output as _lockd_v1_LeaseListResponse__Output } from './lockd/v1/LeaseListResponse.js';
+import type { LeaseRevokeRequest as _lockd_v1_LeaseRevokeRequest, LeaseRevokeRequest__Output as _lockd_v1_LeaseRevokeRequest__Output } from './lockd/v1/LeaseRevokeRequest.js';
+import type { LeaseRevokeResponse as _lockd_v1_LeaseRevokeResponse, LeaseRevokeResponse__Output as _lockd_v1_LeaseRevokeResponse__Output } from './lockd/v1/LeaseRevokeResponse.js';
+import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseTimeToLiveRequest__Output as _lockd_v1_LeaseTimeToLiveRequest__Output } from './lockd/v1/LeaseTimeToLiveRequest.js';
+import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, LeaseTimeToLiveResponse__Output as _lockd_v1_LeaseTimeToLiveResponse__Output } from './lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LockClient as _lockd_v1_LockClient, LockDefinition as _lockd_v1_LockDefinition } from './lockd/v1/Lock.js';
+import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_LockEvent__Output } from './lockd/v1/LockEvent.js';
+import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Output } from './lockd/v1/Member.js';
+import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
+import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from './lockd/v1/ReleaseRequest.js';
+import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from './lockd/v1/ReleaseResponse.js';
+import type { StatusRequest as _lockd_v1_StatusRequest, StatusRequest__Output as _lockd_v1_StatusRequest__Output } from './lockd/v1/StatusRequest.js';
+import type { StatusResponse as _lockd_v1_StatusResponse, StatusResponse__Output as _lockd_v1_StatusResponse__Output } from './lockd/v1/StatusResponse.js';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  lockd: {
+    v1: {
+      AcquireRequest: MessageTypeDefinition<_lockd_v1_AcquireRequest, _lockd_v1_AcquireRequest__Output>
+      AcquireResponse: MessageTypeDefinition<_lockd_v1_AcquireResponse, _lockd_v1_AcquireResponse__Output>
+      /**
+       * Cluster introspection.
+       */
+      Cluster: SubtypeConstructor<typeof grpc.Client, _lockd_v1_ClusterClient> & { service: _lockd_v1_ClusterDefinition }
+      /**
+       * A store that refuses writes carrying a stale fencing token: the safe side of a lock.
+       */
+      Fence: SubtypeConstructor<typeof grpc.Client, _lockd_v1_FenceClient> & { service: _lockd_v1_FenceDefinition }
+      FenceReadRequest: MessageTypeDefinition<_lockd_v1_FenceReadRequest, _lockd_v1_FenceReadRequest__Output>
+      FenceReadResponse: MessageTypeDefinition<_lockd_v1_FenceReadResponse, _lockd_v1_FenceReadResponse__Output>
+      FenceWriteRequest: MessageTypeDefinition<_lockd_v1_FenceWriteRequest, _lockd_v1_FenceWriteRequest__Output>
+      FenceWriteResponse: MessageTypeDefinition<_lockd_v1_FenceWriteResponse, _lockd_v1_FenceWriteResponse__Output>
+      InspectRequest: MessageTypeDefinition<_lockd_v1_InspectRequest, _lockd_v1_InspectRequest__Output>
+      InspectResponse: MessageTypeDefinition<_lockd_v1_InspectResponse, _lockd_v1_InspectResponse__Output>
+      /**
+       * Leases: the liveness of a client. Locks are held on behalf of a lease and go when it expires.
+       */
+      Lease: SubtypeConstructor<typeof grpc.Client, _lockd_v1_LeaseClient> & { service: _lockd_v1_LeaseDefinition }
+      LeaseGrantRequest: MessageTypeDefinition<_lockd_v1_LeaseGrantRequest, _lockd_v1_LeaseGrantRequest__Output>
+      LeaseGrantResponse: MessageTypeDefinition<_lockd_v1_LeaseGrantResponse, _lockd_v1_LeaseGrantResponse__Output>
+      LeaseInfo: MessageTypeDefinition<_lockd_v1_LeaseInfo, _lockd_v1_LeaseInfo__Output>
+      LeaseKeepAliveRequest: MessageTypeDefinition<_lockd_v1_LeaseKeepAliveRequest, _lockd_v1_LeaseKeepAliveRequest__Output>
+      LeaseKeepAliveResponse: MessageTypeDefinition<_lockd_v1_LeaseKeepAliveResponse, _lockd_v1_LeaseKeepAliveResponse__Output>
+      LeaseListRequest: MessageTypeDefinition<_lockd_v1_LeaseListRequest, _lockd_v1_LeaseListRequest__Output>
+      LeaseListResponse: MessageTypeDefinition<_lockd_v1_LeaseListResponse, _lockd_v1_LeaseListResponse__Output>
+      LeaseRevokeRequest: MessageTypeDefinition<_lockd_v1_LeaseRevokeRequest, _lockd_v1_LeaseRevokeRequest__Output>
+      LeaseRevokeResponse: MessageTypeDefinition<_lockd_v1_LeaseRevokeResponse, _lockd_v1_LeaseRevokeResponse__Output>
+      LeaseTimeToLiveRequest: MessageTypeDefinition<_lockd_v1_LeaseTimeToLiveRequest, _lockd_v1_LeaseTimeToLiveRequest__Output>
+      LeaseTimeToLiveResponse: MessageTypeDefinition<_lockd_v1_LeaseTimeToLiveResponse, _lockd_v1_LeaseTimeToLiveResponse__Output>
+      /**
+       * Named mutual-exclusion locks with fencing tokens.
+       */
+      Lock: SubtypeConstructor<typeof grpc.Client, _lockd_v1_LockClient> & { service: _lockd_v1_LockDefinition }
+      LockEvent: MessageTypeDefinition<_lockd_v1_LockEvent, _lockd_v1_LockEvent__Output>
+      Member: MessageTypeDefinition<_lockd_v1_Member, _lockd_v1_Member__Output>
+      ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
+      ReleaseRequest: MessageTypeDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseRequest__Output>
+      ReleaseResponse: MessageTypeDefinition<_lockd_v1_ReleaseResponse, _lockd_v1_ReleaseResponse__Output>
+      StatusRequest: MessageTypeDefinition<_lockd_v1_StatusRequest, _lockd_v1_StatusRequest__Output>
+      StatusResponse: MessageTypeDefinition<_lockd_v1_StatusResponse, _lockd_v1_StatusResponse__Output>
+    }
+  }
+}
+

@@ -1,0 +1,39 @@
+// Original file: proto/lockd.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+/**
+ * One live lease as listed by List.
+ */
+export interface LeaseInfo {
+  /**
+   * The lease's id.
+   */
+  'leaseId'?: (number | string | Long);
+  /**
+   * The TTL it was granted, in milliseconds.
+   */
+  'grantedTtlMs'?: (number | string | Long);
+  /**
+   * Milliseconds left before it expires.
+   */
+  'remainingMs'?: (number | string | Long);
+}
+
+/**
+ * One live lease as listed by List.
+ */
+export interface LeaseInfo__Output {
+  /**
+   * The lease's id.
+   */
+  'leaseId': (number);
+  /**
+   * The TTL it was granted, in milliseconds.
+   */
+  'grantedTtlMs': (number);
+  /**
+   * Milliseconds left before it expires.
+   */
+  'remainingMs': (number);
+}

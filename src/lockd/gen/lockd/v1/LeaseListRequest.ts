@@ -1,0 +1,8 @@
+// Original file: proto/lockd.proto
+
+
+export interface LeaseListRequest {
+}
+
+export interface LeaseListRequest__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: proto/lockd.proto
+
+
+export interface LeaseRevokeResponse {
+}
+
+export interface LeaseRevokeResponse__Output {
+}
