@@ -1,0 +1,127 @@
+// The leader's view of one follower's log, and the flow control that paces App messages to it:
+//   probe      — we do not know where its log ends: one App at a time until it answers;
+//   replicate  — steady state: optimistic pipelining, bounded by a window of in-flight messages;
+//   snapshot   — it is too far behind: a snapshot is on its way, send nothing else.
+import type { ProgressView } from './types.js';
+
+/** Last indexes of App messages sent but not yet acknowledged, oldest first. */
+export class Inflights {
+  private readonly lasts: number[] = [];
+  constructor(private readonly capacity: number) {}
+
+  add(last: number): void {
+    if (this.full()) throw new Error(`inflights: window of ${this.capacity} is full`);
+    this.lasts.push(last);
+  }
+
+  /** Everything up to `index` was acknowledged. */
+  freeLE(index: number): void {
+    let n = 0;
+    while (n < this.lasts.length && this.lasts[n] <= index) n++;
+    this.lasts.splice(0, n);
+  }
+
+  freeFirstOne(): void {
+    this.lasts.shift();
+  }
+
+  full(): boolean {
+    return this.lasts.length >= this.capacity;
+  }
+
+  count(): number {
+    return this.lasts.length;
+  }
+
+  reset(): void {
+    this.lasts.length = 0;
+  }
+}
+
+export class Progress {
+  state: ProgressView['state'] = 'probe';
+  /** In probe state: an App is out and unanswered, so wait (a heartbeat response resumes). */
+  probeSent = false;
+  pendingSnapshot = 0;
+  /** Ticks since the snapshot was sent: a lost snapshot must not stall the follower forever. */
+  snapshotTicks = 0;
+  /** Heard from since the last CheckQuorum round. */
+  recentActive = false;
+  readonly inflights: Inflights;
+
+  constructor(
+    public match: number,
+    public next: number,
+    maxInflight: number,
+  ) {
+    this.inflights = new Inflights(maxInflight);
+  }
+
+  becomeProbe(): void {
+    // After a snapshot we know at least that much reached it (or will): probe right after it.
+    this.next = this.state === 'snapshot' ? Math.max(this.match + 1, this.pendingSnapshot + 1) : this.match + 1;
+    this.state = 'probe';
+    this.probeSent = false;
+    this.pendingSnapshot = 0;
+    this.inflights.reset();
+  }
+
+  becomeReplicate(): void {
+    this.state = 'replicate';
+    this.next = this.match + 1;
+    this.probeSent = false;
+    this.pendingSnapshot = 0;
+    this.inflights.reset();
+  }
+
+  becomeSnapshot(snapshotIndex: number): void {
+    this.state = 'snapshot';
+    this.pendingSnapshot = snapshotIndex;
+    this.snapshotTicks = 0;
+    this.probeSent = false;
+    this.inflights.reset();
+  }
+
+  /** An acknowledgment up to n arrived; returns false if it was stale. */
+  maybeUpdate(n: number): boolean {
+    let updated = false;
+    if (this.match < n) {
+      this.match = n;
+      updated = true;
+      this.probeSent = false;
+    }
+    this.next = Math.max(this.next, n + 1);
+    return updated;
+  }
+
+  /**
+   * The follower rejected an App whose previous index was `rejected`; `matchHint` is where its
+   * log may match. Returns false when the rejection is stale (answers an older message).
+   */
+  maybeDecrTo(rejected: number, matchHint: number): boolean {
+    if (this.state === 'replicate') {
+      if (rejected <= this.match) return false;
+      this.next = this.match + 1;
+      return true;
+    }
+    if (this.next - 1 !== rejected) return false;
+    this.next = Math.max(Math.min(rejected, matchHint + 1), this.match + 1);
+    this.probeSent = false;
+    return true;
+  }
+
+  isPaused(): boolean {
+    switch (this.state) {
+      case 'probe':
+        return this.probeSent;
+      case 'replicate':
+        return this.inflights.full();
+      case 'snapshot':
+        return true;
+    }
+  }
+
+  view(): ProgressView {
+    return { match: this.match, next: this.next, state: this.state, recentActive: this.recentActive };
+  }
+}
