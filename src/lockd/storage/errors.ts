@@ -1,0 +1,20 @@
+// Why a node refuses to start on a data dir. The CLI prints the message and exits non-zero.
+
+export type DataDirProblem =
+  | 'foreign' // written by another cluster or another node
+  | 'corrupt' // a record fails its checksum, or the log has a gap or is inconsistent
+  | 'locked'; // another process has it open
+
+export class DataDirError extends Error {
+  constructor(
+    readonly problem: DataDirProblem,
+    readonly dir: string,
+    detail: string,
+  ) {
+    super(`refusing data dir ${dir} (${problem}): ${detail}`);
+    this.name = 'DataDirError';
+  }
+}
+
+/** A stored value that does not decode; the loader turns it into a DataDirError naming the key. */
+export class RecordError extends Error {}

@@ -1,0 +1,4 @@
+// The node's durable storage: open a data dir, persist Ready batches, compact after snapshots.
+export { LevelStorage, type LevelStorageOptions, type Persistable } from './level-storage.js';
+export { DataDirError, type DataDirProblem } from './errors.js';
+export type { Identity } from './records.js';

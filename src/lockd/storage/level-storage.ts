@@ -1,0 +1,161 @@
+// The node's durable log: LevelDB on disk, mirrored in a MemoryStorage that the Raft core reads
+// synchronously. Every change is one synced LevelDB batch first, then the same change to the
+// mirror, so the mirror never shows the core anything that is not durable.
+import type { MemoryStorage } from '../../raft/memory-storage.js';
+import type { Entry, NodeId, Ready, Snapshot } from '../../raft/types.js';
+import { type BatchOp, type Db, openLevel } from './db.js';
+import { DataDirError } from './errors.js';
+import { HARD_STATE_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
+import { loadDataDir } from './load.js';
+import { type Identity, encodeEntry, encodeHardState, encodeSnapshot } from './records.js';
+
+export interface LevelStorageOptions {
+  /** The data directory (created if missing). */
+  readonly dir: string;
+  readonly clusterId: string;
+  readonly nodeId: NodeId;
+  /** Voters of a fresh cluster; a snapshot on disk overrides them. */
+  readonly voters: readonly NodeId[];
+}
+
+/** What persist() needs from a Ready batch. */
+export type Persistable = Pick<Ready, 'hardState' | 'entries' | 'snapshot'>;
+
+export class LevelStorage {
+  private queue: Promise<unknown> = Promise.resolve();
+  private failure: Error | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly db: Db,
+    readonly dir: string,
+    readonly identity: Identity,
+    /** The synchronous mirror to hand to the Raft core (RaftConfig.storage). Do not mutate it directly. */
+    readonly memory: MemoryStorage,
+    /** True if this open created the data dir's identity: a brand-new node. */
+    readonly created: boolean,
+    private snapshotIndex: number,
+  ) {}
+
+  /** Open (or create) a data dir. Throws DataDirError if it is locked, foreign or corrupt. */
+  static async open(opts: LevelStorageOptions): Promise<LevelStorage> {
+    if (!opts.clusterId) throw new Error('LevelStorage: clusterId must not be empty');
+    if (!opts.nodeId) throw new Error('LevelStorage: nodeId must not be empty');
+    const db = openLevel(opts.dir);
+    try {
+      await db.open();
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', opts.dir, 'another process has it open');
+      throw new DataDirError('corrupt', opts.dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
+    }
+    try {
+      const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
+      const loaded = await loadDataDir(db, opts.dir, identity, opts.voters);
+      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.snapshotIndex);
+    } catch (e) {
+      await db.close();
+      if (e instanceof DataDirError) throw e;
+      throw new DataDirError('corrupt', opts.dir, `reading failed: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * Make a Ready batch's hard state, entries and snapshot durable (one batch, sync: true), then
+   * apply them to the mirror. Entries replace any conflicting suffix; a newer snapshot replaces
+   * the whole log. Resolves once durable; rejects (and fails every later call) if the write fails.
+   */
+  persist(rd: Persistable): Promise<void> {
+    return this.serialized(async () => {
+      const m = this.memory;
+      const ops: BatchOp[] = [];
+      const snap = rd.snapshot && rd.snapshot.metadata.index > m.snapshot().metadata.index ? rd.snapshot : undefined;
+      // The log as it will stand after the snapshot (if any) is installed: (offset, last].
+      let offset = m.firstIndex() - 1;
+      let last = m.lastIndex();
+      if (snap) {
+        ops.push({ type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snap) });
+        deleteRange(ops, offset + 1, last);
+        offset = last = snap.metadata.index;
+      }
+      if (rd.entries.length > 0) {
+        checkAppend(rd.entries, offset, last);
+        for (const e of rd.entries) ops.push({ type: 'put', key: entryKey(e.index), value: encodeEntry(e) });
+        deleteRange(ops, rd.entries[rd.entries.length - 1].index + 1, last); // the conflicting suffix
+      }
+      if (rd.hardState) ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(rd.hardState) });
+      if (ops.length === 0) return;
+      await this.db.batch(ops, { sync: true });
+      if (snap) {
+        m.applySnapshot(snap);
+        this.snapshotIndex = snap.metadata.index;
+      }
+      m.append(rd.entries);
+      if (rd.hardState) m.setHardState(rd.hardState);
+    });
+  }
+
+  /**
+   * Store a snapshot the application took and delete the entries it covers (≤ its index), in one
+   * synced batch; then compact the mirror. The snapshot is typically memory.createSnapshot(index,
+   * data). A snapshot not newer than the one on disk is ignored.
+   */
+  compact(snapshot: Snapshot): Promise<void> {
+    return this.serialized(async () => {
+      const m = this.memory;
+      const { index, term, voters } = snapshot.metadata;
+      if (index <= this.snapshotIndex) return;
+      if (index > m.lastIndex()) throw new StorageUsageError(`compact: snapshot index ${index} is beyond the last index ${m.lastIndex()}`);
+      if (m.term(index) !== term) throw new StorageUsageError(`compact: snapshot at ${index} has term ${term}, the log has ${m.term(index)}`);
+      const ops: BatchOp[] = [{ type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snapshot) }];
+      deleteRange(ops, m.firstIndex(), index);
+      await this.db.batch(ops, { sync: true });
+      this.snapshotIndex = index;
+      m.createSnapshot(index, snapshot.data, voters);
+      m.compact(index);
+    });
+  }
+
+  /** Wait for pending writes, then close the database. */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    return this.queue.then(
+      () => this.db.close(),
+      () => this.db.close(),
+    );
+  }
+
+  /** Run writes one at a time, in call order; after a failed write, every later one fails too. */
+  private serialized(write: () => Promise<void>): Promise<void> {
+    const run = async (): Promise<void> => {
+      if (this.closed) throw new Error(`LevelStorage ${this.dir}: closed`);
+      if (this.failure) throw new Error(`LevelStorage ${this.dir}: an earlier write failed: ${this.failure.message}`);
+      try {
+        await write();
+      } catch (e) {
+        if (!(e instanceof StorageUsageError)) this.failure = e as Error;
+        throw e;
+      }
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+}
+
+/** A caller's mistake (nothing was written), as opposed to a failed write. */
+class StorageUsageError extends Error {}
+
+function deleteRange(ops: BatchOp[], from: number, to: number): void {
+  for (let i = Math.max(from, 1); i <= to; i++) ops.push({ type: 'del', key: entryKey(i) });
+}
+
+function checkAppend(entries: readonly Entry[], offset: number, last: number): void {
+  const first = entries[0].index;
+  if (first <= offset) throw new StorageUsageError(`persist: entry ${first} is at or below the snapshot index ${offset}`);
+  if (first > last + 1) throw new StorageUsageError(`persist: entry ${first} leaves a gap after the last index ${last}`);
+  entries.forEach((e, k) => {
+    if (e.index !== first + k) throw new StorageUsageError(`persist: entries not contiguous: ${e.index} at position ${k} after ${first}`);
+  });
+}

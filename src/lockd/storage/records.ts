@@ -1,0 +1,130 @@
+// Stored values. Each one is [crc32 of the payload: u32 big-endian][payload], so a damaged value
+// is detected on load instead of being handed to Raft.
+import { crc32 } from 'node:zlib';
+import type { Entry, HardState, Snapshot } from '../../raft/types.js';
+import { RecordError } from './errors.js';
+
+export interface Identity {
+  readonly clusterId: string;
+  readonly nodeId: string;
+}
+
+const FORMAT = 1; // bump when the layout changes; a node refuses a format it does not know
+
+function seal(payload: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(4 + payload.length);
+  out.writeUInt32BE(crc32(payload), 0);
+  out.set(payload, 4);
+  return out;
+}
+
+function unseal(value: Uint8Array): Buffer {
+  const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (buf.length < 4) throw new RecordError(`value too short (${buf.length} bytes)`);
+  const payload = buf.subarray(4);
+  const want = buf.readUInt32BE(0);
+  const got = crc32(payload);
+  if (want !== got) throw new RecordError(`checksum mismatch (stored ${hex(want)}, computed ${hex(got)})`);
+  return payload;
+}
+
+const hex = (n: number): string => n.toString(16).padStart(8, '0');
+
+function sealJson(obj: unknown): Buffer {
+  return seal(Buffer.from(JSON.stringify(obj), 'utf8'));
+}
+
+function unsealJson(value: Uint8Array): Record<string, unknown> {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(unseal(value).toString('utf8'));
+  } catch (e) {
+    if (e instanceof RecordError) throw e;
+    throw new RecordError(`not JSON: ${(e as Error).message}`);
+  }
+  if (typeof obj !== 'object' || obj === null) throw new RecordError('not a JSON object');
+  return obj as Record<string, unknown>;
+}
+
+function uint(obj: Record<string, unknown>, field: string): number {
+  const v = obj[field];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RecordError(`field ${field} is not a uint: ${String(v)}`);
+  return v;
+}
+
+function str(obj: Record<string, unknown>, field: string): string {
+  const v = obj[field];
+  if (typeof v !== 'string') throw new RecordError(`field ${field} is not a string`);
+  return v;
+}
+
+export function encodeIdentity(id: Identity): Buffer {
+  return sealJson({ format: FORMAT, clusterId: id.clusterId, nodeId: id.nodeId });
+}
+
+export function decodeIdentity(value: Uint8Array): Identity {
+  const obj = unsealJson(value);
+  if (obj.format !== FORMAT) throw new RecordError(`unknown storage format ${String(obj.format)} (this build reads ${FORMAT})`);
+  return { clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId') };
+}
+
+export function encodeHardState(hs: HardState): Buffer {
+  return sealJson({ term: hs.term, vote: hs.vote, commit: hs.commit });
+}
+
+export function decodeHardState(value: Uint8Array): HardState {
+  const obj = unsealJson(value);
+  return { term: uint(obj, 'term'), vote: str(obj, 'vote'), commit: uint(obj, 'commit') };
+}
+
+/** Payload: index u64 | term u64 | data. The index is stored too, so a value under the wrong key is caught. */
+export function encodeEntry(e: Entry): Buffer {
+  const payload = Buffer.allocUnsafe(16 + e.data.length);
+  payload.writeBigUInt64BE(BigInt(e.index), 0);
+  payload.writeBigUInt64BE(BigInt(e.term), 8);
+  payload.set(e.data, 16);
+  return seal(payload);
+}
+
+export function decodeEntry(value: Uint8Array): Entry {
+  const payload = unseal(value);
+  if (payload.length < 16) throw new RecordError(`entry payload too short (${payload.length} bytes)`);
+  const index = safe(payload.readBigUInt64BE(0), 'index');
+  const term = safe(payload.readBigUInt64BE(8), 'term');
+  return { index, term, data: new Uint8Array(payload.subarray(16)) };
+}
+
+function safe(n: bigint, what: string): number {
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new RecordError(`${what} ${n} exceeds 2^53`);
+  return Number(n);
+}
+
+/** Payload: metadata JSON length u32 | metadata JSON | data. */
+export function encodeSnapshot(s: Snapshot): Buffer {
+  const meta = Buffer.from(JSON.stringify(s.metadata), 'utf8');
+  const payload = Buffer.allocUnsafe(4 + meta.length + s.data.length);
+  payload.writeUInt32BE(meta.length, 0);
+  payload.set(meta, 4);
+  payload.set(s.data, 4 + meta.length);
+  return seal(payload);
+}
+
+export function decodeSnapshot(value: Uint8Array): Snapshot {
+  const payload = unseal(value);
+  if (payload.length < 4) throw new RecordError('snapshot payload too short');
+  const metaLen = payload.readUInt32BE(0);
+  if (4 + metaLen > payload.length) throw new RecordError(`snapshot metadata length ${metaLen} overruns the value`);
+  let meta: Record<string, unknown>;
+  try {
+    meta = JSON.parse(payload.subarray(4, 4 + metaLen).toString('utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new RecordError(`snapshot metadata is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof meta !== 'object' || meta === null) throw new RecordError('snapshot metadata is not a JSON object');
+  const voters = meta.voters;
+  if (!Array.isArray(voters) || !voters.every((v) => typeof v === 'string')) throw new RecordError('snapshot voters malformed');
+  return {
+    metadata: { index: uint(meta, 'index'), term: uint(meta, 'term'), voters },
+    data: new Uint8Array(payload.subarray(4 + metaLen)),
+  };
+}

@@ -1,0 +1,185 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { Level } from 'level';
+import type { Entry } from '../../../src/raft/types.js';
+import { DataDirError, LevelStorage, type LevelStorageOptions } from '../../../src/lockd/storage/index.js';
+import { HARD_STATE_KEY, ENTRY_RANGE, entryKey } from '../../../src/lockd/storage/keys.js';
+import { encodeHardState } from '../../../src/lockd/storage/records.js';
+
+const VOTERS = ['n1', 'n2', 'n3'];
+
+function ents(from: number, to: number, term: number): Entry[] {
+  const out: Entry[] = [];
+  for (let i = from; i <= to; i++) out.push({ index: i, term, data: new TextEncoder().encode(`cmd-${i}-t${term}`) });
+  return out;
+}
+
+describe('LevelStorage', () => {
+  let dir: string;
+  const open: LevelStorage[] = [];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lockd-storage-'));
+  });
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function openStorage(over: Partial<LevelStorageOptions> = {}): Promise<LevelStorage> {
+    const s = await LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, ...over });
+    open.push(s);
+    return s;
+  }
+  async function reopen(s: LevelStorage): Promise<LevelStorage> {
+    await s.close();
+    return openStorage();
+  }
+  /** Run fn on the raw LevelDB of the (closed) data dir. */
+  async function raw(fn: (db: Level<string, Buffer>) => Promise<void>): Promise<void> {
+    const db = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' });
+    await db.open();
+    try {
+      await fn(db);
+    } finally {
+      await db.close();
+    }
+  }
+  async function refusal(over: Partial<LevelStorageOptions> = {}): Promise<DataDirError> {
+    try {
+      await openStorage(over);
+    } catch (e) {
+      expect(e).to.be.instanceOf(DataDirError);
+      return e as DataDirError;
+    }
+    throw new Error('open succeeded but should have refused');
+  }
+
+  it('starts empty on a fresh dir with the configured voters', async () => {
+    const s = await openStorage();
+    expect(s.created).to.equal(true);
+    expect(s.memory.lastIndex()).to.equal(0);
+    expect(s.memory.firstIndex()).to.equal(1);
+    expect(s.memory.initialState().voters).to.deep.equal(VOTERS);
+  });
+
+  it('round-trips hard state and entries, and keeps them across a restart', async () => {
+    let s = await openStorage();
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 3 }, entries: ents(1, 5, 2) });
+    expect(s.memory.lastIndex()).to.equal(5);
+    expect(s.memory.hardState()).to.deep.equal({ term: 2, vote: 'n2', commit: 3 });
+
+    s = await reopen(s);
+    expect(s.created).to.equal(false);
+    expect(s.memory.hardState()).to.deep.equal({ term: 2, vote: 'n2', commit: 3 });
+    expect(s.memory.firstIndex()).to.equal(1);
+    expect(s.memory.entries(1, 6)).to.deep.equal(ents(1, 5, 2));
+  });
+
+  it('replaces a conflicting suffix on disk, not only in memory', async () => {
+    let s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 0 }, entries: ents(1, 6, 1) });
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 2 }, entries: ents(3, 4, 2) });
+    expect(s.memory.lastIndex()).to.equal(4);
+
+    s = await reopen(s);
+    expect(s.memory.lastIndex()).to.equal(4);
+    expect(s.memory.entries(1, 5)).to.deep.equal([...ents(1, 2, 1), ...ents(3, 4, 2)]);
+    await s.close();
+    await raw(async (db) => {
+      const keys = await db.keys(ENTRY_RANGE).all();
+      expect(keys).to.deep.equal([1, 2, 3, 4].map(entryKey));
+    });
+  });
+
+  it('installs a snapshot from a Ready batch, replacing the whole log', async () => {
+    let s = await openStorage();
+    await s.persist({ entries: ents(1, 5, 1) });
+    const snapshot = { metadata: { index: 8, term: 3, voters: VOTERS }, data: new Uint8Array([7, 7, 7]) };
+    await s.persist({ hardState: { term: 3, vote: '', commit: 8 }, entries: ents(9, 10, 3), snapshot });
+    expect(s.memory.firstIndex()).to.equal(9);
+
+    s = await reopen(s);
+    expect(s.memory.snapshot()).to.deep.equal(snapshot);
+    expect(s.memory.firstIndex()).to.equal(9);
+    expect(s.memory.lastIndex()).to.equal(10);
+    expect(s.memory.term(8)).to.equal(3);
+    expect(s.memory.entries(9, 11)).to.deep.equal(ents(9, 10, 3));
+  });
+
+  it('compacts: stores the snapshot and deletes the entries it covers', async () => {
+    let s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 10 }, entries: ents(1, 10, 1) });
+    const data = new TextEncoder().encode('state@6');
+    await s.compact(s.memory.createSnapshot(6, data));
+    expect(s.memory.firstIndex()).to.equal(7);
+
+    s = await reopen(s);
+    expect(s.memory.firstIndex()).to.equal(7);
+    expect(s.memory.lastIndex()).to.equal(10);
+    expect(s.memory.snapshot()).to.deep.equal({ metadata: { index: 6, term: 1, voters: VOTERS }, data });
+    expect(s.memory.entries(7, 11)).to.deep.equal(ents(7, 10, 1));
+    await s.close();
+    await raw(async (db) => {
+      expect(await db.keys(ENTRY_RANGE).all()).to.deep.equal([7, 8, 9, 10].map(entryKey));
+    });
+  });
+
+  it('rejects a misuse without writing anything and stays usable', async () => {
+    const s = await openStorage();
+    await s.persist({ entries: ents(1, 3, 1) });
+    let err: unknown;
+    await s.persist({ entries: ents(5, 6, 1) }).catch((e: unknown) => (err = e));
+    expect(String(err)).to.match(/gap after the last index 3/);
+    await s.persist({ entries: ents(4, 4, 1) });
+    expect(s.memory.lastIndex()).to.equal(4);
+  });
+
+  it('refuses a data dir of another cluster or another node', async () => {
+    await (await openStorage()).close();
+    open.length = 0;
+    const other = await refusal({ clusterId: 'c2' });
+    expect(other.problem).to.equal('foreign');
+    expect(other.message).to.include(dir).and.include('cluster "c1"').and.include('cluster "c2"');
+    expect((await refusal({ nodeId: 'n2' })).problem).to.equal('foreign');
+  });
+
+  it('refuses an entry that fails its checksum', async () => {
+    const s = await openStorage();
+    await s.persist({ entries: ents(1, 3, 1) });
+    await s.close();
+    await raw(async (db) => {
+      const value = await db.get(entryKey(2));
+      value![value!.length - 1] ^= 0xff; // flip bits in the entry's data
+      await db.put(entryKey(2), value!);
+    });
+    const err = await refusal();
+    expect(err.problem).to.equal('corrupt');
+    expect(err.message).to.include(entryKey(2)).and.include('checksum mismatch');
+  });
+
+  it('refuses a log with a gap', async () => {
+    const s = await openStorage();
+    await s.persist({ entries: ents(1, 4, 1) });
+    await s.close();
+    await raw((db) => db.del(entryKey(2)));
+    const err = await refusal();
+    expect(err.problem).to.equal('corrupt');
+    expect(err.message).to.include('gap in the log: entry 3 follows 1');
+  });
+
+  it('refuses a log missing committed entries', async () => {
+    const s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 2 }, entries: ents(1, 2, 1) });
+    await s.close();
+    await raw((db) => db.put(HARD_STATE_KEY, encodeHardState({ term: 1, vote: 'n1', commit: 5 })));
+    expect((await refusal()).message).to.include('committed, but the log ends at 2');
+  });
+
+  it('refuses a data dir another process (or handle) holds open', async () => {
+    await openStorage();
+    expect((await refusal()).problem).to.equal('locked');
+  });
+});
