@@ -1,0 +1,143 @@
+// Entry.data for a command: one version byte, then the command as UTF-8 JSON with a fixed field order.
+// Deterministic (same command -> same bytes) and strict: a malformed or unknown entry throws rather
+// than being skipped, because skipping on some replicas and not others would split them.
+
+import type { Command } from './commands.js';
+import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
+
+export const COMMAND_FORMAT_VERSION = 1;
+
+export class CommandDecodeError extends Error {
+  constructor(detail: string) {
+    super(`lockd command: ${detail}`);
+  }
+}
+
+/** The canonical JSON shape; field order here is the byte order on the wire. */
+function canonical(cmd: Command): Record<string, unknown> {
+  const rid = (id: string | undefined) => (id === undefined || id === '' ? {} : { requestId: str('requestId', id) });
+  switch (cmd.type) {
+    case 'Grant':
+      return { type: cmd.type, ttlMs: num('ttlMs', cmd.ttlMs), marginMs: num('marginMs', cmd.marginMs), ...rid(cmd.requestId) };
+    case 'Revoke':
+      return { type: cmd.type, leaseId: num('leaseId', cmd.leaseId) };
+    case 'Tick':
+      if (!Array.isArray(cmd.renewed)) throw new TypeError('lockd command: Tick.renewed must be an array');
+      return {
+        type: cmd.type,
+        elapsedMs: num('elapsedMs', cmd.elapsedMs),
+        marginMs: num('marginMs', cmd.marginMs),
+        renewed: cmd.renewed.map((id) => num('renewed[]', id)),
+      };
+    case 'Acquire':
+      return {
+        type: cmd.type,
+        name: str('name', cmd.name),
+        leaseId: num('leaseId', cmd.leaseId),
+        wait: bool('wait', cmd.wait),
+        ...rid(cmd.requestId),
+      };
+    case 'Release':
+      return { type: cmd.type, name: str('name', cmd.name), token: num('token', cmd.token) };
+    case 'FenceWrite':
+      if (!(cmd.value instanceof Uint8Array)) throw new TypeError('lockd command: FenceWrite.value must be a Uint8Array');
+      return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token) };
+    case 'CancelWait':
+      return { type: cmd.type, name: str('name', cmd.name), leaseId: num('leaseId', cmd.leaseId) };
+    default:
+      throw new TypeError(`lockd command: unknown type ${JSON.stringify((cmd as { type: unknown }).type)}`);
+  }
+}
+
+// JSON cannot carry NaN/Infinity (they become null, which every replica would then refuse to decode).
+function num(field: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`lockd command: ${field} must be a finite number`);
+  return v;
+}
+function str(field: string, v: unknown): string {
+  if (typeof v !== 'string') throw new TypeError(`lockd command: ${field} must be a string`);
+  return v;
+}
+function bool(field: string, v: unknown): boolean {
+  if (typeof v !== 'boolean') throw new TypeError(`lockd command: ${field} must be a boolean`);
+  return v;
+}
+
+/** Throws TypeError on a structurally broken command (wrong JS types). Range/limit checks are validateCommand's. */
+export function encodeCommand(cmd: Command): Uint8Array {
+  const json = utf8Bytes(JSON.stringify(canonical(cmd)));
+  const out = new Uint8Array(json.length + 1);
+  out[0] = COMMAND_FORMAT_VERSION;
+  out.set(json, 1);
+  return out;
+}
+
+const FIELDS: Record<Command['type'], { required: readonly string[]; optional: readonly string[] }> = {
+  Grant: { required: ['ttlMs', 'marginMs'], optional: ['requestId'] },
+  Revoke: { required: ['leaseId'], optional: [] },
+  Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: [] },
+  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['requestId'] },
+  Release: { required: ['name', 'token'], optional: [] },
+  FenceWrite: { required: ['key', 'value', 'token'], optional: [] },
+  CancelWait: { required: ['name', 'leaseId'], optional: [] },
+};
+
+/** Throws CommandDecodeError on anything encodeCommand could not have produced. Empty data is a no-op: not a command. */
+export function decodeCommand(data: Uint8Array): Command {
+  if (data.length === 0) throw new CommandDecodeError('empty entry (a Raft no-op) is not a command');
+  if (data[0] !== COMMAND_FORMAT_VERSION)
+    throw new CommandDecodeError(`format version ${data[0]} is not supported (this build reads ${COMMAND_FORMAT_VERSION})`);
+  let o: unknown;
+  try {
+    o = JSON.parse(fromUtf8(data.subarray(1)));
+  } catch (e) {
+    throw new CommandDecodeError(`malformed JSON: ${(e as Error).message}`);
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new CommandDecodeError('not an object');
+  const r = o as Record<string, unknown>;
+  const type = r.type;
+  if (typeof type !== 'string' || !Object.hasOwn(FIELDS, type)) throw new CommandDecodeError(`unknown type ${JSON.stringify(type)}`);
+  const spec = FIELDS[type as Command['type']];
+  for (const k of Object.keys(r)) {
+    if (k !== 'type' && !spec.required.includes(k) && !spec.optional.includes(k))
+      throw new CommandDecodeError(`${type} has unexpected field ${k}`);
+  }
+  for (const k of spec.required) if (!(k in r)) throw new CommandDecodeError(`${type} lacks field ${k}`);
+  const n = (k: string) => {
+    if (typeof r[k] !== 'number') throw new CommandDecodeError(`${type}.${k} must be a number`);
+    return r[k] as number;
+  };
+  const s = (k: string) => {
+    if (typeof r[k] !== 'string') throw new CommandDecodeError(`${type}.${k} must be a string`);
+    return r[k] as string;
+  };
+  const rid = () => (r.requestId === undefined ? {} : { requestId: s('requestId') });
+  switch (type as Command['type']) {
+    case 'Grant':
+      return { type: 'Grant', ttlMs: n('ttlMs'), marginMs: n('marginMs'), ...rid() };
+    case 'Revoke':
+      return { type: 'Revoke', leaseId: n('leaseId') };
+    case 'Tick': {
+      const renewed = r.renewed;
+      if (!Array.isArray(renewed) || !renewed.every((x) => typeof x === 'number'))
+        throw new CommandDecodeError('Tick.renewed must be a list of numbers');
+      return { type: 'Tick', elapsedMs: n('elapsedMs'), marginMs: n('marginMs'), renewed: renewed as number[] };
+    }
+    case 'Acquire':
+      if (typeof r.wait !== 'boolean') throw new CommandDecodeError('Acquire.wait must be a boolean');
+      return { type: 'Acquire', name: s('name'), leaseId: n('leaseId'), wait: r.wait, ...rid() };
+    case 'Release':
+      return { type: 'Release', name: s('name'), token: n('token') };
+    case 'FenceWrite': {
+      let value: Uint8Array;
+      try {
+        value = fromBase64(s('value'));
+      } catch (e) {
+        throw new CommandDecodeError(`FenceWrite.value: ${(e as Error).message}`);
+      }
+      return { type: 'FenceWrite', key: s('key'), value, token: n('token') };
+    }
+    case 'CancelWait':
+      return { type: 'CancelWait', name: s('name'), leaseId: n('leaseId') };
+  }
+}

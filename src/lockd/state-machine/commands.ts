@@ -1,0 +1,81 @@
+// The commands a leader proposes. Each becomes the data of one Raft entry (see command-codec.ts).
+// Ids, tokens and indexes are JS numbers (Raft indexes stay far below 2^53).
+
+/** Create a lease. Its id is the index of this entry; deadline = now + ttlMs + marginMs. */
+export interface GrantCommand {
+  readonly type: 'Grant';
+  readonly ttlMs: number;
+  /** The leader's cap on one tick's elapsed time, carried so replicas do not depend on config. */
+  readonly marginMs: number;
+  readonly requestId?: string;
+}
+
+/** End a lease now: release its locks (handing them to waiters) and drop its waits. */
+export interface RevokeCommand {
+  readonly type: 'Revoke';
+  readonly leaseId: number;
+}
+
+/**
+ * The only way time reaches the state machine. Advances `now` by elapsedMs, renews the live leases in
+ * `renewed` (deadline = now + ttl + marginMs), then expires every lease whose deadline <= now.
+ */
+export interface TickCommand {
+  readonly type: 'Tick';
+  readonly elapsedMs: number;
+  readonly marginMs: number;
+  /** Lease ids whose keepalives arrived during the last tick interval. */
+  readonly renewed: readonly number[];
+}
+
+/** Create-if-absent. Token = index of the granting entry. Held: wait=false answers at once, wait=true queues FIFO. */
+export interface AcquireCommand {
+  readonly type: 'Acquire';
+  readonly name: string;
+  readonly leaseId: number;
+  readonly wait: boolean;
+  readonly requestId?: string;
+}
+
+/** Compare-and-delete on the fencing token. */
+export interface ReleaseCommand {
+  readonly type: 'Release';
+  readonly name: string;
+  readonly token: number;
+}
+
+/** Write to the fenced store; rejected if token < the highest token accepted for key. */
+export interface FenceWriteCommand {
+  readonly type: 'FenceWrite';
+  readonly key: string;
+  readonly value: Uint8Array;
+  readonly token: number;
+}
+
+/** A waiting Acquire gave up (client deadline or cancel): leave the queue. */
+export interface CancelWaitCommand {
+  readonly type: 'CancelWait';
+  readonly name: string;
+  readonly leaseId: number;
+}
+
+export type Command =
+  | GrantCommand
+  | RevokeCommand
+  | TickCommand
+  | AcquireCommand
+  | ReleaseCommand
+  | FenceWriteCommand
+  | CancelWaitCommand;
+
+export type CommandType = Command['type'];
+
+export const COMMAND_TYPES: readonly CommandType[] = [
+  'Grant',
+  'Revoke',
+  'Tick',
+  'Acquire',
+  'Release',
+  'FenceWrite',
+  'CancelWait',
+];

@@ -1,0 +1,31 @@
+// Events one entry produces, in the order they happened inside it. The service feeds them to
+// Observe streams, pending wait=true Acquires and keepalive streams.
+
+export type LockEventType =
+  /** name granted to leaseId; token = this entry's index. */
+  | 'ACQUIRED'
+  /** name released by its holder leaseId/token: explicit Release, or the holder's lease was revoked. */
+  | 'RELEASED'
+  /** name lost by its holder leaseId/token because the lease expired. */
+  | 'EXPIRED'
+  /** leaseId joined name's wait queue. */
+  | 'QUEUED'
+  /** leaseId left name's queue because the lease itself expired or was revoked: its call ends NOT_FOUND. */
+  | 'WAITER_REMOVED'
+  /** leaseId left name's queue by CancelWait. */
+  | 'WAIT_CANCELLED'
+  /** Lease lifecycle (name is ''). */
+  | 'LEASE_GRANTED'
+  | 'LEASE_EXPIRED'
+  | 'LEASE_REVOKED';
+
+export interface LockEvent {
+  readonly type: LockEventType;
+  /** Lock name; '' for LEASE_* events. */
+  readonly name: string;
+  readonly leaseId: number;
+  /** Fencing token concerned; 0 when none (QUEUED, WAITER_REMOVED, WAIT_CANCELLED, LEASE_*). */
+  readonly token: number;
+  /** Index of the entry that produced the event. */
+  readonly index: number;
+}

@@ -1,0 +1,24 @@
+// The lockd state machine's public surface: what the node driver, the gRPC service and the simulator use.
+
+export * from './commands.js';
+export * from './results.js';
+export * from './events.js';
+export * from './limits.js';
+export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';
+export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION } from './snapshot-codec.js';
+export { StateMachineInvariantError } from './invariant.js';
+export type { Problem } from './validate.js';
+export {
+  validateCommand,
+  validateLockName,
+  validateFenceKey,
+  validateLeaseId,
+  validateToken,
+  validateTtlMs,
+  validateMarginMs,
+  validateElapsedMs,
+  validateFenceValue,
+  validateRequestId,
+} from './validate.js';
+export type { ApplyOutput, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
+export { LockStateMachine, statesEqual } from './lock-state-machine.js';

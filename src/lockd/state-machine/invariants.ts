@@ -1,0 +1,45 @@
+// A full sweep of the state's invariants. apply() asserts the local ones as it goes; this checks the
+// whole picture (for tests, the simulator, and every restore).
+
+import type { MachineState } from './state.js';
+import { check } from './invariant.js';
+import { MAX_WAITERS_PER_LOCK } from './limits.js';
+
+export function checkInvariants(s: MachineState): void {
+  for (const [name, lock] of s.locks) {
+    check(lock.name === name, 'lock-table', () => `lock keyed ${name} is named ${lock.name}`);
+    const holder = s.leases.get(lock.holder);
+    check(holder, 'holder-lease-live', () => `${name} is held by lease ${lock.holder}, which is not live`);
+    check(holder.held.has(name), 'lease-index', () => `lease ${holder.id} does not list ${name} as held`);
+    check(
+      lock.token > lock.holder && lock.token <= s.appliedIndex,
+      'token-range',
+      () => `${name}: token ${lock.token} (holder ${lock.holder}, applied ${s.appliedIndex})`,
+    );
+    check(lock.waiters.length <= MAX_WAITERS_PER_LOCK, 'waiter-bound', () => `${name} has ${lock.waiters.length} waiters`);
+    const seen = new Set<number>();
+    for (const w of lock.waiters) {
+      check(w.leaseId !== lock.holder, 'holder-not-waiting', () => `${name}: holder ${w.leaseId} is also waiting`);
+      check(!seen.has(w.leaseId), 'waiters-unique', () => `${name}: lease ${w.leaseId} queued twice`);
+      seen.add(w.leaseId);
+      const lease = s.leases.get(w.leaseId);
+      check(lease, 'waiters-live', () => `${name}: waiter lease ${w.leaseId} is not live`);
+      check(lease.waiting.has(name), 'lease-index', () => `lease ${w.leaseId} does not list ${name} as waited on`);
+    }
+  }
+  for (const [id, lease] of s.leases) {
+    check(lease.id === id && id > 0 && id <= s.appliedIndex, 'lease-ids', () => `lease keyed ${id} has id ${lease.id}`);
+    check(lease.deadline > s.now, 'live-before-deadline', () => `lease ${id}: deadline ${lease.deadline} <= now ${s.now}`);
+    for (const name of lease.held)
+      check(s.locks.get(name)?.holder === id, 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
+    for (const name of lease.waiting)
+      check(
+        s.locks.get(name)?.waiters.some((w) => w.leaseId === id),
+        'lease-index',
+        () => `lease ${id} lists ${name} as waited on but is not queued`,
+      );
+  }
+  for (const [key, e] of s.fence.sorted())
+    check(e.token > 0 && e.token < s.appliedIndex, 'fence-token-range', () => `fence ${key}: token ${e.token}`);
+  check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+}

@@ -1,0 +1,102 @@
+// Acquire, Release and CancelWait (DESIGN §5): create-if-absent with fencing tokens, compare-and-delete,
+// and a FIFO wait queue granted by the entry that frees the lock.
+
+import type { ApplyContext } from './apply-context.js';
+import type { AcquireCommand, CancelWaitCommand, ReleaseCommand } from './commands.js';
+import type { AcquireRecord } from './dedup.js';
+import type { MachineState } from './state.js';
+import type { AcquireResult, ResultFor } from './results.js';
+import { failure } from './results.js';
+import { createLock, releaseHolder, removeWaiter } from './lock-transitions.js';
+import { check } from './invariant.js';
+import { MAX_LOCKS, MAX_WAITERS_PER_LOCK } from './limits.js';
+
+type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate'>;
+
+export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand): ResultFor<'Acquire'> {
+  const rid = cmd.requestId || undefined;
+  if (rid !== undefined) {
+    const rec = state.dedup.get(rid);
+    if (rec) {
+      if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait)
+        return failure('Acquire', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
+      const first = replay(state, rid, rec);
+      if (first) return { type: 'Acquire', ok: true, ...first, duplicate: true };
+      // The first attempt's wait ended without a grant: apply the retry afresh.
+      state.dedup.delete(rid);
+    }
+  }
+  const r = acquire(state, ctx, cmd, rid);
+  if (r.ok && rid !== undefined) {
+    state.dedup.add(rid, {
+      type: 'Acquire',
+      name: cmd.name,
+      leaseId: cmd.leaseId,
+      wait: cmd.wait,
+      status: r.status,
+      token: r.token,
+      holderLeaseId: r.holderLeaseId,
+      holderToken: r.holderToken,
+    });
+  }
+  return r;
+}
+
+/** The first outcome of a request id, or undefined if it was a wait that ended without a grant. */
+function replay(state: MachineState, rid: string, rec: AcquireRecord): Outcome | undefined {
+  const { status, token, holderLeaseId, holderToken } = rec;
+  if (status !== 'queued') return { status, token, holderLeaseId, holderToken, position: 0 };
+  // Still open: grants settle the record (lock-transitions), but a second request id for the same
+  // waiter is not tracked by the waiter, so answer from the current state.
+  const lock = state.locks.get(rec.name);
+  if (lock?.holder === rec.leaseId) {
+    const acquired = { status: 'acquired' as const, token: lock.token, holderLeaseId: lock.holder, holderToken: lock.token };
+    state.dedup.replace(rid, { ...rec, ...acquired });
+    return { ...acquired, position: 0 };
+  }
+  const i = lock ? lock.waiters.findIndex((w) => w.leaseId === rec.leaseId) : -1;
+  if (lock && i >= 0) return { status: 'queued', token: 0, holderLeaseId: lock.holder, holderToken: lock.token, position: i + 1 };
+  return undefined;
+}
+
+function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
+  const ok = (o: Outcome): AcquireResult => ({ type: 'Acquire', ok: true, ...o, duplicate: false });
+  // Grant-time validity (LESSONS 3): the lease must be live at this log position.
+  const lease = state.leases.get(cmd.leaseId);
+  if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
+  const lock = state.locks.get(cmd.name);
+  if (!lock) {
+    if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
+    const created = createLock(state, ctx, cmd.name, lease);
+    return ok({ status: 'acquired', token: created.token, holderLeaseId: lease.id, holderToken: created.token, position: 0 });
+  }
+  const held = { holderLeaseId: lock.holder, holderToken: lock.token };
+  if (lock.holder === lease.id) return ok({ status: 'acquired', token: lock.token, ...held, position: 0 });
+  const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
+  if (i >= 0) return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
+  if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
+  if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
+    return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
+  lock.waiters.push(rid === undefined ? { leaseId: lease.id } : { leaseId: lease.id, requestId: rid });
+  lease.waiting.add(cmd.name);
+  ctx.emit('QUEUED', cmd.name, lease.id, 0);
+  return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
+}
+
+export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: ReleaseCommand): ResultFor<'Release'> {
+  const lock = state.locks.get(cmd.name);
+  if (!lock) return failure('Release', 'NOT_FOUND', `lock ${cmd.name} is not held`);
+  if (lock.token !== cmd.token) return { type: 'Release', ok: true, released: false };
+  const holder = state.leases.get(lock.holder);
+  check(holder, 'holder-lease-live', () => `${cmd.name} is held by lease ${lock.holder}, which is not live`);
+  releaseHolder(state, ctx, lock, holder, 'RELEASED');
+  return { type: 'Release', ok: true, released: true };
+}
+
+export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: CancelWaitCommand): ResultFor<'CancelWait'> {
+  const lock = state.locks.get(cmd.name);
+  const lease = state.leases.get(cmd.leaseId);
+  const removed = lock !== undefined && lease !== undefined && removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED');
+  const heldToken = lock !== undefined && lock.holder === cmd.leaseId ? lock.token : 0;
+  return { type: 'CancelWait', ok: true, removed, heldToken };
+}

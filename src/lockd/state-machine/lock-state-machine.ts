@@ -1,0 +1,194 @@
+// The replicated lease/lock state machine: committed entries in, results and events out.
+// Pure and deterministic: no I/O, no clock, no randomness. Time arrives only as Tick commands.
+
+import type { Entry } from '../../raft/types.js';
+import type { ApplyResult } from './results.js';
+import type { LockEvent } from './events.js';
+import type { Command } from './commands.js';
+import { ApplyContext } from './apply-context.js';
+import { decodeCommand } from './command-codec.js';
+import { validateCommand } from './validate.js';
+import { failure } from './results.js';
+import { MachineState } from './state.js';
+import { applyGrant, applyRevoke, applyTick } from './lease-commands.js';
+import { applyAcquire, applyCancelWait, applyRelease } from './lock-commands.js';
+import { applyFenceWrite } from './fence-commands.js';
+import { checkInvariants } from './invariants.js';
+import { check } from './invariant.js';
+import { decodeState, encodeState } from './snapshot-codec.js';
+import { bytesEqual, digest64 } from './bytes.js';
+import { sortedNames } from './order.js';
+
+export interface ApplyOutput {
+  readonly index: number;
+  /** The proposer's answer; undefined for a Raft no-op (empty data). */
+  readonly result: ApplyResult | undefined;
+  /** What happened, in order (see events.ts). */
+  readonly events: readonly LockEvent[];
+}
+
+export interface LockView {
+  readonly held: boolean;
+  /** 0 when not held. */
+  readonly token: number;
+  readonly holderLeaseId: number;
+  /** FIFO order: the first is granted next. */
+  readonly waitingLeaseIds: readonly number[];
+}
+
+export interface LeaseView {
+  readonly leaseId: number;
+  readonly grantedTtlMs: number;
+  /** deadline - now on the replicated clock (includes the margin, so it may exceed the TTL just after a renewal). */
+  readonly remainingMs: number;
+  /** Names held (sorted). */
+  readonly locks: readonly string[];
+  /** Names waited on (sorted). */
+  readonly waiting: readonly string[];
+}
+
+export interface FenceView {
+  readonly found: boolean;
+  /** Empty when not found. */
+  readonly value: Uint8Array;
+  /** Highest accepted token; 0 when not found. */
+  readonly token: number;
+}
+
+export interface LockStateMachineOptions {
+  /** Run the full invariant sweep after every apply (tests, simulator). O(state) per entry. */
+  readonly checkEveryApply?: boolean;
+}
+
+export class LockStateMachine {
+  private s: MachineState;
+  private readonly checkEveryApply: boolean;
+
+  constructor(opts: LockStateMachineOptions = {}) {
+    this.s = new MachineState();
+    this.checkEveryApply = opts.checkEveryApply ?? false;
+  }
+
+  static fromSnapshot(bytes: Uint8Array, opts: LockStateMachineOptions = {}): LockStateMachine {
+    const sm = new LockStateMachine(opts);
+    sm.restore(bytes);
+    return sm;
+  }
+
+  get appliedIndex(): number {
+    return this.s.appliedIndex;
+  }
+
+  /** Logical time (ms) as of appliedIndex. */
+  get now(): number {
+    return this.s.now;
+  }
+
+  /**
+   * Apply one committed entry. Entries must come in log order (index strictly increasing). A malformed
+   * entry throws CommandDecodeError and an invariant breach throws StateMachineInvariantError: both are
+   * bugs or corruption, after which this instance must be discarded.
+   */
+  apply(entry: Pick<Entry, 'index' | 'data'>): ApplyOutput {
+    check(
+      Number.isSafeInteger(entry.index) && entry.index > this.s.appliedIndex,
+      'applied-index-increases',
+      () => `entry ${entry.index} applied after ${this.s.appliedIndex}`,
+    );
+    const ctx = new ApplyContext(entry.index);
+    const result = entry.data.length === 0 ? undefined : this.dispatch(ctx, decodeCommand(entry.data));
+    this.s.appliedIndex = entry.index;
+    if (this.checkEveryApply) checkInvariants(this.s);
+    return { index: entry.index, result, events: ctx.events };
+  }
+
+  private dispatch(ctx: ApplyContext, cmd: Command): ApplyResult {
+    const problem = validateCommand(cmd);
+    if (problem) return failure(cmd.type, problem.error, problem.message);
+    switch (cmd.type) {
+      case 'Grant':
+        return applyGrant(this.s, ctx, cmd);
+      case 'Revoke':
+        return applyRevoke(this.s, ctx, cmd);
+      case 'Tick':
+        return applyTick(this.s, ctx, cmd);
+      case 'Acquire':
+        return applyAcquire(this.s, ctx, cmd);
+      case 'Release':
+        return applyRelease(this.s, ctx, cmd);
+      case 'FenceWrite':
+        return applyFenceWrite(this.s, ctx, cmd);
+      case 'CancelWait':
+        return applyCancelWait(this.s, ctx, cmd);
+    }
+  }
+
+  // ---- Queries: serve them after ReadIndex (applied >= read index) for linearizable reads. ----
+
+  inspectLock(name: string): LockView {
+    const lock = this.s.locks.get(name);
+    if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [] };
+    return { held: true, token: lock.token, holderLeaseId: lock.holder, waitingLeaseIds: lock.waiters.map((w) => w.leaseId) };
+  }
+
+  /** undefined: the lease is unknown, expired or revoked. */
+  timeToLive(leaseId: number): LeaseView | undefined {
+    const lease = this.s.leases.get(leaseId);
+    if (!lease) return undefined;
+    return {
+      leaseId,
+      grantedTtlMs: lease.ttlMs,
+      remainingMs: lease.deadline - this.s.now,
+      locks: sortedNames(lease.held),
+      waiting: sortedNames(lease.waiting),
+    };
+  }
+
+  /** Live leases, ascending by id. */
+  listLeases(): LeaseView[] {
+    return [...this.s.leases.keys()].sort((a, b) => a - b).map((id) => this.timeToLive(id)!);
+  }
+
+  hasLease(leaseId: number): boolean {
+    return this.s.leases.has(leaseId);
+  }
+
+  /** The leader proposes Ticks only while this is true. */
+  hasLiveLeases(): boolean {
+    return this.s.leases.size > 0;
+  }
+
+  fenceRead(key: string): FenceView {
+    const e = this.s.fence.get(key);
+    return e ? { found: true, value: e.value.slice(), token: e.token } : { found: false, value: new Uint8Array(0), token: 0 };
+  }
+
+  // ---- Snapshots and replica comparison. ----
+
+  /** Everything replicated, as deterministic bytes (equal states give equal bytes). */
+  snapshot(): Uint8Array {
+    return encodeState(this.s);
+  }
+
+  /** Replace the whole state. Throws SnapshotDecodeError / StateMachineInvariantError; on throw the state is unchanged. */
+  restore(bytes: Uint8Array): void {
+    const s = decodeState(bytes);
+    checkInvariants(s);
+    this.s = s;
+  }
+
+  /** 16 hex chars over the snapshot bytes: equal digests on two replicas at the same appliedIndex = same state. */
+  stateDigest(): string {
+    return digest64(this.snapshot());
+  }
+
+  /** Full invariant sweep; throws StateMachineInvariantError. */
+  checkInvariants(): void {
+    checkInvariants(this.s);
+  }
+}
+
+/** Exact comparison of two replicas' states (byte-equal snapshots). */
+export function statesEqual(a: LockStateMachine, b: LockStateMachine): boolean {
+  return bytesEqual(a.snapshot(), b.snapshot());
+}

@@ -1,0 +1,87 @@
+// The three ways a lock changes hands, shared by Acquire/Release/CancelWait and by lease expiry/revoke.
+// Each asserts the lock invariants it could break.
+
+import type { ApplyContext } from './apply-context.js';
+import type { LeaseRecord, LockRecord, MachineState } from './state.js';
+import { check } from './invariant.js';
+
+/** Make `lease` the holder of `lock` with token = this entry's index. */
+function grant(state: MachineState, ctx: ApplyContext, lock: LockRecord, lease: LeaseRecord): void {
+  check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
+  check(ctx.index > lock.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${lock.token}`);
+  lock.holder = lease.id;
+  lock.token = ctx.index;
+  lease.held.add(lock.name);
+  ctx.emit('ACQUIRED', lock.name, lease.id, lock.token);
+}
+
+/** Create the lock for a free name, held by `lease`. */
+export function createLock(state: MachineState, ctx: ApplyContext, name: string, lease: LeaseRecord): LockRecord {
+  check(!state.locks.has(name), 'one-holder', () => `${name} created while already held`);
+  const lock: LockRecord = { name, holder: 0, token: 0, waiters: [] };
+  state.locks.set(name, lock);
+  grant(state, ctx, lock, lease);
+  return lock;
+}
+
+/**
+ * The holder lets go (`RELEASED`) or loses it (`EXPIRED`); the first waiter is granted in this same entry,
+ * else the lock ceases to exist. `holder` is the holder's lease record (possibly already removed from the
+ * table when its lease is ending). Waiters must all be live here: callers ending leases drop their waits first.
+ */
+export function releaseHolder(
+  state: MachineState,
+  ctx: ApplyContext,
+  lock: LockRecord,
+  holder: LeaseRecord,
+  cause: 'RELEASED' | 'EXPIRED',
+): void {
+  check(lock.holder === holder.id, 'one-holder', () => `${lock.name}: releasing lease ${holder.id} but holder is ${lock.holder}`);
+  holder.held.delete(lock.name);
+  ctx.emit(cause, lock.name, holder.id, lock.token);
+  const next = lock.waiters.shift();
+  if (!next) {
+    state.locks.delete(lock.name);
+    return;
+  }
+  const lease = state.leases.get(next.leaseId);
+  check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
+  lease.waiting.delete(lock.name);
+  grant(state, ctx, lock, lease);
+  if (next.requestId !== undefined) settleQueuedRecord(state, next.requestId, lock);
+}
+
+/** The Acquire that queued this waiter now has its final answer: freeze it in the dedup table. */
+function settleQueuedRecord(state: MachineState, requestId: string, lock: LockRecord): void {
+  const rec = state.dedup.get(requestId);
+  if (rec?.type !== 'Acquire' || rec.name !== lock.name || rec.leaseId !== lock.holder || rec.status !== 'queued') return;
+  state.dedup.replace(requestId, {
+    ...rec,
+    status: 'acquired',
+    token: lock.token,
+    holderLeaseId: lock.holder,
+    holderToken: lock.token,
+  });
+}
+
+/** Take `leaseId` out of the queue. Returns false if it was not waiting. */
+export function removeWaiter(
+  state: MachineState,
+  ctx: ApplyContext,
+  lock: LockRecord,
+  lease: LeaseRecord,
+  cause: 'WAITER_REMOVED' | 'WAIT_CANCELLED',
+): boolean {
+  const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
+  if (i < 0) return false;
+  const [w] = lock.waiters.splice(i, 1);
+  lease.waiting.delete(lock.name);
+  ctx.emit(cause, lock.name, lease.id, 0);
+  // The queued Acquire's outcome is no longer "queued": forget it, so a retry is applied afresh.
+  if (w.requestId !== undefined) {
+    const rec = state.dedup.get(w.requestId);
+    if (rec?.type === 'Acquire' && rec.status === 'queued' && rec.name === lock.name && rec.leaseId === lease.id)
+      state.dedup.delete(w.requestId);
+  }
+  return true;
+}

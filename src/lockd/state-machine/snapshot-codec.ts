@@ -1,0 +1,154 @@
+// The whole replicated state as bytes: one version byte, then UTF-8 JSON built in a fixed order
+// (maps sorted by key; the dedup FIFO in its own order), so equal states give equal bytes.
+
+import type { AcquireStatus } from './results.js';
+import type { DedupRecord } from './dedup.js';
+import type { Waiter } from './state.js';
+import { MachineState, newLease } from './state.js';
+import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
+import { sortedNames } from './order.js';
+
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+export class SnapshotDecodeError extends Error {
+  constructor(detail: string) {
+    super(`lockd snapshot: ${detail}`);
+  }
+}
+
+type WaiterJson = [number] | [number, string];
+type DedupJson =
+  | [string, 'G', number, number]
+  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number];
+
+export function encodeState(s: MachineState): Uint8Array {
+  const doc = {
+    appliedIndex: s.appliedIndex,
+    now: s.now,
+    leases: [...s.leases.values()].sort((a, b) => a.id - b.id).map((l) => [l.id, l.ttlMs, l.deadline]),
+    locks: sortedNames(s.locks.keys()).map((name) => {
+      const l = s.locks.get(name)!;
+      const waiters = l.waiters.map((w): WaiterJson => (w.requestId === undefined ? [w.leaseId] : [w.leaseId, w.requestId]));
+      return [name, l.holder, l.token, waiters];
+    }),
+    fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value)]),
+    dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
+      r.type === 'Grant'
+        ? [rid, 'G', r.ttlMs, r.leaseId]
+        : [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken],
+    ),
+  };
+  const json = utf8Bytes(JSON.stringify(doc));
+  const out = new Uint8Array(json.length + 1);
+  out[0] = SNAPSHOT_FORMAT_VERSION;
+  out.set(json, 1);
+  return out;
+}
+
+/** Rebuilds the state (including the leases' reverse indexes). Throws SnapshotDecodeError on any malformation. */
+export function decodeState(bytes: Uint8Array): MachineState {
+  if (bytes.length === 0) throw new SnapshotDecodeError('empty');
+  if (bytes[0] !== SNAPSHOT_FORMAT_VERSION)
+    throw new SnapshotDecodeError(`format version ${bytes[0]} is not supported (this build reads ${SNAPSHOT_FORMAT_VERSION})`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(fromUtf8(bytes.subarray(1)));
+  } catch (e) {
+    throw new SnapshotDecodeError(`malformed JSON: ${(e as Error).message}`);
+  }
+  try {
+    return build(doc);
+  } catch (e) {
+    if (e instanceof SnapshotDecodeError) throw e;
+    throw new SnapshotDecodeError((e as Error).message);
+  }
+}
+
+function build(doc: unknown): MachineState {
+  const d = obj(doc, 'snapshot');
+  const s = new MachineState();
+  s.appliedIndex = int(d.appliedIndex, 'appliedIndex');
+  s.now = int(d.now, 'now');
+  for (const l of arr(d.leases, 'leases')) {
+    const [id, ttl, deadline] = tuple(l, 3, 'lease');
+    const lease = newLease(int(id, 'lease id'), int(ttl, 'lease ttl'), int(deadline, 'lease deadline'));
+    if (s.leases.has(lease.id)) throw new SnapshotDecodeError(`lease ${lease.id} appears twice`);
+    s.leases.set(lease.id, lease);
+  }
+  for (const l of arr(d.locks, 'locks')) {
+    const [nameJ, holderJ, tokenJ, waitersJ] = tuple(l, 4, 'lock');
+    const name = str(nameJ, 'lock name');
+    const holder = int(holderJ, 'lock holder');
+    if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
+    const waiters: Waiter[] = arr(waitersJ, 'waiters').map((w) => {
+      const a = arr(w, 'waiter');
+      if (a.length === 1) return { leaseId: int(a[0], 'waiter lease') };
+      const [leaseJ, ridJ] = tuple(a, 2, 'waiter');
+      return { leaseId: int(leaseJ, 'waiter lease'), requestId: str(ridJ, 'waiter request id') };
+    });
+    s.locks.set(name, { name, holder, token: int(tokenJ, 'lock token'), waiters });
+    leaseOf(s, holder, name).held.add(name);
+    for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
+  }
+  for (const f of arr(d.fence, 'fence')) {
+    const [key, token, value] = tuple(f, 3, 'fence entry');
+    s.fence.write(str(key, 'fence key'), fromBase64(str(value, 'fence value')), int(token, 'fence token'));
+  }
+  for (const r of arr(d.dedup, 'dedup')) {
+    const a = arr(r, 'dedup record');
+    s.dedup.add(str(a[0], 'request id'), dedupRecord(a));
+  }
+  return s;
+}
+
+function dedupRecord(a: unknown[]): DedupRecord {
+  if (a[1] === 'G') {
+    const [, , ttl, leaseId] = tuple(a, 4, 'dedup Grant');
+    return { type: 'Grant', ttlMs: int(ttl, 'ttl'), leaseId: int(leaseId, 'lease id') };
+  }
+  if (a[1] === 'A') {
+    const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken] = tuple(a, 9, 'dedup Acquire');
+    if (typeof wait !== 'boolean') throw new SnapshotDecodeError('dedup wait must be a boolean');
+    if (status !== 'acquired' && status !== 'held' && status !== 'queued')
+      throw new SnapshotDecodeError(`dedup status ${JSON.stringify(status)}`);
+    return {
+      type: 'Acquire',
+      name: str(name, 'name'),
+      leaseId: int(leaseId, 'lease id'),
+      wait,
+      status,
+      token: int(token, 'token'),
+      holderLeaseId: int(holderLeaseId, 'holder'),
+      holderToken: int(holderToken, 'holder token'),
+    };
+  }
+  throw new SnapshotDecodeError(`dedup record kind ${JSON.stringify(a[1])}`);
+}
+
+function leaseOf(s: MachineState, id: number, name: string) {
+  const lease = s.leases.get(id);
+  if (!lease) throw new SnapshotDecodeError(`lock ${name} refers to lease ${id}, which is not in the snapshot`);
+  return lease;
+}
+
+function obj(v: unknown, what: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SnapshotDecodeError(`${what} must be an object`);
+  return v as Record<string, unknown>;
+}
+function arr(v: unknown, what: string): unknown[] {
+  if (!Array.isArray(v)) throw new SnapshotDecodeError(`${what} must be a list`);
+  return v;
+}
+function tuple(v: unknown, n: number, what: string): unknown[] {
+  const a = arr(v, what);
+  if (a.length !== n) throw new SnapshotDecodeError(`${what} must have ${n} fields, has ${a.length}`);
+  return a;
+}
+function int(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new SnapshotDecodeError(`${what} must be a non-negative integer`);
+  return v;
+}
+function str(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw new SnapshotDecodeError(`${what} must be a string`);
+  return v;
+}

@@ -1,0 +1,109 @@
+// Pure input checks. The service calls them before proposing (so bad input never reaches the log);
+// apply calls validateCommand again, so a replica never depends on the proposer having checked.
+
+import type { Command } from './commands.js';
+import type { ErrorKind } from './results.js';
+import { utf8ByteLength } from './bytes.js';
+import {
+  MAX_FENCE_VALUE_BYTES,
+  MAX_LEASES,
+  MAX_MARGIN_MS,
+  MAX_NAME_BYTES,
+  MAX_REQUEST_ID_BYTES,
+  MAX_TICK_ELAPSED_MS,
+  MAX_TTL_MS,
+  MIN_TTL_MS,
+} from './limits.js';
+
+export interface Problem {
+  readonly error: ErrorKind;
+  readonly message: string;
+}
+
+const invalid = (message: string): Problem => ({ error: 'INVALID_ARGUMENT', message });
+
+// Cc = C0/C1 control characters; Cs in a `u` regex = a lone surrogate (not valid Unicode, cannot be UTF-8).
+const CONTROL = /\p{Cc}/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function checkName(what: string, name: unknown): Problem | undefined {
+  if (typeof name !== 'string') return invalid(`${what} must be a string`);
+  if (name.length === 0) return invalid(`${what} must not be empty`);
+  const bytes = utf8ByteLength(name);
+  if (bytes > MAX_NAME_BYTES) return invalid(`${what} is ${bytes} bytes of UTF-8; the limit is ${MAX_NAME_BYTES}`);
+  const c = CONTROL.exec(name);
+  if (c) return invalid(`${what} contains a control character (U+${hex4(c[0])}) at offset ${c.index}`);
+  if (LONE_SURROGATE.test(name)) return invalid(`${what} is not valid Unicode (lone surrogate)`);
+  return undefined;
+}
+
+function hex4(ch: string): string {
+  return (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+}
+
+function checkId(what: string, n: unknown): Problem | undefined {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) return invalid(`${what} must be an integer`);
+  if (n <= 0) return invalid(`${what} must be positive (0 is not a valid ${what})`);
+  return undefined;
+}
+
+function checkRange(what: string, n: unknown, min: number, max: number): Problem | undefined {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) return invalid(`${what} must be an integer number of milliseconds`);
+  if (n < min || n > max) return invalid(`${what} ${n} is out of range [${min}, ${max}]`);
+  return undefined;
+}
+
+export const validateLockName = (name: unknown): Problem | undefined => checkName('lock name', name);
+export const validateFenceKey = (key: unknown): Problem | undefined => checkName('fence key', key);
+export const validateLeaseId = (id: unknown): Problem | undefined => checkId('lease id', id);
+export const validateToken = (token: unknown): Problem | undefined => checkId('fencing token', token);
+export const validateTtlMs = (ttl: unknown): Problem | undefined => checkRange('ttl_ms', ttl, MIN_TTL_MS, MAX_TTL_MS);
+export const validateMarginMs = (m: unknown): Problem | undefined => checkRange('margin_ms', m, 0, MAX_MARGIN_MS);
+export const validateElapsedMs = (e: unknown): Problem | undefined => checkRange('elapsed_ms', e, 0, MAX_TICK_ELAPSED_MS);
+
+export function validateFenceValue(value: unknown): Problem | undefined {
+  if (!(value instanceof Uint8Array)) return invalid('fence value must be bytes');
+  if (value.byteLength > MAX_FENCE_VALUE_BYTES)
+    return invalid(`fence value is ${value.byteLength} bytes; the limit is ${MAX_FENCE_VALUE_BYTES}`);
+  return undefined;
+}
+
+/** Absent and '' both mean "no request id". */
+export function validateRequestId(id: unknown): Problem | undefined {
+  if (id === undefined || id === '') return undefined;
+  if (typeof id !== 'string') return invalid('request_id must be a string');
+  const bytes = utf8ByteLength(id);
+  if (bytes > MAX_REQUEST_ID_BYTES) return invalid(`request_id is ${bytes} bytes; the limit is ${MAX_REQUEST_ID_BYTES}`);
+  if (CONTROL.test(id) || LONE_SURROGATE.test(id)) return invalid('request_id contains a control character or invalid Unicode');
+  return undefined;
+}
+
+/** Every stateless rule for a command; state-dependent ones (lease alive, queue full...) are checked at apply. */
+export function validateCommand(cmd: Command): Problem | undefined {
+  switch (cmd.type) {
+    case 'Grant':
+      return validateTtlMs(cmd.ttlMs) ?? validateMarginMs(cmd.marginMs) ?? validateRequestId(cmd.requestId);
+    case 'Revoke':
+      return validateLeaseId(cmd.leaseId);
+    case 'Tick': {
+      const p = validateElapsedMs(cmd.elapsedMs) ?? validateMarginMs(cmd.marginMs);
+      if (p) return p;
+      if (!Array.isArray(cmd.renewed)) return invalid('renewed must be a list of lease ids');
+      if (cmd.renewed.length > MAX_LEASES) return invalid(`renewed lists ${cmd.renewed.length} leases; the limit is ${MAX_LEASES}`);
+      for (const id of cmd.renewed) {
+        const q = validateLeaseId(id);
+        if (q) return q;
+      }
+      return undefined;
+    }
+    case 'Acquire':
+      if (typeof cmd.wait !== 'boolean') return invalid('wait must be a boolean');
+      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateRequestId(cmd.requestId);
+    case 'Release':
+      return validateLockName(cmd.name) ?? validateToken(cmd.token);
+    case 'FenceWrite':
+      return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceValue(cmd.value);
+    case 'CancelWait':
+      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId);
+  }
+}
