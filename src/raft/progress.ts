@@ -45,6 +45,8 @@ export class Progress {
   pendingSnapshot = 0;
   /** Ticks since the snapshot was sent: a lost snapshot must not stall the follower forever. */
   snapshotTicks = 0;
+  /** `match` when the previous heartbeat response arrived: no progress since then means a lost App. */
+  matchAtLastHeartbeat = 0;
   /** Heard from since the last CheckQuorum round. */
   recentActive = false;
   readonly inflights: Inflights;

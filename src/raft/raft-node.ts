@@ -468,6 +468,11 @@ export class RaftNode {
       case 'HeartbeatResp':
         pr.recentActive = true;
         pr.probeSent = false;
+        if (pr.state === 'replicate' && pr.match < pr.next - 1 && pr.match === pr.matchAtLastHeartbeat) {
+          // Entries are out but nothing was acknowledged for a whole heartbeat: an App was lost.
+          pr.becomeProbe();
+        }
+        pr.matchAtLastHeartbeat = pr.match;
         if (pr.state === 'replicate' && pr.inflights.full()) pr.inflights.freeFirstOne();
         if (pr.match < this.log.lastIndex()) this.sendAppend(m.from);
         if (m.context !== '') this.handleReadAck(m.from, m.context);

@@ -28,9 +28,14 @@ export class TestCluster {
   filter: (m: Message) => boolean = () => true;
   readonly delivered: Message[] = [];
 
-  constructor(ids: NodeId[], overrides: Partial<RaftConfig> = {}, seed = 1) {
+  constructor(
+    ids: NodeId[],
+    overrides: Partial<RaftConfig> = {},
+    seed = 1,
+    makeStorage: (id: NodeId) => MemoryStorage = () => new MemoryStorage(ids),
+  ) {
     for (const id of ids) {
-      const storage = new MemoryStorage(ids);
+      const storage = makeStorage(id);
       const raft = new RaftNode({
         id, peers: ids, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(seed + ids.indexOf(id)), ...overrides,
       });

@@ -1,0 +1,351 @@
+// Unit tests for the consensus core, each tied to the rule of the Raft paper (or Ongaro's thesis) it checks.
+import { expect } from 'chai';
+import { MemoryStorage, RaftNode, InvariantError, message, type Entry, type Message } from '../../src/raft/index.js';
+import { TestCluster, seededRandom, text } from './harness.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const ent = (index: number, term: number): Entry => ({ index, term, data: enc(`e${index}`) });
+
+function lone(id = 'a', peers = ['a', 'b', 'c'], storage = new MemoryStorage(peers)): RaftNode {
+  return new RaftNode({ id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7) });
+}
+
+/** Persist and "send" one Ready; returns its messages. */
+function drain(r: RaftNode, storage?: MemoryStorage): Message[] {
+  const out: Message[] = [];
+  while (r.hasReady()) {
+    const rd = r.ready();
+    if (storage) {
+      if (rd.hardState) storage.setHardState(rd.hardState);
+      storage.append(rd.entries);
+    }
+    out.push(...rd.messages);
+    r.advance(rd);
+  }
+  return out;
+}
+
+describe('raft core', () => {
+  describe('§5.2 leader election', () => {
+    it('elects exactly one leader in a 3- and a 5-node cluster', () => {
+      for (const ids of [['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e']]) {
+        const c = new TestCluster(ids);
+        c.tickAll(40);
+        expect(c.leaders()).to.have.length(1);
+        const terms = new Set([...c.nodes.values()].map((n) => n.raft.status().term));
+        expect(terms.size).to.equal(1);
+      }
+    });
+
+    it('a voter grants at most one vote per term (first come, first served)', () => {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      const r = lone('a', ['a', 'b', 'c'], storage);
+      r.step(message({ type: 'Vote', from: 'b', to: 'a', term: 5 }));
+      r.step(message({ type: 'Vote', from: 'c', to: 'a', term: 5 }));
+      r.step(message({ type: 'Vote', from: 'b', to: 'a', term: 5 })); // a retransmission is granted again
+      const resps = drain(r, storage).filter((m) => m.type === 'VoteResp');
+      expect(resps.map((m) => [m.to, m.reject])).to.deep.equal([['b', false], ['c', true], ['b', false]]);
+      expect(storage.hardState()).to.include({ term: 5, vote: 'b' });
+    });
+
+    // §5.4.1: vote only for a candidate whose log is at least as up to date.
+    const upToDate: Array<[string, number, number, boolean]> = [
+      ['higher last term wins', 1, 3, true],
+      ['same term, longer log', 4, 2, true],
+      ['same term, same length', 3, 2, true],
+      ['same term, shorter log', 2, 2, false],
+      ['lower last term loses even if longer', 9, 1, false],
+    ];
+    for (const [name, lastIndex, lastTerm, granted] of upToDate) {
+      it(`§5.4.1 election restriction: ${name}`, () => {
+        const storage = new MemoryStorage(['a', 'b', 'c']);
+        storage.append([ent(1, 1), ent(2, 2), ent(3, 2)]);
+        storage.setHardState({ term: 2, vote: '', commit: 0 });
+        const r = lone('a', ['a', 'b', 'c'], storage);
+        r.step(message({ type: 'Vote', from: 'b', to: 'a', term: 3, index: lastIndex, logTerm: lastTerm }));
+        const resp = drain(r, storage).find((m) => m.type === 'VoteResp')!;
+        expect(resp.reject).to.equal(!granted);
+      });
+    }
+
+    it('a node that learns a higher term steps down and adopts it (fig. 2, all servers)', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.node('a').raft.step(message({ type: 'AppResp', from: 'b', to: 'a', term: 9 }));
+      expect(c.node('a').raft.status()).to.include({ role: 'follower', term: 9 });
+    });
+  });
+
+  describe('thesis §9.6 PreVote and §6.2 CheckQuorum', () => {
+    it('an isolated node keeps campaigning without raising its term, and rejoins without disruption', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      const term = c.node('a').raft.status().term;
+      c.isolate('c');
+      c.tickAll(100);
+      expect(c.node('c').raft.status().term).to.equal(term);
+      c.heal();
+      c.tickAll(5);
+      expect(c.leaders()).to.deep.equal(['a']);
+      expect(c.node('a').raft.status().term).to.equal(term);
+    });
+
+    it('a leader that cannot hear a majority for an election timeout steps down', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.isolate('a');
+      c.tickAll(25);
+      expect(c.node('a').raft.status().role).to.not.equal('leader');
+    });
+
+    it('followers that hear a live leader ignore a vote request (no disruption by a rejoining node)', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      const term = c.node('b').raft.status().term;
+      c.node('b').raft.step(message({ type: 'Vote', from: 'c', to: 'b', term: term + 1, index: 99, logTerm: 99 }));
+      expect(c.node('b').raft.status().term).to.equal(term);
+    });
+  });
+
+  describe('§5.3 log replication', () => {
+    it('replicates proposals to every node and applies them in order', () => {
+      const c = new TestCluster(['a', 'b', 'c', 'd', 'e']);
+      c.elect('a');
+      for (let k = 0; k < 20; k++) c.propose('a', `p${k}`);
+      for (const [, n] of c.nodes) expect(n.applied.map(text)).to.deep.equal(Array.from({ length: 20 }, (_, k) => `p${k}`));
+    });
+
+    it('a follower rejects an App whose previous entry does not match (consistency check)', () => {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1)]);
+      const r = lone('b', ['a', 'b', 'c'], storage);
+      r.step(message({ type: 'App', from: 'a', to: 'b', term: 2, index: 2, logTerm: 2, entries: [ent(3, 2)] }));
+      const resp = drain(r, storage).find((m) => m.type === 'AppResp')!;
+      expect(resp.reject).to.equal(true);
+      expect(storage.lastIndex()).to.equal(2);
+    });
+
+    it('a follower truncates a conflicting suffix and takes the leader\'s entries', () => {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1), ent(3, 1)]);
+      const r = lone('b', ['a', 'b', 'c'], storage);
+      r.step(message({ type: 'App', from: 'a', to: 'b', term: 2, index: 1, logTerm: 1, entries: [ent(2, 2)], commit: 2 }));
+      drain(r, storage);
+      expect(storage.lastIndex()).to.equal(2);
+      expect(storage.term(2)).to.equal(2);
+    });
+
+    it('fast backtracking: the conflict hint skips a whole divergent term in one round trip', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.isolate('a');
+      // a, alone, appends many entries of its term that will never commit
+      for (let k = 0; k < 30; k++) c.node('a').raft.propose(enc(`lost${k}`));
+      c.stabilize();
+      c.tickAll(40); // b or c takes over
+      const [leader] = c.leaders().filter((id) => id !== 'a');
+      c.propose(leader, 'kept');
+      c.heal();
+      const before = c.delivered.length;
+      c.tickAll(3);
+      const rejects = c.delivered.slice(before).filter((m) => m.type === 'AppResp' && m.from === 'a' && m.reject);
+      expect(rejects.length).to.be.at.most(2);
+      expect(c.node('a').applied.map(text)).to.deep.equal(['kept']);
+    });
+  });
+
+  describe('§5.4.2 committing entries from previous terms (fig. 8)', () => {
+    // a holds an entry of term 2 that b and c lack; a wins term 4 and backtracks b's log up to the
+    // term-2 entry, which is then on a majority, while its own no-op (term 4) cannot get through.
+    const rows: Array<[string, 'commit-previous-term-by-count' | undefined, number]> = [
+      ['correct core: the old entry stays uncommitted', undefined, 1],
+      ['planted bug: committed by counting replicas', 'commit-previous-term-by-count', 2],
+    ];
+    for (const [name, plantedBug, expectedCommit] of rows) {
+      it(name, () => {
+        const ids = ['a', 'b', 'c'];
+        const c = new TestCluster(ids, { maxSizePerMsg: 1, plantedBug }, 1, (id) => {
+          const s = new MemoryStorage(ids);
+          s.append(id === 'a' ? [ent(1, 1), ent(2, 2)] : [ent(1, 1)]);
+          s.setHardState({ term: 3, vote: '', commit: 1 });
+          return s;
+        });
+        let probesToB = 0;
+        c.filter = (m) => {
+          if (m.type !== 'App' || !m.entries.some((e) => e.term === 4)) return true;
+          return m.to === 'b' && probesToB++ === 0; // b's first probe gets through: its reject starts backtracking
+        };
+        c.elect('a');
+        const a = c.node('a').raft;
+        expect(a.status()).to.include({ role: 'leader', term: 4 });
+        expect(c.node('b').storage.term(2)).to.equal(2); // the old entry is on a majority now
+        expect(a.status().commit).to.equal(expectedCommit);
+        if (plantedBug) return;
+        c.filter = () => true;
+        c.tickAll(3);
+        expect(a.status().commit).to.equal(3); // committed through the term-4 no-op
+        for (const [, n] of c.nodes) expect(n.applied.map(text)).to.deep.equal(['e1', 'e2']);
+      });
+    }
+  });
+
+  describe('durability: nothing acknowledged before it is persisted', () => {
+    it('a leader does not count its own entry before advance() (its disk write)', () => {
+      const storage = new MemoryStorage(['a']);
+      const r = new RaftNode({ id: 'a', peers: ['a'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1) });
+      r.campaign();
+      drain(r, storage);
+      r.propose(enc('x'));
+      const rd = r.ready();
+      expect(rd.entries.map((e) => e.index)).to.deep.equal([2]);
+      expect(rd.committedEntries.map((e) => e.index)).to.not.include(2);
+      storage.append(rd.entries);
+      r.advance(rd);
+      expect(r.status().commit).to.equal(2);
+    });
+
+    it('input between ready() and advance() is refused loudly', () => {
+      const r = lone();
+      r.campaign();
+      r.ready();
+      expect(() => r.tick()).to.throw(InvariantError, /no input between ready\(\) and advance\(\)/);
+    });
+
+    it('a restarted node keeps its term, vote and log', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      const { storage } = c.node('b');
+      const restarted = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(3) });
+      const st = restarted.status();
+      expect(st.term).to.equal(c.node('b').raft.status().term);
+      expect(st.lastIndex).to.equal(2);
+    });
+  });
+
+  describe('thesis §6.4 ReadIndex', () => {
+    it('answers a read with the commit index only after a quorum confirms leadership', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      const acks: string[] = [];
+      c.filter = (m) => {
+        if (m.type === 'HeartbeatResp' && m.context === 'r1') acks.push(m.from);
+        return true;
+      };
+      const got: Array<{ index: number; context: string; acksBefore: number }> = [];
+      const ready = a.ready.bind(a);
+      a.ready = () => {
+        const rd = ready();
+        for (const rs of rd.readStates) got.push({ ...rs, acksBefore: acks.length });
+        return rd;
+      };
+      expect(a.readIndex('r1')).to.equal(true);
+      c.stabilize();
+      expect(got).to.have.length(1);
+      expect(got[0]).to.include({ index: 2, context: 'r1' });
+      expect(got[0].acksBefore).to.be.at.least(1); // self + one follower = quorum of 3
+    });
+
+    it('a follower refuses ReadIndex (the server forwards to the leader instead)', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      expect(c.node('b').raft.readIndex('r')).to.equal(false);
+    });
+
+    it('a partitioned leader never answers a read', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.isolate('a');
+      const a = c.node('a').raft;
+      a.readIndex('r');
+      let got = 0;
+      const orig = a.ready.bind(a);
+      a.ready = () => {
+        const r = orig();
+        got += r.readStates.length;
+        return r;
+      };
+      c.tickAll(30);
+      expect(got).to.equal(0);
+    });
+  });
+
+  describe('§7 log compaction and InstallSnapshot', () => {
+    it('a follower behind the compacted log catches up by snapshot', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.isolate('c');
+      for (let k = 0; k < 10; k++) c.propose('a', `p${k}`);
+      const { storage } = c.node('a');
+      const applied = c.node('a').raft.status().applied;
+      storage.createSnapshot(applied, enc('state-at-' + applied));
+      storage.compact(applied);
+      c.heal();
+      let installed = false;
+      c.filter = (m) => {
+        if (m.type === 'Snap') installed = true;
+        return true;
+      };
+      c.tickAll(5);
+      expect(installed).to.equal(true);
+      expect(c.node('c').storage.snapshot().metadata.index).to.equal(applied);
+      c.propose('a', 'after');
+      expect(c.node('c').applied.map(text)).to.deep.equal(['after']);
+    });
+  });
+
+  describe('thesis §3.10 leadership transfer', () => {
+    it('hands leadership to a caught-up follower via TimeoutNow', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      expect(c.node('a').raft.transferLeader('c')).to.equal(true);
+      c.stabilize();
+      expect(c.leaders()).to.deep.equal(['c']);
+    });
+
+    it('refuses proposals while a transfer is in flight', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.isolate('c');
+      c.node('a').raft.transferLeader('c');
+      expect(c.node('a').raft.propose(enc('x'))).to.equal(undefined);
+    });
+  });
+
+  describe('flow control', () => {
+    it('probe state: one App to an unresponsive follower, then silence until it answers', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { maxSizePerMsg: 1 });
+      let appsToC = 0;
+      c.filter = (m) => {
+        if (m.to !== 'c') return true;
+        if (m.type === 'App') appsToC++;
+        return false;
+      };
+      c.elect('a');
+      for (let k = 0; k < 20; k++) c.propose('a', `p${k}`);
+      expect(c.node('a').raft.status().progress.get('c')!.state).to.equal('probe');
+      expect(appsToC).to.equal(1);
+    });
+
+    it('replicate state: at most the in-flight window is outstanding; lost Apps are recovered', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { maxInflightMsgs: 4, maxSizePerMsg: 1 });
+      c.elect('a');
+      expect(c.node('a').raft.status().progress.get('c')!.state).to.equal('replicate');
+      let appsToC = 0;
+      c.filter = (m) => {
+        if (m.to !== 'c') return true;
+        if (m.type === 'App') appsToC++;
+        return false;
+      };
+      for (let k = 0; k < 20; k++) c.node('a').raft.propose(enc(`p${k}`));
+      c.stabilize();
+      expect(appsToC).to.equal(4);
+      c.filter = () => true;
+      c.tickAll(10);
+      expect(c.node('c').applied).to.have.length(20);
+    });
+  });
+});
