@@ -1,0 +1,106 @@
+// The sending side toward one peer: one long-lived client stream, written in order. While the peer
+// is down (or its stream is backed up) messages are dropped, since Raft retransmits; the stream is
+// re-opened with capped exponential backoff. Up/down is logged once per transition.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { NodeId } from '../../raft/types.js';
+import type { Envelope } from '../gen/raft/v1/Envelope.js';
+import type { RaftClient } from '../gen/raft/v1/Raft.js';
+import { raftProto } from '../proto.js';
+import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
+
+export interface Backoff {
+  readonly initialMs: number;
+  readonly maxMs: number;
+}
+
+export interface PeerStreamOptions {
+  readonly clusterId: string;
+  readonly selfId: NodeId;
+  readonly peerId: NodeId;
+  readonly address: string;
+  readonly logger: Logger;
+  readonly backoff: Backoff;
+  /** Envelopes buffered in the stream beyond which new messages are dropped (a stalled peer). */
+  readonly maxQueued: number;
+  readonly channelOptions: grpc.ChannelOptions;
+  /** The stream to this peer failed or could not be opened (called once per transition to down). */
+  readonly onDown: () => void;
+}
+
+export type PeerState = 'connecting' | 'up' | 'down';
+
+export class PeerStream {
+  private readonly client: RaftClient;
+  private readonly log: Logger;
+  private call: grpc.ClientWritableStream<Envelope> | undefined;
+  private accepted = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private delayMs: number;
+  private reported: 'up' | 'down' | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: PeerStreamOptions) {
+    this.log = opts.logger.child({ peer: opts.peerId, address: opts.address });
+    this.client = new raftProto.raft.v1.Raft(opts.address, grpc.credentials.createInsecure(), opts.channelOptions);
+    this.delayMs = opts.backoff.initialMs;
+    this.open();
+  }
+
+  get state(): PeerState {
+    if (!this.call) return 'down';
+    return this.accepted ? 'up' : 'connecting';
+  }
+
+  /**
+   * Write envelopes in order, all or none. Returns false if they were dropped: no stream (the peer
+   * is down) or the stream is backed up. `onWritten` reports whether the last one left this process.
+   */
+  write(envelopes: readonly Envelope[], onWritten?: (ok: boolean) => void): boolean {
+    const call = this.call;
+    if (!call || call.writableLength + envelopes.length > this.opts.maxQueued) return false;
+    envelopes.forEach((env, i) => {
+      const last = i === envelopes.length - 1;
+      call.write(env, last && onWritten ? (err?: Error | null) => onWritten(!err) : undefined);
+    });
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.call?.end();
+    this.call = undefined;
+    this.client.close();
+  }
+
+  private open(): void {
+    const md = new grpc.Metadata();
+    md.set(CLUSTER_ID_HEADER, this.opts.clusterId);
+    md.set(NODE_ID_HEADER, this.opts.selfId);
+    this.accepted = false;
+    const call = this.client.Stream(md, (err) => this.ended(call, err));
+    call.on('metadata', () => this.up(call));
+    this.call = call;
+  }
+
+  private up(call: grpc.ClientWritableStream<Envelope>): void {
+    if (call !== this.call) return;
+    this.accepted = true;
+    this.delayMs = this.opts.backoff.initialMs;
+    if (this.reported !== 'up') this.log.info('peer up');
+    this.reported = 'up';
+  }
+
+  private ended(call: grpc.ClientWritableStream<Envelope>, err: grpc.ServiceError | null): void {
+    if (this.closed || call !== this.call) return;
+    this.call = undefined;
+    if (this.reported !== 'down') {
+      this.log.warn({ code: err ? grpc.status[err.code] : 'OK', details: err?.details }, 'peer down');
+      this.reported = 'down';
+      this.opts.onDown();
+    }
+    this.retryTimer = setTimeout(() => this.open(), this.delayMs);
+    this.delayMs = Math.min(this.delayMs * 2, this.opts.backoff.maxMs);
+  }
+}

@@ -1,0 +1,126 @@
+// Raft messages between the nodes of one cluster over gRPC (proto/raft.proto): one long-lived
+// stream to each peer for sending, the raft.v1.Raft service for receiving.
+//
+// Callbacks (onMessage, onUnreachable, onSnapshotStatus) run on I/O events or synchronously inside
+// send(); a driver that must not touch its Raft node between ready() and advance() queues them.
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Message, NodeId } from '../../raft/types.js';
+import type { Envelope } from '../gen/raft/v1/Envelope.js';
+import { raftProto } from '../proto.js';
+import { messageToProto } from './convert.js';
+import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
+import { raftHandlers } from './receiver.js';
+import { DEFAULT_CHUNK_BYTES, snapshotEnvelopes } from './snapshot-chunks.js';
+
+export interface PeerTransportOptions {
+  readonly clusterId: string;
+  readonly selfId: NodeId;
+  /** Every other node: id → host:port of its gRPC server. */
+  readonly peers: ReadonlyMap<NodeId, string>;
+  readonly logger: Logger;
+  /** A message from a peer, whole (snapshots reassembled), in the order the peer sent it. */
+  readonly onMessage: (m: Message) => void;
+  /** Messages to `id` were dropped (peer down or backed up): tell the core (reportUnreachable). */
+  readonly onUnreachable: (id: NodeId) => void;
+  /** A Snap message to `id` left this process (ok) or was dropped (not ok): tell the core (reportSnapshot). */
+  readonly onSnapshotStatus?: (id: NodeId, ok: boolean) => void;
+  /** Snapshot chunk size in bytes (default 1 MiB). */
+  readonly chunkBytes?: number;
+  /** Reconnect backoff (default 50 ms doubling to 1 s). */
+  readonly backoff?: Backoff;
+  /** Envelopes buffered toward one peer beyond which messages are dropped (default 4096). */
+  readonly maxQueued?: number;
+  /** Largest snapshot accepted from a peer, in bytes (default 1 GiB). */
+  readonly maxSnapshotBytes?: number;
+}
+
+/** Channel options for peer clients: fast failure detection and reconnects within the backoff cap. */
+export function peerChannelOptions(backoff: Backoff): grpc.ChannelOptions {
+  return {
+    'grpc.keepalive_time_ms': 1000, // a stopped or partitioned peer is noticed within ~2 s
+    'grpc.keepalive_timeout_ms': 1000,
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.initial_reconnect_backoff_ms': backoff.initialMs,
+    'grpc.max_reconnect_backoff_ms': backoff.maxMs,
+    'grpc.enable_retries': 0, // Raft retransmits; no hidden buffering for replays
+  };
+}
+
+/** Server options the node's grpc.Server needs for peer traffic (whole messages up to 64 MiB). */
+export const PEER_SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.max_receive_message_length': 64 * 1024 * 1024,
+};
+
+export class PeerTransport {
+  private readonly streams = new Map<NodeId, PeerStream>();
+  private readonly chunkBytes: number;
+  private readonly warnedUnknown = new Set<NodeId>();
+
+  constructor(private readonly opts: PeerTransportOptions) {
+    if (!opts.clusterId) throw new Error('PeerTransport: clusterId must not be empty');
+    if (opts.peers.has(opts.selfId)) throw new Error(`PeerTransport: peers must not include self (${opts.selfId})`);
+    this.chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+    const backoff = opts.backoff ?? { initialMs: 50, maxMs: 1000 };
+    if (!(backoff.initialMs > 0 && backoff.maxMs >= backoff.initialMs)) throw new Error(`PeerTransport: bad backoff ${JSON.stringify(backoff)}`);
+    const channelOptions = peerChannelOptions(backoff);
+    for (const [peerId, address] of opts.peers) {
+      const stream = new PeerStream({
+        clusterId: opts.clusterId,
+        selfId: opts.selfId,
+        peerId,
+        address,
+        logger: opts.logger,
+        backoff,
+        maxQueued: opts.maxQueued ?? 4096,
+        channelOptions,
+        onDown: () => opts.onUnreachable(peerId),
+      });
+      this.streams.set(peerId, stream);
+    }
+  }
+
+  /** Serve raft.v1.Raft on `server` (before it starts); create it with PEER_SERVER_OPTIONS. */
+  addToServer(server: grpc.Server): void {
+    server.addService(raftProto.raft.v1.Raft.service, raftHandlers({
+      clusterId: this.opts.clusterId,
+      selfId: this.opts.selfId,
+      isPeer: (id) => this.opts.peers.has(id),
+      logger: this.opts.logger,
+      onMessage: this.opts.onMessage,
+      maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
+    }));
+  }
+
+  /** Queue messages for sending, in order per peer. Never throws for a down peer: it drops and reports. */
+  send(messages: readonly Message[]): void {
+    const unreachable = new Set<NodeId>();
+    const tag = { clusterId: this.opts.clusterId, senderId: this.opts.selfId };
+    for (const m of messages) {
+      if (m.from !== this.opts.selfId) throw new Error(`PeerTransport.send: message from ${m.from}, this node is ${this.opts.selfId}`);
+      const stream = this.streams.get(m.to);
+      if (!stream) {
+        if (!this.warnedUnknown.has(m.to)) this.opts.logger.warn({ to: m.to, type: m.type }, 'message to a node with no known address dropped');
+        this.warnedUnknown.add(m.to);
+        continue;
+      }
+      const snap = m.type === 'Snap';
+      const envelopes: Envelope[] = snap ? snapshotEnvelopes(m, tag, this.chunkBytes) : [{ ...tag, message: messageToProto(m) }];
+      const onWritten = snap && this.opts.onSnapshotStatus ? (ok: boolean) => this.opts.onSnapshotStatus?.(m.to, ok) : undefined;
+      if (stream.write(envelopes, onWritten)) continue;
+      unreachable.add(m.to);
+      if (snap) this.opts.onSnapshotStatus?.(m.to, false);
+    }
+    for (const id of unreachable) this.opts.onUnreachable(id);
+  }
+
+  /** The sending stream's state toward a peer. */
+  peerState(id: NodeId): PeerState | undefined {
+    return this.streams.get(id)?.state;
+  }
+
+  /** Close every outgoing stream. (The server is the caller's to shut down.) */
+  close(): void {
+    for (const s of this.streams.values()) s.close();
+  }
+}

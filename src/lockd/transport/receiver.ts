@@ -1,0 +1,78 @@
+// The server side of raft.v1.Raft/Stream: check who is talking, reassemble snapshots, and hand
+// each message to the node in the order it was sent.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Message, NodeId } from '../../raft/types.js';
+import type { Envelope__Output } from '../gen/raft/v1/Envelope.js';
+import type { RaftHandlers } from '../gen/raft/v1/Raft.js';
+import { ProtocolError, messageFromProto } from './convert.js';
+import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
+import { SnapshotAssembler } from './snapshot-chunks.js';
+
+export interface ReceiverOptions {
+  readonly clusterId: string;
+  readonly selfId: NodeId;
+  /** Whether a node id may talk to us (the configured peers). */
+  readonly isPeer: (id: NodeId) => boolean;
+  readonly logger: Logger;
+  readonly onMessage: (m: Message) => void;
+  /** Largest snapshot accepted, in bytes. */
+  readonly maxSnapshotBytes: number;
+}
+
+export function raftHandlers(opts: ReceiverOptions): RaftHandlers {
+  return { Stream: (call, callback) => serveStream(opts, call, callback) };
+}
+
+function serveStream(
+  opts: ReceiverOptions,
+  call: grpc.ServerReadableStream<Envelope__Output, unknown>,
+  callback: grpc.sendUnaryData<{ envelopes: number }>,
+): void {
+  const cluster = String(call.metadata.get(CLUSTER_ID_HEADER)[0] ?? '');
+  const sender = String(call.metadata.get(NODE_ID_HEADER)[0] ?? '');
+  const log = opts.logger.child({ peer: sender || undefined, remote: call.getPeer() });
+  const assembler = new SnapshotAssembler(opts.maxSnapshotBytes);
+  let envelopes = 0;
+  let done = false;
+
+  // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
+  const refuse = (reason: string, fields: Record<string, unknown> = {}): void => {
+    if (done) return;
+    done = true;
+    log.warn({ ...fields, reason }, 'refused peer stream');
+    callback({ code: grpc.status.FAILED_PRECONDITION, details: `node ${opts.selfId} refuses the stream: ${reason}` });
+  };
+
+  if (cluster !== opts.clusterId) return refuse(`cluster id "${cluster}" is not "${opts.clusterId}"`, { remoteClusterId: cluster });
+  if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
+  call.sendMetadata(new grpc.Metadata()); // tells the sender the stream is accepted: peer up
+
+  call.on('data', (env: Envelope__Output) => {
+    if (done) return;
+    envelopes++;
+    if (env.clusterId !== opts.clusterId) return refuse(`envelope tagged with cluster id "${env.clusterId}"`, { remoteClusterId: env.clusterId });
+    if (env.senderId !== sender) return refuse(`envelope from "${env.senderId}" on the stream of "${sender}"`);
+    let m: Message | undefined;
+    try {
+      if (env.message) m = messageFromProto(env.message);
+      else if (env.snapshotChunk) m = assembler.add(env.snapshotChunk);
+      else throw new ProtocolError('empty envelope');
+    } catch (e) {
+      if (e instanceof ProtocolError) return refuse(e.message);
+      throw e;
+    }
+    if (!m) return; // more snapshot chunks to come
+    if (m.from !== sender || m.to !== opts.selfId) return refuse(`message ${m.from}→${m.to} on the stream ${sender}→${opts.selfId}`);
+    opts.onMessage(m);
+  });
+  call.on('end', () => {
+    if (done) return;
+    done = true;
+    callback(null, { envelopes });
+  });
+  call.on('error', (err) => {
+    done = true;
+    log.debug({ err: err.message }, 'peer stream broke');
+  });
+}
