@@ -3,7 +3,8 @@
 export type DataDirProblem =
   | 'foreign' // written by another cluster or another node
   | 'corrupt' // a record fails its checksum, or the log has a gap or is inconsistent
-  | 'locked'; // another process has it open
+  | 'locked' // another process has it open
+  | 'unusable'; // LevelDB cannot open it (permissions, not a directory, damaged database files)
 
 export class DataDirError extends Error {
   constructor(

@@ -47,7 +47,7 @@ export class LevelStorage {
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', opts.dir, 'another process has it open');
-      throw new DataDirError('corrupt', opts.dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
+      throw new DataDirError('unusable', opts.dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
     }
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -176,6 +176,13 @@ describe('LevelStorage', () => {
     await s.close();
     await raw((db) => db.put(HARD_STATE_KEY, encodeHardState({ term: 1, vote: 'n1', commit: 5 })));
     expect((await refusal()).message).to.include('committed, but the log ends at 2');
+  });
+
+  it('refuses a path LevelDB cannot use', async () => {
+    await writeFile(join(dir, 'file'), 'not a directory');
+    const err = await refusal({ dir: join(dir, 'file') });
+    expect(err.problem).to.equal('unusable');
+    expect(err.message).to.include('LevelDB failed to open');
   });
 
   it('refuses a data dir another process (or handle) holds open', async () => {
