@@ -1,0 +1,24 @@
+// lockd.v1.Cluster: what this node knows of the cluster (answered locally, never forwarded).
+import type * as grpc from '@grpc/grpc-js';
+import { lockdProto } from '../proto.js';
+import type { ClusterHandlers } from '../gen/lockd/v1/Cluster.js';
+import type { NodeContext } from '../node/lockd-node.js';
+
+export function registerClusterService(server: grpc.Server, ctx: NodeContext): void {
+  const handlers: ClusterHandlers = {
+    Status: (_call, callback) => {
+      const st = ctx.driver.status();
+      callback(null, {
+        nodeId: st.id,
+        role: st.role,
+        term: st.term,
+        leaderId: st.leader,
+        commitIndex: st.commit,
+        appliedIndex: ctx.driver.appliedIndex(),
+        leaderAddress: st.leader ? (ctx.config.peers.get(st.leader) ?? '') : '',
+        members: [...ctx.config.peers].map(([id, address]) => ({ id, address, matchIndex: st.progress.get(id)?.match ?? 0 })),
+      });
+    },
+  };
+  server.addService(lockdProto.lockd.v1.Cluster.service, handlers);
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// The lockd server process: `node dist/src/lockd/main.js --id n1 --listen ... --peers ... --data-dir ... --cluster-id ...`
+import { pino } from 'pino';
+import { ConfigError, parseConfig } from './node/config.js';
+import { LockdNode } from './node/lockd-node.js';
+import { registerLockApi } from './api/lock-api.js';
+import { DataDirError } from './storage/index.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseConfig(process.argv.slice(2), process.env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`lockd: ${e.message}\n`);
+    process.exit(2);
+  }
+  const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: config.clusterId } });
+  let node: LockdNode;
+  try {
+    node = await LockdNode.start(config, logger, [registerLockApi]);
+  } catch (e) {
+    if (e instanceof DataDirError) {
+      logger.fatal({ event: 'refused data dir', dir: config.dataDir, err: e }, e.message);
+      process.stderr.write(`lockd: refusing to start: ${e.message}\n`);
+      process.exit(3);
+    }
+    logger.fatal({ event: 'start failed', err: e }, (e as Error).message);
+    process.stderr.write(`lockd: failed to start: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: 'shutdown', signal }, `shutting down on ${signal}`);
+    void node.stop().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,94 @@
+// One lockd process: LevelDB storage, the Raft driver, the peer transport and the public API,
+// all on one gRPC server (peers and clients use the same address).
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
+import { LevelStorage } from '../storage/index.js';
+import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
+import { registerClusterService } from '../api/cluster-service.js';
+import type { NodeConfig } from './config.js';
+import { RaftDriver } from './raft-driver.js';
+
+/** What the API handlers need of the node. */
+export interface NodeContext {
+  readonly config: NodeConfig;
+  readonly driver: RaftDriver<ApplyOutput>;
+  readonly stateMachine: LockStateMachine;
+  readonly logger: Logger;
+}
+
+/** Registers further public services (the lock API) on the node's server. */
+export type ServiceRegistrar = (server: grpc.Server, ctx: NodeContext) => { close(): void } | void;
+
+export class LockdNode {
+  private constructor(
+    readonly ctx: NodeContext,
+    private readonly storage: LevelStorage,
+    private readonly transport: PeerTransport,
+    private readonly server: grpc.Server,
+    private readonly closers: Array<{ close(): void }>,
+    readonly port: number,
+  ) {}
+
+  static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = []): Promise<LockdNode> {
+    const storage = await LevelStorage.open({
+      dir: config.dataDir,
+      clusterId: config.clusterId,
+      nodeId: config.id,
+      voters: [...config.peers.keys()],
+    });
+    logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
+    const stateMachine = new LockStateMachine();
+    const driver = new RaftDriver<ApplyOutput>({
+      id: config.id,
+      voters: [...config.peers.keys()],
+      storage,
+      applier: {
+        apply: (e) => stateMachine.apply(e),
+        snapshot: () => stateMachine.snapshot(),
+        restore: (data) => stateMachine.restore(data),
+      },
+      logger,
+      electionTicks: config.electionTicks,
+      heartbeatTicks: config.heartbeatTicks,
+      tickMs: config.tickMs,
+      snapshotEvery: config.snapshotEvery,
+    });
+    const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
+    const transport = new PeerTransport({
+      clusterId: config.clusterId,
+      selfId: config.id,
+      peers,
+      logger,
+      onMessage: (m) => driver.step(m),
+      onUnreachable: (id) => driver.reportUnreachable(id),
+      onSnapshotStatus: (id, ok) => driver.reportSnapshot(id, ok),
+    });
+    driver.setOutbox(transport);
+
+    const server = new grpc.Server(PEER_SERVER_OPTIONS);
+    transport.addToServer(server);
+    const ctx: NodeContext = { config, driver, stateMachine, logger };
+    registerClusterService(server, ctx);
+    const closers: Array<{ close(): void }> = [];
+    for (const register of registrars) {
+      const closer = register(server, ctx);
+      if (closer) closers.push(closer);
+    }
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(config.listen, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    driver.start();
+    logger.info({ event: 'listening', address: config.listen, peers: Object.fromEntries(config.peers) }, `listening on ${config.listen}`);
+    return new LockdNode(ctx, storage, transport, server, closers, port);
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.closers) c.close();
+    await this.ctx.driver.stop();
+    this.transport.close();
+    await new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
+    await this.storage.close();
+    this.ctx.logger.info({ event: 'stopped' }, 'node stopped');
+  }
+}
