@@ -1,0 +1,212 @@
+// Real lockd node processes on 127.0.0.1 for integration and fault tests: free ports, a temporary
+// data dir per node, logs to files, and every process stopped (by its own PID) in stop().
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { lockdProto } from '../../src/lockd/proto.js';
+import type { StatusResponse__Output } from '../../src/lockd/gen/lockd/v1/StatusResponse.js';
+import type { ClusterClient } from '../../src/lockd/gen/lockd/v1/Cluster.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const MAIN = join(ROOT, 'src', 'lockd', 'main.ts');
+
+export interface ClusterOptions {
+  readonly size: 3 | 5;
+  readonly clusterId?: string;
+  /** Extra flags for every node, e.g. ['--snapshot-every', '50']. */
+  readonly extraArgs?: readonly string[];
+}
+
+export interface NodeHandle {
+  readonly id: string;
+  readonly address: string;
+  readonly dataDir: string;
+  readonly logFile: string;
+  proc: ChildProcess | undefined;
+}
+
+/** A free TCP port on 127.0.0.1 (bind to 0, read it, release it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Poll `probe` until it returns a value (not undefined) or `timeoutMs` passes; never a blind sleep. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export class ProcessCluster {
+  readonly nodes: NodeHandle[] = [];
+  readonly baseDir: string;
+  readonly clusterId: string;
+  private readonly clients = new Map<string, ClusterClient>();
+
+  private constructor(private readonly opts: ClusterOptions) {
+    this.baseDir = mkdtempSync(join(tmpdir(), 'lockd-test-'));
+    this.clusterId = opts.clusterId ?? `test-${process.pid}`;
+  }
+
+  static async start(opts: ClusterOptions): Promise<ProcessCluster> {
+    const c = new ProcessCluster(opts);
+    for (let k = 1; k <= opts.size; k++) {
+      const id = `n${k}`;
+      c.nodes.push({ id, address: `127.0.0.1:${await freePort()}`, dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined });
+    }
+    for (const n of c.nodes) c.startNode(n.id);
+    return c;
+  }
+
+  peersFlag(): string {
+    return this.nodes.map((n) => `${n.id}=${n.address}`).join(',');
+  }
+
+  node(id: string): NodeHandle {
+    const n = this.nodes.find((x) => x.id === id);
+    if (!n) throw new Error(`no node ${id}`);
+    return n;
+  }
+
+  /** Arguments a node is started with (tests may start one by hand, e.g. with a foreign cluster id). */
+  argsFor(id: string, overrides: Record<string, string> = {}): string[] {
+    const n = this.node(id);
+    const flags: Record<string, string> = {
+      '--id': id, '--listen': n.address, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
+      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '15', ...overrides,
+    };
+    return [...Object.entries(flags).flat(), ...(this.opts.extraArgs ?? [])];
+  }
+
+  startNode(id: string, overrides: Record<string, string> = {}): ChildProcess {
+    const n = this.node(id);
+    if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
+    const log = createWriteStream(n.logFile, { flags: 'a' });
+    const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...this.argsFor(id, overrides)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout!.pipe(log);
+    proc.stderr!.pipe(log);
+    n.proc = proc;
+    return proc;
+  }
+
+  /** Start a node process that is expected to exit; resolves with its exit code and output. */
+  runToExit(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve, reject) => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      proc.stdout!.on('data', (d) => (output += d));
+      proc.stderr!.on('data', (d) => (output += d));
+      const timer = setTimeout(() => {
+        proc.kill('SIGKILL');
+        reject(new Error(`node did not exit within ${timeoutMs} ms; output:\n${output}`));
+      }, timeoutMs);
+      proc.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
+    });
+  }
+
+  isRunning(id: string): boolean {
+    const p = this.node(id).proc;
+    return !!p && p.exitCode === null && p.signalCode === null;
+  }
+
+  signal(id: string, sig: NodeJS.Signals): void {
+    const p = this.node(id).proc;
+    if (!p || p.pid === undefined) throw new Error(`${id} was never started`);
+    p.kill(sig);
+  }
+
+  /** SIGKILL a node and wait until the process is gone. */
+  async kill(id: string): Promise<void> {
+    const p = this.node(id).proc;
+    if (!p || !this.isRunning(id)) return;
+    const exited = new Promise((r) => p.once('exit', r));
+    p.kill('SIGKILL');
+    await exited;
+  }
+
+  client(id: string): ClusterClient {
+    let c = this.clients.get(id);
+    if (!c) {
+      c = new lockdProto.lockd.v1.Cluster(this.node(id).address, grpc.credentials.createInsecure());
+      this.clients.set(id, c);
+    }
+    return c;
+  }
+
+  status(id: string, timeoutMs = 1000): Promise<StatusResponse__Output> {
+    return new Promise((resolve, reject) =>
+      this.client(id).Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res!))),
+    );
+  }
+
+  /** Statuses of the running, responsive nodes. */
+  async statuses(ids = this.nodes.map((n) => n.id)): Promise<StatusResponse__Output[]> {
+    const all = await Promise.all(ids.filter((id) => this.isRunning(id)).map((id) => this.status(id, 500).catch(() => undefined)));
+    return all.filter((s): s is StatusResponse__Output => s !== undefined);
+  }
+
+  /** Wait until exactly one leader is seen and every responsive node among `ids` agrees on it; returns its id. */
+  async waitForLeader(ids = this.nodes.map((n) => n.id), timeoutMs = 20_000): Promise<string> {
+    return waitFor('a single agreed leader', async () => {
+      const sts = await this.statuses(ids);
+      const running = ids.filter((id) => this.isRunning(id));
+      if (sts.length < running.length) return undefined;
+      const leaders = sts.filter((s) => s.role === 'leader');
+      if (leaders.length !== 1) return undefined;
+      const leader = leaders[0];
+      return sts.every((s) => s.leaderId === leader.nodeId && s.term === leader.term) ? leader.nodeId : undefined;
+    }, timeoutMs);
+  }
+
+  /** Wait until every running node among `ids` has applied at least `index`. */
+  async waitForApplied(index: number, ids = this.nodes.map((n) => n.id), timeoutMs = 20_000): Promise<void> {
+    await waitFor(`applied index ≥ ${index} on ${ids.join(',')}`, async () => {
+      const sts = await this.statuses(ids);
+      const running = ids.filter((id) => this.isRunning(id));
+      return sts.length === running.length && sts.every((s) => s.appliedIndex >= index) ? true : undefined;
+    }, timeoutMs);
+  }
+
+  log(id: string): string {
+    const f = this.node(id).logFile;
+    return existsSync(f) ? readFileSync(f, 'utf8') : '';
+  }
+
+  /** Stop every process this cluster started (SIGCONT first, so a paused one can die), then delete the data unless kept. */
+  async stop(keepData = false): Promise<void> {
+    for (const c of this.clients.values()) c.close();
+    this.clients.clear();
+    await Promise.all(
+      this.nodes.map(async (n) => {
+        if (!this.isRunning(n.id)) return;
+        n.proc!.kill('SIGCONT');
+        await this.kill(n.id);
+      }),
+    );
+    if (keepData) process.stderr.write(`lockd test cluster kept at ${this.baseDir}\n`);
+    else rmSync(this.baseDir, { recursive: true, force: true });
+  }
+}
