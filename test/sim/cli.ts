@@ -1,0 +1,128 @@
+// npm run sim -- --seed S [--steps M] [--nodes 3|5] [--bug B]        replay one seed, print its trace digest
+// npm run sim -- --seeds N [--start K] [--steps M] [--nodes 3|5] [--bug B] [--workers W]
+//                                                                   run N seeds; last line: "sim: N seeds, V violations"
+import type { PlantedBug } from '../../src/raft/types.js';
+import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
+import { DEFAULT_STEPS, formatViolation, runSim, type SimReport } from './runner.js';
+
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug grant-two-votes-per-term|commit-previous-term-by-count] [--workers W] [--no-liveness] [--trace-lines L]`;
+const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count'];
+
+interface Args {
+  seed?: number;
+  seeds?: number;
+  start: number;
+  opts: SeedOptions;
+  workers: number;
+}
+
+function parse(argv: string[]): Args {
+  const args: Args = { start: 1, opts: {}, workers: defaultWorkers() };
+  const opts: { -readonly [K in keyof SeedOptions]: SeedOptions[K] } = { steps: DEFAULT_STEPS };
+  const int = (flag: string, v: string | undefined, min: number): number => {
+    const n = Number(v);
+    if (v === undefined || !Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer ≥ ${min}, got ${v ?? 'nothing'}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const v = argv[i + 1];
+    switch (flag) {
+      case '--seed': args.seed = int(flag, v, 0); i++; break;
+      case '--seeds': args.seeds = int(flag, v, 1); i++; break;
+      case '--start': args.start = int(flag, v, 0); i++; break;
+      case '--steps': opts.steps = int(flag, v, 1); i++; break;
+      case '--workers': args.workers = int(flag, v, 1); i++; break;
+      case '--trace-lines': opts.traceLines = int(flag, v, 1); i++; break;
+      case '--no-liveness': opts.liveness = false; break;
+      case '--nodes': {
+        const n = int(flag, v, 3);
+        if (n !== 3 && n !== 5) throw new Error(`--nodes must be 3 or 5, got ${n}`);
+        opts.nodes = n;
+        i++;
+        break;
+      }
+      case '--bug':
+        if (!BUGS.includes(v as PlantedBug)) throw new Error(`--bug must be one of ${BUGS.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.plantedBug = v as PlantedBug;
+        i++;
+        break;
+      case '-h':
+      case '--help':
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${JSON.stringify(flag)}`);
+    }
+  }
+  if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
+  args.opts = opts;
+  return args;
+}
+
+function replay(seed: number, opts: SeedOptions): number {
+  const t0 = performance.now();
+  const r = runSim({ ...opts, seed, traceLines: opts.traceLines ?? 200 });
+  const ms = performance.now() - t0;
+  console.log(`seed ${seed}: ${r.profile}`);
+  console.log(`  stats: ${JSON.stringify(r.stats)}`);
+  console.log(`  trace digest ${r.digest}, ${ms.toFixed(0)} ms`);
+  if (r.violation) console.log(formatViolation(r));
+  console.log(`sim: 1 seeds, ${r.violation ? 1 : 0} violations`);
+  return r.violation ? 1 : 0;
+}
+
+async function many(args: Args, count: number): Promise<number> {
+  const t0 = performance.now();
+  const every = count >= 2000 ? 500 : count >= 400 ? 100 : 0;
+  let violations = 0;
+  const reports = await runSeeds(args.start, count, args.opts, {
+    workers: args.workers,
+    onReport: (r: SimReport, done: number) => {
+      if (r.violation) {
+        violations++;
+        console.error(`sim: seed ${r.seed} violates ${r.violation.check} at step ${r.violation.step}`);
+      }
+      if (every && done % every === 0) {
+        console.error(`sim: ${done}/${count} seeds, ${violations} violations, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      }
+    },
+  });
+  const bad = reports.filter((r) => r.violation);
+  for (const r of bad.slice(0, 3)) console.log(formatViolation(r));
+  for (const r of bad.slice(3)) console.log(`VIOLATION seed ${r.seed} step ${r.violation!.step}: ${r.violation!.check}: ${r.violation!.detail}`);
+  console.log(summarize(reports, performance.now() - t0, args.workers));
+  console.log(`sim: ${count} seeds, ${bad.length} violations`);
+  return bad.length > 0 ? 1 : 0;
+}
+
+function summarize(reports: SimReport[], ms: number, workers: number): string {
+  const ok = reports.filter((r) => !r.violation);
+  const sum = (f: (r: SimReport) => number) => ok.reduce((a, r) => a + f(r), 0);
+  const max = (f: (r: SimReport) => number) => ok.reduce((a, r) => Math.max(a, f(r)), 0);
+  const three = reports.filter((r) => r.nodes === 3).length;
+  return [
+    `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,
+    `totals: ${sum((r) => r.stats.leaderTerms)} leader terms, ${sum((r) => r.stats.crashes)} crashes ` +
+      `(${sum((r) => r.stats.lostBatches)} lost batches), ${sum((r) => r.stats.partitions)} partitions, ` +
+      `${sum((r) => r.stats.sent)} messages (${sum((r) => r.stats.dropped)} lost), ${sum((r) => r.stats.proposals)} proposals accepted, ` +
+      `${sum((r) => r.stats.committed)} entries committed, ${sum((r) => r.stats.appSnapshots)} app snapshots, ` +
+      `${sum((r) => r.stats.snapshotsSent)} InstallSnapshots, ${sum((r) => r.stats.readsAnswered)}/${sum((r) => r.stats.readsAsked)} reads answered, ` +
+      `${sum((r) => r.stats.transfers)} transfers`,
+    `liveness: heal→stable leader max ${max((r) => r.stats.healToLeaderSteps)} steps, propose→applied everywhere max ${max((r) => r.stats.proposeToAppliedSteps)} steps`,
+  ].join('\n');
+}
+
+async function main(): Promise<number> {
+  let args: Args;
+  try {
+    args = parse(process.argv.slice(2));
+  } catch (e) {
+    console.error(`sim: ${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  return args.seed !== undefined ? replay(args.seed, args.opts) : many(args, args.seeds!);
+}
+
+process.exitCode = await main();

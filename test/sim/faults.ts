@@ -1,0 +1,257 @@
+// The fault mix of one run (drawn from its seed) and the schedule that applies it step by step:
+// network weather, partitions of every shape, crashes (between steps or inside a driver cycle), restarts.
+
+import type { NodeId, PlantedBug } from '../../src/raft/types.js';
+import { HEALTHY, type NetworkConditions } from './network.js';
+import type { Prng } from './prng.js';
+import type { CrashPoint, NodeSettings, SimNode } from './sim-node.js';
+
+export type PartitionKind =
+  | 'minority' // a random minority cut off from the rest (both ways)
+  | 'isolated-leader' // the leader alone
+  | 'leader-in-minority' // the leader plus others, still a minority
+  | 'ring' // everyone still sees a majority, no two nodes the same one
+  | 'asymmetric' // A hears B, B does not hear A
+  | 'deaf-leader' // the leader hears nobody, everyone hears it
+  | 'mute-node' // a node hears everyone, nobody hears it
+  | 'random-links'; // each directed link lost with some probability
+
+const PARTITION_KINDS: readonly PartitionKind[] = [
+  'minority', 'isolated-leader', 'leader-in-minority', 'ring', 'asymmetric', 'deaf-leader', 'mute-node', 'random-links',
+];
+
+export interface Profile {
+  readonly nodes: 3 | 5;
+  readonly node: Omit<NodeSettings, 'tickSkip' | 'tickDouble'>;
+  readonly tickSkipMax: number;
+  readonly tickDoubleMax: number;
+  /** The network conditions the run switches between. */
+  readonly weather: readonly NetworkConditions[];
+  readonly weatherChange: number;
+  /** Per-step chance to start a partition while none is active; how long one holds. */
+  readonly partitionRate: number;
+  readonly partitionSteps: readonly [number, number];
+  readonly partitionKinds: readonly PartitionKind[];
+  /** Per-step chance to crash a node; share of crashes aimed at the leader; share struck inside a driver cycle. */
+  readonly crashRate: number;
+  readonly leaderCrashShare: number;
+  readonly midCycleShare: number;
+  readonly maxDown: number;
+  readonly downSteps: readonly [number, number];
+  /** Client behaviour. */
+  readonly proposeRate: number;
+  /** Chance that a leader crashes right after persisting a proposal, before sending it (Raft fig. 8 setups). */
+  readonly proposeCrashRate: number;
+  readonly readRate: number;
+  readonly transferRate: number;
+  readonly campaignRate: number;
+}
+
+/** Draw the fault mix of one run. Every knob is varied so that, across seeds, every mix gets tried. */
+export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: PlantedBug | undefined): Profile {
+  const n = nodes ?? (prng.chance(0.5) ? 3 : 5);
+  const electionTick = prng.pick([8, 10, 12]);
+  const heartbeatTick = prng.pick([1, 2, 3]);
+  const weather: NetworkConditions[] = [HEALTHY];
+  const kinds = prng.range(1, 3);
+  for (let k = 0; k < kinds; k++) weather.push(drawWeather(prng));
+  const crashy = prng.pick([0, 0.002, 0.005, 0.01]);
+  return {
+    nodes: n,
+    node: {
+      electionTick,
+      heartbeatTick,
+      preVote: prng.chance(0.8),
+      checkQuorum: prng.chance(0.8),
+      maxSizePerMsg: prng.pick([undefined, 1, 8, 64]), // 1 byte ⇒ one entry per App: entries travel separately
+      maxInflightMsgs: prng.pick([undefined, 1, 4, 16]),
+      plantedBug,
+      snapshotEvery: prng.pick([4, 10, 30, 100]),
+      compactKeep: prng.pick([0, 0, 3, 20]),
+    },
+    tickSkipMax: prng.pick([0, 0.05, 0.15]),
+    tickDoubleMax: prng.pick([0, 0.02, 0.05]),
+    weather,
+    weatherChange: prng.pick([0.002, 0.01]),
+    partitionRate: prng.pick([0, 0.005, 0.01, 0.03]),
+    partitionSteps: prng.pick([[10, 60], [20, 200], [50, 400]] as const),
+    partitionKinds: prng.chance(0.3) ? [prng.pick(PARTITION_KINDS)] : PARTITION_KINDS,
+    crashRate: crashy,
+    leaderCrashShare: prng.pick([0.3, 0.6, 0.9]),
+    midCycleShare: prng.pick([0.3, 0.6]),
+    maxDown: prng.chance(0.8) ? Math.floor(n / 2) : n,
+    downSteps: prng.pick([[1, 20], [5, 100], [20, 300]] as const),
+    proposeRate: prng.pick([0.02, 0.1, 0.3]),
+    proposeCrashRate: prng.pick([0, 0.01, 0.05]),
+    readRate: prng.pick([0, 0.02, 0.05]),
+    transferRate: prng.pick([0, 0.001, 0.005]),
+    campaignRate: prng.pick([0, 0.001]),
+  };
+}
+
+function drawWeather(prng: Prng): NetworkConditions {
+  const maxDelay = prng.pick([1, 2, 4, 8]);
+  return {
+    dropRate: prng.pick([0, 0.01, 0.05, 0.2, 0.4]),
+    dupRate: prng.pick([0, 0.02, 0.1]),
+    minDelay: 1,
+    maxDelay,
+    longDelayRate: prng.pick([0, 0.01, 0.05]),
+    longDelayMax: maxDelay + prng.pick([10, 40]),
+    reorder: prng.chance(0.7),
+  };
+}
+
+export function describeProfile(p: Profile): string {
+  const s = p.node;
+  return [
+    `${p.nodes} nodes`,
+    `election ${s.electionTick}/heartbeat ${s.heartbeatTick}`,
+    `preVote ${s.preVote} checkQuorum ${s.checkQuorum}`,
+    `msg ${s.maxSizePerMsg ?? 'default'}B inflight ${s.maxInflightMsgs ?? 'default'}`,
+    `snapshot every ${s.snapshotEvery} keep ${s.compactKeep}`,
+    `drop ${p.weather.map((w) => w.dropRate).join('/')}`,
+    `partitions ${p.partitionRate}`,
+    `crashes ${p.crashRate}`,
+    `propose ${p.proposeRate}`,
+    s.plantedBug ? `PLANTED ${s.plantedBug}` : '',
+  ].filter(Boolean).join(', ');
+}
+
+/** Directed links to cut for a partition of the given kind. */
+export function partitionLinks(kind: PartitionKind, ids: readonly NodeId[], leader: NodeId | undefined, prng: Prng): [NodeId, NodeId][] {
+  const n = ids.length;
+  const minority = Math.floor((n - 1) / 2) || 1;
+  const chief = leader ?? prng.pick(ids);
+  const both = (a: readonly NodeId[], b: readonly NodeId[]): [NodeId, NodeId][] =>
+    a.flatMap((x) => b.flatMap((y): [NodeId, NodeId][] => [[x, y], [y, x]]));
+  switch (kind) {
+    case 'minority': {
+      const order = prng.shuffle([...ids]);
+      const size = prng.range(1, minority);
+      return both(order.slice(0, size), order.slice(size));
+    }
+    case 'isolated-leader':
+      return both([chief], ids.filter((x) => x !== chief));
+    case 'leader-in-minority': {
+      const others = prng.shuffle(ids.filter((x) => x !== chief));
+      const size = prng.range(0, minority - 1);
+      const side = [chief, ...others.slice(0, size)];
+      return both(side, others.slice(size));
+    }
+    case 'ring': {
+      // Nodes on a circle; each keeps only its neighbours (n=5: itself + 2 = a majority; n=3: one link cut).
+      const order = prng.shuffle([...ids]);
+      const cuts: [NodeId, NodeId][] = [];
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          const d = Math.min((i - j + n) % n, (j - i + n) % n);
+          if (n === 3 ? (i === 0 && j === 2) || (i === 2 && j === 0) : d > 1) cuts.push([order[i], order[j]]);
+        }
+      }
+      return cuts;
+    }
+    case 'asymmetric': {
+      const [a, b] = prng.shuffle([...ids]);
+      return [[a, b]]; // b no longer hears a; a still hears b
+    }
+    case 'deaf-leader':
+      return ids.filter((x) => x !== chief).map((x): [NodeId, NodeId] => [x, chief]);
+    case 'mute-node': {
+      const x = prng.pick(ids);
+      return ids.filter((y) => y !== x).map((y): [NodeId, NodeId] => [x, y]);
+    }
+    case 'random-links': {
+      const cuts: [NodeId, NodeId][] = [];
+      for (const a of ids) for (const b of ids) if (a !== b && prng.chance(0.3)) cuts.push([a, b]);
+      return cuts;
+    }
+  }
+}
+
+/** What the schedule may do to the world. */
+export interface World {
+  readonly nodes: readonly SimNode[];
+  leader(): SimNode | undefined;
+  setCuts(kind: string, cuts: [NodeId, NodeId][]): void;
+  setWeather(w: NetworkConditions): void;
+  crash(node: SimNode): void;
+  restart(node: SimNode): void;
+}
+
+export class FaultSchedule {
+  private partitionEnds = 0;
+  private readonly armed = new Map<NodeId, CrashPoint>();
+  private calm = false;
+  partitions = 0;
+
+  constructor(
+    private readonly profile: Profile,
+    private readonly prng: Prng,
+    private readonly world: World,
+  ) {}
+
+  /** Faults due at `step`, applied before the step's deliveries. */
+  beforeStep(step: number): void {
+    const p = this.profile;
+    const w = this.world;
+    for (const node of w.nodes) if (!node.up && node.restartAt <= step) w.restart(node);
+    if (this.calm) return;
+
+    if (this.prng.chance(p.weatherChange)) w.setWeather(this.prng.pick(p.weather));
+
+    if (this.partitionEnds > 0 && step >= this.partitionEnds) {
+      this.partitionEnds = 0;
+      w.setCuts('heal', []);
+    } else if (this.partitionEnds === 0 && this.prng.chance(p.partitionRate)) {
+      const kind = this.prng.pick(p.partitionKinds);
+      this.partitionEnds = step + this.prng.range(p.partitionSteps[0], p.partitionSteps[1]);
+      this.partitions++;
+      w.setCuts(kind, partitionLinks(kind, w.nodes.map((x) => x.id), w.leader()?.id, this.prng));
+    }
+
+    if (this.prng.chance(p.crashRate)) {
+      const up = w.nodes.filter((x) => x.up);
+      if (w.nodes.length - up.length >= p.maxDown || up.length === 0) return;
+      const leader = w.leader();
+      const victim = leader && this.prng.chance(p.leaderCrashShare) ? leader : this.prng.pick(up);
+      if (this.prng.chance(p.midCycleShare)) {
+        this.arm(victim, this.prng.pick(['before-persist', 'after-persist', 'after-send'] as const), step);
+      } else {
+        victim.restartAt = step + this.prng.range(p.downSteps[0], p.downSteps[1]);
+        w.crash(victim);
+      }
+    }
+  }
+
+  /** Make `node` crash at `point` in its next driver cycle. */
+  arm(node: SimNode, point: CrashPoint, step: number): void {
+    if (this.calm || this.armed.size > 0) return;
+    const down = this.world.nodes.filter((x) => !x.up).length;
+    if (down >= this.profile.maxDown) return;
+    node.restartAt = step + this.prng.range(this.profile.downSteps[0], this.profile.downSteps[1]);
+    this.armed.set(node.id, point);
+  }
+
+  /** Consume the crash armed for this node's cycle, if any. */
+  crashPoint(node: SimNode): CrashPoint | undefined {
+    const point = this.armed.get(node.id);
+    if (point !== undefined) this.armed.delete(node.id);
+    return point;
+  }
+
+  /** Final phase: heal the network, restart everyone, no more faults. */
+  becomeCalm(step: number): void {
+    this.calm = true;
+    this.armed.clear();
+    this.partitionEnds = 0;
+    this.world.setCuts('heal', []);
+    this.world.setWeather(HEALTHY);
+    for (const node of this.world.nodes) {
+      if (!node.up) {
+        node.restartAt = step;
+        this.world.restart(node);
+      }
+    }
+  }
+}

@@ -1,0 +1,437 @@
+// One simulated run: a seed → a cluster, a fault mix and a client workload, stepped in virtual time with the
+// safety checks after every step, then a calm final phase that checks liveness. Deterministic: the seed decides
+// everything, so a failing seed replays exactly (same trace digest).
+
+import { InvariantError, type Message, type NodeId, type PlantedBug } from '../../src/raft/types.js';
+import { describeApp, textData } from './app-state.js';
+import { Checker, Violation, fail, type CheckName } from './checkers.js';
+import { FaultSchedule, describeProfile, drawProfile, type Profile, type World } from './faults.js';
+import { Network, type NetworkConditions } from './network.js';
+import { Prng } from './prng.js';
+import { SimNode, type CrashPoint, type DriverHooks } from './sim-node.js';
+import { Trace } from './trace.js';
+
+export interface SimOptions {
+  readonly seed: number;
+  /** Steps of the faulty phase (the calm liveness phase comes after). */
+  readonly steps?: number;
+  readonly nodes?: 3 | 5;
+  readonly plantedBug?: PlantedBug;
+  /** Run the final liveness phase (default true). */
+  readonly liveness?: boolean;
+  /** Trace lines to include in a violation report. */
+  readonly traceLines?: number;
+}
+
+export interface SimStats {
+  leaderTerms: number;
+  crashes: number;
+  lostBatches: number;
+  partitions: number;
+  sent: number;
+  delivered: number;
+  dropped: number;
+  proposals: number;
+  committed: number;
+  appSnapshots: number;
+  snapshotsSent: number;
+  readsAsked: number;
+  readsAnswered: number;
+  transfers: number;
+  /** Final phase: steps from heal to a stable leader, and from the proposals to applied everywhere. */
+  healToLeaderSteps: number;
+  proposeToAppliedSteps: number;
+}
+
+export interface SimViolation {
+  readonly check: CheckName;
+  readonly node?: NodeId;
+  readonly detail: string;
+  readonly step: number;
+  readonly trace: string[];
+  readonly state: string[];
+}
+
+export interface SimReport {
+  readonly seed: number;
+  readonly nodes: number;
+  readonly profile: string;
+  readonly steps: number;
+  readonly digest: string;
+  readonly stats: SimStats;
+  readonly violation?: SimViolation;
+}
+
+export const DEFAULT_STEPS = 2000;
+/** Liveness bounds for the calm final phase, in steps (each node ticks about once per step). */
+export const HEAL_TO_LEADER_ELECTION_TIMEOUTS = 20;
+export const PROPOSE_TO_APPLIED_STEPS = 300;
+const LIVENESS_PROPOSALS = 3;
+
+export function runSim(opts: SimOptions): SimReport {
+  return new Sim(opts).run();
+}
+
+/** Render a report as the lines a person needs: seed, step, check, detail, state, trace. */
+export function formatViolation(r: SimReport): string {
+  const v = r.violation;
+  if (!v) return `seed ${r.seed}: ok`;
+  return [
+    `VIOLATION seed ${r.seed} step ${v.step}: ${v.check}${v.node ? ` (node ${v.node})` : ''}`,
+    `  ${v.detail}`,
+    `  profile: ${r.profile}`,
+    '  nodes:',
+    ...v.state.map((l) => `    ${l}`),
+    `  last ${v.trace.length} trace events:`,
+    ...v.trace,
+    `  replay: npm run sim -- --seed ${r.seed} --steps ${r.steps}${r.nodes ? ` --nodes ${r.nodes}` : ''}`,
+  ].join('\n');
+}
+
+class Sim implements DriverHooks, World {
+  readonly nodes: SimNode[];
+  private readonly byId = new Map<NodeId, SimNode>();
+  private readonly profile: Profile;
+  private readonly network: Network;
+  private readonly checker: Checker;
+  private readonly faults: FaultSchedule;
+  private readonly client: Prng;
+  private readonly order: Prng;
+  private readonly trace: Trace;
+  private now = 0;
+  private proposalSeq = 0;
+  private readSeq = 0;
+  private readonly steps: number;
+  /** Snapshot-send outcomes to report to the leader at the start of the next step. */
+  private snapReports: { from: NodeId; to: NodeId; ok: boolean }[] = [];
+  private readonly stats: SimStats = {
+    leaderTerms: 0, crashes: 0, lostBatches: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
+    committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAnswered: 0, transfers: 0,
+    healToLeaderSteps: -1, proposeToAppliedSteps: -1,
+  };
+
+  constructor(private readonly opts: SimOptions) {
+    const root = new Prng(opts.seed);
+    this.profile = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug);
+    this.steps = opts.steps ?? DEFAULT_STEPS;
+    this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
+    const ids = Array.from({ length: this.profile.nodes }, (_, i) => `n${i + 1}`);
+    this.network = new Network(ids, root.fork('network'));
+    this.client = root.fork('client');
+    this.order = root.fork('order');
+    const clocks = root.fork('clocks');
+    this.nodes = ids.map((id) => {
+      const settings = {
+        ...this.profile.node,
+        tickSkip: clocks.float() * this.profile.tickSkipMax,
+        tickDouble: clocks.float() * this.profile.tickDoubleMax,
+      };
+      const node = new SimNode(id, ids, settings, root.fork(`node ${id}`), this);
+      this.byId.set(id, node);
+      return node;
+    });
+    this.checker = new Checker(this.nodes);
+    this.faults = new FaultSchedule(this.profile, root.fork('faults'), this);
+  }
+
+  run(): SimReport {
+    let violation: SimViolation | undefined;
+    try {
+      for (const node of this.nodes) node.start();
+      this.trace.event(0, 'start', describeProfile(this.profile));
+      while (this.now < this.steps) {
+        this.faults.beforeStep(this.now + 1);
+        this.step(true);
+      }
+      if (this.opts.liveness ?? true) this.livenessPhase();
+    } catch (e) {
+      violation = this.toViolation(e);
+    }
+    this.stats.leaderTerms = this.checker.leaderTerms;
+    this.stats.partitions = this.faults.partitions;
+    this.stats.committed = this.checker.maxCommitted;
+    this.stats.readsAnswered = this.checker.readsAnswered();
+    return {
+      seed: this.opts.seed,
+      nodes: this.profile.nodes,
+      profile: describeProfile(this.profile),
+      steps: this.steps,
+      digest: this.trace.digest(),
+      stats: this.stats,
+      violation,
+    };
+  }
+
+  // ---- one step -----------------------------------------------------------------------------
+
+  /** Deliver what is due, tick every clock, let clients act, then run each node's driver cycle once. */
+  private step(clients: boolean): void {
+    const now = ++this.now;
+    this.deliver(now);
+    for (const node of this.nodes) if (node.up) node.tick();
+    if (clients) this.clients(now);
+    for (const node of this.order.shuffle([...this.nodes])) if (node.up) node.cycle();
+  }
+
+  private deliver(now: number): void {
+    const reports = this.snapReports;
+    this.snapReports = [];
+    for (const r of reports) this.byId.get(r.from)!.raft?.reportSnapshot(r.to, r.ok);
+    for (const m of this.network.takeDue(now)) {
+      const from = this.byId.get(m.from)!;
+      const to = this.byId.get(m.to)!;
+      if (!this.network.linked(m.from, m.to) || !to.up) {
+        this.stats.dropped++;
+        this.trace.event(now, 'lost', m.type, m.from, m.to, m.term);
+        if (m.type === 'Snap') from.raft?.reportSnapshot(m.to, false);
+        else if (from.up && this.client.chance(0.1)) from.raft!.reportUnreachable(m.to);
+        continue;
+      }
+      this.stats.delivered++;
+      to.raft!.step(m);
+      if (m.type === 'Snap') from.raft?.reportSnapshot(m.to, true);
+    }
+  }
+
+  private clients(now: number): void {
+    const p = this.profile;
+    const rnd = this.client;
+    if (rnd.chance(p.proposeRate)) {
+      const target = rnd.chance(0.15) ? this.randomUp() : this.leader();
+      if (target) {
+        const data = `v${++this.proposalSeq}`;
+        const at = target.raft!.propose(textData(data));
+        this.trace.event(now, 'propose', target.id, data, at?.index, at?.term);
+        if (at) {
+          this.stats.proposals++;
+          if (rnd.chance(p.proposeCrashRate)) this.faults.arm(target, 'after-persist', now);
+        }
+      }
+    }
+    if (rnd.chance(p.readRate)) {
+      const target = this.leader();
+      if (target) {
+        const ctx = `r${++this.readSeq}`;
+        if (target.raft!.readIndex(ctx)) {
+          this.stats.readsAsked++;
+          this.checker.readRequested(target, ctx, now);
+          this.trace.event(now, 'read', target.id, ctx, this.checker.maxCommitted);
+        }
+      }
+    }
+    if (rnd.chance(p.transferRate)) {
+      const leader = this.leader();
+      if (leader) {
+        const to = rnd.pick(this.nodes.filter((x) => x !== leader)).id;
+        if (leader.raft!.transferLeader(to)) this.stats.transfers++;
+        this.trace.event(now, 'transfer', leader.id, to);
+      }
+    }
+    if (rnd.chance(p.campaignRate)) {
+      const node = this.randomUp();
+      if (node && node.role !== 'leader') {
+        node.raft!.campaign();
+        this.trace.event(now, 'campaign', node.id);
+      }
+    }
+  }
+
+  // ---- the calm final phase: liveness -------------------------------------------------------
+
+  private livenessPhase(): void {
+    const healedAt = this.now;
+    this.faults.becomeCalm(this.now);
+    this.trace.event(this.now, 'calm');
+    const electionBound = HEAL_TO_LEADER_ELECTION_TIMEOUTS * this.profile.node.electionTick;
+    let leader: SimNode | undefined;
+    while (!(leader = this.stableLeader())) {
+      if (this.now - healedAt >= electionBound) {
+        fail('Liveness', undefined, `no stable leader ${electionBound} steps (${HEAL_TO_LEADER_ELECTION_TIMEOUTS} election timeouts) after the faults healed`);
+      }
+      this.step(false);
+    }
+    this.stats.healToLeaderSteps = this.now - healedAt;
+    const term = leader.term;
+
+    const proposedAt = this.now;
+    const wanted: { index: number; term: number; data: string }[] = [];
+    for (let k = 0; k < LIVENESS_PROPOSALS; k++) {
+      const data = `live${k}`;
+      const at = leader.raft!.propose(textData(data));
+      this.trace.event(this.now, 'propose', leader.id, data, at?.index, at?.term);
+      if (!at) fail('Liveness', leader.id, `the stable leader of term ${term} refused a proposal`);
+      wanted.push({ ...at, data });
+      this.step(false);
+    }
+    const last = wanted[wanted.length - 1].index;
+    while (this.nodes.some((x) => x.app.index < last)) {
+      if (this.now - proposedAt >= PROPOSE_TO_APPLIED_STEPS) {
+        const behind = this.nodes.filter((x) => x.app.index < last).map((x) => `${x.id} at ${x.app.index}`);
+        fail('Liveness', undefined, `proposals up to index ${last} not applied everywhere ${PROPOSE_TO_APPLIED_STEPS} steps later: ${behind.join(', ')}`);
+      }
+      const st = leader.raft?.status();
+      if (!st || st.role !== 'leader' || st.term !== term) {
+        fail('Liveness', leader.id, `the stable leader of term ${term} lost leadership in a healed network (now ${st ? `${st.role} of term ${st.term}` : 'down'})`);
+      }
+      this.step(false);
+    }
+    for (const w of wanted) {
+      // Only the leader of `term` writes (index, term), so that pair committed means this proposal committed.
+      const t = this.checker.committedTermAt(w.index);
+      if (t !== w.term) fail('Liveness', leader.id, `proposal ${w.data} at ${w.index} (term ${w.term}) lost: term ${t} committed there`);
+    }
+    this.stats.proposeToAppliedSteps = this.now - proposedAt;
+  }
+
+  /** One leader that every node follows, all in the same term. */
+  private stableLeader(): SimNode | undefined {
+    let leader: SimNode | undefined;
+    let term = -1;
+    for (const node of this.nodes) {
+      const st = node.raft?.status();
+      if (!st) return undefined;
+      if (term !== -1 && st.term !== term) return undefined;
+      term = st.term;
+      if (st.role === 'leader') {
+        if (leader) return undefined;
+        leader = node;
+      }
+    }
+    if (!leader) return undefined;
+    for (const node of this.nodes) {
+      const st = node.raft!.status();
+      if (st.leader !== leader.id) return undefined;
+    }
+    return leader.role === 'leader' && leader.term === term ? leader : undefined;
+  }
+
+  // ---- World (for the fault schedule) -------------------------------------------------------
+
+  leader(): SimNode | undefined {
+    let best: SimNode | undefined;
+    for (const node of this.nodes) {
+      if (node.up && node.role === 'leader' && (!best || node.term > best.term)) best = node;
+    }
+    return best;
+  }
+
+  private randomUp(): SimNode | undefined {
+    const up = this.nodes.filter((x) => x.up);
+    return up.length ? this.client.pick(up) : undefined;
+  }
+
+  setCuts(kind: string, cuts: [NodeId, NodeId][]): void {
+    this.network.setCuts(cuts);
+    this.trace.event(this.now, 'partition', kind, this.network.describeCuts());
+  }
+
+  setWeather(w: NetworkConditions): void {
+    this.network.conditions = w;
+    this.trace.event(this.now, 'weather', w.dropRate, w.dupRate, w.maxDelay, w.longDelayRate, w.reorder);
+  }
+
+  crash(node: SimNode): void {
+    node.crash('between-steps');
+  }
+
+  restart(node: SimNode): void {
+    node.start();
+    this.trace.event(this.now, 'restart', node.id, node.term, node.commit, node.disk.lastIndex(), node.disk.snapshotIndex);
+  }
+
+  // ---- DriverHooks (one node's driver cycle) ------------------------------------------------
+
+  readyTaken(node: SimNode, rd: Parameters<DriverHooks['readyTaken']>[1]): void {
+    const hs = rd.hardState;
+    this.trace.event(this.now, 'ready', node.id, rd.softState?.role, hs?.term, hs?.vote, hs?.commit,
+      rd.entries.length ? `${rd.entries[0].index}..${rd.entries[rd.entries.length - 1].index}` : undefined,
+      rd.snapshot?.metadata.index, rd.committedEntries.length, rd.messages.length);
+    this.checker.readyTaken(node, rd);
+  }
+
+  crashPoint(node: SimNode): CrashPoint | undefined {
+    return this.faults.crashPoint(node);
+  }
+
+  persisted(node: SimNode, rd: Parameters<DriverHooks['persisted']>[1]): void {
+    this.checker.persisted(node, rd);
+  }
+
+  send(node: SimNode, m: Message): void {
+    this.checker.send(node, m);
+    this.stats.sent++;
+    if (m.type === 'Snap') this.stats.snapshotsSent++;
+    const copies = this.network.send(m, this.now);
+    this.trace.event(this.now, copies === 0 ? 'send-lost' : copies === 2 ? 'send-dup' : 'send', m.type, m.from, m.to, m.term,
+      m.index, m.logTerm, m.entries.length, m.commit, m.reject, m.snapshot?.metadata.index, m.context || undefined);
+    if (copies === 0) {
+      this.stats.dropped++;
+      if (m.type === 'Snap') this.snapReports.push({ from: m.from, to: m.to, ok: false });
+    }
+  }
+
+  snapshotRestored(node: SimNode, snap: Parameters<DriverHooks['snapshotRestored']>[1], before: Parameters<DriverHooks['snapshotRestored']>[2]): void {
+    this.trace.event(this.now, 'restore', node.id, snap.metadata.index, snap.metadata.term);
+    this.checker.snapshotRestored(node, snap, before);
+  }
+
+  applied(node: SimNode, e: Parameters<DriverHooks['applied']>[1], data: string, before: Parameters<DriverHooks['applied']>[3]): void {
+    this.checker.applied(node, e, data, before);
+  }
+
+  readState(node: SimNode, rs: Parameters<DriverHooks['readState']>[1]): void {
+    this.trace.event(this.now, 'read-state', node.id, rs.context, rs.index);
+    this.checker.readState(node, rs);
+  }
+
+  appSnapshot(node: SimNode, snap: Parameters<DriverHooks['appSnapshot']>[1]): void {
+    this.stats.appSnapshots++;
+    this.trace.event(this.now, 'app-snapshot', node.id, snap.metadata.index, snap.metadata.term);
+  }
+
+  crashed(node: SimNode, point: CrashPoint | 'between-steps'): void {
+    this.stats.crashes++;
+    if (point === 'before-persist') this.stats.lostBatches++;
+    this.trace.event(this.now, 'crash', node.id, point, node.disk.hardState.term, node.disk.hardState.commit, node.disk.lastIndex());
+  }
+
+  // ---- reporting ----------------------------------------------------------------------------
+
+  private toViolation(e: unknown): SimViolation {
+    let check: CheckName;
+    let node: NodeId | undefined;
+    let detail: string;
+    if (e instanceof Violation) {
+      ({ check, node, detail } = e);
+    } else if (e instanceof InvariantError) {
+      check = 'Core Invariant';
+      node = e.node || undefined;
+      detail = e.message;
+    } else {
+      check = 'Crash';
+      detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    }
+    return {
+      check,
+      node,
+      detail,
+      step: this.now,
+      trace: this.trace.tail(this.opts.traceLines ?? 80),
+      state: this.nodes.map((x) => this.describeNode(x)),
+    };
+  }
+
+  private describeNode(x: SimNode): string {
+    const hs = x.disk.hardState;
+    const durable = `durable term ${hs.term} vote ${hs.vote || '-'} commit ${hs.commit} log ${x.disk.snapshotIndex + 1}..${x.disk.lastIndex()}`;
+    if (!x.up) return `${x.id}: down until step ${x.restartAt}; ${durable}`;
+    let st = '';
+    try {
+      const s = x.raft!.status();
+      st = `${s.role} term ${s.term} leader ${s.leader || '-'} commit ${s.commit} last ${s.lastIndex}`;
+    } catch {
+      st = '(status unavailable)';
+    }
+    return `${x.id}: ${st}; ${durable}; ${describeApp(x.app)}`;
+  }
+}
