@@ -20,5 +20,5 @@ export {
   validateFenceValue,
   validateRequestId,
 } from './validate.js';
-export type { ApplyOutput, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
+export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';

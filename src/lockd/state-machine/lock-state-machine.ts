@@ -19,6 +19,9 @@ import { decodeState, encodeState } from './snapshot-codec.js';
 import { bytesEqual, digest64 } from './bytes.js';
 import { sortedNames } from './order.js';
 
+/** A committed Raft entry (src/raft Entry fits); term is not used by the state machine. */
+export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number };
+
 export interface ApplyOutput {
   readonly index: number;
   /** The proposer's answer; undefined for a Raft no-op (empty data). */
@@ -89,7 +92,7 @@ export class LockStateMachine {
    * entry throws CommandDecodeError and an invariant breach throws StateMachineInvariantError: both are
    * bugs or corruption, after which this instance must be discarded.
    */
-  apply(entry: Pick<Entry, 'index' | 'data'>): ApplyOutput {
+  apply(entry: EntryLike): ApplyOutput {
     check(
       Number.isSafeInteger(entry.index) && entry.index > this.s.appliedIndex,
       'applied-index-increases',

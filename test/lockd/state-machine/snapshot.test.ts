@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import type { ApplyOutput } from '../../../src/lockd/state-machine/index.js';
+import {
+  LockStateMachine,
+  SNAPSHOT_FORMAT_VERSION,
+  SnapshotDecodeError,
+  StateMachineInvariantError,
+  encodeCommand,
+  statesEqual,
+} from '../../../src/lockd/state-machine/index.js';
+import { scriptedHistory } from './workload.js';
+
+const script = scriptedHistory();
+
+function run(sm: LockStateMachine, from: number, to: number): ApplyOutput[] {
+  const outs: ApplyOutput[] = [];
+  for (let i = from; i < to; i++) {
+    const c = script[i];
+    outs.push(sm.apply({ index: i + 1, data: c === 'noop' ? new Uint8Array(0) : encodeCommand(c) }));
+  }
+  return outs;
+}
+
+const snapJson = (doc: unknown) => new Uint8Array([SNAPSHOT_FORMAT_VERSION, ...new TextEncoder().encode(JSON.stringify(doc))]);
+
+describe('state machine: snapshots', () => {
+  const reference = new LockStateMachine({ checkEveryApply: true });
+  const refOutputs = run(reference, 0, script.length);
+
+  it('the scripted history does what its comments say (sanity of the fixture)', () => {
+    const r = (i: number) => refOutputs[i - 1].result as unknown as Record<string, unknown>;
+    expect(r(13)).to.include({ duplicate: true, leaseId: 2 });
+    expect(refOutputs[14].events.map((e) => e.type)).to.deep.equal(['WAITER_REMOVED', 'LEASE_EXPIRED']);
+    expect(refOutputs[16].events.map((e) => [e.type, e.name, e.leaseId, e.token])).to.deep.equal([
+      ['EXPIRED', 'alpha', 2, 7],
+      ['ACQUIRED', 'alpha', 3, 17],
+      ['EXPIRED', 'zeta', 2, 6],
+      ['LEASE_EXPIRED', '', 2, 0],
+    ]);
+    expect(r(20)).to.include({ error: 'FAILED_PRECONDITION', highestToken: 17 });
+    expect(r(21)).to.include({ status: 'acquired', token: 17, duplicate: true });
+    expect(r(22)).to.include({ released: false });
+    expect(r(24)).to.include({ removed: false, heldToken: 23 });
+    expect(r(29)).to.deep.include({ releasedLocks: ['beta'] });
+    expect(r(30)).to.include({ error: 'INVALID_ARGUMENT' });
+    expect(r(33)).to.include({ error: 'NOT_FOUND' });
+    expect(reference.hasLiveLeases()).to.equal(false);
+  });
+
+  it('round-trips: restore(snapshot()) gives the same bytes, queries and digest, at every index', () => {
+    const sm = new LockStateMachine();
+    for (let i = 0; i < script.length; i++) {
+      run(sm, i, i + 1);
+      const bytes = sm.snapshot();
+      const copy = LockStateMachine.fromSnapshot(bytes);
+      expect(copy.snapshot()).to.deep.equal(bytes);
+      expect(copy.stateDigest()).to.equal(sm.stateDigest());
+      expect(statesEqual(copy, sm)).to.equal(true);
+      expect(copy.appliedIndex).to.equal(sm.appliedIndex);
+      expect(copy.now).to.equal(sm.now);
+      expect(copy.listLeases()).to.deep.equal(sm.listLeases());
+      for (const name of ['alpha', 'beta', 'zeta']) expect(copy.inspectLock(name)).to.deep.equal(sm.inspectLock(name));
+      expect(copy.fenceRead('out')).to.deep.equal(sm.fenceRead('out'));
+    }
+  });
+
+  it('restore at any point, then continue: identical results, events and final state as never snapshotting', () => {
+    for (let k = 0; k <= script.length; k++) {
+      const before = new LockStateMachine();
+      run(before, 0, k);
+      const restored = LockStateMachine.fromSnapshot(before.snapshot(), { checkEveryApply: true });
+      const outs = run(restored, k, script.length);
+      expect(outs, `snapshot after entry ${k}`).to.deep.equal(refOutputs.slice(k));
+      expect(restored.snapshot()).to.deep.equal(reference.snapshot());
+    }
+  });
+
+  it('is deterministic: the same state reached by different histories has the same bytes', () => {
+    const write = (key: string, token: number) => encodeCommand({ type: 'FenceWrite', key, value: new Uint8Array([token]), token });
+    const a = new LockStateMachine();
+    const b = new LockStateMachine();
+    for (let i = 1; i <= 5; i++) [a, b].forEach((sm) => sm.apply({ index: i, data: new Uint8Array(0) }));
+    a.apply({ index: 6, data: write('x', 1) });
+    a.apply({ index: 7, data: write('y', 2) });
+    b.apply({ index: 6, data: write('y', 2) });
+    b.apply({ index: 7, data: write('x', 1) });
+    expect(a.snapshot()).to.deep.equal(b.snapshot());
+    expect(a.stateDigest()).to.equal(b.stateDigest());
+  });
+
+  it('different states have different digests', () => {
+    const a = new LockStateMachine();
+    const b = new LockStateMachine();
+    a.apply({ index: 1, data: new Uint8Array(0) });
+    b.apply({ index: 1, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) });
+    expect(a.stateDigest()).to.match(/^[0-9a-f]{16}$/).and.not.equal(b.stateDigest());
+    expect(statesEqual(a, b)).to.equal(false);
+  });
+
+  const good = {
+    appliedIndex: 10,
+    now: 50,
+    leases: [[2, 1000, 900]],
+    locks: [['l', 2, 5, []]],
+    fence: [],
+    dedup: [],
+  };
+  const corrupt: [string, Uint8Array, RegExp, new (...args: never[]) => Error][] = [
+    ['empty bytes', new Uint8Array(0), /empty/, SnapshotDecodeError],
+    ['a future version', new Uint8Array([SNAPSHOT_FORMAT_VERSION + 1, 123, 125]), /version/, SnapshotDecodeError],
+    ['truncated JSON', snapJson(good).subarray(0, 20), /malformed JSON/, SnapshotDecodeError],
+    ['a missing table', snapJson({ ...good, dedup: undefined }), /dedup must be a list/, SnapshotDecodeError],
+    ['a negative clock', snapJson({ ...good, now: -1 }), /now/, SnapshotDecodeError],
+    ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 3, 5, []]] }), /lease 3/, SnapshotDecodeError],
+    ['a lease twice', snapJson({ ...good, leases: [[2, 1000, 900], [2, 1000, 900]] }), /twice/, SnapshotDecodeError],
+    ['a lease past its deadline', snapJson({ ...good, leases: [[2, 1000, 50]] }), /live-before-deadline/, StateMachineInvariantError],
+    ['a holder that also waits', snapJson({ ...good, locks: [['l', 2, 5, [[2]]]] }), /holder-not-waiting/, StateMachineInvariantError],
+    ['a token from the future', snapJson({ ...good, locks: [['l', 2, 11, []]] }), /token-range/, StateMachineInvariantError],
+    ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
+  ];
+  for (const [what, bytes, msg, type] of corrupt) {
+    it(`refuses a snapshot with ${what}, leaving the state unchanged`, () => {
+      const sm = new LockStateMachine();
+      run(sm, 0, 10);
+      const before = sm.snapshot();
+      expect(() => sm.restore(bytes)).to.throw(type, msg);
+      expect(sm.snapshot()).to.deep.equal(before);
+    });
+  }
+
+  it('accepts the hand-written valid snapshot the corrupt cases are built from', () => {
+    const sm = LockStateMachine.fromSnapshot(snapJson(good));
+    expect(sm.inspectLock('l')).to.deep.equal({ held: true, token: 5, holderLeaseId: 2, waitingLeaseIds: [] });
+    expect(sm.timeToLive(2)?.remainingMs).to.equal(850);
+  });
+});

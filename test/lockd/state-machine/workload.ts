@@ -1,0 +1,44 @@
+// A scripted history touching every command and rule, for snapshot and replica-comparison tests.
+
+import type { Command } from '../../../src/lockd/state-machine/index.js';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+/** Lease ids are entry indexes, so the script refers to them by the index of their Grant (noted inline). */
+export function scriptedHistory(): (Command | 'noop')[] {
+  return [
+    'noop', // 1
+    { type: 'Grant', ttlMs: 350, marginMs: 100, requestId: 'g-a' }, // 2 = lease A
+    { type: 'Grant', ttlMs: 2000, marginMs: 100 }, // 3 = lease B
+    { type: 'Grant', ttlMs: 2000, marginMs: 100, requestId: 'g-c' }, // 4 = lease C
+    { type: 'Grant', ttlMs: 250, marginMs: 100 }, // 5 = lease D (dies while waiting)
+    { type: 'Acquire', name: 'zeta', leaseId: 2, wait: false }, // 6: A holds zeta
+    { type: 'Acquire', name: 'alpha', leaseId: 2, wait: false, requestId: 'acq-1' }, // 7: A holds alpha
+    { type: 'Acquire', name: 'alpha', leaseId: 3, wait: true, requestId: 'w-b' }, // 8: B waits alpha
+    { type: 'Acquire', name: 'alpha', leaseId: 5, wait: true }, // 9: D waits alpha
+    { type: 'Acquire', name: 'alpha', leaseId: 4, wait: true, requestId: 'w-c' }, // 10: C waits alpha
+    { type: 'FenceWrite', key: 'out', value: bytes('by A'), token: 7 }, // 11
+    { type: 'Acquire', name: 'alpha', leaseId: 4, wait: false }, // 12: try by C (already waiting)
+    { type: 'Grant', ttlMs: 350, marginMs: 100, requestId: 'g-a' }, // 13: duplicate of 2
+    { type: 'Tick', elapsedMs: 200, marginMs: 100, renewed: [3, 4] }, // 14
+    { type: 'Tick', elapsedMs: 200, marginMs: 100, renewed: [3, 4, 99] }, // 15: D expires (deadline 350)
+    'noop', // 16
+    { type: 'Tick', elapsedMs: 100, marginMs: 100, renewed: [3, 4] }, // 17: A expires (deadline 450) -> B gets alpha
+    { type: 'FenceWrite', key: 'out', value: bytes('late A'), token: 7 }, // 18: accepted (equal)
+    { type: 'FenceWrite', key: 'out', value: bytes('by B'), token: 17 }, // 19
+    { type: 'FenceWrite', key: 'out', value: bytes('late A again'), token: 7 }, // 20: stale
+    { type: 'Acquire', name: 'alpha', leaseId: 3, wait: true, requestId: 'w-b' }, // 21: retry -> acquired(17)
+    { type: 'Release', name: 'alpha', token: 7 }, // 22: stale
+    { type: 'Release', name: 'alpha', token: 17 }, // 23: C gets alpha
+    { type: 'CancelWait', name: 'alpha', leaseId: 4 }, // 24: too late: heldToken 23
+    { type: 'Grant', ttlMs: 1000, marginMs: 100 }, // 25 = lease E
+    { type: 'Acquire', name: 'alpha', leaseId: 25, wait: true }, // 26: E waits
+    { type: 'Acquire', name: 'beta', leaseId: 25, wait: false }, // 27: E holds beta
+    { type: 'Acquire', name: 'beta', leaseId: 3, wait: true }, // 28: B waits beta
+    { type: 'Revoke', leaseId: 25 }, // 29: E revoked -> B gets beta
+    { type: 'Acquire', name: 'bad\nname', leaseId: 3, wait: false }, // 30: invalid
+    { type: 'Tick', elapsedMs: 500, marginMs: 100, renewed: [4] }, // 31
+    { type: 'Tick', elapsedMs: 2500, marginMs: 100, renewed: [] }, // 32: everything expires
+    { type: 'Acquire', name: 'alpha', leaseId: 4, wait: false, requestId: 'late' }, // 33: NOT_FOUND
+  ];
+}
