@@ -1,7 +1,7 @@
 // Lint: typescript-eslint's recommended rules, plus the purity fence around src/raft.
 import tseslint from 'typescript-eslint';
 
-const impure = 'src/raft must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
+const impure = 'src/raft and the lock state machine must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/lockd/gen/**'] },
@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/raft/**/*.ts'],
+    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
