@@ -64,6 +64,8 @@ export class Checker {
   /** Set by readyTaken for persisted() of the same cycle: did this batch make the node leader? */
   private becameLeader = false;
   leaderTerms = 0;
+  /** Vote grants sent while the durable vote of that term named another candidate. */
+  doubleVotes = 0;
 
   constructor(private readonly nodes: readonly SimNode[]) {}
 
@@ -117,16 +119,25 @@ export class Checker {
       }
     }
 
-    this.checkLogMatching(node, rd.entries);
+    this.checkLogMatching(node, rd);
   }
 
   /** Same (index, term) ⇒ same data and same term just before: by induction, identical prefixes. */
-  private checkLogMatching(node: SimNode, ents: readonly Entry[]): void {
+  private checkLogMatching(node: SimNode, rd: Ready): void {
+    // The node's log as of this batch: its disk, then the batch's snapshot (which replaces it), then its entries.
     const disk = node.disk;
+    const snap = rd.snapshot && rd.snapshot.metadata.index > 0 ? rd.snapshot.metadata : undefined;
+    const base = snap ? snap.index : disk.snapshotIndex;
+    const baseTerm = (i: number): number | undefined => {
+      if (i === 0) return 0;
+      if (!snap) return disk.term(i);
+      return i === snap.index ? snap.term : undefined;
+    };
+    const ents = rd.entries;
     for (let k = 0; k < ents.length; k++) {
       const e = ents[k];
-      if (e.index <= disk.snapshotIndex) continue; // covered by the snapshot (checked as app state)
-      const prev = k > 0 ? ents[k - 1].term : e.index === 1 ? 0 : disk.term(e.index - 1);
+      if (e.index <= base) continue; // covered by the snapshot (checked as app state)
+      const prev = k > 0 ? ents[k - 1].term : baseTerm(e.index - 1);
       const key = e.index * TERM_SPAN + e.term;
       const data = dataText(e.data);
       const rec = this.entries.get(key);
@@ -203,9 +214,12 @@ export class Checker {
     if (hs.term < m.term) fail('Durability', node.id, `sent ${m.type} of term ${m.term} to ${m.to} while its durable term is ${hs.term}`);
     switch (m.type) {
       case 'VoteResp':
-        if (!m.reject && hs.term === m.term && hs.vote !== m.to) {
-          fail('Durability', node.id, `granted its term-${m.term} vote to ${m.to}, but the durable vote is ${JSON.stringify(hs.vote)}`);
+        // A durable vote for someone else is a second vote in the term, not a durability slip: Election
+        // Safety judges what it leads to (the planted bug 'grant-two-votes-per-term' lands here).
+        if (!m.reject && hs.term === m.term && hs.vote === '') {
+          fail('Durability', node.id, `granted its term-${m.term} vote to ${m.to} before the vote was durable`);
         }
+        if (!m.reject && hs.term === m.term && hs.vote !== m.to) this.doubleVotes++;
         return;
       case 'Vote':
         if (hs.term === m.term && hs.vote !== node.id) {
@@ -213,7 +227,9 @@ export class Checker {
         }
         return;
       case 'AppResp':
-        if (!m.reject && m.index > node.disk.lastIndex()) {
+        // An ack of an older term may name entries that a newer leader replaced within the same batch: that is
+        // as if they were persisted, acked, then replaced (the ack only leaves after the batch is durable).
+        if (!m.reject && m.term === hs.term && m.index > node.disk.lastIndex()) {
           fail('Durability', node.id, `acknowledged index ${m.index} to ${m.to}, but its durable log ends at ${node.disk.lastIndex()}`);
         }
         return;

@@ -25,6 +25,7 @@ export interface SimOptions {
 
 export interface SimStats {
   leaderTerms: number;
+  doubleVotes: number;
   crashes: number;
   lostBatches: number;
   partitions: number;
@@ -105,7 +106,7 @@ class Sim implements DriverHooks, World {
   /** Snapshot-send outcomes to report to the leader at the start of the next step. */
   private snapReports: { from: NodeId; to: NodeId; ok: boolean }[] = [];
   private readonly stats: SimStats = {
-    leaderTerms: 0, crashes: 0, lostBatches: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
+    leaderTerms: 0, doubleVotes: 0, crashes: 0, lostBatches: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
     committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAnswered: 0, transfers: 0,
     healToLeaderSteps: -1, proposeToAppliedSteps: -1,
   };
@@ -148,6 +149,7 @@ class Sim implements DriverHooks, World {
       violation = this.toViolation(e);
     }
     this.stats.leaderTerms = this.checker.leaderTerms;
+    this.stats.doubleVotes = this.checker.doubleVotes;
     this.stats.partitions = this.faults.partitions;
     this.stats.committed = this.checker.maxCommitted;
     this.stats.readsAnswered = this.checker.readsAnswered();
@@ -243,14 +245,22 @@ class Sim implements DriverHooks, World {
     this.faults.becomeCalm(this.now);
     this.trace.event(this.now, 'calm');
     const electionBound = HEAL_TO_LEADER_ELECTION_TIMEOUTS * this.profile.node.electionTick;
+    // "Stable" = the same leader, followed by all, for a whole window: long enough for a CheckQuorum round
+    // and for any TimeoutNow or vote still in flight from before the heal to land.
+    const window = 2 * this.profile.node.electionTick + 2;
     let leader: SimNode | undefined;
-    while (!(leader = this.stableLeader())) {
-      if (this.now - healedAt >= electionBound) {
+    let since = this.now;
+    for (;;) {
+      const l = this.stableLeader();
+      if (!l || l !== leader || l.term !== leader.term) since = this.now;
+      leader = l;
+      if (leader && this.now - since >= window) break;
+      if (since - healedAt > electionBound) {
         fail('Liveness', undefined, `no stable leader ${electionBound} steps (${HEAL_TO_LEADER_ELECTION_TIMEOUTS} election timeouts) after the faults healed`);
       }
       this.step(false);
     }
-    this.stats.healToLeaderSteps = this.now - healedAt;
+    this.stats.healToLeaderSteps = since - healedAt;
     const term = leader.term;
 
     const proposedAt = this.now;
@@ -283,7 +293,7 @@ class Sim implements DriverHooks, World {
     this.stats.proposeToAppliedSteps = this.now - proposedAt;
   }
 
-  /** One leader that every node follows, all in the same term. */
+  /** One leader that every node follows, all in the same term, with no leader transfer under way. */
   private stableLeader(): SimNode | undefined {
     let leader: SimNode | undefined;
     let term = -1;
@@ -293,7 +303,8 @@ class Sim implements DriverHooks, World {
       if (term !== -1 && st.term !== term) return undefined;
       term = st.term;
       if (st.role === 'leader') {
-        if (leader) return undefined;
+        // A leader still handing over to another node (a transfer started before the calm) is not stable yet.
+        if (leader || st.leadTransferee !== '') return undefined;
         leader = node;
       }
     }
