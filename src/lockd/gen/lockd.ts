@@ -3,6 +3,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from './lockd/v1/AcquireRequest.js';
 import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from './lockd/v1/AcquireResponse.js';
+import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from './lockd/v1/CancelWaitRequest.js';
+import type { CancelWaitResponse as _lockd_v1_CancelWaitResponse, CancelWaitResponse__Output as _lockd_v1_CancelWaitResponse__Output } from './lockd/v1/CancelWaitResponse.js';
 import type { ClusterClient as _lockd_v1_ClusterClient, ClusterDefinition as _lockd_v1_ClusterDefinition } from './lockd/v1/Cluster.js';
 import type { FenceClient as _lockd_v1_FenceClient, FenceDefinition as _lockd_v1_FenceDefinition } from './lockd/v1/Fence.js';
 import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from './lockd/v1/FenceReadRequest.js';
@@ -41,6 +43,8 @@ export interface ProtoGrpcType {
     v1: {
       AcquireRequest: MessageTypeDefinition<_lockd_v1_AcquireRequest, _lockd_v1_AcquireRequest__Output>
       AcquireResponse: MessageTypeDefinition<_lockd_v1_AcquireResponse, _lockd_v1_AcquireResponse__Output>
+      CancelWaitRequest: MessageTypeDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitRequest__Output>
+      CancelWaitResponse: MessageTypeDefinition<_lockd_v1_CancelWaitResponse, _lockd_v1_CancelWaitResponse__Output>
       /**
        * Cluster introspection.
        */

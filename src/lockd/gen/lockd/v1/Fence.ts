@@ -12,14 +12,16 @@ import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResp
  */
 export interface FenceClient extends grpc.Client {
   /**
-   * Read a key's value and the token that wrote it.
+   * Read a key's value and the token that wrote it (a linearizable read). A key never written is
+   * not an error: empty value and fencing_token 0.
    */
   Read(argument: _lockd_v1_FenceReadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceReadResponse__Output>): grpc.ClientUnaryCall;
   Read(argument: _lockd_v1_FenceReadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceReadResponse__Output>): grpc.ClientUnaryCall;
   Read(argument: _lockd_v1_FenceReadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceReadResponse__Output>): grpc.ClientUnaryCall;
   Read(argument: _lockd_v1_FenceReadRequest, callback: grpc.requestCallback<_lockd_v1_FenceReadResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * Read a key's value and the token that wrote it.
+   * Read a key's value and the token that wrote it (a linearizable read). A key never written is
+   * not an error: empty value and fencing_token 0.
    */
   read(argument: _lockd_v1_FenceReadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceReadResponse__Output>): grpc.ClientUnaryCall;
   read(argument: _lockd_v1_FenceReadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceReadResponse__Output>): grpc.ClientUnaryCall;
@@ -50,7 +52,8 @@ export interface FenceClient extends grpc.Client {
  */
 export interface FenceHandlers extends grpc.UntypedServiceImplementation {
   /**
-   * Read a key's value and the token that wrote it.
+   * Read a key's value and the token that wrote it (a linearizable read). A key never written is
+   * not an error: empty value and fencing_token 0.
    */
   Read: grpc.handleUnaryCall<_lockd_v1_FenceReadRequest__Output, _lockd_v1_FenceReadResponse>;
   

@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from '../../lockd/v1/AcquireRequest.js';
 import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from '../../lockd/v1/AcquireResponse.js';
+import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from '../../lockd/v1/CancelWaitRequest.js';
+import type { CancelWaitResponse as _lockd_v1_CancelWaitResponse, CancelWaitResponse__Output as _lockd_v1_CancelWaitResponse__Output } from '../../lockd/v1/CancelWaitResponse.js';
 import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output as _lockd_v1_InspectRequest__Output } from '../../lockd/v1/InspectRequest.js';
 import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from '../../lockd/v1/InspectResponse.js';
 import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_LockEvent__Output } from '../../lockd/v1/LockEvent.js';
@@ -18,7 +20,10 @@ export interface LockClient extends grpc.Client {
   /**
    * Take a lock for a lease. wait=false: answer at once (acquired=false and the holder if it is
    * held). wait=true: queue FIFO and answer when granted, or fail with DEADLINE_EXCEEDED (the
-   * client's deadline) or NOT_FOUND (the caller's own lease died while waiting).
+   * client's deadline) or NOT_FOUND (the caller's own lease died while waiting). When the deadline
+   * passes the server leaves the queue for the caller (and releases the lock if it was granted in
+   * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
+   * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
    */
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -27,12 +32,34 @@ export interface LockClient extends grpc.Client {
   /**
    * Take a lock for a lease. wait=false: answer at once (acquired=false and the holder if it is
    * held). wait=true: queue FIFO and answer when granted, or fail with DEADLINE_EXCEEDED (the
-   * client's deadline) or NOT_FOUND (the caller's own lease died while waiting).
+   * client's deadline) or NOT_FOUND (the caller's own lease died while waiting). When the deadline
+   * passes the server leaves the queue for the caller (and releases the lock if it was granted in
+   * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
+   * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
    */
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   acquire(argument: _lockd_v1_AcquireRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   acquire(argument: _lockd_v1_AcquireRequest, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Leave a lock's wait queue (give up a waiting Acquire). removed = false if the lease was not
+   * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
+   * caller then owns the lock and should use or Release it.
+   */
+  CancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  CancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  CancelWait(argument: _lockd_v1_CancelWaitRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  CancelWait(argument: _lockd_v1_CancelWaitRequest, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Leave a lock's wait queue (give up a waiting Acquire). removed = false if the lease was not
+   * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
+   * caller then owns the lock and should use or Release it.
+   */
+  cancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  cancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  cancelWait(argument: _lockd_v1_CancelWaitRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
+  cancelWait(argument: _lockd_v1_CancelWaitRequest, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Read a lock's holder, token and queue (a linearizable read).
@@ -50,25 +77,35 @@ export interface LockClient extends grpc.Client {
   inspect(argument: _lockd_v1_InspectRequest, callback: grpc.requestCallback<_lockd_v1_InspectResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * Stream a lock's changes from now on, one event per change, in log order.
+   * Stream a lock's changes from now on, one event per change, in log order. Served by the node
+   * called, from the entries it applies (every replica produces the same events); its response
+   * headers are sent once the subscription is active. A follower's stream lags the leader by the
+   * replication delay. A reader too slow to keep up is ended with RESOURCE_EXHAUSTED.
    */
   Observe(argument: _lockd_v1_ObserveRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   Observe(argument: _lockd_v1_ObserveRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   /**
-   * Stream a lock's changes from now on, one event per change, in log order.
+   * Stream a lock's changes from now on, one event per change, in log order. Served by the node
+   * called, from the entries it applies (every replica produces the same events); its response
+   * headers are sent once the subscription is active. A follower's stream lags the leader by the
+   * replication delay. A reader too slow to keep up is ended with RESOURCE_EXHAUSTED.
    */
   observe(argument: _lockd_v1_ObserveRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   observe(argument: _lockd_v1_ObserveRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   
   /**
-   * Release a lock; only the holder's current fencing token releases it.
+   * Release a lock; only the holder's current fencing token releases it. A stale token (the lock
+   * is held under another token) answers OK with released = false and changes nothing; a lock that
+   * is not held at all is NOT_FOUND; fencing_token 0 is INVALID_ARGUMENT.
    */
   Release(argument: _lockd_v1_ReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   Release(argument: _lockd_v1_ReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   Release(argument: _lockd_v1_ReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   Release(argument: _lockd_v1_ReleaseRequest, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * Release a lock; only the holder's current fencing token releases it.
+   * Release a lock; only the holder's current fencing token releases it. A stale token (the lock
+   * is held under another token) answers OK with released = false and changes nothing; a lock that
+   * is not held at all is NOT_FOUND; fencing_token 0 is INVALID_ARGUMENT.
    */
   release(argument: _lockd_v1_ReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   release(argument: _lockd_v1_ReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
@@ -84,9 +121,19 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
   /**
    * Take a lock for a lease. wait=false: answer at once (acquired=false and the holder if it is
    * held). wait=true: queue FIFO and answer when granted, or fail with DEADLINE_EXCEEDED (the
-   * client's deadline) or NOT_FOUND (the caller's own lease died while waiting).
+   * client's deadline) or NOT_FOUND (the caller's own lease died while waiting). When the deadline
+   * passes the server leaves the queue for the caller (and releases the lock if it was granted in
+   * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
+   * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
    */
   Acquire: grpc.handleUnaryCall<_lockd_v1_AcquireRequest__Output, _lockd_v1_AcquireResponse>;
+  
+  /**
+   * Leave a lock's wait queue (give up a waiting Acquire). removed = false if the lease was not
+   * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
+   * caller then owns the lock and should use or Release it.
+   */
+  CancelWait: grpc.handleUnaryCall<_lockd_v1_CancelWaitRequest__Output, _lockd_v1_CancelWaitResponse>;
   
   /**
    * Read a lock's holder, token and queue (a linearizable read).
@@ -94,12 +141,17 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
   Inspect: grpc.handleUnaryCall<_lockd_v1_InspectRequest__Output, _lockd_v1_InspectResponse>;
   
   /**
-   * Stream a lock's changes from now on, one event per change, in log order.
+   * Stream a lock's changes from now on, one event per change, in log order. Served by the node
+   * called, from the entries it applies (every replica produces the same events); its response
+   * headers are sent once the subscription is active. A follower's stream lags the leader by the
+   * replication delay. A reader too slow to keep up is ended with RESOURCE_EXHAUSTED.
    */
   Observe: grpc.handleServerStreamingCall<_lockd_v1_ObserveRequest__Output, _lockd_v1_LockEvent>;
   
   /**
-   * Release a lock; only the holder's current fencing token releases it.
+   * Release a lock; only the holder's current fencing token releases it. A stale token (the lock
+   * is held under another token) answers OK with released = false and changes nothing; a lock that
+   * is not held at all is NOT_FOUND; fencing_token 0 is INVALID_ARGUMENT.
    */
   Release: grpc.handleUnaryCall<_lockd_v1_ReleaseRequest__Output, _lockd_v1_ReleaseResponse>;
   
@@ -107,6 +159,7 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
 
 export interface LockDefinition extends grpc.ServiceDefinition {
   Acquire: MethodDefinition<_lockd_v1_AcquireRequest, _lockd_v1_AcquireResponse, _lockd_v1_AcquireRequest__Output, _lockd_v1_AcquireResponse__Output>
+  CancelWait: MethodDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitResponse, _lockd_v1_CancelWaitRequest__Output, _lockd_v1_CancelWaitResponse__Output>
   Inspect: MethodDefinition<_lockd_v1_InspectRequest, _lockd_v1_InspectResponse, _lockd_v1_InspectRequest__Output, _lockd_v1_InspectResponse__Output>
   Observe: MethodDefinition<_lockd_v1_ObserveRequest, _lockd_v1_LockEvent, _lockd_v1_ObserveRequest__Output, _lockd_v1_LockEvent__Output>
   Release: MethodDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseResponse, _lockd_v1_ReleaseRequest__Output, _lockd_v1_ReleaseResponse__Output>

@@ -8,7 +8,9 @@ export interface LockEvent {
    */
   'name'?: (string);
   /**
-   * What happened: ACQUIRED | RELEASED | EXPIRED | ...
+   * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
+   * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
+   * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up).
    */
   'type'?: (string);
   /**
@@ -31,7 +33,9 @@ export interface LockEvent__Output {
    */
   'name': (string);
   /**
-   * What happened: ACQUIRED | RELEASED | EXPIRED | ...
+   * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
+   * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
+   * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up).
    */
   'type': (string);
   /**
