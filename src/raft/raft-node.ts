@@ -493,7 +493,9 @@ export class RaftNode {
       return;
     }
     const wasPaused = pr.isPaused();
-    if (!pr.maybeUpdate(m.index)) return;
+    // An ack of exactly what a probing follower already matched still proves where its log ends.
+    const probeConfirmed = pr.state === 'probe' && pr.match === m.index;
+    if (!pr.maybeUpdate(m.index) && !probeConfirmed) return;
     if (pr.state === 'probe') pr.becomeReplicate();
     else if (pr.state === 'snapshot' && pr.match >= pr.pendingSnapshot) {
       pr.becomeProbe();

@@ -148,6 +148,8 @@ export class RaftDriver<R> {
           reject(new NotLeaderError(this.leader));
           return;
         }
+        // An older proposal at this index (from an earlier term of ours) was overwritten.
+        this.proposals.get(at.index)?.reject(new ProposalLostError(at.index));
         this.proposals.set(at.index, { term: at.term, resolve, reject });
       });
     });
