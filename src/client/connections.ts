@@ -1,0 +1,58 @@
+// One gRPC channel per endpoint, shared by the four lockd.v1 service stubs on it.
+import * as grpc from '@grpc/grpc-js';
+import { lockdProto } from '../lockd/proto.js';
+import type { ClusterClient } from '../lockd/gen/lockd/v1/Cluster.js';
+import type { FenceClient } from '../lockd/gen/lockd/v1/Fence.js';
+import type { LeaseClient } from '../lockd/gen/lockd/v1/Lease.js';
+import type { LockClient as LockStub } from '../lockd/gen/lockd/v1/Lock.js';
+
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  // A restarted node should be reachable again within about a second, not grpc's default minutes.
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+};
+
+export class Endpoint {
+  readonly lease: LeaseClient;
+  readonly lock: LockStub;
+  readonly fence: FenceClient;
+  readonly cluster: ClusterClient;
+  private readonly channel: grpc.Channel;
+
+  constructor(readonly address: string) {
+    const creds = grpc.credentials.createInsecure();
+    this.channel = new grpc.Channel(address, creds, CHANNEL_OPTIONS);
+    const opts = { channelOverride: this.channel };
+    const v1 = lockdProto.lockd.v1;
+    this.lease = new v1.Lease(address, creds, opts);
+    this.lock = new v1.Lock(address, creds, opts);
+    this.fence = new v1.Fence(address, creds, opts);
+    this.cluster = new v1.Cluster(address, creds, opts);
+  }
+
+  close(): void {
+    this.channel.close();
+  }
+}
+
+/** Endpoints by address, created on first use (a leader hint may name one not configured). */
+export class Connections {
+  private readonly byAddress = new Map<string, Endpoint>();
+  private closed = false;
+
+  get(address: string): Endpoint {
+    if (this.closed) throw new Error('the client is closed');
+    let ep = this.byAddress.get(address);
+    if (!ep) {
+      ep = new Endpoint(address);
+      this.byAddress.set(address, ep);
+    }
+    return ep;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const ep of this.byAddress.values()) ep.close();
+    this.byAddress.clear();
+  }
+}

@@ -1,0 +1,305 @@
+// LockClient: the TypeScript client of lockd.v1. It talks to whichever endpoint leads (see
+// Router), retries UNAVAILABLE within each call's deadline, and makes Grant and Acquire safe to
+// retry by sending the same request_id on every attempt (the cluster applies it once). Leases
+// keep themselves alive (Lease); held locks report their loss (Lock.signal).
+import { randomUUID } from 'node:crypto';
+import type { StatusResponse__Output } from '../lockd/gen/lockd/v1/StatusResponse.js';
+import type { AcquireResponse__Output } from '../lockd/gen/lockd/v1/AcquireResponse.js';
+import type { LeaseGrantResponse__Output } from '../lockd/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseTimeToLiveResponse__Output } from '../lockd/gen/lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LeaseListResponse__Output } from '../lockd/gen/lockd/v1/LeaseListResponse.js';
+import type { InspectResponse__Output } from '../lockd/gen/lockd/v1/InspectResponse.js';
+import type { ReleaseResponse__Output } from '../lockd/gen/lockd/v1/ReleaseResponse.js';
+import type { FenceWriteResponse__Output } from '../lockd/gen/lockd/v1/FenceWriteResponse.js';
+import type { CancelWaitResponse__Output } from '../lockd/gen/lockd/v1/CancelWaitResponse.js';
+import type { FenceReadResponse__Output } from '../lockd/gen/lockd/v1/FenceReadResponse.js';
+import { resolveEndpoints } from './endpoints.js';
+import { LockHeldError, toLockdError } from './errors.js';
+import { Lease } from './lease.js';
+import { Lock } from './lock.js';
+import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
+import { Router, type CallControl } from './router.js';
+import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
+import type { EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
+
+export interface LockClientOptions {
+  /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
+  readonly endpoints?: readonly string[];
+  /** Deadline of a call that does not wait, retries included (ms). Default 10 000. */
+  readonly timeoutMs?: number;
+  /** One attempt's limit before another endpoint is tried (ms). Default 2 000. */
+  readonly attemptTimeoutMs?: number;
+  /** Leader discovery's limit (ms). Default 500. */
+  readonly discoverTimeoutMs?: number;
+  /** Retry backoff bounds (ms). Defaults 50 and 1 000. */
+  readonly backoffInitialMs?: number;
+  readonly backoffMaxMs?: number;
+  /** Watch each held lock with Observe so Lock.signal fires promptly on release/expiry. Default true. */
+  readonly watchLocks?: boolean;
+}
+
+export interface CallOptions {
+  /** Overrides the client's timeoutMs for this call. */
+  readonly timeoutMs?: number;
+  /** Abort the call. */
+  readonly signal?: AbortSignal;
+}
+
+export interface GrantOptions extends CallOptions {
+  /** Reuse a request id (default: a fresh crypto.randomUUID()). */
+  readonly requestId?: string;
+  /** Keepalive period (ms); default ttl/3. */
+  readonly keepAliveIntervalMs?: number;
+  /** Tie the lease to the caller's liveness: when this aborts, keepalives stop and the lease is lost.
+   *  (`signal` only cancels the Grant call itself.) */
+  readonly liveness?: AbortSignal;
+}
+
+export interface AcquireOptions extends CallOptions {
+  /** The lease to hold the lock; default: a new lease of ttlMs created for this lock (revoked on release). */
+  readonly lease?: Lease;
+  /** TTL of the lease created when none is given (ms). Default 10 000. */
+  readonly ttlMs?: number;
+  /** Queue until granted (acquire's default) or answer at once (tryAcquire). */
+  readonly wait?: boolean;
+  /** Reuse a request id (default: a fresh crypto.randomUUID()). */
+  readonly requestId?: string;
+}
+
+export const DEFAULT_LOCK_TTL_MS = 10_000;
+
+/** The fields of a StatusResponse as a NodeStatus. */
+export function toNodeStatus(s: StatusResponse__Output): NodeStatus {
+  return {
+    nodeId: s.nodeId,
+    role: s.role,
+    term: s.term,
+    leaderId: s.leaderId,
+    leaderAddress: s.leaderAddress,
+    commitIndex: s.commitIndex,
+    appliedIndex: s.appliedIndex,
+    members: s.members.map((m) => ({ id: m.id, address: m.address, matchIndex: m.matchIndex })),
+  };
+}
+
+export class LockClient {
+  private readonly router: Router;
+  private readonly timeoutMs: number;
+  private readonly watchLocks: boolean;
+  private readonly leases = new Set<Lease>();
+  private closed = false;
+
+  constructor(opts: LockClientOptions | readonly string[] = {}) {
+    const o: LockClientOptions = Array.isArray(opts) ? { endpoints: opts as readonly string[] } : (opts as LockClientOptions);
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.watchLocks = o.watchLocks ?? true;
+    this.router = new Router({
+      endpoints: o.endpoints ?? resolveEndpoints(undefined),
+      attemptTimeoutMs: o.attemptTimeoutMs ?? 2_000,
+      discoverTimeoutMs: o.discoverTimeoutMs ?? 500,
+      backoffInitialMs: o.backoffInitialMs ?? 50,
+      backoffMaxMs: o.backoffMaxMs ?? 1_000,
+    });
+  }
+
+  /** Every endpoint known (configured, then learned from the cluster). */
+  endpoints(): readonly string[] {
+    return this.router.endpoints();
+  }
+
+  /** The leader's address as last learned (undefined when unknown). */
+  leaderAddress(): string | undefined {
+    return this.router.leaderAddress();
+  }
+
+  private ctl(o: CallOptions | undefined): CallControl {
+    if (this.closed) throw new Error('LockClient is closed');
+    return { deadline: deadlineAfter(o?.timeoutMs ?? this.timeoutMs), signal: o?.signal };
+  }
+
+  // ---- leases -------------------------------------------------------------------------------
+
+  /** Grant a lease of ttlMs and keep it alive until close()/revoke() or loss (see Lease). */
+  async grantLease(ttlMs: number, opts: GrantOptions = {}): Promise<Lease> {
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new Error(`ttlMs must be a positive integer, got ${ttlMs}`);
+    const ctl = this.ctl(opts);
+    const requestId = opts.requestId ?? randomUUID();
+    // The first attempt's send time: whichever attempt applied, it was sent no earlier.
+    const sentAt = monoNow();
+    const res = await this.router.unary<LeaseGrantResponse__Output>('Lease.Grant', (ep, o, cb) => ep.lease.Grant({ ttlMs, requestId }, o, cb), ctl);
+    if (!(res.leaseId > 0 && res.ttlMs > 0)) throw new Error(`Lease.Grant answered an invalid lease ${JSON.stringify(res)}`);
+    return this.track(new Lease(this.router, res.leaseId, res.ttlMs, sentAt + res.ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs }));
+  }
+
+  /**
+   * Keep an existing lease alive from this client (e.g. one granted by another process). Until its
+   * first keepalive here is acknowledged it is trusted for its remaining time minus marginMs (the
+   * cluster's deadlines carry a margin the remaining time includes).
+   */
+  async attachLease(leaseId: number, opts: GrantOptions & { marginMs?: number } = {}): Promise<Lease> {
+    const sentAt = monoNow();
+    const ttl = await this.timeToLive(leaseId, opts);
+    const initial = sentAt + Math.max(0, Math.min(ttl.remainingMs, ttl.grantedTtlMs) - (opts.marginMs ?? 1_000));
+    return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs }));
+  }
+
+  private track(lease: Lease): Lease {
+    this.leases.add(lease);
+    lease.signal.addEventListener('abort', () => this.leases.delete(lease), { once: true });
+    return lease;
+  }
+
+  /** End a lease by id (releasing its locks). NOT_FOUND if unknown or already gone. */
+  async revokeLease(leaseId: number, opts?: CallOptions): Promise<void> {
+    await this.router.unary<unknown>('Lease.Revoke', (ep, o, cb) => ep.lease.Revoke({ leaseId }, o, cb), this.ctl(opts));
+  }
+
+  async timeToLive(leaseId: number, opts?: CallOptions): Promise<LeaseTtl> {
+    const r = await this.router.unary<LeaseTimeToLiveResponse__Output>('Lease.TimeToLive', (ep, o, cb) => ep.lease.TimeToLive({ leaseId }, o, cb), this.ctl(opts));
+    return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks };
+  }
+
+  async listLeases(opts?: CallOptions): Promise<LeaseSummary[]> {
+    const r = await this.router.unary<LeaseListResponse__Output>('Lease.List', (ep, o, cb) => ep.lease.List({}, o, cb), this.ctl(opts));
+    return r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs }));
+  }
+
+  // ---- locks --------------------------------------------------------------------------------
+
+  /**
+   * Take the lock `name`. Waits in the cluster's FIFO queue by default (wait: true), until
+   * granted, the timeout (DEADLINE_EXCEEDED; none by default when waiting), or the lease's loss.
+   * With wait: false a held lock is a LockHeldError. Without opts.lease, a lease of opts.ttlMs is
+   * granted for the lock and revoked by release() (or when acquiring fails).
+   */
+  async acquire(name: string, opts: AcquireOptions = {}): Promise<Lock> {
+    const wait = opts.wait ?? true;
+    const own = !opts.lease;
+    const lease = opts.lease ?? (await this.grantLease(opts.ttlMs ?? DEFAULT_LOCK_TTL_MS, { timeoutMs: opts.timeoutMs, signal: opts.signal }));
+    try {
+      if (lease.lost) throw lease.signal.reason;
+      const requestId = opts.requestId ?? randomUUID();
+      const signal = opts.signal ? AbortSignal.any([lease.signal, opts.signal]) : lease.signal;
+      const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
+      if (this.closed) throw new Error('LockClient is closed');
+      const res = await this.router.unary<AcquireResponse__Output>(
+        'Lock.Acquire',
+        (ep, o, cb) => ep.lock.Acquire({ name, leaseId: lease.id, wait, requestId }, o, cb),
+        { deadline, signal, attemptTimeout: !wait },
+      );
+      if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
+      if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
+      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks);
+    } catch (e) {
+      // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
+      // leaves the queue, and releases the lock if it was granted just as we gave up.
+      if (own) await lease.revoke().catch(() => {});
+      else if (wait && !lease.lost) await this.abandonWait(name, lease.id);
+      throw toLockdError(e);
+    }
+  }
+
+  private async abandonWait(name: string, leaseId: number): Promise<void> {
+    try {
+      const ctl = { deadline: deadlineAfter(Math.min(this.timeoutMs, 5_000)) };
+      const r = await this.router.unary<CancelWaitResponse__Output>('Lock.CancelWait', (ep, o, cb) => ep.lock.CancelWait({ name, leaseId }, o, cb), ctl);
+      if (r.fencingToken > 0) await this.router.unary<unknown>('Lock.Release', (ep, o, cb) => ep.lock.Release({ name, fencingToken: r.fencingToken }, o, cb), ctl);
+    } catch {
+      // Best effort: the server drops a cancelled wait after a grace period anyway.
+    }
+  }
+
+  /** Take the lock if it is free: the Lock, or undefined when another lease holds it. */
+  async tryAcquire(name: string, opts: Omit<AcquireOptions, 'wait'> = {}): Promise<Lock | undefined> {
+    try {
+      return await this.acquire(name, { ...opts, wait: false });
+    } catch (e) {
+      if (e instanceof LockHeldError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Run fn while holding `name`: acquire (waiting by default; with its own lease unless
+   * opts.lease), call fn(lock, lock.signal) — fn should stop when the signal aborts, and pass
+   * lock.token to what it writes — then release, also when fn throws. fn's error wins over a
+   * failed release.
+   */
+  async withLock<T>(name: string, fn: (lock: Lock, signal: AbortSignal) => Promise<T> | T, opts: AcquireOptions = {}): Promise<T> {
+    const lock = await this.acquire(name, opts);
+    let result: T;
+    try {
+      result = await fn(lock, lock.signal);
+    } catch (e) {
+      await lock.release().catch(() => {});
+      throw e;
+    }
+    await lock.release();
+    return result;
+  }
+
+  /** Release by name and token (compare-and-delete): false, or FAILED_PRECONDITION, when the token is stale. */
+  async release(name: string, fencingToken: number, opts?: CallOptions): Promise<boolean> {
+    const r = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release({ name, fencingToken }, o, cb), this.ctl(opts));
+    return r.released;
+  }
+
+  async inspect(name: string, opts?: CallOptions): Promise<LockInfo> {
+    const r = await this.router.unary<InspectResponse__Output>('Lock.Inspect', (ep, o, cb) => ep.lock.Inspect({ name }, o, cb), this.ctl(opts));
+    return { name, held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: r.waitingLeaseIds };
+  }
+
+  /** The lock's events from now on (see observeLock for reconnection and RESYNC). */
+  observe(name: string, opts: ObserveOptions = {}): AsyncGenerator<LockEvent, void, undefined> {
+    if (this.closed) throw new Error('LockClient is closed');
+    return observeLock(this.router, name, opts);
+  }
+
+  // ---- fenced store -------------------------------------------------------------------------
+
+  /** Write under a fencing token; a token below the key's highest is FAILED_PRECONDITION. Returns the highest accepted token. */
+  async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts?: CallOptions): Promise<number> {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+    const r = await this.router.unary<FenceWriteResponse__Output>('Fence.Write', (ep, o, cb) => ep.fence.Write({ key, value: bytes, fencingToken }, o, cb), this.ctl(opts));
+    return r.highestToken;
+  }
+
+  async fenceRead(key: string, opts?: CallOptions): Promise<FenceValue> {
+    const r = await this.router.unary<FenceReadResponse__Output>('Fence.Read', (ep, o, cb) => ep.fence.Read({ key }, o, cb), this.ctl(opts));
+    return { key, value: r.value, fencingToken: r.fencingToken };
+  }
+
+  // ---- cluster ------------------------------------------------------------------------------
+
+  /** Cluster.Status of the leader (or, with no leader known, of whichever node answers). */
+  async status(opts?: CallOptions): Promise<NodeStatus> {
+    return toNodeStatus(await this.router.unary<StatusResponse__Output>('Cluster.Status', (ep, o, cb) => ep.cluster.Status({}, o, cb), this.ctl(opts)));
+  }
+
+  /** Cluster.Status of every known endpoint and every member they report, each asked once, no retries. */
+  async statusAll(opts?: CallOptions): Promise<EndpointStatus[]> {
+    const { deadline } = this.ctl(opts);
+    const asked = new Map<string, Promise<EndpointStatus>>();
+    const ask = (address: string): Promise<EndpointStatus> =>
+      new Promise((resolve) => {
+        this.router.connections.get(address).cluster.Status({}, { deadline: grpcDeadline(deadline) }, (err, res) =>
+          resolve(err || !res ? { address, error: toLockdError(err) } : { address, status: toNodeStatus(res) }),
+        );
+      });
+    for (let round = 0; round < 3; round++) {
+      const before = asked.size;
+      for (const a of this.router.endpoints()) if (!asked.has(a)) asked.set(a, ask(a));
+      for (const r of await Promise.all(asked.values())) for (const m of r.status?.members ?? []) if (m.address && !asked.has(m.address)) asked.set(m.address, ask(m.address));
+      if (asked.size === before) break;
+    }
+    return Promise.all(asked.values());
+  }
+
+  /** Stop every lease this client keeps alive (their signals abort: 'closed') and close all connections. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const l of [...this.leases]) l.close();
+    this.router.close();
+  }
+}

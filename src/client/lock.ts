@@ -1,0 +1,120 @@
+// A held lock. Its `signal` aborts (reason: LockLostError) as soon as the holder can no longer
+// count on the lock: its lease is lost (Lease.signal), the cluster is seen releasing or expiring
+// this grant, or a later grant of the name is seen (Observe; re-checked with Inspect whenever the
+// watch stream was re-established). Work done under the lock should also carry `token` to the
+// resource it protects (the fenced store shows how): a signal can only fire after the fact.
+import { LockdError, LockLostError, toLockdError } from './errors.js';
+import type { Lease } from './lease.js';
+import { observeLock } from './observe.js';
+import type { Router } from './router.js';
+import { deadlineAfter } from './timing.js';
+import type { InspectResponse__Output } from '../lockd/gen/lockd/v1/InspectResponse.js';
+import type { ReleaseResponse__Output } from '../lockd/gen/lockd/v1/ReleaseResponse.js';
+
+export class Lock {
+  /** Aborts when the lock is no longer held by this grant; the reason is a LockLostError. */
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private readonly stopWatch = new AbortController();
+  private releasing: Promise<boolean> | undefined;
+  private readonly onLeaseLost: () => void;
+
+  constructor(
+    private readonly router: Router,
+    /** The lock's name. */
+    readonly name: string,
+    /** The fencing token of this grant (strictly increasing per name). */
+    readonly token: number,
+    /** The lease holding it. */
+    readonly lease: Lease,
+    /** This handle created the lease for itself: release() revokes it too. */
+    private readonly ownsLease: boolean,
+    watch = true,
+  ) {
+    this.signal = this.controller.signal;
+    this.onLeaseLost = () => this.lose('lease', this.lease.signal.reason);
+    if (lease.signal.aborted) this.onLeaseLost();
+    else lease.signal.addEventListener('abort', this.onLeaseLost, { once: true });
+    if (watch && !this.signal.aborted) void this.watch();
+  }
+
+  /** True while neither lost nor released. */
+  get held(): boolean {
+    return !this.signal.aborted;
+  }
+
+  /**
+   * Release the lock (compare-and-delete on the token), and revoke the lease if this handle
+   * created it. Returns whether this call released it: false when it was no longer held by this
+   * token (lost meanwhile — or, after a retried call, released by the first attempt). Idempotent.
+   */
+  release(timeoutMs = 10_000): Promise<boolean> {
+    this.releasing ??= this.doRelease(timeoutMs);
+    return this.releasing;
+  }
+
+  private async doRelease(timeoutMs: number): Promise<boolean> {
+    const wasHeld = this.held;
+    this.stopWatch.abort();
+    this.lease.signal.removeEventListener('abort', this.onLeaseLost);
+    this.lose('released-here');
+    let released: boolean | undefined;
+    let failure: Error | undefined;
+    try {
+      const res = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release({ name: this.name, fencingToken: this.token }, o, cb), {
+        deadline: deadlineAfter(timeoutMs),
+      });
+      released = res.released;
+    } catch (e) {
+      const err = toLockdError(e);
+      // Stale token (FAILED_PRECONDITION in older servers), or the lock is not held at all (NOT_FOUND).
+      if (err instanceof LockdError && (err.codeName === 'FAILED_PRECONDITION' || err.codeName === 'NOT_FOUND')) released = false;
+      else failure = err;
+    }
+    if (this.ownsLease) {
+      try {
+        await this.lease.revoke(timeoutMs);
+        // Revoking ends every lock of the lease: if the Release call failed, this released it.
+        released ??= wasHeld;
+        failure = undefined;
+      } catch (e) {
+        failure ??= toLockdError(e);
+      }
+    }
+    if (released === undefined) throw failure!;
+    return released;
+  }
+
+  private lose(why: LockLostError['why'], cause?: unknown): void {
+    if (this.controller.signal.aborted) return;
+    this.stopWatch.abort();
+    this.controller.abort(new LockLostError(this.name, this.token, why, cause === undefined ? undefined : { cause }));
+  }
+
+  /** Watch the name's events for the end of this grant; on (re)connection, confirm with Inspect. */
+  private async watch(): Promise<void> {
+    const signal = this.stopWatch.signal;
+    try {
+      // Inspect once each stream has started: covers the gap before it (grant → watch, or a reconnect).
+      const events = observeLock(this.router, this.name, { signal, onOpen: () => void this.verify() });
+      for await (const ev of events) {
+        if ((ev.type === 'RELEASED' || ev.type === 'EXPIRED') && ev.fencingToken === this.token) this.lose(ev.type === 'RELEASED' ? 'released' : 'expired');
+        else if (ev.type === 'ACQUIRED' && ev.fencingToken > this.token) this.lose('superseded');
+      }
+    } catch {
+      // Watching is a prompt extra; Lease.signal still guards the holder when it fails.
+    }
+  }
+
+  private async verify(): Promise<void> {
+    try {
+      const res = await this.router.unary<InspectResponse__Output>('Lock.Inspect', (ep, o, cb) => ep.lock.Inspect({ name: this.name }, o, cb), {
+        deadline: deadlineAfter(10_000),
+        signal: this.stopWatch.signal,
+      });
+      if (!res.held || res.fencingToken !== this.token) this.lose(res.held && res.fencingToken > this.token ? 'superseded' : 'released');
+    } catch {
+      // Unknown is not lost: the watch and the lease go on guarding.
+    }
+  }
+}

@@ -1,0 +1,60 @@
+// What LockClient calls return: plain objects, independent of the generated gRPC types.
+
+/** A lock's state (Lock.Inspect, read linearizably). */
+export interface LockInfo {
+  readonly name: string;
+  readonly held: boolean;
+  /** The current grant's token (0 if free). */
+  readonly fencingToken: number;
+  /** The holding lease (0 if free). */
+  readonly holderLeaseId: number;
+  /** Leases queued for it, first in line first. */
+  readonly waitingLeaseIds: readonly number[];
+}
+
+/** A lease's state (Lease.TimeToLive, read linearizably). */
+export interface LeaseTtl {
+  readonly leaseId: number;
+  readonly grantedTtlMs: number;
+  /** Milliseconds left on the cluster's logical clock. */
+  readonly remainingMs: number;
+  /** Names of the locks it holds. */
+  readonly locks: readonly string[];
+}
+
+/** One live lease (Lease.List). */
+export interface LeaseSummary {
+  readonly leaseId: number;
+  readonly grantedTtlMs: number;
+  readonly remainingMs: number;
+}
+
+/** A fenced store entry (Fence.Read). */
+export interface FenceValue {
+  readonly key: string;
+  /** The stored bytes (empty if never written). */
+  readonly value: Buffer;
+  /** The token that wrote it (0 if never written). */
+  readonly fencingToken: number;
+}
+
+/** One node's view of the cluster (Cluster.Status). */
+export interface NodeStatus {
+  readonly nodeId: string;
+  /** follower | precandidate | candidate | leader */
+  readonly role: string;
+  readonly term: number;
+  readonly leaderId: string;
+  /** The leader's client address ('' if unknown). */
+  readonly leaderAddress: string;
+  readonly commitIndex: number;
+  readonly appliedIndex: number;
+  readonly members: ReadonlyArray<{ readonly id: string; readonly address: string; readonly matchIndex: number }>;
+}
+
+/** Cluster.Status asked of one endpoint: its answer, or why there was none. */
+export interface EndpointStatus {
+  readonly address: string;
+  readonly status?: NodeStatus;
+  readonly error?: Error;
+}
