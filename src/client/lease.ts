@@ -30,6 +30,8 @@ export interface LeaseOptions {
   readonly signal?: AbortSignal;
   /** Keepalive period (ms); default ttl/3. */
   readonly keepAliveIntervalMs?: number;
+  /** Send the first keepalive at once instead of after one period. */
+  readonly renewNow?: boolean;
 }
 
 /** How long a keepalive may stay unanswered before its stream is taken as stuck and replaced. */
@@ -74,6 +76,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     if (caller?.aborted) queueMicrotask(onCallerAbort);
     else caller?.addEventListener('abort', onCallerAbort, { once: true });
     this.unlinkCaller = () => caller?.removeEventListener('abort', onCallerAbort);
+    if (opts.renewNow) this.keepAlive();
   }
 
   /** Monotonic time (performance.now()) until which the lease is trusted. */

@@ -140,7 +140,7 @@ export class LockClient {
     const sentAt = monoNow();
     const ttl = await this.timeToLive(leaseId, opts);
     const initial = sentAt + Math.max(0, Math.min(ttl.remainingMs, ttl.grantedTtlMs) - (opts.marginMs ?? 1_000));
-    return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs }));
+    return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: true }));
   }
 
   private track(lease: Lease): Lease {
@@ -178,15 +178,8 @@ export class LockClient {
     const lease = opts.lease ?? (await this.grantLease(opts.ttlMs ?? DEFAULT_LOCK_TTL_MS, { timeoutMs: opts.timeoutMs, signal: opts.signal }));
     try {
       if (lease.lost) throw lease.signal.reason;
-      const requestId = opts.requestId ?? randomUUID();
       const signal = opts.signal ? AbortSignal.any([lease.signal, opts.signal]) : lease.signal;
-      const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
-      if (this.closed) throw new Error('LockClient is closed');
-      const res = await this.router.unary<AcquireResponse__Output>(
-        'Lock.Acquire',
-        (ep, o, cb) => ep.lock.Acquire({ name, leaseId: lease.id, wait, requestId }, o, cb),
-        { deadline, signal, attemptTimeout: !wait },
-      );
+      const res = await this.acquireRaw(name, lease.id, { wait, requestId: opts.requestId, timeoutMs: opts.timeoutMs, signal });
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
       return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks);
@@ -207,6 +200,23 @@ export class LockClient {
     } catch {
       // Best effort: the server drops a cancelled wait after a grace period anyway.
     }
+  }
+
+  /**
+   * One Acquire for a lease id, answered as the server answers it — no handle, no watching, no
+   * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id.
+   */
+  async acquireRaw(name: string, leaseId: number, opts: CallOptions & { wait?: boolean; requestId?: string } = {}): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number }> {
+    const wait = opts.wait ?? false;
+    const requestId = opts.requestId ?? randomUUID();
+    const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
+    if (this.closed) throw new Error('LockClient is closed');
+    const r = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire({ name, leaseId, wait, requestId }, o, cb), {
+      deadline,
+      signal: opts.signal,
+      attemptTimeout: !wait,
+    });
+    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId };
   }
 
   /** Take the lock if it is free: the Lock, or undefined when another lease holds it. */

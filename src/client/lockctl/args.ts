@@ -1,0 +1,175 @@
+// lockctl's command line: global flags anywhere, a command path (`lease grant`), positionals, and
+// for `run` everything after `--` untouched. Bad input is a UsageError (exit 2 with a usage line).
+import { parseArgs } from 'node:util';
+import { resolveEndpoints } from '../endpoints.js';
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(
+    message: string,
+    /** The usage line of the command concerned, when known. */
+    readonly usage?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Every command: its words, positional names, its own flags, and a one-line summary. */
+export interface CommandSpec {
+  readonly path: readonly string[];
+  readonly positionals: readonly string[];
+  readonly flags: readonly string[];
+  readonly summary: string;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  { path: ['status'], positionals: [], flags: [], summary: 'every node: id, address, role, term, leader, commit, applied' },
+  { path: ['lease', 'grant'], positionals: ['TTL'], flags: [], summary: 'create a lease (TTL in ms, or with s/m suffix); not kept alive' },
+  { path: ['lease', 'keepalive'], positionals: ['ID'], flags: ['count'], summary: 'keep a lease alive until interrupted (or --count renewals)' },
+  { path: ['lease', 'revoke'], positionals: ['ID'], flags: [], summary: 'end a lease now, releasing its locks' },
+  { path: ['lease', 'ttl'], positionals: ['ID'], flags: [], summary: "a lease's granted TTL, remaining time and locks" },
+  { path: ['lease', 'list'], positionals: [], flags: [], summary: 'every live lease' },
+  { path: ['lock', 'acquire'], positionals: ['NAME'], flags: ['lease', 'wait', 'ttl'], summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)' },
+  { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl'], summary: 'take a lock only if it is free' },
+  { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: [], summary: 'release a lock held under TOKEN' },
+  { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holder, token and queue" },
+  { path: ['lock', 'observe'], positionals: ['NAME'], flags: ['count'], summary: "print a lock's events until interrupted (or --count events)" },
+  { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token'], summary: 'write to the fenced store under --token' },
+  { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
+  { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+];
+
+const FLAG_USAGE: Record<string, string> = {
+  lease: '[--lease ID]',
+  wait: '[--wait]',
+  ttl: '[--ttl MS]',
+  count: '[--count N]',
+  token: '--token T',
+  grace: '[--grace MS]',
+};
+
+export function usageLine(spec: CommandSpec): string {
+  const tail = spec.path[0] === 'run' ? ['--', 'command', 'args…'] : [];
+  return ['lockctl', ...spec.path, ...spec.positionals, ...spec.flags.map((f) => FLAG_USAGE[f]), ...tail].join(' ');
+}
+
+export const GLOBAL_USAGE = 'global flags: --endpoints host:port,... (default $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005)  --json  --timeout MS';
+
+export function usageText(): string {
+  const width = Math.max(...COMMANDS.map((c) => usageLine(c).length));
+  return [
+    'usage: lockctl [global flags] COMMAND ...',
+    GLOBAL_USAGE,
+    '',
+    ...COMMANDS.map((c) => `  ${usageLine(c).padEnd(width)}  ${c.summary}`),
+    '',
+    'exit status: 0 ok, 1 server error, 2 usage, 75 lock not acquired, 76 lock lost during run, 127 command not startable;',
+    '`run` otherwise exits with the command\'s status (128+N when it died of signal N).',
+  ].join('\n');
+}
+
+export interface Parsed {
+  readonly spec: CommandSpec;
+  readonly args: Record<string, string>;
+  readonly endpoints: string[];
+  readonly json: boolean;
+  /** --timeout in ms, if given. */
+  readonly timeoutMs?: number;
+  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number };
+  /** `run`: the command and its arguments. */
+  readonly command: string[];
+}
+
+const OPTIONS = {
+  endpoints: { type: 'string' },
+  json: { type: 'boolean' },
+  timeout: { type: 'string' },
+  lease: { type: 'string' },
+  wait: { type: 'boolean' },
+  ttl: { type: 'string' },
+  count: { type: 'string' },
+  token: { type: 'string' },
+  grace: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A duration: milliseconds, or a number with ms / s / m. */
+export function parseDuration(what: string, text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`${what} must be a duration in milliseconds (or with s/m suffix), got ${JSON.stringify(text)}`);
+  const ms = Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 1));
+  if (!Number.isSafeInteger(ms)) throw new UsageError(`${what} is out of range: ${JSON.stringify(text)}`);
+  return ms;
+}
+
+/** A positive integer id, token or count. */
+export function parsePositive(what: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a positive integer, got ${JSON.stringify(text)}`);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer below 2^53, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** Parse argv (without node and script). `--help` (or no command) is a UsageError with no message. */
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+  const dashdash = argv.indexOf('--');
+  const own = dashdash >= 0 ? argv.slice(0, dashdash) : [...argv];
+  const command = dashdash >= 0 ? argv.slice(dashdash + 1) : [];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: own, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) throw new UsageError('');
+  const spec = COMMANDS.find((c) => c.path.every((w, i) => positionals[i] === w));
+  if (!spec) {
+    const group = COMMANDS.filter((c) => c.path[0] === positionals[0]);
+    if (group.length) throw new UsageError(`unknown ${positionals[0]} command ${JSON.stringify(positionals[1] ?? '')}; one of: ${group.map((c) => c.path[1]).join(', ')}`, usageLine(group[0]));
+    throw new UsageError(`unknown command ${JSON.stringify(positionals[0])}`);
+  }
+  const usage = usageLine(spec);
+  const fail = (msg: string): never => {
+    throw new UsageError(msg, usage);
+  };
+  const rest = positionals.slice(spec.path.length);
+  if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace'] as const) {
+    if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
+  }
+  if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
+  if (spec.path[0] === 'run' && command.length === 0) fail('no command given after --');
+  if (spec.path[0] !== 'run' && dashdash >= 0) fail('unexpected -- (only run takes a command)');
+
+  let endpoints: string[];
+  try {
+    endpoints = resolveEndpoints(values.endpoints, env);
+  } catch (e) {
+    throw new UsageError((e as Error).message, usage);
+  }
+  const wrap = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      throw e instanceof UsageError ? new UsageError(e.message, usage) : e;
+    }
+  };
+  const args: Record<string, string> = Object.fromEntries(spec.positionals.map((p, i) => [p, rest[i]]));
+  return {
+    spec,
+    args,
+    endpoints,
+    json: values.json ?? false,
+    timeoutMs: values.timeout === undefined ? undefined : wrap(() => parseDuration('--timeout', values.timeout!)),
+    flags: {
+      lease: values.lease === undefined ? undefined : wrap(() => parsePositive('--lease', values.lease!)),
+      wait: values.wait ?? false,
+      ttlMs: values.ttl === undefined ? undefined : wrap(() => parseDuration('--ttl', values.ttl!)),
+      count: values.count === undefined ? undefined : wrap(() => parsePositive('--count', values.count!)),
+      token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
+      graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
+    },
+    command,
+  };
+}

@@ -1,0 +1,77 @@
+// lockctl's driver: parse, connect, dispatch, map failures to exit statuses.
+import { LockClient } from '../lock-client.js';
+import { parseCommandLine, usageLine, usageText, UsageError, type Parsed } from './args.js';
+import * as cmd from './commands.js';
+import { EXIT } from './exit-codes.js';
+import { Output } from './output.js';
+import { runCommand } from './run.js';
+
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly env: NodeJS.ProcessEnv;
+  /** Aborts (reason: the signal's name) when the process is asked to stop. */
+  readonly interrupted: AbortSignal;
+}
+
+function dispatch(ctx: cmd.Context): Promise<number> {
+  switch (ctx.p.spec.path.join(' ')) {
+    case 'status': return cmd.status(ctx);
+    case 'lease grant': return cmd.leaseGrant(ctx);
+    case 'lease keepalive': return cmd.leaseKeepAlive(ctx);
+    case 'lease revoke': return cmd.leaseRevoke(ctx);
+    case 'lease ttl': return cmd.leaseTtl(ctx);
+    case 'lease list': return cmd.leaseList(ctx);
+    case 'lock acquire': return cmd.lockAcquire(ctx, ctx.p.flags.wait);
+    case 'lock try': return cmd.lockAcquire(ctx, false);
+    case 'lock release': return cmd.lockRelease(ctx);
+    case 'lock inspect': return cmd.lockInspect(ctx);
+    case 'lock observe': return cmd.lockObserve(ctx);
+    case 'fence write': return cmd.fenceWrite(ctx);
+    case 'fence read': return cmd.fenceRead(ctx);
+    case 'run': return runCommand(ctx);
+    default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
+  }
+}
+
+/**
+ * How long lockctl may take to stop once interrupted before it is made to: `run` waits for its
+ * command (which got the signal too) and then releases; other commands stop within a second.
+ */
+export function interruptGraceMs(argv: readonly string[]): number {
+  try {
+    return parseCommandLine(argv, {}).spec.path[0] === 'run' ? Infinity : 1000;
+  } catch {
+    return 0;
+  }
+}
+
+/** Run lockctl with argv (no node/script); resolves with the exit status. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let p: Parsed;
+  try {
+    p = parseCommandLine(argv, io.env);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    if (e.message === '') {
+      io.stdout.write(`${usageText()}\n`);
+      return argv.includes('--help') || argv.includes('-h') ? EXIT.OK : EXIT.USAGE;
+    }
+    io.stderr.write(`lockctl: ${e.message}\nusage: ${e.usage ?? 'lockctl [global flags] COMMAND ... (lockctl --help)'}\n`);
+    return EXIT.USAGE;
+  }
+  const out = new Output(p.json, io.stdout as never, io.stderr as never);
+  const client = new LockClient({ endpoints: p.endpoints, ...(p.timeoutMs === undefined ? {} : { timeoutMs: p.timeoutMs }) });
+  try {
+    return await dispatch({ client, p, out, interrupted: io.interrupted });
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`lockctl: ${e.message}\nusage: ${e.usage ?? usageLine(p.spec)}\n`);
+      return EXIT.USAGE;
+    }
+    out.error(e);
+    return EXIT.ERROR;
+  } finally {
+    client.close();
+  }
+}

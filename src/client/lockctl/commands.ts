@@ -1,0 +1,177 @@
+// lockctl's commands other than `run`: each turns parsed arguments into client calls and prints
+// the answer. They return the exit status.
+import type { LockClient } from '../lock-client.js';
+import { LockdError } from '../errors.js';
+import type { Lease } from '../lease.js';
+import type { Parsed } from './args.js';
+import { parseDuration, parsePositive } from './args.js';
+import { EXIT } from './exit-codes.js';
+import { Output, table } from './output.js';
+
+export interface Context {
+  readonly client: LockClient;
+  readonly p: Parsed;
+  readonly out: Output;
+  /** Aborts when lockctl is interrupted (SIGINT/SIGTERM): long-running commands stop cleanly. */
+  readonly interrupted: AbortSignal;
+}
+
+const DEFAULT_TTL_MS = 10_000;
+
+/** Call options: --timeout if given (long waits otherwise have none). */
+function callOpts(ctx: Context): { timeoutMs?: number } {
+  return ctx.p.timeoutMs === undefined ? {} : { timeoutMs: ctx.p.timeoutMs };
+}
+
+export async function status(ctx: Context): Promise<number> {
+  const all = await ctx.client.statusAll(callOpts(ctx));
+  // A node that does not answer is named from the member lists of those that do.
+  const idOf = new Map<string, string>();
+  for (const a of all) for (const m of a.status?.members ?? []) idOf.set(m.address, m.id);
+  const seen = new Set<string>();
+  const rows = all
+    .map((a) => ({ ...a, id: a.status?.nodeId ?? idOf.get(a.address) ?? '?' }))
+    .sort((a, b) => Number(!a.status) - Number(!b.status))
+    .filter((a) => {
+      if (seen.has(a.id) && a.id !== '?') return false; // one row per node, whichever address reached it
+      seen.add(a.id);
+      return true;
+    })
+    .sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }) || a.address.localeCompare(b.address));
+  ctx.out.result(
+    table(
+      ['ID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED'],
+      rows.map((r) =>
+        r.status
+          ? [r.id, r.address, r.status.role, String(r.status.term), r.status.leaderId || '-', String(r.status.commitIndex), String(r.status.appliedIndex)]
+          : [r.id, r.address, `unreachable (${r.error instanceof LockdError ? r.error.codeName : 'ERROR'})`],
+      ),
+    ),
+    rows.map((r) => (r.status ? { address: r.address, ...r.status } : { id: r.id, address: r.address, error: r.error?.message ?? 'unknown' })),
+  );
+  return rows.some((r) => r.status) ? EXIT.OK : EXIT.ERROR;
+}
+
+export async function leaseGrant(ctx: Context): Promise<number> {
+  const ttlMs = parseDuration('TTL', ctx.p.args.TTL);
+  const lease = await ctx.client.grantLease(ttlMs, callOpts(ctx));
+  lease.close(); // this command only creates it; `lease keepalive` keeps it alive
+  ctx.out.result(`lease ${lease.id} granted, ttl ${lease.ttlMs} ms (not kept alive: run \`lockctl lease keepalive ${lease.id}\`)`, { leaseId: lease.id, ttlMs: lease.ttlMs });
+  return EXIT.OK;
+}
+
+export async function leaseKeepAlive(ctx: Context): Promise<number> {
+  const id = parsePositive('ID', ctx.p.args.ID);
+  const lease = await ctx.client.attachLease(id, { ...callOpts(ctx), liveness: ctx.interrupted });
+  let renewals = 0;
+  const done = new Promise<number>((resolve) => {
+    lease.on('renewed', ({ ttlMs }) => {
+      renewals++;
+      ctx.out.result(`lease ${id} renewed, ttl ${ttlMs} ms`, { leaseId: id, ttlMs });
+      if (ctx.p.flags.count !== undefined && renewals >= ctx.p.flags.count) {
+        lease.close();
+      }
+    });
+    lease.on('retrying', (e) => ctx.out.note(`keepalive stream failed (${e.message}); retrying`));
+    lease.on('lost', (reason) => {
+      if (reason.why === 'closed' || reason.why === 'aborted') return resolve(EXIT.OK);
+      ctx.out.error(reason);
+      resolve(EXIT.ERROR);
+    });
+  });
+  return done;
+}
+
+export async function leaseRevoke(ctx: Context): Promise<number> {
+  const id = parsePositive('ID', ctx.p.args.ID);
+  await ctx.client.revokeLease(id, callOpts(ctx));
+  ctx.out.result(`lease ${id} revoked`, { leaseId: id, revoked: true });
+  return EXIT.OK;
+}
+
+export async function leaseTtl(ctx: Context): Promise<number> {
+  const t = await ctx.client.timeToLive(parsePositive('ID', ctx.p.args.ID), callOpts(ctx));
+  ctx.out.result(`lease ${t.leaseId}: granted ttl ${t.grantedTtlMs} ms, remaining ${t.remainingMs} ms, locks: ${t.locks.length ? t.locks.join(', ') : '(none)'}`, t);
+  return EXIT.OK;
+}
+
+export async function leaseList(ctx: Context): Promise<number> {
+  const leases = await ctx.client.listLeases(callOpts(ctx));
+  ctx.out.result(
+    leases.length ? table(['LEASE', 'TTL_MS', 'REMAINING_MS'], leases.map((l) => [String(l.leaseId), String(l.grantedTtlMs), String(l.remainingMs)])) : '(no live leases)',
+    leases,
+  );
+  return EXIT.OK;
+}
+
+/** `lock acquire` and `lock try`: for --lease ID, else for a new lease that is left to expire. */
+export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> {
+  const name = ctx.p.args.NAME;
+  let own: Lease | undefined;
+  let leaseId = ctx.p.flags.lease;
+  if (leaseId === undefined) {
+    own = await ctx.client.grantLease(ctx.p.flags.ttlMs ?? DEFAULT_TTL_MS, callOpts(ctx));
+    leaseId = own.id;
+  }
+  try {
+    // Our own lease is kept alive while we wait, so a long wait does not outlive it.
+    const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), wait, signal: ctx.interrupted });
+    if (!r.acquired) {
+      if (own) await own.revoke().catch(() => {});
+      ctx.out.result(`lock ${name} is held by lease ${r.holderLeaseId}`, { name, acquired: false, holderLeaseId: r.holderLeaseId });
+      return EXIT.NOT_ACQUIRED;
+    }
+    own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)
+    const ttlNote = own ? ` (lease ttl ${own.ttlMs} ms, not kept alive: run \`lockctl lease keepalive ${leaseId}\`)` : '';
+    ctx.out.result(`acquired lock ${name}: fencing token ${r.fencingToken}, lease ${leaseId}${ttlNote}`, { name, acquired: true, fencingToken: r.fencingToken, leaseId });
+    return EXIT.OK;
+  } catch (e) {
+    if (own) await own.revoke().catch(() => {});
+    if (e instanceof LockdError && e.codeName === 'DEADLINE_EXCEEDED' && wait) {
+      ctx.out.error(e);
+      return EXIT.NOT_ACQUIRED;
+    }
+    throw e;
+  }
+}
+
+export async function lockRelease(ctx: Context): Promise<number> {
+  const name = ctx.p.args.NAME;
+  const token = parsePositive('TOKEN', ctx.p.args.TOKEN);
+  const released = await ctx.client.release(name, token, callOpts(ctx));
+  ctx.out.result(released ? `released lock ${name} (token ${token})` : `lock ${name} was not released: token ${token} is stale`, { name, fencingToken: token, released });
+  return released ? EXIT.OK : EXIT.ERROR;
+}
+
+export async function lockInspect(ctx: Context): Promise<number> {
+  const i = await ctx.client.inspect(ctx.p.args.NAME, callOpts(ctx));
+  const queue = i.waitingLeaseIds.length ? `; waiting: ${i.waitingLeaseIds.join(', ')}` : '';
+  ctx.out.result(i.held ? `lock ${i.name}: held by lease ${i.holderLeaseId}, fencing token ${i.fencingToken}${queue}` : `lock ${i.name}: free${queue}`, i);
+  return EXIT.OK;
+}
+
+export async function lockObserve(ctx: Context): Promise<number> {
+  let n = 0;
+  for await (const ev of ctx.client.observe(ctx.p.args.NAME, { signal: ctx.interrupted })) {
+    ctx.out.result(
+      ev.type === 'RESYNC' ? `(stream re-established; events may have been missed)` : `${ev.index}  ${ev.type}  ${ev.name}  token ${ev.fencingToken}  lease ${ev.leaseId}`,
+      ev,
+    );
+    if (ctx.p.flags.count !== undefined && ++n >= ctx.p.flags.count) break;
+  }
+  return EXIT.OK;
+}
+
+export async function fenceWrite(ctx: Context): Promise<number> {
+  const { KEY: key, VALUE: value } = ctx.p.args;
+  const highest = await ctx.client.fenceWrite(key, value, ctx.p.flags.token!, callOpts(ctx));
+  ctx.out.result(`wrote ${key} with token ${ctx.p.flags.token} (highest accepted: ${highest})`, { key, fencingToken: ctx.p.flags.token, highestToken: highest });
+  return EXIT.OK;
+}
+
+export async function fenceRead(ctx: Context): Promise<number> {
+  const r = await ctx.client.fenceRead(ctx.p.args.KEY, callOpts(ctx));
+  const value = r.value.toString('utf8');
+  ctx.out.result(r.fencingToken ? `${r.key} = ${JSON.stringify(value)} (token ${r.fencingToken})` : `${r.key}: never written`, { key: r.key, value, fencingToken: r.fencingToken });
+  return EXIT.OK;
+}
