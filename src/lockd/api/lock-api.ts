@@ -1,5 +1,65 @@
-// The public lock API (lockd.v1 Lease, Lock, Fence) on a node's server.
+// The public lock API (lockd.v1 Lease, Lock, Fence) on a node's server. Every node serves every
+// RPC: the leader does the work (writes are proposals, reads pass a ReadIndex barrier), followers
+// forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
+// The leader also runs the lease clock (lease-clock.ts).
+import * as grpc from '@grpc/grpc-js';
+import { lockdProto } from '../proto.js';
 import type { ServiceRegistrar } from '../node/lockd-node.js';
+import { Acquirer } from './acquire.js';
+import { AppliedEvents } from './applied-events.js';
+import { unavailable } from './api-error.js';
+import { fenceHandlers } from './fence-service.js';
+import { Forwarder } from './forwarder.js';
+import { KeepAliveStreams } from './keepalive-streams.js';
+import { LeaderOps } from './leader-ops.js';
+import { LeaderRouter } from './leader-router.js';
+import { LeaseClock } from './lease-clock.js';
+import { leaseHandlers } from './lease-service.js';
+import { lockHandlers } from './lock-service.js';
+import { LockWaits } from './lock-waits.js';
+import { ObserveStreams } from './observe-streams.js';
+import { Proposer } from './proposer.js';
+import { apiTiming } from './timing.js';
 
-/** Placeholder until the lock service lands: registers nothing yet. */
-export const registerLockApi: ServiceRegistrar = () => {};
+export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
+  const timing = apiTiming(ctx.config);
+  const events = new AppliedEvents(ctx.driver, ctx.logger);
+  const router = new LeaderRouter(ctx, timing);
+  const forwarder = new Forwarder(ctx.config.id, ctx.logger);
+  const proposer = new Proposer(ctx, timing, router);
+  const clock = new LeaseClock(ctx, timing);
+  const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder);
+  const ops = new LeaderOps(ctx, timing, router, proposer, forwarder);
+  const waits = new LockWaits(events, ops, timing, ctx.logger);
+  const observe = new ObserveStreams(events);
+  const acquirer = new Acquirer(proposer, waits, ctx.logger);
+  const deps = { router, forwarder, timing };
+
+  // Lease ends are what operators look for: info on the leader (which serves the clients), debug
+  // on followers (they apply the same entries).
+  events.onAny((ev) => {
+    if (ev.type !== 'LEASE_EXPIRED' && ev.type !== 'LEASE_REVOKED' && ev.type !== 'EXPIRED') return;
+    const level = ctx.driver.isLeader() ? 'info' : 'debug';
+    if (ev.type === 'EXPIRED') ctx.logger[level]({ event: 'lock expired', name: ev.name, leaseId: ev.leaseId, token: ev.token, index: ev.index }, `${ev.name} lost by lease ${ev.leaseId} (lease expired)`);
+    else ctx.logger[level]({ event: ev.type === 'LEASE_EXPIRED' ? 'lease expired' : 'lease ended', leaseId: ev.leaseId, index: ev.index }, `lease ${ev.leaseId} ${ev.type === 'LEASE_EXPIRED' ? 'expired' : 'revoked'}`);
+  });
+
+  server.addService(lockdProto.lockd.v1.Lease.service, leaseHandlers(ctx, deps, proposer, keepAlive));
+  server.addService(lockdProto.lockd.v1.Lock.service, lockHandlers(ctx, deps, proposer, acquirer, observe));
+  server.addService(lockdProto.lockd.v1.Fence.service, fenceHandlers(ctx, deps, proposer));
+  ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
+
+  return {
+    close() {
+      // Ends every stream and waiting call, so the server's shutdown does not wait on them.
+      const err = unavailable(`${ctx.config.id} is shutting down`);
+      clock.close();
+      ops.close();
+      waits.close();
+      keepAlive.close();
+      observe.close(err);
+      router.close();
+      forwarder.close();
+    },
+  };
+};

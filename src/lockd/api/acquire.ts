@@ -1,0 +1,81 @@
+// Lock.Acquire on the leader. wait=false answers at once; wait=true proposes the Acquire and, when
+// queued, waits for the applied event that ends the wait (lock-waits.ts): granted → acquired with
+// that entry's token; the lease died → NOT_FOUND; the client's deadline → DEADLINE_EXCEEDED (and
+// the queue entry is cancelled). A retried wait with the same request_id is answered by the state
+// machine's dedup as "queued" at its old place, and simply waits again.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { AcquireResponse } from '../gen/lockd/v1/AcquireResponse.js';
+import type { AcquireResult } from '../state-machine/index.js';
+import { ApiError } from './api-error.js';
+import type { Abandon, LockWaits } from './lock-waits.js';
+import { UncertainWriteError, type Proposer } from './proposer.js';
+
+/** How often a wait whose queue entry was cancelled by someone else re-queues before giving up. */
+const MAX_REQUEUES = 3;
+
+export interface AcquireArgs {
+  readonly name: string;
+  readonly leaseId: number;
+  readonly wait: boolean;
+  readonly requestId: string | undefined;
+  readonly deadline: number;
+  /** Registers a callback for the client going away. */
+  readonly onGone: (cb: () => void) => void;
+}
+
+export function acquireResponse(r: AcquireResult): AcquireResponse {
+  const acquired = r.status === 'acquired';
+  return { acquired, fencingToken: acquired ? r.token : 0, holderLeaseId: r.holderLeaseId };
+}
+
+export class Acquirer {
+  constructor(
+    private readonly proposer: Proposer,
+    private readonly waits: LockWaits,
+    private readonly logger: Logger,
+  ) {}
+
+  async acquire(a: AcquireArgs): Promise<AcquireResponse> {
+    const cmd = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId: a.requestId } as const;
+    if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
+    const w = this.waits.register(a.name, a.leaseId);
+    let abandon: Abandon | undefined;
+    try {
+      for (let round = 0; ; round++) {
+        let r: AcquireResult;
+        try {
+          r = await this.proposer.write(cmd, a.deadline);
+        } catch (e) {
+          if (e instanceof UncertainWriteError) abandon = 'uncertain';
+          throw e;
+        }
+        if (r.status !== 'queued') return acquireResponse(r);
+        if (round === 0) this.logger.debug({ event: 'waiting', name: a.name, leaseId: a.leaseId, position: r.position, duplicate: r.duplicate }, `lease ${a.leaseId} waits for ${a.name} at position ${r.position}`);
+        const o = await w.next(a.deadline, a.onGone);
+        switch (o.kind) {
+          case 'acquired':
+            this.logger.debug({ event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token }, `lease ${a.leaseId} granted ${a.name} after waiting`);
+            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId };
+          case 'removed':
+            throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
+          case 'cancelled':
+            if (round >= MAX_REQUEUES) throw new ApiError(grpc.status.ABORTED, `the wait of lease ${a.leaseId} for ${a.name} was cancelled ${round + 1} times by other calls; retry`);
+            continue;
+          case 'deadline':
+            abandon = 'deadline';
+            this.logger.info({ event: 'waiter timed out', name: a.name, leaseId: a.leaseId }, `lease ${a.leaseId} gave up waiting for ${a.name} (deadline)`);
+            throw new ApiError(grpc.status.DEADLINE_EXCEEDED, `deadline exceeded while waiting for ${a.name}`);
+          case 'gone':
+            abandon = 'gone';
+            this.logger.info({ event: 'waiter gone', name: a.name, leaseId: a.leaseId }, `waiting call for ${a.name} by lease ${a.leaseId} was cancelled by the client`);
+            throw new ApiError(grpc.status.CANCELLED, 'cancelled by the client');
+          case 'closed':
+            throw new ApiError(grpc.status.UNAVAILABLE, 'node shutting down; retry the wait (same request_id) on another node');
+        }
+      }
+    } finally {
+      this.waits.unregister(w, abandon);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+// Events of applied entries, fanned out to whoever waits on them (Observe streams, waiting
+// Acquires, keepalive streams). Listeners run inside the driver's apply loop, so one that throws is
+// logged and skipped: a bug in a stream must never stop the node.
+import type { Logger } from 'pino';
+import type { RaftDriver } from '../node/raft-driver.js';
+import type { ApplyOutput, LockEvent } from '../state-machine/index.js';
+
+export type EventListener = (ev: LockEvent) => void;
+
+export class AppliedEvents {
+  private readonly byName = new Map<string, Set<EventListener>>();
+  private readonly everything = new Set<EventListener>();
+
+  constructor(
+    driver: RaftDriver<ApplyOutput>,
+    private readonly logger: Logger,
+  ) {
+    driver.onApplied((_entry, out) => {
+      for (const ev of out.events) this.dispatch(ev);
+    });
+  }
+
+  /** Events of one lock name; returns the unsubscribe function. */
+  onName(name: string, l: EventListener): () => void {
+    let set = this.byName.get(name);
+    if (!set) this.byName.set(name, (set = new Set()));
+    set.add(l);
+    return () => {
+      set.delete(l);
+      if (set.size === 0 && this.byName.get(name) === set) this.byName.delete(name);
+    };
+  }
+
+  /** Every event (lease lifecycle included); returns the unsubscribe function. */
+  onAny(l: EventListener): () => void {
+    this.everything.add(l);
+    return () => this.everything.delete(l);
+  }
+
+  /** Number of names with listeners (for tests and status). */
+  get watchedNames(): number {
+    return this.byName.size;
+  }
+
+  private dispatch(ev: LockEvent): void {
+    const named = ev.name ? this.byName.get(ev.name) : undefined;
+    for (const l of [...(named ?? []), ...this.everything]) {
+      try {
+        l(ev);
+      } catch (e) {
+        this.logger.error({ event: 'event listener failed', err: e, lockEvent: ev }, 'event listener failed');
+      }
+    }
+  }
+}

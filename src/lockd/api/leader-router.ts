@@ -1,0 +1,80 @@
+// Where a call is served: here when this node leads, else forwarded to the leader it knows of.
+// A call that arrives already forwarded is never forwarded again (no loops between nodes that
+// disagree about the leader for a moment); while an election is running a call waits a little
+// for its outcome rather than failing at once.
+import type * as grpc from '@grpc/grpc-js';
+import type { NodeContext } from '../node/lockd-node.js';
+import { unavailable, type ApiError } from './api-error.js';
+import { answerBy, type ApiTiming } from './timing.js';
+
+/** Request header a forwarding node sets (value: its id). A call carrying it is served locally or fails. */
+export const FORWARDED_HEADER = 'lockd-forwarded';
+
+export type Route = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly leaderId: string; readonly address: string };
+
+export interface LeaderInfo {
+  readonly id: string;
+  readonly address: string;
+}
+
+export class LeaderRouter {
+  private readonly wakers = new Set<() => void>();
+
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly timing: ApiTiming,
+  ) {
+    ctx.driver.onRoleChange((_role, leader) => {
+      if (leader) this.wake();
+    });
+  }
+
+  get selfId(): string {
+    return this.ctx.config.id;
+  }
+
+  /** The leader this node knows of, with its address; undefined when none is known. */
+  leader(id: string = this.ctx.driver.leaderId()): LeaderInfo | undefined {
+    if (!id) return undefined;
+    return { id, address: this.ctx.config.peers.get(id) ?? '' };
+  }
+
+  /** UNAVAILABLE naming the leader this node knows of. */
+  unavailable(reason: string, leaderId?: string): ApiError {
+    return unavailable(reason, this.leader(leaderId));
+  }
+
+  async route(call: { metadata: grpc.Metadata; getDeadline(): Date | number }, deadline: number): Promise<Route> {
+    const forwardedBy = call.metadata.get(FORWARDED_HEADER)[0];
+    if (this.ctx.driver.isLeader()) return { kind: 'local' };
+    if (forwardedBy !== undefined) throw this.unavailable(`${this.selfId} is not the leader (call forwarded by ${String(forwardedBy)})`);
+    if (!this.ctx.driver.leaderId()) await this.waitForLeader(answerBy(deadline, this.timing.leaderWaitMs));
+    if (this.ctx.driver.isLeader()) return { kind: 'local' };
+    const leader = this.leader();
+    if (!leader || leader.id === this.selfId || !leader.address) throw this.unavailable(`${this.selfId} knows no leader (election in progress or no quorum)`);
+    return { kind: 'forward', leaderId: leader.id, address: leader.address };
+  }
+
+  /** Resolves when some leader is known, or at epoch ms `until`. */
+  private waitForLeader(until: number): Promise<void> {
+    const ms = until - Date.now();
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+    });
+  }
+
+  private wake(): void {
+    for (const w of [...this.wakers]) w();
+  }
+
+  close(): void {
+    this.wake();
+  }
+}

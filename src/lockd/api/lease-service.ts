@@ -1,0 +1,74 @@
+// lockd.v1.Lease: Grant, Revoke, TimeToLive, List (unary, on the leader) and KeepAlive (a stream,
+// see keepalive-streams.ts).
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { lockdProto } from '../proto.js';
+import type { LeaseHandlers } from '../gen/lockd/v1/Lease.js';
+import type { LeaseGrantRequest__Output } from '../gen/lockd/v1/LeaseGrantRequest.js';
+import type { LeaseGrantResponse } from '../gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseRevokeRequest__Output } from '../gen/lockd/v1/LeaseRevokeRequest.js';
+import type { LeaseRevokeResponse } from '../gen/lockd/v1/LeaseRevokeResponse.js';
+import type { LeaseTimeToLiveRequest__Output } from '../gen/lockd/v1/LeaseTimeToLiveRequest.js';
+import type { LeaseTimeToLiveResponse } from '../gen/lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LeaseListRequest__Output } from '../gen/lockd/v1/LeaseListRequest.js';
+import type { LeaseListResponse } from '../gen/lockd/v1/LeaseListResponse.js';
+import type { NodeContext } from '../node/lockd-node.js';
+import { validateLeaseId, validateRequestId, validateTtlMs } from '../state-machine/index.js';
+import { ApiError } from './api-error.js';
+import type { KeepAliveStreams } from './keepalive-streams.js';
+import type { Proposer } from './proposer.js';
+import { unary, type UnaryDeps } from './unary.js';
+
+const LEASE = lockdProto.lockd.v1.Lease.service;
+
+export function leaseHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, keepAlive: KeepAliveStreams): LeaseHandlers {
+  const log: Logger = ctx.logger;
+  const sm = ctx.stateMachine;
+  return {
+    Grant: unary<LeaseGrantRequest__Output, LeaseGrantResponse>(deps, {
+      method: LEASE.Grant,
+      validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
+      local: async (req, _call, deadline) => {
+        const r = await proposer.write(
+          // The margin covers time from before this entry that the next Tick may still count (DESIGN §4).
+          { type: 'Grant', ttlMs: req.ttlMs, marginMs: deps.timing.maxElapsedMs, requestId: req.requestId || undefined },
+          deadline,
+        );
+        if (r.duplicate) log.debug({ event: 'lease grant replayed', leaseId: r.leaseId, requestId: req.requestId }, 'retried Grant answered from its first result');
+        else log.info({ event: 'lease granted', leaseId: r.leaseId, ttlMs: r.ttlMs }, `lease ${r.leaseId} granted (ttl ${r.ttlMs} ms)`);
+        return { leaseId: r.leaseId, ttlMs: r.ttlMs };
+      },
+    }),
+
+    Revoke: unary<LeaseRevokeRequest__Output, LeaseRevokeResponse>(deps, {
+      method: LEASE.Revoke,
+      validate: (req) => validateLeaseId(req.leaseId),
+      local: async (req, _call, deadline) => {
+        const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId }, deadline);
+        log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks }, `lease ${r.leaseId} revoked`);
+        return {};
+      },
+    }),
+
+    TimeToLive: unary<LeaseTimeToLiveRequest__Output, LeaseTimeToLiveResponse>(deps, {
+      method: LEASE.TimeToLive,
+      validate: (req) => validateLeaseId(req.leaseId),
+      local: async (req, _call, deadline) => {
+        const v = await proposer.read(deadline, () => sm.timeToLive(req.leaseId));
+        if (!v) throw new ApiError(grpc.status.NOT_FOUND, `lease ${req.leaseId} not found (expired, revoked or never granted)`);
+        return { leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, locks: [...v.locks] };
+      },
+    }),
+
+    List: unary<LeaseListRequest__Output, LeaseListResponse>(deps, {
+      method: LEASE.List,
+      validate: () => undefined,
+      local: async (_req, _call, deadline) => {
+        const leases = await proposer.read(deadline, () => sm.listLeases());
+        return { leases: leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs })) };
+      },
+    }),
+
+    KeepAlive: keepAlive.handler,
+  };
+}

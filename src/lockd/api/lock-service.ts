@@ -1,0 +1,73 @@
+// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait (unary, on the leader) and
+// Observe (served locally, observe-streams.ts).
+import type { Logger } from 'pino';
+import { lockdProto } from '../proto.js';
+import type { LockHandlers } from '../gen/lockd/v1/Lock.js';
+import type { AcquireRequest__Output } from '../gen/lockd/v1/AcquireRequest.js';
+import type { AcquireResponse } from '../gen/lockd/v1/AcquireResponse.js';
+import type { ReleaseRequest__Output } from '../gen/lockd/v1/ReleaseRequest.js';
+import type { ReleaseResponse } from '../gen/lockd/v1/ReleaseResponse.js';
+import type { InspectRequest__Output } from '../gen/lockd/v1/InspectRequest.js';
+import type { InspectResponse } from '../gen/lockd/v1/InspectResponse.js';
+import type { CancelWaitRequest__Output } from '../gen/lockd/v1/CancelWaitRequest.js';
+import type { CancelWaitResponse } from '../gen/lockd/v1/CancelWaitResponse.js';
+import type { NodeContext } from '../node/lockd-node.js';
+import { validateLeaseId, validateLockName, validateRequestId, validateToken } from '../state-machine/index.js';
+import type { Acquirer } from './acquire.js';
+import type { ObserveStreams } from './observe-streams.js';
+import type { Proposer } from './proposer.js';
+import { unary, type UnaryDeps } from './unary.js';
+
+const LOCK = lockdProto.lockd.v1.Lock.service;
+
+export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, observe: ObserveStreams): LockHandlers {
+  const log: Logger = ctx.logger;
+  const sm = ctx.stateMachine;
+  return {
+    Acquire: unary<AcquireRequest__Output, AcquireResponse>(deps, {
+      method: LOCK.Acquire,
+      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
+      waits: (req) => req.wait,
+      local: (req, call, deadline) =>
+        acquirer.acquire({
+          name: req.name,
+          leaseId: req.leaseId,
+          wait: req.wait,
+          requestId: req.requestId || undefined,
+          deadline,
+          onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)),
+        }),
+    }),
+
+    Release: unary<ReleaseRequest__Output, ReleaseResponse>(deps, {
+      method: LOCK.Release,
+      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken),
+      local: async (req, _call, deadline) => {
+        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken }, deadline);
+        log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
+        return { released: r.released };
+      },
+    }),
+
+    Inspect: unary<InspectRequest__Output, InspectResponse>(deps, {
+      method: LOCK.Inspect,
+      validate: (req) => validateLockName(req.name),
+      local: async (req, _call, deadline) => {
+        const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
+        return { held: v.held, fencingToken: v.token, holderLeaseId: v.holderLeaseId, waitingLeaseIds: [...v.waitingLeaseIds] };
+      },
+    }),
+
+    CancelWait: unary<CancelWaitRequest__Output, CancelWaitResponse>(deps, {
+      method: LOCK.CancelWait,
+      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId),
+      local: async (req, _call, deadline) => {
+        const r = await proposer.write({ type: 'CancelWait', name: req.name, leaseId: req.leaseId }, deadline);
+        log.debug({ event: 'cancel wait', name: req.name, leaseId: req.leaseId, removed: r.removed, heldToken: r.heldToken }, `wait of lease ${req.leaseId} for ${req.name} cancelled`);
+        return { removed: r.removed, fencingToken: r.heldToken };
+      },
+    }),
+
+    Observe: observe.handler,
+  };
+}

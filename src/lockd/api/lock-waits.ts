@@ -1,0 +1,174 @@
+// Waiting Acquires (wait=true) on this node, keyed by (lock name, lease). The replicated queue
+// does the waiting; a call here only listens for the applied event that ends its wait:
+//   ACQUIRED (granted, token = that entry's index) | WAITER_REMOVED (its lease died: NOT_FOUND) |
+//   WAIT_CANCELLED (someone cancelled the queue entry: the call re-queues).
+// Events are the same on every replica, so a wait survives this node losing leadership.
+//
+// A wait given up leaves the replicated queue, else the lock would later be granted to a lease
+// whose owner no longer waits (an orphan lock, LESSONS 9):
+//  - deadline passed → CancelWait at once (through the leader);
+//  - client went away, or the Acquire's own outcome is unknown → CancelWait after a grace period,
+//    skipped if another call for the same (name, lease) arrived meanwhile: a retry keeps its place;
+//  - either way, if the CancelWait shows the lock was granted in the meantime, that token is
+//    released, since no call is left to deliver it to.
+// Known gap: a retry that reaches a *different* node (after a leader change) within the grace
+// period is not seen by this node; the cancel then removes its queue entry (the retry re-queues,
+// losing its place) or releases a grant it may just have returned.
+import type { Logger } from 'pino';
+import type { LockEvent } from '../state-machine/index.js';
+import type { AppliedEvents } from './applied-events.js';
+import type { LeaderOps } from './leader-ops.js';
+import type { ApiTiming } from './timing.js';
+
+export type WaitOutcome =
+  | { readonly kind: 'acquired'; readonly token: number }
+  | { readonly kind: 'removed' }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'deadline' }
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'closed' };
+
+/** Why a call stopped waiting without an answer from the log. */
+export type Abandon = 'deadline' | 'gone' | 'uncertain';
+
+interface KeyState {
+  readonly name: string;
+  readonly leaseId: number;
+  readonly waiters: Set<Waiter>;
+  /** Bumped by every new call for this key: a pending grace cancel checks it. */
+  seq: number;
+  graceTimer?: NodeJS.Timeout;
+  cleaning: boolean;
+}
+
+export class Waiter {
+  private outcome: WaitOutcome | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(readonly key: KeyState) {}
+
+  /** From an applied event (or shutdown). Final outcomes are not overwritten. */
+  deliver(o: WaitOutcome): void {
+    if (this.outcome && this.outcome.kind !== 'cancelled') return;
+    this.outcome = o;
+    this.wake?.();
+  }
+
+  /**
+   * The next outcome: an applied event, the deadline (epoch ms), or the client going away
+   * (`onGone` registers the callback). A 'cancelled' outcome is consumed (the call re-queues).
+   */
+  next(deadline: number, onGone: (cb: () => void) => void): Promise<WaitOutcome> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (o?: WaitOutcome) => {
+        if (!this.wake) return;
+        this.wake = undefined;
+        if (timer) clearTimeout(timer);
+        const out = o ?? this.outcome!;
+        if (out.kind === 'cancelled' && this.outcome === out) this.outcome = undefined;
+        resolve(out);
+      };
+      this.wake = () => settle();
+      if (this.outcome) return settle();
+      if (Number.isFinite(deadline)) timer = setTimeout(() => settle({ kind: 'deadline' }), Math.max(0, deadline - Date.now()));
+      onGone(() => settle({ kind: 'gone' }));
+    });
+  }
+}
+
+const keyOf = (name: string, leaseId: number) => `${leaseId}\u0000${name}`; // names never hold control characters
+
+export class LockWaits {
+  private readonly keys = new Map<string, KeyState>();
+  private closed = false;
+
+  constructor(
+    events: AppliedEvents,
+    private readonly ops: LeaderOps,
+    private readonly timing: ApiTiming,
+    private readonly logger: Logger,
+  ) {
+    events.onAny((ev) => this.event(ev));
+  }
+
+  get activeCalls(): number {
+    let n = 0;
+    for (const k of this.keys.values()) n += k.waiters.size;
+    return n;
+  }
+
+  /** Call before proposing the Acquire, so no event between its apply and its answer is missed. */
+  register(name: string, leaseId: number): Waiter {
+    const id = keyOf(name, leaseId);
+    let ks = this.keys.get(id);
+    if (!ks) this.keys.set(id, (ks = { name, leaseId, waiters: new Set(), seq: 0, cleaning: false }));
+    ks.seq++;
+    if (ks.graceTimer) {
+      clearTimeout(ks.graceTimer);
+      ks.graceTimer = undefined;
+      this.logger.debug({ event: 'wait resumed', name, leaseId }, 'a retried wait arrived: the abandoned one is not cancelled');
+    }
+    const w = new Waiter(ks);
+    ks.waiters.add(w);
+    return w;
+  }
+
+  /** The call is over. With `abandon`, leave the replicated queue for it (see the file comment). */
+  unregister(w: Waiter, abandon?: Abandon): void {
+    const ks = w.key;
+    ks.waiters.delete(w);
+    if (abandon && ks.waiters.size === 0 && !this.closed) {
+      const seq = ks.seq;
+      const go = () => {
+        ks.graceTimer = undefined;
+        if (ks.seq === seq && ks.waiters.size === 0) void this.cancel(ks, abandon);
+        else this.forget(ks);
+      };
+      if (abandon === 'deadline') go();
+      else ks.graceTimer = setTimeout(go, this.timing.cancelGraceMs);
+      return;
+    }
+    this.forget(ks);
+  }
+
+  private forget(ks: KeyState): void {
+    if (ks.waiters.size === 0 && !ks.graceTimer && !ks.cleaning) this.keys.delete(keyOf(ks.name, ks.leaseId));
+  }
+
+  private async cancel(ks: KeyState, why: Abandon): Promise<void> {
+    const { name, leaseId } = ks;
+    const seq = ks.seq;
+    ks.cleaning = true;
+    try {
+      const r = await this.ops.cancelWait(name, leaseId, Date.now() + this.timing.cleanupBudgetMs);
+      this.logger.info({ event: 'wait cancelled', name, leaseId, why, removed: r.removed, heldToken: r.heldToken }, `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`);
+      if (r.heldToken > 0 && ks.seq === seq && ks.waiters.size === 0) {
+        const released = await this.ops.release(name, r.heldToken, Date.now() + this.timing.cleanupBudgetMs);
+        this.logger.info({ event: 'orphan released', name, leaseId, token: r.heldToken, released }, `released ${name} (token ${r.heldToken}), granted to an abandoned wait`);
+      }
+    } catch (e) {
+      this.logger.warn({ event: 'wait cancel failed', name, leaseId, why, err: e }, `could not cancel the abandoned wait for ${name} by lease ${leaseId}: ${(e as Error).message}`);
+    } finally {
+      ks.cleaning = false;
+      this.forget(ks);
+    }
+  }
+
+  private event(ev: LockEvent): void {
+    if (ev.type !== 'ACQUIRED' && ev.type !== 'WAITER_REMOVED' && ev.type !== 'WAIT_CANCELLED') return;
+    const ks = this.keys.get(keyOf(ev.name, ev.leaseId));
+    if (!ks) return;
+    const o: WaitOutcome = ev.type === 'ACQUIRED' ? { kind: 'acquired', token: ev.token } : ev.type === 'WAITER_REMOVED' ? { kind: 'removed' } : { kind: 'cancelled' };
+    for (const w of ks.waiters) w.deliver(o);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const ks of this.keys.values()) {
+      if (ks.graceTimer) clearTimeout(ks.graceTimer);
+      ks.graceTimer = undefined;
+      for (const w of ks.waiters) w.deliver({ kind: 'closed' });
+    }
+  }
+}

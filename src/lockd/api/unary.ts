@@ -1,0 +1,44 @@
+// The shape every unary lock-API call shares: validate (bad input never reaches the log, and is
+// refused on the node called, forwarded or not), route to the leader, serve or forward, and turn
+// whatever went wrong into a gRPC status.
+import type * as grpc from '@grpc/grpc-js';
+import type { Problem } from '../state-machine/index.js';
+import { asApiError, fromProblem } from './api-error.js';
+import type { ForwardMethod, Forwarder } from './forwarder.js';
+import type { LeaderRouter } from './leader-router.js';
+import { answerBy, deadlineOf, type ApiTiming } from './timing.js';
+
+export interface UnaryDeps {
+  readonly router: LeaderRouter;
+  readonly forwarder: Forwarder;
+  readonly timing: ApiTiming;
+}
+
+export interface UnarySpec<Req, Res> {
+  /** The RPC, for forwarding. */
+  readonly method: ForwardMethod<Req, Res>;
+  /** Stateless checks with the state machine's validate* helpers. */
+  validate(req: Req): Problem | undefined;
+  /** Serve on the leader; `deadline` is the client's (epoch ms, Infinity if none). */
+  local(req: Req, call: grpc.ServerUnaryCall<Req, Res>, deadline: number): Promise<Res>;
+  /** A call that may legitimately run until the client's deadline (a waiting Acquire). */
+  waits?(req: Req): boolean;
+}
+
+export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const deadline = deadlineOf(call);
+    const serve = async (): Promise<Res> => {
+      const problem = spec.validate(call.request);
+      if (problem) throw fromProblem(problem);
+      const route = await deps.router.route(call, deadline);
+      if (route.kind === 'local') return spec.local(call.request, call, deadline);
+      const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs);
+      return deps.forwarder.unary(route, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
+    };
+    serve().then(
+      (res) => callback(null, res),
+      (e: unknown) => callback(asApiError(e).toStatus(), null),
+    );
+  };
+}

@@ -1,0 +1,139 @@
+// Plain promise wrappers over the lockd.v1 gRPC clients, for tests and the helper scripts they
+// run as child processes (the real TS client library lives in src/client; these tests use the
+// wire API directly so that they check the server and nothing else).
+import * as grpc from '@grpc/grpc-js';
+import { lockdProto } from '../../src/lockd/proto.js';
+import type { LeaseClient } from '../../src/lockd/gen/lockd/v1/Lease.js';
+import type { LockClient } from '../../src/lockd/gen/lockd/v1/Lock.js';
+import type { FenceClient } from '../../src/lockd/gen/lockd/v1/Fence.js';
+import type { LeaseGrantResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseTimeToLiveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LeaseListResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseListResponse.js';
+import type { AcquireResponse__Output } from '../../src/lockd/gen/lockd/v1/AcquireResponse.js';
+import type { InspectResponse__Output } from '../../src/lockd/gen/lockd/v1/InspectResponse.js';
+import type { CancelWaitResponse__Output } from '../../src/lockd/gen/lockd/v1/CancelWaitResponse.js';
+import type { FenceReadResponse__Output } from '../../src/lockd/gen/lockd/v1/FenceReadResponse.js';
+import type { LockEvent__Output } from '../../src/lockd/gen/lockd/v1/LockEvent.js';
+import type { LeaseKeepAliveRequest } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+export interface CallOpts {
+  readonly timeoutMs?: number;
+}
+
+type Cb<T> = (err: grpc.ServiceError | null, res?: T) => void;
+
+function unary<T>(start: (md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb<T>) => unknown, o: CallOpts = {}): Promise<T> {
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const opts: grpc.CallOptions = Number.isFinite(timeoutMs) ? { deadline: Date.now() + timeoutMs } : {};
+  return new Promise((resolve, reject) => start(new grpc.Metadata(), opts, (err, res) => (err ? reject(err) : resolve(res as T))));
+}
+
+/** One node's three lock services. */
+export class LockApi {
+  readonly lease: LeaseClient;
+  readonly lock: LockClient;
+  readonly fence: FenceClient;
+
+  constructor(readonly address: string) {
+    const creds = grpc.credentials.createInsecure();
+    this.lease = new lockdProto.lockd.v1.Lease(address, creds);
+    this.lock = new lockdProto.lockd.v1.Lock(address, creds);
+    this.fence = new lockdProto.lockd.v1.Fence(address, creds);
+  }
+
+  grant(ttlMs: number, o: CallOpts & { requestId?: string } = {}): Promise<LeaseGrantResponse__Output> {
+    return unary((md, opts, cb) => this.lease.Grant({ ttlMs, requestId: o.requestId ?? '' }, md, opts, cb), o);
+  }
+
+  revoke(leaseId: number, o: CallOpts = {}): Promise<unknown> {
+    return unary((md, opts, cb) => this.lease.Revoke({ leaseId }, md, opts, cb), o);
+  }
+
+  timeToLive(leaseId: number, o: CallOpts = {}): Promise<LeaseTimeToLiveResponse__Output> {
+    return unary((md, opts, cb) => this.lease.TimeToLive({ leaseId }, md, opts, cb), o);
+  }
+
+  list(o: CallOpts = {}): Promise<LeaseListResponse__Output> {
+    return unary((md, opts, cb) => this.lease.List({}, md, opts, cb), o);
+  }
+
+  acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string } = {}): Promise<AcquireResponse__Output> {
+    return unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId: o.requestId ?? '' }, md, opts, cb), o);
+  }
+
+  /** A waiting Acquire that can be cancelled by the caller. */
+  acquireCancellable(name: string, leaseId: number, o: CallOpts & { requestId?: string } = {}): { result: Promise<AcquireResponse__Output>; cancel(): void } {
+    let call: grpc.ClientUnaryCall | undefined;
+    const result = unary<AcquireResponse__Output>((md, opts, cb) => (call = this.lock.Acquire({ name, leaseId, wait: true, requestId: o.requestId ?? '' }, md, opts, cb)), o);
+    return { result, cancel: () => call?.cancel() };
+  }
+
+  release(name: string, fencingToken: number, o: CallOpts = {}): Promise<{ released: boolean }> {
+    return unary((md, opts, cb) => this.lock.Release({ name, fencingToken }, md, opts, cb), o);
+  }
+
+  inspect(name: string, o: CallOpts = {}): Promise<InspectResponse__Output> {
+    return unary((md, opts, cb) => this.lock.Inspect({ name }, md, opts, cb), o);
+  }
+
+  cancelWait(name: string, leaseId: number, o: CallOpts = {}): Promise<CancelWaitResponse__Output> {
+    return unary((md, opts, cb) => this.lock.CancelWait({ name, leaseId }, md, opts, cb), o);
+  }
+
+  fenceWrite(key: string, value: Uint8Array | string, fencingToken: number, o: CallOpts = {}): Promise<{ highestToken: number }> {
+    return unary((md, opts, cb) => this.fence.Write({ key, value: Buffer.from(value), fencingToken }, md, opts, cb), o);
+  }
+
+  fenceRead(key: string, o: CallOpts = {}): Promise<FenceReadResponse__Output> {
+    return unary((md, opts, cb) => this.fence.Read({ key }, md, opts, cb), o);
+  }
+
+  /** Observe `name`; resolves once the server has sent headers (the subscription is active). */
+  async observe(name: string): Promise<Observation> {
+    const stream = this.lock.Observe({ name });
+    const obs = new Observation(stream);
+    await new Promise<void>((resolve, reject) => {
+      stream.once('metadata', () => resolve());
+      stream.once('error', reject);
+    });
+    return obs;
+  }
+
+  keepAliveStream(): grpc.ClientDuplexStream<LeaseKeepAliveRequest, LeaseKeepAliveResponse__Output> {
+    return this.lease.KeepAlive();
+  }
+
+  close(): void {
+    this.lease.close();
+    this.lock.close();
+    this.fence.close();
+  }
+}
+
+/** Events received on one Observe stream. */
+export class Observation {
+  readonly events: LockEvent__Output[] = [];
+  error: grpc.ServiceError | undefined;
+
+  constructor(private readonly stream: grpc.ClientReadableStream<LockEvent__Output>) {
+    stream.on('data', (ev: LockEvent__Output) => this.events.push(ev));
+    stream.on('error', (e: grpc.ServiceError) => (this.error = e));
+  }
+
+  cancel(): void {
+    this.stream.cancel();
+  }
+}
+
+/** The status code of a rejected call (throws if the promise resolved). */
+export async function statusOf(p: Promise<unknown>): Promise<grpc.ServiceError> {
+  try {
+    await p;
+  } catch (e) {
+    return e as grpc.ServiceError;
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
