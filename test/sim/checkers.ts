@@ -64,6 +64,9 @@ export class Checker {
   /** Set by readyTaken for persisted() of the same cycle: did this batch make the node leader? */
   private becameLeader = false;
   leaderTerms = 0;
+  /** Times a leader's own commit advanced to an entry of an older term (Raft forbids it: fig. 8). A statistic, so
+   *  that the fig. 8 planted bug is judged by its consequences (Leader Completeness, State Machine Safety). */
+  oldTermCommits = 0;
   /** Vote grants sent while the durable vote of that term named another candidate. */
   doubleVotes = 0;
 
@@ -174,7 +177,11 @@ export class Checker {
         }
       }
     }
-    if (rd.hardState) this.recordCommit(node, rd.hardState.commit, term);
+    if (rd.hardState) {
+      const c = rd.hardState.commit;
+      if (node.role === 'leader' && c > (this.recorded.get(node.id) ?? 0) && disk.term(c) !== term) this.oldTermCommits++;
+      this.recordCommit(node, c, term);
+    }
   }
 
   private recordCommit(node: SimNode, commit: number, term: number): void {

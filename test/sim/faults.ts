@@ -21,6 +21,7 @@ const PARTITION_KINDS: readonly PartitionKind[] = [
 ];
 
 export interface Profile {
+  readonly family: 'mixed' | 'churn';
   readonly nodes: 3 | 5;
   readonly node: Omit<NodeSettings, 'tickSkip' | 'tickDouble'>;
   readonly tickSkipMax: number;
@@ -42,28 +43,41 @@ export interface Profile {
   readonly proposeRate: number;
   /** Chance that a leader crashes right after persisting a proposal, before sending it (Raft fig. 8 setups). */
   readonly proposeCrashRate: number;
+  /** Chance that a newly elected leader crashes within its first few driver cycles (elections are the fragile time). */
+  readonly newLeaderCrashRate: number;
+  /** Chance that a leader crashes right after persisting a commit advance, before telling anyone. */
+  readonly commitCrashRate: number;
   readonly readRate: number;
   readonly transferRate: number;
   readonly campaignRate: number;
 }
 
-/** Draw the fault mix of one run. Every knob is varied so that, across seeds, every mix gets tried. */
+/** Share of runs drawn from the leader-churn family. */
+const CHURN_SHARE = 0.25;
+
+/**
+ * Draw the fault mix of one run. Two families:
+ *  - "mixed": every knob varied independently, so that across seeds every combination gets tried;
+ *  - "churn": leaders keep dying or getting cut off right after doing local work (appending a proposal,
+ *    winning an election, advancing the commit index), entries travel one per message, and a whole
+ *    cluster may be down at once. That is what leaves divergent uncommitted tails of different terms
+ *    on different nodes — the setting of Raft fig. 8, which random faults alone reach only rarely.
+ */
 export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: PlantedBug | undefined): Profile {
+  const family: Profile['family'] = prng.chance(CHURN_SHARE) ? 'churn' : 'mixed';
   const n = nodes ?? (prng.chance(0.5) ? 3 : 5);
-  const electionTick = prng.pick([8, 10, 12]);
-  const heartbeatTick = prng.pick([1, 2, 3]);
   const weather: NetworkConditions[] = [HEALTHY];
   const kinds = prng.range(1, 3);
   for (let k = 0; k < kinds; k++) weather.push(drawWeather(prng));
-  const crashy = prng.pick([0, 0.002, 0.005, 0.01]);
-  return {
+  const base: Profile = {
+    family,
     nodes: n,
     node: {
-      electionTick,
-      heartbeatTick,
+      electionTick: prng.pick([8, 10, 12]),
+      heartbeatTick: prng.pick([1, 2, 3]),
       preVote: prng.chance(0.8),
       checkQuorum: prng.chance(0.8),
-      maxSizePerMsg: prng.pick([undefined, 1, 8, 64]), // 1 byte ⇒ one entry per App: entries travel separately
+      maxSizePerMsg: prng.pick([undefined, 1, 1, 8, 64]), // 1 byte ⇒ one entry per App: entries travel separately
       maxInflightMsgs: prng.pick([undefined, 1, 4, 16]),
       plantedBug,
       snapshotEvery: prng.pick([4, 10, 30, 100]),
@@ -76,16 +90,32 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: Pl
     partitionRate: prng.pick([0, 0.005, 0.01, 0.03]),
     partitionSteps: prng.pick([[10, 60], [20, 200], [50, 400]] as const),
     partitionKinds: prng.chance(0.3) ? [prng.pick(PARTITION_KINDS)] : PARTITION_KINDS,
-    crashRate: crashy,
+    crashRate: prng.pick([0, 0.002, 0.005, 0.01]),
     leaderCrashShare: prng.pick([0.3, 0.6, 0.9]),
     midCycleShare: prng.pick([0.3, 0.6]),
     maxDown: prng.chance(0.8) ? Math.floor(n / 2) : n,
     downSteps: prng.pick([[1, 20], [5, 100], [20, 300]] as const),
     proposeRate: prng.pick([0.02, 0.1, 0.3]),
     proposeCrashRate: prng.pick([0, 0.01, 0.05]),
+    newLeaderCrashRate: prng.pick([0, 0.05, 0.2]),
+    commitCrashRate: prng.pick([0, 0.01, 0.05]),
     readRate: prng.pick([0, 0.02, 0.05]),
     transferRate: prng.pick([0, 0.001, 0.005]),
     campaignRate: prng.pick([0, 0.001]),
+  };
+  if (family === 'mixed') return base;
+  return {
+    ...base,
+    node: { ...base.node, maxSizePerMsg: 1 },
+    partitionRate: 0.03,
+    partitionSteps: [10, 60],
+    partitionKinds: ['isolated-leader', 'leader-in-minority', 'deaf-leader'],
+    maxDown: n,
+    downSteps: [1, 30],
+    proposeRate: 0.3,
+    proposeCrashRate: 0.4,
+    newLeaderCrashRate: 0.5,
+    commitCrashRate: 0.3,
   };
 }
 
@@ -105,6 +135,7 @@ function drawWeather(prng: Prng): NetworkConditions {
 export function describeProfile(p: Profile): string {
   const s = p.node;
   return [
+    `${p.family} mix`,
     `${p.nodes} nodes`,
     `election ${s.electionTick}/heartbeat ${s.heartbeatTick}`,
     `preVote ${s.preVote} checkQuorum ${s.checkQuorum}`,
@@ -181,7 +212,8 @@ export interface World {
 
 export class FaultSchedule {
   private partitionEnds = 0;
-  private readonly armed = new Map<NodeId, CrashPoint>();
+  /** At most one crash is armed at a time: node, where in the cycle, and after how many more cycles. */
+  private armed: { node: NodeId; point: CrashPoint; cycles: number } | undefined;
   private calm = false;
   partitions = 0;
 
@@ -224,26 +256,39 @@ export class FaultSchedule {
     }
   }
 
-  /** Make `node` crash at `point` in its next driver cycle. */
-  arm(node: SimNode, point: CrashPoint, step: number): void {
-    if (this.calm || this.armed.size > 0) return;
+  /** Make `node` crash at `point` of its driver cycle `cycles` from now (0 = the current or next one). */
+  arm(node: SimNode, point: CrashPoint, step: number, cycles = 0): void {
+    if (this.calm || this.armed) return;
     const down = this.world.nodes.filter((x) => !x.up).length;
     if (down >= this.profile.maxDown) return;
     node.restartAt = step + this.prng.range(this.profile.downSteps[0], this.profile.downSteps[1]);
-    this.armed.set(node.id, point);
+    this.armed = { node: node.id, point, cycles };
   }
 
-  /** Consume the crash armed for this node's cycle, if any. */
+  /** A node just became leader (its first Ready as leader): maybe crash it soon. */
+  newLeader(node: SimNode, step: number): void {
+    if (!this.prng.chance(this.profile.newLeaderCrashRate)) return;
+    this.arm(node, this.prng.pick(['before-persist', 'after-persist', 'after-send'] as const), step, this.prng.range(0, 3));
+  }
+
+  /** A leader's batch advances its commit index: maybe crash once it is durable, before it is sent. */
+  leaderCommitted(node: SimNode, step: number): void {
+    if (this.prng.chance(this.profile.commitCrashRate)) this.arm(node, 'after-persist', step);
+  }
+
+  /** Consume the crash armed for this node's cycle, if it is due. */
   crashPoint(node: SimNode): CrashPoint | undefined {
-    const point = this.armed.get(node.id);
-    if (point !== undefined) this.armed.delete(node.id);
-    return point;
+    const a = this.armed;
+    if (!a || a.node !== node.id) return undefined;
+    if (a.cycles-- > 0) return undefined;
+    this.armed = undefined;
+    return a.point;
   }
 
   /** Final phase: heal the network, restart everyone, no more faults. */
   becomeCalm(step: number): void {
     this.calm = true;
-    this.armed.clear();
+    this.armed = undefined;
     this.partitionEnds = 0;
     this.world.setCuts('heal', []);
     this.world.setWeather(HEALTHY);

@@ -11,12 +11,16 @@ import { Prng } from './prng.js';
 import { SimNode, type CrashPoint, type DriverHooks } from './sim-node.js';
 import { Trace } from './trace.js';
 
+export type MixOverride = Partial<Omit<Profile, 'node'>> & { readonly node?: Partial<Profile['node']> };
+
 export interface SimOptions {
   readonly seed: number;
   /** Steps of the faulty phase (the calm liveness phase comes after). */
   readonly steps?: number;
   readonly nodes?: 3 | 5;
   readonly plantedBug?: PlantedBug;
+  /** Override parts of the drawn fault mix (experiments and targeted tests). */
+  readonly mix?: MixOverride;
   /** Run the final liveness phase (default true). */
   readonly liveness?: boolean;
   /** Trace lines to include in a violation report. */
@@ -26,6 +30,7 @@ export interface SimOptions {
 export interface SimStats {
   leaderTerms: number;
   doubleVotes: number;
+  oldTermCommits: number;
   crashes: number;
   lostBatches: number;
   partitions: number;
@@ -66,7 +71,10 @@ export interface SimReport {
 export const DEFAULT_STEPS = 2000;
 /** Liveness bounds for the calm final phase, in steps (each node ticks about once per step). */
 export const HEAL_TO_LEADER_ELECTION_TIMEOUTS = 20;
-export const PROPOSE_TO_APPLIED_STEPS = 300;
+/** From the proposals to applied everywhere: a base, plus a round trip per entry a node lags behind (with one
+ *  entry per message and one message in flight, a lagging follower catches up one entry per round trip). */
+export const PROPOSE_TO_APPLIED_STEPS = 200;
+export const STEPS_PER_LAGGING_ENTRY = 4;
 const LIVENESS_PROPOSALS = 3;
 
 export function runSim(opts: SimOptions): SimReport {
@@ -106,14 +114,15 @@ class Sim implements DriverHooks, World {
   /** Snapshot-send outcomes to report to the leader at the start of the next step. */
   private snapReports: { from: NodeId; to: NodeId; ok: boolean }[] = [];
   private readonly stats: SimStats = {
-    leaderTerms: 0, doubleVotes: 0, crashes: 0, lostBatches: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
+    leaderTerms: 0, doubleVotes: 0, oldTermCommits: 0, crashes: 0, lostBatches: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
     committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAnswered: 0, transfers: 0,
     healToLeaderSteps: -1, proposeToAppliedSteps: -1,
   };
 
   constructor(private readonly opts: SimOptions) {
     const root = new Prng(opts.seed);
-    this.profile = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug);
+    const drawn = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug);
+    this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...opts.mix?.node } };
     this.steps = opts.steps ?? DEFAULT_STEPS;
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
     const ids = Array.from({ length: this.profile.nodes }, (_, i) => `n${i + 1}`);
@@ -150,6 +159,7 @@ class Sim implements DriverHooks, World {
     }
     this.stats.leaderTerms = this.checker.leaderTerms;
     this.stats.doubleVotes = this.checker.doubleVotes;
+    this.stats.oldTermCommits = this.checker.oldTermCommits;
     this.stats.partitions = this.faults.partitions;
     this.stats.committed = this.checker.maxCommitted;
     this.stats.readsAnswered = this.checker.readsAnswered();
@@ -274,10 +284,12 @@ class Sim implements DriverHooks, World {
       this.step(false);
     }
     const last = wanted[wanted.length - 1].index;
+    const lag = last - Math.min(...this.nodes.map((x) => x.app.index));
+    const applyBound = PROPOSE_TO_APPLIED_STEPS + STEPS_PER_LAGGING_ENTRY * lag;
     while (this.nodes.some((x) => x.app.index < last)) {
-      if (this.now - proposedAt >= PROPOSE_TO_APPLIED_STEPS) {
+      if (this.now - proposedAt >= applyBound) {
         const behind = this.nodes.filter((x) => x.app.index < last).map((x) => `${x.id} at ${x.app.index}`);
-        fail('Liveness', undefined, `proposals up to index ${last} not applied everywhere ${PROPOSE_TO_APPLIED_STEPS} steps later: ${behind.join(', ')}`);
+        fail('Liveness', undefined, `proposals up to index ${last} not applied everywhere ${applyBound} steps later (lag was ${lag}): ${behind.join(', ')}`);
       }
       const st = leader.raft?.status();
       if (!st || st.role !== 'leader' || st.term !== term) {
@@ -358,6 +370,8 @@ class Sim implements DriverHooks, World {
       rd.entries.length ? `${rd.entries[0].index}..${rd.entries[rd.entries.length - 1].index}` : undefined,
       rd.snapshot?.metadata.index, rd.committedEntries.length, rd.messages.length);
     this.checker.readyTaken(node, rd);
+    if (rd.softState?.role === 'leader') this.faults.newLeader(node, this.now);
+    else if (node.role === 'leader' && hs && hs.commit > node.commit) this.faults.leaderCommitted(node, this.now);
   }
 
   crashPoint(node: SimNode): CrashPoint | undefined {
