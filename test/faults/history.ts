@@ -1,0 +1,200 @@
+// The history of a fault run: every client operation as an invoke record and (if the client lived to
+// see it) a completion record, one JSON object per line. Records are appended synchronously so a
+// client killed with SIGKILL loses nothing it had already observed; an invoke without a completion
+// is an operation of unknown outcome.
+//
+// Times are milliseconds since the run's origin on CLOCK_MONOTONIC (process.hrtime), which every
+// process on the machine shares and which keeps running while a process is stopped — so the
+// invoke/complete times of different client processes are comparable.
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+
+/** Operation kinds a client records. */
+export type OpKind = 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write';
+
+/** ok: it happened, with this output; fail: it definitely did not happen (output says why); unknown: either. */
+export type OpStatus = 'ok' | 'fail' | 'unknown';
+
+/** Which store a read/write went to: lockd's fenced store or the runner's plain (unfenced) control store. */
+export type StoreKind = 'fence' | 'plain';
+
+export interface GrantInput { ttlMs: number }
+export interface GrantOutput { leaseId: number }
+export interface KeepAliveInput { leaseId: number; ttlMs: number }
+export interface KeepAliveOutput { ttlMs: number }
+export interface RevokeInput { leaseId: number }
+export interface AcquireInput { name: string; leaseId: number; wait: boolean }
+export interface AcquireOutput { acquired: boolean; token: number; holder: number }
+export interface ReleaseInput { name: string; leaseId: number; token: number }
+export interface ReleaseOutput { released: boolean }
+export interface ReadInput { store: StoreKind; key: string }
+/** A read value is summarised: the guarded list's length and last element ('' when empty). */
+export interface ReadOutput { n: number; last: string; token: number; ordered: boolean }
+export interface WriteInput {
+  store: StoreKind;
+  key: string;
+  /** The element this write appends, and the last element of the value it was computed from. */
+  elem: string;
+  pred: string;
+  n: number;
+  token: number;
+  /** The lease holding the lock, and when the writer's lease trust ran out (sendTime + TTL) at invoke. */
+  leaseId: number;
+  trustedUntil: number;
+}
+export interface WriteOutput { highestToken: number }
+
+export interface OpInputs {
+  grant: GrantInput;
+  keepalive: KeepAliveInput;
+  revoke: RevokeInput;
+  acquire: AcquireInput;
+  release: ReleaseInput;
+  read: ReadInput;
+  write: WriteInput;
+}
+export interface OpOutputs {
+  grant: GrantOutput;
+  keepalive: KeepAliveOutput;
+  revoke: Record<string, never>;
+  acquire: AcquireOutput;
+  release: ReleaseOutput;
+  read: ReadOutput;
+  write: WriteOutput;
+}
+
+/** A failed operation's reason: a gRPC code name ('NOT_FOUND', 'FAILED_PRECONDITION', ...). */
+export interface FailOutput { code: string; message?: string }
+
+export type InvokeRecord = { [K in OpKind]: { type: 'invoke'; id: string; process: string; f: K; input: OpInputs[K]; time: number } }[OpKind];
+export interface CompleteRecord {
+  type: OpStatus;
+  id: string;
+  time: number;
+  output?: unknown;
+}
+/** Free-form facts a client reports (entering a critical section, losing trust, ...), not operations. */
+export interface NoteRecord { type: 'note'; process: string; time: number; what: string; [k: string]: unknown }
+export type HistoryRecord = InvokeRecord | CompleteRecord | NoteRecord;
+
+/** One operation, invoke and completion joined. complete = Infinity when the outcome is unknown. */
+export type Op = {
+  [K in OpKind]: {
+    /** Dense index in the history (invoke order). */
+    index: number;
+    id: string;
+    process: string;
+    f: K;
+    input: OpInputs[K];
+    status: OpStatus;
+    output: (OpOutputs[K] & Partial<FailOutput>) | FailOutput | undefined;
+    invoke: number;
+    /** Completion time; Infinity when unknown (the effect may land at any time after invoke). */
+    complete: number;
+  };
+}[OpKind];
+
+export type OpOf<K extends OpKind> = Extract<Op, { f: K }>;
+
+/** Milliseconds since `originNs` (a process.hrtime.bigint() value shared through the environment). */
+export function clockSince(originNs: bigint): () => number {
+  return () => Number(process.hrtime.bigint() - originNs) / 1e6;
+}
+
+/** Appends records to a JSONL file, synchronously (a SIGKILL must not lose an observed outcome). */
+export class HistoryWriter {
+  private seq = 0;
+  constructor(
+    readonly path: string,
+    readonly process: string,
+    private readonly now: () => number,
+  ) {}
+
+  invoke<K extends OpKind>(f: K, input: OpInputs[K]): { id: string; time: number } {
+    const id = `${this.process}-${++this.seq}`;
+    const time = this.now();
+    this.append({ type: 'invoke', id, process: this.process, f, input, time } as InvokeRecord);
+    return { id, time };
+  }
+
+  complete(id: string, type: OpStatus, output?: unknown): number {
+    const time = this.now();
+    this.append({ type, id, time, output });
+    return time;
+  }
+
+  note(what: string, fields: Record<string, unknown> = {}): void {
+    this.append({ ...fields, type: 'note', process: this.process, time: this.now(), what });
+  }
+
+  private append(r: HistoryRecord): void {
+    appendFileSync(this.path, `${JSON.stringify(r)}\n`);
+  }
+}
+
+export function readRecords(path: string): HistoryRecord[] {
+  if (!existsSync(path)) return [];
+  const out: HistoryRecord[] = [];
+  const lines = readFileSync(path, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line) as HistoryRecord);
+    } catch (e) {
+      // A process killed mid-write leaves at most a torn last line.
+      if (i >= lines.length - 2) continue;
+      throw new Error(`${path}:${i + 1}: bad history record: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/** Join invokes with completions (records of any number of processes, any order). */
+export function assembleOps(records: readonly HistoryRecord[]): { ops: Op[]; notes: NoteRecord[] } {
+  const done = new Map<string, CompleteRecord>();
+  const notes: NoteRecord[] = [];
+  for (const r of records) {
+    if (r.type === 'note') notes.push(r);
+    else if (r.type !== 'invoke') {
+      if (done.has(r.id)) throw new Error(`history: operation ${r.id} completed twice`);
+      done.set(r.id, r);
+    }
+  }
+  const invokes = records.filter((r): r is InvokeRecord => r.type === 'invoke').sort((a, b) => a.time - b.time);
+  const seen = new Set<string>();
+  const ops: Op[] = invokes.map((inv, index) => {
+    if (seen.has(inv.id)) throw new Error(`history: operation ${inv.id} invoked twice`);
+    seen.add(inv.id);
+    const c = done.get(inv.id);
+    const status: OpStatus = c ? c.type : 'unknown';
+    if (c && c.time < inv.time) throw new Error(`history: operation ${inv.id} completes (${c.time}) before its invoke (${inv.time})`);
+    return {
+      index,
+      id: inv.id,
+      process: inv.process,
+      f: inv.f,
+      input: inv.input,
+      status,
+      output: c?.output,
+      invoke: inv.time,
+      complete: status === 'unknown' ? Infinity : c!.time,
+    } as Op;
+  });
+  for (const id of done.keys()) if (!seen.has(id)) throw new Error(`history: completion of ${id} without an invoke`);
+  notes.sort((a, b) => a.time - b.time);
+  return { ops, notes };
+}
+
+/** Hand-made histories (tests): build an Op from the fields that matter. */
+export function op<K extends OpKind>(
+  index: number,
+  process: string,
+  f: K,
+  input: OpInputs[K],
+  invoke: number,
+  complete: number,
+  status: OpStatus,
+  output?: OpOutputs[K] | FailOutput,
+): OpOf<K> {
+  return { index, id: `${process}-${index}`, process, f, input, status, output, invoke, complete: status === 'unknown' ? Infinity : complete } as unknown as OpOf<K>;
+}

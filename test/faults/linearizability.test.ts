@@ -1,0 +1,172 @@
+// Checker 2 on small hand-made histories: the lock model (with lease expiry as a hidden event), the
+// fenced register, unknown outcomes, and the search's budget.
+import { expect } from 'chai';
+import { op, type Op } from './history.js';
+import { checkLinearizable } from './linearizable-check.js';
+import { searchLinearization } from './linearizability.js';
+import { fenceModel } from './fence-model.js';
+
+const U = Infinity; // completion time of an unknown outcome
+let seq = 0;
+const acq = (p: string, lease: number, t0: number, t1: number, token: number, wait = true): Op =>
+  op(seq++, p, 'acquire', { name: 'k', leaseId: lease, wait }, t0, t1, 'ok', { acquired: true, token, holder: lease });
+const held = (p: string, lease: number, t0: number, t1: number, holder: number): Op =>
+  op(seq++, p, 'acquire', { name: 'k', leaseId: lease, wait: false }, t0, t1, 'ok', { acquired: false, token: 0, holder });
+const acqUnknown = (p: string, lease: number, t0: number): Op => op(seq++, p, 'acquire', { name: 'k', leaseId: lease, wait: true }, t0, U, 'unknown');
+const acqFail = (p: string, lease: number, t0: number, t1: number, code: string): Op =>
+  op(seq++, p, 'acquire', { name: 'k', leaseId: lease, wait: true }, t0, t1, 'fail', { code });
+const rel = (p: string, lease: number, t0: number, t1: number, token: number, released = true): Op =>
+  op(seq++, p, 'release', { name: 'k', leaseId: lease, token }, t0, t1, 'ok', { released });
+const relFail = (p: string, lease: number, t0: number, t1: number, token: number, code: string): Op =>
+  op(seq++, p, 'release', { name: 'k', leaseId: lease, token }, t0, t1, 'fail', { code });
+const relUnknown = (p: string, lease: number, t0: number, token: number): Op => op(seq++, p, 'release', { name: 'k', leaseId: lease, token }, t0, U, 'unknown');
+const ka = (p: string, lease: number, t0: number, t1: number, ttlMs = 1000): Op => op(seq++, p, 'keepalive', { leaseId: lease, ttlMs: 1000 }, t0, t1, 'ok', { ttlMs });
+
+const w = (p: string, t0: number, t1: number, token: number, elem: string, n: number, status: 'ok' | 'fail' | 'unknown' = 'ok', code?: string): Op =>
+  op(seq++, p, 'write', { store: 'fence', key: 'x', elem, pred: '', n, token, leaseId: 1, trustedUntil: 1e9 }, t0, t1, status, status === 'fail' ? { code: code ?? 'FAILED_PRECONDITION' } : status === 'ok' ? { highestToken: token } : undefined);
+const r = (p: string, t0: number, t1: number, token: number, last: string, n: number): Op =>
+  op(seq++, p, 'read', { store: 'fence', key: 'x' }, t0, t1, 'ok', { token, last, n, ordered: true });
+
+function verdict(ops: Op[]): string {
+  return checkLinearizable(ops, 5000).verdict;
+}
+
+describe('faults: linearizability checker — lock model', () => {
+  it('accepts a sequential hand-over', () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5), acq('b', 2, 4, 5, 8), rel('b', 2, 6, 7, 8)])).to.equal('ok');
+  });
+
+  it('rejects a release by a holder whose lock was granted to another meanwhile', () => {
+    // b's grant needs a's lease to have expired; then a cannot release with its token.
+    expect(verdict([acq('a', 1, 0, 1, 5), acq('b', 2, 2, 3, 8), rel('a', 1, 4, 5, 5)])).to.equal('illegal');
+  });
+
+  it('accepts the same when the release overlaps the other grant', () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), acq('b', 2, 2, 6, 8), rel('a', 1, 3, 5, 5)])).to.equal('ok');
+  });
+
+  it('rejects tokens that go backwards', () => {
+    expect(verdict([acq('a', 1, 0, 1, 8), rel('a', 1, 2, 3, 8), acq('b', 2, 4, 5, 5)])).to.equal('illegal');
+  });
+
+  it('orders concurrent grants by token', () => {
+    // a's grant (5) must precede b's (8), so a lost the lock to b: a later release by a is impossible.
+    const base = [acq('a', 1, 0, 10, 5), acq('b', 2, 1, 3, 8), rel('b', 2, 4, 5, 8)];
+    expect(verdict(base)).to.equal('ok');
+    expect(verdict([...base, rel('a', 1, 11, 12, 5)])).to.equal('illegal');
+  });
+
+  it('rejects a lease renewed after its lock went to another (it must have expired)', () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), acq('b', 2, 2, 3, 8), ka('a', 1, 4, 5)])).to.equal('illegal');
+    // Renewal concurrent with the other grant: it may have come first.
+    expect(verdict([acq('a', 1, 0, 1, 5), acq('b', 2, 2, 4, 8), ka('a', 1, 3, 5)])).to.equal('ok');
+  });
+
+  it('rejects an acquire by a lease already reported gone', () => {
+    expect(verdict([acqFail('a', 1, 0, 1, 'NOT_FOUND'), acq('a', 1, 2, 3, 5)])).to.equal('illegal');
+    expect(verdict([ka('a', 1, 0, 1, 0), acq('a', 1, 2, 3, 5)])).to.equal('illegal');
+  });
+
+  it('rejects a stale-token answer to the holder itself, accepts NOT_FOUND (its lease may have expired)', () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5, false)])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), relFail('a', 1, 2, 3, 5, 'FAILED_PRECONDITION')])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), relFail('a', 1, 2, 3, 5, 'NOT_FOUND')])).to.equal('ok');
+    // ...but then that lease is gone.
+    expect(verdict([acq('a', 1, 0, 1, 5), relFail('a', 1, 2, 3, 5, 'NOT_FOUND'), ka('a', 1, 4, 5)])).to.equal('illegal');
+  });
+
+  it('try-lock: "held by" must name the current holder', () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), held('b', 2, 2, 3, 1)])).to.equal('ok');
+    expect(verdict([acq('a', 1, 0, 1, 5), held('b', 2, 2, 3, 7)])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5), held('b', 2, 4, 5, 1)])).to.equal('illegal');
+  });
+
+  describe('unknown outcomes', () => {
+    it('an unknown acquire may have taken effect — after its invoke only', () => {
+      expect(verdict([acqUnknown('a', 1, 0), held('b', 2, 5, 6, 1)])).to.equal('ok');
+      expect(verdict([held('b', 2, 0, 1, 1), acqUnknown('a', 1, 2)])).to.equal('illegal');
+      expect(verdict([acqUnknown('a', 1, 0), held('b', 2, 5, 6, 3)])).to.equal('illegal');
+    });
+
+    it('an unknown acquire may have had no effect', () => {
+      expect(verdict([acqUnknown('a', 1, 0), acq('b', 2, 1, 2, 8), rel('b', 2, 3, 4, 8), acq('c', 3, 5, 6, 9)])).to.equal('ok');
+    });
+
+    it('a grant the client never saw may be given up without its lease dying', () => {
+      // a's abandoned grant lost the lock to b, yet a's lease still renews: the server gave the grant up.
+      expect(verdict([acqUnknown('a', 1, 0), held('b', 2, 1, 2, 1), acq('b', 2, 3, 4, 9), ka('a', 1, 5, 6)])).to.equal('ok');
+      // A grant the client saw cannot be given up that way: its lease must have expired.
+      expect(verdict([acq('a', 1, 0, 1, 5), acq('b', 2, 3, 4, 9), ka('a', 1, 5, 6)])).to.equal('illegal');
+    });
+
+    it('an unknown release explains a hand-over with the old holder still alive', () => {
+      const ops = [acq('a', 1, 0, 1, 5), acq('b', 2, 3, 4, 8), ka('a', 1, 5, 6)];
+      expect(verdict(ops)).to.equal('illegal');
+      expect(verdict([...ops, relUnknown('a', 1, 2, 5)])).to.equal('ok');
+      // ...but not if it was invoked too late to have come before b's grant.
+      expect(verdict([...ops, relUnknown('a', 1, 4.5, 5)])).to.equal('illegal');
+    });
+
+    it('an unknown-outcome grant has an unknown token, bounded below', () => {
+      expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5), acqUnknown('b', 2, 4), held('c', 3, 5, 6, 2), acq('c', 3, 7, 8, 7)])).to.equal('ok');
+      expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5), acqUnknown('b', 2, 4), held('c', 3, 5, 6, 2), acq('c', 3, 7, 8, 4)])).to.equal('illegal');
+    });
+  });
+});
+
+describe('faults: linearizability checker — fenced register', () => {
+  it('accepts writes with non-decreasing tokens and reads of the last one', () => {
+    expect(verdict([r('a', 0, 1, 0, '', 0), w('a', 2, 3, 5, 'e1', 1), w('b', 4, 5, 5, 'e2', 2), r('c', 6, 7, 5, 'e2', 2), w('c', 8, 9, 9, 'e3', 3), r('a', 10, 11, 9, 'e3', 3)])).to.equal('ok');
+  });
+
+  it('rejects an accepted write with a lower token, and a refusal of a current one', () => {
+    expect(verdict([w('a', 0, 1, 9, 'e1', 1), w('b', 2, 3, 5, 'e2', 2)])).to.equal('illegal');
+    expect(verdict([w('a', 0, 1, 9, 'e1', 1), w('b', 2, 3, 5, 'e2', 2, 'fail')])).to.equal('ok');
+    expect(verdict([w('a', 0, 1, 5, 'e1', 1), w('b', 2, 3, 5, 'e2', 2, 'fail')])).to.equal('illegal');
+  });
+
+  it('orders concurrent writes so that both can be accepted', () => {
+    const ops = [w('a', 0, 10, 5, 'e1', 1), w('b', 1, 2, 7, 'e2', 1)];
+    expect(verdict([...ops, r('c', 11, 12, 7, 'e2', 1)])).to.equal('ok');
+    expect(verdict([...ops, r('c', 11, 12, 5, 'e1', 1)])).to.equal('illegal');
+  });
+
+  it('rejects a read of a value nobody wrote, or a lost write', () => {
+    expect(verdict([w('a', 0, 1, 5, 'e1', 1), r('b', 2, 3, 5, 'zz', 1)])).to.equal('illegal');
+    expect(verdict([w('a', 0, 1, 5, 'e1', 1), r('b', 2, 3, 0, '', 0)])).to.equal('illegal');
+  });
+
+  it('an unknown write may land late or never, but not be undone', () => {
+    expect(verdict([w('a', 0, U, 5, 'e1', 1, 'unknown'), r('b', 1, 2, 0, '', 0), r('b', 3, 4, 5, 'e1', 1)])).to.equal('ok');
+    expect(verdict([w('a', 0, U, 5, 'e1', 1, 'unknown'), r('b', 1, 2, 0, '', 0), r('b', 3, 4, 0, '', 0)])).to.equal('ok');
+    expect(verdict([w('a', 0, U, 5, 'e1', 1, 'unknown'), r('b', 1, 2, 5, 'e1', 1), r('b', 3, 4, 0, '', 0)])).to.equal('illegal');
+    expect(verdict([r('b', 0, 1, 5, 'e1', 1), w('a', 2, U, 5, 'e1', 1, 'unknown')])).to.equal('illegal');
+  });
+});
+
+describe('faults: linearizability search bounds', () => {
+  it('says "unknown" instead of running past its budget', () => {
+    // 24 concurrent unknown writes and a read of a value none of them wrote: illegal, but only
+    // after trying every subset — far beyond a 200 ms budget.
+    const ops: Op[] = [];
+    for (let i = 0; i < 24; i++) ops.push(w(`p${i}`, i * 0.01, U, 10 + i, `e${i}`, 1, 'unknown'));
+    ops.push(r('z', 1, 2, 99, 'nobody', 1));
+    const t0 = Date.now();
+    const res = searchLinearization(fenceModel, ops.map((o) => ({ op: o, invoke: o.invoke, complete: o.complete })), 200);
+    expect(res.verdict).to.equal('unknown');
+    expect(Date.now() - t0).to.be.lessThan(5000);
+  });
+
+  it('checks a long sequential history quickly', () => {
+    const ops: Op[] = [];
+    let t = 0;
+    for (let i = 1; i <= 3000; i++) {
+      const lease = 100 + (i % 7);
+      ops.push(acq(`p${i % 7}`, lease, t, t + 1, i * 10), w(`p${i % 7}`, t + 2, t + 3, i * 10, `e${i}`, i), rel(`p${i % 7}`, lease, t + 4, t + 5, i * 10));
+      t += 6;
+    }
+    const rep = checkLinearizable(ops, 20_000);
+    expect(rep.verdict).to.equal('ok');
+    expect(rep.parts.map((p) => p.part)).to.deep.equal(['fence x', 'lock k']);
+  });
+});

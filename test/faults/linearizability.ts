@@ -1,0 +1,176 @@
+// Linearizability checking in the style of Porcupine: Wing & Gong's search with Lowe's memoization
+// of (set of linearized operations, model state). Operations are intervals [invoke, complete]; an
+// operation of unknown outcome has complete = Infinity and may take effect at any point after its
+// invoke, or never (which is the same as taking effect after every other operation — the model's
+// step must therefore accept an unknown operation in any state, applying its effect when it can).
+//
+// The search is bounded by a wall-clock budget and reports 'unknown' rather than run on.
+import { Prng } from '../sim/prng.js';
+
+/** A sequential specification. `step` returns the next state, or undefined if the op cannot happen here. */
+export interface Model<S, O> {
+  readonly name: string;
+  init(): S;
+  step(state: S, op: O): S | undefined;
+  /** Equal keys must mean equal states (the memo table relies on it). */
+  key(state: S): string;
+  describe?(state: S): string;
+}
+
+export interface SearchOp<O> {
+  readonly op: O;
+  readonly invoke: number;
+  /** Infinity: outcome unknown. */
+  readonly complete: number;
+}
+
+export type Verdict = 'ok' | 'illegal' | 'unknown';
+
+export interface SearchResult<O> {
+  verdict: Verdict;
+  ops: number;
+  /** States explored (memo table size). */
+  explored: number;
+  elapsedMs: number;
+  /** On 'illegal': the deepest point reached — the linearized prefix and the operations none of which could come next. */
+  failure?: { linearized: O[]; stuckAt: O[]; state: string };
+  /** On 'unknown': why the search stopped. */
+  reason?: string;
+}
+
+interface Entry {
+  id: number; // op index
+  call: boolean;
+  match: Entry | undefined; // call → its return
+  prev: Entry | undefined;
+  next: Entry | undefined;
+}
+
+/** Search for a linearization of `ops` against `model`, within `budgetMs` of wall time. */
+export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly SearchOp<O>[], budgetMs = 10_000): SearchResult<O> {
+  const started = Date.now();
+  const n = ops.length;
+  for (const o of ops) if (!(o.complete >= o.invoke)) throw new Error(`linearizability: an operation completes before its invoke (${o.invoke} > ${o.complete})`);
+
+  // Events in time order; at equal times calls come before returns (treating touching intervals as
+  // concurrent only ever admits more linearizations, never flags a correct history).
+  const events: { time: number; call: boolean; id: number }[] = [];
+  ops.forEach((o, id) => {
+    events.push({ time: o.invoke, call: true, id });
+    events.push({ time: o.complete, call: false, id });
+  });
+  events.sort((a, b) => a.time - b.time || (a.call === b.call ? a.id - b.id : a.call ? -1 : 1));
+  const head: Entry = { id: -1, call: false, match: undefined, prev: undefined, next: undefined };
+  const calls: Entry[] = new Array(n);
+  let tail = head;
+  for (const ev of events) {
+    const e: Entry = { id: ev.id, call: ev.call, match: undefined, prev: tail, next: undefined };
+    tail.next = e;
+    tail = e;
+    if (ev.call) calls[ev.id] = e;
+    else calls[ev.id].match = e;
+  }
+
+  const lift = (e: Entry): void => {
+    e.prev!.next = e.next;
+    if (e.next) e.next.prev = e.prev;
+    const m = e.match!;
+    m.prev!.next = m.next;
+    if (m.next) m.next.prev = m.prev;
+  };
+  const unlift = (e: Entry): void => {
+    const m = e.match!;
+    m.prev!.next = m;
+    if (m.next) m.next.prev = m;
+    e.prev!.next = e;
+    if (e.next) e.next.prev = e;
+  };
+
+  // Zobrist hashing of the linearized set: two 32-bit words per op, seeded for reproducibility.
+  const rng = new Prng(0x5eed);
+  const zA = new Uint32Array(n);
+  const zB = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    zA[i] = rng.u32();
+    zB[i] = rng.u32();
+  }
+  const words = Math.ceil(n / 32);
+  const bits = new Uint32Array(words);
+  let hA = 0;
+  let hB = 0;
+  const cache = new Map<string, Uint32Array[]>();
+  let explored = 0;
+  const remember = (stateKey: string): boolean => {
+    const k = `${hA.toString(36)}.${hB.toString(36)}|${stateKey}`;
+    const list = cache.get(k);
+    if (list) {
+      for (const b of list) if (equalBits(b, bits)) return false;
+      list.push(bits.slice());
+    } else cache.set(k, [bits.slice()]);
+    explored++;
+    return true;
+  };
+  const toggle = (id: number): void => {
+    bits[id >>> 5] ^= 1 << (id & 31);
+    hA ^= zA[id];
+    hB ^= zB[id];
+  };
+
+  let definiteLeft = ops.filter((o) => o.complete !== Infinity).length;
+  const stack: { entry: Entry; state: S }[] = [];
+  let state = model.init();
+  let entry = head.next;
+  let deepest = -1;
+  let failure: SearchResult<O>['failure'];
+  let iterations = 0;
+
+  const done = (verdict: Verdict, extra: Partial<SearchResult<O>> = {}): SearchResult<O> => ({
+    verdict, ops: n, explored, elapsedMs: Date.now() - started, ...extra,
+  });
+
+  for (;;) {
+    // Every remaining operation has an unknown outcome: place them all last, where they may have no effect.
+    if (definiteLeft === 0) return done('ok');
+    if ((++iterations & 0x3ff) === 0 && Date.now() - started > budgetMs)
+      return done('unknown', { reason: `search budget of ${budgetMs} ms spent after exploring ${explored} states` });
+    if (entry === undefined) throw new Error('linearizability: ran off the end of the history (internal error)');
+    if (entry.call) {
+      const next = model.step(state, ops[entry.id].op);
+      const cur: Entry = entry;
+      let advanced = false;
+      if (next !== undefined) {
+        toggle(cur.id);
+        if (remember(model.key(next))) {
+          stack.push({ entry: cur, state });
+          state = next;
+          if (ops[cur.id].complete !== Infinity) definiteLeft--;
+          lift(cur);
+          entry = head.next;
+          advanced = true;
+        } else toggle(cur.id);
+      }
+      if (!advanced) entry = cur.next;
+    } else {
+      // A return reached: its operation must be linearized before anything later; back up.
+      if (stack.length > deepest) {
+        deepest = stack.length;
+        // The operation whose return blocks first, then those that could have gone before it.
+        const stuck: O[] = [ops[entry.id].op];
+        for (let e = head.next; e && e !== entry; e = e.next) if (e.call && e.id !== entry.id) stuck.push(ops[e.id].op);
+        failure = { linearized: stack.map((s) => ops[s.entry.id].op), stuckAt: stuck, state: model.describe?.(state) ?? model.key(state) };
+      }
+      const top = stack.pop();
+      if (!top) return done('illegal', { failure });
+      state = top.state;
+      toggle(top.entry.id);
+      if (ops[top.entry.id].complete !== Infinity) definiteLeft++;
+      unlift(top.entry);
+      entry = top.entry.next;
+    }
+  }
+}
+
+function equalBits(a: Uint32Array, b: Uint32Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

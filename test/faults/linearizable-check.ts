@@ -1,0 +1,96 @@
+// Checker 2: is the history linearizable? Split into independent parts (P-compositionality): one
+// part per lock name — its Acquire/Release plus the KeepAlive/Revoke of the leases that touched it —
+// and one per fenced key. Checking each part against its projection of the model never flags a
+// correct history; a lease's effect on other locks is only lost precision.
+import type { Op } from './history.js';
+import { searchLinearization, type Model, type SearchOp, type Verdict } from './linearizability.js';
+import { lockModel } from './lock-model.js';
+import { fenceModel } from './fence-model.js';
+
+export interface PartResult {
+  part: string;
+  verdict: Verdict;
+  ops: number;
+  explored: number;
+  elapsedMs: number;
+  reason?: string;
+  /** On 'illegal': the last few linearized operations, the ones stuck, and the model state there. */
+  failure?: { lastLinearized: Op[]; stuckAt: Op[]; state: string };
+}
+
+export interface LinearizabilityReport {
+  verdict: Verdict;
+  parts: PartResult[];
+}
+
+/** Operations whose unknown outcome could not change the model state are dropped before the search. */
+function informative(op: Op): boolean {
+  if (op.status !== 'unknown') return true;
+  return op.f === 'acquire' || op.f === 'release' || op.f === 'write' || op.f === 'revoke';
+}
+
+export function partition(ops: readonly Op[]): Map<string, { model: Model<unknown, Op>; ops: Op[] }> {
+  const parts = new Map<string, { model: Model<unknown, Op>; ops: Op[] }>();
+  const leaseOps = new Map<number, Op[]>();
+  const leasesOf = new Map<string, Set<number>>();
+  const add = (key: string, model: Model<unknown, Op>, o: Op): void => {
+    let p = parts.get(key);
+    if (!p) parts.set(key, (p = { model, ops: [] }));
+    p.ops.push(o);
+  };
+  for (const o of ops) {
+    if (!informative(o)) continue;
+    switch (o.f) {
+      case 'acquire':
+      case 'release': {
+        add(`lock ${o.input.name}`, lockModel as Model<unknown, Op>, o);
+        let s = leasesOf.get(o.input.name);
+        if (!s) leasesOf.set(o.input.name, (s = new Set()));
+        s.add(o.input.leaseId);
+        break;
+      }
+      case 'keepalive':
+      case 'revoke': {
+        let l = leaseOps.get(o.input.leaseId);
+        if (!l) leaseOps.set(o.input.leaseId, (l = []));
+        l.push(o);
+        break;
+      }
+      case 'read':
+      case 'write':
+        if (o.input.store === 'fence') add(`fence ${o.input.key}`, fenceModel as Model<unknown, Op>, o);
+        break;
+      case 'grant':
+        break;
+    }
+  }
+  for (const [name, leases] of leasesOf) {
+    const p = parts.get(`lock ${name}`)!;
+    for (const l of leases) p.ops.push(...(leaseOps.get(l) ?? []));
+    p.ops.sort((a, b) => a.invoke - b.invoke);
+  }
+  return parts;
+}
+
+/** Check every part within `budgetMs` in total (shared out by size); an exhausted budget gives 'unknown'. */
+export function checkLinearizable(ops: readonly Op[], budgetMs = 60_000): LinearizabilityReport {
+  const parts = [...partition(ops)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const total = parts.reduce((s, [, p]) => s + p.ops.length, 0) || 1;
+  const results: PartResult[] = [];
+  for (const [part, { model, ops: pops }] of parts) {
+    const budget = Math.max(1000, Math.floor((budgetMs * pops.length) / total));
+    const searchOps: SearchOp<Op>[] = pops.map((o) => ({ op: o, invoke: o.invoke, complete: o.complete }));
+    const r = searchLinearization(model, searchOps, budget);
+    results.push({
+      part,
+      verdict: r.verdict,
+      ops: r.ops,
+      explored: r.explored,
+      elapsedMs: r.elapsedMs,
+      reason: r.reason,
+      failure: r.failure && { lastLinearized: r.failure.linearized.slice(-10), stuckAt: r.failure.stuckAt.slice(0, 10), state: r.failure.state },
+    });
+  }
+  const verdict: Verdict = results.some((r) => r.verdict === 'illegal') ? 'illegal' : results.some((r) => r.verdict === 'unknown') ? 'unknown' : 'ok';
+  return { verdict, parts: results };
+}
