@@ -65,7 +65,8 @@ const CHURN_SHARE = 0.25;
  */
 export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: PlantedBug | undefined): Profile {
   const family: Profile['family'] = prng.chance(CHURN_SHARE) ? 'churn' : 'mixed';
-  const n = nodes ?? (prng.chance(0.5) ? 3 : 5);
+  const drawnNodes = prng.chance(0.5) ? 3 : 5; // drawn even when fixed, so --nodes does not shift later draws
+  const n = nodes ?? drawnNodes;
   const weather: NetworkConditions[] = [HEALTHY];
   const kinds = prng.range(1, 3);
   for (let k = 0; k < kinds; k++) weather.push(drawWeather(prng));

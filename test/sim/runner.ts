@@ -60,6 +60,8 @@ export interface SimViolation {
 
 export interface SimReport {
   readonly seed: number;
+  /** The command that replays this run exactly. */
+  readonly replay: string;
   readonly nodes: number;
   readonly profile: string;
   readonly steps: number;
@@ -93,7 +95,7 @@ export function formatViolation(r: SimReport): string {
     ...v.state.map((l) => `    ${l}`),
     `  last ${v.trace.length} trace events:`,
     ...v.trace,
-    `  replay: npm run sim -- --seed ${r.seed} --steps ${r.steps}${r.nodes ? ` --nodes ${r.nodes}` : ''}`,
+    `  replay: ${r.replay}`,
   ].join('\n');
 }
 
@@ -163,8 +165,13 @@ class Sim implements DriverHooks, World {
     this.stats.partitions = this.faults.partitions;
     this.stats.committed = this.checker.maxCommitted;
     this.stats.readsAnswered = this.checker.readsAnswered();
+    const o = this.opts;
+    const replay = [`npm run sim -- --seed ${o.seed}`, o.steps !== undefined && o.steps !== DEFAULT_STEPS ? `--steps ${o.steps}` : '',
+      o.nodes ? `--nodes ${o.nodes}` : '', o.plantedBug ? `--bug ${o.plantedBug}` : '', o.liveness === false ? '--no-liveness' : '',
+      o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
+      replay,
       nodes: this.profile.nodes,
       profile: describeProfile(this.profile),
       steps: this.steps,
