@@ -83,15 +83,16 @@ function isServiceError(e: unknown): e is ServiceError {
   return e instanceof Error && typeof (e as Partial<ServiceError>).code === 'number' && 'details' in e;
 }
 
-// An address inside a message: IPv4, [IPv6], localhost or a dotted host name, then :port.
-const ADDRESS_IN_TEXT = /((?:\d{1,3}\.){3}\d{1,3}|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):(\d{1,5})\b/;
+// The server's wording, "... the leader is n2 at 127.0.0.1:7002" (only that: other addresses in a
+// message, e.g. of a leader a follower failed to reach, are not hints).
+const LEADER_IN_TEXT = /\bleader is (?:\S+ at )?((?:\d{1,3}\.){3}\d{1,3}|\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*):(\d{1,5})\b/;
 
 /** The leader's client address an UNAVAILABLE carries: the `lockd-leader` trailer, else the message. */
 export function leaderHint(e: Pick<ServiceError, 'code' | 'details' | 'metadata'>): string | undefined {
   if (e.code !== Status.UNAVAILABLE) return undefined;
   const fromTrailer = e.metadata?.get('lockd-leader')?.[0];
   if (typeof fromTrailer === 'string' && fromTrailer !== '') return fromTrailer;
-  const m = ADDRESS_IN_TEXT.exec(e.details ?? '');
+  const m = LEADER_IN_TEXT.exec(e.details ?? '');
   return m ? `${m[1]}:${m[2]}` : undefined;
 }
 

@@ -132,14 +132,15 @@ export class LockClient {
   }
 
   /**
-   * Keep an existing lease alive from this client (e.g. one granted by another process). Until its
-   * first keepalive here is acknowledged it is trusted for its remaining time minus marginMs (the
-   * cluster's deadlines carry a margin the remaining time includes).
+   * Keep an existing lease alive from this client (e.g. one granted by another process); the first
+   * keepalive goes out at once. Until it is acknowledged the lease is trusted for its remaining
+   * time minus marginMs (default 500): remaining_ms includes the margin the cluster adds to every
+   * deadline (its cap on one tick's elapsed time, 2 lease ticks ≈ 200 ms), which marginMs must cover.
    */
   async attachLease(leaseId: number, opts: GrantOptions & { marginMs?: number } = {}): Promise<Lease> {
     const sentAt = monoNow();
     const ttl = await this.timeToLive(leaseId, opts);
-    const initial = sentAt + Math.max(0, Math.min(ttl.remainingMs, ttl.grantedTtlMs) - (opts.marginMs ?? 1_000));
+    const initial = sentAt + Math.max(0, Math.min(ttl.remainingMs, ttl.grantedTtlMs) - (opts.marginMs ?? 500));
     return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: true }));
   }
 
