@@ -15,10 +15,12 @@ export interface FakeServer {
 export async function startFake(handlers: { lease?: Partial<LeaseHandlers>; lock?: Partial<LockHandlers>; cluster?: Partial<ClusterHandlers> }): Promise<FakeServer> {
   const server = new grpc.Server();
   const v1 = lockdProto.lockd.v1;
-  server.addService(v1.Lease.service, handlers.lease ?? {});
-  server.addService(v1.Lock.service, handlers.lock ?? {});
+  const untyped = (h: object): grpc.UntypedServiceImplementation => h as grpc.UntypedServiceImplementation;
+  server.addService(v1.Lease.service, untyped(handlers.lease ?? {}));
+  server.addService(v1.Lock.service, untyped(handlers.lock ?? {}));
   // By default a node that knows no leader (so the client falls back to its endpoint list).
-  server.addService(v1.Cluster.service, handlers.cluster ?? { Status: (_c, cb) => cb(null, { nodeId: 'fake', role: 'follower' }) });
+  const status: Partial<ClusterHandlers> = { Status: (_c, cb) => cb(null, { nodeId: 'fake', role: 'follower' }) };
+  server.addService(v1.Cluster.service, untyped(handlers.cluster ?? status));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
