@@ -20,6 +20,9 @@ import type { AppliedEvents } from './applied-events.js';
 import type { LeaderOps } from './leader-ops.js';
 import type { ApiTiming } from './timing.js';
 
+/** A call that goes away this close to its deadline timed out (timers of gRPC and ours race). */
+const DEADLINE_SLOP_MS = 50;
+
 export type WaitOutcome =
   | { readonly kind: 'acquired'; readonly token: number }
   | { readonly kind: 'removed' }
@@ -72,7 +75,8 @@ export class Waiter {
       this.wake = () => settle();
       if (this.outcome) return settle();
       if (Number.isFinite(deadline)) timer = setTimeout(() => settle({ kind: 'deadline' }), Math.max(0, deadline - Date.now()));
-      onGone(() => settle({ kind: 'gone' }));
+      // gRPC ends a call at its deadline on its own timer, which may beat ours: that is the deadline too.
+      onGone(() => settle(Date.now() >= deadline - DEADLINE_SLOP_MS ? { kind: 'deadline' } : { kind: 'gone' }));
     });
   }
 }

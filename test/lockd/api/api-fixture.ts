@@ -1,0 +1,67 @@
+// A 3-node process cluster with a LockApi per node, and lease keepers stopped after each test.
+import { waitFor, ProcessCluster } from '../../support/process-cluster.js';
+import { LockApi } from '../../support/lock-api-client.js';
+import { LeaseKeeper } from '../../support/lease-keeper.js';
+
+export class ApiFixture {
+  private readonly apis = new Map<string, LockApi>();
+  private readonly keepers = new Set<LeaseKeeper>();
+  leaderId = '';
+
+  private constructor(readonly cluster: ProcessCluster) {}
+
+  static async start(): Promise<ApiFixture> {
+    const f = new ApiFixture(await ProcessCluster.start({ size: 3 }));
+    f.leaderId = await f.cluster.waitForLeader();
+    await f.cluster.waitForApplied(1); // the leader's no-op: the log is quiet from here until a test writes
+    return f;
+  }
+
+  api(id: string): LockApi {
+    let a = this.apis.get(id);
+    if (!a) this.apis.set(id, (a = new LockApi(this.cluster.node(id).address)));
+    return a;
+  }
+
+  get leader(): LockApi {
+    return this.api(this.leaderId);
+  }
+
+  /** A node that is not the leader (the first one). */
+  get follower(): LockApi {
+    return this.api(this.cluster.nodes.find((n) => n.id !== this.leaderId && this.cluster.isRunning(n.id))!.id);
+  }
+
+  /** Every running node's API. */
+  running(): LockApi[] {
+    return this.cluster.nodes.filter((n) => this.cluster.isRunning(n.id)).map((n) => this.api(n.id));
+  }
+
+  /** Grant a lease and keep it alive (every ttl/3, through any running node) until the test ends. */
+  async keptLease(ttlMs: number, via: LockApi = this.leader): Promise<LeaseKeeper> {
+    const { leaseId } = await via.grant(ttlMs);
+    const k = new LeaseKeeper(this.running(), leaseId, Math.floor(ttlMs / 3)).start();
+    this.keepers.add(k);
+    return k;
+  }
+
+  stopKeepers(): void {
+    for (const k of this.keepers) k.stop();
+    this.keepers.clear();
+  }
+
+  /** Re-learn the leader after a failover. */
+  async refreshLeader(): Promise<string> {
+    this.leaderId = await this.cluster.waitForLeader();
+    return this.leaderId;
+  }
+
+  async stop(): Promise<void> {
+    this.stopKeepers();
+    for (const a of this.apis.values()) a.close();
+    this.apis.clear();
+    await this.cluster.stop();
+  }
+}
+
+export { waitFor };
