@@ -58,15 +58,36 @@ function shortUrl(url: string): string {
   return k >= 0 ? url.slice(k + 1) : url.replace(/^file:\/\//, '');
 }
 
-export function summarize(file: string, top = 25): ProfileSummary {
+/** Only samples taken in [fromUs, toUs) on the monotonic clock (V8's and process.hrtime's). */
+export interface SampleWindow {
+  readonly fromUs: number;
+  readonly toUs: number;
+}
+
+/** The monotonic clock V8 stamps profiles with (CLOCK_MONOTONIC), in µs. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+export function summarize(file: string, top = 25, window?: SampleWindow): ProfileSummary {
   const prof = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
+  const from = window?.fromUs ?? -Infinity;
+  const to = window?.toUs ?? Infinity;
+  let t = prof.startTime;
+  let first = Infinity;
+  let last = -Infinity;
   for (let i = 0; i < prof.samples.length; i++) {
+    t += prof.timeDeltas[i];
+    if (t < from || t >= to) continue;
+    first = Math.min(first, t);
+    last = Math.max(last, t);
     // timeDeltas[i] is the time since the previous sample; charge the interval after sample i to it.
     const dt = prof.timeDeltas[i + 1] ?? 0;
     selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + dt);
   }
+  if (selfUs.size === 0) throw new Error(`${file}: no samples in the window ${from}..${to} µs (profile spans ${prof.startTime}..${prof.endTime})`);
   const fns = new Map<string, number>();
   const layers = new Map<string, number>();
   let idle = 0;
@@ -88,9 +109,9 @@ export function summarize(file: string, top = 25): ProfileSummary {
     [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, us]) => ({ name, self_ms: Math.round(us / 1000), pct_busy: Math.round((1000 * us) / busy) / 10 }));
   return {
     file,
-    wall_ms: Math.round((prof.endTime - prof.startTime) / 1000),
+    wall_ms: Math.round((last - first) / 1000),
     busy_ms: Math.round(busy / 1000),
-    busy_pct_of_wall: Math.round((1000 * busy) / (prof.endTime - prof.startTime)) / 10,
+    busy_pct_of_wall: Math.round((1000 * busy) / (last - first)) / 10,
     top_functions: rows(fns, top),
     layers: rows(layers, 50),
   };
