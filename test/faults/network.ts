@@ -1,0 +1,88 @@
+// The cluster's peer network as one proxy per directed link. Node i is started with its own --peers
+// list, in which every other node j is at the address of proxy i→j (itself at its real address), so
+// all traffic i sends toward j — Raft messages on i's stream to j, and client calls i forwards to a
+// leader j — crosses that proxy. Each node sends on its own outbound streams only, so blocking i→j
+// silences i toward j while j still reaches i: links really are directed. Clients dial the real
+// addresses and never cross a proxy.
+import { LinkProxy, type LinkMode } from './tcp-proxy.js';
+
+export type Link = readonly [from: string, to: string];
+
+export class ProxyMesh {
+  private constructor(
+    readonly ids: readonly string[],
+    private readonly real: ReadonlyMap<string, string>,
+    private readonly links: ReadonlyMap<string, LinkProxy>,
+  ) {}
+
+  /** One proxy per ordered pair of distinct nodes; `addresses` maps node id → its real listen address. */
+  static async start(addresses: ReadonlyMap<string, string>): Promise<ProxyMesh> {
+    const ids = [...addresses.keys()];
+    const links = new Map<string, LinkProxy>();
+    try {
+      for (const from of ids) for (const to of ids) if (from !== to) links.set(key(from, to), await LinkProxy.start(addresses.get(to)!));
+    } catch (e) {
+      await Promise.all([...links.values()].map((l) => l.close()));
+      throw e;
+    }
+    return new ProxyMesh(ids, addresses, links);
+  }
+
+  /** The --peers flag for node `id`: itself at its real address, every other node behind its proxy. */
+  peersFlagFor(id: string): string {
+    return this.ids.map((j) => `${j}=${j === id ? this.real.get(j)! : this.link(id, j).address}`).join(',');
+  }
+
+  link(from: string, to: string): LinkProxy {
+    const l = this.links.get(key(from, to));
+    if (!l) throw new Error(`no link ${from}→${to}`);
+    return l;
+  }
+
+  /** Exactly these links are cut (in `mode`); every other link is up. */
+  cut(links: readonly Link[], mode: Exclude<LinkMode, 'up'>): void {
+    const down = new Set(links.map(([a, b]) => key(a, b)));
+    for (const [k, l] of this.links) l.setMode(down.has(k) ? mode : 'up');
+  }
+
+  heal(): void {
+    for (const l of this.links.values()) l.setMode('up');
+  }
+
+  /** Links currently not up, as "a→b". */
+  cutLinks(): string[] {
+    return [...this.links].filter(([, l]) => l.mode !== 'up').map(([k]) => k);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.links.values()].map((l) => l.close()));
+  }
+}
+
+function key(from: string, to: string): string {
+  return `${from}→${to}`;
+}
+
+/** Both directions of every link between different groups. */
+export function splitLinks(groups: readonly (readonly string[])[]): Link[] {
+  const out: Link[] = [];
+  for (const g of groups) for (const h of groups) if (g !== h) for (const a of g) for (const b of h) out.push([a, b]);
+  return out;
+}
+
+/** A ring in the given order: each node reaches only its two neighbours (a majority overlaps for 5 nodes). */
+export function ringLinks(order: readonly string[]): Link[] {
+  const n = order.length;
+  const out: Link[] = [];
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      const d = Math.min((i - j + n) % n, (j - i + n) % n);
+      if (d > 1) out.push([order[i], order[j]]);
+    }
+  return out;
+}
+
+/** Everything `id` sends is lost, while it still hears everyone (or the reverse when `inbound`). */
+export function oneWayLinks(id: string, ids: readonly string[], inbound = false): Link[] {
+  return ids.filter((j) => j !== id).map((j) => (inbound ? [j, id] : [id, j]) as Link);
+}
