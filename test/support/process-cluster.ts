@@ -18,6 +18,10 @@ export interface ClusterOptions {
   readonly clusterId?: string;
   /** Extra flags for every node, e.g. ['--snapshot-every', '50']. */
   readonly extraArgs?: readonly string[];
+  /** Per-node flag overrides applied at every start of that node (e.g. a --peers list through proxies). */
+  readonly nodeFlags?: (id: string) => Record<string, string>;
+  /** false: assign addresses and data dirs but start no node (the caller starts them with startNode). */
+  readonly startNodes?: boolean;
 }
 
 export interface NodeHandle {
@@ -74,7 +78,7 @@ export class ProcessCluster {
       const id = `n${k}`;
       c.nodes.push({ id, address: `127.0.0.1:${await freePort()}`, dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined });
     }
-    for (const n of c.nodes) c.startNode(n.id);
+    if (opts.startNodes !== false) for (const n of c.nodes) c.startNode(n.id);
     return c;
   }
 
@@ -93,7 +97,7 @@ export class ProcessCluster {
     const n = this.node(id);
     const flags: Record<string, string> = {
       '--id': id, '--listen': n.address, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
-      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '15', ...overrides,
+      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '15', ...this.opts.nodeFlags?.(id), ...overrides,
     };
     return [...Object.entries(flags).flat(), ...(this.opts.extraArgs ?? [])];
   }
