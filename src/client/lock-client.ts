@@ -50,6 +50,11 @@ export interface GrantOptions extends CallOptions {
   readonly requestId?: string;
   /** Keepalive period (ms); default ttl/3. */
   readonly keepAliveIntervalMs?: number;
+  /**
+   * Send the first keepalive at once (default true): the server then watches the lease on this
+   * client's stream and pushes its loss (revoke, expiry) immediately, instead of at the next renewal.
+   */
+  readonly renewNow?: boolean;
   /** Tie the lease to the caller's liveness: when this aborts, keepalives stop and the lease is lost.
    *  (`signal` only cancels the Grant call itself.) */
   readonly liveness?: AbortSignal;
@@ -128,7 +133,7 @@ export class LockClient {
     const sentAt = monoNow();
     const res = await this.router.unary<LeaseGrantResponse__Output>('Lease.Grant', (ep, o, cb) => ep.lease.Grant({ ttlMs, requestId }, o, cb), ctl);
     if (!(res.leaseId > 0 && res.ttlMs > 0)) throw new Error(`Lease.Grant answered an invalid lease ${JSON.stringify(res)}`);
-    return this.track(new Lease(this.router, res.leaseId, res.ttlMs, sentAt + res.ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs }));
+    return this.track(new Lease(this.router, res.leaseId, res.ttlMs, sentAt + res.ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: opts.renewNow ?? true }));
   }
 
   /**
@@ -141,7 +146,7 @@ export class LockClient {
     const sentAt = monoNow();
     const ttl = await this.timeToLive(leaseId, opts);
     const initial = sentAt + Math.max(0, Math.min(ttl.remainingMs, ttl.grantedTtlMs) - (opts.marginMs ?? 500));
-    return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: true }));
+    return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: opts.renewNow ?? true }));
   }
 
   private track(lease: Lease): Lease {
