@@ -40,7 +40,7 @@ export function fromProblem(p: Problem | Failure): ApiError {
 
 /** UNAVAILABLE, naming the leader (id and address) in the message and the lockd-leader trailer when known. */
 export function unavailable(reason: string, leader?: { id: string; address: string }): ApiError {
-  if (!leader?.address) return new ApiError(grpc.status.UNAVAILABLE, `${reason}; no leader is known, retry shortly`);
+  if (!leader?.address) return new ApiError(grpc.status.UNAVAILABLE, `${reason}; retry shortly`);
   return new ApiError(grpc.status.UNAVAILABLE, `${reason}; the leader is ${leader.id} at ${leader.address}`, { [LEADER_TRAILER]: leader.address });
 }
 

@@ -39,9 +39,10 @@ export class LeaderRouter {
     return { id, address: this.ctx.config.peers.get(id) ?? '' };
   }
 
-  /** UNAVAILABLE naming the leader this node knows of. */
+  /** UNAVAILABLE naming the leader this node knows of, unless that is itself (it could not serve the call). */
   unavailable(reason: string, leaderId?: string): ApiError {
-    return unavailable(reason, this.leader(leaderId));
+    const leader = this.leader(leaderId);
+    return unavailable(reason, leader?.id === this.selfId ? undefined : leader);
   }
 
   async route(call: { metadata: grpc.Metadata; getDeadline(): Date | number }, deadline: number): Promise<Route> {

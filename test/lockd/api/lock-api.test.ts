@@ -147,6 +147,18 @@ describe('lock API on a 3-node cluster', function () {
     await api.revoke(leaseId);
   });
 
+  it('never forwards a call twice: a forwarded call on a follower is UNAVAILABLE naming the leader', async () => {
+    const md = new grpc.Metadata();
+    md.set('lockd-forwarded', 'test');
+    const err = await new Promise<grpc.ServiceError>((resolve) =>
+      f.follower.lock.Inspect({ name: 'x' }, md, { deadline: Date.now() + 5000 }, (e) => resolve(e!)),
+    );
+    const leaderAddress = f.cluster.node(f.leaderId).address;
+    expect(err.code).to.equal(grpc.status.UNAVAILABLE);
+    expect(err.details).to.contain(leaderAddress);
+    expect(err.metadata.get('lockd-leader')).to.deep.equal([leaderAddress]);
+  });
+
   it('keeps leases alive over KeepAlive and tells the stream when a lease is gone', async () => {
     const { leaseId } = await f.leader.grant(500);
     const stream = f.leader.keepAliveStream();

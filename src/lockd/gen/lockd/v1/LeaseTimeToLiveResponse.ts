@@ -12,7 +12,9 @@ export interface LeaseTimeToLiveResponse {
    */
   'grantedTtlMs'?: (number | string | Long);
   /**
-   * Milliseconds left before it expires, on the cluster's logical clock.
+   * Milliseconds left before it expires, on the cluster's logical clock. Every deadline includes
+   * a small safety margin (two lease-clock ticks), so just after a renewal this exceeds
+   * granted_ttl_ms by up to that margin.
    */
   'remainingMs'?: (number | string | Long);
   /**
@@ -31,7 +33,9 @@ export interface LeaseTimeToLiveResponse__Output {
    */
   'grantedTtlMs': (number);
   /**
-   * Milliseconds left before it expires, on the cluster's logical clock.
+   * Milliseconds left before it expires, on the cluster's logical clock. Every deadline includes
+   * a small safety margin (two lease-clock ticks), so just after a renewal this exceeds
+   * granted_ttl_ms by up to that margin.
    */
   'remainingMs': (number);
   /**
