@@ -1,0 +1,195 @@
+// lockctl end to end: real lockctl processes (from source, via tsx) against a real 3-node cluster.
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LockClient } from '../../src/client/index.js';
+import { ProcessCluster, waitFor } from '../support/process-cluster.js';
+
+const LOCKCTL = join(import.meta.dirname, '..', '..', 'src', 'client', 'lockctl.ts');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('lockctl on a 3-node cluster', function () {
+  this.timeout(60_000);
+  let cluster: ProcessCluster;
+  let endpoints: string;
+  let dir: string;
+  let client: LockClient;
+  const procs = new Set<ChildProcess>();
+
+  function start(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; done: Promise<Result> } {
+    const proc = spawn(process.execPath, ['--import', 'tsx', LOCKCTL, ...args], {
+      env: { ...process.env, LOCKD_ENDPOINTS: endpoints, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    procs.add(proc);
+    let stdout = '';
+    let stderr = '';
+    proc.stdout!.on('data', (d) => (stdout += d));
+    proc.stderr!.on('data', (d) => (stderr += d));
+    const done = new Promise<Result>((resolve) =>
+      proc.on('exit', (code) => {
+        procs.delete(proc);
+        // Let the pipes drain what was written before exit.
+        setImmediate(() => resolve({ code, stdout, stderr }));
+      }),
+    );
+    return { proc, done };
+  }
+
+  async function lockctl(...args: string[]): Promise<Result> {
+    const { proc, done } = start(args);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    const r = await done;
+    clearTimeout(timer);
+    return r;
+  }
+
+  const json = (r: Result): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;
+
+  before(async () => {
+    cluster = await ProcessCluster.start({ size: 3 });
+    await cluster.waitForLeader();
+    endpoints = cluster.nodes.map((n) => n.address).join(',');
+    dir = mkdtempSync(join(tmpdir(), 'lockctl-test-'));
+    client = new LockClient({ endpoints: endpoints.split(',') });
+  });
+  after(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    client?.close();
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('status shows every node with its role, term and indexes (table and --json)', async () => {
+    const leader = await cluster.waitForLeader();
+    const table = await lockctl('status');
+    expect(table.code, table.stderr).to.equal(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0].split(/\s+/)).to.deep.equal(['ID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED']);
+    expect(lines).to.have.length(4);
+    for (const n of cluster.nodes) expect(table.stdout).to.contain(n.address);
+
+    const r = await lockctl('status', '--json');
+    expect(r.code).to.equal(0);
+    const rows = JSON.parse(r.stdout) as Array<{ nodeId: string; role: string; leaderId: string; address: string }>;
+    expect(rows.map((x) => x.nodeId).sort()).to.deep.equal(['n1', 'n2', 'n3']);
+    expect(rows.filter((x) => x.role === 'leader').map((x) => x.nodeId)).to.deep.equal([leader]);
+    expect(rows.every((x) => x.leaderId === leader)).to.equal(true);
+  });
+
+  it('lease grant / ttl / list / revoke', async () => {
+    const g = await lockctl('--json', 'lease', 'grant', '5s');
+    expect(g.code, g.stderr).to.equal(0);
+    const { leaseId, ttlMs } = json(g) as { leaseId: number; ttlMs: number };
+    expect(ttlMs).to.equal(5000);
+    const t = json(await lockctl('--json', 'lease', 'ttl', String(leaseId)));
+    expect(t).to.include({ leaseId, grantedTtlMs: 5000 });
+    expect(t.remainingMs).to.be.within(1, 5000 + 1000);
+    const list = JSON.parse((await lockctl('lease', 'list', '--json')).stdout) as Array<{ leaseId: number }>;
+    expect(list.map((l) => l.leaseId)).to.include(leaseId);
+    expect((await lockctl('lease', 'revoke', String(leaseId))).code).to.equal(0);
+    const gone = await lockctl('lease', 'ttl', String(leaseId));
+    expect(gone.code).to.equal(1);
+    expect(gone.stderr).to.match(/NOT_FOUND/);
+  });
+
+  it('lock acquire / try / inspect / release, and the fenced store refuses a stale token', async () => {
+    const lease = await client.grantLease(10_000);
+    try {
+      const a = await lockctl('--json', 'lock', 'acquire', 'ctl/lock', '--lease', String(lease.id));
+      expect(a.code, a.stderr).to.equal(0);
+      const { fencingToken: token } = json(a) as { fencingToken: number };
+      expect(token).to.be.greaterThan(0);
+
+      const held = await lockctl('lock', 'try', 'ctl/lock');
+      expect(held.code).to.equal(75);
+      expect(held.stdout).to.contain(`held by lease ${lease.id}`);
+
+      const i = json(await lockctl('--json', 'lock', 'inspect', 'ctl/lock'));
+      expect(i).to.include({ held: true, fencingToken: token, holderLeaseId: lease.id });
+
+      const w = await lockctl('fence', 'write', 'ctl/key', 'hello', '--token', String(token));
+      expect(w.code, w.stderr).to.equal(0);
+      const stale = await lockctl('fence', 'write', 'ctl/key', 'old', '--token', String(token - 1));
+      expect(stale.code).to.equal(1);
+      expect(stale.stderr).to.match(/FAILED_PRECONDITION/);
+      expect(json(await lockctl('--json', 'fence', 'read', 'ctl/key'))).to.deep.equal({ key: 'ctl/key', value: 'hello', fencingToken: token });
+
+      const r = await lockctl('--json', 'lock', 'release', 'ctl/lock', String(token));
+      expect(r.code, r.stderr).to.equal(0);
+      expect(json(r)).to.include({ released: true });
+      expect((await client.inspect('ctl/lock')).held).to.equal(false);
+    } finally {
+      await lease.revoke();
+    }
+  });
+
+  it('usage errors exit 2 with a usage line; --help exits 0', async () => {
+    const r = await lockctl('lease', 'grant');
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.contain('usage: lockctl lease grant TTL');
+    const bad = await lockctl('lock', 'release', 'x', 'nope');
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/TOKEN must be a positive integer/);
+    expect((await lockctl('--bogus', 'status')).code).to.equal(2);
+    expect((await lockctl('fence', 'write', 'k', 'v')).stderr).to.contain('--token is required');
+    const help = await lockctl('--help');
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.contain('lockctl run NAME');
+  });
+
+  it('run gives the command the fencing token and lease, exits with its status, and releases', async () => {
+    const out = join(dir, 'env.txt');
+    const r = await lockctl('run', 'ctl/run', '--', 'sh', '-c', `echo "$LOCKD_FENCING_TOKEN $LOCKD_LEASE_ID $LOCKD_LOCK_NAME" > ${out}; exit 7`);
+    expect(r.code, r.stderr).to.equal(7);
+    const [token, leaseId, name] = readFileSync(out, 'utf8').trim().split(' ');
+    expect(Number(token)).to.be.greaterThan(0);
+    expect(Number(leaseId)).to.be.greaterThan(0);
+    expect(name).to.equal('ctl/run');
+    expect((await client.inspect('ctl/run')).held).to.equal(false);
+    // Its lease was revoked, not left to expire.
+    expect((await client.listLeases()).map((l) => l.leaseId)).to.not.include(Number(leaseId));
+  });
+
+  it('a second run on the same name waits until the first finishes', async () => {
+    const go = join(dir, 'go');
+    const aToken = join(dir, 'a.token');
+    const bToken = join(dir, 'b.token');
+    const first = start(['run', 'ctl/serial', '--', 'sh', '-c', `echo $LOCKD_FENCING_TOKEN > ${aToken}; while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    await waitFor('first command running', () => (existsSync(aToken) ? true : undefined), 15_000);
+    const second = start(['run', 'ctl/serial', '--wait', '--', 'sh', '-c', `echo $LOCKD_FENCING_TOKEN > ${bToken}`]);
+    // The second is queued behind the first in the cluster, and its command has not started.
+    await waitFor('second queued', async () => ((await client.inspect('ctl/serial')).waitingLeaseIds.length === 1 ? true : undefined), 15_000);
+    expect(existsSync(bToken)).to.equal(false);
+    writeFileSync(go, '');
+    const [a, b] = await Promise.all([first.done, second.done]);
+    expect(a.code, a.stderr).to.equal(0);
+    expect(b.code, b.stderr).to.equal(0);
+    expect(Number(readFileSync(bToken, 'utf8'))).to.be.greaterThan(Number(readFileSync(aToken, 'utf8')));
+
+    // Without --wait a held lock is not taken and the command does not run.
+    const blocker = await client.acquire('ctl/serial', { ttlMs: 5000 });
+    const refused = await lockctl('run', 'ctl/serial', '--', 'sh', '-c', `touch ${join(dir, 'never')}`);
+    await blocker.release();
+    expect(refused.code).to.equal(75);
+    expect(refused.stderr).to.contain('held by lease');
+    expect(existsSync(join(dir, 'never'))).to.equal(false);
+  });
+
+  it('run stops the command and exits 76 when the lock is lost', async () => {
+    const leaseFile = join(dir, 'lost.lease');
+    const run = start(['run', 'ctl/lost', '--grace', '2000', '--', 'sh', '-c', `echo $LOCKD_LEASE_ID > ${leaseFile}; exec sleep 30`]);
+    const leaseId = await waitFor('command running', () => (existsSync(leaseFile) ? Number(readFileSync(leaseFile, 'utf8')) : undefined), 15_000);
+    await client.revokeLease(leaseId);
+    const r = await run.done;
+    expect(r.code).to.equal(76);
+    expect(r.stderr).to.match(/lost lock ctl\/lost/);
+  });
+});
