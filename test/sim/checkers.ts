@@ -61,8 +61,10 @@ export class Checker {
   /** Per node: commit index up to which its commits have been recorded. */
   private readonly recorded = new Map<NodeId, number>();
   private readonly reads = new Map<string, ReadRequest>();
-  /** Set by readyTaken for persisted() of the same cycle: did this batch make the node leader? */
+  /** Set by readyTaken for persisted() of the same cycle: did this batch make the node leader, or find it leading
+   *  the same term before and after? */
   private becameLeader = false;
+  private steadyLeader = false;
   leaderTerms = 0;
   /** Times a leader's own commit advanced to an entry of an older term (Raft forbids it: fig. 8). A statistic, so
    *  that the fig. 8 planted bug is judged by its consequences (Leader Completeness, State Machine Safety). */
@@ -95,6 +97,7 @@ export class Checker {
     const role = rd.softState?.role ?? node.role;
     const wasLeader = node.role === 'leader' && node.term === term;
     this.becameLeader = role === 'leader' && !wasLeader;
+    this.steadyLeader = role === 'leader' && wasLeader;
 
     if (role === 'leader') {
       const other = this.leaderOfTerm.get(term);
@@ -179,7 +182,7 @@ export class Checker {
     }
     if (rd.hardState) {
       const c = rd.hardState.commit;
-      if (node.role === 'leader' && c > (this.recorded.get(node.id) ?? 0) && disk.term(c) !== term) this.oldTermCommits++;
+      if (this.steadyLeader && c > (this.recorded.get(node.id) ?? 0) && disk.term(c) !== term) this.oldTermCommits++;
       this.recordCommit(node, c, term);
     }
   }

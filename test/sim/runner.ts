@@ -2,8 +2,8 @@
 // safety checks after every step, then a calm final phase that checks liveness. Deterministic: the seed decides
 // everything, so a failing seed replays exactly (same trace digest).
 
-import { InvariantError, type Message, type NodeId, type PlantedBug } from '../../src/raft/types.js';
-import { describeApp, textData } from './app-state.js';
+import { InvariantError, type Entry, type Message, type NodeId, type PlantedBug, type ReadState, type Ready, type Snapshot } from '../../src/raft/types.js';
+import { describeApp, textData, type AppState } from './app-state.js';
 import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { FaultSchedule, describeProfile, drawProfile, type Profile, type World } from './faults.js';
 import { Network, type NetworkConditions } from './network.js';
@@ -371,7 +371,7 @@ class Sim implements DriverHooks, World {
 
   // ---- DriverHooks (one node's driver cycle) ------------------------------------------------
 
-  readyTaken(node: SimNode, rd: Parameters<DriverHooks['readyTaken']>[1]): void {
+  readyTaken(node: SimNode, rd: Ready): void {
     const hs = rd.hardState;
     this.trace.event(this.now, 'ready', node.id, rd.softState?.role, hs?.term, hs?.vote, hs?.commit,
       rd.entries.length ? `${rd.entries[0].index}..${rd.entries[rd.entries.length - 1].index}` : undefined,
@@ -385,7 +385,7 @@ class Sim implements DriverHooks, World {
     return this.faults.crashPoint(node);
   }
 
-  persisted(node: SimNode, rd: Parameters<DriverHooks['persisted']>[1]): void {
+  persisted(node: SimNode, rd: Ready): void {
     this.checker.persisted(node, rd);
   }
 
@@ -402,21 +402,21 @@ class Sim implements DriverHooks, World {
     }
   }
 
-  snapshotRestored(node: SimNode, snap: Parameters<DriverHooks['snapshotRestored']>[1], before: Parameters<DriverHooks['snapshotRestored']>[2]): void {
+  snapshotRestored(node: SimNode, snap: Snapshot, before: AppState): void {
     this.trace.event(this.now, 'restore', node.id, snap.metadata.index, snap.metadata.term);
     this.checker.snapshotRestored(node, snap, before);
   }
 
-  applied(node: SimNode, e: Parameters<DriverHooks['applied']>[1], data: string, before: Parameters<DriverHooks['applied']>[3]): void {
+  applied(node: SimNode, e: Entry, data: string, before: AppState): void {
     this.checker.applied(node, e, data, before);
   }
 
-  readState(node: SimNode, rs: Parameters<DriverHooks['readState']>[1]): void {
+  readState(node: SimNode, rs: ReadState): void {
     this.trace.event(this.now, 'read-state', node.id, rs.context, rs.index);
     this.checker.readState(node, rs);
   }
 
-  appSnapshot(node: SimNode, snap: Parameters<DriverHooks['appSnapshot']>[1]): void {
+  appSnapshot(node: SimNode, snap: Snapshot): void {
     this.stats.appSnapshots++;
     this.trace.event(this.now, 'app-snapshot', node.id, snap.metadata.index, snap.metadata.term);
   }
