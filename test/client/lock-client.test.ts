@@ -165,7 +165,7 @@ describe('LockClient on a 3-node cluster', function () {
     const lostAt = await within(abortedAt(lock.signal), 3000, 'lock loss');
     expect(lease.signal.reason).to.have.property('why', 'expired');
     expect(lostAt).to.be.at.least(lease.deadline);
-    expect(lostAt - lease.deadline).to.be.below(50);
+    expect(lostAt - lease.deadline).to.be.below(150); // timer slack on a loaded machine, nothing more
 
     const expired = await waitFor('EXPIRED event', () => events.find((e) => e.ev.type === 'EXPIRED' && e.ev.fencingToken === lock.token), 5000);
     expect(expired.at).to.be.greaterThan(lostAt);
@@ -191,7 +191,34 @@ describe('LockClient on a 3-node cluster', function () {
     }
     expect(lease.signal.reason).to.have.property('why', 'expired');
     expect(lostAt).to.be.at.least(trusted);
-    expect(lostAt - trusted).to.be.below(50);
+    expect(lostAt - trusted).to.be.below(150); // timer slack on a loaded machine, nothing more
     await cluster.waitForLeader();
+  });
+
+  it('keeps a lease and its lock through the leader being killed (keepalives reconnect)', async () => {
+    const c = client();
+    const lease = await c.grantLease(2000);
+    const lock = await c.acquire('client/failover', { lease });
+    const retrying: string[] = [];
+    lease.on('retrying', (e) => retrying.push(e.codeName));
+    const old = await cluster.waitForLeader();
+    await cluster.kill(old);
+    try {
+      const survivors = cluster.nodes.map((n) => n.id).filter((id) => id !== old);
+      const next = await cluster.waitForLeader(survivors);
+      expect(next).to.not.equal(old);
+      // Renewed through the new leader, well past one TTL after the kill.
+      const since = performance.now();
+      await waitFor('renewals through the new leader past one TTL', () => (performance.now() - since > 2500 && lease.deadline > since + 2000 ? true : undefined), 10_000);
+      expect(lease.lost).to.equal(false);
+      expect(lock.held).to.equal(true);
+      expect(retrying.length).to.be.greaterThan(0);
+      expect(await c.inspect('client/failover')).to.deep.include({ held: true, fencingToken: lock.token, holderLeaseId: lease.id });
+      expect(await lock.release()).to.equal(true);
+      await lease.revoke();
+    } finally {
+      cluster.startNode(old);
+      await cluster.waitForLeader();
+    }
   });
 });

