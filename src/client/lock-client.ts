@@ -239,7 +239,8 @@ export class LockClient {
    * Run fn while holding `name`: acquire (waiting by default; with its own lease unless
    * opts.lease), call fn(lock, lock.signal) — fn should stop when the signal aborts, and pass
    * lock.token to what it writes — then release, also when fn throws. fn's error wins over a
-   * failed release.
+   * failed release. If the lock was lost before fn finished, withLock rejects with the loss (a
+   * LockLostError) even when fn returned: its work may not have been exclusive.
    */
   async withLock<T>(name: string, fn: (lock: Lock, signal: AbortSignal) => Promise<T> | T, opts: AcquireOptions = {}): Promise<T> {
     const lock = await this.acquire(name, opts);
@@ -249,6 +250,11 @@ export class LockClient {
     } catch (e) {
       await lock.release().catch(() => {});
       throw e;
+    }
+    if (lock.signal.aborted) {
+      const lost = lock.signal.reason as Error;
+      await lock.release().catch(() => {});
+      throw lost;
     }
     await lock.release();
     return result;

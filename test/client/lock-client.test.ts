@@ -78,6 +78,18 @@ describe('LockClient on a 3-node cluster', function () {
     }, { ttlMs: 3000 }).then(() => undefined, (e: unknown) => e);
     expect((err as Error).message).to.equal('boom');
     expect((await c.inspect('client/with')).held).to.equal(false);
+
+    // Lost while fn ran (its lease revoked by someone else): fn sees the signal, withLock rejects.
+    const other = client();
+    let sawAbort = false;
+    const lost = await c.withLock('client/with', async (lock, signal) => {
+      await other.revokeLease(lock.lease.id);
+      await within(abortedAt(signal), 3000, 'loss notice');
+      sawAbort = true;
+      return 'finished anyway';
+    }, { ttlMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    expect(sawAbort).to.equal(true);
+    expect(lost).to.be.instanceOf(LockLostError);
   });
 
   it('a stale token is refused by the fenced store and its release changes nothing', async () => {
