@@ -1,0 +1,63 @@
+// npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5]
+//   [--fenced-clients N] [--control-clients N] [--ttl-ms MS] [--kinds kill-node,pause-client,...]
+// Runs one seeded fault run, prints its summary, writes the report, exits 1 on any violation.
+import { parseArgs } from 'node:util';
+import { emergencyStop, runFaults } from './runner.js';
+import { FAULT_KINDS, type FaultKind } from './nemesis.js';
+
+const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--ttl-ms MS] [--kinds k1,k2]';
+
+function int(name: string, v: string | undefined, def: number | undefined, min: number, max: number): number {
+  if (v === undefined) {
+    if (def === undefined) throw new Error(`missing --${name}\n${USAGE}`);
+    return def;
+  }
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got "${v}"`);
+  return n;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      time: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, keep: { type: 'boolean' },
+      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' },
+      'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const nodes = int('nodes', values.nodes, 5, 3, 5);
+  if (nodes !== 3 && nodes !== 5) throw new Error('--nodes must be 3 or 5');
+  const kinds = values.kinds?.split(',').map((k) => k.trim()) as FaultKind[] | undefined;
+  for (const k of kinds ?? []) if (!FAULT_KINDS.includes(k)) throw new Error(`unknown fault kind "${k}"; kinds: ${FAULT_KINDS.join(', ')}`);
+  const report = await runFaults({
+    timeSec: int('time', values.time, undefined, 1, 3600),
+    seed: int('seed', values.seed, undefined, 0, 0xffffffff),
+    out: values.out,
+    keep: values.keep,
+    nodes,
+    fencedClients: int('fenced-clients', values['fenced-clients'], 4, 1, 16),
+    controlClients: int('control-clients', values['control-clients'], 2, 0, 16),
+    ttlMs: int('ttl-ms', values['ttl-ms'], 1500, 200, 60_000),
+    kinds,
+  });
+  return report.verdict === 'pass' ? 0 : 1;
+}
+
+process.on('exit', emergencyStop);
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    emergencyStop();
+    process.exit(130);
+  });
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`faults: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exit(2);
+  },
+);

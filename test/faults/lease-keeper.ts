@@ -1,0 +1,97 @@
+// Keeps one lease alive over a Lease.KeepAlive stream, one renewal in flight at a time, and records
+// each renewal as an operation. The lease is trusted until sendTime(last acknowledged renewal or the
+// grant) + TTL, on the history clock — what lockd promises the cluster will not expire it before.
+// A stream that fails or goes quiet is reopened on the next endpoint; ttl_ms = 0 (an answer or an
+// unsolicited notice) means the lease is gone.
+import type * as grpc from '@grpc/grpc-js';
+import type { Connections } from '../../src/client/connections.js';
+import type { LeaseKeepAliveRequest } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { HistoryWriter } from './history.js';
+
+export class LeaseKeeper {
+  trustedUntil: number;
+  lost = false;
+  private stream: grpc.ClientDuplexStream<LeaseKeepAliveRequest, LeaseKeepAliveResponse__Output> | undefined;
+  private pending: { id: string; invoke: number } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly leaseId: number,
+    readonly ttlMs: number,
+    grantInvoke: number,
+    private readonly hist: HistoryWriter,
+    private readonly conns: Connections,
+    private readonly endpoints: readonly string[],
+    private endpoint: number,
+    private readonly now: () => number,
+  ) {
+    this.trustedUntil = grantInvoke + ttlMs;
+    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(ttlMs / 5)));
+    this.tick();
+  }
+
+  get trusted(): boolean {
+    return !this.lost && this.now() < this.trustedUntil;
+  }
+
+  private tick(): void {
+    if (this.stopped || this.lost) return;
+    // No answer within a third of the TTL: give up on this stream (the renewal's outcome is unknown).
+    if (this.pending && this.now() - this.pending.invoke > this.ttlMs / 3) this.resetStream();
+    if (this.pending) return;
+    if (!this.stream) this.open();
+    const { id, time } = this.hist.invoke('keepalive', { leaseId: this.leaseId, ttlMs: this.ttlMs });
+    this.pending = { id, invoke: time };
+    this.stream!.write({ leaseId: this.leaseId });
+  }
+
+  private open(): void {
+    const address = this.endpoints[this.endpoint % this.endpoints.length];
+    const s = this.conns.get(address).lease.KeepAlive();
+    this.stream = s;
+    s.on('data', (res: LeaseKeepAliveResponse__Output) => {
+      if (s !== this.stream || res.leaseId !== this.leaseId) return;
+      this.answer(res.ttlMs);
+    });
+    s.on('error', () => s === this.stream && this.resetStream());
+    s.on('end', () => s === this.stream && this.resetStream());
+  }
+
+  private answer(ttlMs: number): void {
+    const p = this.pending;
+    this.pending = undefined;
+    if (ttlMs > 0) {
+      if (!p) return; // an answer to a renewal already given up on
+      this.hist.complete(p.id, 'ok', { ttlMs });
+      this.trustedUntil = Math.max(this.trustedUntil, p.invoke + this.ttlMs);
+      return;
+    }
+    if (p) this.hist.complete(p.id, 'ok', { ttlMs: 0 });
+    else {
+      // An unsolicited notice: the lease was gone before it arrived.
+      const { id } = this.hist.invoke('keepalive', { leaseId: this.leaseId, ttlMs: this.ttlMs });
+      this.hist.complete(id, 'ok', { ttlMs: 0 });
+    }
+    this.lost = true;
+    this.stop();
+  }
+
+  /** Drop the stream; a pending renewal's outcome is unknown; the next tick opens one on another endpoint. */
+  private resetStream(): void {
+    if (this.pending) this.hist.complete(this.pending.id, 'unknown');
+    this.pending = undefined;
+    const s = this.stream;
+    this.stream = undefined;
+    this.endpoint++;
+    s?.cancel();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.resetStream();
+  }
+}

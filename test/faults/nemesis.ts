@@ -1,0 +1,216 @@
+// The nemesis: one fault at a time, chosen by a seeded PRNG (kind, target, duration, gaps), until
+// its deadline; then everything is healed, resumed and restarted. "The leader" is looked up when the
+// fault starts, so the schedule is the seed's and the victims are whoever leads at that moment.
+import type { ProcessCluster } from '../support/process-cluster.js';
+import type { Prng } from '../sim/prng.js';
+import { oneWayLinks, ringLinks, splitLinks, type ProxyMesh } from './network.js';
+import type { ClientHandle, ClientPool } from './client-pool.js';
+
+export const FAULT_KINDS = [
+  'kill-node', 'kill-leader', 'pause-node', 'pause-leader', 'kill-all',
+  'isolate-leader', 'split', 'ring', 'one-way', 'asym-link',
+  'pause-client', 'kill-client',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Relative frequencies; client pauses are the scenario the control needs, so they come often. */
+const WEIGHTS: Record<FaultKind, number> = {
+  'kill-node': 2, 'kill-leader': 2, 'pause-node': 2, 'pause-leader': 2, 'kill-all': 1,
+  'isolate-leader': 2, split: 2, ring: 1, 'one-way': 1, 'asym-link': 1,
+  'pause-client': 4, 'kill-client': 1,
+};
+
+export interface FaultRecord {
+  kind: FaultKind;
+  target: string;
+  /** ms since the run's origin. */
+  start: number;
+  end: number;
+  detail: string;
+}
+
+export interface NemesisDeps {
+  readonly cluster: ProcessCluster;
+  readonly mesh: ProxyMesh;
+  readonly pool: ClientPool;
+  readonly rng: Prng;
+  readonly now: () => number;
+  /** ms on the run clock at which to stop starting faults. */
+  readonly until: number;
+  readonly electionTimeoutMs: number;
+  readonly ttlMs: number;
+  /** Start a client to replace one the nemesis killed. */
+  readonly replaceClient: (killed: ClientHandle) => void;
+  readonly log: (msg: string) => void;
+  /** Restrict the kinds (e.g. a client-pause-only control run). */
+  readonly kinds?: readonly FaultKind[];
+}
+
+export class Nemesis {
+  readonly faults: FaultRecord[] = [];
+  private readonly pausedNodes = new Set<string>();
+  private aborted = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly d: NemesisDeps) {}
+
+  /** Stop early (a failure elsewhere); the running fault ends at its next step. */
+  abort(): void {
+    this.aborted = true;
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, Math.max(0, ms));
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private get over(): boolean {
+    return this.aborted || this.d.now() >= this.d.until;
+  }
+
+  private pickKind(): FaultKind {
+    const kinds = this.d.kinds ?? FAULT_KINDS;
+    const total = kinds.reduce((s, k) => s + WEIGHTS[k], 0);
+    let x = this.d.rng.float() * total;
+    for (const k of kinds) if ((x -= WEIGHTS[k]) < 0) return k;
+    return kinds[kinds.length - 1];
+  }
+
+  private async leader(): Promise<string> {
+    const sts = await this.d.cluster.statuses();
+    const leaders = sts.filter((s) => s.role === 'leader').sort((a, b) => b.term - a.term);
+    return leaders[0]?.nodeId ?? this.d.rng.pick(this.d.cluster.nodes.map((n) => n.id));
+  }
+
+  async run(): Promise<void> {
+    try {
+      while (!this.over) {
+        await this.sleep(this.d.rng.range(500, 2000));
+        if (this.over) break;
+        const kind = this.pickKind();
+        const start = this.d.now();
+        const { target, detail } = await this.inject(kind);
+        this.faults.push({ kind, target, start, end: this.d.now(), detail });
+        this.d.log(`fault ${kind} on ${target}: ${detail} (${(this.d.now() - start).toFixed(0)} ms)`);
+      }
+    } finally {
+      await this.healAll();
+    }
+  }
+
+  /** One fault, start to end (healed before returning). */
+  private async inject(kind: FaultKind): Promise<{ target: string; detail: string }> {
+    const { cluster, mesh, rng, electionTimeoutMs: et } = this.d;
+    const ids = cluster.nodes.map((n) => n.id);
+    switch (kind) {
+      case 'kill-node':
+      case 'kill-leader': {
+        const id = kind === 'kill-leader' ? await this.leader() : rng.pick(ids);
+        await cluster.kill(id);
+        const down = rng.range(200, 3 * et);
+        await this.sleep(down);
+        cluster.startNode(id);
+        return { target: id, detail: `kill -9, restarted after ${down} ms` };
+      }
+      case 'pause-node':
+      case 'pause-leader': {
+        const id = kind === 'pause-leader' ? await this.leader() : rng.pick(ids);
+        const ms = rng.range(Math.floor(et / 2), 3 * et);
+        if (!cluster.isRunning(id)) return { target: id, detail: 'not running, skipped' };
+        cluster.signal(id, 'SIGSTOP');
+        this.pausedNodes.add(id);
+        await this.sleep(ms);
+        cluster.signal(id, 'SIGCONT');
+        this.pausedNodes.delete(id);
+        return { target: id, detail: `SIGSTOP for ${ms} ms` };
+      }
+      case 'kill-all': {
+        await Promise.all(ids.map((id) => cluster.kill(id)));
+        const down = rng.range(200, 1500);
+        await this.sleep(down);
+        for (const id of ids) cluster.startNode(id);
+        return { target: 'all', detail: `kill -9 of every node, restarted after ${down} ms` };
+      }
+      case 'isolate-leader':
+      case 'split':
+      case 'ring':
+      case 'one-way':
+      case 'asym-link': {
+        const mode = rng.chance(0.5) ? 'hang' : 'reset';
+        let links;
+        let target: string;
+        if (kind === 'isolate-leader') {
+          target = await this.leader();
+          links = splitLinks([[target], ids.filter((i) => i !== target)]);
+        } else if (kind === 'split') {
+          const order = rng.shuffle([...ids]);
+          const minority = order.slice(0, Math.floor(ids.length / 2));
+          target = `${minority.join('+')} | ${order.slice(minority.length).join('+')}`;
+          links = splitLinks([minority, order.slice(minority.length)]);
+        } else if (kind === 'ring') {
+          const order = rng.shuffle([...ids]);
+          target = order.join('-');
+          links = ringLinks(order);
+        } else if (kind === 'one-way') {
+          const inbound = rng.chance(0.5);
+          target = `${await this.leader()} ${inbound ? 'deaf' : 'mute'}`;
+          links = oneWayLinks(target.split(' ')[0], ids, inbound);
+        } else {
+          const [a, b] = rng.shuffle([...ids]);
+          target = `${a}→${b}`;
+          links = [[a, b] as const];
+        }
+        mesh.cut(links, mode);
+        const ms = rng.range(et, 6 * et);
+        await this.sleep(ms);
+        mesh.heal();
+        return { target, detail: `${links.length} links ${mode} for ${ms} ms` };
+      }
+      case 'pause-client': {
+        const { pool } = this.d;
+        // Alternate between fenced and control clients so both paths see the scenario.
+        const wantPlain = this.faults.filter((f) => f.kind === 'pause-client').length % 2 === 1;
+        const live = pool.running().filter((c) => !c.paused);
+        const group = live.filter((c) => (c.config.mode === 'plain') === wantPlain);
+        const cands = group.length ? group : live;
+        if (!cands.length) return { target: '-', detail: 'no client running, skipped' };
+        const c = rng.pick(cands);
+        const ms = this.d.ttlMs + rng.range(300, 2500);
+        if (!(await pool.waitForHold(c, 3000))) return { target: c.config.id, detail: 'never held a lock within 3 s, skipped' };
+        pool.pause(c);
+        const lock = c.holding;
+        await this.sleep(ms);
+        pool.resume(c);
+        return { target: c.config.id, detail: `SIGSTOP while holding ${lock} for ${ms} ms (TTL ${this.d.ttlMs} ms)` };
+      }
+      case 'kill-client': {
+        const { pool } = this.d;
+        const live = pool.running().filter((c) => !c.paused);
+        if (!live.length) return { target: '-', detail: 'no client running, skipped' };
+        const c = rng.pick(live);
+        if (!(await pool.waitForHold(c, 3000))) return { target: c.config.id, detail: 'never held a lock within 3 s, skipped' };
+        const lock = c.holding;
+        await pool.kill(c);
+        this.d.replaceClient(c);
+        return { target: c.config.id, detail: `kill -9 while holding ${lock}; replaced` };
+      }
+    }
+  }
+
+  /** Heal the network, resume paused nodes and clients, restart dead nodes. */
+  async healAll(): Promise<void> {
+    const { cluster, mesh, pool } = this.d;
+    mesh.heal();
+    for (const id of this.pausedNodes) if (cluster.isRunning(id)) cluster.signal(id, 'SIGCONT');
+    this.pausedNodes.clear();
+    for (const c of pool.running()) pool.resume(c);
+    for (const n of cluster.nodes) if (!cluster.isRunning(n.id)) cluster.startNode(n.id);
+  }
+}

@@ -1,0 +1,75 @@
+// The run's report: figures from the checkers, the verdict, and a short human summary.
+import type { Op, OpKind, OpStatus } from './history.js';
+import type { FaultRecord } from './nemesis.js';
+import type { StoreCheck } from './fencing-check.js';
+import type { ExclusionCheck } from './exclusion-check.js';
+import type { LinearizabilityReport } from './linearizable-check.js';
+
+export interface FaultReport {
+  seed: number;
+  timeSec: number;
+  startedAt: string;
+  durationMs: number;
+  config: Record<string, unknown>;
+  ops: Record<string, Record<OpStatus, number>>;
+  faults: { byKind: Record<string, number>; list: FaultRecord[] };
+  fenced: {
+    writes: StoreCheck['writes'];
+    violations: StoreCheck['violations'];
+    lostAcknowledgedWrites: number;
+    staleWindowLosses: number;
+    tokenRegressions: number;
+    chainLength: Record<string, number>;
+    overlappingHolders: number;
+  };
+  exclusion: { grants: number; violations: ExclusionCheck['violations'] };
+  linearizable: boolean | 'unknown';
+  linearizability: LinearizabilityReport;
+  control: {
+    writes: StoreCheck['writes'];
+    lostAcknowledgedWrites: number;
+    tokenRegressions: number;
+    overlappingHolders: number;
+    anomaly: boolean;
+    examples: StoreCheck['lostAcknowledged'];
+  };
+  problems: string[];
+  verdict: 'pass' | 'fail';
+  keptAt?: string;
+}
+
+export function countOps(ops: readonly Op[], process: (p: string) => boolean = () => true): Record<string, Record<OpStatus, number>> {
+  const out: Partial<Record<OpKind, Record<OpStatus, number>>> = {};
+  for (const o of ops) {
+    if (!process(o.process)) continue;
+    const key = o.f === 'read' || o.f === 'write' ? (`${o.f}:${o.input.store}` as OpKind) : o.f;
+    const c = (out[key] ??= { ok: 0, fail: 0, unknown: 0 });
+    c[o.status]++;
+  }
+  return out as Record<string, Record<OpStatus, number>>;
+}
+
+export function summarize(r: FaultReport): string {
+  const lines: string[] = [];
+  const opsLine = Object.entries(r.ops)
+    .map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`)
+    .join(', ');
+  lines.push(`fault run: seed ${r.seed}, ${r.timeSec} s (took ${(r.durationMs / 1000).toFixed(0)} s) — ${r.verdict.toUpperCase()}`);
+  lines.push(`  ops (ok/fail/unknown): ${opsLine}`);
+  lines.push(`  faults: ${Object.entries(r.faults.byKind).map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`);
+  lines.push(
+    `  fenced: ${r.fenced.writes.ok} writes acknowledged, ${r.fenced.writes.refusedStale} stale writes refused, ` +
+      `${r.fenced.lostAcknowledgedWrites} acknowledged writes lost, ${r.fenced.violations.length} fencing violations, ` +
+      `${r.fenced.overlappingHolders} overlapping holders, ${r.fenced.staleWindowLosses} stale-window losses (write landed after its lease trust)`,
+  );
+  lines.push(`  exclusion within lease trust: ${r.exclusion.violations.length} violations over ${r.exclusion.grants} grants`);
+  const parts = r.linearizability.parts.map((p) => `${p.part} ${p.verdict} (${p.ops} ops, ${p.elapsedMs} ms)`).join('; ');
+  lines.push(`  linearizable: ${r.linearizable} — ${parts}`);
+  lines.push(
+    `  control (unfenced): ${r.control.writes.ok} writes acknowledged, ${r.control.lostAcknowledgedWrites} lost, ` +
+      `${r.control.tokenRegressions} stale overwrites, ${r.control.overlappingHolders} overlapping holders — anomaly ${r.control.anomaly ? 'SHOWN' : 'not shown'}`,
+  );
+  for (const p of r.problems) lines.push(`  PROBLEM: ${p}`);
+  if (r.keptAt) lines.push(`  history and node logs kept in ${r.keptAt}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,238 @@
+// One seeded fault run: a 5-node cluster behind per-link proxies, fenced and control workload
+// clients, the nemesis for `timeSec`, then a calm period, final reads, and the checkers.
+// Every process and socket it starts is stopped in `finally`, and by `emergencyStop` on exit.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProcessCluster } from '../support/process-cluster.js';
+import { Prng } from '../sim/prng.js';
+import { Connections } from '../../src/client/connections.js';
+import { assembleOps, clockSince, readRecords, type Op } from './history.js';
+import { ProxyMesh } from './network.js';
+import { ClientPool, type ClientHandle } from './client-pool.js';
+import { Nemesis, type FaultKind } from './nemesis.js';
+import { PlainStore } from './plain-store.js';
+import { decode, type GuardedValue } from './guarded-value.js';
+import { guardKey, type ClientConfig } from './workload-config.js';
+import { checkStore, type FinalValue } from './fencing-check.js';
+import { checkExclusion } from './exclusion-check.js';
+import { checkLinearizable } from './linearizable-check.js';
+import { countOps, summarize, type FaultReport } from './report.js';
+import { retryCall, unaryCall } from './lockd-calls.js';
+import type { FenceReadRequest } from '../../src/lockd/gen/lockd/v1/FenceReadRequest.js';
+import type { FenceReadResponse__Output } from '../../src/lockd/gen/lockd/v1/FenceReadResponse.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface RunOptions {
+  readonly timeSec: number;
+  readonly seed: number;
+  readonly out?: string;
+  readonly nodes?: 3 | 5;
+  readonly fencedClients?: number;
+  readonly controlClients?: number;
+  readonly ttlMs?: number;
+  readonly tickMs?: number;
+  readonly electionTicks?: number;
+  /** Keep the run directory even when the run passes. */
+  readonly keep?: boolean;
+  readonly kinds?: readonly FaultKind[];
+  /** Budget of the linearizability search (ms). */
+  readonly checkBudgetMs?: number;
+  readonly log?: (msg: string) => void;
+}
+
+const FENCED_LOCKS = ['a', 'b'];
+const CONTROL_LOCKS = ['ctl'];
+
+/** Everything started by runs in this process, for a synchronous last-resort stop on exit. */
+const live = new Set<{ cluster?: ProcessCluster; pool?: ClientPool }>();
+
+export function emergencyStop(): void {
+  for (const r of live) {
+    r.pool?.killAllNow();
+    for (const n of r.cluster?.nodes ?? []) {
+      try {
+        n.proc?.kill('SIGCONT');
+        n.proc?.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+export async function runFaults(o: RunOptions): Promise<FaultReport> {
+  const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const size = o.nodes ?? 5;
+  const ttlMs = o.ttlMs ?? 1500;
+  const tickMs = o.tickMs ?? 25;
+  const electionTicks = o.electionTicks ?? 20;
+  const electionTimeoutMs = tickMs * electionTicks;
+  const rng = new Prng(o.seed);
+  const startedAt = new Date();
+  const originNs = process.hrtime.bigint();
+  const now = clockSince(originNs);
+  const runDir = join(ROOT, '.faults', `run-${o.seed}-${startedAt.toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(runDir, { recursive: true });
+  const problems: string[] = [];
+  const handles: { cluster?: ProcessCluster; pool?: ClientPool } = {};
+  live.add(handles);
+
+  let cluster: ProcessCluster | undefined;
+  let mesh: ProxyMesh | undefined;
+  let store: PlainStore | undefined;
+  let pool: ClientPool | undefined;
+  let nemesis: Nemesis | undefined;
+  const finals = new Map<string, FinalValue>();
+  const plainFinals = new Map<string, FinalValue>();
+  let clientSeq = 0;
+  try {
+    cluster = handles.cluster = await ProcessCluster.start({
+      size,
+      clusterId: `faults-${o.seed}`,
+      startNodes: false,
+      nodeFlags: (id) => ({ '--peers': mesh!.peersFlagFor(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks) }),
+    });
+    mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.address])));
+    for (const n of cluster.nodes) cluster.startNode(n.id);
+    const leader = await cluster.waitForLeader(undefined, 30_000);
+    log(`faults: cluster of ${size} up (leader ${leader}), data in ${cluster.baseDir}, run dir ${runDir}`);
+    store = await PlainStore.start();
+    pool = handles.pool = new ClientPool(join(runDir, 'clients.log'));
+    const endpoints = cluster.nodes.map((n) => n.address);
+    const clientConfig = (mode: 'fence' | 'plain'): ClientConfig => {
+      const id = `${mode === 'fence' ? 'f' : 'p'}${++clientSeq}`;
+      return {
+        id,
+        mode,
+        endpoints,
+        locks: mode === 'fence' ? FENCED_LOCKS : CONTROL_LOCKS,
+        plainStore: store!.address,
+        ttlMs,
+        historyPath: join(runDir, `history-${id}.jsonl`),
+        originNs: originNs.toString(),
+        seed: rng.u32(),
+        workMs: [20, 80],
+        opBudgetMs: 4000,
+        attemptMs: 1500,
+        acquireWaitMs: 4000,
+      };
+    };
+    for (let i = 0; i < (o.fencedClients ?? 4); i++) pool.start(clientConfig('fence'));
+    for (let i = 0; i < (o.controlClients ?? 2); i++) pool.start(clientConfig('plain'));
+
+    nemesis = new Nemesis({
+      cluster,
+      mesh,
+      pool,
+      rng: rng.fork('nemesis'),
+      now,
+      until: now() + o.timeSec * 1000,
+      electionTimeoutMs,
+      ttlMs,
+      replaceClient: (killed: ClientHandle) => pool!.start(clientConfig(killed.config.mode)),
+      log,
+      kinds: o.kinds,
+    });
+    await nemesis.run();
+    log('faults: nemesis done, everything healed; a calm period, then the clients stop');
+    await new Promise((r) => setTimeout(r, 3000));
+    await pool.stopAll(20_000);
+
+    // Final values, once a leader is back (every node restarted and the network healed).
+    await cluster.waitForLeader(undefined, 60_000).catch((e: Error) => problems.push(`no leader after the run: ${e.message}`));
+    const conns = new Connections();
+    try {
+      for (const lock of FENCED_LOCKS) {
+        const key = guardKey(lock);
+        const r = await retryCall(
+          (i, t) => unaryCall<FenceReadRequest, FenceReadResponse__Output>((q, opt, cb) => conns.get(endpoints[i]).fence.Read(q, opt, cb), { key }, t),
+          { budgetMs: 30_000, attemptMs: 2000, firstEndpoint: 0, endpoints: endpoints.length, final: () => false },
+        );
+        if (r.last.kind !== 'ok') problems.push(`final read of ${key} failed: ${r.last.code} ${r.last.message}`);
+        else finals.set(key, { value: decode(r.last.value.value), token: r.last.value.fencingToken });
+      }
+    } finally {
+      conns.close();
+    }
+    for (const lock of CONTROL_LOCKS) {
+      const key = guardKey(lock);
+      const v: GuardedValue = decode(store.values.get(key) ?? Buffer.alloc(0));
+      plainFinals.set(key, { value: v, token: undefined });
+    }
+  } catch (e) {
+    problems.push(`run failed: ${(e as Error)?.stack ?? String(e)}`);
+    nemesis?.abort();
+  } finally {
+    nemesis?.abort();
+    pool?.killAllNow();
+    if (cluster) {
+      for (const n of cluster.nodes) if (existsSync(n.logFile)) copyFileSync(n.logFile, join(runDir, `${n.id}.log`));
+      await cluster.stop(false).catch((e: Error) => problems.push(`stopping the cluster: ${e.message}`));
+    }
+    await mesh?.close();
+    await store?.close();
+    live.delete(handles);
+  }
+
+  // Checks.
+  const records = readdirSync(runDir)
+    .filter((f) => f.startsWith('history-') && f.endsWith('.jsonl'))
+    .flatMap((f) => readRecords(join(runDir, f)));
+  const { ops } = assembleOps(records);
+  writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
+  const fenced = checkStore(ops, 'fence', finals);
+  const control = checkStore(ops, 'plain', plainFinals);
+  const exclusion = checkExclusion(ops);
+  const lin = checkLinearizable(ops, o.checkBudgetMs ?? 60_000);
+  const overlaps = (locks: string[]) => locks.reduce((s, l) => s + (exclusion.overlaps[l] ?? 0), 0);
+
+  if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
+  if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);
+  if (lin.verdict === 'illegal') problems.push(`not linearizable: ${lin.parts.filter((p) => p.verdict === 'illegal').map((p) => p.part).join(', ')}`);
+  if (fenced.writes.ok === 0) problems.push('no fenced write was acknowledged: the workload made no progress');
+  const faultsByKind: Record<string, number> = {};
+  for (const f of nemesis?.faults ?? []) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
+
+  const report: FaultReport = {
+    seed: o.seed,
+    timeSec: o.timeSec,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(now()),
+    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
+    ops: countOps(ops),
+    faults: { byKind: faultsByKind, list: nemesis?.faults ?? [] },
+    fenced: {
+      writes: fenced.writes,
+      violations: fenced.violations,
+      lostAcknowledgedWrites: fenced.lostAcknowledged.length,
+      staleWindowLosses: fenced.staleWindowLosses.length,
+      tokenRegressions: fenced.tokenRegressions,
+      chainLength: fenced.chainLength,
+      overlappingHolders: overlaps(FENCED_LOCKS),
+    },
+    exclusion: { grants: exclusion.grants, violations: exclusion.violations },
+    linearizable: lin.verdict === 'ok' ? true : lin.verdict === 'illegal' ? false : 'unknown',
+    linearizability: lin,
+    control: {
+      writes: control.writes,
+      lostAcknowledgedWrites: control.lostAcknowledged.length + control.staleWindowLosses.length,
+      tokenRegressions: control.tokenRegressions,
+      overlappingHolders: overlaps(CONTROL_LOCKS),
+      anomaly: control.lostAcknowledged.length + control.staleWindowLosses.length + control.tokenRegressions > 0,
+      examples: [...control.lostAcknowledged, ...control.staleWindowLosses].slice(0, 5),
+    },
+    problems,
+    verdict: problems.length ? 'fail' : 'pass',
+  };
+  if (report.verdict === 'fail' || o.keep) report.keptAt = runDir;
+  else rmSync(runDir, { recursive: true, force: true });
+  if (report.keptAt) writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2));
+  if (o.out) writeFileSync(o.out, JSON.stringify(report, null, 2));
+  log(summarize(report));
+  return report;
+}
+
+function serializableOp(op: Op): unknown {
+  return { ...op, complete: op.complete === Infinity ? null : op.complete };
+}

@@ -1,0 +1,233 @@
+// One workload client process (`node --import tsx test/faults/workload-client.ts`, config in
+// FAULTS_CLIENT). It loops: hold a lease (kept alive), acquire a lock, read the guarded list, work,
+// append an element and write it back — to lockd's fenced store with the fencing token, or (control)
+// to the runner's plain store — then release. Every operation goes to the history file.
+//
+// The client is deliberately unaware: after a pause it writes without checking whether its lease is
+// still trusted, as code that trusts a lock does; the fence must refuse it. Each write records when
+// the writer's lease trust ran out, so the checker can tell a loss lockd promises to prevent from one
+// fencing on writes cannot.
+//
+// Outcomes: a call that may have taken effect is unknown; retried calls use request ids where the API
+// has them (Grant, Acquire). After an unknown Acquire or Release the lease is abandoned (revoked), so
+// a lock the client may hold without knowing it goes back to the queue.
+import { Connections } from '../../src/client/connections.js';
+import { Prng } from '../sim/prng.js';
+import { clockSince, HistoryWriter, type ReadOutput } from './history.js';
+import { append, decode, encode, element, lastOf, ordered, type GuardedValue } from './guarded-value.js';
+import { retryCall, unaryCall, type Outcome } from './lockd-calls.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { plainRead, plainWrite } from './plain-store.js';
+import { FREE, guardKey, HOLD, type ClientConfig } from './workload-config.js';
+import type { LeaseGrantRequest } from '../../src/lockd/gen/lockd/v1/LeaseGrantRequest.js';
+import type { LeaseGrantResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseRevokeRequest } from '../../src/lockd/gen/lockd/v1/LeaseRevokeRequest.js';
+import type { LeaseRevokeResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseRevokeResponse.js';
+import type { AcquireRequest } from '../../src/lockd/gen/lockd/v1/AcquireRequest.js';
+import type { AcquireResponse__Output } from '../../src/lockd/gen/lockd/v1/AcquireResponse.js';
+import type { ReleaseRequest } from '../../src/lockd/gen/lockd/v1/ReleaseRequest.js';
+import type { ReleaseResponse__Output } from '../../src/lockd/gen/lockd/v1/ReleaseResponse.js';
+import type { FenceReadRequest } from '../../src/lockd/gen/lockd/v1/FenceReadRequest.js';
+import type { FenceReadResponse__Output } from '../../src/lockd/gen/lockd/v1/FenceReadResponse.js';
+import type { FenceWriteRequest } from '../../src/lockd/gen/lockd/v1/FenceWriteRequest.js';
+import type { FenceWriteResponse__Output } from '../../src/lockd/gen/lockd/v1/FenceWriteResponse.js';
+
+const cfg = JSON.parse(process.env.FAULTS_CLIENT ?? 'null') as ClientConfig | null;
+if (!cfg) {
+  process.stderr.write('workload-client: FAULTS_CLIENT (JSON config) is not set\n');
+  process.exit(2);
+}
+const now = clockSince(BigInt(cfg.originNs));
+const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
+const conns = new Connections();
+const rng = new Prng(cfg.seed);
+const n = cfg.endpoints.length;
+let endpoint = rng.int(n);
+let stopping = false;
+let requestSeq = 0;
+let elemSeq = 0;
+process.on('SIGTERM', () => (stopping = true));
+process.on('SIGINT', () => (stopping = true));
+
+const ep = (i: number) => conns.get(cfg.endpoints[i % n]);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const opts = <T>(final?: (o: Outcome<T>) => boolean) => ({ budgetMs: cfg.opBudgetMs, attemptMs: cfg.attemptMs, firstEndpoint: endpoint, endpoints: n, final });
+const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
+
+async function grantLease(): Promise<LeaseKeeper | undefined> {
+  const requestId = `${cfg!.id}-${++requestSeq}`;
+  const { id, time } = hist.invoke('grant', { ttlMs: cfg!.ttlMs });
+  const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => ep(i).lease.Grant(q, o, cb), { ttlMs: cfg!.ttlMs, requestId }, t), opts());
+  endpoint = r.endpoint;
+  if (r.last.kind !== 'ok') {
+    hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
+    return undefined;
+  }
+  const leaseId = r.last.value.leaseId;
+  hist.complete(id, 'ok', { leaseId });
+  return new LeaseKeeper(leaseId, cfg!.ttlMs, time, hist, conns, cfg!.endpoints, endpoint, now);
+}
+
+async function revoke(lease: LeaseKeeper): Promise<void> {
+  lease.stop();
+  const { id } = hist.invoke('revoke', { leaseId: lease.leaseId });
+  const r = await retryCall((i, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((q, o, cb) => ep(i).lease.Revoke(q, o, cb), { leaseId: lease.leaseId }, t), opts());
+  if (r.last.kind === 'ok') hist.complete(id, 'ok', {});
+  else hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
+}
+
+type AcquireResult = { kind: 'acquired'; token: number } | { kind: 'held' } | { kind: 'gone' } | { kind: 'failed' } | { kind: 'unknown' };
+
+async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise<AcquireResult> {
+  const requestId = `${cfg!.id}-${++requestSeq}`;
+  const { id } = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait });
+  const req = { name, leaseId: lease.leaseId, wait, requestId };
+  const attemptMs = wait ? cfg!.acquireWaitMs : cfg!.attemptMs;
+  // A wait that ran out of time is not retried: it ends the operation, outcome unknown.
+  const r = await retryCall((i, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((q, o, cb) => ep(i).lock.Acquire(q, o, cb), req, t), {
+    ...opts((o) => o.kind === 'unknown' && o.code === 'DEADLINE_EXCEEDED' && wait),
+    attemptMs,
+    budgetMs: attemptMs + cfg!.opBudgetMs,
+  });
+  endpoint = r.endpoint;
+  const o = r.last;
+  if (o.kind === 'ok') {
+    const v = o.value;
+    hist.complete(id, 'ok', { acquired: v.acquired, token: v.fencingToken, holder: v.holderLeaseId });
+    return v.acquired ? { kind: 'acquired', token: v.fencingToken } : { kind: 'held' };
+  }
+  if (o.kind === 'unknown' || r.uncertain) {
+    hist.complete(id, 'unknown');
+    return { kind: 'unknown' };
+  }
+  hist.complete(id, 'fail', failOut(o));
+  return o.code === 'NOT_FOUND' ? { kind: 'gone' } : { kind: 'failed' };
+}
+
+/** 'released' | 'stale' (definite, nothing to hold) | 'unknown' (may still hold the lock). */
+async function release(name: string, lease: LeaseKeeper, token: number): Promise<'released' | 'stale' | 'unknown'> {
+  const { id } = hist.invoke('release', { name, leaseId: lease.leaseId, token });
+  const r = await retryCall((i, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, o, cb) => ep(i).lock.Release(q, o, cb), { name, fencingToken: token }, t), opts());
+  endpoint = r.endpoint;
+  const o = r.last;
+  // After an unknown attempt only "released" is conclusive: a refusal may answer our own first attempt.
+  if (o.kind === 'ok' && (o.value.released || !r.uncertain)) {
+    hist.complete(id, 'ok', { released: o.value.released });
+    return o.value.released ? 'released' : 'stale';
+  }
+  if (o.kind === 'fail' && !r.uncertain) {
+    hist.complete(id, 'fail', failOut(o));
+    return 'stale';
+  }
+  hist.complete(id, 'unknown');
+  return 'unknown';
+}
+
+async function readGuard(key: string): Promise<{ value: GuardedValue; token: number } | undefined> {
+  const { id } = hist.invoke('read', { store: cfg!.mode, key });
+  let got: { value: GuardedValue; token: number } | undefined;
+  let fail: { code: string; message: string } | undefined;
+  if (cfg!.mode === 'fence') {
+    const r = await retryCall((i, t) => unaryCall<FenceReadRequest, FenceReadResponse__Output>((q, o, cb) => ep(i).fence.Read(q, o, cb), { key }, t), opts());
+    endpoint = r.endpoint;
+    if (r.last.kind === 'ok') got = { value: decode(r.last.value.value), token: r.last.value.fencingToken };
+    else if (r.last.kind === 'fail') fail = failOut(r.last);
+  } else {
+    try {
+      got = { value: decode(await plainRead(cfg!.plainStore!, key, cfg!.attemptMs)), token: 0 };
+    } catch {
+      got = undefined;
+    }
+  }
+  if (!got) {
+    if (fail) hist.complete(id, 'fail', fail);
+    else hist.complete(id, 'unknown');
+    return undefined;
+  }
+  const out: ReadOutput = { n: got.value.n, last: lastOf(got.value), token: got.token, ordered: ordered(got.value, cfg!.mode === 'fence' ? got.token : undefined) };
+  hist.complete(id, 'ok', out);
+  return got;
+}
+
+async function writeGuard(key: string, read: GuardedValue, token: number, lease: LeaseKeeper): Promise<void> {
+  const elem = element(cfg!.id, ++elemSeq, token);
+  const value = append(read, elem);
+  const { id } = hist.invoke('write', { store: cfg!.mode, key, elem, pred: lastOf(read), n: value.n, token, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
+  const bytes = encode(value);
+  if (cfg!.mode === 'fence') {
+    const r = await retryCall((i, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((q, o, cb) => ep(i).fence.Write(q, o, cb), { key, value: bytes, fencingToken: token }, t), opts());
+    endpoint = r.endpoint;
+    const o = r.last;
+    if (o.kind === 'ok') hist.complete(id, 'ok', { highestToken: o.value.highestToken });
+    else if (o.kind === 'fail' && !r.uncertain) hist.complete(id, 'fail', failOut(o));
+    else hist.complete(id, 'unknown');
+    return;
+  }
+  try {
+    await plainWrite(cfg!.plainStore!, key, bytes, cfg!.attemptMs);
+    hist.complete(id, 'ok', { highestToken: 0 });
+  } catch {
+    hist.complete(id, 'unknown');
+  }
+}
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(): Promise<void> {
+  hist.note('start', { mode: cfg!.mode, pid: process.pid });
+  let lease: LeaseKeeper | undefined;
+  while (!stopping) {
+    if (!lease || lease.lost) {
+      lease?.stop();
+      lease = await grantLease();
+      if (!lease) {
+        await sleep(rng.range(50, 200));
+        continue;
+      }
+    }
+    const name = rng.pick(cfg!.locks);
+    const a = await acquire(name, lease, rng.chance(0.75));
+    if (a.kind === 'unknown') {
+      await revoke(lease);
+      lease = undefined;
+      continue;
+    }
+    if (a.kind === 'gone') {
+      lease.stop();
+      lease = undefined;
+      continue;
+    }
+    if (a.kind !== 'acquired') {
+      await sleep(rng.range(10, 60));
+      continue;
+    }
+    const key = guardKey(name);
+    const read = await readGuard(key);
+    if (read) {
+      say(`${HOLD} ${name} ${a.token}`);
+      await sleep(rng.range(cfg!.workMs[0], cfg!.workMs[1]));
+      await writeGuard(key, read.value, a.token, lease);
+      say(FREE);
+    }
+    const rel = await release(name, lease, a.token);
+    if (rel === 'unknown') {
+      await revoke(lease);
+      lease = undefined;
+    }
+    await sleep(rng.range(0, 20));
+  }
+  if (lease && !lease.lost) await revoke(lease);
+  lease?.stop();
+  hist.note('stop');
+  conns.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`workload-client ${cfg.id}: ${(e as Error)?.stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,35 @@
+// What the runner tells each workload client process (JSON in FAULTS_CLIENT), and the lines a client
+// prints on stdout for the nemesis (it pauses or kills a client while it holds a lock).
+
+export interface ClientConfig {
+  /** Process name in the history, e.g. "f3" (fenced) or "p1" (plain control). */
+  readonly id: string;
+  /** fence: Fence.Read/Write with the token; plain: the runner's unfenced store, trusting the lock. */
+  readonly mode: 'fence' | 'plain';
+  /** Real client addresses of the nodes (never the proxies). */
+  readonly endpoints: readonly string[];
+  /** Lock names this client takes; each guards the key guardKey(name). */
+  readonly locks: readonly string[];
+  /** host:port of the runner's plain store (mode plain). */
+  readonly plainStore?: string;
+  readonly ttlMs: number;
+  readonly historyPath: string;
+  /** process.hrtime.bigint() of the run's origin, as a decimal string. */
+  readonly originNs: string;
+  readonly seed: number;
+  /** Time spent "working" between the read and the write of the guarded value (ms, inclusive range). */
+  readonly workMs: readonly [number, number];
+  /** Budget of one operation including retries, and of one attempt. */
+  readonly opBudgetMs: number;
+  readonly attemptMs: number;
+  /** How long a waiting Acquire may wait. */
+  readonly acquireWaitMs: number;
+}
+
+export function guardKey(lock: string): string {
+  return `guard/${lock}`;
+}
+
+/** stdout lines: "HOLD <lock> <token>" once the value is read and the write is pending; "FREE" after. */
+export const HOLD = 'HOLD';
+export const FREE = 'FREE';
