@@ -82,6 +82,8 @@ describe('lock API under failures', function () {
     const r = await f.leader.acquire('failover', lease.leaseId);
     const oldLeader = f.leaderId;
     const watcherId = f.cluster.nodes.find((n) => n.id !== oldLeader)!.id;
+    // Watch from a node that will survive, once it has applied the grant (followers lag a little).
+    await f.cluster.waitForApplied(r.fencingToken, [watcherId]);
     const obs = await f.api(watcherId).observe('failover');
 
     await f.cluster.kill(oldLeader);
