@@ -221,10 +221,10 @@ describe('lock API on a 3-node cluster', function () {
     const holder = await f.keptLease(3000);
     await f.leader.acquire(name, holder.leaseId);
     const { leaseId } = await f.leader.grant(3000);
-    const waiting = f.follower.acquire(name, leaseId, { wait: true, timeoutMs: 10_000 });
+    const waiting = statusOf(f.follower.acquire(name, leaseId, { wait: true, timeoutMs: 10_000 }));
     await waitFor('queued', async () => ((await f.leader.inspect(name)).waitingLeaseIds.length === 1 ? true : undefined));
     await f.leader.revoke(leaseId);
-    const err = await statusOf(waiting);
+    const err = await waiting;
     expect(err.code).to.equal(grpc.status.NOT_FOUND);
     expect((await f.leader.inspect(name)).waitingLeaseIds).to.deep.equal([]);
   });
