@@ -1,0 +1,20 @@
+// One short seeded fault run in `npm test`: a real 5-node cluster behind per-link proxies, the
+// nemesis, fenced and control workload clients, then every checker. Longer runs: `npm run faults`.
+// Bounds only (no timing assertions): the run takes about a minute; the mocha timeout is generous.
+import { expect } from 'chai';
+import { emergencyStop, runFaults } from './runner.js';
+import { summarize } from './report.js';
+
+describe('faults: a short seeded run on real processes', function () {
+  this.timeout(300_000);
+  after(() => emergencyStop());
+
+  it('no fencing, exclusion or linearizability violation; a failing run keeps its history under .faults/', async () => {
+    const report = await runFaults({ timeSec: 40, seed: 20261130, log: () => undefined, checkBudgetMs: 30_000 });
+    const summary = summarize(report);
+    expect(report.problems, summary).to.deep.equal([]);
+    expect(report.fenced.writes.ok, summary).to.be.greaterThan(0);
+    expect(report.faults.list.length, summary).to.be.greaterThan(0);
+    expect(report.linearizable, summary).to.not.equal(false);
+  });
+});
