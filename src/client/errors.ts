@@ -99,7 +99,8 @@ export function leaderHint(e: Pick<ServiceError, 'code' | 'details' | 'metadata'
 /** Any failure of a call as a LockdError (client-side failures keep their own class). */
 export function toLockdError(e: unknown): Error {
   if (e instanceof LockdError || e instanceof LeaseLostError || e instanceof LockLostError || e instanceof LockHeldError) return e;
-  if (isServiceError(e)) return new LockdError(codeName(e.code), e.code, e.details || e.message, leaderHint(e));
+  // grpc-js ends connection failures with an empty "Resolution note: "; drop it.
+  if (isServiceError(e)) return new LockdError(codeName(e.code), e.code, (e.details || e.message).replace(/\s*Resolution note:\s*$/, ''), leaderHint(e));
   return e instanceof Error ? e : new Error(String(e));
 }
 
