@@ -26,6 +26,9 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 
 export class Forwarder {
   private readonly clients = new Map<string, grpc.Client>();
+  /** Calls in flight, cancelled on close so a node's shutdown never waits on a forwarded wait. */
+  private readonly inFlight = new Set<grpc.ClientUnaryCall>();
+  private closed = false;
 
   constructor(
     private readonly selfId: string,
@@ -62,16 +65,23 @@ export class Forwarder {
     onCancel: (cancel: () => void) => void,
   ): Promise<Res> {
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new ApiError(grpc.status.UNAVAILABLE, `${this.selfId} is shutting down; retry`));
       const c = this.client(to.address);
-      const call = c.makeUnaryRequest<Req, Res>(
+      const call: grpc.ClientUnaryCall = c.makeUnaryRequest<Req, Res>(
         method.path,
         method.requestSerialize,
         method.responseDeserialize,
         request,
         this.metadata(),
         { deadline: Number.isFinite(answerAt) ? answerAt : Infinity },
-        (err, res) => (err ? reject(this.failure(to, method.path, err, deadline, answerAt)) : resolve(res!)),
+        (err, res) => {
+          this.inFlight.delete(call);
+          if (!err) resolve(res!);
+          else if (this.closed) reject(new ApiError(grpc.status.UNAVAILABLE, `${this.selfId} is shutting down; retry`));
+          else reject(this.failure(to, method.path, err, deadline, answerAt));
+        },
       );
+      this.inFlight.add(call);
       onCancel(() => call.cancel());
     });
   }
@@ -104,6 +114,8 @@ export class Forwarder {
   }
 
   close(): void {
+    this.closed = true;
+    for (const call of [...this.inFlight]) call.cancel();
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
   }
