@@ -38,7 +38,8 @@ interface Hold {
   lease: number;
   token: number;
   from: number; // acquire completed
-  to: number; // release (or revoke) invoked; Infinity if never
+  to: number; // release (or revoke) invoked; Infinity if never (the lease still holds it)
+  believedTo: number; // ...or the holder's last recorded moment (a killed client believes nothing)
 }
 
 export function checkExclusion(ops: readonly Op[]): ExclusionCheck {
@@ -53,6 +54,9 @@ export function checkExclusion(ops: readonly Op[]): ExclusionCheck {
     }
     if (o.f === 'revoke') revokes.set(o.input.leaseId, Math.min(revokes.get(o.input.leaseId) ?? Infinity, o.invoke));
   }
+  // A client killed while holding believed it held the lock until its last recorded moment.
+  const lastSeen = new Map<string, number>();
+  for (const o of ops) lastSeen.set(o.process, Math.max(lastSeen.get(o.process) ?? 0, Number.isFinite(o.complete) ? o.complete : o.invoke));
   let grants = 0;
   for (const o of ops) {
     if (o.f !== 'acquire' || o.status !== 'ok' || !(o.output as { acquired: boolean }).acquired) continue;
@@ -61,7 +65,7 @@ export function checkExclusion(ops: readonly Op[]): ExclusionCheck {
     const to = Math.min(ends.get(`${o.input.name}|${token}`) ?? Infinity, revokes.get(o.input.leaseId) ?? Infinity);
     let list = holds.get(o.input.name);
     if (!list) holds.set(o.input.name, (list = []));
-    list.push({ op: o, lease: o.input.leaseId, token, from: o.complete, to });
+    list.push({ op: o, lease: o.input.leaseId, token, from: o.complete, to, believedTo: Math.min(to, lastSeen.get(o.process)!) });
   }
   const res: ExclusionCheck = { grants, overlaps: {}, violations: [] };
   for (const [name, list] of holds) {
@@ -69,7 +73,7 @@ export function checkExclusion(ops: readonly Op[]): ExclusionCheck {
     const byFrom = [...list].sort((a, b) => a.from - b.from);
     let overlaps = 0;
     for (let i = 0; i < byFrom.length; i++)
-      for (let j = i + 1; j < byFrom.length && byFrom[j].from < byFrom[i].to; j++) if (byFrom[j].lease !== byFrom[i].lease) overlaps++;
+      for (let j = i + 1; j < byFrom.length && byFrom[j].from < byFrom[i].believedTo; j++) if (byFrom[j].lease !== byFrom[i].lease) overlaps++;
     res.overlaps[name] = overlaps;
     // Grants by token; the earliest completion among all later grants (suffix minimum).
     const byToken = [...list].sort((a, b) => a.token - b.token);

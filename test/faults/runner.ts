@@ -1,21 +1,20 @@
 // One seeded fault run: a 5-node cluster behind per-link proxies, fenced and control workload
 // clients, the nemesis for `timeSec`, then a calm period, final reads, and the checkers.
 // Every process and socket it starts is stopped in `finally`, and by `emergencyStop` on exit.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { Prng } from '../sim/prng.js';
 import { Connections } from '../../src/client/connections.js';
-import { assembleOps, clockSince, readRecords, type Op } from './history.js';
+import { clockSince, type Op } from './history.js';
 import { ProxyMesh } from './network.js';
 import { ClientPool, type ClientHandle } from './client-pool.js';
 import { Nemesis, type FaultKind } from './nemesis.js';
 import { PlainStore } from './plain-store.js';
 import { decode, type GuardedValue } from './guarded-value.js';
 import { guardKey, type ClientConfig } from './workload-config.js';
-import { checkStore, type FinalValue } from './fencing-check.js';
-import { checkExclusion } from './exclusion-check.js';
-import { checkLinearizable } from './linearizable-check.js';
+import type { FinalValue } from './fencing-check.js';
+import { checkRun, saveFinals } from './check-run.js';
 import { countOps, summarize, type FaultReport } from './report.js';
 import { retryCall, unaryCall } from './lockd-calls.js';
 import type { FenceReadRequest } from '../../src/lockd/gen/lockd/v1/FenceReadRequest.js';
@@ -176,21 +175,11 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
   }
 
   // Checks.
-  const records = readdirSync(runDir)
-    .filter((f) => f.startsWith('history-') && f.endsWith('.jsonl'))
-    .flatMap((f) => readRecords(join(runDir, f)));
-  const { ops } = assembleOps(records);
+  saveFinals(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) });
+  const { ops, fenced, control, exclusion, lin, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? 60_000);
+  problems.push(...found);
   writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
-  const fenced = checkStore(ops, 'fence', finals);
-  const control = checkStore(ops, 'plain', plainFinals);
-  const exclusion = checkExclusion(ops);
-  const lin = checkLinearizable(ops, o.checkBudgetMs ?? 60_000);
   const overlaps = (locks: string[]) => locks.reduce((s, l) => s + (exclusion.overlaps[l] ?? 0), 0);
-
-  if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
-  if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);
-  if (lin.verdict === 'illegal') problems.push(`not linearizable: ${lin.parts.filter((p) => p.verdict === 'illegal').map((p) => p.part).join(', ')}`);
-  if (fenced.writes.ok === 0) problems.push('no fenced write was acknowledged: the workload made no progress');
   const faultsByKind: Record<string, number> = {};
   for (const f of nemesis?.faults ?? []) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
 

@@ -1,0 +1,58 @@
+// Every checker over a run directory: the clients' history files and the final values read after
+// the run (finals.json). Used by the runner, and on its own to re-check a kept run:
+//   npx tsx test/faults/check-run.ts .faults/run-...
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { assembleOps, readRecords, type Op } from './history.js';
+import { checkStore, type FinalValue, type StoreCheck } from './fencing-check.js';
+import { checkExclusion, type ExclusionCheck } from './exclusion-check.js';
+import { checkLinearizable, type LinearizabilityReport } from './linearizable-check.js';
+
+export interface Finals {
+  fence: Record<string, FinalValue>;
+  plain: Record<string, FinalValue>;
+}
+
+export interface RunChecks {
+  ops: Op[];
+  fenced: StoreCheck;
+  control: StoreCheck;
+  exclusion: ExclusionCheck;
+  lin: LinearizabilityReport;
+  problems: string[];
+}
+
+export function saveFinals(runDir: string, finals: Finals): void {
+  writeFileSync(join(runDir, 'finals.json'), JSON.stringify(finals));
+}
+
+export function checkRun(runDir: string, finals: Finals, budgetMs: number): RunChecks {
+  const records = readdirSync(runDir)
+    .filter((f) => f.startsWith('history-') && f.endsWith('.jsonl'))
+    .flatMap((f) => readRecords(join(runDir, f)));
+  const { ops } = assembleOps(records);
+  const fenced = checkStore(ops, 'fence', new Map(Object.entries(finals.fence)));
+  const control = checkStore(ops, 'plain', new Map(Object.entries(finals.plain)));
+  const exclusion = checkExclusion(ops);
+  const lin = checkLinearizable(ops, budgetMs);
+  const problems: string[] = [];
+  if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
+  if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);
+  if (lin.verdict === 'illegal') problems.push(`not linearizable: ${lin.parts.filter((p) => p.verdict === 'illegal').map((p) => p.part).join(', ')}`);
+  if (fenced.writes.ok === 0) problems.push('no fenced write was acknowledged: the workload made no progress');
+  return { ops, fenced, control, exclusion, lin, problems };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const dir = process.argv[2];
+  if (!dir) {
+    process.stderr.write('usage: npx tsx test/faults/check-run.ts RUN_DIR\n');
+    process.exit(2);
+  }
+  const finals = JSON.parse(readFileSync(join(dir, 'finals.json'), 'utf8')) as Finals;
+  const c = checkRun(dir, finals, 120_000);
+  const show = { problems: c.problems, fenced: { ...c.fenced, lostAcknowledged: c.fenced.lostAcknowledged.slice(0, 5), staleWindowLosses: c.fenced.staleWindowLosses.slice(0, 5) }, exclusion: c.exclusion, linearizability: c.lin };
+  process.stdout.write(`${JSON.stringify(show, null, 2)}\n`);
+  process.exit(c.problems.length ? 1 : 0);
+}
