@@ -18,6 +18,7 @@ import { LockHeldError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
 import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
+import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
 import type { EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
@@ -137,16 +138,15 @@ export class LockClient {
   }
 
   /**
-   * Keep an existing lease alive from this client (e.g. one granted by another process); the first
-   * keepalive goes out at once. Until it is acknowledged the lease is trusted for its remaining
-   * time minus marginMs (default 500): remaining_ms includes the margin the cluster adds to every
-   * deadline (its cap on one tick's elapsed time, 2 lease ticks ≈ 200 ms), which marginMs must cover.
+   * Keep an existing lease alive from this client (e.g. one granted by another process). Resolves
+   * once a first keepalive is acknowledged (the lease is then trusted until that request's send
+   * time + ttl); NOT_FOUND if the lease is gone.
    */
-  async attachLease(leaseId: number, opts: GrantOptions & { marginMs?: number } = {}): Promise<Lease> {
-    const sentAt = monoNow();
-    const ttl = await this.timeToLive(leaseId, opts);
-    const initial = sentAt + Math.max(0, Math.min(ttl.remainingMs, ttl.grantedTtlMs) - (opts.marginMs ?? 500));
-    return this.track(new Lease(this.router, leaseId, ttl.grantedTtlMs, initial, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: opts.renewNow ?? true }));
+  async attachLease(leaseId: number, opts: Omit<GrantOptions, 'requestId' | 'renewNow'> = {}): Promise<Lease> {
+    const ctl = this.ctl(opts);
+    const { sentAt, ttlMs } = await renewOnce(this.router, leaseId, ctl.deadline, ctl.signal);
+    // Renew again at once on the lease's own stream, so the server watches it there and pushes its loss.
+    return this.track(new Lease(this.router, leaseId, ttlMs, sentAt + ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: true }));
   }
 
   private track(lease: Lease): Lease {

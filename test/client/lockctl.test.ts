@@ -23,6 +23,9 @@ describe('lockctl on a 3-node cluster', function () {
   let client: LockClient;
   const procs = new Set<ChildProcess>();
 
+  const stderrs = new WeakMap<object, () => string>();
+  const stderrOf = (h: object): string => stderrs.get(h)?.() ?? '';
+
   function start(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; done: Promise<Result> } {
     const proc = spawn(process.execPath, ['--import', 'tsx', LOCKCTL, ...args], {
       env: { ...process.env, LOCKD_ENDPOINTS: endpoints, ...env },
@@ -40,7 +43,9 @@ describe('lockctl on a 3-node cluster', function () {
         setImmediate(() => resolve({ code, stdout, stderr }));
       }),
     );
-    return { proc, done };
+    const handle = { proc, done };
+    stderrs.set(handle, () => stderr);
+    return handle;
   }
 
   async function lockctl(...args: string[]): Promise<Result> {
@@ -129,6 +134,25 @@ describe('lockctl on a 3-node cluster', function () {
     } finally {
       await lease.revoke();
     }
+  });
+
+  it('lock observe prints events once subscribed; lease keepalive renews', async () => {
+    const obs = start(['--json', 'lock', 'observe', 'ctl/obs', '--count', '2']);
+    await waitFor('subscription', () => (/observing/.test(stderrOf(obs)) ? true : undefined), 15_000);
+    const lock = await client.acquire('ctl/obs', { ttlMs: 5000 });
+    await lock.release();
+    const r = await obs.done;
+    expect(r.code, r.stderr).to.equal(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; fencingToken: number });
+    expect(events.map((e) => e.type)).to.deep.equal(['ACQUIRED', 'RELEASED']);
+    expect(events.every((e) => e.fencingToken === lock.token)).to.equal(true);
+
+    const lease = await client.grantLease(1000, { renewNow: false, keepAliveIntervalMs: 60_000 });
+    lease.close(); // stop this client's keepalives: lockctl takes over
+    const ka = await lockctl('lease', 'keepalive', String(lease.id), '--count', '2');
+    expect(ka.code, ka.stderr).to.equal(0);
+    expect(ka.stdout.trim().split('\n')).to.deep.equal([`lease ${lease.id} renewed, ttl 1000 ms`, `lease ${lease.id} renewed, ttl 1000 ms`]);
+    await client.revokeLease(lease.id);
   });
 
   it('usage errors exit 2 with a usage line; --help exits 0', async () => {

@@ -62,24 +62,24 @@ export async function leaseGrant(ctx: Context): Promise<number> {
 
 export async function leaseKeepAlive(ctx: Context): Promise<number> {
   const id = parsePositive('ID', ctx.p.args.ID);
+  const limit = ctx.p.flags.count ?? Infinity;
   const lease = await ctx.client.attachLease(id, { ...callOpts(ctx), liveness: ctx.interrupted });
   let renewals = 0;
-  const done = new Promise<number>((resolve) => {
-    lease.on('renewed', ({ ttlMs }) => {
-      renewals++;
-      ctx.out.result(`lease ${id} renewed, ttl ${ttlMs} ms`, { leaseId: id, ttlMs });
-      if (ctx.p.flags.count !== undefined && renewals >= ctx.p.flags.count) {
-        lease.close();
-      }
-    });
+  const renewed = (ttlMs: number): void => {
+    renewals++;
+    ctx.out.result(`lease ${id} renewed, ttl ${ttlMs} ms`, { leaseId: id, ttlMs });
+    if (renewals >= limit) lease.close();
+  };
+  return new Promise<number>((resolve) => {
+    lease.on('renewed', ({ ttlMs }) => renewed(ttlMs));
     lease.on('retrying', (e) => ctx.out.note(`keepalive stream failed (${e.message}); retrying`));
     lease.on('lost', (reason) => {
       if (reason.why === 'closed' || reason.why === 'aborted') return resolve(EXIT.OK);
       ctx.out.error(reason);
       resolve(EXIT.ERROR);
     });
+    renewed(lease.ttlMs); // attaching renewed it once already
   });
-  return done;
 }
 
 export async function leaseRevoke(ctx: Context): Promise<number> {
@@ -152,7 +152,9 @@ export async function lockInspect(ctx: Context): Promise<number> {
 
 export async function lockObserve(ctx: Context): Promise<number> {
   let n = 0;
-  for await (const ev of ctx.client.observe(ctx.p.args.NAME, { signal: ctx.interrupted })) {
+  const name = ctx.p.args.NAME;
+  const onOpen = (n: number): void => ctx.out.note(n === 0 ? `observing ${name}` : `observing ${name} again`, { observing: name });
+  for await (const ev of ctx.client.observe(name, { signal: ctx.interrupted, onOpen })) {
     ctx.out.result(
       ev.type === 'RESYNC' ? `(stream re-established; events may have been missed)` : `${ev.index}  ${ev.type}  ${ev.name}  token ${ev.fencingToken}  lease ${ev.leaseId}`,
       ev,
