@@ -106,7 +106,7 @@ cmd_start() {
   fi
   echo
   echo "lockd is up. Endpoints: $(peers "$n" | sed 's/n[0-9]*=//g')"
-  echo "Try: npx lockctl --endpoints $(peers "$n" | sed 's/n[0-9]*=//g') status"
+  echo "Try: node dist/src/client/lockctl.js --endpoints $(peers "$n" | sed 's/n[0-9]*=//g') status"
 }
 
 cmd_signal() {
