@@ -16,6 +16,7 @@ export class LeaseKeeper {
   private pending: { id: string; invoke: number } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private streamEndpoint: number;
 
   constructor(
     readonly leaseId: number,
@@ -24,10 +25,12 @@ export class LeaseKeeper {
     private readonly hist: HistoryWriter,
     private readonly conns: Connections,
     private readonly endpoints: readonly string[],
-    private endpoint: number,
+    /** Where the lease was granted: a sticky client sends its Acquire/Release there. */
+    readonly endpoint: number,
     private readonly now: () => number,
   ) {
     this.trustedUntil = grantInvoke + ttlMs;
+    this.streamEndpoint = endpoint;
     this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(ttlMs / 5)));
     this.tick();
   }
@@ -48,7 +51,7 @@ export class LeaseKeeper {
   }
 
   private open(): void {
-    const address = this.endpoints[this.endpoint % this.endpoints.length];
+    const address = this.endpoints[this.streamEndpoint % this.endpoints.length];
     const s = this.conns.get(address).lease.KeepAlive();
     this.stream = s;
     s.on('data', (res: LeaseKeepAliveResponse__Output) => {
@@ -84,7 +87,7 @@ export class LeaseKeeper {
     this.pending = undefined;
     const s = this.stream;
     this.stream = undefined;
-    this.endpoint++;
+    this.streamEndpoint++;
     s?.cancel();
   }
 

@@ -4,6 +4,7 @@ import type { FaultRecord } from './nemesis.js';
 import type { StoreCheck } from './fencing-check.js';
 import type { ExclusionCheck } from './exclusion-check.js';
 import type { LinearizabilityReport } from './linearizable-check.js';
+import type { NodeLogScan } from './node-logs.js';
 
 export interface FaultReport {
   seed: number;
@@ -23,6 +24,7 @@ export interface FaultReport {
     overlappingHolders: number;
   };
   exclusion: { grants: number; violations: ExclusionCheck['violations'] };
+  nodeLogs: NodeLogScan;
   linearizable: boolean | 'unknown';
   linearizability: LinearizabilityReport;
   control: {
@@ -69,6 +71,7 @@ export function summarize(r: FaultReport): string {
     `  control (unfenced): ${r.control.writes.ok} writes acknowledged, ${r.control.lostAcknowledgedWrites} lost, ` +
       `${r.control.tokenRegressions} stale overwrites, ${r.control.overlappingHolders} overlapping holders — anomaly ${r.control.anomaly ? 'SHOWN' : 'not shown'}`,
   );
+  lines.push(`  node logs: ${r.nodeLogs.errors} errors, ${r.nodeLogs.fatal} fatal, ${r.nodeLogs.stray.length} non-log lines`);
   for (const p of r.problems) lines.push(`  PROBLEM: ${p}`);
   if (r.keptAt) lines.push(`  history and node logs kept in ${r.keptAt}`);
   return lines.join('\n');

@@ -15,6 +15,7 @@ import { decode, type GuardedValue } from './guarded-value.js';
 import { guardKey, type ClientConfig } from './workload-config.js';
 import type { FinalValue } from './fencing-check.js';
 import { checkRun, saveFinals } from './check-run.js';
+import { scanNodeLogs } from './node-logs.js';
 import { countOps, summarize, type FaultReport } from './report.js';
 import { retryCall, unaryCall } from './lockd-calls.js';
 import type { FenceReadRequest } from '../../src/lockd/gen/lockd/v1/FenceReadRequest.js';
@@ -35,6 +36,8 @@ export interface RunOptions {
   /** Keep the run directory even when the run passes. */
   readonly keep?: boolean;
   readonly kinds?: readonly FaultKind[];
+  /** Clients keep a lease's Acquire/Release on one node (ClientConfig.sticky). */
+  readonly sticky?: boolean;
   /** Budget of the linearizability search (ms). */
   readonly checkBudgetMs?: number;
   readonly log?: (msg: string) => void;
@@ -115,6 +118,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         opBudgetMs: 4000,
         attemptMs: 1500,
         acquireWaitMs: 4000,
+        sticky: o.sticky ?? false,
       };
     };
     for (let i = 0; i < (o.fencedClients ?? 4); i++) pool.start(clientConfig('fence'));
@@ -179,6 +183,8 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
   const { ops, fenced, control, exclusion, lin, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? 60_000);
   problems.push(...found);
   writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
+  const nodeLogs = scanNodeLogs(new Map((cluster?.nodes ?? []).map((n) => [n.id, join(runDir, `${n.id}.log`)])));
+  if (nodeLogs.fatal || nodeLogs.stray.length) problems.push(`node logs: ${nodeLogs.fatal} fatal entries, ${nodeLogs.stray.length} non-log lines (crash?): ${nodeLogs.stray.slice(0, 2).join(' | ')}`);
   const overlaps = (locks: string[]) => locks.reduce((s, l) => s + (exclusion.overlaps[l] ?? 0), 0);
   const faultsByKind: Record<string, number> = {};
   for (const f of nemesis?.faults ?? []) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
@@ -188,7 +194,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     timeSec: o.timeSec,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(now()),
-    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
+    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
     ops: countOps(ops),
     faults: { byKind: faultsByKind, list: nemesis?.faults ?? [] },
     fenced: {
@@ -201,6 +207,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       overlappingHolders: overlaps(FENCED_LOCKS),
     },
     exclusion: { grants: exclusion.grants, violations: exclusion.violations },
+    nodeLogs,
     linearizable: lin.verdict === 'ok' ? true : lin.verdict === 'illegal' ? false : 'unknown',
     linearizability: lin,
     control: {

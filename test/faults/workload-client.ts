@@ -56,6 +56,7 @@ const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.cod
 
 async function grantLease(): Promise<LeaseKeeper | undefined> {
   const requestId = `${cfg!.id}-${++requestSeq}`;
+  if (cfg!.sticky) endpoint++;
   const { id, time } = hist.invoke('grant', { ttlMs: cfg!.ttlMs });
   const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => ep(i).lease.Grant(q, o, cb), { ttlMs: cfg!.ttlMs, requestId }, t), opts());
   endpoint = r.endpoint;
@@ -85,11 +86,13 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
   const attemptMs = wait ? cfg!.acquireWaitMs : cfg!.attemptMs;
   // A wait that ran out of time is not retried: it ends the operation, outcome unknown.
   const r = await retryCall((i, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((q, o, cb) => ep(i).lock.Acquire(q, o, cb), req, t), {
-    ...opts((o) => o.kind === 'unknown' && o.code === 'DEADLINE_EXCEEDED' && wait),
+    // Sticky: never retried once sent (see ClientConfig.sticky).
+    ...opts((o) => o.kind === 'unknown' && (cfg!.sticky || (o.code === 'DEADLINE_EXCEEDED' && wait))),
+    firstEndpoint: cfg!.sticky ? lease.endpoint : endpoint,
     attemptMs,
     budgetMs: attemptMs + cfg!.opBudgetMs,
   });
-  endpoint = r.endpoint;
+  if (!cfg!.sticky) endpoint = r.endpoint;
   const o = r.last;
   if (o.kind === 'ok') {
     const v = o.value;
@@ -107,8 +110,11 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
 /** 'released' | 'stale' (definite, nothing to hold) | 'unknown' (may still hold the lock). */
 async function release(name: string, lease: LeaseKeeper, token: number): Promise<'released' | 'stale' | 'unknown'> {
   const { id } = hist.invoke('release', { name, leaseId: lease.leaseId, token });
-  const r = await retryCall((i, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, o, cb) => ep(i).lock.Release(q, o, cb), { name, fencingToken: token }, t), opts());
-  endpoint = r.endpoint;
+  const r = await retryCall((i, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, o, cb) => ep(i).lock.Release(q, o, cb), { name, fencingToken: token }, t), {
+    ...opts(() => cfg!.sticky),
+    firstEndpoint: cfg!.sticky ? lease.endpoint : endpoint,
+  });
+  if (!cfg!.sticky) endpoint = r.endpoint;
   const o = r.last;
   // After an unknown attempt only "released" is conclusive: a refusal may answer our own first attempt.
   if (o.kind === 'ok' && (o.value.released || !r.uncertain)) {

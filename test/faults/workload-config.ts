@@ -24,6 +24,13 @@ export interface ClientConfig {
   readonly attemptMs: number;
   /** How long a waiting Acquire may wait. */
   readonly acquireWaitMs: number;
+  /**
+   * Send a lease's Acquire/Release only to the node it was granted through, never retry them once
+   * sent, and abandon the lease on any unknown outcome. This keeps clear of the cleanup of abandoned
+   * waits on one node releasing a grant the same lease obtained through another (a lockd bug this
+   * suite found; see README), so the rest can be checked while it is open.
+   */
+  readonly sticky: boolean;
 }
 
 export function guardKey(lock: string): string {
