@@ -147,11 +147,12 @@ describe('lockctl on a 3-node cluster', function () {
     expect(events.map((e) => e.type)).to.deep.equal(['ACQUIRED', 'RELEASED']);
     expect(events.every((e) => e.fencingToken === lock.token)).to.equal(true);
 
-    const lease = await client.grantLease(1000, { renewNow: false, keepAliveIntervalMs: 60_000 });
+    // Long enough that lockctl's own start-up (tsx, a loaded machine) cannot outlast it.
+    const lease = await client.grantLease(20_000, { renewNow: false, keepAliveIntervalMs: 60_000 });
     lease.close(); // stop this client's keepalives: lockctl takes over
     const ka = await lockctl('lease', 'keepalive', String(lease.id), '--count', '2');
     expect(ka.code, ka.stderr).to.equal(0);
-    expect(ka.stdout.trim().split('\n')).to.deep.equal([`lease ${lease.id} renewed, ttl 1000 ms`, `lease ${lease.id} renewed, ttl 1000 ms`]);
+    expect(ka.stdout.trim().split('\n')).to.deep.equal([`lease ${lease.id} renewed, ttl 20000 ms`, `lease ${lease.id} renewed, ttl 20000 ms`]);
     await client.revokeLease(lease.id);
   });
 
