@@ -1,6 +1,7 @@
 // The application each simulated node runs on top of Raft: it "applies" entries by folding their data into a
 // running hash of the applied sequence. Two nodes with equal (index, digest) applied the same sequence, so
-// State Machine Safety is an O(1) comparison per entry, and a snapshot is a few bytes.
+// State Machine Safety is an O(1) comparison per entry, and a snapshot is a few bytes. With the lock app the
+// snapshot also carries the lock state machine's bytes after the hash-chain state (encodeAppSnapshot).
 
 export interface AppState {
   /** Log index of the last applied entry (no-ops included). */
@@ -51,6 +52,23 @@ export function decodeApp(data: Uint8Array): AppState {
   }
   const [index, count, h1, h2] = parts;
   return { index, count, h1, h2 };
+}
+
+/** Snapshot data: the hash-chain state, then (lock app) a newline and the lock state machine's snapshot bytes. */
+export function encodeAppSnapshot(s: AppState, lock: Uint8Array | undefined): Uint8Array {
+  const head = encodeApp(s);
+  if (!lock) return head;
+  const out = new Uint8Array(head.length + 1 + lock.length);
+  out.set(head, 0);
+  out[head.length] = 0x0a;
+  out.set(lock, head.length + 1);
+  return out;
+}
+
+export function decodeAppSnapshot(data: Uint8Array): { app: AppState; lock: Uint8Array | undefined } {
+  const nl = data.indexOf(0x0a);
+  if (nl < 0) return { app: decodeApp(data), lock: undefined };
+  return { app: decodeApp(data.subarray(0, nl)), lock: data.slice(nl + 1) };
 }
 
 export function describeApp(s: AppState): string {

@@ -17,6 +17,13 @@ export type CheckName =
   | 'ReadIndex' // a read point covers everything committed before the read was asked
   | 'Liveness' // after faults heal: a leader within bounded ticks, and proposals commit everywhere
   | 'Core Invariant' // the core threw its own InvariantError
+  // The lock app (lock-checkers.ts):
+  | 'Lock Replica Agreement' // same applied index ⇒ same lock state digest, same result and events
+  | 'Token Is Entry Index' // an ACQUIRED token is the index of the entry that granted it
+  | 'Fencing Token Order' // per name, tokens strictly increase along the committed history
+  | 'Single Live Holder' // at most one holder per name, and its lease is live
+  | 'Fenced Store' // accepted fence writes never go below the highest accepted token of their key
+  | 'Lock Invariant' // the lock state machine threw its own StateMachineInvariantError
   | 'Crash'; // anything else threw
 
 export class Violation extends Error {

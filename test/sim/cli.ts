@@ -1,11 +1,14 @@
-// npm run sim -- --seed S [--steps M] [--nodes 3|5] [--bug B]        replay one seed, print its trace digest
-// npm run sim -- --seeds N [--start K] [--steps M] [--nodes 3|5] [--bug B] [--workers W]
+// npm run sim -- --seed S [--steps M] [--nodes 3|5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
+// npm run sim -- --seeds N [--start K] [--steps M] [--nodes 3|5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
 import type { PlantedBug } from '../../src/raft/types.js';
+import { LOCK_BUGS, type LockBug } from './lock-app.js';
+import type { LockStats } from './lock-checkers.js';
 import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
-import { DEFAULT_STEPS, formatViolation, runSim, type SimReport } from './runner.js';
+import { DEFAULT_STEPS, SIM_APPS, formatViolation, runSim, type SimApp, type SimReport } from './runner.js';
 
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug grant-two-votes-per-term|commit-previous-term-by-count] [--workers W] [--no-liveness] [--trace-lines L]`;
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug grant-two-votes-per-term|commit-previous-term-by-count] ` +
+  `[--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]`;
 const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count'];
 
 interface Args {
@@ -47,6 +50,16 @@ function parse(argv: string[]): Args {
         opts.plantedBug = v as PlantedBug;
         i++;
         break;
+      case '--app':
+        if (!SIM_APPS.includes(v as SimApp)) throw new Error(`--app must be one of ${SIM_APPS.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.app = v as SimApp;
+        i++;
+        break;
+      case '--lock-bug':
+        if (!LOCK_BUGS.includes(v as LockBug)) throw new Error(`--lock-bug must be one of ${LOCK_BUGS.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.lockBug = v as LockBug;
+        i++;
+        break;
       case '-h':
       case '--help':
         console.log(USAGE);
@@ -57,6 +70,7 @@ function parse(argv: string[]): Args {
     }
   }
   if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
+  if (opts.lockBug && opts.app !== 'lock') throw new Error('--lock-bug needs --app lock');
   args.opts = opts;
   return args;
 }
@@ -67,6 +81,7 @@ function replay(seed: number, opts: SeedOptions): number {
   const ms = performance.now() - t0;
   console.log(`seed ${seed}: ${r.profile}`);
   console.log(`  stats: ${JSON.stringify(r.stats)}`);
+  if (r.lock) console.log(`  lock: ${JSON.stringify(r.lock)}`);
   console.log(`  trace digest ${r.digest}, ${ms.toFixed(0)} ms`);
   if (r.violation) console.log(formatViolation(r));
   console.log(`sim: 1 seeds, ${r.violation ? 1 : 0} violations`);
@@ -102,6 +117,15 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
   const sum = (f: (r: SimReport) => number) => ok.reduce((a, r) => a + f(r), 0);
   const max = (f: (r: SimReport) => number) => ok.reduce((a, r) => Math.max(a, f(r)), 0);
   const three = reports.filter((r) => r.nodes === 3).length;
+  const lock = (k: keyof LockStats) => sum((r) => r.lock?.[k] ?? 0);
+  const lockLine = ok.some((r) => r.lock)
+    ? [`lock app: ${lock('entries')} entries (${lock('ticks')} ticks, ${lock('grants')} grants), ${lock('acquired')} acquired, ` +
+      `${lock('handoffs')} hand-offs to waiters (${lock('expiryHandoffs')} on expiry), ${lock('tryHeld')} try-locks refused, ${lock('queued')} queued, ` +
+      `${lock('releases')} releases (${lock('staleReleases')} stale), ${lock('leaseExpiries')} lease expiries (${lock('lockExpiries')} locks), ` +
+      `${lock('revokes')} revokes, ${lock('waiterRemovals')} waiters removed, ${lock('waitCancels')} waits cancelled, ` +
+      `${lock('fenceWrites')} fence writes (${lock('staleFenceRejected')} stale rejected), ${lock('duplicates')} request-id replays, ` +
+      `${lock('digestChecks')} replica digests compared`]
+    : [];
   return [
     `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,
     `totals: ${sum((r) => r.stats.leaderTerms)} leader terms, ${sum((r) => r.stats.crashes)} crashes ` +
@@ -110,6 +134,7 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       `${sum((r) => r.stats.committed)} entries committed, ${sum((r) => r.stats.appSnapshots)} app snapshots, ` +
       `${sum((r) => r.stats.snapshotsSent)} InstallSnapshots, ${sum((r) => r.stats.readsAnswered)}/${sum((r) => r.stats.readsAsked)} reads answered, ` +
       `${sum((r) => r.stats.transfers)} transfers`,
+    ...lockLine,
     `liveness: heal→stable leader max ${max((r) => r.stats.healToLeaderSteps)} steps, propose→applied everywhere max ${max((r) => r.stats.proposeToAppliedSteps)} steps`,
   ].join('\n');
 }

@@ -1,10 +1,16 @@
 // One simulated run: a seed → a cluster, a fault mix and a client workload, stepped in virtual time with the
 // safety checks after every step, then a calm final phase that checks liveness. Deterministic: the seed decides
 // everything, so a failing seed replays exactly (same trace digest).
+// Two apps: the hash chain alone (default), or with the real lock state machine on top (app 'lock': lock-app.ts,
+// driven by lock-workload.ts, checked by lock-checkers.ts).
 
 import { InvariantError, type Entry, type Message, type NodeId, type PlantedBug, type ReadState, type Ready, type Snapshot } from '../../src/raft/types.js';
+import { StateMachineInvariantError, encodeCommand, type Command } from '../../src/lockd/state-machine/index.js';
 import { describeApp, textData, type AppState } from './app-state.js';
 import { Checker, Violation, fail, type CheckName } from './checkers.js';
+import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
+import { LockChecker, type LockStats } from './lock-checkers.js';
+import { LockWorkload, describeLockMix, drawLockMix, type LockDriver } from './lock-workload.js';
 import { FaultSchedule, describeProfile, drawProfile, type Profile, type World } from './faults.js';
 import { Network, type NetworkConditions } from './network.js';
 import { Prng } from './prng.js';
@@ -25,7 +31,14 @@ export interface SimOptions {
   readonly liveness?: boolean;
   /** Trace lines to include in a violation report. */
   readonly traceLines?: number;
+  /** The replicated app: the hash chain alone (default), or also the lock state machine with its workload. */
+  readonly app?: SimApp;
+  /** Lock app only: a bug planted into one replica's adapter (lock-app.ts), to show the lock checks catch it. */
+  readonly lockBug?: LockBug;
 }
+
+export type SimApp = 'hash' | 'lock';
+export const SIM_APPS: readonly SimApp[] = ['hash', 'lock'];
 
 export interface SimStats {
   leaderTerms: number;
@@ -67,6 +80,8 @@ export interface SimReport {
   readonly steps: number;
   readonly digest: string;
   readonly stats: SimStats;
+  /** Lock app runs: what the committed history did (counted once per entry). */
+  readonly lock?: LockStats;
   readonly violation?: SimViolation;
 }
 
@@ -99,7 +114,7 @@ export function formatViolation(r: SimReport): string {
   ].join('\n');
 }
 
-class Sim implements DriverHooks, World {
+class Sim implements DriverHooks, World, LockDriver {
   readonly nodes: SimNode[];
   private readonly byId = new Map<NodeId, SimNode>();
   private readonly profile: Profile;
@@ -109,6 +124,8 @@ class Sim implements DriverHooks, World {
   private readonly client: Prng;
   private readonly order: Prng;
   private readonly trace: Trace;
+  private readonly lockChecker: LockChecker | undefined;
+  private readonly workload: LockWorkload | undefined;
   private now = 0;
   private proposalSeq = 0;
   private readSeq = 0;
@@ -132,25 +149,32 @@ class Sim implements DriverHooks, World {
     this.client = root.fork('client');
     this.order = root.fork('order');
     const clocks = root.fork('clocks');
+    const lockApp = opts.app === 'lock';
     this.nodes = ids.map((id) => {
       const settings = {
         ...this.profile.node,
         tickSkip: clocks.float() * this.profile.tickSkipMax,
         tickDouble: clocks.float() * this.profile.tickDoubleMax,
       };
-      const node = new SimNode(id, ids, settings, root.fork(`node ${id}`), this);
+      const node = new SimNode(id, ids, settings, root.fork(`node ${id}`), this, lockApp ? new LockReplica(id, opts.lockBug) : undefined);
       this.byId.set(id, node);
       return node;
     });
     this.checker = new Checker(this.nodes);
     this.faults = new FaultSchedule(this.profile, root.fork('faults'), this);
+    // Forked last, so that a seed's Raft-level draws are the same with either app.
+    if (lockApp) {
+      const locks = root.fork('locks');
+      this.lockChecker = new LockChecker();
+      this.workload = new LockWorkload(drawLockMix(locks), locks.fork('workload'), this);
+    }
   }
 
   run(): SimReport {
     let violation: SimViolation | undefined;
     try {
       for (const node of this.nodes) node.start();
-      this.trace.event(0, 'start', describeProfile(this.profile));
+      this.trace.event(0, 'start', this.describeRun());
       while (this.now < this.steps) {
         this.faults.beforeStep(this.now + 1);
         this.step(true);
@@ -168,15 +192,17 @@ class Sim implements DriverHooks, World {
     const o = this.opts;
     const replay = [`npm run sim -- --seed ${o.seed}`, o.steps !== undefined && o.steps !== DEFAULT_STEPS ? `--steps ${o.steps}` : '',
       o.nodes ? `--nodes ${o.nodes}` : '', o.plantedBug ? `--bug ${o.plantedBug}` : '', o.liveness === false ? '--no-liveness' : '',
+      o.app && o.app !== 'hash' ? `--app ${o.app}` : '', o.lockBug ? `--lock-bug ${o.lockBug}` : '',
       o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
       replay,
       nodes: this.profile.nodes,
-      profile: describeProfile(this.profile),
+      profile: this.describeRun(),
       steps: this.steps,
       digest: this.trace.digest(),
       stats: this.stats,
+      ...(this.lockChecker ? { lock: this.lockChecker.stats } : {}),
       violation,
     };
   }
@@ -215,7 +241,8 @@ class Sim implements DriverHooks, World {
   private clients(now: number): void {
     const p = this.profile;
     const rnd = this.client;
-    if (rnd.chance(p.proposeRate)) {
+    if (this.workload) this.workload.step(now);
+    else if (rnd.chance(p.proposeRate)) {
       const target = rnd.chance(0.15) ? this.randomUp() : this.leader();
       if (target) {
         const data = `v${++this.proposalSeq}`;
@@ -284,7 +311,7 @@ class Sim implements DriverHooks, World {
     const wanted: { index: number; term: number; data: string }[] = [];
     for (let k = 0; k < LIVENESS_PROPOSALS; k++) {
       const data = `live${k}`;
-      const at = leader.raft!.propose(textData(data));
+      const at = leader.raft!.propose(this.workload ? encodeCommand(LockWorkload.livenessCommand()) : textData(data));
       this.trace.event(this.now, 'propose', leader.id, data, at?.index, at?.term);
       if (!at) fail('Liveness', leader.id, `the stable leader of term ${term} refused a proposal`);
       wanted.push({ ...at, data });
@@ -343,6 +370,28 @@ class Sim implements DriverHooks, World {
       if (node.up && node.role === 'leader' && (!best || node.term > best.term)) best = node;
     }
     return best;
+  }
+
+  private describeRun(): string {
+    const p = describeProfile(this.profile);
+    if (!this.workload) return p;
+    return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of n1` : ''}`;
+  }
+
+  // ---- LockDriver (the lock app's clients and lease clock) ------------------------------------
+
+  anyUp(): SimNode | undefined {
+    return this.randomUp();
+  }
+
+  proposeCommand(node: SimNode, cmd: Command, who: string): { index: number; term: number } | undefined {
+    const at = node.raft!.propose(encodeCommand(cmd));
+    this.trace.event(this.now, 'propose', node.id, who, describeCommand(cmd), at?.index, at?.term);
+    if (at) {
+      this.stats.proposals++;
+      if (this.client.chance(this.profile.proposeCrashRate)) this.faults.arm(node, 'after-persist', this.now);
+    }
+    return at;
   }
 
   private randomUp(): SimNode | undefined {
@@ -405,10 +454,15 @@ class Sim implements DriverHooks, World {
   snapshotRestored(node: SimNode, snap: Snapshot, before: AppState): void {
     this.trace.event(this.now, 'restore', node.id, snap.metadata.index, snap.metadata.term);
     this.checker.snapshotRestored(node, snap, before);
+    this.lockChecker?.restored(node, snap.metadata.index);
   }
 
   applied(node: SimNode, e: Entry, data: string, before: AppState): void {
     this.checker.applied(node, e, data, before);
+    if (!this.lockChecker) return;
+    const out = node.lock!.last!;
+    const first = this.lockChecker.applied(node, e, out);
+    if (first) this.workload!.committed(e, out);
   }
 
   readState(node: SimNode, rs: ReadState): void {
@@ -435,6 +489,9 @@ class Sim implements DriverHooks, World {
     let detail: string;
     if (e instanceof Violation) {
       ({ check, node, detail } = e);
+    } else if (e instanceof StateMachineInvariantError) {
+      check = 'Lock Invariant';
+      detail = e.message;
     } else if (e instanceof InvariantError) {
       check = 'Core Invariant';
       node = e.node || undefined;
@@ -464,6 +521,14 @@ class Sim implements DriverHooks, World {
     } catch {
       st = '(status unavailable)';
     }
-    return `${x.id}: ${st}; ${durable}; ${describeApp(x.app)}`;
+    const lock = x.lock ? `; ${describeLock(x.lock)}` : '';
+    return `${x.id}: ${st}; ${durable}; ${describeApp(x.app)}${lock}`;
   }
+}
+
+function describeLock(r: LockReplica): string {
+  const sm = r.machine;
+  const leases = sm.listLeases();
+  const held = leases.flatMap((l) => l.locks.map((n) => `${n}@${l.leaseId}`));
+  return `lock state at ${sm.appliedIndex}: now ${sm.now} ms, ${leases.length} leases, held ${held.join(' ') || '-'}, digest ${r.digest()}`;
 }

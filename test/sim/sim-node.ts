@@ -1,12 +1,15 @@
 // One simulated node: a RaftNode, its in-memory MemoryStorage, its durable Disk, the app state, and the
 // driver loop that moves a Ready batch through persist → send → apply → advance (the contract in types.ts).
 // A crash throws away everything but the Disk; a restart rebuilds the node from it.
+// With the lock app, the node also runs the real lock state machine (lock-app.ts) on the same entries; its
+// snapshot bytes travel inside the app snapshot (app-state.ts), so InstallSnapshot carries them too.
 
 import { RaftNode } from '../../src/raft/raft-node.js';
 import type { MemoryStorage } from '../../src/raft/memory-storage.js';
 import type { Entry, Message, NodeId, PlantedBug, ReadState, Ready, Role, Snapshot } from '../../src/raft/types.js';
-import { INITIAL_APP_STATE, applyEntry, dataText, decodeApp, encodeApp, type AppState } from './app-state.js';
+import { INITIAL_APP_STATE, applyEntry, dataText, decodeAppSnapshot, encodeAppSnapshot, type AppState } from './app-state.js';
 import { Disk } from './disk.js';
+import type { LockReplica } from './lock-app.js';
 import type { Prng } from './prng.js';
 
 /** Where, inside one driver cycle, a crash may strike. */
@@ -66,6 +69,8 @@ export class SimNode {
     readonly settings: NodeSettings,
     private readonly prng: Prng,
     private readonly hooks: DriverHooks,
+    /** The lock app, when the run drives it (its state is rebuilt on every start, like the hash chain's). */
+    readonly lock?: LockReplica,
   ) {}
 
   get up(): boolean {
@@ -78,7 +83,7 @@ export class SimNode {
     const s = this.settings;
     this.incarnation++;
     this.storage = this.disk.toStorage(this.peers);
-    this.app = this.disk.snapshotIndex > 0 ? decodeApp(this.disk.snapshot.data) : INITIAL_APP_STATE;
+    this.restoreApp(this.disk.snapshotIndex > 0 ? this.disk.snapshot.data : undefined);
     this.raft = new RaftNode({
       id: this.id,
       peers: this.peers,
@@ -150,13 +155,14 @@ export class SimNode {
     // 3. Apply: snapshot first, then committed entries; read states are answered at this point.
     if (rd.snapshot && rd.snapshot.metadata.index > 0) {
       const before = this.app;
-      this.app = decodeApp(rd.snapshot.data);
+      this.restoreApp(rd.snapshot.data);
       this.hooks.snapshotRestored(this, rd.snapshot, before);
     }
     for (const e of rd.committedEntries) {
       const before = this.app;
       const data = dataText(e.data);
       this.app = applyEntry(before, e.index, data);
+      this.lock?.apply(e);
       this.hooks.applied(this, e, data, before);
     }
     for (const rs of rd.readStates) this.hooks.readState(this, rs);
@@ -172,11 +178,20 @@ export class SimNode {
     const storage = this.storage!;
     const snapIndex = storage.snapshot().metadata.index;
     if (this.app.index - snapIndex < this.settings.snapshotEvery) return;
-    const snap = storage.createSnapshot(this.app.index, encodeApp(this.app));
+    const snap = storage.createSnapshot(this.app.index, encodeAppSnapshot(this.app, this.lock?.snapshot()));
     this.disk.saveAppSnapshot(snap);
     const compactTo = this.app.index - this.settings.compactKeep;
     if (compactTo >= storage.firstIndex()) storage.compact(compactTo);
     this.hooks.appSnapshot(this, snap);
+  }
+
+  /** The app state from a snapshot's data (undefined: the empty state), the lock app's too. */
+  private restoreApp(data: Uint8Array | undefined): void {
+    const snap = data ? decodeAppSnapshot(data) : undefined;
+    this.app = snap ? snap.app : INITIAL_APP_STATE;
+    if (!this.lock) return;
+    if (snap && !snap.lock) throw new Error(`sim: ${this.id}: snapshot at ${snap.app.index} carries no lock state`);
+    this.lock.reset(snap?.lock);
   }
 
   private crashIn(point: CrashPoint): boolean {

@@ -1,0 +1,212 @@
+// The lock app's properties, checked on every entry every node applies (and every snapshot it installs):
+//  - Lock Replica Agreement: two replicas at the same applied index have the same stateDigest() and produced the
+//    same result and events for that entry;
+//  - Token Is Entry Index: every ACQUIRED token (and every event's index) is the index of the entry producing it;
+//  - Fencing Token Order: per lock name, ACQUIRED tokens strictly increase along the committed history;
+//  - Single Live Holder: a name is granted only when free, only to a live lease, released only by its holder,
+//    and a lease that ends holds nothing; after each apply, every touched lock's holder has a live lease
+//    (remaining time > 0) and is not also queued;
+//  - Fenced Store: an accepted write never carries a token below the highest accepted for its key, and a
+//    refused one always does.
+// The state machine's own assertions (StateMachineInvariantError) are reported as Lock Invariant (lock-app.ts).
+
+import { decodeCommand, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
+import type { Entry, NodeId } from '../../src/raft/types.js';
+import { fail } from './checkers.js';
+import { describeCommand } from './lock-app.js';
+import type { SimNode } from './sim-node.js';
+
+export interface LockStats {
+  entries: number;
+  ticks: number;
+  grants: number;
+  /** ACQUIRED by an Acquire entry (a free name), and by a hand-off to the first waiter. */
+  acquired: number;
+  handoffs: number;
+  /** Hand-offs made by a Tick: the holder's lease expired and the waiter got the lock in the same entry. */
+  expiryHandoffs: number;
+  tryHeld: number;
+  queued: number;
+  releases: number;
+  staleReleases: number;
+  leaseExpiries: number;
+  lockExpiries: number;
+  revokes: number;
+  waiterRemovals: number;
+  waitCancels: number;
+  fenceWrites: number;
+  staleFenceRejected: number;
+  duplicates: number;
+  notFound: number;
+  digestChecks: number;
+}
+
+export function emptyLockStats(): LockStats {
+  return {
+    entries: 0, ticks: 0, grants: 0, acquired: 0, handoffs: 0, expiryHandoffs: 0, tryHeld: 0, queued: 0, releases: 0,
+    staleReleases: 0, leaseExpiries: 0, lockExpiries: 0, revokes: 0, waiterRemovals: 0, waitCancels: 0, fenceWrites: 0,
+    staleFenceRejected: 0, duplicates: 0, notFound: 0, digestChecks: 0,
+  };
+}
+
+export class LockChecker {
+  /** index → stateDigest() after applying it, and the entry's result and events (canonical JSON). */
+  private readonly digests: string[] = [];
+  private readonly outputs: string[] = [];
+  /** Along the committed history: the last token per name, the holder per name, the live leases, the fence. */
+  private readonly lastToken = new Map<string, number>();
+  private readonly holders = new Map<string, { lease: number; token: number }>();
+  private readonly liveLeases = new Set<number>();
+  private readonly fenceHighest = new Map<string, number>();
+  readonly stats = emptyLockStats();
+
+  /**
+   * `node` just applied `e`, which produced `out`. Returns the decoded command when this is the first application
+   * of e.index anywhere (the committed history, which arrives in index order), else undefined.
+   */
+  applied(node: SimNode, e: Entry, out: ApplyOutput): { cmd: Command | undefined } | undefined {
+    const id = node.id;
+    for (const ev of out.events) {
+      if (ev.index !== e.index || (ev.type === 'ACQUIRED' && ev.token !== e.index)) {
+        fail('Token Is Entry Index', id, `entry ${e.index} emitted ${ev.type} ${ev.name} lease ${ev.leaseId} with token ${ev.token}, index ${ev.index}`);
+      }
+    }
+    this.checkTouchedLocks(node, e.index, out);
+    const digest = node.lock!.digest();
+    const sig = JSON.stringify([out.result ?? null, out.events]);
+    this.stats.digestChecks++;
+    const known = this.digests[e.index];
+    if (known !== undefined) {
+      if (known !== digest) {
+        fail('Lock Replica Agreement', id, `after applying entry ${e.index} (${describeEntry(e)}) its lock state digest is ${digest}; ` +
+          `another replica had ${known} there`);
+      }
+      if (this.outputs[e.index] !== sig) {
+        fail('Lock Replica Agreement', id, `entry ${e.index} (${describeEntry(e)}) gave ${sig}; another replica got ${this.outputs[e.index]}`);
+      }
+      return undefined;
+    }
+    this.digests[e.index] = digest;
+    this.outputs[e.index] = sig;
+    const cmd = e.data.length > 0 ? decodeCommand(e.data) : undefined;
+    this.history(id, e.index, cmd, out);
+    return { cmd };
+  }
+
+  /** A snapshot installed at `index` must hold exactly the state some replica reached by applying up to it. */
+  restored(node: SimNode, index: number): void {
+    const known = this.digests[index];
+    const digest = node.lock!.digest();
+    if (node.lock!.machine.appliedIndex !== index) {
+      fail('Lock Replica Agreement', node.id, `snapshot at ${index} restored a lock state applied up to ${node.lock!.machine.appliedIndex}`);
+    }
+    if (known === undefined) fail('Lock Replica Agreement', node.id, `snapshot at ${index} restored, but no replica applied ${index}`);
+    if (known !== digest) fail('Lock Replica Agreement', node.id, `snapshot at ${index} restored to digest ${digest}; replicas had ${known} there`);
+  }
+
+  /** After the apply, on this replica: each lock the entry touched has one holder, with a live lease, not also waiting. */
+  private checkTouchedLocks(node: SimNode, index: number, out: ApplyOutput): void {
+    const sm = node.lock!.machine;
+    let last = '';
+    for (const ev of out.events) {
+      if (ev.name === '' || ev.name === last) continue;
+      last = ev.name;
+      const view = sm.inspectLock(ev.name);
+      if (!view.held) continue;
+      const lease = sm.timeToLive(view.holderLeaseId);
+      if (!lease || lease.remainingMs <= 0) {
+        fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} is held by lease ${view.holderLeaseId} (token ${view.token}), ` +
+          `which is ${lease ? `past its deadline (remaining ${lease.remainingMs} ms)` : 'not live'}`);
+      }
+      if (!lease.locks.includes(ev.name)) fail('Single Live Holder', node.id, `after entry ${index}, lease ${view.holderLeaseId} holds ${ev.name} but does not list it`);
+      if (view.waitingLeaseIds.includes(view.holderLeaseId) || new Set(view.waitingLeaseIds).size !== view.waitingLeaseIds.length) {
+        fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} held by ${view.holderLeaseId} has waiters ${view.waitingLeaseIds.join(',')}`);
+      }
+    }
+  }
+
+  /** The committed history, entry by entry in index order: tokens, holders, leases, fence, and the statistics. */
+  private history(node: NodeId, index: number, cmd: Command | undefined, out: ApplyOutput): void {
+    const st = this.stats;
+    st.entries++;
+    for (const ev of out.events) {
+      switch (ev.type) {
+        case 'LEASE_GRANTED':
+          this.liveLeases.add(ev.leaseId);
+          break;
+        case 'LEASE_EXPIRED':
+        case 'LEASE_REVOKED': {
+          if (!this.liveLeases.delete(ev.leaseId)) fail('Single Live Holder', node, `entry ${index}: ${ev.type} for lease ${ev.leaseId}, which was not live`);
+          for (const [name, h] of this.holders) {
+            if (h.lease === ev.leaseId) fail('Single Live Holder', node, `entry ${index}: lease ${ev.leaseId} ended (${ev.type}) still holding ${name} (token ${h.token})`);
+          }
+          if (ev.type === 'LEASE_EXPIRED') st.leaseExpiries++;
+          else st.revokes++;
+          break;
+        }
+        case 'ACQUIRED': {
+          const prev = this.lastToken.get(ev.name) ?? 0;
+          if (ev.token <= prev) fail('Fencing Token Order', node, `entry ${index} granted ${ev.name} with token ${ev.token}, not above the earlier token ${prev}`);
+          this.lastToken.set(ev.name, ev.token);
+          const h = this.holders.get(ev.name);
+          if (h) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} while lease ${h.lease} still held it (token ${h.token})`);
+          if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which is not live`);
+          this.holders.set(ev.name, { lease: ev.leaseId, token: ev.token });
+          if (cmd?.type === 'Acquire') st.acquired++;
+          else {
+            st.handoffs++;
+            if (cmd?.type === 'Tick') st.expiryHandoffs++;
+          }
+          break;
+        }
+        case 'RELEASED':
+        case 'EXPIRED': {
+          const h = this.holders.get(ev.name);
+          if (!h || h.lease !== ev.leaseId || h.token !== ev.token) {
+            fail('Single Live Holder', node, `entry ${index}: ${ev.type} ${ev.name} by lease ${ev.leaseId} token ${ev.token}, ` +
+              `but the holder was ${h ? `lease ${h.lease} token ${h.token}` : 'nobody'}`);
+          }
+          this.holders.delete(ev.name);
+          if (ev.type === 'EXPIRED') st.lockExpiries++;
+          else st.releases++;
+          break;
+        }
+        case 'QUEUED':
+          if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, which is not live`);
+          st.queued++;
+          break;
+        case 'WAITER_REMOVED':
+          st.waiterRemovals++;
+          break;
+        case 'WAIT_CANCELLED':
+          st.waitCancels++;
+          break;
+      }
+    }
+    const r = out.result;
+    if (!cmd || !r) return;
+    if (r.type === 'Tick') st.ticks++;
+    if (r.type === 'Grant' && r.ok) st.grants++;
+    if (!r.ok && r.error === 'NOT_FOUND') st.notFound++;
+    if ((r.type === 'Grant' || r.type === 'Acquire') && r.ok && r.duplicate) st.duplicates++;
+    if (r.type === 'Acquire' && r.ok && r.status === 'held') st.tryHeld++;
+    if (r.type === 'Release' && r.ok && !r.released) st.staleReleases++;
+    if (cmd.type === 'FenceWrite') this.fence(node, index, cmd.key, cmd.token, r.ok, r.ok ? undefined : r.error);
+  }
+
+  private fence(node: NodeId, index: number, key: string, token: number, ok: boolean, error: string | undefined): void {
+    const highest = this.fenceHighest.get(key) ?? 0;
+    if (ok) {
+      if (token < highest) fail('Fenced Store', node, `entry ${index} accepted a write to ${key} with token ${token} below the accepted ${highest}`);
+      this.fenceHighest.set(key, token);
+      this.stats.fenceWrites++;
+    } else if (error === 'FAILED_PRECONDITION') {
+      if (token >= highest) fail('Fenced Store', node, `entry ${index} refused a write to ${key} with token ${token}, not below the accepted ${highest}`);
+      this.stats.staleFenceRejected++;
+    }
+  }
+}
+
+function describeEntry(e: Entry): string {
+  return e.data.length === 0 ? 'no-op' : describeCommand(decodeCommand(e.data));
+}

@@ -1,0 +1,298 @@
+// The lock app's traffic, drawn from the seed: client sessions that grant leases, acquire (try and wait),
+// release, write the fenced store (also with stale tokens, as a client waking from a pause would), cancel
+// waits, revoke and retry with request ids; and the leader's lease clock, which proposes Tick entries on a
+// schedule in virtual time (DESIGN §4: elapsed capped at two intervals, margin = the cap, one Tick in flight,
+// a new leader counts from its election, keepalives batched into the next Tick and dropped on step-down).
+// Some sessions keep their leases alive, others let them expire, so expiry hand-offs and waiter removals happen.
+// Sessions learn outcomes from the committed history (the first application of each entry), like an oracle.
+
+import {
+  MIN_TTL_MS,
+  type ApplyOutput,
+  type Command,
+  type LockEvent,
+} from '../../src/lockd/state-machine/index.js';
+import type { Entry } from '../../src/raft/types.js';
+import type { Prng } from './prng.js';
+import type { SimNode } from './sim-node.js';
+
+/** What the workload needs from the runner. */
+export interface LockDriver {
+  leader(): SimNode | undefined;
+  /** A node picked at random among those up (a client that has not found the leader). */
+  anyUp(): SimNode | undefined;
+  /** Propose on `node`; the runner traces it. undefined = refused (not leader). */
+  proposeCommand(node: SimNode, cmd: Command, who: string): { index: number; term: number } | undefined;
+}
+
+export interface LockMix {
+  /** Virtual milliseconds per simulation step. */
+  readonly stepMs: number;
+  /** The leader's tick interval, in steps. */
+  readonly tickEvery: number;
+  readonly sessions: number;
+  readonly names: readonly string[];
+  /** Per-step chance that some session acts. */
+  readonly actRate: number;
+  /** Share of sessions that keep their leases alive. */
+  readonly keeperShare: number;
+  /** Per-step chance that a keeper stops renewing for a while (a GC pause): its lease may expire under it. */
+  readonly pauseRate: number;
+  readonly ttls: readonly number[];
+}
+
+export function drawLockMix(prng: Prng): LockMix {
+  const names = ['a', 'b', 'c'].slice(0, prng.range(1, 3));
+  return {
+    stepMs: prng.pick([5, 10, 20]),
+    tickEvery: prng.pick([2, 4, 6, 10]),
+    sessions: prng.range(3, 6),
+    names,
+    actRate: prng.pick([0.05, 0.15, 0.3]),
+    keeperShare: prng.pick([0.3, 0.6, 0.9]),
+    pauseRate: prng.pick([0, 0.002, 0.01]),
+    ttls: [MIN_TTL_MS, 200, 400, 800, 1500],
+  };
+}
+
+export function describeLockMix(m: LockMix): string {
+  return `lock app: ${m.sessions} sessions on ${m.names.length} names, ${m.stepMs} ms/step, tick every ${m.tickEvery} steps, ` +
+    `act ${m.actRate}, keepers ${m.keeperShare}, pauses ${m.pauseRate}`;
+}
+
+interface Pending {
+  readonly index: number;
+  readonly term: number;
+  readonly cmd: Command;
+  readonly step: number;
+}
+
+interface Session {
+  readonly id: number;
+  readonly keeper: boolean;
+  readonly ttlMs: number;
+  lease: number;
+  /** The one request in flight (a client waits for its answer). */
+  pending?: Pending;
+  /** Names held → token, and names waited on, as the committed history says. */
+  readonly held: Map<string, number>;
+  readonly waiting: Set<string>;
+  /** Tokens it held and lost (most recent last): what a client waking from a pause would still use. */
+  readonly stale: { name: string; token: number }[];
+  /** A name just acquired: write the fenced store with it next. */
+  writeDue?: string;
+  /** The last Grant/Acquire with a request id, for a retry. */
+  lastWithId?: Command;
+  nextRenewMs: number;
+  pausedUntilMs: number;
+  seq: number;
+}
+
+/** Give up on an answer after this many steps (the entry may never commit). */
+const PENDING_STEPS = 400;
+
+export class LockWorkload {
+  private readonly sessions: Session[];
+  private readonly maxElapsedMs: number;
+  /** The lease clock of the current leader (node, term, incarnation); reset on any leadership change. */
+  private clock: { node: SimNode; term: number; incarnation: number; lastMarkMs: number; nextTickStep: number;
+    inflight?: number; renewals: Set<number> } | undefined;
+  ticksProposed = 0;
+
+  constructor(
+    readonly mix: LockMix,
+    private readonly rnd: Prng,
+    private readonly driver: LockDriver,
+  ) {
+    this.maxElapsedMs = 2 * mix.tickEvery * mix.stepMs;
+    this.sessions = Array.from({ length: mix.sessions }, (_, i) => ({
+      id: i + 1,
+      keeper: rnd.chance(mix.keeperShare),
+      ttlMs: rnd.pick(mix.ttls),
+      lease: 0,
+      held: new Map(),
+      waiting: new Set(),
+      stale: [],
+      nextRenewMs: 0,
+      pausedUntilMs: 0,
+      seq: 0,
+    }));
+  }
+
+  /** One step of client traffic and of the leader's lease clock. */
+  step(step: number): void {
+    const nowMs = step * this.mix.stepMs;
+    this.runClock(step, nowMs);
+    for (const s of this.sessions) {
+      if (s.pending && step - s.pending.step > PENDING_STEPS) s.pending = undefined;
+      if (s.lease === 0 || nowMs < s.pausedUntilMs) continue;
+      if (s.keeper && this.rnd.chance(this.mix.pauseRate)) {
+        s.pausedUntilMs = nowMs + this.rnd.range(s.ttlMs / 2, 3 * s.ttlMs);
+        continue;
+      }
+      if (s.keeper && nowMs >= s.nextRenewMs && this.clock) {
+        // A keepalive reaches the leader's lease clock; it rides in the next Tick.
+        this.clock.renewals.add(s.lease);
+        s.nextRenewMs = nowMs + Math.max(this.mix.stepMs, Math.floor(s.ttlMs / 3));
+      }
+    }
+    if (!this.rnd.chance(this.mix.actRate)) return;
+    const s = this.rnd.pick(this.sessions);
+    if (s.pending || nowMs < s.pausedUntilMs) return;
+    const cmd = this.nextCommand(s);
+    const target = this.rnd.chance(0.1) ? this.driver.anyUp() : this.driver.leader();
+    if (!target) return;
+    const at = this.driver.proposeCommand(target, cmd, `s${s.id}`);
+    if (at) s.pending = { ...at, cmd, step };
+  }
+
+  /** The lease clock: the leader proposes a Tick every `tickEvery` steps, one at a time, while leases live. */
+  private runClock(step: number, nowMs: number): void {
+    const leader = this.driver.leader();
+    const c = this.clock;
+    if (!leader) {
+      this.clock = undefined;
+      return;
+    }
+    if (!c || c.node !== leader || c.term !== leader.term || c.incarnation !== leader.incarnation) {
+      // A new leadership counts from its election; keepalives sent to the old one are dropped unanswered.
+      this.clock = { node: leader, term: leader.term, incarnation: leader.incarnation, lastMarkMs: nowMs,
+        nextTickStep: step + this.mix.tickEvery, renewals: new Set() };
+      return;
+    }
+    if (c.inflight !== undefined && leader.app.index >= c.inflight) c.inflight = undefined;
+    if (step < c.nextTickStep || c.inflight !== undefined) return;
+    c.nextTickStep = step + this.mix.tickEvery;
+    if (c.renewals.size === 0 && !leader.lock!.machine.hasLiveLeases()) {
+      c.lastMarkMs = nowMs; // idle: nothing to expire, nothing to count
+      return;
+    }
+    const raw = nowMs - c.lastMarkMs;
+    const elapsedMs = Math.min(raw, this.maxElapsedMs);
+    c.lastMarkMs = raw > this.maxElapsedMs ? nowMs : c.lastMarkMs + elapsedMs;
+    const cmd: Command = { type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, renewed: [...c.renewals].sort((a, b) => a - b) };
+    const at = this.driver.proposeCommand(leader, cmd, 'clock');
+    if (!at) return; // transferring leadership: try again next interval
+    c.renewals = new Set();
+    c.inflight = at.index;
+    this.ticksProposed++;
+  }
+
+  private nextCommand(s: Session): Command {
+    const rnd = this.rnd;
+    const rid = (kind: string) => (rnd.chance(0.3) ? `${kind}${s.id}.${++s.seq}` : undefined);
+    if (s.lease === 0) {
+      if (s.lastWithId?.type === 'Grant' && rnd.chance(0.2)) return s.lastWithId;
+      const requestId = rid('g');
+      const cmd: Command = { type: 'Grant', ttlMs: s.ttlMs, marginMs: this.maxElapsedMs, ...(requestId ? { requestId } : {}) };
+      if (requestId) s.lastWithId = cmd;
+      return cmd;
+    }
+    if (s.writeDue !== undefined && s.held.has(s.writeDue)) {
+      const name = s.writeDue;
+      s.writeDue = undefined;
+      return this.write(s, name, s.held.get(name)!);
+    }
+    // What a client with a lease may do next, weighted; only the choices that make sense now are offered.
+    const held = [...s.held.keys()];
+    const choices: [number, () => Command][] = [];
+    if (s.stale.length > 0) {
+      // A client that missed its loss still uses its old token.
+      choices.push([10, () => {
+        const old = rnd.pick(s.stale);
+        return rnd.chance(0.6) ? this.write(s, old.name, old.token) : { type: 'Release', name: old.name, token: old.token };
+      }]);
+    }
+    if (held.length > 0) {
+      const name = rnd.pick(held);
+      const token = s.held.get(name)!;
+      choices.push([18, () => ({ type: 'Release', name, token })], [10, () => this.write(s, name, token)]);
+    }
+    if (s.waiting.size > 0) choices.push([8, () => ({ type: 'CancelWait', name: rnd.pick([...s.waiting]), leaseId: s.lease })]);
+    const retry = s.lastWithId?.type === 'Acquire' && s.lastWithId.leaseId === s.lease ? s.lastWithId : undefined;
+    if (retry) choices.push([6, () => retry]);
+    choices.push([2, () => ({ type: 'Revoke', leaseId: s.lease })]);
+    choices.push([45, () => {
+      const requestId = rid('a');
+      const cmd: Command = { type: 'Acquire', name: rnd.pick(this.mix.names), leaseId: s.lease, wait: rnd.chance(0.6), ...(requestId ? { requestId } : {}) };
+      if (requestId) s.lastWithId = cmd;
+      return cmd;
+    }]);
+    let r = rnd.float() * choices.reduce((a, [w]) => a + w, 0);
+    for (const [w, make] of choices) {
+      if (r < w) return make();
+      r -= w;
+    }
+    return choices[choices.length - 1][1]();
+  }
+
+  private write(s: Session, key: string, token: number): Command {
+    return { type: 'FenceWrite', key, value: new TextEncoder().encode(`s${s.id}@${token}`), token };
+  }
+
+  /** An entry applied for the first time anywhere (the committed history, in index order). */
+  committed(e: Entry, out: ApplyOutput): void {
+    for (const s of this.sessions) {
+      const p = s.pending;
+      if (!p || p.index !== e.index) continue;
+      s.pending = undefined;
+      if (p.term !== e.term) continue; // lost: another entry was committed there
+      const r = out.result;
+      if (!r) continue;
+      if (r.type === 'Grant' && r.ok) {
+        s.lease = r.leaseId;
+        s.nextRenewMs = 0;
+      } else if (!r.ok && r.error === 'NOT_FOUND' && (r.type === 'Acquire' || r.type === 'Revoke')) {
+        this.leaseGone(s, p.cmd.type === 'Acquire' || p.cmd.type === 'Revoke' ? p.cmd.leaseId : s.lease);
+      }
+    }
+    if (out.result?.type === 'Tick' && out.result.ok) {
+      for (const id of out.result.gone) for (const s of this.sessions) if (s.lease === id) this.leaseGone(s, id);
+    }
+    for (const ev of out.events) this.event(ev);
+  }
+
+  private event(ev: LockEvent): void {
+    const s = this.sessions.find((x) => x.lease === ev.leaseId && x.lease !== 0);
+    if (!s) return;
+    switch (ev.type) {
+      case 'ACQUIRED':
+        s.held.set(ev.name, ev.token);
+        s.waiting.delete(ev.name);
+        if (this.rnd.chance(0.8)) s.writeDue = ev.name;
+        return;
+      case 'RELEASED':
+      case 'EXPIRED':
+        s.held.delete(ev.name);
+        s.stale.push({ name: ev.name, token: ev.token });
+        if (s.stale.length > 4) s.stale.shift();
+        return;
+      case 'QUEUED':
+        s.waiting.add(ev.name);
+        return;
+      case 'WAITER_REMOVED':
+      case 'WAIT_CANCELLED':
+        s.waiting.delete(ev.name);
+        return;
+      case 'LEASE_EXPIRED':
+      case 'LEASE_REVOKED':
+        this.leaseGone(s, ev.leaseId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private leaseGone(s: Session, id: number): void {
+    if (s.lease !== id) return;
+    s.lease = 0;
+    s.held.clear();
+    s.waiting.clear();
+    s.writeDue = undefined;
+  }
+
+  /** A harmless command for the liveness phase (a short lease nobody keeps). */
+  static livenessCommand(): Command {
+    return { type: 'Grant', ttlMs: MIN_TTL_MS, marginMs: 0 };
+  }
+}
