@@ -117,9 +117,14 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
   };
 
   let definiteLeft = ops.filter((o) => o.complete !== Infinity).length;
-  const stack: { entry: Entry; state: S }[] = [];
+  // At each point the search first tries the operations with known outcomes, and only when none of
+  // them can come next (a return is reached) the unknown ones before that return: an unknown
+  // operation is then linearized only where it is needed, not tried at every position.
+  const unknownOp = (e: Entry) => ops[e.id].complete === Infinity;
+  const stack: { entry: Entry; state: S; pass: 0 | 1 }[] = [];
   let state = model.init();
   let entry = head.next;
+  let pass: 0 | 1 = 0;
   let deepest = -1;
   let failure: SearchResult<O>['failure'];
   let iterations = 0;
@@ -135,22 +140,34 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
       return done('unknown', { reason: `search budget of ${budgetMs} ms spent after exploring ${explored} states` });
     if (entry === undefined) throw new Error('linearizability: ran off the end of the history (internal error)');
     if (entry.call) {
-      const next = model.step(state, ops[entry.id].op);
       const cur: Entry = entry;
+      if (unknownOp(cur) !== (pass === 1)) {
+        entry = cur.next;
+        continue;
+      }
+      const next = model.step(state, ops[cur.id].op);
       let advanced = false;
-      if (next !== undefined) {
+      // An unknown operation that would change nothing here is the same as one placed last: skip it.
+      if (next !== undefined && !(pass === 1 && model.key(next) === model.key(state))) {
         toggle(cur.id);
         if (remember(model.key(next))) {
-          stack.push({ entry: cur, state });
+          stack.push({ entry: cur, state, pass });
           state = next;
-          if (ops[cur.id].complete !== Infinity) definiteLeft--;
+          if (!unknownOp(cur)) definiteLeft--;
           lift(cur);
           entry = head.next;
+          pass = 0;
           advanced = true;
         } else toggle(cur.id);
       }
       if (!advanced) entry = cur.next;
     } else {
+      if (pass === 0) {
+        // No known-outcome operation fits here: try the unknown ones before this return.
+        pass = 1;
+        entry = head.next;
+        continue;
+      }
       // A return reached: its operation must be linearized before anything later; back up.
       if (stack.length > deepest) {
         deepest = stack.length;
@@ -163,9 +180,10 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
       if (!top) return done('illegal', { failure });
       state = top.state;
       toggle(top.entry.id);
-      if (ops[top.entry.id].complete !== Infinity) definiteLeft++;
+      if (!unknownOp(top.entry)) definiteLeft++;
       unlift(top.entry);
       entry = top.entry.next;
+      pass = top.pass;
     }
   }
 }

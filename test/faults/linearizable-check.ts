@@ -2,7 +2,7 @@
 // part per lock name — its Acquire/Release plus the KeepAlive/Revoke of the leases that touched it —
 // and one per fenced key. Checking each part against its projection of the model never flags a
 // correct history; a lease's effect on other locks is only lost precision.
-import type { Op } from './history.js';
+import type { AcquireOutput, Op, ReadOutput } from './history.js';
 import { searchLinearization, type Model, type SearchOp, type Verdict } from './linearizability.js';
 import { lockModel } from './lock-model.js';
 import { fenceModel } from './fence-model.js';
@@ -26,7 +26,47 @@ export interface LinearizabilityReport {
 /** Operations whose unknown outcome could not change the model state are dropped before the search. */
 function informative(op: Op): boolean {
   if (op.status !== 'unknown') return true;
-  return op.f === 'acquire' || op.f === 'release' || op.f === 'write' || op.f === 'revoke';
+  return op.f === 'acquire' || op.f === 'release' || op.f === 'write';
+}
+
+/**
+ * Drop unknown-outcome operations whose effect no other operation could observe: assuming they had
+ * no effect is then at least as permissive, so no verdict changes, but the search no longer tries
+ * them at every position (which is exponential in their number).
+ *  - An unknown Acquire by L is observable only through a try-lock answering "held by L" or a later
+ *    operation of L itself; an unknown Release of (L, t) only through a later operation of L that
+ *    needs L alive (otherwise L's expiry frees the lock just as well); an unknown Revoke never (its
+ *    lock is freed by expiry, and a dead lease only forbids more).
+ *  - An unknown fenced write is observable only through a read of its element or a refusal of a
+ *    lower token.
+ */
+function observable(op: Op, part: readonly Op[]): boolean {
+  if (op.status !== 'unknown') return true;
+  const definite = part.filter((o) => o.status !== 'unknown');
+  switch (op.f) {
+    case 'acquire': {
+      const l = op.input.leaseId;
+      return definite.some(
+        (o) =>
+          (o.f === 'acquire' && o.status === 'ok' && (o.output as AcquireOutput).holder === l) ||
+          ((o.f === 'acquire' || o.f === 'release' || o.f === 'keepalive') && o.input.leaseId === l && o.complete > op.invoke),
+      );
+    }
+    case 'release': {
+      const l = op.input.leaseId;
+      return definite.some((o) => (o.f === 'acquire' || o.f === 'release' || o.f === 'keepalive') && o.input.leaseId === l && o.complete > op.invoke);
+    }
+    case 'write': {
+      const { elem, token } = op.input;
+      return definite.some(
+        (o) =>
+          (o.f === 'read' && o.status === 'ok' && (o.output as ReadOutput).last === elem) ||
+          (o.f === 'write' && o.status === 'fail' && o.input.token < token),
+      );
+    }
+    default:
+      return false;
+  }
 }
 
 export function partition(ops: readonly Op[]): Map<string, { model: Model<unknown, Op>; ops: Op[] }> {
@@ -69,6 +109,7 @@ export function partition(ops: readonly Op[]): Map<string, { model: Model<unknow
     for (const l of leases) p.ops.push(...(leaseOps.get(l) ?? []));
     p.ops.sort((a, b) => a.invoke - b.invoke);
   }
+  for (const p of parts.values()) p.ops = p.ops.filter((o) => observable(o, p.ops));
   return parts;
 }
 
