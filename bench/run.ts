@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { LockdCluster } from './clusters/lockd-cluster.js';
 import { EtcdCluster, ensureEtcd, etcdVersion } from './clusters/etcd-cluster.js';
-import type { BenchCluster } from './clusters/cluster.js';
+import type { BenchCluster, ClusterNode } from './clusters/cluster.js';
 import { measureFloors, type Floors } from './floors/floors.js';
 import { loadAverage } from './lib/cpu.js';
 import { LockdLocker } from './systems/lockd-locker.js';
@@ -82,65 +82,96 @@ const LOCKD_EQUAL_FLAGS = ['--tick-ms', '100', '--heartbeat-ticks', '1', '--elec
 
 type Opts = ReturnType<typeof options>;
 
-async function steadyWorkloads(o: Opts, cluster: BenchCluster, lockers: Array<(a: string) => Locker>, label: string, r: SystemResults): Promise<void> {
-  const leader = await cluster.waitForLeader();
-  log(`[${label}] ${cluster.nodes.length} nodes up, leader ${leader.id} at ${leader.clientAddress}`);
-  const ctx = (newLocker: (a: string) => Locker): WorkloadContext => ({ log, spec: o.spec, newLocker });
-  if (o.only.has('uncontended')) {
-    for (const c of [1, 16, 64]) r.uncontended.push(await runUncontended(ctx(lockers[0]), leader.clientAddress, c, label));
-  }
-  if (o.only.has('contended')) {
-    for (const c of [16, 2]) for (const mk of lockers) r.contended.push(await runContended(ctx(mk), leader.clientAddress, c, label));
-  }
-  if (o.only.has('keepalive')) {
-    const followers = cluster.nodes.filter((n) => n.id !== leader.id).map((n) => n.proc!.pid);
-    const spec = { warmupMs: Math.max(2000, o.spec.warmupMs), windowMs: o.spec.windowMs };
-    r.keepalive = await runKeepAlive({ log, spec, newLocker: lockers[0] }, leader.clientAddress, leader.proc!.pid, followers,
-      { leases: o.leases, ttlMs: 15_000, intervalMs: 5000, streams: 4 }, label);
-  }
+interface System {
+  readonly name: 'lockd' | 'etcd';
+  start(flags?: readonly string[]): Promise<BenchCluster>;
+  /** Lock clients to run: the first is used for every workload; the others add contended recipes. */
+  readonly lockers: Array<(address: string) => Locker>;
+  /** Failover settings: label and (lockd) node flags. The first is the equal-timeouts one. */
+  readonly failover: Array<[setting: string, flags: readonly string[]]>;
 }
 
-async function withCluster<T>(start: () => Promise<BenchCluster>, fn: (c: BenchCluster) => Promise<T>): Promise<T> {
-  const c = await start();
+function systemsFor(o: Opts, etcdBin: string | undefined): System[] {
+  const out: System[] = [];
+  if (o.lockd) {
+    out.push({
+      name: 'lockd',
+      start: (flags = []) => LockdCluster.start({ size: o.nodes, flags }),
+      lockers: [(a) => new LockdLocker(a)],
+      failover: [
+        ['heartbeat 100 ms / election 1000 ms (tick 100 ms × 1 / × 10, as etcd)', LOCKD_EQUAL_FLAGS],
+        ['lockd defaults (tick 50 ms, heartbeat 2, election 20 ticks)', []],
+      ],
+    });
+  }
+  if (etcdBin) {
+    out.push({
+      name: 'etcd',
+      start: () => EtcdCluster.start(etcdBin, o.nodes, ETCD_TIMEOUTS),
+      lockers: [(a) => new EtcdV3Locker(a), (a) => new EtcdMutexLocker(a)],
+      failover: [['heartbeat 100 ms / election 1000 ms (etcd defaults)', []]],
+    });
+  }
+  return out;
+}
+
+/**
+ * Uncontended, contended and keepalive workloads with every system's cluster up at once, each
+ * workload run against one system right after the other, so that load from other processes on the
+ * machine shifts both figures of a pair alike.
+ */
+async function steadyWorkloads(o: Opts, systems: System[], results: Record<string, SystemResults>): Promise<void> {
+  const clusters = new Map<string, BenchCluster>();
   try {
-    return await fn(c);
+    for (const sys of systems) clusters.set(sys.name, await sys.start());
+    const leaders = new Map<string, ClusterNode>();
+    for (const sys of systems) {
+      const leader = await clusters.get(sys.name)!.waitForLeader();
+      leaders.set(sys.name, leader);
+      log(`[${sys.name}] ${o.nodes} nodes up, leader ${leader.id} at ${leader.clientAddress}`);
+    }
+    const ctx = (newLocker: (a: string) => Locker): WorkloadContext => ({ log, spec: o.spec, newLocker });
+    if (o.only.has('uncontended')) {
+      for (const c of [1, 16, 64]) {
+        for (const sys of systems) results[sys.name].uncontended.push(await runUncontended(ctx(sys.lockers[0]), leaders.get(sys.name)!.clientAddress, c, sys.name));
+      }
+    }
+    if (o.only.has('contended')) {
+      for (const c of [16, 2]) {
+        for (const sys of systems) {
+          for (const mk of sys.lockers) results[sys.name].contended.push(await runContended(ctx(mk), leaders.get(sys.name)!.clientAddress, c, sys.name));
+        }
+      }
+    }
+    if (o.only.has('keepalive')) {
+      // Last: the leases left behind would expire during later workloads, so each cluster stops after its run.
+      const spec = { warmupMs: Math.max(2000, o.spec.warmupMs), windowMs: o.spec.windowMs };
+      for (const sys of systems) {
+        const cluster = clusters.get(sys.name)!;
+        const leader = leaders.get(sys.name)!;
+        const followers = cluster.nodes.filter((n) => n.id !== leader.id).map((n) => n.proc!.pid);
+        results[sys.name].keepalive = await runKeepAlive({ log, spec, newLocker: sys.lockers[0] }, leader.clientAddress, leader.proc!.pid, followers,
+          { leases: o.leases, ttlMs: 15_000, intervalMs: 5000, streams: 4 }, sys.name);
+        clusters.delete(sys.name);
+        await cluster.stop();
+      }
+    }
   } finally {
-    await c.stop();
+    for (const c of clusters.values()) await c.stop();
   }
 }
 
-async function benchLockd(o: Opts): Promise<SystemResults> {
-  const r: SystemResults = { uncontended: [], contended: [], failover: [] };
-  const mk = (a: string) => new LockdLocker(a);
-  if (['uncontended', 'contended', 'keepalive'].some((w) => o.only.has(w as Workload))) {
-    await withCluster(() => LockdCluster.start({ size: o.nodes }), (c) => steadyWorkloads(o, c, [mk], 'lockd', r));
-  }
-  if (o.only.has('failover')) {
-    const settings: Array<[string, string[]]> = [
-      ['heartbeat 100 ms / election 1000 ms (tick 100 ms × 1 / × 10, as etcd)', LOCKD_EQUAL_FLAGS],
-      ['lockd defaults (tick 50 ms, heartbeat 2, election 20 ticks)', []],
-    ];
-    for (const [setting, flags] of settings) {
-      r.failover.push(await withCluster(() => LockdCluster.start({ size: o.nodes, flags }), (c) =>
-        runFailover({ log, spec: o.spec, newLocker: mk }, c, o.trials, setting, 'lockd')));
+async function failovers(o: Opts, systems: System[], results: Record<string, SystemResults>): Promise<void> {
+  for (const sys of systems) {
+    for (const [setting, flags] of sys.failover) {
+      const cluster = await sys.start(flags);
+      try {
+        results[sys.name].failover.push(await runFailover({ log, spec: o.spec, newLocker: sys.lockers[0] }, cluster, o.trials, setting, sys.name));
+      } finally {
+        await cluster.stop();
+      }
     }
   }
-  return r;
-}
-
-async function benchEtcd(o: Opts, bin: string): Promise<SystemResults> {
-  const r: SystemResults = { uncontended: [], contended: [], failover: [] };
-  const v3 = (a: string) => new EtcdV3Locker(a);
-  const mutex = (a: string) => new EtcdMutexLocker(a);
-  const start = () => EtcdCluster.start(bin, o.nodes, ETCD_TIMEOUTS);
-  if (['uncontended', 'contended', 'keepalive'].some((w) => o.only.has(w as Workload))) {
-    await withCluster(start, (c) => steadyWorkloads(o, c, [v3, mutex], 'etcd', r));
-  }
-  if (o.only.has('failover')) {
-    r.failover.push(await withCluster(start, (c) =>
-      runFailover({ log, spec: o.spec, newLocker: v3 }, c, o.trials, 'heartbeat 100 ms / election 1000 ms (etcd defaults)', 'etcd')));
-  }
-  return r;
 }
 
 function machine(etcdBin: string | undefined) {
@@ -174,9 +205,10 @@ async function main(): Promise<void> {
   const started = Date.now();
 
   const floors: Floors | undefined = o.only.has('floors') ? await measureFloors(o.spec, log) : undefined;
-  const systems: Record<string, SystemResults> = {};
-  if (o.lockd) systems.lockd = await benchLockd(o);
-  if (etcdBin) systems.etcd = await benchEtcd(o, etcdBin);
+  const sut = systemsFor(o, etcdBin);
+  const systems: Record<string, SystemResults> = Object.fromEntries(sut.map((s) => [s.name, { uncontended: [], contended: [], failover: [] }]));
+  if (['uncontended', 'contended', 'keepalive'].some((w) => o.only.has(w as Workload))) await steadyWorkloads(o, sut, systems);
+  if (o.only.has('failover')) await failovers(o, sut, systems);
   const heads = Object.fromEntries(Object.entries(systems).map(([k, r]) => [k, headline(r)]));
   const rat = heads.lockd && heads.etcd ? ratios(heads.lockd, heads.etcd) : undefined;
   const checks = heads.lockd ? targets(heads.lockd, rat, floors) : [];
