@@ -23,6 +23,8 @@ export type CheckName =
   | 'Fencing Token Order' // per name, tokens strictly increase along the committed history
   | 'Single Live Holder' // at most one holder per name, and its lease is live
   | 'Fenced Store' // accepted fence writes never go below the highest accepted token of their key
+  | 'Lease Timing' // leases expire exactly when a model of DESIGN §4 says (never early, never late)
+  | 'Waiter Order' // waiters are granted FIFO; a lock with waiters is never free
   | 'Lock Invariant' // the lock state machine threw its own StateMachineInvariantError
   | 'Crash'; // anything else threw
 

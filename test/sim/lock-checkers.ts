@@ -7,7 +7,11 @@
 //    and a lease that ends holds nothing; after each apply, every touched lock's holder has a live lease
 //    (remaining time > 0) and is not also queued;
 //  - Fenced Store: an accepted write never carries a token below the highest accepted for its key, and a
-//    refused one always does.
+//    refused one always does;
+//  - Lease Timing: a model of DESIGN §4 (logical now = sum of Tick elapsed; deadline = now + ttl + margin at the
+//    Grant, pushed out, never in, by a renewal; a Tick expires exactly the leases whose deadline <= now) agrees
+//    with every Tick's result: no lease expires early or late;
+//  - Waiter Order: waiters are granted first-in first-out, and a lock with waiters is never left free.
 // The state machine's own assertions (StateMachineInvariantError) are reported as Lock Invariant (lock-app.ts).
 
 import { decodeCommand, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
@@ -58,6 +62,10 @@ export class LockChecker {
   private readonly holders = new Map<string, { lease: number; token: number }>();
   private readonly liveLeases = new Set<number>();
   private readonly fenceHighest = new Map<string, number>();
+  /** The lease model (Lease Timing) and the wait queues (Waiter Order), along the committed history. */
+  private now = 0;
+  private readonly leaseModel = new Map<number, { ttlMs: number; deadline: number }>();
+  private readonly queues = new Map<string, number[]>();
   readonly stats = emptyLockStats();
 
   /**
@@ -129,6 +137,7 @@ export class LockChecker {
   private history(node: NodeId, index: number, cmd: Command | undefined, out: ApplyOutput): void {
     const st = this.stats;
     st.entries++;
+    this.leaseTiming(node, index, cmd, out);
     for (const ev of out.events) {
       switch (ev.type) {
         case 'LEASE_GRANTED':
@@ -151,6 +160,13 @@ export class LockChecker {
           const h = this.holders.get(ev.name);
           if (h) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} while lease ${h.lease} still held it (token ${h.token})`);
           if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which is not live`);
+          const queue = this.queues.get(ev.name);
+          if (queue) {
+            // A name with waiters is held, so this is a hand-off: to the first waiter.
+            if (queue[0] !== ev.leaseId) fail('Waiter Order', node, `entry ${index} handed ${ev.name} to lease ${ev.leaseId}; the queue was ${queue.join(',')}`);
+            queue.shift();
+            if (queue.length === 0) this.queues.delete(ev.name);
+          }
           this.holders.set(ev.name, { lease: ev.leaseId, token: ev.token });
           if (cmd?.type === 'Acquire') st.acquired++;
           else {
@@ -171,17 +187,32 @@ export class LockChecker {
           else st.releases++;
           break;
         }
-        case 'QUEUED':
+        case 'QUEUED': {
           if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, which is not live`);
+          const h = this.holders.get(ev.name);
+          if (!h || h.lease === ev.leaseId) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, held by ${h ? 'itself' : 'nobody'}`);
+          const queue = this.queues.get(ev.name) ?? [];
+          if (queue.includes(ev.leaseId)) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name} twice`);
+          queue.push(ev.leaseId);
+          this.queues.set(ev.name, queue);
           st.queued++;
           break;
+        }
         case 'WAITER_REMOVED':
-          st.waiterRemovals++;
+        case 'WAIT_CANCELLED': {
+          const queue = this.queues.get(ev.name) ?? [];
+          const i = queue.indexOf(ev.leaseId);
+          if (i < 0) fail('Waiter Order', node, `entry ${index}: ${ev.type} lease ${ev.leaseId} from ${ev.name}, where it was not waiting`);
+          queue.splice(i, 1);
+          if (queue.length === 0) this.queues.delete(ev.name);
+          if (ev.type === 'WAITER_REMOVED') st.waiterRemovals++;
+          else st.waitCancels++;
           break;
-        case 'WAIT_CANCELLED':
-          st.waitCancels++;
-          break;
+        }
       }
+    }
+    for (const [name, queue] of this.queues) {
+      if (!this.holders.has(name)) fail('Waiter Order', node, `after entry ${index}, ${name} is free while leases ${queue.join(',')} wait for it`);
     }
     const r = out.result;
     if (!cmd || !r) return;
@@ -192,6 +223,31 @@ export class LockChecker {
     if (r.type === 'Acquire' && r.ok && r.status === 'held') st.tryHeld++;
     if (r.type === 'Release' && r.ok && !r.released) st.staleReleases++;
     if (cmd.type === 'FenceWrite') this.fence(node, index, cmd.key, cmd.token, r.ok, r.ok ? undefined : r.error);
+  }
+
+  /** The lease model: replay the spec's arithmetic on each command and compare with what the entry did. */
+  private leaseTiming(node: NodeId, index: number, cmd: Command | undefined, out: ApplyOutput): void {
+    const r = out.result;
+    if (!cmd || !r || !r.ok) return;
+    const model = this.leaseModel;
+    if (r.type === 'Grant' && cmd.type === 'Grant' && !r.duplicate) {
+      model.set(r.leaseId, { ttlMs: cmd.ttlMs, deadline: this.now + cmd.ttlMs + cmd.marginMs });
+    } else if (r.type === 'Revoke') {
+      model.delete(r.leaseId);
+    } else if (r.type === 'Tick' && cmd.type === 'Tick') {
+      this.now += cmd.elapsedMs;
+      if (r.now !== this.now) fail('Lease Timing', node, `Tick at ${index} reached now = ${r.now} ms; the elapsed times add up to ${this.now}`);
+      for (const id of new Set(cmd.renewed)) {
+        const l = model.get(id);
+        if (l) l.deadline = Math.max(l.deadline, this.now + l.ttlMs + cmd.marginMs);
+      }
+      const due = [...model].filter(([, l]) => l.deadline <= this.now).map(([id]) => id).sort((a, b) => a - b);
+      if (due.join(',') !== r.expired.join(',')) {
+        fail('Lease Timing', node, `Tick at ${index} (now ${this.now} ms) expired [${r.expired.join(',')}]; by their deadlines [${due.join(',')}] were due ` +
+          `(${[...model].map(([id, l]) => `${id}:${l.deadline}`).join(' ')})`);
+      }
+      for (const id of due) model.delete(id);
+    }
   }
 
   private fence(node: NodeId, index: number, key: string, token: number, ok: boolean, error: string | undefined): void {
