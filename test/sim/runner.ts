@@ -416,6 +416,8 @@ class Sim implements DriverHooks, World, LockDriver {
   restart(node: SimNode): void {
     node.start();
     this.trace.event(this.now, 'restart', node.id, node.term, node.commit, node.disk.lastIndex(), node.disk.snapshotIndex);
+    // The lock state read back from the node's own durable snapshot is the one replicas had there.
+    if (node.disk.snapshotIndex > 0) this.lockChecker?.restored(node, node.disk.snapshotIndex);
   }
 
   // ---- DriverHooks (one node's driver cycle) ------------------------------------------------
