@@ -180,7 +180,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
   // Checks.
   saveFinals(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) });
-  const { ops, fenced, control, exclusion, lin, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? 60_000);
+  const { ops, fenced, control, exclusion, lin, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
   problems.push(...found);
   writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
   const nodeLogs = scanNodeLogs(new Map((cluster?.nodes ?? []).map((n) => [n.id, join(runDir, `${n.id}.log`)])));
