@@ -35,7 +35,7 @@ export function headline(r: SystemResults): Record<string, number | string | und
     keepalive_latency_p99_ms: r.keepalive?.latency_p99_ms,
     keepalive_leader_cpu_percent: r.keepalive?.leader_cpu_percent,
     failover_ms_median: r.failover[0]?.median_ms,
-    failover_defaults_ms_median: r.failover.find((f) => f.setting.includes('defaults'))?.median_ms,
+    failover_defaults_ms_median: r.failover.find((f) => f.setting.startsWith('lockd defaults'))?.median_ms,
   };
 }
 

@@ -223,7 +223,7 @@ async function main(): Promise<void> {
   }
   if (rat) out.write(`\nratios lockd/etcd: ${Object.entries(rat).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   if (checks.length) {
-    out.write('\ntargets (3 nodes):\n');
+    out.write(`\ntargets (set for 3 nodes${o.nodes !== 3 ? `; this run has ${o.nodes}` : ''}):\n`);
     for (const c of checks) out.write(`  ${c.met === undefined ? '?' : c.met ? 'MET ' : 'MISS'}  ${c.target}: ${c.actual}\n`);
   }
   const after = machine(etcdBin);
