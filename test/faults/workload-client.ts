@@ -123,7 +123,8 @@ async function release(name: string, lease: LeaseKeeper, token: number): Promise
   }
   if (o.kind === 'fail' && !r.uncertain) {
     hist.complete(id, 'fail', failOut(o));
-    return 'stale';
+    // Only a stale token or a free lock means we hold nothing; a release never sent leaves it held.
+    return o.code === 'NOT_FOUND' || o.code === 'FAILED_PRECONDITION' ? 'stale' : 'unknown';
   }
   hist.complete(id, 'unknown');
   return 'unknown';
