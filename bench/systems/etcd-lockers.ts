@@ -2,7 +2,10 @@
 //  - EtcdV3Locker: etcd's server-side v3lock service (Lock/Unlock with a lease);
 //  - EtcdMutexLocker: the client-side mutex recipe of etcd's clientv3/concurrency (v3.4): a Txn
 //    creates <prefix>/<lease> with the lease; if an older key exists, wait for the deletion of the
-//    newest key created before ours, watched from the revision after the read that found it.
+//    newest key created before ours, watched from the revision after the read that found it, with
+//    a re-read once the watch exists (so a delete that raced the watch's creation is not left to
+//    etcd's 100 ms catch-up of unsynced watchers). etcd's own recipe lacks both tweaks: this is
+//    the strongest client-side variant we know, so that the comparison is against etcd at its best.
 import * as grpc from '@grpc/grpc-js';
 import { EtcdKV, EtcdLease, EtcdLock, EtcdWatch, type KeyValue, type RangeResponse, type TxnResponse, type WatchResponse } from '../lib/etcd-proto.js';
 import { CHANNEL_OPTIONS, unary, type InFlight } from '../lib/grpc-call.js';
@@ -82,10 +85,18 @@ function prefixEnd(prefix: Buffer): Buffer {
   return Buffer.from([0]);
 }
 
+interface PendingWatch {
+  watchId?: string;
+  readonly key: Buffer;
+  onCreated(): void;
+  resolve(): void;
+  reject(e: Error): void;
+}
+
 /** One Watch stream per client; at most one watch open on it at a time. */
 class DeleteWatcher {
   private call: grpc.ClientDuplexStream<unknown, WatchResponse> | undefined;
-  private current: { watchId?: string; key: Buffer; resolve(): void; reject(e: Error): void } | undefined;
+  private current: PendingWatch | undefined;
 
   constructor(private readonly client: grpc.Client) {}
 
@@ -112,6 +123,7 @@ class DeleteWatcher {
         cur.reject(new Error(`etcd watch refused: ${r.cancel_reason}`));
         return;
       }
+      cur.onCreated();
     }
     if (r.watch_id !== cur.watchId) return; // a cancelled watch's late events
     if (r.events.some((e) => e.type === 'DELETE' && e.kv.key.equals(cur.key))) {
@@ -121,8 +133,11 @@ class DeleteWatcher {
     }
   }
 
-  /** Resolves when `key` is deleted at or after revision `rev`. */
-  waitDelete(key: Buffer, rev: number, timeoutMs: number): Promise<void> {
+  /**
+   * Resolves when `key` is deleted at or after revision `rev`, or when `gone()` (asked once the
+   * watch exists) finds it already deleted.
+   */
+  waitDelete(key: Buffer, rev: number, timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
     if (this.current) throw new Error('DeleteWatcher: one watch at a time');
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -131,11 +146,28 @@ class DeleteWatcher {
         this.close(); // a fresh stream next time: no stale watch can be mistaken for the next one
         reject(new Error(`etcd watch for delete of ${key} timed out`));
       }, timeoutMs);
-      this.current = {
+      const cur: PendingWatch = {
         key,
+        onCreated: () => {
+          gone().then(
+            (g) => {
+              if (!g || this.current !== cur) return;
+              this.current = undefined;
+              if (cur.watchId !== undefined) this.call?.write({ cancel_request: { watch_id: cur.watchId } });
+              cur.resolve();
+            },
+            (e: Error) => {
+              if (this.current !== cur) return;
+              this.current = undefined;
+              this.close();
+              cur.reject(e);
+            },
+          );
+        },
         resolve: () => (clearTimeout(timer), resolve()),
-        reject: (e) => (clearTimeout(timer), reject(e)),
+        reject: (e: Error) => (clearTimeout(timer), reject(e)),
       };
+      this.current = cur;
       this.stream().write({ create_request: { key, start_revision: rev } });
     });
   }
@@ -184,7 +216,11 @@ export class EtcdMutexLocker extends EtcdLeases implements Locker {
         // From the revision after the read: the key existed then, so its delete comes later. A
         // watch that starts past the store's current revision is "synced" and hears the delete at
         // once; etcd's own recipe (WithRev(rev)) lands in the unsynced set, caught up every 100 ms.
-        await this.watcher.waitDelete(r.kvs[0].key, Number(r.header.revision) + 1, left());
+        // If the delete happened before the watch was created, the watch is unsynced too: so once
+        // it exists, one more read checks whether the key is already gone.
+        const key = r.kvs[0].key;
+        const gone = () => unary<RangeResponse>(this.kv, 'Range', { key, count_only: true }, left(), inflight).then((x) => Number(x.count) === 0);
+        await this.watcher.waitDelete(key, Number(r.header.revision) + 1, left(), gone);
       }
     } catch (e) {
       // the recipe releases its key when the wait fails
