@@ -93,6 +93,8 @@ export class LockdCluster implements BenchCluster {
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
     await Promise.all(this.nodes.map((n) => n.proc?.stop('SIGTERM', 10_000)));
-    rmSync(this.baseDir, { recursive: true, force: true });
+    // BENCH_KEEP=1 keeps data dirs and node logs for a look afterwards.
+    if (process.env.BENCH_KEEP === '1') process.stderr.write(`lockd bench cluster kept at ${this.baseDir}\n`);
+    else rmSync(this.baseDir, { recursive: true, force: true });
   }
 }
