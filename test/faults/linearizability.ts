@@ -86,7 +86,12 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
     if (e.next) e.next.prev = e;
   };
 
-  // Zobrist hashing of the linearized set: two 32-bit words per op, seeded for reproducibility.
+  // The memo table: (linearized set, state) already explored. The set is split in two: operations
+  // with known outcomes (hashed, Zobrist style, and compared exactly) and unknown ones. Having
+  // linearized fewer unknown operations into the same state is at least as good (each may still
+  // come later, or never), so a visit is pruned when the same known set and state were seen with a
+  // subset of its unknown set — this keeps an unknown operation that changed nothing lasting from
+  // multiplying the search.
   const rng = new Prng(0x5eed);
   const zA = new Uint32Array(n);
   const zB = new Uint32Array(n);
@@ -95,23 +100,28 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
     zB[i] = rng.u32();
   }
   const words = Math.ceil(n / 32);
-  const bits = new Uint32Array(words);
+  const known = new Uint32Array(words);
+  const unknown = new Uint32Array(words);
   let hA = 0;
   let hB = 0;
-  const cache = new Map<string, Uint32Array[]>();
+  const cache = new Map<string, { known: Uint32Array; unknown: Uint32Array }[]>();
   let explored = 0;
   const remember = (stateKey: string): boolean => {
     const k = `${hA.toString(36)}.${hB.toString(36)}|${stateKey}`;
     const list = cache.get(k);
     if (list) {
-      for (const b of list) if (equalBits(b, bits)) return false;
-      list.push(bits.slice());
-    } else cache.set(k, [bits.slice()]);
+      for (const b of list) if (equalBits(b.known, known) && subsetBits(b.unknown, unknown)) return false;
+      list.push({ known: known.slice(), unknown: unknown.slice() });
+    } else cache.set(k, [{ known: known.slice(), unknown: unknown.slice() }]);
     explored++;
     return true;
   };
   const toggle = (id: number): void => {
-    bits[id >>> 5] ^= 1 << (id & 31);
+    if (ops[id].complete === Infinity) {
+      unknown[id >>> 5] ^= 1 << (id & 31);
+      return;
+    }
+    known[id >>> 5] ^= 1 << (id & 31);
     hA ^= zA[id];
     hB ^= zB[id];
   };
@@ -190,5 +200,11 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
 
 function equalBits(a: Uint32Array, b: Uint32Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Every bit of a is set in b. */
+function subsetBits(a: Uint32Array, b: Uint32Array): boolean {
+  for (let i = 0; i < a.length; i++) if ((a[i] & ~b[i]) !== 0) return false;
   return true;
 }

@@ -34,7 +34,7 @@ function informative(op: Op): boolean {
  * no effect is then at least as permissive, so no verdict changes, but the search no longer tries
  * them at every position (which is exponential in their number).
  *  - An unknown Acquire by L is observable only through a try-lock answering "held by L" or a later
- *    operation of L itself; an unknown Release of (L, t) only through a later operation of L that
+ *    Acquire/Release of L itself (its keepalives do not care whether it holds); an unknown Release of (L, t) only through a later operation of L that
  *    needs L alive (otherwise L's expiry frees the lock just as well); an unknown Revoke never (its
  *    lock is freed by expiry, and a dead lease only forbids more).
  *  - An unknown fenced write is observable only through a read of its element or a refusal of a
@@ -48,8 +48,8 @@ function observable(op: Op, part: readonly Op[]): boolean {
       const l = op.input.leaseId;
       return definite.some(
         (o) =>
-          (o.f === 'acquire' && o.status === 'ok' && (o.output as AcquireOutput).holder === l) ||
-          ((o.f === 'acquire' || o.f === 'release' || o.f === 'keepalive') && o.input.leaseId === l && o.complete > op.invoke),
+          (o.f === 'acquire' && o.status === 'ok' && (o.output as AcquireOutput).holder === l && o.complete > op.invoke) ||
+          ((o.f === 'acquire' || o.f === 'release') && o.input.leaseId === l && o.complete > op.invoke),
       );
     }
     case 'release': {
@@ -60,8 +60,9 @@ function observable(op: Op, part: readonly Op[]): boolean {
       const { elem, token } = op.input;
       return definite.some(
         (o) =>
-          (o.f === 'read' && o.status === 'ok' && (o.output as ReadOutput).last === elem) ||
-          (o.f === 'write' && o.status === 'fail' && o.input.token < token),
+          o.complete > op.invoke &&
+          ((o.f === 'read' && o.status === 'ok' && (o.output as ReadOutput).last === elem) ||
+            (o.f === 'write' && o.status === 'fail' && o.input.token < token)),
       );
     }
     default:
