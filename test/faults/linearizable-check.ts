@@ -2,7 +2,7 @@
 // part per lock name — its Acquire/Release plus the KeepAlive/Revoke of the leases that touched it —
 // and one per fenced key. Checking each part against its projection of the model never flags a
 // correct history; a lease's effect on other locks is only lost precision.
-import type { AcquireOutput, Op, ReadOutput } from './history.js';
+import type { AcquireOutput, FailOutput, Op, ReadOutput, ReleaseOutput } from './history.js';
 import { searchLinearization, type Model, type SearchOp, type Verdict } from './linearizability.js';
 import { lockModel } from './lock-model.js';
 import { fenceModel } from './fence-model.js';
@@ -33,8 +33,9 @@ function informative(op: Op): boolean {
  * Drop unknown-outcome operations whose effect no other operation could observe: assuming they had
  * no effect is then at least as permissive, so no verdict changes, but the search no longer tries
  * them at every position (which is exponential in their number).
- *  - An unknown Acquire by L is observable only through a try-lock answering "held by L" or a later
- *    Acquire/Release of L itself (its keepalives do not care whether it holds); an unknown Release of (L, t) only through a later operation of L that
+ *  - An unknown Acquire by L is observable only through a later try-lock answering "held by L", a
+ *    later stale-token Release (someone holds the lock), or a later Acquire/Release of L itself (its
+ *    keepalives do not care whether it holds); an unknown Release of (L, t) only through a later operation of L that
  *    needs L alive (otherwise L's expiry frees the lock just as well); an unknown Revoke never (its
  *    lock is freed by expiry, and a dead lease only forbids more).
  *  - An unknown fenced write is observable only through a read of its element or a refusal of a
@@ -49,6 +50,7 @@ function observable(op: Op, part: readonly Op[]): boolean {
       return definite.some(
         (o) =>
           (o.f === 'acquire' && o.status === 'ok' && (o.output as AcquireOutput).holder === l && o.complete > op.invoke) ||
+          (o.f === 'release' && o.complete > op.invoke && (o.status === 'ok' ? !(o.output as ReleaseOutput).released : (o.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION')) ||
           ((o.f === 'acquire' || o.f === 'release') && o.input.leaseId === l && o.complete > op.invoke),
       );
     }
