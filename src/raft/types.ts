@@ -88,6 +88,10 @@ export interface ReadState {
  *  3. apply `snapshot` (if any), then `committedEntries`, and serve `readStates` once applied,
  *  4. call `advance(ready)`.
  * Between `ready()` and `advance()` the node accepts no input (tick/step/propose/...).
+ *
+ * One exception to the order (thesis §10.2.1): messages for which `sendableBeforePersist` is true
+ * may be sent before step 1, so a leader writes its own disk while followers write theirs. They
+ * acknowledge nothing, and the leader counts its own entries only after advance().
  */
 export interface Ready {
   readonly softState?: SoftState;
@@ -195,4 +199,9 @@ export interface Status {
 
 export function message(fields: Partial<Message> & Pick<Message, 'type' | 'from' | 'to' | 'term'>): Message {
   return { logTerm: 0, index: 0, entries: [], commit: 0, reject: false, rejectHint: 0, context: '', ...fields };
+}
+
+/** Leader replication traffic: safe to send before the Ready that produced it is persisted. */
+export function sendableBeforePersist(m: Message): boolean {
+  return m.type === 'App' || m.type === 'Heartbeat' || m.type === 'Snap' || m.type === 'TimeoutNow';
 }

@@ -6,7 +6,7 @@
 
 import { RaftNode } from '../../src/raft/raft-node.js';
 import type { MemoryStorage } from '../../src/raft/memory-storage.js';
-import type { Entry, Message, NodeId, PlantedBug, ReadState, Ready, Role, Snapshot } from '../../src/raft/types.js';
+import { sendableBeforePersist, type Entry, type Message, type NodeId, type PlantedBug, type ReadState, type Ready, type Role, type Snapshot } from '../../src/raft/types.js';
 import { INITIAL_APP_STATE, applyEntry, dataText, decodeAppSnapshot, encodeAppSnapshot, type AppState } from './app-state.js';
 import { Disk } from './disk.js';
 import type { LockReplica } from './lock-app.js';
@@ -136,6 +136,9 @@ export class SimNode {
       this.term = rd.hardState.term;
       this.commit = Math.max(this.commit, rd.hardState.commit);
     }
+    // 0. Leader replication may leave before the disk write (types.ts: sendableBeforePersist), so a
+    // crash before persisting can leave followers holding entries the leader never made durable.
+    for (const m of rd.messages) if (sendableBeforePersist(m)) this.hooks.send(this, m);
     const crash = this.hooks.crashPoint(this);
     if (crash === 'before-persist') return this.crashIn(crash);
 
@@ -149,7 +152,7 @@ export class SimNode {
     if (crash === 'after-persist') return this.crashIn(crash);
 
     // 2. Send.
-    for (const m of rd.messages) this.hooks.send(this, m);
+    for (const m of rd.messages) if (!sendableBeforePersist(m)) this.hooks.send(this, m);
     if (crash === 'after-send') return this.crashIn(crash);
 
     // 3. Apply: snapshot first, then committed entries; read states are answered at this point.

@@ -4,7 +4,7 @@
 // an inbox and joins the next batch: that is the group commit.
 import type { Logger } from 'pino';
 import { RaftNode } from '../../raft/raft-node.js';
-import type { Entry, Message, NodeId, Ready, Role, Status } from '../../raft/types.js';
+import { sendableBeforePersist, type Entry, type Message, type NodeId, type Ready, type Role, type Status } from '../../raft/types.js';
 import type { LevelStorage } from '../storage/level-storage.js';
 import { NotLeaderError, ProposalLostError } from './errors.js';
 
@@ -229,14 +229,18 @@ export class RaftDriver<R> {
   }
 
   private async handleReady(rd: Ready): Promise<void> {
+    // 0. leader replication may go out while our own disk write runs (it acknowledges nothing)
+    const early = rd.messages.filter(sendableBeforePersist);
+    if (early.length > 0) this.outbox.send(early);
     // 1. durable first: nothing below may acknowledge what is not on disk
     await this.opts.storage.persist(rd);
     if (rd.hardState && rd.hardState.term !== this.term) {
       this.opts.logger.info({ event: 'term changed', term: rd.hardState.term, from: this.term, vote: rd.hardState.vote }, 'term changed');
       this.term = rd.hardState.term;
     }
-    // 2. send
-    if (rd.messages.length > 0) this.outbox.send(rd.messages);
+    // 2. send the rest (acknowledgments, votes)
+    const late = early.length > 0 ? rd.messages.filter((m) => !sendableBeforePersist(m)) : rd.messages;
+    if (late.length > 0) this.outbox.send(late);
     // 3. apply
     if (rd.snapshot) this.installSnapshot(rd.snapshot.data, rd.snapshot.metadata.index);
     for (const e of rd.committedEntries) this.applyEntry(e);

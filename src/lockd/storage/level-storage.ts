@@ -61,7 +61,7 @@ export class LevelStorage {
   }
 
   /**
-   * Make a Ready batch's hard state, entries and snapshot durable (one batch, sync: true), then
+   * Make a Ready batch's hard state, entries and snapshot durable (one batch, synced), then
    * apply them to the mirror. Entries replace any conflicting suffix; a newer snapshot replaces
    * the whole log. Resolves once durable; rejects (and fails every later call) if the write fails.
    */
@@ -85,7 +85,12 @@ export class LevelStorage {
       }
       if (rd.hardState) ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(rd.hardState) });
       if (ops.length === 0) return;
-      await this.db.batch(ops, { sync: true });
+      // A change of the commit index alone need not be synced (etcd's rule): a commit index that
+      // lags after a machine crash is learned again from the leader. Entries, a snapshot, the term
+      // and the vote must be on disk before anything that depends on them is sent.
+      const hs = m.hardState();
+      const sync = snap !== undefined || rd.entries.length > 0 || (rd.hardState !== undefined && (rd.hardState.term !== hs.term || rd.hardState.vote !== hs.vote));
+      await this.db.batch(ops, { sync });
       if (snap) {
         m.applySnapshot(snap);
         this.snapshotIndex = snap.metadata.index;
