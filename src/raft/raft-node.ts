@@ -79,9 +79,11 @@ export class RaftNode {
     invariant(this.voters.length > 0, 'cluster has voters', this.id, () => 'no voters in storage or config');
     this.log = new RaftLog(cfg.storage, this.id);
     if (hardState.term > 0 || hardState.vote !== NONE || hardState.commit > 0) {
-      invariant(hardState.commit >= this.log.committed && hardState.commit <= this.log.lastIndex(), 'stored commit within log', this.id, () =>
-        `commit ${hardState.commit} outside [${this.log.committed}, ${this.log.lastIndex()}]`);
-      this.log.committed = hardState.commit;
+      invariant(hardState.commit <= this.log.lastIndex(), 'stored commit within log', this.id, () =>
+        `commit ${hardState.commit} beyond the last index ${this.log.lastIndex()}`);
+      // The stored commit may lag the snapshot (a commit-only hard state need not be synced); a
+      // snapshot covers only committed entries, so its index is committed too.
+      this.log.committed = Math.max(hardState.commit, this.log.committed);
       this.term = hardState.term;
       this.vote = hardState.vote;
     }

@@ -70,6 +70,9 @@ export class RaftDriver<R> {
   private role: Role = 'follower';
   private leader: NodeId = '';
   private term: number;
+  /** Term and vote as last handed to storage (a change must be on disk before any message). */
+  private durableTerm: number;
+  private durableVote: NodeId;
   private readonly appliedListeners: AppliedListener<R>[] = [];
   private readonly roleListeners: RoleListener[] = [];
 
@@ -89,7 +92,8 @@ export class RaftDriver<R> {
       preVote: true,
       checkQuorum: true,
     });
-    this.term = memory.hardState().term;
+    this.term = this.durableTerm = memory.hardState().term;
+    this.durableVote = memory.hardState().vote;
   }
 
   setOutbox(outbox: Outbox): void {
@@ -232,8 +236,10 @@ export class RaftDriver<R> {
     // 0. leader replication may go out while our own disk write runs (it acknowledges nothing)
     const early = rd.messages.filter(sendableBeforePersist);
     if (early.length > 0) this.outbox.send(early);
-    // 1. durable first: nothing below may acknowledge what is not on disk
-    await this.opts.storage.persist(rd);
+    // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
+    // change is the commit index needs no wait: a lagging stored commit is learned again.
+    if (this.mustWaitForDisk(rd)) await this.opts.storage.persist(rd);
+    else if (rd.hardState) this.opts.storage.persist(rd).catch((e: unknown) => this.fail(e as Error));
     if (rd.hardState && rd.hardState.term !== this.term) {
       this.opts.logger.info({ event: 'term changed', term: rd.hardState.term, from: this.term, vote: rd.hardState.vote }, 'term changed');
       this.term = rd.hardState.term;
@@ -256,6 +262,16 @@ export class RaftDriver<R> {
     await this.maybeSnapshot();
     // 4. acknowledge
     this.raft.advance(rd);
+  }
+
+  private mustWaitForDisk(rd: Ready): boolean {
+    const hs = rd.hardState;
+    const changesVote = hs !== undefined && (hs.term !== this.durableTerm || hs.vote !== this.durableVote);
+    if (hs) {
+      this.durableTerm = hs.term;
+      this.durableVote = hs.vote;
+    }
+    return rd.entries.length > 0 || rd.snapshot !== undefined || changesVote;
   }
 
   private applyEntry(e: Entry): void {
