@@ -56,6 +56,13 @@ describe('faults: fencing checker', () => {
     expect(r.staleWindowLosses).to.have.length(1);
   });
 
+  it('a renewal sent before the write completed extends its writer's trust', () => {
+    const renewal = op(seq++, 'c', 'keepalive', { leaseId: 1, ttlMs: 1000 }, 3.55, 3.9, 'ok', { ttlMs: 1000 });
+    const ops = [...clean, wr('c', 'c.1@7', 'a.2@5', 3, 7, 3.5, 3.8, 'ok', { trustedUntil: 3.6 }), renewal];
+    const r = checkStore(ops, 'fence', final(['a.1@5', 'a.2@5', 'b.1@9'], 9));
+    expect(kinds(r)).to.deep.equal(['lost-acknowledged-write']);
+  });
+
   it('flags a refused write that was stored, and a chain whose tokens go down', () => {
     const ops = [wr('a', 'a.1@9', '', 1, 9, 0, 1), wr('b', 'b.1@5', 'a.1@9', 2, 5, 2, 3, 'fail')];
     const r = checkStore(ops, 'fence', final(['a.1@9', 'b.1@5'], 5));

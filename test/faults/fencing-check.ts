@@ -2,7 +2,8 @@
 //  - The stored value must be a chain of real writes back to the empty list (each write appends one
 //    element to the value it read); no refused write may be on it; tokens never decrease along it.
 //  - Every acknowledged write must be on the final chain. A write acknowledged after its writer's
-//    lease trust had run out (sendTime of the last acked keepalive + TTL) is the one exception:
+//    lease trust had run out (send time of the last acked keepalive or grant sent by then + TTL) is
+//    the one exception:
 //    fencing on writes alone cannot save a read-modify-write from a holder that resumes between the
 //    next holder's read and write, so such a loss is counted, not called a violation.
 //  - In real time, no write is accepted with a lower token than a write accepted before it began,
@@ -75,6 +76,18 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
   const violation = (kind: FencingViolationKind, key: string, detail: string): void => {
     if (res.violations.filter((v) => v.kind === kind).length < MAX_LISTED) res.violations.push({ kind, key, detail });
   };
+  // A lease's trust at time t: the latest send time + TTL of its grant or an acknowledged renewal sent by t.
+  const renewals = new Map<number, { sent: number; until: number }[]>();
+  for (const o of ops) {
+    if (o.status !== 'ok') continue;
+    if (o.f === 'grant') push(renewals, (o.output as { leaseId: number }).leaseId, { sent: o.invoke, until: o.invoke + o.input.ttlMs });
+    if (o.f === 'keepalive' && (o.output as { ttlMs: number }).ttlMs > 0) push(renewals, o.input.leaseId, { sent: o.invoke, until: o.invoke + o.input.ttlMs });
+  }
+  const trustAt = (lease: number, t: number): number => {
+    let best = -Infinity;
+    for (const r of renewals.get(lease) ?? []) if (r.sent <= t && r.until > best) best = r.until;
+    return best;
+  };
   const refused = (w: OpOf<'write'>): boolean => w.status === 'fail' && (w.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION';
   for (const w of writes) {
     res.writes[w.status]++;
@@ -128,10 +141,11 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
 
     for (const w of kw) {
       if (w.status !== 'ok' || onChain.has(w.input.elem)) continue;
-      const lost: LostWrite = { key, elem: w.input.elem, process: w.process, token: w.input.token, complete: w.complete, trustedUntil: w.input.trustedUntil };
-      if (w.complete <= w.input.trustedUntil) {
+      const until = Math.max(w.input.trustedUntil, trustAt(w.input.leaseId, w.complete));
+      const lost: LostWrite = { key, elem: w.input.elem, process: w.process, token: w.input.token, complete: w.complete, trustedUntil: until };
+      if (w.complete <= until) {
         res.lostAcknowledged.push(lost);
-        if (store === 'fence') violation('lost-acknowledged-write', key, `${w.id} (token ${w.input.token}) was acknowledged at ${w.complete.toFixed(1)} ms, within its lease trust (until ${w.input.trustedUntil.toFixed(1)} ms), but is not in the final value`);
+        if (store === 'fence') violation('lost-acknowledged-write', key, `${w.id} (token ${w.input.token}) was acknowledged at ${w.complete.toFixed(1)} ms, within its lease trust (until ${until.toFixed(1)} ms), but is not in the final value`);
       } else res.staleWindowLosses.push(lost);
     }
 
@@ -161,4 +175,10 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
     }
   }
   return res;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
 }
