@@ -43,7 +43,13 @@ function canonical(cmd: Command): Record<string, unknown> {
       if (!(cmd.value instanceof Uint8Array)) throw new TypeError('lockd command: FenceWrite.value must be a Uint8Array');
       return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token) };
     case 'CancelWait':
-      return { type: cmd.type, name: str('name', cmd.name), leaseId: num('leaseId', cmd.leaseId) };
+      // 0 and absent mean the same (no cleanup bound) and encode the same.
+      return {
+        type: cmd.type,
+        name: str('name', cmd.name),
+        leaseId: num('leaseId', cmd.leaseId),
+        ...(cmd.abandonedAtIndex === undefined || cmd.abandonedAtIndex === 0 ? {} : { abandonedAtIndex: num('abandonedAtIndex', cmd.abandonedAtIndex) }),
+      };
     default:
       throw new TypeError(`lockd command: unknown type ${JSON.stringify((cmd as { type: unknown }).type)}`);
   }
@@ -79,7 +85,7 @@ const FIELDS: Record<Command['type'], { required: readonly string[]; optional: r
   Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['requestId'] },
   Release: { required: ['name', 'token'], optional: [] },
   FenceWrite: { required: ['key', 'value', 'token'], optional: [] },
-  CancelWait: { required: ['name', 'leaseId'], optional: [] },
+  CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex'] },
 };
 
 /** Throws CommandDecodeError on anything encodeCommand could not have produced. Empty data is a no-op: not a command. */
@@ -138,6 +144,11 @@ export function decodeCommand(data: Uint8Array): Command {
       return { type: 'FenceWrite', key: s('key'), value, token: n('token') };
     }
     case 'CancelWait':
-      return { type: 'CancelWait', name: s('name'), leaseId: n('leaseId') };
+      return {
+        type: 'CancelWait',
+        name: s('name'),
+        leaseId: n('leaseId'),
+        ...(r.abandonedAtIndex === undefined ? {} : { abandonedAtIndex: n('abandonedAtIndex') }),
+      };
   }
 }

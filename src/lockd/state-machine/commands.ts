@@ -52,11 +52,20 @@ export interface FenceWriteCommand {
   readonly token: number;
 }
 
-/** A waiting Acquire gave up (client deadline or cancel): leave the queue. */
+/**
+ * A waiting Acquire gave up (client deadline or cancel): leave the queue.
+ * With abandonedAtIndex > 0 (the index of the abandoned call's last Acquire entry, or an applied
+ * index it is known to precede) this is a cleanup that must not touch what a later call of the lease
+ * was given: if an Acquire by the lease for this name after that index was answered 'queued' or
+ * 'acquired', nothing changes; else the lease leaves the queue, or, if the grant came meanwhile
+ * (nobody was handed it), the lock is released in this same entry. 0/absent: leave the queue only,
+ * and report a grant (heldToken) for the caller to use or release.
+ */
 export interface CancelWaitCommand {
   readonly type: 'CancelWait';
   readonly name: string;
   readonly leaseId: number;
+  readonly abandonedAtIndex?: number;
 }
 
 export type Command =

@@ -19,6 +19,7 @@ export {
   validateElapsedMs,
   validateFenceValue,
   validateRequestId,
+  validateAbandonedAtIndex,
 } from './validate.js';
 export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';

@@ -16,12 +16,22 @@ export function checkInvariants(s: MachineState): void {
       'token-range',
       () => `${name}: token ${lock.token} (holder ${lock.holder}, applied ${s.appliedIndex})`,
     );
+    check(
+      lock.lastAcquireIndex > lock.holder && lock.lastAcquireIndex <= s.appliedIndex,
+      'acquire-index-range',
+      () => `${name}: lastAcquireIndex ${lock.lastAcquireIndex} (holder ${lock.holder}, applied ${s.appliedIndex})`,
+    );
     check(lock.waiters.length <= MAX_WAITERS_PER_LOCK, 'waiter-bound', () => `${name} has ${lock.waiters.length} waiters`);
     const seen = new Set<number>();
     for (const w of lock.waiters) {
       check(w.leaseId !== lock.holder, 'holder-not-waiting', () => `${name}: holder ${w.leaseId} is also waiting`);
       check(!seen.has(w.leaseId), 'waiters-unique', () => `${name}: lease ${w.leaseId} queued twice`);
       seen.add(w.leaseId);
+      check(
+        w.lastAcquireIndex > w.leaseId && w.lastAcquireIndex <= s.appliedIndex,
+        'acquire-index-range',
+        () => `${name}: waiter ${w.leaseId} lastAcquireIndex ${w.lastAcquireIndex} (applied ${s.appliedIndex})`,
+      );
       const lease = s.leases.get(w.leaseId);
       check(lease, 'waiters-live', () => `${name}: waiter lease ${w.leaseId} is not live`);
       check(lease.waiting.has(name), 'lease-index', () => `lease ${w.leaseId} does not list ${name} as waited on`);

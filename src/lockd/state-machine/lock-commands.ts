@@ -7,7 +7,7 @@ import type { AcquireRecord } from './dedup.js';
 import type { MachineState } from './state.js';
 import type { AcquireResult, ResultFor } from './results.js';
 import { failure } from './results.js';
-import { createLock, releaseHolder, removeWaiter } from './lock-transitions.js';
+import { createLock, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
 import { check } from './invariant.js';
 import { MAX_LOCKS, MAX_WAITERS_PER_LOCK } from './limits.js';
 
@@ -20,7 +20,7 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
     if (rec) {
       if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait)
         return failure('Acquire', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
-      const first = replay(state, rid, rec);
+      const first = replay(state, ctx, rid, rec);
       if (first) return { type: 'Acquire', ok: true, ...first, duplicate: true };
       // The first attempt's wait ended without a grant: apply the retry afresh.
       state.dedup.delete(rid);
@@ -42,20 +42,30 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
   return r;
 }
 
-/** The first outcome of a request id, or undefined if it was a wait that ended without a grant. */
-function replay(state: MachineState, rid: string, rec: AcquireRecord): Outcome | undefined {
+/**
+ * The first outcome of a request id, or undefined if it was a wait that ended without a grant.
+ * A replay that hands out the lease's current grant or queue place re-asserts it (lastAcquireIndex).
+ */
+function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: AcquireRecord): Outcome | undefined {
   const { status, token, holderLeaseId, holderToken } = rec;
-  if (status !== 'queued') return { status, token, holderLeaseId, holderToken, position: 0 };
+  const lock = state.locks.get(rec.name);
+  if (status !== 'queued') {
+    if (status === 'acquired' && lock?.holder === rec.leaseId && lock.token === token) lock.lastAcquireIndex = ctx.index;
+    return { status, token, holderLeaseId, holderToken, position: 0 };
+  }
   // Still open: grants settle the record (lock-transitions), but a second request id for the same
   // waiter is not tracked by the waiter, so answer from the current state.
-  const lock = state.locks.get(rec.name);
   if (lock?.holder === rec.leaseId) {
     const acquired = { status: 'acquired' as const, token: lock.token, holderLeaseId: lock.holder, holderToken: lock.token };
     state.dedup.replace(rid, { ...rec, ...acquired });
+    lock.lastAcquireIndex = ctx.index;
     return { ...acquired, position: 0 };
   }
   const i = lock ? lock.waiters.findIndex((w) => w.leaseId === rec.leaseId) : -1;
-  if (lock && i >= 0) return { status: 'queued', token: 0, holderLeaseId: lock.holder, holderToken: lock.token, position: i + 1 };
+  if (lock && i >= 0) {
+    if (rec.wait) lock.waiters[i].lastAcquireIndex = ctx.index;
+    return { status: 'queued', token: 0, holderLeaseId: lock.holder, holderToken: lock.token, position: i + 1 };
+  }
   return undefined;
 }
 
@@ -67,17 +77,25 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   const lock = state.locks.get(cmd.name);
   if (!lock) {
     if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
-    const created = createLock(state, ctx, cmd.name, lease);
+    const created = createLock(state, ctx, cmd.name, lease, rid);
     return ok({ status: 'acquired', token: created.token, holderLeaseId: lease.id, holderToken: created.token, position: 0 });
   }
   const held = { holderLeaseId: lock.holder, holderToken: lock.token };
-  if (lock.holder === lease.id) return ok({ status: 'acquired', token: lock.token, ...held, position: 0 });
+  // Answering the lease's existing grant or queue place hands it to this call too: record that, so a
+  // cleanup for an earlier, abandoned call leaves it alone. A try-lock answered 'queued' does not wait.
+  if (lock.holder === lease.id) {
+    lock.lastAcquireIndex = ctx.index;
+    return ok({ status: 'acquired', token: lock.token, ...held, position: 0 });
+  }
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
-  if (i >= 0) return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
+  if (i >= 0) {
+    if (cmd.wait) lock.waiters[i].lastAcquireIndex = ctx.index;
+    return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
+  }
   if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
     return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
-  lock.waiters.push(rid === undefined ? { leaseId: lease.id } : { leaseId: lease.id, requestId: rid });
+  lock.waiters.push(rid === undefined ? { leaseId: lease.id, lastAcquireIndex: ctx.index } : { leaseId: lease.id, requestId: rid, lastAcquireIndex: ctx.index });
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
@@ -94,9 +112,21 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
 }
 
 export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: CancelWaitCommand): ResultFor<'CancelWait'> {
+  const answer = (removed: boolean, heldToken: number, released: boolean) => ({ type: 'CancelWait' as const, ok: true as const, removed, heldToken, released });
   const lock = state.locks.get(cmd.name);
   const lease = state.leases.get(cmd.leaseId);
-  const removed = lock !== undefined && lease !== undefined && removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED');
-  const heldToken = lock !== undefined && lock.holder === cmd.leaseId ? lock.token : 0;
-  return { type: 'CancelWait', ok: true, removed, heldToken };
+  if (!lock || !lease) return answer(false, 0, false);
+  const holds = lock.holder === lease.id;
+  const abandonedAt = cmd.abandonedAtIndex ?? 0;
+  if (abandonedAt === 0) {
+    const removed = removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED');
+    return answer(removed, holds ? lock.token : 0, false);
+  }
+  // A cleanup: act only if no Acquire after the abandoned call re-asserted the lease's wait or grant.
+  const last = holds ? lock.lastAcquireIndex : lock.waiters.find((w) => w.leaseId === lease.id)?.lastAcquireIndex;
+  if (last === undefined || last > abandonedAt) return answer(false, 0, false);
+  if (!holds) return answer(removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED'), 0, false);
+  const token = lock.token;
+  takeBackGrant(state, ctx, lock, lease);
+  return answer(false, token, true);
 }

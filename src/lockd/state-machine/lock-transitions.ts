@@ -1,26 +1,39 @@
-// The three ways a lock changes hands, shared by Acquire/Release/CancelWait and by lease expiry/revoke.
+// The ways a lock changes hands, shared by Acquire/Release/CancelWait and by lease expiry/revoke.
 // Each asserts the lock invariants it could break.
 
 import type { ApplyContext } from './apply-context.js';
 import type { LeaseRecord, LockRecord, MachineState } from './state.js';
 import { check } from './invariant.js';
 
-/** Make `lease` the holder of `lock` with token = this entry's index. */
-function grant(state: MachineState, ctx: ApplyContext, lock: LockRecord, lease: LeaseRecord): void {
+/**
+ * Make `lease` the holder of `lock` with token = this entry's index, for the Acquire at
+ * `lastAcquireIndex` (request id `requestId`).
+ */
+function grant(
+  state: MachineState,
+  ctx: ApplyContext,
+  lock: LockRecord,
+  lease: LeaseRecord,
+  lastAcquireIndex: number,
+  requestId: string | undefined,
+): void {
   check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
   check(ctx.index > lock.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${lock.token}`);
   lock.holder = lease.id;
   lock.token = ctx.index;
+  lock.lastAcquireIndex = lastAcquireIndex;
+  if (requestId === undefined) delete lock.grantRequestId;
+  else lock.grantRequestId = requestId;
   lease.held.add(lock.name);
   ctx.emit('ACQUIRED', lock.name, lease.id, lock.token);
 }
 
-/** Create the lock for a free name, held by `lease`. */
-export function createLock(state: MachineState, ctx: ApplyContext, name: string, lease: LeaseRecord): LockRecord {
+/** Create the lock for a free name, held by `lease`: granted by this very Acquire entry. */
+export function createLock(state: MachineState, ctx: ApplyContext, name: string, lease: LeaseRecord, requestId: string | undefined): LockRecord {
   check(!state.locks.has(name), 'one-holder', () => `${name} created while already held`);
-  const lock: LockRecord = { name, holder: 0, token: 0, waiters: [] };
+  const lock: LockRecord = { name, holder: 0, token: 0, lastAcquireIndex: 0, waiters: [] };
   state.locks.set(name, lock);
-  grant(state, ctx, lock, lease);
+  grant(state, ctx, lock, lease, ctx.index, requestId);
   return lock;
 }
 
@@ -47,8 +60,23 @@ export function releaseHolder(
   const lease = state.leases.get(next.leaseId);
   check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
   lease.waiting.delete(lock.name);
-  grant(state, ctx, lock, lease);
+  grant(state, ctx, lock, lease, next.lastAcquireIndex, next.requestId);
   if (next.requestId !== undefined) settleQueuedRecord(state, next.requestId, lock);
+}
+
+/**
+ * Take back a grant no call was handed (CancelWait of an abandoned call): forget the granting
+ * Acquire's settled dedup record, so a late retry of it is applied afresh instead of answering a
+ * token it no longer holds, then release as the holder would (hand-off to the next waiter).
+ */
+export function takeBackGrant(state: MachineState, ctx: ApplyContext, lock: LockRecord, holder: LeaseRecord): void {
+  const rid = lock.grantRequestId;
+  if (rid !== undefined) {
+    const rec = state.dedup.get(rid);
+    if (rec?.type === 'Acquire' && rec.status === 'acquired' && rec.name === lock.name && rec.leaseId === holder.id && rec.token === lock.token)
+      state.dedup.delete(rid);
+  }
+  releaseHolder(state, ctx, lock, holder, 'RELEASED');
 }
 
 /** The Acquire that queued this waiter now has its final answer: freeze it in the dedup table. */

@@ -95,9 +95,12 @@ export interface CancelWaitResult {
   readonly removed: boolean;
   /**
    * The lease's token if it holds the lock at this entry (e.g. it was granted just before the cancel
-   * was applied), else 0. A service that can no longer deliver that grant should Release(name, heldToken).
+   * was applied), else 0; 0 too when a later call re-asserted the lease's interest (abandonedAtIndex).
+   * Without abandonedAtIndex, a service that can no longer deliver that grant should Release(name, heldToken).
    */
   readonly heldToken: number;
+  /** True when this entry released heldToken (abandonedAtIndex > 0, and no later call was handed the grant). */
+  readonly released: boolean;
 }
 
 export type Success =

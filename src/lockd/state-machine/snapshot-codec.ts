@@ -1,14 +1,15 @@
 // The whole replicated state as bytes: one version byte, then UTF-8 JSON built in a fixed order
 // (maps sorted by key; the dedup FIFO in its own order), so equal states give equal bytes.
+// Version 2: locks carry lastAcquireIndex and the grant's request id, waiters their lastAcquireIndex.
 
 import type { AcquireStatus } from './results.js';
 import type { DedupRecord } from './dedup.js';
-import type { Waiter } from './state.js';
+import type { LockRecord, Waiter } from './state.js';
 import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -16,7 +17,10 @@ export class SnapshotDecodeError extends Error {
   }
 }
 
-type WaiterJson = [number] | [number, string];
+/** [leaseId, lastAcquireIndex, requestId?] */
+type WaiterJson = [number, number] | [number, number, string];
+/** [name, holder, token, lastAcquireIndex, waiters, grantRequestId?] */
+type LockJson = [string, number, number, number, WaiterJson[]] | [string, number, number, number, WaiterJson[], string];
 type DedupJson =
   | [string, 'G', number, number]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number];
@@ -26,10 +30,14 @@ export function encodeState(s: MachineState): Uint8Array {
     appliedIndex: s.appliedIndex,
     now: s.now,
     leases: [...s.leases.values()].sort((a, b) => a.id - b.id).map((l) => [l.id, l.ttlMs, l.deadline]),
-    locks: sortedNames(s.locks.keys()).map((name) => {
+    locks: sortedNames(s.locks.keys()).map((name): LockJson => {
       const l = s.locks.get(name)!;
-      const waiters = l.waiters.map((w): WaiterJson => (w.requestId === undefined ? [w.leaseId] : [w.leaseId, w.requestId]));
-      return [name, l.holder, l.token, waiters];
+      const waiters = l.waiters.map((w): WaiterJson =>
+        w.requestId === undefined ? [w.leaseId, w.lastAcquireIndex] : [w.leaseId, w.lastAcquireIndex, w.requestId],
+      );
+      return l.grantRequestId === undefined
+        ? [name, l.holder, l.token, l.lastAcquireIndex, waiters]
+        : [name, l.holder, l.token, l.lastAcquireIndex, waiters, l.grantRequestId];
     }),
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value)]),
     dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
@@ -76,17 +84,20 @@ function build(doc: unknown): MachineState {
     s.leases.set(lease.id, lease);
   }
   for (const l of arr(d.locks, 'locks')) {
-    const [nameJ, holderJ, tokenJ, waitersJ] = tuple(l, 4, 'lock');
+    const lj = arr(l, 'lock');
+    const [nameJ, holderJ, tokenJ, lastJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 6 ? 6 : 5, 'lock');
     const name = str(nameJ, 'lock name');
     const holder = int(holderJ, 'lock holder');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
     const waiters: Waiter[] = arr(waitersJ, 'waiters').map((w) => {
       const a = arr(w, 'waiter');
-      if (a.length === 1) return { leaseId: int(a[0], 'waiter lease') };
-      const [leaseJ, ridJ] = tuple(a, 2, 'waiter');
-      return { leaseId: int(leaseJ, 'waiter lease'), requestId: str(ridJ, 'waiter request id') };
+      const [leaseJ, wLastJ, ridJ] = tuple(a, a.length === 3 ? 3 : 2, 'waiter');
+      const waiter = { leaseId: int(leaseJ, 'waiter lease'), lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex') };
+      return a.length === 3 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
     });
-    s.locks.set(name, { name, holder, token: int(tokenJ, 'lock token'), waiters });
+    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), waiters };
+    if (lj.length === 6) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
+    s.locks.set(name, lock);
     leaseOf(s, holder, name).held.add(name);
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }

@@ -20,6 +20,12 @@ export interface Waiter {
   readonly leaseId: number;
   /** Request id of the Acquire that queued it, so the dedup record can follow the grant. */
   readonly requestId?: string;
+  /**
+   * Index of the latest Acquire (wait=true) by this lease for this name: the one that queued it, or
+   * a later one (a retry) answered 'queued'. A CancelWait for an abandoned call older than this
+   * changes nothing: a later call still waits (lock-commands.ts applyCancelWait).
+   */
+  lastAcquireIndex: number;
 }
 
 /** A lock exists exactly while it is held; waiters of a free lock are granted at once. */
@@ -27,6 +33,14 @@ export interface LockRecord {
   readonly name: string;
   holder: number;
   token: number;
+  /**
+   * Index of the latest Acquire by the holder for this name that this grant answers: the waiter's
+   * lastAcquireIndex for a grant from the queue, the creating entry for a free name, or any later
+   * Acquire by the holder answered 'acquired' (a try-lock, a retry). See Waiter.lastAcquireIndex.
+   */
+  lastAcquireIndex: number;
+  /** Request id of the Acquire the grant was made for (creating or queued), so taking it back forgets its dedup record. */
+  grantRequestId?: string;
   /** FIFO: waiters[0] is granted next. */
   readonly waiters: Waiter[];
 }

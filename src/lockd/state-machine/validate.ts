@@ -78,6 +78,14 @@ export function validateRequestId(id: unknown): Problem | undefined {
   return undefined;
 }
 
+/** Absent and 0 both mean "not a bounded cleanup" (CancelWaitCommand). */
+export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
+  if (i === undefined) return undefined;
+  if (typeof i !== 'number' || !Number.isSafeInteger(i)) return invalid('abandoned_at_index must be an integer');
+  if (i < 0) return invalid('abandoned_at_index must not be negative');
+  return undefined;
+}
+
 /** Every stateless rule for a command; state-dependent ones (lease alive, queue full...) are checked at apply. */
 export function validateCommand(cmd: Command): Problem | undefined {
   switch (cmd.type) {
@@ -104,6 +112,6 @@ export function validateCommand(cmd: Command): Problem | undefined {
     case 'FenceWrite':
       return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceValue(cmd.value);
     case 'CancelWait':
-      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId);
+      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAbandonedAtIndex(cmd.abandonedAtIndex);
   }
 }

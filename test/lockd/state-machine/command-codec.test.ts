@@ -23,6 +23,7 @@ describe('state machine: command codec', () => {
     { type: 'FenceWrite', key: 'k', value: new Uint8Array([0, 1, 2, 255]), token: 9 },
     { type: 'FenceWrite', key: 'k', value: new Uint8Array(0), token: 9 },
     { type: 'CancelWait', name: 'x', leaseId: 4 },
+    { type: 'CancelWait', name: 'x', leaseId: 4, abandonedAtIndex: 12 },
   ];
 
   for (const cmd of commands) {

@@ -223,6 +223,7 @@ describe('state machine: locks and fencing tokens', () => {
       ok: true,
       removed: true,
       heldToken: 0,
+      released: false,
     });
     expect(h.lastEvents()).to.deep.equal([['WAIT_CANCELLED', 'x', b, 0]]);
     expect(h.sm.inspectLock('x').waitingLeaseIds).to.deep.equal([c]);

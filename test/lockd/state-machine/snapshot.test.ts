@@ -101,7 +101,7 @@ describe('state machine: snapshots', () => {
     appliedIndex: 10,
     now: 50,
     leases: [[2, 1000, 900]],
-    locks: [['l', 2, 5, []]],
+    locks: [['l', 2, 5, 5, []]],
     fence: [],
     dedup: [],
   };
@@ -111,11 +111,14 @@ describe('state machine: snapshots', () => {
     ['truncated JSON', snapJson(good).subarray(0, 20), /malformed JSON/, SnapshotDecodeError],
     ['a missing table', snapJson({ ...good, dedup: undefined }), /dedup must be a list/, SnapshotDecodeError],
     ['a negative clock', snapJson({ ...good, now: -1 }), /now/, SnapshotDecodeError],
-    ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 3, 5, []]] }), /lease 3/, SnapshotDecodeError],
+    ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 3, 5, 5, []]] }), /lease 3/, SnapshotDecodeError],
     ['a lease twice', snapJson({ ...good, leases: [[2, 1000, 900], [2, 1000, 900]] }), /twice/, SnapshotDecodeError],
     ['a lease past its deadline', snapJson({ ...good, leases: [[2, 1000, 50]] }), /live-before-deadline/, StateMachineInvariantError],
-    ['a holder that also waits', snapJson({ ...good, locks: [['l', 2, 5, [[2]]]] }), /holder-not-waiting/, StateMachineInvariantError],
-    ['a token from the future', snapJson({ ...good, locks: [['l', 2, 11, []]] }), /token-range/, StateMachineInvariantError],
+    ['a holder that also waits', snapJson({ ...good, locks: [['l', 2, 5, 5, [[2, 5]]]] }), /holder-not-waiting/, StateMachineInvariantError],
+    ['a token from the future', snapJson({ ...good, locks: [['l', 2, 11, 5, []]] }), /token-range/, StateMachineInvariantError],
+    ['a holder Acquire from the future', snapJson({ ...good, locks: [['l', 2, 5, 11, []]] }), /acquire-index-range/, StateMachineInvariantError],
+    ['a waiter Acquire before its lease', snapJson({ ...good, leases: [[2, 1000, 900], [3, 1000, 900]], locks: [['l', 2, 5, 5, [[3, 3]]]] }), /acquire-index-range/, StateMachineInvariantError],
+    ['a waiter without its Acquire index', snapJson({ ...good, leases: [[2, 1000, 900], [3, 1000, 900]], locks: [['l', 2, 5, 5, [[3]]]] }), /waiter must have 2 fields/, SnapshotDecodeError],
     ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
   ];
   for (const [what, bytes, msg, type] of corrupt) {

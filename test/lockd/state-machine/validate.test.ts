@@ -126,6 +126,9 @@ describe('state machine: input validation (pure, callable before proposing)', ()
       [{ type: 'FenceWrite', key: '', value: new Uint8Array(1), token: 1 }, /fence key/],
       [{ type: 'FenceWrite', key: 'k', value: new Uint8Array(MAX_FENCE_VALUE_BYTES + 1), token: 1 }, /fence value/],
       [{ type: 'CancelWait', name: 'a\u0000', leaseId: 1 }, /control/],
+      [{ type: 'CancelWait', name: 'a', leaseId: 1, abandonedAtIndex: 0 }, undefined],
+      [{ type: 'CancelWait', name: 'a', leaseId: 1, abandonedAtIndex: 7 }, undefined],
+      [{ type: 'CancelWait', name: 'a', leaseId: 1, abandonedAtIndex: -1 }, /abandoned_at_index/],
     ];
     for (const [cmd, msg] of cases) {
       it(`${msg ? 'refuses' : 'accepts'} ${cmd.type} ${msg ?? ''}`, () => {
