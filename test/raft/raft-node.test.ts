@@ -211,6 +211,16 @@ describe('raft core', () => {
       expect(() => r.tick()).to.throw(InvariantError, /no input between ready\(\) and advance\(\)/);
     });
 
+    it('a restart with a stored commit behind the snapshot (commit written unsynced) takes the snapshot as committed', () => {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1)]);
+      storage.createSnapshot(3, enc('state'));
+      storage.compact(3);
+      storage.setHardState({ term: 1, vote: 'a', commit: 2 });
+      const r = lone('b', ['a', 'b', 'c'], storage);
+      expect(r.status()).to.include({ commit: 3, applied: 3, term: 1 });
+    });
+
     it('a restarted node keeps its term, vote and log', () => {
       const c = new TestCluster(['a', 'b', 'c']);
       c.elect('a');
