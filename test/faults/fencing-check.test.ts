@@ -56,7 +56,7 @@ describe('faults: fencing checker', () => {
     expect(r.staleWindowLosses).to.have.length(1);
   });
 
-  it('a renewal sent before the write completed extends its writer's trust', () => {
+  it('a renewal sent before the write completed extends the writer trust', () => {
     const renewal = op(seq++, 'c', 'keepalive', { leaseId: 1, ttlMs: 1000 }, 3.55, 3.9, 'ok', { ttlMs: 1000 });
     const ops = [...clean, wr('c', 'c.1@7', 'a.2@5', 3, 7, 3.5, 3.8, 'ok', { trustedUntil: 3.6 }), renewal];
     const r = checkStore(ops, 'fence', final(['a.1@5', 'a.2@5', 'b.1@9'], 9));
