@@ -2,13 +2,14 @@
 // queued, waits for the applied event that ends the wait (lock-waits.ts): granted → acquired with
 // that entry's token; the lease died → NOT_FOUND; the client's deadline → DEADLINE_EXCEEDED (and
 // the queue entry is cancelled). A retried wait with the same request_id is answered by the state
-// machine's dedup as "queued" at its old place, and simply waits again.
+// machine's dedup as "queued" at its old place, and simply waits again. An abandoned call hands
+// lock-waits.ts the index of its last Acquire entry, so the cleanup spares what later calls got.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AcquireResponse } from '../gen/lockd/v1/AcquireResponse.js';
 import type { AcquireResult } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
-import type { Abandon, LockWaits } from './lock-waits.js';
+import type { Abandoned, LockWaits } from './lock-waits.js';
 import { UncertainWriteError, type Proposer } from './proposer.js';
 
 /** How often a wait whose queue entry was cancelled by someone else re-queues before giving up. */
@@ -40,14 +41,22 @@ export class Acquirer {
     const cmd = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId: a.requestId } as const;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
     const w = this.waits.register(a.name, a.leaseId);
-    let abandon: Abandon | undefined;
+    let abandon: Abandoned | undefined;
+    /** Index of this call's last applied Acquire entry (each round proposes one). */
+    let lastIndex = 0;
+    const abandoned = (why: 'deadline' | 'gone'): Abandoned => ({ why, atIndex: lastIndex });
     try {
       for (let round = 0; ; round++) {
         let r: AcquireResult;
+        // This round's entry will land after every entry applied here by now.
+        const before = this.proposer.appliedIndex();
         try {
-          r = await this.proposer.write(cmd, a.deadline);
+          ({ index: lastIndex, result: r } = await this.proposer.writeAt(cmd, a.deadline));
         } catch (e) {
-          if (e instanceof UncertainWriteError) abandon = 'uncertain';
+          // Whether and where this round's entry lands is unknown. Bound the cleanup by what was
+          // applied before it was proposed (not by what is applied now: that may hold a retry the
+          // client sent elsewhere meanwhile), raised to its index if it turns out to land here.
+          if (e instanceof UncertainWriteError) abandon = { why: 'uncertain', atIndex: Math.max(lastIndex, before), landed: e.landed };
           throw e;
         }
         if (r.status !== 'queued') return acquireResponse(r);
@@ -63,11 +72,11 @@ export class Acquirer {
             if (round >= MAX_REQUEUES) throw new ApiError(grpc.status.ABORTED, `the wait of lease ${a.leaseId} for ${a.name} was cancelled ${round + 1} times by other calls; retry`);
             continue;
           case 'deadline':
-            abandon = 'deadline';
+            abandon = abandoned('deadline');
             this.logger.info({ event: 'waiter timed out', name: a.name, leaseId: a.leaseId }, `lease ${a.leaseId} gave up waiting for ${a.name} (deadline)`);
             throw new ApiError(grpc.status.DEADLINE_EXCEEDED, `deadline exceeded while waiting for ${a.name}`);
           case 'gone':
-            abandon = 'gone';
+            abandon = abandoned('gone');
             this.logger.info({ event: 'waiter gone', name: a.name, leaseId: a.leaseId }, `waiting call for ${a.name} by lease ${a.leaseId} was cancelled by the client`);
             throw new ApiError(grpc.status.CANCELLED, 'cancelled by the client');
           case 'closed':

@@ -24,34 +24,22 @@ export class LeaderOps {
     private readonly forwarder: Forwarder,
   ) {}
 
-  /** Take `leaseId` out of `name`'s queue; heldToken > 0 if it holds the lock by then. */
-  cancelWait(name: string, leaseId: number, until: number): Promise<{ removed: boolean; heldToken: number }> {
+  /**
+   * Clean up after a waiting Acquire abandoned at `abandonedAtIndex` (CancelWaitCommand): take
+   * `leaseId` out of `name`'s queue, or release a grant made meanwhile (released), unless a later
+   * Acquire of the lease re-asserted it (all false/0).
+   */
+  cancelWait(name: string, leaseId: number, abandonedAtIndex: number, until: number): Promise<{ removed: boolean; heldToken: number; released: boolean }> {
     return this.onLeader(
       until,
       async (deadline) => {
-        const r = await this.proposer.write({ type: 'CancelWait', name, leaseId }, deadline);
-        return { removed: r.removed, heldToken: r.heldToken };
+        const r = await this.proposer.write({ type: 'CancelWait', name, leaseId, abandonedAtIndex }, deadline);
+        return { removed: r.removed, heldToken: r.heldToken, released: r.released };
       },
       async (to, deadline) => {
-        const r = await this.forwarder.unary(to, LOCK.CancelWait, { name, leaseId }, deadline, answerBy(deadline, this.timing.writeBoundMs), () => {});
-        return { removed: r.removed, heldToken: r.fencingToken };
+        const r = await this.forwarder.unary(to, LOCK.CancelWait, { name, leaseId, abandonedAtIndex }, deadline, answerBy(deadline, this.timing.writeBoundMs), () => {});
+        return { removed: r.removed, heldToken: r.fencingToken, released: r.released };
       },
-    );
-  }
-
-  /** Release `name` if `token` still holds it; false if it did not (stale, or not held at all). */
-  release(name: string, token: number, until: number): Promise<boolean> {
-    const notHeld = (e: unknown) => {
-      if (e instanceof ApiError && e.code === grpc.status.NOT_FOUND) return false;
-      throw e;
-    };
-    return this.onLeader(
-      until,
-      (deadline) => this.proposer.write({ type: 'Release', name, token }, deadline).then((r) => r.released, notHeld),
-      (to, deadline) =>
-        this.forwarder
-          .unary(to, LOCK.Release, { name, fencingToken: token }, deadline, answerBy(deadline, this.timing.writeBoundMs), () => {})
-          .then((r) => r.released, notHeld),
     );
   }
 

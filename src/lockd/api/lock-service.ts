@@ -12,7 +12,7 @@ import type { InspectResponse } from '../gen/lockd/v1/InspectResponse.js';
 import type { CancelWaitRequest__Output } from '../gen/lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse } from '../gen/lockd/v1/CancelWaitResponse.js';
 import type { NodeContext } from '../node/lockd-node.js';
-import { validateLeaseId, validateLockName, validateRequestId, validateToken } from '../state-machine/index.js';
+import { validateAbandonedAtIndex, validateLeaseId, validateLockName, validateRequestId, validateToken } from '../state-machine/index.js';
 import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
@@ -60,11 +60,15 @@ export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
 
     CancelWait: unary<CancelWaitRequest__Output, CancelWaitResponse>(deps, {
       method: LOCK.CancelWait,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId),
+      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex),
       local: async (req, _call, deadline) => {
-        const r = await proposer.write({ type: 'CancelWait', name: req.name, leaseId: req.leaseId }, deadline);
-        log.debug({ event: 'cancel wait', name: req.name, leaseId: req.leaseId, removed: r.removed, heldToken: r.heldToken }, `wait of lease ${req.leaseId} for ${req.name} cancelled`);
-        return { removed: r.removed, fencingToken: r.heldToken };
+        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex } as const;
+        const r = await proposer.write(cmd, deadline);
+        log.debug(
+          { event: 'cancel wait', name: req.name, leaseId: req.leaseId, abandonedAt: req.abandonedAtIndex, removed: r.removed, heldToken: r.heldToken, released: r.released },
+          `wait of lease ${req.leaseId} for ${req.name} cancelled`,
+        );
+        return { removed: r.removed, fencingToken: r.heldToken, released: r.released };
       },
     }),
 

@@ -8,12 +8,13 @@
 // whose owner no longer waits (an orphan lock, LESSONS 9):
 //  - deadline passed → CancelWait at once (through the leader);
 //  - client went away, or the Acquire's own outcome is unknown → CancelWait after a grace period,
-//    skipped if another call for the same (name, lease) arrived meanwhile: a retry keeps its place;
-//  - either way, if the CancelWait shows the lock was granted in the meantime, that token is
-//    released, since no call is left to deliver it to.
-// Known gap: a retry that reaches a *different* node (after a leader change) within the grace
-// period is not seen by this node; the cancel then removes its queue entry (the retry re-queues,
-// losing its place) or releases a grant it may just have returned.
+//    skipped if another call for the same (name, lease) arrived here meanwhile: a retry keeps its place;
+//  - the CancelWait carries abandonedAtIndex, the index of the call's last Acquire entry (or, when
+//    its outcome is unknown, a bound its entries cannot precede — see acquire.ts). The state machine
+//    then changes nothing if a later Acquire of the lease for the name was answered queued or
+//    acquired — a retry served by another node after a leader change, a try-lock, another call —
+//    and otherwise also releases, in the same entry, a grant made meanwhile (no call is left to
+//    deliver it to). So the cleanup never takes what a later call was handed (faults README, bug 1).
 import type { Logger } from 'pino';
 import type { LockEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
@@ -34,12 +35,24 @@ export type WaitOutcome =
 /** Why a call stopped waiting without an answer from the log. */
 export type Abandon = 'deadline' | 'gone' | 'uncertain';
 
+/** A call given up: why, and the bound its cleanup must not reach past (CancelWait.abandonedAtIndex). */
+export interface Abandoned {
+  readonly why: Abandon;
+  /** Index of the call's last Acquire entry, or an applied index its entries cannot precede. */
+  readonly atIndex: number;
+  /** For an unknown outcome: the index its last entry is applied at here, if it is. */
+  readonly landed?: Promise<number | undefined>;
+}
+
 interface KeyState {
   readonly name: string;
   readonly leaseId: number;
   readonly waiters: Set<Waiter>;
   /** Bumped by every new call for this key: a pending grace cancel checks it. */
   seq: number;
+  /** The cleanup's bound: the highest atIndex of the calls abandoned on this key. */
+  abandonedAt: number;
+  landed?: Promise<number | undefined>;
   graceTimer?: NodeJS.Timeout;
   cleaning: boolean;
 }
@@ -106,7 +119,7 @@ export class LockWaits {
   register(name: string, leaseId: number): Waiter {
     const id = keyOf(name, leaseId);
     let ks = this.keys.get(id);
-    if (!ks) this.keys.set(id, (ks = { name, leaseId, waiters: new Set(), seq: 0, cleaning: false }));
+    if (!ks) this.keys.set(id, (ks = { name, leaseId, waiters: new Set(), seq: 0, abandonedAt: 0, cleaning: false }));
     ks.seq++;
     if (ks.graceTimer) {
       clearTimeout(ks.graceTimer);
@@ -119,17 +132,21 @@ export class LockWaits {
   }
 
   /** The call is over. With `abandon`, leave the replicated queue for it (see the file comment). */
-  unregister(w: Waiter, abandon?: Abandon): void {
+  unregister(w: Waiter, abandon?: Abandoned): void {
     const ks = w.key;
     ks.waiters.delete(w);
+    if (abandon) {
+      ks.abandonedAt = Math.max(ks.abandonedAt, abandon.atIndex);
+      if (abandon.landed) ks.landed = abandon.landed;
+    }
     if (abandon && ks.waiters.size === 0 && !this.closed) {
       const seq = ks.seq;
       const go = () => {
         ks.graceTimer = undefined;
-        if (ks.seq === seq && ks.waiters.size === 0) void this.cancel(ks, abandon);
+        if (ks.seq === seq && ks.waiters.size === 0) void this.cancel(ks, abandon.why);
         else this.forget(ks);
       };
-      if (abandon === 'deadline') go();
+      if (abandon.why === 'deadline') go();
       else ks.graceTimer = setTimeout(go, this.timing.cancelGraceMs);
       return;
     }
@@ -143,14 +160,19 @@ export class LockWaits {
   private async cancel(ks: KeyState, why: Abandon): Promise<void> {
     const { name, leaseId } = ks;
     const seq = ks.seq;
+    const until = Date.now() + this.timing.cleanupBudgetMs;
     ks.cleaning = true;
     try {
-      const r = await this.ops.cancelWait(name, leaseId, Date.now() + this.timing.cleanupBudgetMs);
-      this.logger.info({ event: 'wait cancelled', name, leaseId, why, removed: r.removed, heldToken: r.heldToken }, `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`);
-      if (r.heldToken > 0 && ks.seq === seq && ks.waiters.size === 0) {
-        const released = await this.ops.release(name, r.heldToken, Date.now() + this.timing.cleanupBudgetMs);
-        this.logger.info({ event: 'orphan released', name, leaseId, token: r.heldToken, released }, `released ${name} (token ${r.heldToken}), granted to an abandoned wait`);
-      }
+      // An entry of unknown outcome that lands here is the call's own: the bound covers it.
+      const landed = ks.landed ? await within(ks.landed, until) : undefined;
+      const abandonedAt = Math.max(ks.abandonedAt, landed ?? 0);
+      if (ks.seq !== seq || ks.waiters.size > 0) return; // a retry arrived here while we waited
+      const r = await this.ops.cancelWait(name, leaseId, abandonedAt, until);
+      this.logger.info(
+        { event: 'wait cancelled', name, leaseId, why, abandonedAt, removed: r.removed, heldToken: r.heldToken, released: r.released },
+        `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`,
+      );
+      if (r.released) this.logger.info({ event: 'orphan released', name, leaseId, token: r.heldToken }, `released ${name} (token ${r.heldToken}), granted to an abandoned wait`);
     } catch (e) {
       this.logger.warn({ event: 'wait cancel failed', name, leaseId, why, err: e }, `could not cancel the abandoned wait for ${name} by lease ${leaseId}: ${(e as Error).message}`);
     } finally {
@@ -175,4 +197,22 @@ export class LockWaits {
       for (const w of ks.waiters) w.deliver({ kind: 'closed' });
     }
   }
+}
+
+/** `p`'s value, or undefined if it fails or has not settled by epoch ms `until`. */
+function within<T>(p: Promise<T>, until: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), Math.max(0, until - Date.now()));
+    timer.unref(); // never keeps a stopping node alive
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+    );
+  });
 }

@@ -10,7 +10,10 @@ import type { LeaderRouter } from './leader-router.js';
 import { answerBy, settleBy, TimeoutError, type ApiTiming } from './timing.js';
 
 /** A write whose outcome is unknown to this node: it may yet be applied (or may already have been). */
-export class UncertainWriteError extends ApiError {}
+export class UncertainWriteError extends ApiError {
+  /** The entry's index once it is applied here as proposed; undefined if it lost its place or this node cannot tell. */
+  landed: Promise<number | undefined> = Promise.resolve(undefined);
+}
 
 export type SuccessFor<T extends Command['type']> = Extract<Success, { type: T }>;
 
@@ -23,18 +26,32 @@ export class Proposer {
 
   /** Propose `cmd` and return its result; a refused command throws its status (nothing changed). */
   async write<C extends Command>(cmd: C, deadline: number): Promise<SuccessFor<C['type']>> {
+    return (await this.writeAt(cmd, deadline)).result;
+  }
+
+  /** write(), also answering the index of the entry that applied it. */
+  async writeAt<C extends Command>(cmd: C, deadline: number): Promise<{ index: number; result: SuccessFor<C['type']> }> {
     const problem = validateCommand(cmd);
     if (problem) throw fromProblem(problem);
     let out: ApplyOutput;
+    const proposal = this.ctx.driver.propose(encodeCommand(cmd));
     try {
-      ({ result: out } = await settleBy(this.ctx.driver.propose(encodeCommand(cmd)), answerBy(deadline, this.timing.writeBoundMs), `${cmd.type}`));
+      ({ result: out } = await settleBy(proposal, answerBy(deadline, this.timing.writeBoundMs), `${cmd.type}`));
     } catch (e) {
-      throw this.driverFailure(e, cmd.type);
+      const err = this.driverFailure(e, cmd.type);
+      // Timed out: the proposal is still pending here and may yet be applied at its index.
+      if (e instanceof TimeoutError && err instanceof UncertainWriteError) err.landed = proposal.then((o) => o.index, () => undefined);
+      throw err;
     }
     const r = out.result;
     if (!r || r.type !== cmd.type) throw new ApiError(grpc.status.INTERNAL, `entry ${out.index} answered ${r?.type ?? 'nothing'} to a ${cmd.type}`);
     if (!r.ok) throw fromProblem(r);
-    return r as SuccessFor<C['type']>;
+    return { index: out.index, result: r as SuccessFor<C['type']> };
+  }
+
+  /** This node's applied index: every entry a call proposes from now on lands after it. */
+  appliedIndex(): number {
+    return this.ctx.driver.appliedIndex();
   }
 
   /** Run `query` on state at least as new as every write committed before this call. */

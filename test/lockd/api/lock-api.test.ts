@@ -132,7 +132,7 @@ describe('lock API on a 3-node cluster', function () {
     expect(ttl.grantedTtlMs).to.equal(1500);
     expect(ttl.remainingMs).to.be.greaterThan(0);
     expect((await api.list()).leases.map((l) => l.leaseId)).to.include(leaseId);
-    expect(await api.cancelWait('fwd', leaseId)).to.deep.equal({ removed: false, fencingToken: r.fencingToken });
+    expect(await api.cancelWait('fwd', leaseId)).to.deep.equal({ removed: false, fencingToken: r.fencingToken, released: false });
     expect(await api.release('fwd', r.fencingToken)).to.deep.equal({ released: true });
 
     // KeepAlive through the follower is proxied to the leader.

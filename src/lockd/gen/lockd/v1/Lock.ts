@@ -45,7 +45,8 @@ export interface LockClient extends grpc.Client {
   /**
    * Leave a lock's wait queue (give up a waiting Acquire). removed = false if the lease was not
    * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
-   * caller then owns the lock and should use or Release it.
+   * caller then owns the lock and should use or Release it — unless abandoned_at_index was set (see
+   * CancelWaitRequest), when such a grant is released by the cancel itself.
    */
   CancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
   CancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
@@ -54,7 +55,8 @@ export interface LockClient extends grpc.Client {
   /**
    * Leave a lock's wait queue (give up a waiting Acquire). removed = false if the lease was not
    * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
-   * caller then owns the lock and should use or Release it.
+   * caller then owns the lock and should use or Release it — unless abandoned_at_index was set (see
+   * CancelWaitRequest), when such a grant is released by the cancel itself.
    */
   cancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
   cancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
@@ -131,7 +133,8 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
   /**
    * Leave a lock's wait queue (give up a waiting Acquire). removed = false if the lease was not
    * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
-   * caller then owns the lock and should use or Release it.
+   * caller then owns the lock and should use or Release it — unless abandoned_at_index was set (see
+   * CancelWaitRequest), when such a grant is released by the cancel itself.
    */
   CancelWait: grpc.handleUnaryCall<_lockd_v1_CancelWaitRequest__Output, _lockd_v1_CancelWaitResponse>;
   
