@@ -13,15 +13,21 @@ import type { NodeContext } from '../node/lockd-node.js';
 import { validateFenceKey, validateFenceValue, validateToken } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { Proposer } from './proposer.js';
-import { unary, type UnaryDeps } from './unary.js';
+import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
 
 const FENCE = lockdProto.lockd.v1.Fence.service;
 
-export function fenceHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer): FenceHandlers {
+/** The operations, shared by the Fence service and the Session stream. */
+export interface FenceOps {
+  readonly Write: UnarySpec<FenceWriteRequest__Output, FenceWriteResponse>;
+  readonly Read: UnarySpec<FenceReadRequest__Output, FenceReadResponse>;
+}
+
+export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
   return {
-    Write: unary<FenceWriteRequest__Output, FenceWriteResponse>(deps, {
+    Write: {
       method: FENCE.Write,
       validate: (req) => validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceValue(req.value),
       local: async (req, _call, deadline) => {
@@ -34,15 +40,20 @@ export function fenceHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propo
           throw e;
         }
       },
-    }),
+    },
 
-    Read: unary<FenceReadRequest__Output, FenceReadResponse>(deps, {
+    Read: {
       method: FENCE.Read,
       validate: (req) => validateFenceKey(req.key),
       local: async (req, _call, deadline) => {
         const v = await proposer.read(deadline, () => sm.fenceRead(req.key));
         return { value: Buffer.from(v.value), fencingToken: v.token };
       },
-    }),
+    },
   };
+}
+
+export function fenceHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer): FenceHandlers {
+  const ops = fenceOps(ctx, proposer);
+  return { Write: unary(deps, ops.Write), Read: unary(deps, ops.Read) };
 }

@@ -1,5 +1,5 @@
-// lockd.v1.Lease: Grant, Revoke, TimeToLive, List (unary, on the leader) and KeepAlive (a stream,
-// see keepalive-streams.ts).
+// lockd.v1.Lease: Grant, Revoke, TimeToLive, List (unary, on the leader; also Session operations)
+// and KeepAlive (a stream, see keepalive-streams.ts).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { lockdProto } from '../proto.js';
@@ -17,30 +17,39 @@ import { validateLeaseId, validateRequestId, validateTtlMs } from '../state-mach
 import { ApiError } from './api-error.js';
 import type { KeepAliveStreams } from './keepalive-streams.js';
 import type { Proposer } from './proposer.js';
-import { unary, type UnaryDeps } from './unary.js';
+import type { ApiTiming } from './timing.js';
+import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
 
 const LEASE = lockdProto.lockd.v1.Lease.service;
 
-export function leaseHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, keepAlive: KeepAliveStreams): LeaseHandlers {
+/** The unary operations, shared by the Lease service and the Session stream. */
+export interface LeaseOps {
+  readonly Grant: UnarySpec<LeaseGrantRequest__Output, LeaseGrantResponse>;
+  readonly Revoke: UnarySpec<LeaseRevokeRequest__Output, LeaseRevokeResponse>;
+  readonly TimeToLive: UnarySpec<LeaseTimeToLiveRequest__Output, LeaseTimeToLiveResponse>;
+  readonly List: UnarySpec<LeaseListRequest__Output, LeaseListResponse>;
+}
+
+export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer): LeaseOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
   return {
-    Grant: unary<LeaseGrantRequest__Output, LeaseGrantResponse>(deps, {
+    Grant: {
       method: LEASE.Grant,
       validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
       local: async (req, _call, deadline) => {
         const r = await proposer.write(
           // The margin covers time from before this entry that the next Tick may still count (DESIGN §4).
-          { type: 'Grant', ttlMs: req.ttlMs, marginMs: deps.timing.maxElapsedMs, requestId: req.requestId || undefined },
+          { type: 'Grant', ttlMs: req.ttlMs, marginMs: timing.maxElapsedMs, requestId: req.requestId || undefined },
           deadline,
         );
         if (r.duplicate) log.debug({ event: 'lease grant replayed', leaseId: r.leaseId, requestId: req.requestId }, 'retried Grant answered from its first result');
         else log.info({ event: 'lease granted', leaseId: r.leaseId, ttlMs: r.ttlMs }, `lease ${r.leaseId} granted (ttl ${r.ttlMs} ms)`);
         return { leaseId: r.leaseId, ttlMs: r.ttlMs };
       },
-    }),
+    },
 
-    Revoke: unary<LeaseRevokeRequest__Output, LeaseRevokeResponse>(deps, {
+    Revoke: {
       method: LEASE.Revoke,
       validate: (req) => validateLeaseId(req.leaseId),
       local: async (req, _call, deadline) => {
@@ -48,9 +57,9 @@ export function leaseHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propo
         log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks }, `lease ${r.leaseId} revoked`);
         return {};
       },
-    }),
+    },
 
-    TimeToLive: unary<LeaseTimeToLiveRequest__Output, LeaseTimeToLiveResponse>(deps, {
+    TimeToLive: {
       method: LEASE.TimeToLive,
       validate: (req) => validateLeaseId(req.leaseId),
       local: async (req, _call, deadline) => {
@@ -58,17 +67,26 @@ export function leaseHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propo
         if (!v) throw new ApiError(grpc.status.NOT_FOUND, `lease ${req.leaseId} not found (expired, revoked or never granted)`);
         return { leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, locks: [...v.locks] };
       },
-    }),
+    },
 
-    List: unary<LeaseListRequest__Output, LeaseListResponse>(deps, {
+    List: {
       method: LEASE.List,
       validate: () => undefined,
       local: async (_req, _call, deadline) => {
         const leases = await proposer.read(deadline, () => sm.listLeases());
         return { leases: leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs })) };
       },
-    }),
+    },
+  };
+}
 
+export function leaseHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, keepAlive: KeepAliveStreams): LeaseHandlers {
+  const ops = leaseOps(ctx, deps.timing, proposer);
+  return {
+    Grant: unary(deps, ops.Grant),
+    Revoke: unary(deps, ops.Revoke),
+    TimeToLive: unary(deps, ops.TimeToLive),
+    List: unary(deps, ops.List),
     KeepAlive: keepAlive.handler,
   };
 }

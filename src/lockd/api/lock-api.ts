@@ -1,6 +1,7 @@
 // The public lock API (lockd.v1 Lease, Lock, Fence) on a node's server. Every node serves every
 // RPC: the leader does the work (writes are proposals, reads pass a ReadIndex barrier), followers
 // forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
+// Session streams (the same operations multiplexed on one stream) are served by the leader only.
 // The leader also runs the lease clock (lease-clock.ts).
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../proto.js';
@@ -8,17 +9,18 @@ import type { ServiceRegistrar } from '../node/lockd-node.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
 import { unavailable } from './api-error.js';
-import { fenceHandlers } from './fence-service.js';
+import { fenceHandlers, fenceOps } from './fence-service.js';
 import { Forwarder } from './forwarder.js';
 import { KeepAliveStreams } from './keepalive-streams.js';
 import { LeaderOps } from './leader-ops.js';
 import { LeaderRouter } from './leader-router.js';
 import { LeaseClock } from './lease-clock.js';
-import { leaseHandlers } from './lease-service.js';
-import { lockHandlers } from './lock-service.js';
+import { leaseHandlers, leaseOps } from './lease-service.js';
+import { lockHandlers, lockOps } from './lock-service.js';
 import { LockWaits } from './lock-waits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { Proposer } from './proposer.js';
+import { SessionStreams } from './session-service.js';
 import { apiTiming } from './timing.js';
 
 export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
@@ -34,6 +36,7 @@ export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
   const observe = new ObserveStreams(events);
   const acquirer = new Acquirer(proposer, waits, ctx.logger);
   const deps = { router, forwarder, timing };
+  const sessions = new SessionStreams(ctx, router, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
 
   // Lease ends are what operators look for: info on the leader (which serves the clients), debug
   // on followers (they apply the same entries).
@@ -47,6 +50,7 @@ export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
   server.addService(lockdProto.lockd.v1.Lease.service, leaseHandlers(ctx, deps, proposer, keepAlive));
   server.addService(lockdProto.lockd.v1.Lock.service, lockHandlers(ctx, deps, proposer, acquirer, observe));
   server.addService(lockdProto.lockd.v1.Fence.service, fenceHandlers(ctx, deps, proposer));
+  server.addService(lockdProto.lockd.v1.Session.service, sessions.handlers);
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {
@@ -57,6 +61,7 @@ export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
       ops.close();
       waits.close();
       keepAlive.close();
+      sessions.close();
       observe.close(err);
       router.close();
       forwarder.close();

@@ -1,5 +1,5 @@
-// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait (unary, on the leader) and
-// Observe (served locally, observe-streams.ts).
+// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait (unary, on the leader; also
+// Session operations) and Observe (served locally, observe-streams.ts).
 import type { Logger } from 'pino';
 import { lockdProto } from '../proto.js';
 import type { LockHandlers } from '../gen/lockd/v1/Lock.js';
@@ -16,30 +16,38 @@ import { validateAbandonedAtIndex, validateLeaseId, validateLockName, validateRe
 import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
-import { unary, type UnaryDeps } from './unary.js';
+import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
-export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, observe: ObserveStreams): LockHandlers {
+/** The unary operations, shared by the Lock service and the Session stream. */
+export interface LockOps {
+  readonly Acquire: UnarySpec<AcquireRequest__Output, AcquireResponse>;
+  readonly Release: UnarySpec<ReleaseRequest__Output, ReleaseResponse>;
+  readonly Inspect: UnarySpec<InspectRequest__Output, InspectResponse>;
+  readonly CancelWait: UnarySpec<CancelWaitRequest__Output, CancelWaitResponse>;
+}
+
+export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): LockOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
   return {
-    Acquire: unary<AcquireRequest__Output, AcquireResponse>(deps, {
+    Acquire: {
       method: LOCK.Acquire,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
-      local: (req, call, deadline) =>
+      local: (req, caller, deadline) =>
         acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,
           wait: req.wait,
           requestId: req.requestId || undefined,
           deadline,
-          onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)),
+          onGone: caller.onGone,
         }),
-    }),
+    },
 
-    Release: unary<ReleaseRequest__Output, ReleaseResponse>(deps, {
+    Release: {
       method: LOCK.Release,
       validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken),
       local: async (req, _call, deadline) => {
@@ -47,18 +55,18 @@ export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
       },
-    }),
+    },
 
-    Inspect: unary<InspectRequest__Output, InspectResponse>(deps, {
+    Inspect: {
       method: LOCK.Inspect,
       validate: (req) => validateLockName(req.name),
       local: async (req, _call, deadline) => {
         const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
         return { held: v.held, fencingToken: v.token, holderLeaseId: v.holderLeaseId, waitingLeaseIds: [...v.waitingLeaseIds] };
       },
-    }),
+    },
 
-    CancelWait: unary<CancelWaitRequest__Output, CancelWaitResponse>(deps, {
+    CancelWait: {
       method: LOCK.CancelWait,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex),
       local: async (req, _call, deadline) => {
@@ -70,8 +78,17 @@ export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
         );
         return { removed: r.removed, fencingToken: r.heldToken, released: r.released };
       },
-    }),
+    },
+  };
+}
 
+export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, observe: ObserveStreams): LockHandlers {
+  const ops = lockOps(ctx, proposer, acquirer);
+  return {
+    Acquire: unary(deps, ops.Acquire),
+    Release: unary(deps, ops.Release),
+    Inspect: unary(deps, ops.Inspect),
+    CancelWait: unary(deps, ops.CancelWait),
     Observe: observe.handler,
   };
 }

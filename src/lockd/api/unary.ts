@@ -1,6 +1,7 @@
 // The shape every unary lock-API call shares: validate (bad input never reaches the log, and is
 // refused on the node called, forwarded or not), route to the leader, serve or forward, and turn
-// whatever went wrong into a gRPC status.
+// whatever went wrong into a gRPC status. The per-operation part (OpSpec: validate + serve on the
+// leader) is shared with the Session stream (session-service.ts), so both have the same semantics.
 import type * as grpc from '@grpc/grpc-js';
 import type { Problem } from '../state-machine/index.js';
 import { asApiError, fromProblem } from './api-error.js';
@@ -14,15 +15,25 @@ export interface UnaryDeps {
   readonly timing: ApiTiming;
 }
 
-export interface UnarySpec<Req, Res> {
-  /** The RPC, for forwarding. */
-  readonly method: ForwardMethod<Req, Res>;
+/** What an operation may know of its caller: that it went away (a unary call cancelled, a session stream ended). */
+export interface Caller {
+  /** Run `cb` when the caller goes away (at once if it already has). */
+  onGone(cb: () => void): void;
+}
+
+/** One lock-API operation, whichever way it arrives (unary call or session stream). */
+export interface OpSpec<Req, Res> {
   /** Stateless checks with the state machine's validate* helpers. */
   validate(req: Req): Problem | undefined;
   /** Serve on the leader; `deadline` is the client's (epoch ms, Infinity if none). */
-  local(req: Req, call: grpc.ServerUnaryCall<Req, Res>, deadline: number): Promise<Res>;
+  local(req: Req, caller: Caller, deadline: number): Promise<Res>;
   /** A call that may legitimately run until the client's deadline (a waiting Acquire). */
   waits?(req: Req): boolean;
+}
+
+export interface UnarySpec<Req, Res> extends OpSpec<Req, Res> {
+  /** The RPC, for forwarding. */
+  readonly method: ForwardMethod<Req, Res>;
 }
 
 export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grpc.handleUnaryCall<Req, Res> {
@@ -32,7 +43,7 @@ export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grp
       const problem = spec.validate(call.request);
       if (problem) throw fromProblem(problem);
       const route = await deps.router.route(call, deadline);
-      if (route.kind === 'local') return spec.local(call.request, call, deadline);
+      if (route.kind === 'local') return spec.local(call.request, { onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
       const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs);
       return deps.forwarder.unary(route, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
     };

@@ -31,6 +31,10 @@ import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Ou
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
 import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from './lockd/v1/ReleaseRequest.js';
 import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from './lockd/v1/ReleaseResponse.js';
+import type { SessionClient as _lockd_v1_SessionClient, SessionDefinition as _lockd_v1_SessionDefinition } from './lockd/v1/Session.js';
+import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from './lockd/v1/SessionError.js';
+import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output as _lockd_v1_SessionRequest__Output } from './lockd/v1/SessionRequest.js';
+import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from './lockd/v1/SessionResponse.js';
 import type { StatusRequest as _lockd_v1_StatusRequest, StatusRequest__Output as _lockd_v1_StatusRequest__Output } from './lockd/v1/StatusRequest.js';
 import type { StatusResponse as _lockd_v1_StatusResponse, StatusResponse__Output as _lockd_v1_StatusResponse__Output } from './lockd/v1/StatusResponse.js';
 
@@ -83,6 +87,19 @@ export interface ProtoGrpcType {
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
       ReleaseRequest: MessageTypeDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseRequest__Output>
       ReleaseResponse: MessageTypeDefinition<_lockd_v1_ReleaseResponse, _lockd_v1_ReleaseResponse__Output>
+      /**
+       * Many lock and lease operations over one bidirectional stream: a client sends requests tagged with
+       * ids of its choosing and gets one response per request, tagged with the same id, in completion
+       * order (not request order: a waiting Acquire is answered when it is granted, after later requests).
+       * Each operation has exactly the semantics of the unary RPC whose request message it carries —
+       * validation, status codes, request_id deduplication, linearizable reads — so moving a client from
+       * unary calls to a session changes its cost, not its meaning. It saves the per-call HTTP/2 headers
+       * and trailers, which dominate a unary call's cost on the server.
+       */
+      Session: SubtypeConstructor<typeof grpc.Client, _lockd_v1_SessionClient> & { service: _lockd_v1_SessionDefinition }
+      SessionError: MessageTypeDefinition<_lockd_v1_SessionError, _lockd_v1_SessionError__Output>
+      SessionRequest: MessageTypeDefinition<_lockd_v1_SessionRequest, _lockd_v1_SessionRequest__Output>
+      SessionResponse: MessageTypeDefinition<_lockd_v1_SessionResponse, _lockd_v1_SessionResponse__Output>
       StatusRequest: MessageTypeDefinition<_lockd_v1_StatusRequest, _lockd_v1_StatusRequest__Output>
       StatusResponse: MessageTypeDefinition<_lockd_v1_StatusResponse, _lockd_v1_StatusResponse__Output>
     }

@@ -1,0 +1,185 @@
+// lockd.v1.Session: many lock and lease operations over one bidirectional stream, answered out of
+// order by the client's correlation ids (proto/lockd.proto documents the contract).
+// Every operation runs the very OpSpec its unary RPC runs (validate, then serve on the leader), so
+// semantics are identical; a session only saves the per-call HTTP/2 headers and trailers.
+//  - Leader only: on a follower Open ends at once with UNAVAILABLE + lockd-leader (no proxying: a
+//    proxied session would pay the follower hop on every operation); when this node stops leading,
+//    every session ends the same way and the client reconnects to the new leader.
+//  - An operation's failure is its own response (SessionError); only leadership loss, shutdown and
+//    a reused in-flight id end the stream.
+//  - At most MAX_IN_FLIGHT operations per stream; more are answered RESOURCE_EXHAUSTED.
+//  - Deadline of an operation: timeout_ms after it arrives, capped by the stream's deadline.
+//  - A waiting Acquire whose stream ends is abandoned like a cancelled unary call (lock-waits.ts).
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { NodeContext } from '../node/lockd-node.js';
+import type { SessionHandlers } from '../gen/lockd/v1/Session.js';
+import type { SessionRequest__Output } from '../gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse } from '../gen/lockd/v1/SessionResponse.js';
+import type { SessionError } from '../gen/lockd/v1/SessionError.js';
+import { ApiError, asApiError, fromProblem, HIGHEST_TOKEN_TRAILER, LEADER_TRAILER } from './api-error.js';
+import type { FenceOps } from './fence-service.js';
+import type { LeaderRouter } from './leader-router.js';
+import type { LeaseOps } from './lease-service.js';
+import type { LockOps } from './lock-service.js';
+import { deadlineOf } from './timing.js';
+import type { Caller, OpSpec } from './unary.js';
+
+/** Operations in flight on one stream before further requests are refused (RESOURCE_EXHAUSTED). */
+export const MAX_IN_FLIGHT = 1024;
+
+type Call = grpc.ServerDuplexStream<SessionRequest__Output, SessionResponse>;
+type OpName = NonNullable<SessionRequest__Output['op']>;
+/** The session's operations by oneof field name; the response uses the same field name. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry pairs its own request and response types
+type OpTable = { readonly [K in OpName]: OpSpec<NonNullable<SessionRequest__Output[K]>, any> };
+
+interface Op {
+  /** The caller-gone callbacks of this operation (a waiting Acquire registers one per wait round). */
+  readonly gone: Array<() => void>;
+}
+
+interface Stream {
+  readonly call: Call;
+  /** The stream's own deadline (epoch ms, Infinity if none): every operation's deadline is capped by it. */
+  readonly deadline: number;
+  readonly inFlight: Map<number, Op>;
+  halfClosed: boolean;
+  open: boolean;
+}
+
+export class SessionStreams {
+  private readonly streams = new Set<Stream>();
+  private readonly ops: OpTable;
+  private readonly logger: Logger;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly router: LeaderRouter,
+    ops: { lock: LockOps; lease: LeaseOps; fence: FenceOps },
+  ) {
+    this.logger = ctx.logger;
+    this.ops = {
+      grant: ops.lease.Grant,
+      acquire: ops.lock.Acquire,
+      release: ops.lock.Release,
+      revoke: ops.lease.Revoke,
+      fenceWrite: ops.fence.Write,
+      inspect: ops.lock.Inspect,
+      fenceRead: ops.fence.Read,
+      timeToLive: ops.lease.TimeToLive,
+    };
+    ctx.driver.onRoleChange((role, leader) => {
+      if (role !== 'leader' && this.streams.size > 0) this.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader));
+    });
+  }
+
+  readonly handlers: SessionHandlers = {
+    Open: (call) => void this.open(call),
+  };
+
+  /** Sessions served here (status, tests). */
+  get count(): number {
+    return this.streams.size;
+  }
+
+  private async open(call: Call): Promise<void> {
+    const deadline = deadlineOf(call);
+    try {
+      if (this.closed) throw this.router.unavailable(`${this.router.selfId} is shutting down`);
+      // Waits a little for an election if no leader is known, like a unary call.
+      const route = await this.router.route(call, deadline);
+      if (route.kind !== 'local') throw this.router.unavailable(`${this.router.selfId} is not the leader: open the session on the leader`, route.leaderId);
+    } catch (e) {
+      call.emit('error', asApiError(e).toStatus());
+      return;
+    }
+    if (call.cancelled) return;
+    const s: Stream = { call, deadline, inFlight: new Map(), halfClosed: false, open: true };
+    this.streams.add(s);
+    this.logger.debug({ event: 'session opened', sessions: this.streams.size }, 'session opened');
+    call.on('data', (req: SessionRequest__Output) => this.request(s, req));
+    call.on('end', () => {
+      s.halfClosed = true;
+      this.maybeFinish(s);
+    });
+    call.on('cancelled', () => this.drop(s));
+    call.on('error', () => this.drop(s));
+  }
+
+  private request(s: Stream, req: SessionRequest__Output): void {
+    if (!s.open) return;
+    const id = req.id;
+    if (s.inFlight.has(id)) return this.fail(s, new ApiError(grpc.status.INVALID_ARGUMENT, `session request id ${id} is already in flight on this stream`));
+    if (s.inFlight.size >= MAX_IN_FLIGHT) {
+      s.call.write({ id, error: sessionError(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_IN_FLIGHT} operations are in flight on this session; wait for answers`)) });
+      return;
+    }
+    const op: Op = { gone: [] };
+    s.inFlight.set(id, op);
+    const caller: Caller = { onGone: (cb) => (s.open ? op.gone.push(cb) : cb()) };
+    this.run(s, req, caller).then((res) => {
+      s.inFlight.delete(id);
+      if (!s.open) return;
+      s.call.write({ id, ...res });
+      this.maybeFinish(s);
+    });
+  }
+
+  /** One operation, as its unary RPC would serve it on the leader: the response field, or the error. Never rejects. */
+  private async run(s: Stream, req: SessionRequest__Output, caller: Caller): Promise<Omit<SessionResponse, 'id'>> {
+    try {
+      const name = req.op;
+      if (!name) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'session request without an operation');
+      const body = req[name];
+      if (!body) throw new ApiError(grpc.status.INVALID_ARGUMENT, `session request ${name} without its message`);
+      if (!(req.timeoutMs >= 0)) throw new ApiError(grpc.status.INVALID_ARGUMENT, `timeout_ms must not be negative, got ${req.timeoutMs}`);
+      const spec = this.ops[name] as OpSpec<typeof body, unknown>;
+      const problem = spec.validate(body);
+      if (problem) throw fromProblem(problem);
+      // A session lives only on the leader; this guards the moment between losing leadership and the stream's end.
+      if (!this.ctx.driver.isLeader()) throw this.router.unavailable(`${this.router.selfId} is no longer the leader`);
+      const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? Date.now() + req.timeoutMs : Infinity);
+      return { [name]: await spec.local(body, caller, deadline) };
+    } catch (e) {
+      return { error: sessionError(asApiError(e)) };
+    }
+  }
+
+  private maybeFinish(s: Stream): void {
+    if (!s.open || !s.halfClosed || s.inFlight.size > 0) return;
+    this.drop(s);
+    s.call.end();
+  }
+
+  private fail(s: Stream, err: ApiError): void {
+    if (!s.open) return;
+    this.drop(s);
+    s.call.emit('error', err.toStatus());
+  }
+
+  /** The stream is over: operations still in flight learn their caller went away (a waiting Acquire abandons). */
+  private drop(s: Stream): void {
+    if (!s.open) return;
+    s.open = false;
+    this.streams.delete(s);
+    for (const op of s.inFlight.values()) for (const cb of op.gone.splice(0)) cb();
+    this.logger.debug({ event: 'session closed', inFlight: s.inFlight.size, sessions: this.streams.size }, 'session closed');
+  }
+
+  private endAll(err: ApiError): void {
+    for (const s of [...this.streams]) this.fail(s, err);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.endAll(this.router.unavailable(`${this.router.selfId} is shutting down`));
+  }
+}
+
+/** An operation's failure as the session reports it: the unary call's status and trailers. */
+export function sessionError(e: ApiError): SessionError {
+  const highest = e.trailers[HIGHEST_TOKEN_TRAILER];
+  return { code: e.code, message: e.message, leader: e.trailers[LEADER_TRAILER] ?? '', highestToken: highest ? Number(highest) : 0 };
+}

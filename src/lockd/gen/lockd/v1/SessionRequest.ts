@@ -1,0 +1,117 @@
+// Original file: proto/lockd.proto
+
+import type { LeaseGrantRequest as _lockd_v1_LeaseGrantRequest, LeaseGrantRequest__Output as _lockd_v1_LeaseGrantRequest__Output } from '../../lockd/v1/LeaseGrantRequest.js';
+import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from '../../lockd/v1/AcquireRequest.js';
+import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from '../../lockd/v1/ReleaseRequest.js';
+import type { LeaseRevokeRequest as _lockd_v1_LeaseRevokeRequest, LeaseRevokeRequest__Output as _lockd_v1_LeaseRevokeRequest__Output } from '../../lockd/v1/LeaseRevokeRequest.js';
+import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteRequest__Output as _lockd_v1_FenceWriteRequest__Output } from '../../lockd/v1/FenceWriteRequest.js';
+import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output as _lockd_v1_InspectRequest__Output } from '../../lockd/v1/InspectRequest.js';
+import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from '../../lockd/v1/FenceReadRequest.js';
+import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseTimeToLiveRequest__Output as _lockd_v1_LeaseTimeToLiveRequest__Output } from '../../lockd/v1/LeaseTimeToLiveRequest.js';
+import type { Long } from '@grpc/proto-loader';
+
+/**
+ * One operation on a session.
+ */
+export interface SessionRequest {
+  /**
+   * Client-chosen correlation id, echoed in the response. Any value, but unique among the
+   * operations of this stream still in flight.
+   */
+  'id'?: (number | string | Long);
+  /**
+   * Lease.Grant.
+   */
+  'grant'?: (_lockd_v1_LeaseGrantRequest | null);
+  /**
+   * Lock.Acquire (wait = true waits in the lock's queue; see timeout_ms).
+   */
+  'acquire'?: (_lockd_v1_AcquireRequest | null);
+  /**
+   * Lock.Release.
+   */
+  'release'?: (_lockd_v1_ReleaseRequest | null);
+  /**
+   * Lease.Revoke.
+   */
+  'revoke'?: (_lockd_v1_LeaseRevokeRequest | null);
+  /**
+   * Fence.Write.
+   */
+  'fenceWrite'?: (_lockd_v1_FenceWriteRequest | null);
+  /**
+   * Lock.Inspect.
+   */
+  'inspect'?: (_lockd_v1_InspectRequest | null);
+  /**
+   * Fence.Read.
+   */
+  'fenceRead'?: (_lockd_v1_FenceReadRequest | null);
+  /**
+   * Lease.TimeToLive.
+   */
+  'timeToLive'?: (_lockd_v1_LeaseTimeToLiveRequest | null);
+  /**
+   * The operation's deadline in milliseconds after the server receives it (the unary call's
+   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
+   */
+  'timeoutMs'?: (number | string | Long);
+  /**
+   * The operation: the same request message as the unary RPC named in each field's comment.
+   * None set: the response is an INVALID_ARGUMENT error.
+   */
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive";
+}
+
+/**
+ * One operation on a session.
+ */
+export interface SessionRequest__Output {
+  /**
+   * Client-chosen correlation id, echoed in the response. Any value, but unique among the
+   * operations of this stream still in flight.
+   */
+  'id': (number);
+  /**
+   * Lease.Grant.
+   */
+  'grant'?: (_lockd_v1_LeaseGrantRequest__Output | null);
+  /**
+   * Lock.Acquire (wait = true waits in the lock's queue; see timeout_ms).
+   */
+  'acquire'?: (_lockd_v1_AcquireRequest__Output | null);
+  /**
+   * Lock.Release.
+   */
+  'release'?: (_lockd_v1_ReleaseRequest__Output | null);
+  /**
+   * Lease.Revoke.
+   */
+  'revoke'?: (_lockd_v1_LeaseRevokeRequest__Output | null);
+  /**
+   * Fence.Write.
+   */
+  'fenceWrite'?: (_lockd_v1_FenceWriteRequest__Output | null);
+  /**
+   * Lock.Inspect.
+   */
+  'inspect'?: (_lockd_v1_InspectRequest__Output | null);
+  /**
+   * Fence.Read.
+   */
+  'fenceRead'?: (_lockd_v1_FenceReadRequest__Output | null);
+  /**
+   * Lease.TimeToLive.
+   */
+  'timeToLive'?: (_lockd_v1_LeaseTimeToLiveRequest__Output | null);
+  /**
+   * The operation's deadline in milliseconds after the server receives it (the unary call's
+   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
+   */
+  'timeoutMs': (number);
+  /**
+   * The operation: the same request message as the unary RPC named in each field's comment.
+   * None set: the response is an INVALID_ARGUMENT error.
+   */
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive";
+}

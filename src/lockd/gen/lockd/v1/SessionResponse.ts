@@ -1,0 +1,66 @@
+// Original file: proto/lockd.proto
+
+import type { LeaseGrantResponse as _lockd_v1_LeaseGrantResponse, LeaseGrantResponse__Output as _lockd_v1_LeaseGrantResponse__Output } from '../../lockd/v1/LeaseGrantResponse.js';
+import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from '../../lockd/v1/AcquireResponse.js';
+import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from '../../lockd/v1/ReleaseResponse.js';
+import type { LeaseRevokeResponse as _lockd_v1_LeaseRevokeResponse, LeaseRevokeResponse__Output as _lockd_v1_LeaseRevokeResponse__Output } from '../../lockd/v1/LeaseRevokeResponse.js';
+import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResponse__Output as _lockd_v1_FenceWriteResponse__Output } from '../../lockd/v1/FenceWriteResponse.js';
+import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from '../../lockd/v1/InspectResponse.js';
+import type { FenceReadResponse as _lockd_v1_FenceReadResponse, FenceReadResponse__Output as _lockd_v1_FenceReadResponse__Output } from '../../lockd/v1/FenceReadResponse.js';
+import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, LeaseTimeToLiveResponse__Output as _lockd_v1_LeaseTimeToLiveResponse__Output } from '../../lockd/v1/LeaseTimeToLiveResponse.js';
+import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from '../../lockd/v1/SessionError.js';
+import type { Long } from '@grpc/proto-loader';
+
+/**
+ * The answer to one SessionRequest.
+ */
+export interface SessionResponse {
+  /**
+   * The id of the request answered.
+   */
+  'id'?: (number | string | Long);
+  'grant'?: (_lockd_v1_LeaseGrantResponse | null);
+  'acquire'?: (_lockd_v1_AcquireResponse | null);
+  'release'?: (_lockd_v1_ReleaseResponse | null);
+  'revoke'?: (_lockd_v1_LeaseRevokeResponse | null);
+  'fenceWrite'?: (_lockd_v1_FenceWriteResponse | null);
+  'inspect'?: (_lockd_v1_InspectResponse | null);
+  'fenceRead'?: (_lockd_v1_FenceReadResponse | null);
+  'timeToLive'?: (_lockd_v1_LeaseTimeToLiveResponse | null);
+  /**
+   * The operation failed (nothing else on the stream is affected).
+   */
+  'error'?: (_lockd_v1_SessionError | null);
+  /**
+   * The unary RPC's response message, in the field named like the request's, or the error the
+   * unary RPC would have failed with.
+   */
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"error";
+}
+
+/**
+ * The answer to one SessionRequest.
+ */
+export interface SessionResponse__Output {
+  /**
+   * The id of the request answered.
+   */
+  'id': (number);
+  'grant'?: (_lockd_v1_LeaseGrantResponse__Output | null);
+  'acquire'?: (_lockd_v1_AcquireResponse__Output | null);
+  'release'?: (_lockd_v1_ReleaseResponse__Output | null);
+  'revoke'?: (_lockd_v1_LeaseRevokeResponse__Output | null);
+  'fenceWrite'?: (_lockd_v1_FenceWriteResponse__Output | null);
+  'inspect'?: (_lockd_v1_InspectResponse__Output | null);
+  'fenceRead'?: (_lockd_v1_FenceReadResponse__Output | null);
+  'timeToLive'?: (_lockd_v1_LeaseTimeToLiveResponse__Output | null);
+  /**
+   * The operation failed (nothing else on the stream is affected).
+   */
+  'error'?: (_lockd_v1_SessionError__Output | null);
+  /**
+   * The unary RPC's response message, in the field named like the request's, or the error the
+   * unary RPC would have failed with.
+   */
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"error";
+}
