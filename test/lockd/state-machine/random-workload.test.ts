@@ -14,6 +14,7 @@ function generator(seed: number) {
   const crashed: number[] = [];
   const dead: number[] = [];
   const current = new Map<string, number>();
+  const holder = new Map<string, number>();
   const tokens: number[] = [];
   const pick = <T>(xs: T[]): T => xs[rnd(xs.length)];
   // A small id pool: retries (same id, same request) and misuse (same id, other request) both happen.
@@ -30,8 +31,12 @@ function generator(seed: number) {
         if (e.type === 'ACQUIRED') {
           tokens.push(e.token);
           current.set(e.name, e.token);
+          holder.set(e.name, e.leaseId);
         }
-        if (e.type === 'RELEASED' || e.type === 'EXPIRED') current.delete(e.name);
+        if (e.type === 'RELEASED' || e.type === 'EXPIRED') {
+          current.delete(e.name);
+          holder.delete(e.name);
+        }
       }
     },
     next(index: number): Command | 'noop' {
@@ -65,8 +70,14 @@ function generator(seed: number) {
           const renewed = [...live.filter(() => rnd(3) > 0), ...dead.filter(() => rnd(20) === 0)];
           return { type: 'Tick', elapsedMs: rnd(150), marginMs: rnd(100), renewed };
         }
-        case 8:
-          return rnd(4) ? { type: 'CancelWait', name: pick(NAMES), leaseId: lease() } : { type: 'Revoke', leaseId: lease() };
+        case 8: {
+          if (!rnd(4)) return { type: 'Revoke', leaseId: lease() };
+          const name = pick(NAMES);
+          // Half of them are an abandoned call's cleanup, bounded a little before this entry, often by the holder.
+          if (rnd(2)) return { type: 'CancelWait', name, leaseId: lease() };
+          const leaseId = holder.has(name) && rnd(2) ? holder.get(name)! : lease();
+          return { type: 'CancelWait', name, leaseId, abandonedAtIndex: Math.max(0, index - 1 - rnd(20)) };
+        }
         case 9:
           return { type: 'FenceWrite', key: pick(['k1', 'k2']), value: new Uint8Array([rnd(256)]), token: token(pick(NAMES)) };
         default:
@@ -95,6 +106,7 @@ function runSeed(seed: number, steps: number) {
     const r = out.result;
     const count = (k: string) => counts.set(k, (counts.get(k) ?? 0) + 1);
     if (r) count(r.ok ? `${r.type}:ok` : `${r.type}:${r.error}`);
+    if (r?.type === 'CancelWait' && r.ok && r.released) count('CancelWait:released');
     for (const e of out.events) {
       count(e.type);
       if (e.type !== 'ACQUIRED') continue;
@@ -119,7 +131,7 @@ describe('state machine: seeded random histories', () => {
     it(`seed ${seed}: invariants hold, replicas agree, tokens only increase`, () => {
       const { counts } = runSeed(seed, 1500);
       // The history must actually exercise the interesting paths, or the checks above prove little.
-      for (const k of ['ACQUIRED', 'RELEASED', 'EXPIRED', 'QUEUED', 'WAITER_REMOVED', 'LEASE_EXPIRED', 'Acquire:NOT_FOUND'])
+      for (const k of ['ACQUIRED', 'RELEASED', 'EXPIRED', 'QUEUED', 'WAITER_REMOVED', 'LEASE_EXPIRED', 'Acquire:NOT_FOUND', 'CancelWait:released'])
         expect(counts.get(k) ?? 0, `${k} in ${JSON.stringify([...counts])}`).to.be.greaterThan(0);
     });
   }
