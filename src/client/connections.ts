@@ -1,10 +1,11 @@
-// One gRPC channel per endpoint, shared by the four lockd.v1 service stubs on it.
+// One gRPC channel per endpoint, shared by the lockd.v1 service stubs on it.
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../lockd/proto.js';
 import type { ClusterClient } from '../lockd/gen/lockd/v1/Cluster.js';
 import type { FenceClient } from '../lockd/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../lockd/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../lockd/gen/lockd/v1/Lock.js';
+import type { SessionClient as SessionStub } from '../lockd/gen/lockd/v1/Session.js';
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // A restarted node should be reachable again within about a second, not grpc's default minutes.
@@ -17,6 +18,7 @@ export class Endpoint {
   readonly lock: LockStub;
   readonly fence: FenceClient;
   readonly cluster: ClusterClient;
+  readonly session: SessionStub;
   private readonly channel: grpc.Channel;
 
   constructor(readonly address: string) {
@@ -28,6 +30,7 @@ export class Endpoint {
     this.lock = new v1.Lock(address, creds, opts);
     this.fence = new v1.Fence(address, creds, opts);
     this.cluster = new v1.Cluster(address, creds, opts);
+    this.session = new v1.Session(address, creds, opts);
   }
 
   close(): void {

@@ -36,7 +36,7 @@ export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
   const observe = new ObserveStreams(events);
   const acquirer = new Acquirer(proposer, waits, ctx.logger);
   const deps = { router, forwarder, timing };
-  const sessions = new SessionStreams(ctx, router, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
+  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
 
   // Lease ends are what operators look for: info on the leader (which serves the clients), debug
   // on followers (they apply the same entries).

@@ -22,7 +22,7 @@ import type { FenceOps } from './fence-service.js';
 import type { LeaderRouter } from './leader-router.js';
 import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
-import { deadlineOf } from './timing.js';
+import { deadlineOf, type ApiTiming } from './timing.js';
 import type { Caller, OpSpec } from './unary.js';
 
 /** Operations in flight on one stream before further requests are refused (RESOURCE_EXHAUSTED). */
@@ -53,10 +53,13 @@ export class SessionStreams {
   private readonly ops: OpTable;
   private readonly logger: Logger;
   private closed = false;
+  /** Set while a stepped-down node waits to learn the new leader before ending its sessions. */
+  private stepDown: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
     private readonly router: LeaderRouter,
+    private readonly timing: ApiTiming,
     ops: { lock: LockOps; lease: LeaseOps; fence: FenceOps },
   ) {
     this.logger = ctx.logger;
@@ -70,9 +73,24 @@ export class SessionStreams {
       fenceRead: ops.fence.Read,
       timeToLive: ops.lease.TimeToLive,
     };
-    ctx.driver.onRoleChange((role, leader) => {
-      if (role !== 'leader' && this.streams.size > 0) this.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader));
-    });
+    ctx.driver.onRoleChange((role, leader) => this.roleChanged(role, leader));
+  }
+
+  /**
+   * Stepped down: end every session, naming the new leader. A node that steps down before it hears
+   * of one (e.g. on its own election timeout) waits up to leaderWaitMs for a name, so the client
+   * can go straight there; meanwhile its sessions answer every new operation UNAVAILABLE.
+   */
+  private roleChanged(role: string, leader: string): void {
+    if (role === 'leader' && !this.stepDown) return;
+    if (!this.stepDown && this.streams.size === 0) return;
+    const end = () => {
+      clearTimeout(this.stepDown);
+      this.stepDown = undefined;
+      this.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader || undefined));
+    };
+    if (leader || role === 'leader') end();
+    else this.stepDown ??= setTimeout(end, this.timing.leaderWaitMs);
   }
 
   readonly handlers: SessionHandlers = {
@@ -174,6 +192,7 @@ export class SessionStreams {
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.stepDown);
     this.endAll(this.router.unavailable(`${this.router.selfId} is shutting down`));
   }
 }

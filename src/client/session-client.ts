@@ -1,0 +1,201 @@
+// SessionClient: lock and lease operations over one lockd.v1 Session stream to the leader, each
+// answered by its correlation id (out of order: a waiting acquire does not hold up later calls).
+// The leader is found like LockClient finds it (Router). When the stream ends — the leader changed,
+// stopped, or the network failed — every operation in flight fails UNAVAILABLE (its outcome is
+// unknown: retry Grant/Acquire with the same request id) and the next operation opens a new stream,
+// to the leader the old one named if it did. No automatic retries, no keepalives: a thin layer for
+// callers that do many small operations (see LockClient for leases kept alive and lock handles).
+import { randomUUID } from 'node:crypto';
+import { Metadata, status as Status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import type { SessionRequest } from '../lockd/gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse__Output } from '../lockd/gen/lockd/v1/SessionResponse.js';
+import { resolveEndpoints } from './endpoints.js';
+import { clientError, codeName, leaderHint, LockdError } from './errors.js';
+import { Router } from './router.js';
+import { abortError, deadlineAfter } from './timing.js';
+
+export interface SessionClientOptions {
+  /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
+  readonly endpoints?: readonly string[];
+  /** Timeout of an operation that does not wait (ms), sent as its timeout_ms. Default 10 000. */
+  readonly timeoutMs?: number;
+  /** Leader discovery's limit (ms). Default 500. */
+  readonly discoverTimeoutMs?: number;
+}
+
+export interface SessionCallOptions {
+  /** The operation's timeout (ms): sent to the server as timeout_ms, and enforced here too (plus a short grace). */
+  readonly timeoutMs?: number;
+  /** Stop waiting for the answer here. The server is not told: the operation may still be applied. */
+  readonly signal?: AbortSignal;
+}
+
+type OpName = NonNullable<SessionRequest['op']>;
+type ResponseOf<K extends OpName> = NonNullable<SessionResponse__Output[K]>;
+type Stream = ClientDuplexStream<SessionRequest, SessionResponse__Output>;
+
+interface Pending {
+  resolve(res: unknown): void;
+  reject(e: Error): void;
+}
+
+interface Conn {
+  readonly call: Stream;
+  readonly address: string;
+  readonly pending: Map<number, Pending>;
+}
+
+/** The server answers a timed-out operation itself; the local timer only covers a server that went silent. */
+const LOCAL_TIMEOUT_GRACE_MS = 1000;
+
+export class SessionClient {
+  private readonly router: Router;
+  private readonly timeoutMs: number;
+  private conn: Conn | undefined;
+  private connecting: Promise<Conn> | undefined;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(opts: SessionClientOptions = {}) {
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.router = new Router({
+      endpoints: opts.endpoints ?? resolveEndpoints(undefined),
+      attemptTimeoutMs: this.timeoutMs,
+      discoverTimeoutMs: opts.discoverTimeoutMs ?? 500,
+      backoffInitialMs: 50,
+      backoffMaxMs: 1000,
+    });
+  }
+
+  /** The endpoint the current stream is open to (undefined when none is). */
+  address(): string | undefined {
+    return this.conn?.address;
+  }
+
+  /** Operations sent and not yet answered. */
+  get inFlight(): number {
+    return this.conn?.pending.size ?? 0;
+  }
+
+  // ---- operations (the unary RPCs' semantics; errors are LockdErrors) ---------------------------
+
+  /** Lease.Grant; retries should pass the first attempt's requestId. */
+  grant(ttlMs: number, opts: SessionCallOptions & { requestId?: string } = {}): Promise<ResponseOf<'grant'>> {
+    return this.call('grant', { ttlMs, requestId: opts.requestId ?? randomUUID() }, opts);
+  }
+
+  /** Lock.Acquire. wait: true queues until granted, the timeout (none by default) or the lease's end. */
+  acquire(name: string, leaseId: number, opts: SessionCallOptions & { wait?: boolean; requestId?: string } = {}): Promise<ResponseOf<'acquire'>> {
+    const wait = opts.wait ?? false;
+    return this.call('acquire', { name, leaseId, wait, requestId: opts.requestId ?? randomUUID() }, { ...opts, timeoutMs: opts.timeoutMs ?? (wait ? Infinity : undefined) });
+  }
+
+  /** Lock.Release: true if released; false when the token is stale. */
+  async release(name: string, fencingToken: number, opts?: SessionCallOptions): Promise<boolean> {
+    return (await this.call('release', { name, fencingToken }, opts)).released;
+  }
+
+  /** Lease.Revoke. */
+  async revoke(leaseId: number, opts?: SessionCallOptions): Promise<void> {
+    await this.call('revoke', { leaseId }, opts);
+  }
+
+  /** Lock.Inspect (linearizable). */
+  inspect(name: string, opts?: SessionCallOptions): Promise<ResponseOf<'inspect'>> {
+    return this.call('inspect', { name }, opts);
+  }
+
+  /** Lease.TimeToLive (linearizable). */
+  timeToLive(leaseId: number, opts?: SessionCallOptions): Promise<ResponseOf<'timeToLive'>> {
+    return this.call('timeToLive', { leaseId }, opts);
+  }
+
+  /** Fence.Write: the highest accepted token; a stale token is FAILED_PRECONDITION. */
+  async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts?: SessionCallOptions): Promise<number> {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+    return (await this.call('fenceWrite', { key, value: bytes, fencingToken }, opts)).highestToken;
+  }
+
+  /** Fence.Read (linearizable): empty value and token 0 for a key never written. */
+  fenceRead(key: string, opts?: SessionCallOptions): Promise<ResponseOf<'fenceRead'>> {
+    return this.call('fenceRead', { key }, opts);
+  }
+
+  /** Send one operation and wait for its answer. timeoutMs Infinity: none (a waiting acquire). */
+  async call<K extends OpName>(op: K, body: NonNullable<SessionRequest[K]>, opts: SessionCallOptions = {}): Promise<ResponseOf<K>> {
+    if (this.closed) throw new Error('SessionClient is closed');
+    if (opts.signal?.aborted) throw abortError(opts.signal);
+    const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
+    const conn = await this.connect(deadlineAfter(Math.min(timeoutMs, this.timeoutMs)));
+    const id = this.nextId++;
+    return new Promise<ResponseOf<K>>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = (): void => settle(() => reject(abortError(opts.signal!)));
+      const settle = (f: () => void): void => {
+        if (!conn.pending.delete(id)) return;
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        f();
+      };
+      conn.pending.set(id, { resolve: (r) => settle(() => resolve(r as ResponseOf<K>)), reject: (e) => settle(() => reject(e)) });
+      if (Number.isFinite(timeoutMs)) {
+        timer = setTimeout(() => settle(() => reject(clientError(Status.DEADLINE_EXCEEDED, `session ${op}: no answer within ${timeoutMs} ms (outcome unknown)`))), timeoutMs + LOCAL_TIMEOUT_GRACE_MS);
+      }
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      conn.call.write({ id, [op]: body, timeoutMs: Number.isFinite(timeoutMs) ? Math.ceil(timeoutMs) : 0 });
+    });
+  }
+
+  // ---- the stream ---------------------------------------------------------------------------
+
+  private connect(deadline: number): Promise<Conn> {
+    if (this.conn) return Promise.resolve(this.conn);
+    this.connecting ??= (async () => {
+      const ep = await this.router.pick(deadline);
+      if (this.closed) throw new Error('SessionClient is closed');
+      const conn: Conn = { call: ep.session.Open(), address: ep.address, pending: new Map() };
+      conn.call.on('data', (res: SessionResponse__Output) => this.answer(conn, res));
+      conn.call.on('error', (err: ServiceError) => this.lost(conn, err));
+      conn.call.on('status', (st) => {
+        if (st.code === Status.OK) this.lost(conn, { code: Status.UNAVAILABLE, details: 'the server ended the session', metadata: st.metadata });
+      });
+      this.conn = conn;
+      return conn;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private answer(conn: Conn, res: SessionResponse__Output): void {
+    const p = conn.pending.get(res.id);
+    if (!p) return; // timed out or aborted here already
+    const kind = res.result;
+    if (kind === 'error') {
+      const e = res.error!;
+      p.reject(new LockdError(codeName(e.code), e.code, e.message, e.leader || undefined));
+    } else if (kind) p.resolve(res[kind]);
+    else p.reject(clientError(Status.INTERNAL, `session answered id ${res.id} without a result`));
+  }
+
+  /** The stream ended: everything in flight fails UNAVAILABLE (outcome unknown); the next call reconnects. */
+  private lost(conn: Conn, err: Pick<ServiceError, 'code' | 'details' | 'metadata'>): void {
+    if (this.conn === conn) this.conn = undefined;
+    if (!this.closed) this.router.onFailure(conn.address, err, false);
+    const leader = leaderHint(err);
+    const why = this.closed ? 'the client closed' : `${codeName(err.code)}: ${err.details}`;
+    const e = new LockdError('UNAVAILABLE', Status.UNAVAILABLE, `session to ${conn.address} ended (${why}); the outcome is unknown, retry (with the same request id)`, leader);
+    for (const p of [...conn.pending.values()]) p.reject(e);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const conn = this.conn;
+    if (conn) {
+      conn.call.cancel();
+      this.lost(conn, { code: Status.CANCELLED, details: 'closed', metadata: new Metadata() });
+    }
+    this.router.close();
+  }
+}
