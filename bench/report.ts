@@ -12,10 +12,35 @@ export interface SystemResults {
   contended: ContendedResult[];
   keepalive?: KeepAliveResult;
   failover: FailoverResult[];
+  /** lockd over its Session stream: the same uncontended/contended loops (`*_session` keys). */
+  uncontended_session?: UncontendedResult[];
+  contended_session?: ContendedResult[];
 }
+
+/** The headline keys also measured over lockd's Session stream, reported as `<key>_session`. */
+export const SESSION_KEYS = [
+  'uncontended_c1_acquire_p50_ms',
+  'uncontended_c1_cycles_per_s',
+  'uncontended_c16_cycles_per_s',
+  'uncontended_c64_cycles_per_s',
+  'uncontended_c64_acquire_p50_ms',
+  'uncontended_c64_acquire_p99_ms',
+  'contended_16_handoffs_per_s',
+  'contended_16_wait_p50_ms',
+  'contended_2_handoffs_per_s',
+] as const;
 
 /** The headline keys the issue asks for, plus the rest of the table. */
 export function headline(r: SystemResults): Record<string, number | string | undefined> {
+  const out = baseHeadline(r);
+  if (r.uncontended_session || r.contended_session) {
+    const s = baseHeadline({ uncontended: r.uncontended_session ?? [], contended: r.contended_session ?? [], failover: [] });
+    for (const k of SESSION_KEYS) if (s[k] !== undefined) out[`${k}_session`] = s[k];
+  }
+  return out;
+}
+
+function baseHeadline(r: SystemResults): Record<string, number | string | undefined> {
   const unc = (c: number) => r.uncontended.find((u) => u.clients === c);
   const best = (c: number) =>
     r.contended.filter((x) => x.clients === c).sort((a, b) => b.handoffs_per_s - a.handoffs_per_s)[0];
@@ -55,26 +80,34 @@ const ROWS: Array<[key: string, label: string, better: 'higher' | 'lower']> = [
   ['failover_ms_median', 'failover, equal timeouts (ms, median)', 'lower'],
 ];
 
+/** lockd/etcd per key; `<key>_session` is lockd's session figure over etcd's (only) figure. */
 export function ratios(lockd: Record<string, unknown>, etcd: Record<string, unknown>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [key] of ROWS) {
-    const a = lockd[key];
     const b = etcd[key];
-    if (typeof a === 'number' && typeof b === 'number' && b !== 0) out[key] = round(a / b);
+    if (typeof b !== 'number' || b === 0) continue;
+    for (const k of [key, `${key}_session`]) {
+      const a = lockd[k];
+      if (typeof a === 'number') out[k] = round(a / b);
+    }
   }
   return out;
 }
 
+/** Columns: each system, then "<system> session" when it has session figures; the ratios likewise. */
 export function table(systems: Record<string, Record<string, unknown>>, rat: Record<string, number> | undefined): string {
-  const names = Object.keys(systems);
-  const header = ['metric', ...names, ...(rat ? ['lockd/etcd'] : []), 'better'];
+  const hasSession = (n: string) => Object.keys(systems[n]).some((k) => k.endsWith('_session'));
+  const columns = Object.keys(systems).flatMap((n) => (hasSession(n) ? [[n, ''], [n, '_session']] : [[n, '']]) as Array<[string, string]>);
+  const ratioColumns: Array<[string, string]> = rat ? [['lockd/etcd', ''], ...(systems.lockd && hasSession('lockd') ? [['session/etcd', '_session'] as [string, string]] : [])] : [];
+  const header = ['metric', ...columns.map(([n, sfx]) => (sfx ? `${n} session` : n)), ...ratioColumns.map(([h]) => h), 'better'];
   const rows = ROWS.map(([key, label, better]) => {
-    const cells = names.map((n) => {
-      const v = systems[n][key];
+    const cells = columns.map(([n, sfx]) => {
+      const v = systems[n][key + sfx];
       const recipe = key.startsWith('contended_') && key.endsWith('handoffs_per_s') ? systems[n][key.replace('handoffs_per_s', 'recipe')] : undefined;
       return v === undefined ? '-' : `${v}${recipe && n === 'etcd' ? ` (${recipe})` : ''}`;
     });
-    return [label, ...cells, ...(rat ? [rat[key] === undefined ? '-' : `${rat[key]}×`] : []), better];
+    const ratios = ratioColumns.map(([, sfx]) => (rat?.[key + sfx] === undefined ? '-' : `${rat[key + sfx]}×`));
+    return [label, ...cells, ...ratios, better];
   });
   const widths = header.map((_, k) => Math.max(header[k].length, ...rows.map((r) => r[k].length)));
   const line = (r: string[]) => r.map((c, k) => (k === 0 ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join('  ');
@@ -90,15 +123,25 @@ export interface TargetCheck {
 export function targets(lockd: Record<string, unknown>, rat: Record<string, number> | undefined, floors: Floors | undefined): TargetCheck[] {
   const out: TargetCheck[] = [];
   const r = (k: string) => rat?.[k];
-  const c64 = r('uncontended_c64_cycles_per_s');
-  out.push({ target: 'uncontended C=64 cycles/s ≥ 2× etcd', actual: c64 === undefined ? 'n/a' : `${c64}×`, met: c64 === undefined ? undefined : c64 >= 2 });
-  const c16 = r('contended_16_handoffs_per_s');
-  out.push({ target: 'contended C=16 handoffs/s ≥ 10× etcd (better recipe)', actual: c16 === undefined ? 'n/a' : `${c16}×`, met: c16 === undefined ? undefined : c16 >= 10 });
-  const p50 = lockd.uncontended_c1_acquire_p50_ms;
-  if (floors && typeof p50 === 'number') {
+  // Each lock target is checked for the unary client and, when measured, for the Session stream.
+  const apis = (key: string): Array<[string, string]> => [
+    ['', key],
+    ...(lockd[`${key}_session`] !== undefined ? [[' (session)', `${key}_session`] as [string, string]] : []),
+  ];
+  for (const [api, k] of apis('uncontended_c64_cycles_per_s')) {
+    const c64 = r(k);
+    out.push({ target: `uncontended C=64 cycles/s ≥ 2× etcd${api}`, actual: c64 === undefined ? 'n/a' : `${c64}×`, met: c64 === undefined ? undefined : c64 >= 2 });
+  }
+  for (const [api, k] of apis('contended_16_handoffs_per_s')) {
+    const c16 = r(k);
+    out.push({ target: `contended C=16 handoffs/s ≥ 10× etcd (better recipe)${api}`, actual: c16 === undefined ? 'n/a' : `${c16}×`, met: c16 === undefined ? undefined : c16 >= 10 });
+  }
+  for (const [api, k] of apis('uncontended_c1_acquire_p50_ms')) {
+    const p50 = lockd[k];
+    if (!floors || typeof p50 !== 'number') continue;
     const sum = floors.grpc_unary_rtt_p50_ms + floors.grpc_stream_rtt_p50_ms + floors.fsync_4k_p50_ms;
     out.push({
-      target: `C=1 acquire p50 ≤ 1.5 × (gRPC ${floors.grpc_unary_rtt_p50_ms} + peer ${floors.grpc_stream_rtt_p50_ms} + fsync ${floors.fsync_4k_p50_ms} = ${round(sum)} ms) = ${round(1.5 * sum)} ms`,
+      target: `C=1 acquire p50${api} ≤ 1.5 × (gRPC ${floors.grpc_unary_rtt_p50_ms} + peer ${floors.grpc_stream_rtt_p50_ms} + fsync ${floors.fsync_4k_p50_ms} = ${round(sum)} ms) = ${round(1.5 * sum)} ms`,
       actual: `${p50} ms (${round(p50 / sum)}× the sum)`,
       met: p50 <= 1.5 * sum,
     });

@@ -1,6 +1,7 @@
-// `npm run bench -- [--nodes 3|5] [--against etcd] [--out results.json] [--profile]`
+// `npm run bench -- [--nodes 3|5] [--against etcd] [--out results.json] [--profile] [--lockd-api both]`
 // Fresh clusters of the built lockd (and of etcd), the same workloads through the same Node gRPC
-// client pattern against each, a table, the ratios lockd/etcd, and the targets of issue 6.
+// client pattern against each, a table, the ratios lockd/etcd, and the targets of issue 6. lockd's
+// uncontended and contended workloads also run over its Session stream (`*_session` keys).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -11,6 +12,7 @@ import type { BenchCluster, ClusterNode } from './clusters/cluster.js';
 import { measureFloors, type Floors } from './floors/floors.js';
 import { loadAverage } from './lib/cpu.js';
 import { LockdLocker } from './systems/lockd-locker.js';
+import { LockdSessionLocker } from './systems/lockd-session-locker.js';
 import { EtcdMutexLocker, EtcdV3Locker } from './systems/etcd-lockers.js';
 import type { Locker } from './systems/locker.js';
 import { runUncontended } from './workloads/uncontended.js';
@@ -26,7 +28,8 @@ type Workload = (typeof WORKLOADS)[number];
 
 const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out results.json]
   [--warmup-ms 1000] [--window-ms 5000] [--leases 10000] [--trials 3]
-  [--only floors,uncontended,contended,keepalive,failover] [--no-lockd] [--profile] [--max-minutes 9]`;
+  [--only floors,uncontended,contended,keepalive,failover] [--no-lockd] [--profile] [--max-minutes 9]
+  [--lockd-api unary|session|both]   (lockd's uncontended/contended client: unary calls, Session stream, or both; default both)`;
 
 function options() {
   const { values } = parseArgs({
@@ -42,6 +45,7 @@ function options() {
       'no-lockd': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       'max-minutes': { type: 'string', default: '9' },
+      'lockd-api': { type: 'string', default: 'both' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -58,6 +62,8 @@ function options() {
   const nodes = num('nodes', 1);
   if (nodes !== 3 && nodes !== 5) throw new Error(`--nodes must be 3 or 5\n${USAGE}`);
   if (values.against !== undefined && values.against !== 'etcd') throw new Error(`--against takes only "etcd"\n${USAGE}`);
+  const api = values['lockd-api'];
+  if (api !== 'unary' && api !== 'session' && api !== 'both') throw new Error(`--lockd-api takes unary, session or both\n${USAGE}`);
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...WORKLOADS];
   for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`unknown workload "${w}"\n${USAGE}`);
   return {
@@ -71,6 +77,8 @@ function options() {
     only: new Set(only as Workload[]),
     profile: values.profile,
     maxMinutes: num('max-minutes', 1),
+    unary: api !== 'session',
+    session: api !== 'unary',
   };
 }
 
@@ -87,6 +95,10 @@ interface System {
   start(flags?: readonly string[]): Promise<BenchCluster>;
   /** Lock clients to run: the first is used for every workload; the others add contended recipes. */
   readonly lockers: Array<(address: string) => Locker>;
+  /** Run uncontended/contended with `lockers` (false: only with `session`). */
+  readonly unary: boolean;
+  /** lockd: the Session-stream client, for the `*_session` variants of uncontended/contended. */
+  readonly session?: (address: string) => Locker;
   /** Failover settings: label and (lockd) node flags. The first is the equal-timeouts one. */
   readonly failover: Array<[setting: string, flags: readonly string[]]>;
 }
@@ -98,6 +110,8 @@ function systemsFor(o: Opts, etcdBin: string | undefined): System[] {
       name: 'lockd',
       start: (flags = []) => LockdCluster.start({ size: o.nodes, flags }),
       lockers: [(a) => new LockdLocker(a)],
+      unary: o.unary,
+      session: o.session ? (a) => new LockdSessionLocker(a) : undefined,
       failover: [
         ['heartbeat 100 ms / election 1000 ms (tick 100 ms × 1 / × 10, as etcd)', LOCKD_EQUAL_FLAGS],
         ['lockd defaults (tick 50 ms, heartbeat 2, election 20 ticks)', []],
@@ -109,6 +123,7 @@ function systemsFor(o: Opts, etcdBin: string | undefined): System[] {
       name: 'etcd',
       start: () => EtcdCluster.start(etcdBin, o.nodes, ETCD_TIMEOUTS),
       lockers: [(a) => new EtcdV3Locker(a), (a) => new EtcdMutexLocker(a)],
+      unary: true,
       failover: [['heartbeat 100 ms / election 1000 ms (etcd defaults)', []]],
     });
   }
@@ -131,15 +146,22 @@ async function steadyWorkloads(o: Opts, systems: System[], results: Record<strin
       log(`[${sys.name}] ${o.nodes} nodes up, leader ${leader.id} at ${leader.clientAddress}`);
     }
     const ctx = (newLocker: (a: string) => Locker): WorkloadContext => ({ log, spec: o.spec, newLocker });
+    const at = (sys: System) => leaders.get(sys.name)!.clientAddress;
     if (o.only.has('uncontended')) {
       for (const c of [1, 16, 64]) {
-        for (const sys of systems) results[sys.name].uncontended.push(await runUncontended(ctx(sys.lockers[0]), leaders.get(sys.name)!.clientAddress, c, sys.name));
+        for (const sys of systems) {
+          const r = results[sys.name];
+          if (sys.unary) r.uncontended.push(await runUncontended(ctx(sys.lockers[0]), at(sys), c, sys.name));
+          if (sys.session) (r.uncontended_session ??= []).push(await runUncontended(ctx(sys.session), at(sys), c, `${sys.name} session`));
+        }
       }
     }
     if (o.only.has('contended')) {
       for (const c of [16, 2]) {
         for (const sys of systems) {
-          for (const mk of sys.lockers) results[sys.name].contended.push(await runContended(ctx(mk), leaders.get(sys.name)!.clientAddress, c, sys.name));
+          const r = results[sys.name];
+          if (sys.unary) for (const mk of sys.lockers) r.contended.push(await runContended(ctx(mk), at(sys), c, sys.name));
+          if (sys.session) (r.contended_session ??= []).push(await runContended(ctx(sys.session), at(sys), c, `${sys.name} session`));
         }
       }
     }
@@ -233,7 +255,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
       machine: { ...before, loadavg_after: after.loadavg, ps_lockd_or_mocha_lines_after: after.ps_lockd_or_mocha_lines },
-      config: { nodes: o.nodes, ...o.spec, keepalive_leases: o.leases, failover_trials: o.trials, etcd_timeouts: ETCD_TIMEOUTS, lockd_equal_flags: LOCKD_EQUAL_FLAGS },
+      config: { nodes: o.nodes, ...o.spec, lockd_api: o.unary && o.session ? 'both' : o.session ? 'session' : 'unary', keepalive_leases: o.leases, failover_trials: o.trials, etcd_timeouts: ETCD_TIMEOUTS, lockd_equal_flags: LOCKD_EQUAL_FLAGS },
       floors,
       ...Object.fromEntries(Object.entries(heads)),
       ratios: rat,

@@ -10,15 +10,20 @@ type UnaryMethod<Req, Res> = (
   cb: (err: grpc.ServiceError | null, res?: Res) => void,
 ) => grpc.ClientUnaryCall;
 
+/** Something in flight that can be given up (a unary call; a session operation). */
+export interface Cancellable {
+  cancel(): void;
+}
+
 /** Calls in flight, so a workload can cancel what is still blocked when its window closes. */
 export class InFlight {
-  private readonly calls = new Set<grpc.ClientUnaryCall>();
+  private readonly calls = new Set<Cancellable>();
 
-  add(c: grpc.ClientUnaryCall): void {
+  add(c: Cancellable): void {
     this.calls.add(c);
   }
 
-  delete(c: grpc.ClientUnaryCall): void {
+  delete(c: Cancellable): void {
     this.calls.delete(c);
   }
 
