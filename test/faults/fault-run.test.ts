@@ -10,9 +10,9 @@ describe('faults: a short seeded run on real processes', function () {
   after(() => emergencyStop());
 
   it('no fencing, exclusion or linearizability violation; a failing run keeps its history under .faults/', async () => {
-    // sticky: clients keep clear of the abandoned-wait cleanup bug this suite found (README, "Bugs
-    // found"); drop it once that is fixed — `npm run faults` without --sticky still shows it.
-    const report = await runFaults({ timeSec: 40, seed: 20261130, sticky: true, log: () => undefined, checkBudgetMs: 30_000 });
+    // Normal client mode (retries across nodes): the seed that found the abandoned-wait cleanup bug
+    // (README, "Bugs found" 1, fixed).
+    const report = await runFaults({ timeSec: 40, seed: 20261130, log: () => undefined, checkBudgetMs: 30_000 });
     const summary = summarize(report);
     expect(report.problems, summary).to.deep.equal([]);
     expect(report.fenced.writes.ok, summary).to.be.greaterThan(0);

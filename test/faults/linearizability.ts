@@ -47,7 +47,17 @@ interface Entry {
 }
 
 /** Search for a linearization of `ops` against `model`, within `budgetMs` of wall time. */
-export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly SearchOp<O>[], budgetMs = 10_000): SearchResult<O> {
+export function searchLinearization<S, O>(
+  model: Model<S, O>,
+  ops: readonly SearchOp<O>[],
+  budgetMs = 10_000,
+  /**
+   * Heuristic: where nothing with a known outcome fits, try only the unknown operations after which
+   * one of the waiting known-outcome operations fits. Fast, but may miss a linearization that needs
+   * several unknown operations in a row — so an 'illegal' from it must be confirmed without it.
+   */
+  helpfulUnknownsOnly = false,
+): SearchResult<O> {
   const started = Date.now();
   const n = ops.length;
   for (const o of ops) if (!(o.complete >= o.invoke)) throw new Error(`linearizability: an operation completes before its invoke (${o.invoke} > ${o.complete})`);
@@ -131,10 +141,22 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
   // them can come next (a return is reached) the unknown ones before that return: an unknown
   // operation is then linearized only where it is needed, not tried at every position.
   const unknownOp = (e: Entry) => ops[e.id].complete === Infinity;
-  const stack: { entry: Entry; state: S; pass: 0 | 1 }[] = [];
+  // A known-outcome operation that fits here and changes nothing is taken at once, without a choice
+  // point: any linearization that places it later stays valid with it moved here (same state all
+  // along), so not taking it now can never succeed where taking it fails.
+  const stack: { entry: Entry; state: S; pass: 0 | 1; forced: boolean }[] = [];
   let state = model.init();
   let entry = head.next;
   let pass: 0 | 1 = 0;
+  /** In pass 1 (helpfulUnknownsOnly): the known-outcome calls before the blocking return, and where each led. */
+  let waiting: { entry: Entry; key: string | undefined }[] = [];
+  const helps = (after: S, w: { entry: Entry; key: string | undefined }): boolean => {
+    const nx = model.step(after, ops[w.entry.id].op);
+    if (nx === undefined) return false;
+    if (w.key === undefined) return true;
+    const k = model.key(nx);
+    return k !== w.key && k !== model.key(after);
+  };
   let deepest = -1;
   let failure: SearchResult<O>['failure'];
   let iterations = 0;
@@ -142,6 +164,20 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
   const done = (verdict: Verdict, extra: Partial<SearchResult<O>> = {}): SearchResult<O> => ({
     verdict, ops: n, explored, elapsedMs: Date.now() - started, ...extra,
   });
+  /** Undo the last step; false when there is none. Forced steps are undone through to a real choice. */
+  const backtrack = (): boolean => {
+    for (;;) {
+      const top = stack.pop();
+      if (!top) return false;
+      state = top.state;
+      toggle(top.entry.id);
+      if (!unknownOp(top.entry)) definiteLeft++;
+      unlift(top.entry);
+      entry = top.entry.next;
+      pass = top.pass;
+      if (!top.forced) return true;
+    }
+  };
 
   for (;;) {
     // Every remaining operation has an unknown outcome: place them all last, where they may have no effect.
@@ -156,25 +192,49 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
         continue;
       }
       const next = model.step(state, ops[cur.id].op);
-      let advanced = false;
-      // An unknown operation that would change nothing here is the same as one placed last: skip it.
-      if (next !== undefined && !(pass === 1 && model.key(next) === model.key(state))) {
-        toggle(cur.id);
-        if (remember(model.key(next))) {
-          stack.push({ entry: cur, state, pass });
-          state = next;
-          if (!unknownOp(cur)) definiteLeft--;
-          lift(cur);
-          entry = head.next;
-          pass = 0;
-          advanced = true;
-        } else toggle(cur.id);
+      if (next === undefined) {
+        entry = cur.next;
+        continue;
       }
-      if (!advanced) entry = cur.next;
+      const unchanged = model.key(next) === model.key(state);
+      // An unknown operation that would change nothing here is the same as one placed last: skip it.
+      if (pass === 1 && (unchanged || (helpfulUnknownsOnly && !waiting.some((w) => helps(next, w))))) {
+        entry = cur.next;
+        continue;
+      }
+      const forced = pass === 0 && unchanged;
+      toggle(cur.id);
+      if (remember(model.key(next))) {
+        stack.push({ entry: cur, state, pass, forced });
+        state = next;
+        if (!unknownOp(cur)) definiteLeft--;
+        lift(cur);
+        entry = head.next;
+        pass = 0;
+        continue;
+      }
+      toggle(cur.id);
+      if (!forced) {
+        entry = cur.next;
+        continue;
+      }
+      // The forced step leads to a state already explored: so does this one.
+      if (!backtrack()) return done('illegal', { failure });
     } else {
       if (pass === 0) {
         // No known-outcome operation fits here: try the unknown ones before this return.
         pass = 1;
+        if (helpfulUnknownsOnly) {
+          waiting = [];
+          // ...with where each leads now: an unknown operation helps if one of them then fits where
+          // it did not, or leads somewhere else (e.g. a grant that no longer needs its holder dead).
+          const here = (e: Entry) => {
+            const nx = model.step(state, ops[e.id].op);
+            return { entry: e, key: nx === undefined ? undefined : model.key(nx) };
+          };
+          for (let e = head.next; e && e !== entry; e = e.next) if (e.call && !unknownOp(e)) waiting.push(here(e));
+          waiting.push(here(calls[entry.id]));
+        }
         entry = head.next;
         continue;
       }
@@ -186,14 +246,7 @@ export function searchLinearization<S, O>(model: Model<S, O>, ops: readonly Sear
         for (let e = head.next; e && e !== entry; e = e.next) if (e.call && e.id !== entry.id) stuck.push(ops[e.id].op);
         failure = { linearized: stack.map((s) => ops[s.entry.id].op), stuckAt: stuck, state: model.describe?.(state) ?? model.key(state) };
       }
-      const top = stack.pop();
-      if (!top) return done('illegal', { failure });
-      state = top.state;
-      toggle(top.entry.id);
-      if (!unknownOp(top.entry)) definiteLeft++;
-      unlift(top.entry);
-      entry = top.entry.next;
-      pass = top.pass;
+      if (!backtrack()) return done('illegal', { failure });
     }
   }
 }

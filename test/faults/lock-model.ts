@@ -58,8 +58,10 @@ export function stepLock(s: LockState, op: Op): LockState | undefined {
       if (op.status === 'unknown') {
         // Taking effect (a grant, perhaps after waiting) when it can; no effect otherwise.
         if (isDead(s, lease) || s.holder === lease) return s;
+        // Its token is unknown, above every earlier one: keep the floor (not floor + 1, so that
+        // several such grants in a row end in the same state and the search can merge them).
         const f = free(s);
-        return { ...f, holder: lease, token: f.token + 1, exact: false, vanish: true };
+        return { ...f, holder: lease, exact: false, vanish: true };
       }
       if (op.status === 'fail') return code(op) === 'NOT_FOUND' ? markDead(s, lease) : s;
       const out = op.output as AcquireOutput;
