@@ -26,9 +26,9 @@ export interface ClientConfig {
   readonly acquireWaitMs: number;
   /**
    * Send a lease's Acquire/Release only to the node it was granted through, never retry them once
-   * sent, and abandon the lease on any unknown outcome. This keeps clear of the cleanup of abandoned
-   * waits on one node releasing a grant the same lease obtained through another (a lockd bug this
-   * suite found; see README), so the rest can be checked while it is open.
+   * sent, and abandon the lease on any unknown outcome. This kept clear of the cleanup of abandoned
+   * waits releasing a grant the same lease obtained by a later call (a lockd bug this suite found,
+   * since fixed; see README), so the rest could be checked while it was open.
    */
   readonly sticky: boolean;
 }
