@@ -29,7 +29,8 @@ type Workload = (typeof WORKLOADS)[number];
 const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out results.json]
   [--warmup-ms 1000] [--window-ms 5000] [--leases 10000] [--trials 3]
   [--only floors,uncontended,contended,keepalive,failover] [--no-lockd] [--profile] [--max-minutes 9]
-  [--lockd-api unary|session|both]   (lockd's uncontended/contended client: unary calls, Session stream, or both; default both)`;
+  [--lockd-api unary|session|both]   (lockd's uncontended/contended client: unary calls, Session stream, or both; default both)
+  [--profile-api unary|session]      (the client of the --profile load; default unary)`;
 
 function options() {
   const { values } = parseArgs({
@@ -46,6 +47,7 @@ function options() {
       profile: { type: 'boolean', default: false },
       'max-minutes': { type: 'string', default: '9' },
       'lockd-api': { type: 'string', default: 'both' },
+      'profile-api': { type: 'string', default: 'unary' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -64,6 +66,8 @@ function options() {
   if (values.against !== undefined && values.against !== 'etcd') throw new Error(`--against takes only "etcd"\n${USAGE}`);
   const api = values['lockd-api'];
   if (api !== 'unary' && api !== 'session' && api !== 'both') throw new Error(`--lockd-api takes unary, session or both\n${USAGE}`);
+  const profileApi = values['profile-api'];
+  if (profileApi !== 'unary' && profileApi !== 'session') throw new Error(`--profile-api takes unary or session\n${USAGE}`);
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...WORKLOADS];
   for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`unknown workload "${w}"\n${USAGE}`);
   return {
@@ -76,6 +80,7 @@ function options() {
     trials: num('trials', 1),
     only: new Set(only as Workload[]),
     profile: values.profile,
+    profileApi,
     maxMinutes: num('max-minutes', 1),
     unary: api !== 'session',
     session: api !== 'unary',
@@ -235,7 +240,10 @@ async function main(): Promise<void> {
   const rat = heads.lockd && heads.etcd ? ratios(heads.lockd, heads.etcd) : undefined;
   const checks = heads.lockd ? targets(heads.lockd, rat, floors) : [];
   let profile: unknown;
-  if (o.profile) profile = await profileLockd(o.nodes, { warmupMs: o.spec.warmupMs, windowMs: Math.max(o.spec.windowMs, 8000) }, log);
+  if (o.profile) {
+    const newLocker = o.profileApi === 'session' ? (a: string) => new LockdSessionLocker(a) : (a: string) => new LockdLocker(a);
+    profile = { api: o.profileApi, ...(await profileLockd(o.nodes, { warmupMs: o.spec.warmupMs, windowMs: Math.max(o.spec.windowMs, 8000) }, log, newLocker)) };
+  }
 
   const out = process.stdout;
   out.write('\n' + table(heads, rat) + '\n');

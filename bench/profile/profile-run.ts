@@ -9,6 +9,7 @@ import { LockdCluster } from '../clusters/lockd-cluster.js';
 import { round } from '../lib/stats.js';
 import type { WindowSpec } from '../lib/window.js';
 import { LockdLocker } from '../systems/lockd-locker.js';
+import type { Locker } from '../systems/locker.js';
 import { runUncontended, type UncontendedResult } from '../workloads/uncontended.js';
 import { formatSummary, monotonicUs, summarize, type ProfileSummary, type SampleWindow } from './summarize.js';
 
@@ -22,7 +23,7 @@ export interface ProfileRun extends ProfileSummary {
   readonly load_generator_cpu_pct: number;
 }
 
-export async function profileLockd(nodes: number, spec: WindowSpec, log: (line: string) => void): Promise<ProfileRun> {
+export async function profileLockd(nodes: number, spec: WindowSpec, log: (line: string) => void, newLocker: (address: string) => Locker = (a) => new LockdLocker(a)): Promise<ProfileRun> {
   const dir = mkdtempSync(join(tmpdir(), 'lockd-cpuprof-'));
   const cluster = await LockdCluster.start({ size: nodes, cpuProfDir: dir });
   let leaderId: string;
@@ -35,7 +36,10 @@ export async function profileLockd(nodes: number, spec: WindowSpec, log: (line: 
     const fromUs = monotonicUs() + spec.warmupMs * 1000; // start-up and warm-up are not the load
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    load = await runUncontended({ log, spec, newLocker: (a) => new LockdLocker(a) }, leader.clientAddress, 64, 'lockd --cpu-prof');
+    const probe = newLocker(leader.clientAddress);
+    const label = probe.label;
+    probe.close();
+    load = await runUncontended({ log, spec, newLocker }, leader.clientAddress, 64, `${label} --cpu-prof`);
     const used = process.cpuUsage(cpu0);
     clientPct = ((used.user + used.system) / 1000 / (performance.now() - t0)) * 100;
     window = { fromUs, toUs: fromUs + spec.windowMs * 1000 };
