@@ -139,6 +139,8 @@ export class Router {
       } catch (e) {
         if (ctl.signal?.aborted) throw abortError(ctl.signal);
         const err = e as ServiceError;
+        // The caller's deadline cut a retry short: the UNAVAILABLE before it says more about why.
+        if (err.code === Status.DEADLINE_EXCEEDED && attemptDeadline >= ctl.deadline && last) throw toLockdError(last);
         const { retry, redirected } = this.onFailure(ep.address, err, attemptDeadline < ctl.deadline);
         if (!retry) throw toLockdError(err);
         last = err;
