@@ -69,10 +69,9 @@ export class RaftDriver<R> {
   private snapshotIndex: number;
   private role: Role = 'follower';
   private leader: NodeId = '';
+  /** Term and vote as last handed to storage: a change must be on disk before any message. */
   private term: number;
-  /** Term and vote as last handed to storage (a change must be on disk before any message). */
-  private durableTerm: number;
-  private durableVote: NodeId;
+  private vote: NodeId;
   private readonly appliedListeners: AppliedListener<R>[] = [];
   private readonly roleListeners: RoleListener[] = [];
 
@@ -92,8 +91,8 @@ export class RaftDriver<R> {
       preVote: true,
       checkQuorum: true,
     });
-    this.term = this.durableTerm = memory.hardState().term;
-    this.durableVote = memory.hardState().vote;
+    this.term = memory.hardState().term;
+    this.vote = memory.hardState().vote;
   }
 
   setOutbox(outbox: Outbox): void {
@@ -238,11 +237,14 @@ export class RaftDriver<R> {
     if (early.length > 0) this.outbox.send(early);
     // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
     // change is the commit index needs no wait: a lagging stored commit is learned again.
-    if (this.mustWaitForDisk(rd)) await this.opts.storage.persist(rd);
-    else if (rd.hardState) this.opts.storage.persist(rd).catch((e: unknown) => this.fail(e as Error));
-    if (rd.hardState && rd.hardState.term !== this.term) {
-      this.opts.logger.info({ event: 'term changed', term: rd.hardState.term, from: this.term, vote: rd.hardState.vote }, 'term changed');
-      this.term = rd.hardState.term;
+    const hs = rd.hardState;
+    const termOrVoteChanged = hs !== undefined && (hs.term !== this.term || hs.vote !== this.vote);
+    if (rd.entries.length > 0 || rd.snapshot || termOrVoteChanged) await this.opts.storage.persist(rd);
+    else if (hs) this.opts.storage.persist(rd).catch((e: unknown) => this.fail(e as Error));
+    if (hs && hs.term !== this.term) this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
+    if (hs) {
+      this.term = hs.term;
+      this.vote = hs.vote;
     }
     // 2. send the rest (acknowledgments, votes)
     const late = early.length > 0 ? rd.messages.filter((m) => !sendableBeforePersist(m)) : rd.messages;
@@ -262,16 +264,6 @@ export class RaftDriver<R> {
     await this.maybeSnapshot();
     // 4. acknowledge
     this.raft.advance(rd);
-  }
-
-  private mustWaitForDisk(rd: Ready): boolean {
-    const hs = rd.hardState;
-    const changesVote = hs !== undefined && (hs.term !== this.durableTerm || hs.vote !== this.durableVote);
-    if (hs) {
-      this.durableTerm = hs.term;
-      this.durableVote = hs.vote;
-    }
-    return rd.entries.length > 0 || rd.snapshot !== undefined || changesVote;
   }
 
   private applyEntry(e: Entry): void {
