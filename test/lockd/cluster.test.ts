@@ -89,8 +89,12 @@ describe('lockd cluster (real processes)', function () {
     const st = await cluster.status(first);
     expect(st.role).to.equal('follower');
     expect(st.leaderId).to.equal(second);
-    const all = await cluster.statuses();
-    expect(new Set(all.map((s) => s.appliedIndex)).size).to.equal(1);
+    // Live leases keep the leader's clock ticking (one entry per ~100 ms): poll for a moment at
+    // which every node stands at the same applied index.
+    await waitFor('the same applied index on every node', async () => {
+      const all = await cluster!.statuses();
+      return all.length === 3 && new Set(all.map((s) => s.appliedIndex)).size === 1 ? true : undefined;
+    });
   });
 
   it('a node that was down while the log was compacted catches up by snapshot', async () => {

@@ -97,7 +97,7 @@ export class ProcessCluster {
     const n = this.node(id);
     const flags: Record<string, string> = {
       '--id': id, '--listen': n.address, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
-      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '15', ...this.opts.nodeFlags?.(id), ...overrides,
+      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.nodeFlags?.(id), ...overrides,
     };
     return [...Object.entries(flags).flat(), ...(this.opts.extraArgs ?? [])];
   }
