@@ -22,7 +22,12 @@ export interface GrantOutput { leaseId: number }
 export interface KeepAliveInput { leaseId: number; ttlMs: number }
 export interface KeepAliveOutput { ttlMs: number }
 export interface RevokeInput { leaseId: number }
-export interface AcquireInput { name: string; leaseId: number; wait: boolean }
+/**
+ * retryOf: an attempt of that (retried) Acquire whose own outcome was unknown, recorded as an
+ * unknown operation of its own from the attempt's start: the server may have granted the lock to
+ * that attempt and given the grant back (abandoned-wait cleanup) before the retry was answered.
+ */
+export interface AcquireInput { name: string; leaseId: number; wait: boolean; retryOf?: string }
 export interface AcquireOutput { acquired: boolean; token: number; holder: number }
 export interface ReleaseInput { name: string; leaseId: number; token: number }
 export interface ReleaseOutput { released: boolean }
@@ -109,9 +114,9 @@ export class HistoryWriter {
     private readonly now: () => number,
   ) {}
 
-  invoke<K extends OpKind>(f: K, input: OpInputs[K]): { id: string; time: number } {
+  invoke<K extends OpKind>(f: K, input: OpInputs[K], at?: number): { id: string; time: number } {
     const id = `${this.process}-${++this.seq}`;
-    const time = this.now();
+    const time = at ?? this.now();
     this.append({ type: 'invoke', id, process: this.process, f, input, time } as InvokeRecord);
     return { id, time };
   }

@@ -107,6 +107,14 @@ describe('faults: linearizability checker — lock model', () => {
       expect(verdict([...ops, relUnknown('a', 1, 4.5, 5)])).to.equal('illegal');
     });
 
+    it('a retried acquire: an earlier attempt may have been granted and given back by the server', () => {
+      // a's acquire (retried) finally gets token 9; meanwhile b saw a holding, then got token 5 itself.
+      const ops = [acq('a', 1, 0, 10, 9), held('b', 2, 2, 3, 1), acq('b', 2, 4, 5, 5), rel('b', 2, 5.5, 6, 5)];
+      expect(verdict(ops)).to.equal('illegal');
+      const attempt = op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: true, retryOf: 'a-x' }, 0, U, 'unknown');
+      expect(verdict([...ops, attempt])).to.equal('ok');
+    });
+
     it('an unknown-outcome grant has an unknown token, bounded below', () => {
       expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5), acqUnknown('b', 2, 4), held('c', 3, 5, 6, 2), acq('c', 3, 7, 8, 7)])).to.equal('ok');
       expect(verdict([acq('a', 1, 0, 1, 5), rel('a', 1, 2, 3, 5), acqUnknown('b', 2, 4), held('c', 3, 5, 6, 2), acq('c', 3, 7, 8, 4)])).to.equal('illegal');

@@ -53,6 +53,8 @@ export async function retryCall<T>(
     /** Outcomes not to retry even though unknown (e.g. a wait that ran out of time). */
     final?: (o: Outcome<T>) => boolean;
     stop?: () => boolean;
+    /** Told of every attempt that is followed by another: its outcome and when it started (Date.now()). */
+    retried?: (o: Outcome<T>, startedAt: number) => void;
   },
 ): Promise<{ last: Outcome<T>; uncertain: boolean; endpoint: number }> {
   const until = Date.now() + opts.budgetMs;
@@ -60,11 +62,13 @@ export async function retryCall<T>(
   let uncertain = false;
   let backoff = 20;
   for (;;) {
-    const left = until - Date.now();
+    const startedAt = Date.now();
+    const left = until - startedAt;
     const o = await attempt(ep % opts.endpoints, Math.max(50, Math.min(opts.attemptMs, left)));
     if (o.kind === 'unknown') uncertain = true;
     const again = (o.kind === 'unknown' || (o.kind === 'fail' && o.code === 'NOT_SENT')) && !(opts.final?.(o) ?? false);
     if (!again || Date.now() + backoff >= until || opts.stop?.()) return { last: o, uncertain, endpoint: ep % opts.endpoints };
+    opts.retried?.(o, startedAt);
     ep++;
     await new Promise((r) => setTimeout(r, backoff));
     backoff = Math.min(backoff * 2, 300);

@@ -44,7 +44,7 @@ export function countOps(ops: readonly Op[], process: (p: string) => boolean = (
   const out: Partial<Record<OpKind, Record<OpStatus, number>>> = {};
   for (const o of ops) {
     if (!process(o.process)) continue;
-    const key = o.f === 'read' || o.f === 'write' ? (`${o.f}:${o.input.store}` as OpKind) : o.f;
+    const key = (o.f === 'read' || o.f === 'write' ? `${o.f}:${o.input.store}` : o.f === 'acquire' && o.input.retryOf ? 'acquire:attempt' : o.f) as OpKind;
     const c = (out[key] ??= { ok: 0, fail: 0, unknown: 0 });
     c[o.status]++;
   }

@@ -81,8 +81,9 @@ type AcquireResult = { kind: 'acquired'; token: number } | { kind: 'held' } | { 
 
 async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise<AcquireResult> {
   const requestId = `${cfg!.id}-${++requestSeq}`;
-  const { id } = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait });
+  const { id, time } = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait });
   const req = { name, leaseId: lease.leaseId, wait, requestId };
+  const invokedAt = Date.now();
   const attemptMs = wait ? cfg!.acquireWaitMs : cfg!.attemptMs;
   // A wait that ran out of time is not retried: it ends the operation, outcome unknown.
   const r = await retryCall((i, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((q, o, cb) => ep(i).lock.Acquire(q, o, cb), req, t), {
@@ -91,6 +92,12 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
     firstEndpoint: cfg!.sticky ? lease.endpoint : endpoint,
     attemptMs,
     budgetMs: attemptMs + cfg!.opBudgetMs,
+    // An attempt with an unknown outcome, then retried, is an operation of its own (AcquireInput.retryOf).
+    retried: (o, startedAt) => {
+      if (o.kind !== 'unknown') return;
+      const ghost = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait, retryOf: id }, time + (startedAt - invokedAt));
+      hist.complete(ghost.id, 'unknown');
+    },
   });
   if (!cfg!.sticky) endpoint = r.endpoint;
   const o = r.last;
