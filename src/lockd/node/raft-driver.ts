@@ -132,12 +132,6 @@ export class RaftDriver<R> {
     this.input(() => this.raft.reportSnapshot(id, ok));
   }
 
-  transferLeader(to: NodeId): boolean {
-    if (this.role !== 'leader') return false;
-    this.input(() => this.raft.transferLeader(to));
-    return true;
-  }
-
   /**
    * Replicate `data`; resolves with the applied result once the entry is committed and applied
    * here. Rejects with NotLeaderError when this node does not lead, ProposalLostError when another
