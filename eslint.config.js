@@ -1,10 +1,11 @@
-// Lint: typescript-eslint's recommended rules, plus the purity fence around src/raft.
+// Lint: typescript-eslint's recommended rules, the purity fence around src/raft and the state machine,
+// and the one-way layers (src/README.md): client → proto only; node ↛ api; raft ↛ anything of lockd.
 import tseslint from 'typescript-eslint';
 
 const impure = 'src/raft and the lock state machine must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/lockd/gen/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/proto/gen/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.cjs'],
@@ -17,6 +18,27 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^(\\.\\./)+lockd/', message: 'src/client speaks only the public contract (src/proto/lockd.ts and src/proto/gen/lockd): it must not import src/lockd' },
+          { regex: '(^|/)proto/(raft\\.js|gen/raft)', message: 'src/client must not use the peer protocol raft.v1' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/lockd/node/**/*.ts', 'src/lockd/storage/**/*.ts', 'src/lockd/transport/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '(^|/)api/', message: 'the node, storage and transport layers must not import the API layer (src/lockd/api): main.ts wires services onto the node' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
@@ -26,6 +48,7 @@ export default tseslint.config(
           { regex: '^@grpc/', message: impure },
           { regex: '^(level|classic-level|pino)$', message: impure },
           { regex: '(^|/)lockd(/|$)', message: 'src/raft must not import src/lockd' },
+          { regex: '(^|/)(api|node|storage|transport|proto)/', message: 'the pure core must not import the server layers' },
         ],
       }],
       'no-restricted-globals': ['error',

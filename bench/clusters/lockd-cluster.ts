@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/lockd/proto.js';
-import type { ClusterClient } from '../../src/lockd/gen/lockd/v1/Cluster.js';
-import type { StatusResponse__Output } from '../../src/lockd/gen/lockd/v1/StatusResponse.js';
+import { lockdProto } from '../../src/proto/lockd.js';
+import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
+import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import { Proc, freePort, waitFor } from '../lib/procs.js';
 import type { BenchCluster, ClusterNode } from './cluster.js';
 

@@ -1,11 +1,11 @@
 // lockd.v1 Lease/Lock over unary gRPC calls (the same pattern as the etcd lockers).
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/lockd/proto.js';
-import type { AcquireResponse__Output } from '../../src/lockd/gen/lockd/v1/AcquireResponse.js';
-import type { LeaseGrantResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseGrantResponse.js';
-import type { LeaseKeepAliveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
-import type { ReleaseResponse__Output } from '../../src/lockd/gen/lockd/v1/ReleaseResponse.js';
+import { lockdProto } from '../../src/proto/lockd.js';
+import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/AcquireResponse.js';
+import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { ReleaseResponse__Output } from '../../src/proto/gen/lockd/v1/ReleaseResponse.js';
 import { CHANNEL_OPTIONS, unary, type InFlight } from '../lib/grpc-call.js';
 import type { Held, KeepAliveStream, Locker } from './locker.js';
 

@@ -1,11 +1,11 @@
 // One gRPC channel per endpoint, shared by the lockd.v1 service stubs on it.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../lockd/proto.js';
-import type { ClusterClient } from '../lockd/gen/lockd/v1/Cluster.js';
-import type { FenceClient } from '../lockd/gen/lockd/v1/Fence.js';
-import type { LeaseClient } from '../lockd/gen/lockd/v1/Lease.js';
-import type { LockClient as LockStub } from '../lockd/gen/lockd/v1/Lock.js';
-import type { SessionClient as SessionStub } from '../lockd/gen/lockd/v1/Session.js';
+import { lockdProto } from '../proto/lockd.js';
+import type { ClusterClient } from '../proto/gen/lockd/v1/Cluster.js';
+import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
+import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
+import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
+import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // A restarted node should be reachable again within about a second, not grpc's default minutes.

@@ -9,8 +9,8 @@
 // event — an unheard 'error' would crash the process.
 import { EventEmitter } from 'node:events';
 import { status as Status, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
-import type { LeaseKeepAliveRequest } from '../lockd/gen/lockd/v1/LeaseKeepAliveRequest.js';
-import type { LeaseKeepAliveResponse__Output } from '../lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseKeepAliveRequest } from '../proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse__Output } from '../proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { LeaseDeadline } from './lease-deadline.js';
 import { codeName, LeaseLostError, LockdError, toLockdError } from './errors.js';
 import type { Router } from './router.js';

@@ -3,16 +3,16 @@
 // retry by sending the same request_id on every attempt (the cluster applies it once). Leases
 // keep themselves alive (Lease); held locks report their loss (Lock.signal).
 import { randomUUID } from 'node:crypto';
-import type { StatusResponse__Output } from '../lockd/gen/lockd/v1/StatusResponse.js';
-import type { AcquireResponse__Output } from '../lockd/gen/lockd/v1/AcquireResponse.js';
-import type { LeaseGrantResponse__Output } from '../lockd/gen/lockd/v1/LeaseGrantResponse.js';
-import type { LeaseTimeToLiveResponse__Output } from '../lockd/gen/lockd/v1/LeaseTimeToLiveResponse.js';
-import type { LeaseListResponse__Output } from '../lockd/gen/lockd/v1/LeaseListResponse.js';
-import type { InspectResponse__Output } from '../lockd/gen/lockd/v1/InspectResponse.js';
-import type { ReleaseResponse__Output } from '../lockd/gen/lockd/v1/ReleaseResponse.js';
-import type { FenceWriteResponse__Output } from '../lockd/gen/lockd/v1/FenceWriteResponse.js';
-import type { CancelWaitResponse__Output } from '../lockd/gen/lockd/v1/CancelWaitResponse.js';
-import type { FenceReadResponse__Output } from '../lockd/gen/lockd/v1/FenceReadResponse.js';
+import type { StatusResponse__Output } from '../proto/gen/lockd/v1/StatusResponse.js';
+import type { AcquireResponse__Output } from '../proto/gen/lockd/v1/AcquireResponse.js';
+import type { LeaseGrantResponse__Output } from '../proto/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseTimeToLiveResponse__Output } from '../proto/gen/lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LeaseListResponse__Output } from '../proto/gen/lockd/v1/LeaseListResponse.js';
+import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
+import type { ReleaseResponse__Output } from '../proto/gen/lockd/v1/ReleaseResponse.js';
+import type { FenceWriteResponse__Output } from '../proto/gen/lockd/v1/FenceWriteResponse.js';
+import type { CancelWaitResponse__Output } from '../proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { LockHeldError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';

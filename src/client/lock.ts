@@ -8,8 +8,8 @@ import type { Lease } from './lease.js';
 import { observeLock } from './observe.js';
 import type { Router } from './router.js';
 import { deadlineAfter } from './timing.js';
-import type { InspectResponse__Output } from '../lockd/gen/lockd/v1/InspectResponse.js';
-import type { ReleaseResponse__Output } from '../lockd/gen/lockd/v1/ReleaseResponse.js';
+import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
+import type { ReleaseResponse__Output } from '../proto/gen/lockd/v1/ReleaseResponse.js';
 
 export class Lock {
   /** Aborts when the lock is no longer held by this grant; the reason is a LockLostError. */

@@ -4,7 +4,7 @@
 // then yields a client-made { type: 'RESYNC' } event — re-read the lock (inspect) if it matters.
 // Aborting opts.signal, or leaving the loop, ends the iteration quietly.
 import { status as Status, type StatusObject } from '@grpc/grpc-js';
-import type { LockEvent__Output } from '../lockd/gen/lockd/v1/LockEvent.js';
+import type { LockEvent__Output } from '../proto/gen/lockd/v1/LockEvent.js';
 import { AsyncQueue } from './async-queue.js';
 import { codeName, LockdError } from './errors.js';
 import type { Router } from './router.js';

@@ -3,7 +3,7 @@
 // (ids are never reused, an ended lease never returns) and trusted until S + T — no guess from a
 // remaining time that carries the cluster's margin.
 import { status as Status, type StatusObject } from '@grpc/grpc-js';
-import type { LeaseKeepAliveResponse__Output } from '../lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseKeepAliveResponse__Output } from '../proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { clientError, codeName, LockdError } from './errors.js';
 import type { Router } from './router.js';
 import { abortError, Backoff, monoNow, sleep } from './timing.js';

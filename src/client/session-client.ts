@@ -7,8 +7,8 @@
 // callers that do many small operations (see LockClient for leases kept alive and lock handles).
 import { randomUUID } from 'node:crypto';
 import { Metadata, status as Status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
-import type { SessionRequest } from '../lockd/gen/lockd/v1/SessionRequest.js';
-import type { SessionResponse__Output } from '../lockd/gen/lockd/v1/SessionResponse.js';
+import type { SessionRequest } from '../proto/gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse__Output } from '../proto/gen/lockd/v1/SessionResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
 import { Router } from './router.js';

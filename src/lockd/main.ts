@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
+import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { DataDirError } from './storage/index.js';
 
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: config.clusterId } });
   let node: LockdNode;
   try {
-    node = await LockdNode.start(config, logger, [registerLockApi]);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi]);
   } catch (e) {
     if (e instanceof DataDirError) {
       logger.fatal({ event: 'refused data dir', dir: config.dataDir, err: e }, e.message);

@@ -5,8 +5,8 @@
 // unsolicited notice) means the lease is gone.
 import type * as grpc from '@grpc/grpc-js';
 import type { Connections } from '../../src/client/connections.js';
-import type { LeaseKeepAliveRequest } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveRequest.js';
-import type { LeaseKeepAliveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseKeepAliveRequest } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import type { HistoryWriter } from './history.js';
 
 export class LeaseKeeper {

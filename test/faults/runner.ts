@@ -18,8 +18,8 @@ import { checkRun, saveFinals } from './check-run.js';
 import { scanNodeLogs } from './node-logs.js';
 import { countOps, summarize, type FaultReport } from './report.js';
 import { retryCall, unaryCall } from './lockd-calls.js';
-import type { FenceReadRequest } from '../../src/lockd/gen/lockd/v1/FenceReadRequest.js';
-import type { FenceReadResponse__Output } from '../../src/lockd/gen/lockd/v1/FenceReadResponse.js';
+import type { FenceReadRequest } from '../../src/proto/gen/lockd/v1/FenceReadRequest.js';
+import type { FenceReadResponse__Output } from '../../src/proto/gen/lockd/v1/FenceReadResponse.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

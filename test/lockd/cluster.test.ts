@@ -2,8 +2,8 @@
 // and refused data dirs. Proposals are lease grants (each is one log entry).
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/lockd/proto.js';
-import type { LeaseClient } from '../../src/lockd/gen/lockd/v1/Lease.js';
+import { lockdProto } from '../../src/proto/lockd.js';
+import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
 import { LevelStorage } from '../../src/lockd/storage/index.js';
 import { openLevel } from '../../src/lockd/storage/db.js';
 import { entryKey } from '../../src/lockd/storage/keys.js';

@@ -1,8 +1,8 @@
 // Keeps one lease alive over the KeepAlive stream, as a minimal client would: a renewal every
 // interval, and on a broken stream a reconnect to the next endpoint. For tests and helper scripts.
 import type * as grpc from '@grpc/grpc-js';
-import type { LeaseKeepAliveRequest } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveRequest.js';
-import type { LeaseKeepAliveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseKeepAliveRequest } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import type { LockApi } from './lock-api-client.js';
 
 export class LeaseKeeper {

@@ -2,20 +2,20 @@
 // run as child processes (the real TS client library lives in src/client; these tests use the
 // wire API directly so that they check the server and nothing else).
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/lockd/proto.js';
-import type { LeaseClient } from '../../src/lockd/gen/lockd/v1/Lease.js';
-import type { LockClient } from '../../src/lockd/gen/lockd/v1/Lock.js';
-import type { FenceClient } from '../../src/lockd/gen/lockd/v1/Fence.js';
-import type { LeaseGrantResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseGrantResponse.js';
-import type { LeaseTimeToLiveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseTimeToLiveResponse.js';
-import type { LeaseListResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseListResponse.js';
-import type { AcquireResponse__Output } from '../../src/lockd/gen/lockd/v1/AcquireResponse.js';
-import type { InspectResponse__Output } from '../../src/lockd/gen/lockd/v1/InspectResponse.js';
-import type { CancelWaitResponse__Output } from '../../src/lockd/gen/lockd/v1/CancelWaitResponse.js';
-import type { FenceReadResponse__Output } from '../../src/lockd/gen/lockd/v1/FenceReadResponse.js';
-import type { LockEvent__Output } from '../../src/lockd/gen/lockd/v1/LockEvent.js';
-import type { LeaseKeepAliveRequest } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveRequest.js';
-import type { LeaseKeepAliveResponse__Output } from '../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import { lockdProto } from '../../src/proto/lockd.js';
+import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
+import type { LockClient } from '../../src/proto/gen/lockd/v1/Lock.js';
+import type { FenceClient } from '../../src/proto/gen/lockd/v1/Fence.js';
+import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseTimeToLiveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LeaseListResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseListResponse.js';
+import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/AcquireResponse.js';
+import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
+import type { CancelWaitResponse__Output } from '../../src/proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { FenceReadResponse__Output } from '../../src/proto/gen/lockd/v1/FenceReadResponse.js';
+import type { LockEvent__Output } from '../../src/proto/gen/lockd/v1/LockEvent.js';
+import type { LeaseKeepAliveRequest } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 

@@ -6,9 +6,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/lockd/proto.js';
-import type { StatusResponse__Output } from '../../src/lockd/gen/lockd/v1/StatusResponse.js';
-import type { ClusterClient } from '../../src/lockd/gen/lockd/v1/Cluster.js';
+import { lockdProto } from '../../src/proto/lockd.js';
+import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
+import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'lockd', 'main.ts');

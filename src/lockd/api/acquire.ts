@@ -6,7 +6,7 @@
 // lock-waits.ts the index of its last Acquire entry, so the cleanup spares what later calls got.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { AcquireResponse } from '../gen/lockd/v1/AcquireResponse.js';
+import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';
 import type { AcquireResult } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { Abandoned, LockWaits } from './lock-waits.js';

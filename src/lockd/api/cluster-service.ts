@@ -1,8 +1,8 @@
 // lockd.v1.Cluster: what this node knows of the cluster (answered locally, never forwarded).
 import type * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../proto.js';
-import type { ClusterHandlers } from '../gen/lockd/v1/Cluster.js';
-import type { NodeContext } from '../node/lockd-node.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { ClusterHandlers } from '../../proto/gen/lockd/v1/Cluster.js';
+import type { NodeContext } from '../node/node-context.js';
 
 export function registerClusterService(server: grpc.Server, ctx: NodeContext): void {
   const handlers: ClusterHandlers = {

@@ -3,13 +3,13 @@
 // linearizable and answers an unknown key with an empty value and token 0 (not NOT_FOUND).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { lockdProto } from '../proto.js';
-import type { FenceHandlers } from '../gen/lockd/v1/Fence.js';
-import type { FenceWriteRequest__Output } from '../gen/lockd/v1/FenceWriteRequest.js';
-import type { FenceWriteResponse } from '../gen/lockd/v1/FenceWriteResponse.js';
-import type { FenceReadRequest__Output } from '../gen/lockd/v1/FenceReadRequest.js';
-import type { FenceReadResponse } from '../gen/lockd/v1/FenceReadResponse.js';
-import type { NodeContext } from '../node/lockd-node.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { FenceHandlers } from '../../proto/gen/lockd/v1/Fence.js';
+import type { FenceWriteRequest__Output } from '../../proto/gen/lockd/v1/FenceWriteRequest.js';
+import type { FenceWriteResponse } from '../../proto/gen/lockd/v1/FenceWriteResponse.js';
+import type { FenceReadRequest__Output } from '../../proto/gen/lockd/v1/FenceReadRequest.js';
+import type { FenceReadResponse } from '../../proto/gen/lockd/v1/FenceReadResponse.js';
+import type { NodeContext } from '../node/node-context.js';
 import { validateFenceKey, validateFenceValue, validateToken } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { Proposer } from './proposer.js';

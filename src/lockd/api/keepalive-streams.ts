@@ -6,10 +6,10 @@
 // On a follower: the stream is proxied to the leader, and ends when the leader's stream ends.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { lockdProto } from '../proto.js';
-import type { NodeContext } from '../node/lockd-node.js';
-import type { LeaseKeepAliveRequest__Output } from '../gen/lockd/v1/LeaseKeepAliveRequest.js';
-import type { LeaseKeepAliveResponse, LeaseKeepAliveResponse__Output } from '../gen/lockd/v1/LeaseKeepAliveResponse.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { NodeContext } from '../node/node-context.js';
+import type { LeaseKeepAliveRequest__Output } from '../../proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
+import type { LeaseKeepAliveResponse, LeaseKeepAliveResponse__Output } from '../../proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { validateLeaseId } from '../state-machine/index.js';
 import { ApiError, asApiError, fromProblem } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';

@@ -2,8 +2,8 @@
 // proposed here while leading, else sent to the leader's public RPC (marked forwarded). Retried
 // while no leader answers, until a time budget runs out.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../proto.js';
-import type { NodeContext } from '../node/lockd-node.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { NodeContext } from '../node/node-context.js';
 import { ApiError, asApiError } from './api-error.js';
 import type { Forwarder } from './forwarder.js';
 import type { LeaderRouter } from './leader-router.js';

@@ -3,7 +3,7 @@
 // disagree about the leader for a moment); while an election is running a call waits a little
 // for its outcome rather than failing at once.
 import type * as grpc from '@grpc/grpc-js';
-import type { NodeContext } from '../node/lockd-node.js';
+import type { NodeContext } from '../node/node-context.js';
 import { unavailable, type ApiError } from './api-error.js';
 import { answerBy, type ApiTiming } from './timing.js';
 

@@ -8,7 +8,7 @@
 // A keepalive is answered from the applied Tick that carried it, in log order with the other events.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { NodeContext } from '../node/lockd-node.js';
+import type { NodeContext } from '../node/node-context.js';
 import type { Entry } from '../../raft/types.js';
 import { encodeCommand, type ApplyOutput, type TickCommand } from '../state-machine/index.js';
 import type { ApiTiming } from './timing.js';

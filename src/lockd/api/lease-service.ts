@@ -2,17 +2,17 @@
 // and KeepAlive (a stream, see keepalive-streams.ts).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { lockdProto } from '../proto.js';
-import type { LeaseHandlers } from '../gen/lockd/v1/Lease.js';
-import type { LeaseGrantRequest__Output } from '../gen/lockd/v1/LeaseGrantRequest.js';
-import type { LeaseGrantResponse } from '../gen/lockd/v1/LeaseGrantResponse.js';
-import type { LeaseRevokeRequest__Output } from '../gen/lockd/v1/LeaseRevokeRequest.js';
-import type { LeaseRevokeResponse } from '../gen/lockd/v1/LeaseRevokeResponse.js';
-import type { LeaseTimeToLiveRequest__Output } from '../gen/lockd/v1/LeaseTimeToLiveRequest.js';
-import type { LeaseTimeToLiveResponse } from '../gen/lockd/v1/LeaseTimeToLiveResponse.js';
-import type { LeaseListRequest__Output } from '../gen/lockd/v1/LeaseListRequest.js';
-import type { LeaseListResponse } from '../gen/lockd/v1/LeaseListResponse.js';
-import type { NodeContext } from '../node/lockd-node.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { LeaseHandlers } from '../../proto/gen/lockd/v1/Lease.js';
+import type { LeaseGrantRequest__Output } from '../../proto/gen/lockd/v1/LeaseGrantRequest.js';
+import type { LeaseGrantResponse } from '../../proto/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseRevokeRequest__Output } from '../../proto/gen/lockd/v1/LeaseRevokeRequest.js';
+import type { LeaseRevokeResponse } from '../../proto/gen/lockd/v1/LeaseRevokeResponse.js';
+import type { LeaseTimeToLiveRequest__Output } from '../../proto/gen/lockd/v1/LeaseTimeToLiveRequest.js';
+import type { LeaseTimeToLiveResponse } from '../../proto/gen/lockd/v1/LeaseTimeToLiveResponse.js';
+import type { LeaseListRequest__Output } from '../../proto/gen/lockd/v1/LeaseListRequest.js';
+import type { LeaseListResponse } from '../../proto/gen/lockd/v1/LeaseListResponse.js';
+import type { NodeContext } from '../node/node-context.js';
 import { validateLeaseId, validateRequestId, validateTtlMs } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { KeepAliveStreams } from './keepalive-streams.js';

@@ -4,8 +4,8 @@
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
 // The leader also runs the lease clock (lease-clock.ts).
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../proto.js';
-import type { ServiceRegistrar } from '../node/lockd-node.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
 import { unavailable } from './api-error.js';

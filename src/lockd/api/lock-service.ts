@@ -1,17 +1,17 @@
 // lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait (unary, on the leader; also
 // Session operations) and Observe (served locally, observe-streams.ts).
 import type { Logger } from 'pino';
-import { lockdProto } from '../proto.js';
-import type { LockHandlers } from '../gen/lockd/v1/Lock.js';
-import type { AcquireRequest__Output } from '../gen/lockd/v1/AcquireRequest.js';
-import type { AcquireResponse } from '../gen/lockd/v1/AcquireResponse.js';
-import type { ReleaseRequest__Output } from '../gen/lockd/v1/ReleaseRequest.js';
-import type { ReleaseResponse } from '../gen/lockd/v1/ReleaseResponse.js';
-import type { InspectRequest__Output } from '../gen/lockd/v1/InspectRequest.js';
-import type { InspectResponse } from '../gen/lockd/v1/InspectResponse.js';
-import type { CancelWaitRequest__Output } from '../gen/lockd/v1/CancelWaitRequest.js';
-import type { CancelWaitResponse } from '../gen/lockd/v1/CancelWaitResponse.js';
-import type { NodeContext } from '../node/lockd-node.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { LockHandlers } from '../../proto/gen/lockd/v1/Lock.js';
+import type { AcquireRequest__Output } from '../../proto/gen/lockd/v1/AcquireRequest.js';
+import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';
+import type { ReleaseRequest__Output } from '../../proto/gen/lockd/v1/ReleaseRequest.js';
+import type { ReleaseResponse } from '../../proto/gen/lockd/v1/ReleaseResponse.js';
+import type { InspectRequest__Output } from '../../proto/gen/lockd/v1/InspectRequest.js';
+import type { InspectResponse } from '../../proto/gen/lockd/v1/InspectResponse.js';
+import type { CancelWaitRequest__Output } from '../../proto/gen/lockd/v1/CancelWaitRequest.js';
+import type { CancelWaitResponse } from '../../proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { NodeContext } from '../node/node-context.js';
 import { validateAbandonedAtIndex, validateLeaseId, validateLockName, validateRequestId, validateToken } from '../state-machine/index.js';
 import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';

@@ -3,8 +3,8 @@
 // (a follower's stream lags by its replication delay). Headers go out once the subscription is
 // active, so a client can wait for them before acting and miss nothing.
 import * as grpc from '@grpc/grpc-js';
-import type { ObserveRequest__Output } from '../gen/lockd/v1/ObserveRequest.js';
-import type { LockEvent as LockEventMessage } from '../gen/lockd/v1/LockEvent.js';
+import type { ObserveRequest__Output } from '../../proto/gen/lockd/v1/ObserveRequest.js';
+import type { LockEvent as LockEventMessage } from '../../proto/gen/lockd/v1/LockEvent.js';
 import { validateLockName } from '../state-machine/index.js';
 import { ApiError, fromProblem } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';

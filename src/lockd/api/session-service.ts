@@ -12,11 +12,11 @@
 //  - A waiting Acquire whose stream ends is abandoned like a cancelled unary call (lock-waits.ts).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { NodeContext } from '../node/lockd-node.js';
-import type { SessionHandlers } from '../gen/lockd/v1/Session.js';
-import type { SessionRequest__Output } from '../gen/lockd/v1/SessionRequest.js';
-import type { SessionResponse } from '../gen/lockd/v1/SessionResponse.js';
-import type { SessionError } from '../gen/lockd/v1/SessionError.js';
+import type { NodeContext } from '../node/node-context.js';
+import type { SessionHandlers } from '../../proto/gen/lockd/v1/Session.js';
+import type { SessionRequest__Output } from '../../proto/gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse } from '../../proto/gen/lockd/v1/SessionResponse.js';
+import type { SessionError } from '../../proto/gen/lockd/v1/SessionError.js';
 import { ApiError, asApiError, fromProblem, HIGHEST_TOKEN_TRAILER, LEADER_TRAILER } from './api-error.js';
 import type { FenceOps } from './fence-service.js';
 import type { LeaderRouter } from './leader-router.js';

@@ -1,24 +1,13 @@
-// One lockd process: LevelDB storage, the Raft driver, the peer transport and the public API,
-// all on one gRPC server (peers and clients use the same address).
+// One lockd process: LevelDB storage, the Raft driver and the peer transport on one gRPC server,
+// plus whatever public services the composition root (main.ts) registers on it.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
-import { registerClusterService } from '../api/cluster-service.js';
 import type { NodeConfig } from './config.js';
+import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { RaftDriver } from './raft-driver.js';
-
-/** What the API handlers need of the node. */
-export interface NodeContext {
-  readonly config: NodeConfig;
-  readonly driver: RaftDriver<ApplyOutput>;
-  readonly stateMachine: LockStateMachine;
-  readonly logger: Logger;
-}
-
-/** Registers further public services (the lock API) on the node's server. */
-export type ServiceRegistrar = (server: grpc.Server, ctx: NodeContext) => { close(): void } | void;
 
 export class LockdNode {
   private constructor(
@@ -69,7 +58,6 @@ export class LockdNode {
     const server = new grpc.Server(PEER_SERVER_OPTIONS);
     transport.addToServer(server);
     const ctx: NodeContext = { config, driver, stateMachine, logger };
-    registerClusterService(server, ctx);
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(server, ctx);

@@ -1,8 +1,8 @@
 // Prints cluster.sh's status table: asks every node for Cluster.Status (in parallel, short deadline).
 // usage: cluster-status.js [--wait-leader SECONDS] [--json] ID=HOST:PORT=PID ...
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../proto.js';
-import type { StatusResponse__Output } from '../gen/lockd/v1/StatusResponse.js';
+import { lockdProto } from '../../proto/lockd.js';
+import type { StatusResponse__Output } from '../../proto/gen/lockd/v1/StatusResponse.js';
 
 interface Row {
   id: string;

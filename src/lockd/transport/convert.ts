@@ -1,10 +1,10 @@
 // Message <-> raft.v1.Message. The proto side uses the shared loader options (camelCase fields,
 // uint64 as number, enums as names, bytes as Buffer).
 import type { Entry, Message, MessageType, Snapshot } from '../../raft/types.js';
-import type { Entry as ProtoEntryIn, Entry__Output as ProtoEntry } from '../gen/raft/v1/Entry.js';
-import type { Message as ProtoMessageIn, Message__Output as ProtoMessage } from '../gen/raft/v1/Message.js';
-import type { MessageType__Output as ProtoType } from '../gen/raft/v1/MessageType.js';
-import type { Snapshot__Output as ProtoSnapshot } from '../gen/raft/v1/Snapshot.js';
+import type { Entry as ProtoEntryIn, Entry__Output as ProtoEntry } from '../../proto/gen/raft/v1/Entry.js';
+import type { Message as ProtoMessageIn, Message__Output as ProtoMessage } from '../../proto/gen/raft/v1/Message.js';
+import type { MessageType__Output as ProtoType } from '../../proto/gen/raft/v1/MessageType.js';
+import type { Snapshot__Output as ProtoSnapshot } from '../../proto/gen/raft/v1/Snapshot.js';
 
 /** A peer sent something that is not a valid message: the stream is refused. */
 export class ProtocolError extends Error {}

@@ -4,9 +4,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { NodeId } from '../../raft/types.js';
-import type { Envelope } from '../gen/raft/v1/Envelope.js';
-import type { RaftClient } from '../gen/raft/v1/Raft.js';
-import { raftProto } from '../proto.js';
+import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
+import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
+import { raftProto } from '../../proto/raft.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
 
 export interface Backoff {

@@ -6,8 +6,8 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../raft/types.js';
-import type { Envelope } from '../gen/raft/v1/Envelope.js';
-import { raftProto } from '../proto.js';
+import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
+import { raftProto } from '../../proto/raft.js';
 import { messageToProto } from './convert.js';
 import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
 import { raftHandlers } from './receiver.js';

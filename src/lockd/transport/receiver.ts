@@ -3,8 +3,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../raft/types.js';
-import type { Envelope__Output } from '../gen/raft/v1/Envelope.js';
-import type { RaftHandlers } from '../gen/raft/v1/Raft.js';
+import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
+import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';

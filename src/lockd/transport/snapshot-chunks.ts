@@ -1,8 +1,8 @@
 // InstallSnapshot over a stream: a Snap message becomes a run of SnapshotChunk envelopes (the
 // message itself rides in the first one, without its data), and the receiver puts it back together.
 import type { Message } from '../../raft/types.js';
-import type { Envelope } from '../gen/raft/v1/Envelope.js';
-import type { SnapshotChunk__Output } from '../gen/raft/v1/SnapshotChunk.js';
+import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
+import type { SnapshotChunk__Output } from '../../proto/gen/raft/v1/SnapshotChunk.js';
 import { ProtocolError, messageFromProto, messageToProto } from './convert.js';
 
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;

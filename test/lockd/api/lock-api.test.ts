@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
-import type { LeaseKeepAliveResponse__Output } from '../../../src/lockd/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
 describe('lock API on a 3-node cluster', function () {
   this.timeout(30_000);

@@ -4,10 +4,10 @@
 // SessionClient on top (reconnecting to the new leader after a step-down).
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/lockd/proto.js';
-import type { SessionClient as SessionStub } from '../../../src/lockd/gen/lockd/v1/Session.js';
-import type { SessionRequest } from '../../../src/lockd/gen/lockd/v1/SessionRequest.js';
-import type { SessionResponse__Output } from '../../../src/lockd/gen/lockd/v1/SessionResponse.js';
+import { lockdProto } from '../../../src/proto/lockd.js';
+import type { SessionClient as SessionStub } from '../../../src/proto/gen/lockd/v1/Session.js';
+import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import type { LockdError } from '../../../src/client/errors.js';
 import { ApiFixture, waitFor } from './api-fixture.js';

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { type Message, message } from '../../../src/raft/types.js';
-import { raftProto } from '../../../src/lockd/proto.js';
+import { raftProto } from '../../../src/proto/raft.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../../src/lockd/transport/metadata.js';
 import { messageToProto } from '../../../src/lockd/transport/convert.js';
 import { type TestNode, attach, startCluster, startServer, stopNode, waitFor } from './harness.js';

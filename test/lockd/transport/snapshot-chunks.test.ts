@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { type Message, message } from '../../../src/raft/types.js';
 import { SnapshotAssembler, snapshotEnvelopes } from '../../../src/lockd/transport/snapshot-chunks.js';
-import type { Envelope } from '../../../src/lockd/gen/raft/v1/Envelope.js';
-import type { SnapshotChunk__Output } from '../../../src/lockd/gen/raft/v1/SnapshotChunk.js';
-import type { Message__Output } from '../../../src/lockd/gen/raft/v1/Message.js';
+import type { Envelope } from '../../../src/proto/gen/raft/v1/Envelope.js';
+import type { SnapshotChunk__Output } from '../../../src/proto/gen/raft/v1/SnapshotChunk.js';
+import type { Message__Output } from '../../../src/proto/gen/raft/v1/Message.js';
 
 const TAG = { clusterId: 'c1', senderId: 'n1' };
 
