@@ -584,12 +584,18 @@ export class RaftNode {
       return;
     }
     if (this.log.matchTerm(index, term)) {
-      // We already have the entry the snapshot ends with: just fast-forward the commit.
+      // We already have the entry the snapshot ends with: just fast-forward the commit. Answer
+      // with the commit (= index), never our last index: the entries after `index` may be a stale
+      // tail of an older term that the leader never checked. Example: we hold 1..5@1 + 6..8@2 and
+      // a term-3 leader sends Snap(5@1); answering 8 would make it count 6..8@2 as replicated,
+      // though its own 6..8 may differ, and commit entries only it holds.
       this.log.commitTo(index);
-    } else {
-      this.log.restore(snap);
-      this.voters = [...snap.metadata.voters];
+      const overclaim = this.cfg.plantedBug === 'snapshot-fast-forward-overclaim';
+      this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term, index: overclaim ? this.log.lastIndex() : this.log.committed }));
+      return;
     }
+    this.log.restore(snap);
+    this.voters = [...snap.metadata.voters];
     this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term, index: this.log.lastIndex() }));
   }
 
@@ -630,7 +636,7 @@ export class RaftNode {
   }
 
   private startRead(context: string): void {
-    if (this.voters.length === 1) {
+    if (this.voters.length === 1 || this.cfg.plantedBug === 'read-without-quorum') {
       this.readStates.push({ index: this.log.committed, context });
       return;
     }

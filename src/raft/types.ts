@@ -171,7 +171,13 @@ export interface RaftConfig {
 
 export type PlantedBug =
   | 'grant-two-votes-per-term' // a voter forgets it already voted in this term
-  | 'commit-previous-term-by-count'; // a leader commits an old-term entry by counting replicas (fig. 8)
+  | 'commit-previous-term-by-count' // a leader commits an old-term entry by counting replicas (fig. 8)
+  // A follower that already holds a snapshot's last entry answers with its last index instead of
+  // its commit, claiming a match on a tail the leader never checked (and the leader takes it).
+  | 'snapshot-fast-forward-overclaim'
+  // A leader answers ReadIndex from its own commit index with no heartbeat quorum round: a deposed
+  // leader that has not heard of its successor serves stale reads.
+  | 'read-without-quorum';
 
 /** Replication progress the leader keeps per follower. */
 export interface ProgressView {

@@ -280,6 +280,28 @@ describe('raft core', () => {
       c.tickAll(30);
       expect(got).to.equal(0);
     });
+
+    it('planted bug read-without-quorum: a partitioned (deposed) leader answers a read with no ack at all', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { plantedBug: 'read-without-quorum' });
+      c.elect('a');
+      c.propose('a', 'x');
+      c.isolate('a');
+      // a is paused (it does not tick, so CheckQuorum cannot depose it yet); b and c move on.
+      for (let k = 0; k < 20 && c.leaders().length < 2; k++) {
+        c.node('b').raft.tick();
+        c.node('c').raft.tick();
+        c.stabilize();
+      }
+      const [next] = c.leaders().filter((id) => id !== 'a');
+      c.propose(next, 'y'); // committed by b and c: a read at a that misses it is stale
+      const a = c.node('a').raft;
+      expect(a.status().role).to.equal('leader');
+      a.readIndex('r');
+      const rd = a.ready();
+      a.advance(rd);
+      expect(rd.readStates).to.deep.equal([{ index: 2, context: 'r' }]);
+      expect(c.node(next).raft.status().commit).to.be.greaterThan(2);
+    });
   });
 
   describe('§7 log compaction and InstallSnapshot', () => {
@@ -303,6 +325,29 @@ describe('raft core', () => {
       expect(c.node('c').storage.snapshot().metadata.index).to.equal(applied);
       c.propose('a', 'after');
       expect(c.node('c').applied.map(text)).to.deep.equal(['after']);
+    });
+  });
+
+  describe('§7 snapshot fast-forward (a follower already holds the snapshot\'s last entry)', () => {
+    /** Follower b holds 1..5@1 + 6..8@2 (commit 4); a term-3 leader a sends it Snap(5@1). */
+    function fastForward(plantedBug?: 'snapshot-fast-forward-overclaim'): Message[] {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1), ent(5, 1), ent(6, 2), ent(7, 2), ent(8, 2)]);
+      storage.setHardState({ term: 2, vote: 'c', commit: 4 });
+      const b = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
+      const snapshot = { metadata: { index: 5, term: 1, voters: ['a', 'b', 'c'] }, data: enc('state@5') };
+      b.step(message({ type: 'Snap', from: 'a', to: 'b', term: 3, snapshot }));
+      return drain(b, storage);
+    }
+
+    it('answers with the snapshot index (its commit), not its last index: the tail 6..8@2 was never checked', () => {
+      const resps = fastForward().filter((m) => m.type === 'AppResp');
+      expect(resps.map((m) => [m.index, m.reject])).to.deep.equal([[5, false]]);
+    });
+
+    it('planted bug snapshot-fast-forward-overclaim: the follower claims its whole stale tail (8)', () => {
+      const resps = fastForward('snapshot-fast-forward-overclaim').filter((m) => m.type === 'AppResp');
+      expect(resps.map((m) => m.index)).to.deep.equal([8]);
     });
   });
 
