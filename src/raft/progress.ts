@@ -47,6 +47,12 @@ export class Progress {
   snapshotTicks = 0;
   /** `match` when the previous heartbeat response arrived: no progress since then means a lost App. */
   matchAtLastHeartbeat = 0;
+  /**
+   * Highest index this leader has offered the follower in this term: the last entry of any App
+   * (its previous index if empty) or a snapshot's index. A correct follower's AppResp never claims
+   * a match past it. It only grows: a delayed App may still be acked after the leader backed off.
+   */
+  highestSent = 0;
   /** Heard from since the last CheckQuorum round. */
   recentActive = false;
   readonly inflights: Inflights;

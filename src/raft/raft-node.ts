@@ -494,6 +494,7 @@ export class RaftNode {
       }
       return;
     }
+    if (this.cfg.plantedBug === undefined) this.checkAppRespClaim(m, pr);
     const wasPaused = pr.isPaused();
     // An ack of exactly what a probing follower already matched still proves where its log ends.
     const probeConfirmed = pr.state === 'probe' && pr.match === m.index;
@@ -512,6 +513,25 @@ export class RaftNode {
     if (m.from === this.leadTransferee && pr.match === this.log.lastIndex()) {
       this.send(message({ type: 'TimeoutNow', from: this.id, to: m.from, term: this.term }));
     }
+  }
+
+  /**
+   * The commit rule believes every AppResp, so check what it claims. A correct follower answers
+   * with the end of an App we sent, a snapshot's index, or its commit — learned from us, or from an
+   * earlier term, and then at most our last index at election, where our first App to it ended.
+   * And the entry it claims to match is ours (same index and term ⇒ same prefix, Log Matching):
+   * that is what catches a stale tail claimed as a match (follower 1..5@1 + 6..8@2 answering a
+   * Snap(5@1) with 8 while we hold 6..8@3), which an index bound alone cannot.
+   * Planted bugs break the premises (one leader per term, leader completeness) and must be found
+   * by the simulator's own checks, so the check is off under them.
+   */
+  private checkAppRespClaim(m: Message, pr: Progress): void {
+    invariant(m.index <= pr.highestSent, 'AppResp claims no match past what the leader sent', this.id, () =>
+      `${m.from} claims a match at ${m.index}, but the highest index sent to it in term ${this.term} is ${pr.highestSent}`);
+    const ours = this.log.term(m.index);
+    const compacted = ours === undefined && m.index < this.log.firstIndex();
+    invariant(compacted || ours === m.logTerm, 'AppResp claims a match on an entry the leader holds', this.id, () =>
+      `${m.from} claims a match at ${m.index}@${m.logTerm}, but the leader's entry there has term ${ours ?? 'none'}`);
   }
 
   private stepCandidate(m: Message): void {
@@ -559,20 +579,26 @@ export class RaftNode {
   }
 
   private handleAppend(m: Message): void {
-    const reply = (fields: Partial<Message>) =>
-      this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term, ...fields }));
     if (m.index < this.log.committed) {
-      reply({ index: this.log.committed });
+      this.sendAck(m.from, this.log.committed);
       return;
     }
     const lastNew = this.log.maybeAppend(m.index, m.logTerm, m.commit, m.entries);
     if (lastNew !== undefined) {
-      reply({ index: lastNew });
+      this.sendAck(m.from, lastNew);
       return;
     }
     // Fast backtracking (thesis §5.3 / etcd): point the leader past a whole term of mismatches.
     const hintIndex = this.log.findConflictByTerm(Math.min(m.index, this.log.lastIndex()), m.logTerm);
-    reply({ index: m.index, reject: true, rejectHint: hintIndex, logTerm: this.log.term(hintIndex) ?? 0 });
+    this.send(message({
+      type: 'AppResp', from: this.id, to: m.from, term: this.term,
+      index: m.index, reject: true, rejectHint: hintIndex, logTerm: this.log.term(hintIndex) ?? 0,
+    }));
+  }
+
+  /** "My log matches yours up to `index`", with the term there so the leader can check the claim. */
+  private sendAck(to: NodeId, index: number): void {
+    this.send(message({ type: 'AppResp', from: this.id, to, term: this.term, index, logTerm: this.log.term(index) ?? 0 }));
   }
 
   private handleSnapshot(m: Message): void {
@@ -580,7 +606,7 @@ export class RaftNode {
     invariant(snap !== undefined, 'Snap message carries a snapshot', this.id, () => `from ${m.from}`);
     const { index, term } = snap.metadata;
     if (index <= this.log.committed) {
-      this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term, index: this.log.committed }));
+      this.sendAck(m.from, this.log.committed);
       return;
     }
     if (this.log.matchTerm(index, term)) {
@@ -591,12 +617,12 @@ export class RaftNode {
       // though its own 6..8 may differ, and commit entries only it holds.
       this.log.commitTo(index);
       const overclaim = this.cfg.plantedBug === 'snapshot-fast-forward-overclaim';
-      this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term, index: overclaim ? this.log.lastIndex() : this.log.committed }));
+      this.sendAck(m.from, overclaim ? this.log.lastIndex() : this.log.committed);
       return;
     }
     this.log.restore(snap);
     this.voters = [...snap.metadata.voters];
-    this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term, index: this.log.lastIndex() }));
+    this.sendAck(m.from, this.log.lastIndex());
   }
 
   private handleReadAck(from: NodeId, context: string): void {
@@ -674,6 +700,7 @@ export class RaftNode {
     if (prevTerm === undefined || entries === undefined) return this.sendSnapshot(to, pr);
     if (entries.length === 0 && !sendIfEmpty) return false;
     this.send(message({ type: 'App', from: this.id, to, term: this.term, index: prevIndex, logTerm: prevTerm, entries, commit: this.log.committed }));
+    pr.highestSent = Math.max(pr.highestSent, prevIndex + entries.length);
     if (pr.state === 'replicate' && entries.length > 0) {
       const last = entries[entries.length - 1].index;
       pr.next = last + 1;
@@ -690,6 +717,7 @@ export class RaftNode {
     invariant(snap.metadata.index > 0, 'a compacted log has a snapshot', this.id, () => `first index ${this.log.firstIndex()}`);
     this.send(message({ type: 'Snap', from: this.id, to, term: this.term, snapshot: snap }));
     pr.becomeSnapshot(snap.metadata.index);
+    pr.highestSent = Math.max(pr.highestSent, snap.metadata.index);
     return true;
   }
 

@@ -53,7 +53,10 @@ export interface Message {
   readonly from: NodeId;
   readonly to: NodeId;
   readonly term: number;
-  /** App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry; AppResp reject: term at rejectHint. */
+  /**
+   * App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry;
+   * AppResp: term of the follower's entry at `index` (accept) or at `rejectHint` (reject).
+   */
   readonly logTerm: number;
   /** App: index of the entry before `entries`; Vote/PreVote: candidate's last index; AppResp: last index matched (or rejected). */
   readonly index: number;

@@ -329,25 +329,86 @@ describe('raft core', () => {
   });
 
   describe('§7 snapshot fast-forward (a follower already holds the snapshot\'s last entry)', () => {
-    /** Follower b holds 1..5@1 + 6..8@2 (commit 4); a term-3 leader a sends it Snap(5@1). */
-    function fastForward(plantedBug?: 'snapshot-fast-forward-overclaim'): Message[] {
+    // The sequence of issue 10: follower b holds 1..5@1 + 6..8@2 (commit 4); the term-3 leader a
+    // holds 1..5@1 (compacted into a snapshot at 5@1) + 6..8@3 and sends b Snap(5@1).
+    type Bug = 'snapshot-fast-forward-overclaim';
+
+    function follower(plantedBug?: Bug): { b: RaftNode; storage: MemoryStorage } {
       const storage = new MemoryStorage(['a', 'b', 'c']);
       storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1), ent(5, 1), ent(6, 2), ent(7, 2), ent(8, 2)]);
       storage.setHardState({ term: 2, vote: 'c', commit: 4 });
       const b = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
-      const snapshot = { metadata: { index: 5, term: 1, voters: ['a', 'b', 'c'] }, data: enc('state@5') };
-      b.step(message({ type: 'Snap', from: 'a', to: 'b', term: 3, snapshot }));
-      return drain(b, storage);
+      return { b, storage };
     }
 
+    /** a wins term 3 with c's vote, appends 6@3 (no-op), 7@3, 8@3, and has offered b 6..8. */
+    function leader(plantedBug?: Bug): { a: RaftNode; storage: MemoryStorage } {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1), ent(5, 1)]);
+      storage.createSnapshot(5, enc('state@5'));
+      storage.compact(5);
+      storage.setHardState({ term: 2, vote: '', commit: 5 });
+      const a = new RaftNode({ id: 'a', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
+      a.campaign();
+      drain(a, storage);
+      a.step(message({ type: 'PreVoteResp', from: 'c', to: 'a', term: 3 }));
+      drain(a, storage);
+      a.step(message({ type: 'VoteResp', from: 'c', to: 'a', term: 3 }));
+      a.propose(enc('e7'));
+      a.propose(enc('e8'));
+      drain(a, storage); // the probe App(5@1, [6]) to b is lost
+      a.step(message({ type: 'HeartbeatResp', from: 'b', to: 'a', term: 3 }));
+      const apps = drain(a, storage).filter((m) => m.type === 'App' && m.to === 'b');
+      expect(apps.map((m) => [m.index, m.entries.map((e) => `${e.index}@${e.term}`)])).to.deep.equal([[5, ['6@3', '7@3', '8@3']]]);
+      expect(a.status()).to.include({ role: 'leader', term: 3, lastIndex: 8, commit: 5 });
+      return { a, storage };
+    }
+
+    const snap = (from: MemoryStorage) => message({ type: 'Snap', from: 'a', to: 'b', term: 3, snapshot: from.snapshot() });
+    const acks = (ms: Message[]) => ms.filter((m) => m.type === 'AppResp').map((m) => [m.index, m.logTerm, m.reject]);
+
     it('answers with the snapshot index (its commit), not its last index: the tail 6..8@2 was never checked', () => {
-      const resps = fastForward().filter((m) => m.type === 'AppResp');
-      expect(resps.map((m) => [m.index, m.reject])).to.deep.equal([[5, false]]);
+      const { b, storage } = follower();
+      b.step(snap(leader().storage));
+      expect(acks(drain(b, storage))).to.deep.equal([[5, 1, false]]);
+      expect(b.status()).to.include({ commit: 5, lastIndex: 8 });
     });
 
-    it('planted bug snapshot-fast-forward-overclaim: the follower claims its whole stale tail (8)', () => {
-      const resps = fastForward('snapshot-fast-forward-overclaim').filter((m) => m.type === 'AppResp');
-      expect(resps.map((m) => m.index)).to.deep.equal([8]);
+    it('planted bug snapshot-fast-forward-overclaim: the follower claims its whole stale tail (8), and the leader commits entries only it holds', () => {
+      const { b, storage: bs } = follower('snapshot-fast-forward-overclaim');
+      const { a, storage: as } = leader('snapshot-fast-forward-overclaim');
+      b.step(snap(as));
+      const out = drain(b, bs);
+      expect(acks(out)).to.deep.equal([[8, 2, false]]);
+      a.step(out.find((m) => m.type === 'AppResp')!);
+      drain(a, as);
+      expect(a.status().commit).to.equal(8); // 6..8@3 "committed" on a and nowhere else: b holds 6..8@2
+    });
+
+    it('the leader refuses a claimed match on an entry it does not hold (an InvariantError, not a commit)', () => {
+      const { b, storage: bs } = follower('snapshot-fast-forward-overclaim'); // the lying follower
+      const { a, storage: as } = leader();
+      b.step(snap(as));
+      const resp = drain(b, bs).find((m) => m.type === 'AppResp')!;
+      expect(() => a.step(resp)).to.throw(InvariantError, /AppResp claims a match on an entry the leader holds.*8@2.*term 3/);
+    });
+
+    it('the leader refuses a claimed match past the highest index it sent that follower', () => {
+      const { a } = leader();
+      a.propose(enc('e9')); // 9@3 exists on a but went to nobody yet (b is in probe, waiting)
+      const claim = message({ type: 'AppResp', from: 'b', to: 'a', term: 3, index: 9, logTerm: 3 });
+      expect(() => a.step(claim)).to.throw(InvariantError, /past what the leader sent.*at 9.*is 8/);
+    });
+
+    it('the leader takes the correct answer and sends what follows the snapshot', () => {
+      const { b, storage: bs } = follower();
+      const { a, storage: as } = leader();
+      b.step(snap(as));
+      a.step(drain(b, bs).find((m) => m.type === 'AppResp')!);
+      expect(a.status().progress.get('b')).to.include({ match: 5, state: 'replicate' });
+      expect(a.status().commit).to.equal(5); // nothing past 5 is on a majority
+      const apps = drain(a, as).filter((m) => m.type === 'App' && m.to === 'b');
+      expect(apps.map((m) => [m.index, m.entries.map((e) => e.index)])).to.deep.equal([[5, [6, 7, 8]]]);
     });
   });
 
