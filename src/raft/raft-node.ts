@@ -54,6 +54,8 @@ export class RaftNode {
   private prevHard: HardState;
   private inReady = false;
   private proposalsToSend = false;
+  /** ReadIndex requests await a heartbeat round: one round, in ready(), serves all of this batch. */
+  private readRoundPending = false;
 
   private readonly electionTimeout: number;
   private readonly heartbeatTimeout: number;
@@ -154,7 +156,7 @@ export class RaftNode {
     if (this.role !== 'leader' || pr?.state !== 'snapshot') return;
     if (!ok) pr.pendingSnapshot = 0;
     pr.becomeProbe();
-    pr.probeSent = true; // wait for the next heartbeat response before probing
+    pr.paused = true; // wait for the next heartbeat response before probing
   }
 
   step(m: Message): void {
@@ -186,6 +188,7 @@ export class RaftNode {
       this.log.unstable.snapshot !== undefined ||
       this.msgs.length > 0 ||
       this.readStates.length > 0 ||
+      this.readRoundPending ||
       this.log.hasNextCommittedEnts()
     );
   }
@@ -201,6 +204,7 @@ export class RaftNode {
       }
     }
     this.proposalsToSend = false;
+    if (this.readRoundPending && this.role === 'leader') this.bcastHeartbeat();
     this.inReady = true;
     const soft = this.softState();
     const hard = this.hardState();
@@ -288,7 +292,7 @@ export class RaftNode {
     }
     if (this.heartbeatElapsed >= this.heartbeatTimeout) {
       this.heartbeatElapsed = 0;
-      this.bcastHeartbeat(this.readOnly.lastPendingContext());
+      this.bcastHeartbeat();
     }
   }
 
@@ -318,6 +322,7 @@ export class RaftNode {
     this.votes.clear();
     this.readOnly.clear();
     this.pendingReadContexts = [];
+    this.readRoundPending = false;
     this.prs = new Map();
     const last = this.log.lastIndex();
     for (const id of this.voters) {
@@ -469,14 +474,13 @@ export class RaftNode {
         return this.handleAppendResponse(m, pr);
       case 'HeartbeatResp':
         pr.recentActive = true;
-        pr.probeSent = false;
-        if (pr.state === 'replicate' && pr.match < pr.next - 1 && pr.match === pr.matchAtLastHeartbeat) {
-          // Entries are out but nothing was acknowledged for a whole heartbeat: an App was lost.
-          pr.becomeProbe();
-        }
-        pr.matchAtLastHeartbeat = pr.match;
-        if (pr.state === 'replicate' && pr.inflights.full()) pr.inflights.freeFirstOne();
-        if (pr.match < this.log.lastIndex()) this.sendAppend(m.from);
+        // It is alive: lift the pause for one App. To a follower that lacks entries, or whose place
+        // we are unsure of (probe, e.g. after reportUnreachable), it goes even if empty, asking
+        // "do you hold next-1?": the ack moves a caught-up prober back to replicate, and the ack
+        // or reject unsticks a full window whose Apps were lost. A slow follower whose acks are
+        // merely late is never dropped to probe for it (that would resend what is on its way).
+        pr.paused = false;
+        if (pr.match < this.log.lastIndex() || pr.state === 'probe') this.sendAppend(m.from);
         if (m.context !== '') this.handleReadAck(m.from, m.context);
         return;
       default:
@@ -667,14 +671,20 @@ export class RaftNode {
       return;
     }
     this.readOnly.add(this.log.committed, context, this.id);
-    this.bcastHeartbeat(context);
+    this.readRoundPending = true;
   }
 
   private bcastAppend(): void {
     for (const id of this.voters) if (id !== this.id) this.sendAppend(id);
   }
 
-  private bcastHeartbeat(context: string): void {
+  /**
+   * A heartbeat round. It carries the newest pending ReadIndex context: a quorum's acks of it
+   * confirm that request and every one queued before it, so concurrent reads share one round.
+   */
+  private bcastHeartbeat(): void {
+    const context = this.readOnly.lastPendingContext();
+    this.readRoundPending = false;
     for (const id of this.voters) {
       if (id === this.id) continue;
       // Never tell a follower to commit past what it is known to hold.
@@ -690,7 +700,9 @@ export class RaftNode {
     const prevIndex = pr.next - 1;
     const prevTerm = this.log.term(prevIndex);
     let entries: Entry[] | undefined;
-    if (prevTerm !== undefined) {
+    if (pr.state === 'replicate' && pr.inflights.full()) {
+      entries = []; // the window is full: only an empty App (see HeartbeatResp) may go out
+    } else if (prevTerm !== undefined) {
       try {
         entries = this.log.slice(pr.next, this.log.lastIndex() + 1, this.maxSizePerMsg);
       } catch (e) {
@@ -701,13 +713,7 @@ export class RaftNode {
     if (entries.length === 0 && !sendIfEmpty) return false;
     this.send(message({ type: 'App', from: this.id, to, term: this.term, index: prevIndex, logTerm: prevTerm, entries, commit: this.log.committed }));
     pr.highestSent = Math.max(pr.highestSent, prevIndex + entries.length);
-    if (pr.state === 'replicate' && entries.length > 0) {
-      const last = entries[entries.length - 1].index;
-      pr.next = last + 1;
-      pr.inflights.add(last);
-    } else if (pr.state === 'probe') {
-      pr.probeSent = true;
-    }
+    pr.sentApp(entries.length > 0 ? entries[entries.length - 1].index : undefined);
     return true;
   }
 

@@ -258,6 +258,29 @@ describe('raft core', () => {
       expect(got[0].acksBefore).to.be.at.least(1); // self + one follower = quorum of 3
     });
 
+    it('concurrent reads in one batch share one heartbeat round, and each is answered', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      for (const ctx of ['r1', 'r2', 'r3']) expect(a.readIndex(ctx)).to.equal(true);
+      const rd = a.ready();
+      const beats = rd.messages.filter((m) => m.type === 'Heartbeat');
+      expect(beats.map((m) => [m.to, m.context])).to.deep.equal([['b', 'r3'], ['c', 'r3']]);
+      const states = [...rd.readStates];
+      c.node('a').storage.append(rd.entries);
+      a.advance(rd);
+      for (const m of rd.messages) c.node(m.to).raft.step(m);
+      const orig = a.ready.bind(a);
+      a.ready = () => {
+        const r = orig();
+        states.push(...r.readStates);
+        return r;
+      };
+      c.stabilize();
+      expect(states).to.deep.equal([{ index: 2, context: 'r1' }, { index: 2, context: 'r2' }, { index: 2, context: 'r3' }]);
+    });
+
     it('a follower refuses ReadIndex (the server forwards to the leader instead)', () => {
       const c = new TestCluster(['a', 'b', 'c']);
       c.elect('a');
@@ -462,6 +485,61 @@ describe('raft core', () => {
       c.filter = () => true;
       c.tickAll(10);
       expect(c.node('c').applied).to.have.length(20);
+    });
+
+    it('replicate state: a lost App in a window that is not full is recovered at the next heartbeat', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { maxSizePerMsg: 1 });
+      c.elect('a');
+      let dropped = false;
+      c.filter = (m) => {
+        if (dropped || m.type !== 'App' || m.to !== 'c' || m.entries.length === 0) return true;
+        dropped = true; // the App with p0 is lost; those after it arrive and are rejected (gap)
+        return false;
+      };
+      for (let k = 0; k < 5; k++) c.node('a').raft.propose(enc(`p${k}`));
+      c.stabilize();
+      c.tickAll(3);
+      expect(dropped).to.equal(true);
+      expect(c.node('c').applied.map(text)).to.deep.equal(['p0', 'p1', 'p2', 'p3', 'p4']);
+    });
+
+    it('a slow follower whose acks are late, not lost, stays in replicate across heartbeats: nothing is resent', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { maxSizePerMsg: 1 });
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      expect(a.status().progress.get('b')!.state).to.equal('replicate');
+      const held: Message[] = [];
+      const sentToB: number[] = [];
+      c.filter = (m) => {
+        if (m.type === 'App' && m.to === 'b') sentToB.push(...m.entries.map((e) => e.index));
+        if (m.type === 'AppResp' && m.from === 'b') {
+          held.push(m); // b's disk is slow: its acks come, but later
+          return false;
+        }
+        return true;
+      };
+      for (let k = 0; k < 5; k++) a.propose(enc(`p${k}`));
+      c.stabilize();
+      c.tickAll(3); // three heartbeat rounds, each answered by b, with no ack from b in between
+      expect(a.status().progress.get('b')!.state).to.equal('replicate');
+      expect(sentToB).to.deep.equal([3, 4, 5, 6, 7]); // each entry once
+      c.filter = () => true;
+      for (const m of held) a.step(m);
+      c.stabilize();
+      expect(a.status().progress.get('b')).to.include({ state: 'replicate', match: a.status().lastIndex });
+      expect(sentToB).to.deep.equal([3, 4, 5, 6, 7]);
+    });
+
+    it('a caught-up follower in probe is moved back to replicate by a heartbeat response', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      a.reportUnreachable('b'); // e.g. one dropped connection: b is caught up, but a now probes it
+      expect(a.status().progress.get('b')).to.include({ state: 'probe', match: a.status().lastIndex });
+      c.tickAll(1);
+      expect(a.status().progress.get('b')!.state).to.equal('replicate');
     });
   });
 });
