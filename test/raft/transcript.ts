@@ -93,6 +93,7 @@ class World {
     const args: Args = new Map(rest.filter((w) => w.includes('=')).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
     switch (verb) {
       case 'cluster':
+        if (args.has('peers')) throw new TranscriptError('cluster: the peers are the nodes named');
         for (const id of pos) this.addNode(id, pos, args);
         return [];
       case 'node':
@@ -102,7 +103,7 @@ class World {
         return guard(() => this.node(one(pos)).raft.campaign());
       case 'tick': {
         allow(args, ['n']);
-        const times = Number(args.get('n') ?? 1);
+        const times = num(args.get('n') ?? '1');
         return guard(() => {
           for (let k = 0; k < times; k++) for (const id of pos) this.node(id).raft.tick();
         });
@@ -128,8 +129,8 @@ class World {
       case 'compact': {
         const [id, at] = two(pos);
         const { storage } = this.node(id);
-        storage.createSnapshot(Number(at), new TextEncoder().encode(`snap@${at}`));
-        storage.compact(Number(at));
+        storage.createSnapshot(num(at), new TextEncoder().encode(`snap@${at}`));
+        storage.compact(num(at));
         return [];
       }
       case 'send': {
@@ -177,16 +178,16 @@ class World {
     const storage = new MemoryStorage(peers);
     if (args.has('log')) storage.append(parseEntries(need(args, 'log')));
     if (args.has('compact')) {
-      const at = Number(args.get('compact'));
+      const at = num(need(args, 'compact'));
       storage.createSnapshot(at, new TextEncoder().encode(`snap@${at}`));
       storage.compact(at);
     }
-    const term = Number(args.get('term') ?? 0);
-    storage.setHardState({ term, vote: args.get('vote') ?? '', commit: Number(args.get('commit') ?? 0) });
+    const term = num(args.get('term') ?? '0');
+    storage.setHardState({ term, vote: args.get('vote') ?? '', commit: num(args.get('commit') ?? '0') });
     const cfg: RaftConfig = {
       id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1 + this.nodes.size),
-      maxInflightMsgs: args.has('inflight') ? Number(args.get('inflight')) : undefined,
-      maxSizePerMsg: args.has('maxsize') ? Number(args.get('maxsize')) : undefined,
+      maxInflightMsgs: args.has('inflight') ? num(need(args, 'inflight')) : undefined,
+      maxSizePerMsg: args.has('maxsize') ? num(need(args, 'maxsize')) : undefined,
       plantedBug: args.get('bug') as PlantedBug | undefined,
     };
     this.nodes.set(id, { raft: new RaftNode(cfg), storage, peers });
@@ -255,6 +256,7 @@ class World {
     allow(args, ['type', 'term', 'prev', 'match', 'last', 'commit', 'entries', 'ctx', 'snap']);
     const [from, to] = route.split('->');
     const type = need(args, 'type') as MessageType;
+    if (!MESSAGE_TYPES.includes(type)) throw new TranscriptError(`type=${type} is not one of ${MESSAGE_TYPES.join(' ')}`);
     if (!from || !to) throw new TranscriptError(`"${route}" is not <from>-><to>`);
     const at = (s: string | undefined) => (s === undefined ? [0, 0] : parseAt(s));
     const [index, logTerm] = at(args.get('prev') ?? args.get('match') ?? args.get('last'));
@@ -267,8 +269,8 @@ class World {
       }
     }
     return message({
-      type, from, to, term: Number(need(args, 'term')), index, logTerm,
-      commit: Number(args.get('commit') ?? 0),
+      type, from, to, term: num(need(args, 'term')), index, logTerm,
+      commit: num(args.get('commit') ?? '0'),
       entries: args.has('entries') ? parseEntries(need(args, 'entries')) : [],
       context: args.get('ctx') ?? '',
       snapshot,
@@ -350,6 +352,15 @@ function guard(fn: () => string[] | void): string[] {
 
 function allow(args: Args, keys: readonly string[]): void {
   for (const k of args.keys()) if (!keys.includes(k)) throw new TranscriptError(`unknown argument ${k}= (known: ${keys.join(' ')})`);
+}
+
+const MESSAGE_TYPES: readonly MessageType[] = [
+  'App', 'AppResp', 'Vote', 'VoteResp', 'PreVote', 'PreVoteResp', 'Heartbeat', 'HeartbeatResp', 'Snap', 'TimeoutNow',
+];
+
+function num(s: string): number {
+  if (!/^\d+$/.test(s)) throw new TranscriptError(`"${s}" is not a number`);
+  return Number(s);
 }
 
 function one(pos: readonly string[]): string {

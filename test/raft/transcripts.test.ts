@@ -5,7 +5,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { parse, render, run } from './transcript.js';
+import { TranscriptError, parse, render, run } from './transcript.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'transcripts');
 const rewrite = process.env.REWRITE_TRANSCRIPTS === '1';
@@ -38,6 +38,24 @@ describe('raft transcripts (test/raft/transcripts/*.txt)', () => {
       }
     });
   }
+});
+
+describe('transcript runner', () => {
+  const text = '# two nodes\ncluster a b\n----\nok\n\npropose a x\n----\n1@1\n\n# trailing comment\n';
+
+  it('runs commands, and renders a file back unchanged when the outputs match', () => {
+    const { blocks, trailer } = parse(text);
+    const outputs = run(blocks);
+    expect(outputs).to.deep.equal([['ok'], ['refused']]); // a is not the leader: the expectation is stale
+    expect(render(blocks, [['ok'], ['1@1']], trailer)).to.equal(text);
+    expect(render(blocks, outputs, trailer)).to.equal(text.replace('1@1', 'refused'));
+  });
+
+  it('refuses a malformed transcript instead of recording it', () => {
+    expect(() => parse('status a\nok\n')).to.throw(TranscriptError, /line 1: command "status a" is not followed by a "----" line/);
+    expect(() => run(parse('cluster a b\n----\n\ntick a nn=2\n----\n').blocks)).to.throw(TranscriptError, /line 4: tick a nn=2: unknown argument nn=/);
+    expect(() => run(parse('frobnicate\n----\n').blocks)).to.throw(TranscriptError, /unknown command "frobnicate"/);
+  });
 });
 
 /** A line diff by longest common subsequence: "  same", "- expected only", "+ actual only". */
