@@ -1,9 +1,11 @@
 // The cluster's peer network as one proxy per directed link. Node i is started with its own --peers
-// list, in which every other node j is at the address of proxy i→j (itself at its real address), so
-// all traffic i sends toward j — Raft messages on i's stream to j, and client calls i forwards to a
-// leader j — crosses that proxy. Each node sends on its own outbound streams only, so blocking i→j
-// silences i toward j while j still reaches i: links really are directed. Clients dial the real
-// addresses and never cross a proxy.
+// list, in which every other node j's PEER address is that of proxy i→j (itself at its real peer
+// address), so all traffic i sends toward j — Raft messages on i's stream to j, and client calls i
+// forwards to a leader j (forwarding dials the leader's peer port) — crosses that proxy. Each node
+// sends on its own outbound streams only, so blocking i→j silences i toward j while j still
+// reaches i: links really are directed. Clients dial the real client addresses (which nodes learn
+// from each other, never from --peers) and never cross a proxy. With TLS the proxies pass the
+// encrypted bytes through: a node checks the member id in the certificate, not the address.
 import { LinkProxy, type LinkMode } from './tcp-proxy.js';
 
 export type Link = readonly [from: string, to: string];
@@ -15,7 +17,7 @@ export class ProxyMesh {
     private readonly links: ReadonlyMap<string, LinkProxy>,
   ) {}
 
-  /** One proxy per ordered pair of distinct nodes; `addresses` maps node id → its real listen address. */
+  /** One proxy per ordered pair of distinct nodes; `addresses` maps node id → its real peer address (--peer-listen). */
   static async start(addresses: ReadonlyMap<string, string>): Promise<ProxyMesh> {
     const ids = [...addresses.keys()];
     const links = new Map<string, LinkProxy>();

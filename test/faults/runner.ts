@@ -95,7 +95,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       startNodes: false,
       nodeFlags: (id) => ({ '--peers': mesh!.peersFlagFor(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks) }),
     });
-    mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.address])));
+    mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.peerAddress])));
     for (const n of cluster.nodes) cluster.startNode(n.id);
     const leader = await cluster.waitForLeader(undefined, 30_000);
     log(`faults: cluster of ${size} up (leader ${leader}), data in ${cluster.baseDir}, run dir ${runDir}`);

@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../src/proto/lockd.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
+import type { CertFiles, TestPki } from './test-pki.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'lockd', 'main.ts');
@@ -22,11 +23,18 @@ export interface ClusterOptions {
   readonly nodeFlags?: (id: string) => Record<string, string>;
   /** false: assign addresses and data dirs but start no node (the caller starts them with startNode). */
   readonly startNodes?: boolean;
+  /** Start every node with TLS from this PKI (node certificates issued on first start). */
+  readonly tls?: TestPki;
+  /** With tls: also --client-cert-auth; the cluster's own status calls then present a client certificate (CN=root). */
+  readonly clientCertAuth?: boolean;
 }
 
 export interface NodeHandle {
   readonly id: string;
+  /** The client address (--listen): what clients and tests dial. */
   readonly address: string;
+  /** The peer address (--peer-listen), as other nodes' --peers name it. */
+  readonly peerAddress: string;
   readonly dataDir: string;
   readonly logFile: string;
   proc: ChildProcess | undefined;
@@ -66,6 +74,7 @@ export class ProcessCluster {
   readonly baseDir: string;
   readonly clusterId: string;
   private readonly clients = new Map<string, ClusterClient>();
+  private rootCert: CertFiles | undefined;
 
   private constructor(private readonly opts: ClusterOptions) {
     this.baseDir = mkdtempSync(join(tmpdir(), 'lockd-test-'));
@@ -76,14 +85,26 @@ export class ProcessCluster {
     const c = new ProcessCluster(opts);
     for (let k = 1; k <= opts.size; k++) {
       const id = `n${k}`;
-      c.nodes.push({ id, address: `127.0.0.1:${await freePort()}`, dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined });
+      c.nodes.push({
+        id, address: `127.0.0.1:${await freePort()}`, peerAddress: `127.0.0.1:${await freePort()}`,
+        dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined,
+      });
     }
     if (opts.startNodes !== false) for (const n of c.nodes) c.startNode(n.id);
     return c;
   }
 
+  /** --peers: every node's PEER address. */
   peersFlag(): string {
-    return this.nodes.map((n) => `${n.id}=${n.address}`).join(',');
+    return this.nodes.map((n) => `${n.id}=${n.peerAddress}`).join(',');
+  }
+
+  /** Credentials the cluster's own clients (status) use: TLS trusting the test CA when on. */
+  clientCredentials(): grpc.ChannelCredentials {
+    const pki = this.opts.tls;
+    if (!pki) return grpc.credentials.createInsecure();
+    if (this.opts.clientCertAuth) this.rootCert ??= pki.client('root');
+    return pki.channelCredentials(this.rootCert);
   }
 
   node(id: string): NodeHandle {
@@ -96,10 +117,11 @@ export class ProcessCluster {
   argsFor(id: string, overrides: Record<string, string> = {}): string[] {
     const n = this.node(id);
     const flags: Record<string, string> = {
-      '--id': id, '--listen': n.address, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
-      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.nodeFlags?.(id), ...overrides,
+      '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
+      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.tls?.nodeFlags(id), ...this.opts.nodeFlags?.(id), ...overrides,
     };
-    return [...Object.entries(flags).flat(), ...(this.opts.extraArgs ?? [])];
+    const switches = this.opts.tls && this.opts.clientCertAuth ? ['--client-cert-auth'] : [];
+    return [...Object.entries(flags).flat(), ...switches, ...(this.opts.extraArgs ?? [])];
   }
 
   startNode(id: string, overrides: Record<string, string> = {}): ChildProcess {
@@ -154,7 +176,7 @@ export class ProcessCluster {
   client(id: string): ClusterClient {
     let c = this.clients.get(id);
     if (!c) {
-      c = new lockdProto.lockd.v1.Cluster(this.node(id).address, grpc.credentials.createInsecure());
+      c = new lockdProto.lockd.v1.Cluster(this.node(id).address, this.clientCredentials());
       this.clients.set(id, c);
     }
     return c;
