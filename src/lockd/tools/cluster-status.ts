@@ -1,6 +1,9 @@
 // Prints cluster.sh's status table: asks every node for Cluster.Status (in parallel, short deadline).
-// usage: cluster-status.js [--wait-leader SECONDS] [--json] ID=HOST:PORT=PID ...
+// usage: cluster-status.js [--wait-leader SECONDS] [--json] [--tls DIR] ID=HOST:PORT=PID ...
+// (--tls DIR: trust DIR/ca.crt and present DIR/root.crt, as ./cluster.sh start --tls leaves them.)
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { channelSecurity, loadClientTls, type TlsMaterial } from '../../client/tls.js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { StatusResponse__Output } from '../../proto/gen/lockd/v1/StatusResponse.js';
 
@@ -23,12 +26,13 @@ function pidAlive(pid: string): boolean {
   }
 }
 
-async function query(rows: Row[]): Promise<void> {
+async function query(rows: Row[], tls: TlsMaterial | undefined): Promise<void> {
   await Promise.all(
     rows.map(
       (row) =>
         new Promise<void>((resolve) => {
-          const client = new lockdProto.lockd.v1.Cluster(row.address, grpc.credentials.createInsecure());
+          const { credentials, options } = channelSecurity(row.address, tls);
+          const client = new lockdProto.lockd.v1.Cluster(row.address, credentials, options);
           client.Status({}, { deadline: Date.now() + 800 }, (err, res) => {
             if (err) row.error = err.code === grpc.status.DEADLINE_EXCEEDED ? 'no answer (paused?)' : (err.details || err.message);
             else row.status = res!;
@@ -63,10 +67,15 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   let waitSeconds = 0;
   let json = false;
+  let tls: TlsMaterial | undefined;
   const rows: Row[] = [];
   for (let k = 0; k < args.length; k++) {
     if (args[k] === '--wait-leader') waitSeconds = Number(args[++k]);
     else if (args[k] === '--json') json = true;
+    else if (args[k] === '--tls') {
+      const dir = args[++k];
+      tls = loadClientTls({ cacert: join(dir, 'ca.crt'), cert: join(dir, 'root.crt'), key: join(dir, 'root.key') });
+    }
     else {
       const [id, host, port, pid = ''] = args[k].split(/[=:]/);
       rows.push({ id, address: `${host}:${port}`, pid, alive: pidAlive(pid) });
@@ -78,7 +87,7 @@ async function main(): Promise<void> {
       r.status = undefined;
       r.error = undefined;
     }
-    await query(rows.filter((r) => r.alive || !r.pid));
+    await query(rows.filter((r) => r.alive || !r.pid), tls);
     const leader = agreedLeader(rows);
     if (waitSeconds === 0 || leader !== undefined || Date.now() > deadline) {
       process.stdout.write(json ? JSON.stringify({ leader: leader ?? null, nodes: rows }) + '\n' : table(rows) + '\n');
