@@ -55,5 +55,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
 
 export function fenceHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer): FenceHandlers {
   const ops = fenceOps(ctx, proposer);
-  return { Write: unary(deps, ops.Write), Read: unary(deps, ops.Read) };
+  // Fence.Delete is served once the state machine has it (next commits on this branch).
+  const notYet: grpc.handleUnaryCall<unknown, never> = (_call, cb) => cb({ code: grpc.status.UNIMPLEMENTED, details: 'Fence.Delete is not implemented yet' }, null);
+  return { Write: unary(deps, ops.Write), Read: unary(deps, ops.Read), Delete: notYet };
 }
