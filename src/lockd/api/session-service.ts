@@ -72,7 +72,7 @@ export class SessionStreams {
       inspect: ops.lock.Inspect,
       fenceRead: ops.fence.Read,
       timeToLive: ops.lease.TimeToLive,
-      fenceDelete: { validate: () => ({ error: 'INVALID_ARGUMENT', message: 'fence_delete is not implemented yet' }), local: () => Promise.reject(new Error('unreachable')) },
+      fenceDelete: ops.fence.Delete,
     };
     ctx.driver.onRoleChange((role, leader) => this.roleChanged(role, leader));
   }
