@@ -74,10 +74,16 @@ export class TestPki {
     return this.issue(file, { cn, usage: 'client' });
   }
 
-  /** The flags that start member `id` with TLS (its certificate made on first use). */
-  nodeFlags(id: string): Record<string, string> {
+  /** Member `id`'s certificate files, made on first use (node() again rotates them in place). */
+  nodeFiles(id: string): CertFiles {
     let files = this.nodesIssued.get(id);
     if (!files) this.nodesIssued.set(id, (files = this.node(id)));
+    return files;
+  }
+
+  /** The flags that start member `id` with TLS. */
+  nodeFlags(id: string): Record<string, string> {
+    const files = this.nodeFiles(id);
     return { '--tls-cert': files.cert, '--tls-key': files.key, '--tls-ca': this.caCert };
   }
 

@@ -94,6 +94,7 @@ export class LockdNode {
   reloadTls(): void {
     const r = this.ctx.security.reload();
     if (r.changed) this.ctx.logger.info({ event: 'tls reloaded', tls: r.summary }, 'TLS certificates reloaded; new connections use them');
+    else this.ctx.logger.info({ event: 'tls reload skipped' }, 'SIGHUP: TLS is off (no --tls-cert), nothing to reload');
   }
 
   async stop(): Promise<void> {
