@@ -30,7 +30,7 @@ export class LockdNode {
     const stateMachine = new LockStateMachine();
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
-      voters: [...config.peers.keys()],
+      voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
         apply: (e) => stateMachine.apply(e),
