@@ -171,7 +171,9 @@ describe('LevelStorage', () => {
     expect((await refusal({ voters: ['n1', 'n2', 'n3', 'n4', 'n5'] })).problem).to.equal('voters'); // the snapshot says 3
     await (await openStorage()).close(); // records the configuration
     open.length = 0;
-    await raw(async (db) => expect(await db.get(CONFIG_KEY)).to.not.equal(undefined));
+    await raw(async (db) => {
+      expect(await db.get(CONFIG_KEY)).to.not.equal(undefined);
+    });
     expect((await refusal({ voters: ['n1', 'n2', 'n4'] })).problem).to.equal('voters');
   });
 
