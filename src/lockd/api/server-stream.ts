@@ -1,0 +1,158 @@
+// The bookkeeping every long-lived server stream of the lock API shares (Lease.KeepAlive,
+// Session.Open, Lock.Observe), written once:
+//  - a stream is open until it finishes (the client half-closed and nothing is pending: OK), fails
+//    (we end it with a status) or is dropped (the client went away); `onClose` runs once, however
+//    it ends, so what the stream holds (watched leases, waiting operations) is released;
+//  - backpressure: when write() returns false (the client does not read fast enough), the stream
+//    stops being read until it drains. Requests then stay in the client's own buffers and HTTP/2
+//    flow control stops the client; what this server holds per stream is bounded by the answers
+//    to requests it read before the pause (and, for a session, the operations in flight), never by
+//    what the client sends. Example: a session client that writes 100,000 operations and reads
+//    nothing gets ~1,000 of them read; the rest wait in its own process.
+//  - a stream that only writes (Observe) cannot stop its source: its backlog is bounded, and a
+//    reader that falls that far behind is ended with RESOURCE_EXHAUSTED.
+//  - a relay (the follower's KeepAlive proxy) pauses each side while the other is full.
+import * as grpc from '@grpc/grpc-js';
+import { ApiError } from './api-error.js';
+
+/** What backpressure needs of a stream written to. */
+interface Sink<T> {
+  write(message: T): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** What backpressure needs of a stream read from. */
+interface Source {
+  pause(): unknown;
+  resume(): unknown;
+  isPaused(): boolean;
+}
+
+/** Write `message` to `to`; if `to` is full, stop reading `from` until `to` drains. */
+export function writeOrPause<T>(to: Sink<T>, message: T, from: Source): void {
+  if (to.write(message) || from.isPaused()) return;
+  from.pause();
+  to.once('drain', () => from.resume());
+}
+
+/** Pass every message `from` sends on to `to`, reading `from` only as fast as `to` drains. */
+export function relay<T>(from: Source & { on(event: 'data', listener: (m: T) => void): unknown }, to: Sink<T>, isOpen: () => boolean): void {
+  from.on('data', (m: T) => {
+    if (isOpen()) writeOrPause(to, m, from);
+  });
+}
+
+type Call<Req, Res> = grpc.ServerDuplexStream<Req, Res> | grpc.ServerWritableStream<Req, Res>;
+
+export interface StreamHooks<Req> {
+  /** A request arrived on an open duplex stream (given: the call is read). */
+  onRequest?(req: Req): void;
+  /** The stream ended, however: release what it holds. Runs once, before any status is sent. */
+  onClose?(): void;
+}
+
+/** For a stream that only writes: how many messages may wait for a slow reader before it is ended. */
+export interface Backlog {
+  readonly messages: number;
+  /** Who fell behind, for the status message (e.g. 'observer of "x"'). */
+  readonly what: string;
+}
+
+export class ServerStream<Req, Res> {
+  private halfClosed = false;
+  private pending = 0;
+  private isOpen = true;
+
+  constructor(
+    readonly call: Call<Req, Res>,
+    private readonly hooks: StreamHooks<Req>,
+    private readonly closed: (s: ServerStream<Req, Res>) => void,
+    /** The call as read (a duplex call with onRequest): paused while the client does not read. */
+    private readonly source: Source | undefined,
+    private readonly backlog: Backlog | undefined,
+  ) {}
+
+  get open(): boolean {
+    return this.isOpen;
+  }
+
+  /** Work begun that answers later: after a half-close the stream does not finish before it settles. */
+  begin(): void {
+    this.pending++;
+  }
+
+  /** Work begun with begin() is over (answered or not); finishes a half-closed stream with nothing left. */
+  settle(): void {
+    this.pending--;
+    this.maybeFinish();
+  }
+
+  /** Send a message (dropped if the stream is over), honouring backpressure (see the file comment). */
+  send(res: Res): void {
+    if (!this.isOpen) return;
+    if (this.source) return writeOrPause(this.call, res, this.source);
+    this.call.write(res);
+    if (this.backlog && this.call.writableLength > this.backlog.messages)
+      this.fail(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${this.backlog.what} fell ${this.backlog.messages} messages behind; reconnect`));
+  }
+
+  /** End the stream with an error status. */
+  fail(err: ApiError): void {
+    if (this.close()) this.call.emit('error', err.toStatus());
+  }
+
+  /** The client half-closed its side: finish once nothing is pending. */
+  halfClose(): void {
+    this.halfClosed = true;
+    this.maybeFinish();
+  }
+
+  private maybeFinish(): void {
+    if (!this.isOpen || !this.halfClosed || this.pending > 0) return;
+    this.close();
+    this.call.end();
+  }
+
+  /** The stream is over (the client went away, or before our own status). False if it already was. */
+  close(): boolean {
+    if (!this.isOpen) return false;
+    this.isOpen = false;
+    this.closed(this);
+    this.hooks.onClose?.();
+    return true;
+  }
+}
+
+/** The open streams of one kind (e.g. every KeepAlive stream this node serves). */
+export class ServerStreams<Req, Res> {
+  private readonly streams = new Set<ServerStream<Req, Res>>();
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Serve `call` until it ends: with hooks.onRequest the call is read (a duplex call) and paused
+   * while its client does not read; without, it only writes, and `backlog` bounds what waits.
+   */
+  serve(call: Call<Req, Res>, hooks: StreamHooks<Req>, backlog?: Backlog): ServerStream<Req, Res> {
+    const onRequest = hooks.onRequest;
+    const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
+    const s = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, backlog);
+    this.streams.add(s);
+    call.on('cancelled', () => s.close());
+    call.on('error', () => s.close());
+    if (duplex && onRequest) {
+      duplex.on('data', (req: Req) => {
+        if (s.open) onRequest(req);
+      });
+      duplex.on('end', () => s.halfClose());
+    }
+    return s;
+  }
+
+  /** End every open stream with `err`. */
+  endAll(err: ApiError): void {
+    for (const s of [...this.streams]) s.fail(err);
+  }
+}
