@@ -23,6 +23,12 @@ type Stream = ServerStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse
 
 const METHOD = lockdProto.lockd.v1.Lease.service.KeepAlive;
 
+/**
+ * Keepalives of one stream awaiting their Tick before the stream is read no further (until some are
+ * answered): a client cannot queue renewals without bound between two Ticks.
+ */
+export const MAX_PENDING_KEEPALIVES = 1024;
+
 export class KeepAliveStreams {
   private readonly local = new ServerStreams<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>();
   /** Leases renewed on each local stream and still live: told when they end. */
@@ -79,7 +85,7 @@ export class KeepAliveStreams {
         for (const id of [...leases]) this.unwatch(s, id);
         this.leasesOf.delete(s);
       },
-    });
+    }, { maxPending: MAX_PENDING_KEEPALIVES });
     this.leasesOf.set(s, leases);
   }
 

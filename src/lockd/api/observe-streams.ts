@@ -32,7 +32,7 @@ export class ObserveStreams {
     }
     if (call.cancelled) return;
     // Observe only writes, so it cannot stop its source: its backlog is bounded instead (server-stream.ts).
-    const s = this.streams.serve(call, { onClose: () => unsubscribe() }, { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` });
+    const s = this.streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
     const unsubscribe = this.events.onName(name, (ev) => s.send({ name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index }));
     call.sendMetadata(new grpc.Metadata());
   };

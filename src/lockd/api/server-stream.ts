@@ -4,7 +4,8 @@
 //    (we end it with a status) or is dropped (the client went away); `onClose` runs once, however
 //    it ends, so what the stream holds (watched leases, waiting operations) is released;
 //  - backpressure: when write() returns false (the client does not read fast enough), the stream
-//    stops being read until it drains. Requests then stay in the client's own buffers and HTTP/2
+//    stops being read until it drains; likewise while `maxPending` of its requests await answers
+//    (KeepAlive: answers wait for the next Tick, so reading on would queue renewals without bound). Requests then stay in the client's own buffers and HTTP/2
 //    flow control stops the client; what this server holds per stream is bounded by the answers
 //    to requests it read before the pause (and, for a session, the operations in flight), never by
 //    what the client sends. Example: a session client that writes 100,000 operations and reads
@@ -58,10 +59,19 @@ export interface Backlog {
   readonly what: string;
 }
 
+export interface StreamLimits {
+  /** For a duplex stream: requests pending (begun, not settled) at which reading pauses until one settles. */
+  readonly maxPending?: number;
+  /** For a stream that only writes: bounds what waits for a slow reader. */
+  readonly backlog?: Backlog;
+}
+
 export class ServerStream<Req, Res> {
   private halfClosed = false;
   private pending = 0;
   private isOpen = true;
+  /** write() returned false and 'drain' has not come yet. */
+  private writeBlocked = false;
 
   constructor(
     readonly call: Call<Req, Res>,
@@ -69,7 +79,7 @@ export class ServerStream<Req, Res> {
     private readonly closed: (s: ServerStream<Req, Res>) => void,
     /** The call as read (a duplex call with onRequest): paused while the client does not read. */
     private readonly source: Source | undefined,
-    private readonly backlog: Backlog | undefined,
+    private readonly limits: StreamLimits,
   ) {}
 
   get open(): boolean {
@@ -79,21 +89,39 @@ export class ServerStream<Req, Res> {
   /** Work begun that answers later: after a half-close the stream does not finish before it settles. */
   begin(): void {
     this.pending++;
+    this.updateReading();
   }
 
   /** Work begun with begin() is over (answered or not); finishes a half-closed stream with nothing left. */
   settle(): void {
     this.pending--;
+    this.updateReading();
     this.maybeFinish();
   }
 
   /** Send a message (dropped if the stream is over), honouring backpressure (see the file comment). */
   send(res: Res): void {
     if (!this.isOpen) return;
-    if (this.source) return writeOrPause(this.call, res, this.source);
-    this.call.write(res);
-    if (this.backlog && this.call.writableLength > this.backlog.messages)
-      this.fail(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${this.backlog.what} fell ${this.backlog.messages} messages behind; reconnect`));
+    const backlog = this.limits.backlog;
+    if (!this.call.write(res) && this.source && !this.writeBlocked) {
+      this.writeBlocked = true;
+      this.call.once('drain', () => {
+        this.writeBlocked = false;
+        this.updateReading();
+      });
+      this.updateReading();
+    }
+    if (backlog && this.call.writableLength > backlog.messages)
+      this.fail(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${backlog.what} fell ${backlog.messages} messages behind; reconnect`));
+  }
+
+  /** Read the call only while its answers drain and not too much of its work is pending. */
+  private updateReading(): void {
+    const source = this.source;
+    if (!source || !this.isOpen) return;
+    const stop = this.writeBlocked || this.pending >= (this.limits.maxPending ?? Infinity);
+    if (stop && !source.isPaused()) source.pause();
+    else if (!stop && source.isPaused()) source.resume();
   }
 
   /** End the stream with an error status. */
@@ -133,12 +161,13 @@ export class ServerStreams<Req, Res> {
 
   /**
    * Serve `call` until it ends: with hooks.onRequest the call is read (a duplex call) and paused
-   * while its client does not read; without, it only writes, and `backlog` bounds what waits.
+   * while its client does not read (or limits.maxPending of its requests are pending); without, it
+   * only writes, and limits.backlog bounds what waits.
    */
-  serve(call: Call<Req, Res>, hooks: StreamHooks<Req>, backlog?: Backlog): ServerStream<Req, Res> {
+  serve(call: Call<Req, Res>, hooks: StreamHooks<Req>, limits: StreamLimits = {}): ServerStream<Req, Res> {
     const onRequest = hooks.onRequest;
     const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
-    const s = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, backlog);
+    const s = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits);
     this.streams.add(s);
     call.on('cancelled', () => s.close());
     call.on('error', () => s.close());
