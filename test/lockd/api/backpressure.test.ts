@@ -10,6 +10,7 @@ import { lockdProto } from '../../../src/proto/lockd.js';
 import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION } from '../../../src/lockd/api/public-limits.js';
+import { MAX_OBSERVE_BACKLOG } from '../../../src/lockd/api/observe-streams.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
 import { raftProto } from '../../../src/proto/raft.js';
@@ -111,6 +112,34 @@ describe('lock API: backpressure and bounds (real processes)', function () {
       call.cancel();
     });
   }
+
+  it(`ends an Observe whose client does not read once ${MAX_OBSERVE_BACKLOG} events wait for it, with RESOURCE_EXHAUSTED after what it buffered`, async () => {
+    // Observe only writes, so it cannot stop its source: a small receive window makes the client
+    // take few events, the node buffers up to the bound and then ends the stream.
+    const name = 'observed-slowly';
+    const address = cluster.node(leader).address;
+    const api = new LockApi(address);
+    const lock = new lockdProto.lockd.v1.Lock(address, insecure, { 'grpc-node.flow_control_window': 1024 });
+    closers.push(api, lock);
+    const obs = lock.Observe({ name });
+    let events = 0;
+    let ended: grpc.ServiceError | undefined;
+    obs.on('data', () => events++);
+    obs.on('error', (e: grpc.ServiceError) => (ended = e));
+    await new Promise((resolve) => obs.once('metadata', resolve));
+    obs.pause();
+    const { leaseId } = await api.grant(60_000);
+    const pairs = Math.ceil(MAX_OBSERVE_BACKLOG * 0.75); // 1.5× the bound in events (ACQUIRED, RELEASED)
+    for (let k = 0; k < pairs; k++) {
+      const { fencingToken } = await api.acquire(name, leaseId);
+      await api.release(name, fencingToken);
+    }
+    obs.resume();
+    await waitFor('the observer to be ended', () => (ended ? true : undefined), 20_000, 50);
+    expect(ended!.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+    expect(ended!.details).to.include(`fell ${MAX_OBSERVE_BACKLOG} messages behind`);
+    expect(events).to.be.below(2 * pairs);
+  });
 
   it(`refuses a request over ${MAX_REQUEST_BYTES / MiB} MiB with RESOURCE_EXHAUSTED, unary or on a stream, and takes one just under it`, async () => {
     const address = cluster.node(leader).address;
