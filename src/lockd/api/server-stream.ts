@@ -1,18 +1,19 @@
 // The bookkeeping every long-lived server stream of the lock API shares (Lease.KeepAlive,
 // Session.Open, Lock.Observe), written once:
 //  - a stream is open until it finishes (the client half-closed and nothing is pending: OK), fails
-//    (we end it with a status) or is dropped (the client went away); `onClose` runs once, however
+//    (we end it with a status) or is closed (the client went away); `onClose` runs once, however
 //    it ends, so what the stream holds (watched leases, waiting operations) is released;
 //  - backpressure: when write() returns false (the client does not read fast enough), the stream
-//    stops being read until it drains; likewise while `maxPending` of its requests await answers
-//    (KeepAlive: answers wait for the next Tick, so reading on would queue renewals without bound). Requests then stay in the client's own buffers and HTTP/2
-//    flow control stops the client; what this server holds per stream is bounded by the answers
-//    to requests it read before the pause (and, for a session, the operations in flight), never by
-//    what the client sends. Example: a session client that writes 100,000 operations and reads
-//    nothing gets ~1,000 of them read; the rest wait in its own process.
+//    is not read until it drains; likewise while `maxPending` of its requests await answers
+//    (KeepAlive: answers wait for the next Tick, so reading on would queue renewals without bound).
+//    Unread requests stay in the client's buffers and HTTP/2 flow control stops the client, so what
+//    this server holds per stream is bounded by the answers to what it read before the pause (for a
+//    session, at most its 1,024 operations in flight), never by what the client sends. Example: a
+//    session client that writes 10,000 invalid operations and reads nothing has ~1,000 of them read
+//    (the answers that fit its receive window); the rest wait in its own process.
 //  - a stream that only writes (Observe) cannot stop its source: its backlog is bounded, and a
-//    reader that falls that far behind is ended with RESOURCE_EXHAUSTED.
-//  - a relay (the follower's KeepAlive proxy) pauses each side while the other is full.
+//    reader that falls that far behind is ended with RESOURCE_EXHAUSTED;
+//  - a relay (the follower's KeepAlive proxy) reads each side only as fast as the other drains.
 import * as grpc from '@grpc/grpc-js';
 import { ApiError } from './api-error.js';
 
@@ -30,7 +31,7 @@ interface Source {
 }
 
 /** Write `message` to `to`; if `to` is full, stop reading `from` until `to` drains. */
-export function writeOrPause<T>(to: Sink<T>, message: T, from: Source): void {
+function writeOrPause<T>(to: Sink<T>, message: T, from: Source): void {
   if (to.write(message) || from.isPaused()) return;
   from.pause();
   to.once('drain', () => from.resume());
