@@ -46,6 +46,8 @@ export class LevelStorage {
   static async open(opts: LevelStorageOptions): Promise<LevelStorage> {
     if (!opts.clusterId) throw new Error('LevelStorage: clusterId must not be empty');
     if (!opts.nodeId) throw new Error('LevelStorage: nodeId must not be empty');
+    if (opts.voters.length === 0 || new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
+      throw new Error(`LevelStorage: voters must be distinct non-empty ids, got ${JSON.stringify(opts.voters)}`);
     const db = openLevel(opts.dir);
     try {
       await db.open();

@@ -29,12 +29,11 @@ export interface Loaded {
 }
 
 /**
- * The voters are persisted with the identity and checked on every start: a node that reopened a
- * 3-voter data dir as one of 5 would count majorities of 5 while its old peers count majorities of
- * 3, and two leaders could be elected in one term. Membership change (a later issue) will change
- * the configuration through the log, never through flags.
+ * The voters are stored beside the identity (m:config) and checked on every start: a node that
+ * reopened a 3-voter data dir as one of 5 would count majorities of 5 while its old peers count
+ * majorities of 3, and two leaders could be elected in one term. Membership change (a later issue)
+ * will change the configuration through the log, never through flags.
  */
-
 export async function loadDataDir(db: Db, dir: string, want: Identity, voters: readonly NodeId[]): Promise<Loaded> {
   const corrupt = (detail: string): DataDirError => new DataDirError('corrupt', dir, detail);
   const decode = <T>(key: string, value: Buffer, fn: (v: Buffer) => T): T => {
@@ -47,7 +46,6 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   };
 
   const named: Configuration = { voters: sortedIds(voters) };
-  if (named.voters.length === 0 || new Set(named.voters).size !== named.voters.length) throw new Error(`loadDataDir: bad voters ${JSON.stringify(voters)}`);
   const idValue = await db.get(IDENTITY_KEY);
   if (idValue === undefined) {
     for await (const key of db.keys({ limit: 1 })) throw corrupt(`holds data (key ${key}) but no identity record`);
