@@ -185,6 +185,42 @@ describe('LockClient on a 3-node cluster', function () {
     await watching;
   });
 
+  it('right after the event loop was blocked past the deadline, Lock.held and Lease.lost say so synchronously', async () => {
+    const c = client();
+    const ttlMs = 1000; // room for the Acquire on a loaded machine
+    // Never renewed: trusted until the Grant's send time + ttl.
+    const lease = await c.grantLease(ttlMs, { keepAliveIntervalMs: 60_000, renewNow: false });
+    const lock = await c.acquire('client/blocked', { lease });
+    expect(lock.held).to.equal(true);
+    const lostEvents: unknown[] = [];
+    lease.on('lost', (e) => lostEvents.push(e));
+    // Block the event loop (a long computation, a GC pause) until past the deadline: no timer runs.
+    while (performance.now() < lease.deadline + 20) {
+      // busy
+    }
+    expect(lock.held, 'Lock.held after the pause').to.equal(false);
+    expect(lease.lost, 'Lease.lost after the pause').to.equal(true);
+    expect(lease.remainingMs).to.equal(0);
+    // The loss is complete there and then: signals aborted, 'lost' emitted, with the reason.
+    expect(lease.signal.aborted).to.equal(true);
+    expect(lease.signal.reason).to.have.property('why', 'expired');
+    expect(lock.signal.aborted).to.equal(true);
+    expect((lock.signal.reason as LockLostError).why).to.equal('lease');
+    expect(lostEvents).to.have.length(1);
+  });
+
+  it('withLock rejects when fn blocked the event loop past the deadline and returned', async () => {
+    const c = client();
+    const lease = await c.grantLease(1000, { keepAliveIntervalMs: 60_000, renewNow: false });
+    const err = await c.withLock('client/blocked-with', () => {
+      while (performance.now() < lease.deadline + 20) {
+        // busy
+      }
+      return 'done, but not exclusively';
+    }, { lease }).then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(LockLostError);
+  });
+
   it('when the cluster stops answering keepalives the signal fires at sendTime(last acknowledged) + ttl', async () => {
     const c = client();
     const ttlMs = 900;
