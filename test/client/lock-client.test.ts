@@ -115,8 +115,9 @@ describe('LockClient on a 3-node cluster', function () {
     expect(c.leaderAddress()).to.equal(cluster.node(leaderId).address);
     const lock = await c.acquire('client/discovery', { lease });
     expect(lock.token).to.be.greaterThan(0);
-    // Keepalives flow: the lease outlives its TTL.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Keepalives flow: the lease is renewed past its TTL (renewals observed, not slept through).
+    const since = performance.now();
+    await waitFor('renewals past one TTL', () => (lease.lost ? false : performance.now() - since > 2500 && lease.deadline > since + 2000 ? true : undefined), 10_000);
     expect(lease.lost).to.equal(false);
     expect((await c.timeToLive(lease.id)).locks).to.deep.equal(['client/discovery']);
     await lock.release();
