@@ -1,9 +1,10 @@
 // A lease handle that keeps itself alive. It renews at ttl/3 over a KeepAlive stream, and its
 // `signal` aborts — with a LeaseLostError as the reason — at the moment the holder must stop
 // trusting it: the local deadline of LeaseDeadline, or at once when the cluster says the lease is
-// gone (ttl_ms = 0 or NOT_FOUND). A signal fires from a timer, which runs late after the event
-// loop was blocked; `lost` (and Lock.held) also read the clock, so they are right at once. Keepalives stop on close(), revoke(), loss, or the abort of the
-// caller's own signal, so the lease never outlives the code that wanted it.
+// gone (ttl_ms = 0 or NOT_FOUND). The signal fires from a timer, which runs late after the event
+// loop was blocked; `lost` (and Lock.held) also read the clock, so they are right at once.
+// Keepalives stop on close(), revoke(), loss, or the abort of the caller's own signal, so the
+// lease never outlives the code that wanted it.
 //
 // Nothing here throws into the caller's code: stream failures are retried (reported as
 // 'retrying' events) until the deadline makes the lease lost. There is deliberately no 'error'

@@ -11,8 +11,6 @@ export class LeaseKeeper {
   /** Set when the server said ttl_ms = 0 for the lease. */
   lost = false;
   reconnects = 0;
-  /** Date.now() at which the request answered by the latest acknowledgement was sent (0: none yet). */
-  lastAckedSentAt = 0;
   /** Send times of the requests on the current stream not yet answered (answers come in order). */
   private unanswered: number[] = [];
   private stream: grpc.ClientDuplexStream<LeaseKeepAliveRequest, LeaseKeepAliveResponse__Output> | undefined;
@@ -45,10 +43,7 @@ export class LeaseKeeper {
     s.on('data', (res: LeaseKeepAliveResponse__Output) => {
       if (res.leaseId !== this.leaseId) return;
       const sentAt = this.unanswered.shift();
-      if (sentAt !== undefined && res.ttlMs > 0) {
-        this.lastAckedSentAt = Math.max(this.lastAckedSentAt, sentAt);
-        this.onAck(sentAt);
-      }
+      if (sentAt !== undefined && res.ttlMs > 0) this.onAck(sentAt);
       this.acks++;
       this.lastTtlMs = res.ttlMs;
       if (res.ttlMs === 0 && !this.lost) {
