@@ -46,7 +46,7 @@ describe('lockctl on a 3-node cluster', function () {
   let endpoints: string;
   let dir: string;
   let client: LockClient;
-  const failuresAtStart = failuresSoFar();
+  let failuresAtStart = 0;
   const procs = new Set<ChildProcess>();
   /** Process groups of `run` commands (their leaders' pids), killed after each test. */
   const commandGroups = new Set<number>();
@@ -94,6 +94,7 @@ describe('lockctl on a 3-node cluster', function () {
   };
 
   before(async () => {
+    failuresAtStart = failuresSoFar();
     cluster = await ProcessCluster.start({ size: 3 });
     await cluster.waitForLeader();
     endpoints = cluster.nodes.map((n) => n.address).join(',');
