@@ -4,6 +4,7 @@ import { lockdProto } from '../../proto/lockd.js';
 import type { ClusterHandlers } from '../../proto/gen/lockd/v1/Cluster.js';
 import type { ServiceRegistry } from '../node/listeners.js';
 import type { NodeContext } from '../node/node-context.js';
+import { limitRequests } from './public-limits.js';
 
 export function registerClusterService(registry: ServiceRegistry, ctx: NodeContext): void {
   const handlers: ClusterHandlers = {
@@ -21,5 +22,5 @@ export function registerClusterService(registry: ServiceRegistry, ctx: NodeConte
       });
     },
   };
-  registry.addPublic(lockdProto.lockd.v1.Cluster.service, handlers);
+  registry.addPublic(limitRequests(lockdProto.lockd.v1.Cluster.service), handlers);
 }

@@ -1,6 +1,6 @@
 // Calls from a follower to the leader's PEER listener (node/listeners.ts): the same method under
-// lockd.forwarded.v1, over a channel that proves both ends are members (with TLS), one cached
-// client per leader, the caller's remaining deadline passed on, and the forwarding headers set so
+// lockd.forwarded.v1, over a channel that proves both ends are members (with TLS), a few cached
+// connections per leader, the caller's remaining deadline passed on, and the forwarding headers set so
 // the leader never forwards again. Messages for clients name the leader's CLIENT address only.
 import * as grpc from '@grpc/grpc-js';
 import { forwardedPath, forwardingMetadata } from '../node/listeners.js';
@@ -23,10 +23,20 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 50,
   'grpc.max_reconnect_backoff_ms': 1000,
   'grpc.enable_retries': 0,
+  'grpc.use_local_subchannel_pool': 1, // each client its own connection (see CONNECTIONS_PER_LEADER)
 };
 
+/**
+ * Connections to the leader that forwarded calls are spread over, round robin: every call a
+ * follower forwards (waiting Acquires and proxied KeepAlives last long) counts against the
+ * leader's MAX_STREAMS_PER_CONNECTION, so one connection would cap what all of a follower's
+ * clients may have open at once.
+ */
+const CONNECTIONS_PER_LEADER = 4;
+
 export class Forwarder {
-  private readonly clients = new Map<string, grpc.Client>();
+  private readonly clients = new Map<string, grpc.Client[]>();
+  private next = 0;
   /** Calls in flight, cancelled on close so a node's shutdown never waits on a forwarded wait. */
   private readonly inFlight = new Set<grpc.ClientUnaryCall>();
   private closed = false;
@@ -43,13 +53,13 @@ export class Forwarder {
 
   private client(to: Forward): grpc.Client {
     const key = `${to.leaderId}@${to.peerAddress}`;
-    let c = this.clients.get(key);
-    if (!c) {
+    let pool = this.clients.get(key);
+    if (!pool) {
       const channel = this.ctx.security.peerChannel(to.leaderId);
-      c = new grpc.Client(to.peerAddress, channel.credentials, { ...CHANNEL_OPTIONS, ...channel.options });
-      this.clients.set(key, c);
+      pool = Array.from({ length: CONNECTIONS_PER_LEADER }, () => new grpc.Client(to.peerAddress, channel.credentials, { ...CHANNEL_OPTIONS, ...channel.options }));
+      this.clients.set(key, pool);
     }
-    return c;
+    return pool[this.next++ % pool.length];
   }
 
   private metadata(): grpc.Metadata {
@@ -124,7 +134,7 @@ export class Forwarder {
   close(): void {
     this.closed = true;
     for (const call of [...this.inFlight]) call.cancel();
-    for (const c of this.clients.values()) c.close();
+    for (const pool of this.clients.values()) for (const c of pool) c.close();
     this.clients.clear();
   }
 }

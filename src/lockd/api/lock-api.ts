@@ -17,6 +17,7 @@ import { LeaseClock } from './lease-clock.js';
 import { leaseHandlers, leaseOps } from './lease-service.js';
 import { lockHandlers, lockOps } from './lock-service.js';
 import { LockWaits } from './lock-waits.js';
+import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
@@ -48,10 +49,10 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).
-  registry.addForwardable(lockdProto.lockd.v1.Lease.service, leaseHandlers(ctx, deps, proposer, keepAlive));
-  registry.addForwardable(lockdProto.lockd.v1.Lock.service, lockHandlers(ctx, deps, proposer, acquirer, observe));
-  registry.addForwardable(lockdProto.lockd.v1.Fence.service, fenceHandlers(ctx, deps, proposer));
-  registry.addPublic(lockdProto.lockd.v1.Session.service, sessions.handlers);
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lock.service), lockHandlers(ctx, deps, proposer, acquirer, observe));
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
+  registry.addPublic(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {

@@ -109,13 +109,14 @@ export class Listeners {
     const by = String(call.metadata.get(FORWARDED_HEADER)[0] ?? '');
     const cluster = String(call.metadata.get(CLUSTER_ID_HEADER)[0] ?? '');
     let refused: grpc.StatusObject | undefined;
-    if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, `cluster id "${cluster.slice(0, 80)}" is not "${this.config.clusterId}"`);
+    // Never echo our cluster id (it is what a stranger would need); the log has the details.
+    if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
     else if (by === this.config.id || !this.directory.isMember(by)) refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
     else {
       const problem = call.getAuthContext ? this.security.peerCallerProblem(call as Required<typeof call>, by) : undefined;
       if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by}: ${problem}`);
     }
-    if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
+    if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
     return refused;
   };
 

@@ -1,5 +1,6 @@
 // One lockd process: LevelDB storage, the Raft driver, the peer transport on the peer listener,
 // plus whatever public services the composition root (main.ts) registers (listeners.ts).
+import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
@@ -23,7 +24,13 @@ export class LockdNode {
     readonly peerPort: number,
   ) {}
 
-  static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = []): Promise<LockdNode> {
+  /**
+   * `serverOptions` are the registered services' needs of the servers (limits, interceptors); the
+   * peer transport's options win where both set one (its message limit). Both listeners get them,
+   * as the one shared server did before the split: the public services (also forwarded on the peer
+   * port) carry their own request limit (api/public-limits.ts).
+   */
+  static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = [], serverOptions: grpc.ServerOptions = {}): Promise<LockdNode> {
     // TLS files first: unusable ones must stop the node before it touches its data dir.
     const security = NodeSecurity.fromConfig(config);
     const storage = await LevelStorage.open({
@@ -36,7 +43,7 @@ export class LockdNode {
     const stateMachine = new LockStateMachine();
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
-      voters: [...config.peers.keys()],
+      voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
         apply: (e) => stateMachine.apply(e),
@@ -66,7 +73,7 @@ export class LockdNode {
     });
     driver.setOutbox(transport);
 
-    const listeners = new Listeners(config, security, directory, logger, PEER_SERVER_OPTIONS);
+    const listeners = new Listeners(config, security, directory, logger, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
     const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security };
     const closers: Array<{ close(): void }> = [];

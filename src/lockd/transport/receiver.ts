@@ -43,6 +43,8 @@ function serveStream(
   let done = false;
 
   // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
+  // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
+  // (what was expected, who asked) go only to our own log.
   const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION): void => {
     if (done) return;
     done = true;
@@ -50,7 +52,8 @@ function serveStream(
     callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}` });
   };
 
-  if (cluster !== opts.clusterId) return refuse(`cluster id "${cluster}" is not "${opts.clusterId}"`, { remoteClusterId: cluster });
+  // Never echo our cluster id: it is all a stranger needs to open a peer stream.
+  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster, clusterId: opts.clusterId });
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   const authProblem = opts.authenticate(call, sender);
   if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
