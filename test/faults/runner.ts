@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { Prng } from '../sim/prng.js';
 import { Connections } from '../../src/client/connections.js';
+import { loadClientTls } from '../../src/client/tls.js';
+import { TestPki } from '../support/test-pki.js';
 import { clockSince, type Op } from './history.js';
 import { ProxyMesh } from './network.js';
 import { ClientPool, type ClientHandle } from './client-pool.js';
@@ -38,6 +40,8 @@ export interface RunOptions {
   readonly kinds?: readonly FaultKind[];
   /** Clients keep a lease's Acquire/Release on one node (ClientConfig.sticky). */
   readonly sticky?: boolean;
+  /** Run the cluster with mutual TLS and client-certificate auth (certificates made for the run). */
+  readonly tls?: boolean;
   /** Budget of the linearizability search (ms). */
   readonly checkBudgetMs?: number;
   readonly log?: (msg: string) => void;
@@ -89,10 +93,19 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
   const plainFinals = new Map<string, FinalValue>();
   let clientSeq = 0;
   try {
+    let pki: TestPki | undefined;
+    let clientTls: ClientConfig['tls'];
+    if (o.tls) {
+      mkdirSync(join(runDir, 'tls'));
+      pki = TestPki.create(join(runDir, 'tls'));
+      const workload = pki.client('workload');
+      clientTls = { cacert: pki.caCert, cert: workload.cert, key: workload.key };
+    }
     cluster = handles.cluster = await ProcessCluster.start({
       size,
       clusterId: `faults-${o.seed}`,
       startNodes: false,
+      ...(pki ? { tls: pki, clientCertAuth: true } : {}),
       nodeFlags: (id) => ({ '--peers': mesh!.peersFlagFor(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks) }),
     });
     mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.peerAddress])));
@@ -108,6 +121,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         id,
         mode,
         endpoints,
+        ...(clientTls ? { tls: clientTls } : {}),
         locks: mode === 'fence' ? FENCED_LOCKS : CONTROL_LOCKS,
         plainStore: store!.address,
         ttlMs,
@@ -144,7 +158,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
     // Final values, once a leader is back (every node restarted and the network healed).
     await cluster.waitForLeader(undefined, 60_000).catch((e: Error) => problems.push(`no leader after the run: ${e.message}`));
-    const conns = new Connections();
+    const conns = new Connections(loadClientTls(clientTls));
     try {
       for (const lock of FENCED_LOCKS) {
         const key = guardKey(lock);

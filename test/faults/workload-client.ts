@@ -12,6 +12,7 @@
 // has them (Grant, Acquire). After an unknown Acquire or Release the lease is abandoned (revoked), so
 // a lock the client may hold without knowing it goes back to the queue.
 import { Connections } from '../../src/client/connections.js';
+import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
 import { clockSince, HistoryWriter, type ReadOutput } from './history.js';
 import { append, decode, encode, element, lastOf, ordered, type GuardedValue } from './guarded-value.js';
@@ -39,7 +40,7 @@ if (!cfg) {
 }
 const now = clockSince(BigInt(cfg.originNs));
 const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
-const conns = new Connections();
+const conns = new Connections(loadClientTls(cfg.tls));
 const rng = new Prng(cfg.seed);
 const n = cfg.endpoints.length;
 let endpoint = rng.int(n);
