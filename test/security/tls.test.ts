@@ -27,11 +27,12 @@ function statusVia(address: string, creds: grpc.ChannelCredentials, options: grp
 }
 
 /** Open a raft.v1 stream claiming to be `claimedId`; resolves with how it ended (or OK once accepted). */
-function raftStreamVia(address: string, creds: grpc.ChannelCredentials, clusterId: string, claimedId: string): Promise<Outcome> {
+function raftStreamVia(address: string, creds: grpc.ChannelCredentials, clusterId: string, claimedId: string, extra: Record<string, string> = {}): Promise<Outcome> {
   const c = new raftProto.raft.v1.Raft(address, creds);
   const md = new grpc.Metadata();
   md.set('lockd-cluster-id', clusterId);
   md.set('lockd-node-id', claimedId);
+  for (const [k, v] of Object.entries(extra)) md.set(k, v);
   return new Promise((resolve) => {
     const done = (o: Outcome) => {
       c.close();
@@ -169,6 +170,17 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
     expect(r.details).to.contain('names peer n3, not n2');
     expect((await forwardedInspectVia(n1.peerAddress, asN3, cluster.clusterId, 'n2')).code).to.equal(grpc.status.UNAUTHENTICATED);
     await waitFor('the refusal in n1.log', () => (logged(cluster, 'n1', 'refused peer stream', 'names peer n3, not n2') ? true : undefined), 5000);
+  });
+
+  it('a member stating a malformed client address is refused, and what clients are told does not change', async () => {
+    const n1 = cluster.node('n1');
+    const asN2 = pki.channelCredentials(pki.nodeFiles('n2'));
+    for (const bad of ['not an address', `evil.example:${'9'.repeat(6)}`, `${'a'.repeat(300)}:1`]) {
+      const r = await raftStreamVia(n1.peerAddress, asN2, cluster.clusterId, 'n2', { 'lockd-client-address': bad });
+      expect(r.code, bad).to.equal(grpc.status.INVALID_ARGUMENT);
+    }
+    const st = await tlsClient([n1.address]).status();
+    expect(st.members.find((m) => m.id === 'n2')?.address).to.equal(cluster.node('n2').address);
   });
 
   it('the peer port does not serve lockd.v1 and the client port does not serve raft.v1', async () => {
