@@ -15,8 +15,9 @@
 //  - the queue holds each lease once (later keepalives of a queued lease share its answer), in
 //    arrival order; a Tick takes at most MAX_TICK_RENEWALS from its head and the rest roll into the
 //    next Tick, which is proposed on time regardless;
-//  - every Tick is checked with the state machine's own validateCommand before it is proposed: one it
-//    would refuse is a bug here, and stops the node with a clear message rather than the clock.
+//  - every Tick is checked with the state machine's own validateCommand before it is proposed (and the
+//    widest one the timing allows, at construction): one it would refuse is a bug here, and stops the
+//    node with a clear message rather than the clock;
 //  - a Tick that is lost (leadership change) or refused puts its renewals back at the head of the
 //    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
 import { performance } from 'node:perf_hooks';
@@ -67,6 +68,10 @@ export class LeaseClock {
     private readonly timing: LeaseClockTiming,
   ) {
     this.logger = ctx.logger;
+    // The largest Tick this clock can build, as the state machine will judge it: refused means a
+    // configuration this build cannot run (a tick cap beyond MAX_MARGIN_MS), so refuse to start.
+    const widest = validateCommand({ type: 'Tick', elapsedMs: timing.maxElapsedMs, ...leaderMargins(timing.maxElapsedMs), renewed: [] });
+    if (widest) throw new LeaseClockInvariantError(`lease clock timing gives Ticks the state machine refuses: ${widest.message}`);
     ctx.driver.onRoleChange((role, _leader, term) => (role === 'leader' ? this.start(term) : this.stop()));
     ctx.driver.onApplied((entry, out) => this.applied(entry, out));
     if (ctx.driver.isLeader()) this.start(ctx.driver.status().term);
