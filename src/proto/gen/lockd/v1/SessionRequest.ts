@@ -53,7 +53,8 @@ export interface SessionRequest {
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveRequest | null);
   /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
-   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
+   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT. Any length
+   * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
    */
   'timeoutMs'?: (number | string | Long);
   /**
@@ -106,7 +107,8 @@ export interface SessionRequest__Output {
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveRequest__Output | null);
   /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
-   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
+   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT. Any length
+   * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
    */
   'timeoutMs': (number);
   /**

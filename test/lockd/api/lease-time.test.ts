@@ -1,3 +1,6 @@
+// Lease time through the public API.
+// Issue 9 item 9 (server half): remaining_ms right after a Grant shows the deadline margin (tick cap +
+// 1,000 ppm of the TTL).
 // Issue 9 item 5: a flood of keepalives must not freeze the lease clock. Before the fix, renewals for
 // leases that were never granted were queued for the next Tick like any other; a Tick listing more than
 // the state machine accepts was refused, and re-queued with everything that arrived since, forever:
@@ -11,7 +14,7 @@ import { RawKeepAlive } from '../../support/raw-keepalive.js';
 const FLOOD = 150_000; // distinct never-granted lease ids: more than one Tick could ever carry
 const UNKNOWN = 1_000_000_000;
 
-describe('lock API: a keepalive flood does not stop the lease clock', function () {
+describe('lock API: lease time (the deadline margin; the clock under a keepalive flood)', function () {
   this.timeout(90_000);
   let cluster: ProcessCluster;
   let leader: LockApi;
@@ -32,6 +35,16 @@ describe('lock API: a keepalive flood does not stop the lease clock', function (
     raw?.close();
     leader?.close();
     await cluster?.stop();
+  });
+
+  it('gives a 1 h lease a deadline of ttl + 200 ms + 1,000 ppm of the ttl (remaining_ms right after the Grant)', async () => {
+    const { leaseId } = await leader.grant(3_600_000);
+    const { remainingMs, grantedTtlMs } = await leader.timeToLive(leaseId);
+    expect(grantedTtlMs).to.equal(3_600_000);
+    // Lease-clock Ticks may have counted a little time between the Grant and the read, never more than that.
+    expect(remainingMs).to.be.within(3_603_800 - 2000, 3_603_800);
+    expect(remainingMs).to.be.greaterThan(3_600_000 + 200 + 1000); // the old 200 ms margin alone could not reach this
+    await leader.revoke(leaseId);
   });
 
   it('answers never-granted leases ttl 0 at once, keeps renewing the live one, and still expires the lease nobody keeps alive on time', async () => {
