@@ -158,6 +158,7 @@ export class Router {
       const onAbort = (): void => call.cancel();
       const wire = grpcDeadline(deadline);
       let expired = false;
+      let stopTimer = (): void => {};
       const call = attempt(ep, { deadline: wire }, (err, res) => {
         stopTimer();
         signal?.removeEventListener('abort', onAbort);
@@ -166,7 +167,7 @@ export class Router {
         else resolve(res as T);
       });
       // A deadline too far ahead to send (grpcDeadline) is kept here: the call is cancelled when it passes.
-      const stopTimer = wire === Infinity ? longTimeout(() => ((expired = true), call.cancel()), deadline - monoNow()) : () => {};
+      if (wire === Infinity) stopTimer = longTimeout(() => ((expired = true), call.cancel()), deadline - monoNow());
       if (signal?.aborted) call.cancel();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });

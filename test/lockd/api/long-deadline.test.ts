@@ -3,7 +3,7 @@
 // with a 30-day deadline through each public path: the TS client's unary call and a Session op.
 import { expect } from 'chai';
 import { LockClient, SessionClient } from '../../../src/client/index.js';
-import { longTimeout, MAX_TIMER_MS } from '../../../src/client/timing.js';
+import { grpcDeadline, longTimeout, MAX_TIMER_MS, MAX_WIRE_DEADLINE_MS, monoNow } from '../../../src/client/timing.js';
 import { timerAt } from '../../../src/lockd/api/timer-at.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 
@@ -48,6 +48,14 @@ describe('long deadlines: timers beyond 2^31-1 ms', function () {
     const at = await firesAfter((fire) => longTimeout(fire, 150, 25), 2000);
     expect(at).to.be.a('number').and.at.least(145);
     expect(await firesAfter((fire) => longTimeout(fire, 10), 1000)).to.be.a('number');
+  });
+
+  it('client: a deadline beyond what a grpc-js server can read is not sent on the wire (the client keeps it)', () => {
+    expect(grpcDeadline(monoNow() + DAYS_30)).to.equal(Infinity);
+    expect(grpcDeadline(monoNow() + MAX_WIRE_DEADLINE_MS + 1000)).to.equal(Infinity);
+    const near = grpcDeadline(monoNow() + 60_000);
+    expect(near).to.be.instanceOf(Date);
+    expect((near as Date).getTime() - Date.now()).to.be.within(59_000, 60_000);
   });
 
   describe('on a 3-node cluster', () => {
