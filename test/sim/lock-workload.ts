@@ -12,6 +12,7 @@ import {
   type Command,
   type LockEvent,
 } from '../../src/lockd/state-machine/index.js';
+import { DRIFT_BOUND_PPM } from '../../src/lockd/lease/deadline-margin.js';
 import type { Entry } from '../../src/raft/types.js';
 import type { Prng } from './prng.js';
 import type { SimNode } from './sim-node.js';
@@ -170,7 +171,7 @@ export class LockWorkload {
     const raw = nowMs - c.lastMarkMs;
     const elapsedMs = Math.min(raw, this.maxElapsedMs);
     c.lastMarkMs = raw > this.maxElapsedMs ? nowMs : c.lastMarkMs + elapsedMs;
-    const cmd: Command = { type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, renewed: [...c.renewals].sort((a, b) => a - b) };
+    const cmd: Command = { type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, driftPpm: DRIFT_BOUND_PPM, renewed: [...c.renewals].sort((a, b) => a - b) };
     const at = this.driver.proposeCommand(leader, cmd, 'clock');
     if (!at) return; // transferring leadership: try again next interval
     c.renewals = new Set();
@@ -184,7 +185,7 @@ export class LockWorkload {
     if (s.lease === 0) {
       if (s.lastWithId?.type === 'Grant' && rnd.chance(0.2)) return s.lastWithId;
       const requestId = rid('g');
-      const cmd: Command = { type: 'Grant', ttlMs: s.ttlMs, marginMs: this.maxElapsedMs, ...(requestId ? { requestId } : {}) };
+      const cmd: Command = { type: 'Grant', ttlMs: s.ttlMs, marginMs: this.maxElapsedMs, driftPpm: DRIFT_BOUND_PPM, ...(requestId ? { requestId } : {}) };
       if (requestId) s.lastWithId = cmd;
       return cmd;
     }
