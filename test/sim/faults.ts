@@ -333,6 +333,7 @@ export class FaultSchedule {
     this.world.setCuts('heal', []);
     this.world.setWeather(HEALTHY);
     for (const node of this.world.nodes) {
+      node.disarm(); // a crash drawn for a batch whose write is still in flight
       if (!node.up) {
         node.restartAt = step;
         this.world.restart(node);

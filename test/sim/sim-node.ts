@@ -192,6 +192,11 @@ export class SimNode {
     this.hooks.crashed(this, kind, { inflight, unsynced, powerCut });
   }
 
+  /** Forget a crash drawn for the batch under way (the calm phase has no faults). */
+  disarm(): void {
+    this.crashAt = undefined;
+  }
+
   /** One tick of this node's clock, which runs a little fast or slow. */
   tick(): number {
     const loop = this.mustRun();
