@@ -10,7 +10,7 @@ import { DEFAULT_STEPS, SIM_APPS, formatViolation, runSim, type SimApp, type Sim
 import { DISK_BUGS, type DiskBug } from './sim-storage.js';
 import { START_BUGS, type StartBug } from './voters.js';
 
-export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count'];
+export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim'];
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug ${BUGS.join('|')}] ` +
   `[--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--workers W] [--no-liveness] [--trace-lines L]`;

@@ -268,13 +268,12 @@ class Sim implements DriverHooks, World, LockDriver {
     const rnd = this.client;
     if (this.workload) this.workload.step(now);
     else if (rnd.chance(p.proposeRate)) {
-      const target = rnd.chance(0.15) ? this.randomUp() : this.leader();
+      // Clients of any node that believes it leads (a deposed leader may not know yet), now and then of any node.
+      const target = rnd.chance(0.15) ? this.randomUp() : this.believedLeader();
       if (target) this.propose(target, `v${++this.proposalSeq}`, textData(`v${this.proposalSeq}`));
     }
     if (rnd.chance(p.readRate)) {
-      // Any node that believes it leads (a deposed leader may not know yet), and now and then any node at all.
-      const leaders = this.nodes.filter((x) => x.up && x.role === 'leader');
-      const target = leaders.length > 0 && !rnd.chance(0.1) ? rnd.pick(leaders) : this.randomUp();
+      const target = rnd.chance(0.1) ? this.randomUp() : this.believedLeader();
       if (target) this.read(target, now);
     }
     if (rnd.chance(p.transferRate)) {
@@ -434,6 +433,12 @@ class Sim implements DriverHooks, World, LockDriver {
 
   proposeCommand(node: SimNode, cmd: Command, who: string): Proposal {
     return this.propose(node, `${who} ${describeCommand(cmd)}`, encodeCommand(cmd));
+  }
+
+  /** A node that believes it leads, picked at random (the highest-term leader is only one of them). */
+  private believedLeader(): SimNode | undefined {
+    const leaders = this.nodes.filter((x) => x.up && x.role === 'leader');
+    return leaders.length > 0 ? this.client.pick(leaders) : undefined;
   }
 
   private randomUp(): SimNode | undefined {
