@@ -88,6 +88,9 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
   const planted: [PlantedBug, CheckName[]][] = [
     ['grant-two-votes-per-term', ['Election Safety']],
     ['commit-previous-term-by-count', ['Leader Completeness', 'State Machine Safety']],
+    // A deposed leader that still believes it leads serves a read without a quorum round.
+    ['read-without-quorum', ['Linearizable Read']],
+    // 'snapshot-fast-forward-overclaim' is scripted in overclaim.test.ts: no random schedule reaches it (README).
   ];
   for (const [bug, checks] of planted) {
     it(`planted bug ${bug}: reported as ${checks.join(' / ')} within ${BUG_SEEDS} seeds, and replayed exactly`, async () => {
