@@ -2,7 +2,8 @@
 // every entry applied. Each check is incremental (cost proportional to what just happened), so it can
 // run after every step of thousands of seeds. The first broken property throws a Violation.
 
-import type { Entry, Message, NodeId, Ready } from '../../src/raft/types.js';
+import type { Entry, Message, NodeId, Ready, SnapshotMetadata } from '../../src/raft/types.js';
+import type { LogImage } from './disk.js';
 import { dataText, describeApp, sameApp, type AppState } from './app-state.js';
 import type { SimNode } from './sim-node.js';
 
@@ -134,16 +135,11 @@ export class Checker {
     const disk = node.disk.cached;
     const snap = rd.snapshot && rd.snapshot.metadata.index > 0 ? rd.snapshot.metadata : undefined;
     const base = snap ? snap.index : disk.snapshotIndex;
-    const baseTerm = (i: number): number | undefined => {
-      if (i === 0) return 0;
-      if (!snap) return disk.term(i);
-      return i === snap.index ? snap.term : undefined;
-    };
     const ents = rd.entries;
     for (let k = 0; k < ents.length; k++) {
       const e = ents[k];
       if (e.index <= base) continue; // covered by the snapshot (checked as app state)
-      const prev = k > 0 ? ents[k - 1].term : baseTerm(e.index - 1);
+      const prev = k > 0 ? ents[k - 1].term : baseTerm(disk, snap, e.index - 1);
       const key = e.index * TERM_SPAN + e.term;
       const data = dataText(e.data);
       const rec = this.entries.get(key);
@@ -312,6 +308,13 @@ export class Checker {
         `but ${minIndex} was already committed when it was asked`);
     }
   }
+}
+
+/** Term at i of a log that is `disk`, or the snapshot `snap` replacing it (a closure here would cost a keepNames call per batch). */
+function baseTerm(disk: LogImage, snap: SnapshotMetadata | undefined, i: number): number | undefined {
+  if (i === 0) return 0;
+  if (!snap) return disk.term(i);
+  return i === snap.index ? snap.term : undefined;
 }
 
 export function fail(check: CheckName, node: NodeId | undefined, detail: string): never {

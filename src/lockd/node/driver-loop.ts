@@ -163,8 +163,10 @@ export class DriverLoop<R> {
   // ---- inputs (each runs in the next batch) ---------------------------------------------------
 
   tick(): void {
-    this.input(() => this.raft.tick());
+    this.input(this.tickInput);
   }
+
+  private readonly tickInput = (): void => this.raft.tick();
 
   /** A message from a peer (called by the transport). */
   step(m: Message): void {
@@ -280,7 +282,9 @@ export class DriverLoop<R> {
   private handleReady(rd: Ready): void {
     this.opts.observer?.readyTaken?.(rd);
     // 0. leader replication may go out while our own disk write runs (it acknowledges nothing)
-    const early = rd.messages.filter(sendableBeforePersist);
+    const early: Message[] = [];
+    const late: Message[] = [];
+    for (const m of rd.messages) (sendableBeforePersist(m) ? early : late).push(m);
     if (early.length > 0) this.outbox.send(early);
     // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
     // change is the commit index is written unsynced and not waited for (etcd's rule): a commit
@@ -296,18 +300,17 @@ export class DriverLoop<R> {
     if (sync) {
       this.opts.storage.write(rd, true, (err) => this.guard(() => {
         if (err) throw err;
-        this.afterPersist(rd, early.length > 0);
+        this.afterPersist(rd, late);
       }));
       return;
     }
     if (hs) this.opts.storage.write(rd, false, (err) => err && this.fail(err));
-    this.afterPersist(rd, early.length > 0);
+    this.afterPersist(rd, late);
   }
 
-  private afterPersist(rd: Ready, sentEarly: boolean): void {
+  private afterPersist(rd: Ready, late: readonly Message[]): void {
     this.opts.observer?.persisted?.(rd);
     // 2. send the rest (acknowledgments, votes)
-    const late = sentEarly ? rd.messages.filter((m) => !sendableBeforePersist(m)) : rd.messages;
     if (late.length > 0) this.outbox.send(late);
     this.opts.observer?.sent?.(rd);
     // 3. apply
