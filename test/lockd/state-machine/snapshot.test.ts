@@ -3,6 +3,7 @@ import type { ApplyOutput } from '../../../src/lockd/state-machine/index.js';
 import {
   LockStateMachine,
   SNAPSHOT_FORMAT_VERSION,
+  MAX_FENCE_TOMBSTONES,
   SnapshotDecodeError,
   StateMachineInvariantError,
   encodeCommand,
@@ -103,6 +104,8 @@ describe('state machine: snapshots', () => {
     leases: [[2, 1000, 900]],
     locks: [['l', 2, 5, 5, []]],
     fence: [],
+    fenceTombstones: [],
+    fenceFloor: 0,
     dedup: [],
   };
   const corrupt: [string, Uint8Array, RegExp, new (...args: never[]) => Error][] = [
@@ -120,6 +123,12 @@ describe('state machine: snapshots', () => {
     ['a waiter Acquire before its lease', snapJson({ ...good, leases: [[2, 1000, 900], [3, 1000, 900]], locks: [['l', 2, 5, 5, [[3, 3]]]] }), /acquire-index-range/, StateMachineInvariantError],
     ['a waiter without its Acquire index', snapJson({ ...good, leases: [[2, 1000, 900], [3, 1000, 900]], locks: [['l', 2, 5, 5, [[3]]]] }), /waiter must have 2 fields/, SnapshotDecodeError],
     ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
+    ['a fence entry without its owner', snapJson({ ...good, fence: [['k', 5, '']] }), /fence entry must have 4 fields/, SnapshotDecodeError],
+    ['a key both live and deleted', snapJson({ ...good, fence: [['k', 5, '', 2]], fenceTombstones: [['k', 6]] }), /both live and deleted/, SnapshotDecodeError],
+    ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', 10]] }), /fence-token-range/, StateMachineInvariantError],
+    ['too many tombstones', snapJson({ ...good, fenceTombstones: Array.from({ length: MAX_FENCE_TOMBSTONES + 1 }, (_, i) => [`t${i}`, 5]) }), /tombstones; at most/, SnapshotDecodeError],
+    ['a missing fence floor', snapJson({ ...good, fenceFloor: undefined }), /fence floor/, SnapshotDecodeError],
+    ['a fence record with a bad error kind', snapJson({ ...good, dedup: [['r', 'F', 'k', 5, '', '0:x', 'OOPS', 'm', 0, false]] }), /not an error kind/, SnapshotDecodeError],
   ];
   for (const [what, bytes, msg, type] of corrupt) {
     it(`refuses a snapshot with ${what}, leaving the state unchanged`, () => {
