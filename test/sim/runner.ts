@@ -360,7 +360,7 @@ class Sim implements DriverHooks, World, LockDriver {
       const data = `live${k}`;
       const p = this.propose(leader, data, this.workload ? encodeCommand(LockWorkload.livenessCommand()) : textData(data));
       // The loop takes it in its next batch (after a write in flight, if any).
-      for (let k = 0; !p.at && !p.refused && k <= ACCEPT_STEPS; k++) this.step(false);
+      for (let waited = 0; !p.at && !p.refused && waited <= ACCEPT_STEPS; waited++) this.step(false);
       if (!p.at) fail('Liveness', leader.id, `the stable leader of term ${term} ${p.refused ? 'refused' : `did not take within ${ACCEPT_STEPS} steps`} a proposal`);
       wanted.push({ ...p.at, data });
     }

@@ -6,7 +6,7 @@
 
 import pino from 'pino';
 import { DriverLoop } from '../../src/lockd/node/driver-loop.js';
-import type { Entry, Message, NodeId, PlantedBug, Ready, Snapshot } from '../../src/raft/types.js';
+import type { Entry, Message, NodeId, PlantedBug, Ready, Role, Snapshot } from '../../src/raft/types.js';
 import { INITIAL_APP_STATE, applyEntry, dataText, decodeAppSnapshot, encodeAppSnapshot, type AppState } from './app-state.js';
 import { Disk } from './disk.js';
 import type { LockReplica } from './lock-app.js';
@@ -72,7 +72,7 @@ export class SimNode {
   /** The voters this incarnation runs with. */
   voters: readonly NodeId[] = [];
   /** As observed from Ready batches (softState / hardState) of the current incarnation. */
-  role: 'follower' | 'precandidate' | 'candidate' | 'leader' = 'follower';
+  role: Role = 'follower';
   term = 0;
   leader: NodeId = '';
   /** Highest commit index seen in this incarnation (starts at the stored commit on restart). */
