@@ -109,7 +109,7 @@ export class SimNode {
    */
   start(named: readonly NodeId[] = this.peers): string | undefined {
     if (this.loop) throw new Error(`sim: ${this.id} is already running`);
-    const decision = startVoters(this.disk.voters, named, this.settings.startBug);
+    const decision = startVoters(this.id, this.disk.voters, named, this.settings.startBug);
     if (!decision.ok) return decision.reason;
     if (decision.record) this.disk.voters = decision.record;
     const s = this.settings;
