@@ -24,6 +24,10 @@ export interface LockClient extends grpc.Client {
    * passes the server leaves the queue for the caller (and releases the lock if it was granted in
    * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
    * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
+   * Long waits: the server's gRPC library (grpc-js) misreads a grpc-timeout above 2^31-1 ms
+   * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
+   * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
+   * with timeout_ms, which has no such limit.
    */
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -36,6 +40,10 @@ export interface LockClient extends grpc.Client {
    * passes the server leaves the queue for the caller (and releases the lock if it was granted in
    * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
    * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
+   * Long waits: the server's gRPC library (grpc-js) misreads a grpc-timeout above 2^31-1 ms
+   * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
+   * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
+   * with timeout_ms, which has no such limit.
    */
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -129,6 +137,10 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * passes the server leaves the queue for the caller (and releases the lock if it was granted in
    * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
    * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
+   * Long waits: the server's gRPC library (grpc-js) misreads a grpc-timeout above 2^31-1 ms
+   * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
+   * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
+   * with timeout_ms, which has no such limit.
    */
   Acquire: grpc.handleUnaryCall<_lockd_v1_AcquireRequest__Output, _lockd_v1_AcquireResponse>;
   
