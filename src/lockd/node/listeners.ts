@@ -12,7 +12,7 @@
 //   so a client can never pass for a forwarding node.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { NodeSecurity } from '../security/node-security.js';
+import type { AuthenticatedCall, NodeSecurity } from '../security/node-security.js';
 import { CLUSTER_ID_HEADER } from '../transport/metadata.js';
 import type { NodeConfig } from './config.js';
 import type { PeerDirectory } from './peer-directory.js';
@@ -44,7 +44,7 @@ export interface ServiceRegistry {
   addForwardable(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
 }
 
-type Guard = (call: { metadata: grpc.Metadata } & Partial<Pick<grpc.ServerUnaryCall<unknown, unknown>, 'getAuthContext'>>) => grpc.StatusObject | undefined;
+type Guard = (call: { metadata: grpc.Metadata } & AuthenticatedCall) => grpc.StatusObject | undefined;
 
 function status(code: grpc.status, details: string): grpc.StatusObject {
   return { code, details, metadata: new grpc.Metadata() };
@@ -113,7 +113,7 @@ export class Listeners {
     if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
     else if (by === this.config.id || !this.directory.isMember(by)) refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
     else {
-      const problem = call.getAuthContext ? this.security.peerCallerProblem(call as Required<typeof call>, by) : undefined;
+      const problem = this.security.peerCallerProblem(call, by);
       if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by}: ${problem}`);
     }
     if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
