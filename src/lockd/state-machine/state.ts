@@ -1,8 +1,9 @@
 // The replicated state, as plain tables. Every field here is covered by snapshots (snapshot-codec.ts);
-// `held` and `waiting` on a lease are reverse indexes of the lock table, rebuilt on restore.
+// `held` and `waiting` on a lease, and `grants`, are reverse indexes of the lock table, rebuilt on restore.
 
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
+import { GrantIndex } from './grant-index.js';
 
 export interface LeaseRecord {
   /** Index of the Grant entry. */
@@ -51,6 +52,8 @@ export class MachineState {
   appliedIndex = 0;
   readonly leases = new Map<number, LeaseRecord>();
   readonly locks = new Map<string, LockRecord>();
+  /** Lock names by their grant's token (grant-index.ts). */
+  readonly grants = new GrantIndex();
   readonly fence = new FenceStore();
   readonly dedup = new DedupTable();
 }
