@@ -20,9 +20,9 @@ function grant(
   check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
   check(ctx.index > lock.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${lock.token}`);
   if (lock.token !== 0) state.grants.remove(lock.token, lock.name); // handed on: the old grant ends here
+  state.grants.add(ctx.index, lock.name);
   lock.holder = lease.id;
   lock.token = ctx.index;
-  state.grants.add(lock.token, lock.name);
   lock.lastAcquireIndex = lastAcquireIndex;
   if (requestId === undefined) delete lock.grantRequestId;
   else lock.grantRequestId = requestId;
