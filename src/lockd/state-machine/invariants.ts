@@ -55,6 +55,12 @@ export function checkInvariants(s: MachineState): void {
   }
   for (const [id, lease] of s.leases)
     check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
+  let grants = 0;
+  for (const [token, name] of s.grants.pairs()) {
+    grants++;
+    check(s.locks.get(name)?.token === token, 'grant-index', () => `grant index lists ${name} under token ${token}, but it is held under ${s.locks.get(name)?.token ?? 'no token'}`);
+  }
+  check(grants === s.locks.size, 'grant-index', () => `grant index lists ${grants} grants for ${s.locks.size} locks`);
   checkFence(s);
   check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
 }

@@ -19,6 +19,8 @@ function grant(
 ): void {
   check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
   check(ctx.index > lock.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${lock.token}`);
+  if (lock.token !== 0) state.grants.remove(lock.token, lock.name); // handed on: the old grant ends here
+  state.grants.add(ctx.index, lock.name);
   lock.holder = lease.id;
   lock.token = ctx.index;
   lock.lastAcquireIndex = lastAcquireIndex;
@@ -55,6 +57,7 @@ export function releaseHolder(
   const next = lock.waiters.shift();
   if (!next) {
     state.locks.delete(lock.name);
+    state.grants.remove(lock.token, lock.name);
     return;
   }
   const lease = state.leases.get(next.leaseId);

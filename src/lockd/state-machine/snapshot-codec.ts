@@ -107,6 +107,7 @@ function build(doc: unknown): MachineState {
     const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), waiters };
     if (lj.length === 6) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
     s.locks.set(name, lock);
+    s.grants.add(lock.token, name);
     leaseOf(s, holder, name).held.add(name);
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }

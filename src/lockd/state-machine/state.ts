@@ -1,10 +1,11 @@
 // The replicated state, as plain tables. Every field here is covered by snapshots (snapshot-codec.ts);
-// `held` and `waiting` on a lease are reverse indexes of the lock table, and `expiry` orders the
-// leases by deadline: derived, rebuilt on restore.
+// `held` and `waiting` on a lease and `grants` are reverse indexes of the lock table, and `expiry`
+// orders the leases by deadline: derived, rebuilt on restore.
 
 import { ExpiryIndex } from '../lease/expiry-index.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
+import { GrantIndex } from './grant-index.js';
 
 export interface LeaseRecord {
   /** Index of the Grant entry. */
@@ -58,6 +59,8 @@ export class MachineState {
   /** Every lease of `leases` by deadline, so a Tick visits only the leases it expires. */
   readonly expiry = new ExpiryIndex();
   readonly locks = new Map<string, LockRecord>();
+  /** Lock names by their grant's token (grant-index.ts). */
+  readonly grants = new GrantIndex();
   readonly fence = new FenceStore();
   readonly dedup = new DedupTable();
 }
