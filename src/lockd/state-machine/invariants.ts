@@ -52,4 +52,12 @@ export function checkInvariants(s: MachineState): void {
   for (const [key, e] of s.fence.sorted())
     check(e.token > 0 && e.token < s.appliedIndex, 'fence-token-range', () => `fence ${key}: token ${e.token}`);
   check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+  // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
+  for (const [rid, r] of s.dedup.entries())
+    if (r.type === 'Acquire' && r.wait && r.status === 'queued')
+      check(
+        s.locks.get(r.name)?.waiters.some((w) => w.leaseId === r.leaseId),
+        'dedup-open-waits',
+        () => `request ${rid} is recorded queued for ${r.name}, but lease ${r.leaseId} does not wait for it`,
+      );
 }

@@ -1,6 +1,7 @@
 // The whole replicated state as bytes: one version byte, then UTF-8 JSON built in a fixed order
 // (maps sorted by key; the dedup FIFO in its own order), so equal states give equal bytes.
 // Version 2: locks carry lastAcquireIndex and the grant's request id, waiters their lastAcquireIndex.
+// Version 3: locks also carry lastAcquireWait (whether that Acquire was a waiting one).
 
 import type { AcquireStatus } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -9,7 +10,7 @@ import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -19,8 +20,8 @@ export class SnapshotDecodeError extends Error {
 
 /** [leaseId, lastAcquireIndex, requestId?] */
 type WaiterJson = [number, number] | [number, number, string];
-/** [name, holder, token, lastAcquireIndex, waiters, grantRequestId?] */
-type LockJson = [string, number, number, number, WaiterJson[]] | [string, number, number, number, WaiterJson[], string];
+/** [name, holder, token, lastAcquireIndex, lastAcquireWait, waiters, grantRequestId?] */
+type LockJson = [string, number, number, number, boolean, WaiterJson[]] | [string, number, number, number, boolean, WaiterJson[], string];
 type DedupJson =
   | [string, 'G', number, number]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number];
@@ -36,8 +37,8 @@ export function encodeState(s: MachineState): Uint8Array {
         w.requestId === undefined ? [w.leaseId, w.lastAcquireIndex] : [w.leaseId, w.lastAcquireIndex, w.requestId],
       );
       return l.grantRequestId === undefined
-        ? [name, l.holder, l.token, l.lastAcquireIndex, waiters]
-        : [name, l.holder, l.token, l.lastAcquireIndex, waiters, l.grantRequestId];
+        ? [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters]
+        : [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters, l.grantRequestId];
     }),
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value)]),
     dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
@@ -85,7 +86,8 @@ function build(doc: unknown): MachineState {
   }
   for (const l of arr(d.locks, 'locks')) {
     const lj = arr(l, 'lock');
-    const [nameJ, holderJ, tokenJ, lastJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 6 ? 6 : 5, 'lock');
+    const [nameJ, holderJ, tokenJ, lastJ, lastWaitJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 7 ? 7 : 6, 'lock');
+    if (typeof lastWaitJ !== 'boolean') throw new SnapshotDecodeError('lock lastAcquireWait must be a boolean');
     const name = str(nameJ, 'lock name');
     const holder = int(holderJ, 'lock holder');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
@@ -95,8 +97,8 @@ function build(doc: unknown): MachineState {
       const waiter = { leaseId: int(leaseJ, 'waiter lease'), lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex') };
       return a.length === 3 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
     });
-    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), waiters };
-    if (lj.length === 6) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
+    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), lastAcquireWait: lastWaitJ, waiters };
+    if (lj.length === 7) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
     s.locks.set(name, lock);
     leaseOf(s, holder, name).held.add(name);
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
