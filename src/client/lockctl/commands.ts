@@ -168,8 +168,18 @@ export async function lockObserve(ctx: Context): Promise<number> {
 
 export async function fenceWrite(ctx: Context): Promise<number> {
   const { KEY: key, VALUE: value } = ctx.p.args;
-  const highest = await ctx.client.fenceWrite(key, value, ctx.p.flags.token!, callOpts(ctx));
-  ctx.out.result(`wrote ${key} with token ${ctx.p.flags.token} (highest accepted: ${highest})`, { key, fencingToken: ctx.p.flags.token, highestToken: highest });
+  const { token, lock } = ctx.p.flags;
+  const highest = await ctx.client.fenceWrite(key, value, token!, { ...callOpts(ctx), lock });
+  const bound = lock === undefined ? '' : ` as the grant of lock ${lock}`;
+  ctx.out.result(`wrote ${key} with token ${token}${bound} (highest accepted: ${highest})`, { key, fencingToken: token, ...(lock === undefined ? {} : { lock }), highestToken: highest });
+  return EXIT.OK;
+}
+
+export async function fenceDelete(ctx: Context): Promise<number> {
+  const key = ctx.p.args.KEY;
+  const { token, lock } = ctx.p.flags;
+  const r = await ctx.client.fenceDelete(key, token!, { ...callOpts(ctx), lock });
+  ctx.out.result(r.deleted ? `deleted ${key} with token ${token}` : `${key} held no value (highest token ${r.highestToken})`, { key, fencingToken: token, ...(lock === undefined ? {} : { lock }), ...r });
   return EXIT.OK;
 }
 

@@ -1,10 +1,11 @@
-// Request-id deduplication: a retried Grant/Acquire returns the first outcome instead of applying twice.
+// Request-id deduplication: a retried (or late) mutating command returns the first outcome instead of
+// applying twice (Grant/Acquire here and in their commands; the rest in request-once.ts).
 // Bounded FIFO (oldest id forgotten first). Map insertion order is the FIFO order, and it is replicated:
 // every replica inserts the same ids in the same log order, and snapshots preserve the order.
 // A record is a memory, not the truth (LESSONS 11): lock-commands.ts `replay` answers a retry with
 // what is true now, and the records of open waits are kept true as the waits end (lock-transitions.ts).
 
-import type { AcquireStatus } from './results.js';
+import type { AcquireStatus, ErrorKind } from './results.js';
 import { DEDUP_CAPACITY } from './limits.js';
 
 export interface GrantRecord {
@@ -28,7 +29,51 @@ export interface AcquireRecord {
   readonly holderToken: number;
 }
 
-export type DedupRecord = GrantRecord | AcquireRecord;
+/** Release: what it did to the grant `token` (released stays true forever: tokens are never reused). */
+export interface ReleaseRecord {
+  readonly type: 'Release';
+  readonly name: string;
+  readonly token: number;
+  readonly released: boolean;
+}
+
+/** Revoke: the lease this request ended (lease ids are never reused, so that stays true). */
+export interface RevokeRecord {
+  readonly type: 'Revoke';
+  readonly leaseId: number;
+}
+
+/** CancelWait: what the first attempt did; heldToken is re-read at replay unless it was released. */
+export interface CancelWaitRecord {
+  readonly type: 'CancelWait';
+  readonly name: string;
+  readonly leaseId: number;
+  readonly abandonedAtIndex: number;
+  readonly removed: boolean;
+  readonly released: boolean;
+  readonly heldToken: number;
+}
+
+/**
+ * FenceWrite / FenceDelete: the outcome, refusals included (a write refused once must not be applied
+ * by a late attempt after the client acted on the refusal). `digest` identifies the value written
+ * ('' for a delete) without keeping up to 64 KiB per record; it is not cryptographic, so a client
+ * that reuses its own id with a colliding value only gets its own first answer back.
+ */
+export interface FenceRecord {
+  readonly type: 'FenceWrite' | 'FenceDelete';
+  readonly key: string;
+  readonly token: number;
+  readonly lock: string;
+  readonly digest: string;
+  /** undefined: accepted. */
+  readonly error?: ErrorKind;
+  readonly message: string;
+  readonly highestToken: number;
+  readonly deleted: boolean;
+}
+
+export type DedupRecord = GrantRecord | AcquireRecord | ReleaseRecord | RevokeRecord | CancelWaitRecord | FenceRecord;
 
 /** Records of open waits (Acquire, wait = true, status = queued), by the waiter they follow. */
 const openWait = (r: DedupRecord | undefined): r is AcquireRecord => r?.type === 'Acquire' && r.wait && r.status === 'queued';

@@ -4,12 +4,12 @@
 import type { ApplyContext } from './apply-context.js';
 import type { AcquireCommand, CancelWaitCommand, ReleaseCommand } from './commands.js';
 import type { AcquireRecord } from './dedup.js';
-import type { LockRecord, MachineState } from './state.js';
+import type { LeaseRecord, LockRecord, MachineState } from './state.js';
 import type { AcquireResult, Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
 import { createLock, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
 import { check } from './invariant.js';
-import { MAX_LOCKS, MAX_WAITERS_PER_LOCK } from './limits.js';
+import { MAX_LOCKS, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
 
 type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate'>;
 
@@ -87,6 +87,7 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
   const lock = state.locks.get(cmd.name);
   if (!lock) {
+    if (leaseFull(lease)) return leaseFullFailure(lease);
     if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
     const created = createLock(state, ctx, cmd.name, lease, cmd.wait, rid);
     return ok({ status: 'acquired', token: created.token, holderLeaseId: lease.id, holderToken: created.token, position: 0 });
@@ -104,6 +105,7 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
     return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
   }
   if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
+  if (leaseFull(lease)) return leaseFullFailure(lease);
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
     return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
   lock.waiters.push(rid === undefined ? { leaseId: lease.id, lastAcquireIndex: ctx.index } : { leaseId: lease.id, requestId: rid, lastAcquireIndex: ctx.index });
@@ -111,6 +113,11 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
 }
+
+/** Per-lease quota: the locks a lease holds and waits for (each wait may become a hold). */
+const leaseFull = (lease: LeaseRecord): boolean => lease.held.size + lease.waiting.size >= MAX_LOCKS_PER_LEASE;
+const leaseFullFailure = (lease: LeaseRecord) =>
+  failure('Acquire', 'RESOURCE_EXHAUSTED', `lease ${lease.id} already holds or waits for ${MAX_LOCKS_PER_LEASE} locks (the limit per lease)`);
 
 export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: ReleaseCommand): ResultFor<'Release'> {
   const lock = state.locks.get(cmd.name);

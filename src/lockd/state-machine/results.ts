@@ -11,7 +11,7 @@ export interface Failure {
   readonly ok: false;
   readonly error: ErrorKind;
   readonly message: string;
-  /** FenceWrite refused for a stale token: the highest token accepted for the key. */
+  /** FenceWrite/FenceDelete refused for a stale token: the highest token accepted for the key. */
   readonly highestToken?: number;
 }
 
@@ -95,6 +95,15 @@ export interface FenceWriteResult {
   readonly highestToken: number;
 }
 
+export interface FenceDeleteResult {
+  readonly type: 'FenceDelete';
+  readonly ok: true;
+  /** True if the key held a value and this entry deleted it (a replay: the first attempt's answer). */
+  readonly deleted: boolean;
+  /** Highest token accepted for the key after this entry (0 for a key never written). */
+  readonly highestToken: number;
+}
+
 export interface CancelWaitResult {
   readonly type: 'CancelWait';
   readonly ok: true;
@@ -117,6 +126,7 @@ export type Success =
   | AcquireResult
   | ReleaseResult
   | FenceWriteResult
+  | FenceDeleteResult
   | CancelWaitResult;
 
 export type ApplyResult = Success | Failure;

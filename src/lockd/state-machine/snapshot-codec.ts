@@ -1,10 +1,13 @@
 // The whole replicated state as bytes: one version byte, then UTF-8 JSON built in a fixed order
 // (maps sorted by key; the dedup FIFO in its own order), so equal states give equal bytes.
 // Version 2: locks carry lastAcquireIndex and the grant's request id, waiters their lastAcquireIndex.
-// Version 3: locks also carry lastAcquireWait (whether that Acquire was a waiting one).
+// Version 3: fence entries carry their owner lease, tombstones (FIFO) and the floor; dedup records of
+// Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D); locks carry
+// lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one).
 
-import type { AcquireStatus } from './results.js';
+import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
+import { dedupJsonOnce, dedupRecordOnce, type DedupJsonOnce } from './snapshot-once.js';
 import type { LockRecord, Waiter } from './state.js';
 import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
@@ -24,7 +27,8 @@ type WaiterJson = [number, number] | [number, number, string];
 type LockJson = [string, number, number, number, boolean, WaiterJson[]] | [string, number, number, number, boolean, WaiterJson[], string];
 type DedupJson =
   | [string, 'G', number, number]
-  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number];
+  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number]
+  | DedupJsonOnce;
 
 export function encodeState(s: MachineState): Uint8Array {
   const doc = {
@@ -40,11 +44,15 @@ export function encodeState(s: MachineState): Uint8Array {
         ? [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters]
         : [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters, l.grantRequestId];
     }),
-    fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value)]),
+    fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
+    fenceTombstones: s.fence.tombstoneEntries(),
+    fenceFloor: s.fence.floor,
     dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
       r.type === 'Grant'
         ? [rid, 'G', r.ttlMs, r.leaseId]
-        : [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken],
+        : r.type === 'Acquire'
+          ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken]
+          : dedupJsonOnce(rid, r),
     ),
   };
   const json = utf8Bytes(JSON.stringify(doc));
@@ -104,9 +112,18 @@ function build(doc: unknown): MachineState {
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }
   for (const f of arr(d.fence, 'fence')) {
-    const [key, token, value] = tuple(f, 3, 'fence entry');
-    s.fence.write(str(key, 'fence key'), fromBase64(str(value, 'fence value')), int(token, 'fence token'));
+    const [keyJ, token, value, owner] = tuple(f, 4, 'fence entry');
+    const key = str(keyJ, 'fence key');
+    if (s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} appears twice`);
+    s.fence.put(key, fromBase64(str(value, 'fence value')), int(token, 'fence token'), int(owner, 'fence owner'));
   }
+  for (const t of arr(d.fenceTombstones, 'fence tombstones')) {
+    const [keyJ, token] = tuple(t, 2, 'fence tombstone');
+    const key = str(keyJ, 'tombstone key');
+    if (s.fence.has(key) || s.fence.isTombstoned(key)) throw new SnapshotDecodeError(`fence key ${key} is both live and deleted, or deleted twice`);
+    s.fence.addTombstone(key, int(token, 'tombstone token'));
+  }
+  s.fence.floor = int(d.fenceFloor, 'fence floor');
   for (const r of arr(d.dedup, 'dedup')) {
     const a = arr(r, 'dedup record');
     s.dedup.add(str(a[0], 'request id'), dedupRecord(a));
@@ -135,7 +152,7 @@ function dedupRecord(a: unknown[]): DedupRecord {
       holderToken: int(holderToken, 'holder token'),
     };
   }
-  throw new SnapshotDecodeError(`dedup record kind ${JSON.stringify(a[1])}`);
+  return dedupRecordOnce(a, { tuple, int, str, bool, errorKind });
 }
 
 function leaseOf(s: MachineState, id: number, name: string) {
@@ -164,4 +181,14 @@ function int(v: unknown, what: string): number {
 function str(v: unknown, what: string): string {
   if (typeof v !== 'string') throw new SnapshotDecodeError(`${what} must be a string`);
   return v;
+}
+function bool(v: unknown, what: string): boolean {
+  if (typeof v !== 'boolean') throw new SnapshotDecodeError(`${what} must be a boolean`);
+  return v;
+}
+const ERROR_KINDS: readonly string[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED'] satisfies ErrorKind[];
+function errorKind(v: unknown, what: string): ErrorKind | undefined {
+  if (v === '') return undefined;
+  if (typeof v !== 'string' || !ERROR_KINDS.includes(v)) throw new SnapshotDecodeError(`${what} ${JSON.stringify(v)} is not an error kind`);
+  return v as ErrorKind;
 }

@@ -103,6 +103,8 @@ describe('state machine: snapshots', () => {
     leases: [[2, 1000, 900]],
     locks: [['l', 2, 5, 5, true, []]],
     fence: [],
+    fenceTombstones: [],
+    fenceFloor: 0,
     dedup: [],
   };
   const corrupt: [string, Uint8Array, RegExp, new (...args: never[]) => Error][] = [
@@ -122,6 +124,11 @@ describe('state machine: snapshots', () => {
     ['a lock without its lastAcquireWait', snapJson({ ...good, locks: [['l', 2, 5, 5, 1, []]] }), /lastAcquireWait must be a boolean/, SnapshotDecodeError],
     ['an open-wait request id whose lease does not wait', snapJson({ ...good, dedup: [['r', 'A', 'l', 2, true, 'queued', 0, 2, 5]] }), /dedup-open-waits/, StateMachineInvariantError],
     ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
+    ['a fence entry without its owner', snapJson({ ...good, fence: [['k', 5, '']] }), /fence entry must have 4 fields/, SnapshotDecodeError],
+    ['a key both live and deleted', snapJson({ ...good, fence: [['k', 5, '', 2]], fenceTombstones: [['k', 6]] }), /both live and deleted/, SnapshotDecodeError],
+    ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', 10]] }), /fence-token-range/, StateMachineInvariantError],
+    ['a missing fence floor', snapJson({ ...good, fenceFloor: undefined }), /fence floor/, SnapshotDecodeError],
+    ['a fence record with a bad error kind', snapJson({ ...good, dedup: [['r', 'F', 'k', 5, '', '0:x', 'OOPS', 'm', 0, false]] }), /not an error kind/, SnapshotDecodeError],
   ];
   for (const [what, bytes, msg, type] of corrupt) {
     it(`refuses a snapshot with ${what}, leaving the state unchanged`, () => {

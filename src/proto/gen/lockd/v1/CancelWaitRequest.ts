@@ -22,6 +22,13 @@ export interface CancelWaitRequest {
    * index is INVALID_ARGUMENT. 0 (absent): leave the queue only.
    */
   'abandonedAtIndex'?: (number | string | Long);
+  /**
+   * Makes a retried CancelWait apply once (see "Request ids" at the top): a late attempt then cannot
+   * take the lease out of a queue it joined again after the first one. A replay answers removed and
+   * released as the first attempt did, and fencing_token as the lease's token now (unless the first
+   * attempt released it). The same id with other fields is INVALID_ARGUMENT.
+   */
+  'requestId'?: (string);
 }
 
 export interface CancelWaitRequest__Output {
@@ -44,4 +51,11 @@ export interface CancelWaitRequest__Output {
    * index is INVALID_ARGUMENT. 0 (absent): leave the queue only.
    */
   'abandonedAtIndex': (number);
+  /**
+   * Makes a retried CancelWait apply once (see "Request ids" at the top): a late attempt then cannot
+   * take the lease out of a queue it joined again after the first one. A replay answers removed and
+   * released as the first attempt did, and fencing_token as the lease's token now (unless the first
+   * attempt released it). The same id with other fields is INVALID_ARGUMENT.
+   */
+  'requestId': (string);
 }
