@@ -109,6 +109,9 @@ export class ApiModel {
     const l = this.locks.get(name);
     return l ? this.val(l.token) : undefined;
   }
+  holderOf(name: string): number | undefined {
+    return this.locks.get(name)?.holder;
+  }
   isWaiting(lease: number, name: string): boolean {
     return this.locks.get(name)?.waiters.includes(lease) ?? false;
   }

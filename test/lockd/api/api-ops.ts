@@ -7,7 +7,7 @@ import type { LockApi } from '../../support/lock-api-client.js';
 import { BOGUS_LEASE, HUGE, type Answer, type ApiModel, type Req } from './api-model.js';
 
 /** A lease: the k-th live one (mod their number), the k-th one granted in this run (live or not), or one never granted. */
-type LeaseRef = { readonly live: number } | { readonly any: number } | 'bogus';
+type LeaseRef = { readonly live: number } | { readonly any: number } | { readonly holderOf: number } | 'bogus';
 /** A token: the current grant's of lock k (else the last one seen), the k-th one seen, or one never issued. */
 type TokenRef = { readonly lock: number } | { readonly seen: number } | 'huge';
 
@@ -34,7 +34,7 @@ export interface Op {
 }
 
 export const TTL_MS = 60_000;
-const NAMES = 3;
+const NAMES = 2;
 const KEYS = 2;
 
 export function nameOf(prefix: string, n: number): string {
@@ -75,12 +75,17 @@ export function drawOp(rnd: Prng, id: number, earlier: readonly Op[]): Op {
     if (r < 57) return { k: 'inspect', name: rnd.int(NAMES) };
     if (r < 63) {
       const name = rnd.int(NAMES);
-      return { k: 'cancelWait', name, lease: lease(), abandoned: rnd.int(3) === 0 ? 'none' : token(rnd.int(2) ? name : undefined) };
+      const r2 = rnd.int(6);
+      return { k: 'cancelWait', name, lease: rnd.int(2) ? { holderOf: name } : lease(), abandoned: r2 < 2 ? 'none' : r2 === 2 ? 'huge' : token(rnd.int(2) ? name : undefined) };
     }
     if (r < 70) return fenced('fenceWrite');
     if (r < 73) return fenced('fenceDelete');
     if (r < 78) return { k: 'fenceRead', key: rnd.int(KEYS) };
-    if (mutating.length && r < 97) return { k: 'dup', of: mutating[rnd.int(mutating.length)].id };
+    // Mostly not Grants (the first ops are Grants, and their retries are the least interesting).
+    const targets = rnd.int(5) && mutating.some((o) => o.body.k !== 'grant') ? mutating.filter((o) => o.body.k !== 'grant') : mutating;
+    const acquires = mutating.filter((o) => o.body.k === 'acquire');
+    if (acquires.length && r < 86) return { k: 'dup', of: acquires[Math.max(0, acquires.length - 1 - rnd.int(3))].id }; // a recent Acquire, again
+    if (targets.length && r < 97) return { k: 'dup', of: targets[rnd.int(targets.length)].id };
     if (mutating.length) return { k: 'reuse', of: mutating[rnd.int(mutating.length)].id, body: body() };
     return { k: 'grant' };
   };
@@ -101,7 +106,8 @@ export function resolve(op: Op, m: ApiModel, prefix: string, sent: ReadonlyMap<n
 }
 
 function resolveBody(op: Op, m: ApiModel, prefix: string, rid: string): Req | undefined {
-  const lease = (r: LeaseRef) => {
+  const lease = (r: LeaseRef): number => {
+    if (r !== 'bogus' && 'holderOf' in r) return m.holderOf(nameOf(prefix, r.holderOf)) ?? lease({ live: r.holderOf });
     const from = r === 'bogus' ? [] : 'live' in r && m.liveLeases().length ? m.liveLeases() : m.grantedLeases;
     return r === 'bogus' || from.length === 0 ? BOGUS_LEASE : from[('live' in r ? r.live : r.any) % from.length];
   };

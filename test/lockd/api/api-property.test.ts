@@ -8,9 +8,9 @@
 import { Prng } from '../../sim/prng.js';
 import { ApiFixture } from './api-fixture.js';
 import { drawOp, type Op } from './api-ops.js';
-import { runSequence, type RunResult } from './api-runner.js';
+import { runSequence, type Coverage, type RunResult } from './api-runner.js';
 
-const [FIRST, LAST] = (process.env.LOCKD_PROP_SEEDS ?? '1-12').split('-').map(Number);
+const [FIRST, LAST] = (process.env.LOCKD_PROP_SEEDS ?? '1-16').split('-').map(Number);
 const OPS = Number(process.env.LOCKD_PROP_OPS ?? 30);
 /** Re-runs a shrink may spend. */
 const SHRINK_RUNS = 60;
@@ -26,6 +26,7 @@ describe('lock API property test: random RPC sequences against a reference model
   this.timeout(300_000);
   let f: ApiFixture;
   let runs = 0;
+  const seen: Coverage = new Map();
 
   before(async () => {
     f = await ApiFixture.start();
@@ -37,7 +38,7 @@ describe('lock API property test: random RPC sequences against a reference model
   /** Run `ops` in a fresh namespace; a run that met UNAVAILABLE is retried (up to 3 times). */
   const run = async (seed: number, ops: readonly Op[]): Promise<RunResult> => {
     let r: RunResult = { kind: 'inconclusive', why: 'not run' };
-    for (let attempt = 0; attempt < 3 && r.kind !== 'fail' && r.kind !== 'pass'; attempt++) r = await runSequence(f, ops, `p${seed}x${runs++}`);
+    for (let attempt = 0; attempt < 3 && r.kind !== 'fail' && r.kind !== 'pass'; attempt++) r = await runSequence(f, ops, `p${seed}x${runs++}`, seen);
     return r;
   };
 
@@ -73,6 +74,10 @@ describe('lock API property test: random RPC sequences against a reference model
         `seed ${seed}: ${shown.why}\nshrunk from ${ops.length} to ${small.length} ops (replay: LOCKD_PROP_SEEDS=${seed}-${seed}):\n${shown.log.join('\n')}`,
       );
     }
+    // The sequences must reach the paths that matter (issue 9.1, 9.4, request ids), or passing proves little.
+    for (const k of ['grant ended', 'cleanup released', 'waits ended', 'cancelWait code 3', 'dup acquire ok', 'dup release ok', 'dup fenceWrite ok', 'fenceWrite code 9', 'acquire waits'])
+      if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
+    if (process.env.LOCKD_PROP_LOG) console.log(JSON.stringify([...seen].sort()));
     // Runs that never concluded prove nothing: at most a few may be lost to leader changes.
     if (inconclusive > (LAST - FIRST + 1) / 4) throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds met UNAVAILABLE three times: the cluster was not stable enough to test`);
   });

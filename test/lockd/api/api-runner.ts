@@ -19,7 +19,10 @@ interface Call {
 class Mismatch extends Error {}
 class Inconclusive extends Error {}
 
-export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: string): Promise<RunResult> {
+/** What the runs exercised (answers by kind), so a test can insist the interesting paths were taken. */
+export type Coverage = Map<string, number>;
+
+export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: string, seen: Coverage = new Map()): Promise<RunResult> {
   const m = new ApiModel();
   const apis = f.cluster.nodes.map((n) => f.api(n.id));
   const sent = new Map<number, Req>();
@@ -30,14 +33,17 @@ export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: str
       let req = resolve(op, m, prefix, sent);
       // A resent plain CancelWait may now meet a wait a call is waiting on (see resolve): skip it.
       if (req?.t === 'cancelWait' && req.abandonedAt === 0 && m.isWaiting(req.lease, req.name)) req = undefined;
+      // A second waiting call on a wait already queued: nothing shows when its entry is applied, so
+      // the next op could overtake it. Not sent (retries of a wait after it ended are).
+      if (req?.t === 'acquire' && req.wait && m.isWaiting(req.lease, req.name)) req = undefined;
       log.push(describe(op, req));
       if (!req) continue;
       sent.set(op.id, req);
-      await step(m, apis[op.via % apis.length], req, op.id, waiting, log);
+      await step(m, apis[op.via % apis.length], req, op.id, waiting, log, seen, op.body.k === 'dup');
     }
     // The end state, read back: every lock and key of the run.
-    for (let n = 0; n < 3; n++) await step(m, apis[0], { t: 'inspect', name: `${prefix}-l${n}` }, -1, waiting, log);
-    for (let n = 0; n < 2; n++) await step(m, apis[0], { t: 'fenceRead', key: keyOf(prefix, n) }, -1, waiting, log);
+    for (let n = 0; n < 2; n++) await step(m, apis[0], { t: 'inspect', name: `${prefix}-l${n}` }, -1, waiting, log, seen, false);
+    for (let n = 0; n < 2; n++) await step(m, apis[0], { t: 'fenceRead', key: keyOf(prefix, n) }, -1, waiting, log, seen, false);
     if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
     return { kind: 'pass' };
   } catch (e) {
@@ -49,13 +55,29 @@ export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: str
   }
 }
 
-async function step(m: ApiModel, api: ReturnType<ApiFixture['api']>, req: Req, id: number, waiting: Map<number, Call>, log: string[]): Promise<void> {
+async function step(m: ApiModel, api: ReturnType<ApiFixture['api']>, req: Req, id: number, waiting: Map<number, Call>, log: string[], seen: Coverage, dup: boolean): Promise<void> {
   const floor = m.maxSeen;
   const exp = m.step(req, id);
+  const count = (k: string) => seen.set(k, (seen.get(k) ?? 0) + 1);
+  count(`${dup ? 'dup ' : ''}${req.t} ${exp.answer === 'pending' ? 'waits' : exp.answer.ok ? 'ok' : `code ${exp.answer.code}`}`);
+  if (exp.answer !== 'pending' && exp.answer.ok && exp.answer.body.grantEnded) count('grant ended');
+  if (exp.answer !== 'pending' && exp.answer.ok && exp.answer.body.released === true && req.t === 'cancelWait') count('cleanup released');
+  if (exp.resolves.size) count('waits ended');
   const call: Call = { answer: send(api, req) };
   void call.answer.then((a) => (call.settled = a), () => undefined);
-  if (exp.answer === 'pending') waiting.set(id, call);
-  else check(m, `#${id} ${req.t}`, exp.answer, await call.answer, floor, log);
+  if (exp.answer === 'pending') {
+    waiting.set(id, call);
+    // The call does not answer until it is granted: wait until its queue entry shows, so the next op
+    // comes after it.
+    const name = (req as Extract<Req, { t: 'acquire' }>).name;
+    const lease = (req as Extract<Req, { t: 'acquire' }>).lease;
+    for (const until = Date.now() + END_MS; !call.settled; ) {
+      const r = await send(api, { t: 'inspect', name });
+      if (r.ok && (r.body.waitingLeaseIds as number[]).includes(lease)) break;
+      if (Date.now() > until) throw new Mismatch(`#${id}: lease ${lease} never showed in the queue of ${name}`);
+      await new Promise((res) => setTimeout(res, 5));
+    }
+  } else check(m, `#${id} ${req.t}`, exp.answer, await call.answer, floor, log);
   for (const [cid, want] of exp.resolves) {
     const c = waiting.get(cid);
     if (!c) throw new Error(`model: call #${cid} is not waiting`);
