@@ -4,7 +4,8 @@
 // duplicates (an earlier request resent after other calls) and request ids reused for other
 // requests, sent to any of a real 3-node cluster's nodes, checked against a pure reference model
 // (api-model.ts). A failing sequence is shrunk and printed with its seed.
-// LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the sequence length.
+// LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the sequence length; LOCKD_PROP_SKIP=
+// cancelWait,fenceWrite,... leaves those kinds out (to look past one known failure).
 import { Prng } from '../../sim/prng.js';
 import { ApiFixture } from './api-fixture.js';
 import { drawOp, type Op } from './api-ops.js';
@@ -12,6 +13,7 @@ import { runSequence, type Coverage, type RunResult } from './api-runner.js';
 
 const [FIRST, LAST] = (process.env.LOCKD_PROP_SEEDS ?? '1-16').split('-').map(Number);
 const OPS = Number(process.env.LOCKD_PROP_OPS ?? 30);
+const SKIP = new Set((process.env.LOCKD_PROP_SKIP ?? '').split(',').filter(Boolean));
 /** Re-runs a shrink may spend. */
 const SHRINK_RUNS = 60;
 
@@ -19,7 +21,7 @@ function sequence(seed: number): Op[] {
   const rnd = new Prng(seed);
   const ops: Op[] = [];
   for (let i = 0; i < OPS; i++) ops.push(drawOp(rnd, i, ops));
-  return ops;
+  return ops.filter((o) => !SKIP.has(o.body.k) && !(o.body.k === 'reuse' && SKIP.has(o.body.body.k)));
 }
 
 describe('lock API property test: random RPC sequences against a reference model (3 nodes)', function () {
