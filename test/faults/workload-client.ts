@@ -169,7 +169,9 @@ async function writeGuard(key: string, read: GuardedValue, token: number, lease:
   const { id } = hist.invoke('write', { store: cfg!.mode, key, elem, pred: lastOf(read), n: value.n, token, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
   const bytes = encode(value);
   if (cfg!.mode === 'fence') {
-    const r = await retryCall((i, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((q, o, cb) => ep(i).fence.Write(q, o, cb), { key, value: bytes, fencingToken: token }, t), opts());
+    // One request id for every attempt: a late attempt must not overwrite a later write (issue 9 item 2).
+    const req = { key, value: bytes, fencingToken: token, requestId: `${cfg!.id}-${++requestSeq}` };
+    const r = await retryCall((i, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((q, o, cb) => ep(i).fence.Write(q, o, cb), req, t), opts());
     endpoint = r.endpoint;
     const o = r.last;
     if (o.kind === 'ok') hist.complete(id, 'ok', { highestToken: o.value.highestToken });

@@ -29,7 +29,7 @@ export interface AcquireRecord {
   readonly holderToken: number;
 }
 
-/** Release: what it did to the grant `token` (released stays true forever: tokens are never reused). */
+/** Release: what it did to the grant (name, token); that grant ends once and never comes back, so released stays true. */
 export interface ReleaseRecord {
   readonly type: 'Release';
   readonly name: string;

@@ -45,5 +45,9 @@ export const MAX_LEASES = 100_000;
 export const MAX_LOCKS = 100_000;
 /** Client request ids (dedup keys). */
 export const MAX_REQUEST_ID_BYTES = 128;
-/** Remembered request ids; the oldest is forgotten first (FIFO). */
+/**
+ * Remembered request ids; the oldest is forgotten first (FIFO). Shared by every client and every
+ * mutating command, so a client sending many calls shortens everyone's window for a late attempt to
+ * be recognised (after it, a late attempt applies as a new call). A per-principal table is issue #12's.
+ */
 export const DEDUP_CAPACITY = 10_000;

@@ -117,7 +117,10 @@ function build(doc: unknown): MachineState {
     if (s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} appears twice`);
     s.fence.put(key, fromBase64(str(value, 'fence value')), int(token, 'fence token'), int(owner, 'fence owner'));
   }
-  for (const t of arr(d.fenceTombstones, 'fence tombstones')) {
+  const tombstones = arr(d.fenceTombstones, 'fence tombstones');
+  // More than the store keeps could only be a corrupt snapshot: refuse it rather than forget some.
+  if (tombstones.length > s.fence.tombstoneCapacity) throw new SnapshotDecodeError(`${tombstones.length} fence tombstones; at most ${s.fence.tombstoneCapacity} are kept`);
+  for (const t of tombstones) {
     const [keyJ, token] = tuple(t, 2, 'fence tombstone');
     const key = str(keyJ, 'tombstone key');
     if (s.fence.has(key) || s.fence.isTombstoned(key)) throw new SnapshotDecodeError(`fence key ${key} is both live and deleted, or deleted twice`);

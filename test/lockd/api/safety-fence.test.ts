@@ -7,6 +7,8 @@ import * as grpc from '@grpc/grpc-js';
 import { MAX_FENCE_KEYS_PER_LEASE } from '../../../src/lockd/state-machine/index.js';
 import { ApiFixture } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
+import { SessionClient } from '../../../src/client/session-client.js';
+import type { LockdError } from '../../../src/client/errors.js';
 
 const TTL_MS = 10_000;
 
@@ -74,6 +76,26 @@ describe('safety: the fenced store (request ids, lock-bound writes, delete, quot
     expect(await f.leader.fenceWrite('quota/o0', 'y', to, { lock: 'quota-o' })).to.deep.equal({ highestToken: to });
     expect(await f.leader.fenceDelete('quota/g0', tg)).to.deep.equal({ deleted: true, highestToken: tg });
     expect(await f.leader.fenceWrite('quota/g-more', 'x', tg)).to.deep.equal({ highestToken: tg });
+  });
+
+  it('the Session stream serves Fence.Delete and the lock-bound write with the unary semantics, request ids included', async () => {
+    const c = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address), timeoutMs: 10_000 });
+    try {
+      const { leaseId } = await c.grant(TTL_MS);
+      const { fencingToken: t } = await c.acquire('sess-fence', leaseId);
+      expect(await c.fenceWrite('sess-fence/k', 'v', t, { lock: 'sess-fence', requestId: 'sw-1' })).to.equal(t);
+      expect(await c.fenceDelete('sess-fence/k', t, { lock: 'sess-fence', requestId: 'sd-1' })).to.deep.equal({ deleted: true, highestToken: t });
+      expect(await c.fenceDelete('sess-fence/k', t, { lock: 'sess-fence', requestId: 'sd-1' })).to.deep.equal({ deleted: true, highestToken: t });
+      expect(await c.release('sess-fence', t, { requestId: 'sr-1' })).to.equal(true);
+      expect(await c.release('sess-fence', t, { requestId: 'sr-1' })).to.equal(true);
+      const e = (await c.fenceWrite('sess-fence/k', 'late', t, { lock: 'sess-fence' }).then(() => undefined, (x: unknown) => x)) as LockdError;
+      expect(e?.codeName).to.equal('FAILED_PRECONDITION');
+      expect(e.details).to.equal(`fencing token ${t} is not the current grant of lock sess-fence: it is not held`);
+      await c.revoke(leaseId, { requestId: 'sv-1' });
+      await c.revoke(leaseId, { requestId: 'sv-1' });
+    } finally {
+      c.close();
+    }
   });
 
   // Last: it pauses a follower.

@@ -3,6 +3,7 @@ import type { ApplyOutput } from '../../../src/lockd/state-machine/index.js';
 import {
   LockStateMachine,
   SNAPSHOT_FORMAT_VERSION,
+  MAX_FENCE_TOMBSTONES,
   SnapshotDecodeError,
   StateMachineInvariantError,
   encodeCommand,
@@ -127,6 +128,7 @@ describe('state machine: snapshots', () => {
     ['a fence entry without its owner', snapJson({ ...good, fence: [['k', 5, '']] }), /fence entry must have 4 fields/, SnapshotDecodeError],
     ['a key both live and deleted', snapJson({ ...good, fence: [['k', 5, '', 2]], fenceTombstones: [['k', 6]] }), /both live and deleted/, SnapshotDecodeError],
     ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', 10]] }), /fence-token-range/, StateMachineInvariantError],
+    ['too many tombstones', snapJson({ ...good, fenceTombstones: Array.from({ length: MAX_FENCE_TOMBSTONES + 1 }, (_, i) => [`t${i}`, 5]) }), /tombstones; at most/, SnapshotDecodeError],
     ['a missing fence floor', snapJson({ ...good, fenceFloor: undefined }), /fence floor/, SnapshotDecodeError],
     ['a fence record with a bad error kind', snapJson({ ...good, dedup: [['r', 'F', 'k', 5, '', '0:x', 'OOPS', 'm', 0, false]] }), /not an error kind/, SnapshotDecodeError],
   ];
