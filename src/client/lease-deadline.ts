@@ -34,6 +34,19 @@ export class LeaseDeadline {
     return now >= this.until;
   }
 
+  /**
+   * Expire now if the deadline has passed, without waiting for the timer: a blocked event loop
+   * (a long synchronous computation, a GC pause) runs the timer late, and a reader right after the
+   * pause must not be told the lease still holds. Returns whether the lease is expired.
+   */
+  expireIfPassed(now = monoNow()): boolean {
+    if (this.stopped) return false;
+    if (!this.passed(now)) return false;
+    this.stop();
+    this.onExpire();
+    return true;
+  }
+
   /** A keepalive was sent at `at`. */
   sent(at: number): void {
     this.unanswered.push(at);
@@ -76,9 +89,6 @@ export class LeaseDeadline {
 
   private fire(): void {
     this.timer = undefined;
-    if (this.stopped) return;
-    if (!this.passed()) return this.arm();
-    this.stop();
-    this.onExpire();
+    if (!this.stopped && !this.expireIfPassed()) this.arm();
   }
 }

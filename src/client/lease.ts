@@ -1,8 +1,10 @@
 // A lease handle that keeps itself alive. It renews at ttl/3 over a KeepAlive stream, and its
 // `signal` aborts — with a LeaseLostError as the reason — at the moment the holder must stop
 // trusting it: the local deadline of LeaseDeadline, or at once when the cluster says the lease is
-// gone (ttl_ms = 0 or NOT_FOUND). Keepalives stop on close(), revoke(), loss, or the abort of the
-// caller's own signal, so the lease never outlives the code that wanted it.
+// gone (ttl_ms = 0 or NOT_FOUND). The signal fires from a timer, which runs late after the event
+// loop was blocked; `lost` (and Lock.held) also read the clock, so they are right at once.
+// Keepalives stop on close(), revoke(), loss, or the abort of the caller's own signal, so the
+// lease never outlives the code that wanted it.
 //
 // Nothing here throws into the caller's code: stream failures are retried (reported as
 // 'retrying' events) until the deadline makes the lease lost. There is deliberately no 'error'
@@ -87,10 +89,16 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   /** Milliseconds the lease is still trusted for on this client's clock (0 once lost). */
   get remainingMs(): number {
-    return this.done ? 0 : Math.max(0, this.clock.deadline - monoNow());
+    return this.lost ? 0 : Math.max(0, this.clock.deadline - monoNow());
   }
 
+  /**
+   * True once the lease can no longer be trusted. Unlike `signal.aborted`, this also reads the
+   * clock: after the event loop was blocked past the deadline (the expiry timer not yet run), it
+   * is already true — and the lease is made lost (signal aborted, 'lost' emitted) there and then.
+   */
   get lost(): boolean {
+    if (!this.done) this.clock.expireIfPassed();
     return this.signal.aborted;
   }
 

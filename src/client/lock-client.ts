@@ -277,7 +277,8 @@ export class LockClient {
       await lock.release().catch(() => {});
       throw e;
     }
-    if (lock.signal.aborted) {
+    if (!lock.held) {
+      // held reads the clock: fn may have blocked the event loop past the deadline (no timer has run).
       const lost = lock.signal.reason as Error;
       await lock.release().catch(() => {});
       throw lost;

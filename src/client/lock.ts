@@ -39,9 +39,15 @@ export class Lock {
     if (watch && !this.signal.aborted) void this.watch();
   }
 
-  /** True while neither lost nor released. */
+  /**
+   * True while neither lost nor released. It reads the lease's deadline on the monotonic clock
+   * (Lease.lost), not only the signal: right after the event loop was blocked past the deadline,
+   * before any timer has run, it is already false (and the signal aborted). Check it, not
+   * `signal.aborted`, just before acting under the lock.
+   */
   get held(): boolean {
-    return !this.signal.aborted;
+    // A lease found expired here is made lost at once, and its abort listener loses this lock too.
+    return !this.signal.aborted && !this.lease.lost;
   }
 
   /**

@@ -5,6 +5,7 @@ import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
+import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
 import { DataDirError } from './storage/index.js';
 
 async function main(): Promise<void> {
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: config.clusterId } });
   let node: LockdNode;
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi]);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi], PUBLIC_SERVER_OPTIONS);
   } catch (e) {
     if (e instanceof DataDirError) {
       logger.fatal({ event: 'refused data dir', dir: config.dataDir, err: e }, e.message);

@@ -21,10 +21,6 @@ export class Inflights {
     this.lasts.splice(0, n);
   }
 
-  freeFirstOne(): void {
-    this.lasts.shift();
-  }
-
   full(): boolean {
     return this.lasts.length >= this.capacity;
   }
@@ -40,13 +36,21 @@ export class Inflights {
 
 export class Progress {
   state: ProgressView['state'] = 'probe';
-  /** In probe state: an App is out and unanswered, so wait (a heartbeat response resumes). */
-  probeSent = false;
+  /**
+   * Sending is paused: in probe, an App is out and unanswered; in replicate, the in-flight window
+   * is full. A heartbeat response lifts the pause for one App (an empty one if the window is full),
+   * which the follower acks or rejects: either way the flow resumes, without dropping to probe.
+   */
+  paused = false;
   pendingSnapshot = 0;
   /** Ticks since the snapshot was sent: a lost snapshot must not stall the follower forever. */
   snapshotTicks = 0;
-  /** `match` when the previous heartbeat response arrived: no progress since then means a lost App. */
-  matchAtLastHeartbeat = 0;
+  /**
+   * Highest index this leader has offered the follower in this term: the last entry of any App
+   * (its previous index if empty) or a snapshot's index. A correct follower's AppResp never claims
+   * a match past it. It only grows: a delayed App may still be acked after the leader backed off.
+   */
+  highestSent = 0;
   /** Heard from since the last CheckQuorum round. */
   recentActive = false;
   readonly inflights: Inflights;
@@ -63,7 +67,7 @@ export class Progress {
     // After a snapshot we know at least that much reached it (or will): probe right after it.
     this.next = this.state === 'snapshot' ? Math.max(this.match + 1, this.pendingSnapshot + 1) : this.match + 1;
     this.state = 'probe';
-    this.probeSent = false;
+    this.paused = false;
     this.pendingSnapshot = 0;
     this.inflights.reset();
   }
@@ -71,7 +75,7 @@ export class Progress {
   becomeReplicate(): void {
     this.state = 'replicate';
     this.next = this.match + 1;
-    this.probeSent = false;
+    this.paused = false;
     this.pendingSnapshot = 0;
     this.inflights.reset();
   }
@@ -80,8 +84,21 @@ export class Progress {
     this.state = 'snapshot';
     this.pendingSnapshot = snapshotIndex;
     this.snapshotTicks = 0;
-    this.probeSent = false;
+    this.paused = false;
     this.inflights.reset();
+  }
+
+  /** An App went out; `last` is its last entry's index (undefined if it carried none). */
+  sentApp(last: number | undefined): void {
+    if (this.state === 'replicate') {
+      if (last !== undefined) {
+        this.next = last + 1;
+        this.inflights.add(last);
+      }
+      this.paused = this.inflights.full();
+    } else {
+      this.paused = true; // probe: one at a time until it answers
+    }
   }
 
   /** An acknowledgment up to n arrived; returns false if it was stale. */
@@ -90,7 +107,7 @@ export class Progress {
     if (this.match < n) {
       this.match = n;
       updated = true;
-      this.probeSent = false;
+      this.paused = false;
     }
     this.next = Math.max(this.next, n + 1);
     return updated;
@@ -108,16 +125,15 @@ export class Progress {
     }
     if (this.next - 1 !== rejected) return false;
     this.next = Math.max(Math.min(rejected, matchHint + 1), this.match + 1);
-    this.probeSent = false;
+    this.paused = false;
     return true;
   }
 
   isPaused(): boolean {
     switch (this.state) {
       case 'probe':
-        return this.probeSent;
       case 'replicate':
-        return this.inflights.full();
+        return this.paused;
       case 'snapshot':
         return true;
     }

@@ -53,7 +53,10 @@ export interface Message {
   readonly from: NodeId;
   readonly to: NodeId;
   readonly term: number;
-  /** App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry; AppResp reject: term at rejectHint. */
+  /**
+   * App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry;
+   * AppResp: term of the follower's entry at `index` (accept) or at `rejectHint` (reject).
+   */
   readonly logTerm: number;
   /** App: index of the entry before `entries`; Vote/PreVote: candidate's last index; AppResp: last index matched (or rejected). */
   readonly index: number;
@@ -171,7 +174,13 @@ export interface RaftConfig {
 
 export type PlantedBug =
   | 'grant-two-votes-per-term' // a voter forgets it already voted in this term
-  | 'commit-previous-term-by-count'; // a leader commits an old-term entry by counting replicas (fig. 8)
+  | 'commit-previous-term-by-count' // a leader commits an old-term entry by counting replicas (fig. 8)
+  // A follower that already holds a snapshot's last entry answers with its last index instead of
+  // its commit, claiming a match on a tail the leader never checked (and the leader takes it).
+  | 'snapshot-fast-forward-overclaim'
+  // A leader answers ReadIndex from its own commit index with no heartbeat quorum round: a deposed
+  // leader that has not heard of its successor serves stale reads.
+  | 'read-without-quorum';
 
 /** Replication progress the leader keeps per follower. */
 export interface ProgressView {

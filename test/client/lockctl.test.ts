@@ -1,4 +1,6 @@
-// lockctl end to end: real lockctl processes (from source, via tsx) against a real 3-node cluster.
+// lockctl end to end: real lockctl processes (the build, dist/) against a real 3-node cluster.
+// Each lockctl runs detached, leading its own process group, and every group a test started is
+// killed after it (a `run` command leads a group of its own: the test learns it from the command).
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockClient } from '../../src/client/index.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
-
-const LOCKCTL = join(import.meta.dirname, '..', '..', 'src', 'client', 'lockctl.ts');
+import { LOCKCTL_MAIN } from '../support/build.js';
+import { failuresSoFar } from '../support/failures.js';
+import { killNow, reapOnExit } from '../support/reaper.js';
 
 interface Result {
   code: number | null;
@@ -15,22 +18,49 @@ interface Result {
   stderr: string;
 }
 
+/** A positive integer written to `file` (a pid, a lease id), or undefined while it is missing, empty or partial. */
+function readId(file: string): number | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8');
+  if (!/^\d+\n$/.test(text)) return undefined; // written whole with `echo`: the newline ends it
+  const n = Number(text);
+  return n > 0 ? n : undefined;
+}
+
+/** Whether process `pid` still runs (a zombie, dead but not yet reaped, does not). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** A shell loop waiting for `file`, bounded (30 s) so it cannot outlive a failed test for long. */
+const awaitFile = (file: string): string => `i=0; while [ ! -f ${file} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`;
+
 describe('lockctl on a 3-node cluster', function () {
   this.timeout(60_000);
   let cluster: ProcessCluster;
   let endpoints: string;
   let dir: string;
   let client: LockClient;
+  let failuresAtStart = 0;
   const procs = new Set<ChildProcess>();
+  /** Process groups of `run` commands (their leaders' pids), killed after each test. */
+  const commandGroups = new Set<number>();
 
   const stderrs = new WeakMap<object, () => string>();
   const stderrOf = (h: object): string => stderrs.get(h)?.() ?? '';
 
   function start(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; done: Promise<Result> } {
-    const proc = spawn(process.execPath, ['--import', 'tsx', LOCKCTL, ...args], {
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, ...args], {
       env: { ...process.env, LOCKD_ENDPOINTS: endpoints, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    reapOnExit(proc, true);
     procs.add(proc);
     let stdout = '';
     let stderr = '';
@@ -50,27 +80,47 @@ describe('lockctl on a 3-node cluster', function () {
 
   async function lockctl(...args: string[]): Promise<Result> {
     const { proc, done } = start(args);
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => killNow(proc, true), 20_000);
     const r = await done;
     clearTimeout(timer);
     return r;
   }
 
-  const json = (r: Result): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;
+  /** The pid a `run` command wrote to `file` (its `$$`: the leader of its process group), tracked for cleanup. */
+  const commandPid = async (file: string): Promise<number> => {
+    const pid = await waitFor(`the command's pid in ${file}`, () => readId(file), 15_000);
+    commandGroups.add(pid);
+    return pid;
+  };
 
   before(async () => {
+    failuresAtStart = failuresSoFar();
     cluster = await ProcessCluster.start({ size: 3 });
     await cluster.waitForLeader();
     endpoints = cluster.nodes.map((n) => n.address).join(',');
     dir = mkdtempSync(join(tmpdir(), 'lockctl-test-'));
     client = new LockClient({ endpoints: endpoints.split(',') });
   });
+  afterEach(() => {
+    for (const p of procs) killNow(p, true);
+    for (const pgid of commandGroups) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    commandGroups.clear();
+  });
   after(async () => {
-    for (const p of procs) p.kill('SIGKILL');
     client?.close();
     await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (!dir) return;
+    if (failuresSoFar() > failuresAtStart) process.stderr.write(`lockctl test files kept at ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
   });
+
+  const json = (r: Result): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;
 
   it('status shows every node with its role, term and indexes (table and --json)', async () => {
     const leader = await cluster.waitForLeader();
@@ -197,14 +247,19 @@ describe('lockctl on a 3-node cluster', function () {
     expect(help.stdout).to.contain('lockctl run NAME');
   });
 
-  it('run gives the command the fencing token and lease, exits with its status, and releases', async () => {
+  it('run gives the command the fencing token and lease, exits with its status, and releases; what the command left running dies with it', async () => {
     const out = join(dir, 'env.txt');
-    const r = await lockctl('run', 'ctl/run', '--', 'sh', '-c', `echo "$LOCKD_FENCING_TOKEN $LOCKD_LEASE_ID $LOCKD_LOCK_NAME" > ${out}; exit 7`);
+    const leftPid = join(dir, 'left.pid');
+    // A background child left behind would go on running without the lock.
+    const r = await lockctl('run', 'ctl/run', '--', 'sh', '-c', `sleep 60 & echo $! > ${leftPid}; echo "$LOCKD_FENCING_TOKEN $LOCKD_LEASE_ID $LOCKD_LOCK_NAME" > ${out}; exit 7`);
     expect(r.code, r.stderr).to.equal(7);
     const [token, leaseId, name] = readFileSync(out, 'utf8').trim().split(' ');
     expect(Number(token)).to.be.greaterThan(0);
     expect(Number(leaseId)).to.be.greaterThan(0);
     expect(name).to.equal('ctl/run');
+    const left = readId(leftPid)!;
+    expect(left, 'the background child wrote its pid').to.be.greaterThan(0);
+    expect(alive(left), 'the background child outlived lockctl').to.equal(false);
     expect((await client.inspect('ctl/run')).held).to.equal(false);
     // Its lease was revoked, not left to expire.
     expect((await client.listLeases()).map((l) => l.leaseId)).to.not.include(Number(leaseId));
@@ -214,8 +269,8 @@ describe('lockctl on a 3-node cluster', function () {
     const go = join(dir, 'go');
     const aToken = join(dir, 'a.token');
     const bToken = join(dir, 'b.token');
-    const first = start(['run', 'ctl/serial', '--', 'sh', '-c', `echo $LOCKD_FENCING_TOKEN > ${aToken}; while [ ! -f ${go} ]; do sleep 0.05; done`]);
-    await waitFor('first command running', () => (existsSync(aToken) ? true : undefined), 15_000);
+    const first = start(['run', 'ctl/serial', '--', 'sh', '-c', `echo $LOCKD_FENCING_TOKEN > ${aToken}; ${awaitFile(go)}`]);
+    await waitFor('first command running', () => readId(aToken), 15_000);
     const second = start(['run', 'ctl/serial', '--wait', '--', 'sh', '-c', `echo $LOCKD_FENCING_TOKEN > ${bToken}`]);
     // The second is queued behind the first in the cluster, and its command has not started.
     await waitFor('second queued', async () => ((await client.inspect('ctl/serial')).waitingLeaseIds.length === 1 ? true : undefined), 15_000);
@@ -224,7 +279,7 @@ describe('lockctl on a 3-node cluster', function () {
     const [a, b] = await Promise.all([first.done, second.done]);
     expect(a.code, a.stderr).to.equal(0);
     expect(b.code, b.stderr).to.equal(0);
-    expect(Number(readFileSync(bToken, 'utf8'))).to.be.greaterThan(Number(readFileSync(aToken, 'utf8')));
+    expect(readId(bToken)).to.be.greaterThan(readId(aToken)!);
 
     // Without --wait a held lock is not taken and the command does not run.
     const blocker = await client.acquire('ctl/serial', { ttlMs: 5000 });
@@ -235,13 +290,59 @@ describe('lockctl on a 3-node cluster', function () {
     expect(existsSync(join(dir, 'never'))).to.equal(false);
   });
 
-  it('run stops the command and exits 76 when the lock is lost', async () => {
-    const leaseFile = join(dir, 'lost.lease');
-    const run = start(['run', 'ctl/lost', '--grace', '2000', '--', 'sh', '-c', `echo $LOCKD_LEASE_ID > ${leaseFile}; exec sleep 30`]);
-    const leaseId = await waitFor('command running', () => (existsSync(leaseFile) ? Number(readFileSync(leaseFile, 'utf8')) : undefined), 15_000);
+  /** A command that ignores SIGTERM and starts a grandchild (which inherits that): the pid files it writes. */
+  const stubborn = (tag: string) => {
+    const files = { cmd: join(dir, `${tag}.pid`), grandchild: join(dir, `${tag}.gc.pid`), lease: join(dir, `${tag}.lease`) };
+    const script = `trap '' TERM; sleep 60 & echo $! > ${files.grandchild}; echo $LOCKD_LEASE_ID > ${files.lease}; echo $$ > ${files.cmd}; wait`;
+    return { files, script };
+  };
+
+  it('run stops the command and exits 76 when the cluster ends the grant: its whole group, by --grace', async () => {
+    const { files, script } = stubborn('lost');
+    const run = start(['run', 'ctl/lost', '--grace', '1000', '--', 'sh', '-c', script]);
+    await commandPid(files.cmd);
+    const leaseId = await waitFor('the lease id', () => readId(files.lease), 15_000);
+    const grandchild = readId(files.grandchild)!;
+    expect(alive(grandchild)).to.equal(true);
+    const revokedAt = Date.now();
     await client.revokeLease(leaseId);
+    const goneAt = await waitFor('the grandchild gone', () => (alive(grandchild) ? undefined : Date.now()), 10_000, 10);
+    // SIGTERM (ignored) at once, SIGKILL of the group --grace later: timer and poll slack only.
+    expect(goneAt - revokedAt).to.be.below(1000 + 500);
     const r = await run.done;
     expect(r.code).to.equal(76);
     expect(r.stderr).to.match(/lost lock ctl\/lost/);
+  });
+
+  it('run ends the command\'s whole process group by the lease\'s trust deadline when keepalives stall', async () => {
+    const ttlMs = 2000;
+    const { files, script } = stubborn('stall');
+    const run = start(['run', 'ctl/stall', '--ttl', String(ttlMs), '--grace', '500', '--', 'sh', '-c', script]);
+    const cmd = await commandPid(files.cmd);
+    const grandchild = readId(files.grandchild)!;
+    const ids = cluster.nodes.map((n) => n.id);
+    // No node answers from here: every keepalive lockctl has had acknowledged was sent before now,
+    // so its deadline — sendTime(last acknowledged) + ttl — is at most ttl from now.
+    for (const id of ids) cluster.signal(id, 'SIGSTOP');
+    const stalledAt = Date.now();
+    let goneAt: number;
+    try {
+      goneAt = await waitFor('the grandchild gone', () => (alive(grandchild) ? undefined : Date.now()), ttlMs + 5000, 10);
+    } finally {
+      for (const id of ids) cluster.signal(id, 'SIGCONT');
+    }
+    // By the deadline (timer and poll slack of a loaded machine only): the next holder never overlaps it.
+    expect(goneAt - stalledAt).to.be.at.most(ttlMs + 200);
+    expect(alive(cmd)).to.equal(false);
+    const r = await run.done;
+    expect(r.code, r.stderr).to.equal(76);
+    expect(r.stderr).to.match(/lost lock ctl\/stall: no keepalive acknowledged/);
+    await cluster.waitForLeader();
+  });
+
+  it('run refuses a --grace above half the TTL', async () => {
+    const r = await lockctl('run', 'ctl/grace', '--ttl', '2000', '--grace', '1500', '--', 'true');
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.match(/--grace 1500 ms must be at most half the lease TTL \(2000 ms\)/);
   });
 });

@@ -22,6 +22,16 @@ function dial(port: number): Promise<{ socket: Socket; received: () => string; c
   });
 }
 
+/** Check `assertion` every 10 ms for `ms`: for what must NOT happen, failing at its first sign. */
+async function holdsFor(ms: number, assertion: () => void): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    assertion();
+    if (Date.now() >= until) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('faults: TCP link proxy', function () {
   this.timeout(10_000);
   let server: Server | undefined;
@@ -45,11 +55,13 @@ describe('faults: TCP link proxy', function () {
     await waitFor('echo through the proxy', () => (c.received() === 'one' ? true : undefined), 3000, 10);
 
     proxy.setMode('hang');
-    c.socket.write('two');
-    // A hang is silence: bounded wait, nothing arrives, nothing closes.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(c.received()).to.equal('one');
-    expect(c.closed()).to.equal(false);
+    // Once the bytes have left the client (the write's callback), a hang is silence: watched every
+    // 10 ms for 300 ms, nothing arrives and nothing closes (the first sign of either fails at once).
+    await new Promise<void>((resolve, reject) => c.socket.write('two', (e) => (e ? reject(e) : resolve())));
+    await holdsFor(300, () => {
+      expect(c.received()).to.equal('one');
+      expect(c.closed()).to.equal(false);
+    });
 
     proxy.setMode('up');
     await waitFor('held bytes delivered after the hang', () => (c.received() === 'onetwo' ? true : undefined), 3000, 10);

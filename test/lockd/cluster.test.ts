@@ -180,7 +180,8 @@ describe('lockd cluster (real processes)', function () {
   });
 
   it('a bad flag is a clear error at start (exit 2), not a crash later', async () => {
-    cluster = await ProcessCluster.start({ size: 3 });
+    // Addresses and data dirs only: the refused node needs no running peers.
+    cluster = await ProcessCluster.start({ size: 3, startNodes: false });
     const missing = await cluster.runToExit(['--id', 'n1']);
     expect(missing.code).to.equal(2);
     expect(missing.output).to.match(/missing --listen/);

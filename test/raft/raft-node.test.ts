@@ -258,6 +258,29 @@ describe('raft core', () => {
       expect(got[0].acksBefore).to.be.at.least(1); // self + one follower = quorum of 3
     });
 
+    it('concurrent reads in one batch share one heartbeat round, and each is answered', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      for (const ctx of ['r1', 'r2', 'r3']) expect(a.readIndex(ctx)).to.equal(true);
+      const rd = a.ready();
+      const beats = rd.messages.filter((m) => m.type === 'Heartbeat');
+      expect(beats.map((m) => [m.to, m.context])).to.deep.equal([['b', 'r3'], ['c', 'r3']]);
+      const states = [...rd.readStates];
+      c.node('a').storage.append(rd.entries);
+      a.advance(rd);
+      for (const m of rd.messages) c.node(m.to).raft.step(m);
+      const orig = a.ready.bind(a);
+      a.ready = () => {
+        const r = orig();
+        states.push(...r.readStates);
+        return r;
+      };
+      c.stabilize();
+      expect(states).to.deep.equal([{ index: 2, context: 'r1' }, { index: 2, context: 'r2' }, { index: 2, context: 'r3' }]);
+    });
+
     it('a follower refuses ReadIndex (the server forwards to the leader instead)', () => {
       const c = new TestCluster(['a', 'b', 'c']);
       c.elect('a');
@@ -279,6 +302,28 @@ describe('raft core', () => {
       };
       c.tickAll(30);
       expect(got).to.equal(0);
+    });
+
+    it('planted bug read-without-quorum: a partitioned (deposed) leader answers a read with no ack at all', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { plantedBug: 'read-without-quorum' });
+      c.elect('a');
+      c.propose('a', 'x');
+      c.isolate('a');
+      // a is paused (it does not tick, so CheckQuorum cannot depose it yet); b and c move on.
+      for (let k = 0; k < 20 && c.leaders().length < 2; k++) {
+        c.node('b').raft.tick();
+        c.node('c').raft.tick();
+        c.stabilize();
+      }
+      const [next] = c.leaders().filter((id) => id !== 'a');
+      c.propose(next, 'y'); // committed by b and c: a read at a that misses it is stale
+      const a = c.node('a').raft;
+      expect(a.status().role).to.equal('leader');
+      a.readIndex('r');
+      const rd = a.ready();
+      a.advance(rd);
+      expect(rd.readStates).to.deep.equal([{ index: 2, context: 'r' }]);
+      expect(c.node(next).raft.status().commit).to.be.greaterThan(2);
     });
   });
 
@@ -303,6 +348,90 @@ describe('raft core', () => {
       expect(c.node('c').storage.snapshot().metadata.index).to.equal(applied);
       c.propose('a', 'after');
       expect(c.node('c').applied.map(text)).to.deep.equal(['after']);
+    });
+  });
+
+  describe('§7 snapshot fast-forward (a follower already holds the snapshot\'s last entry)', () => {
+    // The sequence of issue 10: follower b holds 1..5@1 + 6..8@2 (commit 4); the term-3 leader a
+    // holds 1..5@1 (compacted into a snapshot at 5@1) + 6..8@3 and sends b Snap(5@1).
+    type Bug = 'snapshot-fast-forward-overclaim';
+
+    function follower(plantedBug?: Bug): { b: RaftNode; storage: MemoryStorage } {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1), ent(5, 1), ent(6, 2), ent(7, 2), ent(8, 2)]);
+      storage.setHardState({ term: 2, vote: 'c', commit: 4 });
+      const b = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
+      return { b, storage };
+    }
+
+    /** a wins term 3 with c's vote, appends 6@3 (no-op), 7@3, 8@3, and has offered b 6..8. */
+    function leader(plantedBug?: Bug): { a: RaftNode; storage: MemoryStorage } {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1), ent(5, 1)]);
+      storage.createSnapshot(5, enc('state@5'));
+      storage.compact(5);
+      storage.setHardState({ term: 2, vote: '', commit: 5 });
+      const a = new RaftNode({ id: 'a', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
+      a.campaign();
+      drain(a, storage);
+      a.step(message({ type: 'PreVoteResp', from: 'c', to: 'a', term: 3 }));
+      drain(a, storage);
+      a.step(message({ type: 'VoteResp', from: 'c', to: 'a', term: 3 }));
+      a.propose(enc('e7'));
+      a.propose(enc('e8'));
+      drain(a, storage); // the probe App(5@1, [6]) to b is lost
+      a.step(message({ type: 'HeartbeatResp', from: 'b', to: 'a', term: 3 }));
+      const apps = drain(a, storage).filter((m) => m.type === 'App' && m.to === 'b');
+      expect(apps.map((m) => [m.index, m.entries.map((e) => `${e.index}@${e.term}`)])).to.deep.equal([[5, ['6@3', '7@3', '8@3']]]);
+      expect(a.status()).to.include({ role: 'leader', term: 3, lastIndex: 8, commit: 5 });
+      return { a, storage };
+    }
+
+    const snap = (from: MemoryStorage) => message({ type: 'Snap', from: 'a', to: 'b', term: 3, snapshot: from.snapshot() });
+    const acks = (ms: Message[]) => ms.filter((m) => m.type === 'AppResp').map((m) => [m.index, m.logTerm, m.reject]);
+
+    it('answers with the snapshot index (its commit), not its last index: the tail 6..8@2 was never checked', () => {
+      const { b, storage } = follower();
+      b.step(snap(leader().storage));
+      expect(acks(drain(b, storage))).to.deep.equal([[5, 1, false]]);
+      expect(b.status()).to.include({ commit: 5, lastIndex: 8 });
+    });
+
+    it('planted bug snapshot-fast-forward-overclaim: the follower claims its whole stale tail (8), and the leader commits entries only it holds', () => {
+      const { b, storage: bs } = follower('snapshot-fast-forward-overclaim');
+      const { a, storage: as } = leader('snapshot-fast-forward-overclaim');
+      b.step(snap(as));
+      const out = drain(b, bs);
+      expect(acks(out)).to.deep.equal([[8, 2, false]]);
+      a.step(out.find((m) => m.type === 'AppResp')!);
+      drain(a, as);
+      expect(a.status().commit).to.equal(8); // 6..8@3 "committed" on a and nowhere else: b holds 6..8@2
+    });
+
+    it('the leader refuses a claimed match on an entry it does not hold (an InvariantError, not a commit)', () => {
+      const { b, storage: bs } = follower('snapshot-fast-forward-overclaim'); // the lying follower
+      const { a, storage: as } = leader();
+      b.step(snap(as));
+      const resp = drain(b, bs).find((m) => m.type === 'AppResp')!;
+      expect(() => a.step(resp)).to.throw(InvariantError, /AppResp claims a match on an entry the leader holds.*8@2.*term 3/);
+    });
+
+    it('the leader refuses a claimed match past the highest index it sent that follower', () => {
+      const { a } = leader();
+      a.propose(enc('e9')); // 9@3 exists on a but went to nobody yet (b is in probe, waiting)
+      const claim = message({ type: 'AppResp', from: 'b', to: 'a', term: 3, index: 9, logTerm: 3 });
+      expect(() => a.step(claim)).to.throw(InvariantError, /past what the leader sent.*at 9.*is 8/);
+    });
+
+    it('the leader takes the correct answer and sends what follows the snapshot', () => {
+      const { b, storage: bs } = follower();
+      const { a, storage: as } = leader();
+      b.step(snap(as));
+      a.step(drain(b, bs).find((m) => m.type === 'AppResp')!);
+      expect(a.status().progress.get('b')).to.include({ match: 5, state: 'replicate' });
+      expect(a.status().commit).to.equal(5); // nothing past 5 is on a majority
+      const apps = drain(a, as).filter((m) => m.type === 'App' && m.to === 'b');
+      expect(apps.map((m) => [m.index, m.entries.map((e) => e.index)])).to.deep.equal([[5, [6, 7, 8]]]);
     });
   });
 
@@ -356,6 +485,61 @@ describe('raft core', () => {
       c.filter = () => true;
       c.tickAll(10);
       expect(c.node('c').applied).to.have.length(20);
+    });
+
+    it('replicate state: a lost App in a window that is not full is recovered at the next heartbeat', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { maxSizePerMsg: 1 });
+      c.elect('a');
+      let dropped = false;
+      c.filter = (m) => {
+        if (dropped || m.type !== 'App' || m.to !== 'c' || m.entries.length === 0) return true;
+        dropped = true; // the App with p0 is lost; those after it arrive and are rejected (gap)
+        return false;
+      };
+      for (let k = 0; k < 5; k++) c.node('a').raft.propose(enc(`p${k}`));
+      c.stabilize();
+      c.tickAll(3);
+      expect(dropped).to.equal(true);
+      expect(c.node('c').applied.map(text)).to.deep.equal(['p0', 'p1', 'p2', 'p3', 'p4']);
+    });
+
+    it('a slow follower whose acks are late, not lost, stays in replicate across heartbeats: nothing is resent', () => {
+      const c = new TestCluster(['a', 'b', 'c'], { maxSizePerMsg: 1 });
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      expect(a.status().progress.get('b')!.state).to.equal('replicate');
+      const held: Message[] = [];
+      const sentToB: number[] = [];
+      c.filter = (m) => {
+        if (m.type === 'App' && m.to === 'b') sentToB.push(...m.entries.map((e) => e.index));
+        if (m.type === 'AppResp' && m.from === 'b') {
+          held.push(m); // b's disk is slow: its acks come, but later
+          return false;
+        }
+        return true;
+      };
+      for (let k = 0; k < 5; k++) a.propose(enc(`p${k}`));
+      c.stabilize();
+      c.tickAll(3); // three heartbeat rounds, each answered by b, with no ack from b in between
+      expect(a.status().progress.get('b')!.state).to.equal('replicate');
+      expect(sentToB).to.deep.equal([3, 4, 5, 6, 7]); // each entry once
+      c.filter = () => true;
+      for (const m of held) a.step(m);
+      c.stabilize();
+      expect(a.status().progress.get('b')).to.include({ state: 'replicate', match: a.status().lastIndex });
+      expect(sentToB).to.deep.equal([3, 4, 5, 6, 7]);
+    });
+
+    it('a caught-up follower in probe is moved back to replicate by a heartbeat response', () => {
+      const c = new TestCluster(['a', 'b', 'c']);
+      c.elect('a');
+      c.propose('a', 'x');
+      const a = c.node('a').raft;
+      a.reportUnreachable('b'); // e.g. one dropped connection: b is caught up, but a now probes it
+      expect(a.status().progress.get('b')).to.include({ state: 'probe', match: a.status().lastIndex });
+      c.tickAll(1);
+      expect(a.status().progress.get('b')!.state).to.equal('replicate');
     });
   });
 });

@@ -11,6 +11,8 @@ export class LeaseKeeper {
   /** Set when the server said ttl_ms = 0 for the lease. */
   lost = false;
   reconnects = 0;
+  /** Send times of the requests on the current stream not yet answered (answers come in order). */
+  private unanswered: number[] = [];
   private stream: grpc.ClientDuplexStream<LeaseKeepAliveRequest, LeaseKeepAliveResponse__Output> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private next = 0;
@@ -21,6 +23,8 @@ export class LeaseKeeper {
     readonly leaseId: number,
     private readonly intervalMs: number,
     private readonly onLost: () => void = () => {},
+    /** Each renewal, with the send time (Date.now()) of the request it answered. */
+    private readonly onAck: (sentAt: number) => void = () => {},
   ) {}
 
   start(): this {
@@ -35,8 +39,11 @@ export class LeaseKeeper {
     const api = this.apis[this.next++ % this.apis.length];
     const s = api.keepAliveStream();
     this.stream = s;
+    this.unanswered = [];
     s.on('data', (res: LeaseKeepAliveResponse__Output) => {
       if (res.leaseId !== this.leaseId) return;
+      const sentAt = this.unanswered.shift();
+      if (sentAt !== undefined && res.ttlMs > 0) this.onAck(sentAt);
       this.acks++;
       this.lastTtlMs = res.ttlMs;
       if (res.ttlMs === 0 && !this.lost) {
@@ -56,6 +63,7 @@ export class LeaseKeeper {
 
   private send(): void {
     if (this.lost || !this.stream) return;
+    this.unanswered.push(Date.now());
     this.stream.write({ leaseId: this.leaseId });
   }
 

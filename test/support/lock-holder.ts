@@ -2,6 +2,7 @@
 // paused with SIGSTOP): grants a lease, waits for a lock, keeps the lease alive, and on stdin
 // commands writes to the fenced store with its token. Reports JSON lines on stdout:
 //   {"event":"acquired","leaseId":..,"token":..}  {"event":"lost"}
+//   {"event":"renewed","sentAt":..} (Date.now() when the keepalive it answered was sent)
 //   {"event":"write","ok":true,"highestToken":..} | {"event":"write","ok":false,"code":..,"details":".."}
 // stdin: "write VALUE" | "exit".
 // usage: tsx lock-holder.ts --endpoints A,B,C --name NAME --ttl-ms N --key KEY [--keepalive-ms N]
@@ -44,7 +45,7 @@ async function anyNode<T>(fn: (api: LockApi) => Promise<T>): Promise<T> {
 
 async function main(): Promise<void> {
   const { leaseId } = await anyNode((api) => api.grant(ttlMs));
-  const keeper = new LeaseKeeper(apis, leaseId, keepAliveMs, () => say({ event: 'lost' })).start();
+  const keeper = new LeaseKeeper(apis, leaseId, keepAliveMs, () => say({ event: 'lost' }), (sentAt) => say({ event: 'renewed', sentAt })).start();
   const requestId = `holder-${process.pid}`;
   const acq = await anyNode((api) => api.acquire(values.name!, leaseId, { wait: true, requestId, timeoutMs: 30_000 }));
   say({ event: 'acquired', leaseId, token: acq.fencingToken });

@@ -1,5 +1,8 @@
 // Real lockd node processes on 127.0.0.1 for integration and fault tests: free ports, a temporary
-// data dir per node, logs to files, and every process stopped (by its own PID) in stop().
+// data dir per node, logs to files, and every process stopped (by its own PID) in stop(). Nodes run
+// from the build (dist/, built once per mocha process: test/support/build.ts). A cluster that saw a
+// test or hook fail while it ran keeps its data dirs and logs and prints where; otherwise stop()
+// deletes them. If mocha exits first, its nodes are killed on the way out (test/support/reaper.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,9 +12,9 @@ import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../src/proto/lockd.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'src', 'lockd', 'main.ts');
+import { ensureBuilt, NODE_MAIN, ROOT } from './build.js';
+import { failuresSoFar } from './failures.js';
+import { killNow, reapOnExit } from './reaper.js';
 
 export interface ClusterOptions {
   readonly size: 3 | 5;
@@ -66,6 +69,8 @@ export class ProcessCluster {
   readonly baseDir: string;
   readonly clusterId: string;
   private readonly clients = new Map<string, ClusterClient>();
+  /** Failures counted before this cluster started: more at stop() means one happened while it ran. */
+  private readonly failuresAtStart = failuresSoFar();
 
   private constructor(private readonly opts: ClusterOptions) {
     this.baseDir = mkdtempSync(join(tmpdir(), 'lockd-test-'));
@@ -73,12 +78,18 @@ export class ProcessCluster {
   }
 
   static async start(opts: ClusterOptions): Promise<ProcessCluster> {
+    await ensureBuilt();
     const c = new ProcessCluster(opts);
-    for (let k = 1; k <= opts.size; k++) {
-      const id = `n${k}`;
-      c.nodes.push({ id, address: `127.0.0.1:${await freePort()}`, dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined });
+    try {
+      for (let k = 1; k <= opts.size; k++) {
+        const id = `n${k}`;
+        c.nodes.push({ id, address: `127.0.0.1:${await freePort()}`, dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined });
+      }
+      if (opts.startNodes !== false) for (const n of c.nodes) c.startNode(n.id);
+    } catch (e) {
+      await c.stop(true);
+      throw e;
     }
-    if (opts.startNodes !== false) for (const n of c.nodes) c.startNode(n.id);
     return c;
   }
 
@@ -106,7 +117,8 @@ export class ProcessCluster {
     const n = this.node(id);
     if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
     const log = createWriteStream(n.logFile, { flags: 'a' });
-    const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...this.argsFor(id, overrides)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    reapOnExit(proc);
     proc.stdout!.pipe(log);
     proc.stderr!.pipe(log);
     n.proc = proc;
@@ -116,12 +128,13 @@ export class ProcessCluster {
   /** Start a node process that is expected to exit; resolves with its exit code and output. */
   runToExit(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
     return new Promise((resolve, reject) => {
-      const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, [NODE_MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      reapOnExit(proc);
       let output = '';
       proc.stdout!.on('data', (d) => (output += d));
       proc.stderr!.on('data', (d) => (output += d));
       const timer = setTimeout(() => {
-        proc.kill('SIGKILL');
+        killNow(proc, false);
         reject(new Error(`node did not exit within ${timeoutMs} ms; output:\n${output}`));
       }, timeoutMs);
       proc.on('exit', (code) => {
@@ -199,7 +212,15 @@ export class ProcessCluster {
     return existsSync(f) ? readFileSync(f, 'utf8') : '';
   }
 
-  /** Stop every process this cluster started (SIGCONT first, so a paused one can die), then delete the data unless kept. */
+  /** True if a test or hook has failed since this cluster started. */
+  sawFailure(): boolean {
+    return failuresSoFar() > this.failuresAtStart;
+  }
+
+  /**
+   * Stop every process this cluster started (SIGCONT first, so a paused one can die), then delete
+   * the data — unless kept (`keepData`, or a failure seen while it ran), in which case say where.
+   */
   async stop(keepData = false): Promise<void> {
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
@@ -210,7 +231,7 @@ export class ProcessCluster {
         await this.kill(n.id);
       }),
     );
-    if (keepData) process.stderr.write(`lockd test cluster kept at ${this.baseDir}\n`);
+    if (keepData || this.sawFailure()) process.stderr.write(`lockd test cluster kept (data dirs and node logs) at ${this.baseDir}\n`);
     else rmSync(this.baseDir, { recursive: true, force: true });
   }
 }

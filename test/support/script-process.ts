@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { reapOnExit } from './reaper.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -16,6 +17,7 @@ export class ScriptProcess {
 
   constructor(script: string, args: readonly string[]) {
     this.proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    reapOnExit(this.proc);
     createInterface({ input: this.proc.stdout! }).on('line', (line) => {
       try {
         this.reports.push(JSON.parse(line) as Report);

@@ -2,31 +2,53 @@
 //
 // The lock is taken with a lease of its own, kept alive by this process. The command gets the
 // grant in its environment (LOCKD_FENCING_TOKEN — pass it to whatever the lock protects —,
-// LOCKD_LEASE_ID, LOCKD_LOCK_NAME, LOCKD_ENDPOINTS). If the lock is lost (Lock.signal: the
-// lease's local deadline passed, or the cluster ended the grant) the command gets SIGTERM, then
-// SIGKILL after the grace period, and lockctl exits LOCK_LOST. When the command exits, the lock is
-// released and the lease revoked; lockctl exits with the command's status. SIGINT/SIGTERM/SIGHUP
-// sent to lockctl are passed on to the command, so it decides when to stop and the lock is still
-// released afterwards. Only the command's own process is signalled: a command that leaves
-// children behind should handle SIGTERM itself (or run under `exec`).
-import { spawn } from 'node:child_process';
+// LOCKD_LEASE_ID, LOCKD_LOCK_NAME, LOCKD_ENDPOINTS). It runs in a process group of its own, and
+// the whole group — the command and everything it started — is gone BY the lease's trust deadline,
+// so nothing of it overlaps the next holder:
+//  - keepalives stall so that only --grace ms of trust remain (the deadline: sendTime(last
+//    acknowledged keepalive) + ttl, which the cluster's expiry never precedes): SIGTERM to the
+//    group, SIGKILL to the group at the deadline;
+//  - the cluster ends the grant (revoked, released, superseded, lease gone): SIGTERM at once,
+//    SIGKILL --grace ms later or at the deadline, whichever is first.
+// Either way lockctl exits LOCK_LOST. --grace defaults to a quarter of the TTL (2.5 s at the
+// default 10 s) and may be at most half of it (a renewal is due every third of the TTL).
+// When the command exits, whatever it left running in its group is killed (it would run without
+// the lock), the lock is released and the lease revoked; lockctl exits with the command's status.
+// SIGINT/SIGTERM/SIGHUP sent to lockctl are passed on to the group, so the command decides when to
+// stop and the lock is still released afterwards. (The group has its own session: a ^C reaches
+// the command through lockctl, not straight from the terminal.)
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { LockdError, LockHeldError } from '../errors.js';
 import type { Lock } from '../lock.js';
+import { monoNow } from '../timing.js';
+import { UsageError } from './args.js';
 import type { Context } from './commands.js';
 import { EXIT } from './exit-codes.js';
 
 const DEFAULT_TTL_MS = 10_000;
-const DEFAULT_GRACE_MS = 5_000;
+/** How long to wait for a SIGKILLed group to be gone (a zombie nobody reaps would hold it forever). */
+const GROUP_EXIT_WAIT_MS = 2000;
+/** setTimeout's ceiling (2^31-1 ms, else it fires at once): a longer wait re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** --grace: how long before the trust deadline the command gets SIGTERM (default ttl/4, at most ttl/2). */
+export function graceFor(ttlMs: number, graceMs: number | undefined): number {
+  if (graceMs === undefined) return Math.floor(ttlMs / 4);
+  if (graceMs > ttlMs / 2) throw new UsageError(`--grace ${graceMs} ms must be at most half the lease TTL (${ttlMs} ms): the command gets SIGTERM when only that much trust is left`);
+  return graceMs;
+}
 
 export async function runCommand(ctx: Context): Promise<number> {
   const { client, p, out } = ctx;
   const name = p.args.NAME;
   const [cmd, ...cmdArgs] = p.command;
+  const ttlMs = p.flags.ttlMs ?? DEFAULT_TTL_MS;
+  const graceMs = graceFor(ttlMs, p.flags.graceMs);
   let lock: Lock;
   try {
     lock = await client.acquire(name, {
-      ttlMs: p.flags.ttlMs ?? DEFAULT_TTL_MS,
+      ttlMs,
       wait: p.flags.wait,
       signal: ctx.interrupted,
       ...(p.timeoutMs === undefined ? {} : { timeoutMs: p.timeoutMs }),
@@ -50,6 +72,7 @@ export async function runCommand(ctx: Context): Promise<number> {
 
   const child = spawn(cmd, cmdArgs, {
     stdio: 'inherit',
+    detached: true, // its own process group: the group is what gets signalled
     env: {
       ...process.env,
       LOCKD_FENCING_TOKEN: String(lock.token),
@@ -58,19 +81,46 @@ export async function runCommand(ctx: Context): Promise<number> {
       LOCKD_ENDPOINTS: client.endpoints().join(','),
     },
   });
+  const group = new ProcessGroup(child);
+  // lockctl itself exiting (a crash, process.exit) must not leave the command running unlocked.
+  const onExit = (): void => group.signal('SIGKILL');
+  process.once('exit', onExit);
 
   let lost = false;
+  let killAt = Infinity;
   let killTimer: NodeJS.Timeout | undefined;
+  let trustTimer: NodeJS.Timeout | undefined;
+  /** Stop the command: SIGTERM now (once), SIGKILL of the group at monotonic time `by` (the earliest asked). */
+  const stop = (why: string, by: number): void => {
+    if (!lost) {
+      lost = true;
+      out.error(new Error(`lost lock ${name}: ${why}; stopping the command (SIGTERM now, SIGKILL of its process group in ${Math.max(0, Math.round(by - monoNow()))} ms)`));
+      group.signal('SIGTERM');
+    }
+    if (by >= killAt) return;
+    killAt = by;
+    if (killTimer) clearTimeout(killTimer);
+    killTimer = setTimeout(() => group.signal('SIGKILL'), Math.max(0, by - monoNow()));
+  };
+  // Re-armed by every renewal: fires only when keepalives stalled until `graceMs` of trust are left.
+  const watchTrust = (): void => {
+    if (trustTimer) clearTimeout(trustTimer);
+    trustTimer = undefined;
+    if (lost) return;
+    const deadline = lock.lease.deadline;
+    const left = deadline - monoNow();
+    if (left <= graceMs) return stop(`no keepalive acknowledged; lease ${lock.lease.id} is trusted for ${Math.max(0, Math.round(left))} ms more`, deadline);
+    trustTimer = setTimeout(watchTrust, Math.min(left - graceMs, MAX_TIMER_MS));
+  };
+  lock.lease.on('renewed', watchTrust);
+  watchTrust();
   const onLost = (): void => {
     if (lock.signal.reason?.why === 'released-here') return;
-    lost = true;
-    out.error(new Error(`lost lock ${name}: ${(lock.signal.reason as Error)?.message ?? 'unknown reason'}; stopping the command (SIGTERM, SIGKILL after ${p.flags.graceMs ?? DEFAULT_GRACE_MS} ms)`));
-    child.kill('SIGTERM');
-    killTimer = setTimeout(() => child.kill('SIGKILL'), p.flags.graceMs ?? DEFAULT_GRACE_MS);
+    stop((lock.signal.reason as Error)?.message ?? 'unknown reason', Math.min(monoNow() + graceMs, lock.lease.deadline));
   };
   lock.signal.addEventListener('abort', onLost, { once: true });
   const onInterrupt = (): void => {
-    child.kill((ctx.interrupted.reason as NodeJS.Signals | undefined) ?? 'SIGTERM');
+    group.signal((ctx.interrupted.reason as NodeJS.Signals | undefined) ?? 'SIGTERM');
   };
   ctx.interrupted.addEventListener('abort', onInterrupt, { once: true });
 
@@ -78,7 +128,13 @@ export async function runCommand(ctx: Context): Promise<number> {
     child.once('error', (error) => resolve({ error }));
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
+  // What the command left behind in its group would run without the lock: gone before the release.
+  group.signal('SIGKILL');
+  await group.gone(GROUP_EXIT_WAIT_MS);
+  process.removeListener('exit', onExit);
   if (killTimer) clearTimeout(killTimer);
+  if (trustTimer) clearTimeout(trustTimer);
+  lock.lease.off('renewed', watchTrust);
   lock.signal.removeEventListener('abort', onLost);
   ctx.interrupted.removeEventListener('abort', onInterrupt);
   await lock.release().catch((e) => out.note(`releasing lock ${name} failed (${(e as Error).message}); it ends with its lease`));
@@ -90,4 +146,35 @@ export async function runCommand(ctx: Context): Promise<number> {
   if (lost) return EXIT.LOCK_LOST;
   if (outcome.signal) return 128 + (constants.signals[outcome.signal] ?? 0);
   return outcome.code ?? EXIT.ERROR;
+}
+
+/** The command's process group (it leads it: spawned detached). */
+class ProcessGroup {
+  constructor(private readonly leader: ChildProcess) {}
+
+  /** Signal every process of the group; one that is gone already is fine. */
+  signal(sig: NodeJS.Signals): void {
+    const pid = this.leader.pid;
+    if (pid === undefined) return; // never started (spawn failed)
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // ESRCH: the whole group is gone
+    }
+  }
+
+  /** Resolves once no process of the group is left (ESRCH), or after `maxMs`. */
+  async gone(maxMs: number): Promise<void> {
+    const pid = this.leader.pid;
+    if (pid === undefined) return;
+    const until = monoNow() + maxMs;
+    while (monoNow() < until) {
+      try {
+        process.kill(-pid, 0);
+      } catch {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 }

@@ -3,6 +3,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { ClusterHandlers } from '../../proto/gen/lockd/v1/Cluster.js';
 import type { NodeContext } from '../node/node-context.js';
+import { limitRequests } from './public-limits.js';
 
 export function registerClusterService(server: grpc.Server, ctx: NodeContext): void {
   const handlers: ClusterHandlers = {
@@ -20,5 +21,5 @@ export function registerClusterService(server: grpc.Server, ctx: NodeContext): v
       });
     },
   };
-  server.addService(lockdProto.lockd.v1.Cluster.service, handlers);
+  server.addService(limitRequests(lockdProto.lockd.v1.Cluster.service), handlers);
 }

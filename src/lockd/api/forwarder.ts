@@ -22,10 +22,20 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 50,
   'grpc.max_reconnect_backoff_ms': 1000,
   'grpc.enable_retries': 0,
+  'grpc.use_local_subchannel_pool': 1, // each client its own connection (see CONNECTIONS_PER_LEADER)
 };
 
+/**
+ * Connections to the leader that forwarded calls are spread over, round robin: every call a
+ * follower forwards (waiting Acquires and proxied KeepAlives last long) counts against the
+ * leader's MAX_STREAMS_PER_CONNECTION, so one connection would cap what all of a follower's
+ * clients may have open at once.
+ */
+const CONNECTIONS_PER_LEADER = 4;
+
 export class Forwarder {
-  private readonly clients = new Map<string, grpc.Client>();
+  private readonly clients = new Map<string, grpc.Client[]>();
+  private next = 0;
   /** Calls in flight, cancelled on close so a node's shutdown never waits on a forwarded wait. */
   private readonly inFlight = new Set<grpc.ClientUnaryCall>();
   private closed = false;
@@ -36,12 +46,12 @@ export class Forwarder {
   ) {}
 
   private client(address: string): grpc.Client {
-    let c = this.clients.get(address);
-    if (!c) {
-      c = new grpc.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-      this.clients.set(address, c);
+    let pool = this.clients.get(address);
+    if (!pool) {
+      pool = Array.from({ length: CONNECTIONS_PER_LEADER }, () => new grpc.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS));
+      this.clients.set(address, pool);
     }
-    return c;
+    return pool[this.next++ % pool.length];
   }
 
   private metadata(): grpc.Metadata {
@@ -116,7 +126,7 @@ export class Forwarder {
   close(): void {
     this.closed = true;
     for (const call of [...this.inFlight]) call.cancel();
-    for (const c of this.clients.values()) c.close();
+    for (const pool of this.clients.values()) for (const c of pool) c.close();
     this.clients.clear();
   }
 }

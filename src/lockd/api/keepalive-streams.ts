@@ -16,24 +16,24 @@ import type { AppliedEvents } from './applied-events.js';
 import type { Forwarder } from './forwarder.js';
 import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseClock } from './lease-clock.js';
+import { relay, ServerStream, ServerStreams } from './server-stream.js';
 
 type Call = grpc.ServerDuplexStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
-
-interface LocalStream {
-  readonly call: Call;
-  /** Leases renewed on this stream and still live: told when they end. */
-  readonly leases: Set<number>;
-  /** Requests not yet answered. */
-  pending: number;
-  halfClosed: boolean;
-  open: boolean;
-}
+type Stream = ServerStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
 
 const METHOD = lockdProto.lockd.v1.Lease.service.KeepAlive;
 
+/**
+ * Keepalives of one stream awaiting their Tick before the stream is read no further (until some are
+ * answered): a client cannot queue renewals without bound between two Ticks.
+ */
+export const MAX_PENDING_KEEPALIVES = 1024;
+
 export class KeepAliveStreams {
-  private readonly local = new Set<LocalStream>();
-  private readonly byLease = new Map<number, Set<LocalStream>>();
+  private readonly local = new ServerStreams<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>();
+  /** Leases renewed on each local stream and still live: told when they end. */
+  private readonly leasesOf = new Map<Stream, Set<number>>();
+  private readonly byLease = new Map<number, Set<Stream>>();
   private readonly proxies = new Set<(err: ApiError | undefined | null) => void>();
   private readonly logger: Logger;
   private closed = false;
@@ -50,7 +50,7 @@ export class KeepAliveStreams {
       if (ev.type === 'LEASE_EXPIRED' || ev.type === 'LEASE_REVOKED') this.leaseGone(ev.leaseId);
     });
     ctx.driver.onRoleChange((role, leader) => {
-      if (role !== 'leader' && this.local.size > 0) this.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reconnect and resend keepalives`, leader));
+      if (role !== 'leader' && this.local.size > 0) this.local.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reconnect and resend keepalives`, leader));
     });
   }
 
@@ -78,43 +78,42 @@ export class KeepAliveStreams {
   }
 
   private serve(call: Call): void {
-    const s: LocalStream = { call, leases: new Set(), pending: 0, halfClosed: false, open: true };
-    this.local.add(s);
-    call.on('data', (req: LeaseKeepAliveRequest__Output) => this.request(s, req.leaseId));
-    call.on('end', () => {
-      s.halfClosed = true;
-      this.maybeFinish(s);
-    });
-    call.on('cancelled', () => this.drop(s));
-    call.on('error', () => this.drop(s));
+    const leases = new Set<number>();
+    const s = this.local.serve(call, {
+      onRequest: (req) => this.request(s, req.leaseId),
+      onClose: () => {
+        for (const id of [...leases]) this.unwatch(s, id);
+        this.leasesOf.delete(s);
+      },
+    }, { maxPending: MAX_PENDING_KEEPALIVES });
+    this.leasesOf.set(s, leases);
   }
 
-  private request(s: LocalStream, leaseId: number): void {
-    if (!s.open) return;
+  private request(s: Stream, leaseId: number): void {
     const problem = validateLeaseId(leaseId);
-    if (problem) return this.fail(s, fromProblem(problem));
-    s.pending++;
+    if (problem) return s.fail(fromProblem(problem));
+    s.begin();
     const queued = this.clock.renew(leaseId, (ttlMs) => {
-      s.pending--;
-      if (!s.open) return;
-      if (ttlMs > 0) this.watch(s, leaseId);
-      else this.unwatch(s, leaseId);
-      s.call.write({ leaseId, ttlMs });
-      this.logger.trace({ event: 'keepalive', leaseId, ttlMs }, 'keepalive answered');
-      this.maybeFinish(s);
+      if (s.open) {
+        if (ttlMs > 0) this.watch(s, leaseId);
+        else this.unwatch(s, leaseId);
+        s.send({ leaseId, ttlMs });
+        this.logger.trace({ event: 'keepalive', leaseId, ttlMs }, 'keepalive answered');
+      }
+      s.settle();
     });
-    if (!queued) this.fail(s, this.router.unavailable(`${this.router.selfId} is not the leader; reconnect`));
+    if (!queued) s.fail(this.router.unavailable(`${this.router.selfId} is not the leader; reconnect`));
   }
 
-  private watch(s: LocalStream, leaseId: number): void {
-    s.leases.add(leaseId);
+  private watch(s: Stream, leaseId: number): void {
+    this.leasesOf.get(s)?.add(leaseId);
     let set = this.byLease.get(leaseId);
     if (!set) this.byLease.set(leaseId, (set = new Set()));
     set.add(s);
   }
 
-  private unwatch(s: LocalStream, leaseId: number): void {
-    s.leases.delete(leaseId);
+  private unwatch(s: Stream, leaseId: number): void {
+    this.leasesOf.get(s)?.delete(leaseId);
     const set = this.byLease.get(leaseId);
     set?.delete(s);
     if (set?.size === 0) this.byLease.delete(leaseId);
@@ -126,33 +125,10 @@ export class KeepAliveStreams {
     if (!set) return;
     this.byLease.delete(leaseId);
     for (const s of set) {
-      s.leases.delete(leaseId);
-      if (!s.open) continue;
-      s.call.write({ leaseId, ttlMs: 0 });
+      this.leasesOf.get(s)?.delete(leaseId);
+      s.send({ leaseId, ttlMs: 0 });
       this.logger.debug({ event: 'lease loss sent', leaseId }, 'told a keepalive stream its lease is gone');
     }
-  }
-
-  private maybeFinish(s: LocalStream): void {
-    if (!s.open || !s.halfClosed || s.pending > 0) return;
-    this.drop(s);
-    s.call.end();
-  }
-
-  private fail(s: LocalStream, err: ApiError): void {
-    if (!s.open) return;
-    this.drop(s);
-    s.call.emit('error', err.toStatus());
-  }
-
-  private drop(s: LocalStream): void {
-    s.open = false;
-    this.local.delete(s);
-    for (const id of [...s.leases]) this.unwatch(s, id);
-  }
-
-  private endAll(err: ApiError): void {
-    for (const s of [...this.local]) this.fail(s, err);
   }
 
   private proxy(call: Call, to: Extract<Route, { kind: 'forward' }>): void {
@@ -173,12 +149,11 @@ export class KeepAliveStreams {
       } else call.end();
     };
     this.proxies.add(finish);
-    call.on('data', (req: LeaseKeepAliveRequest__Output) => up.write(req));
+    // Each side is read only as fast as the other drains (server-stream.ts).
+    relay<LeaseKeepAliveRequest__Output>(call, up, () => !done);
+    relay<LeaseKeepAliveResponse__Output>(up, call, () => !done);
     call.on('end', () => up.end());
     call.on('cancelled', () => finish(null));
-    up.on('data', (res: LeaseKeepAliveResponse__Output) => {
-      if (!done) call.write(res);
-    });
     up.on('error', (err: grpc.ServiceError) => finish(this.forwarder.failure(to, METHOD.path, err)));
     up.on('status', (st: grpc.StatusObject) => {
       if (st.code === grpc.status.OK) finish(undefined); // a failure arrives as 'error'
@@ -188,7 +163,7 @@ export class KeepAliveStreams {
   close(): void {
     this.closed = true;
     const err = this.router.unavailable(`${this.router.selfId} is shutting down`);
-    this.endAll(err);
+    this.local.endAll(err);
     for (const finish of [...this.proxies]) finish(err);
   }
 }

@@ -18,6 +18,7 @@ import { LeaseClock } from './lease-clock.js';
 import { leaseHandlers, leaseOps } from './lease-service.js';
 import { lockHandlers, lockOps } from './lock-service.js';
 import { LockWaits } from './lock-waits.js';
+import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
@@ -47,10 +48,10 @@ export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
     else ctx.logger[level]({ event: ev.type === 'LEASE_EXPIRED' ? 'lease expired' : 'lease ended', leaseId: ev.leaseId, index: ev.index }, `lease ${ev.leaseId} ${ev.type === 'LEASE_EXPIRED' ? 'expired' : 'revoked'}`);
   });
 
-  server.addService(lockdProto.lockd.v1.Lease.service, leaseHandlers(ctx, deps, proposer, keepAlive));
-  server.addService(lockdProto.lockd.v1.Lock.service, lockHandlers(ctx, deps, proposer, acquirer, observe));
-  server.addService(lockdProto.lockd.v1.Fence.service, fenceHandlers(ctx, deps, proposer));
-  server.addService(lockdProto.lockd.v1.Session.service, sessions.handlers);
+  server.addService(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));
+  server.addService(limitRequests(lockdProto.lockd.v1.Lock.service), lockHandlers(ctx, deps, proposer, acquirer, observe));
+  server.addService(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
+  server.addService(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {

@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import type { LockEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
 import type { LeaderOps } from './leader-ops.js';
-import type { ApiTiming } from './timing.js';
+import { settleBy, type ApiTiming } from './timing.js';
 
 /** A call that goes away this close to its deadline timed out (timers of gRPC and ours race). */
 const DEADLINE_SLOP_MS = 50;
@@ -167,7 +167,7 @@ export class LockWaits {
     ks.cleaning = true;
     try {
       // An entry of unknown outcome that lands here is the call's own: the bound covers it.
-      const landed = ks.landed ? await within(ks.landed, until) : undefined;
+      const landed = ks.landed ? await settleBy(ks.landed, until, 'the abandoned Acquire').catch(() => undefined) : undefined;
       const abandonedAt = Math.max(ks.abandonedAt, landed ?? 0);
       if (ks.seq !== seq || ks.waiters.size > 0) return; // a retry arrived here while we waited
       if (abandonedAt === 0) {
@@ -204,22 +204,4 @@ export class LockWaits {
       for (const w of ks.waiters) w.deliver({ kind: 'closed' });
     }
   }
-}
-
-/** `p`'s value, or undefined if it fails or has not settled by epoch ms `until`. */
-function within<T>(p: Promise<T>, until: number): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), Math.max(0, until - Date.now()));
-    timer.unref(); // never keeps a stopping node alive
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      },
-    );
-  });
 }

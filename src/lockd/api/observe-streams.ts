@@ -6,16 +6,20 @@ import * as grpc from '@grpc/grpc-js';
 import type { ObserveRequest__Output } from '../../proto/gen/lockd/v1/ObserveRequest.js';
 import type { LockEvent as LockEventMessage } from '../../proto/gen/lockd/v1/LockEvent.js';
 import { validateLockName } from '../state-machine/index.js';
-import { ApiError, fromProblem } from './api-error.js';
+import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
+import { ServerStreams } from './server-stream.js';
 
-/** Events buffered for one slow reader before its stream is ended. */
-export const MAX_OBSERVE_BACKLOG = 10_000;
+/**
+ * Events buffered for one slow reader before its stream is ended with RESOURCE_EXHAUSTED: at most
+ * ~0.5 MiB per observer (names are ≤ 512 bytes), so the streams of one connection stay bounded.
+ */
+export const MAX_OBSERVE_BACKLOG = 1_000;
 
 type Call = grpc.ServerWritableStream<ObserveRequest__Output, LockEventMessage>;
 
 export class ObserveStreams {
-  private readonly ends = new Set<(err: ApiError) => void>();
+  private readonly streams = new ServerStreams<ObserveRequest__Output, LockEventMessage>();
 
   constructor(private readonly events: AppliedEvents) {}
 
@@ -26,31 +30,18 @@ export class ObserveStreams {
       call.emit('error', fromProblem(problem).toStatus());
       return;
     }
-    let open = true;
-    const end = (err?: ApiError) => {
-      if (!open) return;
-      open = false;
-      unsubscribe();
-      this.ends.delete(end);
-      if (err) call.emit('error', err.toStatus());
-    };
-    const unsubscribe = this.events.onName(name, (ev) => {
-      if (!open) return;
-      call.write({ name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index });
-      if (call.writableLength > MAX_OBSERVE_BACKLOG)
-        end(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `observer of ${name} fell ${MAX_OBSERVE_BACKLOG} events behind; reconnect`));
-    });
-    this.ends.add(end);
-    call.on('cancelled', () => end());
-    call.on('error', () => end());
+    if (call.cancelled) return;
+    // Observe only writes, so it cannot stop its source: its backlog is bounded instead (server-stream.ts).
+    const s = this.streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
+    const unsubscribe = this.events.onName(name, (ev) => s.send({ name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index }));
     call.sendMetadata(new grpc.Metadata());
   };
 
   get count(): number {
-    return this.ends.size;
+    return this.streams.size;
   }
 
   close(err: ApiError): void {
-    for (const end of [...this.ends]) end(err);
+    this.streams.endAll(err);
   }
 }

@@ -22,6 +22,7 @@ import type { FenceOps } from './fence-service.js';
 import type { LeaderRouter } from './leader-router.js';
 import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
+import { ServerStream, ServerStreams } from './server-stream.js';
 import { deadlineOf, type ApiTiming } from './timing.js';
 import type { Caller, OpSpec } from './unary.js';
 
@@ -39,17 +40,15 @@ interface Op {
   readonly gone: Array<() => void>;
 }
 
-interface Stream {
-  readonly call: Call;
+interface Session {
+  readonly stream: ServerStream<SessionRequest__Output, SessionResponse>;
   /** The stream's own deadline (epoch ms, Infinity if none): every operation's deadline is capped by it. */
   readonly deadline: number;
   readonly inFlight: Map<number, Op>;
-  halfClosed: boolean;
-  open: boolean;
 }
 
 export class SessionStreams {
-  private readonly streams = new Set<Stream>();
+  private readonly streams = new ServerStreams<SessionRequest__Output, SessionResponse>();
   private readonly ops: OpTable;
   private readonly logger: Logger;
   private closed = false;
@@ -88,7 +87,7 @@ export class SessionStreams {
     const end = () => {
       clearTimeout(this.stepDown);
       this.stepDown = undefined;
-      this.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader || undefined));
+      this.streams.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader || undefined));
     };
     if (leader || role === 'leader') end();
     else this.stepDown ??= setTimeout(end, this.timing.leaderWaitMs);
@@ -115,39 +114,39 @@ export class SessionStreams {
       return;
     }
     if (call.cancelled) return;
-    const s: Stream = { call, deadline, inFlight: new Map(), halfClosed: false, open: true };
-    this.streams.add(s);
-    this.logger.debug({ event: 'session opened', sessions: this.streams.size }, 'session opened');
-    call.on('data', (req: SessionRequest__Output) => this.request(s, req));
-    call.on('end', () => {
-      s.halfClosed = true;
-      this.maybeFinish(s);
+    const inFlight = new Map<number, Op>();
+    const stream = this.streams.serve(call, {
+      onRequest: (req) => this.request(s, req),
+      // The stream is over: operations still in flight learn their caller went away (a waiting Acquire abandons).
+      onClose: () => {
+        for (const op of inFlight.values()) for (const cb of op.gone.splice(0)) cb();
+        this.logger.debug({ event: 'session closed', inFlight: inFlight.size, sessions: this.streams.size }, 'session closed');
+      },
     });
-    call.on('cancelled', () => this.drop(s));
-    call.on('error', () => this.drop(s));
+    const s: Session = { stream, deadline, inFlight };
+    this.logger.debug({ event: 'session opened', sessions: this.streams.size }, 'session opened');
   }
 
-  private request(s: Stream, req: SessionRequest__Output): void {
-    if (!s.open) return;
+  private request(s: Session, req: SessionRequest__Output): void {
     const id = req.id;
-    if (s.inFlight.has(id)) return this.fail(s, new ApiError(grpc.status.INVALID_ARGUMENT, `session request id ${id} is already in flight on this stream`));
+    if (s.inFlight.has(id)) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, `session request id ${id} is already in flight on this stream`));
     if (s.inFlight.size >= MAX_IN_FLIGHT) {
-      s.call.write({ id, error: sessionError(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_IN_FLIGHT} operations are in flight on this session; wait for answers`)) });
+      s.stream.send({ id, error: sessionError(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_IN_FLIGHT} operations are in flight on this session; wait for answers`)) });
       return;
     }
     const op: Op = { gone: [] };
     s.inFlight.set(id, op);
-    const caller: Caller = { onGone: (cb) => (s.open ? op.gone.push(cb) : cb()) };
-    this.run(s, req, caller).then((res) => {
+    s.stream.begin();
+    const caller: Caller = { onGone: (cb) => (s.stream.open ? op.gone.push(cb) : cb()) };
+    void this.run(s, req, caller).then((res) => {
       s.inFlight.delete(id);
-      if (!s.open) return;
-      s.call.write({ id, ...res });
-      this.maybeFinish(s);
+      s.stream.send({ id, ...res });
+      s.stream.settle();
     });
   }
 
   /** One operation, as its unary RPC would serve it on the leader: the response field, or the error. Never rejects. */
-  private async run(s: Stream, req: SessionRequest__Output, caller: Caller): Promise<Omit<SessionResponse, 'id'>> {
+  private async run(s: Session, req: SessionRequest__Output, caller: Caller): Promise<Omit<SessionResponse, 'id'>> {
     try {
       const name = req.op;
       if (!name) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'session request without an operation');
@@ -166,35 +165,10 @@ export class SessionStreams {
     }
   }
 
-  private maybeFinish(s: Stream): void {
-    if (!s.open || !s.halfClosed || s.inFlight.size > 0) return;
-    this.drop(s);
-    s.call.end();
-  }
-
-  private fail(s: Stream, err: ApiError): void {
-    if (!s.open) return;
-    this.drop(s);
-    s.call.emit('error', err.toStatus());
-  }
-
-  /** The stream is over: operations still in flight learn their caller went away (a waiting Acquire abandons). */
-  private drop(s: Stream): void {
-    if (!s.open) return;
-    s.open = false;
-    this.streams.delete(s);
-    for (const op of s.inFlight.values()) for (const cb of op.gone.splice(0)) cb();
-    this.logger.debug({ event: 'session closed', inFlight: s.inFlight.size, sessions: this.streams.size }, 'session closed');
-  }
-
-  private endAll(err: ApiError): void {
-    for (const s of [...this.streams]) this.fail(s, err);
-  }
-
   close(): void {
     this.closed = true;
     clearTimeout(this.stepDown);
-    this.endAll(this.router.unavailable(`${this.router.selfId} is shutting down`));
+    this.streams.endAll(this.router.unavailable(`${this.router.selfId} is shutting down`));
   }
 }
 

@@ -60,6 +60,7 @@ export function settleBy<T>(p: Promise<T>, at: number, what: string): Promise<T>
   if (!Number.isFinite(ms)) return p;
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new TimeoutError(`${what} did not complete within ${Math.max(0, Math.round(ms))} ms`)), Math.max(0, ms));
+    timer.unref(); // never keeps a stopping node alive: `p` is what the caller waits on
     p.then(
       (v) => {
         clearTimeout(timer);

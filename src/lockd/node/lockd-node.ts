@@ -19,7 +19,11 @@ export class LockdNode {
     readonly port: number,
   ) {}
 
-  static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = []): Promise<LockdNode> {
+  /**
+   * `serverOptions` are the registered services' needs of the shared grpc.Server (limits,
+   * interceptors); the peer transport's options win where both set one (its message limit).
+   */
+  static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = [], serverOptions: grpc.ServerOptions = {}): Promise<LockdNode> {
     const storage = await LevelStorage.open({
       dir: config.dataDir,
       clusterId: config.clusterId,
@@ -30,7 +34,7 @@ export class LockdNode {
     const stateMachine = new LockStateMachine();
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
-      voters: [...config.peers.keys()],
+      voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
         apply: (e) => stateMachine.apply(e),
@@ -55,7 +59,7 @@ export class LockdNode {
     });
     driver.setOutbox(transport);
 
-    const server = new grpc.Server(PEER_SERVER_OPTIONS);
+    const server = new grpc.Server({ ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(server);
     const ctx: NodeContext = { config, driver, stateMachine, logger };
     const closers: Array<{ close(): void }> = [];

@@ -2,6 +2,7 @@
 
 export type DataDirProblem =
   | 'foreign' // written by another cluster or another node
+  | 'voters' // made for another set of voters than --peers names
   | 'corrupt' // a record fails its checksum, or the log has a gap or is inconsistent
   | 'locked' // another process has it open
   | 'unusable'; // LevelDB cannot open it (permissions, not a directory, damaged database files)

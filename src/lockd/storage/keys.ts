@@ -4,6 +4,8 @@
 export const IDENTITY_KEY = 'm:identity';
 export const HARD_STATE_KEY = 'm:hardstate';
 export const SNAPSHOT_KEY = 'm:snapshot';
+/** The cluster configuration (the voter ids) this data dir was made for. */
+export const CONFIG_KEY = 'm:config';
 
 const ENTRY_PREFIX = 'e:';
 const INDEX_WIDTH = 16;

@@ -14,7 +14,10 @@ export interface LevelStorageOptions {
   readonly dir: string;
   readonly clusterId: string;
   readonly nodeId: NodeId;
-  /** Voters of a fresh cluster; a snapshot on disk overrides them. */
+  /**
+   * The voter ids this start names (--peers): stored in a fresh data dir; an existing one made for
+   * another set is refused (DataDirError 'voters').
+   */
   readonly voters: readonly NodeId[];
 }
 
@@ -34,13 +37,17 @@ export class LevelStorage {
     readonly memory: MemoryStorage,
     /** True if this open created the data dir's identity: a brand-new node. */
     readonly created: boolean,
+    /** The voters the data dir was made for (sorted): the configuration to run with. */
+    readonly voters: readonly NodeId[],
     private snapshotIndex: number,
   ) {}
 
-  /** Open (or create) a data dir. Throws DataDirError if it is locked, foreign or corrupt. */
+  /** Open (or create) a data dir. Throws DataDirError if it is locked, foreign, made for other voters, or corrupt. */
   static async open(opts: LevelStorageOptions): Promise<LevelStorage> {
     if (!opts.clusterId) throw new Error('LevelStorage: clusterId must not be empty');
     if (!opts.nodeId) throw new Error('LevelStorage: nodeId must not be empty');
+    if (opts.voters.length === 0 || new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
+      throw new Error(`LevelStorage: voters must be distinct non-empty ids, got ${JSON.stringify(opts.voters)}`);
     const db = openLevel(opts.dir);
     try {
       await db.open();
@@ -52,7 +59,7 @@ export class LevelStorage {
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
       const loaded = await loadDataDir(db, opts.dir, identity, opts.voters);
-      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.snapshotIndex);
+      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.snapshotIndex);
     } catch (e) {
       await db.close();
       if (e instanceof DataDirError) throw e;

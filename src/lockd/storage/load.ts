@@ -5,8 +5,18 @@ import { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, HardState, NodeId, Snapshot } from '../../raft/types.js';
 import type { Db } from './db.js';
 import { DataDirError, RecordError } from './errors.js';
-import { ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
-import { type Identity, decodeEntry, decodeHardState, decodeIdentity, decodeSnapshot, encodeIdentity } from './records.js';
+import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
+import {
+  type Configuration,
+  type Identity,
+  decodeConfiguration,
+  decodeEntry,
+  decodeHardState,
+  decodeIdentity,
+  decodeSnapshot,
+  encodeConfiguration,
+  encodeIdentity,
+} from './records.js';
 
 export interface Loaded {
   readonly memory: MemoryStorage;
@@ -14,8 +24,16 @@ export interface Loaded {
   readonly created: boolean;
   /** Index of the snapshot on disk (0: none). */
   readonly snapshotIndex: number;
+  /** The voters this data dir was made for (sorted), equal as a set to the ones the start named. */
+  readonly voters: readonly NodeId[];
 }
 
+/**
+ * The voters are stored beside the identity (m:config) and checked on every start: a node that
+ * reopened a 3-voter data dir as one of 5 would count majorities of 5 while its old peers count
+ * majorities of 3, and two leaders could be elected in one term. Membership change (a later issue)
+ * will change the configuration through the log, never through flags.
+ */
 export async function loadDataDir(db: Db, dir: string, want: Identity, voters: readonly NodeId[]): Promise<Loaded> {
   const corrupt = (detail: string): DataDirError => new DataDirError('corrupt', dir, detail);
   const decode = <T>(key: string, value: Buffer, fn: (v: Buffer) => T): T => {
@@ -27,11 +45,15 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
     }
   };
 
+  const named: Configuration = { voters: sortedIds(voters) };
   const idValue = await db.get(IDENTITY_KEY);
   if (idValue === undefined) {
     for await (const key of db.keys({ limit: 1 })) throw corrupt(`holds data (key ${key}) but no identity record`);
-    await db.put(IDENTITY_KEY, encodeIdentity(want), { sync: true });
-    return { memory: new MemoryStorage(voters), created: true, snapshotIndex: 0 };
+    await db.batch([
+      { type: 'put', key: IDENTITY_KEY, value: encodeIdentity(want) },
+      { type: 'put', key: CONFIG_KEY, value: encodeConfiguration(named) },
+    ], { sync: true });
+    return { memory: new MemoryStorage(named.voters), created: true, snapshotIndex: 0, voters: named.voters };
   }
   const have = decode(IDENTITY_KEY, idValue, decodeIdentity);
   if (have.clusterId !== want.clusterId || have.nodeId !== want.nodeId) {
@@ -41,6 +63,18 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
 
   const snapValue = await db.get(SNAPSHOT_KEY);
   const snap: Snapshot | undefined = snapValue && decode(SNAPSHOT_KEY, snapValue, decodeSnapshot);
+  const configValue = await db.get(CONFIG_KEY);
+  // A data dir made before the configuration was stored: its snapshot's voters if it has one,
+  // else (nothing recorded to compare with) the ones this start names; recorded below.
+  const stored: Configuration = configValue
+    ? decode(CONFIG_KEY, configValue, decodeConfiguration)
+    : { voters: sortedIds(snap && snap.metadata.voters.length > 0 ? snap.metadata.voters : voters) };
+  if (snap && snap.metadata.voters.length > 0 && !sameIds(snap.metadata.voters, stored.voters))
+    throw corrupt(`the snapshot at ${snap.metadata.index} has voters ${show(snap.metadata.voters)}, the stored configuration ${show(stored.voters)}`);
+  if (!sameIds(stored.voters, named.voters)) {
+    throw new DataDirError('voters', dir,
+      `it was made for the voters ${show(stored.voters)}, but this start names ${show(named.voters)} (--peers): voter ids may not change (addresses may)`);
+  }
   const hsValue = await db.get(HARD_STATE_KEY);
   const hs: HardState | undefined = hsValue && decode(HARD_STATE_KEY, hsValue, decodeHardState);
   const entries = await readEntries(db, snap?.metadata.index ?? 0, snap?.metadata.term ?? 0, corrupt, decode);
@@ -49,12 +83,17 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   if (hs && hs.commit > lastIndex) {
     throw corrupt(`hard state says entries up to ${hs.commit} are committed, but the log ends at ${lastIndex}`);
   }
-  const memory = new MemoryStorage(voters);
+  if (!configValue) await db.put(CONFIG_KEY, encodeConfiguration(stored), { sync: true });
+  const memory = new MemoryStorage(stored.voters);
   if (snap) memory.applySnapshot(snap);
   memory.append(entries);
   if (hs) memory.setHardState(hs);
-  return { memory, created: false, snapshotIndex: snap?.metadata.index ?? 0 };
+  return { memory, created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters };
 }
+
+const sortedIds = (ids: readonly NodeId[]): NodeId[] => [...ids].sort();
+const sameIds = (a: readonly NodeId[], b: readonly NodeId[]): boolean => sortedIds(a).join('\u0000') === sortedIds(b).join('\u0000');
+const show = (ids: readonly NodeId[]): string => `{${sortedIds(ids).join(', ')}}`;
 
 /** All entries in index order, checking checksum, key/index agreement, contiguity and term order. */
 async function readEntries(

@@ -68,6 +68,22 @@ export function decodeIdentity(value: Uint8Array): Identity {
   return { clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId') };
 }
 
+/** The voters' ids, sorted: what a start's --peers must name (addresses may change, ids may not). */
+export interface Configuration {
+  readonly voters: readonly string[];
+}
+
+export function encodeConfiguration(c: Configuration): Buffer {
+  return sealJson({ voters: [...c.voters].sort() });
+}
+
+export function decodeConfiguration(value: Uint8Array): Configuration {
+  const voters = unsealJson(value).voters;
+  if (!Array.isArray(voters) || voters.length === 0 || !voters.every((v) => typeof v === 'string' && v !== ''))
+    throw new RecordError('configuration voters malformed');
+  return { voters: [...(voters as string[])].sort() };
+}
+
 export function encodeHardState(hs: HardState): Buffer {
   return sealJson({ term: hs.term, vote: hs.vote, commit: hs.commit });
 }

@@ -1,15 +1,14 @@
-// Prints cluster.sh's status table: asks every node for Cluster.Status (in parallel, short deadline).
+// Prints cluster.sh's status table: asks every node for Cluster.Status (in parallel, short deadline),
+// through the client library's fan-out (LockClient.statusAll).
 // usage: cluster-status.js [--wait-leader SECONDS] [--json] ID=HOST:PORT=PID ...
-import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
-import type { StatusResponse__Output } from '../../proto/gen/lockd/v1/StatusResponse.js';
+import { LockClient, LockdError, type NodeStatus } from '../../client/index.js';
 
 interface Row {
   id: string;
   address: string;
   pid: string;
   alive: boolean;
-  status?: StatusResponse__Output;
+  status?: NodeStatus;
   error?: string;
 }
 
@@ -23,21 +22,15 @@ function pidAlive(pid: string): boolean {
   }
 }
 
-async function query(rows: Row[]): Promise<void> {
-  await Promise.all(
-    rows.map(
-      (row) =>
-        new Promise<void>((resolve) => {
-          const client = new lockdProto.lockd.v1.Cluster(row.address, grpc.credentials.createInsecure());
-          client.Status({}, { deadline: Date.now() + 800 }, (err, res) => {
-            if (err) row.error = err.code === grpc.status.DEADLINE_EXCEEDED ? 'no answer (paused?)' : (err.details || err.message);
-            else row.status = res!;
-            client.close();
-            resolve();
-          });
-        }),
-    ),
-  );
+/** Fills in each row's status or error. Rows are matched by address; members the nodes report beyond them are not shown. */
+async function query(client: LockClient, rows: Row[]): Promise<void> {
+  const byAddress = new Map(rows.map((r) => [r.address, r]));
+  for (const { address, status, error } of await client.statusAll({ timeoutMs: 800 })) {
+    const row = byAddress.get(address);
+    if (!row) continue;
+    if (status) row.status = status;
+    else row.error = error instanceof LockdError ? (error.codeName === 'DEADLINE_EXCEEDED' ? 'no answer (paused?)' : error.details) : String(error?.message);
+  }
 }
 
 function agreedLeader(rows: Row[]): string | undefined {
@@ -73,15 +66,18 @@ async function main(): Promise<void> {
     }
   }
   const deadline = Date.now() + waitSeconds * 1000;
+  const asked = rows.filter((r) => r.alive || !r.pid);
+  const client = new LockClient({ endpoints: asked.map((r) => r.address) });
   for (;;) {
     for (const r of rows) {
       r.status = undefined;
       r.error = undefined;
     }
-    await query(rows.filter((r) => r.alive || !r.pid));
+    if (asked.length > 0) await query(client, asked);
     const leader = agreedLeader(rows);
     if (waitSeconds === 0 || leader !== undefined || Date.now() > deadline) {
       process.stdout.write(json ? JSON.stringify({ leader: leader ?? null, nodes: rows }) + '\n' : table(rows) + '\n');
+      client.close();
       if (waitSeconds > 0 && leader === undefined) {
         process.stderr.write(`no leader agreed on by a majority within ${waitSeconds} s\n`);
         process.exit(1);

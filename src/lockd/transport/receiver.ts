@@ -37,6 +37,8 @@ function serveStream(
   let done = false;
 
   // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
+  // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
+  // (what was expected, who asked) go only to our own log.
   const refuse = (reason: string, fields: Record<string, unknown> = {}): void => {
     if (done) return;
     done = true;
@@ -44,7 +46,8 @@ function serveStream(
     callback({ code: grpc.status.FAILED_PRECONDITION, details: `node ${opts.selfId} refuses the stream: ${reason}` });
   };
 
-  if (cluster !== opts.clusterId) return refuse(`cluster id "${cluster}" is not "${opts.clusterId}"`, { remoteClusterId: cluster });
+  // Never echo our cluster id: it is all a stranger needs to open a peer stream.
+  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster, clusterId: opts.clusterId });
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   call.sendMetadata(new grpc.Metadata()); // tells the sender the stream is accepted: peer up
 

@@ -94,20 +94,31 @@ describe('lock API: cleanup of an abandoned wait', function () {
     const [H, L] = [await lease(), await lease()];
     const old = f.leaderId;
     const { call, tH } = await waitBehind(f.leader, name, H, L, 'failover-1');
+    const others = f.cluster.nodes.map((n) => n.id).filter((id) => id !== old);
+    // Watched from a node that stays up: a cleanup that ran before the pause would show as WAIT_CANCELLED.
+    const obs = await f.api(others[0]).observe(name);
     // The client gives up on the waiting node, which stops within the grace period (its cleanup
     // timer frozen); the client retries the same request on the next leader.
     await abandon(old, call, name, L);
     f.cluster.signal(old, 'SIGSTOP');
     try {
-      const others = f.cluster.nodes.map((n) => n.id).filter((id) => id !== old);
       const leader = f.api(await f.cluster.waitForLeader(others));
       const retry = leader.acquire(name, L, { wait: true, requestId: 'failover-1', timeoutMs: 30_000 });
       await leader.release(name, tH);
       const got = await retry;
       expect(got).to.include({ acquired: true, holderLeaseId: L });
-      // The old node wakes up and cleans up (the grace period has passed meanwhile).
+      // The race this test is about did happen: the cleanup had not run before the pause, so the
+      // retry was served from L's original queue place.
+      await f.cluster.waitForApplied(got.fencingToken, others);
+      await waitFor('the grant observed', () => (obs.events.some((e) => e.type === 'ACQUIRED' && e.leaseId === L) ? true : undefined), 5000);
+      expect(obs.events.map((e) => [e.type, e.leaseId])).to.deep.equal([['RELEASED', H], ['ACQUIRED', L]]);
+      expect(logged(old, 'wait cancelled', name, L)).to.deep.equal([]);
+      // The old node wakes up and cleans up now (the grace period has passed meanwhile): it finds
+      // the grant the retry was handed and leaves it alone.
       f.cluster.signal(old, 'SIGCONT');
-      expect(await cleanedUp(old, name, L)).to.include({ released: false, heldToken: 0 });
+      expect(await cleanedUp(old, name, L)).to.include({ removed: false, released: false, heldToken: 0 });
+      expect(obs.events.filter((e) => e.type === 'WAIT_CANCELLED' || e.type === 'RELEASED').map((e) => e.leaseId)).to.deep.equal([H]);
+      obs.cancel();
       expect(await leader.inspect(name)).to.include({ held: true, holderLeaseId: L, fencingToken: got.fencingToken });
       expect(await leader.release(name, got.fencingToken)).to.deep.equal({ released: true });
     } finally {

@@ -1,5 +1,5 @@
 // A 3-node process cluster with a LockApi per node, and lease keepers stopped after each test.
-import { waitFor, ProcessCluster } from '../../support/process-cluster.js';
+import { waitFor, ProcessCluster, type ClusterOptions } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
 import { LeaseKeeper } from '../../support/lease-keeper.js';
 
@@ -10,10 +10,16 @@ export class ApiFixture {
 
   private constructor(readonly cluster: ProcessCluster) {}
 
-  static async start(): Promise<ApiFixture> {
-    const f = new ApiFixture(await ProcessCluster.start({ size: 3 }));
-    f.leaderId = await f.cluster.waitForLeader();
-    await f.cluster.waitForApplied(1); // the leader's no-op: the log is quiet from here until a test writes
+  /** A 3-node cluster by default; on a failed start-up its nodes are stopped (data kept) before the error is thrown. */
+  static async start(opts: Partial<ClusterOptions> = {}): Promise<ApiFixture> {
+    const f = new ApiFixture(await ProcessCluster.start({ size: 3, ...opts }));
+    try {
+      f.leaderId = await f.cluster.waitForLeader();
+      await f.cluster.waitForApplied(1); // the leader's no-op: the log is quiet from here until a test writes
+    } catch (e) {
+      await f.cluster.stop(true);
+      throw e;
+    }
     return f;
   }
 

@@ -18,6 +18,22 @@ describe('lock API on a 3-node cluster', function () {
     await f?.stop();
   });
 
+  /** The leader's log entries of `event` about (name, leaseId). */
+  const logged = (event: string, name: string, leaseId: number) =>
+    f.cluster
+      .log(f.leaderId)
+      .split('\n')
+      .filter((l) => l.includes(`"event":"${event}"`))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((e) => e.name === name && e.leaseId === leaseId);
+
+  /** Cancel a waiting call and wait until the leader has seen it go (its grace period has begun). */
+  const abandon = async (call: { result: Promise<unknown>; cancel(): void }, name: string, leaseId: number) => {
+    call.cancel();
+    expect((await statusOf(call.result)).code).to.equal(grpc.status.CANCELLED);
+    await waitFor(`the leader to see the waiting call for ${name} go`, () => logged('waiter gone', name, leaseId)[0], 5000, 10);
+  };
+
   it('acquires, inspects and releases a lock; a stale release changes nothing', async () => {
     const a = await f.keptLease(2000);
     const r = await f.leader.acquire('acq-rel', a.leaseId);
@@ -99,22 +115,42 @@ describe('lock API on a 3-node cluster', function () {
 
   it('keeps a retried waiting Acquire in its place instead of queueing it twice', async () => {
     const name = 'retry-wait';
+    const control = 'retry-wait-control';
     const holder = await f.keptLease(3000);
     const w = await f.keptLease(3000);
+    const behind = await f.keptLease(3000);
+    const y = await f.keptLease(3000);
     const held = await f.leader.acquire(name, holder.leaseId);
+    await f.leader.acquire(control, holder.leaseId);
+    const obs = await f.leader.observe(name);
+    const obsControl = await f.leader.observe(control);
     const first = f.leader.acquireCancellable(name, w.leaseId, { requestId: 'wait-retry', timeoutMs: 20_000 });
-    await waitFor('queued', async () => ((await f.leader.inspect(name)).waitingLeaseIds.length === 1 ? true : undefined));
+    await waitFor('w queued', async () => ((await f.leader.inspect(name)).waitingLeaseIds.length === 1 ? true : undefined));
+    // A second waiter behind it: a cancelled and re-queued w would come back behind this one.
+    const second = f.leader.acquire(name, behind.leaseId, { wait: true, timeoutMs: 20_000 });
+    await waitFor('second queued', async () => ((await f.leader.inspect(name)).waitingLeaseIds.length === 2 ? true : undefined));
+    const controlCall = f.leader.acquireCancellable(control, y.leaseId, { timeoutMs: 20_000 });
+    await waitFor('control queued', async () => ((await f.leader.inspect(control)).waitingLeaseIds.length === 1 ? true : undefined));
+
     // The client "loses" its first call and retries on another node with the same request id.
-    first.cancel();
-    await statusOf(first.result);
+    await abandon(first, name, w.leaseId);
     const retry = f.follower.acquire(name, w.leaseId, { wait: true, requestId: 'wait-retry', timeoutMs: 20_000 });
-    // Longer than the cancel grace period: the retry keeps the queue entry alive.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await f.leader.inspect(name)).waitingLeaseIds).to.deep.equal([w.leaseId]);
+    // The control: a wait abandoned on the same node after w's, never retried. Its grace period
+    // began after w's, so once its cancel is applied, w's grace period is over too.
+    await abandon(controlCall, control, y.leaseId);
+    await waitFor('the control wait cancelled after its grace period', () => (obsControl.events.some((e) => e.type === 'WAIT_CANCELLED' && e.leaseId === y.leaseId) ? true : undefined), 10_000);
+
+    // w was never taken out of the queue, and kept its place ahead of the second waiter.
+    expect(obs.events.filter((e) => e.type === 'WAIT_CANCELLED'), 'WAIT_CANCELLED events').to.deep.equal([]);
+    expect((await f.leader.inspect(name)).waitingLeaseIds).to.deep.equal([w.leaseId, behind.leaseId]);
     await f.leader.release(name, held.fencingToken);
     const r = await retry;
     expect(r).to.include({ acquired: true, holderLeaseId: w.leaseId });
     expect(r.fencingToken).to.be.greaterThan(held.fencingToken);
+    await f.leader.release(name, r.fencingToken);
+    expect(await second).to.include({ acquired: true, holderLeaseId: behind.leaseId });
+    obs.cancel();
+    obsControl.cancel();
   });
 
   it('serves every call on a follower by forwarding it to the leader', async () => {

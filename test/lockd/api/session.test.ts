@@ -56,6 +56,14 @@ class RawSession {
   }
 }
 
+/** Node `id`'s log entries of an abandoned wait's cleanup for (name, leaseId): done or failed. */
+const cleanupLogs = (log: string, name: string, leaseId: number) =>
+  log
+    .split('\n')
+    .filter((l) => l.includes('"event":"wait cancelled"') || l.includes('"event":"wait cancel failed"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((e) => e.name === name && e.leaseId === leaseId);
+
 const code = async (p: Promise<unknown>): Promise<string> => {
   try {
     await p;
@@ -79,6 +87,8 @@ describe('lock API: Session stream', function () {
     closers.push(() => c.close());
     return c;
   };
+
+  const logged = (id: string, name: string, leaseId: number) => cleanupLogs(f.cluster.log(id), name, leaseId);
 
   before(async () => {
     f = await ApiFixture.start();
@@ -228,6 +238,12 @@ describe('lock API: Session stream', function () {
     const { leaseId: b } = await c.grant(TTL_MS);
     await c.acquire('sess-move', a);
     const inFlight = c.acquire('sess-move', b, { wait: true, timeoutMs: 50_000, requestId: 'sess-move-b' });
+    await waitFor('b queued', async () => ((await f.leader.inspect('sess-move')).waitingLeaseIds.includes(b) ? true : undefined));
+    // A second waiter behind b (a unary call on another node): a b cancelled and re-queued would come back behind it.
+    const { leaseId: d } = await f.leader.grant(TTL_MS);
+    const other = f.api(f.cluster.nodes.find((n) => n.id !== old)!.id);
+    const behind = other.acquire('sess-move', d, { wait: true, timeoutMs: 50_000 });
+    await waitFor('d queued behind b', async () => ((await f.leader.inspect('sess-move')).waitingLeaseIds.length === 2 ? true : undefined));
     s.send({ id: 1, inspect: { name: 'sess-move' } });
     await s.answer(1);
     // Freeze the leader until the others elect a new one; thawed, it steps down and ends its sessions.
@@ -246,11 +262,17 @@ describe('lock API: Session stream', function () {
     expect(lost.leader).to.equal(f.cluster.node(next).address);
     // The retry (same request id) keeps the wait's place; the next stream goes to the new leader.
     const retried = c.acquire('sess-move', b, { wait: true, timeoutMs: 30_000, requestId: 'sess-move-b' });
-    await waitFor('b still queued', async () => ((await c.inspect('sess-move')).waitingLeaseIds.includes(b) ? true : undefined));
+    // The old leader abandoned b's wait when its session ended: its cleanup, after the grace
+    // period, must find the retry and change nothing.
+    const cleanup = await waitFor(`${old}'s cleanup of b's abandoned wait`, () => logged(old, 'sess-move', b)[0], 20_000);
+    expect(cleanup).to.include({ event: 'wait cancelled', removed: false, released: false });
+    expect((await c.inspect('sess-move')).waitingLeaseIds).to.deep.equal([b, d]);
     expect(c.address()).to.equal(f.cluster.node(next).address);
     await c.revoke(a);
     expect(await retried).to.include({ acquired: true, holderLeaseId: b });
     await c.revoke(b);
+    expect(await behind).to.include({ acquired: true, holderLeaseId: d });
+    await c.revoke(d);
     await f.refreshLeader();
   });
 });

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { Level } from 'level';
 import type { Entry } from '../../../src/raft/types.js';
 import { DataDirError, LevelStorage, type LevelStorageOptions } from '../../../src/lockd/storage/index.js';
-import { HARD_STATE_KEY, ENTRY_RANGE, entryKey } from '../../../src/lockd/storage/keys.js';
+import { CONFIG_KEY, HARD_STATE_KEY, ENTRY_RANGE, entryKey } from '../../../src/lockd/storage/keys.js';
 import { encodeHardState } from '../../../src/lockd/storage/records.js';
 
 const VOTERS = ['n1', 'n2', 'n3'];
@@ -144,6 +144,37 @@ describe('LevelStorage', () => {
     expect(other.problem).to.equal('foreign');
     expect(other.message).to.include(dir).and.include('cluster "c1"').and.include('cluster "c2"');
     expect((await refusal({ nodeId: 'n2' })).problem).to.equal('foreign');
+  });
+
+  it('stores the voters it was made for and refuses a start that names other ids (the same ids in another order are fine)', async () => {
+    const s = await openStorage({ voters: ['n3', 'n1', 'n2'] });
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 0 }, entries: ents(1, 2, 1) });
+    await s.close();
+    open.length = 0;
+    const five = await refusal({ voters: ['n1', 'n2', 'n3', 'n4', 'n5'] });
+    expect(five.problem).to.equal('voters');
+    expect(five.message).to.include('{n1, n2, n3}').and.include('{n1, n2, n3, n4, n5}');
+    const swapped = await refusal({ voters: ['n1', 'n2', 'n4'] });
+    expect(swapped.message).to.include('{n1, n2, n3}').and.include('{n1, n2, n4}');
+    const again = await openStorage({ voters: ['n2', 'n3', 'n1'] }); // same ids, another order: fine
+    expect(again.voters).to.deep.equal(['n1', 'n2', 'n3']);
+    expect(again.memory.lastIndex()).to.equal(2);
+  });
+
+  it('a data dir from before the voters were stored adopts its snapshot\'s voters, and is checked from then on', async () => {
+    const s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 3 }, entries: ents(1, 3, 1) });
+    await s.compact({ metadata: { index: 3, term: 1, voters: VOTERS }, data: new Uint8Array([1]) });
+    await s.close();
+    open.length = 0;
+    await raw((db) => db.del(CONFIG_KEY));
+    expect((await refusal({ voters: ['n1', 'n2', 'n3', 'n4', 'n5'] })).problem).to.equal('voters'); // the snapshot says 3
+    await (await openStorage()).close(); // records the configuration
+    open.length = 0;
+    await raw(async (db) => {
+      expect(await db.get(CONFIG_KEY)).to.not.equal(undefined);
+    });
+    expect((await refusal({ voters: ['n1', 'n2', 'n4'] })).problem).to.equal('voters');
   });
 
   it('refuses an entry that fails its checksum', async () => {

@@ -64,7 +64,7 @@ describe('PeerTransport', () => {
     expect(n1.snapshotStatus).to.deep.equal([['n2', true]]);
   });
 
-  it('refuses a stream from another cluster and logs it', async () => {
+  it('refuses a stream from another cluster without revealing the real cluster id, and logs who asked', async () => {
     const [a, b] = await Promise.all([startServer(), startServer()]);
     const good = attach('n2', b.server, b.port, new Map([['n1', `127.0.0.1:${a.port}`]]), {}, 'c1');
     const foreign = attach('n1', a.server, a.port, new Map([['n2', `127.0.0.1:${b.port}`]]), {}, 'other');
@@ -74,10 +74,12 @@ describe('PeerTransport', () => {
     foreign.transport.send([app('n1', 'n2', 1)]);
     const down = foreign.logs.find((l) => l.msg === 'peer down')!;
     expect(down.code).to.equal('FAILED_PRECONDITION');
-    expect(String(down.details)).to.include('cluster id "other" is not "c1"');
+    expect(String(down.details)).to.include('wrong cluster id');
+    expect(String(down.details)).to.not.include('c1'); // the stranger learns only that it is wrong
     expect(foreign.transport.peerState('n2')).to.not.equal('up');
     const refused = good.logs.find((l) => l.msg === 'refused peer stream')!;
     expect(refused.remoteClusterId).to.equal('other');
+    expect(String(refused.remote)).to.match(/^127\.0\.0\.1:\d+$/); // the caller's address, for the operator
     expect(refused.level).to.equal(40); // warn
     expect(good.received).to.deep.equal([]);
     expect(foreign.unreachable).to.include('n2');

@@ -128,7 +128,8 @@ export interface LockClient extends grpc.Client {
    * Stream a lock's changes from now on, one event per change, in log order. Served by the node
    * called, from the entries it applies (every replica produces the same events); its response
    * headers are sent once the subscription is active. A follower's stream lags the leader by the
-   * replication delay. A reader too slow to keep up is ended with RESOURCE_EXHAUSTED.
+   * replication delay. A reader too slow to keep up — 1000 events waiting for it on the server — is
+   * ended with RESOURCE_EXHAUSTED, after the events already sent; reconnect (and Inspect to resync).
    */
   Observe(argument: _lockd_v1_ObserveRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   Observe(argument: _lockd_v1_ObserveRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
@@ -136,7 +137,8 @@ export interface LockClient extends grpc.Client {
    * Stream a lock's changes from now on, one event per change, in log order. Served by the node
    * called, from the entries it applies (every replica produces the same events); its response
    * headers are sent once the subscription is active. A follower's stream lags the leader by the
-   * replication delay. A reader too slow to keep up is ended with RESOURCE_EXHAUSTED.
+   * replication delay. A reader too slow to keep up — 1000 events waiting for it on the server — is
+   * ended with RESOURCE_EXHAUSTED, after the events already sent; reconnect (and Inspect to resync).
    */
   observe(argument: _lockd_v1_ObserveRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   observe(argument: _lockd_v1_ObserveRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
@@ -216,7 +218,8 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * Stream a lock's changes from now on, one event per change, in log order. Served by the node
    * called, from the entries it applies (every replica produces the same events); its response
    * headers are sent once the subscription is active. A follower's stream lags the leader by the
-   * replication delay. A reader too slow to keep up is ended with RESOURCE_EXHAUSTED.
+   * replication delay. A reader too slow to keep up — 1000 events waiting for it on the server — is
+   * ended with RESOURCE_EXHAUSTED, after the events already sent; reconnect (and Inspect to resync).
    */
   Observe: grpc.handleServerStreamingCall<_lockd_v1_ObserveRequest__Output, _lockd_v1_LockEvent>;
   

@@ -27,7 +27,8 @@ export interface Message {
   'term'?: (number | string | Long);
   /**
    * App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry;
-   * AppResp reject: term at reject_hint.
+   * AppResp: term of the sender's entry at `index` (accept; the leader checks it against its own
+   * log) or at reject_hint (reject).
    */
   'logTerm'?: (number | string | Long);
   /**
@@ -83,7 +84,8 @@ export interface Message__Output {
   'term': (number);
   /**
    * App: term of the entry before `entries`; Vote/PreVote: term of the candidate's last entry;
-   * AppResp reject: term at reject_hint.
+   * AppResp: term of the sender's entry at `index` (accept; the leader checks it against its own
+   * log) or at reject_hint (reject).
    */
   'logTerm': (number);
   /**

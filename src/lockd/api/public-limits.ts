@@ -1,0 +1,69 @@
+// Limits of the public API (lockd.v1) per connection: request messages of at most MAX_REQUEST_BYTES
+// (a larger one is refused with RESOURCE_EXHAUSTED before any handler sees it; a stream it arrives
+// on ends), and at most MAX_STREAMS_PER_CONNECTION concurrent streams. The message limit is far
+// above any valid request (fence values are ≤ 64 KiB, names ≤ 512 bytes) and bounds what one
+// message can make the server decode.
+// The peer service (raft.v1) shares the node's grpc.Server and keeps its own, larger limit (whole
+// Raft messages, PEER_SERVER_OPTIONS), so the server's max_receive_message_length is the peer's and
+// the public limit is enforced per service here: each public service's request deserializer
+// answers a marker for an oversized message instead of decoding it, and a server interceptor
+// (PUBLIC_SERVER_OPTIONS) ends the call when it meets a marker.
+// When the public and peer listeners are split (security issue), the public server takes
+// 'grpc.max_receive_message_length': MAX_REQUEST_BYTES and the stream limit, and the marker and
+// interceptor go.
+import * as grpc from '@grpc/grpc-js';
+
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Concurrent streams (calls) one client connection may have open: HTTP/2
+ * SETTINGS_MAX_CONCURRENT_STREAMS. A conforming client queues further calls until one ends; one
+ * that does not is refused (RST_STREAM REFUSED_STREAM). Every stream's buffers are bounded
+ * (server-stream.ts), so this bounds what one connection can make the node hold. The number sits
+ * above what one client legitimately keeps open (a KeepAlive per lease and an Observe per held lock
+ * with the TS client, a full queue of 1,024 waiting Acquires on one lock plus a few calls) and far
+ * below HTTP/2's default of no limit. It applies to the whole node server, so a follower spreads
+ * what it forwards to the leader over several connections (forwarder.ts).
+ */
+export const MAX_STREAMS_PER_CONNECTION = 4096;
+
+const TOO_LARGE = Symbol('request over the public message limit');
+
+interface TooLarge {
+  readonly [TOO_LARGE]: { readonly bytes: number; readonly limit: number };
+}
+
+function tooLarge(message: unknown): TooLarge[typeof TOO_LARGE] | undefined {
+  return typeof message === 'object' && message !== null ? (message as Partial<TooLarge>)[TOO_LARGE] : undefined;
+}
+
+/** `service` with every request larger than `limit` bytes turned into a marker refuseOversized ends the call on. */
+export function limitRequests<S extends grpc.ServiceDefinition>(service: S, limit = MAX_REQUEST_BYTES): S {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, method] of Object.entries(service) as Array<[string, grpc.MethodDefinition<unknown, unknown>]>) {
+    out[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => (bytes.length > limit ? ({ [TOO_LARGE]: { bytes: bytes.length, limit } } satisfies TooLarge) : method.requestDeserialize(bytes)),
+    };
+  }
+  return out as S;
+}
+
+/** Ends a call with RESOURCE_EXHAUSTED at the first marked (oversized) request; other calls pass untouched. */
+const refuseOversized: grpc.ServerInterceptor = (_method, call) =>
+  new grpc.ServerInterceptingCall(call, {
+    start: (next) =>
+      next({
+        onReceiveMessage: (message: unknown, pass: (m: unknown) => void) => {
+          const over = tooLarge(message);
+          if (!over) return pass(message);
+          call.sendStatus({ code: grpc.status.RESOURCE_EXHAUSTED, details: `request message of ${over.bytes} bytes exceeds the limit of ${over.limit} bytes` });
+        },
+      }),
+  });
+
+/** Options the node's server needs for the public API (merged with the peer transport's). */
+export const PUBLIC_SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
+  interceptors: [refuseOversized],
+};

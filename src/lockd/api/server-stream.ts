@@ -1,0 +1,188 @@
+// The bookkeeping every long-lived server stream of the lock API shares (Lease.KeepAlive,
+// Session.Open, Lock.Observe), written once:
+//  - a stream is open until it finishes (the client half-closed and nothing is pending: OK), fails
+//    (we end it with a status) or is closed (the client went away); `onClose` runs once, however
+//    it ends, so what the stream holds (watched leases, waiting operations) is released;
+//  - backpressure: when write() returns false (the client does not read fast enough), the stream
+//    is not read until it drains; likewise while `maxPending` of its requests await answers
+//    (KeepAlive: answers wait for the next Tick, so reading on would queue renewals without bound).
+//    Unread requests stay in the client's buffers and HTTP/2 flow control stops the client, so what
+//    this server holds per stream is bounded by the answers to what it read before the pause (for a
+//    session, at most its 1,024 operations in flight), never by what the client sends. Example: a
+//    session client that writes 10,000 invalid operations and reads nothing has ~1,000 of them read
+//    (the answers that fit its receive window); the rest wait in its own process.
+//  - a stream that only writes (Observe) cannot stop its source: its backlog is bounded, and a
+//    reader that falls that far behind is ended with RESOURCE_EXHAUSTED;
+//  - a relay (the follower's KeepAlive proxy) reads each side only as fast as the other drains.
+import * as grpc from '@grpc/grpc-js';
+import { ApiError } from './api-error.js';
+
+/** What backpressure needs of a stream written to. */
+interface Sink<T> {
+  write(message: T): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** What backpressure needs of a stream read from. */
+interface Source {
+  pause(): unknown;
+  resume(): unknown;
+  isPaused(): boolean;
+}
+
+/** Write `message` to `to`; if `to` is full, stop reading `from` until `to` drains. */
+function writeOrPause<T>(to: Sink<T>, message: T, from: Source): void {
+  if (to.write(message) || from.isPaused()) return;
+  from.pause();
+  to.once('drain', () => from.resume());
+}
+
+/** Pass every message `from` sends on to `to`, reading `from` only as fast as `to` drains. */
+export function relay<T>(from: Source & { on(event: 'data', listener: (m: T) => void): unknown }, to: Sink<T>, isOpen: () => boolean): void {
+  from.on('data', (m: T) => {
+    if (isOpen()) writeOrPause(to, m, from);
+  });
+}
+
+type Call<Req, Res> = grpc.ServerDuplexStream<Req, Res> | grpc.ServerWritableStream<Req, Res>;
+
+export interface StreamHooks<Req> {
+  /** A request arrived on an open duplex stream (given: the call is read). */
+  onRequest?(req: Req): void;
+  /** The stream ended, however: release what it holds. Runs once, before any status is sent. */
+  onClose?(): void;
+}
+
+/** For a stream that only writes: how many messages may wait for a slow reader before it is ended. */
+export interface Backlog {
+  readonly messages: number;
+  /** Who fell behind, for the status message (e.g. 'observer of "x"'). */
+  readonly what: string;
+}
+
+export interface StreamLimits {
+  /** For a duplex stream: requests pending (begun, not settled) at which reading pauses until one settles. */
+  readonly maxPending?: number;
+  /** For a stream that only writes: bounds what waits for a slow reader. */
+  readonly backlog?: Backlog;
+}
+
+export class ServerStream<Req, Res> {
+  private halfClosed = false;
+  private pending = 0;
+  private isOpen = true;
+  /** write() returned false and 'drain' has not come yet. */
+  private writeBlocked = false;
+
+  constructor(
+    readonly call: Call<Req, Res>,
+    private readonly hooks: StreamHooks<Req>,
+    private readonly closed: (s: ServerStream<Req, Res>) => void,
+    /** The call as read (a duplex call with onRequest): paused while the client does not read. */
+    private readonly source: Source | undefined,
+    private readonly limits: StreamLimits,
+  ) {}
+
+  get open(): boolean {
+    return this.isOpen;
+  }
+
+  /** Work begun that answers later: after a half-close the stream does not finish before it settles. */
+  begin(): void {
+    this.pending++;
+    this.updateReading();
+  }
+
+  /** Work begun with begin() is over (answered or not); finishes a half-closed stream with nothing left. */
+  settle(): void {
+    this.pending--;
+    this.updateReading();
+    this.maybeFinish();
+  }
+
+  /** Send a message (dropped if the stream is over), honouring backpressure (see the file comment). */
+  send(res: Res): void {
+    if (!this.isOpen) return;
+    const backlog = this.limits.backlog;
+    if (!this.call.write(res) && this.source && !this.writeBlocked) {
+      this.writeBlocked = true;
+      this.call.once('drain', () => {
+        this.writeBlocked = false;
+        this.updateReading();
+      });
+      this.updateReading();
+    }
+    if (backlog && this.call.writableLength > backlog.messages)
+      this.fail(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${backlog.what} fell ${backlog.messages} messages behind; reconnect`));
+  }
+
+  /** Read the call only while its answers drain and not too much of its work is pending. */
+  private updateReading(): void {
+    const source = this.source;
+    if (!source || !this.isOpen) return;
+    const stop = this.writeBlocked || this.pending >= (this.limits.maxPending ?? Infinity);
+    if (stop && !source.isPaused()) source.pause();
+    else if (!stop && source.isPaused()) source.resume();
+  }
+
+  /** End the stream with an error status. */
+  fail(err: ApiError): void {
+    if (this.close()) this.call.emit('error', err.toStatus());
+  }
+
+  /** The client half-closed its side: finish once nothing is pending. */
+  halfClose(): void {
+    this.halfClosed = true;
+    this.maybeFinish();
+  }
+
+  private maybeFinish(): void {
+    if (!this.isOpen || !this.halfClosed || this.pending > 0) return;
+    this.close();
+    this.call.end();
+  }
+
+  /** The stream is over (the client went away, or before our own status). False if it already was. */
+  close(): boolean {
+    if (!this.isOpen) return false;
+    this.isOpen = false;
+    this.closed(this);
+    this.hooks.onClose?.();
+    return true;
+  }
+}
+
+/** The open streams of one kind (e.g. every KeepAlive stream this node serves). */
+export class ServerStreams<Req, Res> {
+  private readonly streams = new Set<ServerStream<Req, Res>>();
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Serve `call` until it ends: with hooks.onRequest the call is read (a duplex call) and paused
+   * while its client does not read (or limits.maxPending of its requests are pending); without, it
+   * only writes, and limits.backlog bounds what waits.
+   */
+  serve(call: Call<Req, Res>, hooks: StreamHooks<Req>, limits: StreamLimits = {}): ServerStream<Req, Res> {
+    const onRequest = hooks.onRequest;
+    const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
+    const s = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits);
+    this.streams.add(s);
+    call.on('cancelled', () => s.close());
+    call.on('error', () => s.close());
+    if (duplex && onRequest) {
+      duplex.on('data', (req: Req) => {
+        if (s.open) onRequest(req);
+      });
+      duplex.on('end', () => s.halfClose());
+    }
+    return s;
+  }
+
+  /** End every open stream with `err`. */
+  endAll(err: ApiError): void {
+    for (const s of [...this.streams]) s.fail(err);
+  }
+}

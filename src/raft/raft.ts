@@ -1,0 +1,692 @@
+// The Raft protocol (Ongaro & Ousterhout, "In Search of an Understandable Consensus Algorithm",
+// and Ongaro's thesis): roles, terms, votes, replication, commit, ReadIndex, leader transfer. It
+// reacts to inputs by changing its state and queueing messages; turning that into Ready batches,
+// and what was handed out into what is durable, is RaftNode's job (raft-node.ts, as etcd's
+// rawnode.go is to raft.go). Pure: no I/O, no clock, no randomness of its own.
+import { committedIndex, quorumSize, voteResult } from './quorum.js';
+import { Progress } from './progress.js';
+import { RaftLog } from './raft-log.js';
+import { ReadOnlyQueue } from './read-only.js';
+import {
+  CompactedError,
+  NONE,
+  invariant,
+  message,
+  type Entry,
+  type HardState,
+  type Message,
+  type MessageType,
+  type NodeId,
+  type ProgressView,
+  type RaftConfig,
+  type ReadState,
+  type Role,
+  type SoftState,
+  type Status,
+} from './types.js';
+
+const DEFAULT_MAX_SIZE_PER_MSG = 1 << 20;
+const DEFAULT_MAX_INFLIGHT = 256;
+/** Marks a vote request caused by leader transfer: voters must not ignore it for being "in lease". */
+const TRANSFER_CONTEXT = 'transfer';
+
+export class Raft {
+  readonly id: NodeId;
+  private term = 0;
+  private vote: NodeId = NONE;
+  private leader: NodeId = NONE;
+  private role: Role = 'follower';
+  private voters: NodeId[];
+  readonly log: RaftLog;
+  private prs = new Map<NodeId, Progress>();
+  private readonly votes = new Map<NodeId, boolean>();
+  /** Output not yet handed out: RaftNode takes it in ready(). */
+  msgs: Message[] = [];
+  readStates: ReadState[] = [];
+  private readonly readOnly = new ReadOnlyQueue();
+  /** ReadIndex requests that arrived before this leader committed an entry of its own term. */
+  private pendingReadContexts: string[] = [];
+  private electionElapsed = 0;
+  private heartbeatElapsed = 0;
+  private randomizedElectionTimeout = 0;
+  private leadTransferee: NodeId = NONE;
+  /** ReadIndex requests await a heartbeat round: one round, in ready(), serves all of this batch. */
+  private readRoundPending = false;
+
+  private readonly electionTimeout: number;
+  private readonly heartbeatTimeout: number;
+  private readonly maxSizePerMsg: number;
+  private readonly maxInflight: number;
+  private readonly preVote: boolean;
+  private readonly checkQuorum: boolean;
+
+  constructor(private readonly cfg: RaftConfig) {
+    invariant(cfg.id !== NONE, 'node id is set', cfg.id, () => 'empty node id');
+    invariant(cfg.heartbeatTick > 0 && cfg.electionTick > cfg.heartbeatTick, 'election tick > heartbeat tick', cfg.id, () =>
+      `election ${cfg.electionTick}, heartbeat ${cfg.heartbeatTick}`);
+    this.id = cfg.id;
+    this.electionTimeout = cfg.electionTick;
+    this.heartbeatTimeout = cfg.heartbeatTick;
+    this.maxSizePerMsg = cfg.maxSizePerMsg ?? DEFAULT_MAX_SIZE_PER_MSG;
+    this.maxInflight = cfg.maxInflightMsgs ?? DEFAULT_MAX_INFLIGHT;
+    this.preVote = cfg.preVote ?? true;
+    this.checkQuorum = cfg.checkQuorum ?? true;
+
+    const { hardState, voters } = cfg.storage.initialState();
+    this.voters = [...(voters.length > 0 ? voters : cfg.peers)];
+    invariant(this.voters.length > 0, 'cluster has voters', this.id, () => 'no voters in storage or config');
+    this.log = new RaftLog(cfg.storage, this.id);
+    if (hardState.term > 0 || hardState.vote !== NONE || hardState.commit > 0) {
+      invariant(hardState.commit <= this.log.lastIndex(), 'stored commit within log', this.id, () =>
+        `commit ${hardState.commit} beyond the last index ${this.log.lastIndex()}`);
+      // The stored commit may lag the snapshot (a commit-only hard state need not be synced); a
+      // snapshot covers only committed entries, so its index is committed too.
+      this.log.committed = Math.max(hardState.commit, this.log.committed);
+      this.term = hardState.term;
+      this.vote = hardState.vote;
+    }
+    if (cfg.applied) this.log.appliedTo(cfg.applied);
+    this.becomeFollower(this.term, NONE);
+  }
+
+  // ---- inputs -------------------------------------------------------------------------------
+
+  /** One unit of logical time. The driver calls it on its own timer; the core never reads a clock. */
+  tick(): void {
+    if (this.role === 'leader') this.tickHeartbeat();
+    else this.tickElection();
+  }
+
+  /** Start an election now (as if the election timeout had passed). */
+  campaign(): void {
+    this.hup(false);
+  }
+
+  /** Append data to the log if this node leads; returns where it went (it commits only if it stays there). */
+  propose(data: Uint8Array): { index: number; term: number } | undefined {
+    if (this.role !== 'leader' || this.leadTransferee !== NONE) return undefined;
+    const index = this.appendEntries([data]);
+    return { index, term: this.term }; // sent by sendBatched(): one App per follower for a whole batch
+  }
+
+  /** Ask for a linearizable read point; the answer comes as a ReadState with this context. */
+  readIndex(context: string): boolean {
+    if (this.role !== 'leader') return false;
+    if (!this.committedEntryInCurrentTerm()) {
+      // Until then our commit index may lag the true one (thesis §6.4 step 1).
+      this.pendingReadContexts.push(context);
+      return true;
+    }
+    this.startRead(context);
+    return true;
+  }
+
+  /** Hand leadership to `to` once its log is caught up (thesis §3.10). */
+  transferLeader(to: NodeId): boolean {
+    if (this.role !== 'leader' || to === this.id || !this.prs.has(to)) return false;
+    if (this.leadTransferee === to) return true;
+    this.leadTransferee = to;
+    this.electionElapsed = 0; // the transfer must finish within one election timeout
+    if (this.prs.get(to)!.match === this.log.lastIndex()) this.send(message({ type: 'TimeoutNow', from: this.id, to, term: this.term }));
+    else this.sendAppend(to);
+    return true;
+  }
+
+  /** The transport could not deliver to `to`: stop pipelining to it. */
+  reportUnreachable(to: NodeId): void {
+    const pr = this.prs.get(to);
+    if (this.role === 'leader' && pr?.state === 'replicate') pr.becomeProbe();
+  }
+
+  /** The transport finished (or failed) sending a snapshot to `to`. */
+  reportSnapshot(to: NodeId, ok: boolean): void {
+    const pr = this.prs.get(to);
+    if (this.role !== 'leader' || pr?.state !== 'snapshot') return;
+    if (!ok) pr.pendingSnapshot = 0;
+    pr.becomeProbe();
+    pr.paused = true; // wait for the next heartbeat response before probing
+  }
+
+  step(m: Message): void {
+    invariant(m.to === this.id, 'message addressed to this node', this.id, () => `got a message for ${m.to}`);
+    if (!this.stepTerm(m)) return;
+    if (m.type === 'Vote' || m.type === 'PreVote') {
+      this.handleVoteRequest(m);
+      return;
+    }
+    switch (this.role) {
+      case 'leader':
+        return this.stepLeader(m);
+      case 'candidate':
+      case 'precandidate':
+        return this.stepCandidate(m);
+      case 'follower':
+        return this.stepFollower(m);
+    }
+  }
+
+  // ---- output (for RaftNode) ----------------------------------------------------------------
+
+  /** Send what was held back for the batch: proposals (to every window) and one ReadIndex round. */
+  sendBatched(proposals: boolean): void {
+    if (this.role !== 'leader') return;
+    if (proposals) {
+      for (const id of this.voters) {
+        if (id === this.id) continue;
+        while (this.sendAppend(id, false)) {
+          // up to the in-flight window
+        }
+      }
+    }
+    if (this.readRoundPending) this.bcastHeartbeat();
+  }
+
+  hasBatched(): boolean {
+    return this.readRoundPending;
+  }
+
+  /** Entries up to the log's stable index are durable: the leader may count them for itself now. */
+  persisted(): void {
+    if (this.role !== 'leader') return;
+    // Never ack before durable: a leader's own entries count toward commit only from here.
+    const self = this.prs.get(this.id)!;
+    if (self.maybeUpdate(this.log.stableIndex()) && this.maybeCommit()) this.bcastAppend();
+  }
+
+  status(): Status {
+    const progress = new Map<NodeId, ProgressView>();
+    if (this.role === 'leader') for (const [id, pr] of this.prs) progress.set(id, pr.view());
+    return {
+      id: this.id,
+      term: this.term,
+      vote: this.vote,
+      commit: this.log.committed,
+      applied: this.log.applied,
+      lastIndex: this.log.lastIndex(),
+      firstIndex: this.log.firstIndex(),
+      role: this.role,
+      leader: this.leader,
+      voters: [...this.voters],
+      leadTransferee: this.leadTransferee,
+      progress,
+    };
+  }
+
+  // ---- time ---------------------------------------------------------------------------------
+
+  private tickElection(): void {
+    this.electionElapsed++;
+    if (this.promotable() && this.electionElapsed >= this.randomizedElectionTimeout) {
+      this.electionElapsed = 0;
+      this.hup(false);
+    }
+  }
+
+  private tickHeartbeat(): void {
+    this.heartbeatElapsed++;
+    this.electionElapsed++;
+    if (this.electionElapsed >= this.electionTimeout) {
+      this.electionElapsed = 0;
+      // CheckQuorum: a leader that has not heard from a majority for an election timeout steps
+      // down, so a partitioned leader stops serving (and stops ticking leases) on its own.
+      if (this.checkQuorum && !this.quorumRecentlyActive()) {
+        this.becomeFollower(this.term, NONE);
+        return;
+      }
+      this.leadTransferee = NONE; // a transfer that did not finish within a timeout is abandoned
+    }
+    for (const [id, pr] of this.prs) {
+      // A snapshot that never got answered is presumed lost: go back to probing.
+      if (id !== this.id && pr.state === 'snapshot' && ++pr.snapshotTicks >= this.electionTimeout) pr.becomeProbe();
+    }
+    if (this.heartbeatElapsed >= this.heartbeatTimeout) {
+      this.heartbeatElapsed = 0;
+      this.bcastHeartbeat();
+    }
+  }
+
+  private quorumRecentlyActive(): boolean {
+    let active = 0;
+    for (const id of this.voters) {
+      const pr = this.prs.get(id)!;
+      if (id === this.id || pr.recentActive) active++;
+      if (id !== this.id) pr.recentActive = false;
+    }
+    return active >= quorumSize(this.voters.length);
+  }
+
+  // ---- role changes -------------------------------------------------------------------------
+
+  private reset(term: number): void {
+    invariant(term >= this.term, 'term never decreases', this.id, () => `term ${this.term} → ${term}`);
+    if (term !== this.term) {
+      this.term = term;
+      this.vote = NONE;
+    }
+    this.leader = NONE;
+    this.electionElapsed = 0;
+    this.heartbeatElapsed = 0;
+    this.randomizedElectionTimeout = this.electionTimeout + this.cfg.random(this.electionTimeout);
+    this.leadTransferee = NONE;
+    this.votes.clear();
+    this.readOnly.clear();
+    this.pendingReadContexts = [];
+    this.readRoundPending = false;
+    this.prs = new Map();
+    const last = this.log.lastIndex();
+    for (const id of this.voters) {
+      const pr = new Progress(0, last + 1, this.maxInflight);
+      if (id === this.id) pr.match = this.log.stableIndex();
+      this.prs.set(id, pr);
+    }
+  }
+
+  private becomeFollower(term: number, leader: NodeId): void {
+    this.reset(term);
+    this.leader = leader;
+    this.role = 'follower';
+  }
+
+  private becomePreCandidate(): void {
+    invariant(this.role !== 'leader', 'leader does not become pre-candidate', this.id, () => `term ${this.term}`);
+    // PreVote changes neither term nor vote: a node that cannot win disturbs nobody.
+    this.votes.clear();
+    this.leader = NONE;
+    this.role = 'precandidate';
+  }
+
+  private becomeCandidate(): void {
+    invariant(this.role !== 'leader', 'leader does not become candidate', this.id, () => `term ${this.term}`);
+    this.reset(this.term + 1);
+    this.vote = this.id;
+    this.role = 'candidate';
+  }
+
+  private becomeLeader(): void {
+    invariant(this.role === 'candidate', 'only a candidate becomes leader', this.id, () => `role ${this.role}`);
+    this.reset(this.term);
+    this.leader = this.id;
+    this.role = 'leader';
+    for (const [id, pr] of this.prs) {
+      pr.recentActive = true;
+      if (id === this.id) pr.becomeReplicate();
+    }
+    // Raft §5.4.2 / §8: commit an entry of our own term; it also commits everything before it.
+    this.appendEntries([new Uint8Array(0)]);
+  }
+
+  private promotable(): boolean {
+    return this.voters.includes(this.id);
+  }
+
+  private hup(transfer: boolean): void {
+    if (this.role === 'leader' || !this.promotable()) return;
+    if (this.preVote && !transfer) this.startCampaign('pre', false);
+    else this.startCampaign('real', transfer);
+  }
+
+  private startCampaign(kind: 'pre' | 'real', transfer: boolean): void {
+    let voteTerm: number;
+    let type: MessageType;
+    if (kind === 'pre') {
+      this.becomePreCandidate();
+      voteTerm = this.term + 1;
+      type = 'PreVote';
+    } else {
+      this.becomeCandidate();
+      voteTerm = this.term;
+      type = 'Vote';
+    }
+    this.votes.set(this.id, true);
+    if (this.tallyVotes(kind)) return;
+    for (const to of this.voters) {
+      if (to === this.id) continue;
+      this.send(message({
+        type, from: this.id, to, term: voteTerm,
+        index: this.log.lastIndex(), logTerm: this.log.lastTerm(),
+        context: transfer ? TRANSFER_CONTEXT : '',
+      }));
+    }
+  }
+
+  /** Returns true when the campaign ended (won or lost). */
+  private tallyVotes(kind: 'pre' | 'real'): boolean {
+    const result = voteResult(this.voters, this.votes);
+    if (result === 'won') {
+      if (kind === 'pre') this.startCampaign('real', false);
+      else {
+        this.becomeLeader();
+        this.bcastAppend();
+      }
+      return true;
+    }
+    if (result === 'lost') {
+      this.becomeFollower(this.term, NONE);
+      return true;
+    }
+    return false;
+  }
+
+  // ---- message handling ---------------------------------------------------------------------
+
+  /** Term rules common to every message (Raft fig. 2 "all servers"); returns false to drop `m`. */
+  private stepTerm(m: Message): boolean {
+    if (m.term > this.term) {
+      if (m.type === 'Vote' || m.type === 'PreVote') {
+        const inLease = this.checkQuorum && this.leader !== NONE && this.electionElapsed < this.electionTimeout;
+        // Thesis §4.2.3: ignore a disruptive candidate while we still hear from a live leader.
+        if (inLease && m.context !== TRANSFER_CONTEXT) return false;
+      }
+      if (m.type === 'PreVote') return true; // a pre-vote never changes our term
+      if (m.type === 'PreVoteResp' && !m.reject) return true; // granted at our future term
+      const leader = m.type === 'App' || m.type === 'Heartbeat' || m.type === 'Snap' ? m.from : NONE;
+      this.becomeFollower(m.term, leader);
+      return true;
+    }
+    if (m.term < this.term) {
+      if ((this.checkQuorum || this.preVote) && (m.type === 'App' || m.type === 'Heartbeat')) {
+        // A stale leader (e.g. after a partition) learns our term from this and steps down.
+        this.send(message({ type: 'AppResp', from: this.id, to: m.from, term: this.term }));
+      } else if (m.type === 'PreVote') {
+        this.send(message({ type: 'PreVoteResp', from: this.id, to: m.from, term: this.term, reject: true }));
+      }
+      return false;
+    }
+    return true;
+  }
+
+  private handleVoteRequest(m: Message): void {
+    const respType: MessageType = m.type === 'Vote' ? 'VoteResp' : 'PreVoteResp';
+    const forgetsVote = this.cfg.plantedBug === 'grant-two-votes-per-term';
+    const canVote =
+      this.vote === m.from ||
+      ((this.vote === NONE || forgetsVote) && this.leader === NONE) ||
+      (m.type === 'PreVote' && m.term > this.term);
+    if (canVote && this.log.isUpToDate(m.index, m.logTerm)) {
+      // A granted pre-vote answers at the candidate's future term, so it counts there.
+      this.send(message({ type: respType, from: this.id, to: m.from, term: m.term }));
+      if (m.type === 'Vote') {
+        this.electionElapsed = 0;
+        if (this.vote === NONE) this.vote = m.from;
+      }
+    } else {
+      this.send(message({ type: respType, from: this.id, to: m.from, term: this.term, reject: true }));
+    }
+  }
+
+  private stepLeader(m: Message): void {
+    const pr = this.prs.get(m.from);
+    if (!pr) return;
+    switch (m.type) {
+      case 'AppResp':
+        pr.recentActive = true;
+        return this.handleAppendResponse(m, pr);
+      case 'HeartbeatResp':
+        pr.recentActive = true;
+        // It is alive: lift the pause for one App. To a follower that lacks entries, or whose place
+        // we are unsure of (probe, e.g. after reportUnreachable), it goes even if empty, asking
+        // "do you hold next-1?": the ack moves a caught-up prober back to replicate, and the ack
+        // or reject unsticks a full window whose Apps were lost. A slow follower whose acks are
+        // merely late is never dropped to probe for it (that would resend what is on its way).
+        pr.paused = false;
+        if (pr.match < this.log.lastIndex() || pr.state === 'probe') this.sendAppend(m.from);
+        if (m.context !== '') this.handleReadAck(m.from, m.context);
+        return;
+      default:
+        return; // App/Heartbeat/Snap at our own term cannot come from another leader (election safety)
+    }
+  }
+
+  private handleAppendResponse(m: Message, pr: Progress): void {
+    if (m.reject) {
+      let hint = m.rejectHint;
+      if (m.logTerm > 0) hint = this.log.findConflictByTerm(m.rejectHint, m.logTerm);
+      if (pr.maybeDecrTo(m.index, hint)) {
+        if (pr.state === 'replicate') pr.becomeProbe();
+        this.sendAppend(m.from);
+      }
+      return;
+    }
+    if (this.cfg.plantedBug === undefined) this.checkAppRespClaim(m, pr);
+    const wasPaused = pr.isPaused();
+    // An ack of exactly what a probing follower already matched still proves where its log ends.
+    const probeConfirmed = pr.state === 'probe' && pr.match === m.index;
+    if (!pr.maybeUpdate(m.index) && !probeConfirmed) return;
+    if (pr.state === 'probe') pr.becomeReplicate();
+    else if (pr.state === 'snapshot' && pr.match >= pr.pendingSnapshot) {
+      pr.becomeProbe();
+      pr.becomeReplicate();
+    } else if (pr.state === 'replicate') pr.inflights.freeLE(m.index);
+
+    if (this.maybeCommit()) this.bcastAppend();
+    else if (wasPaused) this.sendAppend(m.from);
+    while (this.sendAppend(m.from, false)) {
+      // fill the in-flight window with whatever else is ready to go
+    }
+    if (m.from === this.leadTransferee && pr.match === this.log.lastIndex()) {
+      this.send(message({ type: 'TimeoutNow', from: this.id, to: m.from, term: this.term }));
+    }
+  }
+
+  /**
+   * The commit rule believes every AppResp, so check what it claims. A correct follower answers
+   * with the end of an App we sent, a snapshot's index, or its commit — learned from us, or from an
+   * earlier term, and then at most our last index at election, where our first App to it ended.
+   * And the entry it claims to match is ours (same index and term ⇒ same prefix, Log Matching):
+   * that is what catches a stale tail claimed as a match (follower 1..5@1 + 6..8@2 answering a
+   * Snap(5@1) with 8 while we hold 6..8@3), which an index bound alone cannot.
+   * Planted bugs break the premises (one leader per term, leader completeness) and must be found
+   * by the simulator's own checks, so the check is off under them.
+   */
+  private checkAppRespClaim(m: Message, pr: Progress): void {
+    invariant(m.index <= pr.highestSent, 'AppResp claims no match past what the leader sent', this.id, () =>
+      `${m.from} claims a match at ${m.index}, but the highest index sent to it in term ${this.term} is ${pr.highestSent}`);
+    const ours = this.log.term(m.index);
+    const compacted = ours === undefined && m.index < this.log.firstIndex();
+    invariant(compacted || ours === m.logTerm, 'AppResp claims a match on an entry the leader holds', this.id, () =>
+      `${m.from} claims a match at ${m.index}@${m.logTerm}, but the leader's entry there has term ${ours ?? 'none'}`);
+  }
+
+  private stepCandidate(m: Message): void {
+    const kind = this.role === 'precandidate' ? 'pre' : 'real';
+    switch (m.type) {
+      case 'App':
+      case 'Heartbeat':
+      case 'Snap':
+        // Someone won this term: follow it.
+        this.becomeFollower(m.term, m.from);
+        return this.stepFollower(m);
+      case 'PreVoteResp':
+      case 'VoteResp':
+        if ((m.type === 'PreVoteResp') !== (kind === 'pre')) return;
+        this.votes.set(m.from, !m.reject);
+        this.tallyVotes(kind);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private stepFollower(m: Message): void {
+    switch (m.type) {
+      case 'App':
+        this.electionElapsed = 0;
+        this.leader = m.from;
+        return this.handleAppend(m);
+      case 'Heartbeat':
+        this.electionElapsed = 0;
+        this.leader = m.from;
+        this.log.commitTo(m.commit);
+        this.send(message({ type: 'HeartbeatResp', from: this.id, to: m.from, term: this.term, context: m.context }));
+        return;
+      case 'Snap':
+        this.electionElapsed = 0;
+        this.leader = m.from;
+        return this.handleSnapshot(m);
+      case 'TimeoutNow':
+        this.hup(true);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private handleAppend(m: Message): void {
+    if (m.index < this.log.committed) {
+      this.sendAck(m.from, this.log.committed);
+      return;
+    }
+    const lastNew = this.log.maybeAppend(m.index, m.logTerm, m.commit, m.entries);
+    if (lastNew !== undefined) {
+      this.sendAck(m.from, lastNew);
+      return;
+    }
+    // Fast backtracking (thesis §5.3 / etcd): point the leader past a whole term of mismatches.
+    const hintIndex = this.log.findConflictByTerm(Math.min(m.index, this.log.lastIndex()), m.logTerm);
+    this.send(message({
+      type: 'AppResp', from: this.id, to: m.from, term: this.term,
+      index: m.index, reject: true, rejectHint: hintIndex, logTerm: this.log.term(hintIndex) ?? 0,
+    }));
+  }
+
+  /** "My log matches yours up to `index`", with the term there so the leader can check the claim. */
+  private sendAck(to: NodeId, index: number): void {
+    this.send(message({ type: 'AppResp', from: this.id, to, term: this.term, index, logTerm: this.log.term(index) ?? 0 }));
+  }
+
+  private handleSnapshot(m: Message): void {
+    const snap = m.snapshot;
+    invariant(snap !== undefined, 'Snap message carries a snapshot', this.id, () => `from ${m.from}`);
+    const { index, term } = snap.metadata;
+    if (index <= this.log.committed) {
+      this.sendAck(m.from, this.log.committed);
+      return;
+    }
+    if (this.log.matchTerm(index, term)) {
+      // We already have the entry the snapshot ends with: just fast-forward the commit. Answer
+      // with the commit (= index), never our last index: the entries after `index` may be a stale
+      // tail of an older term that the leader never checked. Example: we hold 1..5@1 + 6..8@2 and
+      // a term-3 leader sends Snap(5@1); answering 8 would make it count 6..8@2 as replicated,
+      // though its own 6..8 may differ, and commit entries only it holds.
+      this.log.commitTo(index);
+      const overclaim = this.cfg.plantedBug === 'snapshot-fast-forward-overclaim';
+      this.sendAck(m.from, overclaim ? this.log.lastIndex() : this.log.committed);
+      return;
+    }
+    this.log.restore(snap);
+    this.voters = [...snap.metadata.voters];
+    this.sendAck(m.from, this.log.lastIndex());
+  }
+
+  private handleReadAck(from: NodeId, context: string): void {
+    if (this.readOnly.recvAck(from, context) < quorumSize(this.voters.length)) return;
+    for (const rs of this.readOnly.advance(context)) this.readStates.push(rs);
+  }
+
+  // ---- leader machinery ---------------------------------------------------------------------
+
+  private appendEntries(datas: readonly Uint8Array[]): number {
+    const last = this.log.lastIndex();
+    const ents: Entry[] = datas.map((data, k) => ({ term: this.term, index: last + 1 + k, data }));
+    const newLast = this.log.append(ents);
+    invariant(newLast === last + datas.length, 'leader only appends', this.id, () => `last ${last} → ${newLast}`);
+    return newLast;
+  }
+
+  /** Advance the commit index to what a majority has durably matched (only current-term entries: fig. 8). */
+  private maybeCommit(): boolean {
+    const mci = committedIndex(this.voters, (id) => this.prs.get(id)!.match);
+    if (mci <= this.log.committed) return false;
+    if (this.log.term(mci) !== this.term && this.cfg.plantedBug !== 'commit-previous-term-by-count') return false;
+    const hadCommitInTerm = this.committedEntryInCurrentTerm();
+    this.log.commitTo(mci);
+    if (!hadCommitInTerm && this.committedEntryInCurrentTerm()) this.releasePendingReads();
+    return true;
+  }
+
+  private committedEntryInCurrentTerm(): boolean {
+    return this.log.term(this.log.committed) === this.term;
+  }
+
+  private releasePendingReads(): void {
+    const contexts = this.pendingReadContexts;
+    this.pendingReadContexts = [];
+    for (const ctx of contexts) this.startRead(ctx);
+  }
+
+  private startRead(context: string): void {
+    if (this.voters.length === 1 || this.cfg.plantedBug === 'read-without-quorum') {
+      this.readStates.push({ index: this.log.committed, context });
+      return;
+    }
+    this.readOnly.add(this.log.committed, context, this.id);
+    this.readRoundPending = true;
+  }
+
+  private bcastAppend(): void {
+    for (const id of this.voters) if (id !== this.id) this.sendAppend(id);
+  }
+
+  /**
+   * A heartbeat round. It carries the newest pending ReadIndex context: a quorum's acks of it
+   * confirm that request and every one queued before it, so concurrent reads share one round.
+   */
+  private bcastHeartbeat(): void {
+    const context = this.readOnly.lastPendingContext();
+    this.readRoundPending = false;
+    for (const id of this.voters) {
+      if (id === this.id) continue;
+      // Never tell a follower to commit past what it is known to hold.
+      const commit = Math.min(this.prs.get(id)!.match, this.log.committed);
+      this.send(message({ type: 'Heartbeat', from: this.id, to: id, term: this.term, commit, context }));
+    }
+  }
+
+  /** Send `to` what it lacks (or a snapshot); returns whether a message went out. */
+  private sendAppend(to: NodeId, sendIfEmpty = true): boolean {
+    const pr = this.prs.get(to)!;
+    if (pr.isPaused()) return false;
+    const prevIndex = pr.next - 1;
+    const prevTerm = this.log.term(prevIndex);
+    let entries: Entry[] | undefined;
+    if (pr.state === 'replicate' && pr.inflights.full()) {
+      entries = []; // the window is full: only an empty App (see HeartbeatResp) may go out
+    } else if (prevTerm !== undefined) {
+      try {
+        entries = this.log.slice(pr.next, this.log.lastIndex() + 1, this.maxSizePerMsg);
+      } catch (e) {
+        if (!(e instanceof CompactedError)) throw e;
+      }
+    }
+    if (prevTerm === undefined || entries === undefined) return this.sendSnapshot(to, pr);
+    if (entries.length === 0 && !sendIfEmpty) return false;
+    this.send(message({ type: 'App', from: this.id, to, term: this.term, index: prevIndex, logTerm: prevTerm, entries, commit: this.log.committed }));
+    pr.highestSent = Math.max(pr.highestSent, prevIndex + entries.length);
+    pr.sentApp(entries.length > 0 ? entries[entries.length - 1].index : undefined);
+    return true;
+  }
+
+  private sendSnapshot(to: NodeId, pr: Progress): boolean {
+    if (!pr.recentActive) return false; // don't ship a whole snapshot to a node that may be down
+    const snap = this.log.storage.snapshot();
+    invariant(snap.metadata.index > 0, 'a compacted log has a snapshot', this.id, () => `first index ${this.log.firstIndex()}`);
+    this.send(message({ type: 'Snap', from: this.id, to, term: this.term, snapshot: snap }));
+    pr.becomeSnapshot(snap.metadata.index);
+    pr.highestSent = Math.max(pr.highestSent, snap.metadata.index);
+    return true;
+  }
+
+  private send(m: Message): void {
+    this.msgs.push(m);
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  softState(): SoftState {
+    return { leader: this.leader, role: this.role };
+  }
+
+  hardState(): HardState {
+    return { term: this.term, vote: this.vote, commit: this.log.committed };
+  }
+}

@@ -1,0 +1,409 @@
+// Transcript tests for the consensus core (format: test/raft/transcripts/README.md): a file of
+// commands, each followed by the output it must print. run() executes a file against real RaftNodes
+// over MemoryStorage and returns the file as it should read; the test compares the two.
+import {
+  InvariantError,
+  MemoryStorage,
+  RaftNode,
+  message,
+  type Entry,
+  type Message,
+  type MessageType,
+  type NodeId,
+  type PlantedBug,
+  type RaftConfig,
+  type Ready,
+  type Snapshot,
+} from '../../src/raft/index.js';
+import { seededRandom } from './harness.js';
+
+export interface Block {
+  /** 1-based line of the command. */
+  readonly line: number;
+  /** Comment and blank lines before the command, kept verbatim. */
+  readonly preamble: readonly string[];
+  readonly command: string;
+  readonly expected: readonly string[];
+}
+
+/** Thrown for a malformed transcript (a typo must fail loudly, never become expected output). */
+export class TranscriptError extends Error {}
+
+export function parse(text: string): { blocks: Block[]; trailer: string[] } {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const blocks: Block[] = [];
+  let preamble: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (l.trim() === '' || l.startsWith('#')) {
+      preamble.push(l);
+      continue;
+    }
+    if (lines[i + 1] !== '----') throw new TranscriptError(`line ${i + 1}: command "${l}" is not followed by a "----" line`);
+    const expected: string[] = [];
+    let j = i + 2;
+    for (; j < lines.length && lines[j].trim() !== ''; j++) expected.push(lines[j]);
+    blocks.push({ line: i + 1, preamble, command: l, expected });
+    preamble = [];
+    i = j - 1;
+  }
+  return { blocks, trailer: preamble };
+}
+
+export function render(blocks: readonly Block[], outputs: readonly (readonly string[])[], trailer: readonly string[]): string {
+  const out: string[] = [];
+  blocks.forEach((b, k) => out.push(...b.preamble, b.command, '----', ...outputs[k]));
+  out.push(...trailer);
+  return out.join('\n') + '\n';
+}
+
+/** Runs every command of a transcript; returns each command's output lines. */
+export function run(blocks: readonly Block[]): string[][] {
+  const world = new World();
+  return blocks.map((b) => {
+    try {
+      const out = world.exec(b.command);
+      return out.length > 0 ? out : ['ok'];
+    } catch (e) {
+      if (e instanceof TranscriptError) throw new TranscriptError(`line ${b.line}: ${b.command}: ${e.message}`);
+      throw e;
+    }
+  });
+}
+
+// ---- the world a transcript drives ----------------------------------------------------------
+
+interface Node {
+  readonly raft: RaftNode;
+  readonly storage: MemoryStorage;
+  readonly peers: readonly NodeId[];
+}
+
+type Args = Map<string, string>;
+
+class World {
+  private readonly nodes = new Map<NodeId, Node>();
+  private queue: Message[] = [];
+  private readonly cut = new Set<string>();
+
+  exec(command: string): string[] {
+    const [verb, ...rest] = command.trim().split(/\s+/);
+    const pos = rest.filter((w) => !w.includes('='));
+    const args: Args = new Map(rest.filter((w) => w.includes('=')).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+    switch (verb) {
+      case 'cluster':
+        if (args.has('peers')) throw new TranscriptError('cluster: the peers are the nodes named');
+        for (const id of pos) this.addNode(id, pos, args);
+        return [];
+      case 'node':
+        this.addNode(one(pos), list(need(args, 'peers')), args);
+        return [];
+      case 'campaign':
+        return guard(() => this.node(one(pos)).raft.campaign());
+      case 'tick': {
+        allow(args, ['n']);
+        const times = num(args.get('n') ?? '1');
+        return guard(() => {
+          for (let k = 0; k < times; k++) for (const id of pos) this.node(id).raft.tick();
+        });
+      }
+      case 'propose': {
+        const [id, data] = two(pos);
+        const at = this.node(id).raft.propose(new TextEncoder().encode(data));
+        return [at ? `${at.index}@${at.term}` : 'refused'];
+      }
+      case 'read': {
+        const [id, ctx] = two(pos);
+        return [this.node(id).raft.readIndex(ctx) ? 'ok' : 'refused'];
+      }
+      case 'transfer': {
+        const [id, to] = two(pos);
+        return [this.node(id).raft.transferLeader(to) ? 'ok' : 'refused'];
+      }
+      case 'unreachable': {
+        const [id, to] = two(pos);
+        this.node(id).raft.reportUnreachable(to);
+        return [];
+      }
+      case 'compact': {
+        const [id, at] = two(pos);
+        const { storage } = this.node(id);
+        storage.createSnapshot(num(at), new TextEncoder().encode(`snap@${at}`));
+        storage.compact(num(at));
+        return [];
+      }
+      case 'send': {
+        const m = this.handBuilt(one(pos), args);
+        this.queue.push(m);
+        return [fmtMessage(m)];
+      }
+      case 'deliver':
+        return this.deliver(filterOf(args)).flatMap(({ m, dropped, error }) =>
+          [`${dropped ? 'dropped ' : ''}${fmtMessage(m)}`, ...error.map((l) => `  ${l}`)]);
+      case 'drop': {
+        const f = filterOf(args);
+        const dropped = this.queue.filter(f);
+        this.queue = this.queue.filter((m) => !f(m));
+        return dropped.map((m) => `dropped ${fmtMessage(m)}`);
+      }
+      case 'ready':
+        return guard(() => this.processReady(one(pos)));
+      case 'stabilize':
+        return this.stabilize(pos.length > 0 ? pos : [...this.nodes.keys()]);
+      case 'cut': {
+        const [a, b] = two(pos);
+        this.cut.add(`${a}->${b}`).add(`${b}->${a}`);
+        return [];
+      }
+      case 'heal':
+        this.cut.clear();
+        return [];
+      case 'status':
+        return this.status(one(pos));
+      default:
+        throw new TranscriptError(`unknown command "${verb}"`);
+    }
+  }
+
+  private node(id: NodeId): Node {
+    const n = this.nodes.get(id);
+    if (!n) throw new TranscriptError(`no node "${id}"`);
+    return n;
+  }
+
+  private addNode(id: NodeId, peers: readonly NodeId[], args: Args): void {
+    allow(args, ['peers', 'log', 'compact', 'term', 'vote', 'commit', 'inflight', 'maxsize', 'bug']);
+    if (this.nodes.has(id)) throw new TranscriptError(`node "${id}" exists`);
+    const storage = new MemoryStorage(peers);
+    if (args.has('log')) storage.append(parseEntries(need(args, 'log')));
+    if (args.has('compact')) {
+      const at = num(need(args, 'compact'));
+      storage.createSnapshot(at, new TextEncoder().encode(`snap@${at}`));
+      storage.compact(at);
+    }
+    const term = num(args.get('term') ?? '0');
+    storage.setHardState({ term, vote: args.get('vote') ?? '', commit: num(args.get('commit') ?? '0') });
+    const cfg: RaftConfig = {
+      id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1 + this.nodes.size),
+      maxInflightMsgs: args.has('inflight') ? num(need(args, 'inflight')) : undefined,
+      maxSizePerMsg: args.has('maxsize') ? num(need(args, 'maxsize')) : undefined,
+      plantedBug: args.get('bug') as PlantedBug | undefined,
+    };
+    this.nodes.set(id, { raft: new RaftNode(cfg), storage, peers });
+  }
+
+  private step(m: Message): void {
+    this.node(m.to).raft.step(m);
+  }
+
+  /** Steps the queued messages that match `f` (in order); a message on a cut link is dropped. */
+  private deliver(f: (m: Message) => boolean): { m: Message; dropped: boolean; error: string[] }[] {
+    const now = this.queue.filter(f);
+    this.queue = this.queue.filter((m) => !f(m));
+    return now.map((m) => {
+      const dropped = this.cut.has(`${m.from}->${m.to}`);
+      return { m, dropped, error: dropped ? [] : guard(() => this.step(m)) };
+    });
+  }
+
+  /** Persist, "send" (queue) and apply every Ready the node has. */
+  private processReady(id: NodeId): string[] {
+    const { raft, storage } = this.node(id);
+    const out: string[] = [];
+    while (raft.hasReady()) {
+      const rd = raft.ready();
+      if (rd.hardState) storage.setHardState(rd.hardState);
+      if (rd.snapshot) storage.applySnapshot(rd.snapshot);
+      storage.append(rd.entries);
+      this.queue.push(...rd.messages);
+      out.push(`${id} ready:`, ...fmtReady(rd).map((l) => `  ${l}`));
+      raft.advance(rd);
+    }
+    return out;
+  }
+
+  private stabilize(ids: readonly NodeId[]): string[] {
+    const out: string[] = [];
+    for (let round = 0; round < 100; round++) {
+      for (const id of ids) out.push(...guard(() => this.processReady(id)));
+      const delivered = this.deliver((m) => ids.includes(m.to));
+      if (delivered.length === 0) return out;
+      // A delivery prints nothing (its Ready printed the message) unless it is dropped or fails.
+      for (const { m, dropped, error } of delivered) {
+        if (dropped) out.push(`dropped ${fmtMessage(m)}`);
+        if (error.length) out.push(`${m.to} stepping ${fmtMessage(m)}:`, ...error.map((l) => `  ${l}`));
+      }
+    }
+    throw new TranscriptError('did not stabilize in 100 rounds');
+  }
+
+  private status(id: NodeId): string[] {
+    const st = this.node(id).raft.status();
+    const snap = this.node(id).storage.snapshot().metadata;
+    const lines = [
+      `${id}: ${st.role} term=${st.term} lead=${st.leader || '-'} commit=${st.commit} applied=${st.applied}`,
+      `  log ${snap.index > 0 ? `snap=${snap.index}@${snap.term} ` : ''}${fmtLog(this.node(id))}`,
+    ];
+    for (const [peer, pr] of st.progress) {
+      if (peer === id) continue;
+      lines.push(`  ${peer}: ${pr.state} match=${pr.match} next=${pr.next}${pr.recentActive ? '' : ' inactive'}`);
+    }
+    return lines;
+  }
+
+  private handBuilt(route: string, args: Args): Message {
+    allow(args, ['type', 'term', 'prev', 'match', 'last', 'commit', 'entries', 'ctx', 'snap']);
+    const [from, to] = route.split('->');
+    const type = need(args, 'type') as MessageType;
+    if (!MESSAGE_TYPES.includes(type)) throw new TranscriptError(`type=${type} is not one of ${MESSAGE_TYPES.join(' ')}`);
+    if (!from || !to) throw new TranscriptError(`"${route}" is not <from>-><to>`);
+    const at = (s: string | undefined) => (s === undefined ? [0, 0] : parseAt(s));
+    const [index, logTerm] = at(args.get('prev') ?? args.get('match') ?? args.get('last'));
+    let snapshot: Snapshot | undefined;
+    if (args.has('snap')) {
+      snapshot = this.node(from).storage.snapshot();
+      const [si, st] = parseAt(need(args, 'snap'));
+      if (snapshot.metadata.index !== si || snapshot.metadata.term !== st) {
+        throw new TranscriptError(`${from}'s snapshot is ${snapshot.metadata.index}@${snapshot.metadata.term}, not ${si}@${st}`);
+      }
+    }
+    return message({
+      type, from, to, term: num(need(args, 'term')), index, logTerm,
+      commit: num(args.get('commit') ?? '0'),
+      entries: args.has('entries') ? parseEntries(need(args, 'entries')) : [],
+      context: args.get('ctx') ?? '',
+      snapshot,
+    });
+  }
+}
+
+// ---- printing -------------------------------------------------------------------------------
+
+const dec = new TextDecoder();
+const fmtEntry = (e: Entry) => `${e.index}@${e.term}${e.data.length > 0 ? `:${dec.decode(e.data)}` : ''}`;
+const fmtEntries = (es: readonly Entry[]) => es.map(fmtEntry).join(' ');
+
+export function fmtMessage(m: Message): string {
+  const head = `${m.from}->${m.to} ${m.type} term=${m.term}`;
+  const ctx = m.context ? ` ctx=${m.context}` : '';
+  switch (m.type) {
+    case 'App':
+      return `${head} prev=${m.index}@${m.logTerm} commit=${m.commit}${m.entries.length ? ` entries=[${fmtEntries(m.entries)}]` : ''}`;
+    case 'AppResp':
+      return m.reject ? `${head} reject=${m.index} hint=${m.rejectHint}@${m.logTerm}` : `${head} match=${m.index}@${m.logTerm}`;
+    case 'Vote':
+    case 'PreVote':
+      return `${head} last=${m.index}@${m.logTerm}${ctx}`;
+    case 'VoteResp':
+    case 'PreVoteResp':
+      return `${head} ${m.reject ? 'rejected' : 'granted'}`;
+    case 'Heartbeat':
+      return `${head} commit=${m.commit}${ctx}`;
+    case 'HeartbeatResp':
+    case 'TimeoutNow':
+      return `${head}${ctx}`;
+    case 'Snap': {
+      const md = m.snapshot!.metadata;
+      return `${head} snap=${md.index}@${md.term} voters=${md.voters.join(',')}`;
+    }
+  }
+}
+
+function fmtReady(rd: Ready): string[] {
+  const out: string[] = [];
+  if (rd.softState) out.push(`soft ${rd.softState.role} lead=${rd.softState.leader || '-'}`);
+  if (rd.hardState) out.push(`hard term=${rd.hardState.term} vote=${rd.hardState.vote || '-'} commit=${rd.hardState.commit}`);
+  if (rd.snapshot) out.push(`snapshot ${rd.snapshot.metadata.index}@${rd.snapshot.metadata.term}`);
+  if (rd.entries.length) out.push(`append ${fmtEntries(rd.entries)}`);
+  if (rd.committedEntries.length) out.push(`apply ${fmtEntries(rd.committedEntries)}`);
+  for (const rs of rd.readStates) out.push(`read ${rs.context} at ${rs.index}`);
+  for (const m of rd.messages) out.push(fmtMessage(m));
+  return out;
+}
+
+/** The stored log, runs of one term folded: "1..5@1 6..8@2". */
+function fmtLog(n: Node): string {
+  const first = n.storage.firstIndex();
+  const last = n.storage.lastIndex();
+  const runs: string[] = [];
+  let start = first;
+  for (let i = first; i <= last; i++) {
+    const t = n.storage.term(i);
+    if (i === last || n.storage.term(i + 1) !== t) {
+      runs.push(start === i ? `${i}@${t}` : `${start}..${i}@${t}`);
+      start = i + 1;
+    }
+  }
+  return runs.length ? runs.join(' ') : '(empty)';
+}
+
+// ---- argument parsing -----------------------------------------------------------------------
+
+/** Runs `fn`; an InvariantError it throws is printed as output (a transcript may expect one). */
+function guard(fn: () => string[] | void): string[] {
+  try {
+    return fn() ?? [];
+  } catch (e) {
+    if (!(e instanceof InvariantError)) throw e;
+    return [`error: ${e.message}`];
+  }
+}
+
+function allow(args: Args, keys: readonly string[]): void {
+  for (const k of args.keys()) if (!keys.includes(k)) throw new TranscriptError(`unknown argument ${k}= (known: ${keys.join(' ')})`);
+}
+
+const MESSAGE_TYPES: readonly MessageType[] = [
+  'App', 'AppResp', 'Vote', 'VoteResp', 'PreVote', 'PreVoteResp', 'Heartbeat', 'HeartbeatResp', 'Snap', 'TimeoutNow',
+];
+
+function num(s: string): number {
+  if (!/^\d+$/.test(s)) throw new TranscriptError(`"${s}" is not a number`);
+  return Number(s);
+}
+
+function one(pos: readonly string[]): string {
+  if (pos.length !== 1) throw new TranscriptError(`expected one argument, got ${pos.length}`);
+  return pos[0];
+}
+
+function two(pos: readonly string[]): [string, string] {
+  if (pos.length !== 2) throw new TranscriptError(`expected two arguments, got ${pos.length}`);
+  return [pos[0], pos[1]];
+}
+
+function need(args: Args, key: string): string {
+  const v = args.get(key);
+  if (v === undefined || v === '') throw new TranscriptError(`missing ${key}=`);
+  return v;
+}
+
+const list = (s: string) => s.split(',').filter((x) => x !== '');
+
+function parseAt(s: string): [number, number] {
+  const m = /^(\d+)@(\d+)$/.exec(s);
+  if (!m) throw new TranscriptError(`"${s}" is not <index>@<term>`);
+  return [Number(m[1]), Number(m[2])];
+}
+
+/** "1..5@1,6@2" → entries 1..5 of term 1 and 6 of term 2, each with data "e<index>". */
+function parseEntries(s: string): Entry[] {
+  const out: Entry[] = [];
+  for (const part of list(s)) {
+    const m = /^(\d+)(?:\.\.(\d+))?@(\d+)$/.exec(part);
+    if (!m) throw new TranscriptError(`"${part}" is not <i>@<term> or <i>..<j>@<term>`);
+    const lo = Number(m[1]);
+    const hi = Number(m[2] ?? m[1]);
+    for (let i = lo; i <= hi; i++) out.push({ index: i, term: Number(m[3]), data: new TextEncoder().encode(`e${i}`) });
+  }
+  return out;
+}
+
+function filterOf(args: Args): (m: Message) => boolean {
+  allow(args, ['from', 'to', 'type']);
+  const from = args.get('from');
+  const to = args.get('to');
+  const type = args.get('type');
+  return (m) => (!from || m.from === from) && (!to || m.to === to) && (!type || m.type === type);
+}
