@@ -4,6 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Prng } from '../../sim/prng.js';
 import type { LockApi } from '../../support/lock-api-client.js';
+import type { SessionClient } from '../../../src/client/session-client.js';
 import { BOGUS_LEASE, HUGE, type Answer, type ApiModel, type Req } from './api-model.js';
 
 /** A lease: the k-th live one (mod their number), the k-th one granted in this run (live or not), or one never granted. */
@@ -25,7 +26,11 @@ export type OpBody =
   /** Send `body` with op `of`'s request id (misuse: INVALID_ARGUMENT unless it is the same request). */
   | { readonly k: 'reuse'; readonly of: number; readonly body: OpBody };
 
-/** An op: a stable id (request ids and dup references use it), the node it is sent to, whether it carries a request id. */
+/**
+ * An op: a stable id (request ids and dup references use it), where it is sent (node 0–2 by unary
+ * call, 3: a Session stream to the leader, for the operations a session carries), whether it
+ * carries a request id.
+ */
 export interface Op {
   readonly id: number;
   readonly via: number;
@@ -89,7 +94,7 @@ export function drawOp(rnd: Prng, id: number, earlier: readonly Op[]): Op {
     if (mutating.length) return { k: 'reuse', of: mutating[rnd.int(mutating.length)].id, body: body() };
     return { k: 'grant' };
   };
-  return { id, via: rnd.int(3), rid: rnd.int(5) > 0, body: body() };
+  return { id, via: rnd.int(4), rid: rnd.int(5) > 0, body: body() };
 }
 
 /** Resolve an op against the model into a concrete request; undefined = skip (nothing it could mean). */
@@ -162,6 +167,44 @@ async function answerOf(p: Promise<Record<string, unknown>>): Promise<Answer> {
 const CALL_MS = 10_000;
 /** A waiting Acquire's deadline: far past a run, so only the model's events end it. */
 const WAIT_MS = 120_000;
+
+/** The operations a Session stream carries (the others go by unary call). */
+export const ON_SESSION: ReadonlySet<Req['t']> = new Set(['grant', 'revoke', 'ttl', 'acquire', 'release', 'inspect', 'fenceWrite', 'fenceDelete', 'fenceRead']);
+
+/** Send `req` on a Session stream: the same answers as the unary call (SessionClient errors carry the code). */
+export function sendOnSession(s: SessionClient, req: Req): Promise<Answer> {
+  const o = { timeoutMs: CALL_MS };
+  switch (req.t) {
+    case 'grant':
+      return answerOf(s.grant(req.ttlMs, { ...o, requestId: req.rid }).then((r) => ({ leaseId: r.leaseId, ttlMs: r.ttlMs })));
+    case 'revoke':
+      return answerOf(s.revoke(req.lease, { ...o, requestId: req.rid }).then(() => ({})));
+    case 'ttl':
+      return answerOf(s.timeToLive(req.lease, o).then((r) => ({ leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, locks: [...r.locks] })));
+    case 'acquire':
+      return answerOf(
+        s.acquire(req.name, req.lease, { timeoutMs: req.wait ? WAIT_MS : CALL_MS, wait: req.wait, requestId: req.rid }).then((r) => ({
+          acquired: r.acquired,
+          fencingToken: r.fencingToken,
+          holderLeaseId: r.holderLeaseId,
+          grantEnded: r.grantEnded,
+          endedFencingToken: r.endedFencingToken,
+        })),
+      );
+    case 'release':
+      return answerOf(s.release(req.name, req.token, { ...o, requestId: req.rid }).then((released) => ({ released })));
+    case 'inspect':
+      return answerOf(s.inspect(req.name, o).then((r) => ({ held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: [...r.waitingLeaseIds] })));
+    case 'fenceWrite':
+      return answerOf(s.fenceWrite(req.key, req.value, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((highestToken) => ({ highestToken })));
+    case 'fenceDelete':
+      return answerOf(s.fenceDelete(req.key, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ deleted: r.deleted, highestToken: r.highestToken })));
+    case 'fenceRead':
+      return answerOf(s.fenceRead(req.key, o).then((r) => ({ value: Buffer.from(r.value).toString('utf8'), fencingToken: r.fencingToken })));
+    default:
+      throw new Error(`${req.t} is not a Session operation`);
+  }
+}
 
 /** Send `req` to `api`; the promise resolves with its answer (a waiting Acquire: when it ends). */
 export function send(api: LockApi, req: Req): Promise<Answer> {
@@ -236,5 +279,6 @@ function keepAliveOnce(api: LockApi, leaseId: number): Promise<Record<string, un
 /** One line per op, for a failure report. */
 export function describe(op: Op, req: Req | undefined): string {
   const body = op.body.k === 'dup' ? `dup of #${op.body.of}` : op.body.k === 'reuse' ? `reuse the request id of #${op.body.of} for ${op.body.body.k}` : op.body.k;
-  return `#${op.id} via n${op.via + 1} ${body}: ${req ? JSON.stringify(req) : '(skipped)'}`;
+  const via = op.via === 3 ? (req && ON_SESSION.has(req.t) ? 'session' : 'n1') : `n${op.via + 1}`;
+  return `#${op.id} via ${via} ${body}: ${req ? JSON.stringify(req) : '(skipped)'}`;
 }

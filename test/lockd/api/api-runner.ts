@@ -4,7 +4,8 @@
 // change on a loaded machine: the outcome of that write is unknown) is inconclusive, not a failure.
 import type { ApiFixture } from './api-fixture.js';
 import { ApiModel, BOGUS_LEASE, isFresh, type Answer, type Req } from './api-model.js';
-import { describe, keyOf, resolve, send, type Op } from './api-ops.js';
+import { SessionClient } from '../../../src/client/session-client.js';
+import { describe, keyOf, ON_SESSION, resolve, send, sendOnSession, type Op } from './api-ops.js';
 
 const UNAVAILABLE = 14;
 const END_MS = 10_000;
@@ -25,6 +26,9 @@ export type Coverage = Map<string, number>;
 export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: string, seen: Coverage = new Map()): Promise<RunResult> {
   const m = new ApiModel();
   const apis = f.cluster.nodes.map((n) => f.api(n.id));
+  const session = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
+  /** Where op `via` goes: a node's unary API, or the session (for the operations it carries). */
+  const to = (via: number, req: Req): Sender => (via === 3 && ON_SESSION.has(req.t) ? (r) => sendOnSession(session, r) : (r) => send(apis[via % apis.length], r));
   const sent = new Map<number, Req>();
   const waiting = new Map<number, Call>();
   const log: string[] = [];
@@ -39,11 +43,11 @@ export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: str
       log.push(describe(op, req));
       if (!req) continue;
       sent.set(op.id, req);
-      await step(m, apis[op.via % apis.length], req, op.id, waiting, log, seen, op.body.k === 'dup');
+      await step(m, to(op.via, req), req, op.id, waiting, log, seen, op.body.k === 'dup');
     }
     // The end state, read back: every lock and key of the run.
-    for (let n = 0; n < 2; n++) await step(m, apis[0], { t: 'inspect', name: `${prefix}-l${n}` }, -1, waiting, log, seen, false);
-    for (let n = 0; n < 2; n++) await step(m, apis[0], { t: 'fenceRead', key: keyOf(prefix, n) }, -1, waiting, log, seen, false);
+    for (let n = 0; n < 2; n++) await step(m, to(0, { t: 'inspect', name: '' }), { t: 'inspect', name: `${prefix}-l${n}` }, -1, waiting, log, seen, false);
+    for (let n = 0; n < 2; n++) await step(m, to(0, { t: 'fenceRead', key: '' }), { t: 'fenceRead', key: keyOf(prefix, n) }, -1, waiting, log, seen, false);
     if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
     return { kind: 'pass' };
   } catch (e) {
@@ -52,10 +56,13 @@ export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: str
     throw e;
   } finally {
     await cleanUp(f, m, prefix, waiting);
+    session.close();
   }
 }
 
-async function step(m: ApiModel, api: ReturnType<ApiFixture['api']>, req: Req, id: number, waiting: Map<number, Call>, log: string[], seen: Coverage, dup: boolean): Promise<void> {
+type Sender = (req: Req) => Promise<Answer>;
+
+async function step(m: ApiModel, sendReq: Sender, req: Req, id: number, waiting: Map<number, Call>, log: string[], seen: Coverage, dup: boolean): Promise<void> {
   const floor = m.maxSeen;
   const exp = m.step(req, id);
   const count = (k: string) => seen.set(k, (seen.get(k) ?? 0) + 1);
@@ -63,7 +70,7 @@ async function step(m: ApiModel, api: ReturnType<ApiFixture['api']>, req: Req, i
   if (exp.answer !== 'pending' && exp.answer.ok && exp.answer.body.grantEnded) count('grant ended');
   if (exp.answer !== 'pending' && exp.answer.ok && exp.answer.body.released === true && req.t === 'cancelWait') count('cleanup released');
   if (exp.resolves.size) count('waits ended');
-  const call: Call = { answer: send(api, req) };
+  const call: Call = { answer: sendReq(req) };
   void call.answer.then((a) => (call.settled = a), () => undefined);
   if (exp.answer === 'pending') {
     waiting.set(id, call);
@@ -72,7 +79,7 @@ async function step(m: ApiModel, api: ReturnType<ApiFixture['api']>, req: Req, i
     const name = (req as Extract<Req, { t: 'acquire' }>).name;
     const lease = (req as Extract<Req, { t: 'acquire' }>).lease;
     for (const until = Date.now() + END_MS; !call.settled; ) {
-      const r = await send(api, { t: 'inspect', name });
+      const r = await sendReq({ t: 'inspect', name });
       if (r.ok && (r.body.waitingLeaseIds as number[]).includes(lease)) break;
       if (Date.now() > until) throw new Mismatch(`#${id}: lease ${lease} never showed in the queue of ${name}`);
       await new Promise((res) => setTimeout(res, 5));
