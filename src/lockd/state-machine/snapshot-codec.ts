@@ -2,8 +2,9 @@
 // (maps sorted by key; the dedup FIFO in its own order), so equal states give equal bytes.
 // Version 2: locks carry lastAcquireIndex and the grant's request id, waiters their lastAcquireIndex.
 // Version 3: fence entries carry their owner lease, tombstones (FIFO) and the floor; dedup records of
-// Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D); locks carry
-// lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one).
+// Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D).
+// Version 4: locks carry lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one),
+// and every open-wait Acquire record follows a live waiter (version 3 kept stale ones).
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -13,7 +14,7 @@ import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 3;
+export const SNAPSHOT_FORMAT_VERSION = 4;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
