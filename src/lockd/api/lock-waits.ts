@@ -23,6 +23,7 @@ import type { LockEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
 import type { LeaderOps } from './leader-ops.js';
 import { settleBy, type ApiTiming } from './timing.js';
+import { timerAt } from './timer-at.js';
 
 /** A call that goes away this close to its deadline timed out (timers of gRPC and ours race). */
 const DEADLINE_SLOP_MS = 50;
@@ -79,18 +80,18 @@ export class Waiter {
    */
   next(deadline: number, onGone: (cb: () => void) => void): Promise<WaitOutcome> {
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
+      // A client deadline may lie beyond what one setTimeout can wait (30 days: timer-at.ts).
+      const timer = timerAt(deadline, () => settle({ kind: 'deadline' }));
       const settle = (o?: WaitOutcome) => {
         if (!this.wake) return;
         this.wake = undefined;
-        if (timer) clearTimeout(timer);
+        timer.clear();
         const out = o ?? this.outcome!;
         if (out.kind === 'cancelled' && this.outcome === out) this.outcome = undefined;
         resolve(out);
       };
       this.wake = () => settle();
       if (this.outcome) return settle();
-      if (Number.isFinite(deadline)) timer = setTimeout(() => settle({ kind: 'deadline' }), Math.max(0, deadline - Date.now()));
       // gRPC ends a call at its deadline on its own timer, which may beat ours: that is the deadline too.
       onGone(() => settle(Date.now() >= deadline - DEADLINE_SLOP_MS ? { kind: 'deadline' } : { kind: 'gone' }));
     });

@@ -37,9 +37,13 @@ export function checkInvariants(s: MachineState): void {
       check(lease.waiting.has(name), 'lease-index', () => `lease ${w.leaseId} does not list ${name} as waited on`);
     }
   }
+  const heap = s.expiry.breach();
+  check(heap === undefined, 'expiry-index', () => `${heap}`);
+  check(s.expiry.size === s.leases.size, 'expiry-index', () => `${s.expiry.size} leases indexed, ${s.leases.size} live`);
   for (const [id, lease] of s.leases) {
     check(lease.id === id && id > 0 && id <= s.appliedIndex, 'lease-ids', () => `lease keyed ${id} has id ${lease.id}`);
     check(lease.deadline > s.now, 'live-before-deadline', () => `lease ${id}: deadline ${lease.deadline} <= now ${s.now}`);
+    check(s.expiry.deadlineOf(id) === lease.deadline, 'expiry-index', () => `lease ${id}: deadline ${lease.deadline}, indexed at ${s.expiry.deadlineOf(id)}`);
     for (const name of lease.held)
       check(s.locks.get(name)?.holder === id, 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
     for (const name of lease.waiting)

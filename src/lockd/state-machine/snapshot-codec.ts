@@ -92,6 +92,7 @@ function build(doc: unknown): MachineState {
     const lease = newLease(int(id, 'lease id'), int(ttl, 'lease ttl'), int(deadline, 'lease deadline'));
     if (s.leases.has(lease.id)) throw new SnapshotDecodeError(`lease ${lease.id} appears twice`);
     s.leases.set(lease.id, lease);
+    s.expiry.set(lease.id, lease.deadline); // derived: rebuilt here, not stored
   }
   for (const l of arr(d.locks, 'locks')) {
     const lj = arr(l, 'lock');

@@ -1,6 +1,8 @@
 // The replicated state, as plain tables. Every field here is covered by snapshots (snapshot-codec.ts);
-// `held` and `waiting` on a lease are reverse indexes of the lock table, rebuilt on restore.
+// `held` and `waiting` on a lease are reverse indexes of the lock table, and `expiry` orders the
+// leases by deadline: derived, rebuilt on restore.
 
+import { ExpiryIndex } from '../lease/expiry-index.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
 
@@ -8,7 +10,10 @@ export interface LeaseRecord {
   /** Index of the Grant entry. */
   readonly id: number;
   readonly ttlMs: number;
-  /** Logical time at which the lease expires (expired by the first Tick with now >= deadline). */
+  /**
+   * Logical time at which the lease expires (expired by the first Tick with now >= deadline).
+   * Indexed in MachineState.expiry: change it only through lease/lease-commands.ts, which keeps both in step.
+   */
   deadline: number;
   /** Names this lease holds. */
   readonly held: Set<string>;
@@ -55,6 +60,8 @@ export class MachineState {
   now = 0;
   appliedIndex = 0;
   readonly leases = new Map<number, LeaseRecord>();
+  /** Every lease of `leases` by deadline, so a Tick visits only the leases it expires. */
+  readonly expiry = new ExpiryIndex();
   readonly locks = new Map<string, LockRecord>();
   readonly fence = new FenceStore();
   readonly dedup = new DedupTable();

@@ -24,6 +24,10 @@ export interface LockClient extends grpc.Client {
    * passes the server leaves the queue for the caller (and releases the lock if it was granted in
    * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
    * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
+   * Long waits: the server's gRPC library (grpc-js) misreads a grpc-timeout above 2^31-1 ms
+   * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
+   * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
+   * with timeout_ms, which has no such limit.
    * 
    * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
    * request and never reports a grant that has ended. It answers:
@@ -52,6 +56,10 @@ export interface LockClient extends grpc.Client {
    * passes the server leaves the queue for the caller (and releases the lock if it was granted in
    * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
    * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
+   * Long waits: the server's gRPC library (grpc-js) misreads a grpc-timeout above 2^31-1 ms
+   * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
+   * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
+   * with timeout_ms, which has no such limit.
    * 
    * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
    * request and never reports a grant that has ended. It answers:
@@ -175,6 +183,10 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * passes the server leaves the queue for the caller (and releases the lock if it was granted in
    * that instant). A cancelled wait (client gone) leaves the queue after a short grace period, unless
    * a retry of it arrives: a retried waiting Acquire keeps its place instead of queueing twice.
+   * Long waits: the server's gRPC library (grpc-js) misreads a grpc-timeout above 2^31-1 ms
+   * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
+   * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
+   * with timeout_ms, which has no such limit.
    * 
    * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
    * request and never reports a grant that has ended. It answers:
