@@ -1,11 +1,12 @@
 // npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5]
-//   [--fenced-clients N] [--control-clients N] [--ttl-ms MS] [--kinds kill-node,pause-client,...] [--sticky]
+//   [--fenced-clients N] [--control-clients N] [--adversaries N] [--ttl-ms MS]
+//   [--kinds kill-node,pause-client,...] [--sticky]
 // Runs one seeded fault run, prints its summary, writes the report, exits 1 on any violation.
 import { parseArgs } from 'node:util';
 import { emergencyStop, runFaults } from './runner.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 
-const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky]';
+const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--ttl-ms MS] [--kinds k1,k2] [--sticky]';
 
 function int(name: string, v: string | undefined, def: number | undefined, min: number, max: number): number {
   if (v === undefined) {
@@ -21,7 +22,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       time: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, keep: { type: 'boolean' },
-      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' },
+      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' }, adversaries: { type: 'string' },
       'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, sticky: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
@@ -41,6 +42,7 @@ async function main(): Promise<number> {
     nodes,
     fencedClients: int('fenced-clients', values['fenced-clients'], 4, 1, 16),
     controlClients: int('control-clients', values['control-clients'], 2, 0, 16),
+    adversaries: int('adversaries', values.adversaries, 1, 0, 4),
     ttlMs: int('ttl-ms', values['ttl-ms'], 1500, 200, 60_000),
     kinds,
     sticky: values.sticky,

@@ -4,9 +4,12 @@
 export interface ClientConfig {
   /** Process name in the history, e.g. "f3" (fenced) or "p1" (plain control). */
   readonly id: string;
-  /** fence: Fence.Read/Write with the token; plain: the runner's unfenced store, trusting the lock. */
-  readonly mode: 'fence' | 'plain';
-  /** Real client addresses of the nodes (never the proxies). */
+  /**
+   * fence: Fence.Read/Write with the token; plain: the runner's unfenced store, trusting the lock;
+   * adversary: a third party poking at the fenced locks (adversary-client.ts).
+   */
+  readonly mode: 'fence' | 'plain' | 'adversary';
+  /** Where the client dials the nodes: their client links (proxies, see network.ts). */
   readonly endpoints: readonly string[];
   /** Lock names this client takes; each guards the key guardKey(name). */
   readonly locks: readonly string[];
@@ -19,6 +22,8 @@ export interface ClientConfig {
   readonly seed: number;
   /** Time spent "working" between the read and the write of the guarded value (ms, inclusive range). */
   readonly workMs: readonly [number, number];
+  /** Writes per critical section (inclusive range), each appending one element. */
+  readonly writesPerHold: readonly [number, number];
   /** Budget of one operation including retries, and of one attempt. */
   readonly opBudgetMs: number;
   readonly attemptMs: number;
