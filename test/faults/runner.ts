@@ -113,7 +113,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         id,
         mode,
         endpoints,
-        locks: mode === 'fence' ? FENCED_LOCKS : CONTROL_LOCKS,
+        locks: mode === 'plain' ? CONTROL_LOCKS : FENCED_LOCKS,
         plainStore: store!.address,
         ttlMs,
         historyPath: join(runDir, `history-${id}.jsonl`),
