@@ -17,7 +17,7 @@ import { Connections } from '../../src/client/connections.js';
 import { Prng } from '../sim/prng.js';
 import { ADVERSARY_INDEX, clockSince, HistoryWriter, type InspectOutput } from './history.js';
 import { unaryCall, type Outcome } from './lockd-calls.js';
-import type { ClientConfig } from './workload-config.js';
+import { ADVERSARY_CALLS, type ClientConfig } from './workload-config.js';
 import type { InspectRequest } from '../../src/proto/gen/lockd/v1/InspectRequest.js';
 import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
 import type { ReleaseRequest } from '../../src/proto/gen/lockd/v1/ReleaseRequest.js';
@@ -35,6 +35,7 @@ const now = clockSince(BigInt(cfg.originNs));
 const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
 const conns = new Connections();
 const rng = new Prng(cfg.seed);
+const calls = new Set(cfg.adversaryCalls ?? ADVERSARY_CALLS);
 let stopping = false;
 process.on('SIGTERM', () => (stopping = true));
 process.on('SIGINT', () => (stopping = true));
@@ -110,7 +111,7 @@ async function main(): Promise<void> {
   let nextFlood = now() + rng.range(500, 3000);
   while (!stopping) {
     await sleep(rng.range(30, 200));
-    if (now() >= nextFlood) {
+    if (calls.has('flood') && now() >= nextFlood) {
       await flood(rng.pick([100, 2000, 20_000]));
       nextFlood = now() + rng.range(2000, 6000);
       continue;
@@ -119,11 +120,13 @@ async function main(): Promise<void> {
     const seen = await inspect(name);
     if (!seen || stopping) continue;
     const x = rng.float();
-    if (seen.held && x < 0.25) await release(name, seen.token);
-    else if (seen.held && x < 0.4) await release(name, guess(seen.token));
-    else if (seen.held && x < 0.6) await cancelWait(name, seen.holder, ADVERSARY_INDEX + rng.int(1_000_000));
-    else if (seen.waiting.length && x < 0.7) await cancelWait(name, rng.pick(seen.waiting), rng.chance(0.5) ? 0 : ADVERSARY_INDEX);
-    else if (!seen.held && x < 0.1) await release(name, guess(seen.token || 1));
+    const rel = calls.has('release');
+    const cancel = calls.has('cancelwait');
+    if (rel && seen.held && x < 0.25) await release(name, seen.token);
+    else if (rel && seen.held && x < 0.4) await release(name, guess(seen.token));
+    else if (cancel && seen.held && x < 0.6) await cancelWait(name, seen.holder, ADVERSARY_INDEX + rng.int(1_000_000));
+    else if (cancel && seen.waiting.length && x < 0.7) await cancelWait(name, rng.pick(seen.waiting), rng.chance(0.5) ? 0 : ADVERSARY_INDEX);
+    else if (rel && !seen.held && x < 0.1) await release(name, guess(seen.token || 1));
   }
   hist.note('stop');
   conns.close();

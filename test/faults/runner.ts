@@ -12,7 +12,7 @@ import { ClientPool, type ClientHandle } from './client-pool.js';
 import { Nemesis, type FaultKind } from './nemesis.js';
 import { PlainStore } from './plain-store.js';
 import { decode, type GuardedValue } from './guarded-value.js';
-import { guardKey, type ClientConfig } from './workload-config.js';
+import { guardKey, type AdversaryCall, type ClientConfig } from './workload-config.js';
 import type { FinalValue } from './fencing-check.js';
 import { checkRun, saveFinals } from './check-run.js';
 import { scanNodeLogs } from './node-logs.js';
@@ -32,6 +32,8 @@ export interface RunOptions {
   readonly controlClients?: number;
   /** Adversary clients (adversary-client.ts) poking at the fenced locks; default 1, 0 for none. */
   readonly adversaries?: number;
+  /** What the adversary calls besides Inspect (default: all of ADVERSARY_CALLS). */
+  readonly adversaryCalls?: readonly AdversaryCall[];
   readonly ttlMs?: number;
   readonly tickMs?: number;
   readonly electionTicks?: number;
@@ -125,6 +127,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         attemptMs: ATTEMPT_MS,
         acquireWaitMs: 4000,
         sticky: o.sticky ?? false,
+        adversaryCalls: o.adversaryCalls,
       };
     };
     for (let i = 0; i < (o.fencedClients ?? 4); i++) pool.start(clientConfig('fence'));
@@ -203,7 +206,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     timeSec: o.timeSec,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(now()),
-    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, adversaries: o.adversaries ?? 1, sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
+    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, adversaries: o.adversaries ?? 1, adversaryCalls: o.adversaryCalls ?? 'all', sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
     ops: countOps(ops),
     faults: { byKind: faultsByKind, list: nemesis?.faults ?? [] },
     fenced: {

@@ -36,7 +36,12 @@ export interface ClientConfig {
    * since fixed; see README), so the rest could be checked while it was open.
    */
   readonly sticky: boolean;
+  /** Adversary only: which of its calls it makes besides Inspect (all by default). */
+  readonly adversaryCalls?: readonly AdversaryCall[];
 }
+
+export const ADVERSARY_CALLS = ['release', 'cancelwait', 'flood'] as const;
+export type AdversaryCall = (typeof ADVERSARY_CALLS)[number];
 
 export function guardKey(lock: string): string {
   return `guard/${lock}`;
