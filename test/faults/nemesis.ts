@@ -188,13 +188,18 @@ export class Nemesis {
         const id = rng.chance(0.5) ? await this.leader() : rng.pick(ids);
         const { attemptMs: a } = this.d;
         if (kind === 'delay-client') {
-          const late = rng.chance(0.6);
-          const delay = late ? a + rng.range(10, 400) : rng.range(Math.floor(a / 2), a - 100);
+          const late = rng.chance(0.5);
+          const delay = late ? a + rng.range(30, 300) : rng.range(Math.floor(a / 2), a - 100);
           const ms = rng.range(2000, 8000);
+          // Ending with a reset makes every call whose answer is still held fail at once: waits are
+          // retried too (a wait's own deadline is not), into whatever happened since their grant.
+          const thenReset = !late && rng.chance(0.5);
           mesh.cutClients([id], 'delay', delay);
           await this.sleep(ms);
+          if (thenReset) mesh.cutClients([id], 'reset');
           mesh.heal();
-          return { target: `clients→${id}`, detail: `every byte held ${delay} ms (${late ? 'requests land after their retry' : 'answers come after the deadline'}) for ${ms} ms, then the rest released at once` };
+          const how = late ? 'requests land after their retry' : 'answers come after the deadline';
+          return { target: `clients→${id}`, detail: `every byte held ${delay} ms (${how}) for ${ms} ms, then ${thenReset ? 'reset' : 'the rest released at once'}` };
         }
         const ms = a + rng.range(-200, 800);
         mesh.cutClients([id], 'hang');

@@ -55,7 +55,15 @@ process.on('SIGINT', () => (stopping = true));
 
 const ep = (i: number) => conns.get(cfg.endpoints[i % n]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const opts = <T>(final?: (o: Outcome<T>) => boolean) => ({ budgetMs: cfg.opBudgetMs, attemptMs: cfg.attemptMs, firstEndpoint: endpoint, endpoints: n, final });
+/**
+ * Options of one operation. Half the operations start on a random node (a load-balancing client),
+ * the rest where the last one ended: so while the nemesis delays one node's client link, many calls
+ * meet it — each one's retry goes on to the next node and may be overtaken by the delayed attempt.
+ */
+const opts = <T>(final?: (o: Outcome<T>) => boolean) => {
+  if (!cfg.sticky && rng.chance(0.5)) endpoint = rng.int(n);
+  return { budgetMs: cfg.opBudgetMs, attemptMs: cfg.attemptMs, firstEndpoint: endpoint, endpoints: n, final };
+};
 const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
 
 async function grantLease(): Promise<LeaseKeeper | undefined> {
