@@ -5,6 +5,8 @@
 //  - Release it with the holder's token it just saw (legitimate while the token is the capability:
 //    issue 12 will add principals) or a guessed one (a neighbour, or any lower token); a legitimate
 //    success ends that grant, and the checkers take the holder's trust to end with it;
+//  - snipe: watch each lock with Observe and release 15 % of the grants it sees at once, so that a
+//    grant whose answer the network held back has often ended before the holder's retry arrives;
 //  - CancelWait naming the holder or a waiter with abandoned_at_index = 0 (leave the queue: legitimate
 //    for a waiter, the call re-queues) or >= 10^12, which names no real Acquire entry and must change
 //    nothing (issue 9, item 4: it released the holder's lock);
@@ -25,6 +27,7 @@ import type { ReleaseResponse__Output } from '../../src/proto/gen/lockd/v1/Relea
 import type { CancelWaitRequest } from '../../src/proto/gen/lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse__Output } from '../../src/proto/gen/lockd/v1/CancelWaitResponse.js';
 import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LockEvent__Output } from '../../src/proto/gen/lockd/v1/LockEvent.js';
 
 const cfg = JSON.parse(process.env.FAULTS_CLIENT ?? 'null') as ClientConfig | null;
 if (!cfg) {
@@ -106,8 +109,27 @@ async function flood(batch: number): Promise<void> {
   hist.note('flood', { batch, answered, alive, error });
 }
 
+/** Watch `name`; release some of its grants as soon as they are seen. Reopened (another node) when it ends. */
+function snipe(name: string): void {
+  if (stopping) return;
+  const stream = client().lock.Observe({ name });
+  let again = true;
+  const reopen = () => {
+    if (!again) return;
+    again = false;
+    stream.cancel();
+    setTimeout(() => snipe(name), 200);
+  };
+  stream.on('data', (ev: LockEvent__Output) => {
+    if (ev.type === 'ACQUIRED' && rng.chance(0.15)) void release(name, ev.fencingToken);
+  });
+  stream.on('error', reopen);
+  stream.on('end', reopen);
+}
+
 async function main(): Promise<void> {
   hist.note('start', { mode: cfg!.mode, pid: process.pid });
+  if (calls.has('snipe')) for (const name of cfg!.locks) snipe(name);
   let nextFlood = now() + rng.range(500, 3000);
   while (!stopping) {
     await sleep(rng.range(30, 200));

@@ -191,15 +191,22 @@ export class Nemesis {
           const late = rng.chance(0.5);
           const delay = late ? a + rng.range(30, 300) : rng.range(Math.floor(a / 2), a - 100);
           const ms = rng.range(2000, 8000);
-          // Ending with a reset makes every call whose answer is still held fail at once: waits are
-          // retried too (a wait's own deadline is not), into whatever happened since their grant.
-          const thenReset = !late && rng.chance(0.5);
+          // Resets now and then (and at the end) make every call whose answer is still held fail at
+          // once: waits are retried too (a wait's own deadline is not), into whatever happened since
+          // their grant.
+          const resets = !late && rng.chance(0.5);
           mesh.cutClients([id], 'delay', delay);
-          await this.sleep(ms);
-          if (thenReset) mesh.cutClients([id], 'reset');
+          const until = this.d.now() + ms;
+          while (resets && !this.over && this.d.now() + 2 * delay < until) {
+            await this.sleep(rng.range(delay + 100, 2 * delay));
+            mesh.cutClients([id], 'reset');
+            mesh.cutClients([id], 'delay', delay);
+          }
+          await this.sleep(until - this.d.now());
+          if (resets) mesh.cutClients([id], 'reset');
           mesh.heal();
           const how = late ? 'requests land after their retry' : 'answers come after the deadline';
-          return { target: `clients→${id}`, detail: `every byte held ${delay} ms (${how}) for ${ms} ms, then ${thenReset ? 'reset' : 'the rest released at once'}` };
+          return { target: `clients→${id}`, detail: `every byte held ${delay} ms (${how}) for ${ms} ms, ${resets ? 'reset now and then and at the end' : 'then the rest released at once'}` };
         }
         const ms = a + rng.range(-200, 800);
         mesh.cutClients([id], 'hang');

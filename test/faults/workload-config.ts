@@ -40,7 +40,7 @@ export interface ClientConfig {
   readonly adversaryCalls?: readonly AdversaryCall[];
 }
 
-export const ADVERSARY_CALLS = ['release', 'cancelwait', 'flood'] as const;
+export const ADVERSARY_CALLS = ['release', 'snipe', 'cancelwait', 'flood'] as const;
 export type AdversaryCall = (typeof ADVERSARY_CALLS)[number];
 
 export function guardKey(lock: string): string {
