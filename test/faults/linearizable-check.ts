@@ -36,7 +36,8 @@ function informative(op: Op): boolean {
  * no effect is then at least as permissive, so no verdict changes, but the search no longer tries
  * them at every position (which is exponential in their number).
  *  - An unknown Acquire by L is observable only through a later try-lock answering "held by L", a
- *    later stale-token Release (someone holds the lock), or a later Acquire/Release of L itself (its
+ *    later stale-token Release (someone holds the lock), an Inspect or CancelWait naming L, a third
+ *    party's successful Release (of L's grant, maybe), or a later Acquire/Release of L itself (its
  *    keepalives do not care whether it holds); an unknown Release of (L, t) only through a later operation of L that
  *    needs L alive (otherwise L's expiry frees the lock just as well); an unknown Revoke never (its
  *    lock is freed by expiry, and a dead lease only forbids more).
@@ -54,6 +55,7 @@ function observable(op: Op, part: readonly Op[]): boolean {
           (o.f === 'acquire' && o.status === 'ok' && (o.output as AcquireOutput).holder === l && o.complete > op.invoke) ||
           (o.f === 'inspect' && o.status === 'ok' && (o.output as InspectOutput).holder === l && o.complete > op.invoke) ||
           (o.f === 'cancelwait' && o.status === 'ok' && o.input.leaseId === l && (o.output as CancelWaitOutput).token > 0 && o.complete > op.invoke) ||
+          (o.f === 'release' && o.input.adversary && o.status === 'ok' && (o.output as ReleaseOutput).released && o.complete > op.invoke) ||
           (o.f === 'release' && o.complete > op.invoke && (o.status === 'ok' ? !(o.output as ReleaseOutput).released : (o.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION')) ||
           ((o.f === 'acquire' || o.f === 'release') && o.input.leaseId === l && o.complete > op.invoke),
       );
