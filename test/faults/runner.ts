@@ -115,7 +115,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         id,
         mode,
         endpoints,
-        locks: mode === 'plain' ? CONTROL_LOCKS : FENCED_LOCKS,
+        locks: mode === 'plain' ? CONTROL_LOCKS : mode === 'fence' ? FENCED_LOCKS : [...FENCED_LOCKS, ...CONTROL_LOCKS],
         plainStore: store!.address,
         ttlMs,
         historyPath: join(runDir, `history-${id}.jsonl`),
