@@ -9,7 +9,7 @@
 // fencing on writes cannot.
 //
 // Outcomes: a call that may have taken effect is unknown; every attempt of a retried call carries the
-// same request id (Grant, Acquire, and Fence.Write and Release, whose request_id older servers
+// same request id (Grant, Acquire, and Fence.Write, Release and Revoke, whose request_id older servers
 // ignore: their late duplicates then apply twice, which the checkers catch). After an unknown Acquire
 // or Release the lease is abandoned (revoked), so a lock the client may hold without knowing it goes
 // back to the queue. A critical section makes 1–3 writes, so a delayed duplicate of the first can land
@@ -84,7 +84,8 @@ async function grantLease(): Promise<LeaseKeeper | undefined> {
 async function revoke(lease: LeaseKeeper): Promise<void> {
   lease.stop();
   const { id } = hist.invoke('revoke', { leaseId: lease.leaseId });
-  const r = await retryCall((i, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((q, o, cb) => ep(i).lease.Revoke(q, o, cb), { leaseId: lease.leaseId }, t), opts());
+  const req = { leaseId: lease.leaseId, requestId: `${cfg!.id}-${++requestSeq}` } as LeaseRevokeRequest;
+  const r = await retryCall((i, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((q, o, cb) => ep(i).lease.Revoke(q, o, cb), req, t), opts());
   if (r.last.kind === 'ok') hist.complete(id, 'ok', {});
   else hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
 }
