@@ -5,7 +5,7 @@
 //  - Release it with the holder's token it just saw (legitimate while the token is the capability:
 //    issue 12 will add principals) or a guessed one (a neighbour, or any lower token); a legitimate
 //    success ends that grant, and the checkers take the holder's trust to end with it;
-//  - snipe: watch each lock with Observe and release 25 % of the grants it sees at once, so that a
+//  - snipe: watch each lock with Observe and release 40 % of the grants it sees at once, so that a
 //    grant whose answer the network held back has often ended before the holder's retry arrives;
 //  - CancelWait naming the holder or a waiter with abandoned_at_index = 0 (leave the queue: legitimate
 //    for a waiter, the call re-queues) or >= 10^12, which names no real Acquire entry and must change
@@ -121,7 +121,7 @@ function snipe(name: string): void {
     setTimeout(() => snipe(name), 200);
   };
   stream.on('data', (ev: LockEvent__Output) => {
-    if (ev.type === 'ACQUIRED' && rng.chance(0.25)) void release(name, ev.fencingToken);
+    if (ev.type === 'ACQUIRED' && rng.chance(0.4)) void release(name, ev.fencingToken);
   });
   stream.on('error', reopen);
   stream.on('end', reopen);

@@ -126,6 +126,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         opBudgetMs: 4000,
         attemptMs: ATTEMPT_MS,
         acquireWaitMs: 4000,
+        waitShare: 0.6,
         sticky: o.sticky ?? false,
         adversaryCalls: o.adversaryCalls,
       };

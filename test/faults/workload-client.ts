@@ -226,7 +226,7 @@ async function main(): Promise<void> {
       }
     }
     const name = rng.pick(cfg!.locks);
-    const a = await acquire(name, lease, rng.chance(0.75));
+    const a = await acquire(name, lease, rng.chance(cfg!.waitShare));
     if (a.kind === 'unknown') {
       await revoke(lease);
       lease = undefined;

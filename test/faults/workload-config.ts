@@ -27,6 +27,8 @@ export interface ClientConfig {
   /** Budget of one operation including retries, and of one attempt. */
   readonly opBudgetMs: number;
   readonly attemptMs: number;
+  /** Share of Acquires that wait (the rest are try-locks, which are retried when their attempt times out). */
+  readonly waitShare: number;
   /** How long a waiting Acquire may wait. */
   readonly acquireWaitMs: number;
   /**
