@@ -189,7 +189,9 @@ export class Nemesis {
         const { attemptMs: a } = this.d;
         if (kind === 'delay-client') {
           const late = rng.chance(0.5);
-          const delay = late ? a + rng.range(30, 300) : rng.range(Math.floor(a / 2), a - 100);
+          // Answers late: the round trip (2 × delay) just misses the deadline, leaving the longest time
+          // between the grant and the retry.
+          const delay = late ? a + rng.range(30, 300) : Math.floor(a / 2) + rng.range(10, 300);
           const ms = rng.range(2000, 8000);
           // Resets now and then (and at the end) make every call whose answer is still held fail at
           // once: waits are retried too (a wait's own deadline is not), into whatever happened since
