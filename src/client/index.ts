@@ -1,9 +1,9 @@
 // The lockd TypeScript client. See lock-client.ts for LockClient, lease.ts and lock.ts for the
 // handles it returns.
-export { LockClient, DEFAULT_LOCK_TTL_MS, type LockClientOptions, type CallOptions, type GrantOptions, type AcquireOptions } from './lock-client.js';
+export { LockClient, DEFAULT_LOCK_TTL_MS, type LockClientOptions, type CallOptions, type GrantOptions, type AcquireOptions, type WriteOptions, type FenceWriteOptions } from './lock-client.js';
 export { Lease, type LeaseEvents, type LeaseOptions } from './lease.js';
 export { Lock } from './lock.js';
-export { SessionClient, type SessionClientOptions, type SessionCallOptions } from './session-client.js';
+export { SessionClient, type SessionClientOptions, type SessionCallOptions, type SessionWriteOptions } from './session-client.js';
 export type { LockEvent, ObserveOptions } from './observe.js';
 export { LockdError, LeaseLostError, LockLostError, LockHeldError } from './errors.js';
 export { DEFAULT_ENDPOINTS, parseEndpoints, resolveEndpoints } from './endpoints.js';

@@ -7,6 +7,7 @@
 // Nothing here throws into the caller's code: stream failures are retried (reported as
 // 'retrying' events) until the deadline makes the lease lost. There is deliberately no 'error'
 // event — an unheard 'error' would crash the process.
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { status as Status, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
 import type { LeaseKeepAliveRequest } from '../proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
@@ -98,7 +99,8 @@ export class Lease extends EventEmitter<LeaseEvents> {
     // The lease stops being trusted before the request leaves: the revoke may apply even if the call fails.
     this.lose('revoked');
     try {
-      await this.router.unary<unknown>('Lease.Revoke', (ep, o, cb) => ep.lease.Revoke({ leaseId: this.id }, o, cb), { deadline: deadlineAfter(timeoutMs) });
+      const req = { leaseId: this.id, requestId: randomUUID() }; // one id for every attempt
+      await this.router.unary<unknown>('Lease.Revoke', (ep, o, cb) => ep.lease.Revoke(req, o, cb), { deadline: deadlineAfter(timeoutMs) });
     } catch (e) {
       const err = toLockdError(e);
       if (err instanceof LockdError && err.codeName === 'NOT_FOUND') return;

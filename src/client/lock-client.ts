@@ -1,6 +1,7 @@
 // LockClient: the TypeScript client of lockd.v1. It talks to whichever endpoint leads (see
-// Router), retries UNAVAILABLE within each call's deadline, and makes Grant and Acquire safe to
-// retry by sending the same request_id on every attempt (the cluster applies it once). Leases
+// Router), retries UNAVAILABLE within each call's deadline, and makes every mutating call (Grant,
+// Revoke, Acquire, Release, CancelWait, Fence.Write, Fence.Delete) safe to retry by sending one
+// request_id on all its attempts (the cluster applies it once, also when an attempt lands late). Leases
 // keep themselves alive (Lease); held locks report their loss (Lock.signal).
 import { randomUUID } from 'node:crypto';
 import type { StatusResponse__Output } from '../proto/gen/lockd/v1/StatusResponse.js';
@@ -11,10 +12,11 @@ import type { LeaseListResponse__Output } from '../proto/gen/lockd/v1/LeaseListR
 import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
 import type { ReleaseResponse__Output } from '../proto/gen/lockd/v1/ReleaseResponse.js';
 import type { FenceWriteResponse__Output } from '../proto/gen/lockd/v1/FenceWriteResponse.js';
+import type { FenceDeleteResponse__Output } from '../proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { CancelWaitResponse__Output } from '../proto/gen/lockd/v1/CancelWaitResponse.js';
 import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadResponse.js';
 import { resolveEndpoints } from './endpoints.js';
-import { LockHeldError, toLockdError } from './errors.js';
+import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
 import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
@@ -46,9 +48,21 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface GrantOptions extends CallOptions {
-  /** Reuse a request id (default: a fresh crypto.randomUUID()). */
+/** A mutating call's options: its request id is sent on every attempt. */
+export interface WriteOptions extends CallOptions {
+  /** Reuse a request id, e.g. to retry a call this process gave up on (default: a fresh crypto.randomUUID()). */
   readonly requestId?: string;
+}
+
+export interface FenceWriteOptions extends WriteOptions {
+  /**
+   * The lock whose grant the token must be (Chubby's sequencer check): the cluster then refuses the
+   * write (FAILED_PRECONDITION) once that grant has ended, even before the next holder has written.
+   */
+  readonly lock?: string;
+}
+
+export interface GrantOptions extends WriteOptions {
   /** Keepalive period (ms); default ttl/3. */
   readonly keepAliveIntervalMs?: number;
   /**
@@ -155,9 +169,10 @@ export class LockClient {
     return lease;
   }
 
-  /** End a lease by id (releasing its locks). NOT_FOUND if unknown or already gone. */
-  async revokeLease(leaseId: number, opts?: CallOptions): Promise<void> {
-    await this.router.unary<unknown>('Lease.Revoke', (ep, o, cb) => ep.lease.Revoke({ leaseId }, o, cb), this.ctl(opts));
+  /** End a lease by id (releasing its locks). NOT_FOUND if unknown or already gone (not when a retry finds it ended by this call). */
+  async revokeLease(leaseId: number, opts?: WriteOptions): Promise<void> {
+    const requestId = opts?.requestId ?? randomUUID();
+    await this.router.unary<unknown>('Lease.Revoke', (ep, o, cb) => ep.lease.Revoke({ leaseId, requestId }, o, cb), this.ctl(opts));
   }
 
   async timeToLive(leaseId: number, opts?: CallOptions): Promise<LeaseTtl> {
@@ -186,6 +201,9 @@ export class LockClient {
       if (lease.lost) throw lease.signal.reason;
       const signal = opts.signal ? AbortSignal.any([lease.signal, opts.signal]) : lease.signal;
       const res = await this.acquireRaw(name, lease.id, { wait, requestId: opts.requestId, timeoutMs: opts.timeoutMs, signal });
+      // A retry of our request was told its grant had ended before we saw it (someone released it
+      // by its token): we never held it, and must not be handed it.
+      if (res.grantEnded) throw new LockLostError(name, res.endedFencingToken, 'released');
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
       return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks);
@@ -193,7 +211,7 @@ export class LockClient {
       // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
       // leaves the queue, and releases the lock if it was granted just as we gave up.
       if (own) await lease.revoke().catch(() => {});
-      else if (wait && !lease.lost) await this.abandonWait(name, lease.id);
+      else if (wait && !lease.lost && !(e instanceof LockLostError)) await this.abandonWait(name, lease.id); // an ended grant left no wait
       throw toLockdError(e);
     }
   }
@@ -201,8 +219,10 @@ export class LockClient {
   private async abandonWait(name: string, leaseId: number): Promise<void> {
     try {
       const ctl = { deadline: deadlineAfter(Math.min(this.timeoutMs, 5_000)) };
-      const r = await this.router.unary<CancelWaitResponse__Output>('Lock.CancelWait', (ep, o, cb) => ep.lock.CancelWait({ name, leaseId }, o, cb), ctl);
-      if (r.fencingToken > 0) await this.router.unary<unknown>('Lock.Release', (ep, o, cb) => ep.lock.Release({ name, fencingToken: r.fencingToken }, o, cb), ctl);
+      const cancel = { name, leaseId, requestId: randomUUID() };
+      const r = await this.router.unary<CancelWaitResponse__Output>('Lock.CancelWait', (ep, o, cb) => ep.lock.CancelWait(cancel, o, cb), ctl);
+      const release = { name, fencingToken: r.fencingToken, requestId: randomUUID() };
+      if (r.fencingToken > 0) await this.router.unary<unknown>('Lock.Release', (ep, o, cb) => ep.lock.Release(release, o, cb), ctl);
     } catch {
       // Best effort: the server drops a cancelled wait after a grace period anyway.
     }
@@ -210,9 +230,14 @@ export class LockClient {
 
   /**
    * One Acquire for a lease id, answered as the server answers it — no handle, no watching, no
-   * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id.
+   * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id; grantEnded:
+   * a retry found that the request's grant (endedFencingToken) had ended since — not acquired.
    */
-  async acquireRaw(name: string, leaseId: number, opts: CallOptions & { wait?: boolean; requestId?: string } = {}): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number }> {
+  async acquireRaw(
+    name: string,
+    leaseId: number,
+    opts: CallOptions & { wait?: boolean; requestId?: string } = {},
+  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
@@ -222,7 +247,8 @@ export class LockClient {
       signal: opts.signal,
       attemptTimeout: !wait,
     });
-    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId };
+    if (r.acquired && r.grantEnded) throw new Error(`Lock.Acquire answered both acquired and grant_ended for ${JSON.stringify(name)}`);
+    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken };
   }
 
   /** Take the lock if it is free: the Lock, or undefined when another lease holds it. */
@@ -261,8 +287,9 @@ export class LockClient {
   }
 
   /** Release by name and token (compare-and-delete): false, or FAILED_PRECONDITION, when the token is stale. */
-  async release(name: string, fencingToken: number, opts?: CallOptions): Promise<boolean> {
-    const r = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release({ name, fencingToken }, o, cb), this.ctl(opts));
+  async release(name: string, fencingToken: number, opts?: WriteOptions): Promise<boolean> {
+    const req = { name, fencingToken, requestId: opts?.requestId ?? randomUUID() };
+    const r = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release(req, o, cb), this.ctl(opts));
     return r.released;
   }
 
@@ -279,11 +306,25 @@ export class LockClient {
 
   // ---- fenced store -------------------------------------------------------------------------
 
-  /** Write under a fencing token; a token below the key's highest is FAILED_PRECONDITION. Returns the highest accepted token. */
-  async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts?: CallOptions): Promise<number> {
+  /**
+   * Write under a fencing token; a token below the key's highest is FAILED_PRECONDITION, and so,
+   * with opts.lock, is a token that is not that lock's current grant. Returns the highest accepted token.
+   */
+  async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts?: FenceWriteOptions): Promise<number> {
     const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
-    const r = await this.router.unary<FenceWriteResponse__Output>('Fence.Write', (ep, o, cb) => ep.fence.Write({ key, value: bytes, fencingToken }, o, cb), this.ctl(opts));
+    const req = { key, value: bytes, fencingToken, lock: opts?.lock ?? '', requestId: opts?.requestId ?? randomUUID() };
+    const r = await this.router.unary<FenceWriteResponse__Output>('Fence.Write', (ep, o, cb) => ep.fence.Write(req, o, cb), this.ctl(opts));
     return r.highestToken;
+  }
+
+  /**
+   * Delete a key, fenced like a write (its highest token stays, so stale writers cannot bring it
+   * back). Returns whether a value was deleted and the key's highest token.
+   */
+  async fenceDelete(key: string, fencingToken: number, opts?: FenceWriteOptions): Promise<{ deleted: boolean; highestToken: number }> {
+    const req = { key, fencingToken, lock: opts?.lock ?? '', requestId: opts?.requestId ?? randomUUID() };
+    const r = await this.router.unary<FenceDeleteResponse__Output>('Fence.Delete', (ep, o, cb) => ep.fence.Delete(req, o, cb), this.ctl(opts));
+    return { deleted: r.deleted, highestToken: r.highestToken };
   }
 
   async fenceRead(key: string, opts?: CallOptions): Promise<FenceValue> {

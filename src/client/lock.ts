@@ -3,6 +3,7 @@
 // this grant, or a later grant of the name is seen (Observe; re-checked with Inspect whenever the
 // watch stream was re-established). Work done under the lock should also carry `token` to the
 // resource it protects (the fenced store shows how): a signal can only fire after the fact.
+import { randomUUID } from 'node:crypto';
 import { LockdError, LockLostError, toLockdError } from './errors.js';
 import type { Lease } from './lease.js';
 import { observeLock } from './observe.js';
@@ -46,7 +47,8 @@ export class Lock {
   /**
    * Release the lock (compare-and-delete on the token), and revoke the lease if this handle
    * created it. Returns whether this call released it: false when it was no longer held by this
-   * token (lost meanwhile — or, after a retried call, released by the first attempt). Idempotent.
+   * token (lost meanwhile). Every attempt carries one request id, so a retry of an attempt that
+   * did release answers true. Idempotent.
    */
   release(timeoutMs = 10_000): Promise<boolean> {
     this.releasing ??= this.doRelease(timeoutMs);
@@ -61,7 +63,8 @@ export class Lock {
     let released: boolean | undefined;
     let failure: Error | undefined;
     try {
-      const res = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release({ name: this.name, fencingToken: this.token }, o, cb), {
+      const req = { name: this.name, fencingToken: this.token, requestId: randomUUID() };
+      const res = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release(req, o, cb), {
         deadline: deadlineAfter(timeoutMs),
       });
       released = res.released;

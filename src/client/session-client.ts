@@ -2,7 +2,7 @@
 // answered by its correlation id (out of order: a waiting acquire does not hold up later calls).
 // The leader is found like LockClient finds it (Router). When the stream ends — the leader changed,
 // stopped, or the network failed — every operation in flight fails UNAVAILABLE (its outcome is
-// unknown: retry Grant/Acquire with the same request id) and the next operation opens a new stream,
+// unknown: retry it with the same request id) and the next operation opens a new stream,
 // to the leader the old one named if it did. No automatic retries, no keepalives: a thin layer for
 // callers that do many small operations (see LockClient for leases kept alive and lock handles).
 import { randomUUID } from 'node:crypto';
@@ -28,6 +28,11 @@ export interface SessionCallOptions {
   readonly timeoutMs?: number;
   /** Stop waiting for the answer here. The server is not told: the operation may still be applied. */
   readonly signal?: AbortSignal;
+}
+
+/** A mutating operation's options: reuse requestId when retrying an operation whose outcome is unknown. */
+export interface SessionWriteOptions extends SessionCallOptions {
+  readonly requestId?: string;
 }
 
 type OpName = NonNullable<SessionRequest['op']>;
@@ -90,14 +95,14 @@ export class SessionClient {
     return this.call('acquire', { name, leaseId, wait, requestId: opts.requestId ?? randomUUID() }, { ...opts, timeoutMs: opts.timeoutMs ?? (wait ? Infinity : undefined) });
   }
 
-  /** Lock.Release: true if released; false when the token is stale. */
-  async release(name: string, fencingToken: number, opts?: SessionCallOptions): Promise<boolean> {
-    return (await this.call('release', { name, fencingToken }, opts)).released;
+  /** Lock.Release: true if released; false when the token is stale. Retries should pass the first attempt's requestId. */
+  async release(name: string, fencingToken: number, opts: SessionWriteOptions = {}): Promise<boolean> {
+    return (await this.call('release', { name, fencingToken, requestId: opts.requestId ?? randomUUID() }, opts)).released;
   }
 
-  /** Lease.Revoke. */
-  async revoke(leaseId: number, opts?: SessionCallOptions): Promise<void> {
-    await this.call('revoke', { leaseId }, opts);
+  /** Lease.Revoke. Retries should pass the first attempt's requestId. */
+  async revoke(leaseId: number, opts: SessionWriteOptions = {}): Promise<void> {
+    await this.call('revoke', { leaseId, requestId: opts.requestId ?? randomUUID() }, opts);
   }
 
   /** Lock.Inspect (linearizable). */
@@ -110,10 +115,15 @@ export class SessionClient {
     return this.call('timeToLive', { leaseId }, opts);
   }
 
-  /** Fence.Write: the highest accepted token; a stale token is FAILED_PRECONDITION. */
-  async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts?: SessionCallOptions): Promise<number> {
+  /** Fence.Write: the highest accepted token; a stale token (or, with lock, not that lock's grant) is FAILED_PRECONDITION. */
+  async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts: SessionWriteOptions & { lock?: string } = {}): Promise<number> {
     const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
-    return (await this.call('fenceWrite', { key, value: bytes, fencingToken }, opts)).highestToken;
+    return (await this.call('fenceWrite', { key, value: bytes, fencingToken, lock: opts.lock ?? '', requestId: opts.requestId ?? randomUUID() }, opts)).highestToken;
+  }
+
+  /** Fence.Delete, fenced like a write. */
+  fenceDelete(key: string, fencingToken: number, opts: SessionWriteOptions & { lock?: string } = {}): Promise<ResponseOf<'fenceDelete'>> {
+    return this.call('fenceDelete', { key, fencingToken, lock: opts.lock ?? '', requestId: opts.requestId ?? randomUUID() }, opts);
   }
 
   /** Fence.Read (linearizable): empty value and token 0 for a key never written. */

@@ -6,18 +6,20 @@ import { lockdProto } from '../../src/proto/lockd.js';
 import type { LeaseHandlers } from '../../src/proto/gen/lockd/v1/Lease.js';
 import type { LockHandlers } from '../../src/proto/gen/lockd/v1/Lock.js';
 import type { ClusterHandlers } from '../../src/proto/gen/lockd/v1/Cluster.js';
+import type { FenceHandlers } from '../../src/proto/gen/lockd/v1/Fence.js';
 
 export interface FakeServer {
   readonly address: string;
   stop(): Promise<void>;
 }
 
-export async function startFake(handlers: { lease?: Partial<LeaseHandlers>; lock?: Partial<LockHandlers>; cluster?: Partial<ClusterHandlers> }): Promise<FakeServer> {
+export async function startFake(handlers: { lease?: Partial<LeaseHandlers>; lock?: Partial<LockHandlers>; cluster?: Partial<ClusterHandlers>; fence?: Partial<FenceHandlers> }): Promise<FakeServer> {
   const server = new grpc.Server();
   const v1 = lockdProto.lockd.v1;
   const untyped = (h: object): grpc.UntypedServiceImplementation => h as grpc.UntypedServiceImplementation;
   server.addService(v1.Lease.service, untyped(handlers.lease ?? {}));
   server.addService(v1.Lock.service, untyped(handlers.lock ?? {}));
+  server.addService(v1.Fence.service, untyped(handlers.fence ?? {}));
   // By default a node that knows no leader (so the client falls back to its endpoint list).
   const status: Partial<ClusterHandlers> = { Status: (_c, cb) => cb(null, { nodeId: 'fake', role: 'follower' }) };
   server.addService(v1.Cluster.service, untyped(handlers.cluster ?? status));

@@ -89,6 +89,32 @@ describe('lockctl on a 3-node cluster', function () {
     expect(rows.every((x) => x.leaderId === leader)).to.equal(true);
   });
 
+  it('fence write --lock refuses a token that is not the lock\'s current grant; fence delete is fenced too', async () => {
+    const lease = await client.grantLease(10_000);
+    try {
+      const first = await client.acquire('ctl/seq', { lease });
+      const w = await lockctl('--json', 'fence', 'write', 'ctl/seq-key', 'one', '--token', String(first.token), '--lock', 'ctl/seq');
+      expect(w.code, w.stderr).to.equal(0);
+      expect(json(w)).to.include({ key: 'ctl/seq-key', lock: 'ctl/seq', highestToken: first.token });
+      await first.release();
+      const second = await client.acquire('ctl/seq', { lease });
+      // The old grant is refused by the lock check although nobody has written with the new one.
+      const stale = await lockctl('fence', 'write', 'ctl/seq-key', 'old', '--token', String(first.token), '--lock', 'ctl/seq');
+      expect(stale.code).to.equal(1);
+      expect(stale.stderr).to.contain(`FAILED_PRECONDITION: fencing token ${first.token} is not the current grant of lock ctl/seq: it is held under token ${second.token}`);
+      const del = await lockctl('--json', 'fence', 'delete', 'ctl/seq-key', '--token', String(second.token), '--lock', 'ctl/seq');
+      expect(del.code, del.stderr).to.equal(0);
+      expect(json(del)).to.include({ key: 'ctl/seq-key', deleted: true, highestToken: second.token });
+      expect((await client.fenceRead('ctl/seq-key')).fencingToken).to.equal(0);
+      const zombie = await lockctl('fence', 'write', 'ctl/seq-key', 'zombie', '--token', String(first.token));
+      expect(zombie.stderr).to.contain(`a delete with token ${second.token} was already accepted`);
+      expect((await lockctl('fence', 'delete', 'k', '--token', '1', '--lock', '')).stderr).to.contain('--lock must name a lock');
+      await second.release();
+    } finally {
+      await lease.revoke().catch(() => {});
+    }
+  });
+
   it('lease grant / ttl / list / revoke', async () => {
     // Not kept alive: the TTL must outlast four lockctl start-ups on a loaded machine.
     const g = await lockctl('--json', 'lease', 'grant', '60s');

@@ -9,8 +9,8 @@
 // fencing on writes cannot.
 //
 // Outcomes: a call that may have taken effect is unknown; every attempt of a retried call carries the
-// same request id (Grant, Acquire, and Fence.Write, Release and Revoke, whose request_id older servers
-// ignore: their late duplicates then apply twice, which the checkers catch). After an unknown Acquire
+// same request id (Grant, Acquire, Fence.Write, Release, Revoke; a server older than those fields
+// drops them, its late duplicates apply twice, and the checkers catch it). After an unknown Acquire
 // or Release the lease is abandoned (revoked), so a lock the client may hold without knowing it goes
 // back to the queue. A critical section makes 1–3 writes, so a delayed duplicate of the first can land
 // after the second.
@@ -84,7 +84,7 @@ async function grantLease(): Promise<LeaseKeeper | undefined> {
 async function revoke(lease: LeaseKeeper): Promise<void> {
   lease.stop();
   const { id } = hist.invoke('revoke', { leaseId: lease.leaseId });
-  const req = { leaseId: lease.leaseId, requestId: `${cfg!.id}-${++requestSeq}` } as LeaseRevokeRequest;
+  const req: LeaseRevokeRequest = { leaseId: lease.leaseId, requestId: `${cfg!.id}-${++requestSeq}` };
   const r = await retryCall((i, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((q, o, cb) => ep(i).lease.Revoke(q, o, cb), req, t), opts());
   if (r.last.kind === 'ok') hist.complete(id, 'ok', {});
   else hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
@@ -133,8 +133,7 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
 async function release(name: string, lease: LeaseKeeper, token: number): Promise<'released' | 'stale' | 'unknown'> {
   const requestId = `${cfg!.id}-${++requestSeq}`;
   const { id } = hist.invoke('release', { name, leaseId: lease.leaseId, token, requestId });
-  // request_id: ignored by a server that does not know the field yet (protobuf drops unknown fields).
-  const req = { name, fencingToken: token, requestId } as ReleaseRequest;
+  const req: ReleaseRequest = { name, fencingToken: token, requestId };
   const r = await retryCall((i, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, o, cb) => ep(i).lock.Release(q, o, cb), req, t), {
     ...opts(() => cfg!.sticky),
     firstEndpoint: cfg!.sticky ? lease.endpoint : endpoint,
@@ -189,8 +188,8 @@ async function writeGuard(lock: string, key: string, read: GuardedValue, token: 
   const { id } = hist.invoke('write', { store, key, lock, elem, pred: lastOf(read), n: value.n, token, requestId, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
   const bytes = encode(value);
   if (cfg!.mode === 'fence') {
-    // Every attempt carries the request id (ignored by a server without FenceWriteRequest.request_id).
-    const req = { key, value: bytes, fencingToken: token, requestId } as FenceWriteRequest;
+    // One request id for every attempt: a late attempt must not overwrite a later write (issue 9 item 2).
+    const req: FenceWriteRequest = { key, value: bytes, fencingToken: token, requestId };
     const r = await retryCall((i, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((q, o, cb) => ep(i).fence.Write(q, o, cb), req, t), opts());
     endpoint = r.endpoint;
     const o = r.last;

@@ -103,7 +103,8 @@ export function describeCommand(c: Command): string {
     case 'Tick': return `Tick +${c.elapsedMs} renew ${c.renewed.join(',') || '-'}`;
     case 'Acquire': return `Acquire ${c.name} lease ${c.leaseId}${c.wait ? ' wait' : ' try'}${c.requestId ? ` rid ${c.requestId}` : ''}`;
     case 'Release': return `Release ${c.name} token ${c.token}`;
-    case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}`;
+    case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
+    case 'FenceDelete': return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;
   }
 }

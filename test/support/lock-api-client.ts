@@ -13,6 +13,7 @@ import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/Acqui
 import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
 import type { CancelWaitResponse__Output } from '../../src/proto/gen/lockd/v1/CancelWaitResponse.js';
 import type { FenceReadResponse__Output } from '../../src/proto/gen/lockd/v1/FenceReadResponse.js';
+import type { FenceDeleteResponse__Output } from '../../src/proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { LockEvent__Output } from '../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { LeaseKeepAliveRequest } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
 import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
@@ -48,8 +49,8 @@ export class LockApi {
     return unary((md, opts, cb) => this.lease.Grant({ ttlMs, requestId: o.requestId ?? '' }, md, opts, cb), o);
   }
 
-  revoke(leaseId: number, o: CallOpts = {}): Promise<unknown> {
-    return unary((md, opts, cb) => this.lease.Revoke({ leaseId }, md, opts, cb), o);
+  revoke(leaseId: number, o: CallOpts & { requestId?: string } = {}): Promise<unknown> {
+    return unary((md, opts, cb) => this.lease.Revoke({ leaseId, requestId: o.requestId ?? '' }, md, opts, cb), o);
   }
 
   timeToLive(leaseId: number, o: CallOpts = {}): Promise<LeaseTimeToLiveResponse__Output> {
@@ -71,20 +72,24 @@ export class LockApi {
     return { result, cancel: () => call?.cancel() };
   }
 
-  release(name: string, fencingToken: number, o: CallOpts = {}): Promise<{ released: boolean }> {
-    return unary((md, opts, cb) => this.lock.Release({ name, fencingToken }, md, opts, cb), o);
+  release(name: string, fencingToken: number, o: CallOpts & { requestId?: string } = {}): Promise<{ released: boolean }> {
+    return unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId: o.requestId ?? '' }, md, opts, cb), o);
   }
 
   inspect(name: string, o: CallOpts = {}): Promise<InspectResponse__Output> {
     return unary((md, opts, cb) => this.lock.Inspect({ name }, md, opts, cb), o);
   }
 
-  cancelWait(name: string, leaseId: number, o: CallOpts = {}): Promise<CancelWaitResponse__Output> {
-    return unary((md, opts, cb) => this.lock.CancelWait({ name, leaseId }, md, opts, cb), o);
+  cancelWait(name: string, leaseId: number, o: CallOpts & { requestId?: string } = {}): Promise<CancelWaitResponse__Output> {
+    return unary((md, opts, cb) => this.lock.CancelWait({ name, leaseId, requestId: o.requestId ?? '' }, md, opts, cb), o);
   }
 
-  fenceWrite(key: string, value: Uint8Array | string, fencingToken: number, o: CallOpts = {}): Promise<{ highestToken: number }> {
-    return unary((md, opts, cb) => this.fence.Write({ key, value: Buffer.from(value), fencingToken }, md, opts, cb), o);
+  fenceWrite(key: string, value: Uint8Array | string, fencingToken: number, o: CallOpts & { requestId?: string; lock?: string } = {}): Promise<{ highestToken: number }> {
+    return unary((md, opts, cb) => this.fence.Write({ key, value: Buffer.from(value), fencingToken, requestId: o.requestId ?? '', lock: o.lock ?? '' }, md, opts, cb), o);
+  }
+
+  fenceDelete(key: string, fencingToken: number, o: CallOpts & { requestId?: string; lock?: string } = {}): Promise<FenceDeleteResponse__Output> {
+    return unary((md, opts, cb) => this.fence.Delete({ key, fencingToken, requestId: o.requestId ?? '', lock: o.lock ?? '' }, md, opts, cb), o);
   }
 
   fenceRead(key: string, o: CallOpts = {}): Promise<FenceReadResponse__Output> {

@@ -34,7 +34,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: [], summary: 'release a lock held under TOKEN' },
   { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holder, token and queue" },
   { path: ['lock', 'observe'], positionals: ['NAME'], flags: ['count'], summary: "print a lock's events until interrupted (or --count events)" },
-  { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token'], summary: 'write to the fenced store under --token' },
+  { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token', 'lock'], summary: 'write to the fenced store under --token (with --lock NAME: only while T is that lock\'s current grant)' },
+  { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
 ];
@@ -45,6 +46,7 @@ const FLAG_USAGE: Record<string, string> = {
   ttl: '[--ttl MS]',
   count: '[--count N]',
   token: '--token T',
+  lock: '[--lock NAME]',
   grace: '[--grace MS]',
 };
 
@@ -75,7 +77,7 @@ export interface Parsed {
   readonly json: boolean;
   /** --timeout in ms, if given. */
   readonly timeoutMs?: number;
-  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number };
+  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string };
   /** `run`: the command and its arguments. */
   readonly command: string[];
 }
@@ -89,6 +91,7 @@ const OPTIONS = {
   ttl: { type: 'string' },
   count: { type: 'string' },
   token: { type: 'string' },
+  lock: { type: 'string' },
   grace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -108,6 +111,12 @@ export function parsePositive(what: string, text: string): number {
   const n = Number(text.trim());
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer below 2^53, got ${JSON.stringify(text)}`);
   return n;
+}
+
+/** A lock name for --lock: non-empty (the server checks the rest). */
+export function parseLockName(text: string): string {
+  if (text === '') throw new UsageError('--lock must name a lock');
+  return text;
 }
 
 /** Parse argv (without node and script). `--help` (or no command) is a UsageError with no message. */
@@ -135,7 +144,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   };
   const rest = positionals.slice(spec.path.length);
   if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
@@ -169,6 +178,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       count: values.count === undefined ? undefined : wrap(() => parsePositive('--count', values.count!)),
       token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
       graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
+      lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
     },
     command,
   };

@@ -28,6 +28,7 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'lock inspect': return cmd.lockInspect(ctx);
     case 'lock observe': return cmd.lockObserve(ctx);
     case 'fence write': return cmd.fenceWrite(ctx);
+    case 'fence delete': return cmd.fenceDelete(ctx);
     case 'fence read': return cmd.fenceRead(ctx);
     case 'run': return runCommand(ctx);
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);

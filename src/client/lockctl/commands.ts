@@ -118,7 +118,9 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
     const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), wait, signal: ctx.interrupted });
     if (!r.acquired) {
       if (own) await own.revoke().catch(() => {});
-      ctx.out.result(`lock ${name} is held by lease ${r.holderLeaseId}`, { name, acquired: false, holderLeaseId: r.holderLeaseId });
+      const holder = r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : 'free now';
+      const why = r.grantEnded ? `was granted to this request (token ${r.endedFencingToken}) and that grant has ended; it is ${holder}` : `is ${holder}`;
+      ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}) });
       return EXIT.NOT_ACQUIRED;
     }
     own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)
@@ -166,8 +168,18 @@ export async function lockObserve(ctx: Context): Promise<number> {
 
 export async function fenceWrite(ctx: Context): Promise<number> {
   const { KEY: key, VALUE: value } = ctx.p.args;
-  const highest = await ctx.client.fenceWrite(key, value, ctx.p.flags.token!, callOpts(ctx));
-  ctx.out.result(`wrote ${key} with token ${ctx.p.flags.token} (highest accepted: ${highest})`, { key, fencingToken: ctx.p.flags.token, highestToken: highest });
+  const { token, lock } = ctx.p.flags;
+  const highest = await ctx.client.fenceWrite(key, value, token!, { ...callOpts(ctx), lock });
+  const bound = lock === undefined ? '' : ` as the grant of lock ${lock}`;
+  ctx.out.result(`wrote ${key} with token ${token}${bound} (highest accepted: ${highest})`, { key, fencingToken: token, ...(lock === undefined ? {} : { lock }), highestToken: highest });
+  return EXIT.OK;
+}
+
+export async function fenceDelete(ctx: Context): Promise<number> {
+  const key = ctx.p.args.KEY;
+  const { token, lock } = ctx.p.flags;
+  const r = await ctx.client.fenceDelete(key, token!, { ...callOpts(ctx), lock });
+  ctx.out.result(r.deleted ? `deleted ${key} with token ${token}` : `${key} held no value (highest token ${r.highestToken})`, { key, fencingToken: token, ...(lock === undefined ? {} : { lock }), ...r });
   return EXIT.OK;
 }
 

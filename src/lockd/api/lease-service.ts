@@ -51,9 +51,9 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
 
     Revoke: {
       method: LEASE.Revoke,
-      validate: (req) => validateLeaseId(req.leaseId),
+      validate: (req) => validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
       local: async (req, _call, deadline) => {
-        const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId }, deadline);
+        const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined }, deadline);
         log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks }, `lease ${r.leaseId} revoked`);
         return {};
       },

@@ -49,9 +49,9 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
 
     Release: {
       method: LOCK.Release,
-      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken),
+      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? validateRequestId(req.requestId),
       local: async (req, _call, deadline) => {
-        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken }, deadline);
+        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken, requestId: req.requestId || undefined }, deadline);
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
       },
@@ -68,9 +68,9 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
 
     CancelWait: {
       method: LOCK.CancelWait,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex),
+      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId),
       local: async (req, _call, deadline) => {
-        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex } as const;
+        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined } as const;
         const r = await proposer.write(cmd, deadline);
         log.debug(
           { event: 'cancel wait', name: req.name, leaseId: req.leaseId, abandonedAt: req.abandonedAtIndex, removed: r.removed, heldToken: r.heldToken, released: r.released },

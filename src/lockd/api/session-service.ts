@@ -72,6 +72,7 @@ export class SessionStreams {
       inspect: ops.lock.Inspect,
       fenceRead: ops.fence.Read,
       timeToLive: ops.lease.TimeToLive,
+      fenceDelete: ops.fence.Delete,
     };
     ctx.driver.onRoleChange((role, leader) => this.roleChanged(role, leader));
   }

@@ -16,11 +16,12 @@ export class CommandDecodeError extends Error {
 /** The canonical JSON shape; field order here is the byte order on the wire. */
 function canonical(cmd: Command): Record<string, unknown> {
   const rid = (id: string | undefined) => (id === undefined || id === '' ? {} : { requestId: str('requestId', id) });
+  const lock = (l: string | undefined) => (l === undefined || l === '' ? {} : { lock: str('lock', l) });
   switch (cmd.type) {
     case 'Grant':
       return { type: cmd.type, ttlMs: num('ttlMs', cmd.ttlMs), marginMs: num('marginMs', cmd.marginMs), ...rid(cmd.requestId) };
     case 'Revoke':
-      return { type: cmd.type, leaseId: num('leaseId', cmd.leaseId) };
+      return { type: cmd.type, leaseId: num('leaseId', cmd.leaseId), ...rid(cmd.requestId) };
     case 'Tick':
       if (!Array.isArray(cmd.renewed)) throw new TypeError('lockd command: Tick.renewed must be an array');
       return {
@@ -38,10 +39,12 @@ function canonical(cmd: Command): Record<string, unknown> {
         ...rid(cmd.requestId),
       };
     case 'Release':
-      return { type: cmd.type, name: str('name', cmd.name), token: num('token', cmd.token) };
+      return { type: cmd.type, name: str('name', cmd.name), token: num('token', cmd.token), ...rid(cmd.requestId) };
     case 'FenceWrite':
       if (!(cmd.value instanceof Uint8Array)) throw new TypeError('lockd command: FenceWrite.value must be a Uint8Array');
-      return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token) };
+      return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token), ...lock(cmd.lock), ...rid(cmd.requestId) };
+    case 'FenceDelete':
+      return { type: cmd.type, key: str('key', cmd.key), token: num('token', cmd.token), ...lock(cmd.lock), ...rid(cmd.requestId) };
     case 'CancelWait':
       // 0 and absent mean the same (no cleanup bound) and encode the same.
       return {
@@ -49,6 +52,7 @@ function canonical(cmd: Command): Record<string, unknown> {
         name: str('name', cmd.name),
         leaseId: num('leaseId', cmd.leaseId),
         ...(cmd.abandonedAtIndex === undefined || cmd.abandonedAtIndex === 0 ? {} : { abandonedAtIndex: num('abandonedAtIndex', cmd.abandonedAtIndex) }),
+        ...rid(cmd.requestId),
       };
     default:
       throw new TypeError(`lockd command: unknown type ${JSON.stringify((cmd as { type: unknown }).type)}`);
@@ -80,12 +84,13 @@ export function encodeCommand(cmd: Command): Uint8Array {
 
 const FIELDS: Record<Command['type'], { required: readonly string[]; optional: readonly string[] }> = {
   Grant: { required: ['ttlMs', 'marginMs'], optional: ['requestId'] },
-  Revoke: { required: ['leaseId'], optional: [] },
+  Revoke: { required: ['leaseId'], optional: ['requestId'] },
   Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: [] },
   Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['requestId'] },
-  Release: { required: ['name', 'token'], optional: [] },
-  FenceWrite: { required: ['key', 'value', 'token'], optional: [] },
-  CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex'] },
+  Release: { required: ['name', 'token'], optional: ['requestId'] },
+  FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId'] },
+  FenceDelete: { required: ['key', 'token'], optional: ['lock', 'requestId'] },
+  CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex', 'requestId'] },
 };
 
 /** Throws CommandDecodeError on anything encodeCommand could not have produced. Empty data is a no-op: not a command. */
@@ -118,11 +123,12 @@ export function decodeCommand(data: Uint8Array): Command {
     return r[k] as string;
   };
   const rid = () => (r.requestId === undefined ? {} : { requestId: s('requestId') });
+  const lock = () => (r.lock === undefined ? {} : { lock: s('lock') });
   switch (type as Command['type']) {
     case 'Grant':
       return { type: 'Grant', ttlMs: n('ttlMs'), marginMs: n('marginMs'), ...rid() };
     case 'Revoke':
-      return { type: 'Revoke', leaseId: n('leaseId') };
+      return { type: 'Revoke', leaseId: n('leaseId'), ...rid() };
     case 'Tick': {
       const renewed = r.renewed;
       if (!Array.isArray(renewed) || !renewed.every((x) => typeof x === 'number'))
@@ -133,7 +139,7 @@ export function decodeCommand(data: Uint8Array): Command {
       if (typeof r.wait !== 'boolean') throw new CommandDecodeError('Acquire.wait must be a boolean');
       return { type: 'Acquire', name: s('name'), leaseId: n('leaseId'), wait: r.wait, ...rid() };
     case 'Release':
-      return { type: 'Release', name: s('name'), token: n('token') };
+      return { type: 'Release', name: s('name'), token: n('token'), ...rid() };
     case 'FenceWrite': {
       let value: Uint8Array;
       try {
@@ -141,14 +147,17 @@ export function decodeCommand(data: Uint8Array): Command {
       } catch (e) {
         throw new CommandDecodeError(`FenceWrite.value: ${(e as Error).message}`);
       }
-      return { type: 'FenceWrite', key: s('key'), value, token: n('token') };
+      return { type: 'FenceWrite', key: s('key'), value, token: n('token'), ...lock(), ...rid() };
     }
+    case 'FenceDelete':
+      return { type: 'FenceDelete', key: s('key'), token: n('token'), ...lock(), ...rid() };
     case 'CancelWait':
       return {
         type: 'CancelWait',
         name: s('name'),
         leaseId: n('leaseId'),
         ...(r.abandonedAtIndex === undefined ? {} : { abandonedAtIndex: n('abandonedAtIndex') }),
+        ...rid(),
       };
   }
 }

@@ -14,6 +14,7 @@ export interface GrantCommand {
 export interface RevokeCommand {
   readonly type: 'Revoke';
   readonly leaseId: number;
+  readonly requestId?: string;
 }
 
 /**
@@ -42,14 +43,29 @@ export interface ReleaseCommand {
   readonly type: 'Release';
   readonly name: string;
   readonly token: number;
+  readonly requestId?: string;
 }
 
-/** Write to the fenced store; rejected if token < the highest token accepted for key. */
+/**
+ * Write to the fenced store; rejected if token < the highest token accepted for key, and, with
+ * `lock`, unless token is that lock's live holder's token (the sequencer check).
+ */
 export interface FenceWriteCommand {
   readonly type: 'FenceWrite';
   readonly key: string;
   readonly value: Uint8Array;
   readonly token: number;
+  readonly lock?: string;
+  readonly requestId?: string;
+}
+
+/** Delete from the fenced store, fenced like a write; the key's highest token stays as a tombstone. */
+export interface FenceDeleteCommand {
+  readonly type: 'FenceDelete';
+  readonly key: string;
+  readonly token: number;
+  readonly lock?: string;
+  readonly requestId?: string;
 }
 
 /**
@@ -66,6 +82,7 @@ export interface CancelWaitCommand {
   readonly name: string;
   readonly leaseId: number;
   readonly abandonedAtIndex?: number;
+  readonly requestId?: string;
 }
 
 export type Command =
@@ -75,6 +92,7 @@ export type Command =
   | AcquireCommand
   | ReleaseCommand
   | FenceWriteCommand
+  | FenceDeleteCommand
   | CancelWaitCommand;
 
 export type CommandType = Command['type'];
@@ -86,5 +104,6 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   'Acquire',
   'Release',
   'FenceWrite',
+  'FenceDelete',
   'CancelWait',
 ];

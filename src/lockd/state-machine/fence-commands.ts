@@ -1,26 +1,95 @@
-// FenceWrite: the fenced store's only command.
+// FenceWrite and FenceDelete: the fenced store's commands (request ids: request-once.ts).
+// Checks, in order (the first that fails answers; a refusal changes nothing):
+//  1. the token was issued (below this entry's index)              INVALID_ARGUMENT
+//  2. with `lock`: the token is that lock's live holder's token    FAILED_PRECONDITION (sequencer)
+//  3. the token is >= the key's highest (value or tombstone)       FAILED_PRECONDITION (stale)
+//  4. a write creating a key: floor (no lock), then quotas         FAILED_PRECONDITION / RESOURCE_EXHAUSTED
 
 import type { ApplyContext } from './apply-context.js';
-import type { FenceWriteCommand } from './commands.js';
+import type { FenceDeleteCommand, FenceWriteCommand } from './commands.js';
 import type { MachineState } from './state.js';
-import type { ResultFor } from './results.js';
+import type { Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
-import { MAX_FENCE_KEYS } from './limits.js';
+import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED } from './limits.js';
 
 export function applyFenceWrite(state: MachineState, ctx: ApplyContext, cmd: FenceWriteCommand): ResultFor<'FenceWrite'> {
+  const refused = checkToken(state, ctx, cmd);
+  if (refused) return refused;
+  const store = state.fence;
+  let owner = 0;
+  if (!store.has(cmd.key)) {
+    const lock = cmd.lock || undefined;
+    // A tombstone fences the key itself (checked above); with it forgotten, the floor stands in for
+    // it. A lock-bound write needs neither: the lock check already refuses every ended grant.
+    if (lock === undefined && !store.isTombstoned(cmd.key) && cmd.token < store.floor)
+      return failure(
+        'FenceWrite',
+        'FAILED_PRECONDITION',
+        `fencing token ${cmd.token} may not create ${cmd.key}: deleted keys up to token ${store.floor} were forgotten, so a write without a lock must carry a token >= ${store.floor} to create a key (or name its lock)`,
+        store.floor,
+      );
+    if (store.size >= MAX_FENCE_KEYS)
+      return failure('FenceWrite', 'RESOURCE_EXHAUSTED', `the fenced store already holds ${MAX_FENCE_KEYS} keys (the limit for the whole cluster); delete some first`);
+    owner = grantLease(state, cmd.token, lock);
+    if (owner !== 0 && store.keysOf(owner) >= MAX_FENCE_KEYS_PER_LEASE)
+      return failure('FenceWrite', 'RESOURCE_EXHAUSTED', `lease ${owner} already created ${MAX_FENCE_KEYS_PER_LEASE} fenced keys (the limit per lease); delete some first`);
+    if (owner === 0 && store.keysOf(0) >= MAX_FENCE_KEYS_UNOWNED)
+      return failure(
+        'FenceWrite',
+        'RESOURCE_EXHAUSTED',
+        `fencing token ${cmd.token} is no live grant's token, and writes with such tokens already created ${MAX_FENCE_KEYS_UNOWNED} keys (their shared limit)`,
+      );
+  }
+  store.put(cmd.key, cmd.value, cmd.token, owner);
+  return { type: 'FenceWrite', ok: true, highestToken: cmd.token };
+}
+
+export function applyFenceDelete(state: MachineState, ctx: ApplyContext, cmd: FenceDeleteCommand): ResultFor<'FenceDelete'> {
+  const refused = checkToken(state, ctx, cmd);
+  if (refused) return refused;
+  const store = state.fence;
+  if (!store.has(cmd.key)) return { type: 'FenceDelete', ok: true, deleted: false, highestToken: store.highest(cmd.key) ?? 0 };
+  store.delete(cmd.key, cmd.token);
+  return { type: 'FenceDelete', ok: true, deleted: true, highestToken: cmd.token };
+}
+
+/** Checks 1–3, shared by writes and deletes. */
+function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteCommand | FenceDeleteCommand): Failure | undefined {
   // Every token ever issued is the index of an earlier entry. A larger one is made up, and accepting it
   // would lock every real holder out of the key for good.
   if (cmd.token >= ctx.index)
-    return failure('FenceWrite', 'INVALID_ARGUMENT', `fencing token ${cmd.token} was never issued (log is at ${ctx.index})`);
-  if (!state.fence.has(cmd.key) && state.fence.size >= MAX_FENCE_KEYS)
-    return failure('FenceWrite', 'RESOURCE_EXHAUSTED', `the fenced store already holds ${MAX_FENCE_KEYS} keys`);
-  const r = state.fence.write(cmd.key, cmd.value, cmd.token);
-  if (!r.accepted)
-    return failure(
-      'FenceWrite',
-      'FAILED_PRECONDITION',
-      `stale fencing token ${cmd.token} for ${cmd.key}: a write with token ${r.highestToken} was already accepted`,
-      r.highestToken,
-    );
-  return { type: 'FenceWrite', ok: true, highestToken: r.highestToken };
+    return failure(cmd.type, 'INVALID_ARGUMENT', `fencing token ${cmd.token} was never issued (log is at ${ctx.index})`);
+  const name = cmd.lock || undefined;
+  if (name !== undefined) {
+    // A lock exists exactly while a live lease holds it, so its token is the live holder's.
+    const lock = state.locks.get(name);
+    if (lock?.token !== cmd.token)
+      return failure(
+        cmd.type,
+        'FAILED_PRECONDITION',
+        `fencing token ${cmd.token} is not the current grant of lock ${name}: ${lock ? `it is held under token ${lock.token}` : 'it is not held'}`,
+      );
+  }
+  const highest = state.fence.highest(cmd.key);
+  if (highest !== undefined && cmd.token < highest) {
+    const by = state.fence.has(cmd.key) ? 'a write' : 'a delete';
+    return failure(cmd.type, 'FAILED_PRECONDITION', `stale fencing token ${cmd.token} for ${cmd.key}: ${by} with token ${highest} was already accepted`, highest);
+  }
+  return undefined;
+}
+
+/**
+ * The live lease whose grant holds `token` (a token is its grant's index), or 0. With the lock named
+ * (and checked) it is that lock's holder. Otherwise a scan of the held locks — O(locks), paid only by
+ * writes that create a key without naming their lock. One entry can hand several locks on (a lease's
+ * end), so several grants may share a token: the lowest lease id among them is charged, whatever
+ * order the lock table is in (a replica restored from a snapshot iterates it in another order).
+ * Tokens are not credentials: whoever presents one spends that lease's quota, as they could write
+ * over its keys (access control is issue #12).
+ */
+function grantLease(state: MachineState, token: number, lock: string | undefined): number {
+  if (lock !== undefined) return state.locks.get(lock)?.holder ?? 0;
+  let owner = 0;
+  for (const l of state.locks.values()) if (l.token === token && (owner === 0 || l.holder < owner)) owner = l.holder;
+  return owner;
 }

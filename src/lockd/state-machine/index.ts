@@ -20,6 +20,7 @@ export {
   validateFenceValue,
   validateRequestId,
   validateAbandonedAtIndex,
+  validateFenceLock,
 } from './validate.js';
 export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';

@@ -3,7 +3,7 @@
 
 import type { MachineState } from './state.js';
 import { check } from './invariant.js';
-import { MAX_WAITERS_PER_LOCK } from './limits.js';
+import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
 
 export function checkInvariants(s: MachineState): void {
   for (const [name, lock] of s.locks) {
@@ -49,7 +49,35 @@ export function checkInvariants(s: MachineState): void {
         () => `lease ${id} lists ${name} as waited on but is not queued`,
       );
   }
-  for (const [key, e] of s.fence.sorted())
-    check(e.token > 0 && e.token < s.appliedIndex, 'fence-token-range', () => `fence ${key}: token ${e.token}`);
+  for (const [id, lease] of s.leases)
+    check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
+  checkFence(s);
   check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+  // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
+  for (const [rid, r] of s.dedup.entries())
+    if (r.type === 'Acquire' && r.wait && r.status === 'queued')
+      check(
+        s.locks.get(r.name)?.waiters.some((w) => w.leaseId === r.leaseId),
+        'dedup-open-waits',
+        () => `request ${rid} is recorded queued for ${r.name}, but lease ${r.leaseId} does not wait for it`,
+      );
+}
+
+function checkFence(s: MachineState): void {
+  const f = s.fence;
+  const owners = new Map<number, number>();
+  for (const [key, e] of f.sorted()) {
+    check(e.token > 0 && e.token < s.appliedIndex, 'fence-token-range', () => `fence ${key}: token ${e.token}`);
+    check(e.owner >= 0 && e.owner < s.appliedIndex, 'fence-owner-range', () => `fence ${key}: owner ${e.owner}`);
+    check(!f.isTombstoned(key), 'fence-live-or-deleted', () => `fence ${key} is both live and deleted`);
+    owners.set(e.owner, (owners.get(e.owner) ?? 0) + 1);
+  }
+  check(f.size <= MAX_FENCE_KEYS, 'fence-key-bound', () => `${f.size} fenced keys`);
+  check(f.tombstoneCount <= f.tombstoneCapacity, 'fence-tombstone-bound', () => `${f.tombstoneCount} tombstones`);
+  for (const [key, t] of f.tombstoneEntries()) check(t > 0 && t < s.appliedIndex, 'fence-token-range', () => `tombstone ${key}: token ${t}`);
+  check(f.floor >= 0 && f.floor < Math.max(1, s.appliedIndex), 'fence-floor-range', () => `fence floor ${f.floor}`);
+  const counted = f.chargedCounts();
+  check(counted.size === owners.size && [...owners].every(([o, n]) => counted.get(o) === n), 'fence-charges', () => `fence charges ${JSON.stringify([...counted])} for owners ${JSON.stringify([...owners])}`);
+  for (const [o, n] of owners)
+    check(n <= (o === 0 ? MAX_FENCE_KEYS_UNOWNED : MAX_FENCE_KEYS_PER_LEASE), 'fence-keys-per-lease', () => `owner ${o} has ${n} fenced keys`);
 }

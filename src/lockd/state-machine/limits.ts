@@ -10,15 +10,44 @@ export const MAX_TTL_MS = 3_600_000;
 export const MAX_MARGIN_MS = 60_000;
 /** Largest logical-time step one Tick may carry (the leader caps it far lower, ~2 tick intervals). */
 export const MAX_TICK_ELAPSED_MS = 60_000;
-/** Fenced store: value size and number of keys. */
+// Quotas (issue 9 item 10). A cluster-wide bound is one client's lever against everyone, so each
+// cluster-wide bound that a client's calls fill has a per-lease bound under it: one lease (one
+// holder) cannot spend it alone. One client with many leases still can: there is no identity to
+// charge yet. Once principals exist (issue #12) these become per-principal, and the cluster-wide
+// caps stay as the memory bound. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
+
+/** Fenced store: value size (INVALID_ARGUMENT above) and live keys in the whole cluster. */
 export const MAX_FENCE_VALUE_BYTES = 65_536;
 export const MAX_FENCE_KEYS = 1024;
+/**
+ * Live keys created per lease: a write that creates a key is charged to the lease whose live grant
+ * holds its token (the token is the grant's log index); Fence.Delete gives the charge back.
+ */
+export const MAX_FENCE_KEYS_PER_LEASE = 64;
+/** Live keys created by tokens of no live grant (stale or made up), all such writers together. */
+export const MAX_FENCE_KEYS_UNOWNED = 64;
+/**
+ * Tombstones of deleted keys (their highest token, so a stale writer cannot bring a key back). The
+ * oldest is forgotten first, raising the store's floor: a write without `lock` that creates a key
+ * must then carry a token >= the floor.
+ */
+export const MAX_FENCE_TOMBSTONES = 4096;
 /** Waiters queued on one lock name; more is RESOURCE_EXHAUSTED. */
 export const MAX_WAITERS_PER_LOCK = 1024;
-/** Live leases and held locks in the whole cluster. */
+/** Locks one lease holds and waits for, together (each queue place may become a hold). */
+export const MAX_LOCKS_PER_LEASE = 1024;
+/**
+ * Live leases and held locks in the whole cluster. Leases have no per-lease bound to sit under
+ * (a Grant has no owner yet): one client can take all MAX_LEASES for up to MAX_TTL_MS, blocking
+ * every Grant until they expire. Issue #12 (principals) adds a per-principal lease quota.
+ */
 export const MAX_LEASES = 100_000;
 export const MAX_LOCKS = 100_000;
 /** Client request ids (dedup keys). */
 export const MAX_REQUEST_ID_BYTES = 128;
-/** Remembered request ids; the oldest is forgotten first (FIFO). */
+/**
+ * Remembered request ids; the oldest is forgotten first (FIFO). Shared by every client and every
+ * mutating command, so a client sending many calls shortens everyone's window for a late attempt to
+ * be recognised (after it, a late attempt applies as a new call). A per-principal table is issue #12's.
+ */
 export const DEDUP_CAPACITY = 10_000;

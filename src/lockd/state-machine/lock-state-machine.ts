@@ -12,7 +12,8 @@ import { failure } from './results.js';
 import { MachineState } from './state.js';
 import { applyGrant, applyRevoke, applyTick } from './lease-commands.js';
 import { applyAcquire, applyCancelWait, applyRelease } from './lock-commands.js';
-import { applyFenceWrite } from './fence-commands.js';
+import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
+import { applyOnce } from './request-once.js';
 import { checkInvariants } from './invariants.js';
 import { check } from './invariant.js';
 import { decodeState, encodeState } from './snapshot-codec.js';
@@ -112,17 +113,19 @@ export class LockStateMachine {
       case 'Grant':
         return applyGrant(this.s, ctx, cmd);
       case 'Revoke':
-        return applyRevoke(this.s, ctx, cmd);
+        return applyOnce(this.s, ctx, cmd, applyRevoke);
       case 'Tick':
         return applyTick(this.s, ctx, cmd);
       case 'Acquire':
         return applyAcquire(this.s, ctx, cmd);
       case 'Release':
-        return applyRelease(this.s, ctx, cmd);
+        return applyOnce(this.s, ctx, cmd, applyRelease);
       case 'FenceWrite':
-        return applyFenceWrite(this.s, ctx, cmd);
+        return applyOnce(this.s, ctx, cmd, applyFenceWrite);
+      case 'FenceDelete':
+        return applyOnce(this.s, ctx, cmd, applyFenceDelete);
       case 'CancelWait':
-        return applyCancelWait(this.s, ctx, cmd);
+        return applyOnce(this.s, ctx, cmd, applyCancelWait);
     }
   }
 

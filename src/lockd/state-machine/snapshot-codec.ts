@@ -1,15 +1,19 @@
 // The whole replicated state as bytes: one version byte, then UTF-8 JSON built in a fixed order
 // (maps sorted by key; the dedup FIFO in its own order), so equal states give equal bytes.
 // Version 2: locks carry lastAcquireIndex and the grant's request id, waiters their lastAcquireIndex.
+// Version 3: fence entries carry their owner lease, tombstones (FIFO) and the floor; dedup records of
+// Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D); locks carry
+// lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one).
 
-import type { AcquireStatus } from './results.js';
+import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
+import { dedupJsonOnce, dedupRecordOnce, type DedupJsonOnce } from './snapshot-once.js';
 import type { LockRecord, Waiter } from './state.js';
 import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -19,11 +23,12 @@ export class SnapshotDecodeError extends Error {
 
 /** [leaseId, lastAcquireIndex, requestId?] */
 type WaiterJson = [number, number] | [number, number, string];
-/** [name, holder, token, lastAcquireIndex, waiters, grantRequestId?] */
-type LockJson = [string, number, number, number, WaiterJson[]] | [string, number, number, number, WaiterJson[], string];
+/** [name, holder, token, lastAcquireIndex, lastAcquireWait, waiters, grantRequestId?] */
+type LockJson = [string, number, number, number, boolean, WaiterJson[]] | [string, number, number, number, boolean, WaiterJson[], string];
 type DedupJson =
   | [string, 'G', number, number]
-  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number];
+  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number]
+  | DedupJsonOnce;
 
 export function encodeState(s: MachineState): Uint8Array {
   const doc = {
@@ -36,14 +41,18 @@ export function encodeState(s: MachineState): Uint8Array {
         w.requestId === undefined ? [w.leaseId, w.lastAcquireIndex] : [w.leaseId, w.lastAcquireIndex, w.requestId],
       );
       return l.grantRequestId === undefined
-        ? [name, l.holder, l.token, l.lastAcquireIndex, waiters]
-        : [name, l.holder, l.token, l.lastAcquireIndex, waiters, l.grantRequestId];
+        ? [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters]
+        : [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters, l.grantRequestId];
     }),
-    fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value)]),
+    fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
+    fenceTombstones: s.fence.tombstoneEntries(),
+    fenceFloor: s.fence.floor,
     dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
       r.type === 'Grant'
         ? [rid, 'G', r.ttlMs, r.leaseId]
-        : [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken],
+        : r.type === 'Acquire'
+          ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken]
+          : dedupJsonOnce(rid, r),
     ),
   };
   const json = utf8Bytes(JSON.stringify(doc));
@@ -85,7 +94,8 @@ function build(doc: unknown): MachineState {
   }
   for (const l of arr(d.locks, 'locks')) {
     const lj = arr(l, 'lock');
-    const [nameJ, holderJ, tokenJ, lastJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 6 ? 6 : 5, 'lock');
+    const [nameJ, holderJ, tokenJ, lastJ, lastWaitJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 7 ? 7 : 6, 'lock');
+    if (typeof lastWaitJ !== 'boolean') throw new SnapshotDecodeError('lock lastAcquireWait must be a boolean');
     const name = str(nameJ, 'lock name');
     const holder = int(holderJ, 'lock holder');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
@@ -95,16 +105,28 @@ function build(doc: unknown): MachineState {
       const waiter = { leaseId: int(leaseJ, 'waiter lease'), lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex') };
       return a.length === 3 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
     });
-    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), waiters };
-    if (lj.length === 6) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
+    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), lastAcquireWait: lastWaitJ, waiters };
+    if (lj.length === 7) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
     s.locks.set(name, lock);
     leaseOf(s, holder, name).held.add(name);
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }
   for (const f of arr(d.fence, 'fence')) {
-    const [key, token, value] = tuple(f, 3, 'fence entry');
-    s.fence.write(str(key, 'fence key'), fromBase64(str(value, 'fence value')), int(token, 'fence token'));
+    const [keyJ, token, value, owner] = tuple(f, 4, 'fence entry');
+    const key = str(keyJ, 'fence key');
+    if (s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} appears twice`);
+    s.fence.put(key, fromBase64(str(value, 'fence value')), int(token, 'fence token'), int(owner, 'fence owner'));
   }
+  const tombstones = arr(d.fenceTombstones, 'fence tombstones');
+  // More than the store keeps could only be a corrupt snapshot: refuse it rather than forget some.
+  if (tombstones.length > s.fence.tombstoneCapacity) throw new SnapshotDecodeError(`${tombstones.length} fence tombstones; at most ${s.fence.tombstoneCapacity} are kept`);
+  for (const t of tombstones) {
+    const [keyJ, token] = tuple(t, 2, 'fence tombstone');
+    const key = str(keyJ, 'tombstone key');
+    if (s.fence.has(key) || s.fence.isTombstoned(key)) throw new SnapshotDecodeError(`fence key ${key} is both live and deleted, or deleted twice`);
+    s.fence.addTombstone(key, int(token, 'tombstone token'));
+  }
+  s.fence.floor = int(d.fenceFloor, 'fence floor');
   for (const r of arr(d.dedup, 'dedup')) {
     const a = arr(r, 'dedup record');
     s.dedup.add(str(a[0], 'request id'), dedupRecord(a));
@@ -133,7 +155,7 @@ function dedupRecord(a: unknown[]): DedupRecord {
       holderToken: int(holderToken, 'holder token'),
     };
   }
-  throw new SnapshotDecodeError(`dedup record kind ${JSON.stringify(a[1])}`);
+  return dedupRecordOnce(a, { tuple, int, str, bool, errorKind });
 }
 
 function leaseOf(s: MachineState, id: number, name: string) {
@@ -162,4 +184,14 @@ function int(v: unknown, what: string): number {
 function str(v: unknown, what: string): string {
   if (typeof v !== 'string') throw new SnapshotDecodeError(`${what} must be a string`);
   return v;
+}
+function bool(v: unknown, what: string): boolean {
+  if (typeof v !== 'boolean') throw new SnapshotDecodeError(`${what} must be a boolean`);
+  return v;
+}
+const ERROR_KINDS: readonly string[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED'] satisfies ErrorKind[];
+function errorKind(v: unknown, what: string): ErrorKind | undefined {
+  if (v === '') return undefined;
+  if (typeof v !== 'string' || !ERROR_KINDS.includes(v)) throw new SnapshotDecodeError(`${what} ${JSON.stringify(v)} is not an error kind`);
+  return v as ErrorKind;
 }

@@ -39,6 +39,11 @@ export interface LockRecord {
    * Acquire by the holder answered 'acquired' (a try-lock, a retry). See Waiter.lastAcquireIndex.
    */
   lastAcquireIndex: number;
+  /**
+   * Whether the Acquire at lastAcquireIndex was a waiting one (wait=true). Only a waiting call is
+   * ever abandoned, so a cleanup naming a try-lock's entry is not a cleanup and takes nothing back.
+   */
+  lastAcquireWait: boolean;
   /** Request id of the Acquire the grant was made for (creating or queued), so taking it back forgets its dedup record. */
   grantRequestId?: string;
   /** FIFO: waiters[0] is granted next. */

@@ -78,6 +78,12 @@ export function validateRequestId(id: unknown): Problem | undefined {
   return undefined;
 }
 
+/** Absent and '' both mean "no lock" (a fenced write checked by its key's rule only). */
+export function validateFenceLock(lock: unknown): Problem | undefined {
+  if (lock === undefined || lock === '') return undefined;
+  return validateLockName(lock);
+}
+
 /** Absent and 0 both mean "not a bounded cleanup" (CancelWaitCommand). */
 export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
   if (i === undefined) return undefined;
@@ -92,7 +98,7 @@ export function validateCommand(cmd: Command): Problem | undefined {
     case 'Grant':
       return validateTtlMs(cmd.ttlMs) ?? validateMarginMs(cmd.marginMs) ?? validateRequestId(cmd.requestId);
     case 'Revoke':
-      return validateLeaseId(cmd.leaseId);
+      return validateLeaseId(cmd.leaseId) ?? validateRequestId(cmd.requestId);
     case 'Tick': {
       const p = validateElapsedMs(cmd.elapsedMs) ?? validateMarginMs(cmd.marginMs);
       if (p) return p;
@@ -108,10 +114,14 @@ export function validateCommand(cmd: Command): Problem | undefined {
       if (typeof cmd.wait !== 'boolean') return invalid('wait must be a boolean');
       return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateRequestId(cmd.requestId);
     case 'Release':
-      return validateLockName(cmd.name) ?? validateToken(cmd.token);
+      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? validateRequestId(cmd.requestId);
     case 'FenceWrite':
-      return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceValue(cmd.value);
+      return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceValue(cmd.value) ?? validateFenceLock(cmd.lock) ?? validateRequestId(cmd.requestId);
+    case 'FenceDelete':
+      return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceLock(cmd.lock) ?? validateRequestId(cmd.requestId);
     case 'CancelWait':
-      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAbandonedAtIndex(cmd.abandonedAtIndex);
+      return (
+        validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAbandonedAtIndex(cmd.abandonedAtIndex) ?? validateRequestId(cmd.requestId)
+      );
   }
 }

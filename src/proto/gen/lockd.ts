@@ -7,6 +7,8 @@ import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitReques
 import type { CancelWaitResponse as _lockd_v1_CancelWaitResponse, CancelWaitResponse__Output as _lockd_v1_CancelWaitResponse__Output } from './lockd/v1/CancelWaitResponse.js';
 import type { ClusterClient as _lockd_v1_ClusterClient, ClusterDefinition as _lockd_v1_ClusterDefinition } from './lockd/v1/Cluster.js';
 import type { FenceClient as _lockd_v1_FenceClient, FenceDefinition as _lockd_v1_FenceDefinition } from './lockd/v1/Fence.js';
+import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from './lockd/v1/FenceDeleteRequest.js';
+import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from './lockd/v1/FenceDeleteResponse.js';
 import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from './lockd/v1/FenceReadRequest.js';
 import type { FenceReadResponse as _lockd_v1_FenceReadResponse, FenceReadResponse__Output as _lockd_v1_FenceReadResponse__Output } from './lockd/v1/FenceReadResponse.js';
 import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteRequest__Output as _lockd_v1_FenceWriteRequest__Output } from './lockd/v1/FenceWriteRequest.js';
@@ -55,8 +57,21 @@ export interface ProtoGrpcType {
       Cluster: SubtypeConstructor<typeof grpc.Client, _lockd_v1_ClusterClient> & { service: _lockd_v1_ClusterDefinition }
       /**
        * A store that refuses writes carrying a stale fencing token: the safe side of a lock.
+       * 
+       * Bounds (RESOURCE_EXHAUSTED, the message naming the limit; nothing changes):
+       * - 1,024 keys in the store (all clients together);
+       * - 64 keys created per lease: a write that creates a key is charged to the lease whose live grant
+       * holds its fencing_token (a token is the log index of its grant; the lowest lease id when one
+       * entry granted several locks); Fence.Delete gives the charge back. A write whose token belongs to
+       * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
+       * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
+       * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
+       * One client with many leases can still fill the store; per-principal quotas (issue #12) will bound
+       * that. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
        */
       Fence: SubtypeConstructor<typeof grpc.Client, _lockd_v1_FenceClient> & { service: _lockd_v1_FenceDefinition }
+      FenceDeleteRequest: MessageTypeDefinition<_lockd_v1_FenceDeleteRequest, _lockd_v1_FenceDeleteRequest__Output>
+      FenceDeleteResponse: MessageTypeDefinition<_lockd_v1_FenceDeleteResponse, _lockd_v1_FenceDeleteResponse__Output>
       FenceReadRequest: MessageTypeDefinition<_lockd_v1_FenceReadRequest, _lockd_v1_FenceReadRequest__Output>
       FenceReadResponse: MessageTypeDefinition<_lockd_v1_FenceReadResponse, _lockd_v1_FenceReadResponse__Output>
       FenceWriteRequest: MessageTypeDefinition<_lockd_v1_FenceWriteRequest, _lockd_v1_FenceWriteRequest__Output>

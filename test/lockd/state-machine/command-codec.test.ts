@@ -24,6 +24,12 @@ describe('state machine: command codec', () => {
     { type: 'FenceWrite', key: 'k', value: new Uint8Array(0), token: 9 },
     { type: 'CancelWait', name: 'x', leaseId: 4 },
     { type: 'CancelWait', name: 'x', leaseId: 4, abandonedAtIndex: 12 },
+    { type: 'Revoke', leaseId: 7, requestId: 'rv' },
+    { type: 'Release', name: 'x', token: 42, requestId: 'rel' },
+    { type: 'CancelWait', name: 'x', leaseId: 4, abandonedAtIndex: 12, requestId: 'cw' },
+    { type: 'FenceWrite', key: 'k', value: new Uint8Array([7]), token: 9, lock: 'job', requestId: 'w' },
+    { type: 'FenceDelete', key: 'k', token: 9 },
+    { type: 'FenceDelete', key: 'k', token: 9, lock: 'job', requestId: 'd' },
   ];
 
   for (const cmd of commands) {

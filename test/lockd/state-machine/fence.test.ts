@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LockStateMachine, MAX_FENCE_KEYS } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE } from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -83,10 +83,17 @@ describe('state machine: fenced store', () => {
 
   it(`refuses key number ${MAX_FENCE_KEYS + 1} with RESOURCE_EXHAUSTED, but existing keys stay writable`, () => {
     const h = new Harness(new LockStateMachine());
-    h.noop();
-    for (let i = 0; i < MAX_FENCE_KEYS; i++) h.ok({ type: 'FenceWrite', key: `k${i}`, value: bytes(''), token: 1 });
-    expect(h.fail({ type: 'FenceWrite', key: 'one-more', value: bytes(''), token: 1 })).to.include({ error: 'RESOURCE_EXHAUSTED' });
-    h.ok({ type: 'FenceWrite', key: 'k0', value: bytes('again'), token: 1 });
+    // Many holders, each within its own per-lease quota, fill the store.
+    let k = 0;
+    for (let l = 0; k < MAX_FENCE_KEYS; l++) {
+      const token = h.acquire(`l${l}`, h.grant(60_000)).token;
+      for (let i = 0; i < MAX_FENCE_KEYS_PER_LEASE && k < MAX_FENCE_KEYS; i++) h.ok({ type: 'FenceWrite', key: `k${k++}`, value: bytes(''), token });
+    }
+    const token = h.acquire('last', h.grant(60_000)).token;
+    const r = h.fail({ type: 'FenceWrite', key: 'one-more', value: bytes(''), token });
+    expect(r).to.include({ error: 'RESOURCE_EXHAUSTED' });
+    expect(r.message).to.contain(`${MAX_FENCE_KEYS} keys (the limit for the whole cluster)`);
+    h.ok({ type: 'FenceWrite', key: 'k0', value: bytes('again'), token });
   });
 
   it('the seed scenario: a paused holder’s write after its lease expired is rejected', () => {

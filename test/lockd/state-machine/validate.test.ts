@@ -129,6 +129,18 @@ describe('state machine: input validation (pure, callable before proposing)', ()
       [{ type: 'CancelWait', name: 'a', leaseId: 1, abandonedAtIndex: 0 }, undefined],
       [{ type: 'CancelWait', name: 'a', leaseId: 1, abandonedAtIndex: 7 }, undefined],
       [{ type: 'CancelWait', name: 'a', leaseId: 1, abandonedAtIndex: -1 }, /abandoned_at_index/],
+      [{ type: 'Revoke', leaseId: 1, requestId: 'r\n' }, /request_id/],
+      [{ type: 'Release', name: 'a', token: 1, requestId: 'x'.repeat(200) }, /request_id/],
+      [{ type: 'CancelWait', name: 'a', leaseId: 1, requestId: 'x'.repeat(200) }, /request_id/],
+      [{ type: 'FenceWrite', key: 'k', value: new Uint8Array(1), token: 1, lock: 'job', requestId: 'r' }, undefined],
+      [{ type: 'FenceWrite', key: 'k', value: new Uint8Array(1), token: 1, lock: '' }, undefined],
+      [{ type: 'FenceWrite', key: 'k', value: new Uint8Array(1), token: 1, lock: 'x'.repeat(600) }, /lock name/],
+      [{ type: 'FenceWrite', key: 'k', value: new Uint8Array(1), token: 1, requestId: 'x'.repeat(200) }, /request_id/],
+      [{ type: 'FenceDelete', key: 'k', token: 1 }, undefined],
+      [{ type: 'FenceDelete', key: 'k', token: 0 }, /fencing token/],
+      [{ type: 'FenceDelete', key: '', token: 1 }, /fence key/],
+      [{ type: 'FenceDelete', key: 'k', token: 1, lock: 'a\u0001' }, /control/],
+      [{ type: 'FenceDelete', key: 'k', token: 1, requestId: 'x'.repeat(200) }, /request_id/],
     ];
     for (const [cmd, msg] of cases) {
       it(`${msg ? 'refuses' : 'accepts'} ${cmd.type} ${msg ?? ''}`, () => {

@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from '../../lockd/v1/FenceDeleteRequest.js';
+import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from '../../lockd/v1/FenceDeleteResponse.js';
 import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from '../../lockd/v1/FenceReadRequest.js';
 import type { FenceReadResponse as _lockd_v1_FenceReadResponse, FenceReadResponse__Output as _lockd_v1_FenceReadResponse__Output } from '../../lockd/v1/FenceReadResponse.js';
 import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteRequest__Output as _lockd_v1_FenceWriteRequest__Output } from '../../lockd/v1/FenceWriteRequest.js';
@@ -9,8 +11,44 @@ import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResp
 
 /**
  * A store that refuses writes carrying a stale fencing token: the safe side of a lock.
+ * 
+ * Bounds (RESOURCE_EXHAUSTED, the message naming the limit; nothing changes):
+ * - 1,024 keys in the store (all clients together);
+ * - 64 keys created per lease: a write that creates a key is charged to the lease whose live grant
+ * holds its fencing_token (a token is the log index of its grant; the lowest lease id when one
+ * entry granted several locks); Fence.Delete gives the charge back. A write whose token belongs to
+ * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
+ * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
+ * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
+ * One client with many leases can still fill the store; per-principal quotas (issue #12) will bound
+ * that. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
  */
 export interface FenceClient extends grpc.Client {
+  /**
+   * Delete a key, fenced like a write: FAILED_PRECONDITION (nothing changes) when the token is lower
+   * than the highest accepted for the key or, with `lock` set, not that lock's live holder's token.
+   * The key's highest token is kept (a tombstone), so a stale writer cannot bring the key back.
+   * Tombstones are bounded (4,096, oldest forgotten first); forgetting one raises a floor: from then
+   * on a write without `lock` that creates a key needs a token at least that floor
+   * (FAILED_PRECONDITION saying so). Deleting a key that holds no value answers deleted = false.
+   */
+  Delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _lockd_v1_FenceDeleteRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _lockd_v1_FenceDeleteRequest, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Delete a key, fenced like a write: FAILED_PRECONDITION (nothing changes) when the token is lower
+   * than the highest accepted for the key or, with `lock` set, not that lock's live holder's token.
+   * The key's highest token is kept (a tombstone), so a stale writer cannot bring the key back.
+   * Tombstones are bounded (4,096, oldest forgotten first); forgetting one raises a floor: from then
+   * on a write without `lock` that creates a key needs a token at least that floor
+   * (FAILED_PRECONDITION saying so). Deleting a key that holds no value answers deleted = false.
+   */
+  delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  delete(argument: _lockd_v1_FenceDeleteRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  delete(argument: _lockd_v1_FenceDeleteRequest, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
+  
   /**
    * Read a key's value and the token that wrote it (a linearizable read). A key never written is
    * not an error: empty value and fencing_token 0.
@@ -30,7 +68,8 @@ export interface FenceClient extends grpc.Client {
   
   /**
    * Write a value under a key with a fencing token. A token lower than the highest accepted for
-   * this key: FAILED_PRECONDITION, and the stored value is unchanged.
+   * this key (also by a Delete): FAILED_PRECONDITION, and the stored value is unchanged. With `lock`
+   * set, the token must also be the live holder's token of that lock (see FenceWriteRequest.lock).
    */
   Write(argument: _lockd_v1_FenceWriteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceWriteResponse__Output>): grpc.ClientUnaryCall;
   Write(argument: _lockd_v1_FenceWriteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceWriteResponse__Output>): grpc.ClientUnaryCall;
@@ -38,7 +77,8 @@ export interface FenceClient extends grpc.Client {
   Write(argument: _lockd_v1_FenceWriteRequest, callback: grpc.requestCallback<_lockd_v1_FenceWriteResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Write a value under a key with a fencing token. A token lower than the highest accepted for
-   * this key: FAILED_PRECONDITION, and the stored value is unchanged.
+   * this key (also by a Delete): FAILED_PRECONDITION, and the stored value is unchanged. With `lock`
+   * set, the token must also be the live holder's token of that lock (see FenceWriteRequest.lock).
    */
   write(argument: _lockd_v1_FenceWriteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceWriteResponse__Output>): grpc.ClientUnaryCall;
   write(argument: _lockd_v1_FenceWriteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceWriteResponse__Output>): grpc.ClientUnaryCall;
@@ -49,8 +89,29 @@ export interface FenceClient extends grpc.Client {
 
 /**
  * A store that refuses writes carrying a stale fencing token: the safe side of a lock.
+ * 
+ * Bounds (RESOURCE_EXHAUSTED, the message naming the limit; nothing changes):
+ * - 1,024 keys in the store (all clients together);
+ * - 64 keys created per lease: a write that creates a key is charged to the lease whose live grant
+ * holds its fencing_token (a token is the log index of its grant; the lowest lease id when one
+ * entry granted several locks); Fence.Delete gives the charge back. A write whose token belongs to
+ * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
+ * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
+ * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
+ * One client with many leases can still fill the store; per-principal quotas (issue #12) will bound
+ * that. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
  */
 export interface FenceHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * Delete a key, fenced like a write: FAILED_PRECONDITION (nothing changes) when the token is lower
+   * than the highest accepted for the key or, with `lock` set, not that lock's live holder's token.
+   * The key's highest token is kept (a tombstone), so a stale writer cannot bring the key back.
+   * Tombstones are bounded (4,096, oldest forgotten first); forgetting one raises a floor: from then
+   * on a write without `lock` that creates a key needs a token at least that floor
+   * (FAILED_PRECONDITION saying so). Deleting a key that holds no value answers deleted = false.
+   */
+  Delete: grpc.handleUnaryCall<_lockd_v1_FenceDeleteRequest__Output, _lockd_v1_FenceDeleteResponse>;
+  
   /**
    * Read a key's value and the token that wrote it (a linearizable read). A key never written is
    * not an error: empty value and fencing_token 0.
@@ -59,13 +120,15 @@ export interface FenceHandlers extends grpc.UntypedServiceImplementation {
   
   /**
    * Write a value under a key with a fencing token. A token lower than the highest accepted for
-   * this key: FAILED_PRECONDITION, and the stored value is unchanged.
+   * this key (also by a Delete): FAILED_PRECONDITION, and the stored value is unchanged. With `lock`
+   * set, the token must also be the live holder's token of that lock (see FenceWriteRequest.lock).
    */
   Write: grpc.handleUnaryCall<_lockd_v1_FenceWriteRequest__Output, _lockd_v1_FenceWriteResponse>;
   
 }
 
 export interface FenceDefinition extends grpc.ServiceDefinition {
+  Delete: MethodDefinition<_lockd_v1_FenceDeleteRequest, _lockd_v1_FenceDeleteResponse, _lockd_v1_FenceDeleteRequest__Output, _lockd_v1_FenceDeleteResponse__Output>
   Read: MethodDefinition<_lockd_v1_FenceReadRequest, _lockd_v1_FenceReadResponse, _lockd_v1_FenceReadRequest__Output, _lockd_v1_FenceReadResponse__Output>
   Write: MethodDefinition<_lockd_v1_FenceWriteRequest, _lockd_v1_FenceWriteResponse, _lockd_v1_FenceWriteRequest__Output, _lockd_v1_FenceWriteResponse__Output>
 }

@@ -67,14 +67,18 @@ export interface LeaseClient extends grpc.Client {
   list(argument: _lockd_v1_LeaseListRequest, callback: grpc.requestCallback<_lockd_v1_LeaseListResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * End a lease now, releasing every lock it holds and every wait it has queued.
+   * End a lease now, releasing every lock it holds and every wait it has queued. An unknown or
+   * already ended lease is NOT_FOUND — except for a retry (same request_id) of the Revoke that ended
+   * it, which answers OK again.
    */
   Revoke(argument: _lockd_v1_LeaseRevokeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaseRevokeResponse__Output>): grpc.ClientUnaryCall;
   Revoke(argument: _lockd_v1_LeaseRevokeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_LeaseRevokeResponse__Output>): grpc.ClientUnaryCall;
   Revoke(argument: _lockd_v1_LeaseRevokeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaseRevokeResponse__Output>): grpc.ClientUnaryCall;
   Revoke(argument: _lockd_v1_LeaseRevokeRequest, callback: grpc.requestCallback<_lockd_v1_LeaseRevokeResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * End a lease now, releasing every lock it holds and every wait it has queued.
+   * End a lease now, releasing every lock it holds and every wait it has queued. An unknown or
+   * already ended lease is NOT_FOUND — except for a retry (same request_id) of the Revoke that ended
+   * it, which answers OK again.
    */
   revoke(argument: _lockd_v1_LeaseRevokeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaseRevokeResponse__Output>): grpc.ClientUnaryCall;
   revoke(argument: _lockd_v1_LeaseRevokeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_LeaseRevokeResponse__Output>): grpc.ClientUnaryCall;
@@ -122,7 +126,9 @@ export interface LeaseHandlers extends grpc.UntypedServiceImplementation {
   List: grpc.handleUnaryCall<_lockd_v1_LeaseListRequest__Output, _lockd_v1_LeaseListResponse>;
   
   /**
-   * End a lease now, releasing every lock it holds and every wait it has queued.
+   * End a lease now, releasing every lock it holds and every wait it has queued. An unknown or
+   * already ended lease is NOT_FOUND — except for a retry (same request_id) of the Revoke that ended
+   * it, which answers OK again.
    */
   Revoke: grpc.handleUnaryCall<_lockd_v1_LeaseRevokeRequest__Output, _lockd_v1_LeaseRevokeResponse>;
   

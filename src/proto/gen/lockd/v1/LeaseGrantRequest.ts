@@ -8,7 +8,13 @@ export interface LeaseGrantRequest {
    */
   'ttlMs'?: (number | string | Long);
   /**
-   * Client-chosen id that makes a retried Grant return the same lease instead of a new one.
+   * Client-chosen id that makes a retried Grant return the same lease instead of a new one (see
+   * "Request ids" at the top).
+   * 
+   * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
+   * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
+   * them all (each for up to the 1 h maximum TTL); per-principal quotas will bound that, the
+   * cluster-wide cap staying as the memory bound.
    */
   'requestId'?: (string);
 }
@@ -19,7 +25,13 @@ export interface LeaseGrantRequest__Output {
    */
   'ttlMs': (number);
   /**
-   * Client-chosen id that makes a retried Grant return the same lease instead of a new one.
+   * Client-chosen id that makes a retried Grant return the same lease instead of a new one (see
+   * "Request ids" at the top).
+   * 
+   * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
+   * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
+   * them all (each for up to the 1 h maximum TTL); per-principal quotas will bound that, the
+   * cluster-wide cap staying as the memory bound.
    */
   'requestId': (string);
 }

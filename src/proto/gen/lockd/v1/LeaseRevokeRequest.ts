@@ -7,6 +7,10 @@ export interface LeaseRevokeRequest {
    * The lease to end.
    */
   'leaseId'?: (number | string | Long);
+  /**
+   * Makes a retried Revoke answer OK instead of NOT_FOUND (see "Request ids" at the top).
+   */
+  'requestId'?: (string);
 }
 
 export interface LeaseRevokeRequest__Output {
@@ -14,4 +18,8 @@ export interface LeaseRevokeRequest__Output {
    * The lease to end.
    */
   'leaseId': (number);
+  /**
+   * Makes a retried Revoke answer OK instead of NOT_FOUND (see "Request ids" at the top).
+   */
+  'requestId': (string);
 }

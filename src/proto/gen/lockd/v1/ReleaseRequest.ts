@@ -11,6 +11,12 @@ export interface ReleaseRequest {
    * The fencing token of the grant being released.
    */
   'fencingToken'?: (number | string | Long);
+  /**
+   * Makes a retried Release answer what the first attempt did (released = true when it released the
+   * lock) instead of NOT_FOUND or released = false (see "Request ids" at the top). The same id with
+   * another name or token is INVALID_ARGUMENT.
+   */
+  'requestId'?: (string);
 }
 
 export interface ReleaseRequest__Output {
@@ -22,4 +28,10 @@ export interface ReleaseRequest__Output {
    * The fencing token of the grant being released.
    */
   'fencingToken': (number);
+  /**
+   * Makes a retried Release answer what the first attempt did (released = true when it released the
+   * lock) instead of NOT_FOUND or released = false (see "Request ids" at the top). The same id with
+   * another name or token is INVALID_ARGUMENT.
+   */
+  'requestId': (string);
 }

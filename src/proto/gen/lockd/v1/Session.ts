@@ -21,7 +21,7 @@ export interface SessionClient extends grpc.Client {
    * message and in the `lockd-leader` trailer when it is known — reconnect there. When the serving
    * node stops leading, or shuts down, the stream ends with UNAVAILABLE (+ `lockd-leader`): every
    * operation not yet answered has an unknown outcome, exactly like a unary call that failed
-   * UNAVAILABLE — reconnect and retry (Grant/Acquire with the same request_id to apply them once).
+   * UNAVAILABLE — reconnect and retry (with the same request_id, to apply each at most once).
    * 
    * Errors of one operation are answered in its SessionResponse (`error`) and do not end the stream.
    * The stream itself ends with a status only for: leadership loss or shutdown (UNAVAILABLE), a
@@ -47,7 +47,7 @@ export interface SessionClient extends grpc.Client {
    * message and in the `lockd-leader` trailer when it is known — reconnect there. When the serving
    * node stops leading, or shuts down, the stream ends with UNAVAILABLE (+ `lockd-leader`): every
    * operation not yet answered has an unknown outcome, exactly like a unary call that failed
-   * UNAVAILABLE — reconnect and retry (Grant/Acquire with the same request_id to apply them once).
+   * UNAVAILABLE — reconnect and retry (with the same request_id, to apply each at most once).
    * 
    * Errors of one operation are answered in its SessionResponse (`error`) and do not end the stream.
    * The stream itself ends with a status only for: leadership loss or shutdown (UNAVAILABLE), a
@@ -86,7 +86,7 @@ export interface SessionHandlers extends grpc.UntypedServiceImplementation {
    * message and in the `lockd-leader` trailer when it is known — reconnect there. When the serving
    * node stops leading, or shuts down, the stream ends with UNAVAILABLE (+ `lockd-leader`): every
    * operation not yet answered has an unknown outcome, exactly like a unary call that failed
-   * UNAVAILABLE — reconnect and retry (Grant/Acquire with the same request_id to apply them once).
+   * UNAVAILABLE — reconnect and retry (with the same request_id, to apply each at most once).
    * 
    * Errors of one operation are answered in its SessionResponse (`error`) and do not end the stream.
    * The stream itself ends with a status only for: leadership loss or shutdown (UNAVAILABLE), a

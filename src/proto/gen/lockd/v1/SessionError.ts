@@ -19,7 +19,7 @@ export interface SessionError {
    */
   'leader'?: (string);
   /**
-   * With a stale Fence.Write (FAILED_PRECONDITION): the highest accepted token (the unary call's
+   * With a stale Fence.Write or Delete (FAILED_PRECONDITION): the highest accepted token (the unary call's
    * `lockd-highest-token` trailer); 0 otherwise.
    */
   'highestToken'?: (number | string | Long);
@@ -42,7 +42,7 @@ export interface SessionError__Output {
    */
   'leader': (string);
   /**
-   * With a stale Fence.Write (FAILED_PRECONDITION): the highest accepted token (the unary call's
+   * With a stale Fence.Write or Delete (FAILED_PRECONDITION): the highest accepted token (the unary call's
    * `lockd-highest-token` trailer); 0 otherwise.
    */
   'highestToken': (number);

@@ -8,6 +8,7 @@ import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteReques
 import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output as _lockd_v1_InspectRequest__Output } from '../../lockd/v1/InspectRequest.js';
 import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from '../../lockd/v1/FenceReadRequest.js';
 import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseTimeToLiveRequest__Output as _lockd_v1_LeaseTimeToLiveRequest__Output } from '../../lockd/v1/LeaseTimeToLiveRequest.js';
+import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from '../../lockd/v1/FenceDeleteRequest.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -52,6 +53,10 @@ export interface SessionRequest {
    */
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveRequest | null);
   /**
+   * Fence.Delete.
+   */
+  'fenceDelete'?: (_lockd_v1_FenceDeleteRequest | null);
+  /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
    * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
    */
@@ -60,7 +65,7 @@ export interface SessionRequest {
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
    */
-  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive";
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete";
 }
 
 /**
@@ -105,6 +110,10 @@ export interface SessionRequest__Output {
    */
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveRequest__Output | null);
   /**
+   * Fence.Delete.
+   */
+  'fenceDelete'?: (_lockd_v1_FenceDeleteRequest__Output | null);
+  /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
    * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
    */
@@ -113,5 +122,5 @@ export interface SessionRequest__Output {
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
    */
-  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive";
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete";
 }

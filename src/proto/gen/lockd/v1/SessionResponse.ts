@@ -8,6 +8,7 @@ import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResp
 import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from '../../lockd/v1/InspectResponse.js';
 import type { FenceReadResponse as _lockd_v1_FenceReadResponse, FenceReadResponse__Output as _lockd_v1_FenceReadResponse__Output } from '../../lockd/v1/FenceReadResponse.js';
 import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, LeaseTimeToLiveResponse__Output as _lockd_v1_LeaseTimeToLiveResponse__Output } from '../../lockd/v1/LeaseTimeToLiveResponse.js';
+import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from '../../lockd/v1/FenceDeleteResponse.js';
 import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from '../../lockd/v1/SessionError.js';
 import type { Long } from '@grpc/proto-loader';
 
@@ -27,6 +28,7 @@ export interface SessionResponse {
   'inspect'?: (_lockd_v1_InspectResponse | null);
   'fenceRead'?: (_lockd_v1_FenceReadResponse | null);
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveResponse | null);
+  'fenceDelete'?: (_lockd_v1_FenceDeleteResponse | null);
   /**
    * The operation failed (nothing else on the stream is affected).
    */
@@ -35,7 +37,7 @@ export interface SessionResponse {
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
    */
-  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"error";
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"error";
 }
 
 /**
@@ -54,6 +56,7 @@ export interface SessionResponse__Output {
   'inspect'?: (_lockd_v1_InspectResponse__Output | null);
   'fenceRead'?: (_lockd_v1_FenceReadResponse__Output | null);
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveResponse__Output | null);
+  'fenceDelete'?: (_lockd_v1_FenceDeleteResponse__Output | null);
   /**
    * The operation failed (nothing else on the stream is affected).
    */
@@ -62,5 +65,5 @@ export interface SessionResponse__Output {
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
    */
-  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"error";
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"error";
 }

@@ -1,0 +1,79 @@
+// The snapshot form of the dedup records request-once.ts keeps (snapshot-codec.ts, format 3), apart
+// from Grant's and Acquire's so each can change without the other.
+
+import type { DedupRecord } from './dedup.js';
+import type { ErrorKind } from './results.js';
+
+type OnceRecord = Exclude<DedupRecord, { type: 'Grant' | 'Acquire' }>;
+
+export type DedupJsonOnce =
+  | [string, 'R', string, number, boolean]
+  | [string, 'V', number]
+  | [string, 'C', string, number, number, boolean, boolean, number]
+  | [string, 'F' | 'D', string, number, string, string, string, string, number, boolean];
+
+export function dedupJsonOnce(rid: string, r: OnceRecord): DedupJsonOnce {
+  switch (r.type) {
+    case 'Release':
+      return [rid, 'R', r.name, r.token, r.released];
+    case 'Revoke':
+      return [rid, 'V', r.leaseId];
+    case 'CancelWait':
+      return [rid, 'C', r.name, r.leaseId, r.abandonedAtIndex, r.removed, r.released, r.heldToken];
+    case 'FenceWrite':
+    case 'FenceDelete':
+      return [rid, r.type === 'FenceWrite' ? 'F' : 'D', r.key, r.token, r.lock, r.digest, r.error ?? '', r.message, r.highestToken, r.deleted];
+  }
+}
+
+/** The decoding helpers of snapshot-codec.ts (each throws SnapshotDecodeError). */
+export interface Readers {
+  tuple(v: unknown, n: number, what: string): unknown[];
+  int(v: unknown, what: string): number;
+  str(v: unknown, what: string): string;
+  bool(v: unknown, what: string): boolean;
+  errorKind(v: unknown, what: string): ErrorKind | undefined;
+}
+
+export function dedupRecordOnce(a: unknown[], r: Readers): OnceRecord {
+  switch (a[1]) {
+    case 'R': {
+      const [, , name, token, released] = r.tuple(a, 5, 'dedup Release');
+      return { type: 'Release', name: r.str(name, 'name'), token: r.int(token, 'token'), released: r.bool(released, 'released') };
+    }
+    case 'V': {
+      const [, , leaseId] = r.tuple(a, 3, 'dedup Revoke');
+      return { type: 'Revoke', leaseId: r.int(leaseId, 'lease id') };
+    }
+    case 'C': {
+      const [, , name, leaseId, at, removed, released, held] = r.tuple(a, 8, 'dedup CancelWait');
+      return {
+        type: 'CancelWait',
+        name: r.str(name, 'name'),
+        leaseId: r.int(leaseId, 'lease id'),
+        abandonedAtIndex: r.int(at, 'abandoned at'),
+        removed: r.bool(removed, 'removed'),
+        released: r.bool(released, 'released'),
+        heldToken: r.int(held, 'held token'),
+      };
+    }
+    case 'F':
+    case 'D': {
+      const [, kind, key, token, lock, digest, error, message, highest, deleted] = r.tuple(a, 10, 'dedup fence');
+      const e = r.errorKind(error, 'dedup fence error');
+      return {
+        type: kind === 'F' ? 'FenceWrite' : 'FenceDelete',
+        key: r.str(key, 'key'),
+        token: r.int(token, 'token'),
+        lock: r.str(lock, 'lock'),
+        digest: r.str(digest, 'digest'),
+        ...(e === undefined ? {} : { error: e }),
+        message: r.str(message, 'message'),
+        highestToken: r.int(highest, 'highest token'),
+        deleted: r.bool(deleted, 'deleted'),
+      };
+    }
+    default:
+      throw new Error(`dedup record kind ${JSON.stringify(a[1])}`);
+  }
+}
