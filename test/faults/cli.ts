@@ -1,5 +1,5 @@
 // npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5]
-//   [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls release,cancelwait,flood]
+//   [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls release,snipe,cancelwait,flood]
 //   [--ttl-ms MS] [--kinds kill-node,pause-client,...] [--sticky]
 // Runs one seeded fault run, prints its summary, writes the report, exits 1 on any violation.
 import { parseArgs } from 'node:util';
