@@ -43,6 +43,15 @@ export class TestCluster {
     }
   }
 
+  /** A node joining the cluster with no configuration of its own (it learns it from the leader). */
+  join(id: NodeId, overrides: Partial<RaftConfig> = {}): TestNode {
+    const storage = new MemoryStorage([]);
+    const raft = new RaftNode({ id, peers: [], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(99 + this.nodes.size), ...overrides });
+    const n = { raft, storage, applied: [] };
+    this.nodes.set(id, n);
+    return n;
+  }
+
   node(id: NodeId): TestNode {
     const n = this.nodes.get(id);
     if (!n) throw new Error(`no node ${id}`);
