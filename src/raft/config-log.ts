@@ -34,6 +34,11 @@ export class ConfigLog {
     return this.confs[0];
   }
 
+  /** How many config entries above `index` the log holds (not committed, if `index` is the commit). */
+  countAfter(index: number): number {
+    return this.confs.filter((c) => c.index > index).length;
+  }
+
   /** `ents` were appended to the log, replacing whatever it held from ents[0].index on. */
   appended(ents: readonly Entry[]): void {
     if (ents.length === 0) return;

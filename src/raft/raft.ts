@@ -3,7 +3,7 @@
 // reacts to inputs by changing its state and queueing messages; turning that into Ready batches,
 // and what was handed out into what is durable, is RaftNode's job (raft-node.ts, as etcd's
 // rawnode.go is to raft.go). Pure: no I/O, no clock, no randomness of its own. Membership changes
-// are single-server and in effect when appended (README.md "Membership", membership.ts).
+// are single-server and in effect when appended (src/raft/README.md, membership.ts).
 import { ConfigLog, isMember, isVoter } from './config-log.js';
 import { ConfChangeError, applyChange, encodeConfigEntry, type ConfChange, type Configuration, type IndexedConfiguration } from './membership.js';
 import { committedIndex, quorumSize, voteResult } from './quorum.js';
@@ -160,6 +160,8 @@ export class Raft {
     const index = this.appendEntries([encodeConfigEntry({ change: cc, config: next })], 'config');
     invariant(this.configs.current().index === index, 'a proposed change is in effect when appended', this.id, () =>
       `appended at ${index}, effective configuration from ${this.configs.current().index}`);
+    invariant(this.configs.countAfter(this.log.committed) === 1, 'at most one uncommitted change at the leader', this.id, () =>
+      `${this.configs.countAfter(this.log.committed)} config entries above the commit index ${this.log.committed}`);
     this.syncProgress();
     return { index, term: this.term };
   }

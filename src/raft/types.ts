@@ -9,7 +9,7 @@ export const NONE: NodeId = '';
  * What an entry carries. 'normal' (the default when absent): the application's command, opaque to
  * the core. 'config': a membership change, written by the core itself (see membership.ts for the
  * encoding); the application skips it when applying, and the configuration it holds takes effect
- * on every node as soon as the entry is appended to that node's log (README.md "Membership").
+ * on every node as soon as the entry is appended to that node's log (src/raft/README.md).
  */
 export type EntryType = 'normal' | 'config';
 

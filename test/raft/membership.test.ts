@@ -1,4 +1,4 @@
-// Membership changes in the core (README.md "Membership"): what the transcripts
+// Membership changes in the core (src/raft/README.md): what the transcripts
 // (test/raft/transcripts/conf_*.txt) do not show step by step — restarts, snapshots, the quorum
 // without learners, the invariants on config entries, and that the planted bug alone breaks safety.
 import { readFileSync } from 'node:fs';
