@@ -7,7 +7,7 @@
 // committed here yet). A new leader overwrites 15..: C2 goes, C1 is effective again. Reverting to
 // "the last committed configuration" instead (hashicorp/raft) would be wrong if this node's
 // commit index were still below 10: C1 is committed cluster-wide, this node just has not heard.
-import { checkSuccessor, decodeConfigEntry, type Configuration, type IndexedConfiguration } from './membership.js';
+import { checkShape, checkSuccessor, decodeConfigEntry, type Configuration, type IndexedConfiguration } from './membership.js';
 import { invariant, type Entry, type NodeId } from './types.js';
 
 export class ConfigLog {
@@ -18,6 +18,7 @@ export class ConfigLog {
     base: IndexedConfiguration,
     private readonly node: NodeId,
   ) {
+    checkShape(base.config, node, base.index);
     this.confs = [base];
   }
 
@@ -53,6 +54,7 @@ export class ConfigLog {
 
   /** The log was replaced by a snapshot: its configuration is the whole history now. */
   restore(base: IndexedConfiguration): void {
+    checkShape(base.config, this.node, base.index);
     this.confs = [base];
   }
 

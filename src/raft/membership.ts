@@ -119,7 +119,8 @@ export function checkSuccessor(prev: Configuration, next: Configuration, node: N
     `entry ${at}: removed ${prev.removed.join(',')} → ${next.removed.join(',')}`);
 }
 
-function checkShape(c: Configuration, node: NodeId, at: number): void {
+/** Voters, learners and removed ids are disjoint (a snapshot's or a config entry's configuration). */
+export function checkShape(c: Configuration, node: NodeId, at: number): void {
   const all = [...c.voters, ...c.learners, ...c.removed];
   invariant(new Set(all).size === all.length, 'voters, learners and removed are disjoint', node, () =>
     `entry ${at}: voters ${c.voters.join(',')} learners ${c.learners.join(',')} removed ${c.removed.join(',')}`);
@@ -169,9 +170,4 @@ export function decodeConfigEntry(data: Uint8Array, node: NodeId, at: number): C
   const config: Configuration = { voters: o.voters as NodeId[], learners: o.learners as NodeId[], removed: o.removed as NodeId[] };
   checkShape(config, node, at);
   return { change: { op: o.op as ConfChangeOp, node: o.node as NodeId }, config };
-}
-
-export function sameConfiguration(a: Configuration, b: Configuration): boolean {
-  const same = (x: readonly NodeId[], y: readonly NodeId[]) => x.length === y.length && x.every((id) => y.includes(id));
-  return same(a.voters, b.voters) && same(a.learners, b.learners) && same(a.removed, b.removed);
 }

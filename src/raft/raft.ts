@@ -692,7 +692,7 @@ export class Raft {
 
   // ---- leader machinery ---------------------------------------------------------------------
 
-  private appendEntries(datas: readonly Uint8Array[], type: 'config' | undefined = undefined): number {
+  private appendEntries(datas: readonly Uint8Array[], type?: 'config'): number {
     const last = this.log.lastIndex();
     const ents: Entry[] = datas.map((data, k) => ({ term: this.term, index: last + 1 + k, data, ...(type ? { type } : {}) }));
     const newLast = this.log.append(ents);
