@@ -1,8 +1,9 @@
-// Lint: typescript-eslint's recommended rules, the purity fence around src/raft and the state machine,
-// and the one-way layers (src/README.md): client → proto only; node ↛ api; raft ↛ anything of lockd.
+// Lint: typescript-eslint's recommended rules, the purity fence around src/raft, the state machine and
+// the pure half of src/lockd/lease (all but the leader's clock loop), and the one-way layers
+// (src/README.md): client → proto only; node ↛ api; lease ↛ api; raft ↛ anything of lockd.
 import tseslint from 'typescript-eslint';
 
-const impure = 'src/raft and the lock state machine must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
+const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/proto/gen/**'] },
@@ -39,7 +40,19 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts'],
+    files: ['src/lockd/lease/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '(^|/)api/', message: 'src/lockd/lease is replicated-time policy: it must not import the API layer (src/lockd/api), which uses it' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/lease/**/*.ts'],
+    // The leader's clock loop is the one impure part of the lease room: it reads performance.now() and proposes.
+    ignores: ['src/lockd/lease/lease-clock.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [

@@ -7,7 +7,7 @@
 import { status as Status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { Connections, type Endpoint } from './connections.js';
 import { clientError, leaderHint, toLockdError } from './errors.js';
-import { abortError, Backoff, grpcDeadline, monoNow, sleep } from './timing.js';
+import { abortError, Backoff, grpcDeadline, longTimeout, monoNow, sleep } from './timing.js';
 
 export interface RouterOptions {
   readonly endpoints: readonly string[];
@@ -156,11 +156,18 @@ export class Router {
   private once<T>(ep: Endpoint, attempt: Attempt<T>, deadline: number, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => call.cancel();
-      const call = attempt(ep, { deadline: grpcDeadline(deadline) }, (err, res) => {
+      const wire = grpcDeadline(deadline);
+      let expired = false;
+      let stopTimer = (): void => {};
+      const call = attempt(ep, { deadline: wire }, (err, res) => {
+        stopTimer();
         signal?.removeEventListener('abort', onAbort);
-        if (err) reject(err);
+        if (err && expired) reject(Object.assign(new Error('deadline exceeded'), { code: Status.DEADLINE_EXCEEDED, details: 'Deadline exceeded (enforced by the client)', metadata: err.metadata }));
+        else if (err) reject(err);
         else resolve(res as T);
       });
+      // A deadline too far ahead to send (grpcDeadline) is kept here: the call is cancelled when it passes.
+      if (wire === Infinity) stopTimer = longTimeout(() => ((expired = true), call.cancel()), deadline - monoNow());
       if (signal?.aborted) call.cancel();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });

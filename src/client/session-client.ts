@@ -12,7 +12,7 @@ import type { SessionResponse__Output } from '../proto/gen/lockd/v1/SessionRespo
 import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
 import { Router } from './router.js';
-import { abortError, deadlineAfter } from './timing.js';
+import { abortError, deadlineAfter, longTimeout } from './timing.js';
 
 export interface SessionClientOptions {
   /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -139,18 +139,17 @@ export class SessionClient {
     const conn = await this.connect(deadlineAfter(Math.min(timeoutMs, this.timeoutMs)));
     const id = this.nextId++;
     return new Promise<ResponseOf<K>>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
+      let stopTimer = (): void => {};
       const onAbort = (): void => settle(() => reject(abortError(opts.signal!)));
       const settle = (f: () => void): void => {
         if (!conn.pending.delete(id)) return;
-        if (timer) clearTimeout(timer);
+        stopTimer();
         opts.signal?.removeEventListener('abort', onAbort);
         f();
       };
       conn.pending.set(id, { resolve: (r) => settle(() => resolve(r as ResponseOf<K>)), reject: (e) => settle(() => reject(e)) });
-      if (Number.isFinite(timeoutMs)) {
-        timer = setTimeout(() => settle(() => reject(clientError(Status.DEADLINE_EXCEEDED, `session ${op}: no answer within ${timeoutMs} ms (outcome unknown)`))), timeoutMs + LOCAL_TIMEOUT_GRACE_MS);
-      }
+      // timeoutMs may be longer than one setTimeout can wait (a 30-day wait): longTimeout steps.
+      stopTimer = longTimeout(() => settle(() => reject(clientError(Status.DEADLINE_EXCEEDED, `session ${op}: no answer within ${timeoutMs} ms (outcome unknown)`))), timeoutMs + LOCAL_TIMEOUT_GRACE_MS);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       conn.call.write({ id, [op]: body, timeoutMs: Number.isFinite(timeoutMs) ? Math.ceil(timeoutMs) : 0 });
     });

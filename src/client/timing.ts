@@ -9,6 +9,9 @@ export function monoNow(): number {
   return performance.now();
 }
 
+/** The longest delay setTimeout honours: a longer one fires after 1 ms instead (issue 9 item 7). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A monotonic deadline timeoutMs from now (Infinity when no timeout). */
 export function deadlineAfter(timeoutMs: number | undefined): number {
   if (timeoutMs === undefined || timeoutMs === Infinity) return Infinity;
@@ -16,10 +19,32 @@ export function deadlineAfter(timeoutMs: number | undefined): number {
   return monoNow() + timeoutMs;
 }
 
-/** The gRPC deadline (wall clock Date) for a monotonic deadline; Infinity stays Infinity. */
+/**
+ * A deadline further ahead than this is not sent on the wire: grpc-js servers (lockd's) read a
+ * grpc-timeout above 2^31-1 ms as negative and fail the call at once. The client enforces it instead.
+ */
+export const MAX_WIRE_DEADLINE_MS = MAX_TIMER_MS - 60_000;
+
+/** The gRPC deadline (wall clock Date) for a monotonic deadline; Infinity stays Infinity, and so does one beyond MAX_WIRE_DEADLINE_MS. */
 export function grpcDeadline(monoDeadline: number): Date | number {
-  if (monoDeadline === Infinity) return Infinity;
+  if (monoDeadline === Infinity || monoDeadline - monoNow() > MAX_WIRE_DEADLINE_MS) return Infinity;
   return new Date(Date.now() + Math.max(0, monoDeadline - monoNow()));
+}
+
+/**
+ * setTimeout for any delay on the monotonic clock: a delay beyond MAX_TIMER_MS (a 30-day timeout) is
+ * waited in steps, each re-measuring what is left. Infinity never fires. Returns the cancel function.
+ */
+export function longTimeout(fn: () => void, ms: number, maxStepMs = MAX_TIMER_MS): () => void {
+  if (!(ms < Infinity)) return () => {};
+  const due = monoNow() + ms;
+  let current: NodeJS.Timeout;
+  const step = (): void => {
+    const rest = due - monoNow();
+    current = rest > maxStepMs ? setTimeout(step, maxStepMs) : setTimeout(fn, Math.max(0, rest));
+  };
+  step();
+  return () => clearTimeout(current);
 }
 
 /** Resolve after ms, or reject with the signal's reason if it aborts first. */

@@ -20,6 +20,9 @@ import { fail } from './checkers.js';
 import { describeCommand } from './lock-app.js';
 import type { SimNode } from './sim-node.js';
 
+/** The clock-drift allowance of a deadline (DESIGN §4), computed here apart from the code under test. */
+const drift = (ttlMs: number, ppm = 0): number => Math.ceil((ttlMs * ppm) / 1e6);
+
 export interface LockStats {
   entries: number;
   ticks: number;
@@ -231,7 +234,7 @@ export class LockChecker {
     if (!cmd || !r || !r.ok) return;
     const model = this.leaseModel;
     if (r.type === 'Grant' && cmd.type === 'Grant' && !r.duplicate) {
-      model.set(r.leaseId, { ttlMs: cmd.ttlMs, deadline: this.now + cmd.ttlMs + cmd.marginMs });
+      model.set(r.leaseId, { ttlMs: cmd.ttlMs, deadline: this.now + cmd.ttlMs + cmd.marginMs + drift(cmd.ttlMs, cmd.driftPpm) });
     } else if (r.type === 'Revoke') {
       model.delete(r.leaseId);
     } else if (r.type === 'Tick' && cmd.type === 'Tick') {
@@ -239,7 +242,7 @@ export class LockChecker {
       if (r.now !== this.now) fail('Lease Timing', node, `Tick at ${index} reached now = ${r.now} ms; the elapsed times add up to ${this.now}`);
       for (const id of new Set(cmd.renewed)) {
         const l = model.get(id);
-        if (l) l.deadline = Math.max(l.deadline, this.now + l.ttlMs + cmd.marginMs);
+        if (l) l.deadline = Math.max(l.deadline, this.now + l.ttlMs + cmd.marginMs + drift(l.ttlMs, cmd.driftPpm));
       }
       const due = [...model].filter(([, l]) => l.deadline <= this.now).map(([id]) => id).sort((a, b) => a - b);
       if (due.join(',') !== r.expired.join(',')) {

@@ -15,7 +15,7 @@ import { ApiError, asApiError, fromProblem } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import type { Forwarder } from './forwarder.js';
 import type { LeaderRouter, Route } from './leader-router.js';
-import type { LeaseClock } from './lease-clock.js';
+import type { LeaseClock } from '../lease/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
 
 type Call = grpc.ServerDuplexStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;

@@ -14,6 +14,7 @@ import type { LeaseListRequest__Output } from '../../proto/gen/lockd/v1/LeaseLis
 import type { LeaseListResponse } from '../../proto/gen/lockd/v1/LeaseListResponse.js';
 import type { NodeContext } from '../node/node-context.js';
 import { validateLeaseId, validateRequestId, validateTtlMs } from '../state-machine/index.js';
+import { leaderMargins } from '../lease/deadline-margin.js';
 import { ApiError } from './api-error.js';
 import type { KeepAliveStreams } from './keepalive-streams.js';
 import type { Proposer } from './proposer.js';
@@ -39,8 +40,9 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
       validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
       local: async (req, _call, deadline) => {
         const r = await proposer.write(
-          // The margin covers time from before this entry that the next Tick may still count (DESIGN §4).
-          { type: 'Grant', ttlMs: req.ttlMs, marginMs: timing.maxElapsedMs, requestId: req.requestId || undefined },
+          // The margins cover time from before this entry that the next Tick may still count, and clock-rate
+          // error between leader and client (lease/deadline-margin.ts).
+          { type: 'Grant', ttlMs: req.ttlMs, ...leaderMargins(timing.maxElapsedMs), requestId: req.requestId || undefined },
           deadline,
         );
         if (r.duplicate) log.debug({ event: 'lease grant replayed', leaseId: r.leaseId, requestId: req.requestId }, 'retried Grant answered from its first result');

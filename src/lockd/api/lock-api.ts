@@ -2,9 +2,10 @@
 // RPC: the leader does the work (writes are proposals, reads pass a ReadIndex barrier), followers
 // forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
-// The leader also runs the lease clock (lease-clock.ts).
+// The leader also runs the lease clock (../lease/lease-clock.ts).
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
+import { LeaseClock } from '../lease/lease-clock.js';
 import type { ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
@@ -14,7 +15,6 @@ import { Forwarder } from './forwarder.js';
 import { KeepAliveStreams } from './keepalive-streams.js';
 import { LeaderOps } from './leader-ops.js';
 import { LeaderRouter } from './leader-router.js';
-import { LeaseClock } from './lease-clock.js';
 import { leaseHandlers, leaseOps } from './lease-service.js';
 import { lockHandlers, lockOps } from './lock-service.js';
 import { LockWaits } from './lock-waits.js';

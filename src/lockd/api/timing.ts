@@ -2,6 +2,7 @@
 // Deadlines are wall-clock epoch milliseconds because that is what gRPC carries; nothing here
 // decides a lease (the replicated clock does, DESIGN §4).
 import type { NodeConfig } from '../node/config.js';
+import { timerAt } from './timer-at.js';
 
 /** The lease clock aims at one Tick entry about every this many milliseconds (DESIGN §4). */
 export const LEASE_TICK_TARGET_MS = 100;
@@ -59,15 +60,14 @@ export function settleBy<T>(p: Promise<T>, at: number, what: string): Promise<T>
   const ms = at - Date.now();
   if (!Number.isFinite(ms)) return p;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TimeoutError(`${what} did not complete within ${Math.max(0, Math.round(ms))} ms`)), Math.max(0, ms));
-    timer.unref(); // never keeps a stopping node alive: `p` is what the caller waits on
+    const timer = timerAt(at, () => reject(new TimeoutError(`${what} did not complete within ${Math.max(0, Math.round(ms))} ms`))).unref(); // never keeps a stopping node alive: `p` is what the caller waits on
     p.then(
       (v) => {
-        clearTimeout(timer);
+        timer.clear();
         resolve(v);
       },
       (e: unknown) => {
-        clearTimeout(timer);
+        timer.clear();
         reject(e as Error);
       },
     );

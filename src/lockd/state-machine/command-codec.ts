@@ -16,10 +16,12 @@ export class CommandDecodeError extends Error {
 /** The canonical JSON shape; field order here is the byte order on the wire. */
 function canonical(cmd: Command): Record<string, unknown> {
   const rid = (id: string | undefined) => (id === undefined || id === '' ? {} : { requestId: str('requestId', id) });
+  // 0 and absent mean the same (entries written before drift was carried) and encode the same.
+  const drift = (ppm: number | undefined) => (ppm === undefined || ppm === 0 ? {} : { driftPpm: num('driftPpm', ppm) });
   const lock = (l: string | undefined) => (l === undefined || l === '' ? {} : { lock: str('lock', l) });
   switch (cmd.type) {
     case 'Grant':
-      return { type: cmd.type, ttlMs: num('ttlMs', cmd.ttlMs), marginMs: num('marginMs', cmd.marginMs), ...rid(cmd.requestId) };
+      return { type: cmd.type, ttlMs: num('ttlMs', cmd.ttlMs), marginMs: num('marginMs', cmd.marginMs), ...drift(cmd.driftPpm), ...rid(cmd.requestId) };
     case 'Revoke':
       return { type: cmd.type, leaseId: num('leaseId', cmd.leaseId), ...rid(cmd.requestId) };
     case 'Tick':
@@ -28,6 +30,7 @@ function canonical(cmd: Command): Record<string, unknown> {
         type: cmd.type,
         elapsedMs: num('elapsedMs', cmd.elapsedMs),
         marginMs: num('marginMs', cmd.marginMs),
+        ...drift(cmd.driftPpm),
         renewed: cmd.renewed.map((id) => num('renewed[]', id)),
       };
     case 'Acquire':
@@ -83,9 +86,9 @@ export function encodeCommand(cmd: Command): Uint8Array {
 }
 
 const FIELDS: Record<Command['type'], { required: readonly string[]; optional: readonly string[] }> = {
-  Grant: { required: ['ttlMs', 'marginMs'], optional: ['requestId'] },
+  Grant: { required: ['ttlMs', 'marginMs'], optional: ['driftPpm', 'requestId'] },
   Revoke: { required: ['leaseId'], optional: ['requestId'] },
-  Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: [] },
+  Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: ['driftPpm'] },
   Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['requestId'] },
   Release: { required: ['name', 'token'], optional: ['requestId'] },
   FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId'] },
@@ -123,17 +126,18 @@ export function decodeCommand(data: Uint8Array): Command {
     return r[k] as string;
   };
   const rid = () => (r.requestId === undefined ? {} : { requestId: s('requestId') });
+  const drift = () => (r.driftPpm === undefined ? {} : { driftPpm: n('driftPpm') });
   const lock = () => (r.lock === undefined ? {} : { lock: s('lock') });
   switch (type as Command['type']) {
     case 'Grant':
-      return { type: 'Grant', ttlMs: n('ttlMs'), marginMs: n('marginMs'), ...rid() };
+      return { type: 'Grant', ttlMs: n('ttlMs'), marginMs: n('marginMs'), ...drift(), ...rid() };
     case 'Revoke':
       return { type: 'Revoke', leaseId: n('leaseId'), ...rid() };
     case 'Tick': {
       const renewed = r.renewed;
       if (!Array.isArray(renewed) || !renewed.every((x) => typeof x === 'number'))
         throw new CommandDecodeError('Tick.renewed must be a list of numbers');
-      return { type: 'Tick', elapsedMs: n('elapsedMs'), marginMs: n('marginMs'), renewed: renewed as number[] };
+      return { type: 'Tick', elapsedMs: n('elapsedMs'), marginMs: n('marginMs'), ...drift(), renewed: renewed as number[] };
     }
     case 'Acquire':
       if (typeof r.wait !== 'boolean') throw new CommandDecodeError('Acquire.wait must be a boolean');

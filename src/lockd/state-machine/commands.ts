@@ -1,12 +1,17 @@
 // The commands a leader proposes. Each becomes the data of one Raft entry (see command-codec.ts).
 // Ids, tokens and indexes are JS numbers (Raft indexes stay far below 2^53).
 
-/** Create a lease. Its id is the index of this entry; deadline = now + ttlMs + marginMs. */
+/**
+ * Create a lease. Its id is the index of this entry; deadline = now + ttlMs + marginMs + the drift
+ * allowance ceil(ttlMs · driftPpm / 10^6) (lease/deadline-margin.ts).
+ */
 export interface GrantCommand {
   readonly type: 'Grant';
   readonly ttlMs: number;
   /** The leader's cap on one tick's elapsed time, carried so replicas do not depend on config. */
   readonly marginMs: number;
+  /** Clock-rate bound (ppm of the TTL) the deadline covers; absent (entries before it existed) = 0. */
+  readonly driftPpm?: number;
   readonly requestId?: string;
 }
 
@@ -19,13 +24,16 @@ export interface RevokeCommand {
 
 /**
  * The only way time reaches the state machine. Advances `now` by elapsedMs, renews the live leases in
- * `renewed` (deadline = now + ttl + marginMs), then expires every lease whose deadline <= now.
+ * `renewed` (deadline = now + ttl + marginMs + drift allowance, never earlier than before), then
+ * expires every lease whose deadline <= now.
  */
 export interface TickCommand {
   readonly type: 'Tick';
   readonly elapsedMs: number;
   readonly marginMs: number;
-  /** Lease ids whose keepalives arrived during the last tick interval. */
+  /** As GrantCommand.driftPpm. */
+  readonly driftPpm?: number;
+  /** Lease ids whose keepalives reached the leader (at most MAX_TICK_RENEWALS; the leader sends no duplicates). */
   readonly renewed: readonly number[];
 }
 

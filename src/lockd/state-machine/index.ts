@@ -17,6 +17,7 @@ export {
   validateTtlMs,
   validateMarginMs,
   validateElapsedMs,
+  validateDriftPpm,
   validateFenceValue,
   validateRequestId,
   validateAbandonedAtIndex,

@@ -5,12 +5,13 @@ import type { Command } from './commands.js';
 import type { ErrorKind } from './results.js';
 import { utf8ByteLength } from './bytes.js';
 import {
+  MAX_DRIFT_PPM,
   MAX_FENCE_VALUE_BYTES,
-  MAX_LEASES,
   MAX_MARGIN_MS,
   MAX_NAME_BYTES,
   MAX_REQUEST_ID_BYTES,
   MAX_TICK_ELAPSED_MS,
+  MAX_TICK_RENEWALS,
   MAX_TTL_MS,
   MIN_TTL_MS,
 } from './limits.js';
@@ -61,6 +62,14 @@ export const validateTtlMs = (ttl: unknown): Problem | undefined => checkRange('
 export const validateMarginMs = (m: unknown): Problem | undefined => checkRange('margin_ms', m, 0, MAX_MARGIN_MS);
 export const validateElapsedMs = (e: unknown): Problem | undefined => checkRange('elapsed_ms', e, 0, MAX_TICK_ELAPSED_MS);
 
+/** Absent and 0 both mean "no drift allowance" (entries written before it was carried). */
+export function validateDriftPpm(ppm: unknown): Problem | undefined {
+  if (ppm === undefined) return undefined;
+  if (typeof ppm !== 'number' || !Number.isSafeInteger(ppm)) return invalid('drift_ppm must be an integer');
+  if (ppm < 0 || ppm > MAX_DRIFT_PPM) return invalid(`drift_ppm ${ppm} is out of range [0, ${MAX_DRIFT_PPM}]`);
+  return undefined;
+}
+
 export function validateFenceValue(value: unknown): Problem | undefined {
   if (!(value instanceof Uint8Array)) return invalid('fence value must be bytes');
   if (value.byteLength > MAX_FENCE_VALUE_BYTES)
@@ -96,14 +105,14 @@ export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
 export function validateCommand(cmd: Command): Problem | undefined {
   switch (cmd.type) {
     case 'Grant':
-      return validateTtlMs(cmd.ttlMs) ?? validateMarginMs(cmd.marginMs) ?? validateRequestId(cmd.requestId);
+      return validateTtlMs(cmd.ttlMs) ?? validateMarginMs(cmd.marginMs) ?? validateDriftPpm(cmd.driftPpm) ?? validateRequestId(cmd.requestId);
     case 'Revoke':
       return validateLeaseId(cmd.leaseId) ?? validateRequestId(cmd.requestId);
     case 'Tick': {
-      const p = validateElapsedMs(cmd.elapsedMs) ?? validateMarginMs(cmd.marginMs);
+      const p = validateElapsedMs(cmd.elapsedMs) ?? validateMarginMs(cmd.marginMs) ?? validateDriftPpm(cmd.driftPpm);
       if (p) return p;
       if (!Array.isArray(cmd.renewed)) return invalid('renewed must be a list of lease ids');
-      if (cmd.renewed.length > MAX_LEASES) return invalid(`renewed lists ${cmd.renewed.length} leases; the limit is ${MAX_LEASES}`);
+      if (cmd.renewed.length > MAX_TICK_RENEWALS) return invalid(`renewed lists ${cmd.renewed.length} leases; the limit is ${MAX_TICK_RENEWALS}`);
       for (const id of cmd.renewed) {
         const q = validateLeaseId(id);
         if (q) return q;

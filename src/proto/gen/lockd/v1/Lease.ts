@@ -35,20 +35,28 @@ export interface LeaseClient extends grpc.Client {
   /**
    * Keep leases alive: each request renews one lease; each response reports its new TTL, or
    * ttl_ms = 0 when the lease is gone (the holder has lost its locks). Renewals are batched into the
-   * leader's next clock tick and answered once it is committed. A lease renewed on a stream is
-   * watched: if it expires or is revoked later, the stream gets an unsolicited ttl_ms = 0 for it.
-   * lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024 renewals of a stream await their
-   * tick, the stream is not read further (the client waits; nothing is refused).
+   * leader's next clock tick and answered once it is committed; a lease the leader does not hold
+   * (expired, revoked, never granted) is answered ttl_ms = 0 at once, without a tick. Renewals of
+   * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
+   * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
+   * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
+   * unsolicited ttl_ms = 0 for it. lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
+   * renewals of a stream await their tick, the stream is not read further (the client waits;
+   * nothing is refused).
    */
   KeepAlive(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_LeaseKeepAliveRequest, _lockd_v1_LeaseKeepAliveResponse__Output>;
   KeepAlive(options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_LeaseKeepAliveRequest, _lockd_v1_LeaseKeepAliveResponse__Output>;
   /**
    * Keep leases alive: each request renews one lease; each response reports its new TTL, or
    * ttl_ms = 0 when the lease is gone (the holder has lost its locks). Renewals are batched into the
-   * leader's next clock tick and answered once it is committed. A lease renewed on a stream is
-   * watched: if it expires or is revoked later, the stream gets an unsolicited ttl_ms = 0 for it.
-   * lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024 renewals of a stream await their
-   * tick, the stream is not read further (the client waits; nothing is refused).
+   * leader's next clock tick and answered once it is committed; a lease the leader does not hold
+   * (expired, revoked, never granted) is answered ttl_ms = 0 at once, without a tick. Renewals of
+   * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
+   * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
+   * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
+   * unsolicited ttl_ms = 0 for it. lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
+   * renewals of a stream await their tick, the stream is not read further (the client waits;
+   * nothing is refused).
    */
   keepAlive(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_LeaseKeepAliveRequest, _lockd_v1_LeaseKeepAliveResponse__Output>;
   keepAlive(options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_LeaseKeepAliveRequest, _lockd_v1_LeaseKeepAliveResponse__Output>;
@@ -116,10 +124,14 @@ export interface LeaseHandlers extends grpc.UntypedServiceImplementation {
   /**
    * Keep leases alive: each request renews one lease; each response reports its new TTL, or
    * ttl_ms = 0 when the lease is gone (the holder has lost its locks). Renewals are batched into the
-   * leader's next clock tick and answered once it is committed. A lease renewed on a stream is
-   * watched: if it expires or is revoked later, the stream gets an unsolicited ttl_ms = 0 for it.
-   * lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024 renewals of a stream await their
-   * tick, the stream is not read further (the client waits; nothing is refused).
+   * leader's next clock tick and answered once it is committed; a lease the leader does not hold
+   * (expired, revoked, never granted) is answered ttl_ms = 0 at once, without a tick. Renewals of
+   * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
+   * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
+   * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
+   * unsolicited ttl_ms = 0 for it. lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
+   * renewals of a stream await their tick, the stream is not read further (the client waits;
+   * nothing is refused).
    */
   KeepAlive: grpc.handleBidiStreamingCall<_lockd_v1_LeaseKeepAliveRequest__Output, _lockd_v1_LeaseKeepAliveResponse>;
   

@@ -15,7 +15,7 @@ export interface LeaseInfo {
    */
   'grantedTtlMs'?: (number | string | Long);
   /**
-   * Milliseconds left before it expires.
+   * Milliseconds left before it expires (with the margin of LeaseTimeToLiveResponse.remaining_ms).
    */
   'remainingMs'?: (number | string | Long);
 }
@@ -33,7 +33,7 @@ export interface LeaseInfo__Output {
    */
   'grantedTtlMs': (number);
   /**
-   * Milliseconds left before it expires.
+   * Milliseconds left before it expires (with the margin of LeaseTimeToLiveResponse.remaining_ms).
    */
   'remainingMs': (number);
 }

@@ -12,9 +12,13 @@ export interface LeaseTimeToLiveResponse {
    */
   'grantedTtlMs'?: (number | string | Long);
   /**
-   * Milliseconds left before it expires, on the cluster's logical clock. Every deadline includes
-   * a small safety margin (two lease-clock ticks), so just after a renewal this exceeds
-   * granted_ttl_ms by up to that margin.
+   * Milliseconds left before it expires, on the cluster's logical clock. Every deadline (at Grant
+   * and at each renewal) is set past ttl by a safety margin: two lease-clock ticks (200 ms by
+   * default) plus 1,000 ppm of the TTL, rounded up (3.6 s at 1 h, 1 ms at 1 s). So just after a
+   * renewal this exceeds granted_ttl_ms by up to that margin. The margin is what lets a client
+   * trust its lease until send time of its last acknowledged keepalive (or Grant) + ttl_ms on its
+   * own monotonic clock, even when that clock runs up to 1,000 ppm (0.1 %) slower than the
+   * leader's; a client must not trust it any longer than that.
    */
   'remainingMs'?: (number | string | Long);
   /**
@@ -33,9 +37,13 @@ export interface LeaseTimeToLiveResponse__Output {
    */
   'grantedTtlMs': (number);
   /**
-   * Milliseconds left before it expires, on the cluster's logical clock. Every deadline includes
-   * a small safety margin (two lease-clock ticks), so just after a renewal this exceeds
-   * granted_ttl_ms by up to that margin.
+   * Milliseconds left before it expires, on the cluster's logical clock. Every deadline (at Grant
+   * and at each renewal) is set past ttl by a safety margin: two lease-clock ticks (200 ms by
+   * default) plus 1,000 ppm of the TTL, rounded up (3.6 s at 1 h, 1 ms at 1 s). So just after a
+   * renewal this exceeds granted_ttl_ms by up to that margin. The margin is what lets a client
+   * trust its lease until send time of its last acknowledged keepalive (or Grant) + ttl_ms on its
+   * own monotonic clock, even when that clock runs up to 1,000 ppm (0.1 %) slower than the
+   * leader's; a client must not trust it any longer than that.
    */
   'remainingMs': (number);
   /**

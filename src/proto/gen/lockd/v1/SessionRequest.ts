@@ -58,7 +58,8 @@ export interface SessionRequest {
   'fenceDelete'?: (_lockd_v1_FenceDeleteRequest | null);
   /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
-   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
+   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT. Any length
+   * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
    */
   'timeoutMs'?: (number | string | Long);
   /**
@@ -115,7 +116,8 @@ export interface SessionRequest__Output {
   'fenceDelete'?: (_lockd_v1_FenceDeleteRequest__Output | null);
   /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
-   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT.
+   * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT. Any length
+   * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
    */
   'timeoutMs': (number);
   /**

@@ -1,15 +1,18 @@
-// Grant, Revoke and Tick: the lease lifecycle on the replicated logical clock (DESIGN §4).
+// Grant, Revoke and Tick: the lease lifecycle on the replicated logical clock (DESIGN §4). Pure.
+// A lease enters `state.leases` and `state.expiry` together and leaves both together; its deadline
+// changes only here, and always in both.
 
-import type { ApplyContext } from './apply-context.js';
-import type { GrantCommand, RevokeCommand, TickCommand } from './commands.js';
-import type { LeaseRecord, MachineState } from './state.js';
-import type { RenewedLease, ResultFor } from './results.js';
-import { failure } from './results.js';
-import { newLease } from './state.js';
-import { releaseHolder, removeWaiter } from './lock-transitions.js';
-import { check } from './invariant.js';
-import { sortedNames } from './order.js';
-import { MAX_LEASES } from './limits.js';
+import type { ApplyContext } from '../state-machine/apply-context.js';
+import type { GrantCommand, RevokeCommand, TickCommand } from '../state-machine/commands.js';
+import type { LeaseRecord, MachineState } from '../state-machine/state.js';
+import type { RenewedLease, ResultFor } from '../state-machine/results.js';
+import { failure } from '../state-machine/results.js';
+import { newLease } from '../state-machine/state.js';
+import { releaseHolder, removeWaiter } from '../state-machine/lock-transitions.js';
+import { check } from '../state-machine/invariant.js';
+import { sortedNames } from '../state-machine/order.js';
+import { MAX_LEASES } from '../state-machine/limits.js';
+import { leaseDeadline } from './deadline-margin.js';
 
 export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCommand): ResultFor<'Grant'> {
   const rid = cmd.requestId || undefined;
@@ -23,9 +26,10 @@ export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCom
   }
   if (state.leases.size >= MAX_LEASES)
     return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases are live; revoke some first`);
-  const lease = newLease(ctx.index, cmd.ttlMs, state.now + cmd.ttlMs + cmd.marginMs);
+  const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0));
   check(!state.leases.has(lease.id), 'lease-ids-unique', () => `lease ${lease.id} granted twice`);
   state.leases.set(lease.id, lease);
+  state.expiry.set(lease.id, lease.deadline);
   ctx.emit('LEASE_GRANTED', '', lease.id, 0);
   if (rid !== undefined) state.dedup.add(rid, { type: 'Grant', ttlMs: cmd.ttlMs, leaseId: lease.id });
   return { type: 'Grant', ok: true, leaseId: lease.id, ttlMs: cmd.ttlMs, duplicate: false };
@@ -55,11 +59,19 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
       continue;
     }
     // Never shorten: a smaller margin than the Grant's (config change) must not pull a deadline in.
-    lease.deadline = Math.max(lease.deadline, state.now + lease.ttlMs + cmd.marginMs);
+    const deadline = Math.max(lease.deadline, leaseDeadline(state.now, lease.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0));
+    if (deadline !== lease.deadline) {
+      lease.deadline = deadline;
+      state.expiry.set(id, deadline);
+    }
     renewed.push({ leaseId: id, ttlMs: lease.ttlMs });
   }
-  // O(leases) per tick; fine at the scale MAX_LEASES allows, and it keeps the state free of derived indexes.
-  const expiring = [...state.leases.values()].filter((l) => l.deadline <= state.now).sort((a, b) => a.id - b.id);
+  // The index hands over exactly the leases due (ascending by id), without visiting the others.
+  const expiring = state.expiry.due(state.now).map((id) => {
+    const lease = state.leases.get(id);
+    check(lease && lease.deadline <= state.now, 'expiry-index', () => `the expiry index lists lease ${id} as due at ${state.now}, deadline ${lease?.deadline}`);
+    return lease;
+  });
   endLeases(state, ctx, expiring, 'expired');
   return { type: 'Tick', ok: true, now: state.now, renewed, gone, expired: expiring.map((l) => l.id) };
 }
@@ -69,7 +81,10 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
  * on, so a lock is never handed to a waiter whose own lease ends in this same entry.
  */
 function endLeases(state: MachineState, ctx: ApplyContext, leases: LeaseRecord[], how: 'expired' | 'revoked'): void {
-  for (const lease of leases) state.leases.delete(lease.id);
+  for (const lease of leases) {
+    state.leases.delete(lease.id);
+    state.expiry.delete(lease.id);
+  }
   for (const lease of leases) {
     for (const name of sortedNames(lease.waiting)) {
       const lock = state.locks.get(name);

@@ -1,0 +1,33 @@
+// A timer for an epoch-ms deadline taken from a client (a gRPC deadline, a Session timeout_ms):
+// Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms instead (issue 9 item 7),
+// so a longer wait is a chain of shorter timers, each re-measuring what is left on Date.now().
+// An infinite (or NaN) deadline never fires.
+
+/** The longest delay setTimeout honours. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface DeadlineTimer {
+  clear(): void;
+  /** Never keeps the process alive (every timer of the chain). */
+  unref(): DeadlineTimer;
+}
+
+/** Run `fn` once at epoch ms `at` (at once if it has passed). `maxStepMs` is for tests. */
+export function timerAt(at: number, fn: () => void, maxStepMs = MAX_TIMER_MS): DeadlineTimer {
+  let timer: NodeJS.Timeout | undefined;
+  let unref = false;
+  const arm = (): void => {
+    const left = at - Date.now();
+    timer = left > maxStepMs ? setTimeout(arm, maxStepMs) : setTimeout(fn, Math.max(0, left));
+    if (unref) timer.unref();
+  };
+  if (Number.isFinite(at)) arm();
+  return {
+    clear: () => clearTimeout(timer),
+    unref() {
+      unref = true;
+      timer?.unref();
+      return this;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// The live leases in deadline order, so that a Tick finds the leases it expires without looking at
+// the others (issue 11: scanning 100k leases cost 3.7 ms per Tick, on every replica, ten times a second).
+// An indexed binary min-heap on (deadline, id): inserting, moving a lease on renewal and removing it
+// are O(log n); the leases due at `now` are found in O(due). It is derived state: not part of the
+// snapshot, rebuilt from the leases' deadlines on restore, and compared with them by the invariant sweep.
+// Pure: no clock, no I/O.
+
+export class ExpiryIndex {
+  /** Heap slots: ids[k] has deadline deadlines[k]; the parent of k is (k - 1) >> 1. */
+  private readonly ids: number[] = [];
+  private readonly deadlines: number[] = [];
+  /** id -> its slot. */
+  private readonly slot = new Map<number, number>();
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: number): boolean {
+    return this.slot.has(id);
+  }
+
+  deadlineOf(id: number): number | undefined {
+    const k = this.slot.get(id);
+    return k === undefined ? undefined : this.deadlines[k];
+  }
+
+  /** Insert `id`, or move it to its new deadline (later or earlier). */
+  set(id: number, deadline: number): void {
+    let k = this.slot.get(id);
+    if (k === undefined) {
+      k = this.ids.length;
+      this.ids.push(id);
+      this.deadlines.push(deadline);
+      this.slot.set(id, k);
+      this.up(k);
+      return;
+    }
+    const old = this.deadlines[k];
+    this.deadlines[k] = deadline;
+    if (deadline < old) this.up(k);
+    else this.down(k);
+  }
+
+  /** Remove `id`; false if it was not indexed. */
+  delete(id: number): boolean {
+    const k = this.slot.get(id);
+    if (k === undefined) return false;
+    const last = this.ids.length - 1;
+    if (k !== last) this.move(last, k);
+    this.ids.pop();
+    this.deadlines.pop();
+    this.slot.delete(id);
+    if (k !== last) {
+      this.up(k);
+      this.down(k);
+    }
+    return true;
+  }
+
+  /**
+   * The ids whose deadline is <= now, ascending by id (the order the state machine ends them in).
+   * They stay indexed until deleted. Visits only due slots and their direct children.
+   */
+  due(now: number): number[] {
+    const out: number[] = [];
+    const stack = this.ids.length > 0 ? [0] : [];
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      if (this.deadlines[k] > now) continue; // the heap order: nothing below k is due either
+      out.push(this.ids[k]);
+      const c = 2 * k + 1;
+      if (c < this.ids.length) stack.push(c);
+      if (c + 1 < this.ids.length) stack.push(c + 1);
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /** The earliest (deadline, id), if any: for tests and the invariant sweep. */
+  peek(): { id: number; deadline: number } | undefined {
+    return this.ids.length === 0 ? undefined : { id: this.ids[0], deadline: this.deadlines[0] };
+  }
+
+  /** Every (id, deadline) pair, in no particular order. */
+  *entries(): IterableIterator<[number, number]> {
+    for (let k = 0; k < this.ids.length; k++) yield [this.ids[k], this.deadlines[k]];
+  }
+
+  /** The heap property and the slot map hold: a description of the first breach, or undefined. */
+  breach(): string | undefined {
+    if (this.slot.size !== this.ids.length) return `${this.slot.size} slots recorded for ${this.ids.length} entries`;
+    for (let k = 0; k < this.ids.length; k++) {
+      if (this.slot.get(this.ids[k]) !== k) return `lease ${this.ids[k]} at slot ${k} is recorded at ${this.slot.get(this.ids[k])}`;
+      if (k > 0 && this.less(k, (k - 1) >> 1)) return `lease ${this.ids[k]} (deadline ${this.deadlines[k]}) sits below a later deadline`;
+    }
+    return undefined;
+  }
+
+  /** (deadline, id) order: ties broken by id, so the layout depends only on the operations applied. */
+  private less(a: number, b: number): boolean {
+    const da = this.deadlines[a];
+    const db = this.deadlines[b];
+    return da < db || (da === db && this.ids[a] < this.ids[b]);
+  }
+
+  private swap(a: number, b: number): void {
+    const id = this.ids[a];
+    const d = this.deadlines[a];
+    this.move(b, a);
+    this.ids[b] = id;
+    this.deadlines[b] = d;
+    this.slot.set(id, b);
+  }
+
+  /** Slot `to` takes the entry of slot `from` (which the caller then overwrites or drops). */
+  private move(from: number, to: number): void {
+    this.ids[to] = this.ids[from];
+    this.deadlines[to] = this.deadlines[from];
+    this.slot.set(this.ids[to], to);
+  }
+
+  private up(k: number): void {
+    while (k > 0) {
+      const p = (k - 1) >> 1;
+      if (!this.less(k, p)) return;
+      this.swap(k, p);
+      k = p;
+    }
+  }
+
+  private down(k: number): void {
+    const n = this.ids.length;
+    for (;;) {
+      const l = 2 * k + 1;
+      if (l >= n) return;
+      const c = l + 1 < n && this.less(l + 1, l) ? l + 1 : l;
+      if (!this.less(c, k)) return;
+      this.swap(k, c);
+      k = c;
+    }
+  }
+}

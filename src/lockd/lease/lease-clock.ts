@@ -1,0 +1,241 @@
+// The lease clock (DESIGN §4): the leader, and only the leader, proposes Tick entries that advance
+// the replicated logical time and carry the keepalives received since the previous Tick.
+//  - elapsedMs is measured on performance.now() and capped at maxElapsed (two intervals), so after
+//    a stall time catches up slowly: logical time may run slower than real time, never faster;
+//  - at most one Tick is in flight: the next is proposed only after the previous was applied;
+//  - a new leader measures from its election: time without a leader does not count;
+//  - no Tick while no lease is live and no keepalive waits (an idle cluster writes nothing).
+// A keepalive is answered from the applied Tick that carried it, in log order with the other events.
+//
+// Nothing a client sends can stop this clock (LESSONS 14):
+//  - a renewal for a lease this leader's state does not hold is answered ttl 0 at once and never
+//    enters a Tick (before the leader has applied an entry of its own term its state may lag what
+//    clients were told, so until then such renewals wait in the queue and are sorted out at that
+//    entry, or by the Tick that carries them);
+//  - the queue holds each lease once (later keepalives of a queued lease share its answer), in
+//    arrival order; a Tick takes at most MAX_TICK_RENEWALS from its head and the rest roll into the
+//    next Tick, which is proposed on time regardless;
+//  - every Tick is checked with the state machine's own validateCommand before it is proposed (and the
+//    widest one the timing allows, at construction): one it would refuse is a bug here, and stops the
+//    node with a clear message rather than the clock;
+//  - a Tick that is lost (leadership change) or refused puts its renewals back at the head of the
+//    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { NodeContext } from '../node/node-context.js';
+import type { Entry } from '../../raft/types.js';
+import { encodeCommand, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type TickCommand } from '../state-machine/index.js';
+import { leaderMargins } from './deadline-margin.js';
+
+/** Receives the lease's TTL once the Tick carrying its renewal is applied; 0 = the lease is gone. */
+export type RenewalReply = (ttlMs: number) => void;
+
+/** What the clock needs of the node's timing (api/timing.ts ApiTiming provides it). */
+export interface LeaseClockTiming {
+  /** Interval between Tick proposals. */
+  readonly leaseTickMs: number;
+  /** Cap on one Tick's elapsedMs, and the margin every deadline gets. */
+  readonly maxElapsedMs: number;
+}
+
+/** Renewals by lease id, in arrival order (a Map iterates in insertion order). */
+type Batch = Map<number, RenewalReply[]>;
+
+interface InFlight {
+  readonly batch: Batch;
+  readonly epoch: number;
+}
+
+/** The leader built a Tick its own state machine would refuse: a bug in lockd, never a client's doing. */
+export class LeaseClockInvariantError extends Error {}
+
+export class LeaseClock {
+  /** Bumped on every leadership change: results of an older leadership are ignored. */
+  private epoch = 0;
+  private leaderTerm = 0;
+  /** True once an entry of this leader's term was applied: from then on the state holds every lease a client was told of. */
+  private caughtUp = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** performance.now() up to which elapsed time has been counted. */
+  private lastMark = 0;
+  private inflight: InFlight | undefined;
+  private pending: Batch = new Map();
+  private ticksProposed = 0;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly timing: LeaseClockTiming,
+  ) {
+    this.logger = ctx.logger;
+    // The largest Tick this clock can build, as the state machine will judge it: refused means a
+    // configuration this build cannot run (a tick cap beyond MAX_MARGIN_MS), so refuse to start.
+    const widest = validateCommand({ type: 'Tick', elapsedMs: timing.maxElapsedMs, ...leaderMargins(timing.maxElapsedMs), renewed: [] });
+    if (widest) throw new LeaseClockInvariantError(`lease clock timing gives Ticks the state machine refuses: ${widest.message}`);
+    ctx.driver.onRoleChange((role, _leader, term) => (role === 'leader' ? this.start(term) : this.stop()));
+    ctx.driver.onApplied((entry, out) => this.applied(entry, out));
+    if (ctx.driver.isLeader()) this.start(ctx.driver.status().term);
+  }
+
+  /**
+   * Leader only: carry `leaseId` in a coming Tick; `reply` runs when it is applied. A lease the state
+   * does not hold is answered 0 before this returns. False if not leading (`reply` never runs).
+   */
+  renew(leaseId: number, reply: RenewalReply): boolean {
+    if (!this.timer) return false;
+    const replies = this.pending.get(leaseId);
+    if (replies) replies.push(reply);
+    else if (this.caughtUp && !this.ctx.stateMachine.hasLease(leaseId)) this.answerGone(leaseId, [reply]);
+    else this.pending.set(leaseId, [reply]);
+    return true;
+  }
+
+  /** For status and tests. */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  get proposed(): number {
+    return this.ticksProposed;
+  }
+
+  /** Distinct leases waiting for a Tick (status, tests). */
+  get queued(): number {
+    return this.pending.size;
+  }
+
+  private start(term: number): void {
+    if (this.timer && term === this.leaderTerm) return;
+    this.stop();
+    this.epoch++;
+    this.leaderTerm = term;
+    this.caughtUp = false;
+    this.lastMark = performance.now();
+    this.timer = setInterval(() => this.tick(), this.timing.leaseTickMs);
+    this.logger.info({ event: 'lease clock started', term, intervalMs: this.timing.leaseTickMs, maxElapsedMs: this.timing.maxElapsedMs }, 'lease clock started');
+  }
+
+  private stop(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.epoch++;
+    this.inflight = undefined;
+    // Renewals not yet committed are dropped unanswered: the keepalive streams end on step-down and
+    // their clients resend to the new leader.
+    const dropped = this.pending.size;
+    this.pending = new Map();
+    this.logger.info({ event: 'lease clock stopped', term: this.leaderTerm, droppedRenewals: dropped }, 'lease clock stopped');
+  }
+
+  private tick(): void {
+    if (this.inflight) return;
+    const now = performance.now();
+    if (this.pending.size === 0 && !this.ctx.stateMachine.hasLiveLeases()) {
+      this.lastMark = now; // idle: nothing to expire, nothing to count
+      return;
+    }
+    const raw = now - this.lastMark;
+    const elapsedMs = Math.floor(Math.min(raw, this.timing.maxElapsedMs));
+    // Time beyond the cap is dropped (slower, never faster); below it the fraction carries over.
+    this.lastMark = raw > this.timing.maxElapsedMs ? now : this.lastMark + elapsedMs;
+    const batch = this.takeBatch();
+    const cmd: TickCommand = { type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()] };
+    const problem = validateCommand(cmd);
+    if (problem) throw new LeaseClockInvariantError(`lease clock built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
+    const flight: InFlight = { batch, epoch: this.epoch };
+    this.inflight = flight;
+    this.ticksProposed++;
+    this.ctx.driver.propose(encodeCommand(cmd)).then(
+      ({ result: out }) => {
+        // Normally applied() has answered it already; this covers a Tick that landed in another term.
+        if (this.inflight !== flight) return;
+        this.answer(flight, out);
+      },
+      (e: unknown) => {
+        if (this.inflight !== flight) return;
+        this.inflight = undefined;
+        // Still leading (else stop() ran): carry the renewals in the next Tick.
+        this.requeue(batch);
+        this.logger.debug({ event: 'tick not applied', err: e, renewals: batch.size }, 'tick not applied; renewals carried over');
+      },
+    );
+  }
+
+  /**
+   * Up to MAX_TICK_RENEWALS queued leases, oldest first, taken off the queue. Once caught up, a lease
+   * that ended while queued is answered here instead (ttl 0): the Tick carries only live leases.
+   */
+  private takeBatch(): Batch {
+    const batch: Batch = new Map();
+    for (const [id, replies] of this.pending) {
+      if (batch.size >= MAX_TICK_RENEWALS) break;
+      this.pending.delete(id);
+      if (this.caughtUp && !this.ctx.stateMachine.hasLease(id)) this.answerGone(id, replies);
+      else batch.set(id, replies);
+    }
+    return batch;
+  }
+
+  /** Put a Tick's renewals back at the head of the queue (later arrivals of the same lease join them). */
+  private requeue(batch: Batch): void {
+    for (const [id, replies] of this.pending) {
+      const first = batch.get(id);
+      if (first) first.push(...replies);
+      else batch.set(id, replies);
+    }
+    this.pending = batch;
+  }
+
+  /** Every applied entry: the first of this leader's term catches it up; a Tick of its term is the one in flight (one at a time). */
+  private applied(entry: Entry, out: ApplyOutput): void {
+    if (!this.timer || entry.term !== this.leaderTerm) return;
+    if (!this.caughtUp) this.catchUp();
+    if (out.result?.type !== 'Tick' || !this.inflight || this.inflight.epoch !== this.epoch) return;
+    this.answer(this.inflight, out);
+  }
+
+  /** The state now holds every lease granted before this leadership: answer the queued renewals of the others. */
+  private catchUp(): void {
+    this.caughtUp = true;
+    let gone = 0;
+    for (const [id, replies] of this.pending) {
+      if (this.ctx.stateMachine.hasLease(id)) continue;
+      this.pending.delete(id);
+      this.answerGone(id, replies);
+      gone++;
+    }
+    this.logger.debug({ event: 'lease clock caught up', term: this.leaderTerm, answeredGone: gone, queued: this.pending.size }, 'lease clock caught up with the log');
+  }
+
+  private answer(flight: InFlight, out: ApplyOutput): void {
+    this.inflight = undefined;
+    const r = out.result;
+    if (r?.type !== 'Tick' || !r.ok) {
+      this.logger.error({ event: 'tick refused', index: out.index, result: r }, 'tick refused by the state machine');
+      this.requeue(flight.batch);
+      return;
+    }
+    const ttl = new Map(r.renewed.map((x) => [x.leaseId, x.ttlMs]));
+    for (const [id, replies] of flight.batch) this.reply(id, replies, ttl.get(id) ?? 0);
+    if (r.expired.length > 0) this.logger.debug({ event: 'tick', index: out.index, now: r.now, expired: r.expired }, 'tick expired leases');
+  }
+
+  private answerGone(id: number, replies: RenewalReply[]): void {
+    this.reply(id, replies, 0);
+  }
+
+  private reply(id: number, replies: RenewalReply[], ttlMs: number): void {
+    for (const reply of replies) {
+      try {
+        reply(ttlMs);
+      } catch (e) {
+        this.logger.error({ event: 'keepalive reply failed', err: e, leaseId: id }, 'keepalive reply failed');
+      }
+    }
+  }
+
+  close(): void {
+    this.stop();
+  }
+}

@@ -1,0 +1,165 @@
+// The leader's lease clock against a real state machine, with a stand-in for the Raft driver that
+// applies each proposal at once (or loses, refuses or holds it on demand): Ticks stay bounded, unknown
+// leases never enter one, and nothing refused or lost stops the clock.
+import { expect } from 'chai';
+import pino from 'pino';
+import { LeaseClock, LeaseClockInvariantError } from '../../../src/lockd/lease/lease-clock.js';
+import { ProposalLostError } from '../../../src/lockd/node/errors.js';
+import type { NodeContext } from '../../../src/lockd/node/node-context.js';
+import type { Entry } from '../../../src/raft/types.js';
+import { LockStateMachine, MAX_TICK_RENEWALS, decodeCommand, encodeCommand, type ApplyOutput, type TickCommand } from '../../../src/lockd/state-machine/index.js';
+import { waitFor } from '../../support/process-cluster.js';
+
+type Mode = 'apply' | 'lose' | 'refuse' | 'hold';
+
+class FakeDriver {
+  readonly ticks: TickCommand[] = [];
+  readonly held: (() => void)[] = [];
+  /** What the next proposals meet; then back to 'apply'. */
+  next: Mode[] = [];
+  mode: Mode = 'apply';
+  private term = 0;
+  private index = 0;
+  private readonly applied: ((e: Entry, out: ApplyOutput) => void)[] = [];
+  private readonly roles: ((role: string, leader: string, term: number) => void)[] = [];
+
+  constructor(readonly sm: LockStateMachine) {}
+
+  onApplied(l: (e: Entry, out: ApplyOutput) => void): void {
+    this.applied.push(l);
+  }
+  onRoleChange(l: (role: string, leader: string, term: number) => void): void {
+    this.roles.push(l);
+  }
+  isLeader(): boolean {
+    return false; // the tests elect explicitly
+  }
+  status(): { term: number } {
+    return { term: this.term };
+  }
+
+  elect(term: number): void {
+    this.term = term;
+    for (const l of this.roles) l('leader', 'n1', term);
+  }
+
+  /** Apply one entry of the current term (data empty = the leader's no-op). */
+  apply(data: Uint8Array): ApplyOutput {
+    const e = { term: this.term, index: ++this.index, data };
+    const out = this.sm.apply(e);
+    for (const l of this.applied) l(e, out);
+    return out;
+  }
+
+  /** Old entries, before any leader of these tests (no listeners care: term 0). */
+  grant(n: number, ttlMs: number): number[] {
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) ids.push(this.sm.apply({ index: ++this.index, data: encodeCommand({ type: 'Grant', ttlMs, marginMs: 0 }) }).index);
+    return ids;
+  }
+
+  propose(data: Uint8Array): Promise<{ index: number; result: ApplyOutput }> {
+    const cmd = decodeCommand(data);
+    if (cmd.type === 'Tick') this.ticks.push(cmd);
+    const mode = this.next.shift() ?? this.mode;
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        if (mode === 'lose') return reject(new ProposalLostError(this.index + 1));
+        // 'refuse': the entry that lands is one the state machine refuses (as if validation disagreed).
+        const landed = mode === 'refuse' ? encodeCommand({ type: 'Tick', elapsedMs: -1, marginMs: 0, renewed: [] }) : data;
+        const out = this.apply(landed);
+        resolve({ index: out.index, result: out });
+      };
+      if (mode === 'hold') this.held.push(go);
+      else setImmediate(go);
+    });
+  }
+}
+
+const silent = pino({ level: 'silent' });
+const TIMING = { leaseTickMs: 5, maxElapsedMs: 10 };
+
+describe('lease: the leader’s lease clock', function () {
+  this.timeout(30_000);
+  const clocks: LeaseClock[] = [];
+  afterEach(() => clocks.splice(0).forEach((c) => c.close()));
+
+  function setup(): { driver: FakeDriver; clock: LeaseClock; sm: LockStateMachine } {
+    const sm = new LockStateMachine();
+    const driver = new FakeDriver(sm);
+    const ctx = { config: {}, driver, stateMachine: sm, logger: silent } as unknown as NodeContext;
+    const clock = new LeaseClock(ctx, TIMING);
+    clocks.push(clock);
+    return { driver, clock, sm };
+  }
+
+  it(`carries at most ${MAX_TICK_RENEWALS} distinct leases per Tick, rolls the rest into the next ones, while the clock keeps advancing`, async () => {
+    const { driver, clock, sm } = setup();
+    const ids = driver.grant(2 * MAX_TICK_RENEWALS + 500, 3_600_000);
+    driver.elect(1);
+    driver.apply(new Uint8Array(0)); // the new leader's no-op: caught up
+    const answers = new Map<number, number[]>();
+    for (const id of [...ids, ...ids]) clock.renew(id, (ttl) => answers.set(id, [...(answers.get(id) ?? []), ttl]));
+    expect(clock.queued).to.equal(ids.length); // each lease queued once, its second keepalive shares the answer
+    await waitFor('every keepalive answered', () => (answers.size === ids.length && [...answers.values()].every((a) => a.length === 2) ? true : undefined), 20_000, 5);
+    const carrying = driver.ticks.filter((t) => t.renewed.length > 0);
+    expect(carrying.map((t) => t.renewed.length)).to.deep.equal([MAX_TICK_RENEWALS, MAX_TICK_RENEWALS, 500]);
+    expect(new Set(carrying.flatMap((t) => t.renewed)).size).to.equal(ids.length); // no lease twice, none left out
+    expect(carrying.flatMap((t) => t.renewed)).to.deep.equal(ids); // in arrival order
+    for (const a of answers.values()) expect(a).to.deep.equal([3_600_000, 3_600_000]);
+    expect(carrying.every((t) => t.elapsedMs > 0), 'every Tick counted time').to.equal(true);
+    expect(sm.now).to.be.at.least(carrying.reduce((n, t) => n + t.elapsedMs, 0));
+  });
+
+  it('answers a lease the state does not hold with ttl 0 before renew returns, and never puts it in a Tick', async () => {
+    const { driver, clock } = setup();
+    const [live] = driver.grant(1, 60_000);
+    driver.elect(1);
+    driver.apply(new Uint8Array(0));
+    const got: number[] = [];
+    for (let id = 1_000_000; id < 1_050_000; id++) expect(clock.renew(id, (ttl) => got.push(ttl))).to.equal(true);
+    expect(got).to.have.length(50_000);
+    expect(new Set(got)).to.deep.equal(new Set([0]));
+    expect(clock.queued).to.equal(0);
+    let liveTtl = -1;
+    clock.renew(live, (ttl) => (liveTtl = ttl));
+    await waitFor('the live lease renewed', () => (liveTtl >= 0 ? true : undefined), 5000, 5);
+    expect(liveTtl).to.equal(60_000);
+    expect(driver.ticks.flatMap((t) => t.renewed)).to.deep.equal([live]);
+  });
+
+  it('before the new leader has applied an entry of its term, an unknown lease waits; that entry answers it ttl 0', () => {
+    const { driver, clock } = setup();
+    const [live] = driver.grant(1, 60_000);
+    driver.mode = 'hold'; // no Tick lands meanwhile
+    driver.elect(1);
+    const got = new Map<number, number>();
+    clock.renew(424242, (ttl) => got.set(424242, ttl));
+    clock.renew(live, (ttl) => got.set(live, ttl));
+    expect(got.size).to.equal(0); // the state may still lack a lease granted under the old leader
+    driver.apply(new Uint8Array(0)); // the no-op of term 1: everything committed before is applied
+    expect([...got]).to.deep.equal([[424242, 0]]);
+    expect(clock.queued).to.equal(1); // the live one waits for its Tick
+  });
+
+  it('a Tick that is lost or refused stops nothing: its renewals ride in the next Tick, which advances the clock', async () => {
+    const { driver, clock, sm } = setup();
+    const [a] = driver.grant(1, 60_000);
+    driver.elect(1);
+    driver.apply(new Uint8Array(0));
+    driver.next = ['lose', 'refuse'];
+    let ttl = -1;
+    clock.renew(a, (t) => (ttl = t));
+    await waitFor('the renewal answered', () => (ttl >= 0 ? true : undefined), 5000, 5);
+    expect(ttl).to.equal(60_000);
+    expect(driver.ticks.slice(0, 3).map((t) => t.renewed)).to.deep.equal([[a], [a], [a]]);
+    const now = sm.now;
+    await waitFor('the clock to go on', () => (sm.now > now ? true : undefined), 5000, 5);
+  });
+
+  it('refuses to start with a timing whose Ticks the state machine would refuse', () => {
+    const sm = new LockStateMachine();
+    const ctx = { config: {}, driver: new FakeDriver(sm), stateMachine: sm, logger: silent } as unknown as NodeContext;
+    expect(() => new LeaseClock(ctx, { leaseTickMs: 60_000, maxElapsedMs: 120_000 })).to.throw(LeaseClockInvariantError, /elapsed_ms/);
+  });
+});
