@@ -6,6 +6,8 @@ export interface TestNode {
   raft: RaftNode;
   storage: MemoryStorage;
   applied: Entry[];
+  /** Contexts of the ReadStates its Readies carried, in order. */
+  reads: string[];
 }
 
 /** A deterministic PRNG for the core's election jitter (mulberry32). */
@@ -39,7 +41,7 @@ export class TestCluster {
       const raft = new RaftNode({
         id, peers: ids, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(seed + ids.indexOf(id)), ...overrides,
       });
-      this.nodes.set(id, { raft, storage, applied: [] });
+      this.nodes.set(id, { raft, storage, applied: [], reads: [] });
     }
   }
 
@@ -47,7 +49,7 @@ export class TestCluster {
   join(id: NodeId, overrides: Partial<RaftConfig> = {}): TestNode {
     const storage = new MemoryStorage([]);
     const raft = new RaftNode({ id, peers: [], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(99 + this.nodes.size), ...overrides });
-    const n = { raft, storage, applied: [] };
+    const n: TestNode = { raft, storage, applied: [], reads: [] };
     this.nodes.set(id, n);
     return n;
   }
@@ -84,6 +86,7 @@ export class TestCluster {
         n.storage.append(rd.entries);
         this.queue.push(...rd.messages);
         for (const e of rd.committedEntries) if (e.data.length > 0) n.applied.push(e);
+        for (const rs of rd.readStates) n.reads.push(rs.context);
         n.raft.advance(rd);
       }
     }

@@ -93,6 +93,25 @@ describe('membership changes in the core', () => {
     expect(['d', 'e'].map((id) => c.node(id).raft.status().role)).to.deep.equal(['follower', 'follower']);
   });
 
+  it("a learner's heartbeat ack does not confirm a ReadIndex: a leader cut off from the voters serves no read", () => {
+    const c = led();
+    c.join('d');
+    c.node('a').raft.proposeConfChange({ op: 'addLearner', node: 'd' });
+    c.stabilize();
+    c.isolate('b');
+    c.isolate('c');
+    const a = c.node('a');
+    expect(a.raft.readIndex('r1')).to.equal(true);
+    for (let k = 0; k < 5; k++) c.tickAll(); // heartbeat rounds: only d answers
+    expect(c.delivered.some((m) => m.from === 'd' && m.type === 'HeartbeatResp' && m.context === 'r1')).to.equal(true);
+    expect(a.reads).to.deep.equal([]);
+    // A voter's ack does: b is back, and with a it is a quorum of {a,b,c}.
+    c.heal();
+    c.isolate('c');
+    c.tickAll();
+    expect(a.reads).to.deep.equal(['r1']);
+  });
+
   it('a config entry that changes two voters at once, or brings a removed id back, is an InvariantError on the follower that appends it', () => {
     const b = restart('b', new MemoryStorage(['a', 'b', 'c']));
     const bad = confEntry(1, 1, 'addVoter', 'd', ['a', 'b', 'c', 'd', 'e']);
