@@ -37,6 +37,7 @@ export interface ConfChange {
 /** Bounds on a configuration, so a config entry (a network input on followers) stays small. */
 export const MAX_MEMBERS = 32;
 export const MAX_REMOVED = 1024;
+const OPS: readonly ConfChangeOp[] = ['addVoter', 'addLearner', 'promote', 'remove'];
 /** Node ids as the node's --id accepts them (src/lockd/node/config.ts). */
 const ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -46,6 +47,7 @@ export type ConfChangeRefusal =
   | 'no-commit-in-term' // the leader has not committed an entry of its own term yet: retry shortly
   | 'change-pending' // another change is not committed yet: retry once it is
   | 'config-index-mismatch' // expectConfigIndex is not the effective configuration's index
+  | 'invalid-op' // not one of the four changes
   | 'invalid-id' // not a node id
   | 'id-removed' // the id was removed once and may never come back
   | 'already-member' // add of an id already a voter or learner
@@ -71,6 +73,7 @@ export class ConfChangeError extends Error {
  */
 export function applyChange(c: Configuration, cc: ConfChange): Configuration {
   const { op, node } = cc;
+  if (!OPS.includes(op)) throw new ConfChangeError('invalid-op', `unknown change ${JSON.stringify(op)}`);
   if (typeof node !== 'string' || !ID.test(node)) throw new ConfChangeError('invalid-id', `${JSON.stringify(node)} is not a node id`);
   if (c.removed.includes(node)) throw new ConfChangeError('id-removed', `${node} was removed from the cluster and its id may not be reused`);
   const isVoter = c.voters.includes(node);
@@ -96,8 +99,6 @@ export function applyChange(c: Configuration, cc: ConfChange): Configuration {
         learners: c.learners.filter((id) => id !== node),
         removed: [...c.removed, node],
       };
-    default:
-      throw new ConfChangeError('invalid-id', `unknown change ${JSON.stringify(op)}`);
   }
 }
 
@@ -147,7 +148,6 @@ export function encodeConfigEntry(d: ConfigEntryData): Uint8Array {
 
 /** Max bytes of a config entry's data: MAX_MEMBERS + MAX_REMOVED ids of 64 bytes, with JSON's quoting. */
 const MAX_CONFIG_ENTRY_BYTES = (MAX_MEMBERS + MAX_REMOVED + 1) * 70 + 256;
-const OPS: readonly ConfChangeOp[] = ['addVoter', 'addLearner', 'promote', 'remove'];
 
 /**
  * Decode a config entry's data; a malformed one is an InvariantError (it came from a leader, and
@@ -167,6 +167,7 @@ export function decodeConfigEntry(data: Uint8Array, node: NodeId, at: number): C
   if (typeof o !== 'object' || o === null) bad('not an object');
   if (!OPS.includes(o.op as ConfChangeOp) || typeof o.node !== 'string' || !ID.test(o.node)) bad('bad change');
   if (!ids(o.voters, MAX_MEMBERS) || !ids(o.learners, MAX_MEMBERS) || !ids(o.removed, MAX_REMOVED)) bad('bad member lists');
+  if ((o.voters as NodeId[]).length + (o.learners as NodeId[]).length > MAX_MEMBERS) bad(`more than ${MAX_MEMBERS} members`);
   const config: Configuration = { voters: o.voters as NodeId[], learners: o.learners as NodeId[], removed: o.removed as NodeId[] };
   checkShape(config, node, at);
   return { change: { op: o.op as ConfChangeOp, node: o.node as NodeId }, config };
