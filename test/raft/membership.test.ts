@@ -128,14 +128,20 @@ describe('membership changes in the core', () => {
     const c = led();
     const a = c.node('a').raft;
     const before = a.status().lastIndex;
-    let err: unknown;
-    try {
-      a.proposeConfChange({ op: 'promote', node: 'b' });
-    } catch (e) {
-      err = e;
-    }
-    expect(err).to.be.instanceOf(ConfChangeError);
-    expect((err as ConfChangeError).reason).to.equal('not-learner');
+    const reason = (cc: Parameters<RaftNode['proposeConfChange']>[0]) => {
+      try {
+        a.proposeConfChange(cc);
+      } catch (e) {
+        if (e instanceof ConfChangeError) return e.reason;
+        throw e;
+      }
+      return 'accepted';
+    };
+    expect(reason({ op: 'promote', node: 'b' })).to.equal('not-learner');
+    expect(reason({ op: 'demote' as 'promote', node: 'b' })).to.equal('invalid-op');
+    expect(reason({ op: 'addLearner', node: '' })).to.equal('invalid-id');
+    expect(reason({ op: 'addLearner', node: 'x'.repeat(65) })).to.equal('invalid-id');
+    expect(reason({ op: 'remove', node: 'q' })).to.equal('not-member');
     expect(a.status().lastIndex).to.equal(before);
     expect(a.hasReady()).to.equal(false);
   });
