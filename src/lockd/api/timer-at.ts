@@ -1,7 +1,12 @@
 // A timer for an epoch-ms deadline taken from a client (a gRPC deadline, a Session timeout_ms):
 // Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms instead (issue 9 item 7),
-// so a longer wait is a chain of shorter timers, each re-measuring what is left on Date.now().
+// so a longer wait is a chain of shorter timers, each re-measuring what is left.
+// The deadline is read against the wall clock once, when the timer is made; what is left is then
+// measured on the monotonic clock (performance.now()), as grpc-js measures a call's own deadline: it
+// came as a duration (grpc-timeout, Session timeout_ms), so a wall clock that steps during a long
+// wait (NTP, an operator, a resumed VM) neither fires it early nor holds it past its time.
 // An infinite (or NaN) deadline never fires.
+import { performance } from 'node:perf_hooks';
 
 /** The longest delay setTimeout honours. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -16,8 +21,9 @@ export interface DeadlineTimer {
 export function timerAt(at: number, fn: () => void, maxStepMs = MAX_TIMER_MS): DeadlineTimer {
   let timer: NodeJS.Timeout | undefined;
   let unref = false;
+  const due = performance.now() + (at - Date.now());
   const arm = (): void => {
-    const left = at - Date.now();
+    const left = due - performance.now();
     timer = left > maxStepMs ? setTimeout(arm, maxStepMs) : setTimeout(fn, Math.max(0, left));
     if (unref) timer.unref();
   };

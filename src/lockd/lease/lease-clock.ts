@@ -8,10 +8,17 @@
 // A keepalive is answered from the applied Tick that carried it, in log order with the other events.
 //
 // Nothing a client sends can stop this clock (LESSONS 14):
-//  - a renewal for a lease this leader's state does not hold is answered ttl 0 at once and never
-//    enters a Tick (before the leader has applied an entry of its own term its state may lag what
-//    clients were told, so until then such renewals wait in the queue and are sorted out at that
-//    entry, or by the Tick that carries them);
+//  - a renewal for a lease this leader's state does not hold never enters a Tick. Its id is the
+//    index of the Grant entry that would have made it: at or below the applied index, the committed
+//    log itself says the lease is gone (ended, or never granted there), so it is answered ttl 0 at
+//    once. Beyond it, only a leader that still leads may say so: a deposed leader that does not know
+//    it yet (paused, partitioned, short of checkQuorum) has not applied what the new leader granted,
+//    and would tell a live holder its locks are gone (etcd #15247 is the same stale-leader class).
+//    Those renewals are answered after one ReadIndex (for all that arrived before it), asked again
+//    after CONFIRM_RETRY_MS if it has not settled; a lease that turns out live goes to the queue.
+//    Before the leader has applied an entry of its own term its state may lag what clients were
+//    told, so until then such renewals wait in the queue and are sorted out at that entry, or by
+//    the Tick that carries them;
 //  - the queue holds each lease once (later keepalives of a queued lease share its answer), in
 //    arrival order; a Tick takes at most MAX_TICK_RENEWALS from its head and the rest roll into the
 //    next Tick, which is proposed on time regardless;
@@ -46,6 +53,9 @@ interface InFlight {
   readonly epoch: number;
 }
 
+/** A ReadIndex for unknown leases not settled after this long (a read context lost) is asked again. */
+export const CONFIRM_RETRY_MS = 1000;
+
 /** The leader built a Tick its own state machine would refuse: a bug in lockd, never a client's doing. */
 export class LeaseClockInvariantError extends Error {}
 
@@ -60,6 +70,10 @@ export class LeaseClock {
   private lastMark = 0;
   private inflight: InFlight | undefined;
   private pending: Batch = new Map();
+  /** Renewals of ids beyond the applied index, waiting for the next ReadIndex (confirmGone). */
+  private unconfirmed: Batch = new Map();
+  /** The ReadIndex in flight for unknown leases, if any: its renewals and when it was asked. */
+  private confirming: { readonly batch: Batch; readonly at: number } | undefined;
   private ticksProposed = 0;
   private readonly logger: Logger;
 
@@ -83,10 +97,15 @@ export class LeaseClock {
    */
   renew(leaseId: number, reply: RenewalReply): boolean {
     if (!this.timer) return false;
-    const replies = this.pending.get(leaseId);
+    const sm = this.ctx.stateMachine;
+    const replies = this.pending.get(leaseId) ?? this.unconfirmed.get(leaseId);
     if (replies) replies.push(reply);
-    else if (this.caughtUp && !this.ctx.stateMachine.hasLease(leaseId)) this.answerGone(leaseId, [reply]);
-    else this.pending.set(leaseId, [reply]);
+    else if (!this.caughtUp || sm.hasLease(leaseId)) this.pending.set(leaseId, [reply]);
+    else if (leaseId <= sm.appliedIndex) this.answerGone(leaseId, [reply]);
+    else {
+      this.unconfirmed.set(leaseId, [reply]);
+      if (!this.confirming) this.confirmGone();
+    }
     return true;
   }
 
@@ -102,6 +121,11 @@ export class LeaseClock {
   /** Distinct leases waiting for a Tick (status, tests). */
   get queued(): number {
     return this.pending.size;
+  }
+
+  /** Distinct unknown leases waiting for a ReadIndex to be answered (status, tests). */
+  get unconfirmedCount(): number {
+    return this.unconfirmed.size + (this.confirming?.batch.size ?? 0);
   }
 
   private start(term: number): void {
@@ -123,14 +147,22 @@ export class LeaseClock {
     this.inflight = undefined;
     // Renewals not yet committed are dropped unanswered: the keepalive streams end on step-down and
     // their clients resend to the new leader.
-    const dropped = this.pending.size;
+    const dropped = this.pending.size + this.unconfirmedCount;
     this.pending = new Map();
+    this.unconfirmed = new Map();
+    this.confirming = undefined;
     this.logger.info({ event: 'lease clock stopped', term: this.leaderTerm, droppedRenewals: dropped }, 'lease clock stopped');
   }
 
   private tick(): void {
-    if (this.inflight) return;
     const now = performance.now();
+    if (this.confirming && now - this.confirming.at > CONFIRM_RETRY_MS) {
+      // Not settled in time (its read context lost?): ask again, for these and every later arrival.
+      this.unconfirmed = mergeBehind(this.confirming.batch, this.unconfirmed);
+      this.confirming = undefined;
+    }
+    if (!this.confirming && this.unconfirmed.size > 0) this.confirmGone();
+    if (this.inflight) return;
     if (this.pending.size === 0 && !this.ctx.stateMachine.hasLiveLeases()) {
       this.lastMark = now; // idle: nothing to expire, nothing to count
       return;
@@ -179,12 +211,37 @@ export class LeaseClock {
 
   /** Put a Tick's renewals back at the head of the queue (later arrivals of the same lease join them). */
   private requeue(batch: Batch): void {
-    for (const [id, replies] of this.pending) {
-      const first = batch.get(id);
-      if (first) first.push(...replies);
-      else batch.set(id, replies);
-    }
-    this.pending = batch;
+    this.pending = mergeBehind(batch, this.pending);
+  }
+
+  /**
+   * Answer the renewals of leases beyond the applied index once a ReadIndex shows this node still
+   * leads: the state then holds every lease granted before they arrived, so one still unknown is
+   * gone (never granted). Renewals arriving meanwhile wait for the next ReadIndex, asked when this
+   * one settles (or from tick(), after a failure or CONFIRM_RETRY_MS).
+   */
+  private confirmGone(): void {
+    const asked = { batch: this.unconfirmed, at: performance.now() };
+    this.unconfirmed = new Map();
+    this.confirming = asked;
+    this.ctx.driver.readBarrier().then(
+      () => {
+        if (this.confirming !== asked) return; // stepped down, or given up on and asked again
+        this.confirming = undefined;
+        for (const [id, replies] of asked.batch) {
+          if (!this.ctx.stateMachine.hasLease(id)) this.answerGone(id, replies);
+          else joinQueue(this.pending, id, replies); // granted after all (its id guessed before its Grant applied)
+        }
+        if (this.unconfirmed.size > 0) this.confirmGone();
+      },
+      (e: unknown) => {
+        if (this.confirming !== asked) return;
+        this.confirming = undefined;
+        // Still leading (else stop() ran): tick() asks again.
+        this.unconfirmed = mergeBehind(asked.batch, this.unconfirmed);
+        this.logger.debug({ event: 'unknown leases not confirmed', err: e, renewals: asked.batch.size }, 'read barrier for unknown leases failed; asking again');
+      },
+    );
   }
 
   /** Every applied entry: the first of this leader's term catches it up; a Tick of its term is the one in flight (one at a time). */
@@ -238,4 +295,18 @@ export class LeaseClock {
   close(): void {
     this.stop();
   }
+}
+
+/** `first`, then the renewals of `later` (those of a lease already in `first` join its replies): a new map. */
+function mergeBehind(first: Batch, later: Batch): Batch {
+  const out: Batch = new Map(first);
+  for (const [id, replies] of later) joinQueue(out, id, replies);
+  return out;
+}
+
+/** Queue `replies` for `id` in `batch`, behind those already there. */
+function joinQueue(batch: Batch, id: number, replies: RenewalReply[]): void {
+  const head = batch.get(id);
+  if (!head) batch.set(id, replies);
+  else for (const r of replies) head.push(r); // no spread: a lease may have very many
 }

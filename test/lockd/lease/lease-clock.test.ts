@@ -4,77 +4,10 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { LeaseClock, LeaseClockInvariantError } from '../../../src/lockd/lease/lease-clock.js';
-import { ProposalLostError } from '../../../src/lockd/node/errors.js';
 import type { NodeContext } from '../../../src/lockd/node/node-context.js';
-import type { Entry } from '../../../src/raft/types.js';
-import { LockStateMachine, MAX_TICK_RENEWALS, decodeCommand, encodeCommand, type ApplyOutput, type TickCommand } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_TICK_RENEWALS, encodeCommand } from '../../../src/lockd/state-machine/index.js';
+import { FakeDriver } from './fake-driver.js';
 import { waitFor } from '../../support/process-cluster.js';
-
-type Mode = 'apply' | 'lose' | 'refuse' | 'hold';
-
-class FakeDriver {
-  readonly ticks: TickCommand[] = [];
-  readonly held: (() => void)[] = [];
-  /** What the next proposals meet; then back to 'apply'. */
-  next: Mode[] = [];
-  mode: Mode = 'apply';
-  private term = 0;
-  private index = 0;
-  private readonly applied: ((e: Entry, out: ApplyOutput) => void)[] = [];
-  private readonly roles: ((role: string, leader: string, term: number) => void)[] = [];
-
-  constructor(readonly sm: LockStateMachine) {}
-
-  onApplied(l: (e: Entry, out: ApplyOutput) => void): void {
-    this.applied.push(l);
-  }
-  onRoleChange(l: (role: string, leader: string, term: number) => void): void {
-    this.roles.push(l);
-  }
-  isLeader(): boolean {
-    return false; // the tests elect explicitly
-  }
-  status(): { term: number } {
-    return { term: this.term };
-  }
-
-  elect(term: number): void {
-    this.term = term;
-    for (const l of this.roles) l('leader', 'n1', term);
-  }
-
-  /** Apply one entry of the current term (data empty = the leader's no-op). */
-  apply(data: Uint8Array): ApplyOutput {
-    const e = { term: this.term, index: ++this.index, data };
-    const out = this.sm.apply(e);
-    for (const l of this.applied) l(e, out);
-    return out;
-  }
-
-  /** Old entries, before any leader of these tests (no listeners care: term 0). */
-  grant(n: number, ttlMs: number): number[] {
-    const ids: number[] = [];
-    for (let i = 0; i < n; i++) ids.push(this.sm.apply({ index: ++this.index, data: encodeCommand({ type: 'Grant', ttlMs, marginMs: 0 }) }).index);
-    return ids;
-  }
-
-  propose(data: Uint8Array): Promise<{ index: number; result: ApplyOutput }> {
-    const cmd = decodeCommand(data);
-    if (cmd.type === 'Tick') this.ticks.push(cmd);
-    const mode = this.next.shift() ?? this.mode;
-    return new Promise((resolve, reject) => {
-      const go = () => {
-        if (mode === 'lose') return reject(new ProposalLostError(this.index + 1));
-        // 'refuse': the entry that lands is one the state machine refuses (as if validation disagreed).
-        const landed = mode === 'refuse' ? encodeCommand({ type: 'Tick', elapsedMs: -1, marginMs: 0, renewed: [] }) : data;
-        const out = this.apply(landed);
-        resolve({ index: out.index, result: out });
-      };
-      if (mode === 'hold') this.held.push(go);
-      else setImmediate(go);
-    });
-  }
-}
 
 const silent = pino({ level: 'silent' });
 const TIMING = { leaseTickMs: 5, maxElapsedMs: 10 };
@@ -111,15 +44,26 @@ describe('lease: the leader’s lease clock', function () {
     expect(sm.now).to.be.at.least(carrying.reduce((n, t) => n + t.elapsedMs, 0));
   });
 
-  it('answers a lease the state does not hold with ttl 0 before renew returns, and never puts it in a Tick', async () => {
-    const { driver, clock } = setup();
+  it('answers a lease the state does not hold with ttl 0 (at once at or below the applied index, else after one read barrier), and never puts it in a Tick', async () => {
+    const { driver, clock, sm } = setup();
+    const ended = driver.grant(200, 60_000);
     const [live] = driver.grant(1, 60_000);
     driver.elect(1);
     driver.apply(new Uint8Array(0));
+    for (const id of ended) driver.apply(encodeCommand({ type: 'Revoke', leaseId: id }));
+    const applied = sm.appliedIndex;
     const got: number[] = [];
-    for (let id = 1_000_000; id < 1_050_000; id++) expect(clock.renew(id, (ttl) => got.push(ttl))).to.equal(true);
-    expect(got).to.have.length(50_000);
+    // The committed log says these are gone: ended leases, and indexes that were never Grants.
+    for (let id = 1; id <= applied; id++) if (id !== live) expect(clock.renew(id, (ttl) => got.push(ttl))).to.equal(true);
+    expect(got).to.have.length(applied - 1);
     expect(new Set(got)).to.deep.equal(new Set([0]));
+    // Beyond the applied index only a ReadIndex can say so: one for the whole flood.
+    const later: number[] = [];
+    for (let id = 1_000_000; id < 1_050_000; id++) expect(clock.renew(id, (ttl) => later.push(ttl))).to.equal(true);
+    expect(later).to.have.length(0);
+    await waitFor('the flood answered', () => (later.length === 50_000 ? true : undefined), 5000, 5);
+    expect(new Set(later)).to.deep.equal(new Set([0]));
+    expect(driver.reads).to.equal(2); // one for the first arrival, one for all that came while it ran
     expect(clock.queued).to.equal(0);
     let liveTtl = -1;
     clock.renew(live, (ttl) => (liveTtl = ttl));

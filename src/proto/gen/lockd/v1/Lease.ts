@@ -36,7 +36,10 @@ export interface LeaseClient extends grpc.Client {
    * Keep leases alive: each request renews one lease; each response reports its new TTL, or
    * ttl_ms = 0 when the lease is gone (the holder has lost its locks). Renewals are batched into the
    * leader's next clock tick and answered once it is committed; a lease the leader does not hold
-   * (expired, revoked, never granted) is answered ttl_ms = 0 at once, without a tick. Renewals of
+   * (expired, revoked, never granted) is answered ttl_ms = 0 without a tick: at once when its id is
+   * at or below the leader's applied log index (the committed log shows it gone), else after one
+   * ReadIndex shows the node still leads (a deposed leader may lack what a newer one granted, and
+   * says nothing until then: that answer needs a quorum). Renewals of
    * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
    * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
    * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
@@ -50,7 +53,10 @@ export interface LeaseClient extends grpc.Client {
    * Keep leases alive: each request renews one lease; each response reports its new TTL, or
    * ttl_ms = 0 when the lease is gone (the holder has lost its locks). Renewals are batched into the
    * leader's next clock tick and answered once it is committed; a lease the leader does not hold
-   * (expired, revoked, never granted) is answered ttl_ms = 0 at once, without a tick. Renewals of
+   * (expired, revoked, never granted) is answered ttl_ms = 0 without a tick: at once when its id is
+   * at or below the leader's applied log index (the committed log shows it gone), else after one
+   * ReadIndex shows the node still leads (a deposed leader may lack what a newer one granted, and
+   * says nothing until then: that answer needs a quorum). Renewals of
    * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
    * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
    * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
@@ -125,7 +131,10 @@ export interface LeaseHandlers extends grpc.UntypedServiceImplementation {
    * Keep leases alive: each request renews one lease; each response reports its new TTL, or
    * ttl_ms = 0 when the lease is gone (the holder has lost its locks). Renewals are batched into the
    * leader's next clock tick and answered once it is committed; a lease the leader does not hold
-   * (expired, revoked, never granted) is answered ttl_ms = 0 at once, without a tick. Renewals of
+   * (expired, revoked, never granted) is answered ttl_ms = 0 without a tick: at once when its id is
+   * at or below the leader's applied log index (the committed log shows it gone), else after one
+   * ReadIndex shows the node still leads (a deposed leader may lack what a newer one granted, and
+   * says nothing until then: that answer needs a quorum). Renewals of
    * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
    * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
    * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an

@@ -9,7 +9,9 @@ export interface LeaseGrantRequest {
   'ttlMs'?: (number | string | Long);
   /**
    * Client-chosen id that makes a retried Grant return the same lease instead of a new one (see
-   * "Request ids" at the top).
+   * "Request ids" at the top). That lease was granted when the first attempt was applied, and a retry
+   * is answered with it even after it has expired: trust it from the send time of the FIRST attempt
+   * (+ ttl_ms), never a later one's, or the client trusts a lease the cluster has already ended.
    * 
    * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
    * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
@@ -26,7 +28,9 @@ export interface LeaseGrantRequest__Output {
   'ttlMs': (number);
   /**
    * Client-chosen id that makes a retried Grant return the same lease instead of a new one (see
-   * "Request ids" at the top).
+   * "Request ids" at the top). That lease was granted when the first attempt was applied, and a retry
+   * is answered with it even after it has expired: trust it from the send time of the FIRST attempt
+   * (+ ttl_ms), never a later one's, or the client trusts a lease the cluster has already ended.
    * 
    * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
    * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
