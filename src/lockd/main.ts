@@ -7,6 +7,7 @@ import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
 import { DataDirError } from './storage/index.js';
+import { Observability } from './observe/observability.js';
 
 async function main(): Promise<void> {
   let config;
@@ -19,8 +20,10 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: config.clusterId } });
   let node: LockdNode;
+  const observability = new Observability();
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi], PUBLIC_SERVER_OPTIONS);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar], PUBLIC_SERVER_OPTIONS);
+    await observability.listen();
   } catch (e) {
     if (e instanceof DataDirError) {
       logger.fatal({ event: 'refused data dir', dir: config.dataDir, err: e }, e.message);

@@ -16,16 +16,20 @@ export interface NodeConfig {
   readonly heartbeatTicks: number;
   readonly snapshotEvery: number;
   readonly logLevel: string;
+  /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events); undefined = off. */
+  readonly httpListen?: string;
 }
 
 export class ConfigError extends Error {}
 
 const USAGE = `usage: lockd --id ID --listen HOST:PORT --peers ID=HOST:PORT,... --data-dir DIR --cluster-id NAME
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
+             [--http-listen HOST:PORT]
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEERS, LOCKD_DATA_DIR,
-LOCKD_CLUSTER_ID, LOCKD_TICK_MS, LOCKD_ELECTION_TICKS, LOCKD_HEARTBEAT_TICKS, LOCKD_SNAPSHOT_EVERY, LOCKD_LOG_LEVEL.`;
+LOCKD_CLUSTER_ID, LOCKD_TICK_MS, LOCKD_ELECTION_TICKS, LOCKD_HEARTBEAT_TICKS, LOCKD_SNAPSHOT_EVERY, LOCKD_LOG_LEVEL,
+LOCKD_HTTP_LISTEN.`;
 
-const FLAGS = ['id', 'listen', 'peers', 'data-dir', 'cluster-id', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level'] as const;
+const FLAGS = ['id', 'listen', 'peers', 'data-dir', 'cluster-id', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level', 'http-listen'] as const;
 type Flag = (typeof FLAGS)[number];
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
@@ -71,6 +75,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (electionTicks <= heartbeatTicks) throw new ConfigError(`--election-ticks (${electionTicks}) must exceed --heartbeat-ticks (${heartbeatTicks})`);
   const logLevel = get('log-level') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
+  const httpRaw = get('http-listen');
+  const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
   return {
     id,
     listen,
@@ -82,6 +88,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     heartbeatTicks,
     snapshotEvery: int('snapshot-every', 10_000, 1, 10_000_000),
     logLevel,
+    ...(httpListen === undefined ? {} : { httpListen }),
   };
 }
 

@@ -2,6 +2,8 @@
 // plus whatever public services the composition root (main.ts) registers on it.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { EventBus } from '../observe/bus.js';
+import { NodeSource } from '../observe/node-source.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
@@ -32,6 +34,9 @@ export class LockdNode {
     });
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
     const stateMachine = new LockStateMachine();
+    // The observation stream exists before the driver, so its first decisions are published too.
+    const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
+    const source = new NodeSource(bus, config.id);
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
@@ -46,22 +51,33 @@ export class LockdNode {
       heartbeatTicks: config.heartbeatTicks,
       tickMs: config.tickMs,
       snapshotEvery: config.snapshotEvery,
+      observer: source.driverEvent,
     });
+    driver.onRoleChange(source.roleChanged);
+    driver.onApplied(source.applied);
     const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
     const transport = new PeerTransport({
       clusterId: config.clusterId,
       selfId: config.id,
       peers,
       logger,
-      onMessage: (m) => driver.step(m),
+      onMessage: (m) => {
+        source.message(m);
+        driver.step(m);
+      },
       onUnreachable: (id) => driver.reportUnreachable(id),
       onSnapshotStatus: (id, ok) => driver.reportSnapshot(id, ok),
     });
-    driver.setOutbox(transport);
+    driver.setOutbox({
+      send: (messages) => {
+        for (const m of messages) source.message(m);
+        transport.send(messages);
+      },
+    });
 
     const server = new grpc.Server({ ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(server);
-    const ctx: NodeContext = { config, driver, stateMachine, logger };
+    const ctx: NodeContext = { config, driver, stateMachine, logger, observe: { bus, source } };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(server, ctx);

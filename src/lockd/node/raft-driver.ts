@@ -2,6 +2,7 @@
 //   ready() → persist (one synced LevelDB batch) → send → apply → advance().
 // Input that arrives while a batch is being persisted (peer messages, ticks, proposals) waits in
 // an inbox and joins the next batch: that is the group commit.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { RaftNode } from '../../raft/raft-node.js';
 import { sendableBeforePersist, type Entry, type Message, type NodeId, type Ready, type Role, type Status } from '../../raft/types.js';
@@ -34,7 +35,18 @@ export interface RaftDriverOptions<R> {
   readonly random?: (n: number) => number;
   /** A failed disk write or a broken invariant: the node must stop (default: exit the process). */
   readonly onFatal?: (e: Error) => void;
+  /** What the loop did that listeners of applies and roles do not see (the observation layer, src/lockd/observe). */
+  readonly observer?: (ev: DriverEvent) => void;
 }
+
+/** The loop's own facts, for the observation layer: a synced write, the log's and commit's progress, snapshots. */
+export type DriverEvent =
+  | { readonly kind: 'sync-started' }
+  | { readonly kind: 'synced'; readonly ms: number; readonly entries: number }
+  | { readonly kind: 'appended'; readonly entries: readonly Entry[] }
+  | { readonly kind: 'committed'; readonly commit: number }
+  | { readonly kind: 'term'; readonly term: number; readonly from: number; readonly vote: NodeId }
+  | { readonly kind: 'snapshot'; readonly how: 'taken' | 'installed'; readonly index: number; readonly bytes: number };
 
 interface PendingProposal<R> {
   readonly term: number;
@@ -233,9 +245,14 @@ export class RaftDriver<R> {
     // change is the commit index needs no wait: a lagging stored commit is learned again.
     const hs = rd.hardState;
     const termOrVoteChanged = hs !== undefined && (hs.term !== this.term || hs.vote !== this.vote);
-    if (rd.entries.length > 0 || rd.snapshot || termOrVoteChanged) await this.opts.storage.persist(rd);
+    if (rd.entries.length > 0 || rd.snapshot || termOrVoteChanged) await this.syncedPersist(rd);
     else if (hs) this.opts.storage.persist(rd).catch((e: unknown) => this.fail(e as Error));
-    if (hs && hs.term !== this.term) this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
+    if (rd.entries.length > 0) this.opts.observer?.({ kind: 'appended', entries: rd.entries });
+    if (hs && hs.term !== this.term) {
+      this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
+      this.opts.observer?.({ kind: 'term', term: hs.term, from: this.term, vote: hs.vote });
+    }
+    if (hs) this.opts.observer?.({ kind: 'committed', commit: hs.commit });
     if (hs) {
       this.term = hs.term;
       this.vote = hs.vote;
@@ -260,6 +277,16 @@ export class RaftDriver<R> {
     this.raft.advance(rd);
   }
 
+  /** The synced write, timed: lockd_disk_sync_duration_seconds, and /livez's stalled-disk bound. */
+  private async syncedPersist(rd: Ready): Promise<void> {
+    const observer = this.opts.observer;
+    if (!observer) return this.opts.storage.persist(rd);
+    observer({ kind: 'sync-started' });
+    const t0 = performance.now();
+    await this.opts.storage.persist(rd);
+    observer({ kind: 'synced', ms: performance.now() - t0, entries: rd.entries.length });
+  }
+
   private applyEntry(e: Entry): void {
     const result = this.opts.applier.apply(e);
     this.applied = e.index;
@@ -282,6 +309,7 @@ export class RaftDriver<R> {
       p.reject(new ProposalLostError(i, true));
     }
     this.opts.logger.info({ event: 'snapshot installed', term: this.term, index }, 'snapshot installed');
+    this.opts.observer?.({ kind: 'snapshot', how: 'installed', index, bytes: data.length });
   }
 
   private releaseReads(): void {
@@ -323,6 +351,7 @@ export class RaftDriver<R> {
     await this.opts.storage.compact(snapshot);
     this.snapshotIndex = index;
     this.opts.logger.info({ event: 'snapshot taken', term: this.term, index, bytes: snapshot.data.length }, 'snapshot taken, log compacted');
+    this.opts.observer?.({ kind: 'snapshot', how: 'taken', index, bytes: snapshot.data.length });
   }
 
   private fail(e: Error): void {
