@@ -58,7 +58,8 @@ export class LockLostError extends Error {
     readonly token: number,
     /**
      * lease: its lease was lost (see cause); released / expired: the cluster reported the grant
-     * released (by someone holding the token, or a revoke) or expired; superseded: a later grant
+     * released (by someone holding the token, or a revoke) or expired — also thrown by acquire()
+     * when a retry finds its request's grant already ended (AcquireResponse.grant_ended); superseded: a later grant
      * was seen; released-here: this handle released it.
      */
     readonly why: 'lease' | 'released' | 'expired' | 'superseded' | 'released-here',

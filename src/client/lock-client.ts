@@ -16,7 +16,7 @@ import type { FenceDeleteResponse__Output } from '../proto/gen/lockd/v1/FenceDel
 import type { CancelWaitResponse__Output } from '../proto/gen/lockd/v1/CancelWaitResponse.js';
 import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadResponse.js';
 import { resolveEndpoints } from './endpoints.js';
-import { LockHeldError, toLockdError } from './errors.js';
+import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
 import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
@@ -201,6 +201,9 @@ export class LockClient {
       if (lease.lost) throw lease.signal.reason;
       const signal = opts.signal ? AbortSignal.any([lease.signal, opts.signal]) : lease.signal;
       const res = await this.acquireRaw(name, lease.id, { wait, requestId: opts.requestId, timeoutMs: opts.timeoutMs, signal });
+      // A retry of our request was told its grant had ended before we saw it (someone released it
+      // by its token): we never held it, and must not be handed it.
+      if (res.grantEnded) throw new LockLostError(name, res.endedFencingToken, 'released');
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
       return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks);
@@ -208,7 +211,7 @@ export class LockClient {
       // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
       // leaves the queue, and releases the lock if it was granted just as we gave up.
       if (own) await lease.revoke().catch(() => {});
-      else if (wait && !lease.lost) await this.abandonWait(name, lease.id);
+      else if (wait && !lease.lost && !(e instanceof LockLostError)) await this.abandonWait(name, lease.id); // an ended grant left no wait
       throw toLockdError(e);
     }
   }
@@ -227,9 +230,14 @@ export class LockClient {
 
   /**
    * One Acquire for a lease id, answered as the server answers it — no handle, no watching, no
-   * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id.
+   * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id; grantEnded:
+   * a retry found that the request's grant (endedFencingToken) had ended since — not acquired.
    */
-  async acquireRaw(name: string, leaseId: number, opts: CallOptions & { wait?: boolean; requestId?: string } = {}): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number }> {
+  async acquireRaw(
+    name: string,
+    leaseId: number,
+    opts: CallOptions & { wait?: boolean; requestId?: string } = {},
+  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
@@ -239,7 +247,8 @@ export class LockClient {
       signal: opts.signal,
       attemptTimeout: !wait,
     });
-    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId };
+    if (r.acquired && r.grantEnded) throw new Error(`Lock.Acquire answered both acquired and grant_ended for ${JSON.stringify(name)}`);
+    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken };
   }
 
   /** Take the lock if it is free: the Lock, or undefined when another lease holds it. */

@@ -2,7 +2,7 @@
 // and the request id that makes a retried Grant/Acquire apply once.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { LockClient, LockdError } from '../../src/client/index.js';
+import { LockClient, LockdError, LockLostError } from '../../src/client/index.js';
 import { notLeader, startFake, type FakeServer } from './fake-server.js';
 
 /**
@@ -70,8 +70,47 @@ describe('client retries (scripted servers)', function () {
     servers.push(hung, ok);
     const c = client([hung.address, ok.address], { attemptTimeoutMs: 200 });
     const r = await c.acquireRaw('x', 5, { requestId: 'req-1' });
-    expect(r).to.deep.equal({ acquired: true, fencingToken: 7, holderLeaseId: 5 });
+    expect(r).to.deep.equal({ acquired: true, fencingToken: 7, holderLeaseId: 5, grantEnded: false, endedFencingToken: 0 });
     expect(seen).to.deep.equal(['hung:req-1', 'ok:req-1']);
+  });
+
+  it('a retried Acquire told its grant has ended is not handed a lock: LockLostError, no CancelWait (issue 9.1)', async () => {
+    const seen: string[] = [];
+    let attempts = 0;
+    const s = await startFake({
+      lease: {
+        Grant: (call, cb) => cb(null, { leaseId: 9, ttlMs: call.request.ttlMs }),
+        KeepAlive: (call) => call.on('data', (req: { leaseId: number }) => call.write({ leaseId: req.leaseId, ttlMs: 5000 })),
+        Revoke: (_call, cb) => {
+          seen.push('Revoke');
+          cb(null, {});
+        },
+      },
+      lock: {
+        // The first attempt is granted token 7 but its answer is lost; the grant is released before the retry.
+        Acquire: (call, cb) => {
+          seen.push(`Acquire:${call.request.requestId}`);
+          if (attempts++ === 0) return cb({ code: grpc.status.UNAVAILABLE, details: 'Acquire: outcome unknown; retry (with the same request_id)' });
+          cb(null, { acquired: false, fencingToken: 0, holderLeaseId: 12, grantEnded: true, endedFencingToken: 7 });
+        },
+        CancelWait: (_call, cb) => {
+          seen.push('CancelWait');
+          cb(null, { removed: false, fencingToken: 0, released: false });
+        },
+      },
+    });
+    servers.push(s);
+    const c = client([s.address]);
+    // With the caller's lease: a failed waiting acquire would leave the queue (CancelWait) — not here.
+    const lease = await c.grantLease(5000);
+    const err = await c.acquire('x', { lease, requestId: 'r-ended', timeoutMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(LockLostError);
+    expect(err).to.include({ lockName: 'x', token: 7, why: 'released' });
+    // Its own lease: revoked as on any failure.
+    const own = await c.acquire('y', { requestId: 'r-ended-2', timeoutMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    expect(own).to.be.instanceOf(LockLostError);
+    expect(seen).to.deep.equal(['Acquire:r-ended', 'Acquire:r-ended', 'Acquire:r-ended-2', 'Revoke']);
+    lease.close();
   });
 
   it('stops retrying at the deadline and reports the last UNAVAILABLE', async () => {

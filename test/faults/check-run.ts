@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { assembleOps, readRecords, type Op } from './history.js';
+import { assembleOps, readRecords, type NoteRecord, type Op } from './history.js';
 import { checkStore, type FinalValue, type StoreCheck } from './fencing-check.js';
 import { checkExclusion, type ExclusionCheck } from './exclusion-check.js';
 import { checkLinearizable, type LinearizabilityReport } from './linearizable-check.js';
@@ -20,7 +20,31 @@ export interface RunChecks {
   control: StoreCheck;
   exclusion: ExclusionCheck;
   lin: LinearizabilityReport;
+  /** The adversary's KeepAlive floods of never-granted lease ids: every answer must be ttl 0. */
+  flood: FloodStats;
   problems: string[];
+}
+
+export interface FloodStats {
+  batches: number;
+  sent: number;
+  answered: number;
+  /** Answers ttl > 0 for an id never granted (each one a violation). */
+  alive: number;
+  errors: string[];
+}
+
+export function floodStats(notes: readonly NoteRecord[]): FloodStats {
+  const f: FloodStats = { batches: 0, sent: 0, answered: 0, alive: 0, errors: [] };
+  for (const n of notes) {
+    if (n.what !== 'flood') continue;
+    f.batches++;
+    f.sent += Number(n.batch) || 0;
+    f.answered += Number(n.answered) || 0;
+    f.alive += Number(n.alive) || 0;
+    if (n.error && f.errors.length < 5) f.errors.push(String(n.error));
+  }
+  return f;
 }
 
 export function saveFinals(runDir: string, finals: Finals): void {
@@ -31,17 +55,19 @@ export function checkRun(runDir: string, finals: Finals, budgetMs: number): RunC
   const records = readdirSync(runDir)
     .filter((f) => f.startsWith('history-') && f.endsWith('.jsonl'))
     .flatMap((f) => readRecords(join(runDir, f)));
-  const { ops } = assembleOps(records);
+  const { ops, notes } = assembleOps(records);
   const fenced = checkStore(ops, 'fence', new Map(Object.entries(finals.fence)));
   const control = checkStore(ops, 'plain', new Map(Object.entries(finals.plain)));
   const exclusion = checkExclusion(ops);
   const lin = checkLinearizable(ops, budgetMs);
+  const flood = floodStats(notes);
   const problems: string[] = [];
+  if (flood.alive) problems.push(`${flood.alive} keepalives of lease ids never granted were answered alive (ttl > 0)`);
   if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
   if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);
   if (lin.verdict === 'illegal') problems.push(`not linearizable: ${lin.parts.filter((p) => p.verdict === 'illegal').map((p) => p.part).join(', ')}`);
   if (fenced.writes.ok === 0) problems.push('no fenced write was acknowledged: the workload made no progress');
-  return { ops, fenced, control, exclusion, lin, problems };
+  return { ops, fenced, control, exclusion, lin, flood, problems };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -52,7 +78,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   }
   const finals = JSON.parse(readFileSync(join(dir, 'finals.json'), 'utf8')) as Finals;
   const c = checkRun(dir, finals, 120_000);
-  const show = { problems: c.problems, fenced: { ...c.fenced, lostAcknowledged: c.fenced.lostAcknowledged.slice(0, 5), staleWindowLosses: c.fenced.staleWindowLosses.slice(0, 5) }, exclusion: c.exclusion, linearizability: c.lin };
+  const show = { problems: c.problems, fenced: { ...c.fenced, lostAcknowledged: c.fenced.lostAcknowledged.slice(0, 5), staleWindowLosses: c.fenced.staleWindowLosses.slice(0, 5) }, exclusion: c.exclusion, flood: c.flood, linearizability: c.lin };
   process.stdout.write(`${JSON.stringify(show, null, 2)}\n`);
   process.exit(c.problems.length ? 1 : 0);
 }

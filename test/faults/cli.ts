@@ -1,11 +1,13 @@
 // npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5]
-//   [--fenced-clients N] [--control-clients N] [--ttl-ms MS] [--kinds kill-node,pause-client,...] [--sticky]
+//   [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls release,snipe,cancelwait,flood]
+//   [--ttl-ms MS] [--kinds kill-node,pause-client,...] [--sticky]
 // Runs one seeded fault run, prints its summary, writes the report, exits 1 on any violation.
 import { parseArgs } from 'node:util';
 import { emergencyStop, runFaults } from './runner.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
+import { ADVERSARY_CALLS, type AdversaryCall } from './workload-config.js';
 
-const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky]';
+const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--ttl-ms MS] [--kinds k1,k2] [--sticky]';
 
 function int(name: string, v: string | undefined, def: number | undefined, min: number, max: number): number {
   if (v === undefined) {
@@ -21,7 +23,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       time: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, keep: { type: 'boolean' },
-      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' },
+      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' }, adversaries: { type: 'string' }, 'adversary-calls': { type: 'string' },
       'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, sticky: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
@@ -33,6 +35,8 @@ async function main(): Promise<number> {
   if (nodes !== 3 && nodes !== 5) throw new Error('--nodes must be 3 or 5');
   const kinds = values.kinds?.split(',').map((k) => k.trim()) as FaultKind[] | undefined;
   for (const k of kinds ?? []) if (!FAULT_KINDS.includes(k)) throw new Error(`unknown fault kind "${k}"; kinds: ${FAULT_KINDS.join(', ')}`);
+  const adversaryCalls = values['adversary-calls'] === undefined ? undefined : values['adversary-calls'].split(',').map((k) => k.trim()).filter((k) => k !== '') as AdversaryCall[];
+  for (const c of adversaryCalls ?? []) if (!ADVERSARY_CALLS.includes(c)) throw new Error(`unknown adversary call "${c}"; calls: ${ADVERSARY_CALLS.join(', ')}`);
   const report = await runFaults({
     timeSec: int('time', values.time, undefined, 1, 3600),
     seed: int('seed', values.seed, undefined, 0, 0xffffffff),
@@ -41,6 +45,8 @@ async function main(): Promise<number> {
     nodes,
     fencedClients: int('fenced-clients', values['fenced-clients'], 4, 1, 16),
     controlClients: int('control-clients', values['control-clients'], 2, 0, 16),
+    adversaries: int('adversaries', values.adversaries, 1, 0, 4),
+    adversaryCalls,
     ttlMs: int('ttl-ms', values['ttl-ms'], 1500, 200, 60_000),
     kinds,
     sticky: values.sticky,

@@ -9,6 +9,7 @@ import { FREE, HOLD, type ClientConfig } from './workload-config.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(import.meta.dirname, 'workload-client.ts');
+const ADVERSARY_SCRIPT = join(import.meta.dirname, 'adversary-client.ts');
 
 export interface ClientHandle {
   readonly config: ClientConfig;
@@ -31,7 +32,7 @@ export class ClientPool {
   }
 
   start(config: ClientConfig): ClientHandle {
-    const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+    const proc = spawn(process.execPath, ['--import', 'tsx', config.mode === 'adversary' ? ADVERSARY_SCRIPT : SCRIPT], {
       cwd: ROOT,
       env: { ...process.env, FAULTS_CLIENT: JSON.stringify(config) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -55,6 +56,11 @@ export class ClientPool {
 
   running(): ClientHandle[] {
     return this.clients.filter((c) => !c.exited);
+  }
+
+  /** Running workload clients (fenced and control), the ones the nemesis pauses and kills. */
+  workers(): ClientHandle[] {
+    return this.running().filter((c) => c.config.mode !== 'adversary');
   }
 
   /** Wait (bounded) until `h` reports holding a lock; false if it did not in time. */

@@ -5,8 +5,10 @@
 //  - violations: a lock granted to another lease while the holder's own lease was still trusted.
 //    lockd promises a lease outlives sendTime(last acknowledged keepalive or grant) + TTL on the
 //    client's monotonic clock (DESIGN §4), so a later grant that completed before that moment, and
-//    before the holder began to release, broke the promise.
-import type { GrantInput, KeepAliveOutput, Op, OpOf } from './history.js';
+//    before the holder began to release, broke the promise. A third party's Release of the holder's
+//    token that succeeded (or may have) ends the grant as legitimately as the holder's own: the
+//    holder's protection ends when that call began (grantEnds).
+import type { GrantInput, KeepAliveOutput, Op, OpOf, ReleaseOutput } from './history.js';
 
 export interface ExclusionViolation {
   name: string;
@@ -33,6 +35,22 @@ export function trustedUntil(ops: readonly Op[]): Map<number, number> {
   return until;
 }
 
+/**
+ * When each grant (`${name}|${token}`) may have ended by a Release: the first release of it by its
+ * holder, or by a third party (adversary) whose release succeeded or may have; a third party's
+ * refused guess ends nothing.
+ */
+export function grantEnds(ops: readonly Op[]): Map<string, number> {
+  const ends = new Map<string, number>();
+  for (const o of ops) {
+    if (o.f !== 'release') continue;
+    if (o.input.adversary && (o.status === 'fail' || (o.status === 'ok' && !(o.output as ReleaseOutput).released))) continue;
+    const k = `${o.input.name}|${o.input.token}`;
+    ends.set(k, Math.min(ends.get(k) ?? Infinity, o.invoke));
+  }
+  return ends;
+}
+
 interface Hold {
   op: OpOf<'acquire'>;
   lease: number;
@@ -45,15 +63,9 @@ interface Hold {
 export function checkExclusion(ops: readonly Op[]): ExclusionCheck {
   const until = trustedUntil(ops);
   const holds = new Map<string, Hold[]>();
-  const ends = new Map<string, number>(); // `${name}|${token}` → first release invoke
+  const ends = grantEnds(ops); // `${name}|${token}` → first release invoke
   const revokes = new Map<number, number>(); // lease → first revoke invoke
-  for (const o of ops) {
-    if (o.f === 'release') {
-      const k = `${o.input.name}|${o.input.token}`;
-      ends.set(k, Math.min(ends.get(k) ?? Infinity, o.invoke));
-    }
-    if (o.f === 'revoke') revokes.set(o.input.leaseId, Math.min(revokes.get(o.input.leaseId) ?? Infinity, o.invoke));
-  }
+  for (const o of ops) if (o.f === 'revoke') revokes.set(o.input.leaseId, Math.min(revokes.get(o.input.leaseId) ?? Infinity, o.invoke));
   // A client killed while holding believed it held the lock until its last recorded moment.
   const lastSeen = new Map<string, number>();
   for (const o of ops) lastSeen.set(o.process, Math.max(lastSeen.get(o.process) ?? 0, Number.isFinite(o.complete) ? o.complete : o.invoke));

@@ -117,4 +117,28 @@ describe('faults: exclusion checker', () => {
     expect(r.overlaps).to.deep.equal({ k: 1 }); // both believed they held it from 1500 to 3000
     expect(checkExclusion([grant(1, 0, 1000), acq(1, 10, 20, 5), rel(1, 100, 110, 5), acq(2, 30, 120, 8)]).violations).to.deep.equal([]);
   });
+
+  it("a third party's release of the holder's token ends its protection; a refused guess does not", () => {
+    const xrel = (t0: number, token: number, released: boolean): Op => op(seq++, 'x9', 'release', { name: 'k', leaseId: 0, token, adversary: true }, t0, t0 + 5, 'ok', { released });
+    const base = [grant(1, 0, 1000), acq(1, 10, 20, 5), grant(2, 0, 1000), acq(2, 30, 500, 8)];
+    expect(checkExclusion([...base, xrel(100, 5, true)]).violations).to.deep.equal([]);
+    expect(checkExclusion([...base, xrel(100, 5, false)]).violations).to.have.length(1);
+    expect(checkExclusion([...base, xrel(100, 4, true)]).violations).to.have.length(1);
+  });
+});
+
+describe("faults: fencing checker — a third party's release", () => {
+  it('excuses the loss of a write acknowledged after the grant was released by someone else, not one before', () => {
+    const xrel = (t0: number, released: boolean): Op => op(seq++, 'x9', 'release', { name: 'x', leaseId: 0, token: 5, adversary: true }, t0, t0 + 1, 'ok', { released });
+    // a (token 5) writes a.1, later a.2; b (token 9) built on a.1: a.2 is lost.
+    const ops = [wr('a', 'a.1@5', '', 1, 5, 0, 1), wr('a', 'a.2@5', 'a.1@5', 2, 5, 10, 11), wr('b', 'b.1@9', 'a.1@5', 2, 9, 12, 13)];
+    const fin = final(['a.1@5', 'b.1@9'], 9);
+    expect(kinds(checkStore(ops, 'fence', fin))).to.deep.equal(['lost-acknowledged-write']);
+    const released = checkStore([...ops, xrel(5, true)], 'fence', fin);
+    expect(released.violations).to.deep.equal([]);
+    expect(released.staleWindowLosses.map((l) => l.elem)).to.deep.equal(['a.2@5']);
+    // A refused guess, or a release after the write was acknowledged, excuses nothing.
+    expect(kinds(checkStore([...ops, xrel(5, false)], 'fence', fin))).to.deep.equal(['lost-acknowledged-write']);
+    expect(kinds(checkStore([...ops, xrel(11.5, true)], 'fence', fin))).to.deep.equal(['lost-acknowledged-write']);
+  });
 });

@@ -3,7 +3,8 @@
 //    element to the value it read); no refused write may be on it; tokens never decrease along it.
 //  - Every acknowledged write must be on the final chain. A write acknowledged after its writer's
 //    lease trust had run out (send time of the last acked keepalive or grant sent by then + TTL) is
-//    the one exception:
+//    the one exception, and so is one acknowledged after a third party released its grant (the
+//    token is the capability today: the grant legitimately ended, the holder lost the lock):
 //    fencing on writes alone cannot save a read-modify-write from a holder that resumes between the
 //    next holder's read and write, so such a loss is counted, not called a violation.
 //  - In real time, no write is accepted with a lower token than a write accepted before it began,
@@ -11,6 +12,7 @@
 // The same analysis of the unfenced control store shows what fencing prevents there.
 import type { FailOutput, Op, OpOf, ReadOutput, StoreKind } from './history.js';
 import type { GuardedValue } from './guarded-value.js';
+import { grantEnds } from './exclusion-check.js';
 
 export interface FinalValue {
   readonly value: GuardedValue;
@@ -88,6 +90,9 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
     for (const r of renewals.get(lease) ?? []) if (r.sent <= t && r.until > best) best = r.until;
     return best;
   };
+  // A grant released by someone else ends the writer's trust with it (the holder's own release comes after its writes).
+  const ends = grantEnds(ops.filter((o) => o.f === 'release' && o.input.adversary));
+  const grantEnd = (w: OpOf<'write'>): number => ends.get(`${w.input.lock ?? w.input.key.replace(/^guard\//, '')}|${w.input.token}`) ?? Infinity;
   const refused = (w: OpOf<'write'>): boolean => w.status === 'fail' && (w.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION';
   for (const w of writes) {
     res.writes[w.status]++;
@@ -141,7 +146,7 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
 
     for (const w of kw) {
       if (w.status !== 'ok' || onChain.has(w.input.elem)) continue;
-      const until = Math.max(w.input.trustedUntil, trustAt(w.input.leaseId, w.complete));
+      const until = Math.min(Math.max(w.input.trustedUntil, trustAt(w.input.leaseId, w.complete)), grantEnd(w));
       const lost: LostWrite = { key, elem: w.input.elem, process: w.process, token: w.input.token, complete: w.complete, trustedUntil: until };
       if (w.complete <= until) {
         res.lostAcknowledged.push(lost);

@@ -9,7 +9,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 /** Operation kinds a client records. */
-export type OpKind = 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write';
+export type OpKind = 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write' | 'inspect' | 'cancelwait';
 
 /** ok: it happened, with this output; fail: it definitely did not happen (output says why); unknown: either. */
 export type OpStatus = 'ok' | 'fail' | 'unknown';
@@ -27,9 +27,20 @@ export interface RevokeInput { leaseId: number }
  * unknown operation of its own from the attempt's start: the server may have granted the lock to
  * that attempt and given the grant back (abandoned-wait cleanup) before the retry was answered.
  */
-export interface AcquireInput { name: string; leaseId: number; wait: boolean; retryOf?: string }
-export interface AcquireOutput { acquired: boolean; token: number; holder: number }
-export interface ReleaseInput { name: string; leaseId: number; token: number }
+export interface AcquireInput { name: string; leaseId: number; wait: boolean; retryOf?: string; requestId?: string }
+/**
+ * answeredFrom: when the attempt that got this answer started (set when earlier attempts were made).
+ * Every attempt reuses the request id, so the grant happens at most once (or, for a wait whose
+ * earlier grant the server took back, again) but the answer describes the state while that last
+ * attempt was in flight: a retry must not report a grant that had already ended.
+ */
+export interface AcquireOutput { acquired: boolean; token: number; holder: number; answeredFrom?: number }
+/**
+ * adversary: a third party's Release (leaseId 0): it names a token it learned from Inspect or
+ * guessed. Without authentication the token is the capability, so releasing the holder's exact token
+ * is legitimate: it ends that grant (the holder loses the lock and must not be trusted after).
+ */
+export interface ReleaseInput { name: string; leaseId: number; token: number; adversary?: boolean; requestId?: string }
 export interface ReleaseOutput { released: boolean }
 export interface ReadInput { store: StoreKind; key: string }
 /** A read value is summarised: the guarded list's length and last element ('' when empty). */
@@ -42,11 +53,29 @@ export interface WriteInput {
   pred: string;
   n: number;
   token: number;
+  /** The lock whose grant `token` is (the key guards it); absent in older histories: the key names it. */
+  lock?: string;
+  /** Every attempt of this write carries it (a retry of a write applies once); absent before lockd had it. */
+  requestId?: string;
   /** The lease holding the lock, and when the writer's lease trust ran out (sendTime + TTL) at invoke. */
   leaseId: number;
   trustedUntil: number;
 }
 export interface WriteOutput { highestToken: number }
+/** An adversary's look at a lock (the source of the tokens and lease ids it then tries). */
+export interface InspectInput { name: string }
+export interface InspectOutput { held: boolean; token: number; holder: number; waiting: number[] }
+/**
+ * An adversary's CancelWait naming someone else's lease. abandonedAtIndex is always far beyond any
+ * log index of the run (>= ADVERSARY_INDEX) or 0: so it can never name a real abandoned Acquire
+ * entry, must never release a lock (released = true is a violation) and, with abandonedAtIndex > 0,
+ * must change nothing at all (removed = true is a violation too). With 0 it may take a waiter out of
+ * the queue — the lease id is the capability today — which the waiting call survives by re-queueing.
+ */
+export interface CancelWaitInput { name: string; leaseId: number; abandonedAtIndex: number }
+export interface CancelWaitOutput { removed: boolean; token: number; released: boolean }
+/** The least abandonedAtIndex an adversary sends when it sends one (10^12: no run has that many entries). */
+export const ADVERSARY_INDEX = 1e12;
 
 export interface OpInputs {
   grant: GrantInput;
@@ -56,6 +85,8 @@ export interface OpInputs {
   release: ReleaseInput;
   read: ReadInput;
   write: WriteInput;
+  inspect: InspectInput;
+  cancelwait: CancelWaitInput;
 }
 export interface OpOutputs {
   grant: GrantOutput;
@@ -65,6 +96,8 @@ export interface OpOutputs {
   release: ReleaseOutput;
   read: ReadOutput;
   write: WriteOutput;
+  inspect: InspectOutput;
+  cancelwait: CancelWaitOutput;
 }
 
 /** A failed operation's reason: a gRPC code name ('NOT_FOUND', 'FAILED_PRECONDITION', ...). */

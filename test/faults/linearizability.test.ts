@@ -122,6 +122,78 @@ describe('faults: linearizability checker — lock model', () => {
   });
 });
 
+describe('faults: linearizability checker — retries and a third party', () => {
+  // A retried try-lock of lease 1 (request id R): attempt 1 (0..10, unknown) may have been granted;
+  // the answer came to attempt 2 (20..22).
+  const attempt1 = (): Op => op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: false, retryOf: 'a-R', requestId: 'R' }, 0, U, 'unknown');
+  const answer = (out: { acquired: boolean; token: number; holder: number }): Op =>
+    op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: false, requestId: 'R' }, 0, 22, 'ok', { ...out, answeredFrom: 20 });
+  const look = (p: string, t0: number, t1: number, holder: number, token: number): Op =>
+    op(seq++, p, 'inspect', { name: 'k' }, t0, t1, 'ok', { held: holder !== 0, token, holder, waiting: [] });
+  const xrel = (t0: number, t1: number, token: number, released: boolean | 'unknown'): Op =>
+    released === 'unknown'
+      ? op(seq++, 'x', 'release', { name: 'k', leaseId: 0, token, adversary: true }, t0, U, 'unknown')
+      : op(seq++, 'x', 'release', { name: 'k', leaseId: 0, token, adversary: true }, t0, t1, 'ok', { released });
+  const xcancel = (t0: number, t1: number, leaseId: number, abandonedAtIndex: number, out: { removed: boolean; token: number; released: boolean }): Op =>
+    op(seq++, 'x', 'cancelwait', { name: 'k', leaseId, abandonedAtIndex }, t0, t1, 'ok', out);
+
+  it('a retry told "acquired" after its grant was released and given to another: the replay of issue 9 item 1', () => {
+    // Attempt 1 granted 5 (an Inspect saw it); a third party released 5; lease 2 got 8; the retry says 5.
+    const base = [attempt1(), look('x', 2, 3, 1, 5), xrel(4, 5, 5, true), acq('b', 2, 6, 7, 8)];
+    expect(verdict([...base, answer({ acquired: true, token: 5, holder: 1 })])).to.equal('illegal');
+    // What is true at the retry: not acquired, held by lease 2 — or free once lease 2 let go.
+    expect(verdict([...base, answer({ acquired: false, token: 0, holder: 2 })])).to.equal('ok');
+    expect(verdict([...base, rel('b', 2, 8, 9, 8), answer({ acquired: false, token: 0, holder: 0 })])).to.equal('ok');
+    // Without answeredFrom the same answer would be excused by attempt 1's window.
+    const whole = op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: false }, 0, 22, 'ok', { acquired: true, token: 5, holder: 1 });
+    expect(verdict([...base, whole])).to.equal('ok');
+  });
+
+  it('a retry whose grant still holds answers it again', () => {
+    expect(verdict([attempt1(), look('x', 2, 3, 1, 5), answer({ acquired: true, token: 5, holder: 1 })])).to.equal('ok');
+    expect(verdict([attempt1(), look('x', 2, 3, 1, 5), answer({ acquired: true, token: 6, holder: 1 })])).to.equal('illegal');
+  });
+
+  it("a third party's Release of the holder's exact token ends the grant; any other token changes nothing", () => {
+    // a holds 5; x releases 5: b may get the lock while a's lease is alive, and a's own release is stale.
+    expect(verdict([acq('a', 1, 0, 1, 5), xrel(2, 3, 5, true), acq('b', 2, 4, 5, 8), ka('a', 1, 6, 7), rel('a', 1, 8, 9, 5, false)])).to.equal('ok');
+    // A guessed token is refused, and cannot have freed the lock.
+    expect(verdict([acq('a', 1, 0, 1, 5), xrel(2, 3, 4, false), look('x', 4, 5, 1, 5)])).to.equal('ok');
+    expect(verdict([acq('a', 1, 0, 1, 5), xrel(2, 3, 4, true)])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), xrel(2, 3, 5, false)])).to.equal('illegal');
+    // An unknown one may have ended it (a is still alive afterwards, so its lease did not expire).
+    expect(verdict([acq('a', 1, 0, 1, 5), acq('b', 2, 4, 5, 8), ka('a', 1, 6, 7)])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), xrel(2, 3, 5, 'unknown'), acq('b', 2, 4, 5, 8), ka('a', 1, 6, 7)])).to.equal('ok');
+  });
+
+  it('an Inspect must see the current holder and token', () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), look('x', 2, 3, 1, 5), look('x', 4, 5, 0, 0)])).to.equal('ok');
+    expect(verdict([acq('a', 1, 0, 1, 5), look('x', 2, 3, 1, 6)])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), look('x', 2, 3, 2, 5)])).to.equal('illegal');
+  });
+
+  it("a CancelWait with an abandoned index no Acquire has must not release another's lock (issue 9 item 4)", () => {
+    expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 1, 1e12, { removed: false, token: 0, released: false })])).to.equal('ok');
+    expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 1, 1e12, { removed: false, token: 5, released: true })])).to.equal('illegal');
+    expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 2, 1e12, { removed: true, token: 0, released: false })])).to.equal('illegal');
+    // Without an index it may take a waiter out of the queue (the lease id is the capability today).
+    expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 2, 0, { removed: true, token: 0, released: false })])).to.equal('ok');
+  });
+});
+
+describe('faults: linearizability checker — late duplicates of a fenced write', () => {
+  it('a write acknowledged once that lands again after a later write is illegal; an unknown one may land late, once', () => {
+    // W1 (e1) acked by its retry, W2 (e2) acked after; a read then finds e1 again: W1 applied twice.
+    const acked = [w('a', 0, 3, 5, 'e1', 1), w('a', 4, 5, 5, 'e2', 2)];
+    expect(verdict([...acked, r('b', 6, 7, 5, 'e2', 2)])).to.equal('ok');
+    expect(verdict([...acked, r('b', 6, 7, 5, 'e1', 1)])).to.equal('illegal');
+    // W1's outcome unknown: it may land after W2 — but only once.
+    const late = [w('a', 0, U, 5, 'e1', 1, 'unknown'), w('a', 4, 5, 5, 'e2', 2)];
+    expect(verdict([...late, r('b', 6, 7, 5, 'e1', 1)])).to.equal('ok');
+    expect(verdict([...late, r('b', 6, 7, 5, 'e1', 1), w('c', 8, 9, 5, 'e3', 3), r('b', 10, 11, 5, 'e1', 1)])).to.equal('illegal');
+  });
+});
+
 describe('faults: linearizability checker — fenced register', () => {
   it('accepts writes with non-decreasing tokens and reads of the last one', () => {
     expect(verdict([r('a', 0, 1, 0, '', 0), w('a', 2, 3, 5, 'e1', 1), w('b', 4, 5, 5, 'e2', 2), r('c', 6, 7, 5, 'e2', 2), w('c', 8, 9, 9, 'e3', 3), r('a', 10, 11, 9, 'e3', 3)])).to.equal('ok');

@@ -1,8 +1,9 @@
 // Checker 2: is the history linearizable? Split into independent parts (P-compositionality): one
 // part per lock name — its Acquire/Release plus the KeepAlive/Revoke of the leases that touched it —
 // and one per fenced key. Checking each part against its projection of the model never flags a
-// correct history; a lease's effect on other locks is only lost precision.
-import type { AcquireOutput, FailOutput, Op, ReadOutput, ReleaseOutput } from './history.js';
+// correct history; a lease's effect on other locks is only lost precision. The adversary's Inspect,
+// Release and CancelWait calls belong to the part of the lock they name.
+import type { AcquireOutput, CancelWaitOutput, FailOutput, InspectOutput, Op, ReadOutput, ReleaseOutput } from './history.js';
 import { searchLinearization, type Model, type SearchOp, type Verdict } from './linearizability.js';
 import { lockModel } from './lock-model.js';
 import { fenceModel } from './fence-model.js';
@@ -26,6 +27,7 @@ export interface LinearizabilityReport {
 /** Operations whose unknown outcome could not change the model state are dropped before the search. */
 function informative(op: Op): boolean {
   if (op.status !== 'unknown') return true;
+  // An unknown Inspect observed nothing; an unknown CancelWait may change nothing (the model allows it no effect).
   return op.f === 'acquire' || op.f === 'release' || op.f === 'write';
 }
 
@@ -34,7 +36,8 @@ function informative(op: Op): boolean {
  * no effect is then at least as permissive, so no verdict changes, but the search no longer tries
  * them at every position (which is exponential in their number).
  *  - An unknown Acquire by L is observable only through a later try-lock answering "held by L", a
- *    later stale-token Release (someone holds the lock), or a later Acquire/Release of L itself (its
+ *    later stale-token Release (someone holds the lock), an Inspect or CancelWait naming L, a third
+ *    party's successful Release (of L's grant, maybe), or a later Acquire/Release of L itself (its
  *    keepalives do not care whether it holds); an unknown Release of (L, t) only through a later operation of L that
  *    needs L alive (otherwise L's expiry frees the lock just as well); an unknown Revoke never (its
  *    lock is freed by expiry, and a dead lease only forbids more).
@@ -50,11 +53,17 @@ function observable(op: Op, part: readonly Op[]): boolean {
       return definite.some(
         (o) =>
           (o.f === 'acquire' && o.status === 'ok' && (o.output as AcquireOutput).holder === l && o.complete > op.invoke) ||
+          (o.f === 'inspect' && o.status === 'ok' && (o.output as InspectOutput).holder === l && o.complete > op.invoke) ||
+          (o.f === 'cancelwait' && o.status === 'ok' && o.input.leaseId === l && (o.output as CancelWaitOutput).token > 0 && o.complete > op.invoke) ||
+          (o.f === 'release' && o.input.adversary && o.status === 'ok' && (o.output as ReleaseOutput).released && o.complete > op.invoke) ||
           (o.f === 'release' && o.complete > op.invoke && (o.status === 'ok' ? !(o.output as ReleaseOutput).released : (o.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION')) ||
           ((o.f === 'acquire' || o.f === 'release') && o.input.leaseId === l && o.complete > op.invoke),
       );
     }
     case 'release': {
+      // A third party's release may free whoever holds the lock: assuming it did nothing could force
+      // the model to expire a lease that is seen alive later.
+      if (op.input.adversary) return true;
       const l = op.input.leaseId;
       return definite.some((o) => (o.f === 'acquire' || o.f === 'release' || o.f === 'keepalive') && o.input.leaseId === l && o.complete > op.invoke);
     }
@@ -85,13 +94,18 @@ export function partition(ops: readonly Op[]): Map<string, { model: Model<unknow
     if (!informative(o)) continue;
     switch (o.f) {
       case 'acquire':
-      case 'release': {
+      case 'release':
+      case 'cancelwait': {
         add(`lock ${o.input.name}`, lockModel as Model<unknown, Op>, o);
+        if (o.f === 'release' && o.input.adversary) break;
         let s = leasesOf.get(o.input.name);
         if (!s) leasesOf.set(o.input.name, (s = new Set()));
         s.add(o.input.leaseId);
         break;
       }
+      case 'inspect':
+        add(`lock ${o.input.name}`, lockModel as Model<unknown, Op>, o);
+        break;
       case 'keepalive':
       case 'revoke': {
         let l = leaseOps.get(o.input.leaseId);
@@ -116,6 +130,17 @@ export function partition(ops: readonly Op[]): Map<string, { model: Model<unknow
   return parts;
 }
 
+/**
+ * Where an operation's answer may take effect. A retried Acquire's answer describes the state during
+ * its last attempt (earlier attempts are unknown operations of their own, `retryOf`), so its window
+ * starts there: a replayed grant that ended before the retry is not excused by the first attempt.
+ */
+function answerFrom(o: Op): number {
+  if (o.f !== 'acquire' || o.status !== 'ok') return o.invoke;
+  const from = (o.output as AcquireOutput).answeredFrom;
+  return from !== undefined && from >= o.invoke && from <= o.complete ? from : o.invoke;
+}
+
 /** Check every part within `budgetMs` in total (shared out by size); an exhausted budget gives 'unknown'. */
 export function checkLinearizable(ops: readonly Op[], budgetMs = 60_000): LinearizabilityReport {
   const parts = [...partition(ops)].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -123,7 +148,7 @@ export function checkLinearizable(ops: readonly Op[], budgetMs = 60_000): Linear
   const results: PartResult[] = [];
   for (const [part, { model, ops: pops }] of parts) {
     const budget = Math.max(1000, Math.floor((budgetMs * pops.length) / total));
-    const searchOps: SearchOp<Op>[] = pops.map((o) => ({ op: o, invoke: o.invoke, complete: o.complete }));
+    const searchOps: SearchOp<Op>[] = pops.map((o) => ({ op: o, invoke: answerFrom(o), complete: o.complete }));
     // Fast search first; an 'illegal' from it is only believed once the full search agrees.
     const started = Date.now();
     let r = searchLinearization(model, searchOps, budget, true);

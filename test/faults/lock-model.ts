@@ -8,8 +8,17 @@
 //
 // Tokens are Raft log indexes: each grant's token exceeds every earlier one. A grant the client
 // never saw (unknown outcome) has an unknown token, so `token` is then only a lower bound.
+//
+// Retries: every attempt of an Acquire carries its request id. Earlier attempts whose outcome was
+// unknown are unknown operations of their own (`retryOf`, they may grant); the answer is checked at a
+// point within the last attempt (linearizable-check: AcquireOutput.answeredFrom), so a retry told
+// "acquired, token t" must find t still held then — a replay of a grant that ended is caught.
+//
+// The adversary (adversary-client.ts): its Inspect is an observation; its Release of the holder's
+// exact token ends the grant (legitimate: the token is the capability), any other token changes
+// nothing; its CancelWait, with abandoned_at_index 0 or beyond any real entry, must never release.
 import type { Model } from './linearizability.js';
-import type { AcquireOutput, FailOutput, Op, ReleaseOutput } from './history.js';
+import type { AcquireOutput, CancelWaitOutput, FailOutput, InspectOutput, Op, ReleaseOutput } from './history.js';
 import { hashString } from '../sim/prng.js';
 
 export interface LockState {
@@ -66,6 +75,9 @@ export function stepLock(s: LockState, op: Op): LockState | undefined {
       if (op.status === 'fail') return code(op) === 'NOT_FOUND' ? markDead(s, lease) : s;
       const out = op.output as AcquireOutput;
       if (isDead(s, lease)) return undefined;
+      // A retry whose earlier attempt was granted, and that grant ended: the truth is "not acquired"
+      // (never a second grant), whoever holds the lock now — nobody included.
+      if (!out.acquired && out.answeredFrom !== undefined && s.holder === out.holder && s.holder !== lease) return s;
       if (out.acquired) {
         if (s.holder === lease) {
           // Already held by this lease: the same grant answers again.
@@ -81,6 +93,7 @@ export function stepLock(s: LockState, op: Op): LockState | undefined {
     }
     case 'release': {
       const { leaseId: lease, token } = op.input;
+      if (op.input.adversary) return stepThirdPartyRelease(s, op, token);
       const mine = s.holder === lease && s.exact && s.token === token;
       if (op.status === 'unknown') return mine ? { ...s, holder: 0, vanish: false } : s;
       if (op.status === 'fail') {
@@ -101,9 +114,47 @@ export function stepLock(s: LockState, op: Op): LockState | undefined {
     case 'revoke':
       if (op.status === 'fail' && code(op) !== 'NOT_FOUND') return s;
       return markDead(s, op.input.leaseId);
+    case 'inspect': {
+      if (op.status !== 'ok') return s;
+      const out = op.output as InspectOutput;
+      if (!out.held) return free(s);
+      return holds(s, out.holder, out.token);
+    }
+    case 'cancelwait': {
+      if (op.status !== 'ok') return s;
+      const out = op.output as CancelWaitOutput;
+      // Its abandoned_at_index names no real Acquire entry: it must not release, and with an index it
+      // must not even leave the queue. A token it reports is the lease's current grant.
+      if (out.released || (out.removed && op.input.abandonedAtIndex > 0)) return undefined;
+      return out.token > 0 ? holds(s, op.input.leaseId, out.token) : s;
+    }
     default:
       throw new Error(`lock model: unexpected operation ${op.f}`);
   }
+}
+
+/** Observed: `lease` holds the lock with `token`. */
+function holds(s: LockState, lease: number, token: number): LockState | undefined {
+  if (s.holder !== lease || isDead(s, lease)) return undefined;
+  if (s.exact ? s.token !== token : !(token > s.token)) return undefined;
+  return { ...s, token, exact: true };
+}
+
+/** A third party's Release of `token`: it ends the grant iff that is the holder's token. */
+function stepThirdPartyRelease(s: LockState, op: Op, token: number): LockState | undefined {
+  // Mine for sure (exact token), or possibly (the holder's token is unknown, above the floor).
+  const sure = s.holder !== 0 && s.exact && s.token === token;
+  const maybe = s.holder !== 0 && !s.exact && token > s.token;
+  const ended: LockState = { ...s, holder: 0, token, exact: true, vanish: false };
+  if (op.status === 'unknown') return sure || maybe ? ended : s;
+  if (op.status === 'fail') {
+    const c = code(op);
+    if (c === 'NOT_FOUND') return free(s);
+    if (c === 'FAILED_PRECONDITION') return s.holder !== 0 && !sure ? s : undefined;
+    return s;
+  }
+  if ((op.output as ReleaseOutput).released) return sure || maybe ? ended : undefined;
+  return s.holder !== 0 && !sure ? s : undefined;
 }
 
 export const lockModel: Model<LockState, Op> = {

@@ -56,18 +56,18 @@ export async function retryCall<T>(
     /** Told of every attempt that is followed by another: its outcome and when it started (Date.now()). */
     retried?: (o: Outcome<T>, startedAt: number) => void;
   },
-): Promise<{ last: Outcome<T>; uncertain: boolean; endpoint: number }> {
+): Promise<{ last: Outcome<T>; uncertain: boolean; endpoint: number; attempts: number; lastStartedAt: number }> {
   const until = Date.now() + opts.budgetMs;
   let ep = opts.firstEndpoint;
   let uncertain = false;
   let backoff = 20;
-  for (;;) {
+  for (let attempts = 1; ; attempts++) {
     const startedAt = Date.now();
     const left = until - startedAt;
     const o = await attempt(ep % opts.endpoints, Math.max(50, Math.min(opts.attemptMs, left)));
     if (o.kind === 'unknown') uncertain = true;
     const again = (o.kind === 'unknown' || (o.kind === 'fail' && o.code === 'NOT_SENT')) && !(opts.final?.(o) ?? false);
-    if (!again || Date.now() + backoff >= until || opts.stop?.()) return { last: o, uncertain, endpoint: ep % opts.endpoints };
+    if (!again || Date.now() + backoff >= until || opts.stop?.()) return { last: o, uncertain, endpoint: ep % opts.endpoints, attempts, lastStartedAt: startedAt };
     opts.retried?.(o, startedAt);
     ep++;
     await new Promise((r) => setTimeout(r, backoff));

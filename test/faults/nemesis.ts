@@ -1,5 +1,7 @@
 // The nemesis: one fault at a time, chosen by a seeded PRNG (kind, target, duration, gaps), until
-// its deadline; then everything is healed, resumed and restarted. "The leader" is looked up when the
+// its deadline; then everything is healed, resumed and restarted. Network faults hit peer links
+// (node→node) and client links (clients→node); a hang or a delay holds bytes and releases them later,
+// in order, so requests land after their caller retried them: delayed duplicates on real TCP. "The leader" is looked up when the
 // fault starts, so the schedule is the seed's and the victims are whoever leads at that moment.
 import type { ProcessCluster } from '../support/process-cluster.js';
 import type { Prng } from '../sim/prng.js';
@@ -10,6 +12,7 @@ export const FAULT_KINDS = [
   'kill-node', 'kill-leader', 'pause-node', 'pause-leader', 'kill-all',
   'isolate-leader', 'split', 'ring', 'one-way', 'asym-link',
   'pause-client', 'kill-client',
+  'delay-client', 'hold-client', 'delay-link',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -18,6 +21,7 @@ const WEIGHTS: Record<FaultKind, number> = {
   'kill-node': 2, 'kill-leader': 2, 'pause-node': 2, 'pause-leader': 2, 'kill-all': 1,
   'isolate-leader': 2, split: 2, ring: 1, 'one-way': 1, 'asym-link': 1,
   'pause-client': 4, 'kill-client': 1,
+  'delay-client': 3, 'hold-client': 2, 'delay-link': 2,
 };
 
 export interface FaultRecord {
@@ -39,6 +43,8 @@ export interface NemesisDeps {
   readonly until: number;
   readonly electionTimeoutMs: number;
   readonly ttlMs: number;
+  /** A workload client's attempt timeout: delays are sized around it, so requests land after their retry. */
+  readonly attemptMs: number;
   /** Start a client to replace one the nemesis killed. */
   readonly replaceClient: (killed: ClientHandle) => void;
   readonly log: (msg: string) => void;
@@ -173,11 +179,61 @@ export class Nemesis {
         mesh.heal();
         return { target, detail: `${links.length} links ${mode} for ${ms} ms` };
       }
+      case 'delay-client':
+      case 'hold-client': {
+        // Clients' calls to one node are held. Either long enough that a request lands after the
+        // caller timed out and retried elsewhere (and maybe after its next call), or only so long
+        // that the request is applied but its answer comes after the deadline (the retry then
+        // meets a grant that may have ended meanwhile).
+        const id = rng.chance(0.5) ? await this.leader() : rng.pick(ids);
+        const { attemptMs: a } = this.d;
+        if (kind === 'delay-client') {
+          const late = rng.chance(0.5);
+          // Answers late: the round trip (2 × delay) just misses the deadline, leaving the longest time
+          // between the grant and the retry.
+          const delay = late ? a + rng.range(30, 300) : Math.floor(a / 2) + rng.range(10, 300);
+          const ms = rng.range(2000, 8000);
+          // Resets now and then (and at the end) make every call whose answer is still held fail at
+          // once: waits are retried too (a wait's own deadline is not), into whatever happened since
+          // their grant.
+          const resets = !late && rng.chance(0.5);
+          mesh.cutClients([id], 'delay', delay);
+          const until = this.d.now() + ms;
+          while (resets && !this.over && this.d.now() + 2 * delay < until) {
+            await this.sleep(rng.range(delay + 100, 2 * delay));
+            mesh.cutClients([id], 'reset');
+            mesh.cutClients([id], 'delay', delay);
+          }
+          await this.sleep(until - this.d.now());
+          if (resets) mesh.cutClients([id], 'reset');
+          mesh.heal();
+          const how = late ? 'requests land after their retry' : 'answers come after the deadline';
+          return { target: `clients→${id}`, detail: `every byte held ${delay} ms (${how}) for ${ms} ms, ${resets ? 'reset now and then and at the end' : 'then the rest released at once'}` };
+        }
+        const ms = a + rng.range(-200, 800);
+        mesh.cutClients([id], 'hang');
+        await this.sleep(ms);
+        mesh.heal();
+        return { target: `clients→${id}`, detail: `held (hang) for ${ms} ms, then everything released at once` };
+      }
+      case 'delay-link': {
+        // A node's outbound peer links are slow: calls it forwards to the leader land late (a
+        // forwarding follower), or the leader's appends and heartbeats do.
+        const leader = await this.leader();
+        const id = rng.chance(0.7) ? rng.pick(ids.filter((i) => i !== leader)) : leader;
+        const links = oneWayLinks(id, ids);
+        const delay = rng.range(Math.floor(et / 2), 4 * et);
+        const ms = rng.range(2 * et, 10 * et);
+        mesh.cut(links, 'delay', delay);
+        await this.sleep(ms);
+        mesh.heal();
+        return { target: `${id}${id === leader ? ' (leader)' : ''} →*`, detail: `${links.length} links hold every byte ${delay} ms, for ${ms} ms` };
+      }
       case 'pause-client': {
         const { pool } = this.d;
         // Alternate between fenced and control clients so both paths see the scenario.
         const wantPlain = this.faults.filter((f) => f.kind === 'pause-client').length % 2 === 1;
-        const live = pool.running().filter((c) => !c.paused);
+        const live = pool.workers().filter((c) => !c.paused);
         const group = live.filter((c) => (c.config.mode === 'plain') === wantPlain);
         const cands = group.length ? group : live;
         if (!cands.length) return { target: '-', detail: 'no client running, skipped' };
@@ -192,7 +248,7 @@ export class Nemesis {
       }
       case 'kill-client': {
         const { pool } = this.d;
-        const live = pool.running().filter((c) => !c.paused);
+        const live = pool.workers().filter((c) => !c.paused);
         if (!live.length) return { target: '-', detail: 'no client running, skipped' };
         const c = rng.pick(live);
         if (!(await pool.waitForHold(c, 3000))) return { target: c.config.id, detail: 'never held a lock within 3 s, skipped' };

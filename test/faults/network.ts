@@ -2,8 +2,9 @@
 // list, in which every other node j is at the address of proxy i→j (itself at its real address), so
 // all traffic i sends toward j — Raft messages on i's stream to j, and client calls i forwards to a
 // leader j — crosses that proxy. Each node sends on its own outbound streams only, so blocking i→j
-// silences i toward j while j still reaches i: links really are directed. Clients dial the real
-// addresses and never cross a proxy.
+// silences i toward j while j still reaches i: links really are directed. Clients reach node j
+// through one more proxy, the client link of j (all clients share it), so a client's request can be
+// held, delayed or reset on its way too — and land after the client gave up on it and retried.
 import { LinkProxy, type LinkMode } from './tcp-proxy.js';
 
 export type Link = readonly [from: string, to: string];
@@ -13,19 +14,33 @@ export class ProxyMesh {
     readonly ids: readonly string[],
     private readonly real: ReadonlyMap<string, string>,
     private readonly links: ReadonlyMap<string, LinkProxy>,
+    private readonly clientLinks: ReadonlyMap<string, LinkProxy>,
   ) {}
 
   /** One proxy per ordered pair of distinct nodes; `addresses` maps node id → its real listen address. */
   static async start(addresses: ReadonlyMap<string, string>): Promise<ProxyMesh> {
     const ids = [...addresses.keys()];
     const links = new Map<string, LinkProxy>();
+    const clientLinks = new Map<string, LinkProxy>();
     try {
       for (const from of ids) for (const to of ids) if (from !== to) links.set(key(from, to), await LinkProxy.start(addresses.get(to)!));
+      for (const to of ids) clientLinks.set(to, await LinkProxy.start(addresses.get(to)!));
     } catch (e) {
-      await Promise.all([...links.values()].map((l) => l.close()));
+      await Promise.all([...links.values(), ...clientLinks.values()].map((l) => l.close()));
       throw e;
     }
-    return new ProxyMesh(ids, addresses, links);
+    return new ProxyMesh(ids, addresses, links, clientLinks);
+  }
+
+  /** Where clients dial node `id`: its client link. */
+  clientAddress(id: string): string {
+    return this.clientLink(id).address;
+  }
+
+  clientLink(id: string): LinkProxy {
+    const l = this.clientLinks.get(id);
+    if (!l) throw new Error(`no client link to ${id}`);
+    return l;
   }
 
   /** The --peers flag for node `id`: itself at its real address, every other node behind its proxy. */
@@ -39,23 +54,38 @@ export class ProxyMesh {
     return l;
   }
 
-  /** Exactly these links are cut (in `mode`); every other link is up. */
-  cut(links: readonly Link[], mode: Exclude<LinkMode, 'up'>): void {
+  /** Exactly these peer links are cut (in `mode`; `delayMs` for delay); every other peer link is up. Client links are left alone. */
+  cut(links: readonly Link[], mode: Exclude<LinkMode, 'up'>, delayMs = 0): void {
     const down = new Set(links.map(([a, b]) => key(a, b)));
-    for (const [k, l] of this.links) l.setMode(down.has(k) ? mode : 'up');
+    for (const [k, l] of this.links) {
+      if (down.has(k)) l.setMode(mode, delayMs);
+      else l.setMode('up');
+    }
   }
 
+  /** The client links of these nodes are put in `mode`; other client links are up. Peer links are left alone. */
+  cutClients(ids: readonly string[], mode: Exclude<LinkMode, 'up'>, delayMs = 0): void {
+    for (const [id, l] of this.clientLinks) {
+      if (ids.includes(id)) l.setMode(mode, delayMs);
+      else l.setMode('up');
+    }
+  }
+
+  /** Every link up; bytes held by a hang or a delay are released, in order. */
   heal(): void {
-    for (const l of this.links.values()) l.setMode('up');
+    for (const l of [...this.links.values(), ...this.clientLinks.values()]) l.setMode('up');
   }
 
-  /** Links currently not up, as "a→b". */
+  /** Links currently not up, as "a→b" (peer) or "clients→b". */
   cutLinks(): string[] {
-    return [...this.links].filter(([, l]) => l.mode !== 'up').map(([k]) => k);
+    return [
+      ...[...this.links].filter(([, l]) => l.mode !== 'up').map(([k]) => k),
+      ...[...this.clientLinks].filter(([, l]) => l.mode !== 'up').map(([id]) => key('clients', id)),
+    ];
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.links.values()].map((l) => l.close()));
+    await Promise.all([...this.links.values(), ...this.clientLinks.values()].map((l) => l.close()));
   }
 }
 

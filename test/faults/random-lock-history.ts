@@ -1,6 +1,8 @@
 // Random histories of a sequential lock whose leases expire at random (a hidden event): each
 // operation's interval contains the moment it was applied, so every history is linearizable by
 // construction. Unknown outcomes happen or not, at random, and the process then drops its lease.
+// With `adversary`, a fifth process 'x' without a lease Inspects, Releases with the holder's token
+// (ending the grant) or a wrong one, and sends CancelWait with an index no Acquire has (no effect).
 import { Prng } from '../sim/prng.js';
 import { op, type Op, type OpKind, type OpStatus } from './history.js';
 
@@ -10,9 +12,9 @@ export interface Gen {
   grants: number[];
 }
 
-export function generate(seed: number, steps: number, unknownRate: number): Gen {
+export function generate(seed: number, steps: number, unknownRate: number, adversary = false): Gen {
   const rng = new Prng(seed);
-  const procs = ['a', 'b', 'c', 'd'];
+  const procs = adversary ? ['a', 'b', 'c', 'd', 'x'] : ['a', 'b', 'c', 'd'];
   const live = new Set<number>();
   let nextId = 1;
   let index = 0; // "log index": tokens are indexes of state-changing steps
@@ -33,6 +35,28 @@ export function generate(seed: number, steps: number, unknownRate: number): Gen 
     const p = rng.pick(procs);
     let l = lease.get(p) ?? 0;
     const rec = (f: OpKind, input: unknown, status: OpStatus, output: unknown) => raw.push({ p, f, input, status, output, at: t });
+    if (p === 'x') {
+      const x = rng.float();
+      if (x < 0.4) rec('inspect', { name: 'k' }, 'ok', { held: holder !== 0, token: holder ? token : 0, holder, waiting: [] });
+      else if (x < 0.8) {
+        const guess = holder && rng.chance(0.6) ? token : Math.max(1, token + rng.pick([-1, 1, 2]));
+        const input = { name: 'k', leaseId: 0, token: guess, adversary: true };
+        const wasHeld = holder !== 0;
+        const hit = wasHeld && guess === token;
+        const unknown = rng.chance(unknownRate);
+        if (hit && (!unknown || rng.chance(0.5))) {
+          holder = 0;
+          index++;
+        }
+        if (unknown) rec('release', input, 'unknown', undefined);
+        else if (!wasHeld) rec('release', input, 'fail', { code: 'NOT_FOUND' });
+        else rec('release', input, 'ok', { released: hit });
+      } else {
+        const named = rng.chance(0.5) && holder ? holder : 1 + rng.int(nextId);
+        rec('cancelwait', { name: 'k', leaseId: named, abandonedAtIndex: 1e12 }, 'ok', { removed: false, token: named === holder && holder ? token : 0, released: false });
+      }
+      continue;
+    }
     if (!l) {
       l = nextId++;
       live.add(l);

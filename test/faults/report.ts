@@ -5,6 +5,7 @@ import type { StoreCheck } from './fencing-check.js';
 import type { ExclusionCheck } from './exclusion-check.js';
 import type { LinearizabilityReport } from './linearizable-check.js';
 import type { NodeLogScan } from './node-logs.js';
+import type { FloodStats } from './check-run.js';
 
 export interface FaultReport {
   seed: number;
@@ -24,6 +25,8 @@ export interface FaultReport {
     overlappingHolders: number;
   };
   exclusion: { grants: number; violations: ExclusionCheck['violations'] };
+  /** The third-party client's calls (ok/fail/unknown by kind) and its KeepAlive floods. */
+  adversary: { ops: Record<string, Record<OpStatus, number>>; flood: FloodStats };
   nodeLogs: NodeLogScan;
   linearizable: boolean | 'unknown';
   linearizability: LinearizabilityReport;
@@ -44,7 +47,7 @@ export function countOps(ops: readonly Op[], process: (p: string) => boolean = (
   const out: Partial<Record<OpKind, Record<OpStatus, number>>> = {};
   for (const o of ops) {
     if (!process(o.process)) continue;
-    const key = (o.f === 'read' || o.f === 'write' ? `${o.f}:${o.input.store}` : o.f === 'acquire' && o.input.retryOf ? 'acquire:attempt' : o.f) as OpKind;
+    const key = (o.f === 'read' || o.f === 'write' ? `${o.f}:${o.input.store}` : o.f === 'acquire' && o.input.retryOf ? 'acquire:attempt' : o.f === 'release' && o.input.adversary ? 'release:adversary' : o.f) as OpKind;
     const c = (out[key] ??= { ok: 0, fail: 0, unknown: 0 });
     c[o.status]++;
   }
@@ -65,6 +68,9 @@ export function summarize(r: FaultReport): string {
       `${r.fenced.overlappingHolders} overlapping holders, ${r.fenced.staleWindowLosses} stale-window losses (write landed after its lease trust)`,
   );
   lines.push(`  exclusion within lease trust: ${r.exclusion.violations.length} violations over ${r.exclusion.grants} grants`);
+  const adv = Object.entries(r.adversary.ops).map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`).join(', ');
+  const fl = r.adversary.flood;
+  lines.push(`  adversary: ${adv || 'none'}; keepalive floods: ${fl.batches} batches, ${fl.sent} unknown ids sent, ${fl.answered} answered, ${fl.alive} answered alive`);
   const parts = r.linearizability.parts.map((p) => `${p.part} ${p.verdict} (${p.ops} ops, ${p.elapsedMs} ms)`).join('; ');
   lines.push(`  linearizable: ${r.linearizable} — ${parts}`);
   lines.push(

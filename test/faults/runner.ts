@@ -12,7 +12,7 @@ import { ClientPool, type ClientHandle } from './client-pool.js';
 import { Nemesis, type FaultKind } from './nemesis.js';
 import { PlainStore } from './plain-store.js';
 import { decode, type GuardedValue } from './guarded-value.js';
-import { guardKey, type ClientConfig } from './workload-config.js';
+import { guardKey, type AdversaryCall, type ClientConfig } from './workload-config.js';
 import type { FinalValue } from './fencing-check.js';
 import { checkRun, saveFinals } from './check-run.js';
 import { scanNodeLogs } from './node-logs.js';
@@ -30,6 +30,10 @@ export interface RunOptions {
   readonly nodes?: 3 | 5;
   readonly fencedClients?: number;
   readonly controlClients?: number;
+  /** Adversary clients (adversary-client.ts) poking at the fenced locks; default 1, 0 for none. */
+  readonly adversaries?: number;
+  /** What the adversary calls besides Inspect (default: all of ADVERSARY_CALLS). */
+  readonly adversaryCalls?: readonly AdversaryCall[];
   readonly ttlMs?: number;
   readonly tickMs?: number;
   readonly electionTicks?: number;
@@ -44,6 +48,8 @@ export interface RunOptions {
 }
 
 const FENCED_LOCKS = ['a', 'b'];
+/** A workload client's attempt timeout (ms); the nemesis sizes its delays around it. */
+const ATTEMPT_MS = 1500;
 const CONTROL_LOCKS = ['ctl'];
 
 /** Everything started by runs in this process, for a synchronous last-resort stop on exit. */
@@ -101,28 +107,33 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     log(`faults: cluster of ${size} up (leader ${leader}), data in ${cluster.baseDir}, run dir ${runDir}`);
     store = await PlainStore.start();
     pool = handles.pool = new ClientPool(join(runDir, 'clients.log'));
-    const endpoints = cluster.nodes.map((n) => n.address);
-    const clientConfig = (mode: 'fence' | 'plain'): ClientConfig => {
-      const id = `${mode === 'fence' ? 'f' : 'p'}${++clientSeq}`;
+    // Clients dial the nodes through their client links; the runner's own final reads do not.
+    const endpoints = cluster.nodes.map((n) => mesh!.clientAddress(n.id));
+    const clientConfig = (mode: ClientConfig['mode']): ClientConfig => {
+      const id = `${mode === 'fence' ? 'f' : mode === 'plain' ? 'p' : 'x'}${++clientSeq}`;
       return {
         id,
         mode,
         endpoints,
-        locks: mode === 'fence' ? FENCED_LOCKS : CONTROL_LOCKS,
+        locks: mode === 'plain' ? CONTROL_LOCKS : mode === 'fence' ? FENCED_LOCKS : [...FENCED_LOCKS, ...CONTROL_LOCKS],
         plainStore: store!.address,
         ttlMs,
         historyPath: join(runDir, `history-${id}.jsonl`),
         originNs: originNs.toString(),
         seed: rng.u32(),
         workMs: [20, 80],
+        writesPerHold: [1, 3],
         opBudgetMs: 4000,
-        attemptMs: 1500,
+        attemptMs: ATTEMPT_MS,
         acquireWaitMs: 4000,
+        waitShare: 0.6,
         sticky: o.sticky ?? false,
+        adversaryCalls: o.adversaryCalls,
       };
     };
     for (let i = 0; i < (o.fencedClients ?? 4); i++) pool.start(clientConfig('fence'));
     for (let i = 0; i < (o.controlClients ?? 2); i++) pool.start(clientConfig('plain'));
+    for (let i = 0; i < (o.adversaries ?? 1); i++) pool.start(clientConfig('adversary'));
 
     nemesis = new Nemesis({
       cluster,
@@ -133,6 +144,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       until: now() + o.timeSec * 1000,
       electionTimeoutMs,
       ttlMs,
+      attemptMs: ATTEMPT_MS,
       replaceClient: (killed: ClientHandle) => pool!.start(clientConfig(killed.config.mode)),
       log,
       kinds: o.kinds,
@@ -148,9 +160,10 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     try {
       for (const lock of FENCED_LOCKS) {
         const key = guardKey(lock);
+        const real = cluster.nodes.map((n) => n.address);
         const r = await retryCall(
-          (i, t) => unaryCall<FenceReadRequest, FenceReadResponse__Output>((q, opt, cb) => conns.get(endpoints[i]).fence.Read(q, opt, cb), { key }, t),
-          { budgetMs: 30_000, attemptMs: 2000, firstEndpoint: 0, endpoints: endpoints.length, final: () => false },
+          (i, t) => unaryCall<FenceReadRequest, FenceReadResponse__Output>((q, opt, cb) => conns.get(real[i]).fence.Read(q, opt, cb), { key }, t),
+          { budgetMs: 30_000, attemptMs: 2000, firstEndpoint: 0, endpoints: real.length, final: () => false },
         );
         if (r.last.kind !== 'ok') problems.push(`final read of ${key} failed: ${r.last.code} ${r.last.message}`);
         else finals.set(key, { value: decode(r.last.value.value), token: r.last.value.fencingToken });
@@ -180,7 +193,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
   // Checks.
   saveFinals(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) });
-  const { ops, fenced, control, exclusion, lin, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
+  const { ops, fenced, control, exclusion, lin, flood, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
   problems.push(...found);
   writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
   const nodeLogs = scanNodeLogs(new Map((cluster?.nodes ?? []).map((n) => [n.id, join(runDir, `${n.id}.log`)])));
@@ -194,7 +207,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     timeSec: o.timeSec,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(now()),
-    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
+    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, adversaries: o.adversaries ?? 1, adversaryCalls: o.adversaryCalls ?? 'all', sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
     ops: countOps(ops),
     faults: { byKind: faultsByKind, list: nemesis?.faults ?? [] },
     fenced: {
@@ -207,6 +220,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       overlappingHolders: overlaps(FENCED_LOCKS),
     },
     exclusion: { grants: exclusion.grants, violations: exclusion.violations },
+    adversary: { ops: countOps(ops, (p) => p.startsWith('x')), flood },
     nodeLogs,
     linearizable: lin.verdict === 'ok' ? true : lin.verdict === 'illegal' ? false : 'unknown',
     linearizability: lin,

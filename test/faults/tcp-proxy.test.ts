@@ -1,4 +1,5 @@
-// The link proxy on real sockets: forwards, hangs (bytes held, connection open) and resets.
+// The link proxy on real sockets: forwards, hangs (bytes held, connection open), delays (bytes held in
+// the proxy, then delivered in order), and resets.
 import { expect } from 'chai';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { LinkProxy } from './tcp-proxy.js';
@@ -6,7 +7,10 @@ import { ProxyMesh, ringLinks, splitLinks } from './network.js';
 import { waitFor } from '../support/process-cluster.js';
 
 function echoServer(): Promise<{ server: Server; address: string }> {
-  const server = createServer((s) => s.pipe(s));
+  const server = createServer((s) => {
+    s.on('error', () => undefined); // a reset by the proxy
+    s.pipe(s);
+  });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, address: `127.0.0.1:${(server.address() as { port: number }).port}` })));
 }
 
@@ -67,6 +71,55 @@ describe('faults: TCP link proxy', function () {
     await waitFor('held bytes delivered after the hang', () => (c.received() === 'onetwo' ? true : undefined), 3000, 10);
   });
 
+  it('delay: holds every chunk for the delay, both ways, and delivers them in order', async () => {
+    const echo = await echoServer();
+    server = echo.server;
+    proxy = await LinkProxy.start(echo.address);
+    const c = await dial(proxy.port);
+    sockets.push(c.socket);
+    const delayMs = 300;
+    proxy.setMode('delay', delayMs);
+    const sent = performance.now();
+    // Several chunks, apart in time: each one is held on the way out and again on the way back.
+    for (const part of ['one', 'two', 'three']) {
+      c.socket.write(part);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await waitFor('held bytes, then all of them in order', () => (c.received() === 'onetwothree' ? true : undefined), 5000, 5);
+    // Node timers may fire up to a millisecond early; the round trip crossed the delay twice.
+    expect(performance.now() - sent).to.be.at.least(2 * delayMs - 5);
+    expect(c.closed()).to.equal(false);
+    expect(proxy.heldBytes).to.equal(0);
+  });
+
+  it('delay: what is held is released at once, in order, when the link is up again; a reset drops it', async () => {
+    const echo = await echoServer();
+    server = echo.server;
+    proxy = await LinkProxy.start(echo.address);
+    const c = await dial(proxy.port);
+    sockets.push(c.socket);
+    proxy.setMode('delay', 60_000);
+    c.socket.write('late-');
+    c.socket.write('duplicate');
+    await waitFor('bytes held in the proxy', () => (proxy!.heldBytes === 'late-duplicate'.length ? true : undefined), 3000, 5);
+    expect(c.received()).to.equal('');
+    proxy.setMode('up');
+    // Within 3 s, not the 60 s of the delay: released at once.
+    await waitFor('held bytes delivered on release', () => (c.received() === 'late-duplicate' ? true : undefined), 3000, 5);
+    // Forwarding is direct again.
+    c.socket.write('!');
+    await waitFor('direct forwarding after the delay', () => (c.received() === 'late-duplicate!' ? true : undefined), 3000, 5);
+
+    proxy.setMode('delay', 60_000);
+    c.socket.write('never');
+    await waitFor('bytes held again', () => (proxy!.heldBytes > 0 ? true : undefined), 3000, 5);
+    proxy.setMode('reset');
+    await waitFor('the connection reset', () => (c.closed() ? true : undefined), 3000, 5);
+    expect(c.received()).to.equal('late-duplicate!');
+    expect(proxy.heldBytes).to.equal(0);
+    expect(() => proxy!.setMode('delay', 0)).to.throw(/delay must be/);
+  });
+
   it('resets open connections and refuses new ones while in reset mode', async () => {
     const echo = await echoServer();
     server = echo.server;
@@ -97,6 +150,10 @@ describe('faults: TCP link proxy', function () {
       expect(peers[0]).to.equal(`n1=${mesh.link('n2', 'n1').address}`);
       mesh.cut(splitLinks([['n1'], ['n2', 'n3']]), 'hang');
       expect(mesh.cutLinks().sort()).to.deep.equal(['n1→n2', 'n1→n3', 'n2→n1', 'n3→n1']);
+      mesh.heal();
+      mesh.cutClients(['n3'], 'delay', 500);
+      expect(mesh.cutLinks()).to.deep.equal(['clients→n3']);
+      expect(mesh.clientAddress('n3')).to.equal(mesh.clientLink('n3').address);
       mesh.heal();
       expect(mesh.cutLinks()).to.deep.equal([]);
     } finally {

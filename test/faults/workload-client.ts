@@ -8,12 +8,15 @@
 // the writer's lease trust ran out, so the checker can tell a loss lockd promises to prevent from one
 // fencing on writes cannot.
 //
-// Outcomes: a call that may have taken effect is unknown; retried calls use request ids where the API
-// has them (Grant, Acquire). After an unknown Acquire or Release the lease is abandoned (revoked), so
-// a lock the client may hold without knowing it goes back to the queue.
+// Outcomes: a call that may have taken effect is unknown; every attempt of a retried call carries the
+// same request id (Grant, Acquire, Fence.Write, Release, Revoke; a server older than those fields
+// drops them, its late duplicates apply twice, and the checkers catch it). After an unknown Acquire
+// or Release the lease is abandoned (revoked), so a lock the client may hold without knowing it goes
+// back to the queue. A critical section makes 1–3 writes, so a delayed duplicate of the first can land
+// after the second.
 import { Connections } from '../../src/client/connections.js';
 import { Prng } from '../sim/prng.js';
-import { clockSince, HistoryWriter, type ReadOutput } from './history.js';
+import { clockSince, HistoryWriter, type ReadOutput, type StoreKind } from './history.js';
 import { append, decode, encode, element, lastOf, ordered, type GuardedValue } from './guarded-value.js';
 import { retryCall, unaryCall, type Outcome } from './lockd-calls.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -37,6 +40,7 @@ if (!cfg) {
   process.stderr.write('workload-client: FAULTS_CLIENT (JSON config) is not set\n');
   process.exit(2);
 }
+const store: StoreKind = cfg.mode === 'plain' ? 'plain' : 'fence';
 const now = clockSince(BigInt(cfg.originNs));
 const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
 const conns = new Connections();
@@ -51,7 +55,15 @@ process.on('SIGINT', () => (stopping = true));
 
 const ep = (i: number) => conns.get(cfg.endpoints[i % n]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const opts = <T>(final?: (o: Outcome<T>) => boolean) => ({ budgetMs: cfg.opBudgetMs, attemptMs: cfg.attemptMs, firstEndpoint: endpoint, endpoints: n, final });
+/**
+ * Options of one operation. Half the operations start on a random node (a load-balancing client),
+ * the rest where the last one ended: so while the nemesis delays one node's client link, many calls
+ * meet it — each one's retry goes on to the next node and may be overtaken by the delayed attempt.
+ */
+const opts = <T>(final?: (o: Outcome<T>) => boolean) => {
+  if (!cfg.sticky && rng.chance(0.5)) endpoint = rng.int(n);
+  return { budgetMs: cfg.opBudgetMs, attemptMs: cfg.attemptMs, firstEndpoint: endpoint, endpoints: n, final };
+};
 const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
 
 async function grantLease(): Promise<LeaseKeeper | undefined> {
@@ -72,7 +84,8 @@ async function grantLease(): Promise<LeaseKeeper | undefined> {
 async function revoke(lease: LeaseKeeper): Promise<void> {
   lease.stop();
   const { id } = hist.invoke('revoke', { leaseId: lease.leaseId });
-  const r = await retryCall((i, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((q, o, cb) => ep(i).lease.Revoke(q, o, cb), { leaseId: lease.leaseId }, t), opts());
+  const req: LeaseRevokeRequest = { leaseId: lease.leaseId, requestId: `${cfg!.id}-${++requestSeq}` };
+  const r = await retryCall((i, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((q, o, cb) => ep(i).lease.Revoke(q, o, cb), req, t), opts());
   if (r.last.kind === 'ok') hist.complete(id, 'ok', {});
   else hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
 }
@@ -81,7 +94,7 @@ type AcquireResult = { kind: 'acquired'; token: number } | { kind: 'held' } | { 
 
 async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise<AcquireResult> {
   const requestId = `${cfg!.id}-${++requestSeq}`;
-  const { id, time } = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait });
+  const { id, time } = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait, requestId });
   const req = { name, leaseId: lease.leaseId, wait, requestId };
   const invokedAt = Date.now();
   const attemptMs = wait ? cfg!.acquireWaitMs : cfg!.attemptMs;
@@ -95,7 +108,7 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
     // An attempt with an unknown outcome, then retried, is an operation of its own (AcquireInput.retryOf).
     retried: (o, startedAt) => {
       if (o.kind !== 'unknown') return;
-      const ghost = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait, retryOf: id }, time + (startedAt - invokedAt));
+      const ghost = hist.invoke('acquire', { name, leaseId: lease.leaseId, wait, retryOf: id, requestId }, time + (startedAt - invokedAt));
       hist.complete(ghost.id, 'unknown');
     },
   });
@@ -103,7 +116,9 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
   const o = r.last;
   if (o.kind === 'ok') {
     const v = o.value;
-    hist.complete(id, 'ok', { acquired: v.acquired, token: v.fencingToken, holder: v.holderLeaseId });
+    // The answer is about the state during the last attempt (history clock), not the first.
+    const answeredFrom = r.attempts > 1 ? time + (r.lastStartedAt - invokedAt) : undefined;
+    hist.complete(id, 'ok', { acquired: v.acquired, token: v.fencingToken, holder: v.holderLeaseId, answeredFrom });
     return v.acquired ? { kind: 'acquired', token: v.fencingToken } : { kind: 'held' };
   }
   if (o.kind === 'unknown' || r.uncertain) {
@@ -116,8 +131,10 @@ async function acquire(name: string, lease: LeaseKeeper, wait: boolean): Promise
 
 /** 'released' | 'stale' (definite, nothing to hold) | 'unknown' (may still hold the lock). */
 async function release(name: string, lease: LeaseKeeper, token: number): Promise<'released' | 'stale' | 'unknown'> {
-  const { id } = hist.invoke('release', { name, leaseId: lease.leaseId, token });
-  const r = await retryCall((i, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, o, cb) => ep(i).lock.Release(q, o, cb), { name, fencingToken: token }, t), {
+  const requestId = `${cfg!.id}-${++requestSeq}`;
+  const { id } = hist.invoke('release', { name, leaseId: lease.leaseId, token, requestId });
+  const req: ReleaseRequest = { name, fencingToken: token, requestId };
+  const r = await retryCall((i, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, o, cb) => ep(i).lock.Release(q, o, cb), req, t), {
     ...opts(() => cfg!.sticky),
     firstEndpoint: cfg!.sticky ? lease.endpoint : endpoint,
   });
@@ -138,7 +155,7 @@ async function release(name: string, lease: LeaseKeeper, token: number): Promise
 }
 
 async function readGuard(key: string): Promise<{ value: GuardedValue; token: number } | undefined> {
-  const { id } = hist.invoke('read', { store: cfg!.mode, key });
+  const { id } = hist.invoke('read', { store, key });
   let got: { value: GuardedValue; token: number } | undefined;
   let fail: { code: string; message: string } | undefined;
   if (cfg!.mode === 'fence') {
@@ -163,27 +180,31 @@ async function readGuard(key: string): Promise<{ value: GuardedValue; token: num
   return got;
 }
 
-async function writeGuard(key: string, read: GuardedValue, token: number, lease: LeaseKeeper): Promise<void> {
+/** Append one element and write the list back; the new value if the write was acknowledged. */
+async function writeGuard(lock: string, key: string, read: GuardedValue, token: number, lease: LeaseKeeper): Promise<GuardedValue | undefined> {
   const elem = element(cfg!.id, ++elemSeq, token);
   const value = append(read, elem);
-  const { id } = hist.invoke('write', { store: cfg!.mode, key, elem, pred: lastOf(read), n: value.n, token, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
+  const requestId = `${cfg!.id}-${++requestSeq}`;
+  const { id } = hist.invoke('write', { store, key, lock, elem, pred: lastOf(read), n: value.n, token, requestId, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
   const bytes = encode(value);
   if (cfg!.mode === 'fence') {
     // One request id for every attempt: a late attempt must not overwrite a later write (issue 9 item 2).
-    const req = { key, value: bytes, fencingToken: token, requestId: `${cfg!.id}-${++requestSeq}` };
+    const req: FenceWriteRequest = { key, value: bytes, fencingToken: token, requestId };
     const r = await retryCall((i, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((q, o, cb) => ep(i).fence.Write(q, o, cb), req, t), opts());
     endpoint = r.endpoint;
     const o = r.last;
     if (o.kind === 'ok') hist.complete(id, 'ok', { highestToken: o.value.highestToken });
     else if (o.kind === 'fail' && !r.uncertain) hist.complete(id, 'fail', failOut(o));
     else hist.complete(id, 'unknown');
-    return;
+    return o.kind === 'ok' ? value : undefined;
   }
   try {
     await plainWrite(cfg!.plainStore!, key, bytes, cfg!.attemptMs);
     hist.complete(id, 'ok', { highestToken: 0 });
+    return value;
   } catch {
     hist.complete(id, 'unknown');
+    return undefined;
   }
 }
 
@@ -204,7 +225,7 @@ async function main(): Promise<void> {
       }
     }
     const name = rng.pick(cfg!.locks);
-    const a = await acquire(name, lease, rng.chance(0.75));
+    const a = await acquire(name, lease, rng.chance(cfg!.waitShare));
     if (a.kind === 'unknown') {
       await revoke(lease);
       lease = undefined;
@@ -224,7 +245,12 @@ async function main(): Promise<void> {
     if (read) {
       say(`${HOLD} ${name} ${a.token}`);
       await sleep(rng.range(cfg!.workMs[0], cfg!.workMs[1]));
-      await writeGuard(key, read.value, a.token, lease);
+      // Each write builds on the last acknowledged one; after any other outcome, stop writing.
+      let value: GuardedValue | undefined = read.value;
+      for (let i = rng.range(cfg!.writesPerHold[0], cfg!.writesPerHold[1]); i > 0 && value; i--) {
+        value = await writeGuard(name, key, value, a.token, lease);
+        if (i > 1 && value) await sleep(rng.range(0, 30));
+      }
       say(FREE);
     }
     const rel = await release(name, lease, a.token);

@@ -4,9 +4,12 @@
 export interface ClientConfig {
   /** Process name in the history, e.g. "f3" (fenced) or "p1" (plain control). */
   readonly id: string;
-  /** fence: Fence.Read/Write with the token; plain: the runner's unfenced store, trusting the lock. */
-  readonly mode: 'fence' | 'plain';
-  /** Real client addresses of the nodes (never the proxies). */
+  /**
+   * fence: Fence.Read/Write with the token; plain: the runner's unfenced store, trusting the lock;
+   * adversary: a third party poking at the fenced locks (adversary-client.ts).
+   */
+  readonly mode: 'fence' | 'plain' | 'adversary';
+  /** Where the client dials the nodes: their client links (proxies, see network.ts). */
   readonly endpoints: readonly string[];
   /** Lock names this client takes; each guards the key guardKey(name). */
   readonly locks: readonly string[];
@@ -19,9 +22,13 @@ export interface ClientConfig {
   readonly seed: number;
   /** Time spent "working" between the read and the write of the guarded value (ms, inclusive range). */
   readonly workMs: readonly [number, number];
+  /** Writes per critical section (inclusive range), each appending one element. */
+  readonly writesPerHold: readonly [number, number];
   /** Budget of one operation including retries, and of one attempt. */
   readonly opBudgetMs: number;
   readonly attemptMs: number;
+  /** Share of Acquires that wait (the rest are try-locks, which are retried when their attempt times out). */
+  readonly waitShare: number;
   /** How long a waiting Acquire may wait. */
   readonly acquireWaitMs: number;
   /**
@@ -31,7 +38,12 @@ export interface ClientConfig {
    * since fixed; see README), so the rest could be checked while it was open.
    */
   readonly sticky: boolean;
+  /** Adversary only: which of its calls it makes besides Inspect (all by default). */
+  readonly adversaryCalls?: readonly AdversaryCall[];
 }
+
+export const ADVERSARY_CALLS = ['release', 'snipe', 'cancelwait', 'flood'] as const;
+export type AdversaryCall = (typeof ADVERSARY_CALLS)[number];
 
 export function guardKey(lock: string): string {
   return `guard/${lock}`;

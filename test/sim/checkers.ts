@@ -2,7 +2,8 @@
 // every entry applied. Each check is incremental (cost proportional to what just happened), so it can
 // run after every step of thousands of seeds. The first broken property throws a Violation.
 
-import type { Entry, Message, NodeId, ReadState, Ready, Snapshot } from '../../src/raft/types.js';
+import type { Entry, Message, NodeId, Ready, SnapshotMetadata } from '../../src/raft/types.js';
+import type { LogImage } from './disk.js';
 import { dataText, describeApp, sameApp, type AppState } from './app-state.js';
 import type { SimNode } from './sim-node.js';
 
@@ -13,8 +14,9 @@ export type CheckName =
   | 'Leader Completeness' // a committed entry is in the log of every leader of a later term
   | 'State Machine Safety' // every node applies a prefix of one history
   | 'Commit Monotonic' // a node's commit index (and term) never go back, across restarts too
-  | 'Durability' // nothing is acknowledged (or applied) before it is on the node's disk
-  | 'ReadIndex' // a read point covers everything committed before the read was asked
+  | 'Durability' // nothing is acknowledged (or applied) before it is synced on the node's disk
+  | 'Ack Matches Leader' // an acknowledged index is in the leader's log, with the leader's term there
+  | 'Linearizable Read' // a read served by any node that believes it leads sees every write committed before it was asked
   | 'Liveness' // after faults heal: a leader within bounded ticks, and proposals commit everywhere
   | 'Core Invariant' // the core threw its own InvariantError
   // The lock app (lock-checkers.ts):
@@ -44,14 +46,6 @@ interface EntryRecord {
   prevTerm: number;
 }
 
-interface ReadRequest {
-  readonly node: NodeId;
-  readonly step: number;
-  /** The highest index known committed anywhere when the read was asked. */
-  readonly minIndex: number;
-  answered: boolean;
-}
-
 /** Terms stay far below this in a run, so index * TERM_SPAN + term is a unique numeric key. */
 const TERM_SPAN = 1_000_000;
 
@@ -69,11 +63,10 @@ export class Checker {
   maxCommitted = 0;
   /** Per node: commit index up to which its commits have been recorded. */
   private readonly recorded = new Map<NodeId, number>();
-  private readonly reads = new Map<string, ReadRequest>();
-  /** Set by readyTaken for persisted() of the same cycle: did this batch make the node leader, or find it leading
-   *  the same term before and after? */
-  private becameLeader = false;
-  private steadyLeader = false;
+  readsAnswered = 0;
+  /** Set by readyTaken for persisted() of the same batch, per node (other nodes' batches run while a write is in
+   *  flight): did this batch make the node leader, or find it leading the same term before and after? */
+  private readonly batchRole = new Map<NodeId, { becameLeader: boolean; steadyLeader: boolean }>();
   leaderTerms = 0;
   /** Times a leader's own commit advanced to an entry of an older term (Raft forbids it: fig. 8). A statistic, so
    *  that the fig. 8 planted bug is judged by its consequences (Leader Completeness, State Machine Safety). */
@@ -105,8 +98,7 @@ export class Checker {
     const term = hs?.term ?? node.term;
     const role = rd.softState?.role ?? node.role;
     const wasLeader = node.role === 'leader' && node.term === term;
-    this.becameLeader = role === 'leader' && !wasLeader;
-    this.steadyLeader = role === 'leader' && wasLeader;
+    this.batchRole.set(node.id, { becameLeader: role === 'leader' && !wasLeader, steadyLeader: role === 'leader' && wasLeader });
 
     if (role === 'leader') {
       const other = this.leaderOfTerm.get(term);
@@ -125,8 +117,8 @@ export class Checker {
       }
       if (rd.entries.length > 0) {
         const first = rd.entries[0].index;
-        if (first !== node.disk.lastIndex() + 1) {
-          fail('Leader Append-Only', node.id, `leader of term ${term} wrote from index ${first} over its log ending at ${node.disk.lastIndex()}`);
+        if (first !== node.disk.cached.lastIndex() + 1) {
+          fail('Leader Append-Only', node.id, `leader of term ${term} wrote from index ${first} over its log ending at ${node.disk.cached.lastIndex()}`);
         }
         for (const e of rd.entries) {
           if (e.term !== term) fail('Leader Append-Only', node.id, `leader of term ${term} appended entry ${e.index} of term ${e.term}`);
@@ -140,19 +132,14 @@ export class Checker {
   /** Same (index, term) ⇒ same data and same term just before: by induction, identical prefixes. */
   private checkLogMatching(node: SimNode, rd: Ready): void {
     // The node's log as of this batch: its disk, then the batch's snapshot (which replaces it), then its entries.
-    const disk = node.disk;
+    const disk = node.disk.cached;
     const snap = rd.snapshot && rd.snapshot.metadata.index > 0 ? rd.snapshot.metadata : undefined;
     const base = snap ? snap.index : disk.snapshotIndex;
-    const baseTerm = (i: number): number | undefined => {
-      if (i === 0) return 0;
-      if (!snap) return disk.term(i);
-      return i === snap.index ? snap.term : undefined;
-    };
     const ents = rd.entries;
     for (let k = 0; k < ents.length; k++) {
       const e = ents[k];
       if (e.index <= base) continue; // covered by the snapshot (checked as app state)
-      const prev = k > 0 ? ents[k - 1].term : baseTerm(e.index - 1);
+      const prev = k > 0 ? ents[k - 1].term : baseTerm(disk, snap, e.index - 1);
       const key = e.index * TERM_SPAN + e.term;
       const data = dataText(e.data);
       const rec = this.entries.get(key);
@@ -171,14 +158,17 @@ export class Checker {
     }
   }
 
-  /** The batch is durable: the disk now equals the node's log. */
+  /** The batch's durable parts are written (the synced ones waited for): the disk holds the node's log. */
   persisted(node: SimNode, rd: Ready): void {
-    const disk = node.disk;
-    if (disk.hardState.commit > disk.lastIndex()) {
-      fail('Durability', node.id, `durable commit ${disk.hardState.commit} is beyond the durable log (last ${disk.lastIndex()})`);
+    const disk = node.disk.cached;
+    const hs = rd.hardState;
+    // A commit index on disk beyond the synced log would outlive the entries it covers in a power cut.
+    if (hs && hs.commit > node.disk.synced.lastIndex()) {
+      fail('Durability', node.id, `commit ${hs.commit} written while the synced log ends at ${node.disk.synced.lastIndex()}`);
     }
-    const term = disk.hardState.term;
-    if (this.becameLeader) {
+    const term = node.term;
+    const batch = this.batchRole.get(node.id);
+    if (batch?.becameLeader) {
       // Leader Completeness: everything committed in an earlier term is in the new leader's log.
       for (let i = disk.snapshotIndex + 1; i <= this.maxCommitted; i++) {
         if (this.commitTerm[i] === undefined || this.commitTerm[i] >= term) continue;
@@ -189,15 +179,15 @@ export class Checker {
         }
       }
     }
-    if (rd.hardState) {
-      const c = rd.hardState.commit;
-      if (this.steadyLeader && c > (this.recorded.get(node.id) ?? 0) && disk.term(c) !== term) this.oldTermCommits++;
+    if (hs) {
+      const c = hs.commit;
+      if (batch?.steadyLeader && c > (this.recorded.get(node.id) ?? 0) && disk.term(c) !== term) this.oldTermCommits++;
       this.recordCommit(node, c, term);
     }
   }
 
   private recordCommit(node: SimNode, commit: number, term: number): void {
-    const disk = node.disk;
+    const disk = node.disk.cached;
     const from = Math.max(this.recorded.get(node.id) ?? 0, disk.snapshotIndex) + 1;
     for (let i = from; i <= commit; i++) {
       const t = disk.term(i)!; // within the durable log (checked above)
@@ -217,8 +207,8 @@ export class Checker {
   /** A newly known commit must already be in the log of every leader of a later term. */
   private checkCurrentLeadersHave(i: number): void {
     for (const l of this.nodes) {
-      if (!l.up || l.role !== 'leader' || l.term <= this.commitTerm[i] || i <= l.disk.snapshotIndex) continue;
-      const t = l.disk.term(i);
+      if (!l.up || l.role !== 'leader' || l.term <= this.commitTerm[i] || i <= l.disk.cached.snapshotIndex) continue;
+      const t = l.disk.cached.term(i);
       if (t !== this.committedTerm[i]) {
         fail('Leader Completeness', l.id, `leader of term ${l.term} has ${t === undefined ? 'no entry' : `term ${t}`} at ${i}, ` +
           `but entry ${i} of term ${this.committedTerm[i]} was committed by term ${this.commitTerm[i]}`);
@@ -226,9 +216,10 @@ export class Checker {
     }
   }
 
-  /** Nothing is acknowledged before it is durable: check each message against the sender's disk. */
+  /** Nothing is acknowledged before it is durable: check each message against what the sender has synced. */
   send(node: SimNode, m: Message): void {
-    const hs = node.disk.hardState;
+    const synced = node.disk.synced;
+    const hs = synced.hardState;
     if (m.type === 'PreVote' || m.type === 'PreVoteResp') return; // these speak of a future term, never persisted
     if (hs.term < m.term) fail('Durability', node.id, `sent ${m.type} of term ${m.term} to ${m.to} while its durable term is ${hs.term}`);
     switch (m.type) {
@@ -248,17 +239,37 @@ export class Checker {
       case 'AppResp':
         // An ack of an older term may name entries that a newer leader replaced within the same batch: that is
         // as if they were persisted, acked, then replaced (the ack only leaves after the batch is durable).
-        if (!m.reject && m.term === hs.term && m.index > node.disk.lastIndex()) {
-          fail('Durability', node.id, `acknowledged index ${m.index} to ${m.to}, but its durable log ends at ${node.disk.lastIndex()}`);
+        if (!m.reject && m.term === hs.term && m.index > synced.lastIndex()) {
+          fail('Durability', node.id, `acknowledged index ${m.index} to ${m.to}, but its synced log ends at ${synced.lastIndex()}`);
         }
+        if (!m.reject && m.index > 0) this.checkAck(node, m);
         return;
       default:
         return;
     }
   }
 
-  snapshotRestored(node: SimNode, snap: Snapshot, before: AppState): void {
-    const s = snap.metadata.index;
+  /**
+   * An acknowledgment claims the follower's log matches the leader's up to m.index. The leader of m.term (if it
+   * still leads) only appended since it sent what is acknowledged, so its log must reach m.index, and where both
+   * logs are on disk they must agree (by Log Matching, agreeing at one index means agreeing below it).
+   */
+  private checkAck(node: SimNode, m: Message): void {
+    const leader = this.nodes.find((x) => x.id === m.to);
+    if (!leader?.up || leader.role !== 'leader' || leader.term !== m.term) return;
+    const last = leader.loop!.status().lastIndex;
+    if (m.index > last) {
+      fail('Ack Matches Leader', node.id, `acknowledged index ${m.index} to ${m.to}, leader of term ${m.term}, whose log ends at ${last}`);
+    }
+    const j = Math.min(m.index, leader.disk.cached.lastIndex());
+    const mine = node.disk.cached.term(j);
+    const theirs = leader.disk.cached.term(j);
+    if (mine !== undefined && theirs !== undefined && mine !== theirs) {
+      fail('Ack Matches Leader', node.id, `acknowledged index ${m.index} to ${m.to}, leader of term ${m.term}, but holds term ${mine} at ${j} where the leader has term ${theirs}`);
+    }
+  }
+
+  snapshotRestored(node: SimNode, s: number, before: AppState): void {
     const app = node.app;
     if (app.index !== s) fail('State Machine Safety', node.id, `snapshot at ${s} holds app state of index ${app.index}`);
     if (s < before.index) fail('State Machine Safety', node.id, `installing snapshot ${s} took applied back from ${before.index}`);
@@ -270,9 +281,9 @@ export class Checker {
   applied(node: SimNode, e: Entry, data: string, before: AppState): void {
     if (e.index !== before.index + 1) fail('State Machine Safety', node.id, `applied entry ${e.index} right after ${before.index}`);
     if (e.index > node.commit) fail('State Machine Safety', node.id, `applied entry ${e.index} beyond its commit ${node.commit}`);
-    const dt = node.disk.term(e.index);
+    const dt = node.disk.synced.term(e.index);
     if (dt !== e.term) {
-      fail('Durability', node.id, `applied entry ${e.index} of term ${e.term}, but its durable log has ${dt === undefined ? 'nothing' : `term ${dt}`} there`);
+      fail('Durability', node.id, `applied entry ${e.index} of term ${e.term}, but its synced log has ${dt === undefined ? 'nothing' : `term ${dt}`} there`);
     }
     const ct = this.committedTerm[e.index];
     if (ct !== undefined && ct !== e.term) {
@@ -285,25 +296,25 @@ export class Checker {
     }
   }
 
-  readRequested(node: SimNode, context: string, step: number): void {
-    this.reads.set(context, { node: node.id, step, minIndex: this.maxCommitted, answered: false });
-  }
-
-  readState(node: SimNode, rs: ReadState): void {
-    const req = this.reads.get(rs.context);
-    if (!req) fail('ReadIndex', node.id, `read state for unknown context ${JSON.stringify(rs.context)}`);
-    if (rs.index < req.minIndex) {
-      fail('ReadIndex', node.id, `read ${rs.context} (asked at step ${req.step} of ${req.node}) got index ${rs.index}, ` +
-        `but ${req.minIndex} was already committed when it was asked`);
+  /**
+   * A read asked of `node` at `step`, when `minIndex` was the highest index committed anywhere, was served: the
+   * node's applied state must include every one of those writes (its state itself is checked against the one
+   * history by applied()).
+   */
+  readServed(node: SimNode, minIndex: number, step: number): void {
+    this.readsAnswered++;
+    if (node.app.index < minIndex) {
+      fail('Linearizable Read', node.id, `read asked at step ${step} was served at applied index ${node.app.index}, ` +
+        `but ${minIndex} was already committed when it was asked`);
     }
-    req.answered = true;
   }
+}
 
-  readsAnswered(): number {
-    let n = 0;
-    for (const r of this.reads.values()) if (r.answered) n++;
-    return n;
-  }
+/** Term at i of a log that is `disk`, or the snapshot `snap` replacing it (a closure here would cost a keepNames call per batch). */
+function baseTerm(disk: LogImage, snap: SnapshotMetadata | undefined, i: number): number | undefined {
+  if (i === 0) return 0;
+  if (!snap) return disk.term(i);
+  return i === snap.index ? snap.term : undefined;
 }
 
 export function fail(check: CheckName, node: NodeId | undefined, detail: string): never {

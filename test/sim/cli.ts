@@ -1,15 +1,19 @@
 // npm run sim -- --seed S [--steps M] [--nodes 3|5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
 // npm run sim -- --seeds N [--start K] [--steps M] [--nodes 3|5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
+// Planted bugs: --bug (Raft core), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
 import type { PlantedBug } from '../../src/raft/types.js';
 import { LOCK_BUGS, type LockBug } from './lock-app.js';
 import type { LockStats } from './lock-checkers.js';
 import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
 import { DEFAULT_STEPS, SIM_APPS, formatViolation, runSim, type SimApp, type SimReport } from './runner.js';
+import { DISK_BUGS, type DiskBug } from './sim-storage.js';
+import { START_BUGS, type StartBug } from './voters.js';
 
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug grant-two-votes-per-term|commit-previous-term-by-count] ` +
-  `[--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]`;
-const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count'];
+export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim'];
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug ${BUGS.join('|')}] ` +
+  `[--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
+  `[--workers W] [--no-liveness] [--trace-lines L]`;
 
 interface Args {
   seed?: number;
@@ -53,6 +57,16 @@ function parse(argv: string[]): Args {
       case '--app':
         if (!SIM_APPS.includes(v as SimApp)) throw new Error(`--app must be one of ${SIM_APPS.join(', ')}, got ${v ?? 'nothing'}`);
         opts.app = v as SimApp;
+        i++;
+        break;
+      case '--disk-bug':
+        if (!DISK_BUGS.includes(v as DiskBug)) throw new Error(`--disk-bug must be one of ${DISK_BUGS.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.diskBug = v as DiskBug;
+        i++;
+        break;
+      case '--start-bug':
+        if (!START_BUGS.includes(v as StartBug)) throw new Error(`--start-bug must be one of ${START_BUGS.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.startBug = v as StartBug;
         i++;
         break;
       case '--lock-bug':
@@ -129,10 +143,14 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
   return [
     `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,
     `totals: ${sum((r) => r.stats.leaderTerms)} leader terms, ${sum((r) => r.stats.crashes)} crashes ` +
-      `(${sum((r) => r.stats.lostBatches)} lost batches), ${sum((r) => r.stats.partitions)} partitions, ` +
+      `(${sum((r) => r.stats.lostBatches)} with writes in flight, ${sum((r) => r.stats.lostWrites)} writes lost), ` +
+      `${sum((r) => r.stats.powerCuts)} power cuts (${sum((r) => r.stats.unsyncedLost)} unsynced writes lost), ` +
+      `${sum((r) => r.stats.misconfiguredStarts)} starts with a wrong --peers (${sum((r) => r.stats.refusedStarts)} refused), ` +
+      `${sum((r) => r.stats.partitions)} partitions, ` +
       `${sum((r) => r.stats.sent)} messages (${sum((r) => r.stats.dropped)} lost), ${sum((r) => r.stats.proposals)} proposals accepted, ` +
       `${sum((r) => r.stats.committed)} entries committed, ${sum((r) => r.stats.appSnapshots)} app snapshots, ` +
-      `${sum((r) => r.stats.snapshotsSent)} InstallSnapshots, ${sum((r) => r.stats.readsAnswered)}/${sum((r) => r.stats.readsAsked)} reads answered, ` +
+      `${sum((r) => r.stats.snapshotsSent)} InstallSnapshots, ${sum((r) => r.stats.readsAnswered)}/${sum((r) => r.stats.readsAsked)} reads answered ` +
+      `(${sum((r) => r.stats.readsAskedOfStaleLeaders)} asked of a deposed leader), ` +
       `${sum((r) => r.stats.transfers)} transfers`,
     ...lockLine,
     `liveness: heal→stable leader max ${max((r) => r.stats.healToLeaderSteps)} steps, propose→applied everywhere max ${max((r) => r.stats.proposeToAppliedSteps)} steps`,

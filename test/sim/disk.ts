@@ -1,16 +1,28 @@
-// A node's simulated disk: exactly what the node has durably persisted. A crash keeps this and loses everything
-// else (the RaftNode, its MemoryStorage, the app state, and any Ready batch not yet written here).
+// A node's simulated disk (its data dir), in two parts, as LevelDB on a real machine has them:
+//  - `synced`: what has been fsynced; it survives anything;
+//  - `cached`: everything written, synced or not (in the OS page cache); it survives a process crash.
+// A write is one atomic batch (a LevelDB WriteBatch) with the sync flag the driver gave it. A synced
+// write also makes every earlier write durable (LevelDB's log is one sequential file). A power cut
+// keeps the synced part and a random prefix of the unsynced writes after it (the log's torn tail is
+// dropped on recovery), and loses the rest. Writes still in flight in the process (not yet handed to
+// the OS) are not here: the node's storage adapter (sim-storage.ts) holds them, and any crash loses them.
 
 import { MemoryStorage } from '../../src/raft/memory-storage.js';
 import { EMPTY_SNAPSHOT, type Entry, type HardState, type NodeId, type Snapshot } from '../../src/raft/types.js';
+import type { Prng } from './prng.js';
 
-export class Disk {
+export type DiskWrite =
+  /** A Ready batch's durable parts. */
+  | { readonly kind: 'batch'; readonly sync: boolean; readonly hardState?: HardState; readonly entries: readonly Entry[]; readonly snapshot?: Snapshot }
+  /** An application snapshot; the entries it covers are deleted (always synced, like LevelStorage.compact). */
+  | { readonly kind: 'compact'; readonly sync: true; readonly snapshot: Snapshot };
+
+/** One image of the log: hard state, snapshot, entries after it. */
+export class LogImage {
   hardState: HardState = { term: 0, vote: '', commit: 0 };
   snapshot: Snapshot = EMPTY_SNAPSHOT;
   /** Entries after the snapshot, contiguous: entries[k].index === snapshot.metadata.index + 1 + k. */
   entries: Entry[] = [];
-  /** Number of synced writes, for the stats. */
-  writes = 0;
 
   get snapshotIndex(): number {
     return this.snapshot.metadata.index;
@@ -20,7 +32,7 @@ export class Disk {
     return this.snapshotIndex + this.entries.length;
   }
 
-  /** Term of the entry at i, or undefined if the disk cannot say (compacted below the snapshot, or beyond the end). */
+  /** Term of the entry at i, or undefined if the image cannot say (compacted below the snapshot, or beyond the end). */
   term(i: number): number | undefined {
     const s = this.snapshotIndex;
     if (i === s) return this.snapshot.metadata.term;
@@ -28,30 +40,30 @@ export class Disk {
     return this.entries[i - s - 1].term;
   }
 
-  entry(i: number): Entry | undefined {
-    const s = this.snapshotIndex;
-    return i > s && i <= this.lastIndex() ? this.entries[i - s - 1] : undefined;
+  clone(): LogImage {
+    const c = new LogImage();
+    c.hardState = this.hardState;
+    c.snapshot = this.snapshot;
+    c.entries = [...this.entries];
+    return c;
   }
 
-  /** One synced write of a Ready batch's durable parts: snapshot, then entries, then hard state. */
-  write(hardState: HardState | undefined, entries: readonly Entry[], snapshot: Snapshot | undefined): void {
-    this.writes++;
-    if (snapshot && snapshot.metadata.index > 0) this.installSnapshot(snapshot);
-    if (entries.length > 0) this.append(entries);
-    if (hardState) this.hardState = hardState;
+  apply(w: DiskWrite): void {
+    if (w.kind === 'compact') {
+      this.compact(w.snapshot);
+      return;
+    }
+    // A snapshot not newer than the one held is ignored (as LevelStorage.persist does).
+    if (w.snapshot && w.snapshot.metadata.index > this.snapshotIndex) {
+      // InstallSnapshot replaces the whole log.
+      this.snapshot = w.snapshot;
+      this.entries = [];
+    }
+    if (w.entries.length > 0) this.append(w.entries);
+    if (w.hardState) this.hardState = w.hardState;
   }
 
-  /** A snapshot the application took of its own state: entries it covers are compacted away. */
-  saveAppSnapshot(snapshot: Snapshot): void {
-    this.writes++;
-    const i = snapshot.metadata.index;
-    if (i <= this.snapshotIndex) return;
-    if (i > this.lastIndex()) throw new Error(`disk: app snapshot at ${i} is beyond the durable log (last ${this.lastIndex()})`);
-    this.entries = this.entries.slice(i - this.snapshotIndex);
-    this.snapshot = snapshot;
-  }
-
-  /** What a restarted node reads back: a fresh MemoryStorage holding exactly the durable state. */
+  /** What a node starting on this image reads back: a fresh MemoryStorage holding exactly it. */
   toStorage(voters: readonly NodeId[]): MemoryStorage {
     const storage = new MemoryStorage([...voters]);
     if (this.snapshotIndex > 0) storage.applySnapshot(this.snapshot);
@@ -60,10 +72,13 @@ export class Disk {
     return storage;
   }
 
-  private installSnapshot(snapshot: Snapshot): void {
-    // InstallSnapshot replaces the whole log (the core only sends one when the follower's log is behind it).
+  private compact(snapshot: Snapshot): void {
+    const i = snapshot.metadata.index;
+    if (i <= this.snapshotIndex) return;
+    if (i > this.lastIndex()) throw new Error(`disk: app snapshot at ${i} is beyond the log (last ${this.lastIndex()})`);
+    if (this.term(i) !== snapshot.metadata.term) throw new Error(`disk: app snapshot at ${i} has term ${snapshot.metadata.term}, the log ${this.term(i)}`);
+    this.entries = this.entries.slice(i - this.snapshotIndex);
     this.snapshot = snapshot;
-    this.entries = [];
   }
 
   private append(entries: readonly Entry[]): void {
@@ -72,14 +87,52 @@ export class Disk {
       if (entries[k].index !== first + k) throw new Error(`disk: entries to append are not contiguous at ${entries[k].index}`);
     }
     if (first > this.lastIndex() + 1) {
-      throw new Error(`disk: append at ${first} leaves a gap after the durable last index ${this.lastIndex()}`);
+      throw new Error(`disk: append at ${first} leaves a gap after the last index ${this.lastIndex()}`);
     }
     const s = this.snapshotIndex;
     // Entries at or below the snapshot are already covered by it (same as MemoryStorage.append).
     const fresh = first <= s ? entries.slice(s + 1 - first) : entries;
     if (fresh.length === 0) return;
-    const keep = fresh[0].index - s - 1; // entries before the first new one survive; the conflicting suffix goes
-    this.entries.length = keep;
+    this.entries.length = fresh[0].index - s - 1; // entries before the first new one survive; the conflicting suffix goes
     for (const e of fresh) this.entries.push(e);
+  }
+}
+
+export class Disk {
+  /** What survives a power cut. */
+  synced = new LogImage();
+  /** What survives a process crash: every write handed to the OS. */
+  cached = new LogImage();
+  /** Writes in `cached` that are not in `synced` yet, oldest first. */
+  private unsynced: DiskWrite[] = [];
+  /** The voter set recorded when the data dir was created (undefined: never started). */
+  voters: readonly NodeId[] | undefined;
+  /** Writes, synced writes, and unsynced writes lost to power cuts, for the stats. */
+  writes = 0;
+  syncs = 0;
+  lostToPowerCuts = 0;
+
+  write(w: DiskWrite): void {
+    this.writes++;
+    this.cached.apply(w);
+    if (!w.sync) {
+      this.unsynced.push(w);
+      return;
+    }
+    this.syncs++;
+    for (const u of this.unsynced) this.synced.apply(u);
+    this.unsynced = [];
+    this.synced.apply(w);
+  }
+
+  /** Power lost: the synced part and a random prefix of the unsynced writes remain. Returns the writes lost. */
+  powerCut(prng: Prng): number {
+    const kept = prng.range(0, this.unsynced.length);
+    for (const u of this.unsynced.slice(0, kept)) this.synced.apply(u);
+    const lost = this.unsynced.length - kept;
+    this.unsynced = [];
+    this.cached = this.synced.clone();
+    this.lostToPowerCuts += lost;
+    return lost;
   }
 }

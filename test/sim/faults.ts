@@ -1,10 +1,13 @@
 // The fault mix of one run (drawn from its seed) and the schedule that applies it step by step:
-// network weather, partitions of every shape, crashes (between steps or inside a driver cycle), restarts.
+// network weather, partitions of every shape, crashes (between steps or inside a driver batch), power cuts
+// (one node or the whole cluster: unsynced writes lost), restarts (some with a wrong --peers).
 
 import type { NodeId, PlantedBug } from '../../src/raft/types.js';
 import { HEALTHY, type NetworkConditions } from './network.js';
 import type { Prng } from './prng.js';
 import type { CrashPoint, NodeSettings, SimNode } from './sim-node.js';
+import type { DiskBug } from './sim-storage.js';
+import type { StartBug } from './voters.js';
 
 export type PartitionKind =
   | 'minority' // a random minority cut off from the rest (both ways)
@@ -39,6 +42,12 @@ export interface Profile {
   readonly midCycleShare: number;
   readonly maxDown: number;
   readonly downSteps: readonly [number, number];
+  /** Share of between-step crashes that are power cuts (the node's unsynced writes are lost, a random tail of them). */
+  readonly powerCutShare: number;
+  /** Per-step chance that the whole cluster loses power at once (only when the mix lets every node be down). */
+  readonly clusterPowerCutRate: number;
+  /** Chance that a restart names another voter set in --peers than the data dir was made with. */
+  readonly misconfigRate: number;
   /** Client behaviour. */
   readonly proposeRate: number;
   /** Chance that a leader crashes right after persisting a proposal, before sending it (Raft fig. 8 setups). */
@@ -63,7 +72,7 @@ const CHURN_SHARE = 0.25;
  *    cluster may be down at once. That is what leaves divergent uncommitted tails of different terms
  *    on different nodes — the setting of Raft fig. 8, which random faults alone reach only rarely.
  */
-export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: PlantedBug | undefined): Profile {
+export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug?: PlantedBug, diskBug?: DiskBug, startBug?: StartBug): Profile {
   const family: Profile['family'] = prng.chance(CHURN_SHARE) ? 'churn' : 'mixed';
   const drawnNodes = prng.chance(0.5) ? 3 : 5; // drawn even when fixed, so --nodes does not shift later draws
   const n = nodes ?? drawnNodes;
@@ -83,6 +92,7 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: Pl
       plantedBug,
       snapshotEvery: prng.pick([4, 10, 30, 100]),
       compactKeep: prng.pick([0, 0, 3, 20]),
+      diskDelayMax: 0, // drawn below
     },
     tickSkipMax: prng.pick([0, 0.05, 0.15]),
     tickDoubleMax: prng.pick([0, 0.02, 0.05]),
@@ -103,11 +113,17 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug: Pl
     readRate: prng.pick([0, 0.02, 0.05]),
     transferRate: prng.pick([0, 0.001, 0.005]),
     campaignRate: prng.pick([0, 0.001]),
+    // Drawn after the rest, so that the knobs above keep their values per seed.
+    powerCutShare: prng.pick([0, 0.3, 0.7]),
+    clusterPowerCutRate: prng.pick([0, 0.002, 0.005]), // used only where every node may be down at once
+    misconfigRate: prng.pick([0, 0, 0.2, 0.5]),
   };
-  if (family === 'mixed') return base;
+  const diskDelayMax = prng.pick([0, 0, 1, 3]);
+  const mixed: Profile = { ...base, node: { ...base.node, diskDelayMax, diskBug, startBug } };
+  if (family === 'mixed') return mixed;
   return {
-    ...base,
-    node: { ...base.node, maxSizePerMsg: 1 },
+    ...mixed,
+    node: { ...mixed.node, maxSizePerMsg: 1 },
     partitionRate: 0.03,
     partitionSteps: [10, 60],
     partitionKinds: ['isolated-leader', 'leader-in-minority', 'deaf-leader'],
@@ -144,9 +160,13 @@ export function describeProfile(p: Profile): string {
     `snapshot every ${s.snapshotEvery} keep ${s.compactKeep}`,
     `drop ${p.weather.map((w) => w.dropRate).join('/')}`,
     `partitions ${p.partitionRate}`,
-    `crashes ${p.crashRate}`,
+    `crashes ${p.crashRate} (power cuts ${p.powerCutShare}${p.maxDown === p.nodes && p.clusterPowerCutRate > 0 ? `, cluster ${p.clusterPowerCutRate}` : ''})`,
+    `disk delay ≤${s.diskDelayMax}`,
+    p.misconfigRate > 0 ? `wrong --peers ${p.misconfigRate}` : '',
     `propose ${p.proposeRate}`,
     s.plantedBug ? `PLANTED ${s.plantedBug}` : '',
+    s.diskBug ? `PLANTED disk bug ${s.diskBug}` : '',
+    s.startBug ? `PLANTED start bug ${s.startBug}` : '',
   ].filter(Boolean).join(', ');
 }
 
@@ -207,8 +227,9 @@ export interface World {
   leader(): SimNode | undefined;
   setCuts(kind: string, cuts: [NodeId, NodeId][]): void;
   setWeather(w: NetworkConditions): void;
-  crash(node: SimNode): void;
-  restart(node: SimNode): void;
+  crash(node: SimNode, powerCut: boolean): void;
+  /** Start a down node, with --peers naming `named` (default: the right voters); false if the start was refused. */
+  restart(node: SimNode, named?: readonly NodeId[]): boolean;
 }
 
 export class FaultSchedule {
@@ -228,7 +249,12 @@ export class FaultSchedule {
   beforeStep(step: number): void {
     const p = this.profile;
     const w = this.world;
-    for (const node of w.nodes) if (!node.up && node.restartAt <= step) w.restart(node);
+    for (const node of w.nodes) {
+      if (node.up || node.restartAt > step) continue;
+      const named = !this.calm && this.prng.chance(p.misconfigRate) ? this.wrongPeers(node) : undefined;
+      // A refused start (exit 3): the operator fixes --peers and starts it again a little later.
+      if (!w.restart(node, named)) node.restartAt = step + this.prng.range(1, 20);
+    }
     if (this.calm) return;
 
     if (this.prng.chance(p.weatherChange)) w.setWeather(this.prng.pick(p.weather));
@@ -243,18 +269,31 @@ export class FaultSchedule {
       w.setCuts(kind, partitionLinks(kind, w.nodes.map((x) => x.id), w.leader()?.id, this.prng));
     }
 
-    if (this.prng.chance(p.crashRate)) {
-      const up = w.nodes.filter((x) => x.up);
-      if (w.nodes.length - up.length >= p.maxDown || up.length === 0) return;
+    const up = w.nodes.filter((x) => x.up);
+    if (this.prng.chance(p.crashRate) && w.nodes.length - up.length < p.maxDown && up.length > 0) {
       const leader = w.leader();
       const victim = leader && this.prng.chance(p.leaderCrashShare) ? leader : this.prng.pick(up);
       if (this.prng.chance(p.midCycleShare)) {
         this.arm(victim, this.prng.pick(['before-persist', 'after-persist', 'after-send'] as const), step);
       } else {
         victim.restartAt = step + this.prng.range(p.downSteps[0], p.downSteps[1]);
-        w.crash(victim);
+        w.crash(victim, this.prng.chance(p.powerCutShare));
       }
     }
+    if (p.maxDown === w.nodes.length && this.prng.chance(p.clusterPowerCutRate)) {
+      // The whole cluster loses power: what it acknowledged must survive on synced disks alone.
+      for (const node of w.nodes) {
+        if (!node.up) continue;
+        node.restartAt = step + this.prng.range(p.downSteps[0], p.downSteps[1]);
+        w.crash(node, true);
+      }
+    }
+  }
+
+  /** A --peers naming another voter set than the cluster's: a proper subset that still names the node itself. */
+  private wrongPeers(node: SimNode): NodeId[] {
+    const others = this.prng.shuffle(node.peers.filter((x) => x !== node.id));
+    return [node.id, ...others.slice(0, this.prng.range(0, others.length - 1))];
   }
 
   /** Make `node` crash at `point` of its driver cycle `cycles` from now (0 = the current or next one). */
@@ -294,6 +333,7 @@ export class FaultSchedule {
     this.world.setCuts('heal', []);
     this.world.setWeather(HEALTHY);
     for (const node of this.world.nodes) {
+      node.disarm(); // a crash drawn for a batch whose write is still in flight
       if (!node.up) {
         node.restartAt = step;
         this.world.restart(node);

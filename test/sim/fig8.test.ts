@@ -12,7 +12,7 @@ const vote = (m: { type: string }) => m.type === 'Vote' || m.type === 'VoteResp'
 function figure8(bug?: PlantedBug): { c: ScriptedCluster; electN3: () => void } {
   // One entry per App, so an old entry can reach a follower without the new leader's no-op.
   const c = new ScriptedCluster(3, { maxSizePerMsg: 1 }, bug);
-  const status = (id: string) => c.node(id).raft!.status();
+  const status = (id: string) => c.node(id).mustRun().status();
 
   // Term 1: n1 leads; its no-op (index 1) is committed everywhere.
   c.campaign('n1');
@@ -68,7 +68,7 @@ describe('simulator: Raft fig. 8 scripted (commit only current-term entries by c
   it('without it, the same schedule is safe: the uncommitted entry is replaced and all nodes agree', () => {
     const { c, electN3 } = figure8();
     electN3();
-    expect(c.node('n3').raft!.status()).to.include({ role: 'leader', term: 4 });
+    expect(c.node('n3').mustRun().status()).to.include({ role: 'leader', term: 4 });
     c.deliver();
     c.restart('n1');
     c.propose('n3', 'entry f');

@@ -17,13 +17,19 @@ import type { Entry } from '../../src/raft/types.js';
 import type { Prng } from './prng.js';
 import type { SimNode } from './sim-node.js';
 
+/** A proposal handed to a node's driver loop: where it went (once the loop ran it), or that it was refused. */
+export interface Proposal {
+  at?: { readonly index: number; readonly term: number };
+  refused?: boolean;
+}
+
 /** What the workload needs from the runner. */
 export interface LockDriver {
   leader(): SimNode | undefined;
   /** A node picked at random among those up (a client that has not found the leader). */
   anyUp(): SimNode | undefined;
-  /** Propose on `node`; the runner traces it. undefined = refused (not leader). */
-  proposeCommand(node: SimNode, cmd: Command, who: string): { index: number; term: number } | undefined;
+  /** Propose on `node`; the runner traces it. */
+  proposeCommand(node: SimNode, cmd: Command, who: string): Proposal;
 }
 
 export interface LockMix {
@@ -62,8 +68,7 @@ export function describeLockMix(m: LockMix): string {
 }
 
 interface Pending {
-  readonly index: number;
-  readonly term: number;
+  readonly proposal: Proposal;
   readonly cmd: Command;
   readonly step: number;
 }
@@ -97,7 +102,7 @@ export class LockWorkload {
   private readonly maxElapsedMs: number;
   /** The lease clock of the current leader (node, term, incarnation); reset on any leadership change. */
   private clock: { node: SimNode; term: number; incarnation: number; lastMarkMs: number; nextTickStep: number;
-    inflight?: number; renewals: Set<number> } | undefined;
+    inflight?: { proposal: Proposal; renewed: readonly number[] }; renewals: Set<number> } | undefined;
   ticksProposed = 0;
 
   constructor(
@@ -125,7 +130,7 @@ export class LockWorkload {
     const nowMs = step * this.mix.stepMs;
     this.runClock(step, nowMs);
     for (const s of this.sessions) {
-      if (s.pending && step - s.pending.step > PENDING_STEPS) s.pending = undefined;
+      if (s.pending && (s.pending.proposal.refused || step - s.pending.step > PENDING_STEPS)) s.pending = undefined;
       if (s.lease === 0 || nowMs < s.pausedUntilMs) continue;
       if (s.keeper && this.rnd.chance(this.mix.pauseRate)) {
         s.pausedUntilMs = nowMs + this.rnd.range(s.ttlMs / 2, 3 * s.ttlMs);
@@ -143,8 +148,7 @@ export class LockWorkload {
     const cmd = this.nextCommand(s);
     const target = this.rnd.chance(0.1) ? this.driver.anyUp() : this.driver.leader();
     if (!target) return;
-    const at = this.driver.proposeCommand(target, cmd, `s${s.id}`);
-    if (at) s.pending = { ...at, cmd, step };
+    s.pending = { proposal: this.driver.proposeCommand(target, cmd, `s${s.id}`), cmd, step };
   }
 
   /** The lease clock: the leader proposes a Tick every `tickEvery` steps, one at a time, while leases live. */
@@ -161,7 +165,12 @@ export class LockWorkload {
         nextTickStep: step + this.mix.tickEvery, renewals: new Set() };
       return;
     }
-    if (c.inflight !== undefined && leader.app.index >= c.inflight) c.inflight = undefined;
+    const inflight = c.inflight;
+    if (inflight?.proposal.refused) {
+      // Refused (leadership being handed over): its keepalives ride in the next Tick.
+      for (const id of inflight.renewed) c.renewals.add(id);
+      c.inflight = undefined;
+    } else if (inflight?.proposal.at && leader.app.index >= inflight.proposal.at.index) c.inflight = undefined;
     if (step < c.nextTickStep || c.inflight !== undefined) return;
     c.nextTickStep = step + this.mix.tickEvery;
     if (c.renewals.size === 0 && !leader.lock!.machine.hasLiveLeases()) {
@@ -172,10 +181,8 @@ export class LockWorkload {
     const elapsedMs = Math.min(raw, this.maxElapsedMs);
     c.lastMarkMs = raw > this.maxElapsedMs ? nowMs : c.lastMarkMs + elapsedMs;
     const cmd: Command = { type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, driftPpm: DRIFT_BOUND_PPM, renewed: [...c.renewals].sort((a, b) => a - b) };
-    const at = this.driver.proposeCommand(leader, cmd, 'clock');
-    if (!at) return; // transferring leadership: try again next interval
     c.renewals = new Set();
-    c.inflight = at.index;
+    c.inflight = { proposal: this.driver.proposeCommand(leader, cmd, 'clock'), renewed: cmd.renewed };
     this.ticksProposed++;
   }
 
@@ -235,9 +242,9 @@ export class LockWorkload {
   committed(e: Entry, out: ApplyOutput): void {
     for (const s of this.sessions) {
       const p = s.pending;
-      if (!p || p.index !== e.index) continue;
+      if (!p || p.proposal.at?.index !== e.index) continue;
       s.pending = undefined;
-      if (p.term !== e.term) continue; // lost: another entry was committed there
+      if (p.proposal.at.term !== e.term) continue; // lost: another entry was committed there
       const r = out.result;
       if (!r) continue;
       if (r.type === 'Grant' && r.ok) {

@@ -4,17 +4,19 @@
 // Two apps: the hash chain alone (default), or with the real lock state machine on top (app 'lock': lock-app.ts,
 // driven by lock-workload.ts, checked by lock-checkers.ts).
 
-import { InvariantError, type Entry, type Message, type NodeId, type PlantedBug, type ReadState, type Ready, type Snapshot } from '../../src/raft/types.js';
+import { InvariantError, type Entry, type Message, type NodeId, type PlantedBug, type Ready, type Snapshot } from '../../src/raft/types.js';
 import { StateMachineInvariantError, encodeCommand, type Command } from '../../src/lockd/state-machine/index.js';
 import { describeApp, textData, type AppState } from './app-state.js';
 import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
 import { LockChecker, type LockStats } from './lock-checkers.js';
-import { LockWorkload, describeLockMix, drawLockMix, type LockDriver } from './lock-workload.js';
+import { LockWorkload, describeLockMix, drawLockMix, type LockDriver, type Proposal } from './lock-workload.js';
 import { FaultSchedule, describeProfile, drawProfile, type Profile, type World } from './faults.js';
 import { Network, type NetworkConditions } from './network.js';
 import { Prng } from './prng.js';
-import { SimNode, type CrashPoint, type DriverHooks } from './sim-node.js';
+import { SimNode, type CrashKind, type CrashPoint, type DriverHooks } from './sim-node.js';
+import type { DiskBug } from './sim-storage.js';
+import type { StartBug } from './voters.js';
 import { Trace } from './trace.js';
 
 export type MixOverride = Partial<Omit<Profile, 'node'>> & { readonly node?: Partial<Profile['node']> };
@@ -35,6 +37,9 @@ export interface SimOptions {
   readonly app?: SimApp;
   /** Lock app only: a bug planted into one replica's adapter (lock-app.ts), to show the lock checks catch it. */
   readonly lockBug?: LockBug;
+  /** A bug planted into every node's storage adapter (sim-storage.ts) or start path (voters.ts). */
+  readonly diskBug?: DiskBug;
+  readonly startBug?: StartBug;
 }
 
 export type SimApp = 'hash' | 'lock';
@@ -45,7 +50,15 @@ export interface SimStats {
   doubleVotes: number;
   oldTermCommits: number;
   crashes: number;
+  /** Crashes that lost writes still in flight, and the writes they lost. */
   lostBatches: number;
+  lostWrites: number;
+  /** Crashes that were power cuts (of one node or the whole cluster), and the unsynced writes they lost. */
+  powerCuts: number;
+  unsyncedLost: number;
+  /** Restarts whose --peers named other voters than the data dir was made with, and how many were refused. */
+  misconfiguredStarts: number;
+  refusedStarts: number;
   partitions: number;
   sent: number;
   delivered: number;
@@ -55,6 +68,8 @@ export interface SimStats {
   appSnapshots: number;
   snapshotsSent: number;
   readsAsked: number;
+  /** Reads asked of a node that believed it led, though another node led a later term. */
+  readsAskedOfStaleLeaders: number;
   readsAnswered: number;
   transfers: number;
   /** Final phase: steps from heal to a stable leader, and from the proposals to applied everywhere. */
@@ -93,6 +108,8 @@ export const HEAL_TO_LEADER_ELECTION_TIMEOUTS = 20;
 export const PROPOSE_TO_APPLIED_STEPS = 200;
 export const STEPS_PER_LAGGING_ENTRY = 4;
 const LIVENESS_PROPOSALS = 3;
+/** A healthy loop takes a proposal within a few steps (one disk write in flight ahead of it at most). */
+const ACCEPT_STEPS = 20;
 
 export function runSim(opts: SimOptions): SimReport {
   return new Sim(opts).run();
@@ -133,14 +150,15 @@ class Sim implements DriverHooks, World, LockDriver {
   /** Snapshot-send outcomes to report to the leader at the start of the next step. */
   private snapReports: { from: NodeId; to: NodeId; ok: boolean }[] = [];
   private readonly stats: SimStats = {
-    leaderTerms: 0, doubleVotes: 0, oldTermCommits: 0, crashes: 0, lostBatches: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
-    committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAnswered: 0, transfers: 0,
+    leaderTerms: 0, doubleVotes: 0, oldTermCommits: 0, crashes: 0, lostBatches: 0, lostWrites: 0, powerCuts: 0, unsyncedLost: 0,
+    misconfiguredStarts: 0, refusedStarts: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
+    committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAskedOfStaleLeaders: 0, readsAnswered: 0, transfers: 0,
     healToLeaderSteps: -1, proposeToAppliedSteps: -1,
   };
 
   constructor(private readonly opts: SimOptions) {
     const root = new Prng(opts.seed);
-    const drawn = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug);
+    const drawn = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug, opts.diskBug, opts.startBug);
     this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...opts.mix?.node } };
     this.steps = opts.steps ?? DEFAULT_STEPS;
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
@@ -156,7 +174,7 @@ class Sim implements DriverHooks, World, LockDriver {
         tickSkip: clocks.float() * this.profile.tickSkipMax,
         tickDouble: clocks.float() * this.profile.tickDoubleMax,
       };
-      const node = new SimNode(id, ids, settings, root.fork(`node ${id}`), this, lockApp ? new LockReplica(id, opts.lockBug) : undefined);
+      const node = new SimNode(id, ids, settings, root.fork(`node ${id}`), this, () => this.now, lockApp ? new LockReplica(id, opts.lockBug) : undefined);
       this.byId.set(id, node);
       return node;
     });
@@ -188,11 +206,12 @@ class Sim implements DriverHooks, World, LockDriver {
     this.stats.oldTermCommits = this.checker.oldTermCommits;
     this.stats.partitions = this.faults.partitions;
     this.stats.committed = this.checker.maxCommitted;
-    this.stats.readsAnswered = this.checker.readsAnswered();
+    this.stats.readsAnswered = this.checker.readsAnswered;
     const o = this.opts;
     const replay = [`npm run sim -- --seed ${o.seed}`, o.steps !== undefined && o.steps !== DEFAULT_STEPS ? `--steps ${o.steps}` : '',
       o.nodes ? `--nodes ${o.nodes}` : '', o.plantedBug ? `--bug ${o.plantedBug}` : '', o.liveness === false ? '--no-liveness' : '',
       o.app && o.app !== 'hash' ? `--app ${o.app}` : '', o.lockBug ? `--lock-bug ${o.lockBug}` : '',
+      o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '',
       o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
@@ -209,32 +228,38 @@ class Sim implements DriverHooks, World, LockDriver {
 
   // ---- one step -----------------------------------------------------------------------------
 
-  /** Deliver what is due, tick every clock, let clients act, then run each node's driver cycle once. */
+  /**
+   * Deliver what is due, tick every clock, let clients act (all of which lands in the nodes' inboxes), then give
+   * each node's driver loop its turn (a batch: inbox → Ready → early sends → write), then let the writes that are
+   * due reach the disks (and their batches go on: send, apply, advance).
+   */
   private step(clients: boolean): void {
     const now = ++this.now;
     this.deliver(now);
     for (const node of this.nodes) if (node.up) node.tick();
     if (clients) this.clients(now);
-    for (const node of this.order.shuffle([...this.nodes])) if (node.up) node.cycle();
+    const order = this.order.shuffle([...this.nodes]);
+    for (const node of order) if (node.up) node.runTurn();
+    for (const node of order) if (node.up) node.completeWrites();
   }
 
   private deliver(now: number): void {
     const reports = this.snapReports;
     this.snapReports = [];
-    for (const r of reports) this.byId.get(r.from)!.raft?.reportSnapshot(r.to, r.ok);
+    for (const r of reports) this.byId.get(r.from)!.loop?.reportSnapshot(r.to, r.ok);
     for (const m of this.network.takeDue(now)) {
       const from = this.byId.get(m.from)!;
       const to = this.byId.get(m.to)!;
       if (!this.network.linked(m.from, m.to) || !to.up) {
         this.stats.dropped++;
         this.trace.event(now, 'lost', m.type, m.from, m.to, m.term);
-        if (m.type === 'Snap') from.raft?.reportSnapshot(m.to, false);
-        else if (from.up && this.client.chance(0.1)) from.raft!.reportUnreachable(m.to);
+        if (m.type === 'Snap') from.loop?.reportSnapshot(m.to, false);
+        else if (from.up && this.client.chance(0.1)) from.loop!.reportUnreachable(m.to);
         continue;
       }
       this.stats.delivered++;
-      to.raft!.step(m);
-      if (m.type === 'Snap') from.raft?.reportSnapshot(m.to, true);
+      to.loop!.step(m);
+      if (m.type === 'Snap') from.loop?.reportSnapshot(m.to, true);
     }
   }
 
@@ -243,43 +268,65 @@ class Sim implements DriverHooks, World, LockDriver {
     const rnd = this.client;
     if (this.workload) this.workload.step(now);
     else if (rnd.chance(p.proposeRate)) {
-      const target = rnd.chance(0.15) ? this.randomUp() : this.leader();
-      if (target) {
-        const data = `v${++this.proposalSeq}`;
-        const at = target.raft!.propose(textData(data));
-        this.trace.event(now, 'propose', target.id, data, at?.index, at?.term);
-        if (at) {
-          this.stats.proposals++;
-          if (rnd.chance(p.proposeCrashRate)) this.faults.arm(target, 'after-persist', now);
-        }
-      }
+      // Clients of any node that believes it leads (a deposed leader may not know yet), now and then of any node.
+      const target = rnd.chance(0.15) ? this.randomUp() : this.believedLeader();
+      if (target) this.propose(target, `v${++this.proposalSeq}`, textData(`v${this.proposalSeq}`));
     }
     if (rnd.chance(p.readRate)) {
-      const target = this.leader();
-      if (target) {
-        const ctx = `r${++this.readSeq}`;
-        if (target.raft!.readIndex(ctx)) {
-          this.stats.readsAsked++;
-          this.checker.readRequested(target, ctx, now);
-          this.trace.event(now, 'read', target.id, ctx, this.checker.maxCommitted);
-        }
-      }
+      const target = rnd.chance(0.1) ? this.randomUp() : this.believedLeader();
+      if (target) this.read(target, now);
     }
     if (rnd.chance(p.transferRate)) {
       const leader = this.leader();
       if (leader) {
         const to = rnd.pick(this.nodes.filter((x) => x !== leader)).id;
-        if (leader.raft!.transferLeader(to)) this.stats.transfers++;
+        leader.loop!.transferLeader(to, (ok) => ok && this.stats.transfers++);
         this.trace.event(now, 'transfer', leader.id, to);
       }
     }
     if (rnd.chance(p.campaignRate)) {
       const node = this.randomUp();
       if (node && node.role !== 'leader') {
-        node.raft!.campaign();
+        node.loop!.campaign();
         this.trace.event(now, 'campaign', node.id);
       }
     }
+  }
+
+  /** Propose through the node's driver loop; where the entry went is known once the loop ran the proposal. */
+  private propose(node: SimNode, what: string, data: Uint8Array): Proposal {
+    const p: Proposal = {};
+    node.loop!.propose(data, {
+      accepted: (at) => {
+        p.at = at;
+        this.stats.proposals++;
+        this.trace.event(this.now, 'propose', node.id, what, at.index, at.term);
+        if (this.client.chance(this.profile.proposeCrashRate)) this.faults.arm(node, 'after-persist', this.now);
+      },
+      resolve: () => {},
+      reject: () => {
+        if (p.at) return; // lost after it was appended: the committed history tells
+        p.refused = true;
+        this.trace.event(this.now, 'refused', node.id, what);
+      },
+    });
+    return p;
+  }
+
+  /** A linearizable read (ReadIndex through the driver loop), checked when it is served. */
+  private read(node: SimNode, now: number): void {
+    const minIndex = this.checker.maxCommitted;
+    this.stats.readsAsked++;
+    if (node.role === 'leader' && this.nodes.some((x) => x.up && x.role === 'leader' && x.term > node.term)) this.stats.readsAskedOfStaleLeaders++;
+    const id = ++this.readSeq;
+    this.trace.event(now, 'read', node.id, id, minIndex);
+    node.loop!.readBarrier({
+      resolve: () => {
+        this.trace.event(this.now, 'read-served', node.id, id, node.app.index);
+        this.checker.readServed(node, minIndex, now);
+      },
+      reject: () => {},
+    });
   }
 
   // ---- the calm final phase: liveness -------------------------------------------------------
@@ -311,11 +358,11 @@ class Sim implements DriverHooks, World, LockDriver {
     const wanted: { index: number; term: number; data: string }[] = [];
     for (let k = 0; k < LIVENESS_PROPOSALS; k++) {
       const data = `live${k}`;
-      const at = leader.raft!.propose(this.workload ? encodeCommand(LockWorkload.livenessCommand()) : textData(data));
-      this.trace.event(this.now, 'propose', leader.id, data, at?.index, at?.term);
-      if (!at) fail('Liveness', leader.id, `the stable leader of term ${term} refused a proposal`);
-      wanted.push({ ...at, data });
-      this.step(false);
+      const p = this.propose(leader, data, this.workload ? encodeCommand(LockWorkload.livenessCommand()) : textData(data));
+      // The loop takes it in its next batch (after a write in flight, if any).
+      for (let waited = 0; !p.at && !p.refused && waited <= ACCEPT_STEPS; waited++) this.step(false);
+      if (!p.at) fail('Liveness', leader.id, `the stable leader of term ${term} ${p.refused ? 'refused' : `did not take within ${ACCEPT_STEPS} steps`} a proposal`);
+      wanted.push({ ...p.at, data });
     }
     const last = wanted[wanted.length - 1].index;
     const lag = last - Math.min(...this.nodes.map((x) => x.app.index));
@@ -325,7 +372,7 @@ class Sim implements DriverHooks, World, LockDriver {
         const behind = this.nodes.filter((x) => x.app.index < last).map((x) => `${x.id} at ${x.app.index}`);
         fail('Liveness', undefined, `proposals up to index ${last} not applied everywhere ${applyBound} steps later (lag was ${lag}): ${behind.join(', ')}`);
       }
-      const st = leader.raft?.status();
+      const st = leader.loop?.status();
       if (!st || st.role !== 'leader' || st.term !== term) {
         fail('Liveness', leader.id, `the stable leader of term ${term} lost leadership in a healed network (now ${st ? `${st.role} of term ${st.term}` : 'down'})`);
       }
@@ -344,7 +391,7 @@ class Sim implements DriverHooks, World, LockDriver {
     let leader: SimNode | undefined;
     let term = -1;
     for (const node of this.nodes) {
-      const st = node.raft?.status();
+      const st = node.loop?.status();
       if (!st) return undefined;
       if (term !== -1 && st.term !== term) return undefined;
       term = st.term;
@@ -356,7 +403,7 @@ class Sim implements DriverHooks, World, LockDriver {
     }
     if (!leader) return undefined;
     for (const node of this.nodes) {
-      const st = node.raft!.status();
+      const st = node.loop!.status();
       if (st.leader !== leader.id) return undefined;
     }
     return leader.role === 'leader' && leader.term === term ? leader : undefined;
@@ -384,14 +431,14 @@ class Sim implements DriverHooks, World, LockDriver {
     return this.randomUp();
   }
 
-  proposeCommand(node: SimNode, cmd: Command, who: string): { index: number; term: number } | undefined {
-    const at = node.raft!.propose(encodeCommand(cmd));
-    this.trace.event(this.now, 'propose', node.id, who, describeCommand(cmd), at?.index, at?.term);
-    if (at) {
-      this.stats.proposals++;
-      if (this.client.chance(this.profile.proposeCrashRate)) this.faults.arm(node, 'after-persist', this.now);
-    }
-    return at;
+  proposeCommand(node: SimNode, cmd: Command, who: string): Proposal {
+    return this.propose(node, `${who} ${describeCommand(cmd)}`, encodeCommand(cmd));
+  }
+
+  /** A node that believes it leads, picked at random (the highest-term leader is only one of them). */
+  private believedLeader(): SimNode | undefined {
+    const leaders = this.nodes.filter((x) => x.up && x.role === 'leader');
+    return leaders.length > 0 ? this.client.pick(leaders) : undefined;
   }
 
   private randomUp(): SimNode | undefined {
@@ -409,15 +456,23 @@ class Sim implements DriverHooks, World, LockDriver {
     this.trace.event(this.now, 'weather', w.dropRate, w.dupRate, w.maxDelay, w.longDelayRate, w.reorder);
   }
 
-  crash(node: SimNode): void {
-    node.crash('between-steps');
+  crash(node: SimNode, powerCut: boolean): void {
+    node.crash('between-steps', powerCut);
   }
 
-  restart(node: SimNode): void {
-    node.start();
-    this.trace.event(this.now, 'restart', node.id, node.term, node.commit, node.disk.lastIndex(), node.disk.snapshotIndex);
-    // The lock state read back from the node's own durable snapshot is the one replicas had there.
-    if (node.disk.snapshotIndex > 0) this.lockChecker?.restored(node, node.disk.snapshotIndex);
+  restart(node: SimNode, named?: readonly NodeId[]): boolean {
+    if (named) this.stats.misconfiguredStarts++;
+    const refused = node.start(named);
+    if (refused !== undefined) {
+      this.stats.refusedStarts++;
+      this.trace.event(this.now, 'start-refused', node.id, refused);
+      return false;
+    }
+    const img = node.disk.cached;
+    this.trace.event(this.now, 'restart', node.id, node.voters.join(','), node.term, node.commit, img.lastIndex(), img.snapshotIndex);
+    // The lock state read back from the node's own snapshot is the one replicas had there.
+    if (img.snapshotIndex > 0) this.lockChecker?.restored(node, img.snapshotIndex);
+    return true;
   }
 
   // ---- DriverHooks (one node's driver cycle) ------------------------------------------------
@@ -453,10 +508,10 @@ class Sim implements DriverHooks, World, LockDriver {
     }
   }
 
-  snapshotRestored(node: SimNode, snap: Snapshot, before: AppState): void {
-    this.trace.event(this.now, 'restore', node.id, snap.metadata.index, snap.metadata.term);
-    this.checker.snapshotRestored(node, snap, before);
-    this.lockChecker?.restored(node, snap.metadata.index);
+  snapshotRestored(node: SimNode, index: number, before: AppState): void {
+    this.trace.event(this.now, 'restore', node.id, index);
+    this.checker.snapshotRestored(node, index, before);
+    this.lockChecker?.restored(node, index);
   }
 
   applied(node: SimNode, e: Entry, data: string, before: AppState): void {
@@ -467,20 +522,19 @@ class Sim implements DriverHooks, World, LockDriver {
     if (first) this.workload!.committed(e, out);
   }
 
-  readState(node: SimNode, rs: ReadState): void {
-    this.trace.event(this.now, 'read-state', node.id, rs.context, rs.index);
-    this.checker.readState(node, rs);
-  }
-
   appSnapshot(node: SimNode, snap: Snapshot): void {
     this.stats.appSnapshots++;
     this.trace.event(this.now, 'app-snapshot', node.id, snap.metadata.index, snap.metadata.term);
   }
 
-  crashed(node: SimNode, point: CrashPoint | 'between-steps'): void {
+  crashed(node: SimNode, kind: CrashKind, lost: { inflight: number; unsynced: number; powerCut: boolean }): void {
     this.stats.crashes++;
-    if (point === 'before-persist') this.stats.lostBatches++;
-    this.trace.event(this.now, 'crash', node.id, point, node.disk.hardState.term, node.disk.hardState.commit, node.disk.lastIndex());
+    if (lost.inflight > 0) this.stats.lostBatches++;
+    this.stats.lostWrites += lost.inflight;
+    if (lost.powerCut) this.stats.powerCuts++;
+    this.stats.unsyncedLost += lost.unsynced;
+    const hs = node.disk.cached.hardState;
+    this.trace.event(this.now, lost.powerCut ? 'power-cut' : 'crash', node.id, kind, lost.inflight, lost.unsynced, hs.term, hs.commit, node.disk.cached.lastIndex());
   }
 
   // ---- reporting ----------------------------------------------------------------------------
@@ -513,12 +567,12 @@ class Sim implements DriverHooks, World, LockDriver {
   }
 
   private describeNode(x: SimNode): string {
-    const hs = x.disk.hardState;
-    const durable = `durable term ${hs.term} vote ${hs.vote || '-'} commit ${hs.commit} log ${x.disk.snapshotIndex + 1}..${x.disk.lastIndex()}`;
+    const img = (d: typeof x.disk.synced) => `term ${d.hardState.term} vote ${d.hardState.vote || '-'} commit ${d.hardState.commit} log ${d.snapshotIndex + 1}..${d.lastIndex()}`;
+    const durable = `synced ${img(x.disk.synced)}, written ${img(x.disk.cached)}, voters ${x.voters.join(',')}`;
     if (!x.up) return `${x.id}: down until step ${x.restartAt}; ${durable}`;
     let st = '';
     try {
-      const s = x.raft!.status();
+      const s = x.loop!.status();
       st = `${s.role} term ${s.term} leader ${s.leader || '-'} commit ${s.commit} last ${s.lastIndex}`;
     } catch {
       st = '(status unavailable)';

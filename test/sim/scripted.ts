@@ -1,9 +1,10 @@
-// A hand-driven cluster built from the simulator's parts (SimNode driver, Disk, Checker): no clock, no random
-// network — a test says which messages arrive, who campaigns, who crashes. For replaying a known scenario
-// (e.g. Raft fig. 8) step by step under the same safety checks as the random runs.
+// A hand-driven cluster built from the simulator's parts (SimNode with the real driver loop, Disk, Checker): no
+// clock, no random network — a test says which messages arrive, who campaigns, who crashes. For replaying a
+// known scenario (e.g. Raft fig. 8) step by step under the same safety checks as the random runs.
 
-import type { Entry, Message, NodeId, PlantedBug, ReadState, Ready, Snapshot } from '../../src/raft/types.js';
+import type { Entry, Message, NodeId, PlantedBug, Ready, Snapshot } from '../../src/raft/types.js';
 import type { AppState } from './app-state.js';
+import { textData } from './app-state.js';
 import { Checker } from './checkers.js';
 import { Prng } from './prng.js';
 import { SimNode, type DriverHooks, type NodeSettings } from './sim-node.js';
@@ -27,11 +28,13 @@ export class ScriptedCluster implements DriverHooks {
       compactKeep: 0,
       tickSkip: 0,
       tickDouble: 0,
+      diskDelayMax: 0,
       plantedBug,
       ...overrides,
     };
     const prng = new Prng(1);
-    this.nodes = ids.map((id) => new SimNode(id, ids, settings, prng.fork(id), this));
+    // No clock: every write is due at once, and flush() hands it to the disk.
+    this.nodes = ids.map((id) => new SimNode(id, ids, settings, prng.fork(id), this, () => 0));
     this.checker = new Checker(this.nodes);
     for (const n of this.nodes) n.start();
   }
@@ -42,11 +45,16 @@ export class ScriptedCluster implements DriverHooks {
     return n;
   }
 
-  /** Run driver cycles on every running node until none has anything ready. */
+  /** Run every running node's driver loop (batches and their disk writes) until none has anything left to do. */
   flush(): void {
     for (let round = 0; round < 100; round++) {
       let any = false;
-      for (const n of this.nodes) if (n.up && n.cycle()) any = true;
+      for (const n of this.nodes) {
+        if (!n.up || !n.busy()) continue;
+        any = true;
+        n.runTurn();
+        n.completeWrites();
+      }
       if (!any) return;
     }
     throw new Error('scripted: nodes still busy after 100 rounds');
@@ -61,7 +69,7 @@ export class ScriptedCluster implements DriverHooks {
       this.outbox = this.outbox.filter((m) => !which(m));
       for (const m of now) {
         const to = this.node(m.to);
-        if (to.up) to.raft!.step(m);
+        if (to.up) to.loop!.step(m);
       }
       this.flush();
     }
@@ -74,19 +82,20 @@ export class ScriptedCluster implements DriverHooks {
   }
 
   tick(id: NodeId, times = 1): void {
-    for (let k = 0; k < times; k++) this.node(id).raft!.tick();
+    for (let k = 0; k < times; k++) this.node(id).mustRun().tick();
     this.flush();
   }
 
   campaign(id: NodeId): void {
-    this.node(id).raft!.campaign();
+    this.node(id).mustRun().campaign();
     this.flush();
   }
 
   propose(id: NodeId, data: string): { index: number; term: number } {
-    const at = this.node(id).raft!.propose(new TextEncoder().encode(data));
-    if (!at) throw new Error(`scripted: ${id} refused the proposal`);
+    let at: { index: number; term: number } | undefined;
+    this.node(id).mustRun().propose(textData(data), { accepted: (a) => (at = a), resolve: () => {}, reject: () => {} });
     this.flush();
+    if (!at) throw new Error(`scripted: ${id} refused the proposal`);
     return at;
   }
 
@@ -115,16 +124,13 @@ export class ScriptedCluster implements DriverHooks {
     this.checker.send(node, m);
     this.outbox.push(m);
   }
-  snapshotRestored(node: SimNode, snap: Snapshot, before: AppState): void {
-    this.checker.snapshotRestored(node, snap, before);
+  snapshotRestored(node: SimNode, index: number, before: AppState): void {
+    this.checker.snapshotRestored(node, index, before);
   }
   applied(node: SimNode, e: Entry, data: string, before: AppState): void {
     this.checker.applied(node, e, data, before);
   }
-  readState(node: SimNode, rs: ReadState): void {
-    this.checker.readState(node, rs);
-  }
-  appSnapshot(): void {}
+  appSnapshot(_node: SimNode, _snap: Snapshot): void {}
   crashed(): void {}
 }
 

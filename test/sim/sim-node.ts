@@ -1,34 +1,36 @@
-// One simulated node: a RaftNode, its in-memory MemoryStorage, its durable Disk, the app state, and the
-// driver loop that moves a Ready batch through persist → send → apply → advance (the contract in types.ts).
-// A crash throws away everything but the Disk; a restart rebuilds the node from it.
-// With the lock app, the node also runs the real lock state machine (lock-app.ts) on the same entries; its
-// snapshot bytes travel inside the app snapshot (app-state.ts), so InstallSnapshot carries them too.
+// One simulated node: the real driver loop (src/lockd/node/driver-loop.ts, the one RaftDriver runs) on a
+// simulated disk (disk.ts, through sim-storage.ts), the runner's network as its outbox, the runner's steps as
+// its scheduler, and the hash-chain app (plus, with the lock app, the real lock state machine: lock-app.ts)
+// as its applier. A crash throws away everything but the Disk; a power cut also its unsynced writes; a
+// restart rebuilds the node from what is left, after the same voter check a real start makes (voters.ts).
 
-import { RaftNode } from '../../src/raft/raft-node.js';
-import type { MemoryStorage } from '../../src/raft/memory-storage.js';
-import { sendableBeforePersist, type Entry, type Message, type NodeId, type PlantedBug, type ReadState, type Ready, type Role, type Snapshot } from '../../src/raft/types.js';
+import pino from 'pino';
+import { DriverLoop } from '../../src/lockd/node/driver-loop.js';
+import type { Entry, Message, NodeId, PlantedBug, Ready, Role, Snapshot } from '../../src/raft/types.js';
 import { INITIAL_APP_STATE, applyEntry, dataText, decodeAppSnapshot, encodeAppSnapshot, type AppState } from './app-state.js';
 import { Disk } from './disk.js';
 import type { LockReplica } from './lock-app.js';
 import type { Prng } from './prng.js';
+import { SimStorage, type DiskBug } from './sim-storage.js';
+import { startVoters, type StartBug } from './voters.js';
 
-/** Where, inside one driver cycle, a crash may strike. */
+/** Where, inside one batch of the driver loop, a crash may strike. */
 export type CrashPoint = 'before-persist' | 'after-persist' | 'after-send';
+export type CrashKind = CrashPoint | 'between-steps';
 
-/** What the runner (checks, network, trace) gets to see of a driver cycle, in order. */
+/** What the runner (checks, network, trace) gets to see of a node's driver loop, in order. */
 export interface DriverHooks {
-  /** A Ready was just taken from the core (nothing persisted yet). */
+  /** A Ready was just taken from the core (nothing sent or persisted yet); node.role/term are still the old ones. */
   readyTaken(node: SimNode, rd: Ready): void;
-  /** Should this cycle crash, and where? */
+  /** Should this batch crash, and where? */
   crashPoint(node: SimNode): CrashPoint | undefined;
-  /** The batch is on disk (and in the MemoryStorage). */
+  /** The batch's durable parts are written (see LoopObserver.persisted). */
   persisted(node: SimNode, rd: Ready): void;
   send(node: SimNode, m: Message): void;
-  snapshotRestored(node: SimNode, snap: Snapshot, before: AppState): void;
+  snapshotRestored(node: SimNode, index: number, before: AppState): void;
   applied(node: SimNode, e: Entry, data: string, before: AppState): void;
-  readState(node: SimNode, rs: ReadState): void;
   appSnapshot(node: SimNode, snap: Snapshot): void;
-  crashed(node: SimNode, point: CrashPoint | 'between-steps'): void;
+  crashed(node: SimNode, kind: CrashKind, lost: { inflight: number; unsynced: number; powerCut: boolean }): void;
 }
 
 export interface NodeSettings {
@@ -46,87 +48,201 @@ export interface NodeSettings {
   /** Per-tick chance that this node's clock skips a tick / delivers two. */
   readonly tickSkip: number;
   readonly tickDouble: number;
+  /** A disk write reaches the disk 0..diskDelayMax steps after it is issued (in order). */
+  readonly diskDelayMax: number;
+  readonly diskBug?: DiskBug;
+  readonly startBug?: StartBug;
 }
+
+/** Thrown from inside the loop to crash the node at a CrashPoint; caught where the runner entered the loop. */
+class SimCrash extends Error {
+  constructor(readonly point: CrashPoint) {
+    super(`sim crash ${point}`);
+  }
+}
+
+const SILENT = pino({ level: 'silent' });
 
 export class SimNode {
   readonly disk = new Disk();
-  raft: RaftNode | undefined;
-  storage: MemoryStorage | undefined;
+  loop: DriverLoop<void> | undefined;
+  storage: SimStorage | undefined;
   app: AppState = INITIAL_APP_STATE;
   incarnation = 0;
+  /** The voters this incarnation runs with. */
+  voters: readonly NodeId[] = [];
   /** As observed from Ready batches (softState / hardState) of the current incarnation. */
   role: Role = 'follower';
   term = 0;
   leader: NodeId = '';
-  /** Highest commit index seen in this incarnation (starts at the durable commit on restart). */
+  /** Highest commit index seen in this incarnation (starts at the stored commit on restart). */
   commit = 0;
   /** Step at which a down node comes back. */
   restartAt = 0;
+  /** The next restart is a misconfigured one: --peers names this set. */
+  nextPeers: readonly NodeId[] | undefined;
+  /** Loop callbacks to run at this node's next turn (the loop's Scheduler). */
+  private scheduled: (() => void)[] = [];
+  private crashAt: CrashPoint | undefined;
+  private restoring = false;
 
   constructor(
     readonly id: NodeId,
+    /** The cluster's real voter set: what a correct --peers names. */
     readonly peers: readonly NodeId[],
     readonly settings: NodeSettings,
     private readonly prng: Prng,
     private readonly hooks: DriverHooks,
+    /** The current step (writes are timed in steps). */
+    private readonly now: () => number,
     /** The lock app, when the run drives it (its state is rebuilt on every start, like the hash chain's). */
     readonly lock?: LockReplica,
   ) {}
 
   get up(): boolean {
-    return this.raft !== undefined;
+    return this.loop !== undefined;
   }
 
-  /** (Re)start from the durable disk: storage rebuilt from it, app state from its snapshot. */
-  start(): void {
-    if (this.raft) throw new Error(`sim: ${this.id} is already running`);
+  /**
+   * (Re)start from the disk with --peers naming `named`: storage rebuilt from what the disk holds, app state from
+   * its snapshot. Returns why the start was refused (the node stays down), or undefined.
+   */
+  start(named: readonly NodeId[] = this.peers): string | undefined {
+    if (this.loop) throw new Error(`sim: ${this.id} is already running`);
+    const decision = startVoters(this.id, this.disk.voters, named, this.settings.startBug);
+    if (!decision.ok) return decision.reason;
+    if (decision.record) this.disk.voters = decision.record;
     const s = this.settings;
     this.incarnation++;
-    this.storage = this.disk.toStorage(this.peers);
-    this.restoreApp(this.disk.snapshotIndex > 0 ? this.disk.snapshot.data : undefined);
-    this.raft = new RaftNode({
-      id: this.id,
-      peers: this.peers,
-      storage: this.storage,
-      electionTick: s.electionTick,
-      heartbeatTick: s.heartbeatTick,
-      random: (n) => this.prng.int(n),
-      applied: this.disk.snapshotIndex,
-      preVote: s.preVote,
-      checkQuorum: s.checkQuorum,
-      maxSizePerMsg: s.maxSizePerMsg,
-      maxInflightMsgs: s.maxInflightMsgs,
-      plantedBug: s.plantedBug,
+    this.voters = decision.voters;
+    const storage = new SimStorage(this.disk, this.disk.cached, this.voters, {
+      now: this.now,
+      latency: () => (s.diskDelayMax > 0 ? this.prng.range(0, s.diskDelayMax) : 0),
+      compactKeep: s.compactKeep,
+      bug: s.diskBug,
+      queued: () => {
+        if (this.crashAt === 'before-persist') throw new SimCrash('before-persist');
+      },
+      snapshotSaved: (snap) => this.hooks.appSnapshot(this, snap),
     });
+    this.storage = storage;
+    this.scheduled = [];
+    this.crashAt = undefined;
     this.role = 'follower';
     this.leader = '';
-    this.term = this.disk.hardState.term;
-    this.commit = this.disk.hardState.commit;
+    this.term = this.disk.cached.hardState.term;
+    this.commit = this.disk.cached.hardState.commit;
+    this.restoring = true;
+    this.restoreApp(undefined);
+    const loop = new DriverLoop<void>({
+      id: this.id,
+      voters: this.voters,
+      raft: {
+        electionTick: s.electionTick,
+        heartbeatTick: s.heartbeatTick,
+        random: (n) => this.prng.int(n),
+        preVote: s.preVote,
+        checkQuorum: s.checkQuorum,
+        maxSizePerMsg: s.maxSizePerMsg,
+        maxInflightMsgs: s.maxInflightMsgs,
+        plantedBug: s.plantedBug,
+      },
+      storage,
+      applier: {
+        apply: (e) => this.apply(e),
+        snapshot: () => encodeAppSnapshot(this.app, this.lock?.snapshot()),
+        restore: (data, index) => this.restore(data, index),
+      },
+      scheduler: { soon: (fn) => this.scheduled.push(fn) },
+      logger: SILENT,
+      snapshotEvery: s.snapshotEvery,
+      // Everything the loop catches comes back out: a SimCrash to runTurn/completeWrites, a Violation or an
+      // invariant error to the runner, which reports it.
+      onFatal: (e) => {
+        throw e;
+      },
+      observer: {
+        readyTaken: (rd) => this.readyTaken(rd),
+        persisted: (rd) => {
+          this.hooks.persisted(this, rd);
+          // Nothing was written (or only an unsynced write): a crash "before persisting" strikes here.
+          if (this.crashAt === 'before-persist' || this.crashAt === 'after-persist') throw new SimCrash(this.crashAt);
+        },
+        sent: () => {
+          if (this.crashAt === 'after-send') throw new SimCrash('after-send');
+        },
+      },
+    });
+    this.restoring = false;
+    loop.setOutbox({ send: (ms) => { for (const m of ms) this.hooks.send(this, m); } });
+    this.loop = loop;
+    return undefined;
   }
 
-  /** Lose everything not on disk. */
-  crash(point: CrashPoint | 'between-steps'): void {
-    this.raft = undefined;
+  /** Lose everything not on disk; with a power cut, also the disk's unsynced writes (a random tail of them). */
+  crash(kind: CrashKind, powerCut = false): void {
+    const inflight = this.storage?.inflight ?? 0;
+    this.loop = undefined;
     this.storage = undefined;
+    this.scheduled = [];
+    this.crashAt = undefined;
     this.role = 'follower';
     this.leader = '';
-    this.hooks.crashed(this, point);
+    const unsynced = powerCut ? this.disk.powerCut(this.prng) : 0;
+    this.hooks.crashed(this, kind, { inflight, unsynced, powerCut });
+  }
+
+  /** Forget a crash drawn for the batch under way (the calm phase has no faults). */
+  disarm(): void {
+    this.crashAt = undefined;
   }
 
   /** One tick of this node's clock, which runs a little fast or slow. */
   tick(): number {
-    const raft = this.mustRun();
+    const loop = this.mustRun();
     if (this.prng.chance(this.settings.tickSkip)) return 0;
     const n = this.prng.chance(this.settings.tickDouble) ? 2 : 1;
-    for (let k = 0; k < n; k++) raft.tick();
+    for (let k = 0; k < n; k++) loop.tick();
     return n;
   }
 
-  /** One driver cycle: take a Ready (if any) and carry it through persist → send → apply → advance. */
-  cycle(): boolean {
-    const raft = this.mustRun();
-    if (!raft.hasReady()) return false;
-    const rd = raft.ready();
+  /** This node's turn of a step: run what its loop scheduled before the turn (a batch: inbox → Ready → write). */
+  runTurn(): boolean {
+    const fns = this.scheduled;
+    if (fns.length === 0) return false;
+    this.scheduled = [];
+    this.entered(() => {
+      for (const fn of fns) fn();
+    });
+    return true;
+  }
+
+  /** Writes due now reach the disk; their batches go on (send, apply, advance). */
+  completeWrites(): void {
+    const storage = this.storage;
+    if (storage) this.entered(() => storage.completeDue());
+  }
+
+  /** Something is waiting: a scheduled batch or a write in flight. */
+  busy(): boolean {
+    return this.scheduled.length > 0 || (this.storage?.inflight ?? 0) > 0;
+  }
+
+  mustRun(): DriverLoop<void> {
+    if (!this.loop) throw new Error(`sim: ${this.id} is down`);
+    return this.loop;
+  }
+
+  private entered(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      if (!(e instanceof SimCrash)) throw e;
+      this.crash(e.point);
+    }
+  }
+
+  private readyTaken(rd: Ready): void {
     this.hooks.readyTaken(this, rd);
     if (rd.softState) {
       this.role = rd.softState.role;
@@ -136,56 +252,22 @@ export class SimNode {
       this.term = rd.hardState.term;
       this.commit = Math.max(this.commit, rd.hardState.commit);
     }
-    // 0. Leader replication may leave before the disk write (types.ts: sendableBeforePersist), so a
-    // crash before persisting can leave followers holding entries the leader never made durable.
-    for (const m of rd.messages) if (sendableBeforePersist(m)) this.hooks.send(this, m);
-    const crash = this.hooks.crashPoint(this);
-    if (crash === 'before-persist') return this.crashIn(crash);
-
-    // 1. One synced write: snapshot, entries, hard state.
-    this.disk.write(rd.hardState, rd.entries, rd.snapshot);
-    const storage = this.storage!;
-    if (rd.snapshot && rd.snapshot.metadata.index > 0) storage.applySnapshot(rd.snapshot);
-    if (rd.entries.length > 0) storage.append(rd.entries);
-    if (rd.hardState) storage.setHardState(rd.hardState);
-    this.hooks.persisted(this, rd);
-    if (crash === 'after-persist') return this.crashIn(crash);
-
-    // 2. Send.
-    for (const m of rd.messages) if (!sendableBeforePersist(m)) this.hooks.send(this, m);
-    if (crash === 'after-send') return this.crashIn(crash);
-
-    // 3. Apply: snapshot first, then committed entries; read states are answered at this point.
-    if (rd.snapshot && rd.snapshot.metadata.index > 0) {
-      const before = this.app;
-      this.restoreApp(rd.snapshot.data);
-      this.hooks.snapshotRestored(this, rd.snapshot, before);
-    }
-    for (const e of rd.committedEntries) {
-      const before = this.app;
-      const data = dataText(e.data);
-      this.app = applyEntry(before, e.index, data);
-      this.lock?.apply(e);
-      this.hooks.applied(this, e, data, before);
-    }
-    for (const rs of rd.readStates) this.hooks.readState(this, rs);
-    this.maybeSnapshot();
-
-    // 4. Acknowledge.
-    raft.advance(rd);
-    return true;
+    this.crashAt = this.hooks.crashPoint(this);
   }
 
-  /** Every `snapshotEvery` applied entries: snapshot the app, make it durable, compact the log. */
-  private maybeSnapshot(): void {
-    const storage = this.storage!;
-    const snapIndex = storage.snapshot().metadata.index;
-    if (this.app.index - snapIndex < this.settings.snapshotEvery) return;
-    const snap = storage.createSnapshot(this.app.index, encodeAppSnapshot(this.app, this.lock?.snapshot()));
-    this.disk.saveAppSnapshot(snap);
-    const compactTo = this.app.index - this.settings.compactKeep;
-    if (compactTo >= storage.firstIndex()) storage.compact(compactTo);
-    this.hooks.appSnapshot(this, snap);
+  private apply(e: Entry): void {
+    const before = this.app;
+    const data = dataText(e.data);
+    this.app = applyEntry(before, e.index, data);
+    this.lock?.apply(e);
+    this.hooks.applied(this, e, data, before);
+  }
+
+  private restore(data: Uint8Array, index: number): void {
+    const before = this.app;
+    this.restoreApp(data);
+    // On start the loop restores the node's own snapshot: the runner checks that one itself.
+    if (!this.restoring) this.hooks.snapshotRestored(this, index, before);
   }
 
   /** The app state from a snapshot's data (undefined: the empty state), the lock app's too. */
@@ -195,15 +277,5 @@ export class SimNode {
     if (!this.lock) return;
     if (snap && !snap.lock) throw new Error(`sim: ${this.id}: snapshot at ${snap.app.index} carries no lock state`);
     this.lock.reset(snap?.lock);
-  }
-
-  private crashIn(point: CrashPoint): boolean {
-    this.crash(point);
-    return true;
-  }
-
-  mustRun(): RaftNode {
-    if (!this.raft) throw new Error(`sim: ${this.id} is down`);
-    return this.raft;
   }
 }

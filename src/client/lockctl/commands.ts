@@ -118,7 +118,9 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
     const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), wait, signal: ctx.interrupted });
     if (!r.acquired) {
       if (own) await own.revoke().catch(() => {});
-      ctx.out.result(`lock ${name} is held by lease ${r.holderLeaseId}`, { name, acquired: false, holderLeaseId: r.holderLeaseId });
+      const holder = r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : 'free now';
+      const why = r.grantEnded ? `was granted to this request (token ${r.endedFencingToken}) and that grant has ended; it is ${holder}` : `is ${holder}`;
+      ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}) });
       return EXIT.NOT_ACQUIRED;
     }
     own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)

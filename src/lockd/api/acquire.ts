@@ -2,8 +2,9 @@
 // queued, waits for the applied event that ends the wait (lock-waits.ts): granted → acquired with
 // that entry's token; the lease died → NOT_FOUND; the client's deadline → DEADLINE_EXCEEDED (and
 // the queue entry is cancelled). A retried wait with the same request_id is answered by the state
-// machine's dedup as "queued" at its old place, and simply waits again. An abandoned call hands
-// lock-waits.ts the index of its last Acquire entry, so the cleanup spares what later calls got.
+// machine's dedup as "queued" at its old place, and simply waits again; a retry whose grant has
+// ended is answered acquired = false, grant_ended (the state machine's 'ended'). An abandoned call
+// hands lock-waits.ts the index of its last Acquire entry, so the cleanup spares what later calls got.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';
@@ -27,7 +28,8 @@ export interface AcquireArgs {
 
 export function acquireResponse(r: AcquireResult): AcquireResponse {
   const acquired = r.status === 'acquired';
-  return { acquired, fencingToken: acquired ? r.token : 0, holderLeaseId: r.holderLeaseId };
+  const ended = r.status === 'ended';
+  return { acquired, fencingToken: acquired ? r.token : 0, holderLeaseId: r.holderLeaseId, grantEnded: ended, endedFencingToken: ended ? r.endedToken : 0 };
 }
 
 export class Acquirer {
@@ -48,15 +50,13 @@ export class Acquirer {
     try {
       for (let round = 0; ; round++) {
         let r: AcquireResult;
-        // This round's entry will land after every entry applied here by now.
-        const before = this.proposer.appliedIndex();
         try {
           ({ index: lastIndex, result: r } = await this.proposer.writeAt(cmd, a.deadline));
         } catch (e) {
-          // Whether and where this round's entry lands is unknown. Bound the cleanup by what was
-          // applied before it was proposed (not by what is applied now: that may hold a retry the
-          // client sent elsewhere meanwhile), raised to its index if it turns out to land here.
-          if (e instanceof UncertainWriteError) abandon = { why: 'uncertain', atIndex: Math.max(lastIndex, before), landed: e.landed };
+          // Whether and where this round's entry lands is unknown. The cleanup must name the call's
+          // last Acquire entry exactly (CancelWait.abandoned_at_index): this round's, if it turns out
+          // to land here, else the previous round's (0 in round 0: then nothing is known to clean).
+          if (e instanceof UncertainWriteError) abandon = { why: 'uncertain', atIndex: lastIndex, landed: e.landed };
           throw e;
         }
         if (r.status !== 'queued') return acquireResponse(r);
@@ -65,7 +65,7 @@ export class Acquirer {
         switch (o.kind) {
           case 'acquired':
             this.logger.debug({ event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token }, `lease ${a.leaseId} granted ${a.name} after waiting`);
-            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId };
+            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0 };
           case 'removed':
             throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
           case 'cancelled':

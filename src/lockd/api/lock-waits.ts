@@ -9,12 +9,15 @@
 //  - deadline passed → CancelWait at once (through the leader);
 //  - client went away, or the Acquire's own outcome is unknown → CancelWait after a grace period,
 //    skipped if another call for the same (name, lease) arrived here meanwhile: a retry keeps its place;
-//  - the CancelWait carries abandonedAtIndex, the index of the call's last Acquire entry (or, when
-//    its outcome is unknown, a bound its entries cannot precede — see acquire.ts). The state machine
-//    then changes nothing if a later Acquire of the lease for the name was answered queued or
-//    acquired — a retry served by another node after a leader change, a try-lock, another call —
-//    and otherwise also releases, in the same entry, a grant made meanwhile (no call is left to
-//    deliver it to). So the cleanup never takes what a later call was handed (faults README, bug 1).
+//  - the CancelWait carries abandonedAtIndex, the index of the call's last Acquire entry (when its
+//    outcome is unknown: where it landed here, else the call's previous entry — see acquire.ts).
+//    The state machine acts only if that is exactly the waiting Acquire the lease's wait or grant
+//    answers last, so it changes nothing if a later Acquire of the lease for the name was answered
+//    queued or acquired — a retry served by another node after a leader change, a try-lock, another
+//    call — and otherwise also releases, in the same entry, a grant made meanwhile (no call is left
+//    to deliver it to). So the cleanup never takes what a later call was handed (faults README,
+//    bug 1), and a forged one cannot name an index past every Acquire (issue 9.4). With no entry of
+//    the call known (0), there is nothing it could name, and no cleanup is sent.
 import type { Logger } from 'pino';
 import type { LockEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
@@ -39,7 +42,7 @@ export type Abandon = 'deadline' | 'gone' | 'uncertain';
 /** A call given up: why, and the bound its cleanup must not reach past (CancelWait.abandonedAtIndex). */
 export interface Abandoned {
   readonly why: Abandon;
-  /** Index of the call's last Acquire entry, or an applied index its entries cannot precede. */
+  /** Index of the call's last Acquire entry known here (0: none). */
   readonly atIndex: number;
   /** For an unknown outcome: the index its last entry is applied at here, if it is. */
   readonly landed?: Promise<number | undefined>;
@@ -168,6 +171,10 @@ export class LockWaits {
       const landed = ks.landed ? await settleBy(ks.landed, until, 'the abandoned Acquire').catch(() => undefined) : undefined;
       const abandonedAt = Math.max(ks.abandonedAt, landed ?? 0);
       if (ks.seq !== seq || ks.waiters.size > 0) return; // a retry arrived here while we waited
+      if (abandonedAt === 0) {
+        this.logger.info({ event: 'wait not cancelled', name, leaseId, why }, `abandoned wait for ${name} by lease ${leaseId}: no Acquire entry of it known here, nothing to cancel`);
+        return;
+      }
       const r = await this.ops.cancelWait(name, leaseId, abandonedAt, until);
       this.logger.info(
         { event: 'wait cancelled', name, leaseId, why, abandonedAt, removed: r.removed, heldToken: r.heldToken, released: r.released },

@@ -49,11 +49,6 @@ export class Proposer {
     return { index: out.index, result: r as SuccessFor<C['type']> };
   }
 
-  /** This node's applied index: every entry a call proposes from now on lands after it. */
-  appliedIndex(): number {
-    return this.ctx.driver.appliedIndex();
-  }
-
   /** Run `query` on state at least as new as every write committed before this call. */
   async read<T>(deadline: number, query: () => T): Promise<T> {
     try {

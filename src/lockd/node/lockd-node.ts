@@ -36,7 +36,7 @@ export class LockdNode {
     const stateMachine = new LockStateMachine();
     // The observation stream exists before the driver, so its first decisions are published too.
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
-    const source = new NodeSource(bus, config.id);
+    const source = new NodeSource(bus, config.id, storage.memory.hardState());
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)

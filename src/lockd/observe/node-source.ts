@@ -2,21 +2,27 @@
 // (DriverEvent), its role changes and applies (the state machine's results and LockEvents, read as
 // they are, never recomputed), and the votes in peer messages. Nothing here decides anything.
 import { performance } from 'node:perf_hooks';
-import type { Entry, Message, NodeId } from '../../raft/types.js';
+import type { Entry, Message, NodeId, Ready } from '../../raft/types.js';
 import type { DriverEvent } from '../node/raft-driver.js';
 import { decodeCommand, type ApplyOutput, type Command, type LockEvent } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
 
 export class NodeSource {
   private leader: NodeId = '';
-  private commit = 0;
+  /** Term and commit as last published (start: as on disk). */
+  private term: number;
+  private commit: number;
   /** performance.now() when the synced write in progress began; undefined when none is. */
   private syncSince: number | undefined;
 
   constructor(
     private readonly bus: EventBus,
     private readonly self: NodeId,
-  ) {}
+    start: { readonly term: number; readonly commit: number } = { term: 0, commit: 0 },
+  ) {
+    this.term = start.term;
+    this.commit = start.commit;
+  }
 
   /** How long the synced write in progress has been outstanding (0: none): /livez's disk bound. */
   syncOutstandingMs(): number {
@@ -33,24 +39,31 @@ export class NodeSource {
         this.syncSince = undefined;
         this.bus.publish({ type: 'disk-sync', ms: ev.ms, entries: ev.entries });
         return;
-      case 'appended': {
-        const last = ev.entries[ev.entries.length - 1];
-        this.bus.publish({ type: 'appended', first: ev.entries[0].index, last: last.index, lastTerm: last.term });
-        return;
-      }
-      case 'committed':
-        if (ev.commit <= this.commit) return;
-        this.commit = ev.commit;
-        this.bus.publish({ type: 'committed', index: ev.commit });
-        return;
-      case 'term':
-        this.bus.publish({ type: 'term-changed', from: ev.from, vote: ev.vote });
-        return;
-      case 'snapshot':
-        this.bus.publish({ type: 'snapshot', how: ev.how, index: ev.index, bytes: ev.bytes });
+      case 'persisted':
+        return this.persisted(ev.rd);
+      case 'snapshot-taken':
+        this.bus.publish({ type: 'snapshot', how: 'taken', index: ev.index, bytes: ev.bytes });
         return;
     }
   };
+
+  private persisted(rd: Ready): void {
+    const hs = rd.hardState;
+    if (hs && hs.term !== this.term) {
+      const from = this.term;
+      this.term = hs.term;
+      this.bus.publish({ type: 'term-changed', from, vote: hs.vote });
+    }
+    if (rd.snapshot) this.bus.publish({ type: 'snapshot', how: 'installed', index: rd.snapshot.metadata.index, bytes: rd.snapshot.data.length });
+    if (rd.entries.length > 0) {
+      const last = rd.entries[rd.entries.length - 1];
+      this.bus.publish({ type: 'appended', first: rd.entries[0].index, last: last.index, lastTerm: last.term });
+    }
+    if (hs && hs.commit > this.commit) {
+      this.commit = hs.commit;
+      this.bus.publish({ type: 'committed', index: hs.commit });
+    }
+  }
 
   /** RaftDriver.onRoleChange. */
   readonly roleChanged = (role: 'follower' | 'precandidate' | 'candidate' | 'leader', leader: NodeId): void => {

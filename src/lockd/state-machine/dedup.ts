@@ -2,6 +2,8 @@
 // applying twice (Grant/Acquire here and in their commands; the rest in request-once.ts).
 // Bounded FIFO (oldest id forgotten first). Map insertion order is the FIFO order, and it is replicated:
 // every replica inserts the same ids in the same log order, and snapshots preserve the order.
+// A record is a memory, not the truth (LESSONS 11): lock-commands.ts `replay` answers a retry with
+// what is true now, and the records of open waits are kept true as the waits end (lock-transitions.ts).
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import { DEDUP_CAPACITY } from './limits.js';
@@ -12,13 +14,16 @@ export interface GrantRecord {
   readonly leaseId: number;
 }
 
-/** For status = queued the outcome is still open: it is updated when the waiter is granted, dropped when it leaves. */
+/**
+ * For status = queued and wait = true the outcome is still open: every such record of a waiter is
+ * settled to 'acquired' when the waiter is granted, and dropped when it leaves (waitsOf).
+ */
 export interface AcquireRecord {
   readonly type: 'Acquire';
   readonly name: string;
   readonly leaseId: number;
   readonly wait: boolean;
-  readonly status: AcquireStatus;
+  readonly status: Exclude<AcquireStatus, 'ended'>;
   readonly token: number;
   readonly holderLeaseId: number;
   readonly holderToken: number;
@@ -70,8 +75,17 @@ export interface FenceRecord {
 
 export type DedupRecord = GrantRecord | AcquireRecord | ReleaseRecord | RevokeRecord | CancelWaitRecord | FenceRecord;
 
+/** Records of open waits (Acquire, wait = true, status = queued), by the waiter they follow. */
+const openWait = (r: DedupRecord | undefined): r is AcquireRecord => r?.type === 'Acquire' && r.wait && r.status === 'queued';
+const waitKey = (leaseId: number, name: string) => `${leaseId}\u0000${name}`; // names hold no control characters
+
 export class DedupTable {
   private readonly records = new Map<string, DedupRecord>();
+  /**
+   * Derived index of the open-wait records (several request ids may wait by one waiter: retries
+   * under new ids, other calls). Not snapshotted: add() rebuilds it, in FIFO order, on restore.
+   */
+  private readonly waits = new Map<string, Set<string>>();
 
   constructor(readonly capacity: number = DEDUP_CAPACITY) {}
 
@@ -87,20 +101,44 @@ export class DedupTable {
   add(requestId: string, rec: DedupRecord): void {
     if (this.records.has(requestId)) throw new Error(`dedup: request id ${requestId} already recorded`);
     this.records.set(requestId, rec);
+    this.index(requestId, undefined, rec);
     while (this.records.size > this.capacity) {
       const oldest = this.records.keys().next().value as string;
-      this.records.delete(oldest);
+      this.delete(oldest);
     }
   }
 
   /** Replace an existing record's outcome, keeping its place in the FIFO. */
   replace(requestId: string, rec: DedupRecord): void {
-    if (!this.records.has(requestId)) throw new Error(`dedup: request id ${requestId} not recorded`);
+    const old = this.records.get(requestId);
+    if (!old) throw new Error(`dedup: request id ${requestId} not recorded`);
     this.records.set(requestId, rec);
+    this.index(requestId, old, rec);
   }
 
   delete(requestId: string): void {
+    this.index(requestId, this.records.get(requestId), undefined);
     this.records.delete(requestId);
+  }
+
+  /** Request ids whose open-wait record follows the waiter (leaseId, name), oldest first. */
+  waitsOf(leaseId: number, name: string): string[] {
+    return [...(this.waits.get(waitKey(leaseId, name)) ?? [])];
+  }
+
+  private index(requestId: string, before: DedupRecord | undefined, after: DedupRecord | undefined): void {
+    if (openWait(before)) {
+      const k = waitKey(before.leaseId, before.name);
+      const set = this.waits.get(k);
+      set?.delete(requestId);
+      if (set?.size === 0) this.waits.delete(k);
+    }
+    if (openWait(after)) {
+      const k = waitKey(after.leaseId, after.name);
+      let set = this.waits.get(k);
+      if (!set) this.waits.set(k, (set = new Set()));
+      set.add(requestId);
+    }
   }
 
   /** Oldest first. */

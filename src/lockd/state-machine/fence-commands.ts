@@ -80,16 +80,19 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
 
 /**
  * The live lease whose grant holds `token` (a token is its grant's index), or 0. With the lock named
- * (and checked) it is that lock's holder. Otherwise a scan of the held locks — O(locks), paid only by
- * writes that create a key without naming their lock. One entry can hand several locks on (a lease's
- * end), so several grants may share a token: the lowest lease id among them is charged, whatever
- * order the lock table is in (a replica restored from a snapshot iterates it in another order).
+ * (and checked) it is that lock's holder. Otherwise the grants held under `token` (state.grants, not
+ * a scan of the lock table: this runs in the apply loop). One entry can hand several locks on (a
+ * lease's end), so several grants may share a token: the lowest lease id among them is charged,
+ * whatever order they are kept in (a replica restored from a snapshot rebuilds them in another).
  * Tokens are not credentials: whoever presents one spends that lease's quota, as they could write
  * over its keys (access control is issue #12).
  */
 function grantLease(state: MachineState, token: number, lock: string | undefined): number {
   if (lock !== undefined) return state.locks.get(lock)?.holder ?? 0;
   let owner = 0;
-  for (const l of state.locks.values()) if (l.token === token && (owner === 0 || l.holder < owner)) owner = l.holder;
+  for (const name of state.grants.names(token)) {
+    const holder = state.locks.get(name)!.holder;
+    if (owner === 0 || holder < owner) owner = holder;
+  }
   return owner;
 }

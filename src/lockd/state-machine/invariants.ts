@@ -55,8 +55,22 @@ export function checkInvariants(s: MachineState): void {
   }
   for (const [id, lease] of s.leases)
     check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
+  let grants = 0;
+  for (const [token, name] of s.grants.pairs()) {
+    grants++;
+    check(s.locks.get(name)?.token === token, 'grant-index', () => `grant index lists ${name} under token ${token}, but it is held under ${s.locks.get(name)?.token ?? 'no token'}`);
+  }
+  check(grants === s.locks.size, 'grant-index', () => `grant index lists ${grants} grants for ${s.locks.size} locks`);
   checkFence(s);
   check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+  // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
+  for (const [rid, r] of s.dedup.entries())
+    if (r.type === 'Acquire' && r.wait && r.status === 'queued')
+      check(
+        s.locks.get(r.name)?.waiters.some((w) => w.leaseId === r.leaseId),
+        'dedup-open-waits',
+        () => `request ${rid} is recorded queued for ${r.name}, but lease ${r.leaseId} does not wait for it`,
+      );
 }
 
 function checkFence(s: MachineState): void {

@@ -4,8 +4,8 @@
 import type { ApplyContext } from './apply-context.js';
 import type { AcquireCommand, CancelWaitCommand, ReleaseCommand } from './commands.js';
 import type { AcquireRecord } from './dedup.js';
-import type { LeaseRecord, MachineState } from './state.js';
-import type { AcquireResult, ResultFor } from './results.js';
+import type { LeaseRecord, LockRecord, MachineState } from './state.js';
+import type { AcquireResult, Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
 import { createLock, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
 import { check } from './invariant.js';
@@ -20,14 +20,13 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
     if (rec) {
       if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait)
         return failure('Acquire', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
-      const first = replay(state, ctx, rid, rec);
-      if (first) return { type: 'Acquire', ok: true, ...first, duplicate: true };
-      // The first attempt's wait ended without a grant: apply the retry afresh.
-      state.dedup.delete(rid);
+      const now = replay(state, ctx, rid, rec);
+      return now.ok ? { type: 'Acquire', ok: true, ...now.outcome, duplicate: true } : now.failure;
     }
   }
   const r = acquire(state, ctx, cmd, rid);
   if (r.ok && rid !== undefined) {
+    check(r.status !== 'ended', 'acquire-status', () => `a first Acquire answered ${r.status}`);
     state.dedup.add(rid, {
       type: 'Acquire',
       name: cmd.name,
@@ -43,34 +42,46 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
 }
 
 /**
- * The first outcome of a request id, or undefined if it was a wait that ended without a grant.
- * A replay that hands out the lease's current grant or queue place re-asserts it (lastAcquireIndex).
+ * A retry answered with what is true now about its request (LESSONS 11), never a second grant:
+ *  - granted, and the grant (name, token) still holds → acquired (re-asserted: see lastAcquireIndex);
+ *  - granted, and it has ended → 'ended' with that token and the current holder; its lease gone → NOT_FOUND;
+ *  - a wait still open (records of open waits are kept true: lock-transitions.ts) → queued, current place;
+ *  - a try-lock that got nothing → not acquired, the holder now. It never takes or queues afresh: its
+ *    first answer was delivered or not, and a late duplicate must not leave an orphan lock behind.
+ * Worked example: A acquires rp with R1 (token 5), releases it; B acquires rp (token 7); A retries R1
+ * → ended, endedToken 5, holder B / 7.
  */
-function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: AcquireRecord): Outcome | undefined {
-  const { status, token, holderLeaseId, holderToken } = rec;
+function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: AcquireRecord): { ok: true; outcome: Outcome } | { ok: false; failure: Failure } {
   const lock = state.locks.get(rec.name);
-  if (status !== 'queued') {
-    if (status === 'acquired' && lock?.holder === rec.leaseId && lock.token === token) lock.lastAcquireIndex = ctx.index;
-    return { status, token, holderLeaseId, holderToken, position: 0 };
+  const lease = state.leases.get(rec.leaseId);
+  if (!lease) {
+    const ended = rec.status === 'acquired' ? `; the grant of ${rec.name} (token ${rec.token}) made for request_id ${rid} ended with it` : '';
+    return { ok: false, failure: failure('Acquire', 'NOT_FOUND', `lease ${rec.leaseId} not found (expired, revoked or never granted)${ended}`) };
   }
-  // Still open: grants settle the record (lock-transitions), but a second request id for the same
-  // waiter is not tracked by the waiter, so answer from the current state.
-  if (lock?.holder === rec.leaseId) {
-    const acquired = { status: 'acquired' as const, token: lock.token, holderLeaseId: lock.holder, holderToken: lock.token };
-    state.dedup.replace(rid, { ...rec, ...acquired });
-    lock.lastAcquireIndex = ctx.index;
-    return { ...acquired, position: 0 };
+  const now = { holderLeaseId: lock?.holder ?? 0, holderToken: lock?.token ?? 0, position: 0, endedToken: 0 };
+  const answer = (o: Partial<Outcome> & Pick<Outcome, 'status'>) => ({ ok: true as const, outcome: { token: 0, ...now, ...o } });
+  if (rec.status === 'acquired') {
+    if (lock?.holder !== rec.leaseId || lock.token !== rec.token) return answer({ status: 'ended', endedToken: rec.token });
+    reassertGrant(lock, ctx, rec.wait);
+    return answer({ status: 'acquired', token: lock.token });
   }
   const i = lock ? lock.waiters.findIndex((w) => w.leaseId === rec.leaseId) : -1;
-  if (lock && i >= 0) {
-    if (rec.wait) lock.waiters[i].lastAcquireIndex = ctx.index;
-    return { status: 'queued', token: 0, holderLeaseId: lock.holder, holderToken: lock.token, position: i + 1 };
+  if (rec.wait) {
+    check(lock && i >= 0, 'dedup-open-waits', () => `request ${rid} is recorded queued for ${rec.name}, but lease ${rec.leaseId} does not wait for it`);
+    lock.waiters[i].lastAcquireIndex = ctx.index;
+    return answer({ status: 'queued', position: i + 1 });
   }
-  return undefined;
+  return i >= 0 ? answer({ status: 'queued', position: i + 1 }) : answer({ status: 'held' });
+}
+
+/** Answering the lease's grant hands it to this call too: a cleanup for an earlier, abandoned call must leave it alone. */
+function reassertGrant(lock: LockRecord, ctx: ApplyContext, wait: boolean): void {
+  lock.lastAcquireIndex = ctx.index;
+  lock.lastAcquireWait = wait;
 }
 
 function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
-  const ok = (o: Outcome): AcquireResult => ({ type: 'Acquire', ok: true, ...o, duplicate: false });
+  const ok = (o: Omit<Outcome, 'endedToken'>): AcquireResult => ({ type: 'Acquire', ok: true, ...o, endedToken: 0, duplicate: false });
   // Grant-time validity (LESSONS 3): the lease must be live at this log position.
   const lease = state.leases.get(cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
@@ -78,14 +89,14 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   if (!lock) {
     if (leaseFull(lease)) return leaseFullFailure(lease);
     if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
-    const created = createLock(state, ctx, cmd.name, lease, rid);
+    const created = createLock(state, ctx, cmd.name, lease, cmd.wait, rid);
     return ok({ status: 'acquired', token: created.token, holderLeaseId: lease.id, holderToken: created.token, position: 0 });
   }
   const held = { holderLeaseId: lock.holder, holderToken: lock.token };
   // Answering the lease's existing grant or queue place hands it to this call too: record that, so a
   // cleanup for an earlier, abandoned call leaves it alone. A try-lock answered 'queued' does not wait.
   if (lock.holder === lease.id) {
-    lock.lastAcquireIndex = ctx.index;
+    reassertGrant(lock, ctx, cmd.wait);
     return ok({ status: 'acquired', token: lock.token, ...held, position: 0 });
   }
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
@@ -120,18 +131,25 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
 
 export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: CancelWaitCommand): ResultFor<'CancelWait'> {
   const answer = (removed: boolean, heldToken: number, released: boolean) => ({ type: 'CancelWait' as const, ok: true as const, removed, heldToken, released });
+  const abandonedAt = cmd.abandonedAtIndex ?? 0;
+  if (abandonedAt >= ctx.index)
+    return failure('CancelWait', 'INVALID_ARGUMENT', `abandoned_at_index ${abandonedAt} names no earlier log entry (this is entry ${ctx.index})`);
   const lock = state.locks.get(cmd.name);
   const lease = state.leases.get(cmd.leaseId);
   if (!lock || !lease) return answer(false, 0, false);
   const holds = lock.holder === lease.id;
-  const abandonedAt = cmd.abandonedAtIndex ?? 0;
   if (abandonedAt === 0) {
     const removed = removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED');
     return answer(removed, holds ? lock.token : 0, false);
   }
-  // A cleanup: act only if no Acquire after the abandoned call re-asserted the lease's wait or grant.
-  const last = holds ? lock.lastAcquireIndex : lock.waiters.find((w) => w.leaseId === lease.id)?.lastAcquireIndex;
-  if (last === undefined || last > abandonedAt) return answer(false, 0, false);
+  // A cleanup (LESSONS 13) proves it is one by naming exactly the Acquire entry the lease's wait or
+  // grant answers last — a waiting Acquire, the only kind a node abandons. Any other index (an
+  // earlier call's, a later one's, a try-lock's, one past every Acquire) changes nothing: the wait or
+  // grant belongs to a call that was not abandoned. E.g. L waits by the Acquire at 12 and is granted
+  // at 15: CancelWait{abandonedAtIndex: 12} releases token 15; 13, 14 or 10^12 release nothing.
+  const w = holds ? undefined : lock.waiters.find((x) => x.leaseId === lease.id);
+  const mine = holds ? lock.lastAcquireWait && lock.lastAcquireIndex === abandonedAt : w?.lastAcquireIndex === abandonedAt;
+  if (!mine) return answer(false, 0, false);
   if (!holds) return answer(removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED'), 0, false);
   const token = lock.token;
   takeBackGrant(state, ctx, lock, lease);

@@ -2,38 +2,42 @@
 // Each asserts the lock invariants it could break.
 
 import type { ApplyContext } from './apply-context.js';
+import type { AcquireRecord } from './dedup.js';
 import type { LeaseRecord, LockRecord, MachineState } from './state.js';
 import { check } from './invariant.js';
 
 /**
  * Make `lease` the holder of `lock` with token = this entry's index, for the Acquire at
- * `lastAcquireIndex` (request id `requestId`).
+ * `lastAcquireIndex` (a waiting one if `wait`; request id `requestId`).
  */
 function grant(
   state: MachineState,
   ctx: ApplyContext,
   lock: LockRecord,
   lease: LeaseRecord,
-  lastAcquireIndex: number,
+  acquire: { readonly index: number; readonly wait: boolean },
   requestId: string | undefined,
 ): void {
   check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
   check(ctx.index > lock.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${lock.token}`);
+  if (lock.token !== 0) state.grants.remove(lock.token, lock.name); // handed on: the old grant ends here
+  state.grants.add(ctx.index, lock.name);
   lock.holder = lease.id;
   lock.token = ctx.index;
-  lock.lastAcquireIndex = lastAcquireIndex;
+  lock.lastAcquireIndex = acquire.index;
+  lock.lastAcquireWait = acquire.wait;
   if (requestId === undefined) delete lock.grantRequestId;
   else lock.grantRequestId = requestId;
   lease.held.add(lock.name);
   ctx.emit('ACQUIRED', lock.name, lease.id, lock.token);
 }
 
-/** Create the lock for a free name, held by `lease`: granted by this very Acquire entry. */
-export function createLock(state: MachineState, ctx: ApplyContext, name: string, lease: LeaseRecord, requestId: string | undefined): LockRecord {
+/** Create the lock for a free name, held by `lease`: granted by this very Acquire entry (waiting or not). */
+export function createLock(state: MachineState, ctx: ApplyContext, name: string, lease: LeaseRecord, wait: boolean, requestId: string | undefined): LockRecord {
   check(!state.locks.has(name), 'one-holder', () => `${name} created while already held`);
-  const lock: LockRecord = { name, holder: 0, token: 0, lastAcquireIndex: 0, waiters: [] };
+  const lock: LockRecord = { name, holder: 0, token: 0, lastAcquireIndex: 0, lastAcquireWait: wait, waiters: [] };
   state.locks.set(name, lock);
-  grant(state, ctx, lock, lease, ctx.index, requestId);
+  grant(state, ctx, lock, lease, { index: ctx.index, wait }, requestId);
   return lock;
 }
 
@@ -55,13 +59,14 @@ export function releaseHolder(
   const next = lock.waiters.shift();
   if (!next) {
     state.locks.delete(lock.name);
+    state.grants.remove(lock.token, lock.name);
     return;
   }
   const lease = state.leases.get(next.leaseId);
   check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
   lease.waiting.delete(lock.name);
-  grant(state, ctx, lock, lease, next.lastAcquireIndex, next.requestId);
-  if (next.requestId !== undefined) settleQueuedRecord(state, next.requestId, lock);
+  grant(state, ctx, lock, lease, { index: next.lastAcquireIndex, wait: true }, next.requestId);
+  settleWaitRecords(state, lock);
 }
 
 /**
@@ -79,17 +84,16 @@ export function takeBackGrant(state: MachineState, ctx: ApplyContext, lock: Lock
   releaseHolder(state, ctx, lock, holder, 'RELEASED');
 }
 
-/** The Acquire that queued this waiter now has its final answer: freeze it in the dedup table. */
-function settleQueuedRecord(state: MachineState, requestId: string, lock: LockRecord): void {
-  const rec = state.dedup.get(requestId);
-  if (rec?.type !== 'Acquire' || rec.name !== lock.name || rec.leaseId !== lock.holder || rec.status !== 'queued') return;
-  state.dedup.replace(requestId, {
-    ...rec,
-    status: 'acquired',
-    token: lock.token,
-    holderLeaseId: lock.holder,
-    holderToken: lock.token,
-  });
+/**
+ * The waiter was just granted: every request answered 'queued' by its wait (the one that queued it,
+ * retries under other ids, other calls) now has its final answer, this grant. Freezing them all is
+ * what lets a later retry tell "granted, and since ended" from "never granted" (no second grant).
+ */
+function settleWaitRecords(state: MachineState, lock: LockRecord): void {
+  for (const rid of state.dedup.waitsOf(lock.holder, lock.name)) {
+    const rec = state.dedup.get(rid) as AcquireRecord;
+    state.dedup.replace(rid, { ...rec, status: 'acquired', token: lock.token, holderLeaseId: lock.holder, holderToken: lock.token });
+  }
 }
 
 /** Take `leaseId` out of the queue. Returns false if it was not waiting. */
@@ -102,14 +106,11 @@ export function removeWaiter(
 ): boolean {
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
   if (i < 0) return false;
-  const [w] = lock.waiters.splice(i, 1);
+  lock.waiters.splice(i, 1);
   lease.waiting.delete(lock.name);
   ctx.emit(cause, lock.name, lease.id, 0);
-  // The queued Acquire's outcome is no longer "queued": forget it, so a retry is applied afresh.
-  if (w.requestId !== undefined) {
-    const rec = state.dedup.get(w.requestId);
-    if (rec?.type === 'Acquire' && rec.status === 'queued' && rec.name === lock.name && rec.leaseId === lease.id)
-      state.dedup.delete(w.requestId);
-  }
+  // The wait ended without a grant: its requests' outcome is no longer "queued" and took nothing, so
+  // forget them and a retry is applied afresh (a waiting retry is a waiting call: it has its own cleanup).
+  for (const rid of state.dedup.waitsOf(lease.id, lock.name)) state.dedup.delete(rid);
   return true;
 }

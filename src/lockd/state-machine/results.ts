@@ -56,8 +56,13 @@ export interface TickResult {
  * held:     wait=false and someone else holds it: holderLeaseId/holderToken say who.
  * queued:   wait=true and someone else holds it: the lease is in the FIFO queue at `position` (1 = next).
  *           The grant arrives later as an ACQUIRED event for (name, leaseId); the lease's death as WAITER_REMOVED.
+ * ended:    only for a retry (duplicate): the request was granted the lock with `endedToken`, and that
+ *           grant has ended since (released). Not acquired, nothing changed; holderLeaseId/holderToken
+ *           are the current holder (0 = free). A retry never takes the lock again for its request.
+ * A retried try-lock that got nothing answers 'held' (or 'queued' while its lease waits by another
+ * call) with the holder as of now, which may be 0 (free now) or its own lease (granted by another call).
  */
-export type AcquireStatus = 'acquired' | 'held' | 'queued';
+export type AcquireStatus = 'acquired' | 'held' | 'queued' | 'ended';
 
 export interface AcquireResult {
   readonly type: 'Acquire';
@@ -71,6 +76,8 @@ export interface AcquireResult {
   readonly holderToken: number;
   /** 1-based queue position when queued, else 0. */
   readonly position: number;
+  /** With status = ended: the token the request had been granted, else 0. */
+  readonly endedToken: number;
   readonly duplicate: boolean;
 }
 

@@ -3,6 +3,8 @@
 // Version 2: locks carry lastAcquireIndex and the grant's request id, waiters their lastAcquireIndex.
 // Version 3: fence entries carry their owner lease, tombstones (FIFO) and the floor; dedup records of
 // Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D).
+// Version 4: locks carry lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one),
+// and every open-wait Acquire record follows a live waiter (version 3 kept stale ones).
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -12,7 +14,7 @@ import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 3;
+export const SNAPSHOT_FORMAT_VERSION = 4;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -22,8 +24,8 @@ export class SnapshotDecodeError extends Error {
 
 /** [leaseId, lastAcquireIndex, requestId?] */
 type WaiterJson = [number, number] | [number, number, string];
-/** [name, holder, token, lastAcquireIndex, waiters, grantRequestId?] */
-type LockJson = [string, number, number, number, WaiterJson[]] | [string, number, number, number, WaiterJson[], string];
+/** [name, holder, token, lastAcquireIndex, lastAcquireWait, waiters, grantRequestId?] */
+type LockJson = [string, number, number, number, boolean, WaiterJson[]] | [string, number, number, number, boolean, WaiterJson[], string];
 type DedupJson =
   | [string, 'G', number, number]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number]
@@ -40,8 +42,8 @@ export function encodeState(s: MachineState): Uint8Array {
         w.requestId === undefined ? [w.leaseId, w.lastAcquireIndex] : [w.leaseId, w.lastAcquireIndex, w.requestId],
       );
       return l.grantRequestId === undefined
-        ? [name, l.holder, l.token, l.lastAcquireIndex, waiters]
-        : [name, l.holder, l.token, l.lastAcquireIndex, waiters, l.grantRequestId];
+        ? [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters]
+        : [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters, l.grantRequestId];
     }),
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
     fenceTombstones: s.fence.tombstoneEntries(),
@@ -94,7 +96,8 @@ function build(doc: unknown): MachineState {
   }
   for (const l of arr(d.locks, 'locks')) {
     const lj = arr(l, 'lock');
-    const [nameJ, holderJ, tokenJ, lastJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 6 ? 6 : 5, 'lock');
+    const [nameJ, holderJ, tokenJ, lastJ, lastWaitJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 7 ? 7 : 6, 'lock');
+    if (typeof lastWaitJ !== 'boolean') throw new SnapshotDecodeError('lock lastAcquireWait must be a boolean');
     const name = str(nameJ, 'lock name');
     const holder = int(holderJ, 'lock holder');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
@@ -104,9 +107,10 @@ function build(doc: unknown): MachineState {
       const waiter = { leaseId: int(leaseJ, 'waiter lease'), lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex') };
       return a.length === 3 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
     });
-    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), waiters };
-    if (lj.length === 6) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
+    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), lastAcquireWait: lastWaitJ, waiters };
+    if (lj.length === 7) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
     s.locks.set(name, lock);
+    s.grants.add(lock.token, name);
     leaseOf(s, holder, name).held.add(name);
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }

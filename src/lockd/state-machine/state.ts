@@ -1,10 +1,11 @@
 // The replicated state, as plain tables. Every field here is covered by snapshots (snapshot-codec.ts);
-// `held` and `waiting` on a lease are reverse indexes of the lock table, and `expiry` orders the
-// leases by deadline: derived, rebuilt on restore.
+// `held` and `waiting` on a lease and `grants` are reverse indexes of the lock table, and `expiry`
+// orders the leases by deadline: derived, rebuilt on restore.
 
 import { ExpiryIndex } from '../lease/expiry-index.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
+import { GrantIndex } from './grant-index.js';
 
 export interface LeaseRecord {
   /** Index of the Grant entry. */
@@ -44,6 +45,11 @@ export interface LockRecord {
    * Acquire by the holder answered 'acquired' (a try-lock, a retry). See Waiter.lastAcquireIndex.
    */
   lastAcquireIndex: number;
+  /**
+   * Whether the Acquire at lastAcquireIndex was a waiting one (wait=true). Only a waiting call is
+   * ever abandoned, so a cleanup naming a try-lock's entry is not a cleanup and takes nothing back.
+   */
+  lastAcquireWait: boolean;
   /** Request id of the Acquire the grant was made for (creating or queued), so taking it back forgets its dedup record. */
   grantRequestId?: string;
   /** FIFO: waiters[0] is granted next. */
@@ -58,6 +64,8 @@ export class MachineState {
   /** Every lease of `leases` by deadline, so a Tick visits only the leases it expires. */
   readonly expiry = new ExpiryIndex();
   readonly locks = new Map<string, LockRecord>();
+  /** Lock names by their grant's token (grant-index.ts). */
+  readonly grants = new GrantIndex();
   readonly fence = new FenceStore();
   readonly dedup = new DedupTable();
 }

@@ -68,11 +68,13 @@ export class LevelStorage {
   }
 
   /**
-   * Make a Ready batch's hard state, entries and snapshot durable (one batch, synced), then
-   * apply them to the mirror. Entries replace any conflicting suffix; a newer snapshot replaces
-   * the whole log. Resolves once durable; rejects (and fails every later call) if the write fails.
+   * Write a Ready batch's hard state, entries and snapshot (one batch), then apply them to the
+   * mirror. Entries replace any conflicting suffix; a newer snapshot replaces the whole log.
+   * `sync` (the driver decides: driver-loop.ts) makes the batch durable before it resolves; an
+   * unsynced one survives a process crash but may be lost in a power cut. Rejects (and fails
+   * every later call) if the write fails.
    */
-  persist(rd: Persistable): Promise<void> {
+  persist(rd: Persistable, { sync = true }: { sync?: boolean } = {}): Promise<void> {
     return this.serialized(async () => {
       const m = this.memory;
       const ops: BatchOp[] = [];
@@ -92,11 +94,6 @@ export class LevelStorage {
       }
       if (rd.hardState) ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(rd.hardState) });
       if (ops.length === 0) return;
-      // A change of the commit index alone need not be synced (etcd's rule): a commit index that
-      // lags after a machine crash is learned again from the leader. Entries, a snapshot, the term
-      // and the vote must be on disk before anything that depends on them is sent.
-      const hs = m.hardState();
-      const sync = snap !== undefined || rd.entries.length > 0 || (rd.hardState !== undefined && (rd.hardState.term !== hs.term || rd.hardState.vote !== hs.vote));
       await this.db.batch(ops, { sync });
       if (snap) {
         m.applySnapshot(snap);

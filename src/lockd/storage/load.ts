@@ -71,10 +71,7 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
     : { voters: sortedIds(snap && snap.metadata.voters.length > 0 ? snap.metadata.voters : voters) };
   if (snap && snap.metadata.voters.length > 0 && !sameIds(snap.metadata.voters, stored.voters))
     throw corrupt(`the snapshot at ${snap.metadata.index} has voters ${show(snap.metadata.voters)}, the stored configuration ${show(stored.voters)}`);
-  if (!sameIds(stored.voters, named.voters)) {
-    throw new DataDirError('voters', dir,
-      `it was made for the voters ${show(stored.voters)}, but this start names ${show(named.voters)} (--peers): voter ids may not change (addresses may)`);
-  }
+  checkStartVoters(dir, stored.voters, named.voters);
   const hsValue = await db.get(HARD_STATE_KEY);
   const hs: HardState | undefined = hsValue && decode(HARD_STATE_KEY, hsValue, decodeHardState);
   const entries = await readEntries(db, snap?.metadata.index ?? 0, snap?.metadata.term ?? 0, corrupt, decode);
@@ -89,6 +86,17 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   memory.append(entries);
   if (hs) memory.setHardState(hs);
   return { memory, created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters };
+}
+
+/**
+ * The start's voter check on its own (pure, so the simulator starts its nodes through it too):
+ * refuses (DataDirError 'voters') a start naming other voter ids than the data dir was made for.
+ */
+export function checkStartVoters(dir: string, stored: readonly NodeId[], named: readonly NodeId[]): void {
+  if (!sameIds(stored, named)) {
+    throw new DataDirError('voters', dir,
+      `it was made for the voters ${show(stored)}, but this start names ${show(named)} (--peers): voter ids may not change (addresses may)`);
+  }
 }
 
 const sortedIds = (ids: readonly NodeId[]): NodeId[] => [...ids].sort();

@@ -91,11 +91,14 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     expect(cancel(h, L, queuedAt).removed).to.equal(true);
   });
 
-  it('the bound is inclusive: a re-assert at or before abandonedAtIndex is the abandoned call’s own', () => {
+  it('the index must name exactly the last Acquire of the wait: an earlier or later one changes nothing', () => {
     const { h, L } = setup('r1');
     const retryAt = h.next;
     h.acquire('x', L, true, 'r1');
+    h.noop();
     expect(cancel(h, L, retryAt - 1).removed).to.equal(false);
+    expect(cancel(h, L, retryAt + 1).removed).to.equal(false);
+    expect(h.sm.inspectLock('x').waitingLeaseIds).to.deep.equal([L]);
     expect(cancel(h, L, retryAt).removed).to.equal(true);
   });
 
@@ -130,10 +133,51 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
   });
 
+  it('a stranger naming an index past every entry (10^12) is refused and frees nothing (issue 9.4)', () => {
+    const { h, L, tH, queuedAt } = setup();
+    const tL = h.next;
+    h.ok({ type: 'Release', name: 'x', token: tH });
+    for (const bound of [() => 1e12, () => h.next]) {
+      const f = h.fail({ type: 'CancelWait', name: 'x', leaseId: L, abandonedAtIndex: bound() });
+      expect(f).to.include({ error: 'INVALID_ARGUMENT' });
+      expect(f.message).to.match(/names no earlier log entry/);
+    }
+    expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
+    // Any applied index but the grant's own Acquire entry changes nothing either.
+    for (const bound of [queuedAt - 1, queuedAt + 1, tL, h.next - 1]) expect(cancel(h, L, bound)).to.include({ removed: false, heldToken: 0, released: false });
+    expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
+    expect(h.lastEvents()).to.deep.equal([]);
+  });
+
+  it('the old inclusive bound no longer frees a grant a later, delivered call answers: only the exact entry counts', () => {
+    // H holds x by a wait on a free name (created at 3); a cleanup bound above that is not H's cleanup.
+    const h = new Harness();
+    const H = h.grant();
+    const at = h.next;
+    h.acquire('x', H, true);
+    h.noop();
+    h.noop();
+    expect(cancel(h, H, at + 1)).to.include({ released: false });
+    expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: H, token: at });
+  });
+
+  it('a try-lock’s entry is never an abandoned wait’s: naming it (its token, public through Inspect) frees nothing', () => {
+    const h = new Harness();
+    const H = h.grant();
+    const t = h.acquire('x', H, false).token;
+    expect(cancel(h, H, t)).to.include({ removed: false, heldToken: 0, released: false });
+    expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: H, token: t });
+    // Re-asserted by a waiting Acquire, the grant becomes that call's: its own cleanup may take it back.
+    const w = h.next;
+    h.acquire('x', H, true);
+    expect(cancel(h, H, t)).to.include({ released: false });
+    expect(cancel(h, H, w)).to.include({ released: true, heldToken: t });
+  });
+
   it('unknown lock or lease: nothing to do', () => {
-    const { h, L } = setup();
-    expect(h.ok({ type: 'CancelWait', name: 'nope', leaseId: L, abandonedAtIndex: 99 })).to.include({ removed: false, heldToken: 0, released: false });
-    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: 999, abandonedAtIndex: 99 })).to.include({ removed: false, heldToken: 0, released: false });
+    const { h, L, queuedAt } = setup();
+    expect(h.ok({ type: 'CancelWait', name: 'nope', leaseId: L, abandonedAtIndex: queuedAt })).to.include({ removed: false, heldToken: 0, released: false });
+    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: 999, abandonedAtIndex: queuedAt })).to.include({ removed: false, heldToken: 0, released: false });
   });
 
   it('0 and absent encode alike; a bound survives the codec', () => {
@@ -169,8 +213,8 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     h.acquire('y', L, true);
     const doc = JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))) as { locks: unknown[] };
     expect(doc.locks).to.deep.equal([
-      ['x', L, queuedAt + 1, tryAt, [], 'r1'],
-      ['y', A, bAt - 1, bAt - 1, [[B, bAt, 'rb'], [L, lAt]]],
+      ['x', L, queuedAt + 1, tryAt, false, [], 'r1'],
+      ['y', A, bAt - 1, bAt - 1, false, [[B, bAt, 'rb'], [L, lAt]]],
     ]);
     const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
     expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());
@@ -183,9 +227,10 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     ] as const;
     for (const p of probes) expect(copy.apply(p)).to.deep.equal(h.apply(p));
     expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());
-    // And they did what they should: x taken back (r1 forgotten, re-acquired afresh), B's wait gone, L's kept.
-    expect(h.outputs.at(-2)?.result).to.include({ released: true });
-    expect(h.outputs.at(-1)?.result).to.include({ status: 'acquired', duplicate: false });
+    // And they did what they should: x kept (tryAt is a try-lock's entry, which no node abandons; r1's
+    // grant still holds), B's wait gone, L's kept.
+    expect(h.outputs.at(-2)?.result).to.include({ released: false });
+    expect(h.outputs.at(-1)?.result).to.include({ status: 'acquired', token: queuedAt + 1, duplicate: true });
     expect(h.sm.inspectLock('y').waitingLeaseIds).to.deep.equal([L]);
   });
 });

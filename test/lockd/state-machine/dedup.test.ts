@@ -32,28 +32,109 @@ describe('state machine: request-id dedup (retries apply once)', () => {
       expect(h.fail({ type: 'Acquire', name, leaseId: lease, wait, requestId: 'a' }).message).to.match(/already used/);
   });
 
-  it('a retried Acquire after the lock was released returns the first grant and does not re-acquire (no orphan)', () => {
+  it('a retried Acquire whose grant was released and taken by another lease answers "ended" — never the old grant (issue 9.1)', () => {
+    const h = new Harness();
+    const A = h.grant();
+    const B = h.grant();
+    const first = h.acquire('rp', A, false, 'R1');
+    h.ok({ type: 'Release', name: 'rp', token: first.token });
+    const tB = h.acquire('rp', B).token;
+    const before = h.sm.snapshot();
+    const retry = h.acquire('rp', A, false, 'R1');
+    expect(retry).to.deep.equal({
+      type: 'Acquire',
+      ok: true,
+      status: 'ended',
+      token: 0,
+      holderLeaseId: B,
+      holderToken: tB,
+      position: 0,
+      endedToken: first.token,
+      duplicate: true,
+    });
+    expect(h.lastEvents()).to.deep.equal([]);
+    expect(h.sm.inspectLock('rp')).to.include({ holderLeaseId: B, token: tB });
+    // Nothing changed but appliedIndex.
+    const ref = new Harness(LockStateMachine.fromSnapshot(before));
+    ref.noop();
+    expect(h.sm.snapshot()).to.deep.equal(ref.sm.snapshot());
+  });
+
+  it('a retried Acquire after the lock was released and left free answers "ended" and does not re-acquire (no orphan)', () => {
     const h = new Harness();
     const lease = h.grant();
-    const first = h.acquire('x', lease, false, 'a1');
+    const first = h.acquire('x', lease, true, 'a1');
     h.ok({ type: 'Release', name: 'x', token: first.token });
-    const retry = h.acquire('x', lease, false, 'a1');
-    expect(retry).to.deep.equal({ ...first, duplicate: true });
+    expect(h.acquire('x', lease, true, 'a1')).to.include({ status: 'ended', endedToken: first.token, holderLeaseId: 0, token: 0, duplicate: true });
     expect(h.sm.inspectLock('x').held).to.equal(false);
   });
 
-  it('a retried try-lock returns its first answer (held) even if the lock is free now', () => {
+  it('a retried Acquire whose grant still holds answers it (acquired, same token)', () => {
+    const h = new Harness();
+    const lease = h.grant();
+    const first = h.acquire('x', lease, false, 'a1');
+    expect(h.acquire('x', lease, false, 'a1')).to.deep.equal({ ...first, duplicate: true });
+  });
+
+  it('a retried Acquire after its lease expired is NOT_FOUND, naming the lease and the grant that ended with it', () => {
+    const h = new Harness();
+    const A = h.grant(100, 0);
+    const B = h.grant(10_000, 0);
+    const first = h.acquire('rp', A, false, 'R1');
+    h.tick(100, [B]);
+    h.acquire('rp', B);
+    const f = h.fail({ type: 'Acquire', name: 'rp', leaseId: A, wait: false, requestId: 'R1' });
+    expect(f.error).to.equal('NOT_FOUND');
+    expect(f.message).to.contain(`lease ${A} not found`).and.to.contain(`token ${first.token}`).and.to.contain('R1');
+    expect(h.sm.inspectLock('rp')).to.include({ holderLeaseId: B });
+    // The record is kept: the next retry is told the same.
+    expect(h.fail({ type: 'Acquire', name: 'rp', leaseId: A, wait: false, requestId: 'R1' }).error).to.equal('NOT_FOUND');
+  });
+
+  it('a retried try-lock that found the lock held never takes it: it answers the holder now (0 when free)', () => {
+    const h = new Harness();
+    const a = h.grant();
+    const b = h.grant();
+    const c = h.grant();
+    const t = h.acquire('x', a).token;
+    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: a });
+    h.ok({ type: 'Release', name: 'x', token: t });
+    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: 0, holderToken: 0, token: 0, duplicate: true });
+    expect(h.sm.inspectLock('x').held).to.equal(false);
+    const tc = h.acquire('x', c).token;
+    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: c, holderToken: tc, duplicate: true });
+  });
+
+  it('a retried try-lock never hands out a grant its lease got by another call, nor re-asserts it', () => {
     const h = new Harness();
     const a = h.grant();
     const b = h.grant();
     const t = h.acquire('x', a).token;
     h.acquire('x', b, false, 'try');
+    const queuedAt = h.next;
+    h.acquire('x', b, true, 'wait');
+    const tb = h.next;
     h.ok({ type: 'Release', name: 'x', token: t });
-    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: a, duplicate: true });
+    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: b, holderToken: tb, token: 0 });
+    // The wait's cleanup still finds its grant unclaimed: the try-lock's replay handed nobody the lock.
+    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: b, abandonedAtIndex: queuedAt })).to.include({ released: true, heldToken: tb });
+  });
+
+  it('a try-lock answered "queued" (its lease waits by another call) replays the truth, never afresh', () => {
+    const h = new Harness();
+    const a = h.grant();
+    const b = h.grant();
+    const t = h.acquire('x', a).token;
+    h.acquire('x', b, true);
+    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'queued', position: 1 });
+    h.ok({ type: 'CancelWait', name: 'x', leaseId: b });
+    h.ok({ type: 'Release', name: 'x', token: t });
+    // Free now: a fresh try-lock would take it; the retry of the old one must not.
+    expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: 0, duplicate: true });
     expect(h.sm.inspectLock('x').held).to.equal(false);
   });
 
-  it('a retried waiting Acquire follows the wait: queued (current position) while waiting, acquired once granted', () => {
+  it('a retried waiting Acquire follows the wait: queued (current position) while waiting, acquired once granted, ended once released', () => {
     const h = new Harness();
     const a = h.grant();
     const b = h.grant();
@@ -67,8 +148,8 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     h.ok({ type: 'Release', name: 'x', token: ta });
     expect(h.acquire('x', c, true, 'w')).to.include({ status: 'acquired', token: idx, duplicate: true });
     h.ok({ type: 'Release', name: 'x', token: idx });
-    // Settled: even after the release, the retry answers the grant and does not take the lock again.
-    expect(h.acquire('x', c, true, 'w')).to.include({ status: 'acquired', token: idx, duplicate: true });
+    // Settled: after the release the retry is told the grant ended, and does not take the lock again.
+    expect(h.acquire('x', c, true, 'w')).to.include({ status: 'ended', endedToken: idx, token: 0, duplicate: true });
     expect(h.sm.inspectLock('x').held).to.equal(false);
   });
 
@@ -91,17 +172,37 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     });
   });
 
-  it('a second request id for an already-waiting lease also follows the wait', () => {
+  it('every request id answered "queued" by one wait is settled by its grant: none is granted twice', () => {
     const h = new Harness();
     const a = h.grant();
     const b = h.grant();
     const ta = h.acquire('x', a).token;
     h.acquire('x', b, true, 'first');
     h.acquire('x', b, true, 'second');
-    const idx = h.next;
-    h.ok({ type: 'Release', name: 'x', token: ta });
-    expect(h.acquire('x', b, true, 'second')).to.include({ status: 'acquired', token: idx, duplicate: true });
-    expect(h.acquire('x', b, true, 'first')).to.include({ status: 'acquired', token: idx, duplicate: true });
+    // A snapshot in between: the restored replica must settle both too.
+    const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
+    for (const r of [h, copy]) {
+      const idx = r.next;
+      r.ok({ type: 'Release', name: 'x', token: ta });
+      expect(r.acquire('x', b, true, 'second')).to.include({ status: 'acquired', token: idx, duplicate: true });
+      r.ok({ type: 'Release', name: 'x', token: idx });
+      for (const rid of ['first', 'second']) expect(r.acquire('x', b, true, rid)).to.include({ status: 'ended', endedToken: idx, duplicate: true });
+      expect(r.sm.inspectLock('x').held).to.equal(false);
+    }
+    expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());
+  });
+
+  it('every request id of a wait that ends without a grant is forgotten: a retry is a new wait', () => {
+    const h = new Harness();
+    const a = h.grant();
+    const b = h.grant();
+    h.acquire('x', a);
+    h.acquire('x', b, true, 'first');
+    h.acquire('x', b, true, 'second');
+    h.ok({ type: 'CancelWait', name: 'x', leaseId: b });
+    expect(h.acquire('x', b, true, 'second')).to.include({ status: 'queued', duplicate: false });
+    expect(h.lastEvents()).to.deep.equal([['QUEUED', 'x', b, 0]]);
+    expect(h.acquire('x', b, true, 'first')).to.include({ status: 'queued', duplicate: false });
   });
 
   it('failures are not remembered: a retry after the cause is gone applies', () => {

@@ -15,6 +15,7 @@ describe('state machine: locks and fencing tokens', () => {
       holderLeaseId: lease,
       holderToken: 2,
       position: 0,
+      endedToken: 0,
       duplicate: false,
     });
     expect(h.lastEvents()).to.deep.equal([['ACQUIRED', 'db', lease, 2]]);

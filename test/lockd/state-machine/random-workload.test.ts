@@ -16,11 +16,17 @@ function generator(seed: number) {
   const current = new Map<string, number>();
   const holder = new Map<string, number>();
   const tokens: number[] = [];
+  /** Recent Acquire entries answered acquired or queued: what a cleanup must name exactly. */
+  const acquires: { name: string; leaseId: number; index: number }[] = [];
+  let sent: Command | 'noop' = 'noop';
   const pick = <T>(xs: T[]): T => xs[rnd(xs.length)];
   // A small id pool: retries (same id, same request) and misuse (same id, other request) both happen.
   const rid = () => (rnd(3) === 0 ? `r${rnd(150)}` : undefined);
   return {
     observe(out: ApplyOutput) {
+      const r = out.result;
+      if (sent !== 'noop' && sent.type === 'Acquire' && r?.type === 'Acquire' && r.ok && (r.status === 'acquired' || r.status === 'queued'))
+        acquires.splice(0, Math.max(0, acquires.length - 29), { name: sent.name, leaseId: sent.leaseId, index: out.index });
       for (const e of out.events) {
         // A quarter of the clients "crash" at once: they never send a keepalive.
         if (e.type === 'LEASE_GRANTED') (rnd(4) ? live : crashed).push(e.leaseId);
@@ -40,6 +46,9 @@ function generator(seed: number) {
       }
     },
     next(index: number): Command | 'noop' {
+      return (sent = this.make(index));
+    },
+    make(index: number): Command | 'noop' {
       const lease = () => {
         const r = rnd(10);
         if (r < 6 && live.length) return pick(live);
@@ -73,8 +82,14 @@ function generator(seed: number) {
         case 8: {
           if (!rnd(4)) return { type: 'Revoke', leaseId: lease() };
           const name = pick(NAMES);
-          // Half of them are an abandoned call's cleanup, bounded a little before this entry, often by the holder.
+          // Half of them are an abandoned call's cleanup: naming a recent Acquire entry (the real
+          // thing, when it is still the lease's last), else bounded a little before this entry.
           if (rnd(2)) return { type: 'CancelWait', name, leaseId: lease() };
+          if (rnd(2) && acquires.length) {
+            const holding = acquires.filter((x) => holder.get(x.name) === x.leaseId);
+            const a = pick(holding.length && rnd(2) ? holding : acquires);
+            return { type: 'CancelWait', name: a.name, leaseId: a.leaseId, abandonedAtIndex: a.index };
+          }
           const leaseId = holder.has(name) && rnd(2) ? holder.get(name)! : lease();
           return { type: 'CancelWait', name, leaseId, abandonedAtIndex: Math.max(0, index - 1 - rnd(20)) };
         }

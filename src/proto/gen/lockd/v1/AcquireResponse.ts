@@ -12,9 +12,18 @@ export interface AcquireResponse {
    */
   'fencingToken'?: (number | string | Long);
   /**
-   * The lease holding the lock: the caller's when acquired, else the current holder.
+   * The lease holding the lock: the caller's when acquired, else the current holder (0: free).
    */
   'holderLeaseId'?: (number | string | Long);
+  /**
+   * Only on a retry (same request_id): the request was granted the lock earlier and that grant has
+   * ended since. acquired is false and nothing changed; see the Acquire rpc.
+   */
+  'grantEnded'?: (boolean);
+  /**
+   * With grant_ended: the fencing token the request had been granted (no longer valid). Else 0.
+   */
+  'endedFencingToken'?: (number | string | Long);
 }
 
 export interface AcquireResponse__Output {
@@ -27,7 +36,16 @@ export interface AcquireResponse__Output {
    */
   'fencingToken': (number);
   /**
-   * The lease holding the lock: the caller's when acquired, else the current holder.
+   * The lease holding the lock: the caller's when acquired, else the current holder (0: free).
    */
   'holderLeaseId': (number);
+  /**
+   * Only on a retry (same request_id): the request was granted the lock earlier and that grant has
+   * ended since. acquired is false and nothing changed; see the Acquire rpc.
+   */
+  'grantEnded': (boolean);
+  /**
+   * With grant_ended: the fencing token the request had been granted (no longer valid). Else 0.
+   */
+  'endedFencingToken': (number);
 }

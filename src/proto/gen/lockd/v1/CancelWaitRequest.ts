@@ -13,9 +13,13 @@ export interface CancelWaitRequest {
   'leaseId'?: (number | string | Long);
   /**
    * For the cleanup of an abandoned waiting Acquire (lockd nodes send it): the log index of that
-   * call's last Acquire entry, or an applied index its entries cannot follow. If a later Acquire of
-   * the lease for this lock was answered queued or acquired, the cancel changes nothing; otherwise a
-   * grant made meanwhile is released too (released = true). 0 (absent): leave the queue only.
+   * call's last Acquire entry. It must name exactly the waiting Acquire (wait = true) that the
+   * lease's wait or grant for this lock answers last: the one that queued it, or a later one
+   * answered queued or acquired (a retry, another call). Then the lease leaves the queue, or a grant
+   * made meanwhile (handed to no call) is released in the same entry (released = true). Any other
+   * index changes nothing (all false/0): a later call owns the wait or grant, or the index is no
+   * such entry (a try-lock's, one past every Acquire). An index not below the CancelWait's own log
+   * index is INVALID_ARGUMENT. 0 (absent): leave the queue only.
    */
   'abandonedAtIndex'?: (number | string | Long);
   /**
@@ -38,9 +42,13 @@ export interface CancelWaitRequest__Output {
   'leaseId': (number);
   /**
    * For the cleanup of an abandoned waiting Acquire (lockd nodes send it): the log index of that
-   * call's last Acquire entry, or an applied index its entries cannot follow. If a later Acquire of
-   * the lease for this lock was answered queued or acquired, the cancel changes nothing; otherwise a
-   * grant made meanwhile is released too (released = true). 0 (absent): leave the queue only.
+   * call's last Acquire entry. It must name exactly the waiting Acquire (wait = true) that the
+   * lease's wait or grant for this lock answers last: the one that queued it, or a later one
+   * answered queued or acquired (a retry, another call). Then the lease leaves the queue, or a grant
+   * made meanwhile (handed to no call) is released in the same entry (released = true). Any other
+   * index changes nothing (all false/0): a later call owns the wait or grant, or the index is no
+   * such entry (a try-lock's, one past every Acquire). An index not below the CancelWait's own log
+   * index is INVALID_ARGUMENT. 0 (absent): leave the queue only.
    */
   'abandonedAtIndex': (number);
   /**

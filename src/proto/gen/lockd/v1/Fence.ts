@@ -31,6 +31,14 @@ export interface FenceClient extends grpc.Client {
    * Tombstones are bounded (4,096, oldest forgotten first); forgetting one raises a floor: from then
    * on a write without `lock` that creates a key needs a token at least that floor
    * (FAILED_PRECONDITION saying so). Deleting a key that holds no value answers deleted = false.
+   * Two known levers, both avoided by writing with `lock` set (the recommended form):
+   * - the tombstone FIFO is shared by all clients, so anyone who churns 4,096+ write/delete pairs
+   * raises the floor to about the log's end, and every holder's key-CREATING write without `lock`
+   * is refused until it holds a newer grant (writes with `lock` skip the floor);
+   * - a write with `lock` skips the floor, so once a deleted key's tombstone is forgotten, the live
+   * holder of ANOTHER lock with an older token may create that key again. Guard each key by one
+   * lock and this cannot happen (the live holder of that lock has the newest token for it).
+   * Per-principal tombstone quotas (issue #12) will take away the first.
    */
   Delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
   Delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
@@ -43,6 +51,14 @@ export interface FenceClient extends grpc.Client {
    * Tombstones are bounded (4,096, oldest forgotten first); forgetting one raises a floor: from then
    * on a write without `lock` that creates a key needs a token at least that floor
    * (FAILED_PRECONDITION saying so). Deleting a key that holds no value answers deleted = false.
+   * Two known levers, both avoided by writing with `lock` set (the recommended form):
+   * - the tombstone FIFO is shared by all clients, so anyone who churns 4,096+ write/delete pairs
+   * raises the floor to about the log's end, and every holder's key-CREATING write without `lock`
+   * is refused until it holds a newer grant (writes with `lock` skip the floor);
+   * - a write with `lock` skips the floor, so once a deleted key's tombstone is forgotten, the live
+   * holder of ANOTHER lock with an older token may create that key again. Guard each key by one
+   * lock and this cannot happen (the live holder of that lock has the newest token for it).
+   * Per-principal tombstone quotas (issue #12) will take away the first.
    */
   delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
   delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
@@ -109,6 +125,14 @@ export interface FenceHandlers extends grpc.UntypedServiceImplementation {
    * Tombstones are bounded (4,096, oldest forgotten first); forgetting one raises a floor: from then
    * on a write without `lock` that creates a key needs a token at least that floor
    * (FAILED_PRECONDITION saying so). Deleting a key that holds no value answers deleted = false.
+   * Two known levers, both avoided by writing with `lock` set (the recommended form):
+   * - the tombstone FIFO is shared by all clients, so anyone who churns 4,096+ write/delete pairs
+   * raises the floor to about the log's end, and every holder's key-CREATING write without `lock`
+   * is refused until it holds a newer grant (writes with `lock` skip the floor);
+   * - a write with `lock` skips the floor, so once a deleted key's tombstone is forgotten, the live
+   * holder of ANOTHER lock with an older token may create that key again. Guard each key by one
+   * lock and this cannot happen (the live holder of that lock has the newest token for it).
+   * Per-principal tombstone quotas (issue #12) will take away the first.
    */
   Delete: grpc.handleUnaryCall<_lockd_v1_FenceDeleteRequest__Output, _lockd_v1_FenceDeleteResponse>;
   

@@ -26,7 +26,8 @@ export interface FenceWriteRequest {
    * accepted only while fencing_token is the current token of that lock's live holder, so a holder
    * that lost the lock (its lease expired while it was paused) is refused even before the next holder
    * has written anything: FAILED_PRECONDITION naming the lock, the token and the holder's current
-   * token (or "not held"). The per-key rule still applies. Empty: only the per-key rule.
+   * token (or "not held"). The per-key rule still applies while the key or its tombstone is
+   * remembered (see Fence.Delete for the one exception). Empty: only the per-key rule.
    */
   'lock'?: (string);
 }
@@ -55,7 +56,8 @@ export interface FenceWriteRequest__Output {
    * accepted only while fencing_token is the current token of that lock's live holder, so a holder
    * that lost the lock (its lease expired while it was paused) is refused even before the next holder
    * has written anything: FAILED_PRECONDITION naming the lock, the token and the holder's current
-   * token (or "not held"). The per-key rule still applies. Empty: only the per-key rule.
+   * token (or "not held"). The per-key rule still applies while the key or its tombstone is
+   * remembered (see Fence.Delete for the one exception). Empty: only the per-key rule.
    */
   'lock': (string);
 }

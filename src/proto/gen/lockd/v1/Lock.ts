@@ -28,6 +28,22 @@ export interface LockClient extends grpc.Client {
    * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
    * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
    * with timeout_ms, which has no such limit.
+   * 
+   * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
+   * request and never reports a grant that has ended. It answers:
+   * - the request's grant still holds: acquired = true, the same fencing_token;
+   * - the request was granted and that grant has ended since (released by its token):
+   * acquired = false, grant_ended = true, ended_fencing_token = the old token, holder_lease_id =
+   * the holder now (0 = free). A client must treat it as "not acquired"; acquire anew (a new
+   * request_id) if it still wants the lock;
+   * - the lease has ended (expired, revoked): NOT_FOUND naming the lease (and the ended grant);
+   * - a wait still queued: it waits again at its current place (a waiting retry is a waiting call);
+   * - a wait that ended without a grant (cancelled): applied as a new request;
+   * - a try-lock (wait = false) that got nothing: acquired = false and the holder *now* (0 when it
+   * is free now; the caller's own lease if another of its calls holds it). Never a grant: a
+   * late duplicate of a try-lock must not leave a lock behind that nobody knows of.
+   * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
+   * call) is forgotten, and a retry of its request is applied as a new request.
    */
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -44,6 +60,22 @@ export interface LockClient extends grpc.Client {
    * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
    * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
    * with timeout_ms, which has no such limit.
+   * 
+   * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
+   * request and never reports a grant that has ended. It answers:
+   * - the request's grant still holds: acquired = true, the same fencing_token;
+   * - the request was granted and that grant has ended since (released by its token):
+   * acquired = false, grant_ended = true, ended_fencing_token = the old token, holder_lease_id =
+   * the holder now (0 = free). A client must treat it as "not acquired"; acquire anew (a new
+   * request_id) if it still wants the lock;
+   * - the lease has ended (expired, revoked): NOT_FOUND naming the lease (and the ended grant);
+   * - a wait still queued: it waits again at its current place (a waiting retry is a waiting call);
+   * - a wait that ended without a grant (cancelled): applied as a new request;
+   * - a try-lock (wait = false) that got nothing: acquired = false and the holder *now* (0 when it
+   * is free now; the caller's own lease if another of its calls holds it). Never a grant: a
+   * late duplicate of a try-lock must not leave a lock behind that nobody knows of.
+   * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
+   * call) is forgotten, and a retry of its request is applied as a new request.
    */
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -55,6 +87,13 @@ export interface LockClient extends grpc.Client {
    * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
    * caller then owns the lock and should use or Release it — unless abandoned_at_index was set (see
    * CancelWaitRequest), when such a grant is released by the cancel itself.
+   * 
+   * Who may cancel: until leases belong to principals (the security issue), the lease id is the
+   * capability, as it is for Revoke (which ends the lease outright) and the fencing token for
+   * Release. So a caller that knows a lease id can take that lease out of a queue (it loses its
+   * place; a waiting call re-queues at the back, a few times, then fails ABORTED) — no more than
+   * Revoke could do. What CancelWait cannot do is release a grant that a call was handed: see
+   * abandoned_at_index.
    */
   CancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
   CancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
@@ -65,6 +104,13 @@ export interface LockClient extends grpc.Client {
    * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
    * caller then owns the lock and should use or Release it — unless abandoned_at_index was set (see
    * CancelWaitRequest), when such a grant is released by the cancel itself.
+   * 
+   * Who may cancel: until leases belong to principals (the security issue), the lease id is the
+   * capability, as it is for Revoke (which ends the lease outright) and the fencing token for
+   * Release. So a caller that knows a lease id can take that lease out of a queue (it loses its
+   * place; a waiting call re-queues at the back, a few times, then fails ABORTED) — no more than
+   * Revoke could do. What CancelWait cannot do is release a grant that a call was handed: see
+   * abandoned_at_index.
    */
   cancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
   cancelWait(argument: _lockd_v1_CancelWaitRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CancelWaitResponse__Output>): grpc.ClientUnaryCall;
@@ -141,6 +187,22 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * (~24.8 days) and fails the call at once with DEADLINE_EXCEEDED. For a longer wait send no
    * deadline and cancel the call yourself when yours passes (the TS client does), or use Session
    * with timeout_ms, which has no such limit.
+   * 
+   * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
+   * request and never reports a grant that has ended. It answers:
+   * - the request's grant still holds: acquired = true, the same fencing_token;
+   * - the request was granted and that grant has ended since (released by its token):
+   * acquired = false, grant_ended = true, ended_fencing_token = the old token, holder_lease_id =
+   * the holder now (0 = free). A client must treat it as "not acquired"; acquire anew (a new
+   * request_id) if it still wants the lock;
+   * - the lease has ended (expired, revoked): NOT_FOUND naming the lease (and the ended grant);
+   * - a wait still queued: it waits again at its current place (a waiting retry is a waiting call);
+   * - a wait that ended without a grant (cancelled): applied as a new request;
+   * - a try-lock (wait = false) that got nothing: acquired = false and the holder *now* (0 when it
+   * is free now; the caller's own lease if another of its calls holds it). Never a grant: a
+   * late duplicate of a try-lock must not leave a lock behind that nobody knows of.
+   * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
+   * call) is forgotten, and a retry of its request is applied as a new request.
    */
   Acquire: grpc.handleUnaryCall<_lockd_v1_AcquireRequest__Output, _lockd_v1_AcquireResponse>;
   
@@ -149,6 +211,13 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * waiting; fencing_token > 0 if the lease holds the lock (it was granted before the cancel): the
    * caller then owns the lock and should use or Release it — unless abandoned_at_index was set (see
    * CancelWaitRequest), when such a grant is released by the cancel itself.
+   * 
+   * Who may cancel: until leases belong to principals (the security issue), the lease id is the
+   * capability, as it is for Revoke (which ends the lease outright) and the fencing token for
+   * Release. So a caller that knows a lease id can take that lease out of a queue (it loses its
+   * place; a waiting call re-queues at the back, a few times, then fails ABORTED) — no more than
+   * Revoke could do. What CancelWait cannot do is release a grant that a call was handed: see
+   * abandoned_at_index.
    */
   CancelWait: grpc.handleUnaryCall<_lockd_v1_CancelWaitRequest__Output, _lockd_v1_CancelWaitResponse>;
   

@@ -1,0 +1,427 @@
+// The loop that turns the pure Raft core into a running node (DESIGN.md §2):
+//   ready() → persist → send → apply → advance().
+// Deterministic and callback-driven: no timers, no promises. Everything outside — the disk, the
+// network, the scheduler that runs the next batch — is injected, so RaftDriver runs it on LevelDB,
+// gRPC and setImmediate, and the simulator (test/sim) runs the very same code on its simulated disk,
+// network and clock under a seed.
+//
+// Input that arrives while a batch is being persisted (peer messages, ticks, proposals) waits in the
+// inbox and joins the next batch: that is the group commit.
+import type { Logger } from 'pino';
+import type { MemoryStorage } from '../../raft/memory-storage.js';
+import { RaftNode } from '../../raft/raft-node.js';
+import {
+  sendableBeforePersist,
+  type Entry,
+  type Message,
+  type NodeId,
+  type RaftConfig,
+  type Ready,
+  type Role,
+  type Snapshot,
+  type Status,
+} from '../../raft/types.js';
+import { NotLeaderError, ProposalLostError } from './errors.js';
+
+/** What the driver applies committed entries to (the lock state machine, or a test double). */
+export interface Applier<R> {
+  apply(entry: Entry): R;
+  snapshot(): Uint8Array;
+  restore(data: Uint8Array, index: number): void;
+}
+
+export interface Outbox {
+  send(messages: readonly Message[]): void;
+}
+
+/** The durable parts of a Ready batch. */
+export type Persistable = Pick<Ready, 'hardState' | 'entries' | 'snapshot'>;
+
+/**
+ * The node's durable log. Writes take effect in call order; `memory` (the synchronous mirror the
+ * core reads) changes only once a write is done. `done` may be called synchronously or later.
+ */
+export interface LoopStorage {
+  readonly memory: MemoryStorage;
+  /** One atomic batch; `sync`: on stable storage (fsync) before `done`, otherwise it may be lost in a power cut. */
+  write(batch: Persistable, sync: boolean, done: (err?: Error) => void): void;
+  /** Store an application snapshot and drop the entries it covers (synced). */
+  compact(snapshot: Snapshot, done: (err?: Error) => void): void;
+}
+
+/** Runs `fn` soon, after the current input (RaftDriver: setImmediate; the simulator: its next step). */
+export interface Scheduler {
+  soon(fn: () => void): void;
+}
+
+/** Points of a batch the simulator watches (checks, traces, crashes); RaftDriver needs none. */
+export interface LoopObserver {
+  /** A Ready was just taken from the core; nothing of it sent or written yet. */
+  readyTaken?(rd: Ready): void;
+  /** Its durable parts are written (synced ones waited for; an unsynced commit-only one only handed over). */
+  persisted?(rd: Ready): void;
+  /** Its messages are all sent; nothing applied yet. */
+  sent?(rd: Ready): void;
+}
+
+export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'plantedBug'>;
+
+export interface DriverLoopOptions<R> {
+  readonly id: NodeId;
+  /** Voters of a fresh cluster; a snapshot in storage overrides them. */
+  readonly voters: readonly NodeId[];
+  readonly raft: RaftSettings;
+  readonly storage: LoopStorage;
+  readonly applier: Applier<R>;
+  readonly scheduler: Scheduler;
+  readonly logger: Logger;
+  /** Take a snapshot and compact the log every this many applied entries. */
+  readonly snapshotEvery: number;
+  /** A failed disk write or a thrown error (a broken invariant): the node must stop. Called once. */
+  readonly onFatal: (e: Error) => void;
+  readonly observer?: LoopObserver;
+}
+
+export interface ProposalCallbacks<R> {
+  /** The core appended the entry here (it commits only if it stays there). */
+  accepted?(at: { index: number; term: number }): void;
+  resolve(r: { index: number; result: R }): void;
+  reject(e: Error): void;
+}
+
+export interface ReadCallbacks {
+  resolve(): void;
+  reject(e: Error): void;
+}
+
+interface PendingProposal<R> extends ProposalCallbacks<R> {
+  readonly term: number;
+}
+
+interface PendingRead extends ReadCallbacks {
+  index?: number;
+}
+
+export type AppliedListener<R> = (entry: Entry, result: R) => void;
+export type RoleListener = (role: Role, leader: NodeId, term: number) => void;
+
+export class DriverLoop<R> {
+  private readonly raft: RaftNode;
+  private outbox: Outbox = { send: () => {} };
+  private readonly inbox: Array<() => void> = [];
+  /** A batch is between ready() and advance() (its write may be in flight). */
+  private processing = false;
+  private scheduled = false;
+  private stopped = false;
+  private failed: Error | undefined;
+  private readonly proposals = new Map<number, PendingProposal<R>>();
+  private readonly reads = new Map<string, PendingRead>();
+  /** Reads whose read index is known, waiting for applied to reach it. */
+  private readonly readsAwaitingApply: PendingRead[] = [];
+  private readSeq = 0;
+  private applied: number;
+  private snapshotIndex: number;
+  private role: Role = 'follower';
+  private leader: NodeId = '';
+  /** Term and vote as last handed to storage: a change must be on disk before any message. */
+  private term: number;
+  private vote: NodeId;
+  private readonly appliedListeners: AppliedListener<R>[] = [];
+  private readonly roleListeners: RoleListener[] = [];
+
+  constructor(private readonly opts: DriverLoopOptions<R>) {
+    const memory = opts.storage.memory;
+    const snap = memory.snapshot();
+    if (snap.metadata.index > 0) opts.applier.restore(snap.data, snap.metadata.index);
+    this.applied = this.snapshotIndex = snap.metadata.index;
+    this.raft = new RaftNode({ ...opts.raft, id: opts.id, peers: opts.voters, storage: memory, applied: this.applied });
+    this.term = memory.hardState().term;
+    this.vote = memory.hardState().vote;
+  }
+
+  setOutbox(outbox: Outbox): void {
+    this.outbox = outbox;
+  }
+
+  /** Stop taking input and fail everything pending; a batch under way still completes (see busy). */
+  stop(): void {
+    this.stopped = true;
+    const err = new Error('node is shutting down');
+    for (const p of this.proposals.values()) p.reject(err);
+    for (const r of this.reads.values()) r.reject(err);
+    for (const r of this.readsAwaitingApply) r.reject(err);
+    this.proposals.clear();
+    this.reads.clear();
+    this.readsAwaitingApply.length = 0;
+  }
+
+  /** A batch is under way (between ready() and advance()). */
+  get busy(): boolean {
+    return this.processing;
+  }
+
+  // ---- inputs (each runs in the next batch) ---------------------------------------------------
+
+  tick(): void {
+    this.input(this.tickInput);
+  }
+
+  private readonly tickInput = (): void => this.raft.tick();
+
+  /** A message from a peer (called by the transport). */
+  step(m: Message): void {
+    this.input(() => this.raft.step(m));
+  }
+
+  reportUnreachable(id: NodeId): void {
+    this.input(() => this.raft.reportUnreachable(id));
+  }
+
+  reportSnapshot(id: NodeId, ok: boolean): void {
+    this.input(() => this.raft.reportSnapshot(id, ok));
+  }
+
+  /** Start an election now. No API calls it yet; the simulator does. */
+  campaign(): void {
+    this.input(() => this.raft.campaign());
+  }
+
+  /** Hand leadership to `to`; `done(false)` if this node does not lead. No API calls it yet; the simulator does. */
+  transferLeader(to: NodeId, done?: (accepted: boolean) => void): void {
+    this.input(() => {
+      const ok = this.raft.transferLeader(to);
+      done?.(ok);
+    });
+  }
+
+  /**
+   * Replicate `data`; resolves with the applied result once the entry is committed and applied
+   * here. Rejects with NotLeaderError when this node does not lead, ProposalLostError when another
+   * leader's entry took its place (the outcome is then known: it did not happen).
+   */
+  propose(data: Uint8Array, cb: ProposalCallbacks<R>): void {
+    this.input(() => {
+      const at = this.raft.propose(data);
+      if (!at) {
+        cb.reject(new NotLeaderError(this.leader));
+        return;
+      }
+      // An older proposal at this index (from an earlier term of ours) was overwritten.
+      this.proposals.get(at.index)?.reject(new ProposalLostError(at.index));
+      this.proposals.set(at.index, { ...cb, term: at.term });
+      cb.accepted?.(at);
+    });
+  }
+
+  /** Resolves when this node's applied state is at least as new as any write committed before the call (ReadIndex). */
+  readBarrier(cb: ReadCallbacks): void {
+    this.input(() => {
+      const ctx = `${this.opts.id}/${++this.readSeq}`;
+      if (!this.raft.readIndex(ctx)) {
+        cb.reject(new NotLeaderError(this.leader));
+        return;
+      }
+      this.reads.set(ctx, { resolve: cb.resolve, reject: cb.reject });
+    });
+  }
+
+  // ---- observation --------------------------------------------------------------------------
+
+  onApplied(l: AppliedListener<R>): void {
+    this.appliedListeners.push(l);
+  }
+
+  onRoleChange(l: RoleListener): void {
+    this.roleListeners.push(l);
+  }
+
+  isLeader(): boolean {
+    return this.role === 'leader';
+  }
+
+  leaderId(): NodeId {
+    return this.leader;
+  }
+
+  status(): Status {
+    return this.raft.status();
+  }
+
+  appliedIndex(): number {
+    return this.applied;
+  }
+
+  // ---- the loop -----------------------------------------------------------------------------
+
+  private input(fn: () => void): void {
+    if (this.stopped || this.failed) return;
+    this.inbox.push(fn);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.processing || this.failed) return;
+    this.scheduled = true;
+    // RaftDriver's scheduler (setImmediate) lets every input of one event-loop turn join one batch.
+    this.opts.scheduler.soon(() => {
+      this.scheduled = false;
+      this.runBatch();
+    });
+  }
+
+  private runBatch(): void {
+    if (this.processing || this.stopped || this.failed) return;
+    this.guard(() => {
+      for (const fn of this.inbox.splice(0)) fn();
+      if (!this.raft.hasReady()) return;
+      this.processing = true;
+      this.handleReady(this.raft.ready());
+    });
+  }
+
+  private handleReady(rd: Ready): void {
+    this.opts.observer?.readyTaken?.(rd);
+    // 0. leader replication may go out while our own disk write runs (it acknowledges nothing)
+    const early: Message[] = [];
+    const late: Message[] = [];
+    for (const m of rd.messages) (sendableBeforePersist(m) ? early : late).push(m);
+    if (early.length > 0) this.outbox.send(early);
+    // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
+    // change is the commit index is written unsynced and not waited for (etcd's rule): a commit
+    // index that lags after a power cut is learned again from the leader.
+    const hs = rd.hardState;
+    const termOrVoteChanged = hs !== undefined && (hs.term !== this.term || hs.vote !== this.vote);
+    const sync = rd.entries.length > 0 || rd.snapshot !== undefined || termOrVoteChanged;
+    if (hs && hs.term !== this.term) this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
+    if (hs) {
+      this.term = hs.term;
+      this.vote = hs.vote;
+    }
+    if (sync) {
+      this.opts.storage.write(rd, true, (err) => this.guard(() => {
+        if (err) throw err;
+        this.afterPersist(rd, late);
+      }));
+      return;
+    }
+    if (hs) this.opts.storage.write(rd, false, (err) => err && this.fail(err));
+    this.afterPersist(rd, late);
+  }
+
+  private afterPersist(rd: Ready, late: readonly Message[]): void {
+    this.opts.observer?.persisted?.(rd);
+    // 2. send the rest (acknowledgments, votes)
+    if (late.length > 0) this.outbox.send(late);
+    this.opts.observer?.sent?.(rd);
+    // 3. apply
+    if (rd.snapshot) this.installSnapshot(rd.snapshot.data, rd.snapshot.metadata.index);
+    for (const e of rd.committedEntries) this.applyEntry(e);
+    for (const rs of rd.readStates) {
+      const r = this.reads.get(rs.context);
+      if (!r) continue;
+      this.reads.delete(rs.context);
+      r.index = rs.index;
+      this.readsAwaitingApply.push(r);
+    }
+    this.releaseReads();
+    if (rd.softState) this.changeRole(rd.softState.role, rd.softState.leader);
+    this.maybeSnapshot(() => this.finish(rd));
+  }
+
+  /** 4. acknowledge, and start the next batch if anything is waiting. */
+  private finish(rd: Ready): void {
+    this.raft.advance(rd);
+    this.processing = false;
+    if (this.inbox.length > 0 || this.raft.hasReady()) this.schedule();
+  }
+
+  private applyEntry(e: Entry): void {
+    const result = this.opts.applier.apply(e);
+    this.applied = e.index;
+    const p = this.proposals.get(e.index);
+    if (p) {
+      this.proposals.delete(e.index);
+      if (p.term === e.term) p.resolve({ index: e.index, result });
+      else p.reject(new ProposalLostError(e.index));
+    }
+    for (const l of this.appliedListeners) l(e, result);
+  }
+
+  private installSnapshot(data: Uint8Array, index: number): void {
+    this.opts.applier.restore(data, index);
+    this.applied = this.snapshotIndex = index;
+    // Proposals the snapshot jumped over: whether they made it is unknown here.
+    for (const [i, p] of this.proposals) {
+      if (i > index) continue;
+      this.proposals.delete(i);
+      p.reject(new ProposalLostError(i, true));
+    }
+    this.opts.logger.info({ event: 'snapshot installed', term: this.term, index }, 'snapshot installed');
+  }
+
+  private releaseReads(): void {
+    for (let k = this.readsAwaitingApply.length - 1; k >= 0; k--) {
+      const r = this.readsAwaitingApply[k];
+      if (r.index! <= this.applied) {
+        this.readsAwaitingApply.splice(k, 1);
+        r.resolve();
+      }
+    }
+  }
+
+  private changeRole(role: Role, leader: NodeId): void {
+    const was = this.role;
+    this.role = role;
+    this.leader = leader;
+    const st = this.raft.status();
+    const fields = { term: st.term, commit: st.commit, applied: this.applied, leader };
+    const log = this.opts.logger;
+    if (role === 'leader' && was !== 'leader') log.info({ event: 'elected', ...fields }, 'elected leader');
+    else if (was === 'leader' && role !== 'leader') log.warn({ event: 'stepped down', role, ...fields }, 'stepped down');
+    else log.info({ event: 'role', role, ...fields }, `${role}${leader ? ` of ${leader}` : ''}`);
+    if (was === 'leader' && role !== 'leader') {
+      // Reads are side-effect free: failing them is always safe (the client retries elsewhere).
+      const err = new NotLeaderError(leader);
+      for (const r of this.reads.values()) r.reject(err);
+      this.reads.clear();
+    }
+    for (const l of this.roleListeners) l(role, leader, st.term);
+  }
+
+  private maybeSnapshot(then: () => void): void {
+    if (this.applied - this.snapshotIndex < this.opts.snapshotEvery) {
+      then();
+      return;
+    }
+    const memory = this.opts.storage.memory;
+    const index = this.applied;
+    const snapshot = {
+      metadata: { index, term: memory.term(index), voters: memory.snapshot().metadata.voters },
+      data: this.opts.applier.snapshot(),
+    };
+    this.opts.storage.compact(snapshot, (err) => this.guard(() => {
+      if (err) throw err;
+      this.snapshotIndex = index;
+      this.opts.logger.info({ event: 'snapshot taken', term: this.term, index, bytes: snapshot.data.length }, 'snapshot taken, log compacted');
+      then();
+    }));
+  }
+
+  /** Every entry point of the loop: anything thrown stops the node (DESIGN.md §2: stop rather than diverge). */
+  private guard(fn: () => void): void {
+    if (this.failed) return;
+    try {
+      fn();
+    } catch (e) {
+      if (this.failed) throw e; // onFatal rethrew it (the simulator does): let it through an enclosing guard
+      this.fail(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  private fail(e: Error): void {
+    if (this.failed) return;
+    this.failed = e;
+    this.processing = false; // nothing more will run: stop() must not wait for this batch
+    this.opts.onFatal(e);
+  }
+}
