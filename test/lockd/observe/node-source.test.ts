@@ -77,4 +77,27 @@ describe('observe: events sourced from applies, roles and votes', () => {
     expect(evs.filter((e) => e.type === 'role')).to.have.length(2);
     expect(evs.filter((e) => e.type === 'leader-changed')).to.have.length(1);
   });
+
+  it('the loop\'s facts: a term change with the vote, appended entries, the commit moving, a synced write timed, snapshots', async () => {
+    const bus = new EventBus('n1', () => 5);
+    const source = new NodeSource(bus, 'n1', { term: 4, commit: 10 });
+    const sub = bus.subscribe(100, () => {});
+    const entries = [11, 12].map((index) => ({ index, term: 5, data: new Uint8Array(0) }));
+    source.driverEvent({ kind: 'sync-started' });
+    expect(source.syncOutstandingMs()).to.be.at.least(0);
+    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 10 }, entries, committedEntries: [], messages: [], readStates: [] } });
+    source.driverEvent({ kind: 'synced', ms: 3.5, entries: 2 });
+    expect(source.syncOutstandingMs()).to.equal(0);
+    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 12 }, entries: [], committedEntries: entries, messages: [], readStates: [] } });
+    source.driverEvent({ kind: 'snapshot-taken', index: 12, bytes: 99 });
+    await turn();
+    const evs = sub.take().events.map(({ seq: _s, at: _a, node: _n, term: _t, ...body }) => body);
+    expect(evs).to.deep.equal([
+      { type: 'term-changed', from: 4, vote: 'n2' },
+      { type: 'appended', first: 11, last: 12, lastTerm: 5 },
+      { type: 'disk-sync', ms: 3.5, entries: 2 },
+      { type: 'committed', index: 12 }, // commit 10 was no news
+      { type: 'snapshot', how: 'taken', index: 12, bytes: 99 },
+    ]);
+  });
 });
