@@ -15,7 +15,7 @@ usage() {
   cat <<EOF
 usage: ./cluster.sh COMMAND [ARG]
   start [3|5]   install and build if needed, start the nodes (default 5) on ports $BASE_PORT.. (LOCKD_BASE_PORT),
-                return once a leader is elected and print the endpoints
+                HTTP (metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints
   status        table of id, address, pid, alive, role, term, leader, commit index
   stop          stop every node (SIGTERM, then SIGKILL after 5 s); data is kept
   kill I        SIGKILL node I (1-based)          pause I    SIGSTOP node I
@@ -29,6 +29,8 @@ die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 size() { [[ -f "$DIR/size" ]] && cat "$DIR/size" || echo 0; }
 port_of() { echo $((BASE_PORT + $1 - 1)); }
+# Node I's HTTP endpoint (/metrics, /livez, /readyz, /events): BASE+200+I-1 (7201.. by default).
+http_port_of() { echo $((BASE_PORT + 200 + $1 - 1)); }
 peers() {
   local n=$1 out="" i
   for ((i = 1; i <= n; i++)); do out+="${out:+,}n$i=127.0.0.1:$(port_of "$i")"; done
@@ -66,7 +68,8 @@ start_node() {
   if pid=$(live_pid "$i"); then echo "n$i already running (pid $pid)"; return; fi
   mkdir -p "$DIR"
   nohup node "$MAIN" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peers "$(peers "$n")" \
-    --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" >>"$DIR/n$i.log" 2>&1 </dev/null &
+    --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" --http-listen "127.0.0.1:$(http_port_of "$i")" \
+    >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
 }
 
@@ -106,6 +109,10 @@ cmd_start() {
   fi
   echo
   echo "lockd is up. Endpoints: $(peers "$n" | sed 's/n[0-9]*=//g')"
+  echo "Metrics, health and events (per node):"
+  for ((i = 1; i <= n; i++)); do
+    echo "  n$i  http://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events"
+  done
   echo "Try: node dist/src/client/lockctl.js --endpoints $(peers "$n" | sed 's/n[0-9]*=//g') status"
 }
 
