@@ -1,10 +1,12 @@
-// The observation layer on one node, composed: gRPC health on the client port always; with
-// --http-listen also metrics, probes and /events over HTTP. The bus and its NodeSource are created
-// by the node itself (lockd-node.ts), before its driver starts, so no event is missed.
+// The observation layer on one node, composed: gRPC health on the client port and the decision
+// log always; with --http-listen also metrics, probes and /events over HTTP. The bus and its
+// NodeSource are created by the node itself (lockd-node.ts), before its driver starts, so no event
+// is missed.
 import type * as grpc from '@grpc/grpc-js';
 import type { Server } from 'node:http';
 import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
 import { EventStreams } from './event-stream.js';
+import { logDecisions } from './decision-log.js';
 import { addGrpcHealth } from './grpc-health.js';
 import { NodeHealth } from './health.js';
 import { listenHttp } from './http-server.js';
@@ -23,6 +25,7 @@ export class Observability {
     const { bus, source } = ctx.observe;
     const health = (this.health = new NodeHealth(ctx, source));
     const grpcHealth = addGrpcHealth(server, health, bus);
+    const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));
       this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n));
@@ -30,6 +33,7 @@ export class Observability {
     return {
       close: () => {
         grpcHealth.close();
+        decisions.close();
         this.events?.close();
         this.http?.close();
         this.http?.closeAllConnections();

@@ -118,6 +118,8 @@ describe('observe: metrics, health and events on --http-listen', function () {
       expect(metric(text, 'nodejs_eventloop_lag_seconds')).to.be.a('number');
     }
     expect((await getText(`${base(leader)}/metrics`)).type).to.contain('text/plain; version=0.0.4');
+    // The leader's log line of the refusal is read from the same stream, with the numbers.
+    await waitFor('the refusal in the leader\'s log', () => (f.cluster.log(leader).includes(`fenced write of m/key refused: ${t1} < ${t2}`) ? true : undefined));
     await f.leader.release('m-lock', t2);
   });
 
