@@ -30,8 +30,8 @@ export interface RaftDriverOptions<R> {
 }
 
 /**
- * synced: one synced LevelDB write, timed around the write itself (sync-started marks its start, so
- * a write that never returns can be seen); persisted: a batch's durable parts are written (entries
+ * synced: one synced LevelDB write (a batch, or a compaction: entries 0), timed around the write itself
+ * (sync-started marks its start, so a write that never returns can be seen); persisted: a batch's durable parts are written (entries
  * appended, hard state with term/vote/commit, a snapshot installed); snapshot-taken: the log compacted.
  */
 export type DriverEvent =
@@ -144,6 +144,19 @@ export class RaftDriver<R> {
   }
 }
 
+/**
+ * Marks a synced write's start and wraps its `done` to report its duration. The time includes a wait
+ * behind an earlier unsynced (commit-only) write still in LevelStorage's queue: both are the disk.
+ */
+function timed(observer: (ev: DriverEvent) => void, entries: number, done: (err?: Error) => void): (err?: Error) => void {
+  observer({ kind: 'sync-started' });
+  const t0 = performance.now();
+  return (err) => {
+    if (!err) observer({ kind: 'synced', ms: performance.now() - t0, entries });
+    done(err);
+  };
+}
+
 /** LevelDB behind the loop's callback interface (LevelStorage serializes its writes in call order). */
 function levelLoopStorage(storage: LevelStorage, observer?: (ev: DriverEvent) => void): LoopStorage {
   const settle = (p: Promise<void>, done: (err?: Error) => void) => p.then(() => done(), (e: unknown) => done(e instanceof Error ? e : new Error(String(e))));
@@ -151,17 +164,16 @@ function levelLoopStorage(storage: LevelStorage, observer?: (ev: DriverEvent) =>
     memory: storage.memory,
     write: (batch, sync, done) => {
       if (!observer || !sync) return void settle(storage.persist(batch, { sync }), done);
-      observer({ kind: 'sync-started' });
-      const t0 = performance.now();
-      void settle(storage.persist(batch, { sync }), (err) => {
-        if (!err) observer({ kind: 'synced', ms: performance.now() - t0, entries: batch.entries.length });
-        done(err);
-      });
+      const finish = timed(observer, batch.entries.length, done); // the clock starts before the write
+      void settle(storage.persist(batch, { sync }), finish);
     },
-    compact: (snapshot, done) =>
-      void settle(storage.compact(snapshot), (err) => {
+    compact: (snapshot, done) => {
+      const taken = (err?: Error) => {
         if (!err) observer?.({ kind: 'snapshot-taken', index: snapshot.metadata.index, bytes: snapshot.data.length });
         done(err);
-      }),
+      };
+      const finish = observer ? timed(observer, 0, taken) : taken;
+      void settle(storage.compact(snapshot), finish);
+    },
   };
 }

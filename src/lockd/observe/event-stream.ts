@@ -23,7 +23,7 @@ export class EventStreams {
     private readonly onLost: (n: number) => void,
   ) {}
 
-  serve(req: IncomingMessage, res: ServerResponse): void {
+  serve(_req: IncomingMessage, res: ServerResponse): void {
     if (this.open.size >= MAX_EVENT_CLIENTS) {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
       res.end(`too many /events clients (limit ${MAX_EVENT_CLIENTS})\n`);
@@ -53,8 +53,7 @@ export class EventStreams {
       sub.close();
       this.open.delete(res);
     };
-    req.on('close', end);
-    res.on('close', end);
+    res.on('close', end); // the client went away (req's 'close' only means the request was read)
   }
 
   close(): void {

@@ -25,6 +25,7 @@ export class NodeMetrics {
   private readonly fenceRejected: Counter;
   private readonly lost: Counter;
   private lastCommit: number;
+  private leadership = '';
   private readonly close_: () => void;
 
   constructor(ctx: NodeContext, bus: EventBus) {
@@ -35,7 +36,7 @@ export class NodeMetrics {
     const st = ctx.driver.status();
     this.term = new Gauge({ name: 'lockd_raft_term', help: 'Current Raft term of this node.', registers });
     this.isLeader = new Gauge({ name: 'lockd_raft_is_leader', help: '1 if this node is the leader, else 0.', registers });
-    this.leaderChanges = new Counter({ name: 'lockd_raft_leader_changes_total', help: 'Times this node learned of a new leader (itself included).', registers });
+    this.leaderChanges = new Counter({ name: 'lockd_raft_leader_changes_total', help: 'New leaderships (leader, term) this node learned of, itself included.', registers });
     this.commitIndex = new Gauge({ name: 'lockd_raft_commit_index', help: 'Highest log index known committed on this node.', registers });
     this.appliedIndex = new Gauge({ name: 'lockd_raft_applied_index', help: 'Highest log index applied to the state machine on this node.', registers });
     this.committed = new Counter({ name: 'lockd_raft_proposals_committed_total', help: 'Log entries this node saw committed since it started.', registers });
@@ -90,9 +91,14 @@ export class NodeMetrics {
       case 'role':
         this.isLeader.set(ev.role === 'leader' ? 1 : 0);
         return;
-      case 'leader-changed':
-        if (ev.leader !== '') this.leaderChanges.inc();
+      case 'leader-changed': {
+        // A leadership is (leader, term): the same node elected again in a later term is a change;
+        // the same leader heard from again after a moment of none is not.
+        const leadership = `${ev.leader}@${ev.term}`;
+        if (ev.leader !== '' && leadership !== this.leadership) this.leaderChanges.inc();
+        if (ev.leader !== '') this.leadership = leadership;
         return;
+      }
       case 'committed':
         if (ev.index > this.lastCommit) this.committed.inc(ev.index - this.lastCommit);
         this.lastCommit = Math.max(this.lastCommit, ev.index);
