@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A local lockd cluster on 127.0.0.1: ./cluster.sh start [3|5], then status/kill/pause/... (see usage).
-# Data, logs and PID files live under .cluster/ (git-ignored). This script only ever signals the PIDs
+# A local lockd cluster on 127.0.0.1: ./cluster.sh start [3|5] [--tls], then status/kill/pause/... (see usage).
+# Node I serves clients on BASE+I-1 and peers on BASE+100+I-1 (7001.. and 7101.. by default).
+# Data, logs, PID files and (with --tls) certificates live under .cluster/ (git-ignored). This script only ever signals the PIDs
 # it recorded there, and checks that each still belongs to a lockd process of this cluster first.
 set -euo pipefail
 
@@ -10,12 +11,17 @@ BASE_PORT="${LOCKD_BASE_PORT:-7001}"
 START_TIMEOUT="${LOCKD_START_TIMEOUT:-30}"
 MAIN="$ROOT/dist/src/lockd/main.js"
 STATUS_TOOL="$ROOT/dist/src/lockd/tools/cluster-status.js"
+TLS_DIR="$DIR/tls"
 
 usage() {
   cat <<EOF
 usage: ./cluster.sh COMMAND [ARG]
-  start [3|5]   install and build if needed, start the nodes (default 5) on ports $BASE_PORT.. (LOCKD_BASE_PORT),
-                HTTP (metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints
+  start [3|5] [--tls]
+                install and build if needed, start the nodes (default 5): clients on ports $BASE_PORT.. (LOCKD_BASE_PORT),
+                peers on $((BASE_PORT + 100)).., HTTP (metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
+                --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS
+                and client-certificate auth; lockctl then uses .cluster/tls/root.* (principal root) by itself
+  cert NAME     issue .cluster/tls/NAME.crt / NAME.key, a client certificate for principal NAME (CN=NAME)
   status        table of id, address, pid, alive, role, term, leader, commit index
   stop          stop every node (SIGTERM, then SIGKILL after 5 s); data is kept
   kill I        SIGKILL node I (1-based)          pause I    SIGSTOP node I
@@ -29,12 +35,56 @@ die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 size() { [[ -f "$DIR/size" ]] && cat "$DIR/size" || echo 0; }
 port_of() { echo $((BASE_PORT + $1 - 1)); }
+peer_port_of() { echo $((BASE_PORT + 100 + $1 - 1)); }
 # Node I's HTTP endpoint (/metrics, /livez, /readyz, /events): BASE+200+I-1 (7201.. by default).
 http_port_of() { echo $((BASE_PORT + 200 + $1 - 1)); }
+# --peers: every node's PEER address.
 peers() {
   local n=$1 out="" i
-  for ((i = 1; i <= n; i++)); do out+="${out:+,}n$i=127.0.0.1:$(port_of "$i")"; done
+  for ((i = 1; i <= n; i++)); do out+="${out:+,}n$i=127.0.0.1:$(peer_port_of "$i")"; done
   echo "$out"
+}
+# What clients dial: every node's client address.
+endpoints() {
+  local n=$1 out="" i
+  for ((i = 1; i <= n; i++)); do out+="${out:+,}127.0.0.1:$(port_of "$i")"; done
+  echo "$out"
+}
+tls_on() { [[ -f "$TLS_DIR/ca.crt" ]]; }
+
+# Certificates (Debian's openssl, EC P-256, valid 30 days): a CA, then leaf certificates it signs.
+openssl_quiet() { openssl "$@" 2>"$TLS_DIR/openssl.err" || { cat "$TLS_DIR/openssl.err" >&2; die "openssl $1 failed"; }; }
+make_ca() {
+  command -v openssl >/dev/null || die "--tls needs openssl (apt-get install openssl)"
+  mkdir -p "$TLS_DIR"
+  chmod 700 "$TLS_DIR"
+  openssl_quiet req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+    -keyout "$TLS_DIR/ca.key" -out "$TLS_DIR/ca.crt" -subj "/CN=lockd local CA $(date +%s)" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+}
+# issue FILE CN USAGE [SAN]: USAGE is serverAuth,clientAuth (a node) or clientAuth (a client).
+issue() {
+  local file=$1 cn=$2 usage=$3 san=${4:-} ext="$TLS_DIR/$1.ext"
+  { [[ -n "$san" ]] && echo "subjectAltName=$san"; echo "extendedKeyUsage=$usage"; echo "basicConstraints=CA:FALSE"; } >"$ext"
+  openssl_quiet req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$TLS_DIR/$file.key" -out "$TLS_DIR/$file.csr" -subj "/CN=$cn"
+  openssl_quiet x509 -req -in "$TLS_DIR/$file.csr" -CA "$TLS_DIR/ca.crt" -CAkey "$TLS_DIR/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 30 -out "$TLS_DIR/$file.crt" -extfile "$ext"
+  chmod 600 "$TLS_DIR/$file.key"
+  rm -f "$TLS_DIR/$file.csr" "$ext"
+}
+# A member's certificate names it as a peer (DNS:nI.peer.lockd) and serves the client port (localhost, 127.0.0.1).
+issue_node() { issue "n$1" "n$1" serverAuth,clientAuth "DNS:n$1.peer.lockd,DNS:localhost,IP:127.0.0.1"; }
+make_tls() {
+  local n=$1 i
+  make_ca
+  for ((i = 1; i <= n; i++)); do issue_node "$i"; done
+  issue root root clientAuth
+  echo "made a CA and certificates in $TLS_DIR (node nI.crt/nI.key, admin client root.crt/root.key)"
+}
+tls_flags() {
+  tls_on || return 0
+  echo "--tls-cert $TLS_DIR/n$1.crt --tls-key $TLS_DIR/n$1.key --tls-ca $TLS_DIR/ca.crt --client-cert-auth"
 }
 
 # The recorded PID of node I if that process is alive and is still our lockd node.
@@ -67,9 +117,10 @@ start_node() {
   local i=$1 n; n=$(size)
   if pid=$(live_pid "$i"); then echo "n$i already running (pid $pid)"; return; fi
   mkdir -p "$DIR"
-  nohup node "$MAIN" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peers "$(peers "$n")" \
-    --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" --http-listen "127.0.0.1:$(http_port_of "$i")" \
-    >>"$DIR/n$i.log" 2>&1 </dev/null &
+  # shellcheck disable=SC2046
+  nohup node "$MAIN" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
+    --peers "$(peers "$n")" --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" $(tls_flags "$i") \
+    --http-listen "127.0.0.1:$(http_port_of "$i")" >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
 }
 
@@ -91,29 +142,50 @@ status_args() {
   done
 }
 
+status_tls() { tls_on && echo "--tls $TLS_DIR" || true; }
+
 cmd_start() {
-  local n=${1:-5} i
-  [[ "$n" == 3 || "$n" == 5 ]] || die "cluster size must be 3 or 5 (got '$n')"
+  local n=5 tls=0 arg i
+  for arg in "$@"; do
+    case "$arg" in
+      --tls) tls=1 ;;
+      3 | 5) n=$arg ;;
+      *) die "cluster size must be 3 or 5, or --tls (got '$arg')" ;;
+    esac
+  done
   local old; old=$(size)
   if ((old != 0 && old != n)); then die "an existing $old-node cluster is in .cluster/; run './cluster.sh clean' first"; fi
+  if ((tls && old != 0)) && ! tls_on; then die "the cluster in .cluster/ runs without TLS; run './cluster.sh clean' first"; fi
   ensure_built
   mkdir -p "$DIR"
+  if ((tls)) && ! tls_on; then make_tls "$n"; fi
   echo "$n" >"$DIR/size"
   [[ -f "$DIR/cluster-id" ]] || echo "local-$(date +%s)-$$" >"$DIR/cluster-id"
   for ((i = 1; i <= n; i++)); do start_node "$i"; done
   echo "waiting up to ${START_TIMEOUT}s for a leader..."
   # shellcheck disable=SC2046
-  if ! node "$STATUS_TOOL" --wait-leader "$START_TIMEOUT" $(status_args); then
+  if ! node "$STATUS_TOOL" --wait-leader "$START_TIMEOUT" $(status_tls) $(status_args); then
     echo "cluster.sh: no leader elected; see the logs: ./cluster.sh logs I (files in $DIR)" >&2
     exit 1
   fi
   echo
-  echo "lockd is up. Endpoints: $(peers "$n" | sed 's/n[0-9]*=//g')"
-  echo "Metrics, health and events (per node):"
+  echo "lockd is up$(tls_on && echo ' with mutual TLS'). Endpoints: $(endpoints "$n")"
+  echo "Metrics, health and events (plain HTTP, per node):"
   for ((i = 1; i <= n; i++)); do
     echo "  n$i  http://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events"
   done
-  echo "Try: node dist/src/client/lockctl.js --endpoints $(peers "$n" | sed 's/n[0-9]*=//g') status"
+  echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints "$n") status"
+  if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
+}
+
+cmd_cert() {
+  local name=${1:-}
+  [[ "$name" =~ ^[A-Za-z0-9_.-]{1,64}$ ]] || die "cert NAME: use 1-64 letters, digits, '.', '_' or '-' (got '$name')"
+  [[ "$name" != ca && ! "$name" =~ ^n[0-9]+$ ]] || die "'$name' is the CA's or a node's own file name; pick another"
+  tls_on || die "no CA in $TLS_DIR; run './cluster.sh start --tls' first"
+  issue "$name" "$name" clientAuth
+  echo "issued $TLS_DIR/$name.crt and $TLS_DIR/$name.key (principal $name)"
+  echo "use: lockctl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/$name.crt --key $TLS_DIR/$name.key ..."
 }
 
 cmd_signal() {
@@ -128,11 +200,12 @@ cmd="${1:-}"
 shift || true
 case "$cmd" in
   start) cmd_start "$@" ;;
+  cert) cmd_cert "$@" ;;
   status)
     (($(size) > 0)) || die "no cluster in .cluster/; run './cluster.sh start'"
     [[ -f "$STATUS_TOOL" ]] || die "not built; run './cluster.sh start' (or npm run build)"
     # shellcheck disable=SC2046
-    node "$STATUS_TOOL" $(status_args)
+    node "$STATUS_TOOL" $(status_tls) $(status_args)
     ;;
   stop)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done

@@ -27,13 +27,19 @@ export class LockdCluster implements BenchCluster {
   private readonly baseDir = mkdtempSync(join(tmpdir(), 'lockd-bench-'));
   private readonly clusterId = `bench-${process.pid}-${Date.now()}`;
   private readonly clients = new Map<string, ClusterClient>();
+  /** Each node's --peer-listen (Raft and forwarding); clients only ever see clientAddress. */
+  private readonly peerAddresses = new Map<string, string>();
 
   private constructor(private readonly opts: LockdClusterOptions) {}
 
   static async start(opts: LockdClusterOptions): Promise<LockdCluster> {
     if (!existsSync(LOCKD_MAIN)) throw new Error(`${LOCKD_MAIN} is missing: run \`npm run build\` first`);
     const c = new LockdCluster(opts);
-    for (let k = 1; k <= opts.size; k++) c.nodes.push({ id: `n${k}`, clientAddress: `127.0.0.1:${await freePort()}`, proc: undefined });
+    for (let k = 1; k <= opts.size; k++) {
+      const id = `n${k}`;
+      c.nodes.push({ id, clientAddress: `127.0.0.1:${await freePort()}`, proc: undefined });
+      c.peerAddresses.set(id, `127.0.0.1:${await freePort()}`);
+    }
     for (const n of c.nodes) c.restart(n.id);
     return c;
   }
@@ -47,11 +53,11 @@ export class LockdCluster implements BenchCluster {
   restart(id: string): void {
     const n = this.node(id);
     if (n.proc?.running) throw new Error(`${id} is running`);
-    const peers = this.nodes.map((x) => `${x.id}=${x.clientAddress}`).join(',');
+    const peers = this.nodes.map((x) => `${x.id}=${this.peerAddresses.get(x.id)!}`).join(',');
     const prof = this.opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', this.opts.cpuProfDir, '--cpu-prof-name', `${id}-${Date.now()}.cpuprofile`] : [];
     const args = [
       ...prof, LOCKD_MAIN,
-      '--id', id, '--listen', n.clientAddress, '--peers', peers, '--data-dir', join(this.baseDir, id), '--cluster-id', this.clusterId,
+      '--id', id, '--listen', n.clientAddress, '--peer-listen', this.peerAddresses.get(id)!, '--peers', peers, '--data-dir', join(this.baseDir, id), '--cluster-id', this.clusterId,
       ...(this.opts.flags ?? []),
     ];
     n.proc = new Proc(`lockd ${id}`, process.execPath, args, join(this.baseDir, `${id}.log`));

@@ -6,6 +6,7 @@ import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
 import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
+import { channelSecurity, type TlsMaterial } from './tls.js';
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // A restarted node should be reachable again within about a second, not grpc's default minutes.
@@ -21,9 +22,12 @@ export class Endpoint {
   readonly session: SessionStub;
   private readonly channel: grpc.Channel;
 
-  constructor(readonly address: string) {
-    const creds = grpc.credentials.createInsecure();
-    this.channel = new grpc.Channel(address, creds, CHANNEL_OPTIONS);
+  constructor(
+    readonly address: string,
+    tls?: TlsMaterial,
+  ) {
+    const { credentials: creds, options } = channelSecurity(address, tls);
+    this.channel = new grpc.Channel(address, creds, { ...CHANNEL_OPTIONS, ...options });
     const opts = { channelOverride: this.channel };
     const v1 = lockdProto.lockd.v1;
     this.lease = new v1.Lease(address, creds, opts);
@@ -43,11 +47,13 @@ export class Connections {
   private readonly byAddress = new Map<string, Endpoint>();
   private closed = false;
 
+  constructor(private readonly tls?: TlsMaterial) {}
+
   get(address: string): Endpoint {
     if (this.closed) throw new Error('the client is closed');
     let ep = this.byAddress.get(address);
     if (!ep) {
-      ep = new Endpoint(address);
+      ep = new Endpoint(address, this.tls);
       this.byAddress.set(address, ep);
     }
     return ep;

@@ -6,5 +6,6 @@ export { Lock } from './lock.js';
 export { SessionClient, type SessionClientOptions, type SessionCallOptions, type SessionWriteOptions } from './session-client.js';
 export type { LockEvent, ObserveOptions } from './observe.js';
 export { LockdError, LeaseLostError, LockLostError, LockHeldError } from './errors.js';
+export type { ClientTlsOptions, PemSource } from './tls.js';
 export { DEFAULT_ENDPOINTS, parseEndpoints, resolveEndpoints } from './endpoints.js';
 export type { LockInfo, LeaseTtl, LeaseSummary, FenceValue, NodeStatus, EndpointStatus } from './types.js';

@@ -22,11 +22,12 @@ import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
 import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
+import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
 import type { EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
 
-export interface LockClientOptions {
-  /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
+export interface LockClientOptions extends ClientTlsOptions {
+  /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
   readonly endpoints?: readonly string[];
   /** Deadline of a call that does not wait, retries included (ms). Default 10 000. */
   readonly timeoutMs?: number;
@@ -119,6 +120,7 @@ export class LockClient {
       discoverTimeoutMs: o.discoverTimeoutMs ?? 500,
       backoffInitialMs: o.backoffInitialMs ?? 50,
       backoffMaxMs: o.backoffMaxMs ?? 1_000,
+      tls: loadClientTls(o),
     });
   }
 

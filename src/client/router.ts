@@ -6,11 +6,14 @@
 // until the caller's deadline; every other status is the answer.
 import { status as Status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { Connections, type Endpoint } from './connections.js';
+import type { TlsMaterial } from './tls.js';
 import { clientError, leaderHint, toLockdError } from './errors.js';
 import { abortError, Backoff, grpcDeadline, longTimeout, monoNow, sleep } from './timing.js';
 
 export interface RouterOptions {
   readonly endpoints: readonly string[];
+  /** TLS material for every connection (undefined: plaintext). */
+  readonly tls?: TlsMaterial;
   /** One attempt of a call that does not wait (ms): past it, the endpoint is taken as hung and another is tried. */
   readonly attemptTimeoutMs: number;
   /** How long leader discovery (Cluster.Status on every endpoint) may take (ms). */
@@ -33,7 +36,7 @@ export type Attempt<T> = (ep: Endpoint, opts: CallOptions, done: (err: ServiceEr
 const MAX_IMMEDIATE_REDIRECTS = 2;
 
 export class Router {
-  readonly connections = new Connections();
+  readonly connections: Connections;
   private readonly known: string[];
   private leader: string | undefined;
   private cursor = 0;
@@ -42,6 +45,7 @@ export class Router {
 
   constructor(private readonly opts: RouterOptions) {
     if (opts.endpoints.length === 0) throw new Error('LockClient needs at least one endpoint');
+    this.connections = new Connections(opts.tls);
     this.known = [...opts.endpoints];
   }
 

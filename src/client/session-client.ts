@@ -13,8 +13,9 @@ import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
 import { Router } from './router.js';
 import { abortError, deadlineAfter, longTimeout } from './timing.js';
+import { loadClientTls, type ClientTlsOptions } from './tls.js';
 
-export interface SessionClientOptions {
+export interface SessionClientOptions extends ClientTlsOptions {
   /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
   readonly endpoints?: readonly string[];
   /** Timeout of an operation that does not wait (ms), sent as its timeout_ms. Default 10 000. */
@@ -69,6 +70,7 @@ export class SessionClient {
       discoverTimeoutMs: opts.discoverTimeoutMs ?? 500,
       backoffInitialMs: 50,
       backoffMaxMs: 1000,
+      tls: loadClientTls(opts),
     });
   }
 

@@ -6,6 +6,7 @@ import { LockdNode } from './node/lockd-node.js';
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
+import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
 import { Observability } from './observe/observability.js';
 
@@ -25,6 +26,11 @@ async function main(): Promise<void> {
     node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar], PUBLIC_SERVER_OPTIONS);
     await observability.listen();
   } catch (e) {
+    if (e instanceof TlsMaterialError) {
+      logger.fatal({ event: 'refused tls files', err: e }, e.message);
+      process.stderr.write(`lockd: refusing to start: ${e.message}\n`);
+      process.exit(2);
+    }
     if (e instanceof DataDirError) {
       logger.fatal({ event: 'refused data dir', dir: config.dataDir, err: e }, e.message);
       process.stderr.write(`lockd: refusing to start: ${e.message}\n`);
@@ -43,6 +49,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Rotated certificates: re-read the TLS files; new connections use them, open ones keep theirs.
+  process.on('SIGHUP', () => {
+    try {
+      node.reloadTls();
+    } catch (e) {
+      if (!(e instanceof TlsMaterialError)) throw e;
+      logger.error({ event: 'tls reload refused', err: e }, `SIGHUP: kept the current certificates: ${e.message}`);
+    }
+  });
 }
 
 void main();

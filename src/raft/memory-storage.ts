@@ -7,6 +7,7 @@ import {
   type HardState,
   type NodeId,
   type Snapshot,
+  type SnapshotMetadata,
   type Storage,
   UnavailableError,
   invariant,
@@ -68,12 +69,18 @@ export class MemoryStorage implements Storage {
     this.ents = [{ index: snap.metadata.index, term: snap.metadata.term, data: new Uint8Array(0) }];
   }
 
-  /** Record a snapshot the application took at `index` (≤ last index); voters carry over. */
-  createSnapshot(index: number, data: Uint8Array, voters?: readonly NodeId[]): Snapshot {
+  /**
+   * Record a snapshot the application took at `index` (≤ last index). `config` is the membership
+   * in effect there (RaftNode.configurationAt(index)); a bare voter list keeps the other fields of
+   * the previous snapshot, and absent, all of its configuration carries over.
+   */
+  createSnapshot(index: number, data: Uint8Array, config?: readonly NodeId[] | SnapshotConfig): Snapshot {
     invariant(index <= this.lastIndex(), 'snapshot within log', '', () => `snapshot ${index} > last ${this.lastIndex()}`);
     if (index <= this.snap.metadata.index) return this.snap;
     const term = this.term(index);
-    this.snap = { metadata: { index, term, voters: [...(voters ?? this.snap.metadata.voters)] }, data };
+    const prev = this.snap.metadata;
+    const c: SnapshotConfig = config === undefined ? prev : isVoterList(config) ? { ...prev, voters: config } : config;
+    this.snap = { metadata: { index, term, ...copyConfig(c) }, data };
     return this.snap;
   }
 
@@ -114,4 +121,20 @@ export function limitSize(ents: Entry[], maxBytes: number): Entry[] {
     n++;
   }
   return ents.slice(0, n);
+}
+
+type SnapshotConfig = Pick<SnapshotMetadata, 'voters' | 'learners' | 'removed' | 'configIndex'>;
+
+function isVoterList(c: readonly NodeId[] | SnapshotConfig): c is readonly NodeId[] {
+  return Array.isArray(c);
+}
+
+/** Only the fields a configuration has, copied (and absent ones left absent, as older snapshots have them). */
+function copyConfig(c: SnapshotConfig): SnapshotConfig {
+  return {
+    voters: [...c.voters],
+    ...(c.learners ? { learners: [...c.learners] } : {}),
+    ...(c.removed ? { removed: [...c.removed] } : {}),
+    ...(c.configIndex !== undefined ? { configIndex: c.configIndex } : {}),
+  };
 }

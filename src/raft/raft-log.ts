@@ -13,6 +13,8 @@ export class RaftLog {
   constructor(
     readonly storage: Storage,
     private readonly node: NodeId,
+    /** Told of every append (the config log follows the log: a config entry is effective when appended). */
+    private readonly onAppend: (ents: readonly Entry[]) => void = () => {},
   ) {
     const first = storage.firstIndex();
     this.unstable = new Unstable(storage.lastIndex() + 1);
@@ -117,6 +119,7 @@ export class RaftLog {
       `append after ${after} would truncate below commit ${this.committed}`);
     invariant(after <= this.lastIndex(), 'log has no gaps', this.node, () => `append after ${after} beyond last ${this.lastIndex()}`);
     this.unstable.truncateAndAppend(ents);
+    this.onAppend(ents);
     return this.lastIndex();
   }
 

@@ -2,8 +2,19 @@
 // etcd's rawnode.go is to raft.go. Inputs are tick/step/propose/readIndex/transferLeader; output is
 // the Ready batch, and advance() tells the protocol what of it became durable and applied. The
 // protocol never sees a Ready: it only changes state and queues messages.
+import type { ConfChange } from './membership.js';
 import { Raft } from './raft.js';
-import { invariant, type HardState, type Message, type NodeId, type RaftConfig, type Ready, type SoftState, type Status } from './types.js';
+import {
+  invariant,
+  type HardState,
+  type Message,
+  type NodeId,
+  type RaftConfig,
+  type Ready,
+  type SnapshotMetadata,
+  type SoftState,
+  type Status,
+} from './types.js';
 
 /** Bound on committed entries handed out per Ready, so applying never blocks the event loop for long. */
 const MAX_APPLY_BYTES_PER_READY = 4 << 20;
@@ -46,6 +57,25 @@ export class RaftNode {
     const at = this.raft.propose(data);
     if (at) this.proposalsToSend = true;
     return at;
+  }
+
+  /**
+   * Propose a single-server membership change (membership.ts); throws ConfChangeError with the
+   * reason when refused, and nothing changes. The returned entry commits only if it stays there.
+   */
+  proposeConfChange(cc: ConfChange): { index: number; term: number } {
+    this.assertAcceptingInput('proposeConfChange');
+    const at = this.raft.proposeConfChange(cc);
+    this.proposalsToSend = true;
+    return at;
+  }
+
+  /**
+   * The configuration in effect at index i, for the metadata of a snapshot taken there (i at
+   * least the current snapshot's index). Voters, learners, removed ids and the config entry's index.
+   */
+  configurationAt(i: number): Pick<SnapshotMetadata, 'voters' | 'learners' | 'removed' | 'configIndex'> {
+    return this.raft.configurationAt(i);
   }
 
   /** Ask for a linearizable read point; the answer comes as a ReadState with this context. */
@@ -142,7 +172,7 @@ export class RaftNode {
 }
 
 function sameSoft(a: SoftState, b: SoftState): boolean {
-  return a.leader === b.leader && a.role === b.role;
+  return a.leader === b.leader && a.role === b.role && !a.removed === !b.removed;
 }
 
 function sameHard(a: HardState, b: HardState): boolean {

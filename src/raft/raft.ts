@@ -2,7 +2,10 @@
 // and Ongaro's thesis): roles, terms, votes, replication, commit, ReadIndex, leader transfer. It
 // reacts to inputs by changing its state and queueing messages; turning that into Ready batches,
 // and what was handed out into what is durable, is RaftNode's job (raft-node.ts, as etcd's
-// rawnode.go is to raft.go). Pure: no I/O, no clock, no randomness of its own.
+// rawnode.go is to raft.go). Pure: no I/O, no clock, no randomness of its own. Membership changes
+// are single-server and in effect when appended (src/raft/README.md, membership.ts).
+import { ConfigLog, isMember, isVoter } from './config-log.js';
+import { ConfChangeError, applyChange, encodeConfigEntry, type ConfChange, type Configuration, type IndexedConfiguration } from './membership.js';
 import { committedIndex, quorumSize, voteResult } from './quorum.js';
 import { Progress } from './progress.js';
 import { RaftLog } from './raft-log.js';
@@ -21,12 +24,15 @@ import {
   type RaftConfig,
   type ReadState,
   type Role,
+  type SnapshotMetadata,
   type SoftState,
   type Status,
 } from './types.js';
 
 const DEFAULT_MAX_SIZE_PER_MSG = 1 << 20;
 const DEFAULT_MAX_INFLIGHT = 256;
+/** Default RaftConfig.promoteMaxLag: a learner this close to the commit index may be promoted. */
+export const PROMOTE_MAX_LAG = 1000;
 /** Marks a vote request caused by leader transfer: voters must not ignore it for being "in lease". */
 const TRANSFER_CONTEXT = 'transfer';
 
@@ -36,8 +42,10 @@ export class Raft {
   private vote: NodeId = NONE;
   private leader: NodeId = NONE;
   private role: Role = 'follower';
-  private voters: NodeId[];
+  /** Every configuration the log holds; the last one is in effect (config-log.ts). */
+  private readonly configs: ConfigLog;
   readonly log: RaftLog;
+  /** Leader: voters, learners, and a node whose removal is not committed yet (it must hear of it). */
   private prs = new Map<NodeId, Progress>();
   private readonly votes = new Map<NodeId, boolean>();
   /** Output not yet handed out: RaftNode takes it in ready(). */
@@ -59,6 +67,7 @@ export class Raft {
   private readonly maxInflight: number;
   private readonly preVote: boolean;
   private readonly checkQuorum: boolean;
+  private readonly promoteMaxLag: number;
 
   constructor(private readonly cfg: RaftConfig) {
     invariant(cfg.id !== NONE, 'node id is set', cfg.id, () => 'empty node id');
@@ -71,11 +80,18 @@ export class Raft {
     this.maxInflight = cfg.maxInflightMsgs ?? DEFAULT_MAX_INFLIGHT;
     this.preVote = cfg.preVote ?? true;
     this.checkQuorum = cfg.checkQuorum ?? true;
+    this.promoteMaxLag = cfg.promoteMaxLag ?? PROMOTE_MAX_LAG;
 
     const { hardState, voters } = cfg.storage.initialState();
-    this.voters = [...(voters.length > 0 ? voters : cfg.peers)];
-    invariant(this.voters.length > 0, 'cluster has voters', this.id, () => 'no voters in storage or config');
-    this.log = new RaftLog(cfg.storage, this.id);
+    const snapMeta = cfg.storage.snapshot().metadata;
+    // No voters at all is a node joining an existing cluster: it never campaigns, and learns the
+    // membership from the leader (a snapshot's metadata, or the first config entry it appends).
+    this.configs = new ConfigLog(configurationOf({ ...snapMeta, voters: voters.length > 0 ? voters : cfg.peers }), this.id);
+    this.log = new RaftLog(cfg.storage, this.id, (ents) => this.configs.appended(ents));
+    // Config entries in the stored log are in effect, committed or not (thesis §4.1).
+    const first = cfg.storage.firstIndex();
+    const last = cfg.storage.lastIndex();
+    if (last >= first) this.configs.appended(cfg.storage.entries(first, last + 1));
     if (hardState.term > 0 || hardState.vote !== NONE || hardState.commit > 0) {
       invariant(hardState.commit <= this.log.lastIndex(), 'stored commit within log', this.id, () =>
         `commit ${hardState.commit} beyond the last index ${this.log.lastIndex()}`);
@@ -109,6 +125,53 @@ export class Raft {
     return { index, term: this.term }; // sent by sendBatched(): one App per follower for a whole batch
   }
 
+  /**
+   * Append a single-server membership change; throws ConfChangeError (and changes nothing) when
+   * refused. The new configuration is in effect here at once, and on each follower when it appends
+   * the entry; it may still be truncated (then it rolls back) until it commits.
+   */
+  proposeConfChange(cc: ConfChange): { index: number; term: number } {
+    if (this.role !== 'leader') throw new ConfChangeError('not-leader', `${this.id} is not the leader (leader: ${this.leader || 'unknown'})`);
+    if (this.leadTransferee !== NONE) throw new ConfChangeError('transferring', `leadership is being transferred to ${this.leadTransferee}`);
+    // Ongaro's fix for single-server changes across leader changes (raft-dev, 2015): a leader
+    // proposes only once an entry of its own term committed. Its no-op then reached a majority of
+    // its configuration, so any change a deposed leader appended to a minority and we lack is
+    // superseded for good, and cannot come back with a majority disjoint from ours.
+    if (!this.committedEntryInCurrentTerm() && this.cfg.plantedBug !== 'conf-change-before-first-commit') {
+      throw new ConfChangeError('no-commit-in-term', `the leader has not committed an entry of term ${this.term} yet`);
+    }
+    const cur = this.configs.current();
+    if (cur.index > this.log.committed) {
+      throw new ConfChangeError('change-pending', `the change at ${cur.index} is not committed yet (commit ${this.log.committed})`);
+    }
+    if (cc.expectConfigIndex !== undefined && cc.expectConfigIndex !== cur.index) {
+      throw new ConfChangeError('config-index-mismatch', `expected the configuration of entry ${cc.expectConfigIndex}, it is that of entry ${cur.index}`);
+    }
+    if (cc.op === 'remove' && cc.node === this.id) {
+      throw new ConfChangeError('remove-leader', `${this.id} leads: transfer leadership first, then remove it from the new leader`);
+    }
+    const next = applyChange(cur.config, cc);
+    if (cc.op === 'promote') {
+      const match = this.prs.get(cc.node)?.match ?? 0;
+      if (match < this.log.committed - this.promoteMaxLag) {
+        throw new ConfChangeError('learner-behind', `${cc.node} has matched ${match}, the commit index is ${this.log.committed} (at most ${this.promoteMaxLag} behind)`);
+      }
+    }
+    const index = this.appendEntries([encodeConfigEntry({ change: cc, config: next })], 'config');
+    invariant(this.configs.current().index === index, 'a proposed change is in effect when appended', this.id, () =>
+      `appended at ${index}, effective configuration from ${this.configs.current().index}`);
+    invariant(this.configs.countAfter(this.log.committed) === 1, 'at most one uncommitted change at the leader', this.id, () =>
+      `${this.configs.countAfter(this.log.committed)} config entries above the commit index ${this.log.committed}`);
+    this.syncProgress();
+    return { index, term: this.term };
+  }
+
+  /** The configuration in effect at index i (for a snapshot's metadata); i ≥ the log's first index − 1. */
+  configurationAt(i: number): Pick<SnapshotMetadata, 'voters' | 'learners' | 'removed' | 'configIndex'> {
+    const { index, config } = this.configs.at(i);
+    return { voters: [...config.voters], learners: [...config.learners], removed: [...config.removed], configIndex: index };
+  }
+
   /** Ask for a linearizable read point; the answer comes as a ReadState with this context. */
   readIndex(context: string): boolean {
     if (this.role !== 'leader') return false;
@@ -123,7 +186,7 @@ export class Raft {
 
   /** Hand leadership to `to` once its log is caught up (thesis §3.10). */
   transferLeader(to: NodeId): boolean {
-    if (this.role !== 'leader' || to === this.id || !this.prs.has(to)) return false;
+    if (this.role !== 'leader' || to === this.id || !isVoter(this.conf(), to)) return false;
     if (this.leadTransferee === to) return true;
     this.leadTransferee = to;
     this.electionElapsed = 0; // the transfer must finish within one election timeout
@@ -149,6 +212,9 @@ export class Raft {
 
   step(m: Message): void {
     invariant(m.to === this.id, 'message addressed to this node', this.id, () => `got a message for ${m.to}`);
+    // A removed id is out for good: its votes and its term must not disturb us. Except, at the
+    // leader, the node being removed: it answers the Apps that tell it so until that commits.
+    if (this.conf().removed.includes(m.from) && !(this.role === 'leader' && this.prs.has(m.from))) return;
     if (!this.stepTerm(m)) return;
     if (m.type === 'Vote' || m.type === 'PreVote') {
       this.handleVoteRequest(m);
@@ -171,7 +237,7 @@ export class Raft {
   sendBatched(proposals: boolean): void {
     if (this.role !== 'leader') return;
     if (proposals) {
-      for (const id of this.voters) {
+      for (const id of this.prs.keys()) {
         if (id === this.id) continue;
         while (this.sendAppend(id, false)) {
           // up to the in-flight window
@@ -187,6 +253,8 @@ export class Raft {
 
   /** Entries up to the log's stable index are durable: the leader may count them for itself now. */
   persisted(): void {
+    // Nobody asks for a configuration before the last snapshot (snapshots are taken after it).
+    this.configs.pruneTo(this.log.firstIndex() - 1);
     if (this.role !== 'leader') return;
     // Never ack before durable: a leader's own entries count toward commit only from here.
     const self = this.prs.get(this.id)!;
@@ -196,6 +264,7 @@ export class Raft {
   status(): Status {
     const progress = new Map<NodeId, ProgressView>();
     if (this.role === 'leader') for (const [id, pr] of this.prs) progress.set(id, pr.view());
+    const { index: configIndex, config } = this.configs.current();
     return {
       id: this.id,
       term: this.term,
@@ -206,7 +275,11 @@ export class Raft {
       firstIndex: this.log.firstIndex(),
       role: this.role,
       leader: this.leader,
-      voters: [...this.voters],
+      voters: [...config.voters],
+      learners: [...config.learners],
+      removed: [...config.removed],
+      configIndex,
+      selfRemoved: this.selfRemoved(),
       leadTransferee: this.leadTransferee,
       progress,
     };
@@ -245,14 +318,15 @@ export class Raft {
     }
   }
 
+  /** Learners are heard from too (a snapshot goes only to a node recently active) but do not count. */
   private quorumRecentlyActive(): boolean {
+    const { voters } = this.conf();
     let active = 0;
-    for (const id of this.voters) {
-      const pr = this.prs.get(id)!;
-      if (id === this.id || pr.recentActive) active++;
+    for (const [id, pr] of this.prs) {
+      if (voters.includes(id) && (id === this.id || pr.recentActive)) active++;
       if (id !== this.id) pr.recentActive = false;
     }
-    return active >= quorumSize(this.voters.length);
+    return active >= quorumSize(voters.length);
   }
 
   // ---- role changes -------------------------------------------------------------------------
@@ -273,11 +347,28 @@ export class Raft {
     this.pendingReadContexts = [];
     this.readRoundPending = false;
     this.prs = new Map();
+    this.syncProgress();
+  }
+
+  /**
+   * Progress for every member of the effective configuration; a node no longer a member keeps
+   * its progress at the leader until its removal commits, so the leader tells it (the last App
+   * carries the commit index that covers the removal), then it goes.
+   */
+  private syncProgress(): void {
+    const c = this.conf();
     const last = this.log.lastIndex();
-    for (const id of this.voters) {
+    for (const id of [...c.voters, ...c.learners]) {
+      if (this.prs.has(id)) continue;
       const pr = new Progress(0, last + 1, this.maxInflight);
       if (id === this.id) pr.match = this.log.stableIndex();
+      // A new member may be sent a snapshot at once (sendSnapshot waits for a recently active one).
+      pr.recentActive = this.role === 'leader';
       this.prs.set(id, pr);
+    }
+    const removalCommitted = this.configs.current().index <= this.log.committed;
+    for (const id of [...this.prs.keys()]) {
+      if (!isMember(c, id) && (removalCommitted || this.role !== 'leader')) this.prs.delete(id);
     }
   }
 
@@ -304,6 +395,8 @@ export class Raft {
 
   private becomeLeader(): void {
     invariant(this.role === 'candidate', 'only a candidate becomes leader', this.id, () => `role ${this.role}`);
+    invariant(isVoter(this.conf(), this.id), 'a leader is a voter of its effective configuration', this.id, () =>
+      `voters ${this.conf().voters.join(',')}`);
     this.reset(this.term);
     this.leader = this.id;
     this.role = 'leader';
@@ -315,8 +408,18 @@ export class Raft {
     this.appendEntries([new Uint8Array(0)]);
   }
 
+  /** Only a voter campaigns: never a learner, a removed node, or one that joined and knows no configuration. */
   private promotable(): boolean {
-    return this.voters.includes(this.id);
+    return isVoter(this.conf(), this.id);
+  }
+
+  private conf(): Configuration {
+    return this.configs.current().config;
+  }
+
+  /** Removed by a committed configuration (the removal can no longer roll back). */
+  private selfRemoved(): boolean {
+    return this.configs.at(this.log.committed).config.removed.includes(this.id);
   }
 
   private hup(transfer: boolean): void {
@@ -339,7 +442,7 @@ export class Raft {
     }
     this.votes.set(this.id, true);
     if (this.tallyVotes(kind)) return;
-    for (const to of this.voters) {
+    for (const to of this.conf().voters) {
       if (to === this.id) continue;
       this.send(message({
         type, from: this.id, to, term: voteTerm,
@@ -351,7 +454,7 @@ export class Raft {
 
   /** Returns true when the campaign ended (won or lost). */
   private tallyVotes(kind: 'pre' | 'real'): boolean {
-    const result = voteResult(this.voters, this.votes);
+    const result = voteResult(this.conf().voters, this.votes);
     if (result === 'won') {
       if (kind === 'pre') this.startCampaign('real', false);
       else {
@@ -573,21 +676,25 @@ export class Raft {
       this.sendAck(m.from, overclaim ? this.log.lastIndex() : this.log.committed);
       return;
     }
+    invariant((snap.metadata.configIndex ?? 0) <= index, 'a snapshot\'s configuration is from its own prefix', this.id, () =>
+      `snapshot ${index} carries the configuration of entry ${snap.metadata.configIndex}`);
     this.log.restore(snap);
-    this.voters = [...snap.metadata.voters];
+    this.configs.restore(configurationOf(snap.metadata));
     this.sendAck(m.from, this.log.lastIndex());
   }
 
   private handleReadAck(from: NodeId, context: string): void {
-    if (this.readOnly.recvAck(from, context) < quorumSize(this.voters.length)) return;
+    const { voters } = this.conf();
+    if (!voters.includes(from)) return; // a learner's ack proves nothing about leadership
+    if (this.readOnly.recvAck(from, context) < quorumSize(voters.length)) return;
     for (const rs of this.readOnly.advance(context)) this.readStates.push(rs);
   }
 
   // ---- leader machinery ---------------------------------------------------------------------
 
-  private appendEntries(datas: readonly Uint8Array[]): number {
+  private appendEntries(datas: readonly Uint8Array[], type?: 'config'): number {
     const last = this.log.lastIndex();
-    const ents: Entry[] = datas.map((data, k) => ({ term: this.term, index: last + 1 + k, data }));
+    const ents: Entry[] = datas.map((data, k) => ({ term: this.term, index: last + 1 + k, data, ...(type ? { type } : {}) }));
     const newLast = this.log.append(ents);
     invariant(newLast === last + datas.length, 'leader only appends', this.id, () => `last ${last} → ${newLast}`);
     return newLast;
@@ -595,7 +702,11 @@ export class Raft {
 
   /** Advance the commit index to what a majority has durably matched (only current-term entries: fig. 8). */
   private maybeCommit(): boolean {
-    const mci = committedIndex(this.voters, (id) => this.prs.get(id)!.match);
+    // The quorum is that of the effective configuration, committed or not (thesis §4.1).
+    const { voters } = this.conf();
+    invariant(voters.includes(this.id) && voters.every((id) => this.prs.has(id)), 'the leader tracks every voter of its configuration', this.id, () =>
+      `voters ${voters.join(',')}, progress for ${[...this.prs.keys()].join(',')}`);
+    const mci = committedIndex(voters, (id) => this.prs.get(id)!.match);
     if (mci <= this.log.committed) return false;
     if (this.log.term(mci) !== this.term && this.cfg.plantedBug !== 'commit-previous-term-by-count') return false;
     const hadCommitInTerm = this.committedEntryInCurrentTerm();
@@ -615,7 +726,7 @@ export class Raft {
   }
 
   private startRead(context: string): void {
-    if (this.voters.length === 1 || this.cfg.plantedBug === 'read-without-quorum') {
+    if (this.conf().voters.length === 1 || this.cfg.plantedBug === 'read-without-quorum') {
       this.readStates.push({ index: this.log.committed, context });
       return;
     }
@@ -623,8 +734,10 @@ export class Raft {
     this.readRoundPending = true;
   }
 
+  /** After a commit: everyone hears the new commit index, then a node whose removal committed is dropped. */
   private bcastAppend(): void {
-    for (const id of this.voters) if (id !== this.id) this.sendAppend(id);
+    for (const id of this.prs.keys()) if (id !== this.id) this.sendAppend(id);
+    this.syncProgress();
   }
 
   /**
@@ -634,7 +747,7 @@ export class Raft {
   private bcastHeartbeat(): void {
     const context = this.readOnly.lastPendingContext();
     this.readRoundPending = false;
-    for (const id of this.voters) {
+    for (const id of this.prs.keys()) {
       if (id === this.id) continue;
       // Never tell a follower to commit past what it is known to hold.
       const commit = Math.min(this.prs.get(id)!.match, this.log.committed);
@@ -683,10 +796,18 @@ export class Raft {
   // ---- helpers ------------------------------------------------------------------------------
 
   softState(): SoftState {
-    return { leader: this.leader, role: this.role };
+    return { leader: this.leader, role: this.role, ...(this.selfRemoved() ? { removed: true } : {}) };
   }
 
   hardState(): HardState {
     return { term: this.term, vote: this.vote, commit: this.log.committed };
   }
+}
+
+/** The configuration a snapshot's metadata (or a storage's initial state) describes. */
+function configurationOf(meta: Pick<SnapshotMetadata, 'voters' | 'learners' | 'removed' | 'configIndex'>): IndexedConfiguration {
+  return {
+    index: meta.configIndex ?? 0,
+    config: { voters: [...meta.voters], learners: [...(meta.learners ?? [])], removed: [...(meta.removed ?? [])] },
+  };
 }

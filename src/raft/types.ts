@@ -5,11 +5,21 @@
 export type NodeId = string;
 export const NONE: NodeId = '';
 
-/** One log entry. An entry with empty `data` is the leader's no-op of its term. */
+/**
+ * What an entry carries. 'normal' (the default when absent): the application's command, opaque to
+ * the core. 'config': a membership change, written by the core itself (see membership.ts for the
+ * encoding); the application skips it when applying, and the configuration it holds takes effect
+ * on every node as soon as the entry is appended to that node's log (src/raft/README.md).
+ */
+export type EntryType = 'normal' | 'config';
+
+/** One log entry. A normal entry with empty `data` is the leader's no-op of its term. */
 export interface Entry {
   readonly term: number;
   readonly index: number;
   readonly data: Uint8Array;
+  /** Absent means 'normal' (every entry written before membership changes existed). */
+  readonly type?: EntryType;
 }
 
 /** What must be durable before any message that depends on it is sent (Raft fig. 2 "persistent state"). */
@@ -25,6 +35,12 @@ export interface SnapshotMetadata {
   readonly term: number;
   /** Voting members as of `index`. */
   readonly voters: readonly NodeId[];
+  /** Non-voting members (they receive the log) as of `index`; absent means none. */
+  readonly learners?: readonly NodeId[];
+  /** Ids removed from the cluster, ever: never members again; absent means none. */
+  readonly removed?: readonly NodeId[];
+  /** Index of the config entry that made this configuration (0: the bootstrap one); absent means 0. */
+  readonly configIndex?: number;
 }
 
 /** The application's state as of `metadata.index`; `data` is opaque to the core. */
@@ -76,6 +92,11 @@ export type Role = 'follower' | 'precandidate' | 'candidate' | 'leader';
 export interface SoftState {
   readonly leader: NodeId;
   readonly role: Role;
+  /**
+   * True once this node's log holds, committed, a configuration that removed it: the node will
+   * never vote, campaign or be counted again, and should stop itself (absent means false).
+   */
+  readonly removed?: boolean;
 }
 
 /** A linearizable read may be served once the applied index reaches `index`. */
@@ -168,6 +189,12 @@ export interface RaftConfig {
   readonly maxInflightMsgs?: number;
   readonly preVote?: boolean;
   readonly checkQuorum?: boolean;
+  /**
+   * Promote is refused until the learner's match index is at least the leader's commit index minus
+   * this many entries (default PROMOTE_MAX_LAG): a voter far behind would add to the quorum a
+   * member that cannot yet acknowledge anything.
+   */
+  readonly promoteMaxLag?: number;
   /** Test-only: plant a known bug so tests can show the simulator's checks fail. */
   readonly plantedBug?: PlantedBug;
 }
@@ -180,7 +207,11 @@ export type PlantedBug =
   | 'snapshot-fast-forward-overclaim'
   // A leader answers ReadIndex from its own commit index with no heartbeat quorum round: a deposed
   // leader that has not heard of its successor serves stale reads.
-  | 'read-without-quorum';
+  | 'read-without-quorum'
+  // A leader proposes a membership change before an entry of its own term has committed: across
+  // leader changes two single-server changes may then have disjoint majorities (Ongaro, raft-dev
+  // 2015, "bug in single-server membership changes") and two leaders are elected in one term.
+  | 'conf-change-before-first-commit';
 
 /** Replication progress the leader keeps per follower. */
 export interface ProgressView {
@@ -201,8 +232,14 @@ export interface Status {
   readonly role: Role;
   readonly leader: NodeId;
   readonly voters: readonly NodeId[];
+  /** The effective configuration's learners and removed ids, and the index of the entry that made it. */
+  readonly learners: readonly NodeId[];
+  readonly removed: readonly NodeId[];
+  readonly configIndex: number;
+  /** This node's committed configuration lists it as removed (SoftState.removed). */
+  readonly selfRemoved: boolean;
   readonly leadTransferee: NodeId;
-  /** Leader only: progress of every voter (itself included). */
+  /** Leader only: progress of every member it replicates to (itself, voters, learners, a node being removed). */
   readonly progress: ReadonlyMap<NodeId, ProgressView>;
 }
 

@@ -57,6 +57,8 @@ describe('lockctl on a 3-node cluster', function () {
   function start(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; done: Promise<Result> } {
     const proc = spawn(process.execPath, [LOCKCTL_MAIN, ...args], {
       env: { ...process.env, LOCKD_ENDPOINTS: endpoints, ...env },
+      // Not the checkout: lockctl would pick up a ./cluster.sh start --tls cluster's .cluster/tls/.
+      cwd: tmpdir(),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

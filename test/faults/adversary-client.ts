@@ -16,6 +16,7 @@
 // argument, but the checkers would have to model its effect on every lock of that lease (not done).
 // No retries, no request ids: each call is one attempt, unknown when it timed out or broke.
 import { Connections } from '../../src/client/connections.js';
+import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
 import { ADVERSARY_INDEX, clockSince, HistoryWriter, type InspectOutput } from './history.js';
 import { unaryCall, type Outcome } from './lockd-calls.js';
@@ -36,7 +37,7 @@ if (!cfg) {
 }
 const now = clockSince(BigInt(cfg.originNs));
 const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
-const conns = new Connections();
+const conns = new Connections(loadClientTls(cfg.tls));
 const rng = new Prng(cfg.seed);
 const calls = new Set(cfg.adversaryCalls ?? ADVERSARY_CALLS);
 let stopping = false;

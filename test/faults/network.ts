@@ -1,10 +1,13 @@
 // The cluster's peer network as one proxy per directed link. Node i is started with its own --peers
-// list, in which every other node j is at the address of proxy i→j (itself at its real address), so
-// all traffic i sends toward j — Raft messages on i's stream to j, and client calls i forwards to a
-// leader j — crosses that proxy. Each node sends on its own outbound streams only, so blocking i→j
-// silences i toward j while j still reaches i: links really are directed. Clients reach node j
-// through one more proxy, the client link of j (all clients share it), so a client's request can be
-// held, delayed or reset on its way too — and land after the client gave up on it and retried.
+// list, in which every other node j's PEER address is that of proxy i→j (itself at its real peer
+// address), so all traffic i sends toward j — Raft messages on i's stream to j, and client calls i
+// forwards to a leader j (forwarding dials the leader's peer port) — crosses that proxy. Each node
+// sends on its own outbound streams only, so blocking i→j silences i toward j while j still
+// reaches i: links really are directed. Clients reach node j's CLIENT port through one more proxy,
+// the client link of j (all clients share it; j advertises it as its client address), so a
+// client's request can be held, delayed or reset on its way too — and land after the client gave
+// up on it and retried. With TLS the proxies pass the encrypted bytes through: a node checks the
+// member id in the certificate, not the address.
 import { LinkProxy, type LinkMode } from './tcp-proxy.js';
 
 export type Link = readonly [from: string, to: string];
@@ -17,14 +20,18 @@ export class ProxyMesh {
     private readonly clientLinks: ReadonlyMap<string, LinkProxy>,
   ) {}
 
-  /** One proxy per ordered pair of distinct nodes; `addresses` maps node id → its real listen address. */
-  static async start(addresses: ReadonlyMap<string, string>): Promise<ProxyMesh> {
+  /**
+   * One proxy per ordered pair of distinct nodes toward `addresses` (node id → its real peer
+   * address, --peer-listen), and one client link per node toward `clientAddresses` (its real
+   * --listen; default: `addresses`).
+   */
+  static async start(addresses: ReadonlyMap<string, string>, clientAddresses: ReadonlyMap<string, string> = addresses): Promise<ProxyMesh> {
     const ids = [...addresses.keys()];
     const links = new Map<string, LinkProxy>();
     const clientLinks = new Map<string, LinkProxy>();
     try {
       for (const from of ids) for (const to of ids) if (from !== to) links.set(key(from, to), await LinkProxy.start(addresses.get(to)!));
-      for (const to of ids) clientLinks.set(to, await LinkProxy.start(addresses.get(to)!));
+      for (const to of ids) clientLinks.set(to, await LinkProxy.start(clientAddresses.get(to)!));
     } catch (e) {
       await Promise.all([...links.values(), ...clientLinks.values()].map((l) => l.close()));
       throw e;

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { Prng } from '../sim/prng.js';
 import { Connections } from '../../src/client/connections.js';
+import { loadClientTls } from '../../src/client/tls.js';
+import { TestPki } from '../support/test-pki.js';
 import { clockSince, type Op } from './history.js';
 import { ProxyMesh } from './network.js';
 import { ClientPool, type ClientHandle } from './client-pool.js';
@@ -42,6 +44,8 @@ export interface RunOptions {
   readonly kinds?: readonly FaultKind[];
   /** Clients keep a lease's Acquire/Release on one node (ClientConfig.sticky). */
   readonly sticky?: boolean;
+  /** Run the cluster with mutual TLS and client-certificate auth (certificates made for the run). */
+  readonly tls?: boolean;
   /** Budget of the linearizability search (ms). */
   readonly checkBudgetMs?: number;
   readonly log?: (msg: string) => void;
@@ -95,13 +99,23 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
   const plainFinals = new Map<string, FinalValue>();
   let clientSeq = 0;
   try {
+    let pki: TestPki | undefined;
+    let clientTls: ClientConfig['tls'];
+    if (o.tls) {
+      mkdirSync(join(runDir, 'tls'));
+      pki = TestPki.create(join(runDir, 'tls'));
+      const workload = pki.client('workload');
+      clientTls = { cacert: pki.caCert, cert: workload.cert, key: workload.key };
+    }
     cluster = handles.cluster = await ProcessCluster.start({
       size,
       clusterId: `faults-${o.seed}`,
       startNodes: false,
-      nodeFlags: (id) => ({ '--peers': mesh!.peersFlagFor(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks) }),
+      ...(pki ? { tls: pki, clientCertAuth: true } : {}),
+      // Each node tells clients (Status, lockd-leader) its client link, so clients stay behind it.
+      nodeFlags: (id) => ({ '--peers': mesh!.peersFlagFor(id), '--advertise-client': mesh!.clientAddress(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks) }),
     });
-    mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.address])));
+    mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.peerAddress])), new Map(cluster.nodes.map((n) => [n.id, n.address])));
     for (const n of cluster.nodes) cluster.startNode(n.id);
     const leader = await cluster.waitForLeader(undefined, 30_000);
     log(`faults: cluster of ${size} up (leader ${leader}), data in ${cluster.baseDir}, run dir ${runDir}`);
@@ -115,6 +129,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         id,
         mode,
         endpoints,
+        ...(clientTls ? { tls: clientTls } : {}),
         locks: mode === 'plain' ? CONTROL_LOCKS : mode === 'fence' ? FENCED_LOCKS : [...FENCED_LOCKS, ...CONTROL_LOCKS],
         plainStore: store!.address,
         ttlMs,
@@ -156,7 +171,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
     // Final values, once a leader is back (every node restarted and the network healed).
     await cluster.waitForLeader(undefined, 60_000).catch((e: Error) => problems.push(`no leader after the run: ${e.message}`));
-    const conns = new Connections();
+    const conns = new Connections(loadClientTls(clientTls));
     try {
       for (const lock of FENCED_LOCKS) {
         const key = guardKey(lock);

@@ -15,6 +15,7 @@
 // back to the queue. A critical section makes 1–3 writes, so a delayed duplicate of the first can land
 // after the second.
 import { Connections } from '../../src/client/connections.js';
+import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
 import { clockSince, HistoryWriter, type ReadOutput, type StoreKind } from './history.js';
 import { append, decode, encode, element, lastOf, ordered, type GuardedValue } from './guarded-value.js';
@@ -43,7 +44,7 @@ if (!cfg) {
 const store: StoreKind = cfg.mode === 'plain' ? 'plain' : 'fence';
 const now = clockSince(BigInt(cfg.originNs));
 const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
-const conns = new Connections();
+const conns = new Connections(loadClientTls(cfg.tls));
 const rng = new Prng(cfg.seed);
 const n = cfg.endpoints.length;
 let endpoint = rng.int(n);

@@ -11,6 +11,8 @@ export interface ClientConfig {
   readonly mode: 'fence' | 'plain' | 'adversary';
   /** Where the client dials the nodes: their client links (proxies, see network.ts). */
   readonly endpoints: readonly string[];
+  /** With a TLS run: the CA and this client's certificate (file paths). */
+  readonly tls?: { readonly cacert: string; readonly cert: string; readonly key: string };
   /** Lock names this client takes; each guards the key guardKey(name). */
   readonly locks: readonly string[];
   /** host:port of the runner's plain store (mode plain). */

@@ -188,5 +188,19 @@ describe('lockd cluster (real processes)', function () {
     const notMember = await cluster.runToExit(cluster.argsFor('n1', { '--id': 'n9' }));
     expect(notMember.code).to.equal(2);
     expect(notMember.output).to.match(/--peers must include this node \(n9\)/);
+    // The listener split and TLS flags: each mistake named before anything starts.
+    const cases: Array<[string[], RegExp]> = [
+      [cluster.argsFor('n1', { '--peer-listen': cluster.node('n1').address }), /--listen and --peer-listen are both/],
+      [cluster.argsFor('n1', { '--peer-listen': '127.0.0.1:1' }), /--peers says n1 is at .*, but this node's peer address is 127\.0\.0\.1:1/],
+      [cluster.argsFor('n1', { '--listen': '0.0.0.0:7001' }), /--advertise-client is 0\.0\.0\.0:7001, which nobody can dial/],
+      [cluster.argsFor('n1', { '--tls-cert': '/nonexistent.crt' }), /--tls-cert, --tls-key and --tls-ca go together/],
+      [[...cluster.argsFor('n1'), '--client-cert-auth'], /--client-cert-auth needs TLS/],
+      [cluster.argsFor('n1', { '--tls-cert': '/nonexistent.crt', '--tls-key': '/nonexistent.key', '--tls-ca': '/nonexistent.ca' }), /cannot read --tls-ca \/nonexistent\.ca/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cluster.runToExit(args);
+      expect(r.code, r.output).to.equal(2);
+      expect(r.output).to.match(message);
+    }
   });
 });

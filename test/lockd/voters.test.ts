@@ -41,14 +41,14 @@ describe('lockd start: the stored voter set (real processes)', function () {
     expect(grown.output).to.include('{n1, n2, n3}').and.include('{n1, n2, n3, n4, n5}');
 
     // Three voters still, but one of them another node (n9 where others[1] was).
-    const renamed = [`${victim}=${cluster.node(victim).address}`, `${others[0].id}=${others[0].address}`, `n9=${others[1].address}`].join(',');
+    const renamed = [`${victim}=${cluster.node(victim).peerAddress}`, `${others[0].id}=${others[0].peerAddress}`, `n9=${others[1].peerAddress}`].join(',');
     const swapped = await cluster.runToExit(cluster.argsFor(victim, { '--peers': renamed }));
     expect(swapped.code).to.equal(3);
     expect(swapped.output).to.match(/refusing data dir .* \(voters\)/);
     expect(swapped.output).to.include('{n1, n2, n3}').and.include(`{${[victim, others[0].id, 'n9'].sort().join(', ')}}`);
 
     // The same ids in another order: it starts, rejoins and applies what comes next.
-    const reordered = [...cluster.nodes].reverse().map((n) => `${n.id}=${n.address}`).join(',');
+    const reordered = [...cluster.nodes].reverse().map((n) => `${n.id}=${n.peerAddress}`).join(',');
     cluster.startNode(victim, { '--peers': reordered });
     await cluster.waitForLeader();
     await cluster.waitForApplied(await grant(lease));

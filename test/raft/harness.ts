@@ -6,6 +6,8 @@ export interface TestNode {
   raft: RaftNode;
   storage: MemoryStorage;
   applied: Entry[];
+  /** Contexts of the ReadStates its Readies carried, in order. */
+  reads: string[];
 }
 
 /** A deterministic PRNG for the core's election jitter (mulberry32). */
@@ -39,8 +41,17 @@ export class TestCluster {
       const raft = new RaftNode({
         id, peers: ids, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(seed + ids.indexOf(id)), ...overrides,
       });
-      this.nodes.set(id, { raft, storage, applied: [] });
+      this.nodes.set(id, { raft, storage, applied: [], reads: [] });
     }
+  }
+
+  /** A node joining the cluster with no configuration of its own (it learns it from the leader). */
+  join(id: NodeId, overrides: Partial<RaftConfig> = {}): TestNode {
+    const storage = new MemoryStorage([]);
+    const raft = new RaftNode({ id, peers: [], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(99 + this.nodes.size), ...overrides });
+    const n: TestNode = { raft, storage, applied: [], reads: [] };
+    this.nodes.set(id, n);
+    return n;
   }
 
   node(id: NodeId): TestNode {
@@ -75,6 +86,7 @@ export class TestCluster {
         n.storage.append(rd.entries);
         this.queue.push(...rd.messages);
         for (const e of rd.committedEntries) if (e.data.length > 0) n.applied.push(e);
+        for (const rs of rd.readStates) n.reads.push(rs.context);
         n.raft.advance(rd);
       }
     }

@@ -2,7 +2,9 @@
 // commands, each followed by the output it must print. run() executes a file against real RaftNodes
 // over MemoryStorage and returns the file as it should read; the test compares the two.
 import {
+  ConfChangeError,
   InvariantError,
+  decodeConfigEntry,
   MemoryStorage,
   RaftNode,
   message,
@@ -14,6 +16,7 @@ import {
   type RaftConfig,
   type Ready,
   type Snapshot,
+  type ConfChangeOp,
 } from '../../src/raft/index.js';
 import { seededRandom } from './harness.js';
 
@@ -96,9 +99,26 @@ class World {
         if (args.has('peers')) throw new TranscriptError('cluster: the peers are the nodes named');
         for (const id of pos) this.addNode(id, pos, args);
         return [];
-      case 'node':
-        this.addNode(one(pos), list(need(args, 'peers')), args);
+      case 'node': {
+        // peers=none: a node joining an existing cluster, with no configuration of its own.
+        const peers = need(args, 'peers');
+        this.addNode(one(pos), peers === 'none' ? [] : list(peers), args);
         return [];
+      }
+      case 'conf': {
+        allow(args, ['expect']);
+        if (pos.length !== 3) throw new TranscriptError('conf <id> <op> <node> [expect=<config index>]');
+        const [id, op, target] = pos;
+        if (!CONF_OPS.includes(op as ConfChangeOp)) throw new TranscriptError(`op ${op} is not one of ${CONF_OPS.join(' ')}`);
+        const expectConfigIndex = args.has('expect') ? num(need(args, 'expect')) : undefined;
+        try {
+          const at = this.node(id).raft.proposeConfChange({ op: op as ConfChangeOp, node: target, expectConfigIndex });
+          return [`${at.index}@${at.term}`];
+        } catch (e) {
+          if (!(e instanceof ConfChangeError)) throw e;
+          return [`refused ${e.reason}`];
+        }
+      }
       case 'campaign':
         return guard(() => this.node(one(pos)).raft.campaign());
       case 'tick': {
@@ -128,8 +148,8 @@ class World {
       }
       case 'compact': {
         const [id, at] = two(pos);
-        const { storage } = this.node(id);
-        storage.createSnapshot(num(at), new TextEncoder().encode(`snap@${at}`));
+        const { storage, raft } = this.node(id);
+        storage.createSnapshot(num(at), new TextEncoder().encode(`snap@${at}`), raft.configurationAt(num(at)));
         storage.compact(num(at));
         return [];
       }
@@ -173,7 +193,7 @@ class World {
   }
 
   private addNode(id: NodeId, peers: readonly NodeId[], args: Args): void {
-    allow(args, ['peers', 'log', 'compact', 'term', 'vote', 'commit', 'inflight', 'maxsize', 'bug']);
+    allow(args, ['peers', 'log', 'compact', 'term', 'vote', 'commit', 'inflight', 'maxsize', 'promotelag', 'bug']);
     if (this.nodes.has(id)) throw new TranscriptError(`node "${id}" exists`);
     const storage = new MemoryStorage(peers);
     if (args.has('log')) storage.append(parseEntries(need(args, 'log')));
@@ -188,6 +208,7 @@ class World {
       id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1 + this.nodes.size),
       maxInflightMsgs: args.has('inflight') ? num(need(args, 'inflight')) : undefined,
       maxSizePerMsg: args.has('maxsize') ? num(need(args, 'maxsize')) : undefined,
+      promoteMaxLag: args.has('promotelag') ? num(need(args, 'promotelag')) : undefined,
       plantedBug: args.get('bug') as PlantedBug | undefined,
     };
     this.nodes.set(id, { raft: new RaftNode(cfg), storage, peers });
@@ -244,6 +265,7 @@ class World {
     const lines = [
       `${id}: ${st.role} term=${st.term} lead=${st.leader || '-'} commit=${st.commit} applied=${st.applied}`,
       `  log ${snap.index > 0 ? `snap=${snap.index}@${snap.term} ` : ''}${fmtLog(this.node(id))}`,
+      `  config@${st.configIndex} voters=${st.voters.join(',') || '-'} learners=${st.learners.join(',') || '-'} removed=${st.removed.join(',') || '-'}${st.selfRemoved ? ' (self removed)' : ''}`,
     ];
     for (const [peer, pr] of st.progress) {
       if (peer === id) continue;
@@ -281,7 +303,13 @@ class World {
 // ---- printing -------------------------------------------------------------------------------
 
 const dec = new TextDecoder();
-const fmtEntry = (e: Entry) => `${e.index}@${e.term}${e.data.length > 0 ? `:${dec.decode(e.data)}` : ''}`;
+const fmtEntry = (e: Entry) => {
+  if (e.type === 'config') {
+    const { change, config } = decodeConfigEntry(e.data, '', e.index);
+    return `${e.index}@${e.term}:conf(${change.op} ${change.node}: voters=${config.voters.join(',')}${config.learners.length ? ` learners=${config.learners.join(',')}` : ''})`;
+  }
+  return `${e.index}@${e.term}${e.data.length > 0 ? `:${dec.decode(e.data)}` : ''}`;
+};
 const fmtEntries = (es: readonly Entry[]) => es.map(fmtEntry).join(' ');
 
 export function fmtMessage(m: Message): string {
@@ -305,14 +333,15 @@ export function fmtMessage(m: Message): string {
       return `${head}${ctx}`;
     case 'Snap': {
       const md = m.snapshot!.metadata;
-      return `${head} snap=${md.index}@${md.term} voters=${md.voters.join(',')}`;
+      const learners = md.learners?.length ? ` learners=${md.learners.join(',')}` : '';
+      return `${head} snap=${md.index}@${md.term} voters=${md.voters.join(',')}${learners}`;
     }
   }
 }
 
 function fmtReady(rd: Ready): string[] {
   const out: string[] = [];
-  if (rd.softState) out.push(`soft ${rd.softState.role} lead=${rd.softState.leader || '-'}`);
+  if (rd.softState) out.push(`soft ${rd.softState.role} lead=${rd.softState.leader || '-'}${rd.softState.removed ? ' removed' : ''}`);
   if (rd.hardState) out.push(`hard term=${rd.hardState.term} vote=${rd.hardState.vote || '-'} commit=${rd.hardState.commit}`);
   if (rd.snapshot) out.push(`snapshot ${rd.snapshot.metadata.index}@${rd.snapshot.metadata.term}`);
   if (rd.entries.length) out.push(`append ${fmtEntries(rd.entries)}`);
@@ -353,6 +382,8 @@ function guard(fn: () => string[] | void): string[] {
 function allow(args: Args, keys: readonly string[]): void {
   for (const k of args.keys()) if (!keys.includes(k)) throw new TranscriptError(`unknown argument ${k}= (known: ${keys.join(' ')})`);
 }
+
+const CONF_OPS: readonly ConfChangeOp[] = ['addVoter', 'addLearner', 'promote', 'remove'];
 
 const MESSAGE_TYPES: readonly MessageType[] = [
   'App', 'AppResp', 'Vote', 'VoteResp', 'PreVote', 'PreVoteResp', 'Heartbeat', 'HeartbeatResp', 'Snap', 'TimeoutNow',

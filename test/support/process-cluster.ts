@@ -15,6 +15,7 @@ import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
 import { ensureBuilt, NODE_MAIN, ROOT } from './build.js';
 import { failuresSoFar } from './failures.js';
 import { killNow, reapOnExit } from './reaper.js';
+import type { CertFiles, TestPki } from './test-pki.js';
 
 export interface ClusterOptions {
   readonly size: 3 | 5;
@@ -25,11 +26,18 @@ export interface ClusterOptions {
   readonly nodeFlags?: (id: string) => Record<string, string>;
   /** false: assign addresses and data dirs but start no node (the caller starts them with startNode). */
   readonly startNodes?: boolean;
+  /** Start every node with TLS from this PKI (node certificates issued on first start). */
+  readonly tls?: TestPki;
+  /** With tls: also --client-cert-auth; the cluster's own status calls then present a client certificate (CN=root). */
+  readonly clientCertAuth?: boolean;
 }
 
 export interface NodeHandle {
   readonly id: string;
+  /** The client address (--listen): what clients and tests dial. */
   readonly address: string;
+  /** The peer address (--peer-listen), as other nodes' --peers name it. */
+  readonly peerAddress: string;
   readonly dataDir: string;
   readonly logFile: string;
   proc: ChildProcess | undefined;
@@ -69,6 +77,7 @@ export class ProcessCluster {
   readonly baseDir: string;
   readonly clusterId: string;
   private readonly clients = new Map<string, ClusterClient>();
+  private rootCert: CertFiles | undefined;
   /** Failures counted before this cluster started: more at stop() means one happened while it ran. */
   private readonly failuresAtStart = failuresSoFar();
 
@@ -83,7 +92,10 @@ export class ProcessCluster {
     try {
       for (let k = 1; k <= opts.size; k++) {
         const id = `n${k}`;
-        c.nodes.push({ id, address: `127.0.0.1:${await freePort()}`, dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined });
+        c.nodes.push({
+          id, address: `127.0.0.1:${await freePort()}`, peerAddress: `127.0.0.1:${await freePort()}`,
+          dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined,
+        });
       }
       if (opts.startNodes !== false) for (const n of c.nodes) c.startNode(n.id);
     } catch (e) {
@@ -93,8 +105,17 @@ export class ProcessCluster {
     return c;
   }
 
+  /** --peers: every node's PEER address. */
   peersFlag(): string {
-    return this.nodes.map((n) => `${n.id}=${n.address}`).join(',');
+    return this.nodes.map((n) => `${n.id}=${n.peerAddress}`).join(',');
+  }
+
+  /** Credentials the cluster's own clients (status) use: TLS trusting the test CA when on. */
+  clientCredentials(): grpc.ChannelCredentials {
+    const pki = this.opts.tls;
+    if (!pki) return grpc.credentials.createInsecure();
+    if (this.opts.clientCertAuth) this.rootCert ??= pki.client('root');
+    return pki.channelCredentials(this.rootCert);
   }
 
   node(id: string): NodeHandle {
@@ -107,10 +128,11 @@ export class ProcessCluster {
   argsFor(id: string, overrides: Record<string, string> = {}): string[] {
     const n = this.node(id);
     const flags: Record<string, string> = {
-      '--id': id, '--listen': n.address, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
-      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.nodeFlags?.(id), ...overrides,
+      '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
+      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.tls?.nodeFlags(id), ...this.opts.nodeFlags?.(id), ...overrides,
     };
-    return [...Object.entries(flags).flat(), ...(this.opts.extraArgs ?? [])];
+    const switches = this.opts.tls && this.opts.clientCertAuth ? ['--client-cert-auth'] : [];
+    return [...Object.entries(flags).flat(), ...switches, ...(this.opts.extraArgs ?? [])];
   }
 
   startNode(id: string, overrides: Record<string, string> = {}): ChildProcess {
@@ -167,7 +189,7 @@ export class ProcessCluster {
   client(id: string): ClusterClient {
     let c = this.clients.get(id);
     if (!c) {
-      c = new lockdProto.lockd.v1.Cluster(this.node(id).address, grpc.credentials.createInsecure());
+      c = new lockdProto.lockd.v1.Cluster(this.node(id).address, this.clientCredentials());
       this.clients.set(id, c);
     }
     return c;

@@ -1,7 +1,10 @@
 // lockctl's command line: global flags anywhere, a command path (`lease grant`), positionals, and
 // for `run` everything after `--` untouched. Bad input is a UsageError (exit 2 with a usage line).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveEndpoints } from '../endpoints.js';
+import type { ClientTlsOptions } from '../tls.js';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -55,7 +58,10 @@ export function usageLine(spec: CommandSpec): string {
   return ['lockctl', ...spec.path, ...spec.positionals, ...spec.flags.map((f) => FLAG_USAGE[f]), ...tail].join(' ');
 }
 
-export const GLOBAL_USAGE = 'global flags: --endpoints host:port,... (default $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005)  --json  --timeout MS';
+export const GLOBAL_USAGE = [
+  'global flags: --endpoints host:port,... (default $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005)  --json  --timeout MS',
+  '              --cacert FILE --cert FILE --key FILE (TLS; default $LOCKD_CACERT/$LOCKD_CERT/$LOCKD_KEY, else .cluster/tls/ as root if present)',
+].join('\n');
 
 export function usageText(): string {
   const width = Math.max(...COMMANDS.map((c) => usageLine(c).length));
@@ -77,6 +83,8 @@ export interface Parsed {
   readonly json: boolean;
   /** --timeout in ms, if given. */
   readonly timeoutMs?: number;
+  /** TLS files (paths), when TLS is on. */
+  readonly tls?: ClientTlsOptions;
   readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string };
   /** `run`: the command and its arguments. */
   readonly command: string[];
@@ -93,6 +101,9 @@ const OPTIONS = {
   token: { type: 'string' },
   lock: { type: 'string' },
   grace: { type: 'string' },
+  cacert: { type: 'string' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -165,10 +176,12 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     }
   };
   const args: Record<string, string> = Object.fromEntries(spec.positionals.map((p, i) => [p, rest[i]]));
+  const tls = wrap(() => resolveTls(values, env));
   return {
     spec,
     args,
     endpoints,
+    ...(tls ? { tls } : {}),
     json: values.json ?? false,
     timeoutMs: values.timeout === undefined ? undefined : wrap(() => parseDuration('--timeout', values.timeout!)),
     flags: {
@@ -182,4 +195,23 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     },
     command,
   };
+}
+
+/** Where ./cluster.sh start --tls leaves its CA and the admin client certificate (principal root). */
+export const CLUSTER_TLS_DIR = join('.cluster', 'tls');
+
+/**
+ * TLS files: each of --cacert/--cert/--key, else its LOCKD_* variable; with none of the six given,
+ * .cluster/tls/ (of the working directory) if it exists, as principal root. Undefined: plaintext.
+ */
+export function resolveTls(values: { cacert?: string; cert?: string; key?: string }, env: NodeJS.ProcessEnv, cwd = process.cwd()): ClientTlsOptions | undefined {
+  const pick = (flag: 'cacert' | 'cert' | 'key', name: string): string | undefined => values[flag] ?? (env[name] || undefined);
+  const given = { cacert: pick('cacert', 'LOCKD_CACERT'), cert: pick('cert', 'LOCKD_CERT'), key: pick('key', 'LOCKD_KEY') };
+  if (given.cacert === undefined && given.cert === undefined && given.key === undefined) {
+    const dir = join(cwd, CLUSTER_TLS_DIR);
+    if (!existsSync(join(dir, 'ca.crt'))) return undefined;
+    return { cacert: join(dir, 'ca.crt'), cert: join(dir, 'root.crt'), key: join(dir, 'root.key') };
+  }
+  if ((given.cert === undefined) !== (given.key === undefined)) throw new UsageError('--cert and --key go together (or LOCKD_CERT and LOCKD_KEY)');
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as ClientTlsOptions;
 }

@@ -62,7 +62,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.USAGE;
   }
   const out = new Output(p.json, io.stdout as never, io.stderr as never);
-  const client = new LockClient({ endpoints: p.endpoints, ...(p.timeoutMs === undefined ? {} : { timeoutMs: p.timeoutMs }) });
+  let client: LockClient;
+  try {
+    client = new LockClient({ endpoints: p.endpoints, ...p.tls, ...(p.timeoutMs === undefined ? {} : { timeoutMs: p.timeoutMs }) });
+  } catch (e) {
+    io.stderr.write(`lockctl: ${(e as Error).message}\n`); // an unreadable TLS file
+    return EXIT.USAGE;
+  }
   try {
     return await dispatch({ client, p, out, interrupted: io.interrupted });
   } catch (e) {

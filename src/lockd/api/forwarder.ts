@@ -1,11 +1,12 @@
-// Calls from a follower to the leader: one cached gRPC client per peer address, the caller's
-// remaining deadline passed on, and the FORWARDED_HEADER set so the leader never forwards again.
+// Calls from a follower to the leader's PEER listener (node/listeners.ts): the same method under
+// lockd.forwarded.v1, over a channel that proves both ends are members (with TLS), a few cached
+// connections per leader, the caller's remaining deadline passed on, and the forwarding headers set so
+// the leader never forwards again. Messages for clients name the leader's CLIENT address only.
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import { forwardedPath, forwardingMetadata } from '../node/listeners.js';
+import type { NodeContext } from '../node/node-context.js';
 import { ApiError, LEADER_TRAILER } from './api-error.js';
-import { FORWARDED_HEADER, type Route } from './leader-router.js';
-
-type Forward = Extract<Route, { kind: 'forward' }>;
+import type { Forward } from './leader-router.js';
 
 /** What forwarding needs of an RPC (a proto-loader MethodDefinition fits). */
 export interface ForwardMethod<Req, Res> {
@@ -40,24 +41,29 @@ export class Forwarder {
   private readonly inFlight = new Set<grpc.ClientUnaryCall>();
   private closed = false;
 
-  constructor(
-    private readonly selfId: string,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly ctx: Pick<NodeContext, 'config' | 'logger' | 'security'>) {}
 
-  private client(address: string): grpc.Client {
-    let pool = this.clients.get(address);
+  private get selfId(): string {
+    return this.ctx.config.id;
+  }
+
+  private get logger(): NodeContext['logger'] {
+    return this.ctx.logger;
+  }
+
+  private client(to: Forward): grpc.Client {
+    const key = `${to.leaderId}@${to.peerAddress}`;
+    let pool = this.clients.get(key);
     if (!pool) {
-      pool = Array.from({ length: CONNECTIONS_PER_LEADER }, () => new grpc.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS));
-      this.clients.set(address, pool);
+      const channel = this.ctx.security.peerChannel(to.leaderId);
+      pool = Array.from({ length: CONNECTIONS_PER_LEADER }, () => new grpc.Client(to.peerAddress, channel.credentials, { ...CHANNEL_OPTIONS, ...channel.options }));
+      this.clients.set(key, pool);
     }
     return pool[this.next++ % pool.length];
   }
 
   private metadata(): grpc.Metadata {
-    const md = new grpc.Metadata();
-    md.set(FORWARDED_HEADER, this.selfId);
-    return md;
+    return forwardingMetadata(this.ctx.config);
   }
 
   /**
@@ -76,9 +82,9 @@ export class Forwarder {
   ): Promise<Res> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new ApiError(grpc.status.UNAVAILABLE, `${this.selfId} is shutting down; retry`));
-      const c = this.client(to.address);
+      const c = this.client(to);
       const call: grpc.ClientUnaryCall = c.makeUnaryRequest<Req, Res>(
-        method.path,
+        forwardedPath(method.path),
         method.requestSerialize,
         method.responseDeserialize,
         request,
@@ -98,8 +104,8 @@ export class Forwarder {
 
   /** Open a bidi stream to the leader (the KeepAlive proxy). */
   duplex<Req, Res>(to: Forward, method: ForwardMethod<Req, Res>): grpc.ClientDuplexStream<Req, Res> {
-    return this.client(to.address).makeBidiStreamRequest<Req, Res>(
-      method.path,
+    return this.client(to).makeBidiStreamRequest<Req, Res>(
+      forwardedPath(method.path),
       method.requestSerialize,
       method.responseDeserialize,
       this.metadata(),
@@ -111,14 +117,16 @@ export class Forwarder {
   failure(to: Forward, path: string, err: grpc.ServiceError, deadline = Infinity, answerAt = Infinity): ApiError {
     const trailers: Record<string, string> = {};
     for (const [k, v] of Object.entries(err.metadata?.getMap() ?? {})) if (k.startsWith('lockd-')) trailers[k] = String(v);
-    const where = `${to.leaderId} at ${to.address}`;
+    // For the client: the leader's client address (never its peer address), when known.
+    const where = to.clientAddress ? `${to.leaderId} at ${to.clientAddress}` : to.leaderId;
+    const logged = { path, leader: to.leaderId, peerAddress: to.peerAddress };
     if (err.code === grpc.status.DEADLINE_EXCEEDED && answerAt < deadline) {
-      this.logger.warn({ event: 'forward failed', path, leader: to.leaderId, address: to.address, reason: 'no answer' }, `forwarding ${path} to ${where}: no answer in time`);
+      this.logger.warn({ event: 'forward failed', ...logged, reason: 'no answer' }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress}: no answer in time`);
       return new ApiError(grpc.status.UNAVAILABLE, `the leader ${where} did not answer in time (stopped or cut off?); retry`, trailers);
     }
     if (err.code === grpc.status.UNAVAILABLE) {
-      if (!trailers[LEADER_TRAILER]) this.logger.warn({ event: 'forward failed', path, leader: to.leaderId, address: to.address, err: err.details }, `forwarding ${path} to ${where} failed: ${err.details}`);
-      return new ApiError(err.code, `forwarded to ${where}: ${err.details}`, trailers);
+      if (!trailers[LEADER_TRAILER]) this.logger.warn({ event: 'forward failed', ...logged, err: err.details }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress} failed: ${err.details}`);
+      return new ApiError(err.code, `forwarded to the leader ${where}, which could not be reached; retry`, trailers);
     }
     return new ApiError(err.code, err.details, trailers);
   }

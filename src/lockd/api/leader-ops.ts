@@ -6,7 +6,7 @@ import { lockdProto } from '../../proto/lockd.js';
 import type { NodeContext } from '../node/node-context.js';
 import { ApiError, asApiError } from './api-error.js';
 import type { Forwarder } from './forwarder.js';
-import type { LeaderRouter } from './leader-router.js';
+import type { Forward, LeaderRouter } from './leader-router.js';
 import type { Proposer } from './proposer.js';
 import { answerBy, type ApiTiming } from './timing.js';
 
@@ -46,14 +46,14 @@ export class LeaderOps {
   private async onLeader<T>(
     until: number,
     local: (deadline: number) => Promise<T>,
-    remote: (to: { kind: 'forward'; leaderId: string; address: string }, deadline: number) => Promise<T>,
+    remote: (to: Forward, deadline: number) => Promise<T>,
   ): Promise<T> {
     let last: ApiError | undefined;
     while (!this.closed && Date.now() < until) {
       try {
         if (this.ctx.driver.isLeader()) return await local(until);
-        const leader = this.router.leader();
-        if (leader?.address && leader.id !== this.router.selfId) return await remote({ kind: 'forward', leaderId: leader.id, address: leader.address }, until);
+        const to = this.router.forwardTo(this.ctx.driver.leaderId());
+        if (to) return await remote(to, until);
         last = this.router.unavailable('no leader known');
       } catch (e) {
         last = asApiError(e);

@@ -3,17 +3,28 @@
 // disagree about the leader for a moment); while an election is running a call waits a little
 // for its outcome rather than failing at once.
 import type * as grpc from '@grpc/grpc-js';
+import { FORWARDED_HEADER } from '../node/listeners.js';
 import type { NodeContext } from '../node/node-context.js';
 import { unavailable, type ApiError } from './api-error.js';
 import { answerBy, type ApiTiming } from './timing.js';
 
-/** Request header a forwarding node sets (value: its id). A call carrying it is served locally or fails. */
-export const FORWARDED_HEADER = 'lockd-forwarded';
+export { FORWARDED_HEADER };
 
-export type Route = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly leaderId: string; readonly address: string };
+/**
+ * Where to serve a call. A forward goes to the leader's PEER address (its peer listener serves
+ * forwarding); what callers are told is its CLIENT address ('' while not yet learned).
+ */
+export type Route = { readonly kind: 'local' } | Forward;
+export interface Forward {
+  readonly kind: 'forward';
+  readonly leaderId: string;
+  readonly peerAddress: string;
+  readonly clientAddress: string;
+}
 
 export interface LeaderInfo {
   readonly id: string;
+  /** Its client address, the only one a client is ever told ('' while unknown). */
   readonly address: string;
 }
 
@@ -33,10 +44,17 @@ export class LeaderRouter {
     return this.ctx.config.id;
   }
 
-  /** The leader this node knows of, with its address; undefined when none is known. */
+  /** The leader this node knows of, with its client address; undefined when none is known. */
   leader(id: string = this.ctx.driver.leaderId()): LeaderInfo | undefined {
     if (!id) return undefined;
-    return { id, address: this.ctx.config.peers.get(id) ?? '' };
+    return { id, address: this.ctx.peers.clientAddress(id) };
+  }
+
+  /** How to forward to member `id` (another node with a peer address), else undefined. */
+  forwardTo(id: string): Forward | undefined {
+    const peerAddress = this.ctx.peers.peerAddress(id);
+    if (!id || id === this.selfId || !peerAddress) return undefined;
+    return { kind: 'forward', leaderId: id, peerAddress, clientAddress: this.ctx.peers.clientAddress(id) };
   }
 
   /** UNAVAILABLE naming the leader this node knows of, unless that is itself (it could not serve the call). */
@@ -51,9 +69,9 @@ export class LeaderRouter {
     if (forwardedBy !== undefined) throw this.unavailable(`${this.selfId} is not the leader (call forwarded by ${String(forwardedBy)})`);
     if (!this.ctx.driver.leaderId()) await this.waitForLeader(answerBy(deadline, this.timing.leaderWaitMs));
     if (this.ctx.driver.isLeader()) return { kind: 'local' };
-    const leader = this.leader();
-    if (!leader || leader.id === this.selfId || !leader.address) throw this.unavailable(`${this.selfId} knows no leader (election in progress or no quorum)`);
-    return { kind: 'forward', leaderId: leader.id, address: leader.address };
+    const to = this.forwardTo(this.ctx.driver.leaderId());
+    if (!to) throw this.unavailable(`${this.selfId} knows no leader (election in progress or no quorum)`);
+    return to;
   }
 
   /** Resolves when some leader is known, or at epoch ms `until`. */

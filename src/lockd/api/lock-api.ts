@@ -3,7 +3,6 @@
 // forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
 // The leader also runs the lease clock (../lease/lease-clock.ts).
-import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import { LeaseClock } from '../lease/lease-clock.js';
 import type { ServiceRegistrar } from '../node/node-context.js';
@@ -24,11 +23,11 @@ import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
 import { apiTiming } from './timing.js';
 
-export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
+export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const timing = apiTiming(ctx.config);
   const events = new AppliedEvents(ctx.driver, ctx.logger);
   const router = new LeaderRouter(ctx, timing);
-  const forwarder = new Forwarder(ctx.config.id, ctx.logger);
+  const forwarder = new Forwarder(ctx);
   const proposer = new Proposer(ctx, timing, router);
   const clock = new LeaseClock(ctx, timing);
   const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder);
@@ -39,10 +38,12 @@ export const registerLockApi: ServiceRegistrar = (server: grpc.Server, ctx) => {
   const deps = { router, forwarder, timing };
   const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
 
-  server.addService(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));
-  server.addService(limitRequests(lockdProto.lockd.v1.Lock.service), lockHandlers(ctx, deps, proposer, acquirer, observe));
-  server.addService(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
-  server.addService(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
+  // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
+  // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lock.service), lockHandlers(ctx, deps, proposer, acquirer, observe));
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
+  registry.addPublic(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {

@@ -5,10 +5,20 @@ import type { NodeId } from '../../raft/types.js';
 
 export interface NodeConfig {
   readonly id: NodeId;
-  /** host:port this node's gRPC server binds (peer protocol and public API on one port). */
+  /** host:port the public client API (lockd.v1) binds. */
   readonly listen: string;
-  /** Every voter, this node included: id → host:port. */
+  /** host:port the peer service binds: Raft (raft.v1) and follower→leader forwarding, nothing else. */
+  readonly peerListen: string;
+  /** The client address this node tells peers (and through them, clients) to dial; default: listen. */
+  readonly advertiseClient: string;
+  /** The peer address others dial for this node; default: peerListen. Must match this node's --peers entry. */
+  readonly advertisePeer: string;
+  /** Every voter, this node included: id → host:port of its PEER listener. */
   readonly peers: ReadonlyMap<NodeId, string>;
+  /** PEM files; when set, both listeners and every outbound channel use TLS and peers authenticate each other. */
+  readonly tls?: TlsFiles;
+  /** Require and verify client certificates on the public port (needs tls). */
+  readonly clientCertAuth: boolean;
   readonly dataDir: string;
   readonly clusterId: string;
   readonly tickMs: number;
@@ -20,16 +30,27 @@ export interface NodeConfig {
   readonly httpListen?: string;
 }
 
+export interface TlsFiles {
+  readonly cert: string;
+  readonly key: string;
+  readonly ca: string;
+}
+
 export class ConfigError extends Error {}
 
-const USAGE = `usage: lockd --id ID --listen HOST:PORT --peers ID=HOST:PORT,... --data-dir DIR --cluster-id NAME
+const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT --peers ID=PEER_HOST:PORT,... --data-dir DIR --cluster-id NAME
+             [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
+             [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT]
-Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEERS, LOCKD_DATA_DIR,
-LOCKD_CLUSTER_ID, LOCKD_TICK_MS, LOCKD_ELECTION_TICKS, LOCKD_HEARTBEAT_TICKS, LOCKD_SNAPSHOT_EVERY, LOCKD_LOG_LEVEL,
-LOCKD_HTTP_LISTEN.`;
+Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
+(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
 
-const FLAGS = ['id', 'listen', 'peers', 'data-dir', 'cluster-id', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level', 'http-listen'] as const;
+const FLAGS = [
+  'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
+  'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
+  'http-listen',
+] as const;
 type Flag = (typeof FLAGS)[number];
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
@@ -37,7 +58,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { ...Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])), help: { type: 'boolean' } },
+      options: { ...Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])), 'client-cert-auth': { type: 'boolean' }, help: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -64,9 +85,24 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
 
   const id = required('id');
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
-  const listen = checkAddress('listen', required('listen'));
+  const listen = checkAddress('--listen', required('listen'));
+  const peerListen = checkAddress('--peer-listen', required('peer-listen'));
+  if (listen === peerListen) throw new ConfigError(`--listen and --peer-listen are both ${listen}: the client API and the peer service need a port each`);
+  const advertiseClient = checkAdvertised('--advertise-client', get('advertise-client') ?? listen);
+  const advertisePeer = checkAdvertised('--advertise-peer', get('advertise-peer') ?? peerListen);
   const peers = parsePeers(required('peers'));
   if (!peers.has(id)) throw new ConfigError(`--peers must include this node (${id}); got ${[...peers.keys()].join(', ')}`);
+  if (peers.get(id) !== advertisePeer)
+    throw new ConfigError(`--peers says ${id} is at ${peers.get(id)}, but this node's peer address is ${advertisePeer} (--advertise-peer, default --peer-listen): --peers names PEER addresses`);
+  const tlsParts = { cert: get('tls-cert'), key: get('tls-key'), ca: get('tls-ca') };
+  const tlsGiven = Object.values(tlsParts).filter((v) => v !== undefined).length;
+  if (tlsGiven !== 0 && tlsGiven !== 3) throw new ConfigError('--tls-cert, --tls-key and --tls-ca go together: give all three or none');
+  const tls = tlsGiven === 3 ? (tlsParts as TlsFiles) : undefined;
+  const certAuthRaw = values['client-cert-auth'] === true ? 'true' : env.LOCKD_CLIENT_CERT_AUTH;
+  if (certAuthRaw !== undefined && certAuthRaw !== '' && !['1', 'true', '0', 'false'].includes(certAuthRaw))
+    throw new ConfigError(`LOCKD_CLIENT_CERT_AUTH must be 1, true, 0 or false, got "${certAuthRaw}"`);
+  const clientCertAuth = certAuthRaw === '1' || certAuthRaw === 'true';
+  if (clientCertAuth && !tls) throw new ConfigError('--client-cert-auth needs TLS: give --tls-cert, --tls-key and --tls-ca');
   if (peers.size % 2 === 0) throw new ConfigError(`--peers lists ${peers.size} nodes; use an odd number (3 or 5) so a majority survives a failure`);
   const clusterId = required('cluster-id');
   const tickMs = int('tick-ms', 50, 1, 10_000);
@@ -80,7 +116,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   return {
     id,
     listen,
+    peerListen,
+    advertiseClient,
+    advertisePeer,
     peers,
+    ...(tls ? { tls } : {}),
+    clientCertAuth,
     dataDir: required('data-dir'),
     clusterId,
     tickMs,
@@ -92,9 +133,23 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   };
 }
 
+/** HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with). */
+export const ADDRESS_PATTERN = /^([A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,45}\]):(\d{1,5})$/;
+
+export function isAddress(address: string): boolean {
+  const m = ADDRESS_PATTERN.exec(address);
+  return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+}
+
 function checkAddress(what: string, address: string): string {
-  const m = /^([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(address);
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new ConfigError(`${what} "${address}" is not HOST:PORT`);
+  if (!isAddress(address)) throw new ConfigError(`${what} "${address}" is not HOST:PORT`);
+  return address;
+}
+
+/** An address others dial: a wildcard bind address cannot be one. */
+function checkAdvertised(what: string, address: string): string {
+  checkAddress(what, address);
+  if (/^(0\.0\.0\.0|\[::\]|\[0*(:0*)*\]):/.test(address)) throw new ConfigError(`${what} is ${address}, which nobody can dial: set ${what} to a reachable HOST:PORT`);
   return address;
 }
 

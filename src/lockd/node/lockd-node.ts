@@ -1,14 +1,17 @@
-// One lockd process: LevelDB storage, the Raft driver and the peer transport on one gRPC server,
-// plus whatever public services the composition root (main.ts) registers on it.
-import * as grpc from '@grpc/grpc-js';
+// One lockd process: LevelDB storage, the Raft driver, the peer transport on the peer listener,
+// plus whatever public services the composition root (main.ts) registers (listeners.ts).
+import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { EventBus } from '../observe/bus.js';
 import { NodeSource } from '../observe/node-source.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
+import { NodeSecurity } from '../security/node-security.js';
 import { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
+import { Listeners } from './listeners.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
+import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
 
 export class LockdNode {
@@ -16,16 +19,22 @@ export class LockdNode {
     readonly ctx: NodeContext,
     private readonly storage: LevelStorage,
     private readonly transport: PeerTransport,
-    private readonly server: grpc.Server,
+    private readonly listeners: Listeners,
     private readonly closers: Array<{ close(): void }>,
+    /** The bound client port. */
     readonly port: number,
+    readonly peerPort: number,
   ) {}
 
   /**
-   * `serverOptions` are the registered services' needs of the shared grpc.Server (limits,
-   * interceptors); the peer transport's options win where both set one (its message limit).
+   * `serverOptions` are the registered services' needs of the servers (limits, interceptors); the
+   * peer transport's options win where both set one (its message limit). Both listeners get them,
+   * as the one shared server did before the split: the public services (also forwarded on the peer
+   * port) carry their own request limit (api/public-limits.ts).
    */
   static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = [], serverOptions: grpc.ServerOptions = {}): Promise<LockdNode> {
+    // TLS files first: unusable ones must stop the node before it touches its data dir.
+    const security = NodeSecurity.fromConfig(config);
     const storage = await LevelStorage.open({
       dir: config.dataDir,
       clusterId: config.clusterId,
@@ -53,8 +62,7 @@ export class LockdNode {
       snapshotEvery: config.snapshotEvery,
       observer: source.driverEvent,
     });
-    driver.onRoleChange(source.roleChanged);
-    driver.onApplied(source.applied);
+    const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient);
     const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
     const transport = new PeerTransport({
       clusterId: config.clusterId,
@@ -67,7 +75,13 @@ export class LockdNode {
       },
       onUnreachable: (id) => driver.reportUnreachable(id),
       onSnapshotStatus: (id, ok) => driver.reportSnapshot(id, ok),
+      channel: (id) => security.peerChannel(id),
+      authenticate: (call, sender) => security.peerCallerProblem(call, sender),
+      clientAddress: config.advertiseClient,
+      onClientAddress: (id, address) => directory.learn(id, address),
     });
+    driver.onRoleChange(source.roleChanged);
+    driver.onApplied(source.applied);
     driver.setOutbox({
       send: (messages) => {
         for (const m of messages) source.message(m);
@@ -75,27 +89,42 @@ export class LockdNode {
       },
     });
 
-    const server = new grpc.Server({ ...serverOptions, ...PEER_SERVER_OPTIONS });
-    transport.addToServer(server);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, observe: { bus, source } };
+    const listeners = new Listeners(config, security, directory, logger, { ...serverOptions, ...PEER_SERVER_OPTIONS });
+    transport.addToServer(listeners.peerServer);
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source } };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
-      const closer = register(server, ctx);
+      const closer = register(listeners.registry, ctx);
       if (closer) closers.push(closer);
     }
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(config.listen, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-    );
+    let ports;
+    try {
+      ports = await listeners.bind();
+    } catch (e) {
+      transport.close();
+      await storage.close();
+      throw e;
+    }
     driver.start();
-    logger.info({ event: 'listening', address: config.listen, peers: Object.fromEntries(config.peers) }, `listening on ${config.listen}`);
-    return new LockdNode(ctx, storage, transport, server, closers, port);
+    logger.info(
+      { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth },
+      `listening on ${config.listen} (clients) and ${config.peerListen} (peers)${security.enabled ? ' with TLS' : ''}`,
+    );
+    return new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);
+  }
+
+  /** Re-read the TLS files (SIGHUP); throws TlsMaterialError and changes nothing when they are unusable. */
+  reloadTls(): void {
+    const r = this.ctx.security.reload();
+    if (r.changed) this.ctx.logger.info({ event: 'tls reloaded', tls: r.summary }, 'TLS certificates reloaded; new connections use them');
+    else this.ctx.logger.info({ event: 'tls reload skipped' }, 'SIGHUP: TLS is off (no --tls-cert), nothing to reload');
   }
 
   async stop(): Promise<void> {
     for (const c of this.closers) c.close();
     await this.ctx.driver.stop();
     this.transport.close();
-    await new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
+    await this.listeners.shutdown();
     await this.storage.close();
     this.ctx.logger.info({ event: 'stopped' }, 'node stopped');
   }

@@ -1,11 +1,13 @@
 // What a service registered on a node may use of it. The node knows nothing of the API layer: the
 // composition root (main.ts) hands it registrars, and each registrar gets this context.
-import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { EventBus } from '../observe/bus.js';
 import type { NodeSource } from '../observe/node-source.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
+import type { NodeSecurity } from '../security/node-security.js';
 import type { NodeConfig } from './config.js';
+import type { ServiceRegistry } from './listeners.js';
+import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
 
 export interface NodeContext {
@@ -13,9 +15,13 @@ export interface NodeContext {
   readonly driver: RaftDriver<ApplyOutput>;
   readonly stateMachine: LockStateMachine;
   readonly logger: Logger;
+  /** Members' peer addresses (to dial) and client addresses (to tell clients). */
+  readonly peers: PeerDirectory;
+  /** TLS credentials for dialing members (forwarding) and peer-caller checks. */
+  readonly security: NodeSecurity;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
   readonly observe: { readonly bus: EventBus; readonly source: NodeSource };
 }
 
-/** Registers public services on the node's server; what it returns is closed when the node stops. */
-export type ServiceRegistrar = (server: grpc.Server, ctx: NodeContext) => { close(): void } | void;
+/** Registers public services on the node's listeners; what it returns is closed when the node stops. */
+export type ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => { close(): void } | void;

@@ -3,6 +3,7 @@
 // is ready (health.ts), NOT_SERVING otherwise. Readiness moves only with the events that change
 // its inputs (role, leader, commit, applied), so it is re-judged when the stream wakes.
 import type * as grpc from '@grpc/grpc-js';
+import type { ServiceRegistry } from '../node/listeners.js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { limitRequests } from '../api/public-limits.js';
 import type { EventBus } from './bus.js';
@@ -13,11 +14,12 @@ export const HEALTH_SERVICES = ['', 'lockd.v1.Lease', 'lockd.v1.Lock', 'lockd.v1
 /** A health request is a service name: 1 KiB is plenty, and anything larger is refused before parsing. */
 const MAX_HEALTH_REQUEST_BYTES = 1024;
 
-export function addGrpcHealth(server: grpc.Server, health: NodeHealth, bus: EventBus): { close(): void } {
+export function addGrpcHealth(registry: ServiceRegistry, health: NodeHealth, bus: EventBus): { close(): void } {
   let current: ServingStatus = health.ready().ok ? 'SERVING' : 'NOT_SERVING';
   const impl = new HealthImplementation(Object.fromEntries(HEALTH_SERVICES.map((s) => [s, current])));
   impl.addToServer({
-    addService: (def, handlers) => server.addService(limitRequests(def as grpc.ServiceDefinition, MAX_HEALTH_REQUEST_BYTES), handlers as grpc.UntypedServiceImplementation),
+    // The public (client) port only: a prober asks the port clients use.
+    addService: (def, handlers) => registry.addPublic(limitRequests(def as grpc.ServiceDefinition, MAX_HEALTH_REQUEST_BYTES), handlers as grpc.UntypedServiceImplementation),
   });
   const judge = () => {
     const next: ServingStatus = health.ready().ok ? 'SERVING' : 'NOT_SERVING';

@@ -2,8 +2,8 @@
 // log always; with --http-listen also metrics, probes and /events over HTTP. The bus and its
 // NodeSource are created by the node itself (lockd-node.ts), before its driver starts, so no event
 // is missed.
-import type * as grpc from '@grpc/grpc-js';
 import type { Server } from 'node:http';
+import type { ServiceRegistry } from '../node/listeners.js';
 import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
 import { EventStreams } from './event-stream.js';
 import { logDecisions } from './decision-log.js';
@@ -20,11 +20,11 @@ export class Observability {
   private http: Server | undefined;
 
   /** Registered with the node's services: runs before its driver starts. */
-  readonly registrar: ServiceRegistrar = (server: grpc.Server, ctx: NodeContext) => {
+  readonly registrar: ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => {
     this.ctx = ctx;
     const { bus, source } = ctx.observe;
     const health = (this.health = new NodeHealth(ctx, source));
-    const grpcHealth = addGrpcHealth(server, health, bus);
+    const grpcHealth = addGrpcHealth(registry, health, bus);
     const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));

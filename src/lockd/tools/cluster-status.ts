@@ -1,7 +1,9 @@
 // Prints cluster.sh's status table: asks every node for Cluster.Status (in parallel, short deadline),
 // through the client library's fan-out (LockClient.statusAll).
-// usage: cluster-status.js [--wait-leader SECONDS] [--json] ID=HOST:PORT=PID ...
-import { LockClient, LockdError, type NodeStatus } from '../../client/index.js';
+// usage: cluster-status.js [--wait-leader SECONDS] [--json] [--tls DIR] ID=HOST:PORT=PID ...
+// (--tls DIR: trust DIR/ca.crt and present DIR/root.crt, as ./cluster.sh start --tls leaves them.)
+import { join } from 'node:path';
+import { LockClient, LockdError, type ClientTlsOptions, type NodeStatus } from '../../client/index.js';
 
 interface Row {
   id: string;
@@ -56,10 +58,15 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   let waitSeconds = 0;
   let json = false;
+  let tls: ClientTlsOptions = {};
   const rows: Row[] = [];
   for (let k = 0; k < args.length; k++) {
     if (args[k] === '--wait-leader') waitSeconds = Number(args[++k]);
     else if (args[k] === '--json') json = true;
+    else if (args[k] === '--tls') {
+      const dir = args[++k];
+      tls = { cacert: join(dir, 'ca.crt'), cert: join(dir, 'root.crt'), key: join(dir, 'root.key') };
+    }
     else {
       const [id, host, port, pid = ''] = args[k].split(/[=:]/);
       rows.push({ id, address: `${host}:${port}`, pid, alive: pidAlive(pid) });
@@ -67,7 +74,7 @@ async function main(): Promise<void> {
   }
   const deadline = Date.now() + waitSeconds * 1000;
   const asked = rows.filter((r) => r.alive || !r.pid);
-  const client = new LockClient({ endpoints: asked.map((r) => r.address) });
+  const client = new LockClient({ endpoints: asked.map((r) => r.address), ...tls });
   for (;;) {
     for (const r of rows) {
       r.status = undefined;

@@ -1,10 +1,11 @@
 // Message <-> raft.v1.Message. The proto side uses the shared loader options (camelCase fields,
 // uint64 as number, enums as names, bytes as Buffer).
-import type { Entry, Message, MessageType, Snapshot } from '../../raft/types.js';
+import type { Entry, Message, MessageType, Snapshot, SnapshotMetadata } from '../../raft/types.js';
 import type { Entry as ProtoEntryIn, Entry__Output as ProtoEntry } from '../../proto/gen/raft/v1/Entry.js';
 import type { Message as ProtoMessageIn, Message__Output as ProtoMessage } from '../../proto/gen/raft/v1/Message.js';
 import type { MessageType__Output as ProtoType } from '../../proto/gen/raft/v1/MessageType.js';
 import type { Snapshot__Output as ProtoSnapshot } from '../../proto/gen/raft/v1/Snapshot.js';
+import type { SnapshotMetadata as ProtoSnapshotMetadataIn } from '../../proto/gen/raft/v1/SnapshotMetadata.js';
 
 /** A peer sent something that is not a valid message: the stream is refused. */
 export class ProtocolError extends Error {}
@@ -32,12 +33,12 @@ export function messageToProto(m: Message, omitSnapshotData = false): ProtoMessa
     term: m.term,
     logTerm: m.logTerm,
     index: m.index,
-    entries: m.entries.map((e): ProtoEntryIn => ({ term: e.term, index: e.index, data: e.data })),
+    entries: m.entries.map((e): ProtoEntryIn => ({ term: e.term, index: e.index, data: e.data, type: e.type === 'config' ? 'ENTRY_TYPE_CONFIG' : 'ENTRY_TYPE_NORMAL' })),
     commit: m.commit,
     reject: m.reject,
     rejectHint: m.rejectHint,
     snapshot: m.snapshot
-      ? { metadata: { ...m.snapshot.metadata, voters: [...m.snapshot.metadata.voters] }, data: omitSnapshotData ? undefined : m.snapshot.data }
+      ? { metadata: metadataToProto(m.snapshot.metadata), data: omitSnapshotData ? undefined : m.snapshot.data }
       : null,
     context: m.context,
   };
@@ -67,7 +68,12 @@ export function messageFromProto(p: ProtoMessage, snapshotData?: Uint8Array): Me
 }
 
 function entryFromProto(e: ProtoEntry): Entry {
-  return { term: e.term, index: e.index, data: view(e.data) };
+  if (e.type !== 'ENTRY_TYPE_NORMAL' && e.type !== 'ENTRY_TYPE_CONFIG') throw new ProtocolError(`unknown entry type ${JSON.stringify(e.type)}`);
+  return { term: e.term, index: e.index, data: view(e.data), ...(e.type === 'ENTRY_TYPE_CONFIG' ? { type: 'config' as const } : {}) };
+}
+
+function metadataToProto(md: SnapshotMetadata): ProtoSnapshotMetadataIn {
+  return { index: md.index, term: md.term, voters: [...md.voters], learners: [...(md.learners ?? [])], removed: [...(md.removed ?? [])], configIndex: md.configIndex ?? 0 };
 }
 
 /** A plain Uint8Array over a received Buffer's bytes (no copy), so received values compare equal to sent ones. */
@@ -77,6 +83,13 @@ function view(b: Buffer): Uint8Array {
 
 function snapshotFromProto(s: ProtoSnapshot, data?: Uint8Array): Snapshot {
   if (!s.metadata) throw new ProtocolError('snapshot without metadata');
-  const { index, term, voters } = s.metadata;
-  return { metadata: { index, term, voters }, data: data ?? view(s.data) };
+  const { index, term, voters, learners, removed, configIndex } = s.metadata;
+  if (configIndex > index) throw new ProtocolError(`snapshot at ${index} carries the configuration of entry ${configIndex}`);
+  // Empty lists and a zero index mean "none" (as in a snapshot from before membership changes).
+  const membership = {
+    ...(learners.length > 0 ? { learners } : {}),
+    ...(removed.length > 0 ? { removed } : {}),
+    ...(configIndex > 0 ? { configIndex } : {}),
+  };
+  return { metadata: { index, term, voters, ...membership }, data: data ?? view(s.data) };
 }

@@ -1,3 +1,10 @@
 // Call metadata that tags a peer stream with its cluster and sender, checked before any envelope.
 export const CLUSTER_ID_HEADER = 'lockd-cluster-id';
 export const NODE_ID_HEADER = 'lockd-node-id';
+/**
+ * The client address (HOST:PORT, at most 300 characters) of the node that sends it: the dialer in
+ * its request metadata, the acceptor in its response metadata. It is how members learn what to
+ * tell clients about each other (node/peer-directory.ts); it is never dialed by a node.
+ */
+export const CLIENT_ADDRESS_HEADER = 'lockd-client-address';
+export const MAX_CLIENT_ADDRESS_LENGTH = 300;

@@ -7,7 +7,7 @@ import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { raftProto } from '../../proto/raft.js';
-import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;
@@ -24,6 +24,12 @@ export interface PeerStreamOptions {
   /** Envelopes buffered in the stream beyond which new messages are dropped (a stalled peer). */
   readonly maxQueued: number;
   readonly channelOptions: grpc.ChannelOptions;
+  /** How to dial this peer (TLS that checks the server is this member, or insecure). */
+  readonly credentials: grpc.ChannelCredentials;
+  /** This node's client address, stated in the stream's metadata ('' to state none). */
+  readonly clientAddress: string;
+  /** The peer accepted the stream and stated its client address (unchecked: the caller validates). */
+  readonly onClientAddress: (address: string) => void;
   /** The stream to this peer failed or could not be opened (called once per transition to down). */
   readonly onDown: () => void;
 }
@@ -42,7 +48,7 @@ export class PeerStream {
 
   constructor(private readonly opts: PeerStreamOptions) {
     this.log = opts.logger.child({ peer: opts.peerId, address: opts.address });
-    this.client = new raftProto.raft.v1.Raft(opts.address, grpc.credentials.createInsecure(), opts.channelOptions);
+    this.client = new raftProto.raft.v1.Raft(opts.address, opts.credentials, opts.channelOptions);
     this.delayMs = opts.backoff.initialMs;
     this.open();
   }
@@ -78,15 +84,18 @@ export class PeerStream {
     const md = new grpc.Metadata();
     md.set(CLUSTER_ID_HEADER, this.opts.clusterId);
     md.set(NODE_ID_HEADER, this.opts.selfId);
+    if (this.opts.clientAddress) md.set(CLIENT_ADDRESS_HEADER, this.opts.clientAddress);
     this.accepted = false;
     const call = this.client.Stream(md, (err) => this.ended(call, err));
-    call.on('metadata', () => this.up(call));
+    call.on('metadata', (res: grpc.Metadata) => this.up(call, res));
     this.call = call;
   }
 
-  private up(call: grpc.ClientWritableStream<Envelope>): void {
+  private up(call: grpc.ClientWritableStream<Envelope>, res: grpc.Metadata): void {
     if (call !== this.call) return;
     this.accepted = true;
+    const stated = res.get(CLIENT_ADDRESS_HEADER)[0];
+    if (stated !== undefined) this.opts.onClientAddress(String(stated));
     this.delayMs = this.opts.backoff.initialMs;
     if (this.reported !== 'up') this.log.info('peer up');
     this.reported = 'up';

@@ -3,13 +3,14 @@
 //
 // Callbacks (onMessage, onUnreachable, onSnapshotStatus) run on I/O events or synchronously inside
 // send(); a driver that must not touch its Raft node between ready() and advance() queues them.
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import { raftProto } from '../../proto/raft.js';
 import { messageToProto } from './convert.js';
 import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
+import { MAX_CLIENT_ADDRESS_LENGTH } from './metadata.js';
 import { raftHandlers } from './receiver.js';
 import { DEFAULT_CHUNK_BYTES, snapshotEnvelopes } from './snapshot-chunks.js';
 
@@ -33,6 +34,14 @@ export interface PeerTransportOptions {
   readonly maxQueued?: number;
   /** Largest snapshot accepted from a peer, in bytes (default 1 GiB). */
   readonly maxSnapshotBytes?: number;
+  /** How to dial a peer (default: insecure). */
+  readonly channel?: (peerId: NodeId) => { credentials: grpc.ChannelCredentials; options: grpc.ChannelOptions };
+  /** Why a stream's caller may not act as member `sender` (TLS identity); default: any caller may. */
+  readonly authenticate?: (call: grpc.ServerReadableStream<unknown, unknown>, sender: NodeId) => string | undefined;
+  /** This node's client address, stated to every peer on both sides of each stream (default: none). */
+  readonly clientAddress?: string;
+  /** A peer stated its client address; return false if it is unusable (the stream it came on is then refused). */
+  readonly onClientAddress?: (peerId: NodeId, address: string) => boolean;
 }
 
 /** Channel options for peer clients: fast failure detection and reconnects within the backoff cap. */
@@ -65,6 +74,7 @@ export class PeerTransport {
     if (!(backoff.initialMs > 0 && backoff.maxMs >= backoff.initialMs)) throw new Error(`PeerTransport: bad backoff ${JSON.stringify(backoff)}`);
     const channelOptions = peerChannelOptions(backoff);
     for (const [peerId, address] of opts.peers) {
+      const channel = opts.channel?.(peerId) ?? { credentials: grpc.credentials.createInsecure(), options: {} };
       const stream = new PeerStream({
         clusterId: opts.clusterId,
         selfId: opts.selfId,
@@ -73,7 +83,13 @@ export class PeerTransport {
         logger: opts.logger,
         backoff,
         maxQueued: opts.maxQueued ?? 4096,
-        channelOptions,
+        channelOptions: { ...channelOptions, ...channel.options },
+        credentials: channel.credentials,
+        clientAddress: opts.clientAddress ?? '',
+        onClientAddress: (a) => {
+          if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onClientAddress?.(peerId, a) ?? true))
+            opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable client address; ignored');
+        },
         onDown: () => opts.onUnreachable(peerId),
       });
       this.streams.set(peerId, stream);
@@ -89,6 +105,9 @@ export class PeerTransport {
       logger: this.opts.logger,
       onMessage: this.opts.onMessage,
       maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
+      authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
+      clientAddress: this.opts.clientAddress ?? '',
+      onClientAddress: (sender, address) => this.opts.onClientAddress?.(sender, address) ?? true,
     }));
   }
 

@@ -6,7 +6,7 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
-import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 export interface ReceiverOptions {
@@ -18,6 +18,12 @@ export interface ReceiverOptions {
   readonly onMessage: (m: Message) => void;
   /** Largest snapshot accepted, in bytes. */
   readonly maxSnapshotBytes: number;
+  /** Why the caller may not act as member `sender` (its TLS certificate), or undefined if it may. */
+  readonly authenticate: (call: grpc.ServerReadableStream<Envelope__Output, unknown>, sender: NodeId) => string | undefined;
+  /** This node's client address, stated in the response metadata ('' for none). */
+  readonly clientAddress: string;
+  /** Whether `address` is a well-formed client address to record for `sender`; false refuses the stream. */
+  readonly onClientAddress: (sender: NodeId, address: string) => boolean;
 }
 
 export function raftHandlers(opts: ReceiverOptions): RaftHandlers {
@@ -39,17 +45,27 @@ function serveStream(
   // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
   // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
   // (what was expected, who asked) go only to our own log.
-  const refuse = (reason: string, fields: Record<string, unknown> = {}): void => {
+  const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION): void => {
     if (done) return;
     done = true;
-    log.warn({ ...fields, reason }, 'refused peer stream');
-    callback({ code: grpc.status.FAILED_PRECONDITION, details: `node ${opts.selfId} refuses the stream: ${reason}` });
+    log.warn({ ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
+    callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}` });
   };
 
   // Never echo our cluster id: it is all a stranger needs to open a peer stream.
   if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster, clusterId: opts.clusterId });
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
-  call.sendMetadata(new grpc.Metadata()); // tells the sender the stream is accepted: peer up
+  const authProblem = opts.authenticate(call, sender);
+  if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
+  const stated = call.metadata.get(CLIENT_ADDRESS_HEADER)[0];
+  if (stated !== undefined) {
+    const address = String(stated);
+    if (address.length > MAX_CLIENT_ADDRESS_LENGTH || !opts.onClientAddress(sender, address))
+      return refuse(`${CLIENT_ADDRESS_HEADER} "${address.slice(0, 80)}" is not a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
+  }
+  const accepted = new grpc.Metadata();
+  if (opts.clientAddress) accepted.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
+  call.sendMetadata(accepted); // tells the sender the stream is accepted: peer up
 
   call.on('data', (env: Envelope__Output) => {
     if (done) return;

@@ -18,6 +18,7 @@ export interface ProtoGrpcType {
   raft: {
     v1: {
       Entry: MessageTypeDefinition<_raft_v1_Entry, _raft_v1_Entry__Output>
+      EntryType: EnumTypeDefinition
       Envelope: MessageTypeDefinition<_raft_v1_Envelope, _raft_v1_Envelope__Output>
       Message: MessageTypeDefinition<_raft_v1_Message, _raft_v1_Message__Output>
       MessageType: EnumTypeDefinition

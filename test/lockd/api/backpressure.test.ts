@@ -163,7 +163,7 @@ describe('lock API: backpressure and bounds (real processes)', function () {
   });
 
   it('the peer service keeps its own message limit: a 5 MiB raft envelope is decoded (and judged on its content)', async () => {
-    const raft = new raftProto.raft.v1.Raft(cluster.node(leader).address, insecure);
+    const raft = new raftProto.raft.v1.Raft(cluster.node(leader).peerAddress, insecure); // the peer port
     closers.push(raft);
     const md = new grpc.Metadata();
     md.set(CLUSTER_ID_HEADER, cluster.clusterId);

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
+import { lockdProto } from '../../../src/proto/lockd.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
 describe('lock API on a 3-node cluster', function () {
@@ -184,15 +185,32 @@ describe('lock API on a 3-node cluster', function () {
   });
 
   it('never forwards a call twice: a forwarded call on a follower is UNAVAILABLE naming the leader', async () => {
+    // Forwarded calls arrive on the peer port, as lockd.forwarded.v1, from another member.
+    const follower = f.cluster.nodes.find((n) => n.id !== f.leaderId)!;
+    const forwarder = f.cluster.nodes.find((n) => n.id !== f.leaderId && n.id !== follower.id)!;
+    const peer = new grpc.Client(follower.peerAddress, grpc.credentials.createInsecure());
     const md = new grpc.Metadata();
-    md.set('lockd-forwarded', 'test');
+    md.set('lockd-forwarded', forwarder.id);
+    md.set('lockd-cluster-id', f.cluster.clusterId);
+    const method = lockdProto.lockd.v1.Lock.service.Inspect;
     const err = await new Promise<grpc.ServiceError>((resolve) =>
-      f.follower.lock.Inspect({ name: 'x' }, md, { deadline: Date.now() + 5000 }, (e) => resolve(e!)),
+      peer.makeUnaryRequest('/lockd.forwarded.v1.Lock/Inspect', method.requestSerialize, method.responseDeserialize, { name: 'x' }, md, { deadline: Date.now() + 5000 }, (e) => resolve(e!)),
     );
-    const leaderAddress = f.cluster.node(f.leaderId).address;
+    peer.close();
+    const leaderAddress = f.cluster.node(f.leaderId).address; // the CLIENT address, never the peer one
     expect(err.code).to.equal(grpc.status.UNAVAILABLE);
     expect(err.details).to.contain(leaderAddress);
     expect(err.metadata.get('lockd-leader')).to.deep.equal([leaderAddress]);
+  });
+
+  it('refuses lockd-forwarded from a client on the public port (only members forward, on the peer port)', async () => {
+    const md = new grpc.Metadata();
+    md.set('lockd-forwarded', 'n1');
+    const err = await new Promise<grpc.ServiceError>((resolve) =>
+      f.follower.lock.Inspect({ name: 'x' }, md, { deadline: Date.now() + 5000 }, (e) => resolve(e!)),
+    );
+    expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).to.contain('lockd-forwarded');
   });
 
   it('keeps leases alive over KeepAlive and tells the stream when a lease is gone', async () => {

@@ -64,6 +64,23 @@ describe('PeerTransport', () => {
     expect(n1.snapshotStatus).to.deep.equal([['n2', true]]);
   });
 
+  it('carries an entry\'s type (a config entry stays one) and a snapshot\'s membership', async () => {
+    nodes = await startCluster(['n1', 'n2']);
+    const [n1, n2] = nodes;
+    await waitFor('stream up', () => n1.transport.peerState('n2') === 'up');
+    const conf = new TextEncoder().encode('{"op":"addLearner","node":"n3","voters":["n1","n2"],"learners":["n3"],"removed":[]}');
+    const withConf = message({
+      type: 'App', from: 'n1', to: 'n2', term: 3, logTerm: 3, index: 4, commit: 4,
+      entries: [{ term: 3, index: 5, data: conf, type: 'config' }, { term: 3, index: 6, data: new Uint8Array([7]) }],
+    });
+    const metadata = { index: 9, term: 3, voters: ['n1', 'n2'], learners: ['n3'], removed: ['n0'], configIndex: 5 };
+    const snapshot = message({ type: 'Snap', from: 'n1', to: 'n2', term: 3, snapshot: { metadata, data: new Uint8Array([1, 2]) } });
+    n1.transport.send([withConf, snapshot]);
+    await waitFor('both delivered', () => n2.received.length === 2);
+    expect(n2.received[0]).to.deep.equal(withConf);
+    expect(n2.received[1].snapshot?.metadata).to.deep.equal(metadata);
+  });
+
   it('refuses a stream from another cluster without revealing the real cluster id, and logs who asked', async () => {
     const [a, b] = await Promise.all([startServer(), startServer()]);
     const good = attach('n2', b.server, b.port, new Map([['n1', `127.0.0.1:${a.port}`]]), {}, 'c1');

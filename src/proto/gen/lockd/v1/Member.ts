@@ -8,7 +8,8 @@ export interface Member {
    */
   'id'?: (string);
   /**
-   * Its address (host:port).
+   * Its CLIENT address (host:port) as the member advertised it (--advertise-client), "" until this
+   * node has heard from it. Never a peer address.
    */
   'address'?: (string);
   /**
@@ -23,7 +24,8 @@ export interface Member__Output {
    */
   'id': (string);
   /**
-   * Its address (host:port).
+   * Its CLIENT address (host:port) as the member advertised it (--advertise-client), "" until this
+   * node has heard from it. Never a peer address.
    */
   'address': (string);
   /**

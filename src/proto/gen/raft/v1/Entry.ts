@@ -1,9 +1,10 @@
 // Original file: proto/raft.proto
 
+import type { EntryType as _raft_v1_EntryType, EntryType__Output as _raft_v1_EntryType__Output } from '../../raft/v1/EntryType.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
- * One log entry. Empty data is the leader's no-op of its term.
+ * One log entry. Empty data in a normal entry is the leader's no-op of its term.
  */
 export interface Entry {
   /**
@@ -15,13 +16,18 @@ export interface Entry {
    */
   'index'?: (number | string | Long);
   /**
-   * The application's command, opaque to Raft.
+   * The application's command, opaque to Raft; or a configuration (type ENTRY_TYPE_CONFIG).
    */
   'data'?: (Buffer | Uint8Array | string);
+  /**
+   * What `data` is. A receiver must keep it: a config entry applied as a command, or a command
+   * taken for a configuration, splits the cluster.
+   */
+  'type'?: (_raft_v1_EntryType);
 }
 
 /**
- * One log entry. Empty data is the leader's no-op of its term.
+ * One log entry. Empty data in a normal entry is the leader's no-op of its term.
  */
 export interface Entry__Output {
   /**
@@ -33,7 +39,12 @@ export interface Entry__Output {
    */
   'index': (number);
   /**
-   * The application's command, opaque to Raft.
+   * The application's command, opaque to Raft; or a configuration (type ENTRY_TYPE_CONFIG).
    */
   'data': (Buffer);
+  /**
+   * What `data` is. A receiver must keep it: a config entry applied as a command, or a command
+   * taken for a configuration, splits the cluster.
+   */
+  'type': (_raft_v1_EntryType__Output);
 }

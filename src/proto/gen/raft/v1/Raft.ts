@@ -15,6 +15,17 @@ export interface RaftClient extends grpc.Client {
    * receiver can refuse a foreign stream at once; the receiver answers with response headers as
    * soon as it accepts the stream, and with StreamSummary when the sender ends it. A stream
    * refused for a wrong cluster or node id ends with FAILED_PRECONDITION.
+   * 
+   * Each side states its client address (what clients may dial, host:port, at most 300 bytes) in
+   * the lockd-client-address header: the sender in the call metadata, the receiver in its response
+   * headers. A malformed one ends the stream with INVALID_ARGUMENT.
+   * 
+   * This service is served on the PEER port only (--peer-listen). With TLS, the caller's
+   * certificate must carry the SAN DNS:<lockd-node-id>.peer.lockd, or the stream ends with
+   * UNAUTHENTICATED; the caller in turn accepts the server only if its certificate names the id
+   * it dialed. The peer port also serves follower-to-leader forwarding: lockd.v1's Lease, Lock and
+   * Fence methods renamed lockd.forwarded.v1.* (same messages), from members only (headers
+   * lockd-forwarded = the member's id and lockd-cluster-id; with TLS, the same certificate rule).
    */
   Stream(metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_raft_v1_StreamSummary__Output>): grpc.ClientWritableStream<_raft_v1_Envelope>;
   Stream(metadata: grpc.Metadata, callback: grpc.requestCallback<_raft_v1_StreamSummary__Output>): grpc.ClientWritableStream<_raft_v1_Envelope>;
@@ -26,6 +37,17 @@ export interface RaftClient extends grpc.Client {
    * receiver can refuse a foreign stream at once; the receiver answers with response headers as
    * soon as it accepts the stream, and with StreamSummary when the sender ends it. A stream
    * refused for a wrong cluster or node id ends with FAILED_PRECONDITION.
+   * 
+   * Each side states its client address (what clients may dial, host:port, at most 300 bytes) in
+   * the lockd-client-address header: the sender in the call metadata, the receiver in its response
+   * headers. A malformed one ends the stream with INVALID_ARGUMENT.
+   * 
+   * This service is served on the PEER port only (--peer-listen). With TLS, the caller's
+   * certificate must carry the SAN DNS:<lockd-node-id>.peer.lockd, or the stream ends with
+   * UNAUTHENTICATED; the caller in turn accepts the server only if its certificate names the id
+   * it dialed. The peer port also serves follower-to-leader forwarding: lockd.v1's Lease, Lock and
+   * Fence methods renamed lockd.forwarded.v1.* (same messages), from members only (headers
+   * lockd-forwarded = the member's id and lockd-cluster-id; with TLS, the same certificate rule).
    */
   stream(metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_raft_v1_StreamSummary__Output>): grpc.ClientWritableStream<_raft_v1_Envelope>;
   stream(metadata: grpc.Metadata, callback: grpc.requestCallback<_raft_v1_StreamSummary__Output>): grpc.ClientWritableStream<_raft_v1_Envelope>;
@@ -44,6 +66,17 @@ export interface RaftHandlers extends grpc.UntypedServiceImplementation {
    * receiver can refuse a foreign stream at once; the receiver answers with response headers as
    * soon as it accepts the stream, and with StreamSummary when the sender ends it. A stream
    * refused for a wrong cluster or node id ends with FAILED_PRECONDITION.
+   * 
+   * Each side states its client address (what clients may dial, host:port, at most 300 bytes) in
+   * the lockd-client-address header: the sender in the call metadata, the receiver in its response
+   * headers. A malformed one ends the stream with INVALID_ARGUMENT.
+   * 
+   * This service is served on the PEER port only (--peer-listen). With TLS, the caller's
+   * certificate must carry the SAN DNS:<lockd-node-id>.peer.lockd, or the stream ends with
+   * UNAUTHENTICATED; the caller in turn accepts the server only if its certificate names the id
+   * it dialed. The peer port also serves follower-to-leader forwarding: lockd.v1's Lease, Lock and
+   * Fence methods renamed lockd.forwarded.v1.* (same messages), from members only (headers
+   * lockd-forwarded = the member's id and lockd-cluster-id; with TLS, the same certificate rule).
    */
   Stream: grpc.handleClientStreamingCall<_raft_v1_Envelope__Output, _raft_v1_StreamSummary>;
   

@@ -18,6 +18,19 @@ export interface SnapshotMetadata {
    * Voting members as of `index`.
    */
   'voters'?: (string)[];
+  /**
+   * Non-voting members (they receive the log, never vote or count) as of `index`.
+   */
+  'learners'?: (string)[];
+  /**
+   * Every id ever removed as of `index`: never a member again, its messages are refused.
+   */
+  'removed'?: (string)[];
+  /**
+   * Index of the config entry that made this configuration (0: the bootstrap configuration);
+   * at most `index`. A membership change may name it to be refused if the configuration moved on.
+   */
+  'configIndex'?: (number | string | Long);
 }
 
 /**
@@ -36,4 +49,17 @@ export interface SnapshotMetadata__Output {
    * Voting members as of `index`.
    */
   'voters': (string)[];
+  /**
+   * Non-voting members (they receive the log, never vote or count) as of `index`.
+   */
+  'learners': (string)[];
+  /**
+   * Every id ever removed as of `index`: never a member again, its messages are refused.
+   */
+  'removed': (string)[];
+  /**
+   * Index of the config entry that made this configuration (0: the bootstrap configuration);
+   * at most `index`. A membership change may name it to be refused if the configuration moved on.
+   */
+  'configIndex': (number);
 }

@@ -1,0 +1,142 @@
+// A node's two gRPC servers. The PUBLIC listener (--listen) serves the client API, lockd.v1. The
+// PEER listener (--peer-listen) serves raft.v1.Raft and follower→leader forwarding, and nothing
+// else: a forwarded call is the same lockd.v1 method under the package lockd.forwarded.v1
+// (/lockd.v1.Lock/Acquire → /lockd.forwarded.v1.Lock/Acquire), so neither port answers the
+// other's services (UNIMPLEMENTED).
+//
+// Who may call what:
+// - a forwarded call must come from a member: the lockd-forwarded header names it, the
+//   lockd-cluster-id header names this cluster, and with TLS the caller's certificate must name
+//   that member (security/peer-identity.ts);
+// - the public port refuses a call carrying lockd-forwarded (only members set it, on the peer port),
+//   so a client can never pass for a forwarding node.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { AuthenticatedCall, NodeSecurity } from '../security/node-security.js';
+import { CLUSTER_ID_HEADER } from '../transport/metadata.js';
+import type { NodeConfig } from './config.js';
+import type { PeerDirectory } from './peer-directory.js';
+
+/** Request header a forwarding node sets (value: its member id). A call carrying it is served locally or fails. */
+export const FORWARDED_HEADER = 'lockd-forwarded';
+const PUBLIC_PREFIX = '/lockd.v1.';
+const FORWARDED_PREFIX = '/lockd.forwarded.v1.';
+
+/** The peer-port path of a forwardable public method. */
+export function forwardedPath(path: string): string {
+  if (!path.startsWith(PUBLIC_PREFIX)) throw new Error(`forwardedPath: ${path} is not a lockd.v1 method`);
+  return FORWARDED_PREFIX + path.slice(PUBLIC_PREFIX.length);
+}
+
+/** Metadata a member sets on a call it forwards to the leader's peer port. */
+export function forwardingMetadata(config: Pick<NodeConfig, 'id' | 'clusterId'>): grpc.Metadata {
+  const md = new grpc.Metadata();
+  md.set(FORWARDED_HEADER, config.id);
+  md.set(CLUSTER_ID_HEADER, config.clusterId);
+  return md;
+}
+
+/** Where a registrar puts its services. */
+export interface ServiceRegistry {
+  /** Served on the public port only (e.g. Cluster.Status, answered by whichever node is asked). */
+  addPublic(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
+  /** Served on the public port, and to members on the peer port for forwarding. */
+  addForwardable(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
+}
+
+type Guard = (call: { metadata: grpc.Metadata } & AuthenticatedCall) => grpc.StatusObject | undefined;
+
+function status(code: grpc.status, details: string): grpc.StatusObject {
+  return { code, details, metadata: new grpc.Metadata() };
+}
+
+/** The same service with every handler behind `guard`: a refused call gets the guard's status, the handler never runs. */
+function guarded(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation, guard: Guard): grpc.UntypedServiceImplementation {
+  type Call = Parameters<Guard>[0] & { emit(e: 'error', s: grpc.StatusObject): boolean };
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(service)) {
+    const handler = (impl[name] ?? impl[method.originalName ?? '']) as ((...args: unknown[]) => void) | undefined;
+    if (!handler) continue;
+    // Unary and client-streaming handlers answer through a callback; server-streaming and bidi
+    // handlers have none, and a status is sent by emitting it as an error.
+    out[name] = (method.responseStream
+      ? (call: Call) => {
+          const refused = guard(call);
+          if (refused) call.emit('error', refused);
+          else handler(call);
+        }
+      : (call: Call, callback: grpc.sendUnaryData<unknown>) => {
+          const refused = guard(call);
+          if (refused) callback(refused);
+          else handler(call, callback);
+        }) as grpc.UntypedHandleCall;
+  }
+  return out;
+}
+
+export class Listeners {
+  readonly publicServer: grpc.Server;
+  readonly peerServer: grpc.Server;
+
+  constructor(
+    private readonly config: NodeConfig,
+    private readonly security: NodeSecurity,
+    private readonly directory: PeerDirectory,
+    private readonly logger: Logger,
+    serverOptions: grpc.ServerOptions,
+  ) {
+    this.publicServer = new grpc.Server(serverOptions);
+    this.peerServer = new grpc.Server(serverOptions);
+  }
+
+  get registry(): ServiceRegistry {
+    return {
+      addPublic: (service, impl) => this.publicServer.addService(service, guarded(service, impl, this.publicGuard)),
+      addForwardable: (service, impl) => {
+        this.publicServer.addService(service, guarded(service, impl, this.publicGuard));
+        const renamed = Object.fromEntries(Object.entries(service).map(([k, m]) => [k, { ...m, path: forwardedPath(m.path) }]));
+        this.peerServer.addService(renamed, guarded(service, impl, this.peerGuard));
+      },
+    };
+  }
+
+  private readonly publicGuard: Guard = (call) =>
+    call.metadata.get(FORWARDED_HEADER).length > 0
+      ? status(grpc.status.INVALID_ARGUMENT, `the ${FORWARDED_HEADER} header is set only by lockd members, on the peer port; a client must not send it`)
+      : undefined;
+
+  private readonly peerGuard: Guard = (call) => {
+    const by = String(call.metadata.get(FORWARDED_HEADER)[0] ?? '');
+    const cluster = String(call.metadata.get(CLUSTER_ID_HEADER)[0] ?? '');
+    let refused: grpc.StatusObject | undefined;
+    // Never echo our cluster id (it is what a stranger would need); the log has the details.
+    if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
+    else if (by === this.config.id || !this.directory.isMember(by)) refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
+    else {
+      const problem = this.security.peerCallerProblem(call, by);
+      if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by}: ${problem}`);
+    }
+    if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
+    return refused;
+  };
+
+  /** Bind both ports (the public one first); on failure nothing stays bound. Returns the bound ports. */
+  async bind(): Promise<{ clientPort: number; peerPort: number }> {
+    const bindOne = (server: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
+      new Promise<number>((resolve, reject) => server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p))));
+    const clientPort = await bindOne(this.publicServer, this.config.listen, this.security.serverCredentials('client')).catch((e: Error) => {
+      throw new Error(`cannot listen on --listen ${this.config.listen}: ${e.message}`);
+    });
+    try {
+      const peerPort = await bindOne(this.peerServer, this.config.peerListen, this.security.serverCredentials('peer'));
+      return { clientPort, peerPort };
+    } catch (e) {
+      this.publicServer.forceShutdown();
+      throw new Error(`cannot listen on --peer-listen ${this.config.peerListen}: ${(e as Error).message}`);
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([this.publicServer, this.peerServer].map((s) => new Promise<void>((resolve) => s.tryShutdown(() => resolve()))));
+  }
+}

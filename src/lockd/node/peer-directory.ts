@@ -1,0 +1,45 @@
+// Where each member can be reached: its PEER address from --peers (what nodes dial), and its CLIENT
+// address (what clients are told: Cluster.Status, the lockd-leader trailer, "the leader is X").
+// A member's client address is learned from the member itself: each side of a peer stream states
+// its advertised client address in the stream's metadata (transport/metadata.ts), and the
+// transport checks it before it lands here. Until a member has been heard from, its client address
+// is unknown ('') — never a guess, and never its peer address.
+import type { NodeId } from '../../raft/types.js';
+import { isAddress } from './config.js';
+
+export class PeerDirectory {
+  private readonly clientAddresses = new Map<NodeId, string>();
+
+  constructor(
+    private readonly selfId: NodeId,
+    /** Every member's peer address, this node included (--peers). */
+    private readonly peerAddresses: ReadonlyMap<NodeId, string>,
+    selfClientAddress: string,
+  ) {
+    this.clientAddresses.set(selfId, selfClientAddress);
+  }
+
+  members(): NodeId[] {
+    return [...this.peerAddresses.keys()];
+  }
+
+  isMember(id: NodeId): boolean {
+    return this.peerAddresses.has(id);
+  }
+
+  peerAddress(id: NodeId): string {
+    return this.peerAddresses.get(id) ?? '';
+  }
+
+  /** The client address `id` advertised ('' until it is known). */
+  clientAddress(id: NodeId): string {
+    return this.clientAddresses.get(id) ?? '';
+  }
+
+  /** Record what member `id` says its client address is; false (nothing changes) if that is not a member or an address. */
+  learn(id: NodeId, clientAddress: string): boolean {
+    if (id === this.selfId || !this.peerAddresses.has(id) || !isAddress(clientAddress)) return false;
+    this.clientAddresses.set(id, clientAddress);
+    return true;
+  }
+}
