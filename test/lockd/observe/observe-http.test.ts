@@ -47,13 +47,20 @@ describe('observe: metrics, health and events on --http-listen', function () {
     expect((await getText(`${base('n1')}/metrics`, { method: 'POST', body: 'x' })).status).to.equal(405);
   });
 
-  it('grpc.health.v1 on the client port: "" and the lockd services SERVING, an unknown service NOT_FOUND', async () => {
+  it('grpc.health.v1 on the client port: "" and the lockd services SERVING, an unknown service NOT_FOUND; not on the peer port', async () => {
     for (const id of ['n1', 'n2', 'n3']) {
       await waitFor(`${id} SERVING`, async () => ((await healthOf(id).check('')) === 'SERVING' ? true : undefined));
       expect(await healthOf(id).check('lockd.v1.Lock')).to.equal('SERVING');
       expect(await healthOf(id).check('lockd.v1.Lease')).to.equal('SERVING');
     }
     expect((await statusOf(healthOf('n1').check('no.such.Service'))).code).to.equal(grpc.status.NOT_FOUND);
+    // The peer port serves peers only.
+    const peer = new HealthCheck(f.cluster.node('n1').peerAddress);
+    try {
+      expect((await statusOf(peer.check(''))).code).to.equal(grpc.status.UNIMPLEMENTED);
+    } finally {
+      peer.close();
+    }
   });
 
   it('/events streams a follower\'s decisions: the grant with its token, the lease, the stale release', async () => {
