@@ -46,6 +46,11 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<{ s
       case '/readyz':
         return probe(parts.health.ready());
       case '/events':
+        if (req.method === 'HEAD') {
+          res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+          res.end();
+          return;
+        }
         return parts.events.serve(req, res);
       default:
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
