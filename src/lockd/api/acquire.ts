@@ -51,7 +51,7 @@ export class Acquirer {
       for (let round = 0; ; round++) {
         let r: AcquireResult;
         try {
-          ({ index: lastIndex, result: r } = await this.proposer.writeAt(cmd, a.deadline));
+          ({ index: lastIndex, result: r } = await this.proposer.writeWithIndex(cmd, a.deadline));
         } catch (e) {
           // Whether and where this round's entry lands is unknown. The cleanup must name the call's
           // last Acquire entry exactly (CancelWait.abandoned_at_index): this round's, if it turns out

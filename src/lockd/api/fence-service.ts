@@ -40,7 +40,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
       method: FENCE.Write,
       validate: (req) =>
         validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceValue(req.value) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const cmd = { type: 'FenceWrite', key: req.key, value: req.value, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'write', req));
         return { highestToken: r.highestToken };
@@ -50,7 +50,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
     Delete: {
       method: FENCE.Delete,
       validate: (req) => validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const cmd = { type: 'FenceDelete', key: req.key, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'delete', req));
         log.debug({ event: 'fence delete', key: req.key, token: req.fencingToken, deleted: r.deleted }, `fenced key ${req.key} ${r.deleted ? 'deleted' : 'had no value'}`);
@@ -61,7 +61,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
     Read: {
       method: FENCE.Read,
       validate: (req) => validateFenceKey(req.key),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const v = await proposer.read(deadline, () => sm.fenceRead(req.key));
         return { value: Buffer.from(v.value), fencingToken: v.token };
       },

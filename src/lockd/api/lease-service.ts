@@ -38,7 +38,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
     Grant: {
       method: LEASE.Grant,
       validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const r = await proposer.write(
           // The margins cover time from before this entry that the next Tick may still count, and clock-rate
           // error between leader and client (lease/deadline-margin.ts).
@@ -54,7 +54,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
     Revoke: {
       method: LEASE.Revoke,
       validate: (req) => validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined }, deadline);
         log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks }, `lease ${r.leaseId} revoked`);
         return {};
@@ -64,7 +64,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
     TimeToLive: {
       method: LEASE.TimeToLive,
       validate: (req) => validateLeaseId(req.leaseId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const v = await proposer.read(deadline, () => sm.timeToLive(req.leaseId));
         if (!v) throw new ApiError(grpc.status.NOT_FOUND, `lease ${req.leaseId} not found (expired, revoked or never granted)`);
         return { leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, locks: [...v.locks] };
@@ -74,7 +74,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
     List: {
       method: LEASE.List,
       validate: () => undefined,
-      local: async (_req, _call, deadline) => {
+      onLeader: async (_req, _call, deadline) => {
         const leases = await proposer.read(deadline, () => sm.listLeases());
         return { leases: leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs })) };
       },

@@ -12,7 +12,7 @@ import { unavailable } from './api-error.js';
 import { fenceHandlers, fenceOps } from './fence-service.js';
 import { Forwarder } from './forwarder.js';
 import { KeepAliveStreams } from './keepalive-streams.js';
-import { LeaderOps } from './leader-ops.js';
+import { WaitCleanup } from './wait-cleanup.js';
 import { LeaderRouter } from './leader-router.js';
 import { leaseHandlers, leaseOps } from './lease-service.js';
 import { lockHandlers, lockOps } from './lock-service.js';
@@ -31,8 +31,8 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const proposer = new Proposer(ctx, timing, router);
   const clock = new LeaseClock(ctx, timing);
   const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder);
-  const ops = new LeaderOps(ctx, timing, router, proposer, forwarder);
-  const waits = new LockWaits(events, ops, timing, ctx.logger);
+  const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
+  const waits = new LockWaits(events, cleanup, timing, ctx.logger);
   const observe = new ObserveStreams(events);
   const acquirer = new Acquirer(proposer, waits, ctx.logger);
   const deps = { router, forwarder, timing };
@@ -51,7 +51,7 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
       // Ends every stream and waiting call, so the server's shutdown does not wait on them.
       const err = unavailable(`${ctx.config.id} is shutting down`);
       clock.close();
-      ops.close();
+      cleanup.close();
       waits.close();
       keepAlive.close();
       sessions.close();

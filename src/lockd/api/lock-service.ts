@@ -36,7 +36,7 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
       method: LOCK.Acquire,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
-      local: (req, caller, deadline) =>
+      onLeader: (req, caller, deadline) =>
         acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,
@@ -50,7 +50,7 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     Release: {
       method: LOCK.Release,
       validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? validateRequestId(req.requestId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken, requestId: req.requestId || undefined }, deadline);
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
@@ -60,7 +60,7 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     Inspect: {
       method: LOCK.Inspect,
       validate: (req) => validateLockName(req.name),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
         return { held: v.held, fencingToken: v.token, holderLeaseId: v.holderLeaseId, waitingLeaseIds: [...v.waitingLeaseIds] };
       },
@@ -69,7 +69,7 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     CancelWait: {
       method: LOCK.CancelWait,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId),
-      local: async (req, _call, deadline) => {
+      onLeader: async (req, _call, deadline) => {
         const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined } as const;
         const r = await proposer.write(cmd, deadline);
         log.debug(

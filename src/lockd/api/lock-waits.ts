@@ -21,7 +21,7 @@
 import type { Logger } from 'pino';
 import type { LockEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
-import type { LeaderOps } from './leader-ops.js';
+import type { WaitCleanup } from './wait-cleanup.js';
 import { settleBy, type ApiTiming } from './timing.js';
 import { timerAt } from './timer-at.js';
 
@@ -106,7 +106,7 @@ export class LockWaits {
 
   constructor(
     events: AppliedEvents,
-    private readonly ops: LeaderOps,
+    private readonly cleanup: WaitCleanup,
     private readonly timing: ApiTiming,
     private readonly logger: Logger,
   ) {
@@ -175,7 +175,7 @@ export class LockWaits {
         this.logger.info({ event: 'wait not cancelled', name, leaseId, why }, `abandoned wait for ${name} by lease ${leaseId}: no Acquire entry of it known here, nothing to cancel`);
         return;
       }
-      const r = await this.ops.cancelWait(name, leaseId, abandonedAt, until);
+      const r = await this.cleanup.cancelWait(name, leaseId, abandonedAt, until);
       this.logger.info(
         { event: 'wait cancelled', name, leaseId, why, abandonedAt, removed: r.removed, heldToken: r.heldToken, released: r.released },
         `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`,

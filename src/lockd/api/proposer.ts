@@ -26,11 +26,11 @@ export class Proposer {
 
   /** Propose `cmd` and return its result; a refused command throws its status (nothing changed). */
   async write<C extends Command>(cmd: C, deadline: number): Promise<SuccessFor<C['type']>> {
-    return (await this.writeAt(cmd, deadline)).result;
+    return (await this.writeWithIndex(cmd, deadline)).result;
   }
 
-  /** write(), also answering the index of the entry that applied it. */
-  async writeAt<C extends Command>(cmd: C, deadline: number): Promise<{ index: number; result: SuccessFor<C['type']> }> {
+  /** write(), also answering the index of the entry that applied it (a waiting Acquire names it in its cleanup). */
+  async writeWithIndex<C extends Command>(cmd: C, deadline: number): Promise<{ index: number; result: SuccessFor<C['type']> }> {
     const problem = validateCommand(cmd);
     if (problem) throw fromProblem(problem);
     let out: ApplyOutput;

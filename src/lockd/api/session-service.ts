@@ -159,7 +159,7 @@ export class SessionStreams {
       // A session lives only on the leader; this guards the moment between losing leadership and the stream's end.
       if (!this.ctx.driver.isLeader()) throw this.router.unavailable(`${this.router.selfId} is no longer the leader`);
       const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? Date.now() + req.timeoutMs : Infinity);
-      return { [name]: await spec.local(body, caller, deadline) };
+      return { [name]: await spec.onLeader(body, caller, deadline) };
     } catch (e) {
       return { error: sessionError(asApiError(e)) };
     }

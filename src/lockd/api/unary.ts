@@ -26,7 +26,7 @@ export interface OpSpec<Req, Res> {
   /** Stateless checks with the state machine's validate* helpers. */
   validate(req: Req): Problem | undefined;
   /** Serve on the leader; `deadline` is the client's (epoch ms, Infinity if none). */
-  local(req: Req, caller: Caller, deadline: number): Promise<Res>;
+  onLeader(req: Req, caller: Caller, deadline: number): Promise<Res>;
   /** A call that may legitimately run until the client's deadline (a waiting Acquire). */
   waits?(req: Req): boolean;
 }
@@ -43,7 +43,7 @@ export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grp
       const problem = spec.validate(call.request);
       if (problem) throw fromProblem(problem);
       const route = await deps.router.route(call, deadline);
-      if (route.kind === 'local') return spec.local(call.request, { onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
+      if (route.kind === 'local') return spec.onLeader(call.request, { onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
       const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs);
       return deps.forwarder.unary(route, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
     };

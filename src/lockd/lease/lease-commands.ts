@@ -9,7 +9,7 @@ import type { RenewedLease, ResultFor } from '../state-machine/results.js';
 import { failure } from '../state-machine/results.js';
 import { newLease } from '../state-machine/state.js';
 import { releaseHolder, removeWaiter } from '../state-machine/lock-transitions.js';
-import { check } from '../state-machine/invariant.js';
+import { check } from '../state-machine/invariant-error.js';
 import { sortedNames } from '../state-machine/order.js';
 import { MAX_LEASES } from '../state-machine/limits.js';
 import { leaseDeadline } from './deadline-margin.js';

@@ -6,7 +6,7 @@ export * from './events.js';
 export * from './limits.js';
 export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';
 export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION } from './snapshot-codec.js';
-export { StateMachineInvariantError } from './invariant.js';
+export { StateMachineInvariantError } from './invariant-error.js';
 export type { Problem } from './validate.js';
 export {
   validateCommand,

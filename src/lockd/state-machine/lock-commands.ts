@@ -8,7 +8,7 @@ import type { LeaseRecord, LockRecord, MachineState } from './state.js';
 import type { AcquireResult, Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
 import { createLock, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
-import { check } from './invariant.js';
+import { check } from './invariant-error.js';
 import { MAX_LOCKS, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
 
 type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate'>;

@@ -4,7 +4,7 @@
 import type { ApplyContext } from './apply-context.js';
 import type { AcquireRecord } from './dedup.js';
 import type { LeaseRecord, LockRecord, MachineState } from './state.js';
-import { check } from './invariant.js';
+import { check } from './invariant-error.js';
 
 /**
  * Make `lease` the holder of `lock` with token = this entry's index, for the Acquire at

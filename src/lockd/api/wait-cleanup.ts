@@ -1,5 +1,5 @@
-// Writes this node makes on its own behalf (cleaning up an abandoned wait), wherever the leader is:
-// proposed here while leading, else sent to the leader's public RPC (marked forwarded). Retried
+// WaitCleanup: writes this node makes on its own behalf (cleaning up an abandoned wait), wherever the leader is:
+// proposed here while leading, else sent to the leader as a forwarded call (its peer port). Retried
 // while no leader answers, until a time budget runs out.
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
@@ -13,7 +13,7 @@ import { answerBy, type ApiTiming } from './timing.js';
 const RETRY_MS = 100;
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
-export class LeaderOps {
+export class WaitCleanup {
   private closed = false;
 
   constructor(

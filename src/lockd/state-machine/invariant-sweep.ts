@@ -2,7 +2,7 @@
 // whole picture (for tests, the simulator, and every restore).
 
 import type { MachineState } from './state.js';
-import { check } from './invariant.js';
+import { check } from './invariant-error.js';
 import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
 
 export function checkInvariants(s: MachineState): void {
