@@ -18,7 +18,7 @@ usage() {
 usage: ./cluster.sh COMMAND [ARG]
   start [3|5] [--tls]
                 install and build if needed, start the nodes (default 5): clients on ports $BASE_PORT.. (LOCKD_BASE_PORT),
-                peers on $((BASE_PORT + 100)).., return once a leader is elected and print the endpoints.
+                peers on $((BASE_PORT + 100)).., HTTP (metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
                 --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS
                 and client-certificate auth; lockctl then uses .cluster/tls/root.* (principal root) by itself
   cert NAME     issue .cluster/tls/NAME.crt / NAME.key, a client certificate for principal NAME (CN=NAME)
@@ -36,6 +36,8 @@ die() { echo "cluster.sh: $*" >&2; exit 1; }
 size() { [[ -f "$DIR/size" ]] && cat "$DIR/size" || echo 0; }
 port_of() { echo $((BASE_PORT + $1 - 1)); }
 peer_port_of() { echo $((BASE_PORT + 100 + $1 - 1)); }
+# Node I's HTTP endpoint (/metrics, /livez, /readyz, /events): BASE+200+I-1 (7201.. by default).
+http_port_of() { echo $((BASE_PORT + 200 + $1 - 1)); }
 # --peers: every node's PEER address.
 peers() {
   local n=$1 out="" i
@@ -118,7 +120,7 @@ start_node() {
   # shellcheck disable=SC2046
   nohup node "$MAIN" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
     --peers "$(peers "$n")" --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" $(tls_flags "$i") \
-    >>"$DIR/n$i.log" 2>&1 </dev/null &
+    --http-listen "127.0.0.1:$(http_port_of "$i")" >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
 }
 
@@ -168,6 +170,10 @@ cmd_start() {
   fi
   echo
   echo "lockd is up$(tls_on && echo ' with mutual TLS'). Endpoints: $(endpoints "$n")"
+  echo "Metrics, health and events (plain HTTP, per node):"
+  for ((i = 1; i <= n; i++)); do
+    echo "  n$i  http://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events"
+  done
   echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints "$n") status"
   if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
 }

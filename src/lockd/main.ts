@@ -8,6 +8,7 @@ import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
 import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
+import { Observability } from './observe/observability.js';
 
 async function main(): Promise<void> {
   let config;
@@ -20,8 +21,10 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: config.clusterId } });
   let node: LockdNode;
+  const observability = new Observability();
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi], PUBLIC_SERVER_OPTIONS);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar], PUBLIC_SERVER_OPTIONS);
+    await observability.listen();
   } catch (e) {
     if (e instanceof TlsMaterialError) {
       logger.fatal({ event: 'refused tls files', err: e }, e.message);

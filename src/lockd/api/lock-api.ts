@@ -38,15 +38,6 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const deps = { router, forwarder, timing };
   const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
 
-  // Lease ends are what operators look for: info on the leader (which serves the clients), debug
-  // on followers (they apply the same entries).
-  events.onAny((ev) => {
-    if (ev.type !== 'LEASE_EXPIRED' && ev.type !== 'LEASE_REVOKED' && ev.type !== 'EXPIRED') return;
-    const level = ctx.driver.isLeader() ? 'info' : 'debug';
-    if (ev.type === 'EXPIRED') ctx.logger[level]({ event: 'lock expired', name: ev.name, leaseId: ev.leaseId, token: ev.token, index: ev.index }, `${ev.name} lost by lease ${ev.leaseId} (lease expired)`);
-    else ctx.logger[level]({ event: ev.type === 'LEASE_EXPIRED' ? 'lease expired' : 'lease ended', leaseId: ev.leaseId, index: ev.index }, `lease ${ev.leaseId} ${ev.type === 'LEASE_EXPIRED' ? 'expired' : 'revoked'}`);
-  });
-
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));

@@ -26,6 +26,8 @@ export interface NodeConfig {
   readonly heartbeatTicks: number;
   readonly snapshotEvery: number;
   readonly logLevel: string;
+  /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events); undefined = off. */
+  readonly httpListen?: string;
 }
 
 export interface TlsFiles {
@@ -40,12 +42,14 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
+             [--http-listen HOST:PORT]
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
+  'http-listen',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -107,6 +111,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (electionTicks <= heartbeatTicks) throw new ConfigError(`--election-ticks (${electionTicks}) must exceed --heartbeat-ticks (${heartbeatTicks})`);
   const logLevel = get('log-level') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
+  const httpRaw = get('http-listen');
+  const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
   return {
     id,
     listen,
@@ -123,6 +129,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     heartbeatTicks,
     snapshotEvery: int('snapshot-every', 10_000, 1, 10_000_000),
     logLevel,
+    ...(httpListen === undefined ? {} : { httpListen }),
   };
 }
 

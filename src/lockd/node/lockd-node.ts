@@ -2,6 +2,8 @@
 // plus whatever public services the composition root (main.ts) registers (listeners.ts).
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { EventBus } from '../observe/bus.js';
+import { NodeSource } from '../observe/node-source.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { LevelStorage } from '../storage/index.js';
@@ -41,6 +43,9 @@ export class LockdNode {
     });
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
     const stateMachine = new LockStateMachine();
+    // The observation stream exists before the driver, so its first decisions are published too.
+    const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
+    const source = new NodeSource(bus, config.id, storage.memory.hardState());
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
@@ -55,6 +60,7 @@ export class LockdNode {
       heartbeatTicks: config.heartbeatTicks,
       tickMs: config.tickMs,
       snapshotEvery: config.snapshotEvery,
+      observer: source.driverEvent,
     });
     const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient);
     const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
@@ -63,7 +69,10 @@ export class LockdNode {
       selfId: config.id,
       peers,
       logger,
-      onMessage: (m) => driver.step(m),
+      onMessage: (m) => {
+        source.message(m);
+        driver.step(m);
+      },
       onUnreachable: (id) => driver.reportUnreachable(id),
       onSnapshotStatus: (id, ok) => driver.reportSnapshot(id, ok),
       channel: (id) => security.peerChannel(id),
@@ -71,11 +80,18 @@ export class LockdNode {
       clientAddress: config.advertiseClient,
       onClientAddress: (id, address) => directory.learn(id, address),
     });
-    driver.setOutbox(transport);
+    driver.onRoleChange(source.roleChanged);
+    driver.onApplied(source.applied);
+    driver.setOutbox({
+      send: (messages) => {
+        for (const m of messages) source.message(m);
+        transport.send(messages);
+      },
+    });
 
     const listeners = new Listeners(config, security, directory, logger, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security };
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source } };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(listeners.registry, ctx);

@@ -1,6 +1,8 @@
 // What a service registered on a node may use of it. The node knows nothing of the API layer: the
 // composition root (main.ts) hands it registrars, and each registrar gets this context.
 import type { Logger } from 'pino';
+import type { EventBus } from '../observe/bus.js';
+import type { NodeSource } from '../observe/node-source.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
 import type { NodeConfig } from './config.js';
@@ -17,6 +19,8 @@ export interface NodeContext {
   readonly peers: PeerDirectory;
   /** TLS credentials for dialing members (forwarding) and peer-caller checks. */
   readonly security: NodeSecurity;
+  /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
+  readonly observe: { readonly bus: EventBus; readonly source: NodeSource };
 }
 
 /** Registers public services on the node's listeners; what it returns is closed when the node stops. */

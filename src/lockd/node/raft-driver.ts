@@ -2,8 +2,9 @@
 // apply → advance, group commit, early leader replication, unsynced commit-only writes) on LevelDB,
 // a tick timer and setImmediate, with promises for the API layer. The simulator runs the same loop
 // on its simulated disk, network and clock (test/sim/sim-node.ts).
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Message, NodeId, Status } from '../../raft/types.js';
+import type { Message, NodeId, Ready, Status } from '../../raft/types.js';
 import type { LevelStorage } from '../storage/level-storage.js';
 import { DriverLoop, type AppliedListener, type Applier, type LoopStorage, type Outbox, type RoleListener } from './driver-loop.js';
 
@@ -24,7 +25,20 @@ export interface RaftDriverOptions<R> {
   readonly random?: (n: number) => number;
   /** A failed disk write or a broken invariant: the node must stop (default: exit the process). */
   readonly onFatal?: (e: Error) => void;
+  /** The loop's own facts, for the observation layer (src/lockd/observe); listeners of applies and roles see the rest. */
+  readonly observer?: (ev: DriverEvent) => void;
 }
+
+/**
+ * synced: one synced LevelDB write (a batch, or a compaction: entries 0), timed around the write itself
+ * (sync-started marks its start, so a write that never returns can be seen); persisted: a batch's durable parts are written (entries
+ * appended, hard state with term/vote/commit, a snapshot installed); snapshot-taken: the log compacted.
+ */
+export type DriverEvent =
+  | { readonly kind: 'sync-started' }
+  | { readonly kind: 'synced'; readonly ms: number; readonly entries: number }
+  | { readonly kind: 'persisted'; readonly rd: Ready }
+  | { readonly kind: 'snapshot-taken'; readonly index: number; readonly bytes: number };
 
 export class RaftDriver<R> {
   private readonly loop: DriverLoop<R>;
@@ -41,12 +55,13 @@ export class RaftDriver<R> {
         preVote: true,
         checkQuorum: true,
       },
-      storage: levelLoopStorage(opts.storage),
+      storage: levelLoopStorage(opts.storage, opts.observer),
       applier: opts.applier,
       scheduler: { soon: (fn) => setImmediate(fn) },
       logger: opts.logger,
       snapshotEvery: opts.snapshotEvery,
       onFatal: (e) => this.fail(e),
+      ...(opts.observer ? { observer: { persisted: (rd: Ready) => opts.observer!({ kind: 'persisted', rd }) } } : {}),
     });
   }
 
@@ -129,12 +144,36 @@ export class RaftDriver<R> {
   }
 }
 
+/**
+ * Marks a synced write's start and wraps its `done` to report its duration. The time includes a wait
+ * behind an earlier unsynced (commit-only) write still in LevelStorage's queue: both are the disk.
+ */
+function timed(observer: (ev: DriverEvent) => void, entries: number, done: (err?: Error) => void): (err?: Error) => void {
+  observer({ kind: 'sync-started' });
+  const t0 = performance.now();
+  return (err) => {
+    if (!err) observer({ kind: 'synced', ms: performance.now() - t0, entries });
+    done(err);
+  };
+}
+
 /** LevelDB behind the loop's callback interface (LevelStorage serializes its writes in call order). */
-function levelLoopStorage(storage: LevelStorage): LoopStorage {
+function levelLoopStorage(storage: LevelStorage, observer?: (ev: DriverEvent) => void): LoopStorage {
   const settle = (p: Promise<void>, done: (err?: Error) => void) => p.then(() => done(), (e: unknown) => done(e instanceof Error ? e : new Error(String(e))));
   return {
     memory: storage.memory,
-    write: (batch, sync, done) => void settle(storage.persist(batch, { sync }), done),
-    compact: (snapshot, done) => void settle(storage.compact(snapshot), done),
+    write: (batch, sync, done) => {
+      if (!observer || !sync) return void settle(storage.persist(batch, { sync }), done);
+      const finish = timed(observer, batch.entries.length, done); // the clock starts before the write
+      void settle(storage.persist(batch, { sync }), finish);
+    },
+    compact: (snapshot, done) => {
+      const taken = (err?: Error) => {
+        if (!err) observer?.({ kind: 'snapshot-taken', index: snapshot.metadata.index, bytes: snapshot.data.length });
+        done(err);
+      };
+      const finish = observer ? timed(observer, 0, taken) : taken;
+      void settle(storage.compact(snapshot), finish);
+    },
   };
 }

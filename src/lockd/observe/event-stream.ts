@@ -1,0 +1,62 @@
+// /events: the node's ObservedEvent stream as server-sent events (text/event-stream), for the
+// study dashboard and anyone with curl. Each client has its own bounded queue on the bus: while its
+// socket is backed up (write() said wait) nothing more is taken, the queue fills, the oldest events
+// are dropped, and the client is told how many with an `event: lost` before the next ones it gets.
+//   id: 42            ← the event's seq (per node, from 1; a gap = events lost)
+//   event: lock-granted
+//   data: {"seq":42,"at":...,"node":"n1","term":3,"type":"lock-granted","index":17,"name":"db","leaseId":12,"token":17,"handoff":false}
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventBus } from './bus.js';
+
+/** Events one client may fall behind by before it loses the oldest. */
+export const EVENTS_QUEUE = 1000;
+/** Concurrent /events clients per node; more are answered 503. */
+export const MAX_EVENT_CLIENTS = 32;
+/** A comment line this often keeps idle proxies and load balancers from closing the stream. */
+const KEEPALIVE_MS = 15_000;
+
+export class EventStreams {
+  private readonly open = new Set<ServerResponse>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly onLost: (n: number) => void,
+  ) {}
+
+  serve(_req: IncomingMessage, res: ServerResponse): void {
+    if (this.open.size >= MAX_EVENT_CLIENTS) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
+      res.end(`too many /events clients (limit ${MAX_EVENT_CLIENTS})\n`);
+      return;
+    }
+    this.open.add(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write(`retry: 1000\n: lockd ${this.bus.node} events; last seq ${this.bus.lastSeq}\n\n`);
+    const flush = () => {
+      if (res.writableNeedDrain || res.destroyed) return; // resumed by 'drain'
+      const { events, lost } = sub.take();
+      let out = '';
+      if (lost > 0) {
+        this.onLost(lost);
+        out += `event: lost\ndata: ${JSON.stringify({ lost })}\n\n`;
+      }
+      for (const ev of events) out += `id: ${ev.seq}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+      if (out) res.write(out);
+    };
+    const sub = this.bus.subscribe(EVENTS_QUEUE, flush);
+    res.on('drain', flush);
+    const keepalive = setInterval(() => {
+      if (!res.writableNeedDrain) res.write(': keepalive\n\n');
+    }, KEEPALIVE_MS);
+    const end = () => {
+      clearInterval(keepalive);
+      sub.close();
+      this.open.delete(res);
+    };
+    res.on('close', end); // the client went away (req's 'close' only means the request was read)
+  }
+
+  close(): void {
+    for (const res of this.open) res.end();
+  }
+}

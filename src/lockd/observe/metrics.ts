@@ -1,0 +1,129 @@
+// Prometheus metrics of one node, read from its ObservedEvent stream (never counted a second time
+// elsewhere). Counters count what THIS process applied or saw since it started (after a restart
+// the log tail replayed past the snapshot is counted again, as any counter restarts). Two levels —
+// live leases and queued waiters — are read from the state machine at scrape time instead: a level
+// rebuilt from +1/-1 events would drift after a snapshot restore, whose contents arrive as no event.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { NodeContext } from '../node/node-context.js';
+import type { EventBus } from './bus.js';
+import type { ObservedEvent } from './events.js';
+
+/** Events the metrics reader may fall behind by before it loses some (it never should: it only counts). */
+const METRICS_QUEUE = 100_000;
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  private readonly term: Gauge;
+  private readonly isLeader: Gauge;
+  private readonly leaderChanges: Counter;
+  private readonly commitIndex: Gauge;
+  private readonly appliedIndex: Gauge;
+  private readonly committed: Counter;
+  private readonly diskSync: Histogram;
+  private readonly leaseExpired: Counter;
+  private readonly grants: Counter;
+  private readonly fenceRejected: Counter;
+  private readonly lost: Counter;
+  private lastCommit: number;
+  private leadership = '';
+  private readonly close_: () => void;
+
+  constructor(ctx: NodeContext, bus: EventBus) {
+    const r = this.registry;
+    r.setDefaultLabels({ node: ctx.config.id });
+    collectDefaultMetrics({ register: r });
+    const registers = [r];
+    const st = ctx.driver.status();
+    this.term = new Gauge({ name: 'lockd_raft_term', help: 'Current Raft term of this node.', registers });
+    this.isLeader = new Gauge({ name: 'lockd_raft_is_leader', help: '1 if this node is the leader, else 0.', registers });
+    this.leaderChanges = new Counter({ name: 'lockd_raft_leader_changes_total', help: 'New leaderships (leader, term) this node learned of, itself included.', registers });
+    this.commitIndex = new Gauge({ name: 'lockd_raft_commit_index', help: 'Highest log index known committed on this node.', registers });
+    this.appliedIndex = new Gauge({ name: 'lockd_raft_applied_index', help: 'Highest log index applied to the state machine on this node.', registers });
+    this.committed = new Counter({ name: 'lockd_raft_proposals_committed_total', help: 'Log entries this node saw committed since it started.', registers });
+    this.diskSync = new Histogram({
+      name: 'lockd_disk_sync_duration_seconds',
+      help: 'Duration of the Raft loop\'s synced LevelDB writes (hard state, entries, snapshot).',
+      buckets: [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192],
+      registers,
+    });
+    new Gauge({ name: 'lockd_lease_active', help: 'Live leases in this node\'s applied state.', registers, collect() { this.set(ctx.stateMachine.listLeases().length); } });
+    this.leaseExpired = new Counter({ name: 'lockd_lease_expired_total', help: 'Leases expired by Ticks this node applied.', registers });
+    this.grants = new Counter({ name: 'lockd_lock_grants_total', help: 'Lock grants this node applied (direct acquires and hand-offs to a waiter).', labelNames: ['kind'], registers });
+    new Gauge({
+      name: 'lockd_lock_waiters',
+      help: 'Leases queued waiting for a lock, in this node\'s applied state.',
+      registers,
+      collect() {
+        this.set(ctx.stateMachine.listLeases().reduce((n, l) => n + l.waiting.length, 0));
+      },
+    });
+    this.fenceRejected = new Counter({ name: 'lockd_fence_rejected_total', help: 'Fenced writes and deletes refused (reason stale: token below the key\'s highest).', labelNames: ['reason'], registers });
+    this.lost = new Counter({ name: 'lockd_observe_events_lost_total', help: 'Observation events dropped because a reader fell behind.', labelNames: ['reader'], registers });
+    // Levels as of the start (a restored node begins at its snapshot); events move them from here.
+    this.term.set(st.term);
+    this.isLeader.set(ctx.driver.isLeader() ? 1 : 0);
+    this.commitIndex.set(st.commit);
+    this.appliedIndex.set(ctx.driver.appliedIndex());
+    this.lastCommit = st.commit;
+    this.grants.inc({ kind: 'acquire' }, 0);
+    this.grants.inc({ kind: 'handoff' }, 0);
+    this.fenceRejected.inc({ reason: 'stale' }, 0);
+    const sub = bus.subscribe(METRICS_QUEUE, () => {
+      const { events, lost } = sub.take();
+      if (lost > 0) this.lostBy('metrics', lost);
+      for (const ev of events) this.count(ev);
+    });
+    this.close_ = () => sub.close();
+  }
+
+  /** A reader of the stream (metrics itself, an /events client) dropped `n` events. */
+  lostBy(reader: 'metrics' | 'events', n: number): void {
+    this.lost.inc({ reader }, n);
+  }
+
+  close(): void {
+    this.close_();
+  }
+
+  private count(ev: ObservedEvent): void {
+    this.term.set(ev.term);
+    switch (ev.type) {
+      case 'role':
+        this.isLeader.set(ev.role === 'leader' ? 1 : 0);
+        return;
+      case 'leader-changed': {
+        // A leadership is (leader, term): the same node elected again in a later term is a change;
+        // the same leader heard from again after a moment of none is not.
+        const leadership = `${ev.leader}@${ev.term}`;
+        if (ev.leader !== '' && leadership !== this.leadership) this.leaderChanges.inc();
+        if (ev.leader !== '') this.leadership = leadership;
+        return;
+      }
+      case 'committed':
+        if (ev.index > this.lastCommit) this.committed.inc(ev.index - this.lastCommit);
+        this.lastCommit = Math.max(this.lastCommit, ev.index);
+        this.commitIndex.set(this.lastCommit);
+        return;
+      case 'applied':
+        this.appliedIndex.set(ev.index);
+        return;
+      case 'snapshot':
+        if (ev.how === 'installed') this.appliedIndex.set(ev.index);
+        return;
+      case 'disk-sync':
+        this.diskSync.observe(ev.ms / 1000);
+        return;
+      case 'lease-ended':
+        if (ev.why === 'expired') this.leaseExpired.inc();
+        return;
+      case 'lock-granted':
+        this.grants.inc({ kind: ev.handoff ? 'handoff' : 'acquire' });
+        return;
+      case 'fence':
+        if (!ev.accepted) this.fenceRejected.inc({ reason: ev.stale ? 'stale' : 'other' });
+        return;
+      default:
+        return;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+// The observation layer on one node, composed: gRPC health on the client port and the decision
+// log always; with --http-listen also metrics, probes and /events over HTTP. The bus and its
+// NodeSource are created by the node itself (lockd-node.ts), before its driver starts, so no event
+// is missed.
+import type { Server } from 'node:http';
+import type { ServiceRegistry } from '../node/listeners.js';
+import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
+import { EventStreams } from './event-stream.js';
+import { logDecisions } from './decision-log.js';
+import { addGrpcHealth } from './grpc-health.js';
+import { NodeHealth } from './health.js';
+import { listenHttp } from './http-server.js';
+import { NodeMetrics } from './metrics.js';
+
+export class Observability {
+  private ctx: NodeContext | undefined;
+  private metrics: NodeMetrics | undefined;
+  private health: NodeHealth | undefined;
+  private events: EventStreams | undefined;
+  private http: Server | undefined;
+
+  /** Registered with the node's services: runs before its driver starts. */
+  readonly registrar: ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => {
+    this.ctx = ctx;
+    const { bus, source } = ctx.observe;
+    const health = (this.health = new NodeHealth(ctx, source));
+    const grpcHealth = addGrpcHealth(registry, health, bus);
+    const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
+    if (ctx.config.httpListen) {
+      const metrics = (this.metrics = new NodeMetrics(ctx, bus));
+      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n));
+    }
+    return {
+      close: () => {
+        grpcHealth.close();
+        decisions.close();
+        this.events?.close();
+        this.http?.close();
+        this.http?.closeAllConnections();
+        this.metrics?.close();
+      },
+    };
+  };
+
+  /** Bind --http-listen (after the node started); resolves with the bound port, or undefined when off. */
+  async listen(): Promise<number | undefined> {
+    const ctx = this.ctx;
+    if (!ctx?.config.httpListen || !this.metrics || !this.health || !this.events) return undefined;
+    const { server, port } = await listenHttp(ctx.config.httpListen, { metrics: this.metrics, health: this.health, events: this.events, logger: ctx.logger });
+    this.http = server;
+    ctx.logger.info({ event: 'http listening', address: ctx.config.httpListen }, `metrics, health and events on http://${ctx.config.httpListen}`);
+    return port;
+  }
+}
