@@ -46,8 +46,9 @@ function serveStream(
     callback({ code: grpc.status.FAILED_PRECONDITION, details: `node ${opts.selfId} refuses the stream: ${reason}` });
   };
 
-  // Never echo our cluster id: it is all a stranger needs to open a peer stream.
-  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster, clusterId: opts.clusterId });
+  // Never echo our cluster id: it is all a stranger needs to open a peer stream. Nor log it (the
+  // operator knows it; logs travel): what the caller sent is logged, cut short (it is the caller's).
+  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   call.sendMetadata(new grpc.Metadata()); // tells the sender the stream is accepted: peer up
 
