@@ -11,6 +11,8 @@ import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/Se
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION } from '../../../src/lockd/api/public-limits.js';
 import { MAX_OBSERVE_BACKLOG } from '../../../src/lockd/api/observe-streams.js';
+import { MAX_PENDING_KEEPALIVES } from '../../../src/lockd/api/keepalive-streams.js';
+import { LEASE_TICK_TARGET_MS } from '../../../src/lockd/api/timing.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
 import { raftProto } from '../../../src/proto/raft.js';
@@ -102,7 +104,11 @@ describe('lock API: backpressure and bounds (real processes)', function () {
       call.pause();
       for (let k = 0; k < N; k++) call.write({ leaseId: filler });
       call.write({ leaseId: ageing });
-      for (const until = Date.now() + 3000; Date.now() < until; ) {
+      // Watched for long enough that a node reading on regardless gets there: its own pending
+      // bound (MAX_PENDING_KEEPALIVES) lets it read that many renewals a Tick, so it needs about
+      // N / 1024 Ticks. A 3 s watch missed a follower relay with no backpressure by 30 ms.
+      const watchMs = 4 * Math.ceil(N / MAX_PENDING_KEEPALIVES) * LEASE_TICK_TARGET_MS;
+      for (const until = Date.now() + watchMs; Date.now() < until; ) {
         const left = await remaining();
         expect(left, 'the last keepalive was read and applied while its stream was not read').to.be.below(17_000);
         await new Promise((r) => setTimeout(r, 200));
