@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The lockd server process: `node dist/src/lockd/main.js --id n1 --listen ... --peers ... --data-dir ... --cluster-id ...`
+import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
@@ -19,7 +20,10 @@ async function main(): Promise<void> {
     process.stderr.write(`lockd: ${e.message}\n`);
     process.exit(2);
   }
-  const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: config.clusterId } });
+  // The cluster id is what a stranger needs to open a peer stream (the node does not echo it), so
+  // the logs, which travel further than the node, carry only a fingerprint of it on every line.
+  const clusterFingerprint = createHash('sha256').update(config.clusterId).digest('hex').slice(0, 12);
+  const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: `sha256:${clusterFingerprint}` } });
   let node: LockdNode;
   const observability = new Observability();
   try {

@@ -52,8 +52,9 @@ function serveStream(
     callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}` });
   };
 
-  // Never echo our cluster id: it is all a stranger needs to open a peer stream.
-  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster, clusterId: opts.clusterId });
+  // Never echo our cluster id: it is all a stranger needs to open a peer stream. Nor log it (the
+  // operator knows it; logs travel): what the caller sent is logged, cut short (it is the caller's).
+  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   const authProblem = opts.authenticate(call, sender);
   if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
