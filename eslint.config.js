@@ -30,7 +30,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/lockd/node/**/*.ts', 'src/lockd/storage/**/*.ts', 'src/lockd/transport/**/*.ts'],
+    // The observation layer's parts the node uses (bus, events, node-source, ...) sit below the API;
+    // only observability.ts, a composition like main.ts, may wire an API service (gRPC health).
+    files: ['src/lockd/node/**/*.ts', 'src/lockd/storage/**/*.ts', 'src/lockd/transport/**/*.ts', 'src/lockd/observe/**/*.ts'],
+    ignores: ['src/lockd/observe/observability.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [

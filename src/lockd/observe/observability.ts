@@ -7,7 +7,7 @@ import type { ServiceRegistry } from '../node/listeners.js';
 import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
 import { EventStreams } from './event-stream.js';
 import { logDecisions } from './decision-log.js';
-import { addGrpcHealth } from './grpc-health.js';
+import { addGrpcHealth } from '../api/health-service.js';
 import { NodeHealth } from './health.js';
 import { listenHttp } from './http-server.js';
 import { NodeMetrics } from './metrics.js';

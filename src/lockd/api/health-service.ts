@@ -5,9 +5,9 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { ServiceRegistry } from '../node/listeners.js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
-import { limitRequests } from '../api/public-limits.js';
-import type { EventBus } from './bus.js';
-import type { NodeHealth } from './health.js';
+import { limitRequests } from './public-limits.js';
+import type { EventBus } from '../observe/bus.js';
+import type { NodeHealth } from '../observe/health.js';
 
 export const HEALTH_SERVICES = ['', 'lockd.v1.Lease', 'lockd.v1.Lock', 'lockd.v1.Fence', 'lockd.v1.Session', 'lockd.v1.Cluster'] as const;
 
