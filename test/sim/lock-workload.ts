@@ -10,7 +10,7 @@ import {
   MIN_TTL_MS,
   type ApplyOutput,
   type Command,
-  type LockEvent,
+  type StateEvent,
 } from '../../src/lockd/state-machine/index.js';
 import { DRIFT_BOUND_PPM } from '../../src/lockd/lease/deadline-margin.js';
 import type { Entry } from '../../src/raft/types.js';
@@ -260,7 +260,7 @@ export class LockWorkload {
     for (const ev of out.events) this.event(ev);
   }
 
-  private event(ev: LockEvent): void {
+  private event(ev: StateEvent): void {
     const s = this.sessions.find((x) => x.lease === ev.leaseId && x.lease !== 0);
     if (!s) return;
     switch (ev.type) {

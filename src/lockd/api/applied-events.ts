@@ -3,9 +3,9 @@
 // logged and skipped: a bug in a stream must never stop the node.
 import type { Logger } from 'pino';
 import type { RaftDriver } from '../node/raft-driver.js';
-import type { ApplyOutput, LockEvent } from '../state-machine/index.js';
+import type { ApplyOutput, StateEvent } from '../state-machine/index.js';
 
-export type EventListener = (ev: LockEvent) => void;
+export type EventListener = (ev: StateEvent) => void;
 
 export class AppliedEvents {
   private readonly byName = new Map<string, Set<EventListener>>();
@@ -42,7 +42,7 @@ export class AppliedEvents {
     return this.byName.size;
   }
 
-  private dispatch(ev: LockEvent): void {
+  private dispatch(ev: StateEvent): void {
     const named = ev.name ? this.byName.get(ev.name) : undefined;
     for (const l of [...(named ?? []), ...this.everything]) {
       try {

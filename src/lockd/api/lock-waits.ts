@@ -19,7 +19,7 @@
 //    bug 1), and a forged one cannot name an index past every Acquire (issue 9.4). With no entry of
 //    the call known (0), there is nothing it could name, and no cleanup is sent.
 import type { Logger } from 'pino';
-import type { LockEvent } from '../state-machine/index.js';
+import type { StateEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
 import type { WaitCleanup } from './wait-cleanup.js';
 import { settleBy, type ApiTiming } from './timing.js';
@@ -189,7 +189,7 @@ export class LockWaits {
     }
   }
 
-  private event(ev: LockEvent): void {
+  private event(ev: StateEvent): void {
     if (ev.type !== 'ACQUIRED' && ev.type !== 'WAITER_REMOVED' && ev.type !== 'WAIT_CANCELLED') return;
     const ks = this.keys.get(keyOf(ev.name, ev.leaseId));
     if (!ks) return;

@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Entry, Message, NodeId, Ready } from '../../raft/types.js';
 import type { DriverEvent } from '../node/raft-driver.js';
-import { decodeCommand, type ApplyOutput, type Command, type LockEvent } from '../state-machine/index.js';
+import { decodeCommand, type ApplyOutput, type Command, type StateEvent } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
 
 export class NodeSource {
@@ -120,7 +120,7 @@ export class NodeSource {
     this.lockEvents(out.events);
   };
 
-  private lockEvents(events: readonly LockEvent[]): void {
+  private lockEvents(events: readonly StateEvent[]): void {
     const freed = new Set<string>();
     for (const ev of events) {
       switch (ev.type) {

@@ -1,13 +1,13 @@
 // What one entry's apply carries around: its index (lease ids and tokens come from it) and its events.
 
-import type { LockEvent, LockEventType } from './events.js';
+import type { StateEvent, StateEventType } from './events.js';
 
 export class ApplyContext {
-  readonly events: LockEvent[] = [];
+  readonly events: StateEvent[] = [];
 
   constructor(readonly index: number) {}
 
-  emit(type: LockEventType, name: string, leaseId: number, token: number): void {
+  emit(type: StateEventType, name: string, leaseId: number, token: number): void {
     this.events.push({ type, name, leaseId, token, index: this.index });
   }
 }

@@ -1,7 +1,8 @@
-// Events one entry produces, in the order they happened inside it. The service feeds them to
-// Observe streams, pending wait=true Acquires and keepalive streams.
+// Events one entry produces, in the order they happened inside it: lock changes and lease
+// lifecycle alike (hence StateEvent, not LockEvent). The service feeds them to Observe streams,
+// pending wait=true Acquires and keepalive streams, and the observation layer to everyone else.
 
-export type LockEventType =
+export type StateEventType =
   /** name granted to leaseId; token = this entry's index. */
   | 'ACQUIRED'
   /** name released by its holder leaseId/token: explicit Release, or the holder's lease was revoked. */
@@ -19,8 +20,8 @@ export type LockEventType =
   | 'LEASE_EXPIRED'
   | 'LEASE_REVOKED';
 
-export interface LockEvent {
-  readonly type: LockEventType;
+export interface StateEvent {
+  readonly type: StateEventType;
   /** Lock name; '' for LEASE_* events. */
   readonly name: string;
   readonly leaseId: number;

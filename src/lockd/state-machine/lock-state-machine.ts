@@ -3,7 +3,7 @@
 
 import type { Entry } from '../../raft/types.js';
 import type { ApplyResult } from './results.js';
-import type { LockEvent } from './events.js';
+import type { StateEvent } from './events.js';
 import type { Command } from './commands.js';
 import { ApplyContext } from './apply-context.js';
 import { decodeCommand } from './command-codec.js';
@@ -28,7 +28,7 @@ export interface ApplyOutput {
   /** The proposer's answer; undefined for a Raft no-op (empty data). */
   readonly result: ApplyResult | undefined;
   /** What happened, in order (see events.ts). */
-  readonly events: readonly LockEvent[];
+  readonly events: readonly StateEvent[];
 }
 
 export interface LockView {

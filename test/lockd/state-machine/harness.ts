@@ -1,7 +1,7 @@
 // Test driver for the state machine: numbers entries, encodes commands, and narrows results.
 
 import { expect } from 'chai';
-import type { ApplyOutput, ApplyResult, Command, Failure, LockEvent, Success } from '../../../src/lockd/state-machine/index.js';
+import type { ApplyOutput, ApplyResult, Command, Failure, StateEvent, Success } from '../../../src/lockd/state-machine/index.js';
 import { LockStateMachine, encodeCommand } from '../../../src/lockd/state-machine/index.js';
 
 export class Harness {
@@ -58,7 +58,7 @@ export class Harness {
   }
 }
 
-export function compact(events: readonly LockEvent[]): [string, string, number, number][] {
+export function compact(events: readonly StateEvent[]): [string, string, number, number][] {
   return events.map((e) => [e.type, e.name, e.leaseId, e.token]);
 }
 
