@@ -19,7 +19,7 @@ describe('cluster id kept out of the logs (real processes)', function () {
     const clusterId = `secret-${randomBytes(8).toString('hex')}`;
     cluster = await ProcessCluster.start({ size: 3, clusterId });
     const leader = await cluster.waitForLeader();
-    const raft = new raftProto.raft.v1.Raft(cluster.node(leader).address, grpc.credentials.createInsecure());
+    const raft = new raftProto.raft.v1.Raft(cluster.node(leader).peerAddress, grpc.credentials.createInsecure());
     try {
       const md = new grpc.Metadata();
       md.set(CLUSTER_ID_HEADER, 'a-guess');
