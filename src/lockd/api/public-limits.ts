@@ -3,14 +3,13 @@
 // on ends), and at most MAX_STREAMS_PER_CONNECTION concurrent streams. The message limit is far
 // above any valid request (fence values are ≤ 64 KiB, names ≤ 512 bytes) and bounds what one
 // message can make the server decode.
-// The peer service (raft.v1) shares the node's grpc.Server and keeps its own, larger limit (whole
-// Raft messages, PEER_SERVER_OPTIONS), so the server's max_receive_message_length is the peer's and
-// the public limit is enforced per service here: each public service's request deserializer
-// answers a marker for an oversized message instead of decoding it, and a server interceptor
-// (PUBLIC_SERVER_OPTIONS) ends the call when it meets a marker.
-// When the public and peer listeners are split (security issue), the public server takes
-// 'grpc.max_receive_message_length': MAX_REQUEST_BYTES and the stream limit, and the marker and
-// interceptor go.
+// On the public listener the limit is the transport's ('grpc.max_receive_message_length' in
+// PUBLIC_SERVER_OPTIONS): a request announcing more is refused as soon as its 5-byte prefix is read,
+// and a compressed one once it inflates past the limit, so no client makes a node buffer more. The
+// peer listener serves the same services to forwarding members but takes whole Raft messages (its
+// server limit is the peer transport's, 64 MiB), so there the limit is enforced per service: each
+// public service's request deserializer answers a marker for an oversized message instead of
+// decoding it, and a server interceptor (PUBLIC_SERVER_OPTIONS) ends the call when it meets a marker.
 import * as grpc from '@grpc/grpc-js';
 
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -62,8 +61,9 @@ const refuseOversized: grpc.ServerInterceptor = (_method, call) =>
       }),
   });
 
-/** Options the node's server needs for the public API (merged with the peer transport's). */
+/** Options the node's servers need for the public API (on the peer listener, merged under the peer transport's). */
 export const PUBLIC_SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
   'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
   interceptors: [refuseOversized],
 };

@@ -83,10 +83,11 @@ export class Listeners {
     private readonly security: NodeSecurity,
     private readonly directory: PeerDirectory,
     private readonly logger: Logger,
-    serverOptions: grpc.ServerOptions,
+    publicOptions: grpc.ServerOptions,
+    peerOptions: grpc.ServerOptions,
   ) {
-    this.publicServer = new grpc.Server(serverOptions);
-    this.peerServer = new grpc.Server(serverOptions);
+    this.publicServer = new grpc.Server(publicOptions);
+    this.peerServer = new grpc.Server(peerOptions);
   }
 
   get registry(): ServiceRegistry {
