@@ -3,21 +3,13 @@
 // on ends), and at most MAX_STREAMS_PER_CONNECTION concurrent streams. The message limit is far
 // above any valid request (fence values are ≤ 64 KiB, names ≤ 512 bytes) and bounds what one
 // message can make the server decode.
-// The peer service (raft.v1) shares the node's grpc.Server and keeps its own, larger limit (whole
-// Raft messages, PEER_SERVER_OPTIONS), so the server's max_receive_message_length is the peer's and
-// the public limit is enforced per service here, twice:
-//  - on the wire: a server interceptor (PUBLIC_SERVER_OPTIONS) lowers the receive limit of each
-//    public call's decoder to MAX_REQUEST_BYTES (grpc-js keeps it per call, from the server's
-//    options). Without that, a public stream waited for and held up to the peer's 64 MiB of one
-//    message (4,096 streams a connection), and inflated a 64 KiB gzip body to 64 MiB, before
-//    anything looked at its size; now a length prefix over the limit, or an inflation past it,
-//    ends the call at once (RESOURCE_EXHAUSTED) and nothing more of the message is kept;
-//  - on decoding, should a grpc-js upgrade move that field (the wire test then fails): each public
-//    service's request deserializer answers a marker for an oversized message instead of decoding
-//    it, and the same interceptor ends the call when it meets a marker.
-// When the public and peer listeners are split (security issue), the public server takes
-// 'grpc.max_receive_message_length': MAX_REQUEST_BYTES and the stream limit, and the marker and
-// interceptor go.
+// On the public listener the limit is the transport's ('grpc.max_receive_message_length' in
+// PUBLIC_SERVER_OPTIONS): a request announcing more is refused as soon as its 5-byte prefix is read,
+// and a compressed one once it inflates past the limit, so no client makes a node buffer more. The
+// peer listener serves the same services to forwarding members but takes whole Raft messages (its
+// server limit is the peer transport's, 64 MiB), so there the limit is enforced per service: each
+// public service's request deserializer answers a marker for an oversized message instead of
+// decoding it, and a server interceptor (PUBLIC_SERVER_OPTIONS) ends the call when it meets a marker.
 import * as grpc from '@grpc/grpc-js';
 
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -56,37 +48,8 @@ export function limitRequests<S extends grpc.ServiceDefinition>(service: S, limi
   return out as S;
 }
 
-/** Methods of the public API (lockd.v1); the rest of the server is the peer service. */
-const PUBLIC_PATH = /^\/lockd\.v1\./;
-
-/**
- * The receive limits grpc-js's BaseServerInterceptingCall takes from the server options: its
- * decoder refuses a length prefix over `maxReadMessageLength`, and its inflation stops past
- * `maxReceiveMessageSize`. Not public API (checked for shape, see the file comment).
- */
-interface CallReceiveLimits {
-  maxReceiveMessageSize: number;
-  decoder: { maxReadMessageLength: number };
-}
-
-/** A grpc-js receive limit capped at MAX_REQUEST_BYTES (-1 is grpc-js's "unlimited"). */
-const lowered = (limit: number): number => (limit < 0 || limit > MAX_REQUEST_BYTES ? MAX_REQUEST_BYTES : limit);
-
-function hasReceiveLimits(call: unknown): call is CallReceiveLimits {
-  const c = call as Partial<CallReceiveLimits> | undefined;
-  return typeof c?.maxReceiveMessageSize === 'number' && typeof c.decoder?.maxReadMessageLength === 'number';
-}
-
-/**
- * Lowers a public call's receive limits to MAX_REQUEST_BYTES, and ends it with RESOURCE_EXHAUSTED
- * at the first marked (oversized) request; peer calls pass untouched. Runs before any data of the
- * call is read (grpc-js builds the interceptors synchronously with the call, its stream paused).
- */
-const refuseOversized: grpc.ServerInterceptor = (method, call) => {
-  if (PUBLIC_PATH.test(method.path) && hasReceiveLimits(call)) {
-    call.maxReceiveMessageSize = lowered(call.maxReceiveMessageSize);
-    call.decoder.maxReadMessageLength = lowered(call.decoder.maxReadMessageLength);
-  }
+/** Ends a call with RESOURCE_EXHAUSTED at the first marked (oversized) request; other calls pass untouched. */
+const refuseOversized: grpc.ServerInterceptor = (_method, call) => {
   return new grpc.ServerInterceptingCall(call, {
     start: (next) =>
       next({
@@ -99,8 +62,9 @@ const refuseOversized: grpc.ServerInterceptor = (method, call) => {
   });
 };
 
-/** Options the node's server needs for the public API (merged with the peer transport's). */
+/** Options the node's servers need for the public API (on the peer listener, merged under the peer transport's). */
 export const PUBLIC_SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
   'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
   interceptors: [refuseOversized],
 };

@@ -7,7 +7,8 @@
 // Who may call what:
 // - a forwarded call must come from a member: the lockd-forwarded header names it, the
 //   lockd-cluster-id header names this cluster, and with TLS the caller's certificate must name
-//   that member (security/peer-identity.ts);
+//   that member (security/peer-identity.ts) — checked on the call's metadata, before any of its
+//   request is read (forwardedGate);
 // - the public port refuses a call carrying lockd-forwarded (only members set it, on the peer port),
 //   so a client can never pass for a forwarding node.
 import * as grpc from '@grpc/grpc-js';
@@ -83,11 +84,35 @@ export class Listeners {
     private readonly security: NodeSecurity,
     private readonly directory: PeerDirectory,
     private readonly logger: Logger,
-    serverOptions: grpc.ServerOptions,
+    publicOptions: grpc.ServerOptions,
+    peerOptions: grpc.ServerOptions,
   ) {
-    this.publicServer = new grpc.Server(serverOptions);
-    this.peerServer = new grpc.Server(serverOptions);
+    this.publicServer = new grpc.Server(publicOptions);
+    // The gate is the outermost interceptor (the last one listed wraps the others), so it sees the
+    // call's metadata first.
+    this.peerServer = new grpc.Server({ ...peerOptions, interceptors: [...(peerOptions.interceptors ?? []), this.forwardedGate] });
   }
+
+  /**
+   * The peer guard, run on a forwarded call's metadata before any of its request is read: a handler
+   * (and so the guard in `guarded`) runs only once a unary request has arrived whole, and the peer
+   * port takes 64 MiB messages, so a caller with any certificate of the CA (a client's) could
+   * otherwise make a node buffer 64 MiB per stream before being refused. The guard in the handler
+   * stays as a second check.
+   */
+  private readonly forwardedGate: grpc.ServerInterceptor = (method, call) => {
+    if (!method.path.startsWith(FORWARDED_PREFIX)) return new grpc.ServerInterceptingCall(call); // raft.v1: the receiver checks its stream's metadata first
+    return new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            const refused = this.peerGuard({ metadata, getAuthContext: () => call.getAuthContext() });
+            if (refused) call.sendStatus(refused);
+            else pass(metadata);
+          },
+        }),
+    });
+  };
 
   get registry(): ServiceRegistry {
     return {

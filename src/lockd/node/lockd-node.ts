@@ -27,10 +27,10 @@ export class LockdNode {
   ) {}
 
   /**
-   * `serverOptions` are the registered services' needs of the servers (limits, interceptors); the
-   * peer transport's options win where both set one (its message limit). Both listeners get them,
-   * as the one shared server did before the split: the public services (also forwarded on the peer
-   * port) carry their own request limit (api/public-limits.ts).
+   * `serverOptions` are the registered services' needs of the servers (limits, interceptors). The
+   * public listener gets them as they are (its message limit is the public API's); the peer
+   * listener gets them with the peer transport's options winning (whole Raft messages, 64 MiB):
+   * a forwarded public call there is still bounded by its service's own limit (api/public-limits.ts).
    */
   static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = [], serverOptions: grpc.ServerOptions = {}): Promise<LockdNode> {
     // TLS files first: unusable ones must stop the node before it touches its data dir.
@@ -89,7 +89,7 @@ export class LockdNode {
       },
     });
 
-    const listeners = new Listeners(config, security, directory, logger, { ...serverOptions, ...PEER_SERVER_OPTIONS });
+    const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
     const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source } };
     const closers: Array<{ close(): void }> = [];

@@ -1,0 +1,76 @@
+// The public port's message limit is the transport's, not only the decoder's: since the split of the
+// listeners (issue 12), nothing on the public port needs the peer service's 64 MiB messages, so a
+// request announcing more than MAX_REQUEST_BYTES is refused as soon as its 5-byte gRPC prefix is read.
+// Before, the public server took the peer limit and refused an oversized request only once it had
+// buffered all of it: any client (no certificate needed without --client-cert-auth) could make a node
+// hold up to 64 MiB per stream, on thousands of streams per connection, by sending slowly.
+import { connect, type ClientHttp2Session } from 'node:http2';
+import { expect } from 'chai';
+import * as grpc from '@grpc/grpc-js';
+import { MAX_REQUEST_BYTES } from '../../../src/lockd/api/public-limits.js';
+import { lockdProto } from '../../../src/proto/lockd.js';
+import { ProcessCluster } from '../../support/process-cluster.js';
+
+/** Send only the gRPC length prefix of a `length`-byte request to `path` and wait up to `ms` for the call's status. */
+function announce(session: ClientHttp2Session, path: string, length: number, ms: number): Promise<number | 'no answer'> {
+  return new Promise((resolve) => {
+    const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(length, 1);
+    req.write(prefix); // and nothing more: the body never comes
+    const timer = setTimeout(() => finish('no answer'), ms);
+    // The status arrives with the response headers (trailers-only) or the trailers; the client never
+    // ends its side, so the stream need not close.
+    const finish = (r: number | 'no answer') => {
+      clearTimeout(timer);
+      req.close();
+      resolve(r);
+    };
+    const take = (h: Record<string, unknown>) => {
+      if (h['grpc-status'] !== undefined) finish(Number(h['grpc-status']));
+    };
+    req.on('response', take);
+    req.on('trailers', take);
+    req.on('data', () => {});
+    req.on('error', () => {}); // the status (or its absence) is what is judged
+    req.on('close', () => finish('no answer'));
+  });
+}
+
+describe('public port: the request size limit holds at the transport (real processes)', function () {
+  this.timeout(60_000);
+  let cluster: ProcessCluster;
+  let session: ClientHttp2Session | undefined;
+
+  before(async () => {
+    cluster = await ProcessCluster.start({ size: 3 });
+    await cluster.waitForLeader(); // every node listening
+  });
+  afterEach(() => session?.close());
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it(`refuses a request announcing ${MAX_REQUEST_BYTES + 1} bytes at once (RESOURCE_EXHAUSTED), without waiting for its body`, async () => {
+    session = connect(`http://${cluster.nodes[0].address}`);
+    session.on('error', () => {});
+    // 5 s: a refusal takes milliseconds; a server that waits for the 4 MiB body never answers.
+    expect(await announce(session, '/lockd.v1.Lock/Inspect', MAX_REQUEST_BYTES + 1, 5000)).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+    expect(await announce(session, '/lockd.v1.Lease/KeepAlive', 32 * 1024 * 1024, 5000)).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  it('a forwarded call on the peer port (whose transport takes 64 MiB Raft messages) is still held to the public limit', async () => {
+    const [from, to] = cluster.nodes;
+    const c = new grpc.Client(to.peerAddress, grpc.credentials.createInsecure());
+    const md = new grpc.Metadata();
+    md.set('lockd-forwarded', from.id);
+    md.set('lockd-cluster-id', cluster.clusterId);
+    const m = lockdProto.lockd.v1.Lock.service.Inspect;
+    const err = await new Promise<grpc.ServiceError | null>((resolve) =>
+      c.makeUnaryRequest('/lockd.forwarded.v1.Lock/Inspect', m.requestSerialize, m.responseDeserialize, { name: 'x'.repeat(MAX_REQUEST_BYTES + 1) }, md, { deadline: Date.now() + 10_000 }, (e) => resolve(e)),
+    );
+    c.close();
+    expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+    expect(err?.details).to.match(/exceeds the limit of 4194304 bytes/);
+  });
+});
