@@ -2,7 +2,7 @@
 // a fraction of the time. The first fixture of a mocha process builds once (incremental, so an
 // unchanged tree takes about a second), so a test never runs a stale build of the code under test.
 import { spawn } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -36,8 +36,8 @@ function build(): Promise<void> {
     proc.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`building dist/ for the tests failed (${signal ?? `exit ${code}`}):\n${output}`));
-      // The build reads proto/ from dist/proto (src/proto/load.ts).
-      rmSync(join(DIST, 'proto'), { recursive: true, force: true });
+      // The build reads proto/ from dist/proto (src/proto/load.ts). Copied over in place, never
+      // removed first: another mocha process may be starting a node from this dist/ right now.
       cpSync(join(ROOT, 'proto'), join(DIST, 'proto'), { recursive: true });
       resolve();
     });
