@@ -43,17 +43,62 @@ export interface NodeHandle {
   proc: ChildProcess | undefined;
 }
 
-/** A free TCP port on 127.0.0.1 (bind to 0, read it, release it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Ports this process has handed out: never twice, even once released. */
+const handedOut = new Set<number>();
+
+/** The kernel's ephemeral port range (what listen(0) and outgoing connections draw from). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(lo) && Number.isInteger(hi)) return [lo, hi];
+  } catch {
+    // not Linux: assume the IANA range
+  }
+  return [49152, 65535];
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free TCP port on 127.0.0.1 for a process to bind later. Drawn BELOW the ephemeral range: a
+ * port released by "bind to 0" could be taken, before our node binds it, by anything that binds
+ * port 0 (the fault suite's proxies do) or opens an outgoing connection — a CI run once started a
+ * node on the port a proxy had just taken. Never the same port twice in one process.
+ */
+export async function freePort(): Promise<number> {
+  const [lo] = ephemeralRange();
+  const min = 10_000;
+  const max = Math.min(lo, 65_536) - 1;
+  for (let attempt = 0; max > min && attempt < 500; attempt++) {
+    const port = min + Math.floor(Math.random() * (max - min + 1));
+    if (handedOut.has(port) || !(await canBind(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  // No room below the ephemeral range: fall back to bind-to-0, still never handing a port out twice.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port: p } = srv.address() as { port: number };
+        srv.close(() => resolve(p));
+      });
+    });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free TCP port found on 127.0.0.1');
 }
 
 /** Poll `probe` until it returns a value (not undefined) or `timeoutMs` passes; never a blind sleep. */
