@@ -9,30 +9,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
-
-/** Open `path` with `headers`, send only the gRPC prefix of a `length`-byte request, and wait up to `ms` for the status. */
-function announce(session: ClientHttp2Session, path: string, headers: Record<string, string>, length: number, ms: number): Promise<number | 'no answer'> {
-  return new Promise((resolve) => {
-    const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers });
-    const prefix = Buffer.alloc(5);
-    prefix.writeUInt32BE(length, 1);
-    req.write(prefix); // the body never comes
-    const timer = setTimeout(() => finish('no answer'), ms);
-    const finish = (r: number | 'no answer') => {
-      clearTimeout(timer);
-      req.close();
-      resolve(r);
-    };
-    const take = (h: Record<string, unknown>) => {
-      if (h['grpc-status'] !== undefined) finish(Number(h['grpc-status']));
-    };
-    req.on('response', take);
-    req.on('trailers', take);
-    req.on('data', () => {});
-    req.on('error', () => {});
-    req.on('close', () => finish('no answer'));
-  });
-}
+import { announce } from '../support/raw-grpc.js';
 
 describe('peer port: forwarded calls are refused from their metadata (real processes, mTLS)', function () {
   this.timeout(60_000);
@@ -59,7 +36,7 @@ describe('peer port: forwarded calls are refused from their metadata (real proce
     session.on('error', () => {});
     const headers = { 'lockd-forwarded': by.id, 'lockd-cluster-id': cluster.clusterId };
     // 5 s: a refusal from the metadata takes milliseconds; a node waiting for the 32 MiB body never answers.
-    expect(await announce(session, '/lockd.forwarded.v1.Lock/Inspect', headers, 32 * 1024 * 1024, 5000)).to.equal(grpc.status.UNAUTHENTICATED);
-    expect(await announce(session, '/lockd.forwarded.v1.Lease/Grant', { ...headers, 'lockd-cluster-id': 'a-guess' }, 32 * 1024 * 1024, 5000)).to.equal(grpc.status.FAILED_PRECONDITION);
+    expect(await announce(session, '/lockd.forwarded.v1.Lock/Inspect', 32 * 1024 * 1024, 5000, headers)).to.equal(grpc.status.UNAUTHENTICATED);
+    expect(await announce(session, '/lockd.forwarded.v1.Lease/Grant', 32 * 1024 * 1024, 5000, { ...headers, 'lockd-cluster-id': 'a-guess' })).to.equal(grpc.status.FAILED_PRECONDITION);
   });
 });

@@ -70,4 +70,20 @@ export class ApiFixture {
   }
 }
 
+/**
+ * The usual mocha wiring for a describe block that shares one fixture: start it before the block,
+ * stop its keepers after each test, stop it after the block. `use` receives it once started.
+ */
+export function useApiFixture(use: (f: ApiFixture) => void, opts: Partial<ClusterOptions> = {}): void {
+  let f: ApiFixture | undefined;
+  before(async () => {
+    f = await ApiFixture.start(opts);
+    use(f);
+  });
+  afterEach(() => f?.stopKeepers());
+  after(async () => {
+    await f?.stop();
+  });
+}
+
 export { waitFor };

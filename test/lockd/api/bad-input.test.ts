@@ -2,7 +2,7 @@
 // nothing is proposed for it; limits answer RESOURCE_EXHAUSTED.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { ApiFixture, waitFor } from './api-fixture.js';
+import { ApiFixture, useApiFixture, waitFor } from './api-fixture.js';
 import { statusOf, type LockApi } from '../../support/lock-api-client.js';
 import { MAX_FENCE_VALUE_BYTES, MAX_NAME_BYTES, MAX_WAITERS_PER_LOCK } from '../../../src/lockd/state-machine/index.js';
 
@@ -47,14 +47,7 @@ const cases: Case[] = [
 describe('lock API: bad input and limits', function () {
   this.timeout(60_000);
   let f: ApiFixture;
-
-  before(async () => {
-    f = await ApiFixture.start();
-  });
-  afterEach(() => f.stopKeepers());
-  after(async () => {
-    await f?.stop();
-  });
+  useApiFixture((x) => (f = x));
 
   it('answers every bad input with its code and a clear message, on leader and follower, proposing nothing', async () => {
     // No lease is live yet, so the log only moves for what the calls propose.

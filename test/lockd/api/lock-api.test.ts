@@ -2,7 +2,7 @@
 // Observe and the fenced store.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { ApiFixture, waitFor } from './api-fixture.js';
+import { ApiFixture, useApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
 import { lockdProto } from '../../../src/proto/lockd.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
@@ -10,14 +10,7 @@ import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lock
 describe('lock API on a 3-node cluster', function () {
   this.timeout(30_000);
   let f: ApiFixture;
-
-  before(async () => {
-    f = await ApiFixture.start();
-  });
-  afterEach(() => f.stopKeepers());
-  after(async () => {
-    await f?.stop();
-  });
+  useApiFixture((x) => (f = x));
 
   /** The leader's log entries of `event` about (name, leaseId). */
   const logged = (event: string, name: string, leaseId: number) =>

@@ -10,32 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { MAX_REQUEST_BYTES } from '../../../src/lockd/api/public-limits.js';
 import { lockdProto } from '../../../src/proto/lockd.js';
 import { ProcessCluster } from '../../support/process-cluster.js';
-
-/** Send only the gRPC length prefix of a `length`-byte request to `path` and wait up to `ms` for the call's status. */
-function announce(session: ClientHttp2Session, path: string, length: number, ms: number): Promise<number | 'no answer'> {
-  return new Promise((resolve) => {
-    const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
-    const prefix = Buffer.alloc(5);
-    prefix.writeUInt32BE(length, 1);
-    req.write(prefix); // and nothing more: the body never comes
-    const timer = setTimeout(() => finish('no answer'), ms);
-    // The status arrives with the response headers (trailers-only) or the trailers; the client never
-    // ends its side, so the stream need not close.
-    const finish = (r: number | 'no answer') => {
-      clearTimeout(timer);
-      req.close();
-      resolve(r);
-    };
-    const take = (h: Record<string, unknown>) => {
-      if (h['grpc-status'] !== undefined) finish(Number(h['grpc-status']));
-    };
-    req.on('response', take);
-    req.on('trailers', take);
-    req.on('data', () => {});
-    req.on('error', () => {}); // the status (or its absence) is what is judged
-    req.on('close', () => finish('no answer'));
-  });
-}
+import { announce } from '../../support/raw-grpc.js';
 
 describe('public port: the request size limit holds at the transport (real processes)', function () {
   this.timeout(60_000);

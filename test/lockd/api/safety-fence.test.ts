@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { MAX_FENCE_KEYS_PER_LEASE } from '../../../src/lockd/state-machine/index.js';
-import { ApiFixture } from './api-fixture.js';
+import { ApiFixture, useApiFixture } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import type { LockdError } from '../../../src/client/errors.js';
@@ -15,14 +15,7 @@ const TTL_MS = 10_000;
 describe('safety: the fenced store (request ids, lock-bound writes, delete, quotas)', function () {
   this.timeout(60_000);
   let f: ApiFixture;
-
-  before(async () => {
-    f = await ApiFixture.start();
-  });
-  afterEach(() => f.stopKeepers());
-  after(async () => {
-    await f?.stop();
-  });
+  useApiFixture((x) => (f = x));
 
   it('a Fence.Write naming its lock is refused once the grant ended, before the next holder has written', async () => {
     const a = await f.keptLease(TTL_MS);

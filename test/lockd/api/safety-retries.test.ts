@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { MAX_LOCKS_PER_LEASE } from '../../../src/lockd/state-machine/index.js';
-import { ApiFixture, waitFor } from './api-fixture.js';
+import { ApiFixture, useApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
 
 const TTL_MS = 10_000;
@@ -13,14 +13,7 @@ const TTL_MS = 10_000;
 describe('safety: retried mutating RPCs and per-lease lock quotas', function () {
   this.timeout(60_000);
   let f: ApiFixture;
-
-  before(async () => {
-    f = await ApiFixture.start();
-  });
-  afterEach(() => f.stopKeepers());
-  after(async () => {
-    await f?.stop();
-  });
+  useApiFixture((x) => (f = x));
 
   it('a retried Release answers released = true (not NOT_FOUND), through any node, and leaves a later grant alone', async () => {
     const a = await f.keptLease(TTL_MS);
