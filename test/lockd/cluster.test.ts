@@ -122,11 +122,13 @@ describe('lockd cluster (real processes)', function () {
     const ids = await grantMany(client, 20);
     await Promise.all(cluster.nodes.map((n) => cluster!.kill(n.id)));
 
-    // On disk: every node that holds an entry up to the commit index holds the same one.
+    // On disk: every acknowledged entry (and every entry up to a stored commit index) is held by a
+    // majority, the same on every node that holds it. The stored commit index itself may lag the last
+    // acknowledged entry: a commit-only hard state is written unsynced and not waited for (etcd's
+    // rule; the commit is re-learned from the quorum), so kill -9 may lose it — not the entries.
     const logs = await Promise.all(cluster.nodes.map((n) => storedLog(cluster!, n.id)));
-    const maxCommit = Math.max(...logs.map((l) => l.commit));
-    expect(maxCommit).to.be.at.least(ids[ids.length - 1]);
-    for (let i = 1; i <= maxCommit; i++) {
+    const upTo = Math.max(ids[ids.length - 1], ...logs.map((l) => l.commit));
+    for (let i = 1; i <= upTo; i++) {
       const versions = new Set(logs.map((l) => l.entries.get(i)).filter((v) => v !== undefined));
       expect(versions.size, `entry ${i}`).to.equal(1);
       expect(logs.filter((l) => l.entries.has(i)).length, `entry ${i} on a majority`).to.be.at.least(2);
