@@ -69,6 +69,13 @@ export function renderClock(model, source) {
 
 export function renderLeases(model) {
   if (!model || model.leases.size === 0) return replace('leases', empty('no live leases'));
+  // Which locks each lease holds or waits for, read off the lock table (one source).
+  const holds = new Map();
+  const waits = new Map();
+  for (const [name, l] of model.locks) {
+    if (l.holder) holds.set(l.holder, [...(holds.get(l.holder) ?? []), name]);
+    for (const id of l.queue) waits.set(id, [...(waits.get(id) ?? []), name]);
+  }
   const rows = [...model.leases].sort((a, b) => a[0] - b[0]).map(([id, l]) => {
     const remaining = l.deadline - model.now;
     const frac = Math.max(0, Math.min(1, remaining / l.ttlMs));
@@ -77,9 +84,10 @@ export function renderLeases(model) {
       h('td', { class: 'num' }, fmt(id)),
       h('td', { class: 'num' }, `${fmt(l.ttlMs)} ms`),
       h('td', { class: 'num' }, `${fmt(l.deadline)} ms`),
-      h('td', { class: 'bar-cell' }, h('div', { class: `bar ${level}` }, h('span', { style: { width: `${(frac * 100).toFixed(1)}%` } })), h('span', { class: 'num remaining' }, `${fmt(remaining)} ms`)));
+      h('td', { class: 'bar-cell' }, h('div', { class: `bar ${level}` }, h('span', { style: { width: `${(frac * 100).toFixed(1)}%` } })), h('span', { class: 'num remaining' }, `${fmt(remaining)} ms`)),
+      h('td', { class: 'uses' }, (holds.get(id) ?? []).map((name) => h('span', { class: 'chip held', title: 'holds' }, name)), (waits.get(id) ?? []).map((name) => h('span', { class: 'chip waits', title: 'waits for' }, name))));
   });
-  replace('leases', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'lease'), h('th', {}, 'TTL'), h('th', {}, 'deadline'), h('th', {}, 'remaining'))), h('tbody', {}, rows)), cutNote(model.cut.leases, 'leases'));
+  replace('leases', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'lease'), h('th', {}, 'TTL'), h('th', {}, 'deadline'), h('th', {}, 'remaining'), h('th', {}, 'holds / waits'))), h('tbody', {}, rows)), cutNote(model.cut.leases, 'leases'));
 }
 
 export function renderLocks(model) {
