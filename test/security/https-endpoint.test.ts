@@ -1,12 +1,14 @@
 // The HTTP endpoint with TLS on (real node processes, test-made certificates): it speaks only
 // HTTPS, with the node's certificate; /livez and /readyz answer anyone (probes carry no
 // certificate); /metrics, /events, /state, /cluster and the dashboard need a client certificate
-// signed by the cluster's CA; the certificate is swapped on SIGHUP like the gRPC listeners'.
+// signed by the cluster's CA, also for the dashboard in a browser; the certificate is swapped on
+// SIGHUP like the gRPC listeners'.
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { chromium, type Browser } from 'playwright-core';
 import { freePort, ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 
@@ -62,6 +64,7 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
   let foreign: TestPki;
   let cluster: ProcessCluster;
   let reader: CertFiles;
+  let browser: Browser | undefined;
   const httpPort = new Map<string, number>();
 
   before(async () => {
@@ -73,6 +76,7 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     await cluster.waitForLeader();
   });
   after(async () => {
+    await browser?.close();
     await cluster?.stop();
     pki?.remove();
     foreign?.remove();
@@ -113,15 +117,28 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     expect(events.body).to.match(/event: state\ndata: \{"type":"state","node":"n2"/);
     const state = JSON.parse((await httpsGet(port, '/state', pki, reader)).body) as { node: string; role: string };
     expect(state.node).to.equal('n2');
-    const members = JSON.parse((await httpsGet(port, '/cluster', pki, reader)).body) as { members: Array<{ id: string; http: string }> };
     // Every member's advertised HTTPS address, learned over the peer streams.
     await waitFor('n2 to know every member\'s HTTP address', async () => {
-      const c = JSON.parse((await httpsGet(port, '/cluster', pki, reader)).body) as typeof members;
+      const c = JSON.parse((await httpsGet(port, '/cluster', pki, reader)).body) as { members: Array<{ id: string; http: string }> };
       return c.members.every((m) => m.http === `127.0.0.1:${httpPort.get(m.id)}`) ? true : undefined;
     });
     const page = await httpsGet(port, '/', pki, reader);
     expect(page.status).to.equal(200);
     expect(page.body).to.contain('<title>lockd · study dashboard</title>');
+  });
+
+  it('the dashboard over HTTPS: with a client certificate the page reads every member (cross-origin, with credentials); without one it gets nothing', async () => {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    const origins = ['n1', 'n2', 'n3'].map((id) => `https://127.0.0.1:${httpPort.get(id)}`);
+    // The test CA is not the browser's: its errors are ignored here (the Node clients above check it).
+    const ctx = await browser.newContext({ ignoreHTTPSErrors: true, clientCertificates: origins.map((origin) => ({ origin, certPath: reader.cert, keyPath: reader.key })) });
+    const page = await ctx.newPage();
+    await page.goto(`${origins[0]}/`);
+    await page.locator('.node[data-status="live"]').nth(2).waitFor({ timeout: 15_000 });
+    expect(await page.locator('.node[data-role="leader"]').count()).to.equal(1);
+    const bare = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
+    const res = await bare.goto(`${origins[0]}/`);
+    expect(res?.status()).to.equal(403);
   });
 
   it('SIGHUP: the HTTPS endpoint serves the rotated certificate to new connections', async () => {
