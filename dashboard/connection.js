@@ -1,7 +1,8 @@
 // One node's /events, kept open: EventSource reconnects by itself after a dropped stream (the
 // node's `retry: 1000`); when the browser gives up (a refused or non-200 answer) we open it again
 // after REOPEN_MS. Every (re)connect begins with a fresh `state` snapshot, so nothing missed while
-// away is ever patched over: the model is replaced.
+// away is ever patched over: the model is replaced. Events lost on a slow link (`event: lost`)
+// would leave the model wrong, so that too reconnects at once, to a fresh snapshot.
 
 const REOPEN_MS = 3000;
 /** The event types of src/lockd/observe/events.ts; an unknown type is simply not listened to. */
@@ -28,7 +29,7 @@ export class NodeConnection {
     this.es = es;
     es.addEventListener('state', (e) => {
       const s = parse(e.data);
-      if (!s || s.node !== this.id) return this.fail(`answered as ${s?.node ?? '?'}`);
+      if (!s || s.node !== this.id) return this.fail(); // not the member we were told is there
       this.set('live');
       this.h.onState(s);
     });
@@ -36,7 +37,10 @@ export class NodeConnection {
       const ev = parse(e.data);
       if (ev && ev.node === this.id) this.h.onEvent(ev);
     });
-    es.addEventListener('lost', (e) => this.h.onLost(parse(e.data)?.lost ?? 0));
+    es.addEventListener('lost', (e) => {
+      this.h.onLost(parse(e.data)?.lost ?? 0);
+      this.open();
+    });
     es.onerror = () => {
       this.set('down');
       if (es.readyState === EventSource.CLOSED) this.timer = setTimeout(() => this.open(), REOPEN_MS);

@@ -41,8 +41,13 @@ export class DashboardFiles {
     const files = new Map<string, DashboardFile>();
     for (const name of names.filter((n) => NAME.test(n)).sort().slice(0, MAX_FILES)) {
       const path = join(dir, name);
-      if (statSync(path).size > MAX_FILE_BYTES) continue;
-      files.set(name, { body: readFileSync(path), type: TYPES[name.slice(name.lastIndexOf('.') + 1)] });
+      try {
+        const st = statSync(path);
+        if (!st.isFile() || st.size > MAX_FILE_BYTES) continue;
+        files.set(name, { body: readFileSync(path), type: TYPES[name.slice(name.lastIndexOf('.') + 1)] });
+      } catch {
+        continue; // gone or unreadable: not served (the node starts without it)
+      }
     }
     if (!files.has('index.html')) return new DashboardFiles(new Map(), `no index.html in ${dir}`);
     return new DashboardFiles(files, '');

@@ -107,8 +107,9 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
     }
   };
   // With TLS a client certificate is asked for but not required at the handshake (probes have
-  // none); readRefusal() requires a verified one on every path but the probes'.
-  const server: Server = parts.tls ? createHttpsServer({ ...parts.tls, requestCert: true, rejectUnauthorized: false }, handler) : createServer(handler);
+  // none); readRefusal() requires a verified one on every path but the probes'. A handshake must
+  // finish within 10 s, like the request's headers.
+  const server: Server = parts.tls ? createHttpsServer({ ...parts.tls, requestCert: true, rejectUnauthorized: false, handshakeTimeout: 10_000 }, handler) : createServer(handler);
   // Bounds on what a client may hold: the request's headers and body must arrive in time (an
   // /events response may run for hours; these limit only the request), and connections are capped.
   server.headersTimeout = 10_000;

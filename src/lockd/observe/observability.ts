@@ -13,7 +13,7 @@ import { addGrpcHealth } from '../api/health-service.js';
 import { NodeHealth } from './health.js';
 import { listenHttp } from './http-server.js';
 import { NodeMetrics } from './metrics.js';
-import { clusterView, takeSnapshot } from './state-snapshot.js';
+import { clusterView, takeSnapshot, type StateSnapshot } from './state-snapshot.js';
 
 export class Observability {
   private ctx: NodeContext | undefined;
@@ -22,6 +22,7 @@ export class Observability {
   private events: EventStreams | undefined;
   private http: Server | undefined;
   private stopReload: (() => void) | undefined;
+  private snapshot: (() => StateSnapshot) | undefined;
 
   /** Registered with the node's services: runs before its driver starts. */
   readonly registrar: ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => {
@@ -32,7 +33,8 @@ export class Observability {
     const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));
-      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), () => takeSnapshot(ctx, bus));
+      const snapshot = (this.snapshot = () => takeSnapshot(ctx, bus));
+      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), snapshot);
     }
     return {
       close: () => {
@@ -50,7 +52,7 @@ export class Observability {
   /** Bind --http-listen (after the node started); resolves with the bound port, or undefined when off. */
   async listen(): Promise<number | undefined> {
     const ctx = this.ctx;
-    if (!ctx?.config.httpListen || !this.metrics || !this.health || !this.events) return undefined;
+    if (!ctx?.config.httpListen || !this.metrics || !this.health || !this.events || !this.snapshot) return undefined;
     const dashboard = DashboardFiles.load();
     if (dashboard.problem) ctx.logger.warn({ event: 'no dashboard', reason: dashboard.problem }, dashboard.problem);
     const tls = ctx.security.httpsContext();
@@ -59,7 +61,7 @@ export class Observability {
       health: this.health,
       events: this.events,
       dashboard,
-      snapshot: () => takeSnapshot(ctx, ctx.observe.bus),
+      snapshot: this.snapshot,
       cluster: () => clusterView(ctx),
       logger: ctx.logger,
       ...(tls ? { tls } : {}),
