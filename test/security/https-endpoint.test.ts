@@ -8,7 +8,9 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import * as grpc from '@grpc/grpc-js';
 import { chromium, type Browser } from 'playwright-core';
+import { raftProto } from '../../src/proto/raft.js';
 import { freePort, ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 
@@ -55,6 +57,26 @@ function plainGet(port: number, path: string): Promise<{ status?: number; error?
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', (e) => resolve({ error: e.message }));
+  });
+}
+
+/** Open a raft.v1 stream as member `as` stating `httpAddress`; resolves with the status it ended with (OK: accepted). */
+function peerStreamStating(address: string, creds: grpc.ChannelCredentials, clusterId: string, as: string, httpAddress: string): Promise<grpc.status> {
+  const c = new raftProto.raft.v1.Raft(address, creds);
+  const md = new grpc.Metadata();
+  md.set('lockd-cluster-id', clusterId);
+  md.set('lockd-node-id', as);
+  md.set('lockd-http-address', httpAddress);
+  return new Promise((resolve) => {
+    const done = (code: grpc.status) => {
+      c.close();
+      resolve(code);
+    };
+    const call = c.Stream(md, { deadline: Date.now() + 3000 }, (err) => done(err ? err.code : grpc.status.OK));
+    call.on('metadata', () => {
+      call.cancel();
+      done(grpc.status.OK);
+    });
   });
 }
 
@@ -139,6 +161,16 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     const bare = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
     const res = await bare.goto(`${origins[0]}/`);
     expect(res?.status()).to.equal(403);
+  });
+
+  it('a member stating a malformed HTTP address is refused, and what the dashboard is told does not change', async () => {
+    const n1 = cluster.node('n1');
+    const asN2 = pki.channelCredentials(pki.nodeFiles('n2'));
+    for (const bad of ['not an address', 'https://127.0.0.1:1', `${'a'.repeat(300)}:1`]) {
+      expect(await peerStreamStating(n1.peerAddress, asN2, cluster.clusterId, 'n2', bad), bad).to.equal(grpc.status.INVALID_ARGUMENT);
+    }
+    const c = JSON.parse((await httpsGet(httpPort.get('n1')!, '/cluster', pki, reader)).body) as { members: Array<{ id: string; http: string }> };
+    expect(c.members.find((m) => m.id === 'n2')?.http).to.equal(`127.0.0.1:${httpPort.get('n2')}`);
   });
 
   it('SIGHUP: the HTTPS endpoint serves the rotated certificate to new connections', async () => {
