@@ -15,7 +15,8 @@ const list = (xs) => (xs.length <= 8 ? xs.join(', ') : `${xs.slice(0, 8).join(',
 export function describe(ev, ctx = {}, opts = {}) {
   switch (ev.type) {
     case 'role':
-      return roleLine(ev);
+      // Leaders and candidates always; followers settling on a leader with "terms & leaders".
+      return ev.role === 'follower' && !opts.raft ? undefined : roleLine(ev);
     case 'vote': {
       const what = ev.pre ? 'pre-vote' : 'vote';
       return ev.granted
