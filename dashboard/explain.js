@@ -103,7 +103,7 @@ function fenceLine(ev, ctx) {
 export function dedupKey(ev) {
   switch (ev.type) {
     case 'role': case 'term-changed': case 'leader-changed': case 'snapshot':
-      return `${ev.type}|${ev.node}|${ev.seq}`;
+      return `${ev.type}|${ev.node}|${ev.seq}|${ev.at}`; // seq restarts with the process: `at` tells restarts apart
     case 'vote':
       return `vote|${ev.voter}|${ev.candidate}|${ev.voteTerm}|${ev.pre}`;
     case 'tick': case 'lease-granted': case 'applied':
@@ -115,6 +115,6 @@ export function dedupKey(ev) {
     case 'fence':
       return `${ev.type}|${ev.index}|${ev.key}`;
     default:
-      return `${ev.type}|${ev.node}|${ev.seq}`;
+      return `${ev.type}|${ev.node}|${ev.seq}|${ev.at}`;
   }
 }

@@ -95,7 +95,8 @@ function live(m) {
 
 function choosePrimary() {
   const all = [...members.values()];
-  const leader = all.find((m) => live(m) && m.model.role === 'leader');
+  // A deposed leader cut off from the others may still call itself leader, of an older term.
+  const leader = all.filter((m) => live(m) && m.model.role === 'leader').sort((a, b) => b.model.term - a.model.term)[0];
   const home = members.get(origin);
   return (leader ?? (home && live(home) ? home : all.find(live)))?.id ?? '';
 }
