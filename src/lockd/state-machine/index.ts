@@ -25,3 +25,4 @@ export {
 } from './validate.js';
 export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';
+export type { MachineView, LeaseRow, LockRow, FenceRow } from './machine-view.js';
