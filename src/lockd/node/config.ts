@@ -28,6 +28,8 @@ export interface NodeConfig {
   readonly logLevel: string;
   /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events); undefined = off. */
   readonly httpListen?: string;
+  /** Test-only: the fault command file SIGUSR2 reads (node/test-faults.ts); undefined = no faults (the default). */
+  readonly unsafeTestFaults?: string;
 }
 
 export interface TlsFiles {
@@ -43,13 +45,14 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT]
+             [--unsafe-test-faults FILE]   (tests and demos only: SIGUSR2 runs the fault command in FILE)
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
-  'http-listen',
+  'http-listen', 'unsafe-test-faults',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -113,6 +116,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
   const httpRaw = get('http-listen');
   const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
+  const unsafeTestFaults = get('unsafe-test-faults');
   return {
     id,
     listen,
@@ -130,6 +134,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     snapshotEvery: int('snapshot-every', 10_000, 1, 10_000_000),
     logLevel,
     ...(httpListen === undefined ? {} : { httpListen }),
+    ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
   };
 }
 
