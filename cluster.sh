@@ -260,7 +260,7 @@ case "$cmd" in
   clean)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done
     rm -rf "$DIR"
-    echo "removed .cluster/"
+    echo "removed $DIR"
     ;;
   -h | --help | help | "") usage ;;
   *) usage >&2; exit 2 ;;
