@@ -45,7 +45,7 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT]
-             [--unsafe-test-faults FILE]   (tests and demos only: SIGUSR2 runs the fault command in FILE)
+             [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
 
@@ -116,7 +116,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
   const httpRaw = get('http-listen');
   const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
-  const unsafeTestFaults = get('unsafe-test-faults');
+  // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
+  const faultsRaw = values['unsafe-test-faults'];
+  const unsafeTestFaults = typeof faultsRaw === 'string' && faultsRaw !== '' ? faultsRaw : undefined;
   return {
     id,
     listen,
