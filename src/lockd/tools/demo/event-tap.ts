@@ -4,6 +4,7 @@
 // restarted) is reopened every RECONNECT_MS until close().
 import { request, type ClientRequest } from 'node:http';
 import type { ObservedEvent } from '../../observe/events.js';
+import { DemoFailure } from './framework.js';
 
 const RECONNECT_MS = 250;
 /** Events kept: a demo runs for seconds; a bound keeps a runaway cluster from filling memory. */
@@ -46,7 +47,7 @@ export class EventTap {
       if (v !== undefined) return v;
       scanned = this.mark();
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no event showed ${what} within ${timeoutMs} ms`);
+      if (left <= 0) throw new DemoFailure(`expected ${what} within ${timeoutMs} ms, but no node's events showed it`);
       if (signal?.aborted) throw signal.reason;
       await new Promise<void>((resolve) => {
         const done = (): void => {

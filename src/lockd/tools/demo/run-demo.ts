@@ -57,7 +57,8 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
     say(`OK: ${outcome}`, { ok: true, outcome });
     code = 0;
   } catch (e) {
-    const seen = e instanceof DemoFailure ? e.message : `unexpected error: ${(e as Error).stack ?? String(e)}`;
+    // A refused call (a LockdError: its gRPC code) is something seen; anything else is a bug here.
+    const seen = e instanceof DemoFailure ? e.message : (e as { codeName?: string }).codeName ? `a call failed: ${(e as Error).message}` : `unexpected error: ${(e as Error).stack ?? String(e)}`;
     say(`FAILED: ${seen}`, { ok: false, seen });
   } finally {
     const problems = await d.finish();
