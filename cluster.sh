@@ -243,7 +243,7 @@ case "$cmd" in
   isolate) cmd_fault "${1:-}" isolate ;;
   heal) cmd_fault "${1:-}" heal ;;
   clock-jump)
-    [[ "${2:-}" =~ ^[0-9]{1,8}$ ]] || die "clock-jump I MS: MS must be a number of milliseconds (got '${2:-}')"
+    [[ "${2:-}" =~ ^[0-9]{1,8}$ ]] && (($2 >= 1 && $2 <= 86400000)) || die "clock-jump I MS: MS must be 1..86400000 milliseconds (got '${2:-}')"
     cmd_fault "${1:-}" "clock-jump $2"
     ;;
   restart)

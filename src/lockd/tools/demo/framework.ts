@@ -57,7 +57,7 @@ export class Demo {
   private readonly clients: LockClient[] = [];
   private readonly children = new Set<ChildProcess>();
   /** A name no earlier run on this cluster used (locks and keys persist across demos). */
-  readonly run = Date.now().toString(36);
+  readonly runId = Date.now().toString(36);
 
   constructor(private readonly opts: DemoOptions) {
     this.cluster = opts.cluster;

@@ -7,7 +7,7 @@ export const gcPause: Scenario = {
   name: 'gc-pause',
   title: "a holder pauses past its lease; the next holder gets a higher token; the paused holder's late write is refused by fencing",
   async run(d) {
-    const lock = `demo/gc-pause/${d.run}`;
+    const lock = `demo/gc-pause/${d.runId}`;
     const key = `${lock}/row`;
     const a = d.client();
     const b = d.client();

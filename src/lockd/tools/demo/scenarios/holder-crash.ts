@@ -12,7 +12,7 @@ export const holderCrash: Scenario = {
   name: 'holder-crash',
   title: "the holder is killed mid-section; its lease expires by logical time; the first waiter is granted by that very entry",
   async run(d) {
-    const lock = `demo/holder-crash/${d.run}`;
+    const lock = `demo/holder-crash/${d.runId}`;
     const holder = d.lockctl(['run', lock, '--ttl', '2000', '--', 'sh', '-c', SECTION]);
     const [shellPid, token] = await firstLine(d, holder);
     const info = await d.client().inspect(lock);

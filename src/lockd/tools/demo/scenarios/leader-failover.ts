@@ -8,7 +8,7 @@ export const leaderFailover: Scenario = {
   name: 'leader-failover',
   title: 'the leader is killed while a lock is held; the lease is not shortened and the same token still holds',
   async run(d) {
-    const lock = `demo/leader-failover/${d.run}`;
+    const lock = `demo/leader-failover/${d.runId}`;
     const c = d.client();
     const leaseId = await unkeptLease(c, 8_000);
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 8000 ms, not kept alive: it lives exactly its logical time`);

@@ -9,7 +9,7 @@ export const partitionedLeader: Scenario = {
   title: 'an isolated leader cannot commit a Tick and so expires nothing, while the majority elects a new leader',
   async run(d) {
     if (!d.cluster.testFaults) throw new DemoFailure('this demo isolates a node through a test-only fault: restart the cluster with it on (./cluster.sh stop; LOCKD_TEST_FAULTS=1 ./cluster.sh start)');
-    const lock = `demo/partitioned-leader/${d.run}`;
+    const lock = `demo/partitioned-leader/${d.runId}`;
     const c = d.client();
     const leaseId = await unkeptLease(c, 3_000);
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 3000 ms, not kept alive`);

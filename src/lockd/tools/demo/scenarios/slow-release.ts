@@ -7,7 +7,7 @@ export const slowRelease: Scenario = {
   name: 'slow-release',
   title: "a stale holder's release after its lease ended is refused by compare-and-delete and does not free the new holder's lock",
   async run(d) {
-    const lock = `demo/slow-release/${d.run}`;
+    const lock = `demo/slow-release/${d.runId}`;
     const a = d.client();
     const b = d.client();
     const slow = new AbortController();

@@ -8,7 +8,7 @@ export const wholeClusterCrash: Scenario = {
   name: 'whole-cluster-crash',
   title: 'every node is killed -9 right after a grant is acknowledged; after restart the grant, its token and the lease\'s remaining logical time are still there',
   async run(d) {
-    const lock = `demo/whole-cluster-crash/${d.run}`;
+    const lock = `demo/whole-cluster-crash/${d.runId}`;
     const c = d.client();
     const leaseId = await unkeptLease(c, 10_000);
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 10000 ms, not kept alive`);
