@@ -34,7 +34,8 @@ export const leaderFailover: Scenario = {
     d.say(`after the failover: ${lock} held by lease ${leaseId}, token ${info.fencingToken}; ${after.remainingMs} ms remaining ≥ ${before.remainingMs} − ${elapsed} ms of real time: not shortened`);
 
     await d.cluster.restart(oldIndex);
-    d.say(`${old.nodeId} restarted (./cluster.sh restart ${oldIndex}); it rejoins as a follower`);
+    const back = await d.poll(`${old.nodeId} to rejoin as a follower`, async () => (await d.statuses()).find((s) => s.nodeId === old.nodeId && s.role === 'follower' && s.leaderId !== '' && s.term >= fresh.term), 20_000);
+    d.timeline.line(back.term, undefined, `${old.nodeId} restarted (./cluster.sh restart ${oldIndex}) and rejoined as a follower of ${back.leaderId}, applied up to #${back.appliedIndex}`);
     await c.release(lock, got.fencingToken);
     await c.revokeLease(leaseId);
     return `after ${old.nodeId} died, ${fresh.nodeId} (term ${fresh.term}) kept the grant: token ${got.fencingToken}, ${after.remainingMs} ms of lease left`;
