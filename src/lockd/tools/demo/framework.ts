@@ -173,6 +173,16 @@ export function describe<T>(o: Outcome<T>): string {
   return o.ok ? `succeeded (${JSON.stringify(o.value)})` : `failed with ${o.code}: ${o.message}`;
 }
 
+/**
+ * A call left running while the story goes on (a waiting Acquire), awaited later. If the demo fails
+ * before it gets there, the call's rejection (its client closed) must not go unhandled and end
+ * lockctl while it is still undoing its faults.
+ */
+export function pending<T>(call: Promise<T>): Promise<T> {
+  call.catch(() => {});
+  return call;
+}
+
 /** A lease nobody keeps alive (as `lockctl lease grant` makes one): it lives exactly its TTL of logical time. */
 export async function unkeptLease(client: LockClient, ttlMs: number): Promise<number> {
   const lease = await client.grantLease(ttlMs, { renewNow: false });

@@ -2,7 +2,7 @@
 // measures time, but it reaches the replicated state only as Tick entries whose elapsed time is
 // capped (200 ms), so a leap of the leader's clock source (the test fault `clock-jump`) advances
 // logical time by at most one capped Tick, and no lease expires before its TTL of real time.
-import { DemoFailure, expiryTick, unkeptLease, type Scenario } from '../framework.js';
+import { attempt, DemoFailure, expiryTick, unkeptLease, type Scenario } from '../framework.js';
 
 /** The cap on one Tick's elapsed time with cluster.sh's timing (2 × the 100 ms Tick interval: README). */
 const TICK_CAP_MS = 200;
@@ -33,9 +33,9 @@ export const clockJump: Scenario = {
     const logical = capped.now - lastTick.now;
     const real = Math.ceil(performance.now() - wallAtJump) + TICK_CAP_MS;
     d.check(logical <= real, `logical time to advance no more than the real time (+ one cap): ${real} ms`, `it advanced ${logical} ms`);
-    const alive = await c.timeToLive(leaseId).catch(() => undefined);
-    d.check(alive !== undefined, `lease ${leaseId} to be alive after the leap`, 'it was gone: expired early');
-    d.say(`lease ${leaseId} is alive after the leap: ${alive!.remainingMs} ms remaining`);
+    const alive = await attempt(c.timeToLive(leaseId));
+    d.check(alive.ok, `lease ${leaseId} to be alive after the leap`, alive.ok ? '' : alive.code === 'NOT_FOUND' ? 'it was gone: expired early' : `TimeToLive failed: ${alive.code}: ${alive.message}`);
+    d.say(`lease ${leaseId} is alive after the leap: ${alive.ok ? alive.value.remainingMs : '?'} ms remaining`);
 
     const expiry = await expiryTick(d, leaseId, TTL_MS + 5_000, jumpedAt);
     const lived = Math.floor(performance.now() - grantSent);

@@ -1,7 +1,7 @@
 // Kleppmann's GC pause: holder A stops the world past its lease, B is granted the lock with a
 // higher token, and A's late write — A still believes it holds the lock — is refused by the fenced
 // store, because its token is below one the store already accepted.
-import { attempt, describe, expiryTick, fenceEntry, queued, type Scenario } from '../framework.js';
+import { attempt, describe, expiryTick, fenceEntry, pending, queued, type Scenario } from '../framework.js';
 
 export const gcPause: Scenario = {
   name: 'gc-pause',
@@ -22,7 +22,7 @@ export const gcPause: Scenario = {
     await d.entry(w1.index, `client A writes ${key} with token ${lockA.token}: accepted`);
 
     const leaseB = await b.grantLease(10_000);
-    const gotB = b.acquire(lock, { lease: leaseB }); // waits in the lock's FIFO queue
+    const gotB = pending(b.acquire(lock, { lease: leaseB })); // waits in the lock's FIFO queue
     await d.entry(await queued(d, lock, leaseB.id), `client B (lease ${leaseB.id}) waits for ${lock}`);
 
     const pausedAt = d.events.mark();

@@ -3,7 +3,7 @@
 // entry that expires it is the very entry that grants the lock to the first waiter: the waiter's
 // fencing token IS that Tick's index.
 import { createInterface } from 'node:readline';
-import { DemoFailure, expiryTick, queued, type Demo, type Scenario } from '../framework.js';
+import { DemoFailure, expiryTick, pending, queued, type Demo, type Scenario } from '../framework.js';
 
 /** The holder's command prints its shell's pid and the token lockctl run passed it, then works (sleeps). */
 const SECTION = 'echo "$$ $LOCKD_FENCING_TOKEN"; exec sleep 30';
@@ -22,7 +22,7 @@ export const holderCrash: Scenario = {
     const b = d.client();
     const leaseB = await b.grantLease(10_000);
     const mark = d.events.mark();
-    const gotB = b.acquire(lock, { lease: leaseB });
+    const gotB = pending(b.acquire(lock, { lease: leaseB }));
     await d.entry(await queued(d, lock, leaseB.id, mark), `client B (lease ${leaseB.id}) waits for ${lock}`);
 
     const crashAt = d.events.mark();

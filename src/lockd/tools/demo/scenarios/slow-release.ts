@@ -1,7 +1,7 @@
 // The slow release (the compare-and-delete articles): A's lease ends while A is still working; B
 // gets the lock; then A, finishing late, releases "its" lock. Release is compare-and-delete on the
 // fencing token, so A's release changes nothing and B still holds the lock.
-import { attempt, expiryTick, queued, type Scenario } from '../framework.js';
+import { attempt, expiryTick, pending, queued, type Scenario } from '../framework.js';
 
 export const slowRelease: Scenario = {
   name: 'slow-release',
@@ -16,7 +16,7 @@ export const slowRelease: Scenario = {
     await d.entry(lockA.token, `client A (lease ${leaseA.id}, ttl 1500 ms) holds ${lock}: fencing token ${lockA.token}`);
     const leaseB = await b.grantLease(10_000);
     const mark = d.events.mark();
-    const gotB = b.acquire(lock, { lease: leaseB });
+    const gotB = pending(b.acquire(lock, { lease: leaseB }));
     await d.entry(await queued(d, lock, leaseB.id, mark), `client B (lease ${leaseB.id}) waits for ${lock}`);
 
     const slowAt = d.events.mark();
