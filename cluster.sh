@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A local lockd cluster on 127.0.0.1: ./cluster.sh start [3|5] [--tls], then status/kill/pause/... (see usage).
 # Node I serves clients on BASE+I-1 and peers on BASE+100+I-1 (7001.. and 7101.. by default).
-# Data, logs, PID files and (with --tls) certificates live under .cluster/ (git-ignored). This script only ever signals the PIDs
-# it recorded there, and checks that each still belongs to a lockd process of this cluster first.
+# Data, logs, PID files and (with --tls) certificates live under .cluster/ (git-ignored; LOCKD_CLUSTER_DIR moves it: tests and
+# demos run their own cluster elsewhere). This script only ever signals the PIDs it recorded there, and checks that each still
+# belongs to a lockd process of this cluster first.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-DIR="$ROOT/.cluster"
+DIR="$(realpath -m "${LOCKD_CLUSTER_DIR:-$ROOT/.cluster}")"
 BASE_PORT="${LOCKD_BASE_PORT:-7001}"
 START_TIMEOUT="${LOCKD_START_TIMEOUT:-30}"
 MAIN="$ROOT/dist/src/lockd/main.js"
@@ -26,6 +27,9 @@ usage: ./cluster.sh COMMAND [ARG]
   stop          stop every node (SIGTERM, then SIGKILL after 5 s); data is kept
   kill I        SIGKILL node I (1-based)          pause I    SIGSTOP node I
   resume I      SIGCONT node I                    restart I  stop node I if running, start it again
+  isolate I / heal I / clock-jump I MS
+                test-only faults, for nodes started with LOCKD_TEST_FAULTS=1 (--unsafe-test-faults): drop node I's
+                Raft traffic to and from its peers / let it flow again / leap its lease clock's source forward MS ms
   logs I        follow node I's log (pino JSON lines; Ctrl-C to quit)
   clean         stop every node and delete .cluster/
 EOF
@@ -103,6 +107,7 @@ check_index() {
 }
 
 ensure_built() {
+  [[ "${LOCKD_SKIP_BUILD:-}" == 1 ]] && return 0 # the caller built dist/ itself (tests)
   if [[ ! -d "$ROOT/node_modules" ]]; then
     echo "installing dependencies (npm ci)..."
     (cd "$ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed"
@@ -117,8 +122,10 @@ start_node() {
   local i=$1 n; n=$(size)
   if pid=$(live_pid "$i"); then echo "n$i already running (pid $pid)"; return; fi
   mkdir -p "$DIR"
+  local faults=()
+  [[ -f "$DIR/test-faults" ]] && faults=(--unsafe-test-faults "$DIR/n$i.fault")
   # shellcheck disable=SC2046
-  nohup node "$MAIN" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
+  nohup node "$MAIN" "${faults[@]}" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
     --peers "$(peers "$n")" --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" $(tls_flags "$i") \
     --http-listen "127.0.0.1:$(http_port_of "$i")" >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
@@ -160,6 +167,11 @@ cmd_start() {
   mkdir -p "$DIR"
   if ((tls)) && ! tls_on; then make_tls "$n"; fi
   echo "$n" >"$DIR/size"
+  # Test-only faults (isolate/heal/clock-jump) stay on for every later (re)start once asked for, until LOCKD_TEST_FAULTS=0 or clean.
+  case "${LOCKD_TEST_FAULTS:-}" in
+    1) touch "$DIR/test-faults" ;;
+    0) rm -f "$DIR/test-faults" ;;
+  esac
   [[ -f "$DIR/cluster-id" ]] || echo "local-$(date +%s)-$$" >"$DIR/cluster-id"
   for ((i = 1; i <= n; i++)); do start_node "$i"; done
   echo "waiting up to ${START_TIMEOUT}s for a leader..."
@@ -183,6 +195,7 @@ cmd_start() {
   for ((i = 1; i <= n; i++)); do
     echo "  n$i  $scheme://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events  /state"
   done
+  if [[ -f "$DIR/test-faults" ]]; then echo "UNSAFE: the nodes run with test faults on (LOCKD_TEST_FAULTS=1): for tests and demos only"; fi
   echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints "$n") status"
   if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
 }
@@ -205,6 +218,19 @@ cmd_signal() {
   echo "sent SIG$sig to n$i (pid $pid)"
 }
 
+# A test-only fault (node/test-faults.ts): the command goes to node I's fault file, SIGUSR2 makes it read it. Refused for a
+# node started without --unsafe-test-faults (SIGUSR2 would simply end it).
+cmd_fault() {
+  local i=$1 command=$2 pid
+  check_index "$i"
+  pid=$(live_pid "$i") || die "n$i is not running"
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "--unsafe-test-faults $DIR/n$i.fault" ||
+    die "n$i runs without test faults; start the cluster with LOCKD_TEST_FAULTS=1 ./cluster.sh start (after ./cluster.sh stop)"
+  echo "$command" >"$DIR/n$i.fault"
+  kill -USR2 "$pid"
+  echo "test fault on n$i (pid $pid): $command"
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
@@ -223,6 +249,12 @@ case "$cmd" in
   kill) cmd_signal KILL "${1:-}" ;;
   pause) cmd_signal STOP "${1:-}" ;;
   resume) cmd_signal CONT "${1:-}" ;;
+  isolate) cmd_fault "${1:-}" isolate ;;
+  heal) cmd_fault "${1:-}" heal ;;
+  clock-jump)
+    [[ "${2:-}" =~ ^[0-9]{1,8}$ ]] && (($2 >= 1 && $2 <= 86400000)) || die "clock-jump I MS: MS must be 1..86400000 milliseconds (got '${2:-}')"
+    cmd_fault "${1:-}" "clock-jump $2"
+    ;;
   restart)
     check_index "${1:-}"
     ensure_built
@@ -237,7 +269,7 @@ case "$cmd" in
   clean)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done
     rm -rf "$DIR"
-    echo "removed .cluster/"
+    echo "removed $DIR"
     ;;
   -h | --help | help | "") usage ;;
   *) usage >&2; exit 2 ;;

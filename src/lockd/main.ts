@@ -53,6 +53,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Test-only faults (node/test-faults.ts): no handler at all without --unsafe-test-faults, so a
+  // stray SIGUSR2 ends a normal node (its default action) rather than injecting anything.
+  const faults = node.ctx.testFaults;
+  if (faults) process.on('SIGUSR2', () => faults.runCommandFile());
   // Rotated certificates: re-read the TLS files; new connections use them, open ones keep theirs.
   process.on('SIGHUP', () => {
     try {

@@ -41,6 +41,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+  { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
+  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type'], summary: "print a stopped node's log entries (decoded) and its snapshot summary" },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
@@ -51,6 +53,9 @@ const FLAG_USAGE: Record<string, string> = {
   token: '--token T',
   lock: '[--lock NAME]',
   grace: '[--grace MS]',
+  'data-dir': '--data-dir DIR',
+  from: '[--from INDEX]',
+  type: '[--type T]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -85,7 +90,7 @@ export interface Parsed {
   readonly timeoutMs?: number;
   /** TLS files (paths), when TLS is on. */
   readonly tls?: ClientTlsOptions;
-  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string };
+  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string; dataDir?: string; from?: number; type?: string };
   /** `run`: the command and its arguments. */
   readonly command: string[];
 }
@@ -101,6 +106,9 @@ const OPTIONS = {
   token: { type: 'string' },
   lock: { type: 'string' },
   grace: { type: 'string' },
+  'data-dir': { type: 'string' },
+  from: { type: 'string' },
+  type: { type: 'string' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -155,10 +163,11 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   };
   const rest = positionals.slice(spec.path.length);
   if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'data-dir', 'from', 'type'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
+  if (spec.flags.includes('data-dir') && !values['data-dir']) fail('--data-dir is required');
   if (spec.path[0] === 'run' && command.length === 0) fail('no command given after --');
   if (spec.path[0] !== 'run' && dashdash >= 0) fail('unexpected -- (only run takes a command)');
 
@@ -192,6 +201,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
       graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
       lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
+      dataDir: values['data-dir'],
+      from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
+      type: values.type,
     },
     command,
   };

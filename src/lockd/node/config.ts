@@ -33,6 +33,8 @@ export interface NodeConfig {
    * endpoint at; default: httpListen unless that is a wildcard (then none is told).
    */
   readonly advertiseHttp?: string;
+  /** Test-only: the fault command file SIGUSR2 reads (node/test-faults.ts); undefined = no faults (the default). */
+  readonly unsafeTestFaults?: string;
 }
 
 export interface TlsFiles {
@@ -48,13 +50,14 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]]
+             [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
-  'http-listen', 'advertise-http',
+  'http-listen', 'advertise-http', 'unsafe-test-faults',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -122,6 +125,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (advertiseHttpRaw !== undefined && httpListen === undefined) throw new ConfigError('--advertise-http needs --http-listen');
   // A wildcard bind address is nobody's to dial: advertised only when named with --advertise-http.
   const advertiseHttp = advertiseHttpRaw !== undefined ? checkAdvertised('--advertise-http', advertiseHttpRaw) : httpListen !== undefined && !isWildcard(httpListen) ? httpListen : undefined;
+  // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
+  const faultsRaw = values['unsafe-test-faults'];
+  const unsafeTestFaults = typeof faultsRaw === 'string' && faultsRaw !== '' ? faultsRaw : undefined;
   return {
     id,
     listen,
@@ -140,6 +146,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     logLevel,
     ...(httpListen === undefined ? {} : { httpListen }),
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
+    ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
   };
 }
 

@@ -13,6 +13,7 @@ import { Listeners } from './listeners.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
+import { TestFaults } from './test-faults.js';
 
 export class LockdNode {
   private constructor(
@@ -42,6 +43,7 @@ export class LockdNode {
       voters: [...config.peers.keys()],
     });
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
+    const testFaults = config.unsafeTestFaults === undefined ? undefined : new TestFaults(config.unsafeTestFaults, logger);
     const stateMachine = new LockStateMachine();
     // The observation stream exists before the driver, so its first decisions are published too.
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
@@ -70,6 +72,7 @@ export class LockdNode {
       peers,
       logger,
       onMessage: (m) => {
+        if (testFaults?.isolated) return; // test fault: as if the network lost it
         source.message(m);
         driver.step(m);
       },
@@ -86,6 +89,7 @@ export class LockdNode {
     driver.onApplied(source.applied);
     driver.setOutbox({
       send: (messages) => {
+        if (testFaults?.isolated) return;
         for (const m of messages) source.message(m);
         transport.send(messages);
       },
@@ -93,7 +97,7 @@ export class LockdNode {
 
     const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source } };
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(listeners.registry, ctx);

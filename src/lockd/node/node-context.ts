@@ -9,6 +9,7 @@ import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
 import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
+import type { TestFaults } from './test-faults.js';
 
 export interface NodeContext {
   readonly config: NodeConfig;
@@ -21,6 +22,8 @@ export interface NodeContext {
   readonly security: NodeSecurity;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
   readonly observe: { readonly bus: EventBus; readonly source: NodeSource };
+  /** Test-only faults (--unsafe-test-faults); undefined on every node started without it. */
+  readonly testFaults?: TestFaults;
 }
 
 /** Registers public services on the node's listeners; what it returns is closed when the node stops. */
