@@ -41,6 +41,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+  { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
+  { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
+  { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
