@@ -19,8 +19,8 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AuthenticatedCall, NodeSecurity } from '../security/node-security.js';
 import { CLUSTER_ID_HEADER } from '../transport/metadata.js';
-import { PRINCIPAL_HEADER } from '../security/principal.js';
-import { ANONYMOUS, validatePrincipal } from '../state-machine/index.js';
+import { PRINCIPAL_HEADER, principalFromHeader, principalHeaderValue } from '../security/principal.js';
+import { ANONYMOUS } from '../state-machine/index.js';
 import type { NodeConfig } from './config.js';
 import type { PeerDirectory } from './peer-directory.js';
 
@@ -40,7 +40,7 @@ export function forwardingMetadata(config: Pick<NodeConfig, 'id' | 'clusterId'>,
   const md = new grpc.Metadata();
   md.set(FORWARDED_HEADER, config.id);
   md.set(CLUSTER_ID_HEADER, config.clusterId);
-  md.set(PRINCIPAL_HEADER, principal);
+  md.set(PRINCIPAL_HEADER, principalHeaderValue(principal));
   return md;
 }
 
@@ -138,7 +138,7 @@ export class Listeners {
     const who = this.security.clientPrincipal(call);
     if ('problem' in who) return status(grpc.status.UNAUTHENTICATED, who.problem);
     // Replaces any lockd-principal the client sent: a client cannot name itself.
-    call.metadata.set(PRINCIPAL_HEADER, who.principal);
+    call.metadata.set(PRINCIPAL_HEADER, principalHeaderValue(who.principal));
     return undefined;
   };
 
@@ -162,11 +162,11 @@ export class Listeners {
   private forwardedPrincipal(metadata: grpc.Metadata): grpc.StatusObject | undefined {
     const values = metadata.get(PRINCIPAL_HEADER);
     if (values.length === 0) {
-      metadata.set(PRINCIPAL_HEADER, ANONYMOUS);
+      metadata.set(PRINCIPAL_HEADER, principalHeaderValue(ANONYMOUS));
       return undefined;
     }
-    const bad = values.length > 1 ? { message: 'several values' } : validatePrincipal(values[0]);
-    return bad ? status(grpc.status.INVALID_ARGUMENT, `the forwarded ${PRINCIPAL_HEADER} header is not a principal: ${bad.message}`) : undefined;
+    const ok = values.length === 1 && principalFromHeader(values[0]) !== undefined;
+    return ok ? undefined : status(grpc.status.INVALID_ARGUMENT, `the forwarded ${PRINCIPAL_HEADER} header is not one principal`);
   }
 
   /** Bind both ports (the public one first); on failure nothing stays bound. Returns the bound ports. */

@@ -44,7 +44,7 @@ export class AccessControl {
   /** Why `principal` may not `what` `name` with one of `anyOf` (undefined: it may). The message names what is missing. */
   denial(principal: string, anyOf: readonly AclVerb[], name: string, what: string): string | undefined {
     if (!this.enforced || this.isAdmin(principal) || this.sm.aclAllows(principal, name, anyOf)) return undefined;
-    return `${principal} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of it (the rule of its longest matching prefix grants neither)`;
+    return `${principal} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`;
   }
 
   /** Why `principal` may not grant leases (undefined: it may). */

@@ -8,6 +8,26 @@ import { ANONYMOUS, validatePrincipal } from '../state-machine/index.js';
 
 export const PRINCIPAL_HEADER = 'lockd-principal';
 
+/**
+ * The header's value: percent-encoded, because a CN may hold any Unicode and a gRPC text header
+ * only printable ASCII ("José" → "Jos%C3%A9").
+ */
+export function principalHeaderValue(principal: string): string {
+  return encodeURIComponent(principal);
+}
+
+/** A header value back to a principal; undefined if it is not one principalHeaderValue made (or not a valid principal). */
+export function principalFromHeader(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  let p: string;
+  try {
+    p = decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+  return validatePrincipal(p) ? undefined : p;
+}
+
 /** The principal a verified client certificate names, or why it names none. */
 export function certificatePrincipal(cert: PeerCertificate | undefined): { principal: string } | { problem: string } {
   if (!cert || Object.keys(cert).length === 0) return { problem: 'no client certificate was presented' };
@@ -21,6 +41,5 @@ export function certificatePrincipal(cert: PeerCertificate | undefined): { princ
 
 /** The principal a guard recorded on a call's metadata ('anonymous' if none: a call that no guard saw). */
 export function principalOf(metadata: { get(key: string): unknown[] }): string {
-  const v = metadata.get(PRINCIPAL_HEADER)[0];
-  return typeof v === 'string' && v !== '' ? v : ANONYMOUS;
+  return principalFromHeader(metadata.get(PRINCIPAL_HEADER)[0]) ?? ANONYMOUS;
 }

@@ -22,7 +22,7 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
   if (cmd.admin === true || state.acl.isAdmin(who)) return undefined;
   const deny = (message: string) => failure(cmd.type, 'PERMISSION_DENIED', message);
   const needs = (verb: AclVerb, name: string, what: string) =>
-    cmd.acl === true && !aclAllows(state.acl, who, name, [verb]) ? deny(`${who} may not ${what} ${JSON.stringify(name)}: no \`${verb}\` rule for it (the rule of its longest matching prefix grants no ${verb})`) : undefined;
+    cmd.acl === true && !aclAllows(state.acl, who, name, [verb]) ? deny(`${who} may not ${what} ${JSON.stringify(name)}: it needs \`${verb}\` on a prefix of that name, and the rules of its longest matching prefix grant no such verb`) : undefined;
   const notOwner = (leaseId: number, what: string) => {
     const owner = state.leases.get(leaseId)?.owner;
     return owner !== undefined && owner !== who ? deny(`${who} may not ${what} lease ${leaseId}: it was granted by another principal`) : undefined;
