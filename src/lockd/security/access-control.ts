@@ -19,13 +19,15 @@ import type { AclVerb, Authority, LockStateMachine } from '../state-machine/inde
 
 export class AccessControl {
   private readonly admins: ReadonlySet<string>;
+  /** --acl: the rules are enforced (else only ownership and Auth's admin rule apply). */
+  readonly enforced: boolean;
 
   constructor(
     config: Pick<NodeConfig, 'acl' | 'admins'>,
     private readonly sm: Pick<LockStateMachine, 'aclIsAdmin' | 'aclAllows' | 'aclHoldsAnywhere'>,
-    readonly enforced = config.acl,
   ) {
     this.admins = new Set(config.admins);
+    this.enforced = config.acl;
   }
 
   /** An admin: named by --admin on this node, or by an admin rule. For other services' admin checks (membership, ...). */

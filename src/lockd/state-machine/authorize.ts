@@ -55,7 +55,11 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
  * made up) belongs to nobody; the fence rules decide (fence-commands.ts).
  */
 function tokenNotOwned(state: MachineState, token: number, lock: string | undefined, who: string, deny: (m: string) => Failure): Failure | undefined {
-  const holders = lock !== undefined ? [state.locks.get(lock)].filter((l) => l?.token === token).map((l) => l!.holder) : [...state.grants.names(token)].map((n) => state.locks.get(n)!.holder);
-  if (holders.length === 0 || holders.some((id) => state.leases.get(id)?.owner === who)) return undefined;
-  return deny(`${who} may not write with fencing token ${token}: it is a grant of another principal's lease`);
+  const names = lock !== undefined ? (state.locks.get(lock)?.token === token ? [lock] : []) : state.grants.names(token);
+  let held = false;
+  for (const name of names) {
+    held = true;
+    if (state.leases.get(state.locks.get(name)!.holder)?.owner === who) return undefined;
+  }
+  return held ? deny(`${who} may not write with fencing token ${token}: it is a grant of another principal's lease`) : undefined;
 }
