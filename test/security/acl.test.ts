@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockClient, LockdError } from '../../src/client/index.js';
 import { lockdProto } from '../../src/proto/lockd.js';
+import { execFile } from 'node:child_process';
 import { ProcessCluster, freePort, waitFor } from '../support/process-cluster.js';
+import { LOCKCTL_MAIN } from '../support/build.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 
 type Outcome = { code: grpc.status; details: string };
@@ -223,6 +225,30 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     expect(started.snapshotIndex).to.be.greaterThan(0);
     await everyNode('d/x', grpc.status.PERMISSION_DENIED);
     expect((await root.aclList('filler3')).length).to.equal(1);
+  });
+
+  it('lockctl acl grant / list / revoke as root; the rules then apply to the principal named', async () => {
+    const lockctl = (who: string, ...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        certs[who] ??= pki.client(who);
+        const tls = ['--cacert', pki.caCert, '--cert', certs[who].cert, '--key', certs[who].key, '--endpoints', cluster.nodes.map((n) => n.address).join(',')];
+        // Not from the checkout: lockctl would pick up a ./cluster.sh cluster's .cluster/tls/.
+        execFile(process.execPath, [LOCKCTL_MAIN, ...tls, ...args], { cwd: tmpdir(), timeout: 20_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+        );
+      });
+    expect((await lockctl('erin', 'lock', 'try', 'erin/x')).stderr).to.contain('PERMISSION_DENIED');
+    expect(await lockctl('root', 'acl', 'grant', 'erin', 'lock', 'erin/')).to.include({ code: 0, stdout: 'granted lock on "erin/" for erin\n' });
+    const listed = await lockctl('root', '--json', 'acl', 'list');
+    expect(JSON.parse(listed.stdout)).to.deep.include({ principal: 'erin', prefix: 'erin/', verb: 'lock' });
+    expect((await lockctl('erin', 'lock', 'try', 'erin/x')).code).to.equal(0);
+    const other = await lockctl('erin', 'lock', 'try', 'other/x');
+    expect(other.code).to.equal(1);
+    expect(other.stderr).to.contain('PERMISSION_DENIED: erin may not acquire "other/x"');
+    expect((await lockctl('erin', 'acl', 'list')).stderr).to.contain('needs `admin`');
+    expect((await lockctl('root', 'acl', 'grant', 'erin', 'write', 'erin/')).code).to.equal(2);
+    expect(await lockctl('root', 'acl', 'revoke', 'erin', 'lock', 'erin/')).to.include({ code: 0, stdout: 'revoked lock on "erin/" for erin\n' });
+    expect((await lockctl('erin', 'lock', 'try', 'erin/y')).stderr).to.contain('PERMISSION_DENIED');
   });
 
   it('a node refuses to start with --acl but without TLS and client certificates (exit 2, a clear message)', async () => {

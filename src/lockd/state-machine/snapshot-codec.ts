@@ -17,6 +17,7 @@ import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
 import { validateAclRule, validatePrincipal } from './validate.js';
 import type { AclVerb } from './acl-table.js';
+import { MAX_ACL_RULES } from './limits.js';
 
 export const SNAPSHOT_FORMAT_VERSION = 5;
 
@@ -138,7 +139,9 @@ function build(doc: unknown): MachineState {
     s.fence.addTombstone(key, int(token, 'tombstone token'));
   }
   s.fence.floor = int(d.fenceFloor, 'fence floor');
-  for (const r of arr(d.acl, 'acl')) {
+  const rules = arr(d.acl, 'acl');
+  if (rules.length > MAX_ACL_RULES) throw new SnapshotDecodeError(`${rules.length} access rules; at most ${MAX_ACL_RULES} are kept`);
+  for (const r of rules) {
     const [principal, prefix, verb] = tuple(r, 3, 'access rule');
     const bad = validateAclRule(principal, prefix, verb);
     if (bad) throw new SnapshotDecodeError(`access rule: ${bad.message}`);
