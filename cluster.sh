@@ -18,7 +18,7 @@ usage() {
 usage: ./cluster.sh COMMAND [ARG]
   start [3|5] [--tls]
                 install and build if needed, start the nodes (default 5): clients on ports $BASE_PORT.. (LOCKD_BASE_PORT),
-                peers on $((BASE_PORT + 100)).., HTTP (metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
+                peers on $((BASE_PORT + 100)).., HTTP (dashboard, metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
                 --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS,
                 client-certificate auth and access rules (--acl, admin: root); lockctl then uses
                 .cluster/tls/root.* (principal root) by itself; grant others rules with lockctl acl grant
@@ -108,7 +108,7 @@ ensure_built() {
     echo "installing dependencies (npm ci)..."
     (cd "$ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed"
   fi
-  if [[ ! -f "$MAIN" || ! -f "$STATUS_TOOL" ]] || [[ -n "$(find "$ROOT/src" "$ROOT/proto" -newer "$MAIN" -print -quit)" ]]; then
+  if [[ ! -f "$MAIN" || ! -f "$STATUS_TOOL" ]] || [[ -n "$(find "$ROOT/src" "$ROOT/proto" "$ROOT/dashboard" -newer "$MAIN" -print -quit)" ]]; then
     echo "building (npm run build)..."
     (cd "$ROOT" && npm run build --silent) || die "build failed"
   fi
@@ -170,10 +170,19 @@ cmd_start() {
     exit 1
   fi
   echo
+  local scheme=http
+  tls_on && scheme=https
   echo "lockd is up$(tls_on && echo ' with mutual TLS'). Endpoints: $(endpoints "$n")"
-  echo "Metrics, health and events (plain HTTP, per node):"
+  echo
+  echo "Study dashboard: $scheme://127.0.0.1:$(http_port_of 1)/   (any node's HTTP port serves it; it follows the others when one dies)"
+  if tls_on; then
+    echo "  HTTPS with client certificates: import a client certificate into the browser, e.g."
+    echo "  openssl pkcs12 -export -in $TLS_DIR/root.crt -inkey $TLS_DIR/root.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/root.p12"
+    echo "  and trust $TLS_DIR/ca.crt; curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
+  fi
+  echo "Metrics, health and events ($scheme, per node; /livez and /readyz need no certificate):"
   for ((i = 1; i <= n; i++)); do
-    echo "  n$i  http://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events"
+    echo "  n$i  $scheme://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events  /state"
   done
   echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints "$n") status"
   if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi

@@ -31,8 +31,13 @@ export interface NodeConfig {
   readonly heartbeatTicks: number;
   readonly snapshotEvery: number;
   readonly logLevel: string;
-  /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events); undefined = off. */
+  /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events, the dashboard); undefined = off. */
   readonly httpListen?: string;
+  /**
+   * The HTTP address this node tells peers (and through them the dashboard) to reach its HTTP
+   * endpoint at; default: httpListen unless that is a wildcard (then none is told).
+   */
+  readonly advertiseHttp?: string;
 }
 
 export interface TlsFiles {
@@ -47,14 +52,14 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth [--acl] [--admin PRINCIPAL]...]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
-             [--http-listen HOST:PORT]
+             [--http-listen HOST:PORT [--advertise-http HOST:PORT]]
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 and LOCKD_ACL=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
-  'http-listen',
+  'http-listen', 'advertise-http',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -131,6 +136,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
   const httpRaw = get('http-listen');
   const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
+  const advertiseHttpRaw = get('advertise-http');
+  if (advertiseHttpRaw !== undefined && httpListen === undefined) throw new ConfigError('--advertise-http needs --http-listen');
+  // A wildcard bind address is nobody's to dial: advertised only when named with --advertise-http.
+  const advertiseHttp = advertiseHttpRaw !== undefined ? checkAdvertised('--advertise-http', advertiseHttpRaw) : httpListen !== undefined && !isWildcard(httpListen) ? httpListen : undefined;
   return {
     id,
     listen,
@@ -150,6 +159,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     snapshotEvery: int('snapshot-every', 10_000, 1, 10_000_000),
     logLevel,
     ...(httpListen === undefined ? {} : { httpListen }),
+    ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
   };
 }
 
@@ -173,10 +183,14 @@ function checkAddress(what: string, address: string): string {
   return address;
 }
 
+function isWildcard(address: string): boolean {
+  return /^(0\.0\.0\.0|\[::\]|\[0*(:0*)*\]):/.test(address);
+}
+
 /** An address others dial: a wildcard bind address cannot be one. */
 function checkAdvertised(what: string, address: string): string {
   checkAddress(what, address);
-  if (/^(0\.0\.0\.0|\[::\]|\[0*(:0*)*\]):/.test(address)) throw new ConfigError(`${what} is ${address}, which nobody can dial: set ${what} to a reachable HOST:PORT`);
+  if (isWildcard(address)) throw new ConfigError(`${what} is ${address}, which nobody can dial: set ${what} to a reachable HOST:PORT`);
   return address;
 }
 

@@ -46,7 +46,7 @@ export class LockdNode {
     const stateMachine = new LockStateMachine();
     // The observation stream exists before the driver, so its first decisions are published too.
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
-    const source = new NodeSource(bus, config.id, storage.memory.hardState());
+    const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
@@ -63,7 +63,7 @@ export class LockdNode {
       snapshotEvery: config.snapshotEvery,
       observer: source.driverEvent,
     });
-    const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient);
+    const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient, config.advertiseHttp);
     const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
     const transport = new PeerTransport({
       clusterId: config.clusterId,
@@ -80,6 +80,8 @@ export class LockdNode {
       authenticate: (call, sender) => security.peerCallerProblem(call, sender),
       clientAddress: config.advertiseClient,
       onClientAddress: (id, address) => directory.learn(id, address),
+      httpAddress: config.advertiseHttp ?? '',
+      onHttpAddress: (id, address) => directory.learnHttp(id, address),
     });
     driver.onRoleChange(source.roleChanged);
     driver.onApplied(source.applied);

@@ -9,14 +9,18 @@ import { isAddress } from './config.js';
 
 export class PeerDirectory {
   private readonly clientAddresses = new Map<NodeId, string>();
+  /** HTTP addresses (--advertise-http), learned the same way: what the dashboard reconnects to. */
+  private readonly httpAddresses = new Map<NodeId, string>();
 
   constructor(
     private readonly selfId: NodeId,
     /** Every member's peer address, this node included (--peers). */
     private readonly peerAddresses: ReadonlyMap<NodeId, string>,
     selfClientAddress: string,
+    selfHttpAddress = '',
   ) {
     this.clientAddresses.set(selfId, selfClientAddress);
+    if (selfHttpAddress) this.httpAddresses.set(selfId, selfHttpAddress);
   }
 
   members(): NodeId[] {
@@ -40,6 +44,18 @@ export class PeerDirectory {
   learn(id: NodeId, clientAddress: string): boolean {
     if (id === this.selfId || !this.peerAddresses.has(id) || !isAddress(clientAddress)) return false;
     this.clientAddresses.set(id, clientAddress);
+    return true;
+  }
+
+  /** The HTTP address `id` advertised ('' until known, or when it has none). */
+  httpAddress(id: NodeId): string {
+    return this.httpAddresses.get(id) ?? '';
+  }
+
+  /** As learn(), for the HTTP address. */
+  learnHttp(id: NodeId, httpAddress: string): boolean {
+    if (id === this.selfId || !this.peerAddresses.has(id) || !isAddress(httpAddress)) return false;
+    this.httpAddresses.set(id, httpAddress);
     return true;
   }
 }

@@ -11,7 +11,7 @@
 // - public port: TLS with the node certificate; client certificates required only with
 //   --client-cert-auth.
 import * as grpc from '@grpc/grpc-js';
-import type { PeerCertificate } from 'node:tls';
+import type { PeerCertificate, SecureContextOptions } from 'node:tls';
 import type { NodeConfig } from '../node/config.js';
 import { peerCertProblem, peerDnsName } from './peer-identity.js';
 import { certificatePrincipal } from './principal.js';
@@ -42,6 +42,7 @@ interface Tls {
 
 export class NodeSecurity {
   private readonly peerChannels = new Map<string, PeerChannel>();
+  private readonly reloadListeners = new Set<() => void>();
 
   private constructor(private readonly tls: Tls | undefined) {}
 
@@ -72,6 +73,21 @@ export class NodeSecurity {
   serverCredentials(listener: 'client' | 'peer'): grpc.ServerCredentials {
     if (!this.tls) return grpc.ServerCredentials.createInsecure();
     return listener === 'client' ? this.tls.publicCreds : this.tls.peerCreds;
+  }
+
+  /**
+   * The HTTPS endpoint's context (undefined without TLS): the node certificate, and the CA that
+   * client certificates are checked against (observe/http-access.ts decides per path).
+   */
+  httpsContext(): SecureContextOptions | undefined {
+    const m = this.tls?.material;
+    return m && { cert: m.cert, key: m.key, ca: m.ca };
+  }
+
+  /** Call `listener` after each successful reload (the HTTPS server swaps its context); returns the unsubscribe. */
+  onReload(listener: () => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
   }
 
   /** Credentials to dial member `peerId`'s peer port: the server must prove it is that member. */
@@ -121,6 +137,7 @@ export class NodeSecurity {
     this.tls.publicCreds.update(material);
     this.tls.peerCreds.update(material);
     this.tls.provider.update(material);
+    for (const l of this.reloadListeners) l();
     return { changed: true, summary: material.summary };
   }
 }

@@ -28,3 +28,4 @@ export {
 export { ANONYMOUS, ACL_VERBS, type AclVerb, type AclRule } from './acl-table.js';
 export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';
+export type { MachineView, LeaseRow, LockRow, FenceRow } from './machine-view.js';

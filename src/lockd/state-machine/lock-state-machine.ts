@@ -22,6 +22,7 @@ import { check } from './invariant-error.js';
 import { decodeState, encodeState } from './snapshot-codec.js';
 import { bytesEqual, digest64 } from './bytes.js';
 import { sortedNames } from './order.js';
+import { machineView, type MachineView } from './machine-view.js';
 
 /** A committed Raft entry (src/raft Entry fits); term is not used by the state machine. */
 export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number };
@@ -201,6 +202,11 @@ export class LockStateMachine {
   /** The leader proposes Ticks only while this is true. */
   hasLiveLeases(): boolean {
     return this.s.leases.size > 0;
+  }
+
+  /** The whole state for a viewer (the study dashboard), each table cut to `limit` rows. */
+  view(limit: number): MachineView {
+    return machineView(this.s, limit);
   }
 
   fenceRead(key: string): FenceView {

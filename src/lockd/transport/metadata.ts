@@ -8,3 +8,9 @@ export const NODE_ID_HEADER = 'lockd-node-id';
  */
 export const CLIENT_ADDRESS_HEADER = 'lockd-client-address';
 export const MAX_CLIENT_ADDRESS_LENGTH = 300;
+/**
+ * The HTTP address (HOST:PORT, same bound) of the sender's --http-listen endpoint, stated like the
+ * client address, so that each member can tell the study dashboard where the others' are. Never
+ * dialed by a node either.
+ */
+export const HTTP_ADDRESS_HEADER = 'lockd-http-address';

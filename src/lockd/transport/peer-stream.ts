@@ -7,7 +7,7 @@ import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { raftProto } from '../../proto/raft.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER } from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;
@@ -30,6 +30,9 @@ export interface PeerStreamOptions {
   readonly clientAddress: string;
   /** The peer accepted the stream and stated its client address (unchecked: the caller validates). */
   readonly onClientAddress: (address: string) => void;
+  /** This node's HTTP address ('' for none), and the peer's as it stated it (unchecked), as for the client address. */
+  readonly httpAddress: string;
+  readonly onHttpAddress: (address: string) => void;
   /** The stream to this peer failed or could not be opened (called once per transition to down). */
   readonly onDown: () => void;
 }
@@ -85,6 +88,7 @@ export class PeerStream {
     md.set(CLUSTER_ID_HEADER, this.opts.clusterId);
     md.set(NODE_ID_HEADER, this.opts.selfId);
     if (this.opts.clientAddress) md.set(CLIENT_ADDRESS_HEADER, this.opts.clientAddress);
+    if (this.opts.httpAddress) md.set(HTTP_ADDRESS_HEADER, this.opts.httpAddress);
     this.accepted = false;
     const call = this.client.Stream(md, (err) => this.ended(call, err));
     call.on('metadata', (res: grpc.Metadata) => this.up(call, res));
@@ -96,6 +100,8 @@ export class PeerStream {
     this.accepted = true;
     const stated = res.get(CLIENT_ADDRESS_HEADER)[0];
     if (stated !== undefined) this.opts.onClientAddress(String(stated));
+    const http = res.get(HTTP_ADDRESS_HEADER)[0];
+    if (http !== undefined) this.opts.onHttpAddress(String(http));
     this.delayMs = this.opts.backoff.initialMs;
     if (this.reported !== 'up') this.log.info('peer up');
     this.reported = 'up';

@@ -42,6 +42,9 @@ export interface PeerTransportOptions {
   readonly clientAddress?: string;
   /** A peer stated its client address; return false if it is unusable (the stream it came on is then refused). */
   readonly onClientAddress?: (peerId: NodeId, address: string) => boolean;
+  /** The same for this node's HTTP address (--advertise-http) and the peers' (default: none). */
+  readonly httpAddress?: string;
+  readonly onHttpAddress?: (peerId: NodeId, address: string) => boolean;
 }
 
 /** Channel options for peer clients: fast failure detection and reconnects within the backoff cap. */
@@ -90,6 +93,11 @@ export class PeerTransport {
           if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onClientAddress?.(peerId, a) ?? true))
             opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable client address; ignored');
         },
+        httpAddress: opts.httpAddress ?? '',
+        onHttpAddress: (a) => {
+          if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onHttpAddress?.(peerId, a) ?? true))
+            opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable HTTP address; ignored');
+        },
         onDown: () => opts.onUnreachable(peerId),
       });
       this.streams.set(peerId, stream);
@@ -108,6 +116,8 @@ export class PeerTransport {
       authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
       clientAddress: this.opts.clientAddress ?? '',
       onClientAddress: (sender, address) => this.opts.onClientAddress?.(sender, address) ?? true,
+      httpAddress: this.opts.httpAddress ?? '',
+      onHttpAddress: (sender, address) => this.opts.onHttpAddress?.(sender, address) ?? true,
     }));
   }
 

@@ -6,7 +6,7 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 export interface ReceiverOptions {
@@ -24,6 +24,9 @@ export interface ReceiverOptions {
   readonly clientAddress: string;
   /** Whether `address` is a well-formed client address to record for `sender`; false refuses the stream. */
   readonly onClientAddress: (sender: NodeId, address: string) => boolean;
+  /** The same for the HTTP address (HTTP_ADDRESS_HEADER). */
+  readonly httpAddress: string;
+  readonly onHttpAddress: (sender: NodeId, address: string) => boolean;
 }
 
 export function raftHandlers(opts: ReceiverOptions): RaftHandlers {
@@ -58,14 +61,16 @@ function serveStream(
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   const authProblem = opts.authenticate(call, sender);
   if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
-  const stated = call.metadata.get(CLIENT_ADDRESS_HEADER)[0];
-  if (stated !== undefined) {
+  for (const [header, learn] of [[CLIENT_ADDRESS_HEADER, opts.onClientAddress], [HTTP_ADDRESS_HEADER, opts.onHttpAddress]] as const) {
+    const stated = call.metadata.get(header)[0];
+    if (stated === undefined) continue;
     const address = String(stated);
-    if (address.length > MAX_CLIENT_ADDRESS_LENGTH || !opts.onClientAddress(sender, address))
-      return refuse(`${CLIENT_ADDRESS_HEADER} "${address.slice(0, 80)}" is not a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
+    if (address.length > MAX_CLIENT_ADDRESS_LENGTH || !learn(sender, address))
+      return refuse(`${header} "${address.slice(0, 80)}" is not a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
   }
   const accepted = new grpc.Metadata();
   if (opts.clientAddress) accepted.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
+  if (opts.httpAddress) accepted.set(HTTP_ADDRESS_HEADER, opts.httpAddress);
   call.sendMetadata(accepted); // tells the sender the stream is accepted: peer up
 
   call.on('data', (env: Envelope__Output) => {

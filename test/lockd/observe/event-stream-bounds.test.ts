@@ -1,0 +1,89 @@
+// /events' bounds, in process on a real HTTP server: a client that stops reading loses the oldest
+// events (told how many) instead of growing the node's memory, and one whose unsent bytes pass
+// MAX_BUFFERED_BYTES is disconnected; more than MAX_EVENT_CLIENTS streams are refused with 503.
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { EventBus } from '../../../src/lockd/observe/bus.js';
+import { EventStreams, MAX_BUFFERED_BYTES, MAX_EVENT_CLIENTS, EVENTS_QUEUE } from '../../../src/lockd/observe/event-stream.js';
+import type { StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
+import { waitFor } from '../../support/process-cluster.js';
+
+const SNAPSHOT = { type: 'state', node: 'n1', seq: 0, at: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } } as StateSnapshot;
+
+describe('observe: /events bounds per client', () => {
+  let server: Server;
+  let streams: EventStreams;
+  let bus: EventBus;
+  let port: number;
+  let lost = 0;
+  const sockets: Socket[] = [];
+
+  beforeEach(async () => {
+    bus = new EventBus('n1', () => 1);
+    streams = new EventStreams(bus, (n) => (lost += n), () => ({ ...SNAPSHOT, seq: bus.lastSeq }));
+    server = createServer((req, res) => streams.serve(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    streams.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  /** A raw client that sends the request and then reads nothing (its receive window fills). */
+  function stalledClient(): Promise<{ socket: Socket }> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('GET /events HTTP/1.1\r\nHost: x\r\n\r\n');
+        socket.pause();
+        resolve({ socket });
+      });
+      sockets.push(socket);
+    });
+  }
+
+  /** Publish `n` events of about `bytes` each (an applied entry's refusal message). */
+  function publish(n: number, bytes: number): void {
+    for (let k = 0; k < n; k++) bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
+  }
+
+  it('a stalled reader is cut off once one flush leaves more than MAX_BUFFERED_BYTES unsent', async () => {
+    await stalledClient();
+    await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
+    // EVENTS_QUEUE events in one turn: one flush writes them all (> 8 MiB) to a socket nobody reads.
+    const each = Math.ceil((MAX_BUFFERED_BYTES * 1.5) / EVENTS_QUEUE);
+    publish(EVENTS_QUEUE, each);
+    // The node destroyed the response (the paused client has not read the close yet): unsubscribed.
+    await waitFor('the subscription to end', () => (bus.subscribers === 0 ? true : undefined), 5000);
+  });
+
+  it('a stalled reader below the byte bound stays connected and loses the oldest events, counted', async () => {
+    const { socket } = await stalledClient();
+    await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
+    // Small events, many turns: the socket backs up, nothing more is taken, the queue drops the oldest.
+    for (let round = 0; round < 20 && lost === 0; round++) {
+      publish(EVENTS_QUEUE, 2000);
+      await new Promise((r) => setImmediate(r));
+    }
+    socket.resume(); // reading again delivers the `lost` count the node kept
+    expect(bus.subscribers).to.equal(1);
+    expect(socket.destroyed).to.equal(false);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (text += d));
+    await waitFor('an event: lost line', () => (text.includes('event: lost') ? true : undefined));
+    expect(lost).to.be.greaterThan(0);
+  });
+
+  it(`more than ${MAX_EVENT_CLIENTS} streams: the next is answered 503`, async () => {
+    for (let k = 0; k < MAX_EVENT_CLIENTS; k++) await stalledClient();
+    await waitFor('every subscription', () => (bus.subscribers === MAX_EVENT_CLIENTS ? true : undefined));
+    const res = await fetch(`http://127.0.0.1:${port}/events`);
+    expect(res.status).to.equal(503);
+    expect(await res.text()).to.contain(`too many /events clients (limit ${MAX_EVENT_CLIENTS})`);
+  });
+});
