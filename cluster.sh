@@ -20,8 +20,9 @@ usage: ./cluster.sh COMMAND [ARG]
   start [3|5] [--tls]
                 install and build if needed, start the nodes (default 5): clients on ports $BASE_PORT.. (LOCKD_BASE_PORT),
                 peers on $((BASE_PORT + 100)).., HTTP (dashboard, metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
-                --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS
-                and client-certificate auth; lockctl then uses .cluster/tls/root.* (principal root) by itself
+                --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS,
+                client-certificate auth and access rules (--acl, admin: root); lockctl then uses
+                .cluster/tls/root.* (principal root) by itself; grant others rules with lockctl acl grant
   cert NAME     issue .cluster/tls/NAME.crt / NAME.key, a client certificate for principal NAME (CN=NAME)
   status        table of id, address, pid, alive, role, term, leader, commit index
   stop          stop every node (SIGTERM, then SIGKILL after 5 s); data is kept
@@ -88,7 +89,7 @@ make_tls() {
 }
 tls_flags() {
   tls_on || return 0
-  echo "--tls-cert $TLS_DIR/n$1.crt --tls-key $TLS_DIR/n$1.key --tls-ca $TLS_DIR/ca.crt --client-cert-auth"
+  echo "--tls-cert $TLS_DIR/n$1.crt --tls-key $TLS_DIR/n$1.key --tls-ca $TLS_DIR/ca.crt --client-cert-auth --acl --admin root"
 }
 
 # The recorded PID of node I if that process is alive and is still our lockd node.
@@ -208,6 +209,7 @@ cmd_cert() {
   issue "$name" "$name" clientAuth
   echo "issued $TLS_DIR/$name.crt and $TLS_DIR/$name.key (principal $name)"
   echo "use: lockctl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/$name.crt --key $TLS_DIR/$name.key ..."
+  echo "it may do nothing yet: give it rules, e.g. lockctl acl grant $name lock $name/"
 }
 
 cmd_signal() {

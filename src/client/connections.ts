@@ -1,6 +1,7 @@
 // One gRPC channel per endpoint, shared by the lockd.v1 service stubs on it.
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../proto/lockd.js';
+import type { AuthClient } from '../proto/gen/lockd/v1/Auth.js';
 import type { ClusterClient } from '../proto/gen/lockd/v1/Cluster.js';
 import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
@@ -19,6 +20,7 @@ export class Endpoint {
   readonly lock: LockStub;
   readonly fence: FenceClient;
   readonly cluster: ClusterClient;
+  readonly auth: AuthClient;
   readonly session: SessionStub;
   private readonly channel: grpc.Channel;
 
@@ -34,6 +36,7 @@ export class Endpoint {
     this.lock = new v1.Lock(address, creds, opts);
     this.fence = new v1.Fence(address, creds, opts);
     this.cluster = new v1.Cluster(address, creds, opts);
+    this.auth = new v1.Auth(address, creds, opts);
     this.session = new v1.Session(address, creds, opts);
   }
 

@@ -15,6 +15,9 @@ import type { FenceWriteResponse__Output } from '../proto/gen/lockd/v1/FenceWrit
 import type { FenceDeleteResponse__Output } from '../proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { CancelWaitResponse__Output } from '../proto/gen/lockd/v1/CancelWaitResponse.js';
 import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadResponse.js';
+import type { AuthGrantResponse__Output } from '../proto/gen/lockd/v1/AuthGrantResponse.js';
+import type { AuthRevokeResponse__Output } from '../proto/gen/lockd/v1/AuthRevokeResponse.js';
+import type { AuthListResponse__Output } from '../proto/gen/lockd/v1/AuthListResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
@@ -24,7 +27,7 @@ import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
-import type { EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
+import type { AclRule, EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -179,12 +182,12 @@ export class LockClient {
 
   async timeToLive(leaseId: number, opts?: CallOptions): Promise<LeaseTtl> {
     const r = await this.router.unary<LeaseTimeToLiveResponse__Output>('Lease.TimeToLive', (ep, o, cb) => ep.lease.TimeToLive({ leaseId }, o, cb), this.ctl(opts));
-    return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks };
+    return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks, owner: r.owner };
   }
 
   async listLeases(opts?: CallOptions): Promise<LeaseSummary[]> {
     const r = await this.router.unary<LeaseListResponse__Output>('Lease.List', (ep, o, cb) => ep.lease.List({}, o, cb), this.ctl(opts));
-    return r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs }));
+    return r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs, owner: l.owner }));
   }
 
   // ---- locks --------------------------------------------------------------------------------
@@ -333,6 +336,26 @@ export class LockClient {
   async fenceRead(key: string, opts?: CallOptions): Promise<FenceValue> {
     const r = await this.router.unary<FenceReadResponse__Output>('Fence.Read', (ep, o, cb) => ep.fence.Read({ key }, o, cb), this.ctl(opts));
     return { key, value: r.value, fencingToken: r.fencingToken };
+  }
+
+  // ---- access rules (admins only) -----------------------------------------------------------
+
+  /** Add an access rule; false if it existed already. */
+  async aclGrant(rule: AclRule, opts?: WriteOptions): Promise<boolean> {
+    const req = { rule, requestId: opts?.requestId ?? randomUUID() };
+    return (await this.router.unary<AuthGrantResponse__Output>('Auth.Grant', (ep, o, cb) => ep.auth.Grant(req, o, cb), this.ctl(opts))).created;
+  }
+
+  /** Remove an access rule; false if there was none. */
+  async aclRevoke(rule: AclRule, opts?: WriteOptions): Promise<boolean> {
+    const req = { rule, requestId: opts?.requestId ?? randomUUID() };
+    return (await this.router.unary<AuthRevokeResponse__Output>('Auth.Revoke', (ep, o, cb) => ep.auth.Revoke(req, o, cb), this.ctl(opts))).removed;
+  }
+
+  /** Every rule (or `principal`'s), sorted by principal, prefix and verb. */
+  async aclList(principal = '', opts?: CallOptions): Promise<AclRule[]> {
+    const r = await this.router.unary<AuthListResponse__Output>('Auth.List', (ep, o, cb) => ep.auth.List({ principal }, o, cb), this.ctl(opts));
+    return r.rules.map((x) => ({ principal: x.principal, prefix: x.prefix, verb: x.verb as AclRule['verb'] }));
   }
 
   // ---- cluster ------------------------------------------------------------------------------

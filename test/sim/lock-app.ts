@@ -106,5 +106,7 @@ export function describeCommand(c: Command): string {
     case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'FenceDelete': return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;
+    case 'AclGrant':
+    case 'AclRevoke': return `${c.type} ${c.subject} ${c.verb} ${JSON.stringify(c.prefix)}`;
   }
 }

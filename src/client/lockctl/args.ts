@@ -43,6 +43,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
   { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
   { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type'], summary: "print a stopped node's log entries (decoded) and its snapshot summary" },
+  { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
+  { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
+  { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
 ];
 
 const FLAG_USAGE: Record<string, string> = {

@@ -31,6 +31,9 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'fence write': return cmd.fenceWrite(ctx);
     case 'fence delete': return cmd.fenceDelete(ctx);
     case 'fence read': return cmd.fenceRead(ctx);
+    case 'acl grant': return cmd.aclChange(ctx, 'grant');
+    case 'acl revoke': return cmd.aclChange(ctx, 'revoke');
+    case 'acl list': return cmd.aclList(ctx);
     case 'run': return runCommand(ctx);
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }

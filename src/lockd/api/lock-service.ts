@@ -17,6 +17,7 @@ import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { requireOn } from './access.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
@@ -31,27 +32,32 @@ export interface LockOps {
 export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): LockOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
+  const access = ctx.access;
   return {
     Acquire: {
       method: LOCK.Acquire,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
-      onLeader: (req, caller, deadline) =>
-        acquirer.acquire({
+      onLeader: (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'acquire');
+        return acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,
           wait: req.wait,
           requestId: req.requestId || undefined,
           deadline,
+          principal: caller.principal,
           onGone: caller.onGone,
-        }),
+        });
+      },
     },
 
     Release: {
       method: LOCK.Release,
       validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken, requestId: req.requestId || undefined }, deadline);
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'release');
+        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken, requestId: req.requestId || undefined, ...access.authority(caller.principal) }, deadline);
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
       },
@@ -60,7 +66,8 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     Inspect: {
       method: LOCK.Inspect,
       validate: (req) => validateLockName(req.name),
-      onLeader: async (req, _call, deadline) => {
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock', 'read'], req.name, 'inspect');
         const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
         return { held: v.held, fencingToken: v.token, holderLeaseId: v.holderLeaseId, waitingLeaseIds: [...v.waitingLeaseIds] };
       },
@@ -69,8 +76,9 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     CancelWait: {
       method: LOCK.CancelWait,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined } as const;
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'cancel waits for');
+        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline);
         log.debug(
           { event: 'cancel wait', name: req.name, leaseId: req.leaseId, abandonedAt: req.abandonedAtIndex, removed: r.removed, heldToken: r.heldToken, released: r.released },

@@ -2,6 +2,7 @@
 // at start, so a mistake is a clear message and exit code 2 — never a crash later.
 import { parseArgs } from 'node:util';
 import type { NodeId } from '../../raft/types.js';
+import { validatePrincipal } from '../state-machine/index.js';
 
 export interface NodeConfig {
   readonly id: NodeId;
@@ -19,6 +20,10 @@ export interface NodeConfig {
   readonly tls?: TlsFiles;
   /** Require and verify client certificates on the public port (needs tls). */
   readonly clientCertAuth: boolean;
+  /** Enforce the replicated access rules (needs tls and clientCertAuth: principals must be proven). */
+  readonly acl: boolean;
+  /** Bootstrap admins (--admin, repeatable): principals that may do everything, rules or not. */
+  readonly admins: readonly string[];
   readonly dataDir: string;
   readonly clusterId: string;
   readonly tickMs: number;
@@ -47,12 +52,12 @@ export class ConfigError extends Error {}
 
 const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT --peers ID=PEER_HOST:PORT,... --data-dir DIR --cluster-id NAME
              [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
-             [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
+             [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth [--acl] [--admin PRINCIPAL]...]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]]
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
-(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
+(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 and LOCKD_ACL=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
@@ -62,11 +67,17 @@ const FLAGS = [
 type Flag = (typeof FLAGS)[number];
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { ...Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])), 'client-cert-auth': { type: 'boolean' }, help: { type: 'boolean' } },
+      options: {
+        ...Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])),
+        'client-cert-auth': { type: 'boolean' },
+        acl: { type: 'boolean' },
+        admin: { type: 'string', multiple: true },
+        help: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -106,11 +117,18 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const tlsGiven = Object.values(tlsParts).filter((v) => v !== undefined).length;
   if (tlsGiven !== 0 && tlsGiven !== 3) throw new ConfigError('--tls-cert, --tls-key and --tls-ca go together: give all three or none');
   const tls = tlsGiven === 3 ? (tlsParts as TlsFiles) : undefined;
-  const certAuthRaw = values['client-cert-auth'] === true ? 'true' : env.LOCKD_CLIENT_CERT_AUTH;
-  if (certAuthRaw !== undefined && certAuthRaw !== '' && !['1', 'true', '0', 'false'].includes(certAuthRaw))
-    throw new ConfigError(`LOCKD_CLIENT_CERT_AUTH must be 1, true, 0 or false, got "${certAuthRaw}"`);
-  const clientCertAuth = certAuthRaw === '1' || certAuthRaw === 'true';
+  const clientCertAuth = flagSwitch(values['client-cert-auth'], env.LOCKD_CLIENT_CERT_AUTH, 'LOCKD_CLIENT_CERT_AUTH');
   if (clientCertAuth && !tls) throw new ConfigError('--client-cert-auth needs TLS: give --tls-cert, --tls-key and --tls-ca');
+  const acl = flagSwitch(values.acl, env.LOCKD_ACL, 'LOCKD_ACL');
+  // Rules name principals, and only a verified client certificate proves one: without it every
+  // caller is 'anonymous' and the rules would protect nothing.
+  if (acl && !(tls && clientCertAuth)) throw new ConfigError('--acl needs TLS and --client-cert-auth (a principal is a verified client certificate): give --tls-cert, --tls-key, --tls-ca and --client-cert-auth');
+  const adminFlags = Array.isArray(values.admin) ? values.admin : [];
+  const admins = adminFlags.length > 0 ? adminFlags : (env.LOCKD_ADMIN ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  for (const a of admins) {
+    const bad = validatePrincipal(a);
+    if (bad) throw new ConfigError(`--admin "${a.slice(0, 80)}": ${bad.message}`);
+  }
   if (peers.size % 2 === 0) throw new ConfigError(`--peers lists ${peers.size} nodes; use an odd number (3 or 5) so a majority survives a failure`);
   const clusterId = required('cluster-id');
   const tickMs = int('tick-ms', 50, 1, 10_000);
@@ -137,6 +155,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     peers,
     ...(tls ? { tls } : {}),
     clientCertAuth,
+    acl,
+    admins: [...new Set(admins)],
     dataDir: required('data-dir'),
     clusterId,
     tickMs,
@@ -148,6 +168,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
   };
+}
+
+/** A boolean switch from its flag or its environment variable (1, true, 0, false). */
+function flagSwitch(flag: unknown, envValue: string | undefined, envName: string): boolean {
+  const raw = flag === true ? 'true' : envValue;
+  if (raw !== undefined && raw !== '' && !['1', 'true', '0', 'false'].includes(raw)) throw new ConfigError(`${envName} must be 1, true, 0 or false, got "${raw}"`);
+  return raw === '1' || raw === 'true';
 }
 
 /** HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with). */

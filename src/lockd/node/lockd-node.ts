@@ -6,6 +6,7 @@ import { EventBus } from '../observe/bus.js';
 import { NodeSource } from '../observe/node-source.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
+import { AccessControl } from '../security/access-control.js';
 import { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
@@ -97,7 +98,8 @@ export class LockdNode {
 
     const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
+    const access = new AccessControl(config, stateMachine);
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, access, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(listeners.registry, ctx);
@@ -113,7 +115,7 @@ export class LockdNode {
     }
     driver.start();
     logger.info(
-      { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth },
+      { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth, acl: config.acl, admins: config.admins },
       `listening on ${config.listen} (clients) and ${config.peerListen} (peers)${security.enabled ? ' with TLS' : ''}`,
     );
     return new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);

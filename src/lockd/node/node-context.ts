@@ -5,6 +5,7 @@ import type { EventBus } from '../observe/bus.js';
 import type { NodeSource } from '../observe/node-source.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
+import type { AccessControl } from '../security/access-control.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
 import type { PeerDirectory } from './peer-directory.js';
@@ -20,6 +21,8 @@ export interface NodeContext {
   readonly peers: PeerDirectory;
   /** TLS credentials for dialing members (forwarding) and peer-caller checks. */
   readonly security: NodeSecurity;
+  /** Who may do what (principals, --acl, --admin, the replicated rules): security/access-control.ts. */
+  readonly access: AccessControl;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
   readonly observe: { readonly bus: EventBus; readonly source: NodeSource };
   /** Test-only faults (--unsafe-test-faults); undefined on every node started without it. */

@@ -14,6 +14,8 @@ import * as grpc from '@grpc/grpc-js';
 import type { PeerCertificate, SecureContextOptions } from 'node:tls';
 import type { NodeConfig } from '../node/config.js';
 import { peerCertProblem, peerDnsName } from './peer-identity.js';
+import { certificatePrincipal } from './principal.js';
+import { ANONYMOUS } from '../state-machine/index.js';
 import { ReloadableCertificateProvider, ReloadableServerCredentials } from './reloadable-certs.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls-material.js';
 
@@ -31,6 +33,7 @@ export interface AuthenticatedCall {
 interface Tls {
   readonly config: NonNullable<NodeConfig['tls']>;
   readonly id: string;
+  readonly clientCertAuth: boolean;
   readonly provider: ReloadableCertificateProvider;
   readonly publicCreds: ReloadableServerCredentials;
   readonly peerCreds: ReloadableServerCredentials;
@@ -50,6 +53,7 @@ export class NodeSecurity {
     return new NodeSecurity({
       config: config.tls,
       id: config.id,
+      clientCertAuth: config.clientCertAuth,
       material,
       provider: new ReloadableCertificateProvider(material),
       publicCreds: new ReloadableServerCredentials(material, config.clientCertAuth),
@@ -111,6 +115,15 @@ export class NodeSecurity {
   peerCallerProblem(call: AuthenticatedCall, claimedId: string): string | undefined {
     if (!this.tls) return undefined;
     return peerCertProblem(call.getAuthContext().sslPeerCertificate, claimedId);
+  }
+
+  /**
+   * The principal of a public-port call (principal.ts): the verified client certificate's CN with
+   * --client-cert-auth, else anonymous; `problem` when a certificate names no usable principal.
+   */
+  clientPrincipal(call: AuthenticatedCall): { principal: string } | { problem: string } {
+    if (!this.tls?.clientCertAuth) return { principal: ANONYMOUS };
+    return certificatePrincipal(call.getAuthContext().sslPeerCertificate);
   }
 
   /**

@@ -22,7 +22,10 @@ export {
   validateRequestId,
   validateAbandonedAtIndex,
   validateFenceLock,
+  validatePrincipal,
+  validateAclRule,
 } from './validate.js';
+export { ANONYMOUS, ACL_VERBS, type AclVerb, type AclRule } from './acl-table.js';
 export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';
 export type { MachineView, LeaseRow, LockRow, FenceRow } from './machine-view.js';

@@ -61,3 +61,11 @@ export const MAX_REQUEST_ID_BYTES = 128;
  * be recognised (after it, a late attempt applies as a new call). A per-principal table is issue #12's.
  */
 export const DEDUP_CAPACITY = 10_000;
+/** Principals (a client certificate's CN; X.509 allows 64 characters): at most this many UTF-8 bytes. */
+export const MAX_PRINCIPAL_BYTES = 256;
+/**
+ * Access rules in the whole cluster (Auth.List answers them all in one message: 4096 of the largest
+ * stay under the 4 MiB a client accepts), and per principal (each check scans one principal's prefixes).
+ */
+export const MAX_ACL_RULES = 4096;
+export const MAX_ACL_RULES_PER_PRINCIPAL = 256;

@@ -14,6 +14,9 @@ import { applyGrant, applyRevoke, applyTick } from '../lease/lease-commands.js';
 import { applyAcquire, applyCancelWait, applyRelease } from './lock-commands.js';
 import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';
+import { authorize } from './authorize.js';
+import { applyAclGrant, applyAclRevoke } from './acl-commands.js';
+import { aclAllows, type AclRule, type AclVerb } from './acl-table.js';
 import { checkInvariants } from './invariant-sweep.js';
 import { check } from './invariant-error.js';
 import { decodeState, encodeState } from './snapshot-codec.js';
@@ -44,6 +47,8 @@ export interface LockView {
 export interface LeaseView {
   readonly leaseId: number;
   readonly grantedTtlMs: number;
+  /** The principal that granted it. */
+  readonly owner: string;
   /** deadline - now on the replicated clock (includes the margin, so it may exceed the TTL just after a renewal). */
   readonly remainingMs: number;
   /** Names held (sorted). */
@@ -110,6 +115,8 @@ export class LockStateMachine {
   private dispatch(ctx: ApplyContext, cmd: Command): ApplyResult {
     const problem = validateCommand(cmd);
     if (problem) return failure(cmd.type, problem.error, problem.message);
+    const denied = authorize(this.s, cmd);
+    if (denied) return denied;
     switch (cmd.type) {
       case 'Grant':
         return applyGrant(this.s, ctx, cmd);
@@ -127,6 +134,10 @@ export class LockStateMachine {
         return applyOnce(this.s, ctx, cmd, applyFenceDelete);
       case 'CancelWait':
         return applyOnce(this.s, ctx, cmd, applyCancelWait);
+      case 'AclGrant':
+        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclGrant(s, c));
+      case 'AclRevoke':
+        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclRevoke(s, c));
     }
   }
 
@@ -145,6 +156,7 @@ export class LockStateMachine {
     return {
       leaseId,
       grantedTtlMs: lease.ttlMs,
+      owner: lease.owner,
       remainingMs: lease.deadline - this.s.now,
       locks: sortedNames(lease.held),
       waiting: sortedNames(lease.waiting),
@@ -158,6 +170,33 @@ export class LockStateMachine {
 
   hasLease(leaseId: number): boolean {
     return this.s.leases.has(leaseId);
+  }
+
+  /** The principal that granted a live lease; undefined: unknown, expired or revoked. */
+  leaseOwner(leaseId: number): string | undefined {
+    return this.s.leases.get(leaseId)?.owner;
+  }
+
+  // ---- Access rules (acl-table.ts). ----
+
+  /** Rules, sorted (of one principal when given). */
+  aclRules(principal?: string): AclRule[] {
+    return this.s.acl.rules(principal);
+  }
+
+  /** An admin rule names `principal` (the --admin flags are the node's, not the state's). */
+  aclIsAdmin(principal: string): boolean {
+    return this.s.acl.isAdmin(principal);
+  }
+
+  /** Whether the rules let `principal` act on `name` with one of `anyOf` (acl-table.ts aclAllows). */
+  aclAllows(principal: string, name: string, anyOf: readonly AclVerb[]): boolean {
+    return aclAllows(this.s.acl, principal, name, anyOf);
+  }
+
+  /** Whether `principal` has `verb` on some prefix. */
+  aclHoldsAnywhere(principal: string, verb: AclVerb): boolean {
+    return this.s.acl.holdsAnywhere(principal, verb);
   }
 
   /** The leader proposes Ticks only while this is true. */

@@ -3,7 +3,7 @@
 
 import type { CommandType } from './commands.js';
 
-export type ErrorKind = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED';
+export type ErrorKind = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED' | 'PERMISSION_DENIED';
 
 /** A refused command. It changed nothing (except appliedIndex). */
 export interface Failure {
@@ -119,6 +119,20 @@ export interface CancelWaitResult {
   readonly released: boolean;
 }
 
+export interface AclGrantResult {
+  readonly type: 'AclGrant';
+  readonly ok: true;
+  /** False: the rule was already there (nothing changed). */
+  readonly created: boolean;
+}
+
+export interface AclRevokeResult {
+  readonly type: 'AclRevoke';
+  readonly ok: true;
+  /** False: there was no such rule (nothing changed). */
+  readonly removed: boolean;
+}
+
 export type Success =
   | GrantResult
   | RevokeResult
@@ -127,7 +141,9 @@ export type Success =
   | ReleaseResult
   | FenceWriteResult
   | FenceDeleteResult
-  | CancelWaitResult;
+  | CancelWaitResult
+  | AclGrantResult
+  | AclRevokeResult;
 
 export type ApplyResult = Success | Failure;
 

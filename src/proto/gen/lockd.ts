@@ -1,8 +1,16 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AclRule as _lockd_v1_AclRule, AclRule__Output as _lockd_v1_AclRule__Output } from './lockd/v1/AclRule.js';
 import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from './lockd/v1/AcquireRequest.js';
 import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from './lockd/v1/AcquireResponse.js';
+import type { AuthClient as _lockd_v1_AuthClient, AuthDefinition as _lockd_v1_AuthDefinition } from './lockd/v1/Auth.js';
+import type { AuthGrantRequest as _lockd_v1_AuthGrantRequest, AuthGrantRequest__Output as _lockd_v1_AuthGrantRequest__Output } from './lockd/v1/AuthGrantRequest.js';
+import type { AuthGrantResponse as _lockd_v1_AuthGrantResponse, AuthGrantResponse__Output as _lockd_v1_AuthGrantResponse__Output } from './lockd/v1/AuthGrantResponse.js';
+import type { AuthListRequest as _lockd_v1_AuthListRequest, AuthListRequest__Output as _lockd_v1_AuthListRequest__Output } from './lockd/v1/AuthListRequest.js';
+import type { AuthListResponse as _lockd_v1_AuthListResponse, AuthListResponse__Output as _lockd_v1_AuthListResponse__Output } from './lockd/v1/AuthListResponse.js';
+import type { AuthRevokeRequest as _lockd_v1_AuthRevokeRequest, AuthRevokeRequest__Output as _lockd_v1_AuthRevokeRequest__Output } from './lockd/v1/AuthRevokeRequest.js';
+import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResponse__Output as _lockd_v1_AuthRevokeResponse__Output } from './lockd/v1/AuthRevokeResponse.js';
 import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from './lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse as _lockd_v1_CancelWaitResponse, CancelWaitResponse__Output as _lockd_v1_CancelWaitResponse__Output } from './lockd/v1/CancelWaitResponse.js';
 import type { ClusterClient as _lockd_v1_ClusterClient, ClusterDefinition as _lockd_v1_ClusterDefinition } from './lockd/v1/Cluster.js';
@@ -47,8 +55,32 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   lockd: {
     v1: {
+      AclRule: MessageTypeDefinition<_lockd_v1_AclRule, _lockd_v1_AclRule__Output>
       AcquireRequest: MessageTypeDefinition<_lockd_v1_AcquireRequest, _lockd_v1_AcquireRequest__Output>
       AcquireResponse: MessageTypeDefinition<_lockd_v1_AcquireResponse, _lockd_v1_AcquireResponse__Output>
+      /**
+       * Access rules, kept in the replicated log (every node enforces the same rules; snapshots carry
+       * them). A rule is (principal, prefix, verb). For a principal and a name, the rules of the
+       * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
+       * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
+       * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
+       * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+       * fence  Fence.Write, Delete and Read of keys under the prefix;
+       * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
+       * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
+       * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
+       * those cannot be revoked here.
+       * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
+       * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
+       * without --acl. Grant and Revoke take a request_id like every mutating request.
+       */
+      Auth: SubtypeConstructor<typeof grpc.Client, _lockd_v1_AuthClient> & { service: _lockd_v1_AuthDefinition }
+      AuthGrantRequest: MessageTypeDefinition<_lockd_v1_AuthGrantRequest, _lockd_v1_AuthGrantRequest__Output>
+      AuthGrantResponse: MessageTypeDefinition<_lockd_v1_AuthGrantResponse, _lockd_v1_AuthGrantResponse__Output>
+      AuthListRequest: MessageTypeDefinition<_lockd_v1_AuthListRequest, _lockd_v1_AuthListRequest__Output>
+      AuthListResponse: MessageTypeDefinition<_lockd_v1_AuthListResponse, _lockd_v1_AuthListResponse__Output>
+      AuthRevokeRequest: MessageTypeDefinition<_lockd_v1_AuthRevokeRequest, _lockd_v1_AuthRevokeRequest__Output>
+      AuthRevokeResponse: MessageTypeDefinition<_lockd_v1_AuthRevokeResponse, _lockd_v1_AuthRevokeResponse__Output>
       CancelWaitRequest: MessageTypeDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitRequest__Output>
       CancelWaitResponse: MessageTypeDefinition<_lockd_v1_CancelWaitResponse, _lockd_v1_CancelWaitResponse__Output>
       /**
