@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { ProcessCluster, freePort, waitFor } from '../support/process-cluster.js';
 import { LOCKCTL_MAIN } from '../support/build.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
+import { httpsGet } from '../support/https-get.js';
 
 type Outcome = { code: grpc.status; details: string };
 
@@ -71,11 +72,13 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     return s;
   };
   let root: LockClient;
+  const httpPort = new Map<string, number>();
 
   before(async () => {
     pki = TestPki.create();
     // --snapshot-every 20: the rules below are carried by snapshots (checked after a restart).
-    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root', '--snapshot-every', '20'] });
+    for (const id of ['n1', 'n2', 'n3']) httpPort.set(id, await freePort());
+    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root', '--snapshot-every', '20'], nodeFlags: (id) => ({ '--http-listen': `127.0.0.1:${httpPort.get(id)}` }) });
     await cluster.waitForLeader();
     root = clientAs('root');
     for (const [principal, verb, prefix] of [
@@ -249,6 +252,27 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     expect((await lockctl('root', 'acl', 'grant', 'erin', 'write', 'erin/')).code).to.equal(2);
     expect(await lockctl('root', 'acl', 'revoke', 'erin', 'lock', 'erin/')).to.include({ code: 0, stdout: 'revoked lock on "erin/" for erin\n' });
     expect((await lockctl('erin', 'lock', 'try', 'erin/y')).stderr).to.contain('PERMISSION_DENIED');
+  });
+
+  it('the HTTPS endpoint: /metrics, /state and the dashboard need `read` on \'\' (or admin); the probes stay open', async () => {
+    certs.frank ??= pki.client('frank');
+    certs.root ??= pki.client('root');
+    for (const id of ['n1', 'n2', 'n3']) {
+      const port = httpPort.get(id)!;
+      expect((await httpsGet(port, '/readyz', pki)).status, `${id} /readyz`).to.be.oneOf([200, 503]);
+      const denied = await httpsGet(port, '/metrics', pki, certs.frank);
+      expect(denied.status, `${id} /metrics as frank`).to.equal(403);
+      expect(denied.body).to.contain('frank may not read').and.contain('`read`');
+      expect((await httpsGet(port, '/state', pki, certs.root)).status, `${id} /state as root`).to.equal(200);
+    }
+    // `read` on a narrower prefix is not the whole cluster's state.
+    expect(await root.aclGrant({ principal: 'frank', verb: 'read', prefix: 'frank/' })).to.equal(true);
+    expect(await root.aclGrant({ principal: 'frank', verb: 'read', prefix: '' })).to.equal(true);
+    for (const id of ['n1', 'n2', 'n3'])
+      await waitFor(`${id} to let frank read`, async () => ((await httpsGet(httpPort.get(id)!, '/metrics', pki, certs.frank)).status === 200 ? true : undefined));
+    expect(await root.aclRevoke({ principal: 'frank', verb: 'read', prefix: '' })).to.equal(true);
+    for (const id of ['n1', 'n2', 'n3'])
+      await waitFor(`${id} to refuse frank again`, async () => ((await httpsGet(httpPort.get(id)!, '/', pki, certs.frank)).status === 403 ? true : undefined));
   });
 
   it('a node refuses to start with --acl but without TLS and client certificates (exit 2, a clear message)', async () => {

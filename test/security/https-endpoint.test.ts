@@ -7,46 +7,12 @@ import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import * as grpc from '@grpc/grpc-js';
 import { chromium, type Browser } from 'playwright-core';
 import { raftProto } from '../../src/proto/raft.js';
 import { freePort, ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
-
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-  /** SHA-256 fingerprint of the certificate the server presented. */
-  readonly served: string;
-}
-
-/** GET over HTTPS trusting `pki`'s CA, presenting `client` if given; a new connection each time. */
-function httpsGet(port: number, path: string, pki: TestPki, client?: CertFiles, extra: { ca?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1', port, path, servername: 'localhost', agent: false, timeout: 3000,
-        ca: readFileSync(extra.ca ?? pki.caCert), ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
-      },
-      (res) => {
-        const served = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          body += d;
-          if (path === '/events' && body.includes('event: state')) req.destroy(); // a stream: the first event is enough
-        });
-        const done = () => resolve({ status: res.statusCode ?? 0, body, served });
-        res.on('end', done);
-        res.on('close', done);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { httpsGet } from '../support/https-get.js';
 
 /** A plaintext HTTP GET: resolves with the status, or with the error that ended it. */
 function plainGet(port: number, path: string): Promise<{ status?: number; error?: string }> {

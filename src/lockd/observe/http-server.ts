@@ -23,6 +23,8 @@ export interface HttpParts {
   readonly snapshot: () => StateSnapshot;
   readonly cluster: () => ClusterView;
   readonly logger: Logger;
+  /** Whether a (certificate-verified) principal may read /metrics, /events, /state, /cluster and the dashboard. */
+  readonly mayRead: (principal: string) => boolean;
   /** With TLS: the server's context (node certificate, CA for client certificates); undefined = plain HTTP. */
   readonly tls?: SecureContextOptions;
 }
@@ -50,7 +52,7 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
       res.end('only GET and HEAD\n');
       return;
     }
-    const refusal = readRefusal(req, path, tls);
+    const refusal = readRefusal(req, path, tls, parts.mayRead);
     if (refusal) {
       res.writeHead(refusal.status, { 'content-type': TEXT });
       res.end(`${refusal.message}\n`);

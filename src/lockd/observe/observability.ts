@@ -64,6 +64,7 @@ export class Observability {
       snapshot: this.snapshot,
       cluster: () => clusterView(ctx),
       logger: ctx.logger,
+      mayRead: (principal) => ctx.access.mayRead(principal),
       ...(tls ? { tls } : {}),
     });
     this.http = endpoint.server;
