@@ -60,6 +60,11 @@ export class ReflectionClient {
     return a.fileDescriptorResponse.fileDescriptorProto;
   }
 
+  /** A raw stream, for tests that misbehave on it. */
+  stream(): Stream {
+    return this.client.ServerReflectionInfo();
+  }
+
   close(): void {
     this.client.close();
   }

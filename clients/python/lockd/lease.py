@@ -66,6 +66,9 @@ class _Stream:
             self._lease._on_end(self, None)
         except grpc.RpcError as e:
             self._lease._on_end(self, from_rpc_error(e))
+        finally:
+            # Ends _feed: grpc's thread consuming it would otherwise wait in get() forever.
+            self._requests.put(None)
 
     def close(self) -> None:
         self._requests.put(None)
@@ -78,6 +81,8 @@ class Lease:
     def __init__(self, router: Router, lease_id: int, ttl_ms: int, initial_deadline: float, keepalive_interval: Optional[float] = None, renew_now: bool = True):
         if lease_id <= 0 or ttl_ms <= 0:
             raise ValueError(f"bad lease {lease_id} (ttl {ttl_ms} ms)")
+        if keepalive_interval is not None and not keepalive_interval > 0:
+            raise ValueError(f"keepalive_interval must be positive seconds, got {keepalive_interval!r}")
         #: The lease id.
         self.id = lease_id
         #: The TTL the cluster granted (ms).
@@ -117,13 +122,20 @@ class Lease:
             self._lose("expired", "no keepalive was acknowledged in time")
         return self.lost.is_set()
 
-    def on_lost(self, fn: Callable[[LeaseLostError], None]) -> None:
-        """Call ``fn(reason)`` once when the lease is lost (at once if it already is)."""
+    def on_lost(self, fn: Callable[[LeaseLostError], None]) -> Callable[[], None]:
+        """Call ``fn(reason)`` once when the lease is lost (at once if it already is). Returns a
+        function that unsubscribes ``fn`` (a lock released before its lease ends lets go of it)."""
         with self._cond:
             if not self._done:
                 self._listeners.append(fn)
-                return
+                return lambda: self._unsubscribe(fn)
         fn(self.lost_reason)  # type: ignore[arg-type]
+        return lambda: None
+
+    def _unsubscribe(self, fn) -> None:
+        with self._cond:
+            if fn in self._listeners:
+                self._listeners.remove(fn)
 
     # ---- ending it -----------------------------------------------------------------------
 

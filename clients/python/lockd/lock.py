@@ -42,7 +42,7 @@ class Lock:
         self._mu = threading.Lock()
         self._release_mu = threading.Lock()  # one release at a time: a second caller gets the first's answer
         self._released: Optional[bool] = None
-        lease.on_lost(lambda _reason: self._lose("lease"))
+        self._unsubscribe = lease.on_lost(lambda _reason: self._lose("lease"))
 
     @property
     def held(self) -> bool:
@@ -69,6 +69,7 @@ class Lock:
 
     def _release(self, timeout: float) -> bool:
         was_held = self.held
+        self._unsubscribe()
         self._lose("released-here")
         released: Optional[bool] = None
         failure: Optional[LockdError] = None

@@ -6,7 +6,7 @@
 //
 // Hostile input: a reflection request names a file or a symbol, so 4 KiB is plenty (larger ones
 // are refused before parsing, RESOURCE_EXHAUSTED). The library answers every request with a write
-// and never looks at backpressure, and an answer (a whole file descriptor, ~10 KiB) is larger than
+// and never looks at backpressure, and an answer (a whole file descriptor, kilobytes) is larger than
 // the request: a client that sends and never reads would make the node buffer answers without
 // bound. So the stream is not read while its answers do not drain, as for every other stream of
 // the API (server-stream.ts): unread requests stay in the client.
