@@ -3,7 +3,7 @@
 // /usr/bin/python3 (python3-grpcio, python3-protobuf; scripts/test-deps.sh installs them), each
 // judged by its exit code, its output shown on failure.
 import { expect } from 'chai';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcessCluster } from '../support/process-cluster.js';
@@ -14,28 +14,79 @@ import { TestPki } from '../support/test-pki.js';
 const PYTHON = '/usr/bin/python3';
 const PY_DIR = join(ROOT, 'clients', 'python');
 
-/** Run a Python program in clients/python (its own process group: a helper it spawns goes with it). */
-function python(args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
+/** A Python program running in clients/python, in its own process group (a helper it spawns goes with it). */
+class PythonProcess {
+  output = '';
+  readonly exited: Promise<number | null>;
+  private readonly proc: ChildProcess;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(args: string[], env: Record<string, string>) {
     const path = [PY_DIR, join(PY_DIR, 'tests')].join(':');
-    const proc = spawn(PYTHON, args, { cwd: PY_DIR, env: { ...process.env, ...env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    reapOnExit(proc, true);
-    let output = '';
-    proc.stdout!.on('data', (d) => (output += d));
-    proc.stderr!.on('data', (d) => (output += d));
-    const timer = setTimeout(() => {
-      killNow(proc, true);
-      reject(new Error(`${args.join(' ')} did not finish within ${timeoutMs} ms; output:\n${output}`));
+    this.proc = spawn(PYTHON, args, { cwd: PY_DIR, env: { ...process.env, ...env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    reapOnExit(this.proc, true);
+    const take = (d: Buffer) => {
+      this.output += d;
+      for (const l of [...this.listeners]) l();
+    };
+    this.proc.stdout!.on('data', take);
+    this.proc.stderr!.on('data', take);
+    this.exited = new Promise((resolve, reject) => {
+      this.proc.on('error', reject);
+      this.proc.on('exit', (code) => {
+        for (const l of [...this.listeners]) l();
+        resolve(code);
+      });
+    });
+  }
+
+  /** The first JSON line of its output whose `event` is one of `events`; fails on exit or after timeoutMs. */
+  event(events: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        for (const line of this.output.split('\n')) {
+          if (!line.startsWith('{')) continue;
+          const r = JSON.parse(line) as Record<string, unknown>;
+          if (events.includes(String(r.event))) return done(() => resolve(r));
+        }
+        if (this.proc.exitCode !== null || this.proc.signalCode !== null) done(() => reject(new Error(`exited (${this.proc.exitCode ?? this.proc.signalCode}) before ${events.join('/')}; output:\n${this.output}`)));
+      };
+      const timer = setTimeout(() => done(() => reject(new Error(`no ${events.join('/')} within ${timeoutMs} ms; output:\n${this.output}`))), timeoutMs);
+      const done = (fn: () => void) => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        fn();
+      };
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  send(line: string): void {
+    this.proc.stdin!.write(line + '\n');
+  }
+
+  kill(): void {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) killNow(this.proc, true);
+  }
+}
+
+/** Run a Python program to its end: exit code and output (stdout and stderr). */
+async function python(args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  const p = new PythonProcess(args, env);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      p.kill();
+      reject(new Error(`${args.join(' ')} did not finish within ${timeoutMs} ms; output:\n${p.output}`));
     }, timeoutMs);
-    proc.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
   });
+  try {
+    const code = await Promise.race([p.exited, timedOut]);
+    return { code, output: p.output };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How many test methods the suite (or one file of it) defines: a run that ran fewer (an import that hid some) fails. */
@@ -84,6 +135,26 @@ describe('the Python client against a real cluster', function () {
     expect(output).to.match(/paused holder's write: refused: FAILED_PRECONDITION/);
     expect(output).to.match(/paused holder afterwards: held=False lost=True \(lease\)/);
     expect(output).to.contain('gc-pause: OK');
+  });
+
+  it('a lease and its lock survive the leader being killed: the keepalive stream follows the new leader', async () => {
+    const holder = new PythonProcess(['tests/failover_holder.py'], env);
+    const old = await cluster.waitForLeader();
+    try {
+      const holding = await holder.event(['holding'], 20_000);
+      expect(holding.leader).to.equal(cluster.node(old).address);
+      await cluster.kill(old);
+      const next = await cluster.waitForLeader(cluster.nodes.map((n) => n.id).filter((id) => id !== old));
+      holder.send('failover');
+      const r = await holder.event(['renewed', 'lost', 'timeout'], 30_000);
+      expect(r, holder.output).to.deep.equal({ event: 'renewed', leader: cluster.node(next).address, held: true, holder: holding.lease, token: holding.token });
+      expect(await holder.exited, holder.output).to.equal(0);
+    } finally {
+      holder.kill();
+      // Put the cluster back as the other tests found it.
+      if (!cluster.isRunning(old)) cluster.startNode(old);
+      await cluster.waitForLeader();
+    }
   });
 });
 

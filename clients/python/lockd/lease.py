@@ -46,7 +46,12 @@ class _Stream:
         self._requests: "queue.SimpleQueue" = queue.SimpleQueue()
         self._call = stub.KeepAlive(self._feed())
         self._lease = lease
-        threading.Thread(target=self._read, name=f"lockd-keepalive-{lease.id}", daemon=True).start()
+
+    def start_reading(self) -> None:
+        """Read answers on a thread of their own. Called once the lease has made this its stream:
+        a stream that fails at once (its node is down) must find itself current, or its end is
+        ignored and the lease waits on a dead stream."""
+        threading.Thread(target=self._read, name=f"lockd-keepalive-{self._lease.id}", daemon=True).start()
 
     def _feed(self):
         while True:
@@ -194,6 +199,7 @@ class Lease:
                 stream.close()
                 return None
             self._stream = stream
+        stream.start_reading()
         return stream
 
     def _send_keepalive(self, stream: _Stream) -> None:
