@@ -16,7 +16,9 @@ const PY_DIR = join(ROOT, 'clients', 'python');
 
 /** A Python program running in clients/python, in its own process group (a helper it spawns goes with it). */
 class PythonProcess {
+  /** stdout and stderr, as they came. */
   output = '';
+  private stdout = '';
   readonly exited: Promise<number | null>;
   private readonly proc: ChildProcess;
   private readonly listeners = new Set<() => void>();
@@ -25,12 +27,13 @@ class PythonProcess {
     const path = [PY_DIR, join(PY_DIR, 'tests')].join(':');
     this.proc = spawn(PYTHON, args, { cwd: PY_DIR, env: { ...process.env, ...env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     reapOnExit(this.proc, true);
-    const take = (d: Buffer) => {
+    const take = (d: Buffer, fromStdout: boolean) => {
       this.output += d;
+      if (fromStdout) this.stdout += d;
       for (const l of [...this.listeners]) l();
     };
-    this.proc.stdout!.on('data', take);
-    this.proc.stderr!.on('data', take);
+    this.proc.stdout!.on('data', (d: Buffer) => take(d, true));
+    this.proc.stderr!.on('data', (d: Buffer) => take(d, false));
     this.exited = new Promise((resolve, reject) => {
       this.proc.on('error', reject);
       this.proc.on('exit', (code) => {
@@ -40,14 +43,18 @@ class PythonProcess {
     });
   }
 
-  /** The first JSON line of its output whose `event` is one of `events`; fails on exit or after timeoutMs. */
+  /** The first JSON line of its stdout whose `event` is one of `events`; fails on exit or after timeoutMs. */
   event(events: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        for (const line of this.output.split('\n')) {
-          if (!line.startsWith('{')) continue;
-          const r = JSON.parse(line) as Record<string, unknown>;
-          if (events.includes(String(r.event))) return done(() => resolve(r));
+        for (const line of this.stdout.split('\n').slice(0, -1)) { // whole lines only
+          let r: Record<string, unknown>;
+          try {
+            r = JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            continue; // not a report (a traceback, a warning)
+          }
+          if (events.includes(String(r?.event))) return done(() => resolve(r));
         }
         if (this.proc.exitCode !== null || this.proc.signalCode !== null) done(() => reject(new Error(`exited (${this.proc.exitCode ?? this.proc.signalCode}) before ${events.join('/')}; output:\n${this.output}`)));
       };
