@@ -122,6 +122,21 @@ class LeaseAndLockTest(ClusterTest):
         lease_b.revoke()
 
 
+    def test_a_wait_that_times_out_leaves_the_queue_and_keeps_the_callers_lease(self):
+        a, b = self.client(), self.client()
+        n = name("timeout")
+        held = a.lock(n, ttl_ms=5000)
+        lease = b.grant_lease(5000)
+        with self.assertRaises(LockdError) as e:
+            b.lock(n, lease=lease, timeout=0.5)
+        self.assertEqual(e.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertNotIn(lease.id, list(a.inspect(n).waiting_lease_ids))
+        self.assertFalse(lease.is_lost())  # the caller's lease is the caller's: not revoked
+        self.assertGreater(b.time_to_live(lease.id).remaining_ms, 0)
+        held.release()
+        lease.revoke()
+
+
 class LossTest(ClusterTest):
     def test_lost_is_set_at_the_send_time_of_the_last_acknowledged_keepalive_plus_ttl(self):
         c = self.client()
