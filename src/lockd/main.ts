@@ -7,6 +7,7 @@ import { LockdNode } from './node/lockd-node.js';
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
+import { registerReflection } from './api/reflection-service.js';
 import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
 import { Observability } from './observe/observability.js';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   let node: LockdNode;
   const observability = new Observability();
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar], PUBLIC_SERVER_OPTIONS);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar, registerReflection], PUBLIC_SERVER_OPTIONS);
     await observability.listen();
   } catch (e) {
     if (e instanceof TlsMaterialError) {
