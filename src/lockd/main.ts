@@ -4,6 +4,9 @@ import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
+
+/** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
+const EXIT_REMOVED = 4;
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
@@ -45,12 +48,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ event: 'shutdown', signal }, `shutting down on ${signal}`);
-    void node.stop().then(() => process.exit(0));
+    void node.stop().then(() => process.exit(code));
   };
+  node.onRemoved((e) => {
+    process.stderr.write(`lockd: ${e.message}\n`);
+    shutdown('removal from the cluster', EXIT_REMOVED);
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // Rotated certificates: re-read the TLS files; new connections use them, open ones keep theirs.

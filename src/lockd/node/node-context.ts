@@ -7,6 +7,7 @@ import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
+import type { Membership } from './membership.js';
 import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
 
@@ -17,6 +18,8 @@ export interface NodeContext {
   readonly logger: Logger;
   /** Members' peer addresses (to dial) and client addresses (to tell clients). */
   readonly peers: PeerDirectory;
+  /** Membership changes as the node sees them (request ids of committed changes). */
+  readonly membership: Membership;
   /** TLS credentials for dialing members (forwarding) and peer-caller checks. */
   readonly security: NodeSecurity;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */

@@ -8,3 +8,8 @@ export const NODE_ID_HEADER = 'lockd-node-id';
  */
 export const CLIENT_ADDRESS_HEADER = 'lockd-client-address';
 export const MAX_CLIENT_ADDRESS_LENGTH = 300;
+/**
+ * Set (to "1") in the trailers of a refused stream whose sender this node knows was removed from
+ * the cluster by a committed change: the sender stops itself (ids are never reused).
+ */
+export const REMOVED_TRAILER = 'lockd-removed';
