@@ -5,6 +5,7 @@ import type { ClusterClient } from '../proto/gen/lockd/v1/Cluster.js';
 import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
+import type { MembershipClient } from '../proto/gen/lockd/v1/Membership.js';
 import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
 import { channelSecurity, type TlsMaterial } from './tls.js';
 
@@ -20,6 +21,7 @@ export class Endpoint {
   readonly fence: FenceClient;
   readonly cluster: ClusterClient;
   readonly session: SessionStub;
+  readonly membership: MembershipClient;
   private readonly channel: grpc.Channel;
 
   constructor(
@@ -35,6 +37,7 @@ export class Endpoint {
     this.fence = new v1.Fence(address, creds, opts);
     this.cluster = new v1.Cluster(address, creds, opts);
     this.session = new v1.Session(address, creds, opts);
+    this.membership = new v1.Membership(address, creds, opts);
   }
 
   close(): void {

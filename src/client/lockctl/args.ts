@@ -41,6 +41,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+  { path: ['member', 'list'], positionals: [], flags: [], summary: 'members: id, peer and client address, voter/learner, match index, lag (admin)' },
+  { path: ['member', 'add'], positionals: ['ID'], flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'], summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)' },
+  { path: ['member', 'promote'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'make a caught-up learner a voter' },
+  { path: ['member', 'remove'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'remove a member for good (its id is never reused; not the leader: transfer first)' },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
@@ -51,6 +55,10 @@ const FLAG_USAGE: Record<string, string> = {
   token: '--token T',
   lock: '[--lock NAME]',
   grace: '[--grace MS]',
+  'peer-url': '--peer-url HOST:PORT',
+  'client-url': '[--client-url HOST:PORT]',
+  learner: '[--learner]',
+  'expect-config-index': '[--expect-config-index N]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -85,7 +93,10 @@ export interface Parsed {
   readonly timeoutMs?: number;
   /** TLS files (paths), when TLS is on. */
   readonly tls?: ClientTlsOptions;
-  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string };
+  readonly flags: {
+    lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string;
+    peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
+  };
   /** `run`: the command and its arguments. */
   readonly command: string[];
 }
@@ -101,6 +112,10 @@ const OPTIONS = {
   token: { type: 'string' },
   lock: { type: 'string' },
   grace: { type: 'string' },
+  'peer-url': { type: 'string' },
+  'client-url': { type: 'string' },
+  learner: { type: 'boolean' },
+  'expect-config-index': { type: 'string' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -121,6 +136,14 @@ export function parsePositive(what: string, text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a positive integer, got ${JSON.stringify(text)}`);
   const n = Number(text.trim());
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer below 2^53, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** A log index: 0 or more (0 is the bootstrap configuration's). */
+export function parseIndex(what: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a log index (an integer ≥ 0), got ${JSON.stringify(text)}`);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${what} must be below 2^53, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -155,10 +178,11 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   };
   const rest = positionals.slice(spec.path.length);
   if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
+  if (spec.flags.includes('peer-url') && values['peer-url'] === undefined) fail('--peer-url is required (the new member\'s --advertise-peer)');
   if (spec.path[0] === 'run' && command.length === 0) fail('no command given after --');
   if (spec.path[0] !== 'run' && dashdash >= 0) fail('unexpected -- (only run takes a command)');
 
@@ -192,6 +216,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
       graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
       lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
+      peerUrl: values['peer-url'],
+      clientUrl: values['client-url'],
+      learner: values.learner ?? false,
+      expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
     },
     command,
   };

@@ -31,6 +31,10 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'fence delete': return cmd.fenceDelete(ctx);
     case 'fence read': return cmd.fenceRead(ctx);
     case 'run': return runCommand(ctx);
+    case 'member list': return cmd.memberList(ctx);
+    case 'member add': return cmd.memberAdd(ctx);
+    case 'member promote': return cmd.memberChange(ctx, 'promote');
+    case 'member remove': return cmd.memberChange(ctx, 'remove');
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }
 }

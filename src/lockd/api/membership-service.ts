@@ -126,7 +126,7 @@ export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: 
   const refusal = (e: ConfChangeError, cc: ConfChange): ApiError => {
     if (e.reason === 'not-leader') return deps.router.unavailable(`${ctx.config.id} is no longer the leader`);
     const hint: Partial<Record<ConfChangeRefusal, string>> = {
-      'remove-leader': `; transfer leadership first (lockctl leader transfer), then remove ${cc.node}`,
+      'remove-leader': ' (lockctl leader transfer)',
       'id-removed': '; start the machine with a wiped data dir and add it under a new id',
       'learner-behind': '; wait until it has caught up (lockctl member list shows its lag) and retry',
       'change-pending': '; retry shortly, with the same request_id',
