@@ -106,7 +106,7 @@ export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: 
       ctx.logger.info({ event: 'membership change', op: cc.op, member: cc.node, index }, `membership change at ${index}: ${cc.op} ${cc.node}`);
       return answer(index);
     } catch (e) {
-      if (e instanceof ConfChangeError) throw refusal(e, cc);
+      if (e instanceof ConfChangeError) throw refusal(e);
       if (e instanceof TimeoutError) throw deps.router.unavailable(`${cc.op} ${cc.node} not committed in time (no quorum?); it may still take effect: check with MemberList, retry with the same request_id`);
       if (e instanceof NotLeaderError) throw deps.router.unavailable(`${ctx.config.id} is no longer the leader`, e.leader);
       if (e instanceof ProposalLostError) {
@@ -123,7 +123,7 @@ export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: 
     return { configIndex: index, voters: [...c.voters], learners: [...(c.learners ?? [])] };
   };
 
-  const refusal = (e: ConfChangeError, cc: ConfChange): ApiError => {
+  const refusal = (e: ConfChangeError): ApiError => {
     if (e.reason === 'not-leader') return deps.router.unavailable(`${ctx.config.id} is no longer the leader`);
     const hint: Partial<Record<ConfChangeRefusal, string>> = {
       'remove-leader': ' (lockctl leader transfer)',
