@@ -99,4 +99,49 @@ describe('membership changes (real processes)', function () {
     // The cluster of three goes on.
     await c.waitForApplied(await grant(lease), ['n1', 'n2', 'n3', 'n4'].filter((id) => id !== victim));
   });
+
+  it('refuses to promote a learner that is behind (FAILED_PRECONDITION with the numbers) until it has caught up; after the change every node restarts from its data dir, with its old --peers', async () => {
+    // A bound of 3 entries, so a learner that is not running is soon too far behind.
+    // Snapshots every 5 entries: n4 gets one to catch up, and the restarts below start from snapshots taken after the changes.
+    const c = (cluster = await ProcessCluster.start({ size: 3, extraArgs: ['--promote-max-lag', '3', '--snapshot-every', '5'] }));
+    const leader = await c.waitForLeader();
+    const lease = new lockdProto.lockd.v1.Lease(c.node(leader).address, grpc.credentials.createInsecure());
+    const members = new Members(c.node(leader).address);
+    closers.push(lease, members.client);
+    const bootstrapPeers = c.peersFlag();
+    const n4 = await c.addNode('n4');
+    await Members.retrying('add n4', () => members.add({ id: 'n4', peerUrl: n4.peerAddress, clientUrl: n4.address, learner: true }));
+    for (let k = 0; k < 10; k++) await grant(lease);
+    const behind = await Members.refusal(members.promote({ id: 'n4' }));
+    expect(behind.code).to.equal(grpc.status.FAILED_PRECONDITION);
+    expect(behind.details).to.match(/n4 has matched 0, the commit index is \d+ \(at most 3 behind\)/);
+    expect((await members.list()).members.find((m) => m.id === 'n4')!.role).to.equal('learner'); // nothing changed
+
+    c.startNode('n4', {}, ['--join']);
+    await members.caughtUp('n4', 'learner');
+    await Members.retrying('promote n4', () => members.promote({ id: 'n4' }));
+
+    // Every node down, then up from its data dir: the original three with the bootstrap --peers
+    // (3 ids: the data dir's configuration, 4 voters, wins; n4's address comes from the data dir).
+    for (const n of c.nodes) await c.kill(n.id);
+    for (const id of ['n1', 'n2', 'n3']) c.startNode(id, { '--peers': bootstrapPeers });
+    c.startNode('n4');
+    const after = await c.waitForLeader();
+    expect((await c.status(after)).members.map((m) => m.id)).to.have.members(['n1', 'n2', 'n3', 'n4']);
+    const lease2 = new lockdProto.lockd.v1.Lease(c.node(after).address, grpc.credentials.createInsecure());
+    closers.push(lease2);
+    await c.waitForApplied(await grant(lease2), ['n1', 'n2', 'n3', 'n4']);
+    expect(c.log('n4')).to.match(/snapshot installed/); // it caught up from a snapshot (taken after its own addition)
+
+    // A voter that is down while it is removed is refused when it comes back, and stops itself.
+    const victim = ['n1', 'n2', 'n3'].find((id) => id !== after)!;
+    await c.kill(victim);
+    const viaNode = c.nodes.find((n) => n.id !== victim)!.address;
+    const members2 = new Members(viaNode);
+    closers.push(members2.client);
+    await Members.retrying(`remove ${victim}`, () => members2.remove({ id: victim }));
+    const back = await c.runToExit(c.argsFor(victim));
+    expect(back.code).to.equal(4);
+    expect(back.output).to.match(/refused this node's stream: its committed configuration removed/);
+  });
 });
