@@ -135,8 +135,10 @@ export interface ProtoGrpcType {
        * retry shortly, with the same request_id.
        * - RESOURCE_EXHAUSTED: 32 members, or 1024 removed ids.
        * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
-       * change that committed answers as the first attempt did, while this leader remembers it (the
-       * last 1024 changes in its log).
+       * change that committed answers as the first attempt did, as long as the leader remembers it (the
+       * last 1024 committed changes its log held at start or it saw since; older ones are judged
+       * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
+       * INVALID_ARGUMENT.
        */
       Membership: SubtypeConstructor<typeof grpc.Client, _lockd_v1_MembershipClient> & { service: _lockd_v1_MembershipDefinition }
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>

@@ -30,8 +30,10 @@ import type { MemberRemoveRequest as _lockd_v1_MemberRemoveRequest, MemberRemove
  * retry shortly, with the same request_id.
  * - RESOURCE_EXHAUSTED: 32 members, or 1024 removed ids.
  * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
- * change that committed answers as the first attempt did, while this leader remembers it (the
- * last 1024 changes in its log).
+ * change that committed answers as the first attempt did, as long as the leader remembers it (the
+ * last 1024 committed changes its log held at start or it saw since; older ones are judged
+ * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
+ * INVALID_ARGUMENT.
  */
 export interface MembershipClient extends grpc.Client {
   MemberAdd(argument: _lockd_v1_MemberAddRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_MemberChangeResponse__Output>): grpc.ClientUnaryCall;
@@ -93,8 +95,10 @@ export interface MembershipClient extends grpc.Client {
  * retry shortly, with the same request_id.
  * - RESOURCE_EXHAUSTED: 32 members, or 1024 removed ids.
  * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
- * change that committed answers as the first attempt did, while this leader remembers it (the
- * last 1024 changes in its log).
+ * change that committed answers as the first attempt did, as long as the leader remembers it (the
+ * last 1024 committed changes its log held at start or it saw since; older ones are judged
+ * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
+ * INVALID_ARGUMENT.
  */
 export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
   MemberAdd: grpc.handleUnaryCall<_lockd_v1_MemberAddRequest__Output, _lockd_v1_MemberChangeResponse>;
