@@ -56,6 +56,11 @@ describe('membership changes (real processes)', function () {
     expect((await Members.refusal(members.add({ id: 'n 4', peerUrl: n4.peerAddress }))).code).to.equal(grpc.status.INVALID_ARGUMENT);
     expect((await Members.refusal(members.add({ id: 'n8', peerUrl: 'nohost' }))).code).to.equal(grpc.status.INVALID_ARGUMENT);
 
+    // Compare-and-swap: a change decided against another configuration (0: the bootstrap one) is refused.
+    const stale = await Members.refusal(members.promote({ id: 'n4', expectedConfigIndex: 0 }));
+    expect(stale.code).to.equal(grpc.status.FAILED_PRECONDITION);
+    expect(stale.details).to.match(new RegExp(`expected the configuration of entry 0, it is that of entry ${added.configIndex}`));
+
     c.startNode('n4', {}, ['--join']);
     const listed = await members.caughtUp('n4', 'learner');
     const m4 = listed.members.find((m) => m.id === 'n4')!;
@@ -63,7 +68,7 @@ describe('membership changes (real processes)', function () {
     expect(m4.clientAddress).to.equal(n4.address);
     expect(listed.configIndex).to.equal(added.configIndex);
 
-    const promoted = await Members.retrying('promote n4', () => members.promote({ id: 'n4' }));
+    const promoted = await Members.retrying('promote n4', () => members.promote({ id: 'n4', expectedConfigIndex: added.configIndex }));
     expect(promoted.voters).to.have.members(['n1', 'n2', 'n3', 'n4']);
     expect(promoted.learners).to.deep.equal([]);
     await c.waitForApplied(await grant(lease), ['n1', 'n2', 'n3', 'n4']);

@@ -8,7 +8,7 @@ export interface MemberChangeResponse {
    */
   'configIndex'?: (number | string | Long);
   /**
-   * The configuration after it.
+   * The configuration as the leader has it when it answers (for a retry, possibly later changes too).
    */
   'voters'?: (string)[];
   'learners'?: (string)[];
@@ -20,7 +20,7 @@ export interface MemberChangeResponse__Output {
    */
   'configIndex': (number);
   /**
-   * The configuration after it.
+   * The configuration as the leader has it when it answers (for a retry, possibly later changes too).
    */
   'voters': (string)[];
   'learners': (string)[];
