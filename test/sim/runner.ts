@@ -206,6 +206,7 @@ class Sim implements DriverHooks, World, LockDriver {
         this.byId.set(id, node);
         return node;
       });
+      // A change asked for on 5% of steps, and of every new leader at once (where the first-commit rule matters).
       this.membership = new Membership(this.membershipWorld(), spares, m.fork('changes'), 0.05, 1);
     }
   }
