@@ -298,9 +298,11 @@ case "$cmd" in
     (($(size) > 0)) || die "no cluster in .cluster/; run './cluster.sh start'"
     [[ -f "$STATUS_TOOL" ]] || die "not built; run './cluster.sh start' (or npm run build)"
     # shellcheck disable=SC2046
-    node "$STATUS_TOOL" $(status_tls) $(status_args) || true
+    rc=0
+    node "$STATUS_TOOL" $(status_tls) $(status_args) || rc=$?
     echo
     lockctl member list || echo "cluster.sh: no member list (no leader?)" >&2
+    exit "$rc"
     ;;
   add) cmd_add ;;
   remove) cmd_remove "${1:-}" ;;

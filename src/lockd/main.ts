@@ -4,15 +4,15 @@ import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
-
-/** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
-const EXIT_REMOVED = 4;
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
 import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
 import { Observability } from './observe/observability.js';
+
+/** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
+const EXIT_REMOVED = 4;
 
 async function main(): Promise<void> {
   let config;
