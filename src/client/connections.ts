@@ -6,6 +6,7 @@ import type { ClusterClient } from '../proto/gen/lockd/v1/Cluster.js';
 import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
+import type { MembershipClient } from '../proto/gen/lockd/v1/Membership.js';
 import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
 import { channelSecurity, type TlsMaterial } from './tls.js';
 
@@ -22,6 +23,7 @@ export class Endpoint {
   readonly cluster: ClusterClient;
   readonly auth: AuthClient;
   readonly session: SessionStub;
+  readonly membership: MembershipClient;
   private readonly channel: grpc.Channel;
 
   constructor(
@@ -38,6 +40,7 @@ export class Endpoint {
     this.cluster = new v1.Cluster(address, creds, opts);
     this.auth = new v1.Auth(address, creds, opts);
     this.session = new v1.Session(address, creds, opts);
+    this.membership = new v1.Membership(address, creds, opts);
   }
 
   close(): void {

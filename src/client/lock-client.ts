@@ -18,6 +18,8 @@ import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadR
 import type { AuthGrantResponse__Output } from '../proto/gen/lockd/v1/AuthGrantResponse.js';
 import type { AuthRevokeResponse__Output } from '../proto/gen/lockd/v1/AuthRevokeResponse.js';
 import type { AuthListResponse__Output } from '../proto/gen/lockd/v1/AuthListResponse.js';
+import type { MemberListResponse__Output } from '../proto/gen/lockd/v1/MemberListResponse.js';
+import type { MemberChangeResponse__Output } from '../proto/gen/lockd/v1/MemberChangeResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
@@ -384,6 +386,37 @@ export class LockClient {
     return Promise.all(asked.values());
   }
 
+  // ---- membership (operators; admin-only once the cluster has ACLs) ---------------------------
+
+  /** The leader's member list: ids, peer and client addresses, roles, match indexes and lag. */
+  async memberList(opts?: CallOptions): Promise<MemberListResponse__Output> {
+    return this.router.unary<MemberListResponse__Output>('Membership.MemberList', (ep, o, cb) => ep.membership.MemberList({}, o, cb), this.ctl(opts));
+  }
+
+  /**
+   * Add a member (as a learner unless `learner` is false); retried under one request id, so it is
+   * applied once. `expectedConfigIndex`: refuse unless the configuration is still that one.
+   */
+  async memberAdd(
+    m: { id: string; peerUrl: string; clientUrl?: string; learner?: boolean },
+    opts: WriteOptions & { expectedConfigIndex?: number } = {},
+  ): Promise<MemberChangeResponse__Output> {
+    const req = { id: m.id, peerUrl: m.peerUrl, clientUrl: m.clientUrl ?? '', learner: m.learner ?? true, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    return this.router.unary<MemberChangeResponse__Output>('Membership.MemberAdd', (ep, o, cb) => ep.membership.MemberAdd(req, o, cb), this.ctl(opts));
+  }
+
+  /** Promote a caught-up learner to a voter. */
+  async memberPromote(id: string, opts: WriteOptions & { expectedConfigIndex?: number } = {}): Promise<MemberChangeResponse__Output> {
+    const req = { id, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    return this.router.unary<MemberChangeResponse__Output>('Membership.MemberPromote', (ep, o, cb) => ep.membership.MemberPromote(req, o, cb), this.ctl(opts));
+  }
+
+  /** Remove a member for good (its id is never usable again). */
+  async memberRemove(id: string, opts: WriteOptions & { expectedConfigIndex?: number } = {}): Promise<MemberChangeResponse__Output> {
+    const req = { id, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    return this.router.unary<MemberChangeResponse__Output>('Membership.MemberRemove', (ep, o, cb) => ep.membership.MemberRemove(req, o, cb), this.ctl(opts));
+  }
+
   /** Stop every lease this client keeps alive (their signals abort: 'closed') and close all connections. */
   close(): void {
     if (this.closed) return;
@@ -391,4 +424,8 @@ export class LockClient {
     for (const l of [...this.leases]) l.close();
     this.router.close();
   }
+}
+
+function cas(o: { expectedConfigIndex?: number }): { expectedConfigIndex?: number } {
+  return o.expectedConfigIndex === undefined ? {} : { expectedConfigIndex: o.expectedConfigIndex };
 }

@@ -12,6 +12,9 @@ import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
 import { Observability } from './observe/observability.js';
 
+/** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
+const EXIT_REMOVED = 4;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -46,12 +49,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ event: 'shutdown', signal }, `shutting down on ${signal}`);
-    void node.stop().then(() => process.exit(0));
+    void node.stop().then(() => process.exit(code));
   };
+  node.onRemoved((e) => {
+    process.stderr.write(`lockd: ${e.message}\n`);
+    shutdown('removal from the cluster', EXIT_REMOVED);
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // Test-only faults (node/test-faults.ts): no handler at all without --unsafe-test-faults, so a

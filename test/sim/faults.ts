@@ -251,7 +251,8 @@ export class FaultSchedule {
     const w = this.world;
     for (const node of w.nodes) {
       if (node.up || node.restartAt > step) continue;
-      const named = !this.calm && this.prng.chance(p.misconfigRate) ? this.wrongPeers(node) : undefined;
+      // (A node that joined with no --peers voters has no wrong set to be given: membership runs, membership.ts.)
+      const named = !this.calm && this.prng.chance(p.misconfigRate) && node.peers.length > 0 ? this.wrongPeers(node) : undefined;
       // A refused start (exit 3): the operator fixes --peers and starts it again a little later.
       if (!w.restart(node, named)) node.restartAt = step + this.prng.range(1, 20);
     }

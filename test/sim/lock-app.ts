@@ -52,7 +52,7 @@ export class LockReplica {
   }
 
   apply(e: Entry): ApplyOutput {
-    const out = this.guard(() => this.sm.apply({ index: e.index, data: this.plant(e.data) }), `applying entry ${e.index}`);
+    const out = this.guard(() => this.sm.apply({ index: e.index, data: this.plant(e.data), ...(e.type ? { type: e.type } : {}) }), `applying entry ${e.index}`);
     this.last = out;
     return out;
   }

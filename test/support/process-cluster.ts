@@ -150,6 +150,20 @@ export class ProcessCluster {
     return c;
   }
 
+  /**
+   * A handle (fresh ports, data dir) for a node that joins later (membership tests): it is in
+   * peersFlag() from now on; start it with startNode(id, {}, ['--join']).
+   */
+  async addNode(id: string): Promise<NodeHandle> {
+    if (this.nodes.some((n) => n.id === id)) throw new Error(`node ${id} exists`);
+    const n: NodeHandle = {
+      id, address: `127.0.0.1:${await freePort()}`, peerAddress: `127.0.0.1:${await freePort()}`,
+      dataDir: join(this.baseDir, id), logFile: join(this.baseDir, `${id}.log`), proc: undefined,
+    };
+    this.nodes.push(n);
+    return n;
+  }
+
   /** --peers: every node's PEER address. */
   peersFlag(): string {
     return this.nodes.map((n) => `${n.id}=${n.peerAddress}`).join(',');
@@ -170,21 +184,21 @@ export class ProcessCluster {
   }
 
   /** Arguments a node is started with (tests may start one by hand, e.g. with a foreign cluster id). */
-  argsFor(id: string, overrides: Record<string, string> = {}): string[] {
+  argsFor(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): string[] {
     const n = this.node(id);
     const flags: Record<string, string> = {
       '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
       '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.tls?.nodeFlags(id), ...this.opts.nodeFlags?.(id), ...overrides,
     };
     const switches = this.opts.tls && this.opts.clientCertAuth ? ['--client-cert-auth'] : [];
-    return [...Object.entries(flags).flat(), ...switches, ...(this.opts.extraArgs ?? [])];
+    return [...Object.entries(flags).flat(), ...switches, ...extraSwitches, ...(this.opts.extraArgs ?? [])];
   }
 
-  startNode(id: string, overrides: Record<string, string> = {}): ChildProcess {
+  startNode(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): ChildProcess {
     const n = this.node(id);
     if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
     const log = createWriteStream(n.logFile, { flags: 'a' });
-    const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     reapOnExit(proc);
     proc.stdout!.pipe(log);
     proc.stderr!.pipe(log);

@@ -46,6 +46,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
   { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
   { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
+  { path: ['member', 'list'], positionals: [], flags: [], summary: 'members: id, peer and client address, voter/learner, match index, lag (admin)' },
+  { path: ['member', 'add'], positionals: ['ID'], flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'], summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)' },
+  { path: ['member', 'promote'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'make a caught-up learner a voter' },
+  { path: ['member', 'remove'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'remove a member for good (its id is never reused; not the leader: transfer first)' },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
@@ -59,6 +63,10 @@ const FLAG_USAGE: Record<string, string> = {
   'data-dir': '--data-dir DIR',
   from: '[--from INDEX]',
   type: '[--type T]',
+  'peer-url': '--peer-url HOST:PORT',
+  'client-url': '[--client-url HOST:PORT]',
+  learner: '[--learner]',
+  'expect-config-index': '[--expect-config-index N]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -93,7 +101,11 @@ export interface Parsed {
   readonly timeoutMs?: number;
   /** TLS files (paths), when TLS is on. */
   readonly tls?: ClientTlsOptions;
-  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string; dataDir?: string; from?: number; type?: string };
+  readonly flags: {
+    lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string;
+    dataDir?: string; from?: number; type?: string;
+    peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
+  };
   /** `run`: the command and its arguments. */
   readonly command: string[];
 }
@@ -112,6 +124,10 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   from: { type: 'string' },
   type: { type: 'string' },
+  'peer-url': { type: 'string' },
+  'client-url': { type: 'string' },
+  learner: { type: 'boolean' },
+  'expect-config-index': { type: 'string' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -132,6 +148,14 @@ export function parsePositive(what: string, text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a positive integer, got ${JSON.stringify(text)}`);
   const n = Number(text.trim());
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer below 2^53, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** A log index: 0 or more (0 is the bootstrap configuration's). */
+export function parseIndex(what: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a log index (an integer ≥ 0), got ${JSON.stringify(text)}`);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${what} must be below 2^53, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -166,11 +190,12 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   };
   const rest = positionals.slice(spec.path.length);
   if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'data-dir', 'from', 'type'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
   if (spec.flags.includes('data-dir') && !values['data-dir']) fail('--data-dir is required');
+  if (spec.flags.includes('peer-url') && values['peer-url'] === undefined) fail('--peer-url is required (the new member\'s --advertise-peer)');
   if (spec.path[0] === 'run' && command.length === 0) fail('no command given after --');
   if (spec.path[0] !== 'run' && dashdash >= 0) fail('unexpected -- (only run takes a command)');
 
@@ -207,6 +232,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       dataDir: values['data-dir'],
       from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
       type: values.type,
+      peerUrl: values['peer-url'],
+      clientUrl: values['client-url'],
+      learner: values.learner ?? false,
+      expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
     },
     command,
   };

@@ -35,6 +35,10 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'acl revoke': return cmd.aclChange(ctx, 'revoke');
     case 'acl list': return cmd.aclList(ctx);
     case 'run': return runCommand(ctx);
+    case 'member list': return cmd.memberList(ctx);
+    case 'member add': return cmd.memberAdd(ctx);
+    case 'member promote': return cmd.memberChange(ctx, 'promote');
+    case 'member remove': return cmd.memberChange(ctx, 'remove');
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }
 }

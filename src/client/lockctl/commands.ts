@@ -214,3 +214,37 @@ export async function aclList(ctx: Context): Promise<number> {
   ctx.out.result(rules.length ? table(['PRINCIPAL', 'VERB', 'PREFIX'], rules.map((r) => [r.principal, r.verb, JSON.stringify(r.prefix)])) : '(no access rules)', rules);
   return EXIT.OK;
 }
+
+// ---- member (operators) -----------------------------------------------------------------------
+
+export async function memberList(ctx: Context): Promise<number> {
+  const l = await ctx.client.memberList(callOpts(ctx));
+  const rows = l.members.map((m) => [m.id + (m.leader ? ' *' : ''), m.role, m.peerAddress || '-', m.clientAddress || '-', String(m.matchIndex), String(m.lag)]);
+  const text = [
+    ...table(['ID', 'ROLE', 'PEER ADDRESS', 'CLIENT ADDRESS', 'MATCH', 'LAG'], rows),
+    `leader ${l.leaderId || '-'}, commit ${l.commitIndex}, configuration of entry ${l.configIndex}; promote needs a lag of at most ${l.promoteMaxLag}` +
+      (l.removedIds.length ? `; removed for good: ${l.removedIds.join(', ')}` : ''),
+  ];
+  ctx.out.result(text, l);
+  return EXIT.OK;
+}
+
+const changed = (what: string, r: { configIndex: number; voters: string[]; learners: string[] }): string =>
+  `${what} (configuration of entry ${r.configIndex}: voters ${r.voters.join(', ') || '-'}; learners ${r.learners.join(', ') || '-'})`;
+
+export async function memberAdd(ctx: Context): Promise<number> {
+  const id = ctx.p.args.ID;
+  const { peerUrl, clientUrl, learner, expectConfigIndex } = ctx.p.flags;
+  const r = await ctx.client.memberAdd({ id, peerUrl: peerUrl!, ...(clientUrl ? { clientUrl } : {}), learner }, { ...callOpts(ctx), ...(expectConfigIndex === undefined ? {} : { expectedConfigIndex: expectConfigIndex }) });
+  ctx.out.result(changed(`${id} added as a ${learner ? 'learner' : 'voter'}`, r), r);
+  return EXIT.OK;
+}
+
+export async function memberChange(ctx: Context, op: 'promote' | 'remove'): Promise<number> {
+  const id = ctx.p.args.ID;
+  const { expectConfigIndex } = ctx.p.flags;
+  const opts = { ...callOpts(ctx), ...(expectConfigIndex === undefined ? {} : { expectedConfigIndex: expectConfigIndex }) };
+  const r = op === 'promote' ? await ctx.client.memberPromote(id, opts) : await ctx.client.memberRemove(id, opts);
+  ctx.out.result(changed(`${id} ${op === 'promote' ? 'promoted to voter' : 'removed'}`, r), r);
+  return EXIT.OK;
+}

@@ -18,6 +18,7 @@ import { LeaderRouter } from './leader-router.js';
 import { leaseHandlers, leaseOps } from './lease-service.js';
 import { lockHandlers, lockOps } from './lock-service.js';
 import { LockWaits } from './lock-waits.js';
+import { membershipHandlers } from './membership-service.js';
 import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { Proposer } from './proposer.js';
@@ -46,6 +47,8 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Auth.service), authHandlers(ctx, deps, proposer));
   registry.addPublic(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
+  // Membership changes are writes too: forwarded to the leader (admin-only: membership-service.ts requireAdmin).
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Membership.service), membershipHandlers(ctx, deps, proposer));
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {

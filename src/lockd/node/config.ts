@@ -14,8 +14,20 @@ export interface NodeConfig {
   readonly advertiseClient: string;
   /** The peer address others dial for this node; default: peerListen. Must match this node's --peers entry. */
   readonly advertisePeer: string;
-  /** Every voter, this node included: id → host:port of its PEER listener. */
+  /**
+   * id → host:port of its PEER listener, this node included. On a fresh data dir (without --join)
+   * these are the voters of a new cluster; once the data dir holds a configuration of its own (a
+   * membership change happened) or was made by --join, only the addresses count.
+   */
   readonly peers: ReadonlyMap<NodeId, string>;
+  /**
+   * A fresh data dir joins an existing cluster instead of founding one: the node starts with no
+   * configuration, never campaigns, and learns the membership from the leader once an operator
+   * added it (lockctl member add). --peers names the current members' peer addresses (and this node).
+   */
+  readonly join: boolean;
+  /** A learner may be promoted once its match index is within this many entries of the commit index. */
+  readonly promoteMaxLag: number;
   /** PEM files; when set, both listeners and every outbound channel use TLS and peers authenticate each other. */
   readonly tls?: TlsFiles;
   /** Require and verify client certificates on the public port (needs tls). */
@@ -54,15 +66,15 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth [--acl] [--admin PRINCIPAL]...]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
-             [--http-listen HOST:PORT [--advertise-http HOST:PORT]]
+             [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
-(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 and LOCKD_ACL=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
+(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1, LOCKD_ACL=1 and LOCKD_JOIN=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
-  'http-listen', 'advertise-http', 'unsafe-test-faults',
+  'http-listen', 'advertise-http', 'unsafe-test-faults', 'promote-max-lag',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -76,6 +88,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
         'client-cert-auth': { type: 'boolean' },
         acl: { type: 'boolean' },
         admin: { type: 'string', multiple: true },
+        join: { type: 'boolean' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -129,7 +142,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     const bad = validatePrincipal(a);
     if (bad) throw new ConfigError(`--admin "${a.slice(0, 80)}": ${bad.message}`);
   }
-  if (peers.size % 2 === 0) throw new ConfigError(`--peers lists ${peers.size} nodes; use an odd number (3 or 5) so a majority survives a failure`);
+  const join = flagSwitch(values.join, env.LOCKD_JOIN, 'LOCKD_JOIN');
+  if (join && peers.size < 2) throw new ConfigError('--join needs --peers to name the members of the cluster to join (their peer addresses), not only this node');
+  // (An odd number of voters for a new cluster is checked when the data dir is created: after a
+  // membership change a cluster may well have 4 members, and --peers then names addresses only.)
   const clusterId = required('cluster-id');
   const tickMs = int('tick-ms', 50, 1, 10_000);
   const heartbeatTicks = int('heartbeat-ticks', 2, 1, 1000);
@@ -164,6 +180,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     heartbeatTicks,
     snapshotEvery: int('snapshot-every', 10_000, 1, 10_000_000),
     logLevel,
+    join,
+    promoteMaxLag: int('promote-max-lag', 1000, 0, 1_000_000_000),
     ...(httpListen === undefined ? {} : { httpListen }),
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),

@@ -11,12 +11,19 @@ import { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
 import { Listeners } from './listeners.js';
+import { Membership } from './membership.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
 import { TestFaults } from './test-faults.js';
 
+/** Why a node stopped itself: its id was removed from the cluster (main.ts exits EXIT_REMOVED). */
+export class RemovedError extends Error {}
+
 export class LockdNode {
+  private removedListener: ((e: RemovedError) => void) | undefined;
+  private removedError: RemovedError | undefined;
+
   private constructor(
     readonly ctx: NodeContext,
     private readonly storage: LevelStorage,
@@ -41,7 +48,8 @@ export class LockdNode {
       dir: config.dataDir,
       clusterId: config.clusterId,
       nodeId: config.id,
-      voters: [...config.peers.keys()],
+      // --join: a fresh data dir starts with no configuration and learns it from the cluster.
+      voters: config.join ? [] : [...config.peers.keys()],
     });
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
     const testFaults = config.unsafeTestFaults === undefined ? undefined : new TestFaults(config.unsafeTestFaults, logger);
@@ -63,10 +71,16 @@ export class LockdNode {
       heartbeatTicks: config.heartbeatTicks,
       tickMs: config.tickMs,
       snapshotEvery: config.snapshotEvery,
+      promoteMaxLag: config.promoteMaxLag,
       observer: source.driverEvent,
     });
+    // --peers first (this start's word wins), then the addresses saved by earlier runs.
     const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient, config.advertiseHttp);
-    const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
+    directory.addAddresses(storage.peerBook);
+    const peers = new Map(Object.entries(directory.book()).filter(([id]) => id !== config.id).map(([id, a]) => [id, a.peer]));
+    // Until the node exists, a removal it hears of waits here.
+    let removedEarly: string | undefined;
+    let removed = (why: string): void => void (removedEarly ??= why);
     const transport = new PeerTransport({
       clusterId: config.clusterId,
       selfId: config.id,
@@ -85,7 +99,19 @@ export class LockdNode {
       onClientAddress: (id, address) => directory.learn(id, address),
       httpAddress: config.advertiseHttp ?? '',
       onHttpAddress: (id, address) => directory.learnHttp(id, address),
+      isPeer: (id) => directory.isMember(id),
+      isRemoved: (id) => directory.isRemoved(id),
+      onRemoved: (by) => removed(`${by} refused this node's stream: its committed configuration removed ${config.id}`),
     });
+    const saveBook = () => void storage.savePeers(directory.book()).catch((e: unknown) => logger.warn({ err: e }, 'saving member addresses failed'));
+    const membership = new Membership(config.id, driver, directory, logger, (id) => transport.removePeer(id), saveBook);
+    directory.onAdded((id, address) => {
+      logger.info({ event: 'member address', member: id, peerAddress: address }, `new member ${id} at ${address}`);
+      transport.addPeer(id, address);
+    });
+    const memory = storage.memory;
+    membership.replay(memory.lastIndex() >= memory.firstIndex() ? memory.entries(memory.firstIndex(), memory.lastIndex() + 1) : [], memory.hardState().commit);
+    saveBook();
     driver.onRoleChange(source.roleChanged);
     driver.onApplied(source.applied);
     driver.setOutbox({
@@ -99,7 +125,7 @@ export class LockdNode {
     const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, access, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(listeners.registry, ctx);
@@ -114,11 +140,36 @@ export class LockdNode {
       throw e;
     }
     driver.start();
+    const node = new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);
+    removed = (why) => node.removed(why);
+    const byOwnLog = `this node's log holds, committed, the change that removed ${config.id}`;
+    driver.onRemoved(() => removed(byOwnLog));
+    if (driver.selfRemoved()) removed(byOwnLog);
+    else if (removedEarly) removed(removedEarly);
     logger.info(
       { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth, acl: config.acl, admins: config.admins },
       `listening on ${config.listen} (clients) and ${config.peerListen} (peers)${security.enabled ? ' with TLS' : ''}`,
     );
-    return new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);
+    return node;
+  }
+
+  /**
+   * Called once when this node learns it was removed from the cluster; `cb` should stop it (main.ts
+   * exits EXIT_REMOVED). If that already happened (a removed node restarted), `cb` runs at once.
+   */
+  onRemoved(cb: (e: RemovedError) => void): void {
+    this.removedListener = cb;
+    if (this.removedError) cb(this.removedError);
+  }
+
+  private removed(why: string): void {
+    if (this.removedError) return;
+    this.removedError = new RemovedError(
+      `node ${this.ctx.config.id} was removed from the cluster (${why}); it stops, and may not come back under this id: ` +
+        'wipe its data dir and add it as a new member with a new id (lockctl member add)',
+    );
+    this.ctx.logger.fatal({ event: 'removed from cluster', why }, this.removedError.message);
+    this.removedListener?.(this.removedError);
   }
 
   /** Re-read the TLS files (SIGHUP); throws TlsMaterialError and changes nothing when they are unusable. */

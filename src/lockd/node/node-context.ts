@@ -8,6 +8,7 @@ import type { NodeSecurity } from '../security/node-security.js';
 import type { AccessControl } from '../security/access-control.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
+import type { Membership } from './membership.js';
 import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
 import type { TestFaults } from './test-faults.js';
@@ -19,6 +20,8 @@ export interface NodeContext {
   readonly logger: Logger;
   /** Members' peer addresses (to dial) and client addresses (to tell clients). */
   readonly peers: PeerDirectory;
+  /** Membership changes as the node sees them (request ids of committed changes). */
+  readonly membership: Membership;
   /** TLS credentials for dialing members (forwarding) and peer-caller checks. */
   readonly security: NodeSecurity;
   /** Who may do what (principals, --acl, --admin, the replicated rules): security/access-control.ts. */

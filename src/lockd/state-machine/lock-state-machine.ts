@@ -25,11 +25,11 @@ import { sortedNames } from './order.js';
 import { machineView, type MachineView } from './machine-view.js';
 
 /** A committed Raft entry (src/raft Entry fits); term is not used by the state machine. */
-export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number };
+export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number; readonly type?: Entry['type'] };
 
 export interface ApplyOutput {
   readonly index: number;
-  /** The proposer's answer; undefined for a Raft no-op (empty data). */
+  /** The proposer's answer; undefined for a Raft no-op (empty data) and a config entry. */
   readonly result: ApplyResult | undefined;
   /** What happened, in order (see events.ts). */
   readonly events: readonly StateEvent[];
@@ -106,7 +106,9 @@ export class LockStateMachine {
       () => `entry ${entry.index} applied after ${this.s.appliedIndex}`,
     );
     const ctx = new ApplyContext(entry.index);
-    const result = entry.data.length === 0 ? undefined : this.dispatch(ctx, decodeCommand(entry.data));
+    // A Raft no-op (empty) and a membership change (a config entry: the core's, not a command)
+    // change nothing here but the applied index.
+    const result = entry.data.length === 0 || entry.type === 'config' ? undefined : this.dispatch(ctx, decodeCommand(entry.data));
     this.s.appliedIndex = entry.index;
     if (this.checkEveryApply) checkInvariants(this.s);
     return { index: entry.index, result, events: ctx.events };

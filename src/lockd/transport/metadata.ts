@@ -14,3 +14,8 @@ export const MAX_CLIENT_ADDRESS_LENGTH = 300;
  * dialed by a node either.
  */
 export const HTTP_ADDRESS_HEADER = 'lockd-http-address';
+/**
+ * Set (to "1") in the trailers of a refused stream whose sender this node knows was removed from
+ * the cluster by a committed change: the sender stops itself (ids are never reused).
+ */
+export const REMOVED_TRAILER = 'lockd-removed';

@@ -7,7 +7,7 @@ import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { raftProto } from '../../proto/raft.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER } from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;
@@ -35,6 +35,8 @@ export interface PeerStreamOptions {
   readonly onHttpAddress: (address: string) => void;
   /** The stream to this peer failed or could not be opened (called once per transition to down). */
   readonly onDown: () => void;
+  /** The peer refused the stream because its committed configuration removed this node. */
+  readonly onRemoved?: () => void;
 }
 
 export type PeerState = 'connecting' | 'up' | 'down';
@@ -110,6 +112,10 @@ export class PeerStream {
   private ended(call: grpc.ClientWritableStream<Envelope>, err: grpc.ServiceError | null): void {
     if (this.closed || call !== this.call) return;
     this.call = undefined;
+    if (err?.metadata?.get(REMOVED_TRAILER)[0] !== undefined) {
+      this.log.error({ details: err.details }, 'the peer says this node was removed from the cluster');
+      this.opts.onRemoved?.();
+    }
     if (this.reported !== 'down') {
       this.log.warn({ code: err ? grpc.status[err.code] : 'OK', details: err?.details }, 'peer down');
       this.reported = 'down';

@@ -45,6 +45,12 @@ export interface PeerTransportOptions {
   /** The same for this node's HTTP address (--advertise-http) and the peers' (default: none). */
   readonly httpAddress?: string;
   readonly onHttpAddress?: (peerId: NodeId, address: string) => boolean;
+  /** Who may open a stream to us (default: the peers we send to). */
+  readonly isPeer?: (id: NodeId) => boolean;
+  /** Ids whose removal this node committed: their streams are refused and told so (default: none). */
+  readonly isRemoved?: (id: NodeId) => boolean;
+  /** A peer refused our stream because it committed our removal: this node must stop. */
+  readonly onRemoved?: (byPeer: NodeId) => void;
 }
 
 /** Channel options for peer clients: fast failure detection and reconnects within the backoff cap. */
@@ -68,6 +74,8 @@ export class PeerTransport {
   private readonly streams = new Map<NodeId, PeerStream>();
   private readonly chunkBytes: number;
   private readonly warnedUnknown = new Set<NodeId>();
+  private readonly backoff: Backoff;
+  private closed = false;
 
   constructor(private readonly opts: PeerTransportOptions) {
     if (!opts.clusterId) throw new Error('PeerTransport: clusterId must not be empty');
@@ -75,33 +83,48 @@ export class PeerTransport {
     this.chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
     const backoff = opts.backoff ?? { initialMs: 50, maxMs: 1000 };
     if (!(backoff.initialMs > 0 && backoff.maxMs >= backoff.initialMs)) throw new Error(`PeerTransport: bad backoff ${JSON.stringify(backoff)}`);
+    this.backoff = backoff;
+    for (const [peerId, address] of opts.peers) this.addPeer(peerId, address);
+  }
+
+  /** Start sending to a new member (a membership change told its address). A known id keeps its stream. */
+  addPeer(peerId: NodeId, address: string): void {
+    if (this.closed || peerId === this.opts.selfId || this.streams.has(peerId)) return;
+    const opts = this.opts;
+    const backoff = this.backoff;
     const channelOptions = peerChannelOptions(backoff);
-    for (const [peerId, address] of opts.peers) {
-      const channel = opts.channel?.(peerId) ?? { credentials: grpc.credentials.createInsecure(), options: {} };
-      const stream = new PeerStream({
-        clusterId: opts.clusterId,
-        selfId: opts.selfId,
-        peerId,
-        address,
-        logger: opts.logger,
-        backoff,
-        maxQueued: opts.maxQueued ?? 4096,
-        channelOptions: { ...channelOptions, ...channel.options },
-        credentials: channel.credentials,
-        clientAddress: opts.clientAddress ?? '',
-        onClientAddress: (a) => {
-          if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onClientAddress?.(peerId, a) ?? true))
-            opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable client address; ignored');
-        },
-        httpAddress: opts.httpAddress ?? '',
-        onHttpAddress: (a) => {
-          if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onHttpAddress?.(peerId, a) ?? true))
-            opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable HTTP address; ignored');
-        },
-        onDown: () => opts.onUnreachable(peerId),
-      });
-      this.streams.set(peerId, stream);
-    }
+    const channel = opts.channel?.(peerId) ?? { credentials: grpc.credentials.createInsecure(), options: {} };
+    const stream = new PeerStream({
+      clusterId: opts.clusterId,
+      selfId: opts.selfId,
+      peerId,
+      address,
+      logger: opts.logger,
+      backoff,
+      maxQueued: opts.maxQueued ?? 4096,
+      channelOptions: { ...channelOptions, ...channel.options },
+      credentials: channel.credentials,
+      clientAddress: opts.clientAddress ?? '',
+      onClientAddress: (a) => {
+        if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onClientAddress?.(peerId, a) ?? true))
+          opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable client address; ignored');
+      },
+      httpAddress: opts.httpAddress ?? '',
+      onHttpAddress: (a) => {
+        if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onHttpAddress?.(peerId, a) ?? true))
+          opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable HTTP address; ignored');
+      },
+      onDown: () => opts.onUnreachable(peerId),
+      onRemoved: () => opts.onRemoved?.(peerId),
+    });
+    this.streams.set(peerId, stream);
+    this.warnedUnknown.delete(peerId);
+  }
+
+  /** Stop sending to a member whose removal committed. */
+  removePeer(peerId: NodeId): void {
+    this.streams.get(peerId)?.close();
+    this.streams.delete(peerId);
   }
 
   /** Serve raft.v1.Raft on `server` (before it starts); create it with PEER_SERVER_OPTIONS. */
@@ -109,7 +132,8 @@ export class PeerTransport {
     server.addService(raftProto.raft.v1.Raft.service, raftHandlers({
       clusterId: this.opts.clusterId,
       selfId: this.opts.selfId,
-      isPeer: (id) => this.opts.peers.has(id),
+      isPeer: (id) => this.opts.isPeer?.(id) ?? this.streams.has(id),
+      isRemoved: (id) => this.opts.isRemoved?.(id) ?? false,
       logger: this.opts.logger,
       onMessage: this.opts.onMessage,
       maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
@@ -150,6 +174,7 @@ export class PeerTransport {
 
   /** Close every outgoing stream. (The server is the caller's to shut down.) */
   close(): void {
+    this.closed = true;
     for (const s of this.streams.values()) s.close();
   }
 }

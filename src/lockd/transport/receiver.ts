@@ -6,14 +6,16 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER, REMOVED_TRAILER } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 export interface ReceiverOptions {
   readonly clusterId: string;
   readonly selfId: NodeId;
-  /** Whether a node id may talk to us (the configured peers). */
+  /** Whether a node id may talk to us (a member this node knows the address of). */
   readonly isPeer: (id: NodeId) => boolean;
+  /** Whether this node committed the removal of `id`: its stream is refused with REMOVED_TRAILER, also mid-stream. */
+  readonly isRemoved: (id: NodeId) => boolean;
   readonly logger: Logger;
   readonly onMessage: (m: Message) => void;
   /** Largest snapshot accepted, in bytes. */
@@ -48,16 +50,27 @@ function serveStream(
   // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
   // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
   // (what was expected, who asked) go only to our own log.
-  const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION): void => {
+  const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION, metadata?: grpc.Metadata): void => {
     if (done) return;
     done = true;
     log.warn({ ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
-    callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}` });
+    callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}`, ...(metadata ? { metadata } : {}) });
+  };
+  const refuseRemoved = (): void => {
+    const md = new grpc.Metadata();
+    md.set(REMOVED_TRAILER, '1');
+    refuse(`${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`, {}, grpc.status.PERMISSION_DENIED, md);
   };
 
   // Never echo our cluster id: it is all a stranger needs to open a peer stream. Nor log it (the
   // operator knows it; logs travel): what the caller sent is logged, cut short (it is the caller's).
   if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
+  if (opts.isRemoved(sender)) {
+    // Only after the credentials check: a stranger must not learn which ids were removed, nor be told to stop.
+    const authProblem = opts.authenticate(call, sender);
+    if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
+    return refuseRemoved();
+  }
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   const authProblem = opts.authenticate(call, sender);
   if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
@@ -78,6 +91,7 @@ function serveStream(
     envelopes++;
     if (env.clusterId !== opts.clusterId) return refuse(`envelope tagged with cluster id "${env.clusterId}"`, { remoteClusterId: env.clusterId });
     if (env.senderId !== sender) return refuse(`envelope from "${env.senderId}" on the stream of "${sender}"`);
+    if (opts.isRemoved(sender)) return refuseRemoved(); // removed while its stream was open
     let m: Message | undefined;
     try {
       if (env.message) m = messageFromProto(env.message);

@@ -38,6 +38,14 @@ import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, Leas
 import type { LockClient as _lockd_v1_LockClient, LockDefinition as _lockd_v1_LockDefinition } from './lockd/v1/Lock.js';
 import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_LockEvent__Output } from './lockd/v1/LockEvent.js';
 import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Output } from './lockd/v1/Member.js';
+import type { MemberAddRequest as _lockd_v1_MemberAddRequest, MemberAddRequest__Output as _lockd_v1_MemberAddRequest__Output } from './lockd/v1/MemberAddRequest.js';
+import type { MemberChangeResponse as _lockd_v1_MemberChangeResponse, MemberChangeResponse__Output as _lockd_v1_MemberChangeResponse__Output } from './lockd/v1/MemberChangeResponse.js';
+import type { MemberInfo as _lockd_v1_MemberInfo, MemberInfo__Output as _lockd_v1_MemberInfo__Output } from './lockd/v1/MemberInfo.js';
+import type { MemberListRequest as _lockd_v1_MemberListRequest, MemberListRequest__Output as _lockd_v1_MemberListRequest__Output } from './lockd/v1/MemberListRequest.js';
+import type { MemberListResponse as _lockd_v1_MemberListResponse, MemberListResponse__Output as _lockd_v1_MemberListResponse__Output } from './lockd/v1/MemberListResponse.js';
+import type { MemberPromoteRequest as _lockd_v1_MemberPromoteRequest, MemberPromoteRequest__Output as _lockd_v1_MemberPromoteRequest__Output } from './lockd/v1/MemberPromoteRequest.js';
+import type { MemberRemoveRequest as _lockd_v1_MemberRemoveRequest, MemberRemoveRequest__Output as _lockd_v1_MemberRemoveRequest__Output } from './lockd/v1/MemberRemoveRequest.js';
+import type { MembershipClient as _lockd_v1_MembershipClient, MembershipDefinition as _lockd_v1_MembershipDefinition } from './lockd/v1/Membership.js';
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
 import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from './lockd/v1/ReleaseRequest.js';
 import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from './lockd/v1/ReleaseResponse.js';
@@ -131,6 +139,40 @@ export interface ProtoGrpcType {
       Lock: SubtypeConstructor<typeof grpc.Client, _lockd_v1_LockClient> & { service: _lockd_v1_LockDefinition }
       LockEvent: MessageTypeDefinition<_lockd_v1_LockEvent, _lockd_v1_LockEvent__Output>
       Member: MessageTypeDefinition<_lockd_v1_Member, _lockd_v1_Member__Output>
+      MemberAddRequest: MessageTypeDefinition<_lockd_v1_MemberAddRequest, _lockd_v1_MemberAddRequest__Output>
+      MemberChangeResponse: MessageTypeDefinition<_lockd_v1_MemberChangeResponse, _lockd_v1_MemberChangeResponse__Output>
+      MemberInfo: MessageTypeDefinition<_lockd_v1_MemberInfo, _lockd_v1_MemberInfo__Output>
+      MemberListRequest: MessageTypeDefinition<_lockd_v1_MemberListRequest, _lockd_v1_MemberListRequest__Output>
+      MemberListResponse: MessageTypeDefinition<_lockd_v1_MemberListResponse, _lockd_v1_MemberListResponse__Output>
+      MemberPromoteRequest: MessageTypeDefinition<_lockd_v1_MemberPromoteRequest, _lockd_v1_MemberPromoteRequest__Output>
+      MemberRemoveRequest: MessageTypeDefinition<_lockd_v1_MemberRemoveRequest, _lockd_v1_MemberRemoveRequest__Output>
+      /**
+       * Membership: who is in the cluster, and single-server changes to it (add a voter or a learner,
+       * promote a learner, remove a member; one at a time: src/raft/README.md). For operators (lockctl
+       * member ...); admin-only once the cluster has ACLs. Like writes, every call is served by the
+       * leader: a follower forwards it. This is the one place a client is told members' PEER addresses.
+       * 
+       * A change is effective on each node the moment its config entry is in that node's log, and
+       * answered once committed. Refusals change nothing:
+       * - INVALID_ARGUMENT: a malformed id (1-64 of [A-Za-z0-9_.-]), address (HOST:PORT) or request_id.
+       * - ALREADY_EXISTS: MemberAdd of a member's id, or of a peer address another member has.
+       * - NOT_FOUND: MemberPromote/MemberRemove of an id that is not a member.
+       * - FAILED_PRECONDITION: an id that was removed (ids are never reused: add under a new id);
+       * MemberPromote of a voter, or of a learner not caught up (its match index must be within
+       * MemberListResponse.promote_max_lag entries of the commit index; the message has the numbers);
+       * MemberRemove of the leader (transfer leadership first, then remove it from the new leader);
+       * expected_config_index that is not MemberListResponse.config_index (compare-and-swap).
+       * - UNAVAILABLE: no leader, or the leader cannot change the configuration yet (it has not
+       * committed an entry of its term, another change is not committed yet, a transfer is under way):
+       * retry shortly, with the same request_id.
+       * - RESOURCE_EXHAUSTED: 32 members, or 1024 removed ids.
+       * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
+       * change that committed answers as the first attempt did, as long as the leader remembers it (the
+       * last 1024 committed changes its log held at start or it saw since; older ones are judged
+       * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
+       * INVALID_ARGUMENT.
+       */
+      Membership: SubtypeConstructor<typeof grpc.Client, _lockd_v1_MembershipClient> & { service: _lockd_v1_MembershipDefinition }
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
       ReleaseRequest: MessageTypeDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseRequest__Output>
       ReleaseResponse: MessageTypeDefinition<_lockd_v1_ReleaseResponse, _lockd_v1_ReleaseResponse__Output>
