@@ -10,6 +10,7 @@
 //   event: lock-granted
 //   data: {"seq":42,"at":...,"node":"n1","term":3,"type":"lock-granted","index":17,"name":"db","leaseId":12,"token":17,"handoff":false}
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { EventBus } from './bus.js';
 import type { StateSnapshot } from './state-snapshot.js';
 
@@ -24,6 +25,7 @@ const KEEPALIVE_MS = 15_000;
 
 export class EventStreams {
   private readonly open = new Set<ServerResponse>();
+  private readonly ends = new WeakMap<Socket, Set<() => void>>();
 
   constructor(
     private readonly bus: EventBus,
@@ -32,7 +34,7 @@ export class EventStreams {
   ) {}
 
   /** Extra response headers (CORS) are the caller's. */
-  serve(_req: IncomingMessage, res: ServerResponse, headers: Record<string, string> = {}): void {
+  serve(req: IncomingMessage, res: ServerResponse, headers: Record<string, string> = {}): void {
     if (this.open.size >= MAX_EVENT_CLIENTS) {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
       res.end(`too many /events clients (limit ${MAX_EVENT_CLIENTS})\n`);
@@ -64,12 +66,32 @@ export class EventStreams {
     const keepalive = setInterval(() => {
       if (!res.writableNeedDrain) res.write(': keepalive\n\n');
     }, KEEPALIVE_MS);
+    // A response pipelined behind another on its connection (HTTP/1.1 pipelining: one packet may
+    // carry 32 `GET /events`) is queued, never given the socket, and so never emits 'close' when
+    // the connection dies: the connection's own 'close' ends it too, or its slot would be held forever.
+    const onConnectionClose = this.connectionCloses(req.socket);
     const end = () => {
       clearInterval(keepalive);
       sub.close();
       this.open.delete(res);
+      onConnectionClose.delete(end);
     };
     res.on('close', end); // the client went away (req's 'close' only means the request was read)
+    onConnectionClose.add(end);
+  }
+
+  /** What to end when `socket` closes: one listener per connection, however many streams it pipelined. */
+  private connectionCloses(socket: Socket): Set<() => void> {
+    let ends = this.ends.get(socket);
+    if (!ends) {
+      const set = (ends = new Set());
+      this.ends.set(socket, set);
+      socket.once('close', () => {
+        for (const end of [...set]) end();
+        this.ends.delete(socket);
+      });
+    }
+    return ends;
   }
 
   close(): void {

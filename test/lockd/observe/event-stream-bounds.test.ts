@@ -79,6 +79,21 @@ describe('observe: /events bounds per client', () => {
     expect(lost).to.be.greaterThan(0);
   });
 
+  it('streams pipelined on one connection free their slots when it closes (one request packet cannot hold every slot forever)', async () => {
+    // HTTP/1.1 pipelining: the responses after the first are queued behind it (which never ends),
+    // are never given the socket, and so never emit 'close' of their own.
+    const socket = connect(port, '127.0.0.1');
+    sockets.push(socket);
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write('GET /events HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(MAX_EVENT_CLIENTS));
+    await waitFor('every pipelined stream', () => (bus.subscribers === MAX_EVENT_CLIENTS ? true : undefined));
+    socket.destroy();
+    await waitFor('every slot to be freed', () => (bus.subscribers === 0 ? true : undefined), 5000);
+    const res = await fetch(`http://127.0.0.1:${port}/events`, { signal: AbortSignal.timeout(5000) });
+    expect(res.status).to.equal(200);
+    await res.body?.cancel();
+  });
+
   it(`more than ${MAX_EVENT_CLIENTS} streams: the next is answered 503`, async () => {
     for (let k = 0; k < MAX_EVENT_CLIENTS; k++) await stalledClient();
     await waitFor('every subscription', () => (bus.subscribers === MAX_EVENT_CLIENTS ? true : undefined));
