@@ -3,9 +3,10 @@
 // in the same turn as the subscription (state-snapshot.ts), so every event after it applies to it.
 // Each client has its own bounded queue on the bus: while its socket is backed up (write() said
 // wait) nothing more is taken, the queue fills, the oldest events are dropped, and the client is
-// told how many with an `event: lost` before the next ones it gets. One flush may still write a
+// told how many with an `event: lost` before the next ones it gets. One flush may still take a
 // whole queue at once (events vary in size: a Tick lists its renewals); a client whose unsent bytes
-// pass MAX_BUFFERED_BYTES is cut off, and reconnects to a fresh snapshot.
+// would pass MAX_BUFFERED_BYTES is cut off (the flush stops building there), and reconnects to a
+// fresh snapshot.
 //   id: 42            ← the event's seq (per node, from 1; a gap = events lost)
 //   event: lock-granted
 //   data: {"seq":42,"at":...,"node":"n1","term":3,"type":"lock-granted","index":17,"name":"db","leaseId":12,"token":17,"handoff":false}
@@ -55,7 +56,12 @@ export class EventStreams {
         this.onLost(lost);
         out += `event: lost\ndata: ${JSON.stringify({ lost })}\n\n`;
       }
-      for (const ev of events) out += `id: ${ev.seq}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+      for (const ev of events) {
+        out += `id: ${ev.seq}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+        // Cut off while building, not after: a queue of 1,000 Ticks of 20,000 renewals is ~450 MB
+        // of JSON, built in one synchronous turn of the node's loop.
+        if (res.writableLength + out.length > MAX_BUFFERED_BYTES) return void res.destroy();
+      }
       if (out) send(out);
     };
     // Snapshot and subscription in one turn: no event can fall between them.

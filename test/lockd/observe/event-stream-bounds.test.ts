@@ -61,6 +61,16 @@ describe('observe: /events bounds per client', () => {
     await waitFor('the subscription to end', () => (bus.subscribers === 0 ? true : undefined), 5000);
   });
 
+  it('one flush builds no more than MAX_BUFFERED_BYTES: a queue of huge events cuts the reader off, never a string past what V8 can hold', async () => {
+    await stalledClient();
+    await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
+    // 1,000 events of 600 KB: 600 M characters in one flush, more than V8's longest string (2^29 - 24).
+    // Built whole, `out +=` throws RangeError in the flush's turn, an uncaught exception in the node.
+    const message = 'x'.repeat(600_000);
+    for (let k = 0; k < EVENTS_QUEUE; k++) bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message });
+    await waitFor('the subscription to end', () => (bus.subscribers === 0 ? true : undefined), 5000);
+  });
+
   it('a stalled reader below the byte bound stays connected and loses the oldest events, counted', async () => {
     const { socket } = await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
