@@ -78,9 +78,8 @@ export class LockdNode {
       channel: (id) => security.peerChannel(id),
       authenticate: (call, sender) => security.peerCallerProblem(call, sender),
       clientAddress: config.advertiseClient,
-      onClientAddress: (id, address) => directory.learn(id, address),
       httpAddress: config.advertiseHttp ?? '',
-      onHttpAddress: (id, address) => directory.learnHttp(id, address),
+      onAddresses: (id, stated) => directory.learn(id, stated),
     });
     driver.onRoleChange(source.roleChanged);
     driver.onApplied(source.applied);

@@ -5,6 +5,7 @@
 // transport checks it before it lands here. Until a member has been heard from, its client address
 // is unknown ('') — never a guess, and never its peer address.
 import type { NodeId } from '../../raft/types.js';
+import type { StatedAddresses } from '../transport/metadata.js';
 import { isAddress } from './config.js';
 
 export class PeerDirectory {
@@ -40,22 +41,20 @@ export class PeerDirectory {
     return this.clientAddresses.get(id) ?? '';
   }
 
-  /** Record what member `id` says its client address is; false (nothing changes) if that is not a member or an address. */
-  learn(id: NodeId, clientAddress: string): boolean {
-    if (id === this.selfId || !this.peerAddresses.has(id) || !isAddress(clientAddress)) return false;
-    this.clientAddresses.set(id, clientAddress);
+  /**
+   * Record what member `id` says its client and HTTP addresses are (an absent one is left as it
+   * was); false, and nothing changes, if `id` is not a member or either is not an address.
+   */
+  learn(id: NodeId, stated: StatedAddresses): boolean {
+    if (id === this.selfId || !this.peerAddresses.has(id)) return false;
+    if ([stated.client, stated.http].some((a) => a !== undefined && !isAddress(a))) return false;
+    if (stated.client !== undefined) this.clientAddresses.set(id, stated.client);
+    if (stated.http !== undefined) this.httpAddresses.set(id, stated.http);
     return true;
   }
 
   /** The HTTP address `id` advertised ('' until known, or when it has none). */
   httpAddress(id: NodeId): string {
     return this.httpAddresses.get(id) ?? '';
-  }
-
-  /** As learn(), for the HTTP address. */
-  learnHttp(id: NodeId, httpAddress: string): boolean {
-    if (id === this.selfId || !this.peerAddresses.has(id) || !isAddress(httpAddress)) return false;
-    this.httpAddresses.set(id, httpAddress);
-    return true;
   }
 }
