@@ -104,6 +104,25 @@ describe('observe: /events bounds per client', () => {
     await res.body?.cancel();
   });
 
+  it(`an event is serialized once for all ${MAX_EVENT_CLIENTS} readers, not once each (a Tick of 20,000 renewals is ~3 ms of the node's loop)`, async () => {
+    const texts: string[] = [];
+    for (let k = 0; k < MAX_EVENT_CLIENTS; k++) {
+      const socket = connect(port, '127.0.0.1');
+      sockets.push(socket);
+      const i = texts.push('') - 1;
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (texts[i] += d));
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write('GET /events HTTP/1.1\r\nHost: x\r\n\r\n');
+    }
+    await waitFor('every reader', () => (bus.subscribers === MAX_EVENT_CLIENTS ? true : undefined));
+    let serialized = 0;
+    const counted = { toJSON: () => `serialized ${++serialized}` } as unknown as string;
+    bus.publish({ type: 'applied', index: 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: counted });
+    await waitFor('the event at every reader', () => (texts.every((t) => t.includes('event: applied')) ? true : undefined));
+    expect(serialized).to.equal(1);
+  });
+
   it(`more than ${MAX_EVENT_CLIENTS} streams: the next is answered 503`, async () => {
     for (let k = 0; k < MAX_EVENT_CLIENTS; k++) await stalledClient();
     await waitFor('every subscription', () => (bus.subscribers === MAX_EVENT_CLIENTS ? true : undefined));
