@@ -1,6 +1,8 @@
 // /events' bounds, in process on a real HTTP server: a client that stops reading loses the oldest
 // events (told how many) instead of growing the node's memory, and one whose unsent bytes pass
-// MAX_BUFFERED_BYTES is disconnected; more than MAX_EVENT_CLIENTS streams are refused with 503.
+// MAX_BUFFERED_BYTES is disconnected (before the flush builds more); streams pipelined on one
+// connection end with it; an event is serialized once for all readers; more than MAX_EVENT_CLIENTS
+// streams are refused with 503.
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
