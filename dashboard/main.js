@@ -54,6 +54,7 @@ function handlers(m) {
     onEvent: (ev) => {
       const ctx = m.model.applyEvent(ev);
       record(m, ev, ctx);
+      if (!m.model.synced) m.conn.open(); // the events cannot follow (a snapshot was installed): a fresh state
       changed();
     },
     onLost: (k) => {

@@ -90,7 +90,9 @@ export class NodeModel {
         if (this.entryTerms.size > TERMS_KEPT) this.entryTerms.delete(this.entryTerms.keys().next().value);
         return undefined;
       case 'snapshot':
-        if (ev.how === 'installed') this.applied = Math.max(this.applied, ev.index);
+        // An installed snapshot replaced the whole state, and no event says with what: this view
+        // is not the node's until a fresh `state` replaces it (main.js reconnects for one).
+        if (ev.how === 'installed') this.synced = false;
         return undefined;
       case 'tick': {
         const before = this.now;

@@ -16,6 +16,7 @@
 // configuration; the node copies it here after every change (lockd-node.ts), so the transport and
 // the forwarding gate refuse removed ids (ids are never reused).
 import type { NodeId } from '../../raft/types.js';
+import type { StatedAddresses } from '../transport/metadata.js';
 import { isAddress } from './config.js';
 
 /** One member's addresses, as a config entry carries them. */
@@ -79,23 +80,21 @@ export class PeerDirectory {
     return this.clientAddresses.get(id) ?? this.clientHints.get(id) ?? '';
   }
 
-  /** Record what member `id` says its client address is; false (nothing changes) if that is not a member or an address. */
-  learn(id: NodeId, clientAddress: string): boolean {
-    if (id === this.selfId || !this.isMember(id) || !isAddress(clientAddress)) return false;
-    this.clientAddresses.set(id, clientAddress);
+  /**
+   * Record what member `id` says its client and HTTP addresses are (an absent one is left as it
+   * was); false, and nothing changes, if `id` is not a member or either is not an address.
+   */
+  learn(id: NodeId, stated: StatedAddresses): boolean {
+    if (id === this.selfId || !this.isMember(id)) return false;
+    if ([stated.client, stated.http].some((a) => a !== undefined && !isAddress(a))) return false;
+    if (stated.client !== undefined) this.clientAddresses.set(id, stated.client);
+    if (stated.http !== undefined) this.httpAddresses.set(id, stated.http);
     return true;
   }
 
   /** The HTTP address `id` advertised ('' until known, or when it has none). */
   httpAddress(id: NodeId): string {
     return this.httpAddresses.get(id) ?? '';
-  }
-
-  /** As learn(), for the HTTP address. */
-  learnHttp(id: NodeId, httpAddress: string): boolean {
-    if (id === this.selfId || !this.peerAddresses.has(id) || !isAddress(httpAddress)) return false;
-    this.httpAddresses.set(id, httpAddress);
-    return true;
   }
 
   /**

@@ -142,8 +142,17 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
  */
 function cors(req: IncomingMessage, cluster: ClusterView, scheme: string): Record<string, string> {
   const origin = req.headers.origin;
-  if (typeof origin !== 'string' || !cluster.members.some((m) => m.http !== '' && origin === `${scheme}://${m.http}`)) return { vary: 'Origin' };
+  if (typeof origin !== 'string' || !cluster.members.some((m) => m.http !== '' && origin === originOf(scheme, m.http))) return { vary: 'Origin' };
   return { 'access-control-allow-origin': origin, vary: 'Origin', ...(scheme === 'https' ? { 'access-control-allow-credentials': 'true' } : {}) };
+}
+
+/** The origin a browser states for a page at `address` (HOST:PORT): host in lower case, no default port. */
+function originOf(scheme: string, address: string): string {
+  try {
+    return new URL(`${scheme}://${address}`).origin;
+  } catch {
+    return ''; // not reached: addresses are checked when learned
+  }
 }
 
 function splitHostPort(address: string): { host: string; port: number } {

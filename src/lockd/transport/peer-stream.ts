@@ -7,7 +7,7 @@ import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { raftProto } from '../../proto/raft.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;
@@ -28,11 +28,10 @@ export interface PeerStreamOptions {
   readonly credentials: grpc.ChannelCredentials;
   /** This node's client address, stated in the stream's metadata ('' to state none). */
   readonly clientAddress: string;
-  /** The peer accepted the stream and stated its client address (unchecked: the caller validates). */
-  readonly onClientAddress: (address: string) => void;
-  /** This node's HTTP address ('' for none), and the peer's as it stated it (unchecked), as for the client address. */
+  /** This node's HTTP address ('' for none), stated the same way. */
   readonly httpAddress: string;
-  readonly onHttpAddress: (address: string) => void;
+  /** The peer accepted the stream and stated its addresses (unchecked: the caller validates). */
+  readonly onAddresses: (stated: StatedAddresses) => void;
   /** The stream to this peer failed or could not be opened (called once per transition to down). */
   readonly onDown: () => void;
   /** The peer refused the stream because its committed configuration removed this node. */
@@ -100,10 +99,7 @@ export class PeerStream {
   private up(call: grpc.ClientWritableStream<Envelope>, res: grpc.Metadata): void {
     if (call !== this.call) return;
     this.accepted = true;
-    const stated = res.get(CLIENT_ADDRESS_HEADER)[0];
-    if (stated !== undefined) this.opts.onClientAddress(String(stated));
-    const http = res.get(HTTP_ADDRESS_HEADER)[0];
-    if (http !== undefined) this.opts.onHttpAddress(String(http));
+    this.opts.onAddresses(statedIn(res));
     this.delayMs = this.opts.backoff.initialMs;
     if (this.reported !== 'up') this.log.info('peer up');
     this.reported = 'up';

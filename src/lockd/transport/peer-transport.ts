@@ -10,7 +10,7 @@ import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import { raftProto } from '../../proto/raft.js';
 import { messageToProto } from './convert.js';
 import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
-import { MAX_CLIENT_ADDRESS_LENGTH } from './metadata.js';
+import { MAX_CLIENT_ADDRESS_LENGTH, type StatedAddresses } from './metadata.js';
 import { raftHandlers } from './receiver.js';
 import { DEFAULT_CHUNK_BYTES, snapshotEnvelopes } from './snapshot-chunks.js';
 
@@ -40,11 +40,13 @@ export interface PeerTransportOptions {
   readonly authenticate?: (call: grpc.ServerReadableStream<unknown, unknown>, sender: NodeId) => string | undefined;
   /** This node's client address, stated to every peer on both sides of each stream (default: none). */
   readonly clientAddress?: string;
-  /** A peer stated its client address; return false if it is unusable (the stream it came on is then refused). */
-  readonly onClientAddress?: (peerId: NodeId, address: string) => boolean;
-  /** The same for this node's HTTP address (--advertise-http) and the peers' (default: none). */
+  /** The same for this node's HTTP address (--advertise-http; default: none). */
   readonly httpAddress?: string;
-  readonly onHttpAddress?: (peerId: NodeId, address: string) => boolean;
+  /**
+   * A peer stated its client and/or HTTP address: record them and return true, or return false and
+   * record neither when one is unusable (the stream it came on is then refused).
+   */
+  readonly onAddresses?: (peerId: NodeId, stated: StatedAddresses) => boolean;
   /** Who may open a stream to us (default: the peers we send to). */
   readonly isPeer?: (id: NodeId) => boolean;
   /** Ids whose removal this node committed: their streams are refused and told so (default: none). */
@@ -105,14 +107,10 @@ export class PeerTransport {
       channelOptions: { ...channelOptions, ...channel.options },
       credentials: channel.credentials,
       clientAddress: opts.clientAddress ?? '',
-      onClientAddress: (a) => {
-        if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onClientAddress?.(peerId, a) ?? true))
-          opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable client address; ignored');
-      },
       httpAddress: opts.httpAddress ?? '',
-      onHttpAddress: (a) => {
-        if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onHttpAddress?.(peerId, a) ?? true))
-          opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable HTTP address; ignored');
+      onAddresses: (stated) => {
+        if (!this.record(peerId, stated))
+          opts.logger.warn({ peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) }, 'peer stated an unusable address; ignored');
       },
       onDown: () => opts.onUnreachable(peerId),
       onRemoved: () => opts.onRemoved?.(peerId),
@@ -139,10 +137,15 @@ export class PeerTransport {
       maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
       authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
       clientAddress: this.opts.clientAddress ?? '',
-      onClientAddress: (sender, address) => this.opts.onClientAddress?.(sender, address) ?? true,
       httpAddress: this.opts.httpAddress ?? '',
-      onHttpAddress: (sender, address) => this.opts.onHttpAddress?.(sender, address) ?? true,
+      onAddresses: (sender, stated) => this.record(sender, stated),
     }));
+  }
+
+  /** Both sides of a stream: bounded here, checked and recorded (both or neither) by the caller. */
+  private record(peerId: NodeId, stated: StatedAddresses): boolean {
+    if ((stated.client?.length ?? 0) > MAX_CLIENT_ADDRESS_LENGTH || (stated.http?.length ?? 0) > MAX_CLIENT_ADDRESS_LENGTH) return false;
+    return this.opts.onAddresses?.(peerId, stated) ?? true;
   }
 
   /** Queue messages for sending, in order per peer. Never throws for a down peer: it drops and reports. */

@@ -6,7 +6,7 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER, REMOVED_TRAILER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 export interface ReceiverOptions {
@@ -24,11 +24,10 @@ export interface ReceiverOptions {
   readonly authenticate: (call: grpc.ServerReadableStream<Envelope__Output, unknown>, sender: NodeId) => string | undefined;
   /** This node's client address, stated in the response metadata ('' for none). */
   readonly clientAddress: string;
-  /** Whether `address` is a well-formed client address to record for `sender`; false refuses the stream. */
-  readonly onClientAddress: (sender: NodeId, address: string) => boolean;
   /** The same for the HTTP address (HTTP_ADDRESS_HEADER). */
   readonly httpAddress: string;
-  readonly onHttpAddress: (sender: NodeId, address: string) => boolean;
+  /** Record the addresses `sender` stated (both or neither); false: one is unusable, the stream is refused. */
+  readonly onAddresses: (sender: NodeId, stated: StatedAddresses) => boolean;
 }
 
 export function raftHandlers(opts: ReceiverOptions): RaftHandlers {
@@ -74,12 +73,10 @@ function serveStream(
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   const authProblem = opts.authenticate(call, sender);
   if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
-  for (const [header, learn] of [[CLIENT_ADDRESS_HEADER, opts.onClientAddress], [HTTP_ADDRESS_HEADER, opts.onHttpAddress]] as const) {
-    const stated = call.metadata.get(header)[0];
-    if (stated === undefined) continue;
-    const address = String(stated);
-    if (address.length > MAX_CLIENT_ADDRESS_LENGTH || !learn(sender, address))
-      return refuse(`${header} "${address.slice(0, 80)}" is not a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
+  const stated = statedIn(call.metadata);
+  if (!opts.onAddresses(sender, stated)) {
+    const said = [stated.client !== undefined && `${CLIENT_ADDRESS_HEADER} "${stated.client.slice(0, 80)}"`, stated.http !== undefined && `${HTTP_ADDRESS_HEADER} "${stated.http.slice(0, 80)}"`].filter(Boolean);
+    return refuse(`${said.join(', ')}: each must be a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
   }
   const accepted = new grpc.Metadata();
   if (opts.clientAddress) accepted.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);

@@ -38,7 +38,7 @@ describe('membership on the node', () => {
     expect(added).to.deep.equal(['n3@127.0.0.1:7103']);
     expect(d.peerAddress('n2')).to.equal('127.0.0.1:7102'); // kept: this start's --peers
     expect(d.clientAddress('n3')).to.equal('127.0.0.1:7003'); // the operator's, until n3 states its own
-    expect(d.learn('n3', '127.0.0.1:9003')).to.equal(true);
+    expect(d.learn('n3', { client: '127.0.0.1:9003' })).to.equal(true);
     expect(d.clientAddress('n3')).to.equal('127.0.0.1:9003');
     expect(d.ownerOf('127.0.0.1:7103')).to.equal('n3');
 
@@ -46,7 +46,7 @@ describe('membership on the node', () => {
     expect(d.members()).to.deep.equal(['n1', 'n3']);
     expect(d.isMember('n2')).to.equal(false);
     expect(d.isRemoved('n2')).to.equal(true);
-    expect(d.learn('n2', '127.0.0.1:9002')).to.equal(false);
+    expect(d.learn('n2', { client: '127.0.0.1:9002' })).to.equal(false);
     expect(d.ownerOf('127.0.0.1:7102')).to.equal(undefined);
     expect(Object.keys(d.book())).to.deep.equal(['n1', 'n3']);
     expect(d.setConfiguration({ voters: ['n1', 'n3'] }, ['n2'])).to.deep.equal([]); // reported once

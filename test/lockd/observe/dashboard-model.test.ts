@@ -13,6 +13,7 @@ import { LockStateMachine, encodeCommand, type MachineView } from '../../../src/
 import { scriptedHistory } from '../state-machine/workload.js';
 
 interface Model {
+  synced: boolean;
   now: number;
   leases: Map<number, { ttlMs: number; deadline: number }>;
   locks: Map<string, { holder: number; token: number; queue: number[] }>;
@@ -87,6 +88,36 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
   it('from every prefix of a history touching every command, compared after every entry', async () => {
     const n = scriptedHistory().length;
     for (let from = 0; from < n; from++) await replay(from);
+  });
+
+  it('a snapshot installed from the leader replaces the state under the model: it stops claiming to be synced (the page then reads a fresh snapshot)', async () => {
+    const history = scriptedHistory();
+    const at = 12; // the follower's state when the page connected, entries behind the leader's
+    const follower = new LockStateMachine();
+    const leader = new LockStateMachine();
+    const apply = (sm: LockStateMachine, i: number) => {
+      const cmd = history[i];
+      return sm.apply({ index: i + 1, term: 1, data: cmd === 'noop' ? new Uint8Array(0) : encodeCommand(cmd) });
+    };
+    for (let i = 0; i < history.length; i++) {
+      if (i < at) apply(follower, i);
+      apply(leader, i);
+    }
+    const bus = new EventBus('n3', () => 1);
+    const source = new NodeSource(bus, 'n3', undefined, follower);
+    const model = new NodeModel('n3');
+    const sub = bus.subscribe(1000, () => {});
+    model.applyState({ type: 'state', node: 'n3', seq: bus.lastSeq, term: 1, role: 'follower', leader: 'n1', lastIndex: at, commit: at, applied: at, machine: follower.view(10_000) });
+    // What the driver does for an InstallSnapshot: 'persisted' (the event), then the restore.
+    const snapshot = { metadata: { index: history.length, term: 1, voters: ['n1', 'n2', 'n3'] }, data: leader.snapshot() };
+    source.driverEvent({ kind: 'persisted', rd: { entries: [], committedEntries: [], messages: [], readStates: [], snapshot } });
+    follower.restore(snapshot.data);
+    for (const ev of sub.take().events) model.applyEvent(ev);
+    await turn();
+    // The snapshot did change the state (the model's tables are not it) ...
+    expect(asView(model)).to.not.deep.equal(ofView(follower.view(10_000)));
+    // ... so the model must not be read as this node's state until a fresh snapshot replaces it.
+    expect(model.synced).to.equal(false);
   });
 
   it('explains decisions by their numbers: a lease expired (now vs deadline), a stale fenced write (token < highest), a stale release, a hand-off', async () => {
