@@ -64,7 +64,7 @@ export interface LoopObserver {
   sent?(rd: Ready): void;
 }
 
-export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'plantedBug'>;
+export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'plantedBug' | 'snapshotOnReject'>;
 
 export interface DriverLoopOptions<R> {
   readonly id: NodeId;
