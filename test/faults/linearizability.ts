@@ -17,6 +17,14 @@ export interface Model<S, O> {
   step(state: S, op: O): S | undefined;
   /** Equal keys must mean equal states (the memo table relies on it). */
   key(state: S): string;
+  /**
+   * Optional, together: the ids (lease ids, say) whose identity an operation's step depends on, and
+   * a memo key that may merge states differing only in retired ids — ids that no operation still to
+   * be linearized names (`named` holds the others). States that agree on everything but retired ids
+   * lead to the same verdicts, as no remaining step can tell those ids apart.
+   */
+  names?(op: O): readonly number[];
+  canonicalKey?(state: S, named: ReadonlySet<number>): string;
   describe?(state: S): string;
 }
 
@@ -126,6 +134,12 @@ export function searchLinearization<S, O>(
   let hB = 0;
   const cache = new Map<string, { known: Uint32Array; unknown: Uint32Array }[]>();
   let explored = 0;
+  // Operations still to be linearized that name each id (Model.names): an id at 0 is retired.
+  const namedBy = ops.map((o) => model.names?.(o.op) ?? []);
+  const naming = new Map<number, number>();
+  for (const ids of namedBy) for (const id of ids) naming.set(id, (naming.get(id) ?? 0) + 1);
+  const named = new Set(naming.keys());
+  const memoKey = model.canonicalKey ? (st: S) => model.canonicalKey!(st, named) : (st: S) => model.key(st);
   const remember = (stateKey: string): boolean => {
     const k = `${hA.toString(36)}.${hB.toString(36)}|${stateKey}`;
     const list = cache.get(k);
@@ -137,6 +151,14 @@ export function searchLinearization<S, O>(
     return true;
   };
   const toggle = (id: number): void => {
+    // Every toggle flips the operation between remaining and linearized (or discarded).
+    const on = isUnknown[id] ? (unknown[id >>> 5] & (1 << (id & 31))) === 0 : (known[id >>> 5] & (1 << (id & 31))) === 0;
+    for (const x of namedBy[id]) {
+      const c = naming.get(x)! + (on ? -1 : 1);
+      naming.set(x, c);
+      if (c === 0) named.delete(x);
+      else named.add(x);
+    }
     if (isUnknown[id]) {
       unknown[id >>> 5] ^= 1 << (id & 31);
       return;
@@ -214,7 +236,7 @@ export function searchLinearization<S, O>(
       }
       const forced = pass === 0 && unchanged;
       toggle(cur.id);
-      if (remember(model.key(next))) {
+      if (remember(memoKey(next))) {
         stack.push({ entry: cur, state, pass, forced });
         state = next;
         if (!unknownOp(cur)) definiteLeft--;
