@@ -1,8 +1,21 @@
-// Checker 2: is the history linearizable? Split into independent parts (P-compositionality): one
-// part per lock name — its Acquire/Release plus the KeepAlive/Revoke of the leases that touched it —
-// and one per fenced key. Checking each part against its projection of the model never flags a
-// correct history; a lease's effect on other locks is only lost precision. The adversary's Inspect,
-// Release and CancelWait calls belong to the part of the lock they name.
+// Checker 2: is the history linearizable? Split into parts (P-compositionality): one per lock name
+// — its Acquire/Release/Inspect/CancelWait plus the KeepAlive/Revoke of the leases that touched it —
+// and one per fenced key. The adversary's calls belong to the part of the lock they name.
+//
+// Why a part's verdict can be trusted. The full model's state is: per lock, (holder, token, …); per
+// fenced key, (token, value); per lease, alive or dead. Every operation reads and writes one lock
+// (or one key) and the liveness of the leases it names; nothing else.
+//  - Fenced keys: a key's operations touch that key only, so the history is linearizable iff each
+//    key's sub-history is (Herlihy & Wing's locality): splitting loses nothing.
+//  - Locks are coupled only through leases: one lease may hold several locks, and its death (revoke,
+//    or expiry — a hidden event) frees all of them at once. A part holds every operation that reads
+//    or sets the liveness of its leases (their KeepAlives and Revokes are copied into each part of a
+//    lock they touched), so a linearization of the whole history, restricted to a part's operations
+//    and with each lease's death kept where it was, is a linearization of the part: a correct history
+//    is never flagged. The converse is what is lost: each part may place a lease's expiry on its
+//    own, so an anomaly that needs one lease to die at two different moments for two locks (say,
+//    lock a granted to another while its holder never released it, so the holder's lease died;
+//    then that lease, with no renewal in between, releases lock b successfully) is not seen.
 import type { AcquireOutput, CancelWaitOutput, FailOutput, InspectOutput, Op, ReadOutput, ReleaseOutput } from './history.js';
 import { searchLinearization, type Model, type SearchOp, type Verdict } from './linearizability.js';
 import { lockModel } from './lock-model.js';
