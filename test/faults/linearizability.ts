@@ -139,7 +139,7 @@ export function searchLinearization<S, O>(
   const naming = new Map<number, number>();
   for (const ids of namedBy) for (const id of ids) naming.set(id, (naming.get(id) ?? 0) + 1);
   const named = new Set(naming.keys());
-  const memoKey = model.canonicalKey ? (st: S) => model.canonicalKey!(st, named) : (st: S) => model.key(st);
+  const memoKey = model.canonicalKey && model.names ? (st: S) => model.canonicalKey!(st, named) : (st: S) => model.key(st);
   const remember = (stateKey: string): boolean => {
     const k = `${hA.toString(36)}.${hB.toString(36)}|${stateKey}`;
     const list = cache.get(k);

@@ -196,9 +196,10 @@ function passesToken(o: Op, token: number): boolean {
  * grant of exactly t is released); a fenced write of token t once the key's token is above t (it
  * would be refused). That definite operation is linearized before its completion, so "took effect
  * by then, or never" is exactly what the unbounded operation allowed. And an attempt of a retried
- * Acquire (`retryOf`) takes effect before its call is answered, if at all: every attempt carries
- * the call's request id, so one landing later is answered from the first outcome and changes
- * nothing (the API's contract — a server breaking it is flagged for it). Undefined: no bound;
+ * Acquire (`retryOf`) takes effect before its call is answered (ok), if at all: every attempt
+ * carries the call's request id, and the cluster answered it, so one landing later is answered from
+ * the first outcome and changes nothing (the API's contract, for the last 10,000 ids — far more
+ * than a run sends while a message can be held; a server breaking it is flagged). Undefined: no bound;
  * -Infinity: a no-op from its invoke on (the bound came before it).
  */
 export function effectDeadline(o: Op, part: readonly Op[]): number | undefined {
@@ -208,7 +209,7 @@ export function effectDeadline(o: Op, part: readonly Op[]): number | undefined {
   const call = o.f === 'acquire' ? o.input.retryOf : undefined;
   let bound = Infinity;
   for (const p of part) {
-    if (p.complete < bound && ((lease !== undefined && provesDead(p, lease)) || (token !== undefined && passesToken(p, token)) || (call !== undefined && p.id === call && p.status !== 'unknown'))) bound = p.complete;
+    if (p.complete < bound && ((lease !== undefined && provesDead(p, lease)) || (token !== undefined && passesToken(p, token)) || (call !== undefined && p.id === call && p.status === 'ok'))) bound = p.complete;
   }
   if (bound === Infinity) return undefined;
   return bound < o.invoke ? -Infinity : bound;

@@ -120,8 +120,9 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug?: P
     misconfigRate: prng.pick([0, 0, 0.2, 0.5]),
   };
   const diskDelayMax = prng.pick([0, 0, 1, 3]);
-  // Half the runs' leaders answer a lagging follower's rejection with their snapshot: the only way a Snap reaches a
-  // follower that holds its last entry behind a stale older-term tail (our default policy probes back instead).
+  // Leaders of three mixed runs in ten (and of every churn run, below) answer a lagging follower's rejection with their
+  // snapshot: the only way a Snap reaches a follower that holds its last entry behind a stale older-term tail (our
+  // default policy probes back instead, and keeps most runs).
   const snapshotOnReject = prng.chance(0.3);
   const mixed: Profile = { ...base, node: { ...base.node, diskDelayMax, snapshotOnReject, diskBug, startBug } };
   if (family === 'mixed') return mixed;
