@@ -91,7 +91,9 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     ['commit-previous-term-by-count', ['Leader Completeness', 'State Machine Safety']],
     // A deposed leader that still believes it leads serves a read without a quorum round.
     ['read-without-quorum', ['Linearizable Read']],
-    // 'snapshot-fast-forward-overclaim' is scripted in overclaim.test.ts: no random schedule reaches it (README).
+    // A follower holding a snapshot's last entry behind a stale older-term tail acks the tail. Reached where leaders
+    // answer a rejection with their snapshot (RaftConfig.snapshotOnReject, drawn per seed; README, simulator).
+    ['snapshot-fast-forward-overclaim', ['Ack Matches Leader']],
   ];
   for (const [bug, checks] of planted) {
     it(`planted bug ${bug}: reported as ${checks.join(' / ')} within ${BUG_SEEDS} seeds, and replayed exactly`, async () => {

@@ -66,7 +66,7 @@ export interface LoopObserver {
   sent?(rd: Ready): void;
 }
 
-export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'promoteMaxLag' | 'plantedBug'>;
+export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'promoteMaxLag' | 'plantedBug' | 'snapshotOnReject'>;
 
 export interface DriverLoopOptions<R> {
   readonly id: NodeId;
