@@ -84,7 +84,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   };
 
   const id = required('id');
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
+  if (!NODE_ID_PATTERN.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
   const listen = checkAddress('--listen', required('listen'));
   const peerListen = checkAddress('--peer-listen', required('peer-listen'));
   if (listen === peerListen) throw new ConfigError(`--listen and --peer-listen are both ${listen}: the client API and the peer service need a port each`);
@@ -132,6 +132,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(httpListen === undefined ? {} : { httpListen }),
   };
 }
+
+/** A member id (--id, and any id a client names, e.g. Cluster.TransferLeader's target). */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with). */
 export const ADDRESS_PATTERN = /^([A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,45}\]):(\d{1,5})$/;

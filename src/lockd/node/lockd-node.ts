@@ -13,6 +13,7 @@ import { Listeners } from './listeners.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
+import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
 
 export class LockdNode {
   private constructor(
@@ -118,6 +119,22 @@ export class LockdNode {
     const r = this.ctx.security.reload();
     if (r.changed) this.ctx.logger.info({ event: 'tls reloaded', tls: r.summary }, 'TLS certificates reloaded; new connections use them');
     else this.ctx.logger.info({ event: 'tls reload skipped' }, 'SIGHUP: TLS is off (no --tls-cert), nothing to reload');
+  }
+
+  /**
+   * Graceful shutdown's first step (SIGTERM): on the leader, hand leadership to the most caught-up
+   * voter and wait — at most `boundMs` (default transferBoundMs: two election timeouts) — until
+   * another leader is known, so the cluster does not sit an election timeout without one. A
+   * follower returns at once. Never throws: a transfer that fails is logged and the node stops anyway.
+   */
+  async handOff(boundMs = transferBoundMs(this.ctx.config)): Promise<TransferOutcome | undefined> {
+    if (!this.ctx.driver.isLeader()) return undefined;
+    const t0 = Date.now();
+    const o = await this.ctx.driver.transferLeadership(undefined, boundMs);
+    const ms = Date.now() - t0;
+    if (o.kind === 'done') this.ctx.logger.info({ event: 'handed off', to: o.leader, term: o.term, ms }, `leadership handed to ${o.leader} before stopping (${ms} ms)`);
+    else this.ctx.logger.warn({ event: 'hand-off failed', outcome: o, ms }, `could not hand leadership over before stopping (${o.kind}); stopping anyway`);
+    return o;
   }
 
   async stop(): Promise<void> {
