@@ -194,7 +194,7 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const c = await start();
     const leader = await c.waitForLeader();
     const monitor = new LeaderGapMonitor(c);
-    await waitFor('the gap monitor to see the leader', () => (monitor.result.rounds > 3 ? true : undefined));
+    await waitFor('the gap monitor to see the leader', () => (monitor.result.leaderSamples > 3 ? true : undefined));
     const exited = new Promise<number | null>((r) => c.node(leader).proc!.once('exit', (code) => r(code)));
     const t0 = Date.now();
     c.signal(leader, 'SIGTERM');

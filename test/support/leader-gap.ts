@@ -1,59 +1,85 @@
-// Watches a cluster for leader-less time: every `everyMs` it asks Cluster.Status of every running
-// node at once (one round) and notes whether any answered role=leader. A gap is the time from the
-// last round that saw a leader to the next one that does, so a measured gap over-states the real
-// one by up to one round (everyMs plus the round's own duration) — never under-states it.
+// Watches a cluster for leader-less time. Every node is polled on its own loop (Cluster.Status,
+// then a pause of `everyMs`), so a slow or restarting node does not slow the others' samples. A
+// sample that answers role=leader marks a LEADERSHIP: (node, term). A node leads one term in one
+// unbroken stretch (it can win a term once, and never leads it again after stepping down), so two
+// samples of one leadership prove a leader throughout the time between them: a slow answer (a
+// CPU-starved machine) is not a gap. A gap runs from the SEND time of the last sample of one
+// leadership to the ANSWER time of the first sample of the next: each was leader at some instant of
+// its sample's round trip, so this over-states the real gap (by up to two round trips plus
+// `everyMs`) and never under-states it.
 import type { ProcessCluster } from './process-cluster.js';
 
 export interface LeaderGaps {
-  /** Longest leader-less stretch seen so far (ms). */
+  /** Longest leader-less stretch (ms), measured as above. */
   readonly longestMs: number;
-  /** Every gap longer than one round, with when it started (Date.now()). */
-  readonly gaps: ReadonlyArray<{ readonly at: number; readonly ms: number }>;
-  /** Rounds taken. */
-  readonly rounds: number;
+  /** When it began and ended (Date.now()), and the leaderships ("term/node") on either side. */
+  readonly worst: { readonly from: number; readonly to: number; readonly before: string; readonly after: string } | undefined;
+  /** Leaderships seen. */
+  readonly leaderships: number;
+  /** Samples that saw a leader. */
+  readonly leaderSamples: number;
+}
+
+interface Sample {
+  readonly sent: number;
+  readonly answered: number;
+  readonly node: string;
+  readonly term: number;
 }
 
 export class LeaderGapMonitor {
   private stopped = false;
-  private lastSeen: number | undefined;
-  private longest = 0;
-  private readonly found: Array<{ at: number; ms: number }> = [];
-  private count = 0;
-  private readonly loop: Promise<void>;
+  private readonly samples: Sample[] = [];
+  private readonly loops: Promise<void>[];
 
   constructor(
     private readonly cluster: ProcessCluster,
     private readonly everyMs = 10,
   ) {
-    this.loop = this.run();
+    this.loops = cluster.nodes.map((n) => this.poll(n.id));
   }
 
-  private async run(): Promise<void> {
+  private async poll(id: string): Promise<void> {
     while (!this.stopped) {
-      const sts = await this.cluster.statuses();
-      const now = Date.now();
-      this.count++;
-      if (sts.some((s) => s.role === 'leader')) {
-        if (this.lastSeen !== undefined) {
-          const ms = now - this.lastSeen;
-          if (ms > this.longest) this.longest = ms;
-          if (ms > 2 * this.everyMs + 50) this.found.push({ at: this.lastSeen, ms });
-        }
-        this.lastSeen = now;
+      if (this.cluster.isRunning(id)) {
+        const sent = Date.now();
+        const st = await this.cluster.status(id, 500).catch(() => undefined);
+        if (st?.role === 'leader') this.samples.push({ sent, answered: Date.now(), node: id, term: st.term });
       }
       await new Promise((r) => setTimeout(r, this.everyMs));
     }
   }
 
-  /** The gaps so far; a stretch without a leader still open at the call counts up to now. */
   get result(): LeaderGaps {
-    const open = this.lastSeen === undefined ? 0 : Date.now() - this.lastSeen;
-    return { longestMs: Math.max(this.longest, open), gaps: [...this.found], rounds: this.count };
+    // Each leadership's first answer and last send, in the order they began.
+    const spans = new Map<string, { node: string; firstAnswered: number; lastSent: number }>();
+    for (const s of this.samples) {
+      const key = `${s.term}/${s.node}`;
+      const sp = spans.get(key);
+      if (!sp) spans.set(key, { node: key, firstAnswered: s.answered, lastSent: s.sent });
+      else {
+        sp.firstAnswered = Math.min(sp.firstAnswered, s.answered);
+        sp.lastSent = Math.max(sp.lastSent, s.sent);
+      }
+    }
+    const ordered = [...spans.values()].sort((a, b) => a.firstAnswered - b.firstAnswered);
+    let longestMs = 0;
+    let worst: LeaderGaps['worst'];
+    for (let k = 1; k < ordered.length; k++) {
+      const before = ordered[k - 1];
+      const after = ordered[k];
+      const ms = after.firstAnswered - before.lastSent;
+      if (ms > longestMs) {
+        longestMs = ms;
+        worst = { from: before.lastSent, to: after.firstAnswered, before: before.node, after: after.node };
+      }
+    }
+    return { longestMs, worst, leaderships: ordered.length, leaderSamples: this.samples.length };
   }
 
   async stop(): Promise<LeaderGaps> {
     this.stopped = true;
-    await this.loop;
+    await Promise.all(this.loops);
     return this.result;
   }
 }
