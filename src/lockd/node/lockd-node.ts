@@ -133,6 +133,7 @@ export class LockdNode {
     const o = await this.ctx.driver.transferLeadership(undefined, boundMs);
     const ms = Date.now() - t0;
     if (o.kind === 'done') this.ctx.logger.info({ event: 'handed off', to: o.leader, term: o.term, ms }, `leadership handed to ${o.leader} before stopping (${ms} ms)`);
+    else if (o.kind === 'no-target') this.ctx.logger.info({ event: 'hand-off skipped' }, 'the only voter: no one to hand leadership to');
     else this.ctx.logger.warn({ event: 'hand-off failed', outcome: o, ms }, `could not hand leadership over before stopping (${o.kind}); stopping anyway`);
     return o;
   }
