@@ -33,7 +33,7 @@ function alive(pid: number): boolean {
 export function cannotCreateNamespaces(): string | undefined {
   if (process.platform !== 'linux') return `not Linux (${process.platform})`;
   if (process.getuid?.() !== 0) return 'not running as root (ip netns needs CAP_SYS_ADMIN)';
-  const probe = `${PREFIX}${process.pid}probe`;
+  const probe = `${PREFIX}${process.pid}xprobe`; // swept like a run's names if left behind
   try {
     ip('netns', 'add', probe);
     ip('netns', 'del', probe);

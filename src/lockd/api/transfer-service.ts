@@ -53,7 +53,7 @@ export function transferLeaderHandler(ctx: NodeContext, router: LeaderRouter, fo
     const serve = async (): Promise<TransferLeaderResponse> => {
       const target = call.request.targetId;
       if (target !== '' && !NODE_ID_PATTERN.test(target))
-        throw new ApiError(grpc.status.INVALID_ARGUMENT, `target_id "${target.slice(0, 80)}" is not a node id (1-64 letters, digits, '.', '_' or '-'), or "" for the most caught-up voter`);
+        throw new ApiError(grpc.status.INVALID_ARGUMENT, `target_id ${JSON.stringify(target.slice(0, 80))} is not a node id (1-64 letters, digits, '.', '_' or '-'), or "" for the most caught-up voter`);
       const route = await router.route(call, deadline);
       if (route.kind === 'local') return onLeader(target, deadline);
       // Up to the client's own deadline when that is the shorter (the leader then answers

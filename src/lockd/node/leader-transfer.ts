@@ -1,7 +1,7 @@
 // Leadership transfer as the node runs it (thesis §3.10; the core's transferLeader does the
 // protocol): pick the target, hand the request to the core, and wait — bounded — until this node
 // knows a leader other than itself. Used by Cluster.TransferLeader and by a graceful SIGTERM on
-// the leader (main.ts). Why transfer before stopping: README "Leader transfer and graceful shutdown".
+// the leader (main.ts). Why transfer before stopping: README "Operating a cluster", design note.
 import type { NodeId, Role, Status } from '../../raft/types.js';
 
 /** What the transfer needs of the driver (RaftDriver, or a test double). */
@@ -58,14 +58,11 @@ export class LeaderTransfer {
   private readonly waiters = new Set<(leader: NodeId, term: number) => void>();
 
   constructor(private readonly port: TransferPort) {
+    const self = port.status().id;
     port.onRoleChange((_role, leader, term) => {
-      if (!leader || leader === this.selfId) return;
+      if (!leader || leader === self) return;
       for (const w of [...this.waiters]) w(leader, term);
     });
-  }
-
-  private get selfId(): NodeId {
-    return this.port.status().id;
   }
 
   /** Transfer to `target` ('' / undefined: pickTransferTarget), waiting at most `boundMs`. Never rejects. */

@@ -38,12 +38,11 @@ export interface ClusterClient extends grpc.Client {
    * heartbeats), with that leader — usually the target; another voter may win an election that
    * raced the transfer. Rules:
    * - target_id "" picks the voter (other than the leader) with the highest replicated index,
-   * among those the leader heard from within the last election timeout;
-   * - a target_id that is not a voter of the cluster: NOT_FOUND; one that is not a valid id
-   * (1-64 letters, digits, '.', '_', '-'): INVALID_ARGUMENT; the leader itself: OK at once, nothing
-   * changes (leader_id is the leader, transferred = false);
-   * - no other voter to hand to (a one-node cluster, or none heard from lately when target_id is
-   * ""): FAILED_PRECONDITION;
+   * preferring those the leader heard from within the last election timeout;
+   * - a target_id that is no member: NOT_FOUND; a learner (it cannot lead): FAILED_PRECONDITION;
+   * one that is not a valid id (1-64 letters, digits, '.', '_', '-'): INVALID_ARGUMENT; the
+   * leader itself: OK at once, nothing changes (leader_id is the leader, transferred = false);
+   * - no other voter to hand to (a one-node cluster): FAILED_PRECONDITION;
    * - the transfer did not finish within the server's bound (one election timeout for the core to
    * abandon it, plus a margin; the target down or far behind): UNAVAILABLE, naming the leader,
    * which stays leader and serves again; the client's deadline running out first:
@@ -63,12 +62,11 @@ export interface ClusterClient extends grpc.Client {
    * heartbeats), with that leader — usually the target; another voter may win an election that
    * raced the transfer. Rules:
    * - target_id "" picks the voter (other than the leader) with the highest replicated index,
-   * among those the leader heard from within the last election timeout;
-   * - a target_id that is not a voter of the cluster: NOT_FOUND; one that is not a valid id
-   * (1-64 letters, digits, '.', '_', '-'): INVALID_ARGUMENT; the leader itself: OK at once, nothing
-   * changes (leader_id is the leader, transferred = false);
-   * - no other voter to hand to (a one-node cluster, or none heard from lately when target_id is
-   * ""): FAILED_PRECONDITION;
+   * preferring those the leader heard from within the last election timeout;
+   * - a target_id that is no member: NOT_FOUND; a learner (it cannot lead): FAILED_PRECONDITION;
+   * one that is not a valid id (1-64 letters, digits, '.', '_', '-'): INVALID_ARGUMENT; the
+   * leader itself: OK at once, nothing changes (leader_id is the leader, transferred = false);
+   * - no other voter to hand to (a one-node cluster): FAILED_PRECONDITION;
    * - the transfer did not finish within the server's bound (one election timeout for the core to
    * abandon it, plus a margin; the target down or far behind): UNAVAILABLE, naming the leader,
    * which stays leader and serves again; the client's deadline running out first:
@@ -101,12 +99,11 @@ export interface ClusterHandlers extends grpc.UntypedServiceImplementation {
    * heartbeats), with that leader — usually the target; another voter may win an election that
    * raced the transfer. Rules:
    * - target_id "" picks the voter (other than the leader) with the highest replicated index,
-   * among those the leader heard from within the last election timeout;
-   * - a target_id that is not a voter of the cluster: NOT_FOUND; one that is not a valid id
-   * (1-64 letters, digits, '.', '_', '-'): INVALID_ARGUMENT; the leader itself: OK at once, nothing
-   * changes (leader_id is the leader, transferred = false);
-   * - no other voter to hand to (a one-node cluster, or none heard from lately when target_id is
-   * ""): FAILED_PRECONDITION;
+   * preferring those the leader heard from within the last election timeout;
+   * - a target_id that is no member: NOT_FOUND; a learner (it cannot lead): FAILED_PRECONDITION;
+   * one that is not a valid id (1-64 letters, digits, '.', '_', '-'): INVALID_ARGUMENT; the
+   * leader itself: OK at once, nothing changes (leader_id is the leader, transferred = false);
+   * - no other voter to hand to (a one-node cluster): FAILED_PRECONDITION;
    * - the transfer did not finish within the server's bound (one election timeout for the core to
    * abandon it, plus a margin; the target down or far behind): UNAVAILABLE, naming the leader,
    * which stays leader and serves again; the client's deadline running out first:
