@@ -15,6 +15,9 @@ import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
 import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
 
+/** The longest a stopping leader waits for its hand-off: a shutdown must not hang on a dead target. */
+export const HANDOFF_MAX_MS = 2000;
+
 export class LockdNode {
   private constructor(
     readonly ctx: NodeContext,
@@ -123,11 +126,12 @@ export class LockdNode {
 
   /**
    * Graceful shutdown's first step (SIGTERM): on the leader, hand leadership to the most caught-up
-   * voter and wait — at most `boundMs` (default transferBoundMs: two election timeouts) — until
-   * another leader is known, so the cluster does not sit an election timeout without one. A
-   * follower returns at once. Never throws: a transfer that fails is logged and the node stops anyway.
+   * voter and wait — at most `boundMs` (default: the transfer bound, two election timeouts, but no
+   * more than HANDOFF_MAX_MS) — until another leader is known, so the cluster does not sit an
+   * election timeout without one. A follower returns at once. Never throws: a transfer that fails is
+   * logged and the node stops anyway (a target that got TimeoutNow still campaigns).
    */
-  async handOff(boundMs = transferBoundMs(this.ctx.config)): Promise<TransferOutcome | undefined> {
+  async handOff(boundMs = Math.min(transferBoundMs(this.ctx.config), HANDOFF_MAX_MS)): Promise<TransferOutcome | undefined> {
     if (!this.ctx.driver.isLeader()) return undefined;
     const t0 = Date.now();
     const o = await this.ctx.driver.transferLeadership(undefined, boundMs);
