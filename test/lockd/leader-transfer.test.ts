@@ -14,6 +14,7 @@ import * as grpc from '@grpc/grpc-js';
 import { LockClient } from '../../src/client/index.js';
 import { LOCKCTL_MAIN } from '../support/build.js';
 import { LeaderGapMonitor } from '../support/leader-gap.js';
+import { statusOf } from '../support/lock-api-client.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { killNow, reapOnExit } from '../support/reaper.js';
 
@@ -22,15 +23,6 @@ const TRANSFER_BOUND_MS = 2 * ELECTION_TIMEOUT_MS; // node/leader-transfer.ts tr
 
 function codeOf(e: unknown): string {
   return grpc.status[(e as grpc.ServiceError).code] ?? String(e);
-}
-
-async function refused(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 function lockctl(endpoints: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -100,10 +92,10 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const c = await start();
     const leader = await c.waitForLeader();
     const follower = c.nodes.find((n) => n.id !== leader)!.id;
-    const unknown = await refused(c.transferLeader(follower, 'n9'));
+    const unknown = await statusOf(c.transferLeader(follower, 'n9'));
     expect(codeOf(unknown)).to.equal('NOT_FOUND');
     expect(unknown.details).to.contain('n9').and.contain('n1, n2, n3');
-    const bad = await refused(c.transferLeader(follower, 'n1;rm -rf'));
+    const bad = await statusOf(c.transferLeader(follower, 'n1;rm -rf'));
     expect(codeOf(bad)).to.equal('INVALID_ARGUMENT');
     const self = await c.transferLeader(follower, leader);
     expect(self).to.include({ leaderId: leader, previousLeaderId: leader, transferred: false });
@@ -113,7 +105,7 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const down = c.nodes.find((n) => n.id !== leader && n.id !== follower)!.id;
     await c.kill(down);
     const t0 = Date.now();
-    const timedOut = await refused(c.transferLeader(leader, down, 10_000));
+    const timedOut = await statusOf(c.transferLeader(leader, down, 10_000));
     const ms = Date.now() - t0;
     expect(codeOf(timedOut)).to.equal('UNAVAILABLE');
     expect(timedOut.details).to.contain(`transfer of leadership to ${down} did not finish`).and.contain(`${leader} still leads`);
@@ -125,7 +117,7 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     lease.close();
 
     // The client's deadline running out first is DEADLINE_EXCEEDED, not UNAVAILABLE.
-    const short = await refused(c.transferLeader(follower, down, 300));
+    const short = await statusOf(c.transferLeader(follower, down, 300));
     expect(codeOf(short)).to.equal('DEADLINE_EXCEEDED');
   });
 
