@@ -203,6 +203,22 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     expect(gaps.longestMs, JSON.stringify(gaps)).to.be.lessThan(ELECTION_TIMEOUT_MS / 2);
   });
 
+  it('SIGTERM on a leader whose followers cannot take over stops anyway, after the bounded wait', async () => {
+    const c = await start();
+    const leader = await c.waitForLeader();
+    const followers = c.nodes.map((n) => n.id).filter((id) => id !== leader);
+    for (const f of followers) c.signal(f, 'SIGSTOP'); // alive to the kernel, silent to Raft
+    const exited = new Promise<number | null>((r) => c.node(leader).proc!.once('exit', (code) => r(code)));
+    const t0 = Date.now();
+    c.signal(leader, 'SIGTERM');
+    const code = await exited;
+    const ms = Date.now() - t0;
+    for (const f of followers) c.signal(f, 'SIGCONT');
+    expect(code).to.equal(0);
+    expect(c.log(leader)).to.contain('could not hand leadership over before stopping (timed-out); stopping anyway');
+    expect(ms, `stopped after ${ms} ms`).to.be.at.least(TRANSFER_BOUND_MS).and.lessThan(TRANSFER_BOUND_MS + 2000);
+  });
+
   it('SIGTERM on a follower stops it cleanly and leaves the leader alone', async () => {
     const c = await start();
     const leader = await c.waitForLeader();
