@@ -14,6 +14,9 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // A restarted node should be reachable again within about a second, not grpc's default minutes.
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1000,
+  // A node named by DNS that comes back at a new IP is resolved again within a second of losing it
+  // (grpc-js re-resolves on a lost connection, by default at most every 30 s).
+  'grpc.dns_min_time_between_resolutions_ms': 1000,
 };
 
 export class Endpoint {

@@ -20,6 +20,7 @@ import type { AuthRevokeResponse__Output } from '../proto/gen/lockd/v1/AuthRevok
 import type { AuthListResponse__Output } from '../proto/gen/lockd/v1/AuthListResponse.js';
 import type { MemberListResponse__Output } from '../proto/gen/lockd/v1/MemberListResponse.js';
 import type { MemberChangeResponse__Output } from '../proto/gen/lockd/v1/MemberChangeResponse.js';
+import type { TransferLeaderResponse__Output } from '../proto/gen/lockd/v1/TransferLeaderResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
@@ -29,7 +30,7 @@ import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
-import type { AclRule, EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
+import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -415,6 +416,18 @@ export class LockClient {
   async memberRemove(id: string, opts: WriteOptions & { expectedConfigIndex?: number } = {}): Promise<MemberChangeResponse__Output> {
     const req = { id, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
     return this.router.unary<MemberChangeResponse__Output>('Membership.MemberRemove', (ep, o, cb) => ep.membership.MemberRemove(req, o, cb), this.ctl(opts));
+  }
+
+  /**
+   * Hand leadership to `targetId` ('' or omitted: the most caught-up voter) and return once the
+   * cluster has a new leader (Cluster.TransferLeader). Retried on UNAVAILABLE like every call: with
+   * an explicit target a retry is harmless (the target already leading answers at once), without one
+   * a retry after a lost answer may move leadership once more.
+   */
+  async transferLeader(targetId = '', opts?: CallOptions): Promise<LeaderTransfer> {
+    const r = await this.router.unary<TransferLeaderResponse__Output>('Cluster.TransferLeader', (ep, o, cb) => ep.cluster.TransferLeader({ targetId }, o, cb), this.ctl(opts));
+    if (r.leaderAddress) this.router.noteLeader(r.leaderAddress);
+    return { leaderId: r.leaderId, leaderAddress: r.leaderAddress, term: r.term, previousLeaderId: r.previousLeaderId, transferred: r.transferred };
   }
 
   /** Stop every lease this client keeps alive (their signals abort: 'closed') and close all connections. */

@@ -69,3 +69,16 @@ export interface EndpointStatus {
   readonly status?: NodeStatus;
   readonly error?: Error;
 }
+
+/** The outcome of Cluster.TransferLeader. */
+export interface LeaderTransfer {
+  /** Who leads now (usually the target). */
+  readonly leaderId: string;
+  /** Its client address ('' if the answering node does not know it yet). */
+  readonly leaderAddress: string;
+  readonly term: number;
+  /** Who led when the call arrived. */
+  readonly previousLeaderId: string;
+  /** False when the target already led (nothing changed). */
+  readonly transferred: boolean;
+}

@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../src/proto/lockd.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
+import type { TransferLeaderResponse__Output } from '../../src/proto/gen/lockd/v1/TransferLeaderResponse.js';
 import { ensureBuilt, NODE_MAIN, ROOT } from './build.js';
 import { failuresSoFar } from './failures.js';
 import { killNow, reapOnExit } from './reaper.js';
@@ -257,6 +258,13 @@ export class ProcessCluster {
   status(id: string, timeoutMs = 1000): Promise<StatusResponse__Output> {
     return new Promise((resolve, reject) =>
       this.client(id).Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res!))),
+    );
+  }
+
+  /** Cluster.TransferLeader asked of node `id` (a follower forwards it); target '' = the server's pick. */
+  transferLeader(id: string, targetId = '', timeoutMs = 5000): Promise<TransferLeaderResponse__Output> {
+    return new Promise((resolve, reject) =>
+      this.client(id).TransferLeader({ targetId }, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res!))),
     );
   }
 

@@ -27,6 +27,7 @@ export interface CommandSpec {
 
 export const COMMANDS: readonly CommandSpec[] = [
   { path: ['status'], positionals: [], flags: [], summary: 'every node: id, address, role, term, leader, commit, applied' },
+  { path: ['leader', 'transfer'], positionals: ['[ID]'], flags: [], summary: 'hand leadership to voter ID (default: the most caught-up one) without an election timeout' },
   { path: ['lease', 'grant'], positionals: ['TTL'], flags: [], summary: 'create a lease (TTL in ms, or with s/m suffix); not kept alive' },
   { path: ['lease', 'keepalive'], positionals: ['ID'], flags: ['count'], summary: 'keep a lease alive until interrupted (or --count renewals)' },
   { path: ['lease', 'revoke'], positionals: ['ID'], flags: [], summary: 'end a lease now, releasing its locks' },
@@ -189,7 +190,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     throw new UsageError(msg, usage);
   };
   const rest = positionals.slice(spec.path.length);
-  if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  const requiredCount = spec.positionals.filter((p) => !p.startsWith('[')).length; // "[ID]": optional, last
+  if (rest.length < requiredCount || rest.length > spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
   for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
@@ -212,7 +214,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       throw e instanceof UsageError ? new UsageError(e.message, usage) : e;
     }
   };
-  const args: Record<string, string> = Object.fromEntries(spec.positionals.map((p, i) => [p, rest[i]]));
+  const args: Record<string, string> = Object.fromEntries(spec.positionals.flatMap((p, i) => (rest[i] === undefined ? [] : [[p.replace(/^\[(.*)\]$/, '$1'), rest[i]]])));
   const tls = wrap(() => resolveTls(values, env));
   return {
     spec,

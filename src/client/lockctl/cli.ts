@@ -18,6 +18,7 @@ export interface CliIo {
 function dispatch(ctx: cmd.Context): Promise<number> {
   switch (ctx.p.spec.path.join(' ')) {
     case 'status': return cmd.status(ctx);
+    case 'leader transfer': return cmd.leaderTransfer(ctx);
     case 'lease grant': return cmd.leaseGrant(ctx);
     case 'lease keepalive': return cmd.leaseKeepAlive(ctx);
     case 'lease revoke': return cmd.leaseRevoke(ctx);

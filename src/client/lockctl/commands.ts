@@ -53,6 +53,16 @@ export async function status(ctx: Context): Promise<number> {
   return rows.some((r) => r.status) ? EXIT.OK : EXIT.ERROR;
 }
 
+export async function leaderTransfer(ctx: Context): Promise<number> {
+  const r = await ctx.client.transferLeader(ctx.p.args.ID ?? '', callOpts(ctx));
+  const where = r.leaderAddress ? ` at ${r.leaderAddress}` : '';
+  ctx.out.result(
+    r.transferred ? `leadership moved from ${r.previousLeaderId} to ${r.leaderId}${where} (term ${r.term})` : `${r.leaderId}${where} already leads (term ${r.term}); nothing changed`,
+    r,
+  );
+  return EXIT.OK;
+}
+
 export async function leaseGrant(ctx: Context): Promise<number> {
   const ttlMs = parseDuration('TTL', ctx.p.args.TTL);
   const lease = await ctx.client.grantLease(ttlMs, callOpts(ctx));

@@ -4,6 +4,7 @@
 // the leader never forwards again. Messages for clients name the leader's CLIENT address only.
 import * as grpc from '@grpc/grpc-js';
 import { forwardedPath, forwardingMetadata } from '../node/listeners.js';
+import { DNS_RERESOLVE_MS } from '../transport/index.js';
 import type { NodeContext } from '../node/node-context.js';
 import { ApiError, LEADER_TRAILER } from './api-error.js';
 import type { Forward } from './leader-router.js';
@@ -24,6 +25,7 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_reconnect_backoff_ms': 1000,
   'grpc.enable_retries': 0,
   'grpc.use_local_subchannel_pool': 1, // each client its own connection (see CONNECTIONS_PER_LEADER)
+  'grpc.dns_min_time_between_resolutions_ms': DNS_RERESOLVE_MS, // a leader named by DNS, moved to a new IP, is found again
 };
 
 /**

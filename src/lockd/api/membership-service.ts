@@ -12,7 +12,7 @@ import type { MemberInfo } from '../../proto/gen/lockd/v1/MemberInfo.js';
 import type { MemberListResponse } from '../../proto/gen/lockd/v1/MemberListResponse.js';
 import type { MemberPromoteRequest__Output } from '../../proto/gen/lockd/v1/MemberPromoteRequest.js';
 import { ConfChangeError, type ConfChange, type ConfChangeRefusal } from '../../raft/index.js';
-import { isAddress } from '../node/config.js';
+import { isAddress, NODE_ID_PATTERN } from '../node/config.js';
 import { NotLeaderError, ProposalLostError } from '../node/errors.js';
 import { encodeMemberContext } from '../node/member-context.js';
 import type { MemberAddresses } from '../node/peer-directory.js';
@@ -27,7 +27,6 @@ import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
 import { answerBy, settleBy, TimeoutError } from './timing.js';
 
 const MEMBERSHIP = lockdProto.lockd.v1.Membership.service;
-const ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * THE admin check of every Membership RPC: with --acl only an administrator (an --admin principal
@@ -64,7 +63,7 @@ const REFUSAL_CODE: Record<ConfChangeRefusal, grpc.status> = {
 const invalid = (message: string) => ({ error: 'INVALID_ARGUMENT' as const, message });
 
 function validateId(id: string, what = 'id'): ReturnType<typeof invalid> | undefined {
-  return ID.test(id) ? undefined : invalid(`${what} ${JSON.stringify(id.slice(0, 80))} is not a node id (1-64 of A-Z a-z 0-9 . _ -)`);
+  return NODE_ID_PATTERN.test(id) ? undefined : invalid(`${what} ${JSON.stringify(id.slice(0, 80))} is not a node id (1-64 of A-Z a-z 0-9 . _ -)`);
 }
 
 type ChangeRequest = Pick<MemberPromoteRequest__Output, 'id' | 'requestId' | 'expectedConfigIndex' | '_expectedConfigIndex'>;

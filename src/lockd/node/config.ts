@@ -116,7 +116,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   };
 
   const id = required('id');
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
+  if (!NODE_ID_PATTERN.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
   const listen = checkAddress('--listen', required('listen'));
   const peerListen = checkAddress('--peer-listen', required('peer-listen'));
   if (listen === peerListen) throw new ConfigError(`--listen and --peer-listen are both ${listen}: the client API and the peer service need a port each`);
@@ -195,12 +195,22 @@ function flagSwitch(flag: unknown, envValue: string | undefined, envName: string
   return raw === '1' || raw === 'true';
 }
 
-/** HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with). */
-export const ADDRESS_PATTERN = /^([A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,45}\]):(\d{1,5})$/;
+/** A member id (--id, and any id a client names, e.g. Cluster.TransferLeader's target). */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with).
+ * HOST is an IPv4 address, a bracketed IPv6 one, or a DNS name (RFC 1123 labels: letters, digits
+ * and inner '-', at most 63 each, 253 in all; a trailing '.' allowed), e.g. `localhost:7001` or
+ * `lockd-0.lockd-peers.default.svc.cluster.local:7101`. A name is resolved by gRPC when it dials
+ * and again when a connection to it is lost (peer-transport.ts DNS_RERESOLVE_MS), so a member that
+ * comes back at a new IP address under the same name is found again.
+ */
+export const ADDRESS_PATTERN = /^((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?|\[[0-9a-fA-F:.]{2,45}\]):(\d{1,5})$/;
 
 export function isAddress(address: string): boolean {
   const m = ADDRESS_PATTERN.exec(address);
-  return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+  return !!m && m[1].length <= 253 && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
 }
 
 function checkAddress(what: string, address: string): string {

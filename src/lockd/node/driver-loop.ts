@@ -201,7 +201,7 @@ export class DriverLoop<R> {
     this.input(() => this.raft.campaign());
   }
 
-  /** Hand leadership to `to`; `done(false)` if this node does not lead. No API calls it yet; the simulator does. */
+  /** Hand leadership to `to`; `done(false)` if this node does not lead or `to` is no voter (node/leader-transfer.ts, the simulator). */
   transferLeader(to: NodeId, done?: (accepted: boolean) => void): void {
     this.input(() => {
       const ok = this.raft.transferLeader(to);

@@ -52,6 +52,9 @@ export interface ServiceRegistry {
   addForwardable(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
 }
 
+/** How long a stopping node lets open calls finish before it cuts them. */
+export const SHUTDOWN_GRACE_MS = 1000;
+
 type Guard = (call: { metadata: grpc.Metadata } & AuthenticatedCall) => grpc.StatusObject | undefined;
 
 function status(code: grpc.status, details: string): grpc.StatusObject {
@@ -185,7 +188,26 @@ export class Listeners {
     }
   }
 
-  async shutdown(): Promise<void> {
-    await Promise.all([this.publicServer, this.peerServer].map((s) => new Promise<void>((resolve) => s.tryShutdown(() => resolve()))));
+  /**
+   * Stop both servers: open calls may finish for `graceMs`, then whatever is still open is cut. The
+   * bound matters: a paused or cut-off peer never ends its inbound Raft stream, and tryShutdown alone
+   * would wait for it forever (a SIGTERM then never stopped the node).
+   */
+  async shutdown(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+    await Promise.all(
+      [this.publicServer, this.peerServer].map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              s.forceShutdown();
+              resolve();
+            }, graceMs);
+            s.tryShutdown(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 }

@@ -16,9 +16,13 @@ import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
 import { TestFaults } from './test-faults.js';
+import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
 
 /** Why a node stopped itself: its id was removed from the cluster (main.ts exits EXIT_REMOVED). */
 export class RemovedError extends Error {}
+
+/** The longest a stopping leader waits for its hand-off: a shutdown must not hang on a dead target. */
+export const HANDOFF_MAX_MS = 2000;
 
 export class LockdNode {
   private removedListener: ((e: RemovedError) => void) | undefined;
@@ -176,6 +180,24 @@ export class LockdNode {
     const r = this.ctx.security.reload();
     if (r.changed) this.ctx.logger.info({ event: 'tls reloaded', tls: r.summary }, 'TLS certificates reloaded; new connections use them');
     else this.ctx.logger.info({ event: 'tls reload skipped' }, 'SIGHUP: TLS is off (no --tls-cert), nothing to reload');
+  }
+
+  /**
+   * Graceful shutdown's first step (SIGTERM): on the leader, hand leadership to the most caught-up
+   * voter and wait — at most `boundMs` (default: the transfer bound, two election timeouts, but no
+   * more than HANDOFF_MAX_MS) — until another leader is known, so the cluster does not sit an
+   * election timeout without one. A follower returns at once. Never throws: a transfer that fails is
+   * logged and the node stops anyway (a target that got TimeoutNow still campaigns).
+   */
+  async handOff(boundMs = Math.min(transferBoundMs(this.ctx.config), HANDOFF_MAX_MS)): Promise<TransferOutcome | undefined> {
+    if (!this.ctx.driver.isLeader()) return undefined;
+    const t0 = Date.now();
+    const o = await this.ctx.driver.transferLeadership(undefined, boundMs);
+    const ms = Date.now() - t0;
+    if (o.kind === 'done') this.ctx.logger.info({ event: 'handed off', to: o.leader, term: o.term, ms }, `leadership handed to ${o.leader} before stopping (${ms} ms)`);
+    else if (o.kind === 'no-target') this.ctx.logger.info({ event: 'hand-off skipped' }, 'the only voter: no one to hand leadership to');
+    else this.ctx.logger.warn({ event: 'hand-off failed', outcome: o, ms }, `could not hand leadership over before stopping (${o.kind}); stopping anyway`);
+    return o;
   }
 
   async stop(): Promise<void> {

@@ -7,7 +7,7 @@
 // It is a network input on followers (from the leader), so it is decoded defensively: anything
 // malformed yields undefined (the change itself still takes effect: addresses only help liveness).
 import { MAX_MEMBERS, type NodeId } from '../../raft/index.js';
-import { isAddress } from './config.js';
+import { isAddress, NODE_ID_PATTERN } from './config.js';
 import type { MemberAddresses } from './peer-directory.js';
 
 export interface MemberContext {
@@ -16,7 +16,6 @@ export interface MemberContext {
   readonly requestId: string;
 }
 
-const ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_REQUEST_ID = 128;
 
 export function encodeMemberContext(c: MemberContext): string {
@@ -38,7 +37,7 @@ export function decodeMemberContext(raw: string | undefined): MemberContext | un
   if (entries.length > MAX_MEMBERS) return undefined;
   const book: Record<NodeId, MemberAddresses> = {};
   for (const [id, a] of entries) {
-    if (!ID.test(id) || typeof a !== 'object' || a === null) return undefined;
+    if (!NODE_ID_PATTERN.test(id) || typeof a !== 'object' || a === null) return undefined;
     const { peer, client } = a as Record<string, unknown>;
     if (typeof peer !== 'string' || !isAddress(peer)) return undefined;
     if (client !== undefined && (typeof client !== 'string' || !isAddress(client))) return undefined;

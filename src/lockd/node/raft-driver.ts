@@ -18,6 +18,7 @@ import {
   type RemovedListener,
   type RoleListener,
 } from './driver-loop.js';
+import { LeaderTransfer, type TransferOutcome } from './leader-transfer.js';
 
 export type { AppliedListener, Applier, ConfigurationAt, MembershipListener, Outbox, RemovedListener, RoleListener } from './driver-loop.js';
 
@@ -55,6 +56,7 @@ export type DriverEvent =
 
 export class RaftDriver<R> {
   private readonly loop: DriverLoop<R>;
+  private readonly transfers: LeaderTransfer;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: RaftDriverOptions<R>) {
@@ -77,6 +79,7 @@ export class RaftDriver<R> {
       onFatal: (e) => this.fail(e),
       ...(opts.observer ? { observer: { persisted: (rd: Ready) => opts.observer!({ kind: 'persisted', rd }) } } : {}),
     });
+    this.transfers = new LeaderTransfer(this.loop);
   }
 
   setOutbox(outbox: Outbox): void {
@@ -130,6 +133,14 @@ export class RaftDriver<R> {
   /** Resolves when this node's applied state is at least as new as any write committed before the call (ReadIndex). */
   readBarrier(): Promise<void> {
     return new Promise((resolve, reject) => this.loop.readBarrier({ resolve, reject }));
+  }
+
+  /**
+   * Leader only: hand leadership to `target` (undefined: the most caught-up voter) and resolve once
+   * a leader other than this node is known, or after `boundMs` (leader-transfer.ts). Never rejects.
+   */
+  transferLeadership(target: NodeId | undefined, boundMs: number): Promise<TransferOutcome> {
+    return this.transfers.transfer(target, boundMs);
   }
 
   // ---- observation --------------------------------------------------------------------------

@@ -55,9 +55,18 @@ export interface PeerTransportOptions {
   readonly onRemoved?: (byPeer: NodeId) => void;
 }
 
+/**
+ * How soon gRPC may resolve a peer's DNS name again. grpc-js resolves a name when the channel
+ * starts and again whenever its connection is lost, but by default at most every 30 s: a member
+ * restarted at a new address under its old name (a rescheduled Kubernetes pod) would stay
+ * unreachable that long. An IP address is never resolved, so this costs nothing there.
+ */
+export const DNS_RERESOLVE_MS = 1000;
+
 /** Channel options for peer clients: fast failure detection and reconnects within the backoff cap. */
 export function peerChannelOptions(backoff: Backoff): grpc.ChannelOptions {
   return {
+    'grpc.dns_min_time_between_resolutions_ms': DNS_RERESOLVE_MS,
     'grpc.keepalive_time_ms': 1000, // a stopped or partitioned peer is noticed within ~2 s
     'grpc.keepalive_timeout_ms': 1000,
     'grpc.keepalive_permit_without_calls': 1,

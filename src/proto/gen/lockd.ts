@@ -55,6 +55,8 @@ import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output
 import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from './lockd/v1/SessionResponse.js';
 import type { StatusRequest as _lockd_v1_StatusRequest, StatusRequest__Output as _lockd_v1_StatusRequest__Output } from './lockd/v1/StatusRequest.js';
 import type { StatusResponse as _lockd_v1_StatusResponse, StatusResponse__Output as _lockd_v1_StatusResponse__Output } from './lockd/v1/StatusResponse.js';
+import type { TransferLeaderRequest as _lockd_v1_TransferLeaderRequest, TransferLeaderRequest__Output as _lockd_v1_TransferLeaderRequest__Output } from './lockd/v1/TransferLeaderRequest.js';
+import type { TransferLeaderResponse as _lockd_v1_TransferLeaderResponse, TransferLeaderResponse__Output as _lockd_v1_TransferLeaderResponse__Output } from './lockd/v1/TransferLeaderResponse.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -191,6 +193,8 @@ export interface ProtoGrpcType {
       SessionResponse: MessageTypeDefinition<_lockd_v1_SessionResponse, _lockd_v1_SessionResponse__Output>
       StatusRequest: MessageTypeDefinition<_lockd_v1_StatusRequest, _lockd_v1_StatusRequest__Output>
       StatusResponse: MessageTypeDefinition<_lockd_v1_StatusResponse, _lockd_v1_StatusResponse__Output>
+      TransferLeaderRequest: MessageTypeDefinition<_lockd_v1_TransferLeaderRequest, _lockd_v1_TransferLeaderRequest__Output>
+      TransferLeaderResponse: MessageTypeDefinition<_lockd_v1_TransferLeaderResponse, _lockd_v1_TransferLeaderResponse__Output>
     }
   }
 }
