@@ -33,6 +33,20 @@ function lockctl(args: readonly string[], env: Record<string, string>): Promise<
   });
 }
 
+/** Run `lockctl demo NAME` on `cluster`; expect OK and the cluster left whole (every node alive, one leader). */
+async function runDemoOn(cluster: ScriptCluster, name: string): Promise<string> {
+  const r = await lockctl(['demo', name], cluster.env);
+  const shown = `exit ${r.code}\n${r.stdout}${r.stderr}`;
+  expect(r.code, shown).to.equal(0);
+  expect(r.stdout, shown).to.match(/^OK: /m);
+  const status = await cluster.sh(['status']);
+  expect(status.code, status.output).to.equal(0);
+  const rows = status.output.trim().split('\n').slice(1).map((row) => row.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
+  expect(rows.filter((row) => row[3] === 'yes'), status.output).to.have.length(cluster.size);
+  expect(rows.filter((row) => row[4] === 'leader'), status.output).to.have.length(1);
+  return r.stdout;
+}
+
 describe('lockctl demo on a ./cluster.sh cluster', function () {
   this.timeout(150_000);
   let cluster: ScriptCluster;
@@ -44,19 +58,7 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     await cluster?.stop();
   });
 
-  async function demo(name: string): Promise<string> {
-    const r = await lockctl(['demo', name], cluster.env);
-    const shown = `exit ${r.code}\n${r.stdout}${r.stderr}`;
-    expect(r.code, shown).to.equal(0);
-    expect(r.stdout, shown).to.match(/^OK: /m);
-    // Left whole: every node alive and agreeing on one leader.
-    const status = await cluster.sh(['status']);
-    expect(status.code, status.output).to.equal(0);
-    const rows = status.output.trim().split('\n').slice(1).map((r) => r.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
-    expect(rows.filter((r) => r[3] === 'yes'), status.output).to.have.length(3);
-    expect(rows.filter((r) => r[4] === 'leader'), status.output).to.have.length(1);
-    return r.stdout;
-  }
+  const demo = (name: string): Promise<string> => runDemoOn(cluster, name);
 
   /** The timeline's lines: term, index and what. */
   const lines = (out: string): Array<{ term?: number; index?: number; what: string }> =>
@@ -163,5 +165,27 @@ describe('test-only faults are off unless the cluster was started with them', fu
       expect(r.code, r.stdout + r.stderr).to.equal(1);
       expect(r.stdout).to.match(/^FAILED: .*LOCKD_TEST_FAULTS=1 \.\/cluster\.sh start/m);
     }
+  });
+});
+
+describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event streams, mutual TLS, ACLs on)', function () {
+  this.timeout(150_000);
+  let cluster: ScriptCluster;
+
+  before(async () => {
+    cluster = await ScriptCluster.start(3, { tls: true });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('gc-pause reads every node\'s /events over HTTPS as root and sees the late write refused', async () => {
+    const out = await runDemoOn(cluster, 'gc-pause');
+    expect(out).to.match(/REFUSED \(\d+ < \d+\)/);
+  });
+
+  it('holder-crash: its holder, a child lockctl, connects with the cluster\'s certificates too', async () => {
+    const out = await runDemoOn(cluster, 'holder-crash');
+    expect(out).to.match(/fencing token \d+ = the Tick's index/);
   });
 });
