@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCKCTL_MAIN, ROOT } from '../../support/build.js';
 import { reapOnExit } from '../../support/reaper.js';
+import { waitFor } from '../../support/process-cluster.js';
 import { ScriptCluster } from '../../support/script-cluster.js';
 
 interface Run {
@@ -115,6 +116,29 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(capped, out).to.not.equal(null);
     expect(Number(capped![1])).to.be.at.most(200);
     expect(out).to.match(/on time, not 60 s early/);
+  });
+
+  it('piped into a reader that stops early (| head), a demo ends quietly with exit 0 and still undoes its faults (heals the isolated leader)', async () => {
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', 'partitioned-leader'], { cwd: ROOT, env: { ...process.env, ...cluster.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    reapOnExit(proc);
+    let stderr = '';
+    proc.stderr.on('data', (d) => (stderr += d));
+    // The reader goes away once the leader is isolated: the demo's next line has nobody to read it.
+    let seen = '';
+    proc.stdout.on('data', (d) => {
+      seen += d;
+      if (seen.includes('isolate the leader')) proc.stdout.destroy();
+    });
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    expect(seen).to.contain('isolate the leader');
+    expect({ code, stderr }).to.deep.equal({ code: 0, stderr: '' });
+    // Healed: every node alive, and one leader once the old one has heard the new term (bounded).
+    await waitFor('one leader, every node alive', async () => {
+      const rows = (await cluster.sh(['status'])).output.trim().split('\n').slice(1).map((row) => row.split(/\s+/));
+      return rows.filter((row) => row[3] === 'yes').length === 3 && rows.filter((row) => row[4] === 'leader').length === 1 ? true : undefined;
+    }, 15_000, 200);
   });
 
   it('lists the demos and refuses an unknown one (exit 2)', async () => {
