@@ -22,8 +22,7 @@ export class Subscription {
   private head = 0;
   private lost = 0;
   private woken = false;
-  /** Approximate bytes of the events queued. */
-  queuedBytes = 0;
+  private queued = 0;
   closed = false;
 
   constructor(
@@ -45,8 +44,13 @@ export class Subscription {
     this.sizes = [];
     this.head = 0;
     this.lost = 0;
-    this.queuedBytes = 0;
+    this.queued = 0;
     return { events, lost };
+  }
+
+  /** Approximate bytes of the events queued (0 without a byte bound). */
+  get queuedBytes(): number {
+    return this.queued;
   }
 
   get size(): number {
@@ -59,15 +63,15 @@ export class Subscription {
     this.queue = [];
     this.sizes = [];
     this.head = 0;
-    this.queuedBytes = 0;
+    this.queued = 0;
     this.unsubscribe(this);
   }
 
   /** @internal the bus's side; `bytes`: approxEventBytes(ev), which the bus works out once for every subscription. */
   push(ev: ObservedEvent, bytes: number): void {
     const bounded = this.maxBytes !== Infinity;
-    while (this.size > 0 && (this.size >= this.capacity || (bounded && this.queuedBytes + bytes > this.maxBytes))) {
-      if (bounded) this.queuedBytes -= this.sizes[this.head];
+    while (this.size > 0 && (this.size >= this.capacity || (bounded && this.queued + bytes > this.maxBytes))) {
+      if (bounded) this.queued -= this.sizes[this.head];
       this.head++; // drop the oldest
       this.lost++;
     }
@@ -79,7 +83,7 @@ export class Subscription {
     this.queue.push(ev);
     if (bounded) {
       this.sizes.push(bytes);
-      this.queuedBytes += bytes;
+      this.queued += bytes;
     }
     if (this.woken) return;
     this.woken = true;

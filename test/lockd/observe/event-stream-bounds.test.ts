@@ -80,7 +80,7 @@ describe('observe: /events bounds per client', () => {
     expect(lost).to.equal(EVENTS_QUEUE - delivered);
   });
 
-  it('a stalled reader below the byte bound stays connected and loses the oldest events, counted', async () => {
+  it('a stalled reader below MAX_BUFFERED_BYTES stays connected and loses the oldest events, counted', async () => {
     const { socket } = await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
     // Small events, many turns: the socket backs up, nothing more is taken, the queue drops the oldest.
