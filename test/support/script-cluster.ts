@@ -51,11 +51,11 @@ export class ScriptCluster {
     process.once('exit', this.onExit);
   }
 
-  /** Start `size` nodes with ./cluster.sh start (test faults on unless testFaults is false); waits for a leader. */
-  static async start(size: 3 | 5, { testFaults = true }: { testFaults?: boolean } = {}): Promise<ScriptCluster> {
+  /** Start `size` nodes with ./cluster.sh start (test faults on unless testFaults is false; `tls`: --tls); waits for a leader. */
+  static async start(size: 3 | 5, { testFaults = true, tls = false }: { testFaults?: boolean; tls?: boolean } = {}): Promise<ScriptCluster> {
     await ensureBuilt();
     const c = new ScriptCluster(mkdtempSync(join(tmpdir(), 'lockd-script-')), await freeBase(size), size);
-    const r = await c.sh(['start', String(size)], { LOCKD_TEST_FAULTS: testFaults ? '1' : '0' });
+    const r = await c.sh(['start', String(size), ...(tls ? ['--tls'] : [])], { LOCKD_TEST_FAULTS: testFaults ? '1' : '0' });
     if (r.code !== 0) {
       await c.stop();
       throw new Error(`./cluster.sh start failed (exit ${r.code}):\n${r.output}`);

@@ -81,14 +81,19 @@ export class PeerDirectory {
   }
 
   /**
-   * Record what member `id` says its client and HTTP addresses are (an absent one is left as it
-   * was); false, and nothing changes, if `id` is not a member or either is not an address.
+   * Record what member `id` says its client and HTTP addresses are, from one stream's metadata;
+   * false, and nothing changes, if `id` is not a member or either is not an address. An absent
+   * client address is left as it was (the operator's hint still stands). An absent HTTP address
+   * clears the recorded one: a member states it on every stream it opens or accepts whenever it
+   * has one, so a stream without it means the member restarted without --http-listen, and the
+   * dashboard (/cluster, CORS) must stop naming the old endpoint.
    */
   learn(id: NodeId, stated: StatedAddresses): boolean {
     if (id === this.selfId || !this.isMember(id)) return false;
     if ([stated.client, stated.http].some((a) => a !== undefined && !isAddress(a))) return false;
     if (stated.client !== undefined) this.clientAddresses.set(id, stated.client);
     if (stated.http !== undefined) this.httpAddresses.set(id, stated.http);
+    else this.httpAddresses.delete(id);
     return true;
   }
 

@@ -1,12 +1,12 @@
 // /events: the node's ObservedEvent stream as server-sent events (text/event-stream), for the
 // study dashboard and anyone with curl. It opens with `event: state`, a snapshot of the node taken
 // in the same turn as the subscription (state-snapshot.ts), so every event after it applies to it.
-// Each client has its own bounded queue on the bus: while its socket is backed up (write() said
+// Each client has its own bounded queue on the bus (EVENTS_QUEUE events and about
+// EVENTS_QUEUE_BYTES of JSON, whichever is reached first): while its socket is backed up (write() said
 // wait) nothing more is taken, the queue fills, the oldest events are dropped, and the client is
-// told how many with an `event: lost` before the next ones it gets. One flush may still take a
-// whole queue at once (events vary in size: a Tick lists its renewals); a client whose unsent bytes
-// would pass MAX_BUFFERED_BYTES is cut off (the flush stops building there), and reconnects to a
-// fresh snapshot.
+// told how many with an `event: lost` before the next ones it gets. One flush takes the whole
+// queue at once; a client whose unsent bytes would pass MAX_BUFFERED_BYTES (one event bigger than
+// that) is cut off (the flush stops building there), and reconnects to a fresh snapshot.
 //   id: 42            ← the event's seq (per node, from 1; a gap = events lost)
 //   event: lock-granted
 //   data: {"seq":42,"at":...,"node":"n1","term":3,"type":"lock-granted","index":17,"name":"db","leaseId":12,"token":17,"handoff":false}
@@ -18,6 +18,13 @@ import type { StateSnapshot } from './state-snapshot.js';
 
 /** Events one client may fall behind by before it loses the oldest. */
 export const EVENTS_QUEUE = 1000;
+/**
+ * Approximate bytes (as JSON) of the events one client may fall behind by before it loses the
+ * oldest. Without it, 1,000 Ticks of 20,000 renewals (~320 KB each) pin ~300 MB for one stalled
+ * reader. 4 MiB is a dozen such Ticks, over a second of them; a reader that loses events is told
+ * and the dashboard reloads a snapshot anyway.
+ */
+export const EVENTS_QUEUE_BYTES = 4 * 1024 * 1024;
 /** Concurrent /events clients per node; more are answered 503. */
 export const MAX_EVENT_CLIENTS = 32;
 /** Bytes written to one client and not yet sent beyond which it is disconnected. */
@@ -66,14 +73,14 @@ export class EventStreams {
       }
       for (const ev of events) {
         out += this.frame(ev);
-        // Cut off while building, not after: a queue of 1,000 Ticks of 20,000 renewals is ~450 MB
-        // of JSON, built in one synchronous turn of the node's loop.
+        // Cut off while building, not after: the queue's byte bound is an estimate (a string of
+        // escapes counts short), and its newest event is kept however big.
         if (res.writableLength + out.length > MAX_BUFFERED_BYTES) return void res.destroy();
       }
       if (out) send(out);
     };
     // Snapshot and subscription in one turn: no event can fall between them.
-    const sub = this.bus.subscribe(EVENTS_QUEUE, flush);
+    const sub = this.bus.subscribe(EVENTS_QUEUE, flush, EVENTS_QUEUE_BYTES);
     const snap = this.snapshot();
     send(`event: state\ndata: ${JSON.stringify(snap)}\n\n`);
     res.on('drain', flush);

@@ -1,9 +1,10 @@
 // Who may read the HTTP endpoint. Without TLS: everyone who can reach it (bind it to a private
-// address). With TLS the endpoint is HTTPS and asks for a client certificate without requiring one
-// at the handshake, so that probes work without: /livez and /readyz are open to all; every other
-// path needs a certificate signed by the cluster's CA whose principal (its subject CN, the rule of
-// security/principal.ts) may read the whole cluster's state (AccessControl.mayRead: ACLs off, an
-// admin, or `read` on the empty prefix).
+// address), and any web page open in a browser that can: no Host check, so DNS rebinding makes a
+// page same-origin with the node (README, the dashboard). With TLS the endpoint is HTTPS and asks
+// for a client certificate without requiring one at the handshake, so that probes work without:
+// /livez and /readyz are open to all; every other path needs a certificate signed by the cluster's
+// CA whose principal (its subject CN, the rule of security/principal.ts) may read the whole
+// cluster's state (AccessControl.mayRead: ACLs off, an admin, or `read` on the empty prefix).
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { certificatePrincipal } from '../security/principal.js';

@@ -2,8 +2,10 @@
 // network input on followers), the peer directory's address and removal rules, and the state
 // machine passing over config entries.
 import { expect } from 'chai';
+import * as grpc from '@grpc/grpc-js';
 import { decodeMemberContext, encodeMemberContext } from '../../../src/lockd/node/member-context.js';
 import { PeerDirectory } from '../../../src/lockd/node/peer-directory.js';
+import { CLIENT_ADDRESS_HEADER, HTTP_ADDRESS_HEADER, statedIn, type StatedAddresses } from '../../../src/lockd/transport/metadata.js';
 import { LockStateMachine } from '../../../src/lockd/state-machine/index.js';
 import { encodeConfigEntry } from '../../../src/raft/membership.js';
 
@@ -52,6 +54,25 @@ describe('membership on the node', () => {
     expect(d.setConfiguration({ voters: ['n1', 'n3'] }, ['n2'])).to.deep.equal([]); // reported once
     d.addAddresses({ n2: { peer: '127.0.0.1:7102' } });
     expect(d.isMember('n2')).to.equal(false);
+  });
+
+  it('the peer directory: a stream whose metadata states no HTTP address clears the one recorded (the member restarted without --http-listen)', () => {
+    const d = new PeerDirectory('n1', new Map([['n1', '127.0.0.1:7101'], ['n2', '127.0.0.1:7102']]), '127.0.0.1:7001', '127.0.0.1:7201');
+    const stream = (headers: Record<string, string>): StatedAddresses => {
+      const md = new grpc.Metadata();
+      for (const [k, v] of Object.entries(headers)) md.set(k, v);
+      return statedIn(md);
+    };
+    expect(d.learn('n2', stream({ [CLIENT_ADDRESS_HEADER]: '127.0.0.1:7002', [HTTP_ADDRESS_HEADER]: '127.0.0.1:7202' }))).to.equal(true);
+    expect(d.httpAddress('n2')).to.equal('127.0.0.1:7202');
+    expect(d.learn('n2', stream({ [CLIENT_ADDRESS_HEADER]: '127.0.0.1:7002' }))).to.equal(true);
+    expect(d.httpAddress('n2')).to.equal(''); // not the old one: /cluster and CORS no longer name it
+    expect(d.clientAddress('n2')).to.equal('127.0.0.1:7002');
+    // A refused statement changes nothing.
+    d.learn('n2', stream({ [HTTP_ADDRESS_HEADER]: '127.0.0.1:7202' }));
+    expect(d.learn('n2', stream({ [CLIENT_ADDRESS_HEADER]: 'not an address' }))).to.equal(false);
+    expect(d.httpAddress('n2')).to.equal('127.0.0.1:7202');
+    expect(d.httpAddress('n1')).to.equal('127.0.0.1:7201'); // its own, from its flags
   });
 
   it('the lock state machine passes over a config entry: no command, the applied index advances', () => {

@@ -41,4 +41,22 @@ describe('observe: the event bus', () => {
     expect(slow.size).to.equal(0);
     expect(() => bus.subscribe(0, () => {})).to.throw(RangeError);
   });
+
+  it('a byte-bounded subscription drops the oldest past about maxBytes (counted), and keeps its newest event however big', () => {
+    const bus = new EventBus('n1', () => 1);
+    const sub = bus.subscribe(1000, () => {}, 10_000);
+    const applied = (bytes: number) => bus.publish({ type: 'applied', index: 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
+    for (let i = 0; i < 100; i++) applied(1000); // ~1.1 KB each: ~9 fit
+    expect(sub.queuedBytes).to.be.at.most(10_000);
+    const t = sub.take();
+    expect(t.events.length).to.be.within(5, 9);
+    expect(t.lost).to.equal(100 - t.events.length);
+    expect(t.events.at(-1)!.seq).to.equal(100);
+    applied(50_000);
+    expect(sub.size).to.equal(1);
+    applied(10);
+    expect(sub.take()).to.include({ lost: 1 });
+    expect(sub.queuedBytes).to.equal(0);
+    expect(() => bus.subscribe(10, () => {}, 0)).to.throw(RangeError);
+  });
 });

@@ -1,6 +1,6 @@
 // /events' bounds, in process on a real HTTP server: a client that stops reading loses the oldest
-// events (told how many) instead of growing the node's memory, and one whose unsent bytes pass
-// MAX_BUFFERED_BYTES is disconnected (before the flush builds more); streams pipelined on one
+// events (told how many) instead of growing the node's memory, the queue bounded by count and by
+// bytes, and one whose unsent bytes pass MAX_BUFFERED_BYTES is disconnected (before the flush builds more); streams pipelined on one
 // connection end with it; an event is serialized once for all readers; more than MAX_EVENT_CLIENTS
 // streams are refused with 503.
 import { expect } from 'chai';
@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { EventBus } from '../../../src/lockd/observe/bus.js';
-import { EventStreams, MAX_BUFFERED_BYTES, MAX_EVENT_CLIENTS, EVENTS_QUEUE } from '../../../src/lockd/observe/event-stream.js';
+import { EventStreams, MAX_BUFFERED_BYTES, MAX_EVENT_CLIENTS, EVENTS_QUEUE, EVENTS_QUEUE_BYTES } from '../../../src/lockd/observe/event-stream.js';
 import type { StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
 import { waitFor } from '../../support/process-cluster.js';
 
@@ -23,6 +23,7 @@ describe('observe: /events bounds per client', () => {
   const sockets: Socket[] = [];
 
   beforeEach(async () => {
+    lost = 0;
     bus = new EventBus('n1', () => 1);
     streams = new EventStreams(bus, (n) => (lost += n), () => ({ ...SNAPSHOT, seq: bus.lastSeq }));
     server = createServer((req, res) => streams.serve(req, res));
@@ -53,27 +54,33 @@ describe('observe: /events bounds per client', () => {
     for (let k = 0; k < n; k++) bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
   }
 
-  it('a stalled reader is cut off once one flush leaves more than MAX_BUFFERED_BYTES unsent', async () => {
+  it('a stalled reader is cut off once one flush leaves more than MAX_BUFFERED_BYTES unsent (an event bigger than the queue\'s byte bound)', async () => {
     await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
-    // EVENTS_QUEUE events in one turn: one flush writes them all (> 8 MiB) to a socket nobody reads.
-    const each = Math.ceil((MAX_BUFFERED_BYTES * 1.5) / EVENTS_QUEUE);
-    publish(EVENTS_QUEUE, each);
+    // The queue keeps its newest event however big: one of 1.5 × MAX_BUFFERED_BYTES, to a socket nobody reads.
+    publish(1, Math.ceil(MAX_BUFFERED_BYTES * 1.5));
     // The node destroyed the response (the paused client has not read the close yet): unsubscribed.
     await waitFor('the subscription to end', () => (bus.subscribers === 0 ? true : undefined), 5000);
   });
 
-  it('one flush builds no more than MAX_BUFFERED_BYTES: a queue of huge events cuts the reader off, never a string past what V8 can hold', async () => {
-    await stalledClient();
+  it('one flush builds about EVENTS_QUEUE_BYTES at most: a queue of huge events loses the oldest, never builds a string past what V8 can hold', async () => {
+    const { socket } = await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
-    // 1,000 events of 600 KB: 600 M characters in one flush, more than V8's longest string (2^29 - 24).
+    // 1,000 events of 600 KB in one turn: 600 M characters, more than V8's longest string (2^29 - 24).
     // Built whole, `out +=` throws RangeError in the flush's turn, an uncaught exception in the node.
     const message = 'x'.repeat(600_000);
     for (let k = 0; k < EVENTS_QUEUE; k++) bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message });
-    await waitFor('the subscription to end', () => (bus.subscribers === 0 ? true : undefined), 5000);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (text += d));
+    socket.resume();
+    await waitFor('the newest event', () => (text.includes(`id: ${bus.lastSeq}\n`) ? true : undefined), 10_000);
+    const delivered = text.split('event: applied\n').length - 1;
+    expect(delivered * 600_000, `${delivered} events delivered`).to.be.at.most(EVENTS_QUEUE_BYTES);
+    expect(lost).to.equal(EVENTS_QUEUE - delivered);
   });
 
-  it('a stalled reader below the byte bound stays connected and loses the oldest events, counted', async () => {
+  it('a stalled reader below MAX_BUFFERED_BYTES stays connected and loses the oldest events, counted', async () => {
     const { socket } = await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
     // Small events, many turns: the socket backs up, nothing more is taken, the queue drops the oldest.
@@ -89,6 +96,35 @@ describe('observe: /events bounds per client', () => {
     socket.on('data', (d: string) => (text += d));
     await waitFor('an event: lost line', () => (text.includes('event: lost') ? true : undefined));
     expect(lost).to.be.greaterThan(0);
+  });
+
+  it('a stalled reader\'s queue is bounded in bytes, not only in events: big Ticks are dropped (counted), the reader stays connected', async () => {
+    const { socket } = await stalledClient();
+    await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
+    // Back the socket up with small events (40 MB over 20 turns; from then on nothing is taken).
+    for (let round = 0; round < 20; round++) {
+      publish(EVENTS_QUEUE, 2000);
+      await new Promise((r) => setImmediate(r));
+    }
+    // 200 Ticks of 20,000 renewals (~320 KB of JSON each: 64 MB), far fewer than EVENTS_QUEUE: by
+    // count alone the queue keeps them all, the reader pins every one, and its next flush passes
+    // MAX_BUFFERED_BYTES and cuts it off. By bytes, the oldest go and the reader is told.
+    const ids = Array.from({ length: 20_000 }, (_, k) => 100_000 + k);
+    const deadlines = ids.map((id) => 10_000_000 + id);
+    for (let k = 0; k < 200; k++) {
+      bus.publish({ type: 'tick', index: 10_000 + k, now: 1, elapsedMs: 100, renewed: ids, deadlines, expired: [] });
+      if (k % 10 === 9) await new Promise((r) => setImmediate(r));
+    }
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (text += d));
+    socket.resume();
+    await waitFor('the newest Tick', () => (text.includes(`id: ${bus.lastSeq}\n`) ? true : undefined), 10_000);
+    expect(bus.subscribers, 'still subscribed').to.equal(1);
+    expect(socket.destroyed).to.equal(false);
+    expect(lost).to.be.greaterThan(0);
+    const ticks = text.split('event: tick\n').length - 1;
+    expect(ticks * 320_000, `${ticks} Ticks delivered`).to.be.at.most(EVENTS_QUEUE_BYTES);
   });
 
   it('streams pipelined on one connection free their slots when it closes (one request packet cannot hold every slot forever)', async () => {

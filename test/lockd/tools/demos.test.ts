@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCKCTL_MAIN, ROOT } from '../../support/build.js';
 import { reapOnExit } from '../../support/reaper.js';
+import { waitFor } from '../../support/process-cluster.js';
 import { ScriptCluster } from '../../support/script-cluster.js';
 
 interface Run {
@@ -33,6 +34,20 @@ function lockctl(args: readonly string[], env: Record<string, string>): Promise<
   });
 }
 
+/** Run `lockctl demo NAME` on `cluster`; expect OK and the cluster left whole (every node alive, one leader). */
+async function runDemoOn(cluster: ScriptCluster, name: string): Promise<string> {
+  const r = await lockctl(['demo', name], cluster.env);
+  const shown = `exit ${r.code}\n${r.stdout}${r.stderr}`;
+  expect(r.code, shown).to.equal(0);
+  expect(r.stdout, shown).to.match(/^OK: /m);
+  const status = await cluster.sh(['status']);
+  expect(status.code, status.output).to.equal(0);
+  const rows = status.output.trim().split('\n').slice(1).map((row) => row.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
+  expect(rows.filter((row) => row[3] === 'yes'), status.output).to.have.length(cluster.size);
+  expect(rows.filter((row) => row[4] === 'leader'), status.output).to.have.length(1);
+  return r.stdout;
+}
+
 describe('lockctl demo on a ./cluster.sh cluster', function () {
   this.timeout(150_000);
   let cluster: ScriptCluster;
@@ -44,19 +59,7 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     await cluster?.stop();
   });
 
-  async function demo(name: string): Promise<string> {
-    const r = await lockctl(['demo', name], cluster.env);
-    const shown = `exit ${r.code}\n${r.stdout}${r.stderr}`;
-    expect(r.code, shown).to.equal(0);
-    expect(r.stdout, shown).to.match(/^OK: /m);
-    // Left whole: every node alive and agreeing on one leader.
-    const status = await cluster.sh(['status']);
-    expect(status.code, status.output).to.equal(0);
-    const rows = status.output.trim().split('\n').slice(1).map((r) => r.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
-    expect(rows.filter((r) => r[3] === 'yes'), status.output).to.have.length(3);
-    expect(rows.filter((r) => r[4] === 'leader'), status.output).to.have.length(1);
-    return r.stdout;
-  }
+  const demo = (name: string): Promise<string> => runDemoOn(cluster, name);
 
   /** The timeline's lines: term, index and what. */
   const lines = (out: string): Array<{ term?: number; index?: number; what: string }> =>
@@ -115,6 +118,29 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(out).to.match(/on time, not 60 s early/);
   });
 
+  it('piped into a reader that stops early (| head), a demo ends quietly with exit 0 and still undoes its faults (heals the isolated leader)', async () => {
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', 'partitioned-leader'], { cwd: ROOT, env: { ...process.env, ...cluster.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    reapOnExit(proc);
+    let stderr = '';
+    proc.stderr.on('data', (d) => (stderr += d));
+    // The reader goes away once the leader is isolated: the demo's next line has nobody to read it.
+    let seen = '';
+    proc.stdout.on('data', (d) => {
+      seen += d;
+      if (seen.includes('isolate the leader')) proc.stdout.destroy();
+    });
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    expect(seen).to.contain('isolate the leader');
+    expect({ code, stderr }).to.deep.equal({ code: 0, stderr: '' });
+    // Healed: every node alive, and one leader once the old one has heard the new term (bounded).
+    await waitFor('one leader, every node alive', async () => {
+      const rows = (await cluster.sh(['status'])).output.trim().split('\n').slice(1).map((row) => row.split(/\s+/));
+      return rows.filter((row) => row[3] === 'yes').length === 3 && rows.filter((row) => row[4] === 'leader').length === 1 ? true : undefined;
+    }, 15_000, 200);
+  });
+
   it('lists the demos and refuses an unknown one (exit 2)', async () => {
     const list = await lockctl(['demo', 'list'], cluster.env);
     expect(list.code).to.equal(0);
@@ -163,5 +189,27 @@ describe('test-only faults are off unless the cluster was started with them', fu
       expect(r.code, r.stdout + r.stderr).to.equal(1);
       expect(r.stdout).to.match(/^FAILED: .*LOCKD_TEST_FAULTS=1 \.\/cluster\.sh start/m);
     }
+  });
+});
+
+describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event streams, mutual TLS, ACLs on)', function () {
+  this.timeout(150_000);
+  let cluster: ScriptCluster;
+
+  before(async () => {
+    cluster = await ScriptCluster.start(3, { tls: true });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('gc-pause reads every node\'s /events over HTTPS as root and sees the late write refused', async () => {
+    const out = await runDemoOn(cluster, 'gc-pause');
+    expect(out).to.match(/REFUSED \(\d+ < \d+\)/);
+  });
+
+  it('holder-crash: its holder, a child lockctl, connects with the cluster\'s certificates too', async () => {
+    const out = await runDemoOn(cluster, 'holder-crash');
+    expect(out).to.match(/fencing token \d+ = the Tick's index/);
   });
 });

@@ -1,8 +1,10 @@
 // The demos' view of what the nodes decided: every node's /events stream (server-sent events of
 // the observation bus, src/lockd/observe), kept in arrival order. The dashboard reads the same
 // stream; a demo keeps no bookkeeping of its own. A stream that breaks (its node killed, paused,
-// restarted) is reopened every RECONNECT_MS until close().
+// restarted) is reopened every RECONNECT_MS until close(). On a TLS cluster the endpoint is HTTPS
+// and asks for a client certificate (observe/http-access.ts): the tap presents the cluster's.
 import { request, type ClientRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { ObservedEvent } from '../../observe/events.js';
 import { DemoFailure } from './framework.js';
 
@@ -12,6 +14,13 @@ const MAX_EVENTS = 200_000;
 
 export type Pick<T> = (ev: ObservedEvent) => T | undefined;
 
+/** PEM contents: the CA that signed the nodes' certificates, and the client certificate to present. */
+export interface TapTls {
+  readonly ca: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
 export class EventTap {
   private readonly events: ObservedEvent[] = [];
   /** Events dropped from the front (the bound): positions count them. */
@@ -19,8 +28,13 @@ export class EventTap {
   private readonly waiters = new Set<() => void>();
   private readonly requests = new Set<ClientRequest>();
   private closed = false;
+  /** Address → why its stream last failed (cleared when it delivers), for a failure message. */
+  private readonly problems = new Map<string, string>();
 
-  constructor(addresses: readonly string[]) {
+  constructor(
+    addresses: readonly string[],
+    private readonly tls?: TapTls,
+  ) {
     for (const a of addresses) this.connect(a);
   }
 
@@ -47,7 +61,7 @@ export class EventTap {
       if (v !== undefined) return v;
       scanned = this.mark();
       const left = deadline - Date.now();
-      if (left <= 0) throw new DemoFailure(`expected ${what} within ${timeoutMs} ms, but no node's events showed it`);
+      if (left <= 0) throw new DemoFailure(`expected ${what} within ${timeoutMs} ms, but no node's events showed it${this.streamProblems()}`);
       if (signal?.aborted) throw signal.reason;
       await new Promise<void>((resolve) => {
         const done = (): void => {
@@ -61,6 +75,11 @@ export class EventTap {
     }
   }
 
+  /** ` (event streams: ADDRESS: WHY; ...)` when some stream is failing, else ''. */
+  private streamProblems(): string {
+    return this.problems.size === 0 ? '' : ` (event streams: ${[...this.problems].map(([a, why]) => `${a}: ${why}`).join('; ')})`;
+  }
+
   close(): void {
     this.closed = true;
     for (const r of this.requests) r.destroy();
@@ -70,10 +89,12 @@ export class EventTap {
   private connect(address: string): void {
     if (this.closed) return;
     const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
-    const req = request({ host, port, path: '/events', headers: { accept: 'text/event-stream' } });
+    const target = { host, port, path: '/events', headers: { accept: 'text/event-stream' } };
+    const req = this.tls ? httpsRequest({ ...target, ca: this.tls.ca, ...(this.tls.cert && this.tls.key ? { cert: this.tls.cert, key: this.tls.key } : {}) }) : request(target);
     this.requests.add(req);
     let again = false;
-    const retry = (): void => {
+    const retry = (e?: Error): void => {
+      if (e && !this.closed) this.problems.set(address, e.message);
       this.requests.delete(req);
       if (again || this.closed) return;
       again = true;
@@ -83,9 +104,14 @@ export class EventTap {
     req.on('close', retry);
     req.on('response', (res) => {
       if (res.statusCode !== 200) {
-        res.resume();
+        // A refusal (403: no certificate, or one whose principal may not read) says why in its body.
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body = (body + d).slice(0, 300)));
+        res.on('end', () => this.problems.set(address, `HTTP ${res.statusCode}: ${body.trim()}`));
         return;
       }
+      this.problems.delete(address);
       res.setEncoding('utf8');
       let buffered = '';
       res.on('data', (chunk: string) => {

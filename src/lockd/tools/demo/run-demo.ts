@@ -2,10 +2,11 @@
 // timeline keyed by (term, index). Exit 0 when the expected outcome was observed, 1 with what was
 // seen when not, 2 for an unknown name. Every demo is bounded (DEMO_TIMEOUT_MS) and leaves the
 // cluster as it found it (faults undone, clients closed, child processes killed).
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ToolIo } from '../../../client/lockctl/tools.js';
 import { ClusterControl } from './cluster-control.js';
-import { EventTap } from './event-tap.js';
+import { EventTap, type TapTls } from './event-tap.js';
 import { Demo, DemoFailure, Timeline } from './framework.js';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -27,16 +28,22 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
     return 2;
   }
   let cluster: ClusterControl;
+  let tapTls: TapTls | undefined;
   try {
     cluster = ClusterControl.open(io.env);
+    const tls = cluster.tls;
+    if (tls) tapTls = { ca: readFileSync(tls.cacert), cert: readFileSync(tls.cert), key: readFileSync(tls.key) };
   } catch (e) {
     io.stderr.write(`lockctl: ${(e as Error).message}\n`);
     return 1;
   }
   const timeline = new Timeline(io.stdout as never, io.json);
   const signal = AbortSignal.any([io.interrupted, AbortSignal.timeout(DEMO_TIMEOUT_MS)]);
-  const events = new EventTap(cluster.nodes.map((i) => cluster.httpAddress(i)));
-  const tls = io.tls ?? cluster.tls;
+  const events = new EventTap(cluster.nodes.map((i) => cluster.httpAddress(i)), tapTls);
+  // The cluster's own TLS files, not lockctl's --cacert or the working directory's .cluster/tls:
+  // those may be another cluster's (LOCKD_CLUSTER_DIR), and a demo needs root, the admin: it takes
+  // any lock and reads every node's /events.
+  const tls = cluster.tls;
   // This lockctl's entry point, run the way this process runs (node, or node with tsx's loader).
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
   const lockctl = [...process.execArgv, fileURLToPath(new URL(`../../../client/lockctl.${ext}`, import.meta.url))];
