@@ -1,0 +1,77 @@
+// A stranger with a valid certificate for its own principal, driving only the public API against
+// another principal's leases, locks and waits (issue 12 part B, an outside review). Real node
+// processes with mTLS, client-cert auth and --acl; certificates made by the test.
+import { expect } from 'chai';
+import * as grpc from '@grpc/grpc-js';
+import { LockClient } from '../../src/client/index.js';
+import { lockdProto } from '../../src/proto/lockd.js';
+import { ProcessCluster, waitFor } from '../support/process-cluster.js';
+import { TestPki, type CertFiles } from '../support/test-pki.js';
+
+type Outcome = { code: grpc.status; details: string };
+
+const v1 = lockdProto.lockd.v1;
+
+function outcome(run: (cb: (err: grpc.ServiceError | null) => void) => void): Promise<Outcome> {
+  return new Promise((resolve) => run((err) => resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' })));
+}
+
+describe('a principal attacking another principal’s leases and waits (real processes, test-made certificates)', function () {
+  this.timeout(120_000);
+  let pki: TestPki;
+  let cluster: ProcessCluster;
+  const certs: Record<string, CertFiles> = {};
+  const clients: LockClient[] = [];
+  const stubs: grpc.Client[] = [];
+  let root: LockClient;
+
+  const clientAs = (who: string) => {
+    certs[who] ??= pki.client(who);
+    const c = new LockClient({ endpoints: cluster.nodes.map((n) => n.address), cacert: pki.caCert, cert: certs[who].cert, key: certs[who].key, timeoutMs: 10_000, watchLocks: false });
+    clients.push(c);
+    return c;
+  };
+  const stub = <T extends grpc.Client>(ctor: new (a: string, c: grpc.ChannelCredentials) => T, address: string, who: string): T => {
+    const s = new ctor(address, pki.channelCredentials((certs[who] ??= pki.client(who))));
+    stubs.push(s);
+    return s;
+  };
+
+  before(async () => {
+    pki = TestPki.create();
+    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root'] });
+    await cluster.waitForLeader();
+    root = clientAs('root');
+    for (const principal of ['alice', 'bob']) expect(await root.aclGrant({ principal, verb: 'lock', prefix: 'shared/' })).to.equal(true);
+  });
+  after(async function () {
+    for (const c of clients) c.close();
+    for (const s of stubs) s.close();
+    const failed = this.test?.parent?.tests.some((t) => t.state === 'failed');
+    await cluster?.stop(failed);
+    if (!failed) pki?.remove();
+  });
+
+  it("alice's refused Acquire with bob's waiting lease does not stop the cleanup of bob's abandoned wait (no orphan lock for bob)", async () => {
+    const bob = clientAs('bob');
+    const holder = await bob.grantLease(30_000);
+    const waiter = await bob.grantLease(30_000);
+    await bob.acquire('shared/q', { lease: holder, wait: false });
+    const leader = cluster.node(await cluster.waitForLeader()).address;
+    // bob's waiter queues with a short deadline; at the deadline its node cancels the queue entry.
+    const bobLock = stub(v1.Lock, leader, 'bob');
+    const waiting = outcome((cb) => bobLock.Acquire({ name: 'shared/q', leaseId: waiter.id, wait: true }, { deadline: Date.now() + 4000 }, cb));
+    await waitFor('bob queued', async () => ((await bob.inspect('shared/q')).waitingLeaseIds.includes(waiter.id) ? true : undefined));
+    // alice (who may lock shared/) tries a waiting Acquire with bob's lease: refused...
+    const aliceLock = stub(v1.Lock, leader, 'alice');
+    const forged = await outcome((cb) => aliceLock.Acquire({ name: 'shared/q', leaseId: waiter.id, wait: true }, { deadline: Date.now() + 10_000 }, cb));
+    expect(forged.code, forged.details).to.equal(grpc.status.PERMISSION_DENIED);
+    expect((await waiting).code).to.equal(grpc.status.DEADLINE_EXCEEDED);
+    // ...and bob's abandoned wait still leaves the queue (before the fix the cleanup was sent as
+    // alice's and refused, so the lock would later go to a lease whose caller no longer waits).
+    await waitFor('bob’s abandoned wait cancelled', async () => ((await bob.inspect('shared/q')).waitingLeaseIds.includes(waiter.id) ? undefined : true), 10_000);
+    await holder.revoke();
+    expect((await bob.inspect('shared/q')).held).to.equal(false);
+    await waiter.revoke();
+  });
+});
