@@ -74,4 +74,25 @@ describe('a principal attacking another principal’s leases and waits (real pro
     expect((await bob.inspect('shared/q')).held).to.equal(false);
     await waiter.revoke();
   });
+
+  it('a rule revoked while alice waits ends her wait PERMISSION_DENIED: the lock is not handed to her after the revoke', async () => {
+    expect(await root.aclGrant({ principal: 'alice', verb: 'lock', prefix: 'rv/' })).to.equal(true);
+    expect(await root.aclGrant({ principal: 'bob', verb: 'lock', prefix: 'rv/' })).to.equal(true);
+    const bob = clientAs('bob');
+    const alice = clientAs('alice');
+    const bobLease = await bob.grantLease(30_000);
+    const aliceLease = await alice.grantLease(30_000);
+    const held = await bob.acquire('rv/x', { lease: bobLease, wait: false });
+    const leader = cluster.node(await cluster.waitForLeader()).address;
+    const aliceLock = stub(v1.Lock, leader, 'alice');
+    const waiting = outcome((cb) => aliceLock.Acquire({ name: 'rv/x', leaseId: aliceLease.id, wait: true }, { deadline: Date.now() + 30_000 }, cb));
+    await waitFor('alice queued', async () => ((await bob.inspect('rv/x')).waitingLeaseIds.includes(aliceLease.id) ? true : undefined));
+    expect(await root.aclRevoke({ principal: 'alice', verb: 'lock', prefix: 'rv/' })).to.equal(true);
+    const w = await waiting;
+    expect(w.code, w.details).to.equal(grpc.status.PERMISSION_DENIED);
+    expect(w.details).to.contain('alice may not acquire "rv/x"');
+    await held.release();
+    expect((await bob.inspect('rv/x')).held).to.equal(false);
+    await Promise.all([bobLease.revoke(), aliceLease.revoke()]);
+  });
 });

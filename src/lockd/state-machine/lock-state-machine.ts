@@ -137,7 +137,7 @@ export class LockStateMachine {
       case 'AclGrant':
         return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclGrant(s, c));
       case 'AclRevoke':
-        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclRevoke(s, c));
+        return applyOnce(this.s, ctx, cmd, applyAclRevoke);
     }
   }
 

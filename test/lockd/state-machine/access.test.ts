@@ -124,6 +124,38 @@ describe('state machine: principals, lease ownership and access rules', () => {
     expect(h.fail({ type: 'Grant', ttlMs: 1000, marginMs: 0, principal: 'x'.repeat(257) }).error).to.equal('INVALID_ARGUMENT');
   });
 
+  it('revoking a rule takes the principal out of the queues it may no longer wait in: its queued Acquire is not granted after the revoke', () => {
+    const h = new Harness();
+    withRules(h, [['alice', 'shared/', 'lock'], ['alice', 'shared/open/', 'lock'], ['bob', 'shared/', 'lock']]);
+    const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
+    const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
+    const token = h.ok({ type: 'Acquire', name: 'shared/x', leaseId: bobLease, wait: false, ...bob }).token;
+    h.ok({ type: 'Acquire', name: 'shared/open/y', leaseId: bobLease, wait: false, ...bob });
+    // alice waits for both while she may.
+    expect(h.ok({ type: 'Acquire', name: 'shared/x', leaseId: aliceLease, wait: true, requestId: 'w1', ...alice }).status).to.equal('queued');
+    expect(h.ok({ type: 'Acquire', name: 'shared/open/y', leaseId: aliceLease, wait: true, ...alice }).status).to.equal('queued');
+    const revoke = h.apply({ type: 'AclRevoke', subject: 'alice', prefix: 'shared/', verb: 'lock', ...root });
+    expect(revoke.result).to.include({ ok: true, removed: true });
+    // Her wait on shared/x ends (as a cancelled wait: her call re-queues and is refused); shared/open/ is still hers.
+    expect(revoke.events.map((e) => [e.type, e.name, e.leaseId])).to.deep.equal([['WAIT_CANCELLED', 'shared/x', aliceLease]]);
+    expect(h.sm.inspectLock('shared/x').waitingLeaseIds).to.deep.equal([]);
+    expect(h.sm.inspectLock('shared/open/y').waitingLeaseIds).to.deep.equal([aliceLease]);
+    expect(h.fail({ type: 'Acquire', name: 'shared/x', leaseId: aliceLease, wait: true, requestId: 'w1', ...alice }).error).to.equal('PERMISSION_DENIED');
+    // bob's release hands shared/x to nobody.
+    h.ok({ type: 'Release', name: 'shared/x', token, ...bob });
+    expect(h.sm.inspectLock('shared/x').held).to.equal(false);
+    expect(h.sm.timeToLive(aliceLease)?.locks).to.deep.equal([]);
+    // Without enforcement (the leader has no --acl) a revoke only edits the rules.
+    const h2 = new Harness();
+    withRules(h2, [['alice', 'a/', 'lock']]);
+    const l2 = h2.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, principal: 'bob' }).leaseId;
+    const l3 = h2.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, principal: 'alice' }).leaseId;
+    h2.ok({ type: 'Acquire', name: 'a/x', leaseId: l2, wait: false, principal: 'bob' });
+    h2.ok({ type: 'Acquire', name: 'a/x', leaseId: l3, wait: true, principal: 'alice' });
+    expect(h2.apply({ type: 'AclRevoke', subject: 'alice', prefix: 'a/', verb: 'lock', principal: 'root', admin: true }).events).to.deep.equal([]);
+    expect(h2.sm.inspectLock('a/x').waitingLeaseIds).to.deep.equal([l3]);
+  });
+
   it('rules and lease owners survive a snapshot', () => {
     const h = new Harness();
     withRules(h, [['alice', 'alice/', 'lock'], ['alice', '', 'read']]);
