@@ -75,6 +75,30 @@ describe('a principal attacking another principal’s leases and waits (real pro
     await waiter.revoke();
   });
 
+  it('keeping a lease alive needs `lock` on some prefix, like granting one: a principal whose last rule is revoked cannot keep its leases (and their locks) forever', async () => {
+    expect(await root.aclGrant({ principal: 'kate', verb: 'lock', prefix: 'ka/' })).to.equal(true);
+    const kate = clientAs('kate');
+    const lease = await kate.grantLease(30_000);
+    const leader = cluster.node(await cluster.waitForLeader()).address;
+    const keepAlive = () =>
+      new Promise<Outcome>((resolve) => {
+        const s = stub(v1.Lease, leader, 'kate').KeepAlive();
+        s.on('data', () => {
+          s.cancel();
+          resolve({ code: grpc.status.OK, details: 'renewed' });
+        });
+        s.on('error', (err: grpc.ServiceError) => resolve({ code: err.code, details: err.details }));
+        s.write({ leaseId: lease.id });
+      });
+    expect((await keepAlive()).code).to.equal(grpc.status.OK);
+    expect(await root.aclRevoke({ principal: 'kate', verb: 'lock', prefix: 'ka/' })).to.equal(true);
+    const refused = await keepAlive();
+    expect(refused.code, refused.details).to.equal(grpc.status.PERMISSION_DENIED);
+    expect(refused.details).to.contain('kate may not keep leases alive').and.contain('`lock`');
+    // Giving the lease up needs ownership only.
+    await lease.revoke();
+  });
+
   it('a rule revoked while alice waits ends her wait PERMISSION_DENIED: the lock is not handed to her after the revoke', async () => {
     expect(await root.aclGrant({ principal: 'alice', verb: 'lock', prefix: 'rv/' })).to.equal(true);
     expect(await root.aclGrant({ principal: 'bob', verb: 'lock', prefix: 'rv/' })).to.equal(true);

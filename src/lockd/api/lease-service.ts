@@ -41,7 +41,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
       method: LEASE.Grant,
       validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
-        const why = access.grantDenial(caller.principal);
+        const why = access.leaseDenial(caller.principal, 'grant leases');
         if (why) throw denied(why);
         const r = await proposer.write(
           // The margins cover time from before this entry that the next Tick may still count, and clock-rate
