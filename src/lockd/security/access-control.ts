@@ -10,7 +10,7 @@
 //   Lease.Revoke / TimeToLive            the lease's owner (List: one's own leases)
 //   Lock.Acquire / Release / CancelWait  `lock` on the name (+ the lease's owner)
 //   Lock.Inspect / Observe               `lock` or `read` on the name
-//   Fence.Write / Delete                 `fence` on the key (+ the token's owner)
+//   Fence.Write / Delete                 `fence` on the key (+ the token's owner; naming a lock: `lock` or `read` on it)
 //   Fence.Read                           `fence` or `read` on the key
 //   Auth.*                               admin
 //   Cluster.Status, health               any authenticated caller (clients need it to find the leader)

@@ -156,6 +156,27 @@ describe('state machine: principals, lease ownership and access rules', () => {
     expect(h2.sm.inspectLock('a/x').waitingLeaseIds).to.deep.equal([l3]);
   });
 
+  it('a fenced write naming a lock needs `lock` or `read` on that lock: its refusal would otherwise tell whether and under which token a lock alice may not inspect is held', () => {
+    const h = new Harness();
+    withRules(h, [['alice', 'shared/', 'fence'], ['alice', 'alice/', 'lock'], ['bob', 'bob/', 'lock']]);
+    const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
+    const bobToken = h.ok({ type: 'Acquire', name: 'bob/secret', leaseId: bobLease, wait: false, ...bob }).token;
+    const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
+    const aliceToken = h.ok({ type: 'Acquire', name: 'alice/x', leaseId: aliceLease, wait: false, ...alice }).token;
+    for (const token of [aliceToken, bobToken]) {
+      for (const cmd of [
+        { type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token, lock: 'bob/secret', ...alice },
+        { type: 'FenceDelete', key: 'shared/k', token, lock: 'bob/secret', ...alice },
+      ] as const) {
+        const f = h.fail(cmd);
+        expect(f.error, `${cmd.type} ${token}`).to.equal('PERMISSION_DENIED');
+        expect(f.message).to.contain('"bob/secret"').and.not.contain(String(bobToken));
+      }
+    }
+    // Her own lock, she may name.
+    expect(h.ok({ type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token: aliceToken, lock: 'alice/x', ...alice }).highestToken).to.equal(aliceToken);
+  });
+
   it('rules and lease owners survive a snapshot', () => {
     const h = new Harness();
     withRules(h, [['alice', 'alice/', 'lock'], ['alice', '', 'read']]);
