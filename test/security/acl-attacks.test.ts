@@ -7,6 +7,8 @@ import { LockClient } from '../../src/client/index.js';
 import { lockdProto } from '../../src/proto/lockd.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
+import { PassThrough } from 'node:stream';
+import { runLogDump } from '../../src/lockd/tools/log-dump/run-log-dump.js';
 
 type Outcome = { code: grpc.status; details: string };
 
@@ -118,5 +120,33 @@ describe('a principal attacking another principal’s leases and waits (real pro
     await held.release();
     expect((await bob.inspect('rv/x')).held).to.equal(false);
     await Promise.all([bobLease.revoke(), aliceLease.revoke()]);
+  });
+
+  // Last: it stops the nodes.
+  it("revoking another principal's lease is refused before proposing: it costs no log entry (Revoke needs no rule, so even a principal without any could otherwise write to the log)", async () => {
+    const bob = clientAs('bob');
+    const lease = await bob.grantLease(30_000);
+    for (const who of ['carol', 'alice']) {
+      const e = await outcome((cb) => stub(v1.Lease, cluster.node(cluster.nodes[0].id).address, who).Revoke({ leaseId: lease.id }, cb));
+      expect(e.code, e.details).to.equal(grpc.status.PERMISSION_DENIED);
+      expect(e.details).to.contain(`${who} may not revoke lease ${lease.id}`);
+    }
+    await lease.revoke();
+    // Every node stopped cleanly, then each one's log read: bob's Revoke is there, none of theirs.
+    for (const n of cluster.nodes) {
+      const exited = new Promise((r) => n.proc!.once('exit', r));
+      cluster.signal(n.id, 'SIGTERM');
+      await exited;
+    }
+    for (const n of cluster.nodes) {
+      const stdout = new PassThrough();
+      let out = '';
+      stdout.on('data', (b: Buffer) => (out += b.toString()));
+      const code = await runLogDump({ dataDir: n.dataDir, type: 'Revoke' }, { stdout, stderr: new PassThrough(), env: {}, interrupted: new AbortController().signal, json: true });
+      expect(code).to.equal(0);
+      const revokes = out.split('\n').filter((l) => l.includes('"Revoke"') && l.includes(`"leaseId":${lease.id},`));
+      expect(revokes.some((l) => l.includes('"principal":"bob"')), `${n.id}: ${out}`).to.equal(true);
+      expect(revokes.filter((l) => l.includes('"principal":"carol"') || l.includes('"principal":"alice"')), n.id).to.deep.equal([]);
+    }
   });
 });
