@@ -124,7 +124,7 @@ describe('state machine: principals, lease ownership and access rules', () => {
     expect(h.fail({ type: 'Grant', ttlMs: 1000, marginMs: 0, principal: 'x'.repeat(257) }).error).to.equal('INVALID_ARGUMENT');
   });
 
-  it('revoking a rule takes the principal out of the queues it may no longer wait in: its queued Acquire is not granted after the revoke', () => {
+  it('a rule change that takes `lock` away (a revoke, or a grant on a longer prefix) takes the principal out of the queues it may no longer wait in: its queued Acquire is not granted after it', () => {
     const h = new Harness();
     withRules(h, [['alice', 'shared/', 'lock'], ['alice', 'shared/open/', 'lock'], ['bob', 'shared/', 'lock']]);
     const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
@@ -145,6 +145,15 @@ describe('state machine: principals, lease ownership and access rules', () => {
     h.ok({ type: 'Release', name: 'shared/x', token, ...bob });
     expect(h.sm.inspectLock('shared/x').held).to.equal(false);
     expect(h.sm.timeToLive(aliceLease)?.locks).to.deep.equal([]);
+    // A grant can take a verb away too (a longer prefix wins): `read` on shared/open/ ends her other wait.
+    const narrowing = h.apply({ type: 'AclGrant', subject: 'alice', prefix: 'shared/open/', verb: 'read', ...root });
+    expect(narrowing.events.map((e) => [e.type, e.name, e.leaseId])).to.deep.equal([]); // shared/open/ still grants lock as well
+    h.ok({ type: 'AclRevoke', subject: 'alice', prefix: 'shared/open/', verb: 'lock', ...root });
+    expect(h.sm.inspectLock('shared/open/y').waitingLeaseIds).to.deep.equal([]);
+    h.ok({ type: 'AclGrant', subject: 'alice', prefix: 'shared/open/', verb: 'lock', ...root });
+    expect(h.ok({ type: 'Acquire', name: 'shared/open/y', leaseId: aliceLease, wait: true, ...alice }).status).to.equal('queued');
+    const narrower = h.apply({ type: 'AclGrant', subject: 'alice', prefix: 'shared/open/y', verb: 'read', ...root });
+    expect(narrower.events.map((e) => [e.type, e.name, e.leaseId])).to.deep.equal([['WAIT_CANCELLED', 'shared/open/y', aliceLease]]);
     // Without enforcement (the leader has no --acl) a revoke only edits the rules.
     const h2 = new Harness();
     withRules(h2, [['alice', 'a/', 'lock']]);
