@@ -122,6 +122,14 @@ describe('a principal attacking another principal’s leases and waits (real pro
     await Promise.all([bobLease.revoke(), aliceLease.revoke()]);
   });
 
+  it("a certificate naming several CNs (alice, then root) is no principal at all: UNAUTHENTICATED, not root's rights", async () => {
+    certs.multi ??= pki.issue('multi', { cn: 'alice/CN=root', usage: 'client' }); // openssl -subj: two CN attributes
+    const auth = stub(v1.Auth, cluster.node(await cluster.waitForLeader()).address, 'multi');
+    const list = await outcome((cb) => auth.List({}, cb));
+    expect(list.code, list.details).to.equal(grpc.status.UNAUTHENTICATED);
+    expect(list.details).to.contain('several subject CNs');
+  });
+
   // Last: it stops the nodes.
   it("revoking another principal's lease is refused before proposing: it costs no log entry (Revoke needs no rule, so even a principal without any could otherwise write to the log)", async () => {
     const bob = clientAs('bob');
