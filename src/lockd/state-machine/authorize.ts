@@ -22,12 +22,10 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
   const who = cmd.principal ?? ANONYMOUS;
   if (cmd.admin === true || state.acl.isAdmin(who)) return undefined;
   const deny = (message: string) => failure(cmd.type, 'PERMISSION_DENIED', message);
-  const needs = (verb: AclVerb | readonly AclVerb[], name: string, what: string) => {
-    const anyOf = typeof verb === 'string' ? [verb] : verb;
-    return cmd.acl === true && !aclAllows(state.acl, who, name, anyOf)
+  const needs = (anyOf: readonly AclVerb[], name: string, what: string) =>
+    cmd.acl === true && !aclAllows(state.acl, who, name, anyOf)
       ? deny(`${who} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`)
       : undefined;
-  };
   const notOwner = (leaseId: number, what: string) => {
     const owner = state.leases.get(leaseId)?.owner;
     return owner !== undefined && owner !== who ? deny(`${who} may not ${what} lease ${leaseId}: it was granted by another principal`) : undefined;
@@ -38,17 +36,17 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
     case 'Revoke':
       return notOwner(cmd.leaseId, 'revoke');
     case 'Acquire':
-      return needs('lock', cmd.name, 'acquire') ?? notOwner(cmd.leaseId, 'acquire with');
+      return needs(['lock'], cmd.name, 'acquire') ?? notOwner(cmd.leaseId, 'acquire with');
     case 'CancelWait':
-      return needs('lock', cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
+      return needs(['lock'], cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
     case 'Release': {
       const lock = state.locks.get(cmd.name);
-      return needs('lock', cmd.name, 'release') ?? (lock?.token === cmd.token ? notOwner(lock.holder, 'release a lock of') : undefined);
+      return needs(['lock'], cmd.name, 'release') ?? (lock?.token === cmd.token ? notOwner(lock.holder, 'release a lock of') : undefined);
     }
     case 'FenceWrite':
     case 'FenceDelete':
       return (
-        needs('fence', cmd.key, cmd.type === 'FenceWrite' ? 'write fenced key' : 'delete fenced key') ??
+        needs(['fence'], cmd.key, cmd.type === 'FenceWrite' ? 'write fenced key' : 'delete fenced key') ??
         // Naming a lock is inspecting it: the answer says whether and under which token it is held.
         (cmd.lock ? needs(['lock', 'read'], cmd.lock, 'bind a fenced write to lock') : undefined) ??
         tokenNotOwned(state, cmd.token, cmd.lock || undefined, who, deny)
