@@ -186,6 +186,20 @@ describe('state machine: principals, lease ownership and access rules', () => {
     expect(h.ok({ type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token: aliceToken, lock: 'alice/x', ...alice }).highestToken).to.equal(aliceToken);
   });
 
+  it("replaying bob's request id gets alice nothing of bob's while his lease lives: ownership is decided before the dedup record answers", () => {
+    const h = new Harness();
+    withRules(h, [['alice', '', 'lock'], ['alice', '', 'fence'], ['bob', '', 'lock'], ['bob', '', 'fence']]);
+    const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
+    const token = h.ok({ type: 'Acquire', name: 'm', leaseId: bobLease, wait: true, requestId: 'a1', ...bob }).token;
+    h.ok({ type: 'FenceWrite', key: 'k', value: new Uint8Array([1]), token, requestId: 'f1', ...bob });
+    for (const cmd of [
+      { type: 'Acquire', name: 'm', leaseId: bobLease, wait: true, requestId: 'a1', ...alice },
+      { type: 'FenceWrite', key: 'k', value: new Uint8Array([1]), token, requestId: 'f1', ...alice },
+      { type: 'Revoke', leaseId: bobLease, requestId: 'a1', ...alice },
+    ] as const)
+      expect(h.fail(cmd).error, cmd.type).to.equal('PERMISSION_DENIED');
+  });
+
   it('rules and lease owners survive a snapshot', () => {
     const h = new Harness();
     withRules(h, [['alice', 'alice/', 'lock'], ['alice', '', 'read']]);
