@@ -44,6 +44,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
         validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceValue(req.value) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['fence'], req.key, 'write fenced key');
+        if (req.lock) requireOn(access, caller.principal, ['lock', 'read'], req.lock, 'bind a fenced write to lock');
         const cmd = { type: 'FenceWrite', key: req.key, value: req.value, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'write', req));
         return { highestToken: r.highestToken };
@@ -55,6 +56,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
       validate: (req) => validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['fence'], req.key, 'delete fenced key');
+        if (req.lock) requireOn(access, caller.principal, ['lock', 'read'], req.lock, 'bind a fenced write to lock');
         const cmd = { type: 'FenceDelete', key: req.key, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'delete', req));
         log.debug({ event: 'fence delete', key: req.key, token: req.fencingToken, deleted: r.deleted }, `fenced key ${req.key} ${r.deleted ? 'deleted' : 'had no value'}`);

@@ -18,7 +18,7 @@ import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseClock } from '../lease/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
 import { principalOf } from '../security/principal.js';
-import { requireOwner } from './access.js';
+import { denied, requireOwner } from './access.js';
 
 type Call = grpc.ServerDuplexStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
 type Stream = ServerStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
@@ -92,12 +92,15 @@ export class KeepAliveStreams {
     this.leasesOf.set(s, leases);
   }
 
-  /** A Tick renews leases of many principals, so ownership is checked here, before the renewal joins one. */
+  /** A Tick renews leases of many principals, so ownership (and `lock` somewhere) is checked here, before the renewal joins one. */
   private request(s: Stream, leaseId: number, principal: string): void {
     const problem = validateLeaseId(leaseId);
     if (problem) return s.fail(fromProblem(problem));
     try {
       requireOwner(this.ctx.access, principal, leaseId, this.ctx.stateMachine.leaseOwner(leaseId), 'keep alive');
+      // Checked here, not at apply (a Tick is every principal's): a revoke racing this request lets one more renewal through.
+      const why = this.ctx.access.leaseDenial(principal, 'keep leases alive');
+      if (why) throw denied(why);
     } catch (e) {
       return s.fail(asApiError(e));
     }

@@ -41,7 +41,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
       method: LEASE.Grant,
       validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
-        const why = access.grantDenial(caller.principal);
+        const why = access.leaseDenial(caller.principal, 'grant leases');
         if (why) throw denied(why);
         const r = await proposer.write(
           // The margins cover time from before this entry that the next Tick may still count, and clock-rate
@@ -59,6 +59,10 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
       method: LEASE.Revoke,
       validate: (req) => validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
+        // Before proposing, like every other refusal: Revoke needs no rule, so this is the one write a
+        // principal without any could otherwise send to the log. A lease unknown here goes on (NOT_FOUND
+        // at apply, or a new leader not yet caught up: apply decides ownership then).
+        requireOwner(access, caller.principal, req.leaseId, sm.leaseOwner(req.leaseId), 'revoke');
         const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) }, deadline);
         log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks, principal: caller.principal }, `lease ${r.leaseId} revoked`);
         return {};

@@ -17,7 +17,7 @@ import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
-import { requireOn } from './access.js';
+import { requireOn, requireOwner } from './access.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
@@ -38,8 +38,15 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
       method: LOCK.Acquire,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
-      onLeader: (req, caller, deadline) => {
+      onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['lock'], req.name, 'acquire');
+        // Ownership before the call joins LockWaits: a waiting call there speaks for its (name, lease)
+        // — it keeps an abandoned wait's place, and the cleanup is sent as its principal — so a call
+        // with another principal's lease, refused only at apply, would cancel that principal's cleanup
+        // and leave an orphan lock. A lease unknown here may be one this new leader has yet to apply:
+        // the read barrier settles it (a lease's owner never changes).
+        const owner = sm.leaseOwner(req.leaseId) ?? (await proposer.read(deadline, () => sm.leaseOwner(req.leaseId)));
+        requireOwner(access, caller.principal, req.leaseId, owner, 'acquire with');
         return acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,

@@ -6,10 +6,11 @@
 //
 // Verbs by operation (admin: everything, including others' leases and the rules themselves):
 //   Lease.Grant                          `lock` on some prefix (a lease has no name)
-//   Lease.KeepAlive / Revoke / TimeToLive the lease's owner (List: one's own leases)
+//   Lease.KeepAlive                      the lease's owner, with `lock` on some prefix
+//   Lease.Revoke / TimeToLive            the lease's owner (List: one's own leases)
 //   Lock.Acquire / Release / CancelWait  `lock` on the name (+ the lease's owner)
 //   Lock.Inspect / Observe               `lock` or `read` on the name
-//   Fence.Write / Delete                 `fence` on the key (+ the token's owner)
+//   Fence.Write / Delete                 `fence` on the key (+ the token's owner; naming a lock: `lock` or `read` on it)
 //   Fence.Read                           `fence` or `read` on the key
 //   Auth.*                               admin
 //   Cluster.Status, health               any authenticated caller (clients need it to find the leader)
@@ -49,10 +50,14 @@ export class AccessControl {
     return `${principal} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`;
   }
 
-  /** Why `principal` may not grant leases (undefined: it may). */
-  grantDenial(principal: string): string | undefined {
+  /**
+   * Why `principal` may not grant leases, or keep its own alive (`what`; undefined: it may). Both need
+   * `lock` on some prefix (a lease has no name): a principal whose last rule is revoked can no longer
+   * keep its leases, and their locks, alive for ever.
+   */
+  leaseDenial(principal: string, what: 'grant leases' | 'keep leases alive'): string | undefined {
     if (!this.enforced || this.isAdmin(principal) || this.sm.aclHoldsAnywhere(principal, 'lock')) return undefined;
-    return `${principal} may not grant leases: it has \`lock\` on no prefix`;
+    return `${principal} may not ${what}: it has \`lock\` on no prefix`;
   }
 
   /** What the leader writes into a command for `principal` (state-machine/authorize.ts decides with it at apply). */

@@ -6,7 +6,8 @@
 //    grant's token must come from that principal or an admin. Without client certificates
 //    everybody is 'anonymous' and owns every lease, so nothing changes.
 //  - Rules, when the command says the leader enforces them (acl): Acquire/Release/CancelWait need
-//    `lock` on the name, FenceWrite/FenceDelete `fence` on the key, Grant `lock` on some prefix
+//    `lock` on the name, FenceWrite/FenceDelete `fence` on the key (and, naming a lock, `lock` or
+//    `read` on it, as Inspect would), Grant `lock` on some prefix
 //    (a lease has no name). Revoke needs ownership only (ending one's own lease only gives up).
 //  - AclGrant/AclRevoke: admins only, whether rules are enforced or not.
 // Admin = the command says the leader's --admin names the principal, or an admin rule does.
@@ -21,8 +22,10 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
   const who = cmd.principal ?? ANONYMOUS;
   if (cmd.admin === true || state.acl.isAdmin(who)) return undefined;
   const deny = (message: string) => failure(cmd.type, 'PERMISSION_DENIED', message);
-  const needs = (verb: AclVerb, name: string, what: string) =>
-    cmd.acl === true && !aclAllows(state.acl, who, name, [verb]) ? deny(`${who} may not ${what} ${JSON.stringify(name)}: it needs \`${verb}\` on a prefix of that name, and the rules of its longest matching prefix grant no such verb`) : undefined;
+  const needs = (anyOf: readonly AclVerb[], name: string, what: string) =>
+    cmd.acl === true && !aclAllows(state.acl, who, name, anyOf)
+      ? deny(`${who} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`)
+      : undefined;
   const notOwner = (leaseId: number, what: string) => {
     const owner = state.leases.get(leaseId)?.owner;
     return owner !== undefined && owner !== who ? deny(`${who} may not ${what} lease ${leaseId}: it was granted by another principal`) : undefined;
@@ -33,16 +36,21 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
     case 'Revoke':
       return notOwner(cmd.leaseId, 'revoke');
     case 'Acquire':
-      return needs('lock', cmd.name, 'acquire') ?? notOwner(cmd.leaseId, 'acquire with');
+      return needs(['lock'], cmd.name, 'acquire') ?? notOwner(cmd.leaseId, 'acquire with');
     case 'CancelWait':
-      return needs('lock', cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
+      return needs(['lock'], cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
     case 'Release': {
       const lock = state.locks.get(cmd.name);
-      return needs('lock', cmd.name, 'release') ?? (lock?.token === cmd.token ? notOwner(lock.holder, 'release a lock of') : undefined);
+      return needs(['lock'], cmd.name, 'release') ?? (lock?.token === cmd.token ? notOwner(lock.holder, 'release a lock of') : undefined);
     }
     case 'FenceWrite':
     case 'FenceDelete':
-      return needs('fence', cmd.key, cmd.type === 'FenceWrite' ? 'write fenced key' : 'delete fenced key') ?? tokenNotOwned(state, cmd.token, cmd.lock || undefined, who, deny);
+      return (
+        needs(['fence'], cmd.key, cmd.type === 'FenceWrite' ? 'write fenced key' : 'delete fenced key') ??
+        // Naming a lock is inspecting it: the answer says whether and under which token it is held.
+        (cmd.lock ? needs(['lock', 'read'], cmd.lock, 'bind a fenced write to lock') : undefined) ??
+        tokenNotOwned(state, cmd.token, cmd.lock || undefined, who, deny)
+      );
     case 'AclGrant':
     case 'AclRevoke':
       return deny(`${who} may not change access rules: that needs \`admin\``);

@@ -137,9 +137,9 @@ export class LockStateMachine {
       case 'CancelWait':
         return applyOnce(this.s, ctx, cmd, applyCancelWait);
       case 'AclGrant':
-        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclGrant(s, c));
+        return applyOnce(this.s, ctx, cmd, applyAclGrant);
       case 'AclRevoke':
-        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclRevoke(s, c));
+        return applyOnce(this.s, ctx, cmd, applyAclRevoke);
     }
   }
 

@@ -124,6 +124,82 @@ describe('state machine: principals, lease ownership and access rules', () => {
     expect(h.fail({ type: 'Grant', ttlMs: 1000, marginMs: 0, principal: 'x'.repeat(257) }).error).to.equal('INVALID_ARGUMENT');
   });
 
+  it('a rule change that takes `lock` away (a revoke, or a grant on a longer prefix) takes the principal out of the queues it may no longer wait in: its queued Acquire is not granted after it', () => {
+    const h = new Harness();
+    withRules(h, [['alice', 'shared/', 'lock'], ['alice', 'shared/open/', 'lock'], ['bob', 'shared/', 'lock']]);
+    const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
+    const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
+    const token = h.ok({ type: 'Acquire', name: 'shared/x', leaseId: bobLease, wait: false, ...bob }).token;
+    h.ok({ type: 'Acquire', name: 'shared/open/y', leaseId: bobLease, wait: false, ...bob });
+    // alice waits for both while she may.
+    expect(h.ok({ type: 'Acquire', name: 'shared/x', leaseId: aliceLease, wait: true, requestId: 'w1', ...alice }).status).to.equal('queued');
+    expect(h.ok({ type: 'Acquire', name: 'shared/open/y', leaseId: aliceLease, wait: true, ...alice }).status).to.equal('queued');
+    const revoke = h.apply({ type: 'AclRevoke', subject: 'alice', prefix: 'shared/', verb: 'lock', ...root });
+    expect(revoke.result).to.include({ ok: true, removed: true });
+    // Her wait on shared/x ends (as a cancelled wait: her call re-queues and is refused); shared/open/ is still hers.
+    expect(revoke.events.map((e) => [e.type, e.name, e.leaseId])).to.deep.equal([['WAIT_CANCELLED', 'shared/x', aliceLease]]);
+    expect(h.sm.inspectLock('shared/x').waitingLeaseIds).to.deep.equal([]);
+    expect(h.sm.inspectLock('shared/open/y').waitingLeaseIds).to.deep.equal([aliceLease]);
+    expect(h.fail({ type: 'Acquire', name: 'shared/x', leaseId: aliceLease, wait: true, requestId: 'w1', ...alice }).error).to.equal('PERMISSION_DENIED');
+    // bob's release hands shared/x to nobody.
+    h.ok({ type: 'Release', name: 'shared/x', token, ...bob });
+    expect(h.sm.inspectLock('shared/x').held).to.equal(false);
+    expect(h.sm.timeToLive(aliceLease)?.locks).to.deep.equal([]);
+    // A grant can take a verb away too (a longer prefix wins): `read` on shared/open/ ends her other wait.
+    const narrowing = h.apply({ type: 'AclGrant', subject: 'alice', prefix: 'shared/open/', verb: 'read', ...root });
+    expect(narrowing.events.map((e) => [e.type, e.name, e.leaseId])).to.deep.equal([]); // shared/open/ still grants lock as well
+    h.ok({ type: 'AclRevoke', subject: 'alice', prefix: 'shared/open/', verb: 'lock', ...root });
+    expect(h.sm.inspectLock('shared/open/y').waitingLeaseIds).to.deep.equal([]);
+    h.ok({ type: 'AclGrant', subject: 'alice', prefix: 'shared/open/', verb: 'lock', ...root });
+    expect(h.ok({ type: 'Acquire', name: 'shared/open/y', leaseId: aliceLease, wait: true, ...alice }).status).to.equal('queued');
+    const narrower = h.apply({ type: 'AclGrant', subject: 'alice', prefix: 'shared/open/y', verb: 'read', ...root });
+    expect(narrower.events.map((e) => [e.type, e.name, e.leaseId])).to.deep.equal([['WAIT_CANCELLED', 'shared/open/y', aliceLease]]);
+    // Without enforcement (the leader has no --acl) a revoke only edits the rules.
+    const h2 = new Harness();
+    withRules(h2, [['alice', 'a/', 'lock']]);
+    const l2 = h2.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, principal: 'bob' }).leaseId;
+    const l3 = h2.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, principal: 'alice' }).leaseId;
+    h2.ok({ type: 'Acquire', name: 'a/x', leaseId: l2, wait: false, principal: 'bob' });
+    h2.ok({ type: 'Acquire', name: 'a/x', leaseId: l3, wait: true, principal: 'alice' });
+    expect(h2.apply({ type: 'AclRevoke', subject: 'alice', prefix: 'a/', verb: 'lock', principal: 'root', admin: true }).events).to.deep.equal([]);
+    expect(h2.sm.inspectLock('a/x').waitingLeaseIds).to.deep.equal([l3]);
+  });
+
+  it('a fenced write naming a lock needs `lock` or `read` on that lock: its refusal would otherwise tell whether and under which token a lock alice may not inspect is held', () => {
+    const h = new Harness();
+    withRules(h, [['alice', 'shared/', 'fence'], ['alice', 'alice/', 'lock'], ['bob', 'bob/', 'lock']]);
+    const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
+    const bobToken = h.ok({ type: 'Acquire', name: 'bob/secret', leaseId: bobLease, wait: false, ...bob }).token;
+    const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
+    const aliceToken = h.ok({ type: 'Acquire', name: 'alice/x', leaseId: aliceLease, wait: false, ...alice }).token;
+    for (const token of [aliceToken, bobToken]) {
+      for (const cmd of [
+        { type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token, lock: 'bob/secret', ...alice },
+        { type: 'FenceDelete', key: 'shared/k', token, lock: 'bob/secret', ...alice },
+      ] as const) {
+        const f = h.fail(cmd);
+        expect(f.error, `${cmd.type} ${token}`).to.equal('PERMISSION_DENIED');
+        expect(f.message).to.contain('"bob/secret"').and.not.contain(String(bobToken));
+      }
+    }
+    // Her own lock, she may name.
+    expect(h.ok({ type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token: aliceToken, lock: 'alice/x', ...alice }).highestToken).to.equal(aliceToken);
+  });
+
+  it("replaying bob's request id gets alice nothing of bob's while his lease lives: ownership is decided before the dedup record answers", () => {
+    const h = new Harness();
+    withRules(h, [['alice', '', 'lock'], ['alice', '', 'fence'], ['bob', '', 'lock'], ['bob', '', 'fence']]);
+    const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
+    const token = h.ok({ type: 'Acquire', name: 'm', leaseId: bobLease, wait: true, requestId: 'a1', ...bob }).token;
+    h.ok({ type: 'FenceWrite', key: 'k', value: new Uint8Array([1]), token, requestId: 'f1', ...bob });
+    for (const cmd of [
+      { type: 'Acquire', name: 'm', leaseId: bobLease, wait: true, requestId: 'a1', ...alice },
+      { type: 'FenceWrite', key: 'k', value: new Uint8Array([1]), token, requestId: 'f1', ...alice },
+      { type: 'Revoke', leaseId: bobLease, requestId: 'a1', ...alice },
+    ] as const)
+      expect(h.fail(cmd).error, cmd.type).to.equal('PERMISSION_DENIED');
+  });
+
   it('rules and lease owners survive a snapshot', () => {
     const h = new Harness();
     withRules(h, [['alice', 'alice/', 'lock'], ['alice', '', 'read']]);
