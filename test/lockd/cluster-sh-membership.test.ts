@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { LockClient, type Lease, type Lock } from '../../src/client/index.js';
-import { ensureBuilt, ROOT } from '../support/build.js';
+import { execFile } from 'node:child_process';
+import { ensureBuilt, LOCKCTL_MAIN, ROOT } from '../support/build.js';
 
 /** Ports node I uses: clients BASE+I-1, peers BASE+100+I-1, HTTP BASE+200+I-1 (cluster.sh). */
 const NODES = 6;
@@ -67,7 +68,7 @@ describe('cluster.sh membership drill (real processes)', function () {
     dir = undefined;
   });
 
-  it('start 3, add twice, replace 2: 5 voters (n1 n3 n4 n5 n6), n2 removed for good, and the lock held throughout keeps its token and its lease', async () => {
+  it('start 3, add twice, replace 2, lockctl leader transfer: 5 voters (n1 n3 n4 n5 n6), n2 removed for good, a new leader, and the lock held throughout keeps its token and its lease', async () => {
     await ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'lockd-drill-'));
     const base = await freeBase();
@@ -98,6 +99,18 @@ describe('cluster.sh membership drill (real processes)', function () {
     const list = await client.memberList();
     expect(list.members.map((m) => m.id)).to.have.members(['n1', 'n3', 'n4', 'n5', 'n6']);
     expect(list.members.every((m) => m.role === 'voter')).to.equal(true);
+
+    // lockctl leader transfer on the new membership: another voter leads, without an election timeout.
+    const before = list.leaderId;
+    const endpoints = list.members.map((m) => m.clientAddress).join(',');
+    const transfer = await new Promise<{ code: number | null; out: string }>((resolve) =>
+      execFile(process.execPath, [LOCKCTL_MAIN, '--endpoints', endpoints, 'leader', 'transfer'], { timeout: 20_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr })),
+    );
+    expect(transfer.code, transfer.out).to.equal(0);
+    const after = (await client.memberList()).leaderId;
+    expect(after).to.not.equal(before);
+    expect(['n1', 'n3', 'n4', 'n5', 'n6']).to.include(after);
 
     // The lock was never lost and its token never changed: the fenced store still takes it.
     expect(leaseLost).to.equal(undefined);
