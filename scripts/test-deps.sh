@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs, installed only when missing (CI runs as root; `npm test` calls this first).
+# What the test suite needs, installed only when missing: the Node packages (npm ci) and Debian packages
+# (apt-get; CI runs as root). `npm test` calls this first.
 #   chromium                         the study dashboard's browser test (driven by playwright-core, which downloads nothing)
 #   python3-grpcio python3-protobuf  the Python client's tests (Debian's /usr/bin/python3, not a pyenv one)
 #   protobuf-compiler protobuf-compiler-grpc  protoc and grpc_python_plugin: clients/python/gen.sh generates the
@@ -7,6 +8,12 @@
 #   openssl                          test certificates
 #   iproute2                         the network-namespace test (ip, tc)
 set -euo pipefail
+cd "$(dirname "$0")/.."
+# Node packages first (a fresh clone that never ran ./cluster.sh start).
+if [[ ! -d node_modules ]]; then
+  echo "test-deps: installing Node packages (npm ci)" >&2
+  npm ci --no-audit --no-fund >/dev/null 2>&1 || npm install --no-audit --no-fund
+fi
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc openssl iproute2; do
