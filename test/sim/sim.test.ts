@@ -21,7 +21,7 @@ function sum(reports: SimReport[], f: (r: SimReport) => number): number {
   return reports.reduce((a, r) => a + f(r), 0);
 }
 
-/** Run seeds 1, 2, ... in chunks until one reports a violation of `wanted` (at most BUG_SEEDS); every report on
+/** Run seeds 1, 2, ... in chunks until one reports a violation of `wanted` (at most `seeds`); every report on
  *  the way must name one of `allowed`. Returns the first report of `wanted`. */
 async function hunt(opts: Omit<SimOptions, 'seed'>, wanted: readonly CheckName[], allowed: readonly CheckName[] = wanted, seeds = BUG_SEEDS): Promise<SimReport> {
   for (let start = 1; start <= seeds; start += HUNT_CHUNK) {
