@@ -212,9 +212,11 @@ export class Raft {
 
   step(m: Message): void {
     invariant(m.to === this.id, 'message addressed to this node', this.id, () => `got a message for ${m.to}`);
-    // A removed id is out for good: its votes and its term must not disturb us. Except, at the
-    // leader, the node being removed: it answers the Apps that tell it so until that commits.
-    if (this.conf().removed.includes(m.from) && !(this.role === 'leader' && this.prs.has(m.from))) return;
+    // An id whose removal committed is out for good: its votes and its term must not disturb us.
+    // Not one removed only by an entry not committed here: that entry may still be truncated, and
+    // the id may be the legitimate leader that truncates it (worked example in README.md,
+    // "Learners and removed nodes"). (The leader dropped its progress when the removal committed.)
+    if (this.committedConf().removed.includes(m.from)) return;
     if (!this.stepTerm(m)) return;
     if (m.type === 'Vote' || m.type === 'PreVote') {
       this.handleVoteRequest(m);
@@ -417,9 +419,14 @@ export class Raft {
     return this.configs.current().config;
   }
 
-  /** Removed by a committed configuration (the removal can no longer roll back). */
+  /** The configuration in effect at the commit index: what it removed can no longer roll back. */
+  private committedConf(): Configuration {
+    return this.configs.at(this.log.committed).config;
+  }
+
+  /** Removed by a committed configuration. */
   private selfRemoved(): boolean {
-    return this.configs.at(this.log.committed).config.removed.includes(this.id);
+    return this.committedConf().removed.includes(this.id);
   }
 
   private hup(transfer: boolean): void {

@@ -645,6 +645,12 @@ class Sim implements DriverHooks, World, LockDriver {
     try {
       const s = x.loop!.status();
       st = `${s.role} term ${s.term} leader ${s.leader || '-'} commit ${s.commit} last ${s.lastIndex}`;
+      // The configuration in effect (the "voters" further on are the ones the data dir was started with).
+      if (this.membership) {
+        st += `; config@${s.configIndex} voters ${s.voters.join(',') || '-'} learners ${s.learners.join(',') || '-'} removed ${s.removed.join(',') || '-'}`;
+        const pr = [...s.progress].filter(([id]) => id !== x.id).map(([id, p]) => `${id} ${p.state} ${p.match}/${p.next}`);
+        if (pr.length > 0) st += `; progress (match/next) ${pr.join(', ')}`;
+      }
     } catch {
       st = '(status unavailable)';
     }

@@ -21,17 +21,17 @@ function sum(reports: SimReport[], f: (r: SimReport) => number): number {
   return reports.reduce((a, r) => a + f(r), 0);
 }
 
-/** Run seeds 1, 2, ... in chunks until one reports a violation of `wanted` (at most BUG_SEEDS); every report on
+/** Run seeds 1, 2, ... in chunks until one reports a violation of `wanted` (at most `seeds`); every report on
  *  the way must name one of `allowed`. Returns the first report of `wanted`. */
-async function hunt(opts: Omit<SimOptions, 'seed'>, wanted: readonly CheckName[], allowed: readonly CheckName[] = wanted): Promise<SimReport> {
-  for (let start = 1; start <= BUG_SEEDS; start += HUNT_CHUNK) {
-    const reports = await runSeeds(start, Math.min(HUNT_CHUNK, BUG_SEEDS + 1 - start), opts);
+async function hunt(opts: Omit<SimOptions, 'seed'>, wanted: readonly CheckName[], allowed: readonly CheckName[] = wanted, seeds = BUG_SEEDS): Promise<SimReport> {
+  for (let start = 1; start <= seeds; start += HUNT_CHUNK) {
+    const reports = await runSeeds(start, Math.min(HUNT_CHUNK, seeds + 1 - start), opts);
     const bad = reports.filter((r) => r.violation);
     for (const r of bad) expect(allowed, formatViolation(r)).to.include(r.violation!.check);
     const hit = bad.find((r) => wanted.includes(r.violation!.check));
     if (hit) return hit;
   }
-  expect.fail(`no seed in 1..${BUG_SEEDS} reported ${wanted.join(' / ')}`);
+  expect.fail(`no seed in 1..${seeds} reported ${wanted.join(' / ')}`);
 }
 
 /** A failing seed replays exactly: same check, same step, same trace. */
@@ -130,13 +130,17 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     }
   });
 
-  it(`planted bug conf-change-before-first-commit (membership runs): two leaders in a term or a committed entry lost, within ${BUG_SEEDS} seeds, and replayed exactly`, async () => {
+  // A rare one: about 1 seed in 1000 (the first is 257). It was 3 in 1000 (first 17) while the core also
+  // refused messages from ids removed by entries not committed yet: that kept the two sides of the bug deaf to
+  // each other, where the correct core soon repairs one of them (transcript conf_removal_rolled_back.txt).
+  const CONF_BUG_SEEDS = 300;
+  it(`planted bug conf-change-before-first-commit (membership runs): two leaders in a term or a committed entry lost, within ${CONF_BUG_SEEDS} seeds, and replayed exactly`, async () => {
     // Ongaro's single-server-change bug: a deposed leader's change and a newer leader's change have disjoint
     // majorities. It breaks whatever it breaks first (a log that can no longer be repaired stalls liveness too).
     const safety: CheckName[] = ['Election Safety', 'Leader Completeness', 'State Machine Safety', 'Log Matching', 'Ack Matches Leader',
       'Linearizable Read', 'Commit Monotonic', 'Liveness', 'Core Invariant'];
     const opts = { steps: STEPS, membership: true, plantedBug: 'conf-change-before-first-commit' } as const;
-    const hit = await hunt(opts, ['Election Safety', 'Leader Completeness', 'State Machine Safety'], safety);
+    const hit = await hunt(opts, ['Election Safety', 'Leader Completeness', 'State Machine Safety'], safety, CONF_BUG_SEEDS);
     expectReplay(hit, opts);
   });
 
