@@ -39,10 +39,22 @@ function canonical(cmd: Command): Record<string, unknown> {
         name: str('name', cmd.name),
         leaseId: num('leaseId', cmd.leaseId),
         wait: bool('wait', cmd.wait),
+        // The mutex defaults (permits 0/1, not shared, no delay) encode as before issue 16.
+        ...(cmd.permits === undefined || cmd.permits <= 1 ? {} : { permits: num('permits', cmd.permits) }),
+        ...(cmd.shared === undefined || cmd.shared === false ? {} : { shared: bool('shared', cmd.shared) }),
+        ...(cmd.lockDelayMs === undefined || cmd.lockDelayMs === 0 ? {} : { lockDelayMs: num('lockDelayMs', cmd.lockDelayMs) }),
         ...rid(cmd.requestId),
       };
     case 'Release':
-      return { type: cmd.type, name: str('name', cmd.name), token: num('token', cmd.token), ...rid(cmd.requestId) };
+      return {
+        type: cmd.type,
+        name: str('name', cmd.name),
+        token: num('token', cmd.token),
+        ...(cmd.leaseId === undefined || cmd.leaseId === 0 ? {} : { leaseId: num('leaseId', cmd.leaseId) }),
+        ...rid(cmd.requestId),
+      };
+    case 'SetPermits':
+      return { type: cmd.type, name: str('name', cmd.name), permits: num('permits', cmd.permits), ...rid(cmd.requestId) };
     case 'FenceWrite':
       if (!(cmd.value instanceof Uint8Array)) throw new TypeError('lockd command: FenceWrite.value must be a Uint8Array');
       return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token), ...lock(cmd.lock), ...rid(cmd.requestId) };
@@ -89,8 +101,9 @@ const FIELDS: Record<Command['type'], { required: readonly string[]; optional: r
   Grant: { required: ['ttlMs', 'marginMs'], optional: ['driftPpm', 'requestId'] },
   Revoke: { required: ['leaseId'], optional: ['requestId'] },
   Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: ['driftPpm'] },
-  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['requestId'] },
-  Release: { required: ['name', 'token'], optional: ['requestId'] },
+  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['permits', 'shared', 'lockDelayMs', 'requestId'] },
+  Release: { required: ['name', 'token'], optional: ['leaseId', 'requestId'] },
+  SetPermits: { required: ['name', 'permits'], optional: ['requestId'] },
   FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId'] },
   FenceDelete: { required: ['key', 'token'], optional: ['lock', 'requestId'] },
   CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex', 'requestId'] },
@@ -141,9 +154,21 @@ export function decodeCommand(data: Uint8Array): Command {
     }
     case 'Acquire':
       if (typeof r.wait !== 'boolean') throw new CommandDecodeError('Acquire.wait must be a boolean');
-      return { type: 'Acquire', name: s('name'), leaseId: n('leaseId'), wait: r.wait, ...rid() };
+      if (r.shared !== undefined && typeof r.shared !== 'boolean') throw new CommandDecodeError('Acquire.shared must be a boolean');
+      return {
+        type: 'Acquire',
+        name: s('name'),
+        leaseId: n('leaseId'),
+        wait: r.wait,
+        ...(r.permits === undefined ? {} : { permits: n('permits') }),
+        ...(r.shared === undefined ? {} : { shared: r.shared as boolean }),
+        ...(r.lockDelayMs === undefined ? {} : { lockDelayMs: n('lockDelayMs') }),
+        ...rid(),
+      };
     case 'Release':
-      return { type: 'Release', name: s('name'), token: n('token'), ...rid() };
+      return { type: 'Release', name: s('name'), token: n('token'), ...(r.leaseId === undefined ? {} : { leaseId: n('leaseId') }), ...rid() };
+    case 'SetPermits':
+      return { type: 'SetPermits', name: s('name'), permits: n('permits'), ...rid() };
     case 'FenceWrite': {
       let value: Uint8Array;
       try {

@@ -22,6 +22,9 @@ export {
   validateRequestId,
   validateAbandonedAtIndex,
   validateFenceLock,
+  validatePermits,
+  validateLockDelayMs,
+  validateAcquireRecipe,
 } from './validate.js';
-export type { ApplyOutput, EntryLike, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
+export type { ApplyOutput, EntryLike, HolderView, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';

@@ -61,3 +61,7 @@ export const MAX_REQUEST_ID_BYTES = 128;
  * be recognised (after it, a late attempt applies as a new call). A per-principal table is issue #12's.
  */
 export const DEDUP_CAPACITY = 10_000;
+/** Semaphore permits of one name (and holders of a shared lock): more is INVALID_ARGUMENT / waits. */
+export const MAX_PERMITS = 1024;
+/** Longest lock-delay an Acquire may ask for (ms of logical time; Chubby's and Consul's cap is a minute). */
+export const MAX_LOCK_DELAY_MS = 60_000;

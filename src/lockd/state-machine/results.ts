@@ -119,6 +119,16 @@ export interface CancelWaitResult {
   readonly released: boolean;
 }
 
+export interface SetPermitsResult {
+  readonly type: 'SetPermits';
+  readonly ok: true;
+  /** The permits before and after this entry (a replay: the first attempt's). */
+  readonly previous: number;
+  readonly permits: number;
+  /** Waiters this entry granted (they now fit). */
+  readonly granted: number;
+}
+
 export type Success =
   | GrantResult
   | RevokeResult
@@ -127,7 +137,8 @@ export type Success =
   | ReleaseResult
   | FenceWriteResult
   | FenceDeleteResult
-  | CancelWaitResult;
+  | CancelWaitResult
+  | SetPermitsResult;
 
 export type ApplyResult = Success | Failure;
 
