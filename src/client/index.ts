@@ -8,4 +8,4 @@ export type { LockEvent, ObserveOptions } from './observe.js';
 export { LockdError, LeaseLostError, LockLostError, LockHeldError } from './errors.js';
 export type { ClientTlsOptions, PemSource } from './tls.js';
 export { DEFAULT_ENDPOINTS, parseEndpoints, resolveEndpoints } from './endpoints.js';
-export type { LockInfo, LeaseTtl, LeaseSummary, FenceValue, NodeStatus, EndpointStatus } from './types.js';
+export type { LockInfo, LockHolderInfo, LockRecipe, LeaseTtl, LeaseSummary, FenceValue, NodeStatus, EndpointStatus } from './types.js';

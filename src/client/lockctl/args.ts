@@ -17,6 +17,9 @@ export class UsageError extends Error {
   }
 }
 
+/** The recipe flags (issue 16): a semaphore of N, a shared (read) grant, a lock-delay. */
+const RECIPE = ['permits', 'shared', 'lock-delay'] as const;
+
 /** Every command: its words, positional names, its own flags, and a one-line summary. */
 export interface CommandSpec {
   readonly path: readonly string[];
@@ -32,15 +35,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['lease', 'revoke'], positionals: ['ID'], flags: [], summary: 'end a lease now, releasing its locks' },
   { path: ['lease', 'ttl'], positionals: ['ID'], flags: [], summary: "a lease's granted TTL, remaining time and locks" },
   { path: ['lease', 'list'], positionals: [], flags: [], summary: 'every live lease' },
-  { path: ['lock', 'acquire'], positionals: ['NAME'], flags: ['lease', 'wait', 'ttl'], summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)' },
-  { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl'], summary: 'take a lock only if it is free' },
-  { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: [], summary: 'release a lock held under TOKEN' },
-  { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holder, token and queue" },
+  { path: ['lock', 'acquire'], positionals: ['NAME'], flags: ['lease', 'wait', 'ttl', ...RECIPE], summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)' },
+  { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl', ...RECIPE], summary: 'take a lock only if it is free' },
+  { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: ['lease'], summary: 'release a lock held under TOKEN (--lease: whose, when several share TOKEN)' },
+  { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holders, tokens, permits, lock-delay and queue" },
+  { path: ['lock', 'set-permits'], positionals: ['NAME', 'N'], flags: [], summary: "change a semaphore's permits (growing grants waiters at once)" },
   { path: ['lock', 'observe'], positionals: ['NAME'], flags: ['count'], summary: "print a lock's events until interrupted (or --count events)" },
   { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token', 'lock'], summary: 'write to the fenced store under --token (with --lock NAME: only while T is that lock\'s current grant)' },
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
-  { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+  { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
@@ -51,6 +55,9 @@ const FLAG_USAGE: Record<string, string> = {
   token: '--token T',
   lock: '[--lock NAME]',
   grace: '[--grace MS]',
+  permits: '[--permits N]',
+  shared: '[--shared]',
+  'lock-delay': '[--lock-delay MS]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -85,7 +92,18 @@ export interface Parsed {
   readonly timeoutMs?: number;
   /** TLS files (paths), when TLS is on. */
   readonly tls?: ClientTlsOptions;
-  readonly flags: { lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string };
+  readonly flags: {
+    lease?: number;
+    wait: boolean;
+    ttlMs?: number;
+    count?: number;
+    token?: number;
+    graceMs?: number;
+    lock?: string;
+    permits?: number;
+    shared: boolean;
+    lockDelayMs?: number;
+  };
   /** `run`: the command and its arguments. */
   readonly command: string[];
 }
@@ -101,6 +119,9 @@ const OPTIONS = {
   token: { type: 'string' },
   lock: { type: 'string' },
   grace: { type: 'string' },
+  permits: { type: 'string' },
+  shared: { type: 'boolean' },
+  'lock-delay': { type: 'string' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -155,7 +176,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   };
   const rest = positionals.slice(spec.path.length);
   if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', ...RECIPE] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
@@ -192,6 +213,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
       graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
       lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
+      permits: values.permits === undefined ? undefined : wrap(() => parsePositive('--permits', values.permits!)),
+      shared: values.shared ?? false,
+      lockDelayMs: values['lock-delay'] === undefined ? undefined : wrap(() => parseDuration('--lock-delay', values['lock-delay']!)),
     },
     command,
   };

@@ -3,6 +3,7 @@
 import type { LockClient } from '../lock-client.js';
 import { LockdError } from '../errors.js';
 import type { Lease } from '../lease.js';
+import type { LockInfo, LockRecipe } from '../types.js';
 import type { Parsed } from './args.js';
 import { parseDuration, parsePositive } from './args.js';
 import { EXIT } from './exit-codes.js';
@@ -115,7 +116,7 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
   }
   try {
     // Our own lease is kept alive while we wait, so a long wait does not outlive it.
-    const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), wait, signal: ctx.interrupted });
+    const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), ...recipeOf(ctx), wait, signal: ctx.interrupted });
     if (!r.acquired) {
       if (own) await own.revoke().catch(() => {});
       const holder = r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : 'free now';
@@ -140,16 +141,35 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
 export async function lockRelease(ctx: Context): Promise<number> {
   const name = ctx.p.args.NAME;
   const token = parsePositive('TOKEN', ctx.p.args.TOKEN);
-  const released = await ctx.client.release(name, token, callOpts(ctx));
+  const released = await ctx.client.release(name, token, { ...callOpts(ctx), leaseId: ctx.p.flags.lease });
   ctx.out.result(released ? `released lock ${name} (token ${token})` : `lock ${name} was not released: token ${token} is stale`, { name, fencingToken: token, released });
   return released ? EXIT.OK : EXIT.ERROR;
 }
 
 export async function lockInspect(ctx: Context): Promise<number> {
   const i = await ctx.client.inspect(ctx.p.args.NAME, callOpts(ctx));
-  const queue = i.waitingLeaseIds.length ? `; waiting: ${i.waitingLeaseIds.join(', ')}` : '';
-  ctx.out.result(i.held ? `lock ${i.name}: held by lease ${i.holderLeaseId}, fencing token ${i.fencingToken}${queue}` : `lock ${i.name}: free${queue}`, i);
+  const queue = i.waitingLeaseIds.length ? `; waiting: ${i.waitingLeaseIds.map((id, k) => (i.waitingShared[k] ? `${id} (shared)` : String(id))).join(', ')}` : '';
+  const permits = i.permits > 1 ? ` (semaphore of ${i.permits})` : '';
+  const delay = i.lockDelayUntilMs ? `; lock-delay until ${i.lockDelayUntilMs} ms on the cluster clock (${i.lockDelayRemainingMs} ms from now)` : '';
+  const one = (h: LockInfo['holders'][number]) => `lease ${h.leaseId} token ${h.fencingToken}${h.shared ? ' shared' : ''}${h.lockDelayMs ? ` lock-delay ${h.lockDelayMs} ms` : ''}`;
+  const mutex = i.holders.length === 1 && !i.holders[0].shared && i.permits <= 1 && !i.holders[0].lockDelayMs;
+  const held = mutex ? `held by lease ${i.holderLeaseId}, fencing token ${i.fencingToken}` : `held by ${i.holders.map(one).join('; ')}`;
+  ctx.out.result(`lock ${i.name}${permits}: ${i.holders.length ? held : 'free'}${delay}${queue}`, i);
   return EXIT.OK;
+}
+
+export async function lockSetPermits(ctx: Context): Promise<number> {
+  const name = ctx.p.args.NAME;
+  const permits = parsePositive('N', ctx.p.args.N);
+  const r = await ctx.client.setPermits(name, permits, callOpts(ctx));
+  ctx.out.result(`lock ${name}: permits ${r.previous} -> ${permits}${r.granted ? `; granted ${r.granted} waiting lease${r.granted === 1 ? '' : 's'}` : ''}`, { name, permits, ...r });
+  return EXIT.OK;
+}
+
+/** The recipe flags as AcquireOptions. */
+export function recipeOf(ctx: Context): LockRecipe {
+  const f = ctx.p.flags;
+  return { ...(f.permits === undefined ? {} : { permits: f.permits }), ...(f.shared ? { shared: true } : {}), ...(f.lockDelayMs === undefined ? {} : { lockDelayMs: f.lockDelayMs }) };
 }
 
 export async function lockObserve(ctx: Context): Promise<number> {

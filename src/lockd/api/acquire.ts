@@ -20,6 +20,10 @@ export interface AcquireArgs {
   readonly name: string;
   readonly leaseId: number;
   readonly wait: boolean;
+  /** Recipe fields (AcquireRequest.permits, shared, lock_delay_ms); 0/false = the mutex default. */
+  readonly permits: number;
+  readonly shared: boolean;
+  readonly lockDelayMs: number;
   readonly requestId: string | undefined;
   readonly deadline: number;
   /** Registers a callback for the client going away. */
@@ -40,7 +44,16 @@ export class Acquirer {
   ) {}
 
   async acquire(a: AcquireArgs): Promise<AcquireResponse> {
-    const cmd = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId: a.requestId } as const;
+    const cmd = {
+      type: 'Acquire',
+      name: a.name,
+      leaseId: a.leaseId,
+      wait: a.wait,
+      ...(a.permits > 1 ? { permits: a.permits } : {}),
+      ...(a.shared ? { shared: true } : {}),
+      ...(a.lockDelayMs > 0 ? { lockDelayMs: a.lockDelayMs } : {}),
+      requestId: a.requestId,
+    } as const;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
     const w = this.waits.register(a.name, a.leaseId);
     let abandon: Abandoned | undefined;

@@ -1,5 +1,5 @@
-// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait (unary, on the leader; also
-// Session operations) and Observe (served locally, observe-streams.ts).
+// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait, SetPermits (unary, on the
+// leader; also Session operations) and Observe (served locally, observe-streams.ts).
 import type { Logger } from 'pino';
 import { lockdProto } from '../../proto/lockd.js';
 import type { LockHandlers } from '../../proto/gen/lockd/v1/Lock.js';
@@ -11,8 +11,18 @@ import type { InspectRequest__Output } from '../../proto/gen/lockd/v1/InspectReq
 import type { InspectResponse } from '../../proto/gen/lockd/v1/InspectResponse.js';
 import type { CancelWaitRequest__Output } from '../../proto/gen/lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse } from '../../proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { SetPermitsRequest__Output } from '../../proto/gen/lockd/v1/SetPermitsRequest.js';
+import type { SetPermitsResponse } from '../../proto/gen/lockd/v1/SetPermitsResponse.js';
 import type { NodeContext } from '../node/node-context.js';
-import { validateAbandonedAtIndex, validateLeaseId, validateLockName, validateRequestId, validateToken } from '../state-machine/index.js';
+import {
+  validateAbandonedAtIndex,
+  validateAcquireRecipe,
+  validateCommand,
+  validateLeaseId,
+  validateLockName,
+  validateRequestId,
+  validateToken,
+} from '../state-machine/index.js';
 import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
@@ -26,6 +36,7 @@ export interface LockOps {
   readonly Release: UnarySpec<ReleaseRequest__Output, ReleaseResponse>;
   readonly Inspect: UnarySpec<InspectRequest__Output, InspectResponse>;
   readonly CancelWait: UnarySpec<CancelWaitRequest__Output, CancelWaitResponse>;
+  readonly SetPermits: UnarySpec<SetPermitsRequest__Output, SetPermitsResponse>;
 }
 
 export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): LockOps {
@@ -34,13 +45,17 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
   return {
     Acquire: {
       method: LOCK.Acquire,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
+      validate: (req) =>
+        validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAcquireRecipe(req.permits, req.shared, req.lockDelayMs) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
       onLeader: (req, caller, deadline) =>
         acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,
           wait: req.wait,
+          permits: req.permits,
+          shared: req.shared,
+          lockDelayMs: req.lockDelayMs,
           requestId: req.requestId || undefined,
           deadline,
           onGone: caller.onGone,
@@ -49,9 +64,10 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
 
     Release: {
       method: LOCK.Release,
-      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? validateRequestId(req.requestId),
+      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? (req.leaseId === 0 ? undefined : validateLeaseId(req.leaseId)) ?? validateRequestId(req.requestId),
       onLeader: async (req, _call, deadline) => {
-        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken, requestId: req.requestId || undefined }, deadline);
+        const cmd = { type: 'Release', name: req.name, token: req.fencingToken, leaseId: req.leaseId || undefined, requestId: req.requestId || undefined } as const;
+        const r = await proposer.write(cmd, deadline);
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
       },
@@ -62,7 +78,17 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
       validate: (req) => validateLockName(req.name),
       onLeader: async (req, _call, deadline) => {
         const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
-        return { held: v.held, fencingToken: v.token, holderLeaseId: v.holderLeaseId, waitingLeaseIds: [...v.waitingLeaseIds] };
+        return {
+          held: v.held,
+          fencingToken: v.token,
+          holderLeaseId: v.holderLeaseId,
+          waitingLeaseIds: [...v.waitingLeaseIds],
+          permits: v.permits,
+          holders: v.holders.map((h) => ({ leaseId: h.leaseId, fencingToken: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs })),
+          waitingShared: [...v.waitingShared],
+          lockDelayUntilMs: v.delayUntil,
+          lockDelayRemainingMs: v.delayRemainingMs,
+        };
       },
     },
 
@@ -79,6 +105,17 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
         return { removed: r.removed, fencingToken: r.heldToken, released: r.released };
       },
     },
+
+    SetPermits: {
+      method: LOCK.SetPermits,
+      validate: (req) => validateCommand({ type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined }),
+      onLeader: async (req, _call, deadline) => {
+        // ADMIN HOOK (issue #12): once calls carry a principal, refuse PERMISSION_DENIED here unless it is an admin.
+        const r = await proposer.write({ type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined }, deadline);
+        log.info({ event: 'permits set', name: req.name, previous: r.previous, permits: r.permits, granted: r.granted }, `${req.name}: permits ${r.previous} -> ${r.permits}`);
+        return { previous: r.previous, granted: r.granted };
+      },
+    },
   };
 }
 
@@ -89,6 +126,7 @@ export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
     Release: unary(deps, ops.Release),
     Inspect: unary(deps, ops.Inspect),
     CancelWait: unary(deps, ops.CancelWait),
+    SetPermits: unary(deps, ops.SetPermits),
     Observe: observe.handler,
   };
 }
