@@ -138,7 +138,9 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       `${lock('releases')} releases (${lock('staleReleases')} stale), ${lock('leaseExpiries')} lease expiries (${lock('lockExpiries')} locks), ` +
       `${lock('revokes')} revokes, ${lock('waiterRemovals')} waiters removed, ${lock('waitCancels')} waits cancelled, ` +
       `${lock('fenceWrites')} fence writes (${lock('staleFenceRejected')} stale rejected), ${lock('duplicates')} request-id replays, ` +
-      `${lock('digestChecks')} replica digests compared`]
+      `${lock('digestChecks')} replica digests compared; recipes: ${lock('semaphoreGrants')} semaphore and ${lock('sharedGrants')} shared grants beside ` +
+      `another holder, ${lock('downgrades')} downgrades, ${lock('setPermits')} SetPermits, ${lock('agreementRefusals')} permit disagreements refused, ` +
+      `${lock('delaysStarted')} lock-delays started (${lock('delayGrants')} grants at their end)`]
     : [];
   return [
     `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,
