@@ -257,7 +257,7 @@ export class LockClient {
     name: string,
     leaseId: number,
     opts: CallOptions & LockRecipe & { wait?: boolean; requestId?: string } = {},
-  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number }> {
+  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
@@ -268,7 +268,14 @@ export class LockClient {
       attemptTimeout: !wait,
     });
     if (r.acquired && r.grantEnded) throw new Error(`Lock.Acquire answered both acquired and grant_ended for ${JSON.stringify(name)}`);
-    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken };
+    return {
+      acquired: r.acquired,
+      fencingToken: r.fencingToken,
+      holderLeaseId: r.holderLeaseId,
+      grantEnded: r.grantEnded,
+      endedFencingToken: r.endedFencingToken,
+      lockDelayRemainingMs: r.lockDelayRemainingMs,
+    };
   }
 
   /** Take the lock if it is free: the Lock, or undefined when another lease holds it. */

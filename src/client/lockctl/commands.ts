@@ -119,9 +119,11 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
     const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), ...recipeOf(ctx), wait, signal: ctx.interrupted });
     if (!r.acquired) {
       if (own) await own.revoke().catch(() => {});
-      const holder = r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : 'free now';
+      const delay = r.lockDelayRemainingMs > 0 ? ` (under a lock-delay for another ${r.lockDelayRemainingMs} ms)` : '';
+      const holder = (r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : r.lockDelayRemainingMs > 0 ? 'not held' : 'free now') + delay;
       const why = r.grantEnded ? `was granted to this request (token ${r.endedFencingToken}) and that grant has ended; it is ${holder}` : `is ${holder}`;
-      ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}) });
+      const extra = { ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}), ...(r.lockDelayRemainingMs > 0 ? { lockDelayRemainingMs: r.lockDelayRemainingMs } : {}) };
+      ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...extra });
       return EXIT.NOT_ACQUIRED;
     }
     own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)

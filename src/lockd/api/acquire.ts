@@ -33,7 +33,14 @@ export interface AcquireArgs {
 export function acquireResponse(r: AcquireResult): AcquireResponse {
   const acquired = r.status === 'acquired';
   const ended = r.status === 'ended';
-  return { acquired, fencingToken: acquired ? r.token : 0, holderLeaseId: r.holderLeaseId, grantEnded: ended, endedFencingToken: ended ? r.endedToken : 0 };
+  return {
+    acquired,
+    fencingToken: acquired ? r.token : 0,
+    holderLeaseId: r.holderLeaseId,
+    grantEnded: ended,
+    endedFencingToken: ended ? r.endedToken : 0,
+    lockDelayRemainingMs: r.delayRemainingMs,
+  };
 }
 
 export class Acquirer {
@@ -78,7 +85,7 @@ export class Acquirer {
         switch (o.kind) {
           case 'acquired':
             this.logger.debug({ event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token }, `lease ${a.leaseId} granted ${a.name} after waiting`);
-            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0 };
+            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 };
           case 'removed':
             throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
           case 'cancelled':

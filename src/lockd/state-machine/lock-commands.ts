@@ -12,7 +12,7 @@ import { createLock, firstHolder, fits, grantNow, grantWaiters, holderOf, releas
 import { check } from './invariant-error.js';
 import { MAX_LOCKS, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
 
-type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate'>;
+type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate' | 'delayRemainingMs'>;
 
 export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand): ResultFor<'Acquire'> {
   const rid = cmd.requestId || undefined;
@@ -22,7 +22,7 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
       if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait || !sameRecipe(rec, cmd))
         return failure('Acquire', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
       const now = replay(state, ctx, rid, rec);
-      return now.ok ? { type: 'Acquire', ok: true, ...now.outcome, duplicate: true } : now.failure;
+      return now.ok ? { type: 'Acquire', ok: true, ...now.outcome, delayRemainingMs: delayOf(state, cmd.name, now.outcome.status), duplicate: true } : now.failure;
     }
   }
   const r = acquire(state, ctx, cmd, rid);
@@ -41,6 +41,12 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
     });
   }
   return r;
+}
+
+/** What is left of a lock-delay that kept this Acquire from a grant (0 when acquired or none runs). */
+function delayOf(state: MachineState, name: string, status: AcquireResult['status']): number {
+  const until = state.locks.get(name)?.delayUntil ?? 0;
+  return status === 'acquired' || until === 0 ? 0 : until - state.now;
 }
 
 /** An Acquire's recipe fields, normalised (0/absent permits = 1, absent = mutex defaults). */
@@ -94,7 +100,7 @@ function reassertGrant(h: Holder, ctx: ApplyContext, wait: boolean): void {
 }
 
 function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
-  const ok = (o: Omit<Outcome, 'endedToken'>): AcquireResult => ({ type: 'Acquire', ok: true, ...o, endedToken: 0, duplicate: false });
+  const ok = (o: Omit<Outcome, 'endedToken'>): AcquireResult => ({ type: 'Acquire', ok: true, ...o, endedToken: 0, delayRemainingMs: delayOf(state, cmd.name, o.status), duplicate: false });
   // Grant-time validity (LESSONS 3): the lease must be live at this log position.
   const lease = state.leases.get(cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);

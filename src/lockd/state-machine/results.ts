@@ -78,6 +78,8 @@ export interface AcquireResult {
   readonly position: number;
   /** With status = ended: the token the request had been granted, else 0. */
   readonly endedToken: number;
+  /** Not acquired while a lock-delay runs on the name: how long it still runs (logical ms), else 0. */
+  readonly delayRemainingMs: number;
   readonly duplicate: boolean;
 }
 

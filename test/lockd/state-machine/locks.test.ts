@@ -16,6 +16,7 @@ describe('state machine: locks and fencing tokens', () => {
       holderToken: 2,
       position: 0,
       endedToken: 0,
+      delayRemainingMs: 0,
       duplicate: false,
     });
     expect(h.lastEvents()).to.deep.equal([['ACQUIRED', 'db', lease, 2]]);

@@ -140,7 +140,7 @@ describe('state machine: lock-delay', () => {
     expect(h.lastEvents().map((e) => e[0])).to.deep.equal(['EXPIRED', 'LEASE_EXPIRED']);
     expect(h.sm.inspectLock('x')).to.deep.include({ held: false, delayUntil: 400, delayRemainingMs: 300, waitingLeaseIds: [b] });
     const c = h.grant(5000);
-    expect(acq(h, 'x', c)).to.include({ status: 'held', holderLeaseId: 0 });
+    expect(acq(h, 'x', c)).to.include({ status: 'held', holderLeaseId: 0, delayRemainingMs: 300 });
     h.tick(299, [b, c]);
     expect(h.sm.inspectLock('x').held).to.equal(false);
     const at = h.next;
