@@ -49,6 +49,7 @@ export function checkInvariants(s: MachineState): void {
       check(!seen.has(w.leaseId), 'waiters-unique', () => `${name}: lease ${w.leaseId} queued twice`);
       seen.add(w.leaseId);
       check(!w.shared || lock.permits === 1, 'permits-range', () => `${name}: shared waiter ${w.leaseId} on permits ${lock.permits}`);
+      check(w.lockDelayMs >= 0 && w.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: waiter ${w.leaseId} lock-delay ${w.lockDelayMs}`);
       check(
         w.lastAcquireIndex > w.leaseId && w.lastAcquireIndex <= s.appliedIndex,
         'acquire-index-range',

@@ -265,7 +265,7 @@ export class ApiModel {
     l.lastIndex = undefined; // the waiter's queueing entry: its index is not known here
     l.lastWait = true;
     for (const [id, p] of this.pending) if (p.lease === next && p.name === name) {
-      resolves.set(id, ok({ acquired: true, fencingToken: token, holderLeaseId: next, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 }));
+      resolves.set(id, ok({ acquired: true, fencingToken: token, holderLeaseId: next, grantEnded: false, endedFencingToken: 0 }));
       this.pending.delete(id);
     }
     for (const [rid, r] of this.records)
@@ -273,8 +273,8 @@ export class ApiModel {
   }
 
   private acquire(req: Extract<Req, { t: 'acquire' }>, id: number): Answer | 'pending' {
-    const notAcquired = (holder: number, ended: Val = 0) => ok({ acquired: false, fencingToken: 0, holderLeaseId: holder, grantEnded: ended !== 0, endedFencingToken: ended, lockDelayRemainingMs: 0 });
-    const acquired = (l: Lock) => ok({ acquired: true, fencingToken: l.token, holderLeaseId: l.holder, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
+    const notAcquired = (holder: number, ended: Val = 0) => ok({ acquired: false, fencingToken: 0, holderLeaseId: holder, grantEnded: ended !== 0, endedFencingToken: ended });
+    const acquired = (l: Lock) => ok({ acquired: true, fencingToken: l.token, holderLeaseId: l.holder, grantEnded: false, endedFencingToken: 0 });
     const rec = req.rid ? this.records.get(req.rid) : undefined;
     if (rec) {
       if (rec.t !== 'acquire' || rec.name !== req.name || rec.lease !== req.lease || rec.wait !== req.wait) return fail(CODE.INVALID_ARGUMENT);
