@@ -113,10 +113,18 @@ export class Lock {
    */
   async downgrade(timeoutMs = 10_000): Promise<void> {
     if (this.shared) return;
+    if (!this.mutex) throw new Error(`${this.name} is a semaphore: only a read-write lock's exclusive grant can be downgraded`);
     const req = { name: this.name, leaseId: this.lease.id, wait: false, shared: true, permits: 0, lockDelayMs: 0, requestId: randomUUID() };
-    // Shared from the moment it is asked: a reader granted beside us in the same entry is no supersession.
+    // Shared from the moment it is asked: a reader granted beside us by the same entry is no supersession.
     this.shared = true;
-    const res = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire(req, o, cb), { deadline: deadlineAfter(timeoutMs) });
+    let res: AcquireResponse__Output;
+    try {
+      res = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire(req, o, cb), { deadline: deadlineAfter(timeoutMs) });
+    } catch (e) {
+      // Unknown whether it applied. Judged exclusive, a reader joining reads as a loss: the safe mistake.
+      this.shared = false;
+      throw toLockdError(e);
+    }
     if (!res.acquired || res.fencingToken !== this.token) {
       this.lose('released');
       throw new LockLostError(this.name, this.token, 'released');
