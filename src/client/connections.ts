@@ -6,6 +6,7 @@ import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
 import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
+import type { ElectionClient } from '../proto/gen/lockd/v1/Election.js';
 import { channelSecurity, type TlsMaterial } from './tls.js';
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
@@ -20,6 +21,7 @@ export class Endpoint {
   readonly fence: FenceClient;
   readonly cluster: ClusterClient;
   readonly session: SessionStub;
+  readonly election: ElectionClient;
   private readonly channel: grpc.Channel;
 
   constructor(
@@ -35,6 +37,7 @@ export class Endpoint {
     this.fence = new v1.Fence(address, creds, opts);
     this.cluster = new v1.Cluster(address, creds, opts);
     this.session = new v1.Session(address, creds, opts);
+    this.election = new v1.Election(address, creds, opts);
   }
 
   close(): void {

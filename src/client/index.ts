@@ -5,6 +5,7 @@ export { Lease, type LeaseEvents, type LeaseOptions } from './lease.js';
 export { Lock } from './lock.js';
 export { SessionClient, type SessionClientOptions, type SessionCallOptions, type SessionWriteOptions } from './session-client.js';
 export type { LockEvent, ObserveOptions } from './observe.js';
+export type { LeaderKey, Leadership } from './election.js';
 export { LockdError, LeaseLostError, LockLostError, LockHeldError } from './errors.js';
 export type { ClientTlsOptions, PemSource } from './tls.js';
 export { DEFAULT_ENDPOINTS, parseEndpoints, resolveEndpoints } from './endpoints.js';

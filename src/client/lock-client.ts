@@ -21,6 +21,8 @@ import { Lease } from './lease.js';
 import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
 import { recipeFields } from './recipe.js';
+import * as election from './election.js';
+import type { LeaderKey, Leadership } from './election.js';
 import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
@@ -340,6 +342,40 @@ export class LockClient {
   observe(name: string, opts: ObserveOptions = {}): AsyncGenerator<LockEvent, void, undefined> {
     if (this.closed) throw new Error('LockClient is closed');
     return observeLock(this.router, name, opts);
+  }
+
+  // ---- elections (lockd.v1.Election: the leader is the holder of the election's lock) --------
+
+  /**
+   * Wait until `leaseId` leads election `name` (FIFO among campaigners; no timeout unless
+   * opts.timeoutMs), storing `value` with the leadership. NOT_FOUND if the lease ends meanwhile.
+   */
+  campaign(name: string, leaseId: number, value: string, opts: WriteOptions = {}): Promise<LeaderKey> {
+    return election.campaign(this.router, name, leaseId, value, { deadline: deadlineAfter(opts.timeoutMs), signal: opts.signal }, opts.requestId);
+  }
+
+  /** Set the leader's value; FAILED_PRECONDITION unless `key` is the current leadership. */
+  proclaim(key: LeaderKey, value: string, opts?: CallOptions): Promise<void> {
+    return election.proclaim(this.router, key, value, this.ctl(opts));
+  }
+
+  /** The current leader and value (linearizable); `leader` undefined when nobody leads. */
+  leader(name: string, opts?: CallOptions): Promise<Leadership> {
+    return election.leader(this.router, name, this.ctl(opts));
+  }
+
+  /** Give up the leadership: true if this call ended it. */
+  resign(key: LeaderKey, opts?: WriteOptions): Promise<boolean> {
+    return election.resign(this.router, key, this.ctl(opts), opts?.requestId);
+  }
+
+  /**
+   * The leadership of `name`: the current one first, then every change, until opts.signal aborts.
+   * opts.onOpen runs each time a stream is subscribed (from then on nothing is missed).
+   */
+  observeLeader(name: string, opts: { signal?: AbortSignal; onOpen?: () => void } = {}): AsyncGenerator<Leadership, void, undefined> {
+    if (this.closed) throw new Error('LockClient is closed');
+    return election.observeLeader(this.router, name, opts.signal, opts.onOpen);
   }
 
   // ---- fenced store -------------------------------------------------------------------------

@@ -250,6 +250,24 @@ describe('lockctl on a 3-node cluster', function () {
     }
   });
 
+  it('elect leads until interrupted, then resigns; elect --observe prints each leadership', async () => {
+    const observer = start(['--json', 'elect', '--observe', 'ctl/el', '--count', '2']);
+    await waitFor('subscription', () => (/observing/.test(stderrOf(observer)) ? true : undefined), 15_000);
+    const leader = start(['elect', 'ctl/el', 'node-a', '--ttl', '5s']);
+    const led = await waitFor('the campaign to win', async () => ((await client.leader('ctl/el')).leader ? true : undefined), 15_000);
+    expect(led).to.equal(true);
+    expect((await client.leader('ctl/el')).value).to.equal('node-a');
+    leader.proc.kill('SIGINT');
+    const l = await leader.done;
+    expect(l.code, l.stderr).to.equal(0);
+    expect(l.stdout).to.match(/^leading ctl\/el as "node-a": fencing token \d+, lease \d+/);
+    expect((await client.leader('ctl/el')).leader).to.equal(undefined);
+    const o = await observer.done;
+    expect(o.code, o.stderr).to.equal(0);
+    const lines = o.stdout.trim().split('\n').map((x) => JSON.parse(x) as { leader: { leaseId: number } | null; value: string });
+    expect(lines.map((x) => [x.leader !== null, x.value])).to.deep.equal([[true, 'node-a'], [false, '']]);
+  });
+
   it('lock observe prints events once subscribed; lease keepalive renews', async () => {
     const obs = start(['--json', 'lock', 'observe', 'ctl/obs', '--count', '2']);
     await waitFor('subscription', () => (/observing/.test(stderrOf(obs)) ? true : undefined), 15_000);

@@ -109,6 +109,7 @@ export function describeCommand(c: Command): string {
       return `Acquire ${c.name} lease ${c.leaseId}${c.wait ? ' wait' : ' try'}${c.permits && c.permits > 1 ? ` permits ${c.permits}` : ''}${c.shared ? ' shared' : ''}${c.lockDelayMs ? ` delay ${c.lockDelayMs}` : ''}${c.requestId ? ` rid ${c.requestId}` : ''}`;
     case 'Release': return `Release ${c.name} token ${c.token}${c.leaseId ? ` lease ${c.leaseId}` : ''}`;
     case 'SetPermits': return `SetPermits ${c.name} ${c.permits}`;
+    case 'Proclaim': return `Proclaim ${c.name} token ${c.token}`;
     case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'FenceDelete': return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;

@@ -237,6 +237,8 @@ export class LockWorkload {
       choices.push([18, () => release], [10, () => this.write(s, name, token)]);
       // A read-write lock's holder asks shared: a downgrade if it holds exclusive (and else a re-assertion).
       if (this.mix.kinds[name].rw) choices.push([4, () => ({ type: 'Acquire', name, leaseId: s.lease, wait: false, shared: true })]);
+      // An election's leader (a mutex holder) proclaims a new value; a stale token is refused.
+      else if (this.mix.kinds[name].permits === 1) choices.push([3, () => ({ type: 'Proclaim', name, token, value: `s${s.id}.${++s.seq}` })]);
     }
     const sem = this.mix.names.filter((n) => this.mix.kinds[n].permits > 1);
     if (sem.length > 0) choices.push([2, () => ({ type: 'SetPermits', name: rnd.pick(sem), permits: rnd.range(1, 4) })]);
@@ -260,6 +262,7 @@ export class LockWorkload {
         ...(permits > 1 && !shared ? { permits } : {}),
         ...(shared ? { shared } : {}),
         ...(lockDelayMs > 0 ? { lockDelayMs } : {}),
+        ...(kind.permits === 1 && !kind.rw && rnd.chance(0.3) ? { value: `s${s.id}` } : {}),
         ...(requestId ? { requestId } : {}),
       };
       if (requestId) s.lastWithId = cmd;

@@ -44,6 +44,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token', 'lock'], summary: 'write to the fenced store under --token (with --lock NAME: only while T is that lock\'s current grant)' },
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
+  { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
 ];
 
@@ -58,6 +59,7 @@ const FLAG_USAGE: Record<string, string> = {
   permits: '[--permits N]',
   shared: '[--shared]',
   'lock-delay': '[--lock-delay MS]',
+  observe: '[--observe]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -103,6 +105,7 @@ export interface Parsed {
     permits?: number;
     shared: boolean;
     lockDelayMs?: number;
+    observe: boolean;
   };
   /** `run`: the command and its arguments. */
   readonly command: string[];
@@ -122,6 +125,7 @@ const OPTIONS = {
   permits: { type: 'string' },
   shared: { type: 'boolean' },
   'lock-delay': { type: 'string' },
+  observe: { type: 'boolean' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -175,8 +179,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     throw new UsageError(msg, usage);
   };
   const rest = positionals.slice(spec.path.length);
-  if (rest.length !== spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', ...RECIPE] as const) {
+  // `elect --observe NAME` takes no VALUE.
+  const wanted = spec.path[0] === 'elect' && values.observe ? ['NAME'] : spec.positionals;
+  if (rest.length !== wanted.length) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
@@ -196,7 +202,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       throw e instanceof UsageError ? new UsageError(e.message, usage) : e;
     }
   };
-  const args: Record<string, string> = Object.fromEntries(spec.positionals.map((p, i) => [p, rest[i]]));
+  const args: Record<string, string> = Object.fromEntries(wanted.map((p, i) => [p, rest[i]]));
   const tls = wrap(() => resolveTls(values, env));
   return {
     spec,
@@ -216,6 +222,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       permits: values.permits === undefined ? undefined : wrap(() => parsePositive('--permits', values.permits!)),
       shared: values.shared ?? false,
       lockDelayMs: values['lock-delay'] === undefined ? undefined : wrap(() => parseDuration('--lock-delay', values['lock-delay']!)),
+      observe: values.observe ?? false,
     },
     command,
   };

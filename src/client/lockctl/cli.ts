@@ -31,6 +31,7 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'fence write': return cmd.fenceWrite(ctx);
     case 'fence delete': return cmd.fenceDelete(ctx);
     case 'fence read': return cmd.fenceRead(ctx);
+    case 'elect': return cmd.elect(ctx);
     case 'run': return runCommand(ctx);
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }

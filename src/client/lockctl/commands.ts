@@ -168,6 +168,52 @@ export async function lockSetPermits(ctx: Context): Promise<number> {
   return EXIT.OK;
 }
 
+/**
+ * `elect NAME VALUE`: campaign with a lease of our own (kept alive), print the leadership once won,
+ * lead until interrupted (then resign) or until the lease is lost (exit 76). `elect --observe NAME`:
+ * print the leadership, then every change, until interrupted (or --count changes).
+ */
+export async function elect(ctx: Context): Promise<number> {
+  const name = ctx.p.args.NAME;
+  if (ctx.p.flags.observe) {
+    let n = 0;
+    const onOpen = (): void => ctx.out.note(`observing the election ${name}`, { observing: name });
+    for await (const l of ctx.client.observeLeader(name, { signal: ctx.interrupted, onOpen })) {
+      ctx.out.result(
+        l.leader ? `${name}: led by lease ${l.leader.leaseId} (token ${l.leader.fencingToken}) as ${JSON.stringify(l.value)}` : `${name}: no leader`,
+        { name, leader: l.leader ?? null, value: l.value },
+      );
+      if (ctx.p.flags.count !== undefined && ++n >= ctx.p.flags.count) break;
+    }
+    return EXIT.OK;
+  }
+  const lease = await ctx.client.grantLease(ctx.p.flags.ttlMs ?? DEFAULT_TTL_MS, callOpts(ctx));
+  try {
+    const key = await ctx.client.campaign(name, lease.id, ctx.p.args.VALUE, { ...callOpts(ctx), signal: AbortSignal.any([ctx.interrupted, lease.signal]) });
+    ctx.out.result(`leading ${name} as ${JSON.stringify(ctx.p.args.VALUE)}: fencing token ${key.fencingToken}, lease ${lease.id}`, { ...key, value: ctx.p.args.VALUE });
+    await new Promise<void>((resolve) => {
+      if (ctx.interrupted.aborted || lease.signal.aborted) return resolve();
+      ctx.interrupted.addEventListener('abort', () => resolve(), { once: true });
+      lease.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    if (lease.lost && !ctx.interrupted.aborted) {
+      ctx.out.error(new Error(`lost the leadership of ${name}: the lease ended`));
+      return EXIT.LOCK_LOST;
+    }
+    await ctx.client.resign(key).catch(() => false);
+    ctx.out.note(`resigned ${name}`, { resigned: name });
+    return EXIT.OK;
+  } catch (e) {
+    if (ctx.interrupted.aborted) {
+      ctx.out.error(new Error(`interrupted while campaigning for ${name}`));
+      return EXIT.NOT_ACQUIRED;
+    }
+    throw e;
+  } finally {
+    await lease.revoke().catch(() => {});
+  }
+}
+
 /** The recipe flags as AcquireOptions. */
 export function recipeOf(ctx: Context): LockRecipe {
   const f = ctx.p.flags;

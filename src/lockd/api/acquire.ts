@@ -24,6 +24,8 @@ export interface AcquireArgs {
   readonly permits: number;
   readonly shared: boolean;
   readonly lockDelayMs: number;
+  /** Election.Campaign: the value stored with the grant ('' = none). */
+  readonly value?: string;
   readonly requestId: string | undefined;
   readonly deadline: number;
   /** Registers a callback for the client going away. */
@@ -59,6 +61,7 @@ export class Acquirer {
       ...(a.permits > 1 ? { permits: a.permits } : {}),
       ...(a.shared ? { shared: true } : {}),
       ...(a.lockDelayMs > 0 ? { lockDelayMs: a.lockDelayMs } : {}),
+      ...(a.value ? { value: a.value } : {}),
       requestId: a.requestId,
     } as const;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));

@@ -43,6 +43,7 @@ function canonical(cmd: Command): Record<string, unknown> {
         ...(cmd.permits === undefined || cmd.permits <= 1 ? {} : { permits: num('permits', cmd.permits) }),
         ...(cmd.shared === undefined || cmd.shared === false ? {} : { shared: bool('shared', cmd.shared) }),
         ...(cmd.lockDelayMs === undefined || cmd.lockDelayMs === 0 ? {} : { lockDelayMs: num('lockDelayMs', cmd.lockDelayMs) }),
+        ...(cmd.value === undefined || cmd.value === '' ? {} : { value: str('value', cmd.value) }),
         ...rid(cmd.requestId),
       };
     case 'Release':
@@ -55,6 +56,8 @@ function canonical(cmd: Command): Record<string, unknown> {
       };
     case 'SetPermits':
       return { type: cmd.type, name: str('name', cmd.name), permits: num('permits', cmd.permits), ...rid(cmd.requestId) };
+    case 'Proclaim':
+      return { type: cmd.type, name: str('name', cmd.name), token: num('token', cmd.token), value: str('value', cmd.value) };
     case 'FenceWrite':
       if (!(cmd.value instanceof Uint8Array)) throw new TypeError('lockd command: FenceWrite.value must be a Uint8Array');
       return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token), ...lock(cmd.lock), ...rid(cmd.requestId) };
@@ -101,9 +104,10 @@ const FIELDS: Record<Command['type'], { required: readonly string[]; optional: r
   Grant: { required: ['ttlMs', 'marginMs'], optional: ['driftPpm', 'requestId'] },
   Revoke: { required: ['leaseId'], optional: ['requestId'] },
   Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: ['driftPpm'] },
-  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['permits', 'shared', 'lockDelayMs', 'requestId'] },
+  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['permits', 'shared', 'lockDelayMs', 'value', 'requestId'] },
   Release: { required: ['name', 'token'], optional: ['leaseId', 'requestId'] },
   SetPermits: { required: ['name', 'permits'], optional: ['requestId'] },
+  Proclaim: { required: ['name', 'token', 'value'], optional: [] },
   FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId'] },
   FenceDelete: { required: ['key', 'token'], optional: ['lock', 'requestId'] },
   CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex', 'requestId'] },
@@ -163,12 +167,15 @@ export function decodeCommand(data: Uint8Array): Command {
         ...(r.permits === undefined ? {} : { permits: n('permits') }),
         ...(r.shared === undefined ? {} : { shared: r.shared as boolean }),
         ...(r.lockDelayMs === undefined ? {} : { lockDelayMs: n('lockDelayMs') }),
+        ...(r.value === undefined ? {} : { value: s('value') }),
         ...rid(),
       };
     case 'Release':
       return { type: 'Release', name: s('name'), token: n('token'), ...(r.leaseId === undefined ? {} : { leaseId: n('leaseId') }), ...rid() };
     case 'SetPermits':
       return { type: 'SetPermits', name: s('name'), permits: n('permits'), ...rid() };
+    case 'Proclaim':
+      return { type: 'Proclaim', name: s('name'), token: n('token'), value: s('value') };
     case 'FenceWrite': {
       let value: Uint8Array;
       try {

@@ -52,7 +52,20 @@ export interface AcquireCommand {
   readonly permits?: number;
   readonly shared?: boolean;
   readonly lockDelayMs?: number;
+  /** Election: the value the grant carries (Campaign); ''/absent = none. */
+  readonly value?: string;
   readonly requestId?: string;
+}
+
+/**
+ * Election: set the value of the grant holding `token` on `name` (the leader's). Not deduplicated (like
+ * etcd's): a late duplicate re-sets its value, and only the leader itself sends one.
+ */
+export interface ProclaimCommand {
+  readonly type: 'Proclaim';
+  readonly name: string;
+  readonly token: number;
+  readonly value: string;
 }
 
 /** Change a held or waited-on name's permits; waiters that now fit are granted by this entry (admin). */
@@ -123,7 +136,8 @@ export type Command =
   | FenceWriteCommand
   | FenceDeleteCommand
   | CancelWaitCommand
-  | SetPermitsCommand;
+  | SetPermitsCommand
+  | ProclaimCommand;
 
 export type CommandType = Command['type'];
 
@@ -137,4 +151,5 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   'FenceDelete',
   'CancelWait',
   'SetPermits',
+  'Proclaim',
 ];

@@ -27,6 +27,7 @@ export interface AcquireRecord {
   readonly permits: number;
   readonly shared: boolean;
   readonly lockDelayMs: number;
+  readonly value: string;
   readonly status: Exclude<AcquireStatus, 'ended'>;
   readonly token: number;
   readonly holderLeaseId: number;

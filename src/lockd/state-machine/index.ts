@@ -25,6 +25,7 @@ export {
   validatePermits,
   validateLockDelayMs,
   validateAcquireRecipe,
+  validateElectionValue,
 } from './validate.js';
 export type { ApplyOutput, EntryLike, HolderView, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';

@@ -5,6 +5,7 @@ import type { MachineState } from './state.js';
 import { check } from './invariant-error.js';
 import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCK_DELAY_MS, MAX_LOCKS_PER_LEASE, MAX_PERMITS, MAX_WAITERS_PER_LOCK } from './limits.js';
 import { fits, holderOf } from './lock-transitions.js';
+import { validateElectionValue } from './validate.js';
 
 export function checkInvariants(s: MachineState): void {
   let holders = 0;
@@ -40,6 +41,7 @@ export function checkInvariants(s: MachineState): void {
         'acquire-index-range',
         () => `${name}: lastAcquireIndex ${h.lastAcquireIndex} (holder ${h.leaseId}, applied ${s.appliedIndex})`,
       );
+      check(validateElectionValue(h.value) === undefined, 'value-bound', () => `${name}: holder ${h.leaseId} value of ${h.value.length} chars`);
       check(h.lockDelayMs >= 0 && h.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: holder ${h.leaseId} lock-delay ${h.lockDelayMs}`);
     }
     check(lock.waiters.length <= MAX_WAITERS_PER_LOCK, 'waiter-bound', () => `${name} has ${lock.waiters.length} waiters`);

@@ -65,3 +65,5 @@ export const DEDUP_CAPACITY = 10_000;
 export const MAX_PERMITS = 1024;
 /** Longest lock-delay an Acquire may ask for (ms of logical time; Chubby's and Consul's cap is a minute). */
 export const MAX_LOCK_DELAY_MS = 60_000;
+/** An election value (Campaign, Proclaim), in UTF-8 bytes: an address or an id, not a payload. */
+export const MAX_ELECTION_VALUE_BYTES = 1024;

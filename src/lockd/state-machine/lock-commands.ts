@@ -3,7 +3,7 @@
 // mutexes, semaphores (permits) and read-write locks (shared) alike (lock-transitions.ts `fits`).
 
 import type { ApplyContext } from './apply-context.js';
-import type { AcquireCommand, CancelWaitCommand, ReleaseCommand, SetPermitsCommand } from './commands.js';
+import type { AcquireCommand, CancelWaitCommand, ProclaimCommand, ReleaseCommand, SetPermitsCommand } from './commands.js';
 import type { AcquireRecord } from './dedup.js';
 import type { Ask, Holder, LeaseRecord, MachineState } from './state.js';
 import type { AcquireResult, Failure, ResultFor } from './results.js';
@@ -50,13 +50,13 @@ function delayOf(state: MachineState, name: string, status: AcquireResult['statu
 }
 
 /** An Acquire's recipe fields, normalised (0/absent permits = 1, absent = mutex defaults). */
-function recipeOf(cmd: AcquireCommand): { permits: number; shared: boolean; lockDelayMs: number } {
-  return { permits: Math.max(1, cmd.permits ?? 1), shared: cmd.shared ?? false, lockDelayMs: cmd.lockDelayMs ?? 0 };
+function recipeOf(cmd: AcquireCommand): { permits: number; shared: boolean; lockDelayMs: number; value: string } {
+  return { permits: Math.max(1, cmd.permits ?? 1), shared: cmd.shared ?? false, lockDelayMs: cmd.lockDelayMs ?? 0, value: cmd.value ?? '' };
 }
 
 function sameRecipe(rec: AcquireRecord, cmd: AcquireCommand): boolean {
   const r = recipeOf(cmd);
-  return rec.permits === r.permits && rec.shared === r.shared && rec.lockDelayMs === r.lockDelayMs;
+  return rec.permits === r.permits && rec.shared === r.shared && rec.lockDelayMs === r.lockDelayMs && rec.value === r.value;
 }
 
 /**
@@ -104,8 +104,8 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   // Grant-time validity (LESSONS 3): the lease must be live at this log position.
   const lease = state.leases.get(cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
-  const { permits, shared, lockDelayMs } = recipeOf(cmd);
-  const ask: Ask = { shared, lockDelayMs };
+  const { permits, shared, lockDelayMs, value } = recipeOf(cmd);
+  const ask: Ask = { shared, lockDelayMs, value };
   const lock = state.locks.get(cmd.name);
   if (!lock) {
     if (leaseFull(lease)) return leaseFullFailure(lease);
@@ -156,7 +156,7 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
     return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
   if (idle) lock.permits = permits;
-  lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid }) });
+  lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid }) });
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
@@ -184,6 +184,20 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
   check(holder, 'holder-lease-live', () => `${cmd.name} is held by lease ${mine[0].leaseId}, which is not live`);
   releaseHolder(state, ctx, lock, holder, 'RELEASED');
   return { type: 'Release', ok: true, released: true };
+}
+
+/**
+ * Election: the leader (the one holder of `name` under `token`) sets its value. Anyone else is
+ * FAILED_PRECONDITION: the token is not (or no longer) the leadership's.
+ */
+export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: ProclaimCommand): ResultFor<'Proclaim'> {
+  const lock = state.locks.get(cmd.name);
+  const mine = lock?.holders.filter((h) => h.token === cmd.token) ?? [];
+  if (mine.length !== 1 || lock!.holders.length !== 1)
+    return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name} (${lock?.holders.length ? `held under token ${lock.holders.map((h) => h.token).join(', ')}` : 'nobody leads'})`);
+  mine[0].value = cmd.value;
+  ctx.emit('PROCLAIMED', cmd.name, mine[0].leaseId, cmd.token);
+  return { type: 'Proclaim', ok: true };
 }
 
 /**

@@ -11,7 +11,7 @@ import { validateCommand } from './validate.js';
 import { failure } from './results.js';
 import { MachineState } from './state.js';
 import { applyGrant, applyRevoke, applyTick } from '../lease/lease-commands.js';
-import { applyAcquire, applyCancelWait, applyRelease, applySetPermits } from './lock-commands.js';
+import { applyAcquire, applyCancelWait, applyProclaim, applyRelease, applySetPermits } from './lock-commands.js';
 import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';
 import { checkInvariants } from './invariant-sweep.js';
@@ -36,6 +36,8 @@ export interface HolderView {
   readonly token: number;
   readonly shared: boolean;
   readonly lockDelayMs: number;
+  /** Election: the grant's value ('' = none). */
+  readonly value: string;
 }
 
 export interface LockView {
@@ -144,6 +146,8 @@ export class LockStateMachine {
         return applyOnce(this.s, ctx, cmd, applyCancelWait);
       case 'SetPermits':
         return applyOnce(this.s, ctx, cmd, applySetPermits);
+      case 'Proclaim':
+        return applyProclaim(this.s, ctx, cmd);
     }
   }
 
@@ -159,7 +163,7 @@ export class LockStateMachine {
       holderLeaseId: first?.leaseId ?? 0,
       waitingLeaseIds: lock.waiters.map((w) => w.leaseId),
       waitingShared: lock.waiters.map((w) => w.shared),
-      holders: lock.holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs })),
+      holders: lock.holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs, value: h.value })),
       permits: lock.permits,
       delayUntil: lock.delayUntil,
       delayRemainingMs: lock.delayUntil === 0 ? 0 : lock.delayUntil - this.s.now,

@@ -54,6 +54,7 @@ function grant(
     token: ctx.index,
     shared: ask.shared,
     lockDelayMs: ask.lockDelayMs,
+    value: ask.value,
     lastAcquireIndex: acquire.index,
     lastAcquireWait: acquire.wait,
     ...(requestId === undefined ? {} : { grantRequestId: requestId }),

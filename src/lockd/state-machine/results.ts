@@ -131,6 +131,11 @@ export interface SetPermitsResult {
   readonly granted: number;
 }
 
+export interface ProclaimResult {
+  readonly type: 'Proclaim';
+  readonly ok: true;
+}
+
 export type Success =
   | GrantResult
   | RevokeResult
@@ -140,7 +145,8 @@ export type Success =
   | FenceWriteResult
   | FenceDeleteResult
   | CancelWaitResult
-  | SetPermitsResult;
+  | SetPermitsResult
+  | ProclaimResult;
 
 export type ApplyResult = Success | Failure;
 

@@ -7,7 +7,8 @@
 // and every open-wait Acquire record follows a live waiter (version 3 kept stale ones).
 // Version 5 (issue 16): a lock is [name, permits, delayUntil, holders, waiters], each holder its own
 // grant (shared, lock-delay, lastAcquire*, request id); waiters carry shared and lock-delay; Acquire
-// records their recipe, Release records their lease id, and SetPermits (P) records exist.
+// records their recipe, Release records their lease id, and SetPermits (P) records exist; holders and
+// waiters carry an election value.
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -25,15 +26,15 @@ export class SnapshotDecodeError extends Error {
   }
 }
 
-/** [leaseId, lastAcquireIndex, shared, lockDelayMs, requestId?] */
-type WaiterJson = [number, number, boolean, number] | [number, number, boolean, number, string];
-/** [leaseId, token, shared, lockDelayMs, lastAcquireIndex, lastAcquireWait, grantRequestId?] */
-type HolderJson = [number, number, boolean, number, number, boolean] | [number, number, boolean, number, number, boolean, string];
+/** [leaseId, lastAcquireIndex, shared, lockDelayMs, value, requestId?] */
+type WaiterJson = [number, number, boolean, number, string] | [number, number, boolean, number, string, string];
+/** [leaseId, token, shared, lockDelayMs, value, lastAcquireIndex, lastAcquireWait, grantRequestId?] */
+type HolderJson = [number, number, boolean, number, string, number, boolean] | [number, number, boolean, number, string, number, boolean, string];
 /** [name, permits, delayUntil, holders, waiters] */
 type LockJson = [string, number, number, HolderJson[], WaiterJson[]];
 type DedupJson =
   | [string, 'G', number, number]
-  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number]
+  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number, string]
   | DedupJsonOnce;
 
 export function encodeState(s: MachineState): Uint8Array {
@@ -44,11 +45,11 @@ export function encodeState(s: MachineState): Uint8Array {
     locks: sortedNames(s.locks.keys()).map((name): LockJson => {
       const l = s.locks.get(name)!;
       const holders = l.holders.map((h): HolderJson => {
-        const base: HolderJson = [h.leaseId, h.token, h.shared, h.lockDelayMs, h.lastAcquireIndex, h.lastAcquireWait];
+        const base: HolderJson = [h.leaseId, h.token, h.shared, h.lockDelayMs, h.value, h.lastAcquireIndex, h.lastAcquireWait];
         return h.grantRequestId === undefined ? base : [...base, h.grantRequestId];
       });
       const waiters = l.waiters.map((w): WaiterJson => {
-        const base: WaiterJson = [w.leaseId, w.lastAcquireIndex, w.shared, w.lockDelayMs];
+        const base: WaiterJson = [w.leaseId, w.lastAcquireIndex, w.shared, w.lockDelayMs, w.value];
         return w.requestId === undefined ? base : [...base, w.requestId];
       });
       return [name, l.permits, l.delayUntil, holders, waiters];
@@ -60,7 +61,7 @@ export function encodeState(s: MachineState): Uint8Array {
       r.type === 'Grant'
         ? [rid, 'G', r.ttlMs, r.leaseId]
         : r.type === 'Acquire'
-          ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken, r.permits, r.shared, r.lockDelayMs]
+          ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken, r.permits, r.shared, r.lockDelayMs, r.value]
           : dedupJsonOnce(rid, r),
     ),
   };
@@ -108,27 +109,29 @@ function build(doc: unknown): MachineState {
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
     const holders: Holder[] = arr(holdersJ, 'holders').map((x) => {
       const a = arr(x, 'holder');
-      const [leaseJ, tokenJ, sharedJ, delayMsJ, lastJ, lastWaitJ, ridJ] = tuple(a, a.length === 7 ? 7 : 6, 'holder');
+      const [leaseJ, tokenJ, sharedJ, delayMsJ, valueJ, lastJ, lastWaitJ, ridJ] = tuple(a, a.length === 8 ? 8 : 7, 'holder');
       const h: Holder = {
         leaseId: int(leaseJ, 'holder lease'),
         token: int(tokenJ, 'holder token'),
         shared: bool(sharedJ, 'holder shared'),
         lockDelayMs: int(delayMsJ, 'holder lock-delay'),
+        value: str(valueJ, 'holder value'),
         lastAcquireIndex: int(lastJ, 'holder lastAcquireIndex'),
         lastAcquireWait: bool(lastWaitJ, 'holder lastAcquireWait'),
       };
-      return a.length === 7 ? { ...h, grantRequestId: str(ridJ, 'holder grant request id') } : h;
+      return a.length === 8 ? { ...h, grantRequestId: str(ridJ, 'holder grant request id') } : h;
     });
     const waiters: Waiter[] = arr(waitersJ, 'waiters').map((w) => {
       const a = arr(w, 'waiter');
-      const [leaseJ, wLastJ, sharedJ, delayMsJ, ridJ] = tuple(a, a.length === 5 ? 5 : 4, 'waiter');
+      const [leaseJ, wLastJ, sharedJ, delayMsJ, valueJ, ridJ] = tuple(a, a.length === 6 ? 6 : 5, 'waiter');
       const waiter = {
         leaseId: int(leaseJ, 'waiter lease'),
         lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex'),
         shared: bool(sharedJ, 'waiter shared'),
         lockDelayMs: int(delayMsJ, 'waiter lock-delay'),
+        value: str(valueJ, 'waiter value'),
       };
-      return a.length === 5 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
+      return a.length === 6 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
     });
     const lock: LockRecord = { name, permits: int(permitsJ, 'lock permits'), delayUntil: int(delayJ, 'lock delay'), holders, waiters };
     s.locks.set(name, lock);
@@ -168,7 +171,7 @@ function dedupRecord(a: unknown[]): DedupRecord {
     return { type: 'Grant', ttlMs: int(ttl, 'ttl'), leaseId: int(leaseId, 'lease id') };
   }
   if (a[1] === 'A') {
-    const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken, permits, shared, lockDelayMs] = tuple(a, 12, 'dedup Acquire');
+    const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken, permits, shared, lockDelayMs, value] = tuple(a, 13, 'dedup Acquire');
     if (typeof wait !== 'boolean') throw new SnapshotDecodeError('dedup wait must be a boolean');
     if (status !== 'acquired' && status !== 'held' && status !== 'queued')
       throw new SnapshotDecodeError(`dedup status ${JSON.stringify(status)}`);
@@ -184,6 +187,7 @@ function dedupRecord(a: unknown[]): DedupRecord {
       permits: int(permits, 'permits'),
       shared: bool(shared, 'shared'),
       lockDelayMs: int(lockDelayMs, 'lock-delay'),
+      value: str(value, 'value'),
     };
   }
   return dedupRecordOnce(a, { tuple, int, str, bool, errorKind });

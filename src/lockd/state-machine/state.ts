@@ -28,6 +28,8 @@ export interface Ask {
   readonly shared: boolean;
   /** Lock-delay (ms, logical clock) imposed on the name when this holder's lease expires or is revoked; 0 = none. */
   readonly lockDelayMs: number;
+  /** Election (issue 16): the campaign's value, carried to the grant ('' = none). */
+  readonly value: string;
 }
 
 export interface Waiter extends Ask {
@@ -50,6 +52,8 @@ export interface Holder {
   /** Downgrade (exclusive → shared) flips it; nothing ever flips it back. */
   shared: boolean;
   readonly lockDelayMs: number;
+  /** Election: the leader's value (Campaign's, then each Proclaim's). */
+  value: string;
   /**
    * Index of the latest Acquire by the holder for this name that this grant answers: the waiter's
    * lastAcquireIndex for a grant from the queue, the creating entry for a free name, or any later

@@ -7,6 +7,7 @@ import { utf8ByteLength } from './bytes.js';
 import {
   MAX_DRIFT_PPM,
   MAX_FENCE_VALUE_BYTES,
+  MAX_ELECTION_VALUE_BYTES,
   MAX_LOCK_DELAY_MS,
   MAX_PERMITS,
   MAX_MARGIN_MS,
@@ -117,6 +118,16 @@ export function validateLockDelayMs(d: unknown): Problem | undefined {
   return checkRange('lock_delay_ms', d, 0, MAX_LOCK_DELAY_MS);
 }
 
+/** Absent and '' both mean "no value". */
+export function validateElectionValue(v: unknown): Problem | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v !== 'string') return invalid('value must be a string');
+  const bytes = utf8ByteLength(v);
+  if (bytes > MAX_ELECTION_VALUE_BYTES) return invalid(`value is ${bytes} bytes of UTF-8; the limit is ${MAX_ELECTION_VALUE_BYTES}`);
+  if (LONE_SURROGATE.test(v)) return invalid('value is not valid Unicode (lone surrogate)');
+  return undefined;
+}
+
 /** The recipe fields of an Acquire together: a read-write lock has one writer, so shared needs permits <= 1. */
 export function validateAcquireRecipe(permits: unknown, shared: unknown, lockDelayMs: unknown): Problem | undefined {
   if (shared !== undefined && typeof shared !== 'boolean') return invalid('shared must be a boolean');
@@ -147,7 +158,7 @@ export function validateCommand(cmd: Command): Problem | undefined {
     }
     case 'Acquire':
       if (typeof cmd.wait !== 'boolean') return invalid('wait must be a boolean');
-      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAcquireRecipe(cmd.permits, cmd.shared, cmd.lockDelayMs) ?? validateRequestId(cmd.requestId);
+      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAcquireRecipe(cmd.permits, cmd.shared, cmd.lockDelayMs) ?? validateElectionValue(cmd.value) ?? validateRequestId(cmd.requestId);
     case 'Release':
       return (
         validateLockName(cmd.name) ??
@@ -155,6 +166,8 @@ export function validateCommand(cmd: Command): Problem | undefined {
         (cmd.leaseId === undefined || cmd.leaseId === 0 ? undefined : validateLeaseId(cmd.leaseId)) ??
         validateRequestId(cmd.requestId)
       );
+    case 'Proclaim':
+      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? validateElectionValue(cmd.value);
     case 'SetPermits':
       if (typeof cmd.permits !== 'number' || !Number.isSafeInteger(cmd.permits) || cmd.permits < 1 || cmd.permits > MAX_PERMITS)
         return validateLockName(cmd.name) ?? invalid(`permits ${String(cmd.permits)} is out of range [1, ${MAX_PERMITS}]`);

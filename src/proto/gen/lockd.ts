@@ -3,9 +3,12 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from './lockd/v1/AcquireRequest.js';
 import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from './lockd/v1/AcquireResponse.js';
+import type { CampaignRequest as _lockd_v1_CampaignRequest, CampaignRequest__Output as _lockd_v1_CampaignRequest__Output } from './lockd/v1/CampaignRequest.js';
+import type { CampaignResponse as _lockd_v1_CampaignResponse, CampaignResponse__Output as _lockd_v1_CampaignResponse__Output } from './lockd/v1/CampaignResponse.js';
 import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from './lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse as _lockd_v1_CancelWaitResponse, CancelWaitResponse__Output as _lockd_v1_CancelWaitResponse__Output } from './lockd/v1/CancelWaitResponse.js';
 import type { ClusterClient as _lockd_v1_ClusterClient, ClusterDefinition as _lockd_v1_ClusterDefinition } from './lockd/v1/Cluster.js';
+import type { ElectionClient as _lockd_v1_ElectionClient, ElectionDefinition as _lockd_v1_ElectionDefinition } from './lockd/v1/Election.js';
 import type { FenceClient as _lockd_v1_FenceClient, FenceDefinition as _lockd_v1_FenceDefinition } from './lockd/v1/Fence.js';
 import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from './lockd/v1/FenceDeleteRequest.js';
 import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from './lockd/v1/FenceDeleteResponse.js';
@@ -15,6 +18,9 @@ import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteReques
 import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResponse__Output as _lockd_v1_FenceWriteResponse__Output } from './lockd/v1/FenceWriteResponse.js';
 import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output as _lockd_v1_InspectRequest__Output } from './lockd/v1/InspectRequest.js';
 import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from './lockd/v1/InspectResponse.js';
+import type { LeaderKey as _lockd_v1_LeaderKey, LeaderKey__Output as _lockd_v1_LeaderKey__Output } from './lockd/v1/LeaderKey.js';
+import type { LeaderRequest as _lockd_v1_LeaderRequest, LeaderRequest__Output as _lockd_v1_LeaderRequest__Output } from './lockd/v1/LeaderRequest.js';
+import type { LeaderResponse as _lockd_v1_LeaderResponse, LeaderResponse__Output as _lockd_v1_LeaderResponse__Output } from './lockd/v1/LeaderResponse.js';
 import type { LeaseClient as _lockd_v1_LeaseClient, LeaseDefinition as _lockd_v1_LeaseDefinition } from './lockd/v1/Lease.js';
 import type { LeaseGrantRequest as _lockd_v1_LeaseGrantRequest, LeaseGrantRequest__Output as _lockd_v1_LeaseGrantRequest__Output } from './lockd/v1/LeaseGrantRequest.js';
 import type { LeaseGrantResponse as _lockd_v1_LeaseGrantResponse, LeaseGrantResponse__Output as _lockd_v1_LeaseGrantResponse__Output } from './lockd/v1/LeaseGrantResponse.js';
@@ -32,8 +38,12 @@ import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_L
 import type { LockHolder as _lockd_v1_LockHolder, LockHolder__Output as _lockd_v1_LockHolder__Output } from './lockd/v1/LockHolder.js';
 import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Output } from './lockd/v1/Member.js';
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
+import type { ProclaimRequest as _lockd_v1_ProclaimRequest, ProclaimRequest__Output as _lockd_v1_ProclaimRequest__Output } from './lockd/v1/ProclaimRequest.js';
+import type { ProclaimResponse as _lockd_v1_ProclaimResponse, ProclaimResponse__Output as _lockd_v1_ProclaimResponse__Output } from './lockd/v1/ProclaimResponse.js';
 import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from './lockd/v1/ReleaseRequest.js';
 import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from './lockd/v1/ReleaseResponse.js';
+import type { ResignRequest as _lockd_v1_ResignRequest, ResignRequest__Output as _lockd_v1_ResignRequest__Output } from './lockd/v1/ResignRequest.js';
+import type { ResignResponse as _lockd_v1_ResignResponse, ResignResponse__Output as _lockd_v1_ResignResponse__Output } from './lockd/v1/ResignResponse.js';
 import type { SessionClient as _lockd_v1_SessionClient, SessionDefinition as _lockd_v1_SessionDefinition } from './lockd/v1/Session.js';
 import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from './lockd/v1/SessionError.js';
 import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output as _lockd_v1_SessionRequest__Output } from './lockd/v1/SessionRequest.js';
@@ -52,12 +62,22 @@ export interface ProtoGrpcType {
     v1: {
       AcquireRequest: MessageTypeDefinition<_lockd_v1_AcquireRequest, _lockd_v1_AcquireRequest__Output>
       AcquireResponse: MessageTypeDefinition<_lockd_v1_AcquireResponse, _lockd_v1_AcquireResponse__Output>
+      CampaignRequest: MessageTypeDefinition<_lockd_v1_CampaignRequest, _lockd_v1_CampaignRequest__Output>
+      CampaignResponse: MessageTypeDefinition<_lockd_v1_CampaignResponse, _lockd_v1_CampaignResponse__Output>
       CancelWaitRequest: MessageTypeDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitRequest__Output>
       CancelWaitResponse: MessageTypeDefinition<_lockd_v1_CancelWaitResponse, _lockd_v1_CancelWaitResponse__Output>
       /**
        * Cluster introspection.
        */
       Cluster: SubtypeConstructor<typeof grpc.Client, _lockd_v1_ClusterClient> & { service: _lockd_v1_ClusterDefinition }
+      /**
+       * Leader election (modelled on etcd's v3election), built on the Lock state: the leader of an
+       * election is the holder of the lock of the same name (a mutex), its leadership key is that grant
+       * (name, lease, fencing token) and its value is stored with the grant. So an election shares the
+       * lock namespace (Lock.Inspect shows it), leadership is FIFO among campaigners, its token fences like
+       * any lock's (Fence.Write with lock = name), and it ends with the lease: no phantom leader.
+       */
+      Election: SubtypeConstructor<typeof grpc.Client, _lockd_v1_ElectionClient> & { service: _lockd_v1_ElectionDefinition }
       /**
        * A store that refuses writes carrying a stale fencing token: the safe side of a lock.
        * 
@@ -81,6 +101,9 @@ export interface ProtoGrpcType {
       FenceWriteResponse: MessageTypeDefinition<_lockd_v1_FenceWriteResponse, _lockd_v1_FenceWriteResponse__Output>
       InspectRequest: MessageTypeDefinition<_lockd_v1_InspectRequest, _lockd_v1_InspectRequest__Output>
       InspectResponse: MessageTypeDefinition<_lockd_v1_InspectResponse, _lockd_v1_InspectResponse__Output>
+      LeaderKey: MessageTypeDefinition<_lockd_v1_LeaderKey, _lockd_v1_LeaderKey__Output>
+      LeaderRequest: MessageTypeDefinition<_lockd_v1_LeaderRequest, _lockd_v1_LeaderRequest__Output>
+      LeaderResponse: MessageTypeDefinition<_lockd_v1_LeaderResponse, _lockd_v1_LeaderResponse__Output>
       /**
        * Leases: the liveness of a client. Locks are held on behalf of a lease and go when it expires.
        */
@@ -104,8 +127,12 @@ export interface ProtoGrpcType {
       LockHolder: MessageTypeDefinition<_lockd_v1_LockHolder, _lockd_v1_LockHolder__Output>
       Member: MessageTypeDefinition<_lockd_v1_Member, _lockd_v1_Member__Output>
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
+      ProclaimRequest: MessageTypeDefinition<_lockd_v1_ProclaimRequest, _lockd_v1_ProclaimRequest__Output>
+      ProclaimResponse: MessageTypeDefinition<_lockd_v1_ProclaimResponse, _lockd_v1_ProclaimResponse__Output>
       ReleaseRequest: MessageTypeDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseRequest__Output>
       ReleaseResponse: MessageTypeDefinition<_lockd_v1_ReleaseResponse, _lockd_v1_ReleaseResponse__Output>
+      ResignRequest: MessageTypeDefinition<_lockd_v1_ResignRequest, _lockd_v1_ResignRequest__Output>
+      ResignResponse: MessageTypeDefinition<_lockd_v1_ResignResponse, _lockd_v1_ResignResponse__Output>
       /**
        * Many lock and lease operations over one bidirectional stream: a client sends requests tagged with
        * ids of its choosing and gets one response per request, tagged with the same id, in completion

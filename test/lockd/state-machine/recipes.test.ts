@@ -84,7 +84,7 @@ describe('state machine: read-write locks (shared)', () => {
     expect(h.sm.inspectLock('rw').waitingLeaseIds).to.deep.equal([w, r3]);
     const at = h.next;
     h.ok({ type: 'Release', name: 'rw', token: h.sm.inspectLock('rw').holders[0].token });
-    expect(h.sm.inspectLock('rw').holders).to.deep.equal([{ leaseId: w, token: at, shared: false, lockDelayMs: 0 }]);
+    expect(h.sm.inspectLock('rw').holders).to.deep.equal([{ leaseId: w, token: at, shared: false, lockDelayMs: 0, value: '' }]);
     h.ok({ type: 'Release', name: 'rw', token: at });
     expect(h.sm.inspectLock('rw').holders.map((x) => [x.leaseId, x.shared])).to.deep.equal([[r3, true]]);
   });
@@ -127,6 +127,25 @@ describe('state machine: read-write locks (shared)', () => {
     const h = new Harness();
     const a = h.grant();
     expect(h.fail({ type: 'Acquire', name: 'rw', leaseId: a, wait: false, shared: true, permits: 2 })).to.include({ error: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('state machine: election values (Campaign, Proclaim)', () => {
+  it('a waiter\'s value travels to its grant; only the one holder under the token proclaims', () => {
+    const h = new Harness();
+    const [a, b] = [h.grant(), h.grant()];
+    const ta = (h.ok({ type: 'Acquire', name: 'e', leaseId: a, wait: true, value: 'a' }) as { token: number }).token;
+    h.ok({ type: 'Acquire', name: 'e', leaseId: b, wait: true, value: 'b' });
+    expect(h.sm.inspectLock('e').holders[0].value).to.equal('a');
+    h.ok({ type: 'Proclaim', name: 'e', token: ta, value: 'a2' });
+    expect(h.lastEvents()).to.deep.equal([['PROCLAIMED', 'e', a, ta]]);
+    expect(h.sm.inspectLock('e').holders[0].value).to.equal('a2');
+    h.ok({ type: 'Release', name: 'e', token: ta });
+    expect(h.sm.inspectLock('e').holders[0]).to.include({ leaseId: b, value: 'b' });
+    expect(h.fail({ type: 'Proclaim', name: 'e', token: ta, value: 'x' })).to.include({ error: 'FAILED_PRECONDITION' });
+    const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
+    expect(copy.sm.inspectLock('e').holders[0].value).to.equal('b');
+    expect(h.fail({ type: 'Acquire', name: 'f', leaseId: a, wait: false, value: 'x'.repeat(1025) })).to.include({ error: 'INVALID_ARGUMENT' });
   });
 });
 
