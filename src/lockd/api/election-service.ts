@@ -64,8 +64,10 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
       if (ev.type === 'ACQUIRED' || ev.type === 'RELEASED' || ev.type === 'EXPIRED' || ev.type === 'PROCLAIMED') send();
     });
     call.sendMetadata(new grpc.Metadata());
-    if (leaderOf(name, sm.inspectLock(name)).hasLeader) send();
-    else last = JSON.stringify(leaderOf(name, sm.inspectLock(name)));
+    // The current leadership first; "nobody leads" is not news to a new observer.
+    const first = leaderOf(name, sm.inspectLock(name));
+    if (first.hasLeader) send();
+    else last = JSON.stringify(first);
   };
 
   const handlers: ElectionHandlers = {

@@ -192,7 +192,8 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
  */
 export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: ProclaimCommand): ResultFor<'Proclaim'> {
   const lock = state.locks.get(cmd.name);
-  const mine = lock?.holders.filter((h) => h.token === cmd.token) ?? [];
+  // A leader is an election's one exclusive holder (Election.Leader shows no other).
+  const mine = lock?.permits === 1 ? lock.holders.filter((h) => h.token === cmd.token && !h.shared) : [];
   if (mine.length !== 1 || lock!.holders.length !== 1)
     return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name} (${lock?.holders.length ? `held under token ${lock.holders.map((h) => h.token).join(', ')}` : 'nobody leads'})`);
   mine[0].value = cmd.value;
