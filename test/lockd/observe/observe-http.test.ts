@@ -52,6 +52,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
       await waitFor(`${id} SERVING`, async () => ((await healthOf(id).check('')) === 'SERVING' ? true : undefined));
       expect(await healthOf(id).check('lockd.v1.Lock')).to.equal('SERVING');
       expect(await healthOf(id).check('lockd.v1.Lease')).to.equal('SERVING');
+      expect(await healthOf(id).check('lockd.v1.Election')).to.equal('SERVING');
     }
     expect((await statusOf(healthOf('n1').check('no.such.Service'))).code).to.equal(grpc.status.NOT_FOUND);
     // The peer port serves peers only.
