@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # A local lockd cluster on 127.0.0.1: ./cluster.sh start [3|5] [--tls], then status/kill/pause/... (see usage).
 # Node I serves clients on BASE+I-1 and peers on BASE+100+I-1 (7001.. and 7101.. by default).
-# Data, logs, PID files and (with --tls) certificates live under .cluster/ (git-ignored). This script only ever signals the PIDs
-# it recorded there, and checks that each still belongs to a lockd process of this cluster first.
+# Data, logs, PID files and (with --tls) certificates live under .cluster/ (git-ignored; LOCKD_CLUSTER_DIR moves it: tests and
+# demos run their own cluster elsewhere). This script only ever signals the PIDs it recorded there, and checks that each still
+# belongs to a lockd process of this cluster first.
+# Membership: .cluster/members lists the current members' indexes; ids are never reused (add takes the next index ever used).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-DIR="$ROOT/.cluster"
+DIR="$(realpath -m "${LOCKD_CLUSTER_DIR:-$ROOT/.cluster}")"
 BASE_PORT="${LOCKD_BASE_PORT:-7001}"
 START_TIMEOUT="${LOCKD_START_TIMEOUT:-30}"
 MAIN="$ROOT/dist/src/lockd/main.js"
+LOCKCTL="$ROOT/dist/src/client/lockctl.js"
 STATUS_TOOL="$ROOT/dist/src/lockd/tools/cluster-status.js"
 TLS_DIR="$DIR/tls"
 
@@ -18,14 +21,21 @@ usage() {
 usage: ./cluster.sh COMMAND [ARG]
   start [3|5] [--tls]
                 install and build if needed, start the nodes (default 5): clients on ports $BASE_PORT.. (LOCKD_BASE_PORT),
-                peers on $((BASE_PORT + 100)).., HTTP (metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
-                --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS
-                and client-certificate auth; lockctl then uses .cluster/tls/root.* (principal root) by itself
+                peers on $((BASE_PORT + 100)).., HTTP (dashboard, metrics, health, events) on $((BASE_PORT + 200)).., return once a leader is elected and print the endpoints.
+                --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS,
+                client-certificate auth and access rules (--acl, admin: root); lockctl then uses
+                .cluster/tls/root.* (principal root) by itself; grant others rules with lockctl acl grant
   cert NAME     issue .cluster/tls/NAME.crt / NAME.key, a client certificate for principal NAME (CN=NAME)
-  status        table of id, address, pid, alive, role, term, leader, commit index
+  status        table of id, address, pid, alive, role, term, leader, commit index; then the member list
+  add           start a new node under the next unused id as a learner (--join), wait until it has caught up, promote it
+  remove I      remove node nI from the cluster for good (it stops itself); not the leader: transfer leadership first
+  replace I     the dead-disk drill: kill nI, wipe its data, add a fresh node under a new id, promote it, remove nI
   stop          stop every node (SIGTERM, then SIGKILL after 5 s); data is kept
   kill I        SIGKILL node I (1-based)          pause I    SIGSTOP node I
   resume I      SIGCONT node I                    restart I  stop node I if running, start it again
+  isolate I / heal I / clock-jump I MS
+                test-only faults, for nodes started with LOCKD_TEST_FAULTS=1 (--unsafe-test-faults): drop node I's
+                Raft traffic to and from its peers / let it flow again / leap its lease clock's source forward MS ms
   logs I        follow node I's log (pino JSON lines; Ctrl-C to quit)
   clean         stop every node and delete .cluster/
 EOF
@@ -33,21 +43,28 @@ EOF
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
+# The highest node index ever used (the next node added gets size+1).
 size() { [[ -f "$DIR/size" ]] && cat "$DIR/size" || echo 0; }
+# The current members' indexes, one per line (a cluster from before membership changes: 1..size).
+members() {
+  if [[ -f "$DIR/members" ]]; then cat "$DIR/members"; else local i; for ((i = 1; i <= $(size); i++)); do echo "$i"; done; fi
+}
+is_member() { members | grep -qx -- "$1"; }
+set_members() { printf '%s\n' "$@" | grep -v '^$' | sort -n >"$DIR/members.tmp" && mv "$DIR/members.tmp" "$DIR/members"; }
 port_of() { echo $((BASE_PORT + $1 - 1)); }
 peer_port_of() { echo $((BASE_PORT + 100 + $1 - 1)); }
 # Node I's HTTP endpoint (/metrics, /livez, /readyz, /events): BASE+200+I-1 (7201.. by default).
 http_port_of() { echo $((BASE_PORT + 200 + $1 - 1)); }
-# --peers: every node's PEER address.
+# --peers: every member's PEER address (after a membership change only the addresses count: the data dir has the configuration).
 peers() {
-  local n=$1 out="" i
-  for ((i = 1; i <= n; i++)); do out+="${out:+,}n$i=127.0.0.1:$(peer_port_of "$i")"; done
+  local out="" i
+  for i in $(members); do out+="${out:+,}n$i=127.0.0.1:$(peer_port_of "$i")"; done
   echo "$out"
 }
-# What clients dial: every node's client address.
+# What clients dial: every member's client address.
 endpoints() {
-  local n=$1 out="" i
-  for ((i = 1; i <= n; i++)); do out+="${out:+,}127.0.0.1:$(port_of "$i")"; done
+  local out="" i
+  for i in $(members); do out+="${out:+,}127.0.0.1:$(port_of "$i")"; done
   echo "$out"
 }
 tls_on() { [[ -f "$TLS_DIR/ca.crt" ]]; }
@@ -84,7 +101,7 @@ make_tls() {
 }
 tls_flags() {
   tls_on || return 0
-  echo "--tls-cert $TLS_DIR/n$1.crt --tls-key $TLS_DIR/n$1.key --tls-ca $TLS_DIR/ca.crt --client-cert-auth"
+  echo "--tls-cert $TLS_DIR/n$1.crt --tls-key $TLS_DIR/n$1.key --tls-ca $TLS_DIR/ca.crt --client-cert-auth --acl --admin root"
 }
 
 # The recorded PID of node I if that process is alive and is still our lockd node.
@@ -98,30 +115,109 @@ live_pid() {
 }
 
 check_index() {
-  local n; n=$(size)
-  [[ "${1:-}" =~ ^[0-9]+$ ]] && (($1 >= 1 && $1 <= n)) || die "node index must be 1..$n (got '${1:-}'); is the cluster started?"
+  [[ "${1:-}" =~ ^[0-9]+$ ]] && is_member "$1" || die "node index must be one of the members: $(members | tr '\n' ' ')(got '${1:-}'); is the cluster started?"
 }
 
 ensure_built() {
+  [[ "${LOCKD_SKIP_BUILD:-}" == 1 ]] && return 0 # the caller built dist/ itself (tests)
   if [[ ! -d "$ROOT/node_modules" ]]; then
     echo "installing dependencies (npm ci)..."
     (cd "$ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed"
   fi
-  if [[ ! -f "$MAIN" || ! -f "$STATUS_TOOL" ]] || [[ -n "$(find "$ROOT/src" "$ROOT/proto" -newer "$MAIN" -print -quit)" ]]; then
+  if [[ ! -f "$MAIN" || ! -f "$STATUS_TOOL" || ! -f "$LOCKCTL" ]] || [[ -n "$(find "$ROOT/src" "$ROOT/proto" "$ROOT/dashboard" -newer "$MAIN" -print -quit)" ]]; then
     echo "building (npm run build)..."
     (cd "$ROOT" && npm run build --silent) || die "build failed"
   fi
 }
 
+# A node added after the start (index above the bootstrap size) runs with --join: a fresh data dir then learns the
+# configuration from the cluster (on an existing data dir --join changes nothing).
 start_node() {
-  local i=$1 n; n=$(size)
+  local i=$1 join=""
   if pid=$(live_pid "$i"); then echo "n$i already running (pid $pid)"; return; fi
   mkdir -p "$DIR"
-  # shellcheck disable=SC2046
-  nohup node "$MAIN" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
-    --peers "$(peers "$n")" --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" $(tls_flags "$i") \
+  local faults=()
+  [[ -f "$DIR/test-faults" ]] && faults=(--unsafe-test-faults "$DIR/n$i.fault")
+  (( i > $(cat "$DIR/bootstrap-size" 2>/dev/null || size) )) && join="--join"
+  # shellcheck disable=SC2046,SC2086
+  nohup node "$MAIN" "${faults[@]}" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
+    --peers "$(peers)" --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" $(tls_flags "$i") $join \
     --http-listen "127.0.0.1:$(http_port_of "$i")" >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
+}
+
+# lockctl against the current members (as root with TLS).
+lockctl() {
+  local tls=()
+  tls_on && tls=(--cacert "$TLS_DIR/ca.crt" --cert "$TLS_DIR/root.crt" --key "$TLS_DIR/root.key")
+  node "$LOCKCTL" --endpoints "$(endpoints)" "${tls[@]}" --timeout 10000 "$@"
+}
+
+# "LAG MATCH" of member nI in the leader's member list, or nothing if it is not listed.
+member_lag() {
+  lockctl --json member list 2>/dev/null | node -e '
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      try { const m = JSON.parse(s).members.find((x) => x.id === process.argv[1]); if (m) console.log(`${m.lag} ${m.matchIndex}`); } catch {}
+    });' "n$1" || true
+}
+
+# Wait (bounded) for process PID to exit.
+wait_exit() {
+  local pid=$1 k
+  for ((k = 0; k < 100; k++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+
+cmd_add() {
+  (($(size) > 0)) || die "no cluster in $DIR; run './cluster.sh start'"
+  ensure_built
+  local i k lag match
+  i=$(($(size) + 1))
+  ((i <= 99)) || die "no node index left (ports are BASE+I-1, peers BASE+100+I-1)"
+  echo "$i" >"$DIR/size" # taken for good, even if what follows fails: ids are never reused
+  if tls_on; then issue_node "$i"; fi
+  echo "adding n$i (clients 127.0.0.1:$(port_of "$i"), peers 127.0.0.1:$(peer_port_of "$i")) as a learner..."
+  lockctl member add "n$i" --peer-url "127.0.0.1:$(peer_port_of "$i")" --client-url "127.0.0.1:$(port_of "$i")" --learner
+  set_members $(members) "$i"
+  start_node "$i"
+  echo "waiting up to ${START_TIMEOUT}s for n$i to catch up..."
+  for ((k = 0; k < START_TIMEOUT * 5; k++)); do
+    read -r lag match <<<"$(member_lag "$i")" || true
+    if [[ "${lag:-}" == 0 && "${match:-0}" != 0 ]]; then break; fi
+    sleep 0.2
+  done
+  [[ "${lag:-}" == 0 && "${match:-0}" != 0 ]] || die "n$i did not catch up in ${START_TIMEOUT}s (lag ${lag:-unknown}); see $DIR/n$i.log; it stays a learner"
+  lockctl member promote "n$i"
+  echo "n$i is a voter (pid $(cat "$DIR/n$i.pid"))"
+}
+
+cmd_remove() {
+  local i=$1 pid
+  check_index "$i"
+  ensure_built
+  pid=$(live_pid "$i" || true)
+  lockctl member remove "n$i"
+  set_members $(members | grep -vx -- "$i")
+  echo "$i" >>"$DIR/removed"
+  # A running node that was removed stops itself (exit 4); a stuck one is stopped.
+  if [[ -n "$pid" ]] && ! wait_exit "$pid"; then stop_node "$i"; fi
+  rm -f "$DIR/n$i.pid"
+  echo "n$i removed; its id is never reused (data kept in $DIR/n$i)"
+}
+
+cmd_replace() {
+  local i=$1 pid
+  check_index "$i"
+  ensure_built
+  if pid=$(live_pid "$i"); then kill -KILL "$pid"; wait_exit "$pid" || die "n$i (pid $pid) did not die"; fi
+  rm -f "$DIR/n$i.pid"
+  rm -rf "$DIR/n$i"
+  echo "killed n$i and wiped its data dir"
+  cmd_add
+  lockctl member remove "n$i"
+  set_members $(members | grep -vx -- "$i")
+  echo "$i" >>"$DIR/removed"
+  echo "n$i replaced by n$(size)"
 }
 
 stop_node() {
@@ -135,8 +231,8 @@ stop_node() {
 }
 
 status_args() {
-  local n i pid; n=$(size)
-  for ((i = 1; i <= n; i++)); do
+  local i pid
+  for i in $(members); do
     pid=$(live_pid "$i" || cat "$DIR/n$i.pid" 2>/dev/null || echo "")
     echo "n$i=127.0.0.1:$(port_of "$i")=$pid"
   done
@@ -153,15 +249,24 @@ cmd_start() {
       *) die "cluster size must be 3 or 5, or --tls (got '$arg')" ;;
     esac
   done
-  local old; old=$(size)
-  if ((old != 0 && old != n)); then die "an existing $old-node cluster is in .cluster/; run './cluster.sh clean' first"; fi
+  local old; old=$(cat "$DIR/bootstrap-size" 2>/dev/null || size)
+  if ((old != 0 && old != n)) && [[ ! -f "$DIR/members" ]]; then die "an existing $old-node cluster is in $DIR; run './cluster.sh clean' first"; fi
   if ((tls && old != 0)) && ! tls_on; then die "the cluster in .cluster/ runs without TLS; run './cluster.sh clean' first"; fi
   ensure_built
   mkdir -p "$DIR"
   if ((tls)) && ! tls_on; then make_tls "$n"; fi
-  echo "$n" >"$DIR/size"
+  if [[ ! -f "$DIR/members" ]]; then
+    echo "$n" >"$DIR/size"
+    echo "$n" >"$DIR/bootstrap-size"
+    set_members $(seq 1 "$n")
+  fi
+  # Test-only faults (isolate/heal/clock-jump) stay on for every later (re)start once asked for, until LOCKD_TEST_FAULTS=0 or clean.
+  case "${LOCKD_TEST_FAULTS:-}" in
+    1) touch "$DIR/test-faults" ;;
+    0) rm -f "$DIR/test-faults" ;;
+  esac
   [[ -f "$DIR/cluster-id" ]] || echo "local-$(date +%s)-$$" >"$DIR/cluster-id"
-  for ((i = 1; i <= n; i++)); do start_node "$i"; done
+  for i in $(members); do start_node "$i"; done
   echo "waiting up to ${START_TIMEOUT}s for a leader..."
   # shellcheck disable=SC2046
   if ! node "$STATUS_TOOL" --wait-leader "$START_TIMEOUT" $(status_tls) $(status_args); then
@@ -169,12 +274,22 @@ cmd_start() {
     exit 1
   fi
   echo
-  echo "lockd is up$(tls_on && echo ' with mutual TLS'). Endpoints: $(endpoints "$n")"
-  echo "Metrics, health and events (plain HTTP, per node):"
-  for ((i = 1; i <= n; i++)); do
-    echo "  n$i  http://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events"
+  local scheme=http
+  tls_on && scheme=https
+  echo "lockd is up$(tls_on && echo ' with mutual TLS'). Endpoints: $(endpoints)"
+  echo
+  echo "Study dashboard: $scheme://127.0.0.1:$(http_port_of "$(members | head -n 1)")/   (any node's HTTP port serves it; it follows the others when one dies)"
+  if tls_on; then
+    echo "  HTTPS with client certificates: import a client certificate into the browser, e.g."
+    echo "  openssl pkcs12 -export -in $TLS_DIR/root.crt -inkey $TLS_DIR/root.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/root.p12"
+    echo "  and trust $TLS_DIR/ca.crt; curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
+  fi
+  echo "Metrics, health and events ($scheme, per node; /livez and /readyz need no certificate):"
+  for i in $(members); do
+    echo "  n$i  $scheme://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events  /state"
   done
-  echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints "$n") status"
+  if [[ -f "$DIR/test-faults" ]]; then echo "UNSAFE: the nodes run with test faults on (LOCKD_TEST_FAULTS=1): for tests and demos only"; fi
+  echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints) status"
   if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
 }
 
@@ -186,6 +301,7 @@ cmd_cert() {
   issue "$name" "$name" clientAuth
   echo "issued $TLS_DIR/$name.crt and $TLS_DIR/$name.key (principal $name)"
   echo "use: lockctl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/$name.crt --key $TLS_DIR/$name.key ..."
+  echo "it may do nothing yet: give it rules, e.g. lockctl acl grant $name lock $name/"
 }
 
 cmd_signal() {
@@ -194,6 +310,19 @@ cmd_signal() {
   pid=$(live_pid "$i") || die "n$i is not running"
   kill -"$sig" "$pid"
   echo "sent SIG$sig to n$i (pid $pid)"
+}
+
+# A test-only fault (node/test-faults.ts): the command goes to node I's fault file, SIGUSR2 makes it read it. Refused for a
+# node started without --unsafe-test-faults (SIGUSR2 would simply end it).
+cmd_fault() {
+  local i=$1 command=$2 pid
+  check_index "$i"
+  pid=$(live_pid "$i") || die "n$i is not running"
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "--unsafe-test-faults $DIR/n$i.fault" ||
+    die "n$i runs without test faults; start the cluster with LOCKD_TEST_FAULTS=1 ./cluster.sh start (after ./cluster.sh stop)"
+  echo "$command" >"$DIR/n$i.fault"
+  kill -USR2 "$pid"
+  echo "test fault on n$i (pid $pid): $command"
 }
 
 cmd="${1:-}"
@@ -205,8 +334,15 @@ case "$cmd" in
     (($(size) > 0)) || die "no cluster in .cluster/; run './cluster.sh start'"
     [[ -f "$STATUS_TOOL" ]] || die "not built; run './cluster.sh start' (or npm run build)"
     # shellcheck disable=SC2046
-    node "$STATUS_TOOL" $(status_tls) $(status_args)
+    rc=0
+    node "$STATUS_TOOL" $(status_tls) $(status_args) || rc=$?
+    echo
+    lockctl member list || echo "cluster.sh: no member list (no leader?)" >&2
+    exit "$rc"
     ;;
+  add) cmd_add ;;
+  remove) cmd_remove "${1:-}" ;;
+  replace) cmd_replace "${1:-}" ;;
   stop)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done
     echo "stopped"
@@ -214,6 +350,12 @@ case "$cmd" in
   kill) cmd_signal KILL "${1:-}" ;;
   pause) cmd_signal STOP "${1:-}" ;;
   resume) cmd_signal CONT "${1:-}" ;;
+  isolate) cmd_fault "${1:-}" isolate ;;
+  heal) cmd_fault "${1:-}" heal ;;
+  clock-jump)
+    [[ "${2:-}" =~ ^[0-9]{1,8}$ ]] && (($2 >= 1 && $2 <= 86400000)) || die "clock-jump I MS: MS must be 1..86400000 milliseconds (got '${2:-}')"
+    cmd_fault "${1:-}" "clock-jump $2"
+    ;;
   restart)
     check_index "${1:-}"
     ensure_built
@@ -228,7 +370,7 @@ case "$cmd" in
   clean)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done
     rm -rf "$DIR"
-    echo "removed .cluster/"
+    echo "removed $DIR"
     ;;
   -h | --help | help | "") usage ;;
   *) usage >&2; exit 2 ;;

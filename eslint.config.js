@@ -43,6 +43,19 @@ export default tseslint.config(
     },
   },
   {
+    // The study dashboard draws node-sent strings (lock names, keys, messages): as text only.
+    files: ['dashboard/**/*.js'],
+    languageOptions: { sourceType: 'module' },
+    rules: {
+      'no-restricted-properties': ['error',
+        ...['innerHTML', 'outerHTML'].map((property) => ({ property, message: 'dashboard: build DOM nodes and set textContent (view.js h()), never markup from data' })),
+        ...['insertAdjacentHTML', 'write', 'writeln', 'createContextualFragment'].map((property) => ({ property, message: 'dashboard: no HTML parsing of data' })),
+      ],
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+    },
+  },
+  {
     files: ['src/lockd/lease/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

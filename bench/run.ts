@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { LockdCluster } from './clusters/lockd-cluster.js';
+import { BenchTls } from './lib/bench-tls.js';
 import { EtcdCluster, ensureEtcd, etcdVersion } from './clusters/etcd-cluster.js';
 import type { BenchCluster, ClusterNode } from './clusters/cluster.js';
 import { measureFloors, type Floors } from './floors/floors.js';
@@ -30,7 +31,8 @@ const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out res
   [--warmup-ms 1000] [--window-ms 5000] [--leases 10000] [--trials 3]
   [--only floors,uncontended,contended,keepalive,failover] [--no-lockd] [--profile] [--max-minutes 9]
   [--lockd-api unary|session|both]   (lockd's uncontended/contended client: unary calls, Session stream, or both; default both)
-  [--profile-api unary|session]      (the client of the --profile load; default unary)`;
+  [--profile-api unary|session]      (the client of the --profile load; default unary)
+  [--tls]                            (lockd with mutual TLS, client-certificate auth and --acl; clients as admin "bench")`;
 
 function options() {
   const { values } = parseArgs({
@@ -48,6 +50,7 @@ function options() {
       'max-minutes': { type: 'string', default: '9' },
       'lockd-api': { type: 'string', default: 'both' },
       'profile-api': { type: 'string', default: 'unary' },
+      tls: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -68,6 +71,7 @@ function options() {
   if (api !== 'unary' && api !== 'session' && api !== 'both') throw new Error(`--lockd-api takes unary, session or both\n${USAGE}`);
   const profileApi = values['profile-api'];
   if (profileApi !== 'unary' && profileApi !== 'session') throw new Error(`--profile-api takes unary or session\n${USAGE}`);
+  if (values.tls && values.profile) throw new Error(`--profile runs without TLS; drop --tls\n${USAGE}`);
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...WORKLOADS];
   for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`unknown workload "${w}"\n${USAGE}`);
   return {
@@ -84,6 +88,7 @@ function options() {
     maxMinutes: num('max-minutes', 1),
     unary: api !== 'session',
     session: api !== 'unary',
+    tls: values.tls ? new BenchTls() : undefined,
   };
 }
 
@@ -113,10 +118,10 @@ function systemsFor(o: Opts, etcdBin: string | undefined): System[] {
   if (o.lockd) {
     out.push({
       name: 'lockd',
-      start: (flags = []) => LockdCluster.start({ size: o.nodes, flags }),
-      lockers: [(a) => new LockdLocker(a)],
+      start: (flags = []) => LockdCluster.start({ size: o.nodes, flags, tls: o.tls }),
+      lockers: [(a) => new LockdLocker(a, o.tls)],
       unary: o.unary,
-      session: o.session ? (a) => new LockdSessionLocker(a) : undefined,
+      session: o.session ? (a) => new LockdSessionLocker(a, o.tls) : undefined,
       failover: [
         ['heartbeat 100 ms / election 1000 ms (tick 100 ms × 1 / × 10, as etcd)', LOCKD_EQUAL_FLAGS],
         ['lockd defaults (tick 50 ms, heartbeat 2, election 20 ticks)', []],
@@ -263,7 +268,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
       machine: { ...before, loadavg_after: after.loadavg, ps_lockd_or_mocha_lines_after: after.ps_lockd_or_mocha_lines },
-      config: { nodes: o.nodes, ...o.spec, lockd_api: o.unary && o.session ? 'both' : o.session ? 'session' : 'unary', keepalive_leases: o.leases, failover_trials: o.trials, etcd_timeouts: ETCD_TIMEOUTS, lockd_equal_flags: LOCKD_EQUAL_FLAGS },
+      config: { nodes: o.nodes, ...o.spec, lockd_api: o.unary && o.session ? 'both' : o.session ? 'session' : 'unary', keepalive_leases: o.leases, tls: o.tls !== undefined, failover_trials: o.trials, etcd_timeouts: ETCD_TIMEOUTS, lockd_equal_flags: LOCKD_EQUAL_FLAGS },
       floors,
       ...Object.fromEntries(Object.entries(heads)),
       ratios: rat,
@@ -274,6 +279,7 @@ async function main(): Promise<void> {
     writeFileSync(o.out, JSON.stringify(json, null, 2) + '\n');
     log(`wrote ${o.out}`);
   }
+  o.tls?.remove();
   clearTimeout(watchdog);
 }
 

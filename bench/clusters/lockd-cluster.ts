@@ -9,6 +9,7 @@ import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import { Proc, freePort, waitFor } from '../lib/procs.js';
 import type { BenchCluster, ClusterNode } from './cluster.js';
+import type { BenchTls } from '../lib/bench-tls.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const LOCKD_MAIN = join(ROOT, 'dist', 'src', 'lockd', 'main.js');
@@ -19,6 +20,8 @@ export interface LockdClusterOptions {
   readonly flags?: readonly string[];
   /** Write a V8 CPU profile per node here (node --cpu-prof) when the node exits on SIGTERM. */
   readonly cpuProfDir?: string;
+  /** Run with mutual TLS, client-certificate auth and --acl (bench/lib/bench-tls.ts). */
+  readonly tls?: BenchTls;
 }
 
 export class LockdCluster implements BenchCluster {
@@ -58,6 +61,7 @@ export class LockdCluster implements BenchCluster {
     const args = [
       ...prof, LOCKD_MAIN,
       '--id', id, '--listen', n.clientAddress, '--peer-listen', this.peerAddresses.get(id)!, '--peers', peers, '--data-dir', join(this.baseDir, id), '--cluster-id', this.clusterId,
+      ...(this.opts.tls?.nodeFlags(id) ?? []),
       ...(this.opts.flags ?? []),
     ];
     n.proc = new Proc(`lockd ${id}`, process.execPath, args, join(this.baseDir, `${id}.log`));
@@ -66,7 +70,7 @@ export class LockdCluster implements BenchCluster {
   private client(id: string): ClusterClient {
     let c = this.clients.get(id);
     if (!c) {
-      c = new lockdProto.lockd.v1.Cluster(this.node(id).clientAddress, grpc.credentials.createInsecure());
+      c = new lockdProto.lockd.v1.Cluster(this.node(id).clientAddress, this.opts.tls?.credentials() ?? grpc.credentials.createInsecure());
       this.clients.set(id, c);
     }
     return c;

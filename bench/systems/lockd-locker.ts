@@ -8,15 +8,17 @@ import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v
 import type { ReleaseResponse__Output } from '../../src/proto/gen/lockd/v1/ReleaseResponse.js';
 import { CHANNEL_OPTIONS, unary, type InFlight } from '../lib/grpc-call.js';
 import type { Held, KeepAliveStream, Locker } from './locker.js';
+import type { BenchTls } from '../lib/bench-tls.js';
 
 export class LockdLocker implements Locker {
   readonly label = 'lockd';
   private readonly lease: grpc.Client;
   private readonly lock: grpc.Client;
 
-  constructor(address: string) {
-    this.lease = new lockdProto.lockd.v1.Lease(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-    this.lock = new lockdProto.lockd.v1.Lock(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  constructor(address: string, tls?: BenchTls) {
+    const creds = tls?.credentials() ?? grpc.credentials.createInsecure();
+    this.lease = new lockdProto.lockd.v1.Lease(address, creds, CHANNEL_OPTIONS);
+    this.lock = new lockdProto.lockd.v1.Lock(address, creds, CHANNEL_OPTIONS);
   }
 
   async grant(ttlMs: number): Promise<string> {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { SessionClient } from '../../src/client/session-client.js';
 import type { InFlight } from '../lib/grpc-call.js';
 import type { Held, KeepAliveStream, Locker } from './locker.js';
+import type { BenchTls } from '../lib/bench-tls.js';
 
 interface Shared {
   readonly client: SessionClient;
@@ -20,9 +21,12 @@ export class LockdSessionLocker implements Locker {
   private readonly s: Shared;
   private closed = false;
 
-  constructor(private readonly address: string) {
+  constructor(
+    private readonly address: string,
+    tls?: BenchTls,
+  ) {
     let s = shared.get(address);
-    if (!s) shared.set(address, (s = { client: new SessionClient({ endpoints: [address], timeoutMs: 10_000 }), users: 0 }));
+    if (!s) shared.set(address, (s = { client: new SessionClient({ endpoints: [address], timeoutMs: 10_000, ...tls?.clientOptions() }), users: 0 }));
     s.users++;
     this.s = s;
   }

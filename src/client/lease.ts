@@ -124,7 +124,11 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private keepAlive(): void {
     if (this.done) return;
     const age = this.clock.oldestUnansweredAge();
-    if (this.stream && age !== undefined && age > Math.max(2 * this.intervalMs, STUCK_FLOOR_MS)) {
+    // Stuck once a keepalive is still unanswered at the next one (half an interval, to absorb
+    // timer jitter): with renewals every ttl/3 that is 2/3 of the TTL after the last answer,
+    // leaving a third for finding the new leader. A node cut off without a reset (a partition)
+    // never ends the stream; waiting two intervals meant switching only at the TTL, too late.
+    if (this.stream && age !== undefined && age > Math.max(this.intervalMs / 2, STUCK_FLOOR_MS)) {
       // No answer for too long: the node may be hung (paused, partitioned). Try another.
       this.router.demote(this.streamAddress);
       this.emitRetrying(new LockdError('DEADLINE_EXCEEDED', Status.DEADLINE_EXCEEDED, `keepalive unanswered for ${Math.round(age)} ms on ${this.streamAddress}; switching endpoint`));

@@ -15,6 +15,12 @@ import type { FenceWriteResponse__Output } from '../proto/gen/lockd/v1/FenceWrit
 import type { FenceDeleteResponse__Output } from '../proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { CancelWaitResponse__Output } from '../proto/gen/lockd/v1/CancelWaitResponse.js';
 import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadResponse.js';
+import type { AuthGrantResponse__Output } from '../proto/gen/lockd/v1/AuthGrantResponse.js';
+import type { AuthRevokeResponse__Output } from '../proto/gen/lockd/v1/AuthRevokeResponse.js';
+import type { AuthListResponse__Output } from '../proto/gen/lockd/v1/AuthListResponse.js';
+import type { MemberListResponse__Output } from '../proto/gen/lockd/v1/MemberListResponse.js';
+import type { MemberChangeResponse__Output } from '../proto/gen/lockd/v1/MemberChangeResponse.js';
+import type { TransferLeaderResponse__Output } from '../proto/gen/lockd/v1/TransferLeaderResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
@@ -28,7 +34,7 @@ import { Router, type CallControl } from './router.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
 import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
-import type { EndpointStatus, FenceValue, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus } from './types.js';
+import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus } from './types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -198,12 +204,12 @@ export class LockClient {
 
   async timeToLive(leaseId: number, opts?: CallOptions): Promise<LeaseTtl> {
     const r = await this.router.unary<LeaseTimeToLiveResponse__Output>('Lease.TimeToLive', (ep, o, cb) => ep.lease.TimeToLive({ leaseId }, o, cb), this.ctl(opts));
-    return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks };
+    return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks, owner: r.owner };
   }
 
   async listLeases(opts?: CallOptions): Promise<LeaseSummary[]> {
     const r = await this.router.unary<LeaseListResponse__Output>('Lease.List', (ep, o, cb) => ep.lease.List({}, o, cb), this.ctl(opts));
-    return r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs }));
+    return r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs, owner: l.owner }));
   }
 
   // ---- locks --------------------------------------------------------------------------------
@@ -406,6 +412,26 @@ export class LockClient {
     return { key, value: r.value, fencingToken: r.fencingToken };
   }
 
+  // ---- access rules (admins only) -----------------------------------------------------------
+
+  /** Add an access rule; false if it existed already. */
+  async aclGrant(rule: AclRule, opts?: WriteOptions): Promise<boolean> {
+    const req = { rule, requestId: opts?.requestId ?? randomUUID() };
+    return (await this.router.unary<AuthGrantResponse__Output>('Auth.Grant', (ep, o, cb) => ep.auth.Grant(req, o, cb), this.ctl(opts))).created;
+  }
+
+  /** Remove an access rule; false if there was none. */
+  async aclRevoke(rule: AclRule, opts?: WriteOptions): Promise<boolean> {
+    const req = { rule, requestId: opts?.requestId ?? randomUUID() };
+    return (await this.router.unary<AuthRevokeResponse__Output>('Auth.Revoke', (ep, o, cb) => ep.auth.Revoke(req, o, cb), this.ctl(opts))).removed;
+  }
+
+  /** Every rule (or `principal`'s), sorted by principal, prefix and verb. */
+  async aclList(principal = '', opts?: CallOptions): Promise<AclRule[]> {
+    const r = await this.router.unary<AuthListResponse__Output>('Auth.List', (ep, o, cb) => ep.auth.List({ principal }, o, cb), this.ctl(opts));
+    return r.rules.map((x) => ({ principal: x.principal, prefix: x.prefix, verb: x.verb as AclRule['verb'] }));
+  }
+
   // ---- cluster ------------------------------------------------------------------------------
 
   /** Cluster.Status of the leader (or, with no leader known, of whichever node answers). */
@@ -432,6 +458,49 @@ export class LockClient {
     return Promise.all(asked.values());
   }
 
+  // ---- membership (operators; admin-only once the cluster has ACLs) ---------------------------
+
+  /** The leader's member list: ids, peer and client addresses, roles, match indexes and lag. */
+  async memberList(opts?: CallOptions): Promise<MemberListResponse__Output> {
+    return this.router.unary<MemberListResponse__Output>('Membership.MemberList', (ep, o, cb) => ep.membership.MemberList({}, o, cb), this.ctl(opts));
+  }
+
+  /**
+   * Add a member (as a learner unless `learner` is false); retried under one request id, so it is
+   * applied once. `expectedConfigIndex`: refuse unless the configuration is still that one.
+   */
+  async memberAdd(
+    m: { id: string; peerUrl: string; clientUrl?: string; learner?: boolean },
+    opts: WriteOptions & { expectedConfigIndex?: number } = {},
+  ): Promise<MemberChangeResponse__Output> {
+    const req = { id: m.id, peerUrl: m.peerUrl, clientUrl: m.clientUrl ?? '', learner: m.learner ?? true, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    return this.router.unary<MemberChangeResponse__Output>('Membership.MemberAdd', (ep, o, cb) => ep.membership.MemberAdd(req, o, cb), this.ctl(opts));
+  }
+
+  /** Promote a caught-up learner to a voter. */
+  async memberPromote(id: string, opts: WriteOptions & { expectedConfigIndex?: number } = {}): Promise<MemberChangeResponse__Output> {
+    const req = { id, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    return this.router.unary<MemberChangeResponse__Output>('Membership.MemberPromote', (ep, o, cb) => ep.membership.MemberPromote(req, o, cb), this.ctl(opts));
+  }
+
+  /** Remove a member for good (its id is never usable again). */
+  async memberRemove(id: string, opts: WriteOptions & { expectedConfigIndex?: number } = {}): Promise<MemberChangeResponse__Output> {
+    const req = { id, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    return this.router.unary<MemberChangeResponse__Output>('Membership.MemberRemove', (ep, o, cb) => ep.membership.MemberRemove(req, o, cb), this.ctl(opts));
+  }
+
+  /**
+   * Hand leadership to `targetId` ('' or omitted: the most caught-up voter) and return once the
+   * cluster has a new leader (Cluster.TransferLeader). Retried on UNAVAILABLE like every call: with
+   * an explicit target a retry is harmless (the target already leading answers at once), without one
+   * a retry after a lost answer may move leadership once more.
+   */
+  async transferLeader(targetId = '', opts?: CallOptions): Promise<LeaderTransfer> {
+    const r = await this.router.unary<TransferLeaderResponse__Output>('Cluster.TransferLeader', (ep, o, cb) => ep.cluster.TransferLeader({ targetId }, o, cb), this.ctl(opts));
+    if (r.leaderAddress) this.router.noteLeader(r.leaderAddress);
+    return { leaderId: r.leaderId, leaderAddress: r.leaderAddress, term: r.term, previousLeaderId: r.previousLeaderId, transferred: r.transferred };
+  }
+
   /** Stop every lease this client keeps alive (their signals abort: 'closed') and close all connections. */
   close(): void {
     if (this.closed) return;
@@ -439,4 +508,8 @@ export class LockClient {
     for (const l of [...this.leases]) l.close();
     this.router.close();
   }
+}
+
+function cas(o: { expectedConfigIndex?: number }): { expectedConfigIndex?: number } {
+  return o.expectedConfigIndex === undefined ? {} : { expectedConfigIndex: o.expectedConfigIndex };
 }

@@ -46,13 +46,24 @@ export interface LeaseTtl {
   readonly remainingMs: number;
   /** Names of the locks it holds. */
   readonly locks: readonly string[];
+  /** The principal that granted it. */
+  readonly owner: string;
 }
 
-/** One live lease (Lease.List). */
+/** One live lease (Lease.List: the caller's own, or every lease for an admin). */
 export interface LeaseSummary {
   readonly leaseId: number;
   readonly grantedTtlMs: number;
   readonly remainingMs: number;
+  /** The principal that granted it. */
+  readonly owner: string;
+}
+
+/** An access rule (Auth service): principal, name prefix ('' = every name), verb. */
+export interface AclRule {
+  readonly principal: string;
+  readonly prefix: string;
+  readonly verb: 'lock' | 'fence' | 'read' | 'admin';
 }
 
 /** A fenced store entry (Fence.Read). */
@@ -83,4 +94,17 @@ export interface EndpointStatus {
   readonly address: string;
   readonly status?: NodeStatus;
   readonly error?: Error;
+}
+
+/** The outcome of Cluster.TransferLeader. */
+export interface LeaderTransfer {
+  /** Who leads now (usually the target). */
+  readonly leaderId: string;
+  /** Its client address ('' if the answering node does not know it yet). */
+  readonly leaderAddress: string;
+  readonly term: number;
+  /** Who led when the call arrived. */
+  readonly previousLeaderId: string;
+  /** False when the target already led (nothing changed). */
+  readonly transferred: boolean;
 }

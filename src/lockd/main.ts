@@ -7,9 +7,13 @@ import { LockdNode } from './node/lockd-node.js';
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
+import { registerReflection } from './api/reflection-service.js';
 import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
 import { Observability } from './observe/observability.js';
+
+/** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
+const EXIT_REMOVED = 4;
 
 async function main(): Promise<void> {
   let config;
@@ -27,7 +31,7 @@ async function main(): Promise<void> {
   let node: LockdNode;
   const observability = new Observability();
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar], PUBLIC_SERVER_OPTIONS);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar, registerReflection], PUBLIC_SERVER_OPTIONS);
     await observability.listen();
   } catch (e) {
     if (e instanceof TlsMaterialError) {
@@ -44,15 +48,35 @@ async function main(): Promise<void> {
     process.stderr.write(`lockd: failed to start: ${(e as Error).message}\n`);
     process.exit(1);
   }
+  // A leader hands leadership over first (bounded, then stops anyway): the cluster gets a new
+  // leader in a few heartbeats instead of an election timeout (README "Operating a cluster"). A
+  // second signal while handing off stops at once.
   let stopping = false;
+  let stopped: Promise<void> | undefined;
+  const stopNow = (code = 0) => (stopped ??= node.stop().then(() => process.exit(code)));
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.info({ event: 'shutdown', signal }, `${signal} again: stopping without waiting for the hand-off`);
+      void stopNow();
+      return;
+    }
     stopping = true;
-    logger.info({ event: 'shutdown', signal }, `shutting down on ${signal}`);
-    void node.stop().then(() => process.exit(0));
+    logger.info({ event: 'shutdown', signal, leader: node.ctx.driver.isLeader() }, `shutting down on ${signal}`);
+    void node.handOff().then(() => stopNow(), () => stopNow());
   };
+  node.onRemoved((e) => {
+    process.stderr.write(`lockd: ${e.message}\n`);
+    // Not a member any more: nothing to hand over (a leader never removes itself), just stop.
+    stopping = true;
+    logger.info({ event: 'shutdown', signal: 'removal from the cluster' }, 'shutting down: removed from the cluster');
+    void stopNow(EXIT_REMOVED);
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Test-only faults (node/test-faults.ts): no handler at all without --unsafe-test-faults, so a
+  // stray SIGUSR2 ends a normal node (its default action) rather than injecting anything.
+  const faults = node.ctx.testFaults;
+  if (faults) process.on('SIGUSR2', () => faults.runCommandFile());
   // Rotated certificates: re-read the TLS files; new connections use them, open ones keep theirs.
   process.on('SIGHUP', () => {
     try {

@@ -2,5 +2,5 @@
 import { loadProto } from './load.js';
 import type { ProtoGrpcType } from './gen/lockd.js';
 
-/** Services Lease, Lock, Fence, Cluster, Session. */
+/** Services Lease, Lock, Fence, Auth, Cluster, Session. */
 export const lockdProto: ProtoGrpcType = loadProto<ProtoGrpcType>('lockd.proto');

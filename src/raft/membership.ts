@@ -32,11 +32,17 @@ export interface ConfChange {
    * at this index (Status.configIndex; 0 for the bootstrap configuration). Absent: no check.
    */
   readonly expectConfigIndex?: number;
+  /**
+   * Opaque to the core: the application's data about the change (lockd: the members' addresses and
+   * the request id), carried in the config entry to every node. At most MAX_CONTEXT_BYTES of UTF-8.
+   */
+  readonly context?: string;
 }
 
 /** Bounds on a configuration, so a config entry (a network input on followers) stays small. */
 export const MAX_MEMBERS = 32;
 export const MAX_REMOVED = 1024;
+export const MAX_CONTEXT_BYTES = 64 * 1024;
 const OPS: readonly ConfChangeOp[] = ['addVoter', 'addLearner', 'promote', 'remove'];
 /** Node ids as the node's --id accepts them (src/lockd/node/config.ts). */
 const ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -49,6 +55,7 @@ export type ConfChangeRefusal =
   | 'config-index-mismatch' // expectConfigIndex is not the effective configuration's index
   | 'invalid-op' // not one of the four changes
   | 'invalid-id' // not a node id
+  | 'invalid-context' // the application's context is not a string within MAX_CONTEXT_BYTES
   | 'id-removed' // the id was removed once and may never come back
   | 'already-member' // add of an id already a voter or learner
   | 'not-member' // promote/remove of an id that is not a member
@@ -75,6 +82,8 @@ export function applyChange(c: Configuration, cc: ConfChange): Configuration {
   const { op, node } = cc;
   if (!OPS.includes(op)) throw new ConfChangeError('invalid-op', `unknown change ${JSON.stringify(op)}`);
   if (typeof node !== 'string' || !ID.test(node)) throw new ConfChangeError('invalid-id', `${JSON.stringify(node)} is not a node id`);
+  if (cc.context !== undefined && (typeof cc.context !== 'string' || new TextEncoder().encode(cc.context).length > MAX_CONTEXT_BYTES))
+    throw new ConfChangeError('invalid-context', `the change's context is not a string of at most ${MAX_CONTEXT_BYTES} bytes`);
   if (c.removed.includes(node)) throw new ConfChangeError('id-removed', `${node} was removed from the cluster and its id may not be reused`);
   const isVoter = c.voters.includes(node);
   const isLearner = c.learners.includes(node);
@@ -134,7 +143,8 @@ export function checkShape(c: Configuration, node: NodeId, at: number): void {
  * a node that joined with no configuration, and replays the log from index 1 (the bootstrap
  * configuration is not in the log), learns the full membership from the first config entry it
  * appends, instead of building {itself} from a delta and electing itself alone.
- * Encoding: UTF-8 JSON {"op","node","voters","learners","removed"} (proto/raft.proto ENTRY_TYPE_CONFIG).
+ * Encoding: UTF-8 JSON {"op","node","voters","learners","removed"} plus "context" when the change has
+ * one (proto/raft.proto ENTRY_TYPE_CONFIG).
  */
 export interface ConfigEntryData {
   readonly change: ConfChange;
@@ -143,11 +153,15 @@ export interface ConfigEntryData {
 
 export function encodeConfigEntry(d: ConfigEntryData): Uint8Array {
   const { voters, learners, removed } = d.config;
-  return new TextEncoder().encode(JSON.stringify({ op: d.change.op, node: d.change.node, voters, learners, removed }));
+  const context = d.change.context === undefined ? {} : { context: d.change.context };
+  return new TextEncoder().encode(JSON.stringify({ op: d.change.op, node: d.change.node, voters, learners, removed, ...context }));
 }
 
-/** Max bytes of a config entry's data: MAX_MEMBERS + MAX_REMOVED ids of 64 bytes, with JSON's quoting. */
-const MAX_CONFIG_ENTRY_BYTES = (MAX_MEMBERS + MAX_REMOVED + 1) * 70 + 256;
+/**
+ * Max bytes of a config entry's data: MAX_MEMBERS + MAX_REMOVED ids of 64 bytes, with JSON's
+ * quoting, and the context (JSON escaping at most sextuples a character: \u0000).
+ */
+const MAX_CONFIG_ENTRY_BYTES = (MAX_MEMBERS + MAX_REMOVED + 1) * 70 + 256 + 6 * MAX_CONTEXT_BYTES;
 
 /**
  * Decode a config entry's data; a malformed one is an InvariantError (it came from a leader, and
@@ -168,7 +182,9 @@ export function decodeConfigEntry(data: Uint8Array, node: NodeId, at: number): C
   if (!OPS.includes(o.op as ConfChangeOp) || typeof o.node !== 'string' || !ID.test(o.node)) bad('bad change');
   if (!ids(o.voters, MAX_MEMBERS) || !ids(o.learners, MAX_MEMBERS) || !ids(o.removed, MAX_REMOVED)) bad('bad member lists');
   if ((o.voters as NodeId[]).length + (o.learners as NodeId[]).length > MAX_MEMBERS) bad(`more than ${MAX_MEMBERS} members`);
+  if (o.context !== undefined && typeof o.context !== 'string') bad('context is not a string');
   const config: Configuration = { voters: o.voters as NodeId[], learners: o.learners as NodeId[], removed: o.removed as NodeId[] };
   checkShape(config, node, at);
-  return { change: { op: o.op as ConfChangeOp, node: o.node as NodeId }, config };
+  const context = typeof o.context === 'string' ? { context: o.context } : {};
+  return { change: { op: o.op as ConfChangeOp, node: o.node as NodeId, ...context }, config };
 }

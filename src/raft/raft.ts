@@ -546,7 +546,11 @@ export class Raft {
       if (m.logTerm > 0) hint = this.log.findConflictByTerm(m.rejectHint, m.logTerm);
       if (pr.maybeDecrTo(m.index, hint)) {
         if (pr.state === 'replicate') pr.becomeProbe();
-        this.sendAppend(m.from);
+        // Test-only policy (RaftConfig.snapshotOnReject). Only after a rejection: our first App to it
+        // went out with our last index at election, so its commit, which a Snap may be answered
+        // with, is within what we sent (checkAppRespClaim).
+        const eager = this.cfg.snapshotOnReject === true && pr.match < this.log.storage.snapshot().metadata.index;
+        if (!(eager && this.sendSnapshot(m.from, pr))) this.sendAppend(m.from);
       }
       return;
     }

@@ -197,6 +197,14 @@ export interface RaftConfig {
   readonly promoteMaxLag?: number;
   /** Test-only: plant a known bug so tests can show the simulator's checks fail. */
   readonly plantedBug?: PlantedBug;
+  /**
+   * Test-only (the simulator draws it per seed): when a follower whose match is below our snapshot
+   * rejects an App, send the snapshot at once instead of probing back (a policy other Raft
+   * implementations use; as safe, since a follower must take a snapshot whenever one comes). It
+   * drives followers through InstallSnapshot cases ours never produces otherwise: a follower that
+   * holds the snapshot's last entry, behind an uncommitted older-term tail that conflicts with us.
+   */
+  readonly snapshotOnReject?: boolean;
 }
 
 export type PlantedBug =

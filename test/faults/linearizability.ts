@@ -3,6 +3,9 @@
 // operation of unknown outcome has complete = Infinity and may take effect at any point after its
 // invoke, or never (which is the same as taking effect after every other operation — the model's
 // step must therefore accept an unknown operation in any state, applying its effect when it can).
+// An unknown operation may also be bounded (SearchOp.unknown with a finite complete): it took effect
+// within its interval or not at all, so where the search reaches its end unlinearized, it is taken
+// as a no-op there, and stops being a candidate at every later point of the search.
 //
 // The search is bounded by a wall-clock budget and reports 'unknown' rather than run on.
 import { Prng } from '../sim/prng.js';
@@ -14,14 +17,28 @@ export interface Model<S, O> {
   step(state: S, op: O): S | undefined;
   /** Equal keys must mean equal states (the memo table relies on it). */
   key(state: S): string;
+  /**
+   * Optional, together: the ids (lease ids, say) whose identity an operation's step depends on, and
+   * a memo key that may merge states differing only in retired ids — ids that no operation still to
+   * be linearized names (`named` holds the others). States that agree on everything but retired ids
+   * lead to the same verdicts, as no remaining step can tell those ids apart.
+   */
+  names?(op: O): readonly number[];
+  canonicalKey?(state: S, named: ReadonlySet<number>): string;
   describe?(state: S): string;
 }
 
 export interface SearchOp<O> {
   readonly op: O;
   readonly invoke: number;
-  /** Infinity: outcome unknown. */
+  /** Infinity: outcome unknown (and unbounded). */
   readonly complete: number;
+  /**
+   * Outcome unknown, bounded: it took effect within [invoke, complete] or never — the caller knows
+   * that from `complete` on it can no longer change the model's state (e.g. its lease is dead by
+   * then). Implied by complete = Infinity.
+   */
+  readonly unknown?: boolean;
 }
 
 export type Verdict = 'ok' | 'illegal' | 'unknown';
@@ -61,6 +78,7 @@ export function searchLinearization<S, O>(
   const started = Date.now();
   const n = ops.length;
   for (const o of ops) if (!(o.complete >= o.invoke)) throw new Error(`linearizability: an operation completes before its invoke (${o.invoke} > ${o.complete})`);
+  const isUnknown = ops.map((o) => o.unknown === true || o.complete === Infinity);
 
   // Events in time order; at equal times calls come before returns (treating touching intervals as
   // concurrent only ever admits more linearizations, never flags a correct history).
@@ -116,6 +134,12 @@ export function searchLinearization<S, O>(
   let hB = 0;
   const cache = new Map<string, { known: Uint32Array; unknown: Uint32Array }[]>();
   let explored = 0;
+  // Operations still to be linearized that name each id (Model.names): an id at 0 is retired.
+  const namedBy = ops.map((o) => model.names?.(o.op) ?? []);
+  const naming = new Map<number, number>();
+  for (const ids of namedBy) for (const id of ids) naming.set(id, (naming.get(id) ?? 0) + 1);
+  const named = new Set(naming.keys());
+  const memoKey = model.canonicalKey && model.names ? (st: S) => model.canonicalKey!(st, named) : (st: S) => model.key(st);
   const remember = (stateKey: string): boolean => {
     const k = `${hA.toString(36)}.${hB.toString(36)}|${stateKey}`;
     const list = cache.get(k);
@@ -127,7 +151,15 @@ export function searchLinearization<S, O>(
     return true;
   };
   const toggle = (id: number): void => {
-    if (ops[id].complete === Infinity) {
+    // Every toggle flips the operation between remaining and linearized (or discarded).
+    const on = isUnknown[id] ? (unknown[id >>> 5] & (1 << (id & 31))) === 0 : (known[id >>> 5] & (1 << (id & 31))) === 0;
+    for (const x of namedBy[id]) {
+      const c = naming.get(x)! + (on ? -1 : 1);
+      naming.set(x, c);
+      if (c === 0) named.delete(x);
+      else named.add(x);
+    }
+    if (isUnknown[id]) {
       unknown[id >>> 5] ^= 1 << (id & 31);
       return;
     }
@@ -136,11 +168,11 @@ export function searchLinearization<S, O>(
     hB ^= zB[id];
   };
 
-  let definiteLeft = ops.filter((o) => o.complete !== Infinity).length;
+  let definiteLeft = isUnknown.filter((u) => !u).length;
   // At each point the search first tries the operations with known outcomes, and only when none of
   // them can come next (a return is reached) the unknown ones before that return: an unknown
   // operation is then linearized only where it is needed, not tried at every position.
-  const unknownOp = (e: Entry) => ops[e.id].complete === Infinity;
+  const unknownOp = (e: Entry) => isUnknown[e.id];
   // A known-outcome operation that fits here and changes nothing is taken at once, without a choice
   // point: any linearization that places it later stays valid with it moved here (same state all
   // along), so not taking it now can never succeed where taking it fails.
@@ -204,7 +236,7 @@ export function searchLinearization<S, O>(
       }
       const forced = pass === 0 && unchanged;
       toggle(cur.id);
-      if (remember(model.key(next))) {
+      if (remember(memoKey(next))) {
         stack.push({ entry: cur, state, pass, forced });
         state = next;
         if (!unknownOp(cur)) definiteLeft--;
@@ -220,6 +252,18 @@ export function searchLinearization<S, O>(
       }
       // The forced step leads to a state already explored: so does this one.
       if (!backtrack()) return done('illegal', { failure });
+    } else if (pass === 1 && unknownOp(entry)) {
+      // The end of a bounded unknown operation, and every way to linearize something before it was
+      // tried (pass 0, then pass 1 up to here): it had no effect. A forced step, marked linearized
+      // so that both ways of getting past it share memo entries from here on. Not checked against
+      // the memo itself: the same known set and state with fewer unknown ones is this very path
+      // (our parent), which would prune it.
+      const cur = calls[entry.id];
+      toggle(cur.id);
+      stack.push({ entry: cur, state, pass, forced: true });
+      lift(cur);
+      entry = head.next;
+      pass = 0;
     } else {
       if (pass === 0) {
         // No known-outcome operation fits here: try the unknown ones before this return.

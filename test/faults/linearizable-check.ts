@@ -1,8 +1,21 @@
-// Checker 2: is the history linearizable? Split into independent parts (P-compositionality): one
-// part per lock name — its Acquire/Release plus the KeepAlive/Revoke of the leases that touched it —
-// and one per fenced key. Checking each part against its projection of the model never flags a
-// correct history; a lease's effect on other locks is only lost precision. The adversary's Inspect,
-// Release and CancelWait calls belong to the part of the lock they name.
+// Checker 2: is the history linearizable? Split into parts (P-compositionality): one per lock name
+// — its Acquire/Release/Inspect/CancelWait plus the KeepAlive/Revoke of the leases that touched it —
+// and one per fenced key. The adversary's calls belong to the part of the lock they name.
+//
+// Why a part's verdict can be trusted. The full model's state is: per lock, (holder, token, …); per
+// fenced key, (token, value); per lease, alive or dead. Every operation reads and writes one lock
+// (or one key) and the liveness of the leases it names; nothing else.
+//  - Fenced keys: a key's operations touch that key only, so the history is linearizable iff each
+//    key's sub-history is (Herlihy & Wing's locality): splitting loses nothing.
+//  - Locks are coupled only through leases: one lease may hold several locks, and its death (revoke,
+//    or expiry — a hidden event) frees all of them at once. A part holds every operation that reads
+//    or sets the liveness of its leases (their KeepAlives and Revokes are copied into each part of a
+//    lock they touched), so a linearization of the whole history, restricted to a part's operations
+//    and with each lease's death kept where it was, is a linearization of the part: a correct history
+//    is never flagged. The converse is what is lost: each part may place a lease's expiry on its
+//    own, so an anomaly that needs one lease to die at two different moments for two locks (say,
+//    lock a granted to another while its holder never released it, so the holder's lease died;
+//    then that lease, with no renewal in between, releases lock b successfully) is not seen.
 import type { AcquireOutput, CancelWaitOutput, FailOutput, InspectOutput, Op, ReadOutput, ReleaseOutput } from './history.js';
 import { searchLinearization, type Model, type SearchOp, type Verdict } from './linearizability.js';
 import { lockModel } from './lock-model.js';
@@ -141,6 +154,67 @@ function answerFrom(o: Op): number {
   return from !== undefined && from >= o.invoke && from <= o.complete ? from : o.invoke;
 }
 
+/** The lease is gone once `o` is linearized, in every state (the lock model marks it dead). */
+function provesDead(o: Op, lease: number): boolean {
+  if (o.status === 'unknown') return false;
+  const notFound = o.status === 'fail' && (o.output as FailOutput | undefined)?.code === 'NOT_FOUND';
+  switch (o.f) {
+    case 'keepalive':
+      return o.input.leaseId === lease && (notFound || (o.status === 'ok' && !((o.output as { ttlMs: number } | undefined)?.ttlMs ?? 0)));
+    case 'revoke':
+      return o.input.leaseId === lease && (o.status === 'ok' || notFound);
+    case 'acquire':
+      return o.input.leaseId === lease && notFound;
+    default:
+      return false;
+  }
+}
+
+/** Once `o` is linearized, the lock's (or the fenced key's) token is above `token` for good: both models' tokens only grow. */
+function passesToken(o: Op, token: number): boolean {
+  if (o.status !== 'ok') return false;
+  switch (o.f) {
+    case 'acquire':
+      return (o.output as AcquireOutput).acquired && (o.output as AcquireOutput).token > token;
+    case 'inspect':
+      return (o.output as InspectOutput).held && (o.output as InspectOutput).token > token;
+    case 'write':
+      return o.input.token > token;
+    case 'read':
+      return (o.output as ReadOutput).token > token;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Bounding an unknown operation: the moment from which it can no longer change its model's state,
+ * wherever it is placed — the completion of the first definite operation of its part after which
+ * every linearization is in such a state. An Acquire by L (or a Release by L) is a no-op once L is
+ * dead (lock-model: an unknown Acquire of a dead lease changes nothing; a dead lease holds nothing);
+ * a Release of token t, by anyone, once the lock's token is above t (tokens only grow, and only the
+ * grant of exactly t is released); a fenced write of token t once the key's token is above t (it
+ * would be refused). That definite operation is linearized before its completion, so "took effect
+ * by then, or never" is exactly what the unbounded operation allowed. And an attempt of a retried
+ * Acquire (`retryOf`) takes effect before its call is answered (ok), if at all: every attempt
+ * carries the call's request id, and the cluster answered it, so one landing later is answered from
+ * the first outcome and changes nothing (the API's contract, for the last 10,000 ids — far more
+ * than a run sends while a message can be held; a server breaking it is flagged). Undefined: no bound;
+ * -Infinity: a no-op from its invoke on (the bound came before it).
+ */
+export function effectDeadline(o: Op, part: readonly Op[]): number | undefined {
+  if (o.status !== 'unknown' || (o.f !== 'acquire' && o.f !== 'release' && o.f !== 'write')) return undefined;
+  const lease = o.f === 'write' || (o.f === 'release' && o.input.adversary) ? undefined : o.input.leaseId;
+  const token = o.f === 'acquire' ? undefined : o.input.token;
+  const call = o.f === 'acquire' ? o.input.retryOf : undefined;
+  let bound = Infinity;
+  for (const p of part) {
+    if (p.complete < bound && ((lease !== undefined && provesDead(p, lease)) || (token !== undefined && passesToken(p, token)) || (call !== undefined && p.id === call && p.status === 'ok'))) bound = p.complete;
+  }
+  if (bound === Infinity) return undefined;
+  return bound < o.invoke ? -Infinity : bound;
+}
+
 /** Check every part within `budgetMs` in total (shared out by size); an exhausted budget gives 'unknown'. */
 export function checkLinearizable(ops: readonly Op[], budgetMs = 60_000): LinearizabilityReport {
   const parts = [...partition(ops)].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -148,7 +222,12 @@ export function checkLinearizable(ops: readonly Op[], budgetMs = 60_000): Linear
   const results: PartResult[] = [];
   for (const [part, { model, ops: pops }] of parts) {
     const budget = Math.max(1000, Math.floor((budgetMs * pops.length) / total));
-    const searchOps: SearchOp<Op>[] = pops.map((o) => ({ op: o, invoke: answerFrom(o), complete: o.complete }));
+    const searchOps: SearchOp<Op>[] = [];
+    for (const o of pops) {
+      const deadline = effectDeadline(o, pops);
+      if (deadline === -Infinity) continue; // a no-op wherever it goes
+      searchOps.push(deadline === undefined ? { op: o, invoke: answerFrom(o), complete: o.complete } : { op: o, invoke: o.invoke, complete: deadline, unknown: true });
+    }
     // Fast search first; an 'illegal' from it is only believed once the full search agrees.
     const started = Date.now();
     let r = searchLinearization(model, searchOps, budget, true);

@@ -157,12 +157,46 @@ function stepThirdPartyRelease(s: LockState, op: Op, token: number): LockState |
   return s.holder !== 0 && !sure ? s : undefined;
 }
 
+/** The leases whose identity the step of `op` depends on (isDead, holder ===, markDead): see Model.names. */
+function leasesNamed(op: Op): number[] {
+  const ids: number[] = [];
+  switch (op.f) {
+    case 'acquire':
+      ids.push(op.input.leaseId, (op.output as AcquireOutput | undefined)?.holder ?? 0);
+      break;
+    case 'release':
+      if (!op.input.adversary) ids.push(op.input.leaseId); // a third party's Release looks at the token only
+      break;
+    case 'keepalive':
+    case 'revoke':
+    case 'cancelwait':
+      ids.push(op.input.leaseId);
+      break;
+    case 'inspect':
+      ids.push((op.output as InspectOutput | undefined)?.holder ?? 0);
+      break;
+    default:
+      break;
+  }
+  return ids.filter((x) => x !== 0);
+}
+
 export const lockModel: Model<LockState, Op> = {
   name: 'lock',
   init: () => INITIAL,
   step: stepLock,
   // The dead set enters the key by size and hash: two different sets colliding in both is negligible.
   key: (s) => `${s.holder}|${s.token}|${s.exact ? 1 : 0}${s.vanish ? 1 : 0}|${s.dead.length}.${s.deadHash}`,
+  names: leasesNamed,
+  // A holder no remaining operation names is just "someone" (a later grant frees it the same way,
+  // whoever it is; a third party's Release looks at the token), and a dead lease no remaining
+  // operation names can no longer matter: two abandoned grants of different leases, or two histories
+  // of which leases died, merge. The dead leases still named are few: listed exactly.
+  canonicalKey: (s, named) => {
+    // Whichever is shorter to walk: the dead leases, or the named ones (then sorted, for one key per set).
+    const dead = s.dead.length <= named.size ? s.dead.filter((x) => named.has(x)) : [...named].filter((x) => isDead(s, x)).sort((a, b) => a - b);
+    return `${s.holder === 0 || named.has(s.holder) ? s.holder : '*'}|${s.token}|${s.exact ? 1 : 0}${s.vanish ? 1 : 0}|${dead.join(',')}`;
+  },
   describe: (s) =>
     `${s.holder === 0 ? 'free' : `held by lease ${s.holder}${s.vanish ? ' (abandoned grant)' : ''}`}, token ${s.exact ? '' : '> '}${s.token}; dead leases: ${s.dead.slice(-8).join(',')}${s.dead.length > 8 ? ` (+${s.dead.length - 8})` : ''}`,
 };

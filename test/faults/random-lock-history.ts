@@ -3,6 +3,8 @@
 // construction. Unknown outcomes happen or not, at random, and the process then drops its lease.
 // With `adversary`, a fifth process 'x' without a lease Inspects, Releases with the holder's token
 // (ending the grant) or a wrong one, and sends CancelWait with an index no Acquire has (no effect).
+// With `revokeAbandoned`, a process whose call had an unknown outcome revokes that lease on its next
+// turn, as the fault suite's clients do (the lease then dies at a point the history shows).
 import { Prng } from '../sim/prng.js';
 import { op, type Op, type OpKind, type OpStatus } from './history.js';
 
@@ -12,7 +14,7 @@ export interface Gen {
   grants: number[];
 }
 
-export function generate(seed: number, steps: number, unknownRate: number, adversary = false): Gen {
+export function generate(seed: number, steps: number, unknownRate: number, adversary = false, revokeAbandoned = false): Gen {
   const rng = new Prng(seed);
   const procs = adversary ? ['a', 'b', 'c', 'd', 'x'] : ['a', 'b', 'c', 'd'];
   const live = new Set<number>();
@@ -22,6 +24,7 @@ export function generate(seed: number, steps: number, unknownRate: number, adver
   let token = 0;
   const lease = new Map<string, number>(); // process → its lease (0: none)
   const held = new Map<string, number>(); // process → token it believes it holds
+  const abandoned = new Map<string, number>(); // process → lease to revoke on its next turn
   // Per process: applied operations (lin point), intervals assigned afterwards.
   const raw: { p: string; f: OpKind; input: unknown; status: OpStatus; output: unknown; at: number }[] = [];
   for (let t = 1; t <= steps; t++) {
@@ -57,6 +60,14 @@ export function generate(seed: number, steps: number, unknownRate: number, adver
       }
       continue;
     }
+    const gone = abandoned.get(p);
+    if (gone !== undefined) {
+      abandoned.delete(p);
+      if (live.delete(gone) && holder === gone) holder = 0;
+      index++;
+      rec('revoke', { leaseId: gone }, 'ok', {});
+      continue;
+    }
     if (!l) {
       l = nextId++;
       live.add(l);
@@ -87,6 +98,7 @@ export function generate(seed: number, steps: number, unknownRate: number, adver
         if (unknown) {
           rec('acquire', input, 'unknown', undefined);
           lease.set(p, 0); // abandoned: it holds the lock until the lease expires
+          if (revokeAbandoned) abandoned.set(p, l);
         } else {
           held.set(p, token);
           rec('acquire', input, 'ok', { acquired: true, token, holder: l });
@@ -94,6 +106,7 @@ export function generate(seed: number, steps: number, unknownRate: number, adver
       } else if (unknown) {
         rec('acquire', input, 'unknown', undefined);
         lease.set(p, 0);
+        if (revokeAbandoned) abandoned.set(p, l);
       } else rec('acquire', input, 'ok', holder === l ? { acquired: true, token, holder: l } : { acquired: false, token: 0, holder });
     } else {
       const input = { name: 'k', leaseId: l, token: mine };
@@ -110,6 +123,7 @@ export function generate(seed: number, steps: number, unknownRate: number, adver
       if (unknown) {
         rec('release', input, 'unknown', undefined);
         lease.set(p, 0);
+        if (revokeAbandoned) abandoned.set(p, l);
       } else rec('release', input, output && 'code' in (output as object) ? 'fail' : 'ok', output);
     }
   }

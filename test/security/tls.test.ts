@@ -183,6 +183,15 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
     expect(st.members.find((m) => m.id === 'n2')?.address).to.equal(cluster.node('n2').address);
   });
 
+  it('a member stating a good client address with a malformed HTTP address is refused, and neither is recorded', async () => {
+    const n1 = cluster.node('n1');
+    const asN2 = pki.channelCredentials(pki.nodeFiles('n2'));
+    const r = await raftStreamVia(n1.peerAddress, asN2, cluster.clusterId, 'n2', { 'lockd-client-address': '127.0.0.1:1', 'lockd-http-address': 'not an address' });
+    expect(r.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    const st = await tlsClient([n1.address]).status();
+    expect(st.members.find((m) => m.id === 'n2')?.address).to.equal(cluster.node('n2').address);
+  });
+
   it('the peer port does not serve lockd.v1 and the client port does not serve raft.v1', async () => {
     const n1 = cluster.node('n1');
     const onPeer = await statusVia(n1.peerAddress, rootCreds());

@@ -19,6 +19,7 @@ export type CheckName =
   | 'Linearizable Read' // a read served by any node that believes it leads sees every write committed before it was asked
   | 'Liveness' // after faults heal: a leader within bounded ticks, and proposals commit everywhere
   | 'Core Invariant' // the core threw its own InvariantError
+  | 'Config Overlap' // consecutive configurations have majorities that intersect (membership.ts)
   // The lock app (lock-checkers.ts):
   | 'Lock Replica Agreement' // same applied index ⇒ same lock state digest, same result and events
   | 'Token Is Entry Index' // an ACQUIRED token is the index of the entry that granted it

@@ -5,14 +5,15 @@
 import type { PlantedBug } from '../../src/raft/types.js';
 import { LOCK_BUGS, type LockBug } from './lock-app.js';
 import type { LockStats } from './lock-checkers.js';
+import type { MembershipStats } from './membership.js';
 import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
 import { DEFAULT_STEPS, SIM_APPS, formatViolation, runSim, type SimApp, type SimReport } from './runner.js';
 import { DISK_BUGS, type DiskBug } from './sim-storage.js';
 import { START_BUGS, type StartBug } from './voters.js';
 
-export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim'];
+export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug ${BUGS.join('|')}] ` +
-  `[--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
+  `[--membership] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--workers W] [--no-liveness] [--trace-lines L]`;
 
 interface Args {
@@ -42,6 +43,7 @@ function parse(argv: string[]): Args {
       case '--workers': args.workers = int(flag, v, 1); i++; break;
       case '--trace-lines': opts.traceLines = int(flag, v, 1); i++; break;
       case '--no-liveness': opts.liveness = false; break;
+      case '--membership': opts.membership = true; break;
       case '--nodes': {
         const n = int(flag, v, 3);
         if (n !== 3 && n !== 5) throw new Error(`--nodes must be 3 or 5, got ${n}`);
@@ -142,6 +144,10 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       `another holder, ${lock('downgrades')} downgrades, ${lock('setPermits')} SetPermits, ${lock('agreementRefusals')} permit disagreements refused, ` +
       `${lock('delaysStarted')} lock-delays started (${lock('delayGrants')} grants at their end)`]
     : [];
+  const change = (k: keyof MembershipStats) => sum((r) => r.membership?.[k] ?? 0);
+  const membershipLine = ok.some((r) => r.membership)
+    ? [`membership: ${change('proposed')} changes appended (${change('refused')} refused), ${change('committed')} committed, ${change('retired')} removed nodes retired`]
+    : [];
   return [
     `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,
     `totals: ${sum((r) => r.stats.leaderTerms)} leader terms, ${sum((r) => r.stats.crashes)} crashes ` +
@@ -155,6 +161,7 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       `(${sum((r) => r.stats.readsAskedOfStaleLeaders)} asked of a deposed leader), ` +
       `${sum((r) => r.stats.transfers)} transfers`,
     ...lockLine,
+    ...membershipLine,
     `liveness: heal→stable leader max ${max((r) => r.stats.healToLeaderSteps)} steps, propose→applied everywhere max ${max((r) => r.stats.proposeToAppliedSteps)} steps`,
   ].join('\n');
 }

@@ -90,9 +90,10 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug?: P
       maxSizePerMsg: prng.pick([undefined, 1, 1, 8, 64]), // 1 byte ⇒ one entry per App: entries travel separately
       maxInflightMsgs: prng.pick([undefined, 1, 4, 16]),
       plantedBug,
-      snapshotEvery: prng.pick([4, 10, 30, 100]),
+      snapshotEvery: prng.pick([1, 2, 4, 10, 30, 100]),
       compactKeep: prng.pick([0, 0, 3, 20]),
       diskDelayMax: 0, // drawn below
+      snapshotOnReject: false, // drawn below
     },
     tickSkipMax: prng.pick([0, 0.05, 0.15]),
     tickDoubleMax: prng.pick([0, 0.02, 0.05]),
@@ -119,11 +120,17 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug?: P
     misconfigRate: prng.pick([0, 0, 0.2, 0.5]),
   };
   const diskDelayMax = prng.pick([0, 0, 1, 3]);
-  const mixed: Profile = { ...base, node: { ...base.node, diskDelayMax, diskBug, startBug } };
+  // Leaders of three mixed runs in ten (and of every churn run, below) answer a lagging follower's rejection with their
+  // snapshot: the only way a Snap reaches a follower that holds its last entry behind a stale older-term tail (our
+  // default policy probes back instead, and keeps most runs).
+  const snapshotOnReject = prng.chance(0.3);
+  const mixed: Profile = { ...base, node: { ...base.node, diskDelayMax, snapshotOnReject, diskBug, startBug } };
   if (family === 'mixed') return mixed;
+  // Snapshots every entry or few: a leader's snapshot then sits right at its commit, past what followers heard.
+  const snapshotEvery = prng.pick([1, 2, 4]);
   return {
     ...mixed,
-    node: { ...mixed.node, maxSizePerMsg: 1 },
+    node: { ...mixed.node, maxSizePerMsg: 1, snapshotEvery, snapshotOnReject: true },
     partitionRate: 0.03,
     partitionSteps: [10, 60],
     partitionKinds: ['isolated-leader', 'leader-in-minority', 'deaf-leader'],
@@ -157,7 +164,7 @@ export function describeProfile(p: Profile): string {
     `election ${s.electionTick}/heartbeat ${s.heartbeatTick}`,
     `preVote ${s.preVote} checkQuorum ${s.checkQuorum}`,
     `msg ${s.maxSizePerMsg ?? 'default'}B inflight ${s.maxInflightMsgs ?? 'default'}`,
-    `snapshot every ${s.snapshotEvery} keep ${s.compactKeep}`,
+    `snapshot every ${s.snapshotEvery} keep ${s.compactKeep}${s.snapshotOnReject ? ' (sent on reject)' : ''}`,
     `drop ${p.weather.map((w) => w.dropRate).join('/')}`,
     `partitions ${p.partitionRate}`,
     `crashes ${p.crashRate} (power cuts ${p.powerCutShare}${p.maxDown === p.nodes && p.clusterPowerCutRate > 0 ? `, cluster ${p.clusterPowerCutRate}` : ''})`,
@@ -251,7 +258,8 @@ export class FaultSchedule {
     const w = this.world;
     for (const node of w.nodes) {
       if (node.up || node.restartAt > step) continue;
-      const named = !this.calm && this.prng.chance(p.misconfigRate) ? this.wrongPeers(node) : undefined;
+      // (A node that joined with no --peers voters has no wrong set to be given: membership runs, membership.ts.)
+      const named = !this.calm && this.prng.chance(p.misconfigRate) && node.peers.length > 0 ? this.wrongPeers(node) : undefined;
       // A refused start (exit 3): the operator fixes --peers and starts it again a little later.
       if (!w.restart(node, named)) node.restartAt = step + this.prng.range(1, 20);
     }

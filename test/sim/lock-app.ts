@@ -55,7 +55,7 @@ export class LockReplica {
   }
 
   apply(e: Entry): ApplyOutput {
-    const out = this.guard(() => this.sm.apply({ index: e.index, data: this.plant(e.data) }), `applying entry ${e.index}`);
+    const out = this.guard(() => this.sm.apply({ index: e.index, data: this.plant(e.data), ...(e.type ? { type: e.type } : {}) }), `applying entry ${e.index}`);
     this.last = out;
     return out;
   }
@@ -113,5 +113,7 @@ export function describeCommand(c: Command): string {
     case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'FenceDelete': return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;
+    case 'AclGrant':
+    case 'AclRevoke': return `${c.type} ${c.subject} ${c.verb} ${JSON.stringify(c.prefix)}`;
   }
 }

@@ -120,7 +120,7 @@ export class LockChecker {
     }
     this.digests[e.index] = digest;
     this.outputs[e.index] = sig;
-    const cmd = e.data.length > 0 ? decodeCommand(e.data) : undefined;
+    const cmd = e.data.length > 0 && e.type !== 'config' ? decodeCommand(e.data) : undefined; // a config entry is the core's, not a command
     this.history(id, e.index, cmd, out);
     return { cmd };
   }
@@ -376,5 +376,5 @@ interface Grant {
 }
 
 function describeEntry(e: Entry): string {
-  return e.data.length === 0 ? 'no-op' : describeCommand(decodeCommand(e.data));
+  return e.data.length === 0 ? 'no-op' : e.type === 'config' ? 'config entry' : describeCommand(decodeCommand(e.data));
 }

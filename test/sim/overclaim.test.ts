@@ -2,7 +2,8 @@
 // already holds a snapshot's last entry, with a stale tail of an older term after it, receives that snapshot
 // from a newer leader. It must answer with its commit (= the snapshot index); with the planted bug
 // 'snapshot-fast-forward-overclaim' it answers its last index, and the simulator's Ack Matches Leader check
-// reports it at the moment it is sent. (Random seeds do not reach this schedule: see README, simulator.)
+// reports it at the moment it is sent. (Random seeds reach it only with RaftConfig.snapshotOnReject: our default
+// leader probes back instead of sending this Snap, see README, simulator; sim.test.ts hunts it that way.)
 import { expect } from 'chai';
 import { message, type PlantedBug } from '../../src/raft/types.js';
 import { Violation } from './checkers.js';

@@ -17,6 +17,7 @@ import { Prng } from './prng.js';
 import { SimNode, type CrashKind, type CrashPoint, type DriverHooks } from './sim-node.js';
 import type { DiskBug } from './sim-storage.js';
 import type { StartBug } from './voters.js';
+import { Membership, SPARES, type MembershipStats, type MembershipWorld } from './membership.js';
 import { Trace } from './trace.js';
 
 export type MixOverride = Partial<Omit<Profile, 'node'>> & { readonly node?: Partial<Profile['node']> };
@@ -40,6 +41,8 @@ export interface SimOptions {
   /** A bug planted into every node's storage adapter (sim-storage.ts) or start path (voters.ts). */
   readonly diskBug?: DiskBug;
   readonly startBug?: StartBug;
+  /** Membership changes at random (membership.ts): spare nodes added as learners, promoted, members removed. */
+  readonly membership?: boolean;
 }
 
 export type SimApp = 'hash' | 'lock';
@@ -97,6 +100,8 @@ export interface SimReport {
   readonly stats: SimStats;
   /** Lock app runs: what the committed history did (counted once per entry). */
   readonly lock?: LockStats;
+  /** Membership runs: changes proposed, refused, committed, nodes retired. */
+  readonly membership?: MembershipStats;
   readonly violation?: SimViolation;
 }
 
@@ -143,6 +148,9 @@ class Sim implements DriverHooks, World, LockDriver {
   private readonly trace: Trace;
   private readonly lockChecker: LockChecker | undefined;
   private readonly workload: LockWorkload | undefined;
+  private readonly membership: Membership | undefined;
+  /** Nodes whose removal committed, to take out of the run at the start of the next step. */
+  private toRetire: SimNode[] = [];
   private now = 0;
   private proposalSeq = 0;
   private readSeq = 0;
@@ -163,7 +171,9 @@ class Sim implements DriverHooks, World, LockDriver {
     this.steps = opts.steps ?? DEFAULT_STEPS;
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
     const ids = Array.from({ length: this.profile.nodes }, (_, i) => `n${i + 1}`);
-    this.network = new Network(ids, root.fork('network'));
+    // Membership runs: spare ids after the bootstrap ones (never reused), on the network from the start.
+    const spareIds = opts.membership ? Array.from({ length: SPARES }, (_, i) => `n${this.profile.nodes + i + 1}`) : [];
+    this.network = new Network([...ids, ...spareIds], root.fork('network'));
     this.client = root.fork('client');
     this.order = root.fork('order');
     const clocks = root.fork('clocks');
@@ -186,12 +196,44 @@ class Sim implements DriverHooks, World, LockDriver {
       this.lockChecker = new LockChecker();
       this.workload = new LockWorkload(drawLockMix(locks), locks.fork('workload'), this);
     }
+    // Forked after everything else, so that a seed draws the same without membership changes as before them.
+    if (opts.membership) {
+      const m = root.fork('membership');
+      const spares = spareIds.map((id) => {
+        const settings = { ...this.profile.node, tickSkip: m.float() * this.profile.tickSkipMax, tickDouble: m.float() * this.profile.tickDoubleMax };
+        // No --peers voters: a node that joins empty and learns the configuration from the leader.
+        const node = new SimNode(id, [], settings, m.fork(`node ${id}`), this, () => this.now, lockApp ? new LockReplica(id, opts.lockBug) : undefined);
+        this.byId.set(id, node);
+        return node;
+      });
+      // A change asked for on 5% of steps, and of every new leader at once (where the first-commit rule matters).
+      this.membership = new Membership(this.membershipWorld(), spares, m.fork('changes'), 0.05, 1);
+    }
+  }
+
+  private membershipWorld(): MembershipWorld {
+    return {
+      nodes: this.nodes,
+      leader: () => this.leader(),
+      event: (kind, ...args) => this.trace.event(this.now, kind, ...args),
+      activate: (node) => {
+        if (!this.nodes.includes(node)) this.nodes.push(node);
+        if (node.up) return;
+        node.start();
+        this.membership?.started(node);
+        this.trace.event(this.now, 'join', node.id);
+      },
+      retire: (node) => this.toRetire.push(node),
+    };
   }
 
   run(): SimReport {
     let violation: SimViolation | undefined;
     try {
-      for (const node of this.nodes) node.start();
+      for (const node of this.nodes) {
+        node.start();
+        this.membership?.started(node);
+      }
       this.trace.event(0, 'start', this.describeRun());
       while (this.now < this.steps) {
         this.faults.beforeStep(this.now + 1);
@@ -211,7 +253,7 @@ class Sim implements DriverHooks, World, LockDriver {
     const replay = [`npm run sim -- --seed ${o.seed}`, o.steps !== undefined && o.steps !== DEFAULT_STEPS ? `--steps ${o.steps}` : '',
       o.nodes ? `--nodes ${o.nodes}` : '', o.plantedBug ? `--bug ${o.plantedBug}` : '', o.liveness === false ? '--no-liveness' : '',
       o.app && o.app !== 'hash' ? `--app ${o.app}` : '', o.lockBug ? `--lock-bug ${o.lockBug}` : '',
-      o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '',
+      o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '', o.membership ? '--membership' : '',
       o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
@@ -222,6 +264,7 @@ class Sim implements DriverHooks, World, LockDriver {
       digest: this.trace.digest(),
       stats: this.stats,
       ...(this.lockChecker ? { lock: this.lockChecker.stats } : {}),
+      ...(this.membership ? { membership: this.membership.stats } : {}),
       violation,
     };
   }
@@ -235,6 +278,14 @@ class Sim implements DriverHooks, World, LockDriver {
    */
   private step(clients: boolean): void {
     const now = ++this.now;
+    for (const node of this.toRetire.splice(0)) {
+      // Its removal committed: the real node stops itself (or the transport refuses it); it never comes back.
+      if (node.up) node.crash('between-steps');
+      node.restartAt = Infinity;
+      const at = this.nodes.indexOf(node);
+      if (at >= 0) this.nodes.splice(at, 1);
+      this.trace.event(now, 'retired', node.id);
+    }
     this.deliver(now);
     for (const node of this.nodes) if (node.up) node.tick();
     if (clients) this.clients(now);
@@ -284,6 +335,7 @@ class Sim implements DriverHooks, World, LockDriver {
         this.trace.event(now, 'transfer', leader.id, to);
       }
     }
+    this.membership?.step();
     if (rnd.chance(p.campaignRate)) {
       const node = this.randomUp();
       if (node && node.role !== 'leader') {
@@ -365,11 +417,11 @@ class Sim implements DriverHooks, World, LockDriver {
       wanted.push({ ...p.at, data });
     }
     const last = wanted[wanted.length - 1].index;
-    const lag = last - Math.min(...this.nodes.map((x) => x.app.index));
+    const lag = last - Math.min(...this.members().map((x) => x.app.index));
     const applyBound = PROPOSE_TO_APPLIED_STEPS + STEPS_PER_LAGGING_ENTRY * lag;
-    while (this.nodes.some((x) => x.app.index < last)) {
+    while (this.members().some((x) => x.app.index < last)) {
       if (this.now - proposedAt >= applyBound) {
-        const behind = this.nodes.filter((x) => x.app.index < last).map((x) => `${x.id} at ${x.app.index}`);
+        const behind = this.members().filter((x) => x.app.index < last).map((x) => `${x.id} at ${x.app.index}`);
         fail('Liveness', undefined, `proposals up to index ${last} not applied everywhere ${applyBound} steps later (lag was ${lag}): ${behind.join(', ')}`);
       }
       const st = leader.loop?.status();
@@ -390,7 +442,8 @@ class Sim implements DriverHooks, World, LockDriver {
   private stableLeader(): SimNode | undefined {
     let leader: SimNode | undefined;
     let term = -1;
-    for (const node of this.nodes) {
+    const nodes = this.members();
+    for (const node of nodes) {
       const st = node.loop?.status();
       if (!st) return undefined;
       if (term !== -1 && st.term !== term) return undefined;
@@ -402,11 +455,23 @@ class Sim implements DriverHooks, World, LockDriver {
       }
     }
     if (!leader) return undefined;
-    for (const node of this.nodes) {
+    for (const node of nodes) {
       const st = node.loop!.status();
       if (st.leader !== leader.id) return undefined;
     }
     return leader.role === 'leader' && leader.term === term ? leader : undefined;
+  }
+
+  /**
+   * The nodes liveness is judged on: all of them, or with membership changes the members (voters and learners)
+   * of the configuration the most recent up leader has in effect (a spare whose addition was rolled back is not).
+   */
+  private members(): SimNode[] {
+    if (!this.membership) return this.nodes;
+    const st = this.leader()?.loop?.status();
+    if (!st) return this.nodes;
+    const ids = new Set([...st.voters, ...st.learners]);
+    return this.nodes.filter((x) => ids.has(x.id));
   }
 
   // ---- World (for the fault schedule) -------------------------------------------------------
@@ -469,6 +534,7 @@ class Sim implements DriverHooks, World, LockDriver {
       return false;
     }
     const img = node.disk.cached;
+    this.membership?.started(node);
     this.trace.event(this.now, 'restart', node.id, node.voters.join(','), node.term, node.commit, img.lastIndex(), img.snapshotIndex);
     // The lock state read back from the node's own snapshot is the one replicas had there.
     if (img.snapshotIndex > 0) this.lockChecker?.restored(node, img.snapshotIndex);
@@ -483,7 +549,10 @@ class Sim implements DriverHooks, World, LockDriver {
       rd.entries.length ? `${rd.entries[0].index}..${rd.entries[rd.entries.length - 1].index}` : undefined,
       rd.snapshot?.metadata.index, rd.committedEntries.length, rd.messages.length);
     this.checker.readyTaken(node, rd);
-    if (rd.softState?.role === 'leader') this.faults.newLeader(node, this.now);
+    if (rd.softState?.role === 'leader') {
+      this.faults.newLeader(node, this.now);
+      this.membership?.newLeader(node);
+    }
     else if (node.role === 'leader' && hs && hs.commit > node.commit) this.faults.leaderCommitted(node, this.now);
   }
 
@@ -511,11 +580,13 @@ class Sim implements DriverHooks, World, LockDriver {
   snapshotRestored(node: SimNode, index: number, before: AppState): void {
     this.trace.event(this.now, 'restore', node.id, index);
     this.checker.snapshotRestored(node, index, before);
+    this.membership?.snapshotRestored(node);
     this.lockChecker?.restored(node, index);
   }
 
   applied(node: SimNode, e: Entry, data: string, before: AppState): void {
     this.checker.applied(node, e, data, before);
+    this.membership?.applied(node, e);
     if (!this.lockChecker) return;
     const out = node.lock!.last!;
     const first = this.lockChecker.applied(node, e, out);

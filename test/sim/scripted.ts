@@ -25,6 +25,7 @@ export class ScriptedCluster implements DriverHooks {
       preVote: false,
       checkQuorum: false,
       snapshotEvery: 1000,
+      snapshotOnReject: false,
       compactKeep: 0,
       tickSkip: 0,
       tickDouble: 0,

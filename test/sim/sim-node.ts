@@ -41,6 +41,8 @@ export interface NodeSettings {
   readonly maxSizePerMsg?: number;
   readonly maxInflightMsgs?: number;
   readonly plantedBug?: PlantedBug;
+  /** As leader, answer a rejection from a follower behind our snapshot with the snapshot (RaftConfig.snapshotOnReject). */
+  readonly snapshotOnReject: boolean;
   /** Take an app snapshot (and compact) once this many entries were applied past the last one. */
   readonly snapshotEvery: number;
   /** Entries to keep in the MemoryStorage behind a snapshot (slow followers can still catch up by App). */
@@ -146,6 +148,7 @@ export class SimNode {
         maxSizePerMsg: s.maxSizePerMsg,
         maxInflightMsgs: s.maxInflightMsgs,
         plantedBug: s.plantedBug,
+        snapshotOnReject: s.snapshotOnReject,
       },
       storage,
       applier: {

@@ -84,8 +84,8 @@ export class SimStorage implements LoopStorage {
   private mirror(w: DiskWrite): void {
     const m = this.memory;
     if (w.kind === 'compact') {
-      const { index, voters } = w.snapshot.metadata;
-      m.createSnapshot(index, w.snapshot.data, voters);
+      m.createSnapshot(w.snapshot.metadata.index, w.snapshot.data, w.snapshot.metadata); // its configuration too
+      const { index } = w.snapshot.metadata;
       const to = index - this.opts.compactKeep;
       if (to >= m.firstIndex()) m.compact(to);
       this.opts.snapshotSaved?.(w.snapshot);

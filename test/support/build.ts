@@ -36,9 +36,11 @@ function build(): Promise<void> {
     proc.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`building dist/ for the tests failed (${signal ?? `exit ${code}`}):\n${output}`));
-      // The build reads proto/ from dist/proto (src/proto/load.ts). Copied over in place, never
-      // removed first: another mocha process may be starting a node from this dist/ right now.
+      // The build reads proto/ from dist/proto (src/proto/load.ts) and serves the dashboard from
+      // dist/dashboard (observe/dashboard-files.ts). Copied over in place, never removed first:
+      // another mocha process may be starting a node from this dist/ right now.
       cpSync(join(ROOT, 'proto'), join(DIST, 'proto'), { recursive: true });
+      cpSync(join(ROOT, 'dashboard'), join(DIST, 'dashboard'), { recursive: true });
       resolve();
     });
   });

@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../src/proto/lockd.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
+import type { TransferLeaderResponse__Output } from '../../src/proto/gen/lockd/v1/TransferLeaderResponse.js';
 import { ensureBuilt, NODE_MAIN, ROOT } from './build.js';
 import { failuresSoFar } from './failures.js';
 import { killNow, reapOnExit } from './reaper.js';
@@ -150,6 +151,20 @@ export class ProcessCluster {
     return c;
   }
 
+  /**
+   * A handle (fresh ports, data dir) for a node that joins later (membership tests): it is in
+   * peersFlag() from now on; start it with startNode(id, {}, ['--join']).
+   */
+  async addNode(id: string): Promise<NodeHandle> {
+    if (this.nodes.some((n) => n.id === id)) throw new Error(`node ${id} exists`);
+    const n: NodeHandle = {
+      id, address: `127.0.0.1:${await freePort()}`, peerAddress: `127.0.0.1:${await freePort()}`,
+      dataDir: join(this.baseDir, id), logFile: join(this.baseDir, `${id}.log`), proc: undefined,
+    };
+    this.nodes.push(n);
+    return n;
+  }
+
   /** --peers: every node's PEER address. */
   peersFlag(): string {
     return this.nodes.map((n) => `${n.id}=${n.peerAddress}`).join(',');
@@ -170,21 +185,21 @@ export class ProcessCluster {
   }
 
   /** Arguments a node is started with (tests may start one by hand, e.g. with a foreign cluster id). */
-  argsFor(id: string, overrides: Record<string, string> = {}): string[] {
+  argsFor(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): string[] {
     const n = this.node(id);
     const flags: Record<string, string> = {
       '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
       '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.tls?.nodeFlags(id), ...this.opts.nodeFlags?.(id), ...overrides,
     };
     const switches = this.opts.tls && this.opts.clientCertAuth ? ['--client-cert-auth'] : [];
-    return [...Object.entries(flags).flat(), ...switches, ...(this.opts.extraArgs ?? [])];
+    return [...Object.entries(flags).flat(), ...switches, ...extraSwitches, ...(this.opts.extraArgs ?? [])];
   }
 
-  startNode(id: string, overrides: Record<string, string> = {}): ChildProcess {
+  startNode(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): ChildProcess {
     const n = this.node(id);
     if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
     const log = createWriteStream(n.logFile, { flags: 'a' });
-    const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     reapOnExit(proc);
     proc.stdout!.pipe(log);
     proc.stderr!.pipe(log);
@@ -243,6 +258,13 @@ export class ProcessCluster {
   status(id: string, timeoutMs = 1000): Promise<StatusResponse__Output> {
     return new Promise((resolve, reject) =>
       this.client(id).Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res!))),
+    );
+  }
+
+  /** Cluster.TransferLeader asked of node `id` (a follower forwards it); target '' = the server's pick. */
+  transferLeader(id: string, targetId = '', timeoutMs = 5000): Promise<TransferLeaderResponse__Output> {
+    return new Promise((resolve, reject) =>
+      this.client(id).TransferLeader({ targetId }, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res!))),
     );
   }
 

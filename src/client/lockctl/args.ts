@@ -30,6 +30,7 @@ export interface CommandSpec {
 
 export const COMMANDS: readonly CommandSpec[] = [
   { path: ['status'], positionals: [], flags: [], summary: 'every node: id, address, role, term, leader, commit, applied' },
+  { path: ['leader', 'transfer'], positionals: ['[ID]'], flags: [], summary: 'hand leadership to voter ID (default: the most caught-up one) without an election timeout' },
   { path: ['lease', 'grant'], positionals: ['TTL'], flags: [], summary: 'create a lease (TTL in ms, or with s/m suffix); not kept alive' },
   { path: ['lease', 'keepalive'], positionals: ['ID'], flags: ['count'], summary: 'keep a lease alive until interrupted (or --count renewals)' },
   { path: ['lease', 'revoke'], positionals: ['ID'], flags: [], summary: 'end a lease now, releasing its locks' },
@@ -39,13 +40,22 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl', ...RECIPE], summary: 'take a lock only if it is free' },
   { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: ['lease'], summary: 'release a lock held under TOKEN (--lease: whose, when several share TOKEN)' },
   { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holders, tokens, permits, lock-delay and queue" },
-  { path: ['lock', 'set-permits'], positionals: ['NAME', 'N'], flags: [], summary: "change a semaphore's permits (growing grants waiters at once)" },
+  { path: ['lock', 'set-permits'], positionals: ['NAME', 'N'], flags: [], summary: "change a semaphore's permits (growing grants waiters at once; admin with --acl)" },
   { path: ['lock', 'observe'], positionals: ['NAME'], flags: ['count'], summary: "print a lock's events until interrupted (or --count events)" },
   { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token', 'lock'], summary: 'write to the fenced store under --token (with --lock NAME: only while T is that lock\'s current grant)' },
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
   { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+  { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
+  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type'], summary: "print a stopped node's log entries (decoded) and its snapshot summary" },
+  { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
+  { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
+  { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
+  { path: ['member', 'list'], positionals: [], flags: [], summary: 'members: id, peer and client address, voter/learner, match index, lag (admin)' },
+  { path: ['member', 'add'], positionals: ['ID'], flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'], summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)' },
+  { path: ['member', 'promote'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'make a caught-up learner a voter' },
+  { path: ['member', 'remove'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'remove a member for good (its id is never reused; not the leader: transfer first)' },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
@@ -60,6 +70,13 @@ const FLAG_USAGE: Record<string, string> = {
   shared: '[--shared]',
   'lock-delay': '[--lock-delay MS]',
   observe: '[--observe]',
+  'data-dir': '--data-dir DIR',
+  from: '[--from INDEX]',
+  type: '[--type T]',
+  'peer-url': '--peer-url HOST:PORT',
+  'client-url': '[--client-url HOST:PORT]',
+  learner: '[--learner]',
+  'expect-config-index': '[--expect-config-index N]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -106,6 +123,8 @@ export interface Parsed {
     shared: boolean;
     lockDelayMs?: number;
     observe: boolean;
+    dataDir?: string; from?: number; type?: string;
+    peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
   };
   /** `run`: the command and its arguments. */
   readonly command: string[];
@@ -126,6 +145,13 @@ const OPTIONS = {
   shared: { type: 'boolean' },
   'lock-delay': { type: 'string' },
   observe: { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  from: { type: 'string' },
+  type: { type: 'string' },
+  'peer-url': { type: 'string' },
+  'client-url': { type: 'string' },
+  learner: { type: 'boolean' },
+  'expect-config-index': { type: 'string' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -146,6 +172,14 @@ export function parsePositive(what: string, text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a positive integer, got ${JSON.stringify(text)}`);
   const n = Number(text.trim());
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer below 2^53, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** A log index: 0 or more (0 is the bootstrap configuration's). */
+export function parseIndex(what: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a log index (an integer ≥ 0), got ${JSON.stringify(text)}`);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${what} must be below 2^53, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -181,11 +215,14 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const rest = positionals.slice(spec.path.length);
   // `elect --observe NAME` takes no VALUE.
   const wanted = spec.path[0] === 'elect' && values.observe ? ['NAME'] : spec.positionals;
-  if (rest.length !== wanted.length) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE] as const) {
+  const requiredCount = wanted.filter((p) => !p.startsWith('[')).length; // "[ID]": optional, last
+  if (rest.length < requiredCount || rest.length > wanted.length) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
+  if (spec.flags.includes('data-dir') && !values['data-dir']) fail('--data-dir is required');
+  if (spec.flags.includes('peer-url') && values['peer-url'] === undefined) fail('--peer-url is required (the new member\'s --advertise-peer)');
   if (spec.path[0] === 'run' && command.length === 0) fail('no command given after --');
   if (spec.path[0] !== 'run' && dashdash >= 0) fail('unexpected -- (only run takes a command)');
 
@@ -202,7 +239,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       throw e instanceof UsageError ? new UsageError(e.message, usage) : e;
     }
   };
-  const args: Record<string, string> = Object.fromEntries(wanted.map((p, i) => [p, rest[i]]));
+  const args: Record<string, string> = Object.fromEntries(wanted.flatMap((p, i) => (rest[i] === undefined ? [] : [[p.replace(/^\[(.*)\]$/, '$1'), rest[i]]])));
   const tls = wrap(() => resolveTls(values, env));
   return {
     spec,
@@ -223,6 +260,13 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       shared: values.shared ?? false,
       lockDelayMs: values['lock-delay'] === undefined ? undefined : wrap(() => parseDuration('--lock-delay', values['lock-delay']!)),
       observe: values.observe ?? false,
+      dataDir: values['data-dir'],
+      from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
+      type: values.type,
+      peerUrl: values['peer-url'],
+      clientUrl: values['client-url'],
+      learner: values.learner ?? false,
+      expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
     },
     command,
   };

@@ -5,6 +5,7 @@ import * as cmd from './commands.js';
 import { EXIT } from './exit-codes.js';
 import { Output } from './output.js';
 import { runCommand } from './run.js';
+import { loadDemoTool, loadLogDumpTool, type ToolIo } from './tools.js';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -17,6 +18,7 @@ export interface CliIo {
 function dispatch(ctx: cmd.Context): Promise<number> {
   switch (ctx.p.spec.path.join(' ')) {
     case 'status': return cmd.status(ctx);
+    case 'leader transfer': return cmd.leaderTransfer(ctx);
     case 'lease grant': return cmd.leaseGrant(ctx);
     case 'lease keepalive': return cmd.leaseKeepAlive(ctx);
     case 'lease revoke': return cmd.leaseRevoke(ctx);
@@ -32,18 +34,27 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'fence delete': return cmd.fenceDelete(ctx);
     case 'fence read': return cmd.fenceRead(ctx);
     case 'elect': return cmd.elect(ctx);
+    case 'acl grant': return cmd.aclChange(ctx, 'grant');
+    case 'acl revoke': return cmd.aclChange(ctx, 'revoke');
+    case 'acl list': return cmd.aclList(ctx);
     case 'run': return runCommand(ctx);
+    case 'member list': return cmd.memberList(ctx);
+    case 'member add': return cmd.memberAdd(ctx);
+    case 'member promote': return cmd.memberChange(ctx, 'promote');
+    case 'member remove': return cmd.memberChange(ctx, 'remove');
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }
 }
 
 /**
  * How long lockctl may take to stop once interrupted before it is made to: `run` waits for its
- * command (which got the signal too) and then releases; other commands stop within a second.
+ * command (which got the signal too) and then releases; `demo` undoes its faults (resumes, heals,
+ * restarts nodes); other commands stop within a second.
  */
 export function interruptGraceMs(argv: readonly string[]): number {
   try {
-    return parseCommandLine(argv, {}).spec.path[0] === 'run' ? Infinity : 1000;
+    const command = parseCommandLine(argv, {}).spec.path[0];
+    return command === 'run' ? Infinity : command === 'demo' ? 30_000 : 1000;
   } catch {
     return 0;
   }
@@ -63,6 +74,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr.write(`lockctl: ${e.message}\nusage: ${e.usage ?? 'lockctl [global flags] COMMAND ... (lockctl --help)'}\n`);
     return EXIT.USAGE;
   }
+  const tool = runTool(p, io);
+  if (tool) return tool;
   const out = new Output(p.json, io.stdout as never, io.stderr as never);
   let client: LockClient;
   try {
@@ -83,4 +96,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } finally {
     client.close();
   }
+}
+
+/** `demo` and `log dump` are tools outside src/client (tools.ts): they need no LockClient of lockctl's. */
+function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
+  const command = p.spec.path.join(' ');
+  if (command !== 'demo' && command !== 'log dump') return undefined;
+  const toolIo: ToolIo = { ...io, json: p.json, ...(p.tls ? { tls: p.tls as ToolIo['tls'] } : {}) };
+  if (command === 'demo') return loadDemoTool().then((t) => t.runDemo(p.args.NAME, toolIo));
+  const { dataDir, from, type } = p.flags;
+  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }) }, toolIo));
 }

@@ -3,9 +3,9 @@
 import type { LockClient } from '../lock-client.js';
 import { LockdError } from '../errors.js';
 import type { Lease } from '../lease.js';
-import type { LockInfo, LockRecipe } from '../types.js';
+import type { AclRule, LockInfo, LockRecipe } from '../types.js';
 import type { Parsed } from './args.js';
-import { parseDuration, parsePositive } from './args.js';
+import { parseDuration, parsePositive, usageLine, UsageError } from './args.js';
 import { EXIT } from './exit-codes.js';
 import { Output, table } from './output.js';
 
@@ -53,6 +53,16 @@ export async function status(ctx: Context): Promise<number> {
   return rows.some((r) => r.status) ? EXIT.OK : EXIT.ERROR;
 }
 
+export async function leaderTransfer(ctx: Context): Promise<number> {
+  const r = await ctx.client.transferLeader(ctx.p.args.ID ?? '', callOpts(ctx));
+  const where = r.leaderAddress ? ` at ${r.leaderAddress}` : '';
+  ctx.out.result(
+    r.transferred ? `leadership moved from ${r.previousLeaderId} to ${r.leaderId}${where} (term ${r.term})` : `${r.leaderId}${where} already leads (term ${r.term}); nothing changed`,
+    r,
+  );
+  return EXIT.OK;
+}
+
 export async function leaseGrant(ctx: Context): Promise<number> {
   const ttlMs = parseDuration('TTL', ctx.p.args.TTL);
   const lease = await ctx.client.grantLease(ttlMs, callOpts(ctx));
@@ -92,14 +102,14 @@ export async function leaseRevoke(ctx: Context): Promise<number> {
 
 export async function leaseTtl(ctx: Context): Promise<number> {
   const t = await ctx.client.timeToLive(parsePositive('ID', ctx.p.args.ID), callOpts(ctx));
-  ctx.out.result(`lease ${t.leaseId}: granted ttl ${t.grantedTtlMs} ms, remaining ${t.remainingMs} ms, locks: ${t.locks.length ? t.locks.join(', ') : '(none)'}`, t);
+  ctx.out.result(`lease ${t.leaseId} (${t.owner}): granted ttl ${t.grantedTtlMs} ms, remaining ${t.remainingMs} ms, locks: ${t.locks.length ? t.locks.join(', ') : '(none)'}`, t);
   return EXIT.OK;
 }
 
 export async function leaseList(ctx: Context): Promise<number> {
   const leases = await ctx.client.listLeases(callOpts(ctx));
   ctx.out.result(
-    leases.length ? table(['LEASE', 'TTL_MS', 'REMAINING_MS'], leases.map((l) => [String(l.leaseId), String(l.grantedTtlMs), String(l.remainingMs)])) : '(no live leases)',
+    leases.length ? table(['LEASE', 'TTL_MS', 'REMAINING_MS', 'OWNER'], leases.map((l) => [String(l.leaseId), String(l.grantedTtlMs), String(l.remainingMs), l.owner])) : '(no live leases)',
     leases,
   );
   return EXIT.OK;
@@ -255,5 +265,63 @@ export async function fenceRead(ctx: Context): Promise<number> {
   const r = await ctx.client.fenceRead(ctx.p.args.KEY, callOpts(ctx));
   const value = r.value.toString('utf8');
   ctx.out.result(r.fencingToken ? `${r.key} = ${JSON.stringify(value)} (token ${r.fencingToken})` : `${r.key}: never written`, { key: r.key, value, fencingToken: r.fencingToken });
+  return EXIT.OK;
+}
+
+const VERBS: readonly string[] = ['lock', 'fence', 'read', 'admin'];
+
+/** `acl grant|revoke PRINCIPAL VERB PREFIX`. */
+export async function aclChange(ctx: Context, how: 'grant' | 'revoke'): Promise<number> {
+  const { PRINCIPAL: principal, VERB: verb, PREFIX: prefix } = ctx.p.args;
+  if (!VERBS.includes(verb)) throw new UsageError(`VERB must be one of ${VERBS.join(', ')}, got ${JSON.stringify(verb)}`, usageLine(ctx.p.spec));
+  const rule = { principal, verb: verb as AclRule['verb'], prefix };
+  const what = `${verb} on ${JSON.stringify(prefix)} for ${principal}`;
+  if (how === 'grant') {
+    const created = await ctx.client.aclGrant(rule, callOpts(ctx));
+    ctx.out.result(created ? `granted ${what}` : `${what} was already granted`, { ...rule, created });
+  } else {
+    const removed = await ctx.client.aclRevoke(rule, callOpts(ctx));
+    ctx.out.result(removed ? `revoked ${what}` : `no rule ${what} to revoke`, { ...rule, removed });
+  }
+  return EXIT.OK;
+}
+
+export async function aclList(ctx: Context): Promise<number> {
+  const rules = await ctx.client.aclList('', callOpts(ctx));
+  ctx.out.result(rules.length ? table(['PRINCIPAL', 'VERB', 'PREFIX'], rules.map((r) => [r.principal, r.verb, JSON.stringify(r.prefix)])) : '(no access rules)', rules);
+  return EXIT.OK;
+}
+
+// ---- member (operators) -----------------------------------------------------------------------
+
+export async function memberList(ctx: Context): Promise<number> {
+  const l = await ctx.client.memberList(callOpts(ctx));
+  const rows = l.members.map((m) => [m.id + (m.leader ? ' *' : ''), m.role, m.peerAddress || '-', m.clientAddress || '-', String(m.matchIndex), String(m.lag)]);
+  const text = [
+    ...table(['ID', 'ROLE', 'PEER ADDRESS', 'CLIENT ADDRESS', 'MATCH', 'LAG'], rows),
+    `leader ${l.leaderId || '-'}, commit ${l.commitIndex}, configuration of entry ${l.configIndex}; promote needs a lag of at most ${l.promoteMaxLag}` +
+      (l.removedIds.length ? `; removed for good: ${l.removedIds.join(', ')}` : ''),
+  ];
+  ctx.out.result(text, l);
+  return EXIT.OK;
+}
+
+const changed = (what: string, r: { configIndex: number; voters: string[]; learners: string[] }): string =>
+  `${what} (configuration of entry ${r.configIndex}: voters ${r.voters.join(', ') || '-'}; learners ${r.learners.join(', ') || '-'})`;
+
+export async function memberAdd(ctx: Context): Promise<number> {
+  const id = ctx.p.args.ID;
+  const { peerUrl, clientUrl, learner, expectConfigIndex } = ctx.p.flags;
+  const r = await ctx.client.memberAdd({ id, peerUrl: peerUrl!, ...(clientUrl ? { clientUrl } : {}), learner }, { ...callOpts(ctx), ...(expectConfigIndex === undefined ? {} : { expectedConfigIndex: expectConfigIndex }) });
+  ctx.out.result(changed(`${id} added as a ${learner ? 'learner' : 'voter'}`, r), r);
+  return EXIT.OK;
+}
+
+export async function memberChange(ctx: Context, op: 'promote' | 'remove'): Promise<number> {
+  const id = ctx.p.args.ID;
+  const { expectConfigIndex } = ctx.p.flags;
+  const opts = { ...callOpts(ctx), ...(expectConfigIndex === undefined ? {} : { expectedConfigIndex: expectConfigIndex }) };
+  const r = op === 'promote' ? await ctx.client.memberPromote(id, opts) : await ctx.client.memberRemove(id, opts);
+  ctx.out.result(changed(`${id} ${op === 'promote' ? 'promoted to voter' : 'removed'}`, r), r);
   return EXIT.OK;
 }

@@ -12,6 +12,7 @@ import type { AcquireResult } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { Abandoned, LockWaits } from './lock-waits.js';
 import { UncertainWriteError, type Proposer } from './proposer.js';
+import type { AccessControl } from '../security/access-control.js';
 
 /** How often a wait whose queue entry was cancelled by someone else re-queues before giving up. */
 const MAX_REQUEUES = 3;
@@ -28,6 +29,8 @@ export interface AcquireArgs {
   readonly value?: string;
   readonly requestId: string | undefined;
   readonly deadline: number;
+  /** The caller's principal (the command's authority: security/access-control.ts). */
+  readonly principal: string;
   /** Registers a callback for the client going away. */
   readonly onGone: (cb: () => void) => void;
 }
@@ -50,6 +53,7 @@ export class Acquirer {
     private readonly proposer: Proposer,
     private readonly waits: LockWaits,
     private readonly logger: Logger,
+    private readonly access: AccessControl,
   ) {}
 
   async acquire(a: AcquireArgs): Promise<AcquireResponse> {
@@ -63,9 +67,10 @@ export class Acquirer {
       ...(a.lockDelayMs > 0 ? { lockDelayMs: a.lockDelayMs } : {}),
       ...(a.value ? { value: a.value } : {}),
       requestId: a.requestId,
+      ...this.access.authority(a.principal),
     } as const;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
-    const w = this.waits.register(a.name, a.leaseId);
+    const w = this.waits.register(a.name, a.leaseId, a.principal);
     let abandon: Abandoned | undefined;
     /** Index of this call's last applied Acquire entry (each round proposes one). */
     let lastIndex = 0;

@@ -29,6 +29,7 @@ const CODE: Record<ErrorKind, grpc.status> = {
   NOT_FOUND: grpc.status.NOT_FOUND,
   FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
   RESOURCE_EXHAUSTED: grpc.status.RESOURCE_EXHAUSTED,
+  PERMISSION_DENIED: grpc.status.PERMISSION_DENIED,
 };
 
 /** A validate* helper's verdict, or a command the state machine refused. */

@@ -1,12 +1,20 @@
-// lockd.v1.Cluster: what this node knows of the cluster (answered locally, never forwarded).
-// Addresses are CLIENT addresses (learned from each member; '' until heard from), never peer ones.
+// lockd.v1.Cluster. Status: what this node knows of the cluster (answered locally, never
+// forwarded). TransferLeader: served by the leader, forwarded to it by a follower
+// (transfer-service.ts). Addresses are CLIENT addresses (learned from each member; '' until heard
+// from), never peer ones.
 import { lockdProto } from '../../proto/lockd.js';
 import type { ClusterHandlers } from '../../proto/gen/lockd/v1/Cluster.js';
 import type { ServiceRegistry } from '../node/listeners.js';
 import type { NodeContext } from '../node/node-context.js';
+import { Forwarder } from './forwarder.js';
+import { LeaderRouter } from './leader-router.js';
 import { limitRequests } from './public-limits.js';
+import { apiTiming } from './timing.js';
+import { transferLeaderHandler } from './transfer-service.js';
 
-export function registerClusterService(registry: ServiceRegistry, ctx: NodeContext): void {
+export function registerClusterService(registry: ServiceRegistry, ctx: NodeContext): { close(): void } {
+  const router = new LeaderRouter(ctx, apiTiming(ctx.config));
+  const forwarder = new Forwarder(ctx);
   const handlers: ClusterHandlers = {
     Status: (_call, callback) => {
       const st = ctx.driver.status();
@@ -21,6 +29,16 @@ export function registerClusterService(registry: ServiceRegistry, ctx: NodeConte
         members: ctx.peers.members().map((id) => ({ id, address: ctx.peers.clientAddress(id), matchIndex: st.progress.get(id)?.match ?? 0 })),
       });
     },
+    TransferLeader: transferLeaderHandler(ctx, router, forwarder),
   };
-  registry.addPublic(limitRequests(lockdProto.lockd.v1.Cluster.service), handlers);
+  // Status on the public port only; TransferLeader also on the peer port, for forwarding.
+  const { Status, TransferLeader } = limitRequests(lockdProto.lockd.v1.Cluster.service);
+  registry.addPublic({ Status }, { Status: handlers.Status });
+  registry.addForwardable({ TransferLeader }, { TransferLeader: handlers.TransferLeader });
+  return {
+    close() {
+      router.close();
+      forwarder.close();
+    },
+  };
 }

@@ -3,6 +3,9 @@
 // Campaign is a waiting Acquire (acquire.ts: NOT_FOUND the moment the lease ends), Resign a Release,
 // Proclaim a state-machine command, Leader a linearizable Inspect; Observe is served locally from
 // the applied events (like Lock.Observe), reading the leader from the state after each event.
+// Access (issue 12) as for Lock: Campaign, Proclaim and Resign need `lock` on the name, Leader and
+// Observe `lock` or `read`; ownership of the lease (Campaign) or of the leadership's grant (Proclaim,
+// Resign) is checked at apply from the command's authority (state-machine/authorize.ts).
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { ElectionHandlers } from '../../proto/gen/lockd/v1/Election.js';
@@ -24,6 +27,8 @@ import { MAX_OBSERVE_BACKLOG } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { ServerStreams } from './server-stream.js';
 import { unary, type UnaryDeps } from './unary.js';
+import { denied, requireOn } from './access.js';
+import { principalOf } from '../security/principal.js';
 
 const ELECTION = lockdProto.lockd.v1.Election.service;
 
@@ -40,6 +45,7 @@ function leaderOf(name: string, v: LockView): LeaderResponse {
 
 export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents): { handlers: ElectionHandlers; close(err: ApiError): void } {
   const sm = ctx.stateMachine;
+  const access = ctx.access;
   const streams = new ServerStreams<LeaderRequest__Output, LeaderResponse>();
 
   const Observe: grpc.handleServerStreamingCall<LeaderRequest__Output, LeaderResponse> = (call) => {
@@ -47,6 +53,12 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
     const problem = validateLockName(name);
     if (problem) {
       call.emit('error', fromProblem(problem).toStatus());
+      return;
+    }
+    // Against this replica's rules (served locally, like Lock.Observe).
+    const why = access.denial(principalOf(call.metadata), ['lock', 'read'], name, 'observe the election');
+    if (why) {
+      call.emit('error', denied(why).toStatus());
       return;
     }
     if (call.cancelled) return;
@@ -76,6 +88,7 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateElectionValue(req.value) ?? validateRequestId(req.requestId),
       waits: () => true,
       onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'campaign in');
         const r = await acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,
@@ -86,6 +99,7 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
           value: req.value,
           requestId: req.requestId || undefined,
           deadline,
+          principal: caller.principal,
           onGone: caller.onGone,
         });
         if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
@@ -95,16 +109,18 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
     Proclaim: unary<ProclaimRequest__Output, ProclaimResponse>(deps, {
       method: ELECTION.Proclaim,
       validate: (req) => validateKey(req.leader) ?? validateElectionValue(req.value),
-      onLeader: async (req, _caller, deadline) => {
+      onLeader: async (req, caller, deadline) => {
         const k = req.leader!;
-        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, value: req.value }, deadline);
+        requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
+        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, value: req.value, ...access.authority(caller.principal) }, deadline);
         return {};
       },
     }),
     Leader: unary<LeaderRequest__Output, LeaderResponse>(deps, {
       method: ELECTION.Leader,
       validate: (req) => validateLockName(req.name),
-      onLeader: async (req, _caller, deadline) => {
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock', 'read'], req.name, 'read the leader of');
         const r = leaderOf(req.name, await proposer.read(deadline, () => sm.inspectLock(req.name)));
         if (!r.hasLeader) throw new ApiError(grpc.status.NOT_FOUND, `nobody leads ${req.name}`);
         return r;
@@ -113,10 +129,12 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
     Resign: unary<ResignRequest__Output, ResignResponse>(deps, {
       method: ELECTION.Resign,
       validate: (req) => validateKey(req.leader) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _caller, deadline) => {
+      onLeader: async (req, caller, deadline) => {
         const k = req.leader!;
+        requireOn(access, caller.principal, ['lock'], k.name, 'resign from');
         try {
-          const r = await proposer.write({ type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined }, deadline);
+          const cmd = { type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+          const r = await proposer.write(cmd, deadline);
           return { resigned: r.released };
         } catch (e) {
           // Nobody leads any more: the leadership is over either way.

@@ -17,6 +17,7 @@ import { validateFenceKey, validateFenceLock, validateFenceValue, validateReques
 import { ApiError } from './api-error.js';
 import type { Proposer } from './proposer.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { requireOn } from './access.js';
 
 const FENCE = lockdProto.lockd.v1.Fence.service;
 
@@ -30,6 +31,7 @@ export interface FenceOps {
 export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
+  const access = ctx.access;
   const refused = (e: unknown, what: string, req: { key: string; fencingToken: number; lock: string }): never => {
     if (e instanceof ApiError && e.code === grpc.status.FAILED_PRECONDITION)
       log.info({ event: `stale fence ${what}`, key: req.key, token: req.fencingToken, lock: req.lock || undefined }, `fenced ${what} of ${req.key} refused: ${e.message}`);
@@ -40,8 +42,9 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
       method: FENCE.Write,
       validate: (req) =>
         validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceValue(req.value) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const cmd = { type: 'FenceWrite', key: req.key, value: req.value, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined } as const;
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['fence'], req.key, 'write fenced key');
+        const cmd = { type: 'FenceWrite', key: req.key, value: req.value, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'write', req));
         return { highestToken: r.highestToken };
       },
@@ -50,8 +53,9 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
     Delete: {
       method: FENCE.Delete,
       validate: (req) => validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const cmd = { type: 'FenceDelete', key: req.key, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined } as const;
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['fence'], req.key, 'delete fenced key');
+        const cmd = { type: 'FenceDelete', key: req.key, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'delete', req));
         log.debug({ event: 'fence delete', key: req.key, token: req.fencingToken, deleted: r.deleted }, `fenced key ${req.key} ${r.deleted ? 'deleted' : 'had no value'}`);
         return { deleted: r.deleted, highestToken: r.highestToken };
@@ -61,7 +65,8 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
     Read: {
       method: FENCE.Read,
       validate: (req) => validateFenceKey(req.key),
-      onLeader: async (req, _call, deadline) => {
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['fence', 'read'], req.key, 'read fenced key');
         const v = await proposer.read(deadline, () => sm.fenceRead(req.key));
         return { value: Buffer.from(v.value), fencingToken: v.token };
       },

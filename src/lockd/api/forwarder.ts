@@ -4,6 +4,7 @@
 // the leader never forwards again. Messages for clients name the leader's CLIENT address only.
 import * as grpc from '@grpc/grpc-js';
 import { forwardedPath, forwardingMetadata } from '../node/listeners.js';
+import { DNS_RERESOLVE_MS } from '../transport/index.js';
 import type { NodeContext } from '../node/node-context.js';
 import { ApiError, LEADER_TRAILER } from './api-error.js';
 import type { Forward } from './leader-router.js';
@@ -24,6 +25,7 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_reconnect_backoff_ms': 1000,
   'grpc.enable_retries': 0,
   'grpc.use_local_subchannel_pool': 1, // each client its own connection (see CONNECTIONS_PER_LEADER)
+  'grpc.dns_min_time_between_resolutions_ms': DNS_RERESOLVE_MS, // a leader named by DNS, moved to a new IP, is found again
 };
 
 /**
@@ -62,18 +64,20 @@ export class Forwarder {
     return pool[this.next++ % pool.length];
   }
 
-  private metadata(): grpc.Metadata {
-    return forwardingMetadata(this.ctx.config);
+  private metadata(principal: string): grpc.Metadata {
+    return forwardingMetadata(this.ctx.config, principal);
   }
 
   /**
    * Forward one unary call. `answerAt` (epoch ms) is when this node must answer at the latest: if the
    * leader has not answered by then (stopped, partitioned) the call fails UNAVAILABLE; `deadline` is
    * the client's own deadline, reported as DEADLINE_EXCEEDED when it is the one that ran out.
-   * `onCancel` lets the caller cancel the forwarded call when its own client goes away.
+   * `onCancel` lets the caller cancel the forwarded call when its own client goes away. The leader
+   * serves it for `principal` (the caller's, as this node's public port established it).
    */
   unary<Req, Res>(
     to: Forward,
+    principal: string,
     method: ForwardMethod<Req, Res>,
     request: Req,
     deadline: number,
@@ -88,7 +92,7 @@ export class Forwarder {
         method.requestSerialize,
         method.responseDeserialize,
         request,
-        this.metadata(),
+        this.metadata(principal),
         { deadline: Number.isFinite(answerAt) ? answerAt : Infinity },
         (err, res) => {
           this.inFlight.delete(call);
@@ -102,13 +106,13 @@ export class Forwarder {
     });
   }
 
-  /** Open a bidi stream to the leader (the KeepAlive proxy). */
-  duplex<Req, Res>(to: Forward, method: ForwardMethod<Req, Res>): grpc.ClientDuplexStream<Req, Res> {
+  /** Open a bidi stream to the leader for `principal` (the KeepAlive proxy). */
+  duplex<Req, Res>(to: Forward, principal: string, method: ForwardMethod<Req, Res>): grpc.ClientDuplexStream<Req, Res> {
     return this.client(to).makeBidiStreamRequest<Req, Res>(
       forwardedPath(method.path),
       method.requestSerialize,
       method.responseDeserialize,
-      this.metadata(),
+      this.metadata(principal),
       {},
     );
   }

@@ -17,6 +17,8 @@ import type { Forwarder } from './forwarder.js';
 import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseClock } from '../lease/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
+import { principalOf } from '../security/principal.js';
+import { requireOwner } from './access.js';
 
 type Call = grpc.ServerDuplexStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
 type Stream = ServerStream<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
@@ -64,6 +66,7 @@ export class KeepAliveStreams {
   }
 
   private async open(call: Call): Promise<void> {
+    const principal = principalOf(call.metadata);
     let route: Route;
     try {
       if (this.closed) throw this.router.unavailable(`${this.router.selfId} is shutting down`);
@@ -73,14 +76,14 @@ export class KeepAliveStreams {
       return;
     }
     if (call.cancelled) return;
-    if (route.kind === 'local') this.serve(call);
-    else this.proxy(call, route);
+    if (route.kind === 'local') this.serve(call, principal);
+    else this.proxy(call, route, principal);
   }
 
-  private serve(call: Call): void {
+  private serve(call: Call, principal: string): void {
     const leases = new Set<number>();
     const s = this.local.serve(call, {
-      onRequest: (req) => this.request(s, req.leaseId),
+      onRequest: (req) => this.request(s, req.leaseId, principal),
       onClose: () => {
         for (const id of [...leases]) this.unwatch(s, id);
         this.leasesOf.delete(s);
@@ -89,9 +92,15 @@ export class KeepAliveStreams {
     this.leasesOf.set(s, leases);
   }
 
-  private request(s: Stream, leaseId: number): void {
+  /** A Tick renews leases of many principals, so ownership is checked here, before the renewal joins one. */
+  private request(s: Stream, leaseId: number, principal: string): void {
     const problem = validateLeaseId(leaseId);
     if (problem) return s.fail(fromProblem(problem));
+    try {
+      requireOwner(this.ctx.access, principal, leaseId, this.ctx.stateMachine.leaseOwner(leaseId), 'keep alive');
+    } catch (e) {
+      return s.fail(asApiError(e));
+    }
     s.begin();
     const queued = this.clock.renew(leaseId, (ttlMs) => {
       if (s.open) {
@@ -131,8 +140,8 @@ export class KeepAliveStreams {
     }
   }
 
-  private proxy(call: Call, to: Extract<Route, { kind: 'forward' }>): void {
-    const up = this.forwarder.duplex<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse__Output>(to, METHOD);
+  private proxy(call: Call, to: Extract<Route, { kind: 'forward' }>, principal: string): void {
+    const up = this.forwarder.duplex<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse__Output>(to, principal, METHOD);
     let done = false;
     /** Ends both sides once: err undefined = the leader ended the stream OK, null = the client went away. */
     const finish = (err: ApiError | undefined | null) => {

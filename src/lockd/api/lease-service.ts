@@ -20,6 +20,7 @@ import type { KeepAliveStreams } from './keepalive-streams.js';
 import type { Proposer } from './proposer.js';
 import type { ApiTiming } from './timing.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { denied, requireOwner } from './access.js';
 
 const LEASE = lockdProto.lockd.v1.Lease.service;
 
@@ -34,19 +35,22 @@ export interface LeaseOps {
 export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer): LeaseOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
+  const access = ctx.access;
   return {
     Grant: {
       method: LEASE.Grant,
       validate: (req) => validateTtlMs(req.ttlMs) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
+      onLeader: async (req, caller, deadline) => {
+        const why = access.grantDenial(caller.principal);
+        if (why) throw denied(why);
         const r = await proposer.write(
           // The margins cover time from before this entry that the next Tick may still count, and clock-rate
           // error between leader and client (lease/deadline-margin.ts).
-          { type: 'Grant', ttlMs: req.ttlMs, ...leaderMargins(timing.maxElapsedMs), requestId: req.requestId || undefined },
+          { type: 'Grant', ttlMs: req.ttlMs, ...leaderMargins(timing.maxElapsedMs), requestId: req.requestId || undefined, ...access.authority(caller.principal) },
           deadline,
         );
         if (r.duplicate) log.debug({ event: 'lease grant replayed', leaseId: r.leaseId, requestId: req.requestId }, 'retried Grant answered from its first result');
-        else log.info({ event: 'lease granted', leaseId: r.leaseId, ttlMs: r.ttlMs }, `lease ${r.leaseId} granted (ttl ${r.ttlMs} ms)`);
+        else log.info({ event: 'lease granted', leaseId: r.leaseId, ttlMs: r.ttlMs, principal: caller.principal }, `lease ${r.leaseId} granted (ttl ${r.ttlMs} ms)`);
         return { leaseId: r.leaseId, ttlMs: r.ttlMs };
       },
     },
@@ -54,9 +58,9 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
     Revoke: {
       method: LEASE.Revoke,
       validate: (req) => validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined }, deadline);
-        log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks }, `lease ${r.leaseId} revoked`);
+      onLeader: async (req, caller, deadline) => {
+        const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) }, deadline);
+        log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks, principal: caller.principal }, `lease ${r.leaseId} revoked`);
         return {};
       },
     },
@@ -64,19 +68,22 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
     TimeToLive: {
       method: LEASE.TimeToLive,
       validate: (req) => validateLeaseId(req.leaseId),
-      onLeader: async (req, _call, deadline) => {
+      onLeader: async (req, caller, deadline) => {
         const v = await proposer.read(deadline, () => sm.timeToLive(req.leaseId));
         if (!v) throw new ApiError(grpc.status.NOT_FOUND, `lease ${req.leaseId} not found (expired, revoked or never granted)`);
-        return { leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, locks: [...v.locks] };
+        requireOwner(access, caller.principal, req.leaseId, v.owner, 'inspect');
+        return { leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, locks: [...v.locks], owner: v.owner };
       },
     },
 
     List: {
       method: LEASE.List,
       validate: () => undefined,
-      onLeader: async (_req, _call, deadline) => {
-        const leases = await proposer.read(deadline, () => sm.listLeases());
-        return { leases: leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs })) };
+      // An admin sees every lease; anyone else their own (without client certificates: all, anonymous's).
+      onLeader: async (_req, caller, deadline) => {
+        const all = access.isAdmin(caller.principal);
+        const leases = await proposer.read(deadline, () => sm.listLeases().filter((v) => all || v.owner === caller.principal));
+        return { leases: leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, owner: v.owner })) };
       },
     },
   };

@@ -1,4 +1,4 @@
-// The public lock API (lockd.v1 Lease, Lock, Fence) on a node's server. Every node serves every
+// The public lock API (lockd.v1 Lease, Lock, Fence, Auth) on a node's server. Every node serves every
 // RPC: the leader does the work (writes are proposals, reads pass a ReadIndex barrier), followers
 // forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
@@ -11,6 +11,7 @@ import { AppliedEvents } from './applied-events.js';
 import { unavailable } from './api-error.js';
 import { electionHandlers } from './election-service.js';
 import { fenceHandlers, fenceOps } from './fence-service.js';
+import { authHandlers } from './auth-service.js';
 import { Forwarder } from './forwarder.js';
 import { KeepAliveStreams } from './keepalive-streams.js';
 import { WaitCleanup } from './wait-cleanup.js';
@@ -18,6 +19,7 @@ import { LeaderRouter } from './leader-router.js';
 import { leaseHandlers, leaseOps } from './lease-service.js';
 import { lockHandlers, lockOps } from './lock-service.js';
 import { LockWaits } from './lock-waits.js';
+import { membershipHandlers } from './membership-service.js';
 import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { Proposer } from './proposer.js';
@@ -34,8 +36,8 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
   const waits = new LockWaits(events, cleanup, timing, ctx.logger);
-  const observe = new ObserveStreams(events);
-  const acquirer = new Acquirer(proposer, waits, ctx.logger);
+  const observe = new ObserveStreams(events, ctx.access);
+  const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
   const deps = { router, forwarder, timing };
   const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
 
@@ -46,7 +48,10 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
   const election = electionHandlers(ctx, deps, proposer, acquirer, events);
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Election.service), election.handlers);
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Auth.service), authHandlers(ctx, deps, proposer));
   registry.addPublic(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
+  // Membership changes are writes too: forwarded to the leader (admin-only: membership-service.ts requireAdmin).
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Membership.service), membershipHandlers(ctx, deps, proposer));
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {

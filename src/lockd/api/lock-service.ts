@@ -27,6 +27,7 @@ import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { denied, requireOn } from './access.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
@@ -42,14 +43,16 @@ export interface LockOps {
 export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): LockOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
+  const access = ctx.access;
   return {
     Acquire: {
       method: LOCK.Acquire,
       validate: (req) =>
         validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAcquireRecipe(req.permits, req.shared, req.lockDelayMs) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
-      onLeader: (req, caller, deadline) =>
-        acquirer.acquire({
+      onLeader: (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'acquire');
+        return acquirer.acquire({
           name: req.name,
           leaseId: req.leaseId,
           wait: req.wait,
@@ -58,15 +61,18 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
           lockDelayMs: req.lockDelayMs,
           requestId: req.requestId || undefined,
           deadline,
+          principal: caller.principal,
           onGone: caller.onGone,
-        }),
+        });
+      },
     },
 
     Release: {
       method: LOCK.Release,
       validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? (req.leaseId === 0 ? undefined : validateLeaseId(req.leaseId)) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const cmd = { type: 'Release', name: req.name, token: req.fencingToken, leaseId: req.leaseId || undefined, requestId: req.requestId || undefined } as const;
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'release');
+        const cmd = { type: 'Release', name: req.name, token: req.fencingToken, leaseId: req.leaseId || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline);
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
@@ -76,7 +82,8 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     Inspect: {
       method: LOCK.Inspect,
       validate: (req) => validateLockName(req.name),
-      onLeader: async (req, _call, deadline) => {
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock', 'read'], req.name, 'inspect');
         const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
         return {
           held: v.held,
@@ -95,8 +102,9 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     CancelWait: {
       method: LOCK.CancelWait,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId),
-      onLeader: async (req, _call, deadline) => {
-        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined } as const;
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock'], req.name, 'cancel waits for');
+        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline);
         log.debug(
           { event: 'cancel wait', name: req.name, leaseId: req.leaseId, abandonedAt: req.abandonedAtIndex, removed: r.removed, heldToken: r.heldToken, released: r.released },
@@ -109,9 +117,12 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
     SetPermits: {
       method: LOCK.SetPermits,
       validate: (req) => validateCommand({ type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined }),
-      onLeader: async (req, _call, deadline) => {
-        // ADMIN HOOK (issue #12): once calls carry a principal, refuse PERMISSION_DENIED here unless it is an admin.
-        const r = await proposer.write({ type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined }, deadline);
+      onLeader: async (req, caller, deadline) => {
+        // Admin-only with --acl, like Membership (it changes a name for all its holders); without
+        // --acl open to every caller like the rest of the API. authorize.ts checks it again at apply.
+        if (access.enforced && !access.isAdmin(caller.principal)) throw denied(`${caller.principal} may not set the permits of ${JSON.stringify(req.name)}: that needs \`admin\``);
+        const cmd = { type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const r = await proposer.write(cmd, deadline);
         log.info({ event: 'permits set', name: req.name, previous: r.previous, permits: r.permits, granted: r.granted }, `${req.name}: permits ${r.previous} -> ${r.permits}`);
         return { previous: r.previous, granted: r.granted };
       },

@@ -51,6 +51,8 @@ export interface Abandoned {
 interface KeyState {
   readonly name: string;
   readonly leaseId: number;
+  /** The principal of the latest call (its cleanup is done for it). */
+  principal: string;
   readonly waiters: Set<Waiter>;
   /** Bumped by every new call for this key: a pending grace cancel checks it. */
   seq: number;
@@ -120,10 +122,11 @@ export class LockWaits {
   }
 
   /** Call before proposing the Acquire, so no event between its apply and its answer is missed. */
-  register(name: string, leaseId: number): Waiter {
+  register(name: string, leaseId: number, principal: string): Waiter {
     const id = keyOf(name, leaseId);
     let ks = this.keys.get(id);
-    if (!ks) this.keys.set(id, (ks = { name, leaseId, waiters: new Set(), seq: 0, abandonedAt: 0, cleaning: false }));
+    if (!ks) this.keys.set(id, (ks = { name, leaseId, principal, waiters: new Set(), seq: 0, abandonedAt: 0, cleaning: false }));
+    ks.principal = principal;
     ks.seq++;
     if (ks.graceTimer) {
       clearTimeout(ks.graceTimer);
@@ -175,7 +178,7 @@ export class LockWaits {
         this.logger.info({ event: 'wait not cancelled', name, leaseId, why }, `abandoned wait for ${name} by lease ${leaseId}: no Acquire entry of it known here, nothing to cancel`);
         return;
       }
-      const r = await this.cleanup.cancelWait(name, leaseId, abandonedAt, until);
+      const r = await this.cleanup.cancelWait(name, leaseId, abandonedAt, until, ks.principal);
       this.logger.info(
         { event: 'wait cancelled', name, leaseId, why, abandonedAt, removed: r.removed, heldToken: r.heldToken, released: r.released },
         `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`,

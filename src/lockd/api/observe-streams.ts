@@ -9,6 +9,9 @@ import { validateLockName } from '../state-machine/index.js';
 import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import { ServerStreams } from './server-stream.js';
+import { principalOf } from '../security/principal.js';
+import type { AccessControl } from '../security/access-control.js';
+import { denied } from './access.js';
 
 /**
  * Events buffered for one slow reader before its stream is ended with RESOURCE_EXHAUSTED: at most
@@ -21,13 +24,22 @@ type Call = grpc.ServerWritableStream<ObserveRequest__Output, LockEventMessage>;
 export class ObserveStreams {
   private readonly streams = new ServerStreams<ObserveRequest__Output, LockEventMessage>();
 
-  constructor(private readonly events: AppliedEvents) {}
+  constructor(
+    private readonly events: AppliedEvents,
+    private readonly access: AccessControl,
+  ) {}
 
   readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => {
     const { name } = call.request;
     const problem = validateLockName(name);
     if (problem) {
       call.emit('error', fromProblem(problem).toStatus());
+      return;
+    }
+    // Against this replica's rules (served locally, like the events themselves).
+    const why = this.access.denial(principalOf(call.metadata), ['lock', 'read'], name, 'observe');
+    if (why) {
+      call.emit('error', denied(why).toStatus());
       return;
     }
     if (call.cancelled) return;

@@ -23,6 +23,7 @@ import type { LeaderRouter } from './leader-router.js';
 import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
 import { ServerStream, ServerStreams } from './server-stream.js';
+import { principalOf } from '../security/principal.js';
 import { deadlineOf, type ApiTiming } from './timing.js';
 import type { Caller, OpSpec } from './unary.js';
 
@@ -44,6 +45,8 @@ interface Session {
   readonly stream: ServerStream<SessionRequest__Output, SessionResponse>;
   /** The stream's own deadline (epoch ms, Infinity if none): every operation's deadline is capped by it. */
   readonly deadline: number;
+  /** The stream's principal: every operation on it is the principal's. */
+  readonly principal: string;
   readonly inFlight: Map<number, Op>;
 }
 
@@ -124,7 +127,7 @@ export class SessionStreams {
         this.logger.debug({ event: 'session closed', inFlight: inFlight.size, sessions: this.streams.size }, 'session closed');
       },
     });
-    const s: Session = { stream, deadline, inFlight };
+    const s: Session = { stream, deadline, principal: principalOf(call.metadata), inFlight };
     this.logger.debug({ event: 'session opened', sessions: this.streams.size }, 'session opened');
   }
 
@@ -138,7 +141,7 @@ export class SessionStreams {
     const op: Op = { gone: [] };
     s.inFlight.set(id, op);
     s.stream.begin();
-    const caller: Caller = { onGone: (cb) => (s.stream.open ? op.gone.push(cb) : cb()) };
+    const caller: Caller = { principal: s.principal, onGone: (cb) => (s.stream.open ? op.gone.push(cb) : cb()) };
     void this.run(s, req, caller).then((res) => {
       s.inFlight.delete(id);
       s.stream.send({ id, ...res });

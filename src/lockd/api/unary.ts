@@ -4,6 +4,7 @@
 // leader) is shared with the Session stream (session-service.ts), so both have the same semantics.
 import type * as grpc from '@grpc/grpc-js';
 import type { Problem } from '../state-machine/index.js';
+import { principalOf } from '../security/principal.js';
 import { asApiError, fromProblem } from './api-error.js';
 import type { ForwardMethod, Forwarder } from './forwarder.js';
 import type { LeaderRouter } from './leader-router.js';
@@ -15,8 +16,10 @@ export interface UnaryDeps {
   readonly timing: ApiTiming;
 }
 
-/** What an operation may know of its caller: that it went away (a unary call cancelled, a session stream ended). */
+/** What an operation may know of its caller: who it is, and that it went away (a unary call cancelled, a session stream ended). */
 export interface Caller {
+  /** The caller's principal (security/principal.ts), as the guard of the port it came in on established it. */
+  readonly principal: string;
   /** Run `cb` when the caller goes away (at once if it already has). */
   onGone(cb: () => void): void;
 }
@@ -42,10 +45,11 @@ export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grp
     const serve = async (): Promise<Res> => {
       const problem = spec.validate(call.request);
       if (problem) throw fromProblem(problem);
+      const principal = principalOf(call.metadata);
       const route = await deps.router.route(call, deadline);
-      if (route.kind === 'local') return spec.onLeader(call.request, { onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
+      if (route.kind === 'local') return spec.onLeader(call.request, { principal, onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
       const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs);
-      return deps.forwarder.unary(route, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
+      return deps.forwarder.unary(route, principal, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
     };
     serve().then(
       (res) => callback(null, res),

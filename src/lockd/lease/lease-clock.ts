@@ -76,12 +76,16 @@ export class LeaseClock {
   private confirming: { readonly batch: Batch; readonly at: number } | undefined;
   private ticksProposed = 0;
   private readonly logger: Logger;
+  /** performance.now(), or with --unsafe-test-faults the same plus any injected clock jump. */
+  private readonly now: () => number;
 
   constructor(
     private readonly ctx: NodeContext,
     private readonly timing: LeaseClockTiming,
   ) {
     this.logger = ctx.logger;
+    const faults = ctx.testFaults;
+    this.now = faults ? () => faults.now() : () => performance.now();
     // The largest Tick this clock can build, as the state machine will judge it: refused means a
     // configuration this build cannot run (a tick cap beyond MAX_MARGIN_MS), so refuse to start.
     const widest = validateCommand({ type: 'Tick', elapsedMs: timing.maxElapsedMs, ...leaderMargins(timing.maxElapsedMs), renewed: [] });
@@ -134,7 +138,7 @@ export class LeaseClock {
     this.epoch++;
     this.leaderTerm = term;
     this.caughtUp = false;
-    this.lastMark = performance.now();
+    this.lastMark = this.now();
     this.timer = setInterval(() => this.tick(), this.timing.leaseTickMs);
     this.logger.info({ event: 'lease clock started', term, intervalMs: this.timing.leaseTickMs, maxElapsedMs: this.timing.maxElapsedMs }, 'lease clock started');
   }
@@ -155,7 +159,7 @@ export class LeaseClock {
   }
 
   private tick(): void {
-    const now = performance.now();
+    const now = this.now();
     if (this.confirming && now - this.confirming.at > CONFIRM_RETRY_MS) {
       // Not settled in time (its read context lost?): ask again, for these and every later arrival.
       this.unconfirmed = mergeBehind(this.confirming.batch, this.unconfirmed);
@@ -221,7 +225,7 @@ export class LeaseClock {
    * one settles (or from tick(), after a failure or CONFIRM_RETRY_MS).
    */
   private confirmGone(): void {
-    const asked = { batch: this.unconfirmed, at: performance.now() };
+    const asked = { batch: this.unconfirmed, at: this.now() };
     this.unconfirmed = new Map();
     this.confirming = asked;
     this.ctx.driver.readBarrier().then(

@@ -13,20 +13,23 @@ import { check } from '../state-machine/invariant-error.js';
 import { sortedNames } from '../state-machine/order.js';
 import { MAX_LEASES } from '../state-machine/limits.js';
 import { leaseDeadline } from './deadline-margin.js';
+import { ANONYMOUS } from '../state-machine/acl-table.js';
 
 export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCommand): ResultFor<'Grant'> {
   const rid = cmd.requestId || undefined;
   if (rid !== undefined) {
     const rec = state.dedup.get(rid);
     if (rec) {
-      if (rec.type !== 'Grant' || rec.ttlMs !== cmd.ttlMs)
+      // Another principal's id: not its request (it learns nothing of the lease).
+      const owner = state.leases.get(rec.type === 'Grant' ? rec.leaseId : 0)?.owner;
+      if (rec.type !== 'Grant' || rec.ttlMs !== cmd.ttlMs || (owner !== undefined && owner !== (cmd.principal ?? ANONYMOUS)))
         return failure('Grant', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
       return { type: 'Grant', ok: true, leaseId: rec.leaseId, ttlMs: rec.ttlMs, duplicate: true };
     }
   }
   if (state.leases.size >= MAX_LEASES)
     return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases are live; revoke some first`);
-  const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0));
+  const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), cmd.principal ?? ANONYMOUS);
   check(!state.leases.has(lease.id), 'lease-ids-unique', () => `lease ${lease.id} granted twice`);
   state.leases.set(lease.id, lease);
   state.expiry.set(lease.id, lease.deadline);

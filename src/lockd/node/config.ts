@@ -2,6 +2,7 @@
 // at start, so a mistake is a clear message and exit code 2 — never a crash later.
 import { parseArgs } from 'node:util';
 import type { NodeId } from '../../raft/types.js';
+import { validatePrincipal } from '../state-machine/index.js';
 
 export interface NodeConfig {
   readonly id: NodeId;
@@ -13,12 +14,28 @@ export interface NodeConfig {
   readonly advertiseClient: string;
   /** The peer address others dial for this node; default: peerListen. Must match this node's --peers entry. */
   readonly advertisePeer: string;
-  /** Every voter, this node included: id → host:port of its PEER listener. */
+  /**
+   * id → host:port of its PEER listener, this node included. On a fresh data dir (without --join)
+   * these are the voters of a new cluster; once the data dir holds a configuration of its own (a
+   * membership change happened) or was made by --join, only the addresses count.
+   */
   readonly peers: ReadonlyMap<NodeId, string>;
+  /**
+   * A fresh data dir joins an existing cluster instead of founding one: the node starts with no
+   * configuration, never campaigns, and learns the membership from the leader once an operator
+   * added it (lockctl member add). --peers names the current members' peer addresses (and this node).
+   */
+  readonly join: boolean;
+  /** A learner may be promoted once its match index is within this many entries of the commit index. */
+  readonly promoteMaxLag: number;
   /** PEM files; when set, both listeners and every outbound channel use TLS and peers authenticate each other. */
   readonly tls?: TlsFiles;
   /** Require and verify client certificates on the public port (needs tls). */
   readonly clientCertAuth: boolean;
+  /** Enforce the replicated access rules (needs tls and clientCertAuth: principals must be proven). */
+  readonly acl: boolean;
+  /** Bootstrap admins (--admin, repeatable): principals that may do everything, rules or not. */
+  readonly admins: readonly string[];
   readonly dataDir: string;
   readonly clusterId: string;
   readonly tickMs: number;
@@ -26,8 +43,15 @@ export interface NodeConfig {
   readonly heartbeatTicks: number;
   readonly snapshotEvery: number;
   readonly logLevel: string;
-  /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events); undefined = off. */
+  /** host:port of the HTTP endpoint (/metrics, /livez, /readyz, /events, the dashboard); undefined = off. */
   readonly httpListen?: string;
+  /**
+   * The HTTP address this node tells peers (and through them the dashboard) to reach its HTTP
+   * endpoint at; default: httpListen unless that is a wildcard (then none is told).
+   */
+  readonly advertiseHttp?: string;
+  /** Test-only: the fault command file SIGUSR2 reads (node/test-faults.ts); undefined = no faults (the default). */
+  readonly unsafeTestFaults?: string;
 }
 
 export interface TlsFiles {
@@ -40,25 +64,33 @@ export class ConfigError extends Error {}
 
 const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT --peers ID=PEER_HOST:PORT,... --data-dir DIR --cluster-id NAME
              [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
-             [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth]]
+             [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth [--acl] [--admin PRINCIPAL]...]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
-             [--http-listen HOST:PORT]
+             [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
+             [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
-(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1 for the switch).`;
+(upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1, LOCKD_ACL=1 and LOCKD_JOIN=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
 const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
-  'http-listen',
+  'http-listen', 'advertise-http', 'unsafe-test-faults', 'promote-max-lag',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { ...Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])), 'client-cert-auth': { type: 'boolean' }, help: { type: 'boolean' } },
+      options: {
+        ...Object.fromEntries(FLAGS.map((f) => [f, { type: 'string' as const }])),
+        'client-cert-auth': { type: 'boolean' },
+        acl: { type: 'boolean' },
+        admin: { type: 'string', multiple: true },
+        join: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -84,7 +116,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   };
 
   const id = required('id');
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
+  if (!NODE_ID_PATTERN.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
   const listen = checkAddress('--listen', required('listen'));
   const peerListen = checkAddress('--peer-listen', required('peer-listen'));
   if (listen === peerListen) throw new ConfigError(`--listen and --peer-listen are both ${listen}: the client API and the peer service need a port each`);
@@ -98,12 +130,22 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const tlsGiven = Object.values(tlsParts).filter((v) => v !== undefined).length;
   if (tlsGiven !== 0 && tlsGiven !== 3) throw new ConfigError('--tls-cert, --tls-key and --tls-ca go together: give all three or none');
   const tls = tlsGiven === 3 ? (tlsParts as TlsFiles) : undefined;
-  const certAuthRaw = values['client-cert-auth'] === true ? 'true' : env.LOCKD_CLIENT_CERT_AUTH;
-  if (certAuthRaw !== undefined && certAuthRaw !== '' && !['1', 'true', '0', 'false'].includes(certAuthRaw))
-    throw new ConfigError(`LOCKD_CLIENT_CERT_AUTH must be 1, true, 0 or false, got "${certAuthRaw}"`);
-  const clientCertAuth = certAuthRaw === '1' || certAuthRaw === 'true';
+  const clientCertAuth = flagSwitch(values['client-cert-auth'], env.LOCKD_CLIENT_CERT_AUTH, 'LOCKD_CLIENT_CERT_AUTH');
   if (clientCertAuth && !tls) throw new ConfigError('--client-cert-auth needs TLS: give --tls-cert, --tls-key and --tls-ca');
-  if (peers.size % 2 === 0) throw new ConfigError(`--peers lists ${peers.size} nodes; use an odd number (3 or 5) so a majority survives a failure`);
+  const acl = flagSwitch(values.acl, env.LOCKD_ACL, 'LOCKD_ACL');
+  // Rules name principals, and only a verified client certificate proves one: without it every
+  // caller is 'anonymous' and the rules would protect nothing.
+  if (acl && !(tls && clientCertAuth)) throw new ConfigError('--acl needs TLS and --client-cert-auth (a principal is a verified client certificate): give --tls-cert, --tls-key, --tls-ca and --client-cert-auth');
+  const adminFlags = Array.isArray(values.admin) ? values.admin : [];
+  const admins = adminFlags.length > 0 ? adminFlags : (env.LOCKD_ADMIN ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  for (const a of admins) {
+    const bad = validatePrincipal(a);
+    if (bad) throw new ConfigError(`--admin "${a.slice(0, 80)}": ${bad.message}`);
+  }
+  const join = flagSwitch(values.join, env.LOCKD_JOIN, 'LOCKD_JOIN');
+  if (join && peers.size < 2) throw new ConfigError('--join needs --peers to name the members of the cluster to join (their peer addresses), not only this node');
+  // (An odd number of voters for a new cluster is checked when the data dir is created: after a
+  // membership change a cluster may well have 4 members, and --peers then names addresses only.)
   const clusterId = required('cluster-id');
   const tickMs = int('tick-ms', 50, 1, 10_000);
   const heartbeatTicks = int('heartbeat-ticks', 2, 1, 1000);
@@ -113,6 +155,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
   const httpRaw = get('http-listen');
   const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
+  const advertiseHttpRaw = get('advertise-http');
+  if (advertiseHttpRaw !== undefined && httpListen === undefined) throw new ConfigError('--advertise-http needs --http-listen');
+  // A wildcard bind address is nobody's to dial: advertised only when named with --advertise-http.
+  const advertiseHttp = advertiseHttpRaw !== undefined ? checkAdvertised('--advertise-http', advertiseHttpRaw) : httpListen !== undefined && !isWildcard(httpListen) ? httpListen : undefined;
+  // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
+  const faultsRaw = values['unsafe-test-faults'];
+  const unsafeTestFaults = typeof faultsRaw === 'string' && faultsRaw !== '' ? faultsRaw : undefined;
   return {
     id,
     listen,
@@ -122,6 +171,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     peers,
     ...(tls ? { tls } : {}),
     clientCertAuth,
+    acl,
+    admins: [...new Set(admins)],
     dataDir: required('data-dir'),
     clusterId,
     tickMs,
@@ -129,16 +180,37 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     heartbeatTicks,
     snapshotEvery: int('snapshot-every', 10_000, 1, 10_000_000),
     logLevel,
+    join,
+    promoteMaxLag: int('promote-max-lag', 1000, 0, 1_000_000_000),
     ...(httpListen === undefined ? {} : { httpListen }),
+    ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
+    ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
   };
 }
 
-/** HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with). */
-export const ADDRESS_PATTERN = /^([A-Za-z0-9.-]{1,253}|\[[0-9a-fA-F:]{2,45}\]):(\d{1,5})$/;
+/** A boolean switch from its flag or its environment variable (1, true, 0, false). */
+function flagSwitch(flag: unknown, envValue: string | undefined, envName: string): boolean {
+  const raw = flag === true ? 'true' : envValue;
+  if (raw !== undefined && raw !== '' && !['1', 'true', '0', 'false'].includes(raw)) throw new ConfigError(`${envName} must be 1, true, 0 or false, got "${raw}"`);
+  return raw === '1' || raw === 'true';
+}
+
+/** A member id (--id, and any id a client names, e.g. Cluster.TransferLeader's target). */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * HOST:PORT, as a peer or a client may be told it (also what a peer's handshake is checked with).
+ * HOST is an IPv4 address, a bracketed IPv6 one, or a DNS name (RFC 1123 labels: letters, digits
+ * and inner '-', at most 63 each, 253 in all; a trailing '.' allowed), e.g. `localhost:7001` or
+ * `lockd-0.lockd-peers.default.svc.cluster.local:7101`. A name is resolved by gRPC when it dials
+ * and again when a connection to it is lost (peer-transport.ts DNS_RERESOLVE_MS), so a member that
+ * comes back at a new IP address under the same name is found again.
+ */
+export const ADDRESS_PATTERN = /^((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?|\[[0-9a-fA-F:.]{2,45}\]):(\d{1,5})$/;
 
 export function isAddress(address: string): boolean {
   const m = ADDRESS_PATTERN.exec(address);
-  return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+  return !!m && m[1].length <= 253 && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
 }
 
 function checkAddress(what: string, address: string): string {
@@ -146,10 +218,14 @@ function checkAddress(what: string, address: string): string {
   return address;
 }
 
+function isWildcard(address: string): boolean {
+  return /^(0\.0\.0\.0|\[::\]|\[0*(:0*)*\]):/.test(address);
+}
+
 /** An address others dial: a wildcard bind address cannot be one. */
 function checkAdvertised(what: string, address: string): string {
   checkAddress(what, address);
-  if (/^(0\.0\.0\.0|\[::\]|\[0*(:0*)*\]):/.test(address)) throw new ConfigError(`${what} is ${address}, which nobody can dial: set ${what} to a reachable HOST:PORT`);
+  if (isWildcard(address)) throw new ConfigError(`${what} is ${address}, which nobody can dial: set ${what} to a reachable HOST:PORT`);
   return address;
 }
 

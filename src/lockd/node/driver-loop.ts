@@ -9,6 +9,7 @@
 // inbox and joins the next batch: that is the group commit.
 import type { Logger } from 'pino';
 import type { MemoryStorage } from '../../raft/memory-storage.js';
+import { ConfChangeError, type ConfChange } from '../../raft/membership.js';
 import { RaftNode } from '../../raft/raft-node.js';
 import {
   sendableBeforePersist,
@@ -19,6 +20,7 @@ import {
   type Ready,
   type Role,
   type Snapshot,
+  type SnapshotMetadata,
   type Status,
 } from '../../raft/types.js';
 import { NotLeaderError, ProposalLostError } from './errors.js';
@@ -64,7 +66,7 @@ export interface LoopObserver {
   sent?(rd: Ready): void;
 }
 
-export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'plantedBug'>;
+export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'promoteMaxLag' | 'plantedBug' | 'snapshotOnReject'>;
 
 export interface DriverLoopOptions<R> {
   readonly id: NodeId;
@@ -104,6 +106,16 @@ interface PendingRead extends ReadCallbacks {
 
 export type AppliedListener<R> = (entry: Entry, result: R) => void;
 export type RoleListener = (role: Role, leader: NodeId, term: number) => void;
+/**
+ * A config entry reached this node's disk (`committed` false: it is in effect here from now on,
+ * committed or not) or was committed and applied (`committed` true). A snapshot's configuration
+ * arrives as `snapshot` instead (no entry). The listener reads what it needs with configurationAt().
+ */
+export type MembershipListener = (ev: { readonly entry?: Entry; readonly committed: boolean; readonly snapshot?: boolean }) => void;
+/** This node's own log says, committed, that it was removed from the cluster: it must stop. */
+export type RemovedListener = () => void;
+/** The configuration a snapshot at some index carries (RaftNode.configurationAt). */
+export type ConfigurationAt = Pick<SnapshotMetadata, 'voters' | 'learners' | 'removed' | 'configIndex'>;
 
 export class DriverLoop<R> {
   private readonly raft: RaftNode;
@@ -128,6 +140,9 @@ export class DriverLoop<R> {
   private vote: NodeId;
   private readonly appliedListeners: AppliedListener<R>[] = [];
   private readonly roleListeners: RoleListener[] = [];
+  private readonly membershipListeners: MembershipListener[] = [];
+  private readonly removedListeners: RemovedListener[] = [];
+  private removedSeen = false;
 
   constructor(private readonly opts: DriverLoopOptions<R>) {
     const memory = opts.storage.memory;
@@ -186,7 +201,7 @@ export class DriverLoop<R> {
     this.input(() => this.raft.campaign());
   }
 
-  /** Hand leadership to `to`; `done(false)` if this node does not lead. No API calls it yet; the simulator does. */
+  /** Hand leadership to `to`; `done(false)` if this node does not lead or `to` is no voter (node/leader-transfer.ts, the simulator). */
   transferLeader(to: NodeId, done?: (accepted: boolean) => void): void {
     this.input(() => {
       const ok = this.raft.transferLeader(to);
@@ -213,6 +228,27 @@ export class DriverLoop<R> {
     });
   }
 
+  /**
+   * Propose a single-server membership change (src/raft/membership.ts). Rejects with NotLeaderError
+   * when this node does not lead, ConfChangeError (nothing changed) when the core refuses it, and
+   * like propose() once it is in the log: resolved when committed and applied here.
+   */
+  proposeConfChange(cc: ConfChange, cb: ProposalCallbacks<R>): void {
+    this.input(() => {
+      let at: { index: number; term: number };
+      try {
+        at = this.raft.proposeConfChange(cc);
+      } catch (e) {
+        if (e instanceof ConfChangeError && e.reason === 'not-leader') return cb.reject(new NotLeaderError(this.leader));
+        if (e instanceof ConfChangeError) return cb.reject(e);
+        throw e;
+      }
+      this.proposals.get(at.index)?.reject(new ProposalLostError(at.index));
+      this.proposals.set(at.index, { ...cb, term: at.term });
+      cb.accepted?.(at);
+    });
+  }
+
   /** Resolves when this node's applied state is at least as new as any write committed before the call (ReadIndex). */
   readBarrier(cb: ReadCallbacks): void {
     this.input(() => {
@@ -233,6 +269,24 @@ export class DriverLoop<R> {
 
   onRoleChange(l: RoleListener): void {
     this.roleListeners.push(l);
+  }
+
+  onMembership(l: MembershipListener): void {
+    this.membershipListeners.push(l);
+  }
+
+  onRemoved(l: RemovedListener): void {
+    this.removedListeners.push(l);
+  }
+
+  /** The configuration in effect at log index i (at least the snapshot's index); Infinity: the effective one. */
+  configurationAt(i: number): ConfigurationAt {
+    return this.raft.configurationAt(i);
+  }
+
+  /** This node's committed configuration removed it (it must not run on). */
+  selfRemoved(): boolean {
+    return this.raft.status().selfRemoved;
   }
 
   isLeader(): boolean {
@@ -314,8 +368,15 @@ export class DriverLoop<R> {
     if (late.length > 0) this.outbox.send(late);
     this.opts.observer?.sent?.(rd);
     // 3. apply
-    if (rd.snapshot) this.installSnapshot(rd.snapshot.data, rd.snapshot.metadata.index);
-    for (const e of rd.committedEntries) this.applyEntry(e);
+    for (const e of rd.entries) if (e.type === 'config') this.membershipChanged({ entry: e, committed: false });
+    if (rd.snapshot) {
+      this.installSnapshot(rd.snapshot.data, rd.snapshot.metadata.index);
+      this.membershipChanged({ committed: true, snapshot: true });
+    }
+    for (const e of rd.committedEntries) {
+      this.applyEntry(e);
+      if (e.type === 'config') this.membershipChanged({ entry: e, committed: true });
+    }
     for (const rs of rd.readStates) {
       const r = this.reads.get(rs.context);
       if (!r) continue;
@@ -325,6 +386,10 @@ export class DriverLoop<R> {
     }
     this.releaseReads();
     if (rd.softState) this.changeRole(rd.softState.role, rd.softState.leader);
+    if (rd.softState?.removed && !this.removedSeen) {
+      this.removedSeen = true;
+      for (const l of this.removedListeners) l();
+    }
     this.maybeSnapshot(() => this.finish(rd));
   }
 
@@ -345,6 +410,10 @@ export class DriverLoop<R> {
       else p.reject(new ProposalLostError(e.index));
     }
     for (const l of this.appliedListeners) l(e, result);
+  }
+
+  private membershipChanged(ev: Parameters<MembershipListener>[0]): void {
+    for (const l of this.membershipListeners) l(ev);
   }
 
   private installSnapshot(data: Uint8Array, index: number): void {
@@ -396,7 +465,8 @@ export class DriverLoop<R> {
     const memory = this.opts.storage.memory;
     const index = this.applied;
     const snapshot = {
-      metadata: { index, term: memory.term(index), voters: memory.snapshot().metadata.voters },
+      // The configuration in effect at `index` goes with it: the log before it (and its config entries) is dropped.
+      metadata: { index, term: memory.term(index), ...this.raft.configurationAt(index) },
       data: this.opts.applier.snapshot(),
     };
     this.opts.storage.compact(snapshot, (err) => this.guard(() => {

@@ -10,11 +10,17 @@
 //   that member (security/peer-identity.ts) — checked on the call's metadata, before any of its
 //   request is read (forwardedGate);
 // - the public port refuses a call carrying lockd-forwarded (only members set it, on the peer port),
-//   so a client can never pass for a forwarding node.
+//   so a client can never pass for a forwarding node;
+// - the caller's principal (security/principal.ts) is put in the lockd-principal header by the
+//   guard: on the public port derived from the client certificate, replacing whatever the client
+//   sent; on the peer port taken from the forwarding member (which derived it on its public port),
+//   and only once the member is authenticated.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AuthenticatedCall, NodeSecurity } from '../security/node-security.js';
 import { CLUSTER_ID_HEADER } from '../transport/metadata.js';
+import { PRINCIPAL_HEADER, principalFromHeader, principalHeaderValue } from '../security/principal.js';
+import { ANONYMOUS } from '../state-machine/index.js';
 import type { NodeConfig } from './config.js';
 import type { PeerDirectory } from './peer-directory.js';
 
@@ -29,11 +35,12 @@ export function forwardedPath(path: string): string {
   return FORWARDED_PREFIX + path.slice(PUBLIC_PREFIX.length);
 }
 
-/** Metadata a member sets on a call it forwards to the leader's peer port. */
-export function forwardingMetadata(config: Pick<NodeConfig, 'id' | 'clusterId'>): grpc.Metadata {
+/** Metadata a member sets on a call it forwards to the leader's peer port, on behalf of `principal`. */
+export function forwardingMetadata(config: Pick<NodeConfig, 'id' | 'clusterId'>, principal: string): grpc.Metadata {
   const md = new grpc.Metadata();
   md.set(FORWARDED_HEADER, config.id);
   md.set(CLUSTER_ID_HEADER, config.clusterId);
+  md.set(PRINCIPAL_HEADER, principalHeaderValue(principal));
   return md;
 }
 
@@ -44,6 +51,9 @@ export interface ServiceRegistry {
   /** Served on the public port, and to members on the peer port for forwarding. */
   addForwardable(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
 }
+
+/** How long a stopping node lets open calls finish before it cuts them. */
+export const SHUTDOWN_GRACE_MS = 1000;
 
 type Guard = (call: { metadata: grpc.Metadata } & AuthenticatedCall) => grpc.StatusObject | undefined;
 
@@ -125,10 +135,15 @@ export class Listeners {
     };
   }
 
-  private readonly publicGuard: Guard = (call) =>
-    call.metadata.get(FORWARDED_HEADER).length > 0
-      ? status(grpc.status.INVALID_ARGUMENT, `the ${FORWARDED_HEADER} header is set only by lockd members, on the peer port; a client must not send it`)
-      : undefined;
+  private readonly publicGuard: Guard = (call) => {
+    if (call.metadata.get(FORWARDED_HEADER).length > 0)
+      return status(grpc.status.INVALID_ARGUMENT, `the ${FORWARDED_HEADER} header is set only by lockd members, on the peer port; a client must not send it`);
+    const who = this.security.clientPrincipal(call);
+    if ('problem' in who) return status(grpc.status.UNAUTHENTICATED, who.problem);
+    // Replaces any lockd-principal the client sent: a client cannot name itself.
+    call.metadata.set(PRINCIPAL_HEADER, principalHeaderValue(who.principal));
+    return undefined;
+  };
 
   private readonly peerGuard: Guard = (call) => {
     const by = String(call.metadata.get(FORWARDED_HEADER)[0] ?? '');
@@ -140,10 +155,22 @@ export class Listeners {
     else {
       const problem = this.security.peerCallerProblem(call, by);
       if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by}: ${problem}`);
+      else refused = this.forwardedPrincipal(call.metadata);
     }
     if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
     return refused;
   };
+
+  /** The principal an authenticated member forwards a call for: absent = anonymous (a member that sets none); malformed = refused. */
+  private forwardedPrincipal(metadata: grpc.Metadata): grpc.StatusObject | undefined {
+    const values = metadata.get(PRINCIPAL_HEADER);
+    if (values.length === 0) {
+      metadata.set(PRINCIPAL_HEADER, principalHeaderValue(ANONYMOUS));
+      return undefined;
+    }
+    const ok = values.length === 1 && principalFromHeader(values[0]) !== undefined;
+    return ok ? undefined : status(grpc.status.INVALID_ARGUMENT, `the forwarded ${PRINCIPAL_HEADER} header is not one principal`);
+  }
 
   /** Bind both ports (the public one first); on failure nothing stays bound. Returns the bound ports. */
   async bind(): Promise<{ clientPort: number; peerPort: number }> {
@@ -161,7 +188,26 @@ export class Listeners {
     }
   }
 
-  async shutdown(): Promise<void> {
-    await Promise.all([this.publicServer, this.peerServer].map((s) => new Promise<void>((resolve) => s.tryShutdown(() => resolve()))));
+  /**
+   * Stop both servers: open calls may finish for `graceMs`, then whatever is still open is cut. The
+   * bound matters: a paused or cut-off peer never ends its inbound Raft stream, and tryShutdown alone
+   * would wait for it forever (a SIGTERM then never stopped the node).
+   */
+  async shutdown(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+    await Promise.all(
+      [this.publicServer, this.peerServer].map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              s.forceShutdown();
+              resolve();
+            }, graceMs);
+            s.tryShutdown(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 }

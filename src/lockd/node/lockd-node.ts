@@ -6,15 +6,28 @@ import { EventBus } from '../observe/bus.js';
 import { NodeSource } from '../observe/node-source.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
+import { AccessControl } from '../security/access-control.js';
 import { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
 import { Listeners } from './listeners.js';
+import { Membership } from './membership.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
+import { TestFaults } from './test-faults.js';
+import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
+
+/** Why a node stopped itself: its id was removed from the cluster (main.ts exits EXIT_REMOVED). */
+export class RemovedError extends Error {}
+
+/** The longest a stopping leader waits for its hand-off: a shutdown must not hang on a dead target. */
+export const HANDOFF_MAX_MS = 2000;
 
 export class LockdNode {
+  private removedListener: ((e: RemovedError) => void) | undefined;
+  private removedError: RemovedError | undefined;
+
   private constructor(
     readonly ctx: NodeContext,
     private readonly storage: LevelStorage,
@@ -39,13 +52,15 @@ export class LockdNode {
       dir: config.dataDir,
       clusterId: config.clusterId,
       nodeId: config.id,
-      voters: [...config.peers.keys()],
+      // --join: a fresh data dir starts with no configuration and learns it from the cluster.
+      voters: config.join ? [] : [...config.peers.keys()],
     });
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
+    const testFaults = config.unsafeTestFaults === undefined ? undefined : new TestFaults(config.unsafeTestFaults, logger);
     const stateMachine = new LockStateMachine();
     // The observation stream exists before the driver, so its first decisions are published too.
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
-    const source = new NodeSource(bus, config.id, storage.memory.hardState());
+    const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
@@ -60,16 +75,23 @@ export class LockdNode {
       heartbeatTicks: config.heartbeatTicks,
       tickMs: config.tickMs,
       snapshotEvery: config.snapshotEvery,
+      promoteMaxLag: config.promoteMaxLag,
       observer: source.driverEvent,
     });
-    const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient);
-    const peers = new Map([...config.peers].filter(([id]) => id !== config.id));
+    // --peers first (this start's word wins), then the addresses saved by earlier runs.
+    const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient, config.advertiseHttp);
+    directory.addAddresses(storage.peerBook);
+    const peers = new Map(Object.entries(directory.book()).filter(([id]) => id !== config.id).map(([id, a]) => [id, a.peer]));
+    // Until the node exists, a removal it hears of waits here.
+    let removedEarly: string | undefined;
+    let removed = (why: string): void => void (removedEarly ??= why);
     const transport = new PeerTransport({
       clusterId: config.clusterId,
       selfId: config.id,
       peers,
       logger,
       onMessage: (m) => {
+        if (testFaults?.isolated) return; // test fault: as if the network lost it
         source.message(m);
         driver.step(m);
       },
@@ -78,12 +100,26 @@ export class LockdNode {
       channel: (id) => security.peerChannel(id),
       authenticate: (call, sender) => security.peerCallerProblem(call, sender),
       clientAddress: config.advertiseClient,
-      onClientAddress: (id, address) => directory.learn(id, address),
+      httpAddress: config.advertiseHttp ?? '',
+      onAddresses: (id, stated) => directory.learn(id, stated),
+      isPeer: (id) => directory.isMember(id),
+      isRemoved: (id) => directory.isRemoved(id),
+      onRemoved: (by) => removed(`${by} refused this node's stream: its committed configuration removed ${config.id}`),
     });
+    const saveBook = () => void storage.savePeers(directory.book()).catch((e: unknown) => logger.warn({ err: e }, 'saving member addresses failed'));
+    const membership = new Membership(config.id, driver, directory, logger, (id) => transport.removePeer(id), saveBook);
+    directory.onAdded((id, address) => {
+      logger.info({ event: 'member address', member: id, peerAddress: address }, `new member ${id} at ${address}`);
+      transport.addPeer(id, address);
+    });
+    const memory = storage.memory;
+    membership.replay(memory.lastIndex() >= memory.firstIndex() ? memory.entries(memory.firstIndex(), memory.lastIndex() + 1) : [], memory.hardState().commit);
+    saveBook();
     driver.onRoleChange(source.roleChanged);
     driver.onApplied(source.applied);
     driver.setOutbox({
       send: (messages) => {
+        if (testFaults?.isolated) return;
         for (const m of messages) source.message(m);
         transport.send(messages);
       },
@@ -91,7 +127,8 @@ export class LockdNode {
 
     const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, security, observe: { bus, source } };
+    const access = new AccessControl(config, stateMachine);
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [];
     for (const register of registrars) {
       const closer = register(listeners.registry, ctx);
@@ -106,11 +143,36 @@ export class LockdNode {
       throw e;
     }
     driver.start();
+    const node = new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);
+    removed = (why) => node.removed(why);
+    const byOwnLog = `this node's log holds, committed, the change that removed ${config.id}`;
+    driver.onRemoved(() => removed(byOwnLog));
+    if (driver.selfRemoved()) removed(byOwnLog);
+    else if (removedEarly) removed(removedEarly);
     logger.info(
-      { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth },
+      { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth, acl: config.acl, admins: config.admins },
       `listening on ${config.listen} (clients) and ${config.peerListen} (peers)${security.enabled ? ' with TLS' : ''}`,
     );
-    return new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);
+    return node;
+  }
+
+  /**
+   * Called once when this node learns it was removed from the cluster; `cb` should stop it (main.ts
+   * exits EXIT_REMOVED). If that already happened (a removed node restarted), `cb` runs at once.
+   */
+  onRemoved(cb: (e: RemovedError) => void): void {
+    this.removedListener = cb;
+    if (this.removedError) cb(this.removedError);
+  }
+
+  private removed(why: string): void {
+    if (this.removedError) return;
+    this.removedError = new RemovedError(
+      `node ${this.ctx.config.id} was removed from the cluster (${why}); it stops, and may not come back under this id: ` +
+        'wipe its data dir and add it as a new member with a new id (lockctl member add)',
+    );
+    this.ctx.logger.fatal({ event: 'removed from cluster', why }, this.removedError.message);
+    this.removedListener?.(this.removedError);
   }
 
   /** Re-read the TLS files (SIGHUP); throws TlsMaterialError and changes nothing when they are unusable. */
@@ -118,6 +180,24 @@ export class LockdNode {
     const r = this.ctx.security.reload();
     if (r.changed) this.ctx.logger.info({ event: 'tls reloaded', tls: r.summary }, 'TLS certificates reloaded; new connections use them');
     else this.ctx.logger.info({ event: 'tls reload skipped' }, 'SIGHUP: TLS is off (no --tls-cert), nothing to reload');
+  }
+
+  /**
+   * Graceful shutdown's first step (SIGTERM): on the leader, hand leadership to the most caught-up
+   * voter and wait — at most `boundMs` (default: the transfer bound, two election timeouts, but no
+   * more than HANDOFF_MAX_MS) — until another leader is known, so the cluster does not sit an
+   * election timeout without one. A follower returns at once. Never throws: a transfer that fails is
+   * logged and the node stops anyway (a target that got TimeoutNow still campaigns).
+   */
+  async handOff(boundMs = Math.min(transferBoundMs(this.ctx.config), HANDOFF_MAX_MS)): Promise<TransferOutcome | undefined> {
+    if (!this.ctx.driver.isLeader()) return undefined;
+    const t0 = Date.now();
+    const o = await this.ctx.driver.transferLeadership(undefined, boundMs);
+    const ms = Date.now() - t0;
+    if (o.kind === 'done') this.ctx.logger.info({ event: 'handed off', to: o.leader, term: o.term, ms }, `leadership handed to ${o.leader} before stopping (${ms} ms)`);
+    else if (o.kind === 'no-target') this.ctx.logger.info({ event: 'hand-off skipped' }, 'the only voter: no one to hand leadership to');
+    else this.ctx.logger.warn({ event: 'hand-off failed', outcome: o, ms }, `could not hand leadership over before stopping (${o.kind}); stopping anyway`);
+    return o;
   }
 
   async stop(): Promise<void> {

@@ -5,10 +5,13 @@ import type { EventBus } from '../observe/bus.js';
 import type { NodeSource } from '../observe/node-source.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
+import type { AccessControl } from '../security/access-control.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
+import type { Membership } from './membership.js';
 import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
+import type { TestFaults } from './test-faults.js';
 
 export interface NodeContext {
   readonly config: NodeConfig;
@@ -17,10 +20,16 @@ export interface NodeContext {
   readonly logger: Logger;
   /** Members' peer addresses (to dial) and client addresses (to tell clients). */
   readonly peers: PeerDirectory;
+  /** Membership changes as the node sees them (request ids of committed changes). */
+  readonly membership: Membership;
   /** TLS credentials for dialing members (forwarding) and peer-caller checks. */
   readonly security: NodeSecurity;
+  /** Who may do what (principals, --acl, --admin, the replicated rules): security/access-control.ts. */
+  readonly access: AccessControl;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
   readonly observe: { readonly bus: EventBus; readonly source: NodeSource };
+  /** Test-only faults (--unsafe-test-faults); undefined on every node started without it. */
+  readonly testFaults?: TestFaults;
 }
 
 /** Registers public services on the node's listeners; what it returns is closed when the node stops. */

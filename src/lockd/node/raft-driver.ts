@@ -4,11 +4,23 @@
 // on its simulated disk, network and clock (test/sim/sim-node.ts).
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import type { ConfChange } from '../../raft/membership.js';
 import type { Message, NodeId, Ready, Status } from '../../raft/types.js';
 import type { LevelStorage } from '../storage/level-storage.js';
-import { DriverLoop, type AppliedListener, type Applier, type LoopStorage, type Outbox, type RoleListener } from './driver-loop.js';
+import {
+  DriverLoop,
+  type AppliedListener,
+  type Applier,
+  type ConfigurationAt,
+  type LoopStorage,
+  type MembershipListener,
+  type Outbox,
+  type RemovedListener,
+  type RoleListener,
+} from './driver-loop.js';
+import { LeaderTransfer, type TransferOutcome } from './leader-transfer.js';
 
-export type { AppliedListener, Applier, Outbox, RoleListener } from './driver-loop.js';
+export type { AppliedListener, Applier, ConfigurationAt, MembershipListener, Outbox, RemovedListener, RoleListener } from './driver-loop.js';
 
 export interface RaftDriverOptions<R> {
   readonly id: NodeId;
@@ -21,6 +33,8 @@ export interface RaftDriverOptions<R> {
   readonly tickMs: number;
   /** Take a snapshot and compact the log every this many applied entries. */
   readonly snapshotEvery: number;
+  /** Promote is refused until the learner is within this many entries of the commit index (RaftConfig.promoteMaxLag). */
+  readonly promoteMaxLag?: number;
   /** Election jitter (Math.random by default): the core gets no randomness of its own. */
   readonly random?: (n: number) => number;
   /** A failed disk write or a broken invariant: the node must stop (default: exit the process). */
@@ -42,6 +56,7 @@ export type DriverEvent =
 
 export class RaftDriver<R> {
   private readonly loop: DriverLoop<R>;
+  private readonly transfers: LeaderTransfer;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: RaftDriverOptions<R>) {
@@ -54,6 +69,7 @@ export class RaftDriver<R> {
         random: opts.random ?? ((n) => Math.floor(Math.random() * n)), // jitter only; the core itself stays deterministic
         preVote: true,
         checkQuorum: true,
+        ...(opts.promoteMaxLag !== undefined ? { promoteMaxLag: opts.promoteMaxLag } : {}),
       },
       storage: levelLoopStorage(opts.storage, opts.observer),
       applier: opts.applier,
@@ -63,6 +79,7 @@ export class RaftDriver<R> {
       onFatal: (e) => this.fail(e),
       ...(opts.observer ? { observer: { persisted: (rd: Ready) => opts.observer!({ kind: 'persisted', rd }) } } : {}),
     });
+    this.transfers = new LeaderTransfer(this.loop);
   }
 
   setOutbox(outbox: Outbox): void {
@@ -105,9 +122,25 @@ export class RaftDriver<R> {
     return new Promise((resolve, reject) => this.loop.propose(data, { resolve, reject }));
   }
 
+  /**
+   * Propose a membership change; resolves once it is committed and applied here. Rejects with
+   * NotLeaderError, ConfChangeError (refused: nothing changed) or ProposalLostError.
+   */
+  proposeConfChange(cc: ConfChange): Promise<{ index: number; result: R }> {
+    return new Promise((resolve, reject) => this.loop.proposeConfChange(cc, { resolve, reject }));
+  }
+
   /** Resolves when this node's applied state is at least as new as any write committed before the call (ReadIndex). */
   readBarrier(): Promise<void> {
     return new Promise((resolve, reject) => this.loop.readBarrier({ resolve, reject }));
+  }
+
+  /**
+   * Leader only: hand leadership to `target` (undefined: the most caught-up voter) and resolve once
+   * a leader other than this node is known, or after `boundMs` (leader-transfer.ts). Never rejects.
+   */
+  transferLeadership(target: NodeId | undefined, boundMs: number): Promise<TransferOutcome> {
+    return this.transfers.transfer(target, boundMs);
   }
 
   // ---- observation --------------------------------------------------------------------------
@@ -118,6 +151,23 @@ export class RaftDriver<R> {
 
   onRoleChange(l: RoleListener): void {
     this.loop.onRoleChange(l);
+  }
+
+  onMembership(l: MembershipListener): void {
+    this.loop.onMembership(l);
+  }
+
+  onRemoved(l: RemovedListener): void {
+    this.loop.onRemoved(l);
+  }
+
+  /** The configuration in effect at log index i (Infinity: the effective one). */
+  configurationAt(i: number): ConfigurationAt {
+    return this.loop.configurationAt(i);
+  }
+
+  selfRemoved(): boolean {
+    return this.loop.selfRemoved();
   }
 
   isLeader(): boolean {

@@ -32,9 +32,13 @@ export type ObservedBody =
   | { readonly type: 'committed'; readonly index: number }
   /** Entry `index` (of term `entryTerm`) applied: command 'noop' for a leader's empty entry. */
   | { readonly type: 'applied'; readonly index: number; readonly entryTerm: number; readonly command: CommandType | 'noop'; readonly ok: boolean; readonly error?: ErrorKind; readonly message?: string }
-  /** A Tick applied: logical now after it, elapsed it added, leases it renewed and expired. */
-  | { readonly type: 'tick'; readonly index: number; readonly now: number; readonly elapsedMs: number; readonly renewed: readonly number[]; readonly expired: readonly number[] }
-  | { readonly type: 'lease-granted'; readonly index: number; readonly leaseId: number; readonly ttlMs: number }
+  /**
+   * A Tick applied: logical now after it, elapsed it added, leases it renewed and expired.
+   * deadlines[k]: renewed[k]'s deadline after the entry (logical ms), as the state holds it.
+   */
+  | { readonly type: 'tick'; readonly index: number; readonly now: number; readonly elapsedMs: number; readonly renewed: readonly number[]; readonly deadlines: readonly number[]; readonly expired: readonly number[] }
+  /** deadline: logical time the lease expires at (now + ttl + the entry's margins). */
+  | { readonly type: 'lease-granted'; readonly index: number; readonly leaseId: number; readonly ttlMs: number; readonly deadline: number }
   | { readonly type: 'lease-ended'; readonly index: number; readonly leaseId: number; readonly why: 'expired' | 'revoked' }
   /** name granted to leaseId with token = index; handoff: the lock passed from a releasing/expiring holder to its first waiter in this entry. */
   | { readonly type: 'lock-granted'; readonly index: number; readonly name: string; readonly leaseId: number; readonly token: number; readonly handoff: boolean }

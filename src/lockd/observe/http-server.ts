@@ -1,31 +1,70 @@
-// The node's HTTP endpoint (--http-listen HOST:PORT), plain node:http: /metrics (Prometheus text
-// format), /livez and /readyz (200 or 503 with a one-line reason), /events (server-sent events).
-// Requests are GET/HEAD only, with bounded headers and time; anything else is 404/405.
-import { createServer, type Server } from 'node:http';
+// The node's HTTP endpoint (--http-listen HOST:PORT), plain node:http, or node:https with TLS on:
+// /metrics (Prometheus text format), /livez and /readyz (200 or 503 with a one-line reason),
+// /events (server-sent events), /state and /cluster (JSON), and the study dashboard at / (static
+// files). Requests are GET/HEAD only, with bounded headers and time; anything else is 404/405.
+// With TLS, who may read which path is http-access.ts'.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import type { DashboardFiles } from './dashboard-files.js';
 import type { EventStreams } from './event-stream.js';
 import type { NodeHealth, Verdict } from './health.js';
+import { readRefusal } from './http-access.js';
 import type { NodeMetrics } from './metrics.js';
+import type { ClusterView, StateSnapshot } from './state-snapshot.js';
 
 export interface HttpParts {
   readonly metrics: NodeMetrics;
   readonly health: NodeHealth;
   readonly events: EventStreams;
+  readonly dashboard: DashboardFiles;
+  readonly snapshot: () => StateSnapshot;
+  readonly cluster: () => ClusterView;
   readonly logger: Logger;
+  /** Whether a (certificate-verified) principal may read /metrics, /events, /state, /cluster and the dashboard. */
+  readonly mayRead: (principal: string) => boolean;
+  /** With TLS: the server's context (node certificate, CA for client certificates); undefined = plain HTTP. */
+  readonly tls?: SecureContextOptions;
 }
 
-export async function listenHttp(address: string, parts: HttpParts): Promise<{ server: Server; port: number }> {
-  const server = createServer((req, res) => {
+export interface HttpEndpoint {
+  readonly server: Server;
+  readonly port: number;
+  /** With TLS: switch to new certificates (SIGHUP); connections already open keep theirs. */
+  setSecureContext(ctx: SecureContextOptions): void;
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+// The page loads only its own files and talks (fetch, EventSource) to this and the other members'
+// endpoints, whose ports it learns at run time: connect-src is the scheme, nothing else is allowed.
+const csp = (scheme: string) => `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ${scheme}:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+export async function listenHttp(address: string, parts: HttpParts): Promise<HttpEndpoint> {
+  const tls = parts.tls !== undefined;
+  const scheme = tls ? 'https' : 'http';
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': TEXT });
       res.end('only GET and HEAD\n');
       return;
     }
+    const refusal = readRefusal(req, path, tls, parts.mayRead);
+    if (refusal) {
+      res.writeHead(refusal.status, { 'content-type': TEXT });
+      res.end(`${refusal.message}\n`);
+      return;
+    }
     const probe = (v: Verdict) => {
-      res.writeHead(v.ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(v.ok ? 200 : 503, { 'content-type': TEXT, 'cache-control': 'no-store' });
       res.end(`${v.reason}\n`);
+    };
+    const json = (value: unknown) => {
+      res.writeHead(200, { ...cors(req, parts.cluster(), scheme), 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(value));
     };
     switch (path) {
       case '/metrics':
@@ -36,7 +75,7 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<{ s
           },
           (e: unknown) => {
             parts.logger.error({ event: 'metrics failed', err: e }, 'collecting metrics failed');
-            res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+            res.writeHead(500, { 'content-type': TEXT });
             res.end('collecting metrics failed\n');
           },
         );
@@ -45,18 +84,34 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<{ s
         return probe(parts.health.live());
       case '/readyz':
         return probe(parts.health.ready());
+      case '/state':
+        return json(parts.snapshot());
+      case '/cluster':
+        return json(parts.cluster());
       case '/events':
         if (req.method === 'HEAD') {
           res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
           res.end();
           return;
         }
-        return parts.events.serve(req, res);
-      default:
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('not found: try /metrics, /livez, /readyz or /events\n');
+        return parts.events.serve(req, res, cors(req, parts.cluster(), scheme));
+      default: {
+        const file = parts.dashboard.get(path);
+        if (file) {
+          res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'no-cache', 'content-security-policy': csp(scheme), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+          res.end(req.method === 'HEAD' ? undefined : file.body);
+          return;
+        }
+        res.writeHead(404, { 'content-type': TEXT });
+        if (path === '/' && parts.dashboard.problem) res.end(`no dashboard here: ${parts.dashboard.problem}\n`);
+        else res.end('not found: try / (the dashboard), /metrics, /livez, /readyz, /events, /state or /cluster\n');
+      }
     }
-  });
+  };
+  // With TLS a client certificate is asked for but not required at the handshake (probes have
+  // none); readRefusal() requires a verified one on every path but the probes'. A handshake must
+  // finish within 10 s, like the request's headers.
+  const server: Server = parts.tls ? createHttpsServer({ ...parts.tls, requestCert: true, rejectUnauthorized: false, handshakeTimeout: 10_000 }, handler) : createServer(handler);
   // Bounds on what a client may hold: the request's headers and body must arrive in time (an
   // /events response may run for hours; these limit only the request), and connections are capped.
   server.headersTimeout = 10_000;
@@ -71,7 +126,33 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<{ s
       resolve();
     });
   });
-  return { server, port: (server.address() as AddressInfo).port };
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    setSecureContext: (ctx) => {
+      if (tls) (server as unknown as { setSecureContext(c: SecureContextOptions): void }).setSecureContext(ctx);
+    },
+  };
+}
+
+/**
+ * CORS for the dashboard: a page served by one member reads the others' /events and /cluster. Only
+ * the members' own HTTP origins are allowed (never `*`: any web page a user visits could otherwise
+ * read the cluster through the user's browser); with TLS, credentials (the client certificate) too.
+ */
+function cors(req: IncomingMessage, cluster: ClusterView, scheme: string): Record<string, string> {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !cluster.members.some((m) => m.http !== '' && origin === originOf(scheme, m.http))) return { vary: 'Origin' };
+  return { 'access-control-allow-origin': origin, vary: 'Origin', ...(scheme === 'https' ? { 'access-control-allow-credentials': 'true' } : {}) };
+}
+
+/** The origin a browser states for a page at `address` (HOST:PORT): host in lower case, no default port. */
+function originOf(scheme: string, address: string): string {
+  try {
+    return new URL(`${scheme}://${address}`).origin;
+  } catch {
+    return ''; // not reached: addresses are checked when learned
+  }
 }
 
 function splitHostPort(address: string): { host: string; port: number } {

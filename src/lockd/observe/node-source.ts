@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Entry, Message, NodeId, Ready } from '../../raft/types.js';
 import type { DriverEvent } from '../node/raft-driver.js';
-import { decodeCommand, type ApplyOutput, type Command, type StateEvent } from '../state-machine/index.js';
+import { decodeCommand, type ApplyOutput, type Command, type LockStateMachine, type StateEvent } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
 
 export class NodeSource {
@@ -19,6 +19,8 @@ export class NodeSource {
     private readonly bus: EventBus,
     private readonly self: NodeId,
     start: { readonly term: number; readonly commit: number } = { term: 0, commit: 0 },
+    /** The applied state, read (right after an entry's apply) for the lease deadlines the results do not carry. */
+    private readonly machine?: Pick<LockStateMachine, 'now' | 'timeToLive'>,
   ) {
     this.term = start.term;
     this.commit = start.commit;
@@ -103,9 +105,10 @@ export class NodeSource {
           : { type: 'applied', index: entry.index, entryTerm: entry.term, command: r.type, ok: false, error: r.error, message: r.message },
     );
     if (r?.type === 'Tick' && r.ok && cmd?.type === 'Tick') {
-      bus.publish({ type: 'tick', index: entry.index, now: r.now, elapsedMs: cmd.elapsedMs, renewed: r.renewed.map((x) => x.leaseId), expired: r.expired });
+      const renewed = r.renewed.map((x) => x.leaseId);
+      bus.publish({ type: 'tick', index: entry.index, now: r.now, elapsedMs: cmd.elapsedMs, renewed, deadlines: renewed.map((id) => this.deadline(id)), expired: r.expired });
     }
-    if (r?.type === 'Grant' && r.ok && !r.duplicate) bus.publish({ type: 'lease-granted', index: entry.index, leaseId: r.leaseId, ttlMs: r.ttlMs });
+    if (r?.type === 'Grant' && r.ok && !r.duplicate) bus.publish({ type: 'lease-granted', index: entry.index, leaseId: r.leaseId, ttlMs: r.ttlMs, deadline: this.deadline(r.leaseId) });
     if (r?.type === 'Release' && cmd?.type === 'Release' && r.ok) bus.publish({ type: 'release', index: entry.index, name: cmd.name, token: cmd.token, ok: r.released });
     if ((cmd?.type === 'FenceWrite' || cmd?.type === 'FenceDelete') && r) {
       const op = cmd.type === 'FenceWrite' ? 'write' : 'delete';
@@ -119,6 +122,12 @@ export class NodeSource {
     }
     this.lockEvents(out.events);
   };
+
+  /** Lease `id`'s deadline in the state as applied so far (0: not live, or no state to read). */
+  private deadline(id: number): number {
+    const ttl = this.machine?.timeToLive(id);
+    return ttl && this.machine ? this.machine.now + ttl.remainingMs : 0;
+  }
 
   private lockEvents(events: readonly StateEvent[]): void {
     const freed = new Set<string>();

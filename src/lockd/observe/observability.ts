@@ -1,16 +1,19 @@
 // The observation layer on one node, composed: gRPC health on the client port and the decision
-// log always; with --http-listen also metrics, probes and /events over HTTP. The bus and its
+// log always; with --http-listen also metrics, probes, /events and the dashboard over HTTP (HTTPS
+// with TLS on, its certificates reloaded with the gRPC listeners' on SIGHUP). The bus and its
 // NodeSource are created by the node itself (lockd-node.ts), before its driver starts, so no event
 // is missed.
 import type { Server } from 'node:http';
 import type { ServiceRegistry } from '../node/listeners.js';
 import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
+import { DashboardFiles } from './dashboard-files.js';
 import { EventStreams } from './event-stream.js';
 import { logDecisions } from './decision-log.js';
 import { addGrpcHealth } from '../api/health-service.js';
 import { NodeHealth } from './health.js';
 import { listenHttp } from './http-server.js';
 import { NodeMetrics } from './metrics.js';
+import { clusterView, takeSnapshot, type StateSnapshot } from './state-snapshot.js';
 
 export class Observability {
   private ctx: NodeContext | undefined;
@@ -18,6 +21,8 @@ export class Observability {
   private health: NodeHealth | undefined;
   private events: EventStreams | undefined;
   private http: Server | undefined;
+  private stopReload: (() => void) | undefined;
+  private snapshot: (() => StateSnapshot) | undefined;
 
   /** Registered with the node's services: runs before its driver starts. */
   readonly registrar: ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => {
@@ -28,12 +33,14 @@ export class Observability {
     const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));
-      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n));
+      const snapshot = (this.snapshot = () => takeSnapshot(ctx, bus));
+      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), snapshot);
     }
     return {
       close: () => {
         grpcHealth.close();
         decisions.close();
+        this.stopReload?.();
         this.events?.close();
         this.http?.close();
         this.http?.closeAllConnections();
@@ -45,10 +52,28 @@ export class Observability {
   /** Bind --http-listen (after the node started); resolves with the bound port, or undefined when off. */
   async listen(): Promise<number | undefined> {
     const ctx = this.ctx;
-    if (!ctx?.config.httpListen || !this.metrics || !this.health || !this.events) return undefined;
-    const { server, port } = await listenHttp(ctx.config.httpListen, { metrics: this.metrics, health: this.health, events: this.events, logger: ctx.logger });
-    this.http = server;
-    ctx.logger.info({ event: 'http listening', address: ctx.config.httpListen }, `metrics, health and events on http://${ctx.config.httpListen}`);
-    return port;
+    if (!ctx?.config.httpListen || !this.metrics || !this.health || !this.events || !this.snapshot) return undefined;
+    const dashboard = DashboardFiles.load();
+    if (dashboard.problem) ctx.logger.warn({ event: 'no dashboard', reason: dashboard.problem }, dashboard.problem);
+    const tls = ctx.security.httpsContext();
+    const endpoint = await listenHttp(ctx.config.httpListen, {
+      metrics: this.metrics,
+      health: this.health,
+      events: this.events,
+      dashboard,
+      snapshot: this.snapshot,
+      cluster: () => clusterView(ctx),
+      logger: ctx.logger,
+      mayRead: (principal) => ctx.access.mayRead(principal),
+      ...(tls ? { tls } : {}),
+    });
+    this.http = endpoint.server;
+    this.stopReload = ctx.security.onReload(() => {
+      const next = ctx.security.httpsContext();
+      if (next) endpoint.setSecureContext(next);
+    });
+    const url = `${tls ? 'https' : 'http'}://${ctx.config.httpListen}`;
+    ctx.logger.info({ event: 'http listening', address: ctx.config.httpListen, advertiseHttp: ctx.config.advertiseHttp ?? '', tls: !!tls }, `dashboard, metrics, health and events on ${url}/`);
+    return endpoint.port;
   }
 }

@@ -11,9 +11,11 @@
 // - public port: TLS with the node certificate; client certificates required only with
 //   --client-cert-auth.
 import * as grpc from '@grpc/grpc-js';
-import type { PeerCertificate } from 'node:tls';
+import type { PeerCertificate, SecureContextOptions } from 'node:tls';
 import type { NodeConfig } from '../node/config.js';
 import { peerCertProblem, peerDnsName } from './peer-identity.js';
+import { certificatePrincipal } from './principal.js';
+import { ANONYMOUS } from '../state-machine/index.js';
 import { ReloadableCertificateProvider, ReloadableServerCredentials } from './reloadable-certs.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls-material.js';
 
@@ -31,6 +33,7 @@ export interface AuthenticatedCall {
 interface Tls {
   readonly config: NonNullable<NodeConfig['tls']>;
   readonly id: string;
+  readonly clientCertAuth: boolean;
   readonly provider: ReloadableCertificateProvider;
   readonly publicCreds: ReloadableServerCredentials;
   readonly peerCreds: ReloadableServerCredentials;
@@ -39,6 +42,7 @@ interface Tls {
 
 export class NodeSecurity {
   private readonly peerChannels = new Map<string, PeerChannel>();
+  private readonly reloadListeners = new Set<() => void>();
 
   private constructor(private readonly tls: Tls | undefined) {}
 
@@ -49,6 +53,7 @@ export class NodeSecurity {
     return new NodeSecurity({
       config: config.tls,
       id: config.id,
+      clientCertAuth: config.clientCertAuth,
       material,
       provider: new ReloadableCertificateProvider(material),
       publicCreds: new ReloadableServerCredentials(material, config.clientCertAuth),
@@ -68,6 +73,21 @@ export class NodeSecurity {
   serverCredentials(listener: 'client' | 'peer'): grpc.ServerCredentials {
     if (!this.tls) return grpc.ServerCredentials.createInsecure();
     return listener === 'client' ? this.tls.publicCreds : this.tls.peerCreds;
+  }
+
+  /**
+   * The HTTPS endpoint's context (undefined without TLS): the node certificate, and the CA that
+   * client certificates are checked against (observe/http-access.ts decides per path).
+   */
+  httpsContext(): SecureContextOptions | undefined {
+    const m = this.tls?.material;
+    return m && { cert: m.cert, key: m.key, ca: m.ca };
+  }
+
+  /** Call `listener` after each successful reload (the HTTPS server swaps its context); returns the unsubscribe. */
+  onReload(listener: () => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
   }
 
   /** Credentials to dial member `peerId`'s peer port: the server must prove it is that member. */
@@ -98,6 +118,15 @@ export class NodeSecurity {
   }
 
   /**
+   * The principal of a public-port call (principal.ts): the verified client certificate's CN with
+   * --client-cert-auth, else anonymous; `problem` when a certificate names no usable principal.
+   */
+  clientPrincipal(call: AuthenticatedCall): { principal: string } | { problem: string } {
+    if (!this.tls?.clientCertAuth) return { principal: ANONYMOUS };
+    return certificatePrincipal(call.getAuthContext().sslPeerCertificate);
+  }
+
+  /**
    * Re-read the TLS files (SIGHUP). New connections use the new certificates; open ones are left
    * alone. Unusable files change nothing (the error says why).
    */
@@ -108,6 +137,7 @@ export class NodeSecurity {
     this.tls.publicCreds.update(material);
     this.tls.peerCreds.update(material);
     this.tls.provider.update(material);
+    for (const l of this.reloadListeners) l();
     return { changed: true, summary: material.summary };
   }
 }

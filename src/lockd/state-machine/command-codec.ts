@@ -2,7 +2,8 @@
 // Deterministic (same command -> same bytes) and strict: a malformed or unknown entry throws rather
 // than being skipped, because skipping on some replicas and not others would split them.
 
-import type { Command } from './commands.js';
+import type { Authority, Command } from './commands.js';
+import { ANONYMOUS, ACL_VERBS, type AclVerb } from './acl-table.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 
 export const COMMAND_FORMAT_VERSION = 1;
@@ -19,6 +20,21 @@ function canonical(cmd: Command): Record<string, unknown> {
   // 0 and absent mean the same (entries written before drift was carried) and encode the same.
   const drift = (ppm: number | undefined) => (ppm === undefined || ppm === 0 ? {} : { driftPpm: num('driftPpm', ppm) });
   const lock = (l: string | undefined) => (l === undefined || l === '' ? {} : { lock: str('lock', l) });
+  return cmd.type === 'Tick' ? body(cmd, rid, drift, lock) : { ...body(cmd, rid, drift, lock), ...authority(cmd) };
+}
+
+/** Authority fields last, each only when not its default (anonymous, false), so older entries encode as before. */
+function authority(a: Authority): Record<string, unknown> {
+  return {
+    ...(a.principal === undefined || a.principal === ANONYMOUS ? {} : { principal: str('principal', a.principal) }),
+    ...(a.admin === undefined || a.admin === false ? {} : { admin: bool('admin', a.admin) }),
+    ...(a.acl === undefined || a.acl === false ? {} : { acl: bool('acl', a.acl) }),
+  };
+}
+
+type Opt<T> = (v: T | undefined) => Record<string, unknown>;
+
+function body(cmd: Command, rid: Opt<string>, drift: Opt<number>, lock: Opt<string>): Record<string, unknown> {
   switch (cmd.type) {
     case 'Grant':
       return { type: cmd.type, ttlMs: num('ttlMs', cmd.ttlMs), marginMs: num('marginMs', cmd.marginMs), ...drift(cmd.driftPpm), ...rid(cmd.requestId) };
@@ -72,6 +88,9 @@ function canonical(cmd: Command): Record<string, unknown> {
         ...(cmd.abandonedAtIndex === undefined || cmd.abandonedAtIndex === 0 ? {} : { abandonedAtIndex: num('abandonedAtIndex', cmd.abandonedAtIndex) }),
         ...rid(cmd.requestId),
       };
+    case 'AclGrant':
+    case 'AclRevoke':
+      return { type: cmd.type, subject: str('subject', cmd.subject), prefix: str('prefix', cmd.prefix), verb: str('verb', cmd.verb), ...rid(cmd.requestId) };
     default:
       throw new TypeError(`lockd command: unknown type ${JSON.stringify((cmd as { type: unknown }).type)}`);
   }
@@ -100,17 +119,20 @@ export function encodeCommand(cmd: Command): Uint8Array {
   return out;
 }
 
+const AUTH = ['principal', 'admin', 'acl'];
 const FIELDS: Record<Command['type'], { required: readonly string[]; optional: readonly string[] }> = {
-  Grant: { required: ['ttlMs', 'marginMs'], optional: ['driftPpm', 'requestId'] },
-  Revoke: { required: ['leaseId'], optional: ['requestId'] },
+  Grant: { required: ['ttlMs', 'marginMs'], optional: ['driftPpm', 'requestId', ...AUTH] },
+  Revoke: { required: ['leaseId'], optional: ['requestId', ...AUTH] },
   Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: ['driftPpm'] },
-  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['permits', 'shared', 'lockDelayMs', 'value', 'requestId'] },
-  Release: { required: ['name', 'token'], optional: ['leaseId', 'requestId'] },
-  SetPermits: { required: ['name', 'permits'], optional: ['requestId'] },
-  Proclaim: { required: ['name', 'token', 'value'], optional: [] },
-  FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId'] },
-  FenceDelete: { required: ['key', 'token'], optional: ['lock', 'requestId'] },
-  CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex', 'requestId'] },
+  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['permits', 'shared', 'lockDelayMs', 'value', 'requestId', ...AUTH] },
+  Release: { required: ['name', 'token'], optional: ['leaseId', 'requestId', ...AUTH] },
+  SetPermits: { required: ['name', 'permits'], optional: ['requestId', ...AUTH] },
+  Proclaim: { required: ['name', 'token', 'value'], optional: [...AUTH] },
+  FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId', ...AUTH] },
+  FenceDelete: { required: ['key', 'token'], optional: ['lock', 'requestId', ...AUTH] },
+  CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex', 'requestId', ...AUTH] },
+  AclGrant: { required: ['subject', 'prefix', 'verb'], optional: ['requestId', ...AUTH] },
+  AclRevoke: { required: ['subject', 'prefix', 'verb'], optional: ['requestId', ...AUTH] },
 };
 
 /** Throws CommandDecodeError on anything encodeCommand could not have produced. Empty data is a no-op: not a command. */
@@ -145,7 +167,30 @@ export function decodeCommand(data: Uint8Array): Command {
   const rid = () => (r.requestId === undefined ? {} : { requestId: s('requestId') });
   const drift = () => (r.driftPpm === undefined ? {} : { driftPpm: n('driftPpm') });
   const lock = () => (r.lock === undefined ? {} : { lock: s('lock') });
-  switch (type as Command['type']) {
+  const b = (k: string) => {
+    if (typeof r[k] !== 'boolean') throw new CommandDecodeError(`${type}.${k} must be a boolean`);
+    return r[k] as boolean;
+  };
+  const decoded = decodeBody(type as Command['type'], r, n, s, rid, drift, lock);
+  if (decoded.type === 'Tick') return decoded;
+  return {
+    ...decoded,
+    ...(r.principal === undefined ? {} : { principal: s('principal') }),
+    ...(r.admin === undefined ? {} : { admin: b('admin') }),
+    ...(r.acl === undefined ? {} : { acl: b('acl') }),
+  };
+}
+
+function decodeBody(
+  type: Command['type'],
+  r: Record<string, unknown>,
+  n: (k: string) => number,
+  s: (k: string) => string,
+  rid: () => { requestId?: string },
+  drift: () => { driftPpm?: number },
+  lock: () => { lock?: string },
+): Command {
+  switch (type) {
     case 'Grant':
       return { type: 'Grant', ttlMs: n('ttlMs'), marginMs: n('marginMs'), ...drift(), ...rid() };
     case 'Revoke':
@@ -195,5 +240,11 @@ export function decodeCommand(data: Uint8Array): Command {
         ...(r.abandonedAtIndex === undefined ? {} : { abandonedAtIndex: n('abandonedAtIndex') }),
         ...rid(),
       };
+    case 'AclGrant':
+    case 'AclRevoke': {
+      const verb = s('verb');
+      if (!(ACL_VERBS as readonly string[]).includes(verb)) throw new CommandDecodeError(`${type}.verb ${JSON.stringify(verb)} is not a verb`);
+      return { type, subject: s('subject'), prefix: s('prefix'), verb: verb as AclVerb, ...rid() };
+    }
   }
 }

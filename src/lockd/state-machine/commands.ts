@@ -1,11 +1,27 @@
 // The commands a leader proposes. Each becomes the data of one Raft entry (see command-codec.ts).
 // Ids, tokens and indexes are JS numbers (Raft indexes stay far below 2^53).
 
+import type { AclVerb } from './acl-table.js';
+
+/**
+ * Who proposes a client's command, as the leader established it (security/access-control.ts).
+ * Carried in the entry so every replica checks ownership and rules alike (authorize.ts). All
+ * absent: the anonymous principal, no --admin flag, rules not enforced (today's behaviour).
+ */
+export interface Authority {
+  /** The caller's principal (its client certificate's CN); absent = 'anonymous'. */
+  readonly principal?: string;
+  /** The leader's --admin flags name the principal (admin rules in the state count too). */
+  readonly admin?: boolean;
+  /** The leader enforces access rules (--acl): the command needs a rule granting its verb. */
+  readonly acl?: boolean;
+}
+
 /**
  * Create a lease. Its id is the index of this entry; deadline = now + ttlMs + marginMs + the drift
  * allowance ceil(ttlMs · driftPpm / 10^6) (lease/deadline-margin.ts).
  */
-export interface GrantCommand {
+export interface GrantCommand extends Authority {
   readonly type: 'Grant';
   readonly ttlMs: number;
   /** The leader's cap on one tick's elapsed time, carried so replicas do not depend on config. */
@@ -16,7 +32,7 @@ export interface GrantCommand {
 }
 
 /** End a lease now: release its locks (handing them to waiters) and drop its waits. */
-export interface RevokeCommand {
+export interface RevokeCommand extends Authority {
   readonly type: 'Revoke';
   readonly leaseId: number;
   readonly requestId?: string;
@@ -44,7 +60,7 @@ export interface TickCommand {
  * (needs permits 1); `lockDelayMs` keeps the name ungranted that long after this grant's lease
  * expires or is revoked.
  */
-export interface AcquireCommand {
+export interface AcquireCommand extends Authority {
   readonly type: 'Acquire';
   readonly name: string;
   readonly leaseId: number;
@@ -61,7 +77,7 @@ export interface AcquireCommand {
  * Election: set the value of the grant holding `token` on `name` (the leader's). Not deduplicated (like
  * etcd's): a late duplicate re-sets its value, and only the leader itself sends one.
  */
-export interface ProclaimCommand {
+export interface ProclaimCommand extends Authority {
   readonly type: 'Proclaim';
   readonly name: string;
   readonly token: number;
@@ -69,7 +85,7 @@ export interface ProclaimCommand {
 }
 
 /** Change a held or waited-on name's permits; waiters that now fit are granted by this entry (admin). */
-export interface SetPermitsCommand {
+export interface SetPermitsCommand extends Authority {
   readonly type: 'SetPermits';
   readonly name: string;
   readonly permits: number;
@@ -80,7 +96,7 @@ export interface SetPermitsCommand {
  * Compare-and-delete on the fencing token. `leaseId` (0/absent = any) picks the holder when one entry
  * granted the name to several leases under one token (a semaphore or shared lock); it must match.
  */
-export interface ReleaseCommand {
+export interface ReleaseCommand extends Authority {
   readonly type: 'Release';
   readonly name: string;
   readonly token: number;
@@ -92,7 +108,7 @@ export interface ReleaseCommand {
  * Write to the fenced store; rejected if token < the highest token accepted for key, and, with
  * `lock`, unless token is that lock's live holder's token (the sequencer check).
  */
-export interface FenceWriteCommand {
+export interface FenceWriteCommand extends Authority {
   readonly type: 'FenceWrite';
   readonly key: string;
   readonly value: Uint8Array;
@@ -102,7 +118,7 @@ export interface FenceWriteCommand {
 }
 
 /** Delete from the fenced store, fenced like a write; the key's highest token stays as a tombstone. */
-export interface FenceDeleteCommand {
+export interface FenceDeleteCommand extends Authority {
   readonly type: 'FenceDelete';
   readonly key: string;
   readonly token: number;
@@ -119,11 +135,32 @@ export interface FenceDeleteCommand {
  * (nobody was handed it), the lock is released in this same entry. 0/absent: leave the queue only,
  * and report a grant (heldToken) for the caller to use or release.
  */
-export interface CancelWaitCommand {
+export interface CancelWaitCommand extends Authority {
   readonly type: 'CancelWait';
   readonly name: string;
   readonly leaseId: number;
   readonly abandonedAtIndex?: number;
+  readonly requestId?: string;
+}
+
+/**
+ * Add (AclGrant) or remove (AclRevoke) the rule (subject, prefix, verb); admins only. `admin` rules
+ * have the empty prefix (admin is cluster-wide). Granting a rule that exists, or revoking one that
+ * does not, changes nothing and says so (created / removed false).
+ */
+export interface AclGrantCommand extends Authority {
+  readonly type: 'AclGrant';
+  readonly subject: string;
+  readonly prefix: string;
+  readonly verb: AclVerb;
+  readonly requestId?: string;
+}
+
+export interface AclRevokeCommand extends Authority {
+  readonly type: 'AclRevoke';
+  readonly subject: string;
+  readonly prefix: string;
+  readonly verb: AclVerb;
   readonly requestId?: string;
 }
 
@@ -137,7 +174,9 @@ export type Command =
   | FenceDeleteCommand
   | CancelWaitCommand
   | SetPermitsCommand
-  | ProclaimCommand;
+  | ProclaimCommand
+  | AclGrantCommand
+  | AclRevokeCommand;
 
 export type CommandType = Command['type'];
 
@@ -152,4 +191,6 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   'CancelWait',
   'SetPermits',
   'Proclaim',
+  'AclGrant',
+  'AclRevoke',
 ];

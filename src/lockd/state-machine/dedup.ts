@@ -89,7 +89,24 @@ export interface FenceRecord {
   readonly deleted: boolean;
 }
 
-export type DedupRecord = GrantRecord | AcquireRecord | ReleaseRecord | RevokeRecord | CancelWaitRecord | FenceRecord | SetPermitsRecord;
+/** AclGrant / AclRevoke: the rule and whether the first attempt changed it (a late attempt must not undo a later change). */
+export interface AclRecord {
+  readonly type: 'AclGrant' | 'AclRevoke';
+  readonly subject: string;
+  readonly prefix: string;
+  readonly verb: string;
+  readonly changed: boolean;
+}
+
+export type DedupRecord =
+  | GrantRecord
+  | AcquireRecord
+  | ReleaseRecord
+  | RevokeRecord
+  | CancelWaitRecord
+  | FenceRecord
+  | SetPermitsRecord
+  | AclRecord;
 
 /** Records of open waits (Acquire, wait = true, status = queued), by the waiter they follow. */
 const openWait = (r: DedupRecord | undefined): r is AcquireRecord => r?.type === 'Acquire' && r.wait && r.status === 'queued';

@@ -49,6 +49,12 @@ export class FenceStore {
     return this.entries.get(key)?.token ?? this.tombstones.get(key);
   }
 
+  /** Every key with its highest token, live keys first, then tombstones (oldest deletion first). */
+  *highestTokens(): IterableIterator<{ readonly key: string; readonly token: number; readonly deleted: boolean }> {
+    for (const [key, e] of this.entries) yield { key, token: e.token, deleted: false };
+    for (const [key, token] of this.tombstones) yield { key, token, deleted: true };
+  }
+
   isTombstoned(key: string): boolean {
     return this.tombstones.has(key);
   }

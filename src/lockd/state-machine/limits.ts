@@ -67,3 +67,11 @@ export const MAX_PERMITS = 1024;
 export const MAX_LOCK_DELAY_MS = 60_000;
 /** An election value (Campaign, Proclaim), in UTF-8 bytes: an address or an id, not a payload. */
 export const MAX_ELECTION_VALUE_BYTES = 1024;
+/** Principals (a client certificate's CN; X.509 allows 64 characters): at most this many UTF-8 bytes. */
+export const MAX_PRINCIPAL_BYTES = 256;
+/**
+ * Access rules in the whole cluster (Auth.List answers them all in one message: 4096 of the largest
+ * stay under the 4 MiB a client accepts), and per principal (each check scans one principal's prefixes).
+ */
+export const MAX_ACL_RULES = 4096;
+export const MAX_ACL_RULES_PER_PRINCIPAL = 256;

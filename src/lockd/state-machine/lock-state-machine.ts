@@ -14,18 +14,22 @@ import { applyGrant, applyRevoke, applyTick } from '../lease/lease-commands.js';
 import { applyAcquire, applyCancelWait, applyProclaim, applyRelease, applySetPermits } from './lock-commands.js';
 import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';
+import { authorize } from './authorize.js';
+import { applyAclGrant, applyAclRevoke } from './acl-commands.js';
+import { aclAllows, type AclRule, type AclVerb } from './acl-table.js';
 import { checkInvariants } from './invariant-sweep.js';
 import { check } from './invariant-error.js';
 import { decodeState, encodeState } from './snapshot-codec.js';
 import { bytesEqual, digest64 } from './bytes.js';
 import { sortedNames } from './order.js';
+import { machineView, type MachineView } from './machine-view.js';
 
 /** A committed Raft entry (src/raft Entry fits); term is not used by the state machine. */
-export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number };
+export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number; readonly type?: Entry['type'] };
 
 export interface ApplyOutput {
   readonly index: number;
-  /** The proposer's answer; undefined for a Raft no-op (empty data). */
+  /** The proposer's answer; undefined for a Raft no-op (empty data) and a config entry. */
   readonly result: ApplyResult | undefined;
   /** What happened, in order (see events.ts). */
   readonly events: readonly StateEvent[];
@@ -61,6 +65,8 @@ export interface LockView {
 export interface LeaseView {
   readonly leaseId: number;
   readonly grantedTtlMs: number;
+  /** The principal that granted it. */
+  readonly owner: string;
   /** deadline - now on the replicated clock (includes the margin, so it may exceed the TTL just after a renewal). */
   readonly remainingMs: number;
   /** Names held (sorted). */
@@ -118,7 +124,9 @@ export class LockStateMachine {
       () => `entry ${entry.index} applied after ${this.s.appliedIndex}`,
     );
     const ctx = new ApplyContext(entry.index);
-    const result = entry.data.length === 0 ? undefined : this.dispatch(ctx, decodeCommand(entry.data));
+    // A Raft no-op (empty) and a membership change (a config entry: the core's, not a command)
+    // change nothing here but the applied index.
+    const result = entry.data.length === 0 || entry.type === 'config' ? undefined : this.dispatch(ctx, decodeCommand(entry.data));
     this.s.appliedIndex = entry.index;
     if (this.checkEveryApply) checkInvariants(this.s);
     return { index: entry.index, result, events: ctx.events };
@@ -127,6 +135,8 @@ export class LockStateMachine {
   private dispatch(ctx: ApplyContext, cmd: Command): ApplyResult {
     const problem = validateCommand(cmd);
     if (problem) return failure(cmd.type, problem.error, problem.message);
+    const denied = authorize(this.s, cmd);
+    if (denied) return denied;
     switch (cmd.type) {
       case 'Grant':
         return applyGrant(this.s, ctx, cmd);
@@ -148,6 +158,10 @@ export class LockStateMachine {
         return applyOnce(this.s, ctx, cmd, applySetPermits);
       case 'Proclaim':
         return applyProclaim(this.s, ctx, cmd);
+      case 'AclGrant':
+        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclGrant(s, c));
+      case 'AclRevoke':
+        return applyOnce(this.s, ctx, cmd, (s, _ctx, c) => applyAclRevoke(s, c));
     }
   }
 
@@ -177,6 +191,7 @@ export class LockStateMachine {
     return {
       leaseId,
       grantedTtlMs: lease.ttlMs,
+      owner: lease.owner,
       remainingMs: lease.deadline - this.s.now,
       locks: sortedNames(lease.held),
       waiting: sortedNames(lease.waiting),
@@ -192,9 +207,41 @@ export class LockStateMachine {
     return this.s.leases.has(leaseId);
   }
 
+  /** The principal that granted a live lease; undefined: unknown, expired or revoked. */
+  leaseOwner(leaseId: number): string | undefined {
+    return this.s.leases.get(leaseId)?.owner;
+  }
+
+  // ---- Access rules (acl-table.ts). ----
+
+  /** Rules, sorted (of one principal when given). */
+  aclRules(principal?: string): AclRule[] {
+    return this.s.acl.rules(principal);
+  }
+
+  /** An admin rule names `principal` (the --admin flags are the node's, not the state's). */
+  aclIsAdmin(principal: string): boolean {
+    return this.s.acl.isAdmin(principal);
+  }
+
+  /** Whether the rules let `principal` act on `name` with one of `anyOf` (acl-table.ts aclAllows). */
+  aclAllows(principal: string, name: string, anyOf: readonly AclVerb[]): boolean {
+    return aclAllows(this.s.acl, principal, name, anyOf);
+  }
+
+  /** Whether `principal` has `verb` on some prefix. */
+  aclHoldsAnywhere(principal: string, verb: AclVerb): boolean {
+    return this.s.acl.holdsAnywhere(principal, verb);
+  }
+
   /** The leader proposes Ticks only while this is true. */
   hasLiveLeases(): boolean {
     return this.s.leases.size > 0;
+  }
+
+  /** The whole state for a viewer (the study dashboard), each table cut to `limit` rows. */
+  view(limit: number): MachineView {
+    return machineView(this.s, limit);
   }
 
   fenceRead(key: string): FenceView {

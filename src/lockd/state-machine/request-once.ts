@@ -13,7 +13,7 @@
 // A record forgotten by the FIFO (DEDUP_CAPACITY) makes the attempt a new call.
 
 import type { ApplyContext } from './apply-context.js';
-import type { CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand, SetPermitsCommand } from './commands.js';
+import type { AclGrantCommand, AclRevokeCommand, CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand, SetPermitsCommand } from './commands.js';
 import type { DedupRecord, FenceRecord } from './dedup.js';
 import type { MachineState } from './state.js';
 import type { ResultFor } from './results.js';
@@ -21,7 +21,15 @@ import { failure } from './results.js';
 import { digest64 } from './bytes.js';
 import { holderOf } from './lock-transitions.js';
 
-export type OnceCommand = RevokeCommand | ReleaseCommand | CancelWaitCommand | FenceWriteCommand | FenceDeleteCommand | SetPermitsCommand;
+export type OnceCommand =
+  | RevokeCommand
+  | ReleaseCommand
+  | CancelWaitCommand
+  | FenceWriteCommand
+  | FenceDeleteCommand
+  | SetPermitsCommand
+  | AclGrantCommand
+  | AclRevokeCommand;
 
 /** Apply `cmd` at most once per request id: `apply` runs only for a new id (or none). */
 export function applyOnce<C extends OnceCommand>(
@@ -63,6 +71,11 @@ function record(cmd: OnceCommand, r: ResultFor<OnceCommand['type']>): DedupRecor
       if (!r.ok) return { ...base, error: r.error, message: r.message, highestToken: r.highestToken ?? 0, deleted: false };
       return { ...base, message: '', highestToken: 'highestToken' in r ? r.highestToken : 0, deleted: r.type === 'FenceDelete' && r.deleted };
     }
+    case 'AclGrant':
+    case 'AclRevoke':
+      // A refusal (quota) is not recorded: a retry tries again.
+      if (!r.ok) return undefined;
+      return { type: cmd.type, subject: cmd.subject, prefix: cmd.prefix, verb: cmd.verb, changed: r.type === 'AclGrant' ? r.created : r.type === 'AclRevoke' && r.removed };
   }
 }
 
@@ -95,6 +108,10 @@ function replay(state: MachineState, cmd: OnceCommand, rec: DedupRecord): Result
         ? { type: 'FenceWrite', ok: true, highestToken: rec.highestToken }
         : { type: 'FenceDelete', ok: true, deleted: rec.deleted, highestToken: rec.highestToken };
     }
+    case 'AclGrant':
+    case 'AclRevoke':
+      if (rec.type !== cmd.type || rec.subject !== cmd.subject || rec.prefix !== cmd.prefix || rec.verb !== cmd.verb) return undefined;
+      return cmd.type === 'AclGrant' ? { type: 'AclGrant', ok: true, created: rec.changed } : { type: 'AclRevoke', ok: true, removed: rec.changed };
   }
 }
 

@@ -3,7 +3,7 @@
 
 import type { CommandType } from './commands.js';
 
-export type ErrorKind = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED';
+export type ErrorKind = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED' | 'PERMISSION_DENIED';
 
 /** A refused command. It changed nothing (except appliedIndex). */
 export interface Failure {
@@ -136,6 +136,20 @@ export interface ProclaimResult {
   readonly ok: true;
 }
 
+export interface AclGrantResult {
+  readonly type: 'AclGrant';
+  readonly ok: true;
+  /** False: the rule was already there (nothing changed). */
+  readonly created: boolean;
+}
+
+export interface AclRevokeResult {
+  readonly type: 'AclRevoke';
+  readonly ok: true;
+  /** False: there was no such rule (nothing changed). */
+  readonly removed: boolean;
+}
+
 export type Success =
   | GrantResult
   | RevokeResult
@@ -146,7 +160,9 @@ export type Success =
   | FenceDeleteResult
   | CancelWaitResult
   | SetPermitsResult
-  | ProclaimResult;
+  | ProclaimResult
+  | AclGrantResult
+  | AclRevokeResult;
 
 export type ApplyResult = Success | Failure;
 

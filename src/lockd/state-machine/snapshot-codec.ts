@@ -5,10 +5,13 @@
 // Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D).
 // Version 4: locks carry lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one),
 // and every open-wait Acquire record follows a live waiter (version 3 kept stale ones).
-// Version 5 (issue 16): a lock is [name, permits, delayUntil, holders, waiters], each holder its own
-// grant (shared, lock-delay, lastAcquire*, request id); waiters carry shared and lock-delay; Acquire
-// records their recipe, Release records their lease id, and SetPermits (P) records exist; holders and
-// waiters carry an election value.
+// Version 5 (main, issue 12): leases carry their owner (principal), the access rules (acl), dedup
+// records of AclGrant (L) and AclRevoke (U). (Branch recipes also called its format 5; neither was
+// released, and a node refuses both: their bytes differ.)
+// Version 6 (issue 16, on top of 5): a lock is [name, permits, delayUntil, holders, waiters], each
+// holder its own grant (shared, lock-delay, lastAcquire*, request id); waiters carry shared and
+// lock-delay; Acquire records their recipe, Release records their lease id, and SetPermits (P)
+// records exist; holders and waiters carry an election value.
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -17,8 +20,11 @@ import type { Holder, LockRecord, Waiter } from './state.js';
 import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
+import { validateAclRule, validatePrincipal } from './validate.js';
+import type { AclVerb } from './acl-table.js';
+import { MAX_ACL_RULES } from './limits.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 5;
+export const SNAPSHOT_FORMAT_VERSION = 6;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -41,7 +47,7 @@ export function encodeState(s: MachineState): Uint8Array {
   const doc = {
     appliedIndex: s.appliedIndex,
     now: s.now,
-    leases: [...s.leases.values()].sort((a, b) => a.id - b.id).map((l) => [l.id, l.ttlMs, l.deadline]),
+    leases: [...s.leases.values()].sort((a, b) => a.id - b.id).map((l) => [l.id, l.ttlMs, l.deadline, l.owner]),
     locks: sortedNames(s.locks.keys()).map((name): LockJson => {
       const l = s.locks.get(name)!;
       const holders = l.holders.map((h): HolderJson => {
@@ -57,6 +63,7 @@ export function encodeState(s: MachineState): Uint8Array {
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
     fenceTombstones: s.fence.tombstoneEntries(),
     fenceFloor: s.fence.floor,
+    acl: s.acl.rules().map((r) => [r.principal, r.prefix, r.verb]),
     dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
       r.type === 'Grant'
         ? [rid, 'G', r.ttlMs, r.leaseId]
@@ -97,8 +104,11 @@ function build(doc: unknown): MachineState {
   s.appliedIndex = int(d.appliedIndex, 'appliedIndex');
   s.now = int(d.now, 'now');
   for (const l of arr(d.leases, 'leases')) {
-    const [id, ttl, deadline] = tuple(l, 3, 'lease');
-    const lease = newLease(int(id, 'lease id'), int(ttl, 'lease ttl'), int(deadline, 'lease deadline'));
+    const [id, ttl, deadline, ownerJ] = tuple(l, 4, 'lease');
+    const owner = str(ownerJ, 'lease owner');
+    const bad = validatePrincipal(owner);
+    if (bad) throw new SnapshotDecodeError(`lease owner: ${bad.message}`);
+    const lease = newLease(int(id, 'lease id'), int(ttl, 'lease ttl'), int(deadline, 'lease deadline'), owner);
     if (s.leases.has(lease.id)) throw new SnapshotDecodeError(`lease ${lease.id} appears twice`);
     s.leases.set(lease.id, lease);
     s.expiry.set(lease.id, lease.deadline); // derived: rebuilt here, not stored
@@ -158,6 +168,14 @@ function build(doc: unknown): MachineState {
     s.fence.addTombstone(key, int(token, 'tombstone token'));
   }
   s.fence.floor = int(d.fenceFloor, 'fence floor');
+  const rules = arr(d.acl, 'acl');
+  if (rules.length > MAX_ACL_RULES) throw new SnapshotDecodeError(`${rules.length} access rules; at most ${MAX_ACL_RULES} are kept`);
+  for (const r of rules) {
+    const [principal, prefix, verb] = tuple(r, 3, 'access rule');
+    const bad = validateAclRule(principal, prefix, verb);
+    if (bad) throw new SnapshotDecodeError(`access rule: ${bad.message}`);
+    if (!s.acl.add({ principal: principal as string, prefix: prefix as string, verb: verb as AclVerb })) throw new SnapshotDecodeError(`access rule ${JSON.stringify(r)} appears twice`);
+  }
   for (const r of arr(d.dedup, 'dedup')) {
     const a = arr(r, 'dedup record');
     s.dedup.add(str(a[0], 'request id'), dedupRecord(a));
@@ -224,7 +242,7 @@ function bool(v: unknown, what: string): boolean {
   if (typeof v !== 'boolean') throw new SnapshotDecodeError(`${what} must be a boolean`);
   return v;
 }
-const ERROR_KINDS: readonly string[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED'] satisfies ErrorKind[];
+const ERROR_KINDS: readonly string[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED', 'PERMISSION_DENIED'] satisfies ErrorKind[];
 function errorKind(v: unknown, what: string): ErrorKind | undefined {
   if (v === '') return undefined;
   if (typeof v !== 'string' || !ERROR_KINDS.includes(v)) throw new SnapshotDecodeError(`${what} ${JSON.stringify(v)} is not an error kind`);

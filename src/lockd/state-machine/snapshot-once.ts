@@ -11,7 +11,8 @@ export type DedupJsonOnce =
   | [string, 'P', string, number, number, number]
   | [string, 'V', number]
   | [string, 'C', string, number, number, boolean, boolean, number]
-  | [string, 'F' | 'D', string, number, string, string, string, string, number, boolean];
+  | [string, 'F' | 'D', string, number, string, string, string, string, number, boolean]
+  | [string, 'L' | 'U', string, string, string, boolean];
 
 export function dedupJsonOnce(rid: string, r: OnceRecord): DedupJsonOnce {
   switch (r.type) {
@@ -26,6 +27,9 @@ export function dedupJsonOnce(rid: string, r: OnceRecord): DedupJsonOnce {
     case 'FenceWrite':
     case 'FenceDelete':
       return [rid, r.type === 'FenceWrite' ? 'F' : 'D', r.key, r.token, r.lock, r.digest, r.error ?? '', r.message, r.highestToken, r.deleted];
+    case 'AclGrant':
+    case 'AclRevoke':
+      return [rid, r.type === 'AclGrant' ? 'L' : 'U', r.subject, r.prefix, r.verb, r.changed];
   }
 }
 
@@ -79,6 +83,11 @@ export function dedupRecordOnce(a: unknown[], r: Readers): OnceRecord {
         highestToken: r.int(highest, 'highest token'),
         deleted: r.bool(deleted, 'deleted'),
       };
+    }
+    case 'L':
+    case 'U': {
+      const [, kind, subject, prefix, verb, changed] = r.tuple(a, 6, 'dedup access rule');
+      return { type: kind === 'L' ? 'AclGrant' : 'AclRevoke', subject: r.str(subject, 'subject'), prefix: r.str(prefix, 'prefix'), verb: r.str(verb, 'verb'), changed: r.bool(changed, 'changed') };
     }
     default:
       throw new Error(`dedup record kind ${JSON.stringify(a[1])}`);

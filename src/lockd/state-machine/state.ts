@@ -3,6 +3,7 @@
 // orders the leases by deadline (and `delays` the locks' lock-delay ends): derived, rebuilt on restore.
 
 import { ExpiryIndex } from '../lease/expiry-index.js';
+import { AclTable } from './acl-table.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
 import { GrantIndex } from './grant-index.js';
@@ -11,6 +12,8 @@ export interface LeaseRecord {
   /** Index of the Grant entry. */
   readonly id: number;
   readonly ttlMs: number;
+  /** The principal that granted it: only it (or an admin) may use it (authorize.ts). */
+  readonly owner: string;
   /**
    * Logical time at which the lease expires (expired by the first Tick with now >= deadline).
    * Indexed in MachineState.expiry: change it only through lease/lease-commands.ts, which keeps both in step.
@@ -99,8 +102,10 @@ export class MachineState {
   readonly grants = new GrantIndex();
   readonly fence = new FenceStore();
   readonly dedup = new DedupTable();
+  /** Access rules (acl-table.ts). */
+  readonly acl = new AclTable();
 }
 
-export function newLease(id: number, ttlMs: number, deadline: number): LeaseRecord {
-  return { id, ttlMs, deadline, held: new Set(), waiting: new Set() };
+export function newLease(id: number, ttlMs: number, deadline: number, owner: string): LeaseRecord {
+  return { id, ttlMs, owner, deadline, held: new Set(), waiting: new Set() };
 }

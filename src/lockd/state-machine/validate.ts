@@ -4,6 +4,7 @@
 import type { Command } from './commands.js';
 import type { ErrorKind } from './results.js';
 import { utf8ByteLength } from './bytes.js';
+import { ACL_VERBS } from './acl-table.js';
 import {
   MAX_DRIFT_PPM,
   MAX_FENCE_VALUE_BYTES,
@@ -12,6 +13,7 @@ import {
   MAX_PERMITS,
   MAX_MARGIN_MS,
   MAX_NAME_BYTES,
+  MAX_PRINCIPAL_BYTES,
   MAX_REQUEST_ID_BYTES,
   MAX_TICK_ELAPSED_MS,
   MAX_TICK_RENEWALS,
@@ -138,8 +140,44 @@ export function validateAcquireRecipe(permits: unknown, shared: unknown, lockDel
   return undefined;
 }
 
+/** A principal: a client certificate's CN (or 'anonymous'): non-empty, bounded, no control characters. */
+export function validatePrincipal(p: unknown): Problem | undefined {
+  if (typeof p !== 'string') return invalid('principal must be a string');
+  if (p.length === 0) return invalid('principal must not be empty');
+  const bytes = utf8ByteLength(p);
+  if (bytes > MAX_PRINCIPAL_BYTES) return invalid(`principal is ${bytes} bytes of UTF-8; the limit is ${MAX_PRINCIPAL_BYTES}`);
+  if (CONTROL.test(p) || LONE_SURROGATE.test(p)) return invalid('principal contains a control character or invalid Unicode');
+  return undefined;
+}
+
+/** An access rule: a principal, a name prefix ('' = every name) and a verb; `admin` only on ''. */
+export function validateAclRule(subject: unknown, prefix: unknown, verb: unknown): Problem | undefined {
+  const p = validatePrincipal(subject);
+  if (p) return p;
+  if (typeof verb !== 'string' || !(ACL_VERBS as readonly string[]).includes(verb)) return invalid(`verb ${JSON.stringify(verb)} is not one of ${ACL_VERBS.join(', ')}`);
+  if (prefix === '') return undefined;
+  const q = checkName('prefix', prefix);
+  if (q) return q;
+  if (verb === 'admin') return invalid('admin is cluster-wide: its prefix must be empty');
+  return undefined;
+}
+
+function validateAuthority(cmd: Exclude<Command, { type: 'Tick' }>): Problem | undefined {
+  if (cmd.principal !== undefined) {
+    const p = validatePrincipal(cmd.principal);
+    if (p) return p;
+  }
+  if (cmd.admin !== undefined && typeof cmd.admin !== 'boolean') return invalid('admin must be a boolean');
+  if (cmd.acl !== undefined && typeof cmd.acl !== 'boolean') return invalid('acl must be a boolean');
+  return undefined;
+}
+
 /** Every stateless rule for a command; state-dependent ones (lease alive, queue full...) are checked at apply. */
 export function validateCommand(cmd: Command): Problem | undefined {
+  return (cmd.type === 'Tick' ? undefined : validateAuthority(cmd)) ?? validateBody(cmd);
+}
+
+function validateBody(cmd: Command): Problem | undefined {
   switch (cmd.type) {
     case 'Grant':
       return validateTtlMs(cmd.ttlMs) ?? validateMarginMs(cmd.marginMs) ?? validateDriftPpm(cmd.driftPpm) ?? validateRequestId(cmd.requestId);
@@ -180,5 +218,8 @@ export function validateCommand(cmd: Command): Problem | undefined {
       return (
         validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAbandonedAtIndex(cmd.abandonedAtIndex) ?? validateRequestId(cmd.requestId)
       );
+    case 'AclGrant':
+    case 'AclRevoke':
+      return validateAclRule(cmd.subject, cmd.prefix, cmd.verb) ?? validateRequestId(cmd.requestId);
   }
 }

@@ -3,8 +3,9 @@ import { Level } from 'level';
 
 export type Db = Level<string, Buffer>;
 
-export function openLevel(dir: string): Db {
-  return new Level<string, Buffer>(dir, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+/** `createIfMissing: false` for readers (log dump) that must not turn any directory into a database. */
+export function openLevel(dir: string, { createIfMissing = true }: { createIfMissing?: boolean } = {}): Db {
+  return new Level<string, Buffer>(dir, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing });
 }
 
 export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };

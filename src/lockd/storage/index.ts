@@ -2,3 +2,4 @@
 export { LevelStorage, type LevelStorageOptions, type Persistable } from './level-storage.js';
 export { DataDirError, type DataDirProblem } from './errors.js';
 export type { Identity } from './records.js';
+export { DataDirReader } from './inspect.js';

@@ -6,6 +6,8 @@ export const HARD_STATE_KEY = 'm:hardstate';
 export const SNAPSHOT_KEY = 'm:snapshot';
 /** The cluster configuration (the voter ids) this data dir was made for. */
 export const CONFIG_KEY = 'm:config';
+/** Members' addresses as this node last knew them (membership changes add members --peers may not name). */
+export const PEERS_KEY = 'm:peers';
 
 const ENTRY_PREFIX = 'e:';
 const INDEX_WIDTH = 16;

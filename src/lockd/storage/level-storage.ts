@@ -5,9 +5,9 @@ import type { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, NodeId, Ready, Snapshot } from '../../raft/types.js';
 import { type BatchOp, type Db, openLevel } from './db.js';
 import { DataDirError } from './errors.js';
-import { HARD_STATE_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
+import { HARD_STATE_KEY, PEERS_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { loadDataDir } from './load.js';
-import { type Identity, encodeEntry, encodeHardState, encodeSnapshot } from './records.js';
+import { type Identity, type PeerBook, encodeEntry, encodeHardState, encodePeerBook, encodeSnapshot } from './records.js';
 
 export interface LevelStorageOptions {
   /** The data directory (created if missing). */
@@ -16,7 +16,8 @@ export interface LevelStorageOptions {
   readonly nodeId: NodeId;
   /**
    * The voter ids this start names (--peers): stored in a fresh data dir; an existing one made for
-   * another set is refused (DataDirError 'voters').
+   * another set is refused (DataDirError 'voters') unless it holds a configuration of its own
+   * (load.ts). Empty: a node joining a cluster (--join), which learns the configuration from it.
    */
   readonly voters: readonly NodeId[];
 }
@@ -37,8 +38,12 @@ export class LevelStorage {
     readonly memory: MemoryStorage,
     /** True if this open created the data dir's identity: a brand-new node. */
     readonly created: boolean,
-    /** The voters the data dir was made for (sorted): the configuration to run with. */
+    /** The bootstrap voters the data dir was made for (sorted; empty if it joined a cluster). */
     readonly voters: readonly NodeId[],
+    /** The data dir holds a configuration of its own (load.ts): --peers named addresses only. */
+    readonly configured: boolean,
+    /** Members' addresses as last saved (savePeers). */
+    readonly peerBook: PeerBook,
     private snapshotIndex: number,
   ) {}
 
@@ -46,7 +51,7 @@ export class LevelStorage {
   static async open(opts: LevelStorageOptions): Promise<LevelStorage> {
     if (!opts.clusterId) throw new Error('LevelStorage: clusterId must not be empty');
     if (!opts.nodeId) throw new Error('LevelStorage: nodeId must not be empty');
-    if (opts.voters.length === 0 || new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
+    if (new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
       throw new Error(`LevelStorage: voters must be distinct non-empty ids, got ${JSON.stringify(opts.voters)}`);
     const db = openLevel(opts.dir);
     try {
@@ -59,7 +64,7 @@ export class LevelStorage {
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
       const loaded = await loadDataDir(db, opts.dir, identity, opts.voters);
-      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.snapshotIndex);
+      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.configured, loaded.peerBook, loaded.snapshotIndex);
     } catch (e) {
       await db.close();
       if (e instanceof DataDirError) throw e;
@@ -112,7 +117,7 @@ export class LevelStorage {
   compact(snapshot: Snapshot): Promise<void> {
     return this.serialized(async () => {
       const m = this.memory;
-      const { index, term, voters } = snapshot.metadata;
+      const { index, term } = snapshot.metadata;
       if (index <= this.snapshotIndex) return;
       if (index > m.lastIndex()) throw new StorageUsageError(`compact: snapshot index ${index} is beyond the last index ${m.lastIndex()}`);
       if (m.term(index) !== term) throw new StorageUsageError(`compact: snapshot at ${index} has term ${term}, the log has ${m.term(index)}`);
@@ -120,9 +125,14 @@ export class LevelStorage {
       deleteRange(ops, m.firstIndex(), index);
       await this.db.batch(ops, { sync: true });
       this.snapshotIndex = index;
-      m.createSnapshot(index, snapshot.data, voters);
+      m.createSnapshot(index, snapshot.data, snapshot.metadata); // its configuration too
       m.compact(index);
     });
+  }
+
+  /** Save members' addresses for the next start (unsynced: a hint, re-learned from the log and --peers if lost). */
+  savePeers(book: PeerBook): Promise<void> {
+    return this.serialized(() => this.db.put(PEERS_KEY, encodePeerBook(book)));
   }
 
   /** Wait for pending writes, then close the database. */

@@ -5,11 +5,13 @@ import { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, HardState, NodeId, Snapshot } from '../../raft/types.js';
 import type { Db } from './db.js';
 import { DataDirError, RecordError } from './errors.js';
-import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
+import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, PEERS_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
 import {
   type Configuration,
   type Identity,
+  type PeerBook,
   decodeConfiguration,
+  decodePeerBook,
   decodeEntry,
   decodeHardState,
   decodeIdentity,
@@ -24,15 +26,24 @@ export interface Loaded {
   readonly created: boolean;
   /** Index of the snapshot on disk (0: none). */
   readonly snapshotIndex: number;
-  /** The voters this data dir was made for (sorted), equal as a set to the ones the start named. */
+  /**
+   * The bootstrap voters this data dir was made for (sorted; empty for one made by --join). Until
+   * the log or a snapshot holds a configuration, equal as a set to the ones the start named.
+   */
   readonly voters: readonly NodeId[];
+  /** The log or the snapshot holds a configuration (a membership change happened): --peers names addresses only. */
+  readonly configured: boolean;
+  /** Members' addresses as last saved (LevelStorage.savePeers). */
+  readonly peerBook: PeerBook;
 }
 
 /**
- * The voters are stored beside the identity (m:config) and checked on every start: a node that
- * reopened a 3-voter data dir as one of 5 would count majorities of 5 while its old peers count
- * majorities of 3, and two leaders could be elected in one term. Membership change (a later issue)
- * will change the configuration through the log, never through flags.
+ * The bootstrap voters are stored beside the identity (m:config) and checked on every start: a
+ * node that reopened a 3-voter data dir as one of 5 would count majorities of 5 while its old
+ * peers count majorities of 3, and two leaders could be elected in one term. Membership changes
+ * go through the log (config entries, snapshots' metadata), never through flags: once the data dir
+ * holds a configuration of its own, that is the one in effect and --peers only tells addresses.
+ * `voters` empty (--join on a fresh data dir): the node learns the configuration from the cluster.
  */
 export async function loadDataDir(db: Db, dir: string, want: Identity, voters: readonly NodeId[]): Promise<Loaded> {
   const corrupt = (detail: string): DataDirError => new DataDirError('corrupt', dir, detail);
@@ -49,11 +60,13 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   const idValue = await db.get(IDENTITY_KEY);
   if (idValue === undefined) {
     for await (const key of db.keys({ limit: 1 })) throw corrupt(`holds data (key ${key}) but no identity record`);
+    if (named.voters.length % 2 === 0 && named.voters.length > 0)
+      throw new DataDirError('voters', dir, `a new cluster of ${named.voters.length} voters (--peers): use an odd number (3 or 5) so a majority survives a failure (or --join to join an existing cluster)`);
     await db.batch([
       { type: 'put', key: IDENTITY_KEY, value: encodeIdentity(want) },
       { type: 'put', key: CONFIG_KEY, value: encodeConfiguration(named) },
     ], { sync: true });
-    return { memory: new MemoryStorage(named.voters), created: true, snapshotIndex: 0, voters: named.voters };
+    return { memory: new MemoryStorage(named.voters), created: true, snapshotIndex: 0, voters: named.voters, configured: false, peerBook: {} };
   }
   const have = decode(IDENTITY_KEY, idValue, decodeIdentity);
   if (have.clusterId !== want.clusterId || have.nodeId !== want.nodeId) {
@@ -63,18 +76,22 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
 
   const snapValue = await db.get(SNAPSHOT_KEY);
   const snap: Snapshot | undefined = snapValue && decode(SNAPSHOT_KEY, snapValue, decodeSnapshot);
+  const snapConfigured = (snap?.metadata.configIndex ?? 0) > 0;
   const configValue = await db.get(CONFIG_KEY);
   // A data dir made before the configuration was stored: its snapshot's voters if it has one,
   // else (nothing recorded to compare with) the ones this start names; recorded below.
   const stored: Configuration = configValue
     ? decode(CONFIG_KEY, configValue, decodeConfiguration)
     : { voters: sortedIds(snap && snap.metadata.voters.length > 0 ? snap.metadata.voters : voters) };
-  if (snap && snap.metadata.voters.length > 0 && !sameIds(snap.metadata.voters, stored.voters))
+  // A snapshot from before any membership change has the bootstrap voters (a joined node's may
+  // have any: it came from the cluster).
+  if (snap && !snapConfigured && stored.voters.length > 0 && snap.metadata.voters.length > 0 && !sameIds(snap.metadata.voters, stored.voters))
     throw corrupt(`the snapshot at ${snap.metadata.index} has voters ${show(snap.metadata.voters)}, the stored configuration ${show(stored.voters)}`);
-  checkStartVoters(dir, stored.voters, named.voters);
   const hsValue = await db.get(HARD_STATE_KEY);
   const hs: HardState | undefined = hsValue && decode(HARD_STATE_KEY, hsValue, decodeHardState);
   const entries = await readEntries(db, snap?.metadata.index ?? 0, snap?.metadata.term ?? 0, corrupt, decode);
+  const configured = snapConfigured || entries.some((e) => e.type === 'config');
+  checkStartVoters(dir, stored.voters, named.voters, configured);
 
   const lastIndex = entries.length > 0 ? entries[entries.length - 1].index : (snap?.metadata.index ?? 0);
   if (hs && hs.commit > lastIndex) {
@@ -85,17 +102,24 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   if (snap) memory.applySnapshot(snap);
   memory.append(entries);
   if (hs) memory.setHardState(hs);
-  return { memory, created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters };
+  const peersValue = await db.get(PEERS_KEY);
+  const peerBook = peersValue ? decode(PEERS_KEY, peersValue, decodePeerBook) : {};
+  return { memory, created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters, configured, peerBook };
 }
 
 /**
  * The start's voter check on its own (pure, so the simulator starts its nodes through it too):
  * refuses (DataDirError 'voters') a start naming other voter ids than the data dir was made for.
+ * It yields once the data dir holds a configuration of its own (`configured`: a config entry in
+ * the log or a snapshot made after one), and for a data dir made by --join (stored empty): the
+ * configuration in effect is then the stored one, and --peers only tells where members are.
  */
-export function checkStartVoters(dir: string, stored: readonly NodeId[], named: readonly NodeId[]): void {
+export function checkStartVoters(dir: string, stored: readonly NodeId[], named: readonly NodeId[], configured = false): void {
+  // named empty: --join, which means something only to a fresh data dir.
+  if (configured || stored.length === 0 || named.length === 0) return;
   if (!sameIds(stored, named)) {
     throw new DataDirError('voters', dir,
-      `it was made for the voters ${show(stored)}, but this start names ${show(named)} (--peers): voter ids may not change (addresses may)`);
+      `it was made for the voters ${show(stored)}, but this start names ${show(named)} (--peers): voter ids may not change (addresses may) until a membership change; use lockctl member add/remove`);
   }
 }
 

@@ -68,7 +68,11 @@ export function decodeIdentity(value: Uint8Array): Identity {
   return { clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId') };
 }
 
-/** The voters' ids, sorted: what a start's --peers must name (addresses may change, ids may not). */
+/**
+ * The bootstrap voters' ids, sorted: what a start's --peers must name (addresses may change, ids
+ * may not) until the log or a snapshot holds a configuration of its own. Empty: the data dir was
+ * made by `--join` (it learns the configuration from the cluster).
+ */
 export interface Configuration {
   readonly voters: readonly string[];
 }
@@ -79,7 +83,7 @@ export function encodeConfiguration(c: Configuration): Buffer {
 
 export function decodeConfiguration(value: Uint8Array): Configuration {
   const voters = unsealJson(value).voters;
-  if (!Array.isArray(voters) || voters.length === 0 || !voters.every((v) => typeof v === 'string' && v !== ''))
+  if (!Array.isArray(voters) || !voters.every((v) => typeof v === 'string' && v !== ''))
     throw new RecordError('configuration voters malformed');
   return { voters: [...(voters as string[])].sort() };
 }
@@ -93,11 +97,18 @@ export function decodeHardState(value: Uint8Array): HardState {
   return { term: uint(obj, 'term'), vote: str(obj, 'vote'), commit: uint(obj, 'commit') };
 }
 
-/** Payload: index u64 | term u64 | data. The index is stored too, so a value under the wrong key is caught. */
+/**
+ * Payload: index u64 | term word u64 | data. The index is stored too, so a value under the wrong
+ * key is caught. The term word's top bit marks a config entry (Entry.type 'config'): terms never
+ * come near 2^63 (safe() refuses above 2^53), and an entry written before membership changes
+ * existed reads as a normal one, so old data dirs need no migration.
+ */
+const CONFIG_FLAG = 1n << 63n;
+
 export function encodeEntry(e: Entry): Buffer {
   const payload = Buffer.allocUnsafe(16 + e.data.length);
   payload.writeBigUInt64BE(BigInt(e.index), 0);
-  payload.writeBigUInt64BE(BigInt(e.term), 8);
+  payload.writeBigUInt64BE(BigInt(e.term) | (e.type === 'config' ? CONFIG_FLAG : 0n), 8);
   payload.set(e.data, 16);
   return seal(payload);
 }
@@ -106,8 +117,10 @@ export function decodeEntry(value: Uint8Array): Entry {
   const payload = unseal(value);
   if (payload.length < 16) throw new RecordError(`entry payload too short (${payload.length} bytes)`);
   const index = safe(payload.readBigUInt64BE(0), 'index');
-  const term = safe(payload.readBigUInt64BE(8), 'term');
-  return { index, term, data: new Uint8Array(payload.subarray(16)) };
+  const word = payload.readBigUInt64BE(8);
+  const config = (word & CONFIG_FLAG) !== 0n;
+  const term = safe(word & ~CONFIG_FLAG, 'term');
+  return { index, term, data: new Uint8Array(payload.subarray(16)), ...(config ? { type: 'config' as const } : {}) };
 }
 
 function safe(n: bigint, what: string): number {
@@ -137,10 +150,49 @@ export function decodeSnapshot(value: Uint8Array): Snapshot {
     throw new RecordError(`snapshot metadata is not JSON: ${(e as Error).message}`);
   }
   if (typeof meta !== 'object' || meta === null) throw new RecordError('snapshot metadata is not a JSON object');
+  const ids = (field: string): string[] | undefined => {
+    const v = meta[field];
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) throw new RecordError(`snapshot ${field} malformed`);
+    return v as string[];
+  };
   const voters = meta.voters;
   if (!Array.isArray(voters) || !voters.every((v) => typeof v === 'string')) throw new RecordError('snapshot voters malformed');
+  // The membership fields are absent in snapshots taken before membership changes (and when empty).
+  const learners = ids('learners');
+  const removed = ids('removed');
+  const configIndex = meta.configIndex === undefined ? undefined : uint(meta, 'configIndex');
+  const index = uint(meta, 'index');
+  if (configIndex !== undefined && configIndex > index) throw new RecordError(`snapshot at ${index} carries the configuration of entry ${configIndex}`);
   return {
-    metadata: { index: uint(meta, 'index'), term: uint(meta, 'term'), voters },
+    metadata: {
+      index,
+      term: uint(meta, 'term'),
+      voters,
+      ...(learners ? { learners } : {}),
+      ...(removed ? { removed } : {}),
+      ...(configIndex !== undefined ? { configIndex } : {}),
+    },
     data: new Uint8Array(payload.subarray(4 + metaLen)),
   };
+}
+
+/** Members' addresses (id → peer, and client when known): a hint for the next start, not consensus state. */
+export type PeerBook = Record<string, { readonly peer: string; readonly client?: string }>;
+
+export function encodePeerBook(book: PeerBook): Buffer {
+  return sealJson({ peers: book });
+}
+
+/** Shape only: the node checks every address before using one (peer-directory.ts). */
+export function decodePeerBook(value: Uint8Array): PeerBook {
+  const peers = unsealJson(value).peers;
+  if (typeof peers !== 'object' || peers === null || Array.isArray(peers)) throw new RecordError('peer book malformed');
+  const out: PeerBook = {};
+  for (const [id, a] of Object.entries(peers as Record<string, unknown>)) {
+    const { peer, client } = (a ?? {}) as Record<string, unknown>;
+    if (typeof peer !== 'string' || (client !== undefined && typeof client !== 'string')) throw new RecordError(`peer book entry ${id} malformed`);
+    out[id] = client === undefined ? { peer } : { peer, client };
+  }
+  return out;
 }

@@ -1,4 +1,6 @@
 // Call metadata that tags a peer stream with its cluster and sender, checked before any envelope.
+import type * as grpc from '@grpc/grpc-js';
+
 export const CLUSTER_ID_HEADER = 'lockd-cluster-id';
 export const NODE_ID_HEADER = 'lockd-node-id';
 /**
@@ -8,3 +10,27 @@ export const NODE_ID_HEADER = 'lockd-node-id';
  */
 export const CLIENT_ADDRESS_HEADER = 'lockd-client-address';
 export const MAX_CLIENT_ADDRESS_LENGTH = 300;
+/**
+ * The HTTP address (HOST:PORT, same bound) of the sender's --http-listen endpoint, stated like the
+ * client address, so that each member can tell the study dashboard where the others' are. Never
+ * dialed by a node either.
+ */
+export const HTTP_ADDRESS_HEADER = 'lockd-http-address';
+/**
+ * Set (to "1") in the trailers of a refused stream whose sender this node knows was removed from
+ * the cluster by a committed change: the sender stops itself (ids are never reused).
+ */
+export const REMOVED_TRAILER = 'lockd-removed';
+
+/** What a peer stated in a stream's metadata (undefined: the header was absent), unchecked. */
+export interface StatedAddresses {
+  readonly client?: string;
+  readonly http?: string;
+}
+
+/** The addresses stated in `md` (a peer stream's request or response metadata). */
+export function statedIn(md: grpc.Metadata): StatedAddresses {
+  const client = md.get(CLIENT_ADDRESS_HEADER)[0];
+  const http = md.get(HTTP_ADDRESS_HEADER)[0];
+  return { ...(client === undefined ? {} : { client: String(client) }), ...(http === undefined ? {} : { http: String(http) }) };
+}

@@ -1,13 +1,19 @@
 // The sending side toward one peer: one long-lived client stream, written in order. While the peer
 // is down (or its stream is backed up) messages are dropped, since Raft retransmits; the stream is
 // re-opened with capped exponential backoff. Up/down is logged once per transition.
+//
+// A stream the peer has not accepted within ACCEPT_TIMEOUT_MS is given up with its channel, and the
+// next attempt dials on a new one. grpc-js has no connect timeout: a dial whose SYNs vanish (the
+// peer's old IP address, after it came back elsewhere under its DNS name; a host that went off
+// without a reset) waits for the kernel's own, about two minutes, and the channel resolves the name
+// again only after that attempt failed. A new channel resolves the name at once and dials anew.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { raftProto } from '../../proto/raft.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;
@@ -28,27 +34,35 @@ export interface PeerStreamOptions {
   readonly credentials: grpc.ChannelCredentials;
   /** This node's client address, stated in the stream's metadata ('' to state none). */
   readonly clientAddress: string;
-  /** The peer accepted the stream and stated its client address (unchecked: the caller validates). */
-  readonly onClientAddress: (address: string) => void;
+  /** This node's HTTP address ('' for none), stated the same way. */
+  readonly httpAddress: string;
+  /** The peer accepted the stream and stated its addresses (unchecked: the caller validates). */
+  readonly onAddresses: (stated: StatedAddresses) => void;
   /** The stream to this peer failed or could not be opened (called once per transition to down). */
   readonly onDown: () => void;
+  /** The peer refused the stream because its committed configuration removed this node. */
+  readonly onRemoved?: () => void;
 }
 
 export type PeerState = 'connecting' | 'up' | 'down';
 
+/** A peer accepts a stream as soon as it reads its metadata (receiver.ts): milliseconds, even loaded. */
+export const ACCEPT_TIMEOUT_MS = 2000;
+
 export class PeerStream {
-  private readonly client: RaftClient;
+  private client: RaftClient;
   private readonly log: Logger;
   private call: grpc.ClientWritableStream<Envelope> | undefined;
   private accepted = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private acceptTimer: NodeJS.Timeout | undefined;
   private delayMs: number;
   private reported: 'up' | 'down' | undefined;
   private closed = false;
 
   constructor(private readonly opts: PeerStreamOptions) {
     this.log = opts.logger.child({ peer: opts.peerId, address: opts.address });
-    this.client = new raftProto.raft.v1.Raft(opts.address, opts.credentials, opts.channelOptions);
+    this.client = this.newClient();
     this.delayMs = opts.backoff.initialMs;
     this.open();
   }
@@ -72,9 +86,14 @@ export class PeerStream {
     return true;
   }
 
+  private newClient(): RaftClient {
+    return new raftProto.raft.v1.Raft(this.opts.address, this.opts.credentials, this.opts.channelOptions);
+  }
+
   close(): void {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.acceptTimer);
     this.call?.end();
     this.call = undefined;
     this.client.close();
@@ -85,17 +104,29 @@ export class PeerStream {
     md.set(CLUSTER_ID_HEADER, this.opts.clusterId);
     md.set(NODE_ID_HEADER, this.opts.selfId);
     if (this.opts.clientAddress) md.set(CLIENT_ADDRESS_HEADER, this.opts.clientAddress);
+    if (this.opts.httpAddress) md.set(HTTP_ADDRESS_HEADER, this.opts.httpAddress);
     this.accepted = false;
     const call = this.client.Stream(md, (err) => this.ended(call, err));
     call.on('metadata', (res: grpc.Metadata) => this.up(call, res));
     this.call = call;
+    this.acceptTimer = setTimeout(() => this.notAccepted(call), ACCEPT_TIMEOUT_MS);
+  }
+
+  /** Not accepted in time: a new channel for the next attempt (see the top), then end this one. */
+  private notAccepted(call: grpc.ClientWritableStream<Envelope>): void {
+    if (this.closed || call !== this.call || this.accepted) return;
+    this.log.debug({ timeoutMs: ACCEPT_TIMEOUT_MS }, 'peer stream not accepted in time; dialing again on a new channel');
+    const old = this.client;
+    this.client = this.newClient();
+    call.cancel(); // → ended(): peer down, the next attempt after the backoff
+    old.close();
   }
 
   private up(call: grpc.ClientWritableStream<Envelope>, res: grpc.Metadata): void {
     if (call !== this.call) return;
+    clearTimeout(this.acceptTimer);
     this.accepted = true;
-    const stated = res.get(CLIENT_ADDRESS_HEADER)[0];
-    if (stated !== undefined) this.opts.onClientAddress(String(stated));
+    this.opts.onAddresses(statedIn(res));
     this.delayMs = this.opts.backoff.initialMs;
     if (this.reported !== 'up') this.log.info('peer up');
     this.reported = 'up';
@@ -103,7 +134,12 @@ export class PeerStream {
 
   private ended(call: grpc.ClientWritableStream<Envelope>, err: grpc.ServiceError | null): void {
     if (this.closed || call !== this.call) return;
+    clearTimeout(this.acceptTimer);
     this.call = undefined;
+    if (err?.metadata?.get(REMOVED_TRAILER)[0] !== undefined) {
+      this.log.error({ details: err.details }, 'the peer says this node was removed from the cluster');
+      this.opts.onRemoved?.();
+    }
     if (this.reported !== 'down') {
       this.log.warn({ code: err ? grpc.status[err.code] : 'OK', details: err?.details }, 'peer down');
       this.reported = 'down';

@@ -10,7 +10,7 @@ import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import { raftProto } from '../../proto/raft.js';
 import { messageToProto } from './convert.js';
 import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
-import { MAX_CLIENT_ADDRESS_LENGTH } from './metadata.js';
+import { MAX_CLIENT_ADDRESS_LENGTH, type StatedAddresses } from './metadata.js';
 import { raftHandlers } from './receiver.js';
 import { DEFAULT_CHUNK_BYTES, snapshotEnvelopes } from './snapshot-chunks.js';
 
@@ -40,13 +40,33 @@ export interface PeerTransportOptions {
   readonly authenticate?: (call: grpc.ServerReadableStream<unknown, unknown>, sender: NodeId) => string | undefined;
   /** This node's client address, stated to every peer on both sides of each stream (default: none). */
   readonly clientAddress?: string;
-  /** A peer stated its client address; return false if it is unusable (the stream it came on is then refused). */
-  readonly onClientAddress?: (peerId: NodeId, address: string) => boolean;
+  /** The same for this node's HTTP address (--advertise-http; default: none). */
+  readonly httpAddress?: string;
+  /**
+   * A peer stated its client and/or HTTP address: record them and return true, or return false and
+   * record neither when one is unusable (the stream it came on is then refused).
+   */
+  readonly onAddresses?: (peerId: NodeId, stated: StatedAddresses) => boolean;
+  /** Who may open a stream to us (default: the peers we send to). */
+  readonly isPeer?: (id: NodeId) => boolean;
+  /** Ids whose removal this node committed: their streams are refused and told so (default: none). */
+  readonly isRemoved?: (id: NodeId) => boolean;
+  /** A peer refused our stream because it committed our removal: this node must stop. */
+  readonly onRemoved?: (byPeer: NodeId) => void;
 }
+
+/**
+ * How soon gRPC may resolve a peer's DNS name again. grpc-js resolves a name when the channel
+ * starts and again whenever its connection is lost, but by default at most every 30 s: a member
+ * restarted at a new address under its old name (a rescheduled Kubernetes pod) would stay
+ * unreachable that long. An IP address is never resolved, so this costs nothing there.
+ */
+export const DNS_RERESOLVE_MS = 1000;
 
 /** Channel options for peer clients: fast failure detection and reconnects within the backoff cap. */
 export function peerChannelOptions(backoff: Backoff): grpc.ChannelOptions {
   return {
+    'grpc.dns_min_time_between_resolutions_ms': DNS_RERESOLVE_MS,
     'grpc.keepalive_time_ms': 1000, // a stopped or partitioned peer is noticed within ~2 s
     'grpc.keepalive_timeout_ms': 1000,
     'grpc.keepalive_permit_without_calls': 1,
@@ -65,6 +85,8 @@ export class PeerTransport {
   private readonly streams = new Map<NodeId, PeerStream>();
   private readonly chunkBytes: number;
   private readonly warnedUnknown = new Set<NodeId>();
+  private readonly backoff: Backoff;
+  private closed = false;
 
   constructor(private readonly opts: PeerTransportOptions) {
     if (!opts.clusterId) throw new Error('PeerTransport: clusterId must not be empty');
@@ -72,28 +94,44 @@ export class PeerTransport {
     this.chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
     const backoff = opts.backoff ?? { initialMs: 50, maxMs: 1000 };
     if (!(backoff.initialMs > 0 && backoff.maxMs >= backoff.initialMs)) throw new Error(`PeerTransport: bad backoff ${JSON.stringify(backoff)}`);
+    this.backoff = backoff;
+    for (const [peerId, address] of opts.peers) this.addPeer(peerId, address);
+  }
+
+  /** Start sending to a new member (a membership change told its address). A known id keeps its stream. */
+  addPeer(peerId: NodeId, address: string): void {
+    if (this.closed || peerId === this.opts.selfId || this.streams.has(peerId)) return;
+    const opts = this.opts;
+    const backoff = this.backoff;
     const channelOptions = peerChannelOptions(backoff);
-    for (const [peerId, address] of opts.peers) {
-      const channel = opts.channel?.(peerId) ?? { credentials: grpc.credentials.createInsecure(), options: {} };
-      const stream = new PeerStream({
-        clusterId: opts.clusterId,
-        selfId: opts.selfId,
-        peerId,
-        address,
-        logger: opts.logger,
-        backoff,
-        maxQueued: opts.maxQueued ?? 4096,
-        channelOptions: { ...channelOptions, ...channel.options },
-        credentials: channel.credentials,
-        clientAddress: opts.clientAddress ?? '',
-        onClientAddress: (a) => {
-          if (a.length > MAX_CLIENT_ADDRESS_LENGTH || !(opts.onClientAddress?.(peerId, a) ?? true))
-            opts.logger.warn({ peer: peerId, address: a.slice(0, 80) }, 'peer stated an unusable client address; ignored');
-        },
-        onDown: () => opts.onUnreachable(peerId),
-      });
-      this.streams.set(peerId, stream);
-    }
+    const channel = opts.channel?.(peerId) ?? { credentials: grpc.credentials.createInsecure(), options: {} };
+    const stream = new PeerStream({
+      clusterId: opts.clusterId,
+      selfId: opts.selfId,
+      peerId,
+      address,
+      logger: opts.logger,
+      backoff,
+      maxQueued: opts.maxQueued ?? 4096,
+      channelOptions: { ...channelOptions, ...channel.options },
+      credentials: channel.credentials,
+      clientAddress: opts.clientAddress ?? '',
+      httpAddress: opts.httpAddress ?? '',
+      onAddresses: (stated) => {
+        if (!this.record(peerId, stated))
+          opts.logger.warn({ peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) }, 'peer stated an unusable address; ignored');
+      },
+      onDown: () => opts.onUnreachable(peerId),
+      onRemoved: () => opts.onRemoved?.(peerId),
+    });
+    this.streams.set(peerId, stream);
+    this.warnedUnknown.delete(peerId);
+  }
+
+  /** Stop sending to a member whose removal committed. */
+  removePeer(peerId: NodeId): void {
+    this.streams.get(peerId)?.close();
+    this.streams.delete(peerId);
   }
 
   /** Serve raft.v1.Raft on `server` (before it starts); create it with PEER_SERVER_OPTIONS. */
@@ -101,14 +139,22 @@ export class PeerTransport {
     server.addService(raftProto.raft.v1.Raft.service, raftHandlers({
       clusterId: this.opts.clusterId,
       selfId: this.opts.selfId,
-      isPeer: (id) => this.opts.peers.has(id),
+      isPeer: (id) => this.opts.isPeer?.(id) ?? this.streams.has(id),
+      isRemoved: (id) => this.opts.isRemoved?.(id) ?? false,
       logger: this.opts.logger,
       onMessage: this.opts.onMessage,
       maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
       authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
       clientAddress: this.opts.clientAddress ?? '',
-      onClientAddress: (sender, address) => this.opts.onClientAddress?.(sender, address) ?? true,
+      httpAddress: this.opts.httpAddress ?? '',
+      onAddresses: (sender, stated) => this.record(sender, stated),
     }));
+  }
+
+  /** Both sides of a stream: bounded here, checked and recorded (both or neither) by the caller. */
+  private record(peerId: NodeId, stated: StatedAddresses): boolean {
+    if ((stated.client?.length ?? 0) > MAX_CLIENT_ADDRESS_LENGTH || (stated.http?.length ?? 0) > MAX_CLIENT_ADDRESS_LENGTH) return false;
+    return this.opts.onAddresses?.(peerId, stated) ?? true;
   }
 
   /** Queue messages for sending, in order per peer. Never throws for a down peer: it drops and reports. */
@@ -140,6 +186,7 @@ export class PeerTransport {
 
   /** Close every outgoing stream. (The server is the caller's to shut down.) */
   close(): void {
+    this.closed = true;
     for (const s of this.streams.values()) s.close();
   }
 }

@@ -6,14 +6,16 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, MAX_CLIENT_ADDRESS_LENGTH, NODE_ID_HEADER } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 export interface ReceiverOptions {
   readonly clusterId: string;
   readonly selfId: NodeId;
-  /** Whether a node id may talk to us (the configured peers). */
+  /** Whether a node id may talk to us (a member this node knows the address of). */
   readonly isPeer: (id: NodeId) => boolean;
+  /** Whether this node committed the removal of `id`: its stream is refused with REMOVED_TRAILER, also mid-stream. */
+  readonly isRemoved: (id: NodeId) => boolean;
   readonly logger: Logger;
   readonly onMessage: (m: Message) => void;
   /** Largest snapshot accepted, in bytes. */
@@ -22,8 +24,10 @@ export interface ReceiverOptions {
   readonly authenticate: (call: grpc.ServerReadableStream<Envelope__Output, unknown>, sender: NodeId) => string | undefined;
   /** This node's client address, stated in the response metadata ('' for none). */
   readonly clientAddress: string;
-  /** Whether `address` is a well-formed client address to record for `sender`; false refuses the stream. */
-  readonly onClientAddress: (sender: NodeId, address: string) => boolean;
+  /** The same for the HTTP address (HTTP_ADDRESS_HEADER). */
+  readonly httpAddress: string;
+  /** Record the addresses `sender` stated (both or neither); false: one is unusable, the stream is refused. */
+  readonly onAddresses: (sender: NodeId, stated: StatedAddresses) => boolean;
 }
 
 export function raftHandlers(opts: ReceiverOptions): RaftHandlers {
@@ -45,27 +49,38 @@ function serveStream(
   // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
   // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
   // (what was expected, who asked) go only to our own log.
-  const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION): void => {
+  const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION, metadata?: grpc.Metadata): void => {
     if (done) return;
     done = true;
     log.warn({ ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
-    callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}` });
+    callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}`, ...(metadata ? { metadata } : {}) });
+  };
+  const refuseRemoved = (): void => {
+    const md = new grpc.Metadata();
+    md.set(REMOVED_TRAILER, '1');
+    refuse(`${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`, {}, grpc.status.PERMISSION_DENIED, md);
   };
 
   // Never echo our cluster id: it is all a stranger needs to open a peer stream. Nor log it (the
   // operator knows it; logs travel): what the caller sent is logged, cut short (it is the caller's).
   if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
+  if (opts.isRemoved(sender)) {
+    // Only after the credentials check: a stranger must not learn which ids were removed, nor be told to stop.
+    const authProblem = opts.authenticate(call, sender);
+    if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
+    return refuseRemoved();
+  }
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
   const authProblem = opts.authenticate(call, sender);
   if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
-  const stated = call.metadata.get(CLIENT_ADDRESS_HEADER)[0];
-  if (stated !== undefined) {
-    const address = String(stated);
-    if (address.length > MAX_CLIENT_ADDRESS_LENGTH || !opts.onClientAddress(sender, address))
-      return refuse(`${CLIENT_ADDRESS_HEADER} "${address.slice(0, 80)}" is not a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
+  const stated = statedIn(call.metadata);
+  if (!opts.onAddresses(sender, stated)) {
+    const said = [stated.client !== undefined && `${CLIENT_ADDRESS_HEADER} "${stated.client.slice(0, 80)}"`, stated.http !== undefined && `${HTTP_ADDRESS_HEADER} "${stated.http.slice(0, 80)}"`].filter(Boolean);
+    return refuse(`${said.join(', ')}: each must be a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
   }
   const accepted = new grpc.Metadata();
   if (opts.clientAddress) accepted.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
+  if (opts.httpAddress) accepted.set(HTTP_ADDRESS_HEADER, opts.httpAddress);
   call.sendMetadata(accepted); // tells the sender the stream is accepted: peer up
 
   call.on('data', (env: Envelope__Output) => {
@@ -73,6 +88,7 @@ function serveStream(
     envelopes++;
     if (env.clusterId !== opts.clusterId) return refuse(`envelope tagged with cluster id "${env.clusterId}"`, { remoteClusterId: env.clusterId });
     if (env.senderId !== sender) return refuse(`envelope from "${env.senderId}" on the stream of "${sender}"`);
+    if (opts.isRemoved(sender)) return refuseRemoved(); // removed while its stream was open
     let m: Message | undefined;
     try {
       if (env.message) m = messageFromProto(env.message);

@@ -1,8 +1,16 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AclRule as _lockd_v1_AclRule, AclRule__Output as _lockd_v1_AclRule__Output } from './lockd/v1/AclRule.js';
 import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from './lockd/v1/AcquireRequest.js';
 import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from './lockd/v1/AcquireResponse.js';
+import type { AuthClient as _lockd_v1_AuthClient, AuthDefinition as _lockd_v1_AuthDefinition } from './lockd/v1/Auth.js';
+import type { AuthGrantRequest as _lockd_v1_AuthGrantRequest, AuthGrantRequest__Output as _lockd_v1_AuthGrantRequest__Output } from './lockd/v1/AuthGrantRequest.js';
+import type { AuthGrantResponse as _lockd_v1_AuthGrantResponse, AuthGrantResponse__Output as _lockd_v1_AuthGrantResponse__Output } from './lockd/v1/AuthGrantResponse.js';
+import type { AuthListRequest as _lockd_v1_AuthListRequest, AuthListRequest__Output as _lockd_v1_AuthListRequest__Output } from './lockd/v1/AuthListRequest.js';
+import type { AuthListResponse as _lockd_v1_AuthListResponse, AuthListResponse__Output as _lockd_v1_AuthListResponse__Output } from './lockd/v1/AuthListResponse.js';
+import type { AuthRevokeRequest as _lockd_v1_AuthRevokeRequest, AuthRevokeRequest__Output as _lockd_v1_AuthRevokeRequest__Output } from './lockd/v1/AuthRevokeRequest.js';
+import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResponse__Output as _lockd_v1_AuthRevokeResponse__Output } from './lockd/v1/AuthRevokeResponse.js';
 import type { CampaignRequest as _lockd_v1_CampaignRequest, CampaignRequest__Output as _lockd_v1_CampaignRequest__Output } from './lockd/v1/CampaignRequest.js';
 import type { CampaignResponse as _lockd_v1_CampaignResponse, CampaignResponse__Output as _lockd_v1_CampaignResponse__Output } from './lockd/v1/CampaignResponse.js';
 import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from './lockd/v1/CancelWaitRequest.js';
@@ -37,6 +45,14 @@ import type { LockClient as _lockd_v1_LockClient, LockDefinition as _lockd_v1_Lo
 import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_LockEvent__Output } from './lockd/v1/LockEvent.js';
 import type { LockHolder as _lockd_v1_LockHolder, LockHolder__Output as _lockd_v1_LockHolder__Output } from './lockd/v1/LockHolder.js';
 import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Output } from './lockd/v1/Member.js';
+import type { MemberAddRequest as _lockd_v1_MemberAddRequest, MemberAddRequest__Output as _lockd_v1_MemberAddRequest__Output } from './lockd/v1/MemberAddRequest.js';
+import type { MemberChangeResponse as _lockd_v1_MemberChangeResponse, MemberChangeResponse__Output as _lockd_v1_MemberChangeResponse__Output } from './lockd/v1/MemberChangeResponse.js';
+import type { MemberInfo as _lockd_v1_MemberInfo, MemberInfo__Output as _lockd_v1_MemberInfo__Output } from './lockd/v1/MemberInfo.js';
+import type { MemberListRequest as _lockd_v1_MemberListRequest, MemberListRequest__Output as _lockd_v1_MemberListRequest__Output } from './lockd/v1/MemberListRequest.js';
+import type { MemberListResponse as _lockd_v1_MemberListResponse, MemberListResponse__Output as _lockd_v1_MemberListResponse__Output } from './lockd/v1/MemberListResponse.js';
+import type { MemberPromoteRequest as _lockd_v1_MemberPromoteRequest, MemberPromoteRequest__Output as _lockd_v1_MemberPromoteRequest__Output } from './lockd/v1/MemberPromoteRequest.js';
+import type { MemberRemoveRequest as _lockd_v1_MemberRemoveRequest, MemberRemoveRequest__Output as _lockd_v1_MemberRemoveRequest__Output } from './lockd/v1/MemberRemoveRequest.js';
+import type { MembershipClient as _lockd_v1_MembershipClient, MembershipDefinition as _lockd_v1_MembershipDefinition } from './lockd/v1/Membership.js';
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
 import type { ProclaimRequest as _lockd_v1_ProclaimRequest, ProclaimRequest__Output as _lockd_v1_ProclaimRequest__Output } from './lockd/v1/ProclaimRequest.js';
 import type { ProclaimResponse as _lockd_v1_ProclaimResponse, ProclaimResponse__Output as _lockd_v1_ProclaimResponse__Output } from './lockd/v1/ProclaimResponse.js';
@@ -52,6 +68,8 @@ import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsReques
 import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from './lockd/v1/SetPermitsResponse.js';
 import type { StatusRequest as _lockd_v1_StatusRequest, StatusRequest__Output as _lockd_v1_StatusRequest__Output } from './lockd/v1/StatusRequest.js';
 import type { StatusResponse as _lockd_v1_StatusResponse, StatusResponse__Output as _lockd_v1_StatusResponse__Output } from './lockd/v1/StatusResponse.js';
+import type { TransferLeaderRequest as _lockd_v1_TransferLeaderRequest, TransferLeaderRequest__Output as _lockd_v1_TransferLeaderRequest__Output } from './lockd/v1/TransferLeaderRequest.js';
+import type { TransferLeaderResponse as _lockd_v1_TransferLeaderResponse, TransferLeaderResponse__Output as _lockd_v1_TransferLeaderResponse__Output } from './lockd/v1/TransferLeaderResponse.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -60,8 +78,32 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   lockd: {
     v1: {
+      AclRule: MessageTypeDefinition<_lockd_v1_AclRule, _lockd_v1_AclRule__Output>
       AcquireRequest: MessageTypeDefinition<_lockd_v1_AcquireRequest, _lockd_v1_AcquireRequest__Output>
       AcquireResponse: MessageTypeDefinition<_lockd_v1_AcquireResponse, _lockd_v1_AcquireResponse__Output>
+      /**
+       * Access rules, kept in the replicated log (every node enforces the same rules; snapshots carry
+       * them). A rule is (principal, prefix, verb). For a principal and a name, the rules of the
+       * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
+       * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
+       * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
+       * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+       * fence  Fence.Write, Delete and Read of keys under the prefix;
+       * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
+       * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
+       * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
+       * those cannot be revoked here.
+       * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
+       * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
+       * without --acl. Grant and Revoke take a request_id like every mutating request.
+       */
+      Auth: SubtypeConstructor<typeof grpc.Client, _lockd_v1_AuthClient> & { service: _lockd_v1_AuthDefinition }
+      AuthGrantRequest: MessageTypeDefinition<_lockd_v1_AuthGrantRequest, _lockd_v1_AuthGrantRequest__Output>
+      AuthGrantResponse: MessageTypeDefinition<_lockd_v1_AuthGrantResponse, _lockd_v1_AuthGrantResponse__Output>
+      AuthListRequest: MessageTypeDefinition<_lockd_v1_AuthListRequest, _lockd_v1_AuthListRequest__Output>
+      AuthListResponse: MessageTypeDefinition<_lockd_v1_AuthListResponse, _lockd_v1_AuthListResponse__Output>
+      AuthRevokeRequest: MessageTypeDefinition<_lockd_v1_AuthRevokeRequest, _lockd_v1_AuthRevokeRequest__Output>
+      AuthRevokeResponse: MessageTypeDefinition<_lockd_v1_AuthRevokeResponse, _lockd_v1_AuthRevokeResponse__Output>
       CampaignRequest: MessageTypeDefinition<_lockd_v1_CampaignRequest, _lockd_v1_CampaignRequest__Output>
       CampaignResponse: MessageTypeDefinition<_lockd_v1_CampaignResponse, _lockd_v1_CampaignResponse__Output>
       CancelWaitRequest: MessageTypeDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitRequest__Output>
@@ -126,6 +168,40 @@ export interface ProtoGrpcType {
       LockEvent: MessageTypeDefinition<_lockd_v1_LockEvent, _lockd_v1_LockEvent__Output>
       LockHolder: MessageTypeDefinition<_lockd_v1_LockHolder, _lockd_v1_LockHolder__Output>
       Member: MessageTypeDefinition<_lockd_v1_Member, _lockd_v1_Member__Output>
+      MemberAddRequest: MessageTypeDefinition<_lockd_v1_MemberAddRequest, _lockd_v1_MemberAddRequest__Output>
+      MemberChangeResponse: MessageTypeDefinition<_lockd_v1_MemberChangeResponse, _lockd_v1_MemberChangeResponse__Output>
+      MemberInfo: MessageTypeDefinition<_lockd_v1_MemberInfo, _lockd_v1_MemberInfo__Output>
+      MemberListRequest: MessageTypeDefinition<_lockd_v1_MemberListRequest, _lockd_v1_MemberListRequest__Output>
+      MemberListResponse: MessageTypeDefinition<_lockd_v1_MemberListResponse, _lockd_v1_MemberListResponse__Output>
+      MemberPromoteRequest: MessageTypeDefinition<_lockd_v1_MemberPromoteRequest, _lockd_v1_MemberPromoteRequest__Output>
+      MemberRemoveRequest: MessageTypeDefinition<_lockd_v1_MemberRemoveRequest, _lockd_v1_MemberRemoveRequest__Output>
+      /**
+       * Membership: who is in the cluster, and single-server changes to it (add a voter or a learner,
+       * promote a learner, remove a member; one at a time: src/raft/README.md). For operators (lockctl
+       * member ...); admin-only once the cluster has ACLs. Like writes, every call is served by the
+       * leader: a follower forwards it. This is the one place a client is told members' PEER addresses.
+       * 
+       * A change is effective on each node the moment its config entry is in that node's log, and
+       * answered once committed. Refusals change nothing:
+       * - INVALID_ARGUMENT: a malformed id (1-64 of [A-Za-z0-9_.-]), address (HOST:PORT) or request_id.
+       * - ALREADY_EXISTS: MemberAdd of a member's id, or of a peer address another member has.
+       * - NOT_FOUND: MemberPromote/MemberRemove of an id that is not a member.
+       * - FAILED_PRECONDITION: an id that was removed (ids are never reused: add under a new id);
+       * MemberPromote of a voter, or of a learner not caught up (its match index must be within
+       * MemberListResponse.promote_max_lag entries of the commit index; the message has the numbers);
+       * MemberRemove of the leader (transfer leadership first, then remove it from the new leader);
+       * expected_config_index that is not MemberListResponse.config_index (compare-and-swap).
+       * - UNAVAILABLE: no leader, or the leader cannot change the configuration yet (it has not
+       * committed an entry of its term, another change is not committed yet, a transfer is under way):
+       * retry shortly, with the same request_id.
+       * - RESOURCE_EXHAUSTED: 32 members, or 1024 removed ids.
+       * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
+       * change that committed answers as the first attempt did, as long as the leader remembers it (the
+       * last 1024 committed changes its log held at start or it saw since; older ones are judged
+       * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
+       * INVALID_ARGUMENT.
+       */
+      Membership: SubtypeConstructor<typeof grpc.Client, _lockd_v1_MembershipClient> & { service: _lockd_v1_MembershipDefinition }
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
       ProclaimRequest: MessageTypeDefinition<_lockd_v1_ProclaimRequest, _lockd_v1_ProclaimRequest__Output>
       ProclaimResponse: MessageTypeDefinition<_lockd_v1_ProclaimResponse, _lockd_v1_ProclaimResponse__Output>
@@ -150,6 +226,8 @@ export interface ProtoGrpcType {
       SetPermitsResponse: MessageTypeDefinition<_lockd_v1_SetPermitsResponse, _lockd_v1_SetPermitsResponse__Output>
       StatusRequest: MessageTypeDefinition<_lockd_v1_StatusRequest, _lockd_v1_StatusRequest__Output>
       StatusResponse: MessageTypeDefinition<_lockd_v1_StatusResponse, _lockd_v1_StatusResponse__Output>
+      TransferLeaderRequest: MessageTypeDefinition<_lockd_v1_TransferLeaderRequest, _lockd_v1_TransferLeaderRequest__Output>
+      TransferLeaderResponse: MessageTypeDefinition<_lockd_v1_TransferLeaderResponse, _lockd_v1_TransferLeaderResponse__Output>
     }
   }
 }

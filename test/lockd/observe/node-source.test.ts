@@ -12,9 +12,9 @@ import { LockStateMachine, encodeCommand, type Command } from '../../../src/lock
 describe('observe: events sourced from applies, roles and votes', () => {
   const setup = () => {
     const bus = new EventBus('n1', () => 2);
-    const source = new NodeSource(bus, 'n1');
-    const sub = bus.subscribe(10_000, () => {});
     const sm = new LockStateMachine();
+    const source = new NodeSource(bus, 'n1', undefined, sm);
+    const sub = bus.subscribe(10_000, () => {});
     let index = 0;
     const apply = (cmd: Command) => {
       const entry = { index: ++index, term: 2, data: encodeCommand(cmd) };
@@ -41,7 +41,7 @@ describe('observe: events sourced from applies, roles and votes', () => {
     apply({ type: 'FenceWrite', key: 'k', value: new Uint8Array([3]), token: t1 });
     const evs = await events();
     const of = <T extends ObservedEvent['type']>(t: T) => evs.filter((e): e is Extract<ObservedEvent, { type: T }> => e.type === t);
-    expect(of('lease-granted').map((e) => [e.leaseId, e.ttlMs])).to.deep.equal([[1, 5000], [2, 5000]]);
+    expect(of('lease-granted').map((e) => [e.leaseId, e.ttlMs, e.deadline])).to.deep.equal([[1, 5000, 5100], [2, 5000, 5100]]); // now 0 + ttl + margin
     expect(of('lock-granted').map((e) => [e.name, e.leaseId, e.token, e.handoff])).to.deep.equal([['db', 1, t1, false], ['db', 2, t2, true]]);
     expect(of('waiter')).to.have.length(1);
     expect(of('waiter')[0]).to.include({ name: 'db', leaseId: 2, action: 'queued' });
@@ -68,6 +68,7 @@ describe('observe: events sourced from applies, roles and votes', () => {
     expect(evs.find((e) => e.type === 'tick')).to.include({ index: tick, now: 1500, elapsedMs: 1500 });
     const t = evs.find((e) => e.type === 'tick') as Extract<ObservedEvent, { type: 'tick' }>;
     expect(t.renewed).to.deep.equal([2]);
+    expect(t.deadlines).to.deep.equal([6500]); // renewed at now 1,500: 1,500 + 5,000 (its grant gave 5,000)
     expect(t.expired).to.deep.equal([1]);
     expect(evs.find((e) => e.type === 'lease-ended')).to.include({ leaseId: 1, why: 'expired', index: tick });
     expect(evs.find((e) => e.type === 'lock-freed')).to.include({ name: 'x', why: 'expired' });

@@ -1,12 +1,14 @@
 // The observation layer on a real 3-node cluster (issue 14): /metrics scraped across a leader kill,
-// /livez and /readyz, grpc.health.v1 answers that follow readiness, and /events carrying a grant
-// with its fencing token. The tests share one cluster and run in order (the last ones kill nodes).
+// /livez and /readyz, grpc.health.v1 answers that follow readiness, /events carrying a grant
+// with its fencing token after the state snapshot it opens with, /state, /cluster and the
+// dashboard's files. The tests share one cluster and run in order (the last ones kill nodes).
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from '../api/api-fixture.js';
 import { freePort } from '../../support/process-cluster.js';
 import { statusOf } from '../../support/lock-api-client.js';
 import { getText, HealthCheck, metric, scrape, SseReader } from '../../support/observe-client.js';
+import type { StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
 
 const TTL_MS = 10_000;
 
@@ -91,6 +93,57 @@ describe('observe: metrics, health and events on --http-listen', function () {
     expect(seqs).to.deep.equal(seqs.map((_, k) => seqs[0] + k));
     expect(sse.events.some((e) => e.event === 'lost')).to.equal(false);
     await f.leader.release('ev-lock', fencingToken);
+  });
+
+  it('/events opens with a state snapshot the events continue (seq), with deadlines, token, queue and highest fenced token; /state, /cluster, CORS for members only, the dashboard files and nothing else', async () => {
+    const a = await f.keptLease(TTL_MS);
+    const b = await f.keptLease(TTL_MS);
+    const { fencingToken } = await f.leader.acquire('snap-lock', a.leaseId);
+    const waiting = f.leader.acquireCancellable('snap-lock', b.leaseId);
+    waiting.result.catch(() => undefined);
+    await f.leader.fenceWrite('snap/key', 'v', fencingToken);
+    const follower = f.cluster.nodes.find((n) => n.id !== f.leaderId)!.id;
+    await waitFor(`${follower} to apply the queued wait`, async () => {
+      const st = JSON.parse((await getText(`${base(follower)}/state`)).body) as StateSnapshot;
+      return st.machine.locks.rows.find((l) => l.name === 'snap-lock')?.queue.length === 1 ? true : undefined;
+    });
+    const sse = new SseReader(`${base(follower)}/events`);
+    readers.push(sse);
+    const first = await waitFor('the state event', () => sse.events[0]);
+    expect(first.event).to.equal('state');
+    expect(first.id).to.equal(undefined);
+    const snap = JSON.parse(first.data) as StateSnapshot;
+    expect(snap).to.include({ type: 'state', node: follower, role: 'follower', leader: f.leaderId });
+    expect(snap.applied).to.be.at.least(fencingToken + 2);
+    const lease = snap.machine.leases.rows.find((l) => l.leaseId === a.leaseId)!;
+    expect(lease.ttlMs).to.equal(TTL_MS);
+    expect(lease.deadline).to.be.greaterThan(snap.machine.now);
+    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({ name: 'snap-lock', holder: a.leaseId, token: fencingToken, queue: [b.leaseId], queueLength: 1 });
+    expect(snap.machine.fence.rows.find((k) => k.key === 'snap/key')).to.deep.equal({ key: 'snap/key', token: fencingToken, deleted: false });
+    // The next event is seq + 1: nothing falls between the snapshot and the stream.
+    await f.leader.release('snap-lock', fencingToken); // hands it to b
+    const next = await waitFor('an event after the snapshot', () => sse.events.find((e) => e.id));
+    expect(Number(next.id)).to.equal(snap.seq + 1);
+    waiting.cancel();
+    // /cluster: every member and its advertised HTTP address (learned from the peer streams).
+    const cluster = await waitFor('every HTTP address known', async () => {
+      const c = JSON.parse((await getText(`${base(follower)}/cluster`)).body) as { self: string; members: Array<{ id: string; http: string }> };
+      return c.members.every((m) => m.http !== '') ? c : undefined;
+    });
+    expect(cluster.self).to.equal(follower);
+    expect(cluster.members).to.deep.equal(['n1', 'n2', 'n3'].map((id) => ({ id, http: `127.0.0.1:${httpPort.get(id)}` })));
+    // CORS: a page from another member may read; any other origin gets no CORS grant.
+    const member = await fetch(`${base(follower)}/cluster`, { headers: { origin: base(f.leaderId) } });
+    expect(member.headers.get('access-control-allow-origin')).to.equal(base(f.leaderId));
+    const stranger = await fetch(`${base(follower)}/cluster`, { headers: { origin: 'http://evil.example:80' } });
+    expect(stranger.headers.get('access-control-allow-origin')).to.equal(null);
+    // The dashboard: its files with a strict CSP, nothing outside them.
+    const page = await fetch(`${base(follower)}/`);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-security-policy')).to.contain("script-src 'self'");
+    expect(await page.text()).to.contain('<script type="module" src="main.js"></script>');
+    expect((await getText(`${base(follower)}/main.js`)).type).to.equal('text/javascript; charset=utf-8');
+    for (const path of ['/package.json', '/..%2Fpackage.json', '/%2e%2e/src/lockd/main.ts', '/index.html/', '/.hidden.js']) expect((await getText(`${base(follower)}${path}`)).status, path).to.equal(404);
   });
 
   it('/metrics counts grants and stale fenced writes, and carries the Raft, disk and process metrics', async () => {

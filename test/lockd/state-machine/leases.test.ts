@@ -11,7 +11,7 @@ describe('state machine: leases on the replicated logical clock', () => {
     expect(out.result).to.deep.equal({ type: 'Grant', ok: true, leaseId: 3, ttlMs: 1000, duplicate: false });
     expect(h.lastEvents()).to.deep.equal([['LEASE_GRANTED', '', 3, 0]]);
     expect(h.sm.now).to.equal(500);
-    expect(h.sm.timeToLive(3)).to.deep.equal({ leaseId: 3, grantedTtlMs: 1000, remainingMs: 1200, locks: [], waiting: [] });
+    expect(h.sm.timeToLive(3)).to.deep.equal({ leaseId: 3, grantedTtlMs: 1000, owner: 'anonymous', remainingMs: 1200, locks: [], waiting: [] });
   });
 
   // [elapsed steps after grant, expected alive after each]; ttl 1000 + margin 200 -> deadline at 1200.
@@ -140,8 +140,8 @@ describe('state machine: leases on the replicated logical clock', () => {
     h.acquire('m', b, true);
     h.tick(250);
     expect(h.sm.listLeases()).to.deep.equal([
-      { leaseId: a, grantedTtlMs: 1000, remainingMs: 850, locks: ['m', 'z'], waiting: [] },
-      { leaseId: b, grantedTtlMs: 5000, remainingMs: 4850, locks: [], waiting: ['m'] },
+      { leaseId: a, grantedTtlMs: 1000, owner: 'anonymous', remainingMs: 850, locks: ['m', 'z'], waiting: [] },
+      { leaseId: b, grantedTtlMs: 5000, owner: 'anonymous', remainingMs: 4850, locks: [], waiting: ['m'] },
     ]);
   });
 

@@ -177,6 +177,59 @@ describe('LevelStorage', () => {
     expect((await refusal({ voters: ['n1', 'n2', 'n4'] })).problem).to.equal('voters');
   });
 
+  it('keeps a config entry\'s type across a restart (an old entry reads as normal), and a snapshot\'s learners, removed ids and config index', async () => {
+    let s = await openStorage();
+    const change = new TextEncoder().encode('{"op":"addLearner"}');
+    const config: Entry = { index: 2, term: 1, data: change, type: 'config' };
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 3 }, entries: [...ents(1, 1, 1), config, ...ents(3, 3, 1)] });
+    s = await reopen(s);
+    expect(s.memory.entries(1, 4)).to.deep.equal([...ents(1, 1, 1), config, ...ents(3, 3, 1)]);
+    expect(s.memory.entries(1, 2)[0]).to.not.have.property('type');
+
+    const metadata = { index: 3, term: 1, voters: ['n1', 'n2', 'n4'], learners: ['n5'], removed: ['n3'], configIndex: 2 };
+    await s.compact({ metadata, data: new Uint8Array([9]) });
+    s = await reopen(s);
+    expect(s.memory.snapshot().metadata).to.deep.equal(metadata);
+    expect(s.memory.initialState().voters).to.deep.equal(['n1', 'n2', 'n4']);
+  });
+
+  it('once the log or a snapshot holds a configuration, a start naming other voter ids is not refused (--peers gives addresses only)', async () => {
+    let s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 2 }, entries: ents(1, 2, 1) });
+    await s.close();
+    open.length = 0;
+    expect((await refusal({ voters: ['n1', 'n2', 'n3', 'n4'] })).problem).to.equal('voters'); // no configuration in the log yet
+    s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 3 }, entries: [{ index: 3, term: 1, data: new Uint8Array([1]), type: 'config' }] });
+    await s.close();
+    open.length = 0;
+    s = await openStorage({ voters: ['n1', 'n2', 'n3', 'n4'] });
+    expect(s.configured).to.equal(true);
+    expect(s.voters).to.deep.equal(VOTERS); // the bootstrap voters, the base the log's config entries replay over
+    // Compacted past the config entry: the snapshot's configuration index says so.
+    await s.compact({ metadata: { index: 3, term: 1, voters: ['n1', 'n2', 'n3', 'n4'], configIndex: 3 }, data: new Uint8Array([1]) });
+    await s.close();
+    open.length = 0;
+    expect((await openStorage({ voters: ['n1', 'n4', 'n5'] })).configured).to.equal(true);
+  });
+
+  it('a data dir made by --join (no voters) takes any --peers, and a new cluster of an even number of voters is refused', async () => {
+    const joined = await openStorage({ voters: [] });
+    expect(joined.memory.initialState().voters).to.deep.equal([]);
+    await joined.savePeers({ n1: { peer: '127.0.0.1:1' } });
+    await joined.close();
+    open.length = 0;
+    const again = await openStorage({ voters: ['n1', 'n2', 'n3', 'n4'] });
+    expect(again.voters).to.deep.equal([]);
+    expect(again.peerBook).to.deep.equal({ n1: { peer: '127.0.0.1:1' } });
+    await again.close();
+    open.length = 0;
+    await rm(dir, { recursive: true, force: true });
+    const even = await refusal({ voters: ['n1', 'n2', 'n3', 'n4'] });
+    expect(even.problem).to.equal('voters');
+    expect(even.message).to.match(/odd number/);
+  });
+
   it('refuses an entry that fails its checksum', async () => {
     const s = await openStorage();
     await s.persist({ entries: ents(1, 3, 1) });

@@ -18,6 +18,10 @@ export interface LeaseInfo {
    * Milliseconds left before it expires (with the margin of LeaseTimeToLiveResponse.remaining_ms).
    */
   'remainingMs'?: (number | string | Long);
+  /**
+   * The principal that granted it (its owner).
+   */
+  'owner'?: (string);
 }
 
 /**
@@ -36,4 +40,8 @@ export interface LeaseInfo__Output {
    * Milliseconds left before it expires (with the margin of LeaseTimeToLiveResponse.remaining_ms).
    */
   'remainingMs': (number);
+  /**
+   * The principal that granted it (its owner).
+   */
+  'owner': (string);
 }

@@ -25,6 +25,10 @@ export interface LeaseTimeToLiveResponse {
    * Names of the locks it holds.
    */
   'locks'?: (string)[];
+  /**
+   * The principal that granted it (its owner).
+   */
+  'owner'?: (string);
 }
 
 export interface LeaseTimeToLiveResponse__Output {
@@ -50,4 +54,8 @@ export interface LeaseTimeToLiveResponse__Output {
    * Names of the locks it holds.
    */
   'locks': (string)[];
+  /**
+   * The principal that granted it (its owner).
+   */
+  'owner': (string);
 }

@@ -1,0 +1,77 @@
+// One node's /events, kept open: EventSource reconnects by itself after a dropped stream (the
+// node's `retry: 1000`); when the browser gives up (a refused or non-200 answer) we open it again
+// after REOPEN_MS. Every (re)connect begins with a fresh `state` snapshot, so nothing missed while
+// away is ever patched over: the model is replaced. Events lost on a slow link (`event: lost`)
+// would leave the model wrong, so that too reconnects at once, to a fresh snapshot.
+
+const REOPEN_MS = 3000;
+/** The event types of src/lockd/observe/events.ts; an unknown type is simply not listened to. */
+const TYPES = ['role', 'leader-changed', 'term-changed', 'vote', 'appended', 'committed', 'applied', 'tick', 'lease-granted', 'lease-ended',
+  'lock-granted', 'lock-freed', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync'];
+
+export class NodeConnection {
+  /** handlers: onState(snapshot), onEvent(ev), onLost(n), onStatus() */
+  constructor(id, base, handlers) {
+    this.id = id;
+    this.base = base;
+    this.h = handlers;
+    this.status = 'connecting'; // connecting | live | down
+    this.since = Date.now();
+    this.es = undefined;
+    this.timer = undefined;
+    this.open();
+  }
+
+  open() {
+    clearTimeout(this.timer);
+    this.es?.close();
+    const es = new EventSource(`${this.base}/events`, { withCredentials: this.base.startsWith('https:') });
+    this.es = es;
+    es.addEventListener('state', (e) => {
+      const s = parse(e.data);
+      if (!s || s.node !== this.id) return this.fail(); // not the member we were told is there
+      this.set('live');
+      this.h.onState(s);
+    });
+    for (const t of TYPES) es.addEventListener(t, (e) => {
+      const ev = parse(e.data);
+      if (ev && ev.node === this.id) this.h.onEvent(ev);
+    });
+    es.addEventListener('lost', (e) => {
+      this.h.onLost(parse(e.data)?.lost ?? 0);
+      this.open();
+    });
+    es.onerror = () => {
+      this.set('down');
+      if (es.readyState === EventSource.CLOSED) this.timer = setTimeout(() => this.open(), REOPEN_MS);
+    };
+  }
+
+  fail() {
+    this.es?.close();
+    this.set('down');
+    this.timer = setTimeout(() => this.open(), REOPEN_MS);
+  }
+
+  /** A new address for this node (it restarted elsewhere): reconnect there. */
+  moveTo(base) {
+    if (base === this.base) return;
+    this.base = base;
+    this.open();
+  }
+
+  set(status) {
+    if (status === this.status) return;
+    this.status = status;
+    this.since = Date.now();
+    this.h.onStatus();
+  }
+}
+
+function parse(data) {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,165 @@
+// The study dashboard: reads every member's /events at once (their HTTP addresses come from
+// /cluster), keeps one model per node, and draws the panels from one of them — the leader when it
+// is reachable (its state is the freshest), else the node that served this page, else any live
+// one. Killing any node, the one that served the page included, only greys out its card.
+import { NodeModel } from './model.js';
+import { NodeConnection } from './connection.js';
+import { describe, dedupKey } from './explain.js';
+import { renderClock, renderExplanation, renderFence, renderLeases, renderLocks, renderNodes, timelineRow } from './view.js';
+
+/** Rows in the timeline; older ones scroll away. */
+const TIMELINE_ROWS = 400;
+/** Decisions remembered to show each once although every node reports it. */
+const SEEN_KEYS = 8192;
+const CLUSTER_POLL_MS = 5000;
+const RENDER_MS = 150;
+
+const members = new Map(); // id → { id, conn?: NodeConnection, model: NodeModel }
+const seen = new Map(); // dedup key → true, oldest first
+const rows = []; // timeline rows, newest last
+let origin = ''; // the node that served this page
+let lost = 0;
+let selected;
+let dirty = false;
+let primary = '';
+
+const opts = () => ({ ticks: document.getElementById('show-ticks').checked, raft: document.getElementById('show-raft').checked });
+
+function member(id) {
+  let m = members.get(id);
+  if (!m) members.set(id, (m = { id, conn: undefined, model: new NodeModel(id) }));
+  return m;
+}
+
+/** Merge a /cluster answer: open a stream to every member with an address. */
+function learn(cluster) {
+  if (!cluster || !Array.isArray(cluster.members)) return;
+  for (const { id, http } of cluster.members.slice(0, 64)) {
+    if (typeof id !== 'string' || typeof http !== 'string') continue;
+    const m = member(id);
+    const base = http ? `${location.protocol}//${http}` : id === origin ? location.origin : '';
+    if (!base) continue;
+    if (!m.conn) m.conn = new NodeConnection(id, base, handlers(m));
+    else m.conn.moveTo(base);
+  }
+  changed();
+}
+
+function handlers(m) {
+  return {
+    onState: (s) => {
+      m.model.applyState(s);
+      changed();
+    },
+    onEvent: (ev) => {
+      const ctx = m.model.applyEvent(ev);
+      record(m, ev, ctx);
+      if (!m.model.synced) m.conn.open(); // the events cannot follow (a snapshot was installed): a fresh state
+      changed();
+    },
+    onLost: (k) => {
+      lost += k;
+      changed();
+    },
+    onStatus: changed,
+  };
+}
+
+function record(m, ev, ctx) {
+  const key = dedupKey(ev);
+  if (seen.has(key)) return;
+  seen.set(key, true);
+  if (seen.size > SEEN_KEYS) seen.delete(seen.keys().next().value);
+  const d = describe(ev, ctx, opts());
+  if (!d) return;
+  const row = { ev, ...d, term: ev.index !== undefined ? m.model.termOf(ev.index) : ev.term, seenBy: m.id };
+  rows.push(row);
+  const list = document.getElementById('timeline');
+  list.prepend(timelineRow(row, () => select(row)));
+  if (rows.length > TIMELINE_ROWS) {
+    rows.shift();
+    list.lastElementChild?.remove();
+  }
+}
+
+function select(row) {
+  selected = row;
+  for (const el of document.querySelectorAll('#timeline .selected')) el.classList.remove('selected');
+  const idx = rows.length - 1 - rows.indexOf(row);
+  document.getElementById('timeline').children[idx]?.classList.add('selected');
+  renderExplanation(row);
+}
+
+function live(m) {
+  return m.conn?.status === 'live' && m.model.synced;
+}
+
+function choosePrimary() {
+  const all = [...members.values()];
+  // A deposed leader cut off from the others may still call itself leader, of an older term.
+  const leader = all.filter((m) => live(m) && m.model.role === 'leader').sort((a, b) => b.model.term - a.model.term)[0];
+  const home = members.get(origin);
+  return (leader ?? (home && live(home) ? home : all.find(live)))?.id ?? '';
+}
+
+function changed() {
+  if (dirty) return;
+  dirty = true;
+  setTimeout(render, RENDER_MS);
+}
+
+function render() {
+  dirty = false;
+  const all = [...members.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  primary = choosePrimary();
+  document.body.dataset.primary = primary;
+  const p = members.get(primary)?.model;
+  const maxCommit = Math.max(0, ...all.filter(live).map((m) => m.model.commit));
+  renderNodes(all, primary, maxCommit);
+  renderClock(p, primary);
+  renderLeases(p);
+  renderLocks(p);
+  renderFence(p);
+  const up = all.filter(live).length;
+  const leader = p?.leader;
+  document.getElementById('status').textContent = primary
+    ? `reading ${primary}${p.role === 'leader' ? ' (leader)' : ''} · leader ${leader || 'unknown'} · term ${p.term.toLocaleString('en-US')} · ${up}/${all.length} nodes live${lost ? ` · ${lost} events lost (slow connection)` : ''}`
+    : 'no node reachable — retrying';
+  document.getElementById('status').dataset.state = up === all.length ? 'ok' : up > 0 ? 'degraded' : 'down';
+  if (selected && !rows.includes(selected)) selected = undefined;
+}
+
+async function fetchCluster(base) {
+  const res = await fetch(`${base}/cluster`, { credentials: base.startsWith('https:') ? 'include' : 'omit', cache: 'no-store' });
+  if (!res.ok) throw new Error(`/cluster answered ${res.status}`);
+  return res.json();
+}
+
+/** Addresses learned late (a member not heard from yet) or changed (a node restarted on another port). */
+async function poll() {
+  const bases = [...members.values()].filter(live).map((m) => m.conn.base);
+  for (const base of bases.length ? bases : [location.origin]) {
+    try {
+      learn(await fetchCluster(base));
+      break;
+    } catch {
+      // try the next live node
+    }
+  }
+  setTimeout(poll, CLUSTER_POLL_MS);
+}
+
+async function start() {
+  for (const id of ['show-ticks', 'show-raft']) document.getElementById(id).addEventListener('change', changed);
+  try {
+    const c = await fetchCluster(location.origin);
+    origin = c.self;
+    learn(c);
+  } catch (e) {
+    document.getElementById('status').textContent = `cannot read /cluster: ${e.message}`;
+  }
+  setTimeout(poll, CLUSTER_POLL_MS);
+  changed();
+}
+
+void start();

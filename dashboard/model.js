@@ -1,0 +1,169 @@
+// One node's view, as the page knows it: the `state` snapshot /events opens with, then every event
+// after it applied in order. Nothing here is guessed: each field is a number the node published.
+// Pure (no DOM, no network), so that it reads like the state machine it mirrors.
+
+/** Rows kept per table; beyond them the page says the view is cut (the node's snapshot is cut at 200). */
+export const MODEL_ROWS = 2000;
+/** Entry terms remembered by index, to key the timeline by (term, index). */
+const TERMS_KEPT = 4096;
+
+export class NodeModel {
+  constructor(node) {
+    this.node = node;
+    this.reset();
+  }
+
+  reset() {
+    this.synced = false; // a state snapshot has arrived
+    this.term = 0;
+    this.role = 'unknown';
+    this.leader = '';
+    this.last = 0;
+    this.commit = 0;
+    this.applied = 0;
+    this.now = 0;
+    this.lastTick = undefined; // { index, elapsedMs }
+    /** leaseId → { ttlMs, deadline } */
+    this.leases = new Map();
+    /** name → { holders: { leaseId, token }[] (grant order; a semaphore or shared readers: several), queue: leaseId[] } */
+    this.locks = new Map();
+    /** key → { token, deleted, refused?: { token, highest, index } } */
+    this.fence = new Map();
+    this.cut = { leases: false, locks: false, fence: false };
+    this.entryTerms = new Map();
+    this.lost = 0;
+    this.seq = 0;
+  }
+
+  /** The `state` event: replaces everything. */
+  applyState(s) {
+    this.reset();
+    this.synced = true;
+    this.seq = s.seq;
+    this.term = s.term;
+    this.role = s.role;
+    this.leader = s.leader;
+    this.last = s.lastIndex;
+    this.commit = s.commit;
+    this.applied = s.applied;
+    const m = s.machine;
+    this.now = m.now;
+    for (const l of m.leases.rows) this.leases.set(l.leaseId, { ttlMs: l.ttlMs, deadline: l.deadline });
+    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue] });
+    for (const f of m.fence.rows) this.fence.set(f.key, { token: f.token, deleted: f.deleted });
+    this.cut = {
+      leases: m.leases.total > m.leases.rows.length,
+      locks: m.locks.total > m.locks.rows.length || m.locks.rows.some((l) => l.queueLength > l.queue.length),
+      fence: m.fence.total > m.fence.rows.length,
+    };
+  }
+
+  /** The entry term of `index` when this node applied it (its current term otherwise). */
+  termOf(index) {
+    return this.entryTerms.get(index) ?? this.term;
+  }
+
+  /**
+   * Apply one event; returns what the explanation needs that the event itself does not carry
+   * (read from the view just before the event changed it), or undefined.
+   */
+  applyEvent(ev) {
+    this.seq = ev.seq;
+    this.term = Math.max(this.term, ev.term);
+    switch (ev.type) {
+      case 'role':
+        this.role = ev.role;
+        this.leader = ev.leader;
+        return undefined;
+      case 'leader-changed':
+        this.leader = ev.leader;
+        return undefined;
+      case 'appended':
+        this.last = ev.last; // a conflicting suffix may have been cut: last can go down
+        return undefined;
+      case 'committed':
+        this.commit = Math.max(this.commit, ev.index);
+        return undefined;
+      case 'applied':
+        this.applied = Math.max(this.applied, ev.index);
+        this.entryTerms.set(ev.index, ev.entryTerm);
+        if (this.entryTerms.size > TERMS_KEPT) this.entryTerms.delete(this.entryTerms.keys().next().value);
+        return undefined;
+      case 'snapshot':
+        // An installed snapshot replaced the whole state, and no event says with what: this view
+        // is not the node's until a fresh `state` replaces it (main.js reconnects for one).
+        if (ev.how === 'installed') this.synced = false;
+        return undefined;
+      case 'tick': {
+        const before = this.now;
+        this.now = ev.now;
+        this.lastTick = { index: ev.index, elapsedMs: ev.elapsedMs };
+        ev.renewed.forEach((id, k) => {
+          const l = this.leases.get(id);
+          if (l && ev.deadlines[k] > 0) l.deadline = ev.deadlines[k];
+        });
+        return { before };
+      }
+      case 'lease-granted':
+        this.put(this.leases, 'leases', ev.leaseId, { ttlMs: ev.ttlMs, deadline: ev.deadline });
+        return { now: this.now };
+      case 'lease-ended': {
+        const l = this.leases.get(ev.leaseId);
+        this.leases.delete(ev.leaseId);
+        return { now: this.now, deadline: l?.deadline, ttlMs: l?.ttlMs };
+      }
+      case 'lock-granted': {
+        const prev = this.locks.get(ev.name);
+        const queue = (prev?.queue ?? []).filter((id) => id !== ev.leaseId);
+        const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token }];
+        this.put(this.locks, 'locks', ev.name, { holders, queue });
+        return undefined;
+      }
+      case 'lock-freed': {
+        const l = this.locks.get(ev.name);
+        if (l) {
+          l.holders = l.holders.filter((x) => x.leaseId !== ev.leaseId);
+          // A lock is shown only while held or waited for (a lock-delay alone is not shown: no event ends it).
+          if (l.holders.length === 0 && l.queue.length === 0) this.locks.delete(ev.name);
+        }
+        return { now: this.now, deadline: this.leases.get(ev.leaseId)?.deadline };
+      }
+      case 'waiter': {
+        const l = this.locks.get(ev.name);
+        if (!l) return undefined;
+        if (ev.action === 'queued') {
+          if (!l.queue.includes(ev.leaseId)) l.queue.push(ev.leaseId);
+          const first = l.holders[0];
+          return { position: l.queue.length, holder: first?.leaseId ?? 0, token: first?.token ?? 0, holders: l.holders.length };
+        }
+        l.queue = l.queue.filter((id) => id !== ev.leaseId);
+        if (l.holders.length === 0 && l.queue.length === 0) this.locks.delete(ev.name);
+        return undefined;
+      }
+      case 'release':
+        return { holderToken: this.locks.get(ev.name)?.holders[0]?.token ?? 0 };
+      case 'fence': {
+        const cur = this.fence.get(ev.key);
+        if (ev.accepted) {
+          this.put(this.fence, 'fence', ev.key, { token: ev.highest, deleted: ev.op === 'delete' });
+          return { before: cur?.token ?? 0 };
+        }
+        const row = cur ?? { token: ev.highest, deleted: false };
+        if (ev.stale) row.token = Math.max(row.token, ev.highest);
+        row.refused = { token: ev.token, highest: ev.highest, index: ev.index };
+        if (ev.stale || cur) this.put(this.fence, 'fence', ev.key, row);
+        return { before: cur?.token ?? 0 };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  put(map, table, key, value) {
+    if (!map.has(key) && map.size >= MODEL_ROWS) {
+      this.cut[table] = true;
+      return;
+    }
+    map.set(key, value);
+  }
+}

@@ -1,0 +1,126 @@
+// The panels, drawn with DOM nodes and textContent only: every string the nodes send (lock names,
+// keys, messages) is text, never markup.
+
+const fmt = (x) => Number(x).toLocaleString('en-US');
+
+/** h('div', { class: 'x', dataset: { node: 'n1' } }, 'text', child, ...) */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === undefined || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'style') for (const [p, val] of Object.entries(v)) el.style.setProperty(p, val);
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
+  return el;
+}
+
+function replace(id, ...children) {
+  document.getElementById(id).replaceChildren(...children.filter((c) => c !== undefined));
+}
+
+function empty(text) {
+  return h('p', { class: 'empty' }, text);
+}
+
+function cutNote(cut, what) {
+  return cut ? h('p', { class: 'cut' }, `showing part of the ${what}: the node's snapshot lists at most 200 rows per table`) : undefined;
+}
+
+/** nodes: [{ id, conn, model }], primary: id, maxCommit: the highest commit any node reported. */
+export function renderNodes(nodes, primary, maxCommit) {
+  replace('nodes', ...nodes.map(({ id, conn, model }) => {
+    const live = conn?.status === 'live' && model.synced;
+    const role = live ? model.role : conn ? 'down' : 'unknown';
+    const lag = live ? Math.max(0, maxCommit - model.applied) : undefined;
+    const stat = (label, value, cls = '') => h('div', { class: `stat ${cls}` }, h('span', { class: 'k' }, label), h('span', { class: 'v' }, value));
+    return h('article', { class: `node role-${role}${id === primary ? ' primary' : ''}`, dataset: { node: id, role, status: conn?.status ?? 'none' } },
+      h('header', {}, h('span', { class: 'id' }, id), h('span', { class: `badge role-${role}` }, roleName(role, conn))),
+      live
+        ? [
+            stat('term', fmt(model.term)),
+            stat('last', fmt(model.last)),
+            stat('commit', fmt(model.commit)),
+            stat('applied', fmt(model.applied)),
+            stat('lag', fmt(lag), lag > 0 ? 'behind' : 'caught-up'),
+            h('div', { class: 'leader-of' }, model.role === 'leader' ? 'leads the cluster' : model.leader ? `follows ${model.leader}` : 'knows no leader'),
+          ]
+        : h('p', { class: 'down-note' }, conn ? (conn.status === 'down' ? `unreachable since ${new Date(conn.since).toLocaleTimeString()}; retrying` : 'connecting…') : 'no HTTP address known yet'),
+      id === primary ? h('div', { class: 'reading' }, 'panels below read this node') : undefined,
+    );
+  }));
+}
+
+function roleName(role, conn) {
+  if (role === 'down') return conn?.status === 'connecting' ? 'connecting' : 'down';
+  return role;
+}
+
+export function renderClock(model, source) {
+  document.getElementById('clock-now').textContent = model ? fmt(model.now) : '–';
+  document.getElementById('clock-source').textContent = source ? `as applied by ${source}` : '';
+  document.getElementById('clock-tick').textContent = model?.lastTick
+    ? `last Tick: index ${fmt(model.lastTick.index)}, +${fmt(model.lastTick.elapsedMs)} ms`
+    : 'no Tick seen since connecting (Ticks run only while a lease is live)';
+}
+
+export function renderLeases(model) {
+  if (!model || model.leases.size === 0) return replace('leases', empty('no live leases'));
+  // Which locks each lease holds or waits for, read off the lock table (one source).
+  const holds = new Map();
+  const waits = new Map();
+  for (const [name, l] of model.locks) {
+    for (const x of l.holders) holds.set(x.leaseId, [...(holds.get(x.leaseId) ?? []), name]);
+    for (const id of l.queue) waits.set(id, [...(waits.get(id) ?? []), name]);
+  }
+  const rows = [...model.leases].sort((a, b) => a[0] - b[0]).map(([id, l]) => {
+    const remaining = l.deadline - model.now;
+    const frac = Math.max(0, Math.min(1, remaining / l.ttlMs));
+    const level = frac > 0.5 ? 'ok' : frac > 0.2 ? 'warn' : 'low';
+    return h('tr', { dataset: { lease: String(id) } },
+      h('td', { class: 'num' }, fmt(id)),
+      h('td', { class: 'num' }, `${fmt(l.ttlMs)} ms`),
+      h('td', { class: 'num' }, `${fmt(l.deadline)} ms`),
+      h('td', { class: 'bar-cell' }, h('div', { class: `bar ${level}` }, h('span', { style: { width: `${(frac * 100).toFixed(1)}%` } })), h('span', { class: 'num remaining' }, `${fmt(remaining)} ms`)),
+      h('td', { class: 'uses' }, (holds.get(id) ?? []).map((name) => h('span', { class: 'chip held', title: 'holds' }, name)), (waits.get(id) ?? []).map((name) => h('span', { class: 'chip waits', title: 'waits for' }, name))));
+  });
+  replace('leases', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'lease'), h('th', {}, 'TTL'), h('th', {}, 'deadline'), h('th', {}, 'remaining'), h('th', {}, 'holds / waits'))), h('tbody', {}, rows)), cutNote(model.cut.leases, 'leases'));
+}
+
+export function renderLocks(model) {
+  if (!model || model.locks.size === 0) return replace('locks', empty('no lock is held'));
+  const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => h('tr', { dataset: { lock: name } },
+    h('td', { class: 'name' }, name),
+    // A semaphore or shared readers: several holders, one line each (token beside its lease).
+    h('td', { class: 'num' }, l.holders.length ? l.holders.map((x) => h('div', {}, `lease ${fmt(x.leaseId)}`)) : 'free'),
+    h('td', { class: 'num token' }, l.holders.length ? l.holders.map((x) => h('div', {}, fmt(x.token))) : '–'),
+    h('td', { class: 'queue' }, l.queue.length ? l.queue.map((id, k) => h('span', { class: 'chip', title: `position ${k + 1}` }, fmt(id))) : h('span', { class: 'muted' }, 'empty'))));
+  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name'), h('th', {}, 'holders'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
+}
+
+export function renderFence(model) {
+  if (!model || model.fence.size === 0) return replace('fence', empty('no fenced key written yet'));
+  const rows = [...model.fence].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([key, f]) => h('tr', { dataset: { key }, class: f.refused ? 'has-refusal' : undefined },
+    h('td', { class: 'name' }, key, f.deleted ? h('span', { class: 'muted' }, ' (deleted)') : undefined),
+    h('td', { class: 'num token' }, fmt(f.token)),
+    h('td', {}, f.refused ? h('span', { class: 'refusal' }, `refused ${fmt(f.refused.token)} < ${fmt(f.refused.highest)} at #${fmt(f.refused.index)}`) : h('span', { class: 'muted' }, '–'))));
+  replace('fence', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'key'), h('th', {}, 'highest token'), h('th', {}, 'last refusal'))), h('tbody', {}, rows)), cutNote(model.cut.fence, 'fenced keys'));
+}
+
+/** One timeline row (newest on top); clicking it shows its explanation. */
+export function timelineRow(row, onClick) {
+  return h('li', { class: `ev kind-${row.kind}`, dataset: { type: row.ev.type, index: String(row.ev.index ?? '') }, tabindex: '0', onclick: onClick, onkeydown: (e) => (e.key === 'Enter' ? onClick() : undefined) },
+    h('span', { class: 'key' }, row.ev.index !== undefined ? `t${fmt(row.term)} · #${fmt(row.ev.index)}` : `t${fmt(row.term)}`),
+    h('span', { class: 'what' }, row.title),
+    h('span', { class: 'from' }, `${row.seenBy} · ${new Date(row.ev.at).toLocaleTimeString()}`));
+}
+
+export function renderExplanation(row) {
+  replace('explain',
+    h('div', { class: `explain-head kind-${row.kind}` }, h('span', { class: 'key' }, row.ev.index !== undefined ? `term ${fmt(row.term)}, index ${fmt(row.ev.index)}` : `term ${fmt(row.term)}`), h('span', {}, row.title)),
+    h('p', { class: 'sentence' }, row.sentence),
+    h('details', {}, h('summary', {}, `the event as ${row.seenBy} published it`), h('pre', {}, JSON.stringify(row.ev, null, 2))));
+}

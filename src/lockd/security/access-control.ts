@@ -1,0 +1,62 @@
+// Who a caller is allowed to be and do, for the node's services (issue 12). Principals: the
+// verified client certificate's subject CN with --client-cert-auth, else 'anonymous' (principal.ts).
+// Rules live in the replicated state (state-machine/acl-table.ts); this reads them on this node and
+// adds the node's own --acl switch and --admin list. Writes are decided again at apply from the
+// authority() the leader puts in each command, so a rule change and a write are ordered by the log.
+//
+// Verbs by operation (admin: everything, including others' leases and the rules themselves):
+//   Lease.Grant                          `lock` on some prefix (a lease has no name)
+//   Lease.KeepAlive / Revoke / TimeToLive the lease's owner (List: one's own leases)
+//   Lock.Acquire / Release / CancelWait  `lock` on the name (+ the lease's owner)
+//   Lock.Inspect / Observe               `lock` or `read` on the name
+//   Fence.Write / Delete                 `fence` on the key (+ the token's owner)
+//   Fence.Read                           `fence` or `read` on the key
+//   Auth.*                               admin
+//   Cluster.Status, health               any authenticated caller (clients need it to find the leader)
+// Without --acl only ownership (and Auth's admin rule) applies.
+import type { NodeConfig } from '../node/config.js';
+import type { AclVerb, Authority, LockStateMachine } from '../state-machine/index.js';
+
+export class AccessControl {
+  private readonly admins: ReadonlySet<string>;
+  /** --acl: the rules are enforced (else only ownership and Auth's admin rule apply). */
+  readonly enforced: boolean;
+
+  constructor(
+    config: Pick<NodeConfig, 'acl' | 'admins'>,
+    private readonly sm: Pick<LockStateMachine, 'aclIsAdmin' | 'aclAllows' | 'aclHoldsAnywhere'>,
+  ) {
+    this.admins = new Set(config.admins);
+    this.enforced = config.acl;
+  }
+
+  /** An admin: named by --admin on this node, or by an admin rule. For other services' admin checks (membership, ...). */
+  isAdmin(principal: string): boolean {
+    return this.admins.has(principal) || this.sm.aclIsAdmin(principal);
+  }
+
+  /**
+   * Whether `principal` may read the whole cluster's state (the HTTP dashboard, /events): ACLs off,
+   * an admin, or `read` on the empty prefix.
+   */
+  mayRead(principal: string): boolean {
+    return !this.enforced || this.isAdmin(principal) || this.sm.aclAllows(principal, '', ['read']);
+  }
+
+  /** Why `principal` may not `what` `name` with one of `anyOf` (undefined: it may). The message names what is missing. */
+  denial(principal: string, anyOf: readonly AclVerb[], name: string, what: string): string | undefined {
+    if (!this.enforced || this.isAdmin(principal) || this.sm.aclAllows(principal, name, anyOf)) return undefined;
+    return `${principal} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`;
+  }
+
+  /** Why `principal` may not grant leases (undefined: it may). */
+  grantDenial(principal: string): string | undefined {
+    if (!this.enforced || this.isAdmin(principal) || this.sm.aclHoldsAnywhere(principal, 'lock')) return undefined;
+    return `${principal} may not grant leases: it has \`lock\` on no prefix`;
+  }
+
+  /** What the leader writes into a command for `principal` (state-machine/authorize.ts decides with it at apply). */
+  authority(principal: string): Authority {
+    return { principal, ...(this.admins.has(principal) ? { admin: true } : {}), ...(this.enforced ? { acl: true } : {}) };
+  }
+}

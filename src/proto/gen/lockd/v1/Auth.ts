@@ -1,0 +1,114 @@
+// Original file: proto/lockd.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AuthGrantRequest as _lockd_v1_AuthGrantRequest, AuthGrantRequest__Output as _lockd_v1_AuthGrantRequest__Output } from '../../lockd/v1/AuthGrantRequest.js';
+import type { AuthGrantResponse as _lockd_v1_AuthGrantResponse, AuthGrantResponse__Output as _lockd_v1_AuthGrantResponse__Output } from '../../lockd/v1/AuthGrantResponse.js';
+import type { AuthListRequest as _lockd_v1_AuthListRequest, AuthListRequest__Output as _lockd_v1_AuthListRequest__Output } from '../../lockd/v1/AuthListRequest.js';
+import type { AuthListResponse as _lockd_v1_AuthListResponse, AuthListResponse__Output as _lockd_v1_AuthListResponse__Output } from '../../lockd/v1/AuthListResponse.js';
+import type { AuthRevokeRequest as _lockd_v1_AuthRevokeRequest, AuthRevokeRequest__Output as _lockd_v1_AuthRevokeRequest__Output } from '../../lockd/v1/AuthRevokeRequest.js';
+import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResponse__Output as _lockd_v1_AuthRevokeResponse__Output } from '../../lockd/v1/AuthRevokeResponse.js';
+
+/**
+ * Access rules, kept in the replicated log (every node enforces the same rules; snapshots carry
+ * them). A rule is (principal, prefix, verb). For a principal and a name, the rules of the
+ * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
+ * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
+ * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
+ * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+ * fence  Fence.Write, Delete and Read of keys under the prefix;
+ * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
+ * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
+ * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
+ * those cannot be revoked here.
+ * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
+ * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
+ * without --acl. Grant and Revoke take a request_id like every mutating request.
+ */
+export interface AuthClient extends grpc.Client {
+  /**
+   * Add a rule; created = false if it existed already.
+   */
+  Grant(argument: _lockd_v1_AuthGrantRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  Grant(argument: _lockd_v1_AuthGrantRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  Grant(argument: _lockd_v1_AuthGrantRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  Grant(argument: _lockd_v1_AuthGrantRequest, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Add a rule; created = false if it existed already.
+   */
+  grant(argument: _lockd_v1_AuthGrantRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  grant(argument: _lockd_v1_AuthGrantRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  grant(argument: _lockd_v1_AuthGrantRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  grant(argument: _lockd_v1_AuthGrantRequest, callback: grpc.requestCallback<_lockd_v1_AuthGrantResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Every rule (or one principal's), sorted by principal, prefix and verb.
+   */
+  List(argument: _lockd_v1_AuthListRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _lockd_v1_AuthListRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _lockd_v1_AuthListRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _lockd_v1_AuthListRequest, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Every rule (or one principal's), sorted by principal, prefix and verb.
+   */
+  list(argument: _lockd_v1_AuthListRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _lockd_v1_AuthListRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _lockd_v1_AuthListRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _lockd_v1_AuthListRequest, callback: grpc.requestCallback<_lockd_v1_AuthListResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Remove a rule; removed = false if there was none.
+   */
+  Revoke(argument: _lockd_v1_AuthRevokeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  Revoke(argument: _lockd_v1_AuthRevokeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  Revoke(argument: _lockd_v1_AuthRevokeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  Revoke(argument: _lockd_v1_AuthRevokeRequest, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Remove a rule; removed = false if there was none.
+   */
+  revoke(argument: _lockd_v1_AuthRevokeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _lockd_v1_AuthRevokeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _lockd_v1_AuthRevokeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _lockd_v1_AuthRevokeRequest, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
+  
+}
+
+/**
+ * Access rules, kept in the replicated log (every node enforces the same rules; snapshots carry
+ * them). A rule is (principal, prefix, verb). For a principal and a name, the rules of the
+ * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
+ * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
+ * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
+ * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+ * fence  Fence.Write, Delete and Read of keys under the prefix;
+ * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
+ * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
+ * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
+ * those cannot be revoked here.
+ * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
+ * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
+ * without --acl. Grant and Revoke take a request_id like every mutating request.
+ */
+export interface AuthHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * Add a rule; created = false if it existed already.
+   */
+  Grant: grpc.handleUnaryCall<_lockd_v1_AuthGrantRequest__Output, _lockd_v1_AuthGrantResponse>;
+  
+  /**
+   * Every rule (or one principal's), sorted by principal, prefix and verb.
+   */
+  List: grpc.handleUnaryCall<_lockd_v1_AuthListRequest__Output, _lockd_v1_AuthListResponse>;
+  
+  /**
+   * Remove a rule; removed = false if there was none.
+   */
+  Revoke: grpc.handleUnaryCall<_lockd_v1_AuthRevokeRequest__Output, _lockd_v1_AuthRevokeResponse>;
+  
+}
+
+export interface AuthDefinition extends grpc.ServiceDefinition {
+  Grant: MethodDefinition<_lockd_v1_AuthGrantRequest, _lockd_v1_AuthGrantResponse, _lockd_v1_AuthGrantRequest__Output, _lockd_v1_AuthGrantResponse__Output>
+  List: MethodDefinition<_lockd_v1_AuthListRequest, _lockd_v1_AuthListResponse, _lockd_v1_AuthListRequest__Output, _lockd_v1_AuthListResponse__Output>
+  Revoke: MethodDefinition<_lockd_v1_AuthRevokeRequest, _lockd_v1_AuthRevokeResponse, _lockd_v1_AuthRevokeRequest__Output, _lockd_v1_AuthRevokeResponse__Output>
+}

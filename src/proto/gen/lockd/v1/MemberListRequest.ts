@@ -1,0 +1,8 @@
+// Original file: proto/lockd.proto
+
+
+export interface MemberListRequest {
+}
+
+export interface MemberListRequest__Output {
+}

@@ -1,0 +1,135 @@
+// The dashboard's model (dashboard/model.js) against the real state machine and the real event
+// source: started from a snapshot taken after ANY prefix of a history that touches every command,
+// and fed the events of the rest, it ends with exactly the state machine's own view — leases with
+// deadlines, locks with holder, token and queue, the fenced store's highest tokens, logical now.
+// So the page is right without history, and the events carry everything it needs.
+// Also: the sentences the page explains decisions with, from the same events.
+import { expect } from 'chai';
+import { setImmediate as turn } from 'node:timers/promises';
+import { EventBus } from '../../../src/lockd/observe/bus.js';
+import type { ObservedEvent } from '../../../src/lockd/observe/events.js';
+import { NodeSource } from '../../../src/lockd/observe/node-source.js';
+import { LockStateMachine, encodeCommand, type MachineView } from '../../../src/lockd/state-machine/index.js';
+import { scriptedHistory } from '../state-machine/workload.js';
+
+interface Model {
+  synced: boolean;
+  now: number;
+  leases: Map<number, { ttlMs: number; deadline: number }>;
+  locks: Map<string, { holders: { leaseId: number; token: number }[]; queue: number[] }>;
+  fence: Map<string, { token: number; deleted: boolean; refused?: { token: number; highest: number; index: number } }>;
+  applyState(s: unknown): void;
+  applyEvent(ev: ObservedEvent): Record<string, number | undefined> | undefined;
+}
+interface Described {
+  kind: string;
+  title: string;
+  sentence: string;
+}
+const modelUrl = new URL('../../../dashboard/model.js', import.meta.url).href;
+const explainUrl = new URL('../../../dashboard/explain.js', import.meta.url).href;
+
+/** The model's tables in the view's shape, sorted the same way. */
+function asView(m: Model): Pick<MachineView, 'now'> & { leases: unknown[]; locks: unknown[]; fence: unknown[] } {
+  return {
+    now: m.now,
+    leases: [...m.leases].map(([leaseId, l]) => ({ leaseId, ttlMs: l.ttlMs, deadline: l.deadline })).sort((a, b) => a.leaseId - b.leaseId),
+    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    fence: [...m.fence].map(([key, f]) => ({ key, token: f.token, deleted: f.deleted })).sort((a, b) => (a.key < b.key ? -1 : 1)),
+  };
+}
+
+function ofView(v: MachineView) {
+  return {
+    now: v.now,
+    leases: v.leases.rows,
+    locks: v.locks.rows.map(({ name, holders, queue }) => ({ name, holders, queue })),
+    fence: v.fence.rows,
+  };
+}
+
+describe('dashboard model: a snapshot plus the events after it is the state machine\'s view', () => {
+  let NodeModel: new (node: string) => Model;
+  let describeEvent: (ev: ObservedEvent, ctx?: unknown, opts?: unknown) => Described | undefined;
+  before(async () => {
+    ({ NodeModel } = (await import(modelUrl)) as { NodeModel: typeof NodeModel });
+    ({ describe: describeEvent } = (await import(explainUrl)) as { describe: typeof describeEvent });
+  });
+
+  /**
+   * Apply the history on a real state machine, events through the real source and bus; from entry
+   * `from` on, the model follows the events, and after each entry it is compared with the view.
+   */
+  async function replay(from: number) {
+    const history = scriptedHistory();
+    const sm = new LockStateMachine();
+    const bus = new EventBus('n1', () => 1);
+    const source = new NodeSource(bus, 'n1', undefined, sm);
+    const model = new NodeModel('n1');
+    let sub: ReturnType<EventBus['subscribe']> | undefined;
+    const explained: Array<{ ev: ObservedEvent; d: Described | undefined }> = [];
+    for (let i = 0; i < history.length; i++) {
+      if (i === from) {
+        // What /events does: subscribe and snapshot in one turn.
+        sub = bus.subscribe(100_000, () => {});
+        model.applyState({ type: 'state', node: 'n1', seq: bus.lastSeq, term: 1, role: 'leader', leader: 'n1', lastIndex: i, commit: i, applied: i, machine: sm.view(10_000) });
+      }
+      const cmd = history[i];
+      const entry = { index: i + 1, term: 1, data: cmd === 'noop' ? new Uint8Array(0) : encodeCommand(cmd) };
+      source.applied(entry, sm.apply(entry));
+      if (!sub) continue;
+      for (const ev of sub.take().events) explained.push({ ev, d: describeEvent(ev, model.applyEvent(ev), { ticks: true }) });
+      expect(asView(model), `snapshot after ${from} entries, then entries to ${entry.index}`).to.deep.equal(ofView(sm.view(10_000)));
+    }
+    await turn(); // the subscription's wake-up, harmless after the takes
+    return { explained };
+  }
+
+  it('from every prefix of a history touching every command, compared after every entry', async () => {
+    const n = scriptedHistory().length;
+    for (let from = 0; from < n; from++) await replay(from);
+  });
+
+  it('a snapshot installed from the leader replaces the state under the model: it stops claiming to be synced (the page then reads a fresh snapshot)', async () => {
+    const history = scriptedHistory();
+    const at = 12; // the follower's state when the page connected, entries behind the leader's
+    const follower = new LockStateMachine();
+    const leader = new LockStateMachine();
+    const apply = (sm: LockStateMachine, i: number) => {
+      const cmd = history[i];
+      return sm.apply({ index: i + 1, term: 1, data: cmd === 'noop' ? new Uint8Array(0) : encodeCommand(cmd) });
+    };
+    for (let i = 0; i < history.length; i++) {
+      if (i < at) apply(follower, i);
+      apply(leader, i);
+    }
+    const bus = new EventBus('n3', () => 1);
+    const source = new NodeSource(bus, 'n3', undefined, follower);
+    const model = new NodeModel('n3');
+    const sub = bus.subscribe(1000, () => {});
+    model.applyState({ type: 'state', node: 'n3', seq: bus.lastSeq, term: 1, role: 'follower', leader: 'n1', lastIndex: at, commit: at, applied: at, machine: follower.view(10_000) });
+    // What the driver does for an InstallSnapshot: 'persisted' (the event), then the restore.
+    const snapshot = { metadata: { index: history.length, term: 1, voters: ['n1', 'n2', 'n3'] }, data: leader.snapshot() };
+    source.driverEvent({ kind: 'persisted', rd: { entries: [], committedEntries: [], messages: [], readStates: [], snapshot } });
+    follower.restore(snapshot.data);
+    for (const ev of sub.take().events) model.applyEvent(ev);
+    await turn();
+    // The snapshot did change the state (the model's tables are not it) ...
+    expect(asView(model)).to.not.deep.equal(ofView(follower.view(10_000)));
+    // ... so the model must not be read as this node's state until a fresh snapshot replaces it.
+    expect(model.synced).to.equal(false);
+  });
+
+  it('explains decisions by their numbers: a lease expired (now vs deadline), a stale fenced write (token < highest), a stale release, a hand-off', async () => {
+    const { explained } = await replay(0);
+    const sentence = (pred: (ev: ObservedEvent) => boolean) => explained.find((x) => pred(x.ev))?.d?.sentence;
+    // Lease 5 (TTL 250, margin 100, granted at now 0): deadline 350; the Tick at 15 takes now to 400.
+    expect(sentence((ev) => ev.type === 'lease-ended' && ev.leaseId === 5)).to.equal('Lease 5 expired at index 15: logical now 400 ms passed its deadline 350 ms (no keepalive renewed it in time).');
+    expect(sentence((ev) => ev.type === 'fence' && ev.index === 20)).to.match(/^Fenced write refused: token 7 < 17\. At index 20 the store refused the write of "out"/);
+    expect(sentence((ev) => ev.type === 'release' && ev.index === 22)).to.contain('A Release of "alpha" with token 7 was refused at index 22: that token no longer holds the lock (the holder\'s token is 17)');
+    expect(sentence((ev) => ev.type === 'lock-granted' && ev.index === 23)).to.contain('Lock "alpha" passed to its first waiter, lease 4, in the very entry that freed it (index 23): its fencing token is 23');
+    // Every row has a kind the page colours, and refusals are coloured as such.
+    for (const { ev, d } of explained) if (d) expect(['election', 'grant', 'free', 'expire', 'refused', 'lease', 'tick', 'snapshot', 'info'], ev.type).to.include(d.kind);
+    expect(explained.find((x) => x.ev.type === 'fence' && x.ev.index === 20)?.d?.kind).to.equal('refused');
+  });
+});

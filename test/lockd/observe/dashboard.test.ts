@@ -1,0 +1,123 @@
+// The study dashboard in a real browser (Debian's chromium driven by playwright-core) on a real
+// 5-node cluster: five nodes and one leader; Kleppmann's GC-pause scenario done through the public
+// API, and the page showing the late write refused with both tokens, explained on click; then the
+// node the page reads (the leader, which also served the page) is killed and the page reads another
+// and keeps showing new decisions. A screenshot is kept in .artifacts/dashboard.png
+// (LOCKD_UPDATE_DOCS_SCREENSHOT=1, or `npm run screenshot`: also docs/dashboard.png for the README).
+import { expect } from 'chai';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ApiFixture, waitFor } from '../api/api-fixture.js';
+import { freePort } from '../../support/process-cluster.js';
+import { ROOT } from '../../support/build.js';
+import { statusOf } from '../../support/lock-api-client.js';
+
+const ARTIFACT = join(ROOT, '.artifacts', 'dashboard.png');
+const DOCS_SHOT = join(ROOT, 'docs', 'dashboard.png');
+/** How the page prints numbers (toLocaleString en-US): 1234 → "1,234". */
+const fmt = (x: number) => x.toLocaleString('en-US');
+
+describe('study dashboard: a real browser on a real 5-node cluster', function () {
+  this.timeout(60_000);
+  let f: ApiFixture;
+  let browser: Browser | undefined;
+  let page: Page;
+  const httpPort = new Map<string, number>();
+  const base = (id: string) => `http://127.0.0.1:${httpPort.get(id)}`;
+  const pageErrors: string[] = [];
+  let cancelWait: (() => void) | undefined;
+
+  before(async () => {
+    for (let k = 1; k <= 5; k++) httpPort.set(`n${k}`, await freePort());
+    f = await ApiFixture.start({ size: 5, nodeFlags: (id) => ({ '--http-listen': `127.0.0.1:${httpPort.get(id)}` }) });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1440, height: 1100 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+  });
+  after(async () => {
+    cancelWait?.();
+    await browser?.close(); // also when a test or a hook failed: nothing is left running
+    await f?.stop();
+  });
+  afterEach(() => f.stopKeepers());
+
+  it('shows five nodes and one leader, from the page a node serves', async () => {
+    await page.goto(`${base(f.leaderId)}/`);
+    await page.locator('.node[data-status="live"]').nth(4).waitFor({ timeout: 15_000 });
+    expect(await page.locator('.node').count()).to.equal(5);
+    await waitFor('one leader card', async () => ((await page.locator('.node[data-role="leader"]').count()) === 1 ? true : undefined));
+    expect(await page.locator('.node[data-role="leader"]').getAttribute('data-node')).to.equal(f.leaderId);
+    expect(await page.locator('.node[data-role="follower"]').count()).to.equal(4);
+    expect(pageErrors).to.deep.equal([]);
+  });
+
+  it('GC pause: A\'s lease lapses, B gets a higher token, A\'s late fenced write is refused, and the page shows "A < B" and explains it', async () => {
+    const api = f.leader;
+    // Holder A: a short lease it does not keep alive (its process "paused"), the lock, one write.
+    const a = await api.grant(300);
+    const tokenA = (await api.acquire('gc-lock', a.leaseId)).fencingToken;
+    await api.fenceWrite('gc-key', 'from A', tokenA);
+    // A's lease expires by logical time; nothing is renewed.
+    await waitFor('A\'s lease to expire', async () => ((await api.inspect('gc-lock')).held ? undefined : true), 15_000);
+    // Holder B takes the lock: a higher token (the index of its granting entry), and writes.
+    const b = await f.keptLease(10_000);
+    const tokenB = (await api.acquire('gc-lock', b.leaseId)).fencingToken;
+    expect(tokenB).to.be.greaterThan(tokenA);
+    await api.fenceWrite('gc-key', 'from B', tokenB);
+    // A third holder queues behind B (so the page shows a FIFO queue).
+    const c = await f.keptLease(10_000);
+    const waiting = api.acquireCancellable('gc-lock', c.leaseId);
+    cancelWait = waiting.cancel;
+    waiting.result.catch(() => undefined); // ended by the cancel below or the cluster stopping
+    // A wakes up and writes with its old token: refused by the store.
+    expect((await statusOf(api.fenceWrite('gc-key', 'late from A', tokenA))).code).to.equal(grpc.status.FAILED_PRECONDITION);
+
+    const refused = page.locator('#timeline li.kind-refused', { hasText: `${fmt(tokenA)} < ${fmt(tokenB)}` });
+    await refused.first().waitFor({ timeout: 10_000 });
+    await refused.first().click();
+    const why = await page.locator('#explain .sentence').textContent();
+    expect(why).to.contain(`Fenced write refused: token ${fmt(tokenA)} < ${fmt(tokenB)}`);
+    expect(why).to.contain('"gc-key"');
+    // The other panels: B holds the lock with its token, C waits, the store's highest is B's token.
+    const lock = page.locator('#locks tr[data-lock="gc-lock"]');
+    await waitFor('gc-lock queued behind B on the page', async () => ((await lock.locator('.chip').count()) === 1 ? true : undefined), 10_000);
+    expect(await lock.locator('td.token').textContent()).to.equal(fmt(tokenB));
+    expect(await lock.locator('.chip').textContent()).to.equal(fmt(c.leaseId));
+    const key = page.locator('#fence tr[data-key="gc-key"]');
+    expect(await key.locator('td.token').textContent()).to.equal(fmt(tokenB));
+    expect(await key.locator('.refusal').textContent()).to.contain(`refused ${fmt(tokenA)} < ${fmt(tokenB)}`);
+    // A's lease expiry is on the timeline too, explained by logical now against its deadline.
+    await page.locator('#timeline li[data-type="lease-ended"]', { hasText: `lease ${fmt(a.leaseId)} expired` }).click();
+    expect(await page.locator('#explain .sentence').textContent()).to.match(new RegExp(`^Lease ${fmt(a.leaseId)} expired at index [\\d,]+: logical now [\\d,]+ ms passed its deadline [\\d,]+ ms`));
+    await refused.first().click();
+    mkdirSync(join(ROOT, '.artifacts'), { recursive: true });
+    await page.screenshot({ path: ARTIFACT, fullPage: true });
+    if (process.env.LOCKD_UPDATE_DOCS_SCREENSHOT === '1') {
+      mkdirSync(join(ROOT, 'docs'), { recursive: true });
+      copyFileSync(ARTIFACT, DOCS_SHOT);
+    }
+    expect(pageErrors).to.deep.equal([]);
+  });
+
+  it('the node the page reads is killed (the leader that served it): the page reads another and still shows new decisions', async () => {
+    const reading = await page.locator('body').getAttribute('data-primary');
+    expect(reading).to.equal(f.leaderId); // it reads the leader when it can
+    await f.cluster.kill(reading!);
+    await page.locator(`.node[data-node="${reading}"][data-status="down"]`).waitFor({ timeout: 15_000 });
+    const leader = await f.refreshLeader();
+    expect(leader).to.not.equal(reading);
+    // The page reads the new leader once that node itself reports it leads.
+    await page.locator(`body[data-primary="${leader}"] .node[data-node="${leader}"][data-role="leader"]`).waitFor({ timeout: 15_000 });
+    // A decision made after the kill reaches the page.
+    const d = await f.keptLease(10_000);
+    const token = (await f.leader.acquire('after-kill', d.leaseId)).fencingToken;
+    const row = page.locator('#locks tr[data-lock="after-kill"]');
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.locator('td.token').textContent()).to.equal(fmt(token));
+    await page.locator('#timeline li.kind-grant', { hasText: `"after-kill" granted to lease ${fmt(d.leaseId)}, token ${fmt(token)}` }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('.node[data-status="live"]').count()).to.equal(4);
+    expect(pageErrors).to.deep.equal([]);
+  });
+});

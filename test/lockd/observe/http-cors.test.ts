@@ -1,0 +1,53 @@
+// CORS on the HTTP endpoint, in process on the real server (listenHttp): a member's origin is
+// compared as the browser states it — host in lower case, no port when it is the scheme's default —
+// so a member advertised as NODE1.example:80 is still granted, and nobody else is.
+import { expect } from 'chai';
+import pino from 'pino';
+import { DashboardFiles } from '../../../src/lockd/observe/dashboard-files.js';
+import { EventBus } from '../../../src/lockd/observe/bus.js';
+import { EventStreams } from '../../../src/lockd/observe/event-stream.js';
+import { listenHttp, type HttpEndpoint, type HttpParts } from '../../../src/lockd/observe/http-server.js';
+import type { ClusterView, StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
+
+const SNAPSHOT = { type: 'state', node: 'n1', seq: 0, at: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } } as StateSnapshot;
+
+describe('observe: CORS grants the members\' origins as browsers write them', () => {
+  let endpoint: HttpEndpoint;
+  let streams: EventStreams;
+  let cluster: ClusterView;
+
+  before(async () => {
+    const bus = new EventBus('n1', () => 1);
+    streams = new EventStreams(bus, () => {}, () => SNAPSHOT);
+    endpoint = await listenHttp('127.0.0.1:0', {
+      // /metrics and the probes are not asked for here.
+      metrics: undefined as unknown as HttpParts['metrics'],
+      health: undefined as unknown as HttpParts['health'],
+      events: streams,
+      dashboard: DashboardFiles.load(),
+      snapshot: () => SNAPSHOT,
+      cluster: () => cluster,
+      logger: pino({ level: 'silent' }),
+      mayRead: () => true,
+    });
+    cluster = { self: 'n1', members: [{ id: 'n1', http: `127.0.0.1:${endpoint.port}` }, { id: 'n2', http: 'NODE2.Example:80' }, { id: 'n3', http: 'node3.example:8080' }] };
+  });
+  after(async () => {
+    streams.close();
+    endpoint.server.closeAllConnections();
+    await new Promise((r) => endpoint.server.close(r));
+  });
+
+  const granted = async (origin: string) => (await fetch(`http://127.0.0.1:${endpoint.port}/cluster`, { headers: { origin } })).headers.get('access-control-allow-origin');
+
+  it('a member on the default port with an upper-case name: the browser\'s origin http://node2.example is granted', async () => {
+    expect(await granted('http://node2.example')).to.equal('http://node2.example');
+    expect(await granted('http://node3.example:8080')).to.equal('http://node3.example:8080');
+  });
+
+  it('anyone else is not: another host, another port, another scheme, a look-alike, null', async () => {
+    for (const origin of ['http://evil.example', 'http://node2.example:8080', 'https://node2.example', 'http://node2.example.evil.example', 'http://node3.example', 'null']) {
+      expect(await granted(origin), origin).to.equal(null);
+    }
+  });
+});

@@ -1,0 +1,167 @@
+// Every `lockctl demo` is a test: the real lockctl (the build) against a real cluster started by
+// ./cluster.sh in a temp dir on free ports, with the test-only faults on. A demo exits 0 only when
+// it observed its expected outcome; it must also leave the cluster whole (every node up, one leader).
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCKCTL_MAIN, ROOT } from '../../support/build.js';
+import { reapOnExit } from '../../support/reaper.js';
+import { ScriptCluster } from '../../support/script-cluster.js';
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run `lockctl ARGS` to its end (bounded: the demo's own 120 s bound, plus a margin). */
+function lockctl(args: readonly string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    reapOnExit(proc);
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 140_000);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('lockctl demo on a ./cluster.sh cluster', function () {
+  this.timeout(150_000);
+  let cluster: ScriptCluster;
+
+  before(async () => {
+    cluster = await ScriptCluster.start(3);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  async function demo(name: string): Promise<string> {
+    const r = await lockctl(['demo', name], cluster.env);
+    const shown = `exit ${r.code}\n${r.stdout}${r.stderr}`;
+    expect(r.code, shown).to.equal(0);
+    expect(r.stdout, shown).to.match(/^OK: /m);
+    // Left whole: every node alive and agreeing on one leader.
+    const status = await cluster.sh(['status']);
+    expect(status.code, status.output).to.equal(0);
+    const rows = status.output.trim().split('\n').slice(1).map((r) => r.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
+    expect(rows.filter((r) => r[3] === 'yes'), status.output).to.have.length(3);
+    expect(rows.filter((r) => r[4] === 'leader'), status.output).to.have.length(1);
+    return r.stdout;
+  }
+
+  /** The timeline's lines: term, index and what. */
+  const lines = (out: string): Array<{ term?: number; index?: number; what: string }> =>
+    out.split('\n').flatMap((l) => {
+      const m = /^\s*(\d+|·)\s+(#\d+|·)\s{2}(.*)$/.exec(l);
+      return m ? [{ ...(m[1] === '·' ? {} : { term: Number(m[1]) }), ...(m[2] === '·' ? {} : { index: Number(m[2].slice(1)) }), what: m[3] }] : [];
+    });
+
+  it('gc-pause: the paused holder\'s late write is refused, with a token below the next holder\'s', async () => {
+    const out = await demo('gc-pause');
+    const refused = lines(out).find((l) => /REFUSED \((\d+) < (\d+)\)/.test(l.what));
+    expect(refused, out).to.not.equal(undefined);
+    const [, stale, highest] = /REFUSED \((\d+) < (\d+)\)/.exec(refused!.what)!.map(Number);
+    expect(stale).to.be.below(highest);
+    expect(refused!.term, out).to.be.a('number');
+  });
+
+  it('holder-crash: the waiter\'s token is the index of the Tick that expired the killed holder\'s lease', async () => {
+    const out = await demo('holder-crash');
+    const tick = lines(out).find((l) => l.what.startsWith('Tick:'));
+    expect(tick?.index, out).to.be.a('number');
+    expect(out).to.contain(`fencing token ${tick!.index} = the Tick's index`);
+  });
+
+  it('slow-release: the stale release is refused and the new holder keeps the lock', async () => {
+    const out = await demo('slow-release');
+    expect(out).to.match(/releases .* with token \d+: REFUSED \(compare-and-delete/);
+    expect(out).to.match(/B's lock was not freed/);
+  });
+
+  it('leader-failover: the same token holds under the new leader, the lease not shortened', async () => {
+    const out = await demo('leader-failover');
+    const elected = lines(out).find((l) => / elected leader in term /.test(l.what));
+    expect(elected?.term, out).to.be.above(0);
+    expect(out).to.match(/not shortened/);
+  });
+
+  it('partitioned-leader: the isolated leader commits nothing while the majority elects a leader and expires the lease', async () => {
+    const out = await demo('partitioned-leader');
+    expect(out).to.match(/commit index \d+ \(frozen\)/);
+    expect(out).to.match(/rejoins as a follower/);
+  });
+
+  it('whole-cluster-crash: the grant, its token and the lease\'s remaining time survive kill -9 of every node', async () => {
+    const out = await demo('whole-cluster-crash');
+    const m = /lease \d+ has (\d+) ms left \((\d+) before the crash/.exec(out);
+    expect(m, out).to.not.equal(null);
+    expect(Number(m![1])).to.be.above(0).and.at.most(Number(m![2]));
+  });
+
+  it('clock-jump: a 60 s leap of the leader\'s clock moves logical time by one capped Tick; the lease expires on time', async () => {
+    const out = await demo('clock-jump');
+    const capped = /Tick: elapsed (\d+) ms — the 60000 ms leap is capped/.exec(out);
+    expect(capped, out).to.not.equal(null);
+    expect(Number(capped![1])).to.be.at.most(200);
+    expect(out).to.match(/on time, not 60 s early/);
+  });
+
+  it('lists the demos and refuses an unknown one (exit 2)', async () => {
+    const list = await lockctl(['demo', 'list'], cluster.env);
+    expect(list.code).to.equal(0);
+    for (const n of ['gc-pause', 'holder-crash', 'slow-release', 'leader-failover', 'partitioned-leader', 'whole-cluster-crash', 'clock-jump']) expect(list.stdout).to.contain(n);
+    const bad = await lockctl(['demo', 'no-such-demo'], cluster.env);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.contain('unknown demo "no-such-demo"');
+  });
+
+  it('says there is no cluster when the cluster dir holds none (exit 1)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'lockd-nocluster-'));
+    try {
+      const r = await lockctl(['demo', 'gc-pause'], { ...cluster.env, LOCKD_CLUSTER_DIR: empty });
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.contain('no cluster.sh cluster in');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('test-only faults are off unless the cluster was started with them', function () {
+  this.timeout(90_000);
+  let cluster: ScriptCluster;
+
+  before(async () => {
+    cluster = await ScriptCluster.start(3, { testFaults: false });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('cluster.sh refuses isolate and clock-jump, and the node is untouched', async () => {
+    const pid = cluster.pid(1)!;
+    for (const args of [['isolate', '1'], ['clock-jump', '1', '60000']]) {
+      const r = await cluster.sh(args);
+      expect(r.code, r.output).to.equal(1);
+      expect(r.output).to.contain('runs without test faults');
+    }
+    expect(() => process.kill(pid, 0)).to.not.throw();
+  });
+
+  it('the fault demos fail with what to do (exit 1)', async () => {
+    for (const name of ['partitioned-leader', 'clock-jump']) {
+      const r = await lockctl(['demo', name], cluster.env);
+      expect(r.code, r.stdout + r.stderr).to.equal(1);
+      expect(r.stdout).to.match(/^FAILED: .*LOCKD_TEST_FAULTS=1 \.\/cluster\.sh start/m);
+    }
+  });
+});

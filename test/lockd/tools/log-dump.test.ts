@@ -1,0 +1,166 @@
+// `lockctl log dump` on real data dirs: a 3-node cluster that took snapshots (--snapshot-every 20),
+// one node stopped and dumped — entries decoded, --from, --type, --json, the snapshot summary — and
+// the refusals: a running node's dir (LevelDB's lock), a dir that is not a data dir (left untouched).
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { LockClient } from '../../../src/client/index.js';
+import { LOCKCTL_MAIN } from '../../support/build.js';
+import { ProcessCluster } from '../../support/process-cluster.js';
+import { reapOnExit } from '../../support/reaper.js';
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function lockctl(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, ...args], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+    reapOnExit(proc);
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The entry rows of a human dump: index, term, type, command. */
+function rows(out: string): Array<{ index: number; term: number; type: string; command: string }> {
+  return out.split('\n').flatMap((l) => {
+    const m = /^\s*(\d+)\s+(\d+)\s{2}(\S+)\s+(.*)$/.exec(l);
+    return m ? [{ index: Number(m[1]), term: Number(m[2]), type: m[3], command: m[4] }] : [];
+  });
+}
+
+describe('lockctl log dump', function () {
+  this.timeout(60_000);
+  let cluster: ProcessCluster;
+  let dir: string;
+  const key = 'dump/row';
+
+  /** SIGTERM n1 and wait until it is gone (a stopped node: its data dir unlocked). */
+  async function stopN1(): Promise<void> {
+    const n1 = cluster.node('n1');
+    const exited = new Promise((r) => n1.proc!.once('exit', r));
+    cluster.signal('n1', 'SIGTERM');
+    await exited;
+  }
+
+  before(async () => {
+    cluster = await ProcessCluster.start({ size: 3, extraArgs: ['--snapshot-every', '20'] });
+    await cluster.waitForLeader();
+    const client = new LockClient({ endpoints: cluster.nodes.map((n) => n.address) });
+    try {
+      // Enough entries for snapshots (every 20 applied) on every node...
+      const first = await client.acquire('dump/lock', { ttlMs: 5_000, wait: false });
+      for (let k = 0; k < 45; k++) await client.fenceWrite(key, `v${k}`, first.token);
+      await first.release();
+      await cluster.waitForApplied((await client.status()).commitIndex);
+      // ...then n1 takes no more snapshots, so what follows stays in its log, after its last one.
+      await stopN1();
+      cluster.startNode('n1', { '--snapshot-every': '10000000' });
+      await cluster.waitForLeader();
+      const lock = await client.acquire('dump/lock', { ttlMs: 5_000, wait: false });
+      await client.fenceWrite(key, 'last', lock.token);
+      await lock.release();
+      await cluster.waitForApplied((await client.status()).commitIndex);
+    } finally {
+      client.close();
+    }
+    await stopN1();
+    dir = cluster.node('n1').dataDir;
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('prints the identity, hard state, snapshot summary and every entry after it, decoded', async () => {
+    const r = await lockctl(['log', 'dump', '--data-dir', dir]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/^data dir .*: node n1 of cluster test-\d+, voters n1, n2, n3$/m);
+    expect(r.stdout).to.match(/^hard state: term \d+, voted for (n\d|\(nobody\)), commit index \d+$/m);
+    const snap = /^snapshot: index (\d+), term \d+, voters n1, n2, n3, \d+ bytes: logical now \d+ ms, (\d+) leases, (\d+) locks held \(0 waiting\), (\d+) fenced keys/m.exec(r.stdout);
+    expect(snap, r.stdout).to.not.equal(null);
+    expect(Number(snap![1])).to.be.at.least(40);
+    expect(Number(snap![4])).to.equal(1); // dump/row
+    const entries = rows(r.stdout);
+    expect(entries.length).to.be.above(0);
+    expect(entries[0].index).to.be.at.most(Number(snap![1]) + 1);
+    entries.forEach((e, k) => k > 0 && expect(e.index).to.equal(entries[k - 1].index + 1));
+    const last = entries.filter((e) => e.type === 'FenceWrite').at(-1)!;
+    expect(last.command).to.match(/^key=dump\/row value="last" \(4 bytes\) token=\d+ requestId=/);
+    expect(entries.some((e) => e.type === 'Release' && e.command.startsWith('name=dump/lock '))).to.equal(true);
+    expect(r.stdout).to.match(new RegExp(`^entries ${entries[0].index}\\.\\.${entries.at(-1)!.index}: ${entries.length} shown$`, 'm'));
+  });
+
+  it('--type keeps one kind of entry (any case); --from starts at an index', async () => {
+    const all = rows((await lockctl(['log', 'dump', '--data-dir', dir])).stdout);
+    const writes = await lockctl(['log', 'dump', '--data-dir', dir, '--type', 'fencewrite']);
+    expect(writes.code, writes.stderr).to.equal(0);
+    const w = rows(writes.stdout);
+    expect(w.length).to.equal(all.filter((e) => e.type === 'FenceWrite').length).and.above(0);
+    expect(w.every((e) => e.type === 'FenceWrite')).to.equal(true);
+    const from = all[Math.floor(all.length / 2)].index;
+    const tail = rows((await lockctl(['log', 'dump', '--data-dir', dir, '--from', String(from)])).stdout);
+    expect(tail[0].index).to.equal(from);
+    expect(tail.at(-1)!.index).to.equal(all.at(-1)!.index);
+    const bad = await lockctl(['log', 'dump', '--data-dir', dir, '--type', 'Nonsense']);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.contain('not an entry type; one of: noop, Grant');
+  });
+
+  it('--json prints one object per line', async () => {
+    const r = await lockctl(['--json', 'log', 'dump', '--data-dir', dir, '--type', 'Release']);
+    expect(r.code, r.stderr).to.equal(0);
+    const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(docs[0]).to.include({ nodeId: 'n1' });
+    const releases = docs.filter((d) => d.type === 'Release');
+    expect(releases.length).to.be.above(0);
+    expect(releases[0].command).to.deep.include({ name: 'dump/lock' });
+  });
+
+  it('refuses a running node\'s data dir, and leaves it alone', async () => {
+    const r = await lockctl(['log', 'dump', '--data-dir', cluster.node('n2').dataDir]);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.match(/\(locked\): another process has it open — is its node running\?/);
+    expect(r.stdout).to.equal('');
+    expect((await cluster.status('n2')).nodeId).to.equal('n2');
+  });
+
+  it('refuses what is not a lockd data dir, creating nothing there', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'lockd-notadir-'));
+    const foreign = mkdtempSync(join(tmpdir(), 'lockd-foreign-'));
+    try {
+      const r1 = await lockctl(['log', 'dump', '--data-dir', empty]);
+      expect(r1.code).to.equal(1);
+      expect(r1.stderr).to.contain('not a lockd data dir: no LevelDB database in it');
+      expect(readdirSync(empty)).to.deep.equal([]);
+      const r2 = await lockctl(['log', 'dump', '--data-dir', join(empty, 'missing')]);
+      expect(r2.code).to.equal(1);
+      expect(r2.stderr).to.contain('no such directory');
+      expect(readdirSync(empty)).to.deep.equal([]);
+      const db = new Level(foreign);
+      await db.put('some', 'thing');
+      await db.close();
+      const r3 = await lockctl(['log', 'dump', '--data-dir', foreign]);
+      expect(r3.code).to.equal(1);
+      expect(r3.stderr).to.contain('without a lockd identity record');
+      const r4 = await lockctl(['log', 'dump']);
+      expect(r4.code).to.equal(2);
+      expect(r4.stderr).to.contain('--data-dir is required');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+      rmSync(foreign, { recursive: true, force: true });
+    }
+  });
+});
