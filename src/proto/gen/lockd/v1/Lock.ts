@@ -177,8 +177,9 @@ export interface LockClient extends grpc.Client {
    * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
    * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
    * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
-   * when nobody holds or waits for the name (the next Acquire's permits decide). An administrator's
-   * operation once principals exist (the security issue); until then anyone may call it.
+   * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
+   * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
+   * --acl anyone may.
    */
   SetPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
   SetPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
@@ -189,8 +190,9 @@ export interface LockClient extends grpc.Client {
    * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
    * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
    * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
-   * when nobody holds or waits for the name (the next Acquire's permits decide). An administrator's
-   * operation once principals exist (the security issue); until then anyone may call it.
+   * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
+   * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
+   * --acl anyone may.
    */
   setPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
   setPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
@@ -274,8 +276,9 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
    * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
    * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
-   * when nobody holds or waits for the name (the next Acquire's permits decide). An administrator's
-   * operation once principals exist (the security issue); until then anyone may call it.
+   * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
+   * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
+   * --acl anyone may.
    */
   SetPermits: grpc.handleUnaryCall<_lockd_v1_SetPermitsRequest__Output, _lockd_v1_SetPermitsResponse>;
   
