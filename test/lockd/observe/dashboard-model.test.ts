@@ -1,7 +1,8 @@
 // The dashboard's model (dashboard/model.js) against the real state machine and the real event
 // source: started from a snapshot taken after ANY prefix of a history that touches every command,
 // and fed the events of the rest, it ends with exactly the state machine's own view — leases with
-// deadlines, locks with their holders (semaphores, shared readers, a downgrade, a lock-delay) and queue, the fenced store's highest tokens, logical now.
+// deadlines, locks with their holders (semaphores, shared readers, a downgrade, a lock-delay) and
+// queue, the fenced store's highest tokens, logical now.
 // So the page is right without history, and the events carry everything it needs.
 // Also: the sentences the page explains decisions with, from the same events.
 import { expect } from 'chai';
