@@ -57,7 +57,7 @@ export function describe(ev, ctx = {}, opts = {}) {
         : { kind: 'free', title: `${q(ev.name)} released (token ${n(ev.token)})`, sentence: `Lease ${ev.leaseId} released lock ${q(ev.name)} with its token ${n(ev.token)} at index ${n(ev.index)}.` };
     case 'waiter':
       if (ev.action === 'queued')
-        return { kind: 'info', title: `lease ${ev.leaseId} waits for ${q(ev.name)}`, sentence: `Lease ${ev.leaseId} joined the FIFO queue of ${q(ev.name)} at index ${n(ev.index)}${ctx.position ? ` at position ${ctx.position}` : ''}${ctx.holder ? `, behind holder lease ${ctx.holder} (token ${n(ctx.token)})` : ''}: it is granted when the holders before it let go or expire.` };
+        return { kind: 'info', title: `lease ${ev.leaseId} waits for ${q(ev.name)}`, sentence: `Lease ${ev.leaseId} joined the FIFO queue of ${q(ev.name)} at index ${n(ev.index)}${ctx.position ? ` at position ${ctx.position}` : ''}${ctx.holder ? `, behind holder lease ${ctx.holder} (token ${n(ctx.token)})${ctx.holders > 1 ? ` and ${ctx.holders - 1} more holders` : ''}` : ''}: it is granted when the holders before it let go or expire.` };
       return { kind: 'free', title: `lease ${ev.leaseId} left the queue of ${q(ev.name)}`, sentence: ev.action === 'removed' ? `Lease ${ev.leaseId} left the queue of ${q(ev.name)} at index ${n(ev.index)} because the lease ended.` : `Lease ${ev.leaseId} cancelled its wait for ${q(ev.name)} at index ${n(ev.index)}.` };
     case 'release':
       if (ev.ok) return undefined; // the lock-freed event tells it

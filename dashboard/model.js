@@ -25,7 +25,7 @@ export class NodeModel {
     this.lastTick = undefined; // { index, elapsedMs }
     /** leaseId → { ttlMs, deadline } */
     this.leases = new Map();
-    /** name → { holder, token, queue: leaseId[] } */
+    /** name → { holders: { leaseId, token }[] (grant order; a semaphore or shared readers: several), queue: leaseId[] } */
     this.locks = new Map();
     /** key → { token, deleted, refused?: { token, highest, index } } */
     this.fence = new Map();
@@ -49,7 +49,7 @@ export class NodeModel {
     const m = s.machine;
     this.now = m.now;
     for (const l of m.leases.rows) this.leases.set(l.leaseId, { ttlMs: l.ttlMs, deadline: l.deadline });
-    for (const l of m.locks.rows) this.locks.set(l.name, { holder: l.holder, token: l.token, queue: [...l.queue] });
+    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue] });
     for (const f of m.fence.rows) this.fence.set(f.key, { token: f.token, deleted: f.deleted });
     this.cut = {
       leases: m.leases.total > m.leases.rows.length,
@@ -115,15 +115,16 @@ export class NodeModel {
       case 'lock-granted': {
         const prev = this.locks.get(ev.name);
         const queue = (prev?.queue ?? []).filter((id) => id !== ev.leaseId);
-        this.put(this.locks, 'locks', ev.name, { holder: ev.leaseId, token: ev.token, queue });
+        const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token }];
+        this.put(this.locks, 'locks', ev.name, { holders, queue });
         return undefined;
       }
       case 'lock-freed': {
         const l = this.locks.get(ev.name);
         if (l) {
-          l.holder = 0;
-          l.token = 0;
-          if (l.queue.length === 0) this.locks.delete(ev.name); // a lock exists only while held
+          l.holders = l.holders.filter((x) => x.leaseId !== ev.leaseId);
+          // A lock is shown only while held or waited for (a lock-delay alone is not shown: no event ends it).
+          if (l.holders.length === 0 && l.queue.length === 0) this.locks.delete(ev.name);
         }
         return { now: this.now, deadline: this.leases.get(ev.leaseId)?.deadline };
       }
@@ -132,14 +133,15 @@ export class NodeModel {
         if (!l) return undefined;
         if (ev.action === 'queued') {
           if (!l.queue.includes(ev.leaseId)) l.queue.push(ev.leaseId);
-          return { position: l.queue.length, holder: l.holder, token: l.token };
+          const first = l.holders[0];
+          return { position: l.queue.length, holder: first?.leaseId ?? 0, token: first?.token ?? 0, holders: l.holders.length };
         }
         l.queue = l.queue.filter((id) => id !== ev.leaseId);
-        if (l.holder === 0 && l.queue.length === 0) this.locks.delete(ev.name);
+        if (l.holders.length === 0 && l.queue.length === 0) this.locks.delete(ev.name);
         return undefined;
       }
       case 'release':
-        return { holderToken: this.locks.get(ev.name)?.token ?? 0 };
+        return { holderToken: this.locks.get(ev.name)?.holders[0]?.token ?? 0 };
       case 'fence': {
         const cur = this.fence.get(ev.key);
         if (ev.accepted) {

@@ -73,7 +73,7 @@ export function renderLeases(model) {
   const holds = new Map();
   const waits = new Map();
   for (const [name, l] of model.locks) {
-    if (l.holder) holds.set(l.holder, [...(holds.get(l.holder) ?? []), name]);
+    for (const x of l.holders) holds.set(x.leaseId, [...(holds.get(x.leaseId) ?? []), name]);
     for (const id of l.queue) waits.set(id, [...(waits.get(id) ?? []), name]);
   }
   const rows = [...model.leases].sort((a, b) => a[0] - b[0]).map(([id, l]) => {
@@ -94,10 +94,11 @@ export function renderLocks(model) {
   if (!model || model.locks.size === 0) return replace('locks', empty('no lock is held'));
   const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => h('tr', { dataset: { lock: name } },
     h('td', { class: 'name' }, name),
-    h('td', { class: 'num' }, l.holder ? `lease ${fmt(l.holder)}` : 'free'),
-    h('td', { class: 'num token' }, l.token ? fmt(l.token) : '–'),
+    // A semaphore or shared readers: several holders, one line each (token beside its lease).
+    h('td', { class: 'num' }, l.holders.length ? l.holders.map((x) => h('div', {}, `lease ${fmt(x.leaseId)}`)) : 'free'),
+    h('td', { class: 'num token' }, l.holders.length ? l.holders.map((x) => h('div', {}, fmt(x.token))) : '–'),
     h('td', { class: 'queue' }, l.queue.length ? l.queue.map((id, k) => h('span', { class: 'chip', title: `position ${k + 1}` }, fmt(id))) : h('span', { class: 'muted' }, 'empty'))));
-  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name'), h('th', {}, 'holder'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
+  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name'), h('th', {}, 'holders'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
 }
 
 export function renderFence(model) {

@@ -8,6 +8,7 @@ import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
 import type { MembershipClient } from '../proto/gen/lockd/v1/Membership.js';
 import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
+import type { ElectionClient } from '../proto/gen/lockd/v1/Election.js';
 import { channelSecurity, type TlsMaterial } from './tls.js';
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
@@ -26,6 +27,7 @@ export class Endpoint {
   readonly cluster: ClusterClient;
   readonly auth: AuthClient;
   readonly session: SessionStub;
+  readonly election: ElectionClient;
   readonly membership: MembershipClient;
   private readonly channel: grpc.Channel;
 
@@ -43,6 +45,7 @@ export class Endpoint {
     this.cluster = new v1.Cluster(address, creds, opts);
     this.auth = new v1.Auth(address, creds, opts);
     this.session = new v1.Session(address, creds, opts);
+    this.election = new v1.Election(address, creds, opts);
     this.membership = new v1.Membership(address, creds, opts);
   }
 

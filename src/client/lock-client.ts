@@ -26,11 +26,15 @@ import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
 import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
+import { recipeFields } from './recipe.js';
+import * as election from './election.js';
+import type { LeaderKey, Leadership } from './election.js';
 import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
-import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, NodeStatus } from './types.js';
+import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
+import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus } from './types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -82,7 +86,7 @@ export interface GrantOptions extends WriteOptions {
   readonly liveness?: AbortSignal;
 }
 
-export interface AcquireOptions extends CallOptions {
+export interface AcquireOptions extends CallOptions, LockRecipe {
   /** The lease to hold the lock; default: a new lease of ttlMs created for this lock (revoked on release). */
   readonly lease?: Lease;
   /** TTL of the lease created when none is given (ms). Default 10 000. */
@@ -106,6 +110,21 @@ export function toNodeStatus(s: StatusResponse__Output): NodeStatus {
     commitIndex: s.commitIndex,
     appliedIndex: s.appliedIndex,
     members: s.members.map((m) => ({ id: m.id, address: m.address, matchIndex: m.matchIndex })),
+  };
+}
+
+export function toLockInfo(name: string, r: InspectResponse__Output): LockInfo {
+  return {
+    name,
+    held: r.held,
+    fencingToken: r.fencingToken,
+    holderLeaseId: r.holderLeaseId,
+    waitingLeaseIds: r.waitingLeaseIds,
+    permits: r.permits,
+    holders: r.holders.map((h) => ({ leaseId: h.leaseId, fencingToken: h.fencingToken, shared: h.shared, lockDelayMs: h.lockDelayMs })),
+    waitingShared: r.waitingShared,
+    lockDelayUntilMs: r.lockDelayUntilMs,
+    lockDelayRemainingMs: r.lockDelayRemainingMs,
   };
 }
 
@@ -208,13 +227,14 @@ export class LockClient {
     try {
       if (lease.lost) throw lease.signal.reason;
       const signal = opts.signal ? AbortSignal.any([lease.signal, opts.signal]) : lease.signal;
-      const res = await this.acquireRaw(name, lease.id, { wait, requestId: opts.requestId, timeoutMs: opts.timeoutMs, signal });
+      const recipe = { permits: opts.permits, shared: opts.shared, lockDelayMs: opts.lockDelayMs };
+      const res = await this.acquireRaw(name, lease.id, { wait, requestId: opts.requestId, timeoutMs: opts.timeoutMs, signal, ...recipe });
       // A retry of our request was told its grant had ended before we saw it (someone released it
       // by its token): we never held it, and must not be handed it.
       if (res.grantEnded) throw new LockLostError(name, res.endedFencingToken, 'released');
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
-      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks);
+      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, recipe);
     } catch (e) {
       // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
       // leaves the queue, and releases the lock if it was granted just as we gave up.
@@ -229,7 +249,7 @@ export class LockClient {
       const ctl = { deadline: deadlineAfter(Math.min(this.timeoutMs, 5_000)) };
       const cancel = { name, leaseId, requestId: randomUUID() };
       const r = await this.router.unary<CancelWaitResponse__Output>('Lock.CancelWait', (ep, o, cb) => ep.lock.CancelWait(cancel, o, cb), ctl);
-      const release = { name, fencingToken: r.fencingToken, requestId: randomUUID() };
+      const release = { name, fencingToken: r.fencingToken, leaseId, requestId: randomUUID() };
       if (r.fencingToken > 0) await this.router.unary<unknown>('Lock.Release', (ep, o, cb) => ep.lock.Release(release, o, cb), ctl);
     } catch {
       // Best effort: the server drops a cancelled wait after a grace period anyway.
@@ -244,19 +264,26 @@ export class LockClient {
   async acquireRaw(
     name: string,
     leaseId: number,
-    opts: CallOptions & { wait?: boolean; requestId?: string } = {},
-  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number }> {
+    opts: CallOptions & LockRecipe & { wait?: boolean; requestId?: string } = {},
+  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
     if (this.closed) throw new Error('LockClient is closed');
-    const r = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire({ name, leaseId, wait, requestId }, o, cb), {
+    const r = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire({ name, leaseId, wait, requestId, ...recipeFields(opts) }, o, cb), {
       deadline,
       signal: opts.signal,
       attemptTimeout: !wait,
     });
     if (r.acquired && r.grantEnded) throw new Error(`Lock.Acquire answered both acquired and grant_ended for ${JSON.stringify(name)}`);
-    return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken };
+    return {
+      acquired: r.acquired,
+      fencingToken: r.fencingToken,
+      holderLeaseId: r.holderLeaseId,
+      grantEnded: r.grantEnded,
+      endedFencingToken: r.endedFencingToken,
+      lockDelayRemainingMs: r.lockDelayRemainingMs,
+    };
   }
 
   /** Take the lock if it is free: the Lock, or undefined when another lease holds it. */
@@ -295,22 +322,66 @@ export class LockClient {
     return result;
   }
 
-  /** Release by name and token (compare-and-delete): false, or FAILED_PRECONDITION, when the token is stale. */
-  async release(name: string, fencingToken: number, opts?: WriteOptions): Promise<boolean> {
-    const req = { name, fencingToken, requestId: opts?.requestId ?? randomUUID() };
+  /**
+   * Release by name and token (compare-and-delete): false, or FAILED_PRECONDITION, when the token is
+   * stale. opts.leaseId picks the grant when one entry granted the name to several leases (one token).
+   */
+  async release(name: string, fencingToken: number, opts?: WriteOptions & { leaseId?: number }): Promise<boolean> {
+    const req = { name, fencingToken, leaseId: opts?.leaseId ?? 0, requestId: opts?.requestId ?? randomUUID() };
     const r = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release(req, o, cb), this.ctl(opts));
     return r.released;
   }
 
   async inspect(name: string, opts?: CallOptions): Promise<LockInfo> {
     const r = await this.router.unary<InspectResponse__Output>('Lock.Inspect', (ep, o, cb) => ep.lock.Inspect({ name }, o, cb), this.ctl(opts));
-    return { name, held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: r.waitingLeaseIds };
+    return toLockInfo(name, r);
+  }
+
+  /** Change a semaphore's permits (growing grants the waiters that now fit). Returns the previous value and how many were granted. */
+  async setPermits(name: string, permits: number, opts?: WriteOptions): Promise<{ previous: number; granted: number }> {
+    const req = { name, permits, requestId: opts?.requestId ?? randomUUID() };
+    const r = await this.router.unary<SetPermitsResponse__Output>('Lock.SetPermits', (ep, o, cb) => ep.lock.SetPermits(req, o, cb), this.ctl(opts));
+    return { previous: r.previous, granted: r.granted };
   }
 
   /** The lock's events from now on (see observeLock for reconnection and RESYNC). */
   observe(name: string, opts: ObserveOptions = {}): AsyncGenerator<LockEvent, void, undefined> {
     if (this.closed) throw new Error('LockClient is closed');
     return observeLock(this.router, name, opts);
+  }
+
+  // ---- elections (lockd.v1.Election: the leader is the holder of the election's lock) --------
+
+  /**
+   * Wait until `leaseId` leads election `name` (FIFO among campaigners; no timeout unless
+   * opts.timeoutMs), storing `value` with the leadership. NOT_FOUND if the lease ends meanwhile.
+   */
+  campaign(name: string, leaseId: number, value: string, opts: WriteOptions = {}): Promise<LeaderKey> {
+    return election.campaign(this.router, name, leaseId, value, { deadline: deadlineAfter(opts.timeoutMs), signal: opts.signal }, opts.requestId);
+  }
+
+  /** Set the leader's value; FAILED_PRECONDITION unless `key` is the current leadership. */
+  proclaim(key: LeaderKey, value: string, opts?: CallOptions): Promise<void> {
+    return election.proclaim(this.router, key, value, this.ctl(opts));
+  }
+
+  /** The current leader and value (linearizable); `leader` undefined when nobody leads. */
+  leader(name: string, opts?: CallOptions): Promise<Leadership> {
+    return election.leader(this.router, name, this.ctl(opts));
+  }
+
+  /** Give up the leadership: true if this call ended it. */
+  resign(key: LeaderKey, opts?: WriteOptions): Promise<boolean> {
+    return election.resign(this.router, key, this.ctl(opts), opts?.requestId);
+  }
+
+  /**
+   * The leadership of `name`: the current one first, then every change, until opts.signal aborts.
+   * opts.onOpen runs each time a stream is subscribed (from then on nothing is missed).
+   */
+  observeLeader(name: string, opts: { signal?: AbortSignal; onOpen?: () => void } = {}): AsyncGenerator<Leadership, void, undefined> {
+    if (this.closed) throw new Error('LockClient is closed');
+    return election.observeLeader(this.router, name, opts.signal, opts.onOpen);
   }
 
   // ---- fenced store -------------------------------------------------------------------------

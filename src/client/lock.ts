@@ -11,6 +11,8 @@ import type { Router } from './router.js';
 import { deadlineAfter } from './timing.js';
 import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
 import type { ReleaseResponse__Output } from '../proto/gen/lockd/v1/ReleaseResponse.js';
+import type { AcquireResponse__Output } from '../proto/gen/lockd/v1/AcquireResponse.js';
+import type { LockRecipe } from './types.js';
 
 export class Lock {
   /** Aborts when the lock is no longer held by this grant; the reason is a LockLostError. */
@@ -19,6 +21,9 @@ export class Lock {
   private readonly stopWatch = new AbortController();
   private releasing: Promise<boolean> | undefined;
   private readonly onLeaseLost: () => void;
+  /** A shared (read) grant, or a semaphore's: other grants of the name coexist with it. */
+  private shared: boolean;
+  private readonly mutex: boolean;
 
   constructor(
     private readonly router: Router,
@@ -31,8 +36,11 @@ export class Lock {
     /** This handle created the lease for itself: release() revokes it too. */
     private readonly ownsLease: boolean,
     watch = true,
+    recipe: LockRecipe = {},
   ) {
     this.signal = this.controller.signal;
+    this.shared = recipe.shared ?? false;
+    this.mutex = (recipe.permits ?? 0) <= 1;
     this.onLeaseLost = () => this.lose('lease', this.lease.signal.reason);
     if (lease.signal.aborted) this.onLeaseLost();
     else lease.signal.addEventListener('abort', this.onLeaseLost, { once: true });
@@ -69,7 +77,7 @@ export class Lock {
     let released: boolean | undefined;
     let failure: Error | undefined;
     try {
-      const req = { name: this.name, fencingToken: this.token, requestId: randomUUID() };
+      const req = { name: this.name, fencingToken: this.token, leaseId: this.lease.id, requestId: randomUUID() };
       const res = await this.router.unary<ReleaseResponse__Output>('Lock.Release', (ep, o, cb) => ep.lock.Release(req, o, cb), {
         deadline: deadlineAfter(timeoutMs),
       });
@@ -94,6 +102,35 @@ export class Lock {
     return released;
   }
 
+  /** Whether this grant is shared (a read lock, or downgraded). */
+  get isShared(): boolean {
+    return this.shared;
+  }
+
+  /**
+   * Read-write locks: turn this exclusive grant into a shared one (same token; readers waiting at the
+   * head of the queue join it). There is no way back: an upgrade is refused (it deadlocks two readers).
+   */
+  async downgrade(timeoutMs = 10_000): Promise<void> {
+    if (this.shared) return;
+    if (!this.mutex) throw new Error(`${this.name} is a semaphore: only a read-write lock's exclusive grant can be downgraded`);
+    const req = { name: this.name, leaseId: this.lease.id, wait: false, shared: true, permits: 0, lockDelayMs: 0, requestId: randomUUID() };
+    // Shared from the moment it is asked: a reader granted beside us by the same entry is no supersession.
+    this.shared = true;
+    let res: AcquireResponse__Output;
+    try {
+      res = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire(req, o, cb), { deadline: deadlineAfter(timeoutMs) });
+    } catch (e) {
+      // Unknown whether it applied. Judged exclusive, a reader joining reads as a loss: the safe mistake.
+      this.shared = false;
+      throw toLockdError(e);
+    }
+    if (!res.acquired || res.fencingToken !== this.token) {
+      this.lose('released');
+      throw new LockLostError(this.name, this.token, 'released');
+    }
+  }
+
   private lose(why: LockLostError['why'], cause?: unknown): void {
     if (this.controller.signal.aborted) return;
     this.stopWatch.abort();
@@ -107,8 +144,11 @@ export class Lock {
       // Inspect once each stream has started: covers the gap before it (grant → watch, or a reconnect).
       const events = observeLock(this.router, this.name, { signal, onOpen: () => void this.verify() });
       for await (const ev of events) {
-        if ((ev.type === 'RELEASED' || ev.type === 'EXPIRED') && ev.fencingToken === this.token) this.lose(ev.type === 'RELEASED' ? 'released' : 'expired');
-        else if (ev.type === 'ACQUIRED' && ev.fencingToken > this.token) this.lose('superseded');
+        // Several grants of one name may share a token (one entry granted them): match the lease too.
+        const mine = ev.fencingToken === this.token && ev.leaseId === this.lease.id;
+        if ((ev.type === 'RELEASED' || ev.type === 'EXPIRED') && mine) this.lose(ev.type === 'RELEASED' ? 'released' : 'expired');
+        // A later grant of an exclusive mutex proves ours ended; beside a read or semaphore grant it is normal.
+        else if (ev.type === 'ACQUIRED' && ev.fencingToken > this.token && this.mutex && !this.shared) this.lose('superseded');
       }
     } catch {
       // Watching is a prompt extra; Lease.signal still guards the holder when it fails.
@@ -121,7 +161,8 @@ export class Lock {
         deadline: deadlineAfter(10_000),
         signal: this.stopWatch.signal,
       });
-      if (!res.held || res.fencingToken !== this.token) this.lose(res.held && res.fencingToken > this.token ? 'superseded' : 'released');
+      const mine = res.holders.some((h) => h.leaseId === this.lease.id && h.fencingToken === this.token);
+      if (!mine) this.lose(res.held && res.fencingToken > this.token ? 'superseded' : 'released');
     } catch {
       // Unknown is not lost: the watch and the lease go on guarding.
     }

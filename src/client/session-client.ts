@@ -11,9 +11,11 @@ import type { SessionRequest } from '../proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse__Output } from '../proto/gen/lockd/v1/SessionResponse.js';
 import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
+import { recipeFields } from './recipe.js';
 import { Router } from './router.js';
 import { abortError, deadlineAfter, longTimeout } from './timing.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
+import type { LockRecipe } from './types.js';
 
 export interface SessionClientOptions extends ClientTlsOptions {
   /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -92,14 +94,20 @@ export class SessionClient {
   }
 
   /** Lock.Acquire. wait: true queues until granted, the timeout (none by default) or the lease's end. */
-  acquire(name: string, leaseId: number, opts: SessionCallOptions & { wait?: boolean; requestId?: string } = {}): Promise<ResponseOf<'acquire'>> {
+  acquire(name: string, leaseId: number, opts: SessionCallOptions & LockRecipe & { wait?: boolean; requestId?: string } = {}): Promise<ResponseOf<'acquire'>> {
     const wait = opts.wait ?? false;
-    return this.call('acquire', { name, leaseId, wait, requestId: opts.requestId ?? randomUUID() }, { ...opts, timeoutMs: opts.timeoutMs ?? (wait ? Infinity : undefined) });
+    const req = { name, leaseId, wait, requestId: opts.requestId ?? randomUUID(), ...recipeFields(opts) };
+    return this.call('acquire', req, { ...opts, timeoutMs: opts.timeoutMs ?? (wait ? Infinity : undefined) });
+  }
+
+  /** Lock.SetPermits: the previous permits and how many waiters it granted. */
+  setPermits(name: string, permits: number, opts: SessionWriteOptions = {}): Promise<ResponseOf<'setPermits'>> {
+    return this.call('setPermits', { name, permits, requestId: opts.requestId ?? randomUUID() }, opts);
   }
 
   /** Lock.Release: true if released; false when the token is stale. Retries should pass the first attempt's requestId. */
-  async release(name: string, fencingToken: number, opts: SessionWriteOptions = {}): Promise<boolean> {
-    return (await this.call('release', { name, fencingToken, requestId: opts.requestId ?? randomUUID() }, opts)).released;
+  async release(name: string, fencingToken: number, opts: SessionWriteOptions & { leaseId?: number } = {}): Promise<boolean> {
+    return (await this.call('release', { name, fencingToken, leaseId: opts.leaseId ?? 0, requestId: opts.requestId ?? randomUUID() }, opts)).released;
   }
 
   /** Lease.Revoke. Retries should pass the first attempt's requestId. */

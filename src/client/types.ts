@@ -10,6 +10,32 @@ export interface LockInfo {
   readonly holderLeaseId: number;
   /** Leases queued for it, first in line first. */
   readonly waitingLeaseIds: readonly number[];
+  /** The fields above describe a mutex (for a semaphore or read-write lock: its oldest grant); these, the whole lock. */
+  readonly permits: number;
+  readonly holders: readonly LockHolderInfo[];
+  /** Whether each waiter (waitingLeaseIds order) asks shared. */
+  readonly waitingShared: readonly boolean[];
+  /** A running lock-delay: when it ends on the cluster's logical clock (0 = none), and how long from now. */
+  readonly lockDelayUntilMs: number;
+  readonly lockDelayRemainingMs: number;
+}
+
+/** One grant of a lock. */
+export interface LockHolderInfo {
+  readonly leaseId: number;
+  readonly fencingToken: number;
+  readonly shared: boolean;
+  readonly lockDelayMs: number;
+}
+
+/** The recipe of an Acquire (issue 16); all absent = a plain mutex. */
+export interface LockRecipe {
+  /** Semaphore: up to this many leases hold the name at once (0/1 = mutex). Everyone on a name must agree. */
+  readonly permits?: number;
+  /** Read-write lock: a shared (read) grant; exclusive holders are alone. */
+  readonly shared?: boolean;
+  /** Keep the name ungranted this long (ms, logical clock) after this grant's lease expires or is revoked. */
+  readonly lockDelayMs?: number;
 }
 
 /** A lease's state (Lease.TimeToLive, read linearizably). */

@@ -215,6 +215,59 @@ describe('lockctl on a 3-node cluster', function () {
     }
   });
 
+  it('recipes: --permits, set-permits, --shared (upgrade refused), --lock-delay, and inspect shows every holder', async () => {
+    const leases = await Promise.all([1, 2, 3].map(() => client.grantLease(20_000)));
+    const [l1, l2, l3] = leases.map((l) => String(l.id));
+    try {
+      for (const l of [l1, l2]) expect((await lockctl('lock', 'acquire', 'ctl/sem', '--permits', '2', '--lease', l)).code).to.equal(0);
+      expect((await lockctl('lock', 'try', 'ctl/sem', '--permits', '2', '--lease', l3)).code).to.equal(75);
+      const disagree = await lockctl('lock', 'try', 'ctl/sem', '--lease', l3);
+      expect(disagree.code).to.equal(1);
+      expect(disagree.stderr).to.contain('has permits 2, this Acquire asks for permits 1');
+      const set = json(await lockctl('--json', 'lock', 'set-permits', 'ctl/sem', '3'));
+      expect(set).to.include({ previous: 2, granted: 0 });
+      expect((await lockctl('lock', 'acquire', 'ctl/sem', '--permits', '3', '--lease', l3)).code).to.equal(0);
+      const sem = json(await lockctl('--json', 'lock', 'inspect', 'ctl/sem')) as { permits: number; holders: { leaseId: number }[] };
+      expect(sem.permits).to.equal(3);
+      expect(sem.holders.map((h) => String(h.leaseId))).to.deep.equal([l1, l2, l3]);
+
+      for (const l of [l1, l2]) expect((await lockctl('lock', 'acquire', 'ctl/rw', '--shared', '--lease', l)).code).to.equal(0);
+      expect((await lockctl('lock', 'inspect', 'ctl/rw')).stdout).to.contain(`lease ${l1} token`).and.contain('shared');
+      const up = await lockctl('lock', 'acquire', 'ctl/rw', '--lease', l1);
+      expect(up.code).to.equal(1);
+      expect(up.stderr).to.contain('upgrading to exclusive is refused');
+
+      expect((await lockctl('lock', 'acquire', 'ctl/delay', '--lock-delay', '30s', '--lease', l3)).code).to.equal(0);
+      await leases[2].revoke();
+      const tried = await lockctl('lock', 'try', 'ctl/delay', '--ttl', '5s');
+      expect(tried.code).to.equal(75);
+      expect(tried.stdout).to.contain('under a lock-delay for another');
+      const d = json(await lockctl('--json', 'lock', 'inspect', 'ctl/delay')) as { lockDelayRemainingMs: number };
+      expect(d.lockDelayRemainingMs).to.be.greaterThan(0).and.at.most(30_000);
+      expect((await lockctl('lock', 'acquire', 'ctl/x', '--shared', '--permits', '2')).code).to.equal(1); // INVALID_ARGUMENT
+    } finally {
+      for (const l of leases) await l.revoke().catch(() => {});
+    }
+  });
+
+  it('elect leads until interrupted, then resigns; elect --observe prints each leadership', async () => {
+    const observer = start(['--json', 'elect', '--observe', 'ctl/el', '--count', '2']);
+    await waitFor('subscription', () => (/observing/.test(stderrOf(observer)) ? true : undefined), 15_000);
+    const leader = start(['elect', 'ctl/el', 'node-a', '--ttl', '5s']);
+    const led = await waitFor('the campaign to win', async () => ((await client.leader('ctl/el')).leader ? true : undefined), 15_000);
+    expect(led).to.equal(true);
+    expect((await client.leader('ctl/el')).value).to.equal('node-a');
+    leader.proc.kill('SIGINT');
+    const l = await leader.done;
+    expect(l.code, l.stderr).to.equal(0);
+    expect(l.stdout).to.match(/^leading ctl\/el as "node-a": fencing token \d+, lease \d+/);
+    expect((await client.leader('ctl/el')).leader).to.equal(undefined);
+    const o = await observer.done;
+    expect(o.code, o.stderr).to.equal(0);
+    const lines = o.stdout.trim().split('\n').map((x) => JSON.parse(x) as { leader: { leaseId: number } | null; value: string });
+    expect(lines.map((x) => [x.leader !== null, x.value])).to.deep.equal([[true, 'node-a'], [false, '']]);
+  });
+
   it('lock observe prints events once subscribed; lease keepalive renews', async () => {
     const obs = start(['--json', 'lock', 'observe', 'ctl/obs', '--count', '2']);
     await waitFor('subscription', () => (/observing/.test(stderrOf(obs)) ? true : undefined), 15_000);

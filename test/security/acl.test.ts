@@ -162,6 +162,57 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     await root.revokeLease(waiter.id);
   });
 
+  it("several holders (issue 16): alice cannot release or downgrade bob's semaphore or shared grant, set permits, or campaign/proclaim/resign with bob's lease", async () => {
+    const bob = clientAs('bob');
+    const alice = clientAs('alice');
+    const b1 = await bob.grantLease(20_000);
+    const b2 = await bob.grantLease(20_000);
+    const a1 = await alice.grantLease(20_000);
+    const denied = (e: LockdError, what: string) => {
+      expect(e.codeName, `${what}: ${e.message}`).to.equal('PERMISSION_DENIED');
+    };
+    // A semaphore of 2: bob's grant and alice's side by side.
+    const sem = await bob.acquireRaw('shared/sem', b1.id, { permits: 2 });
+    const mine = await alice.acquireRaw('shared/sem', a1.id, { permits: 2 });
+    expect([sem.acquired, mine.acquired]).to.deep.equal([true, true]);
+    denied(await failure(alice.release('shared/sem', sem.fencingToken, { leaseId: b1.id })), 'release by lease');
+    denied(await failure(alice.release('shared/sem', sem.fencingToken)), 'release by token');
+    // SetPermits is admin-only with --acl (like Membership): alice and bob are refused, root may.
+    denied(await failure(alice.setPermits('shared/sem', 3)), 'alice set-permits');
+    denied(await failure(bob.setPermits('shared/sem', 3)), 'bob set-permits');
+    expect((await root.inspect('shared/sem')).holders.map((h) => h.leaseId)).to.deep.equal([b1.id, a1.id]);
+    expect((await root.inspect('shared/sem')).permits).to.equal(2);
+    expect(await root.setPermits('shared/sem', 3)).to.deep.equal({ previous: 2, granted: 0 });
+    expect(await alice.release('shared/sem', mine.fencingToken, { leaseId: a1.id })).to.equal(true);
+
+    // A read-write lock: bob writes; alice may not downgrade bob's grant (an Acquire with his lease).
+    const w = await bob.acquireRaw('shared/rw', b1.id);
+    denied(await failure(alice.acquireRaw('shared/rw', b1.id, { shared: true })), 'downgrade');
+    expect((await root.inspect('shared/rw')).holders).to.deep.equal([{ leaseId: b1.id, fencingToken: w.fencingToken, shared: false, lockDelayMs: 0 }]);
+    // Two readers queue (bob's b2, alice's a1); bob's downgrade grants both in one entry: one token.
+    const readers = [bob.acquireRaw('shared/rw', b2.id, { shared: true, wait: true }), alice.acquireRaw('shared/rw', a1.id, { shared: true, wait: true })];
+    await waitFor('both readers queued', async () => ((await root.inspect('shared/rw')).waitingLeaseIds.length === 2 ? true : undefined));
+    expect((await bob.acquireRaw('shared/rw', b1.id, { shared: true })).acquired).to.equal(true);
+    const [rb, ra] = await Promise.all(readers);
+    expect(ra.fencingToken).to.equal(rb.fencingToken);
+    denied(await failure(alice.release('shared/rw', rb.fencingToken, { leaseId: b2.id })), "release of bob's shared grant");
+    // Without lease_id the token names alice's grant and bob's: allowed past the check, refused as ambiguous.
+    expect((await failure(alice.release('shared/rw', ra.fencingToken))).codeName).to.equal('FAILED_PRECONDITION');
+    expect((await root.inspect('shared/rw')).holders.map((h) => h.leaseId).sort()).to.deep.equal([b1.id, b2.id, a1.id].sort());
+    expect(await alice.release('shared/rw', ra.fencingToken, { leaseId: a1.id })).to.equal(true);
+
+    // Elections: bob leads; alice may not campaign with bob's lease, nor proclaim or resign his leadership.
+    const key = await bob.campaign('shared/el', b1.id, 'bob-value');
+    denied(await failure(alice.campaign('shared/el', b1.id, 'alice-value', { timeoutMs: 5000 })), 'campaign');
+    denied(await failure(alice.proclaim(key, 'alice-value')), 'proclaim');
+    denied(await failure(alice.resign(key)), 'resign');
+    // Leader (a read) is allowed to alice; carol (no rules) may not read it. Nothing changed.
+    expect(await alice.leader('shared/el')).to.deep.equal({ leader: key, value: 'bob-value' });
+    denied(await failure(clientAs('carol').leader('shared/el')), 'carol leader');
+    expect(await bob.resign(key)).to.equal(true);
+    for (const l of [b1, b2, a1]) await l.revoke();
+  });
+
   it('a principal with no rules is denied everything but Cluster.Status; only admins see or change rules', async () => {
     const carol = clientAs('carol');
     for (const p of [carol.grantLease(5000), carol.inspect('alice/x'), carol.fenceRead('shared/k'), carol.aclList(), carol.aclGrant({ principal: 'carol', verb: 'admin', prefix: '' })])

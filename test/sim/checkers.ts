@@ -23,11 +23,14 @@ export type CheckName =
   // The lock app (lock-checkers.ts):
   | 'Lock Replica Agreement' // same applied index ⇒ same lock state digest, same result and events
   | 'Token Is Entry Index' // an ACQUIRED token is the index of the entry that granted it
-  | 'Fencing Token Order' // per name, tokens strictly increase along the committed history
-  | 'Single Live Holder' // at most one holder per name, and its lease is live
+  | 'Fencing Token Order' // per name, tokens never decrease along the committed history (strictly, across entries)
+  | 'Single Live Holder' // each holder's lease is live; a lease holds a name once
   | 'Fenced Store' // accepted fence writes never go below the highest accepted token of their key
   | 'Lease Timing' // leases expire exactly when a model of DESIGN §4 says (never early, never late)
-  | 'Waiter Order' // waiters are granted FIFO; a lock with waiters is never free
+  | 'Waiter Order' // waiters are granted FIFO; no queue head that fits is left waiting
+  | 'Holder Limit' // at most `permits` exclusive holders; never an exclusive beside a shared one
+  | 'Permits Agreement' // an Acquire with other permits than a held or waited-on name's is refused
+  | 'Lock Delay' // no grant of a name while its lock-delay runs
   | 'Lock Invariant' // the lock state machine threw its own StateMachineInvariantError
   | 'Crash'; // anything else threw
 

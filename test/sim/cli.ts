@@ -140,7 +140,9 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       `${lock('releases')} releases (${lock('staleReleases')} stale), ${lock('leaseExpiries')} lease expiries (${lock('lockExpiries')} locks), ` +
       `${lock('revokes')} revokes, ${lock('waiterRemovals')} waiters removed, ${lock('waitCancels')} waits cancelled, ` +
       `${lock('fenceWrites')} fence writes (${lock('staleFenceRejected')} stale rejected), ${lock('duplicates')} request-id replays, ` +
-      `${lock('digestChecks')} replica digests compared`]
+      `${lock('digestChecks')} replica digests compared; recipes: ${lock('semaphoreGrants')} semaphore and ${lock('sharedGrants')} shared grants beside ` +
+      `another holder, ${lock('downgrades')} downgrades, ${lock('setPermits')} SetPermits, ${lock('agreementRefusals')} permit disagreements refused, ` +
+      `${lock('delaysStarted')} lock-delays started (${lock('delayGrants')} grants at their end)`]
     : [];
   const change = (k: keyof MembershipStats) => sum((r) => r.membership?.[k] ?? 0);
   const membershipLine = ok.some((r) => r.membership)

@@ -16,10 +16,13 @@ import { Violation } from './checkers.js';
 /**
  * Bugs the sim can plant into the adapter of the replica BUGGY_REPLICA (not into the state machine):
  *  - release-any-token: a Release whose token is not the holder's is applied as if it were (stale releases win);
- *  - skip-tick: the third Tick this replica applies is applied as a no-op (its clock falls behind for good).
+ *  - skip-tick: the third Tick this replica applies is applied as a no-op (its clock falls behind for good);
+ *  - grant-during-delay: every Acquire is applied without its lock-delay (a lost grant then hands the
+ *    name on at once) — planted on EVERY replica, so they agree and only the history checks (Lock Delay)
+ *    can see it.
  */
-export type LockBug = 'release-any-token' | 'skip-tick';
-export const LOCK_BUGS: readonly LockBug[] = ['release-any-token', 'skip-tick'];
+export type LockBug = 'release-any-token' | 'skip-tick' | 'grant-during-delay';
+export const LOCK_BUGS: readonly LockBug[] = ['release-any-token', 'skip-tick', 'grant-during-delay'];
 export const BUGGY_REPLICA: NodeId = 'n1';
 const SKIPPED_TICK = 3;
 
@@ -34,7 +37,7 @@ export class LockReplica {
     readonly node: NodeId,
     bug: LockBug | undefined,
   ) {
-    this.bug = node === BUGGY_REPLICA ? bug : undefined;
+    this.bug = node === BUGGY_REPLICA || bug === 'grant-during-delay' ? bug : undefined;
     this.sm = this.fresh();
   }
 
@@ -87,6 +90,7 @@ export class LockReplica {
     if (cmd.type === 'Tick' && this.bug === 'skip-tick') {
       return ++this.ticksApplied === SKIPPED_TICK ? new Uint8Array(0) : data;
     }
+    if (cmd.type === 'Acquire' && this.bug === 'grant-during-delay' && cmd.lockDelayMs) return encodeCommand({ ...cmd, lockDelayMs: 0 });
     if (cmd.type === 'Release' && this.bug === 'release-any-token') {
       const view = this.sm.inspectLock(cmd.name);
       if (view.held && view.token !== cmd.token) return encodeCommand({ ...cmd, token: view.token });
@@ -101,8 +105,11 @@ export function describeCommand(c: Command): string {
     case 'Grant': return `Grant ttl ${c.ttlMs}${c.requestId ? ` rid ${c.requestId}` : ''}`;
     case 'Revoke': return `Revoke ${c.leaseId}`;
     case 'Tick': return `Tick +${c.elapsedMs} renew ${c.renewed.join(',') || '-'}`;
-    case 'Acquire': return `Acquire ${c.name} lease ${c.leaseId}${c.wait ? ' wait' : ' try'}${c.requestId ? ` rid ${c.requestId}` : ''}`;
-    case 'Release': return `Release ${c.name} token ${c.token}`;
+    case 'Acquire':
+      return `Acquire ${c.name} lease ${c.leaseId}${c.wait ? ' wait' : ' try'}${c.permits && c.permits > 1 ? ` permits ${c.permits}` : ''}${c.shared ? ' shared' : ''}${c.lockDelayMs ? ` delay ${c.lockDelayMs}` : ''}${c.requestId ? ` rid ${c.requestId}` : ''}`;
+    case 'Release': return `Release ${c.name} token ${c.token}${c.leaseId ? ` lease ${c.leaseId}` : ''}`;
+    case 'SetPermits': return `SetPermits ${c.name} ${c.permits}`;
+    case 'Proclaim': return `Proclaim ${c.name} token ${c.token}`;
     case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'FenceDelete': return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
     case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;

@@ -11,10 +11,16 @@
 //  - Lease Timing: a model of DESIGN §4 (logical now = sum of Tick elapsed; deadline = now + ttl + margin at the
 //    Grant, pushed out, never in, by a renewal; a Tick expires exactly the leases whose deadline <= now) agrees
 //    with every Tick's result: no lease expires early or late;
-//  - Waiter Order: waiters are granted first-in first-out, and a lock with waiters is never left free.
+//  - Waiter Order: waiters are granted first-in first-out, and after each entry no queue's head could be
+//    granted (it does not fit beside the holders, or a lock-delay runs);
+//  - Holder Limit (issue 16): at most `permits` exclusive holders of a name, and never an exclusive holder
+//    beside a shared one (permits as the committed Acquires and SetPermits set them);
+//  - Permits Agreement: an Acquire with other permits than a held or waited-on name's is refused;
+//  - Lock Delay: no grant of a name while a lock-delay runs on it (started when a holder's lease expired or
+//    was revoked: now + that grant's lock_delay_ms, on the modelled logical clock).
 // The state machine's own assertions (StateMachineInvariantError) are reported as Lock Invariant (lock-app.ts).
 
-import { decodeCommand, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
+import { decodeCommand, MAX_PERMITS, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
 import type { Entry, NodeId } from '../../src/raft/types.js';
 import { fail } from './checkers.js';
 import { describeCommand } from './lock-app.js';
@@ -46,6 +52,14 @@ export interface LockStats {
   duplicates: number;
   notFound: number;
   digestChecks: number;
+  /** Issue 16: grants beside another holder (semaphore or shared), downgrades, SetPermits applied, delays started, grants at a delay's end. */
+  sharedGrants: number;
+  semaphoreGrants: number;
+  downgrades: number;
+  setPermits: number;
+  delaysStarted: number;
+  delayGrants: number;
+  agreementRefusals: number;
 }
 
 export function emptyLockStats(): LockStats {
@@ -53,6 +67,7 @@ export function emptyLockStats(): LockStats {
     entries: 0, ticks: 0, grants: 0, acquired: 0, handoffs: 0, expiryHandoffs: 0, tryHeld: 0, queued: 0, releases: 0,
     staleReleases: 0, leaseExpiries: 0, lockExpiries: 0, revokes: 0, waiterRemovals: 0, waitCancels: 0, fenceWrites: 0,
     staleFenceRejected: 0, duplicates: 0, notFound: 0, digestChecks: 0,
+    sharedGrants: 0, semaphoreGrants: 0, downgrades: 0, setPermits: 0, delaysStarted: 0, delayGrants: 0, agreementRefusals: 0,
   };
 }
 
@@ -62,7 +77,13 @@ export class LockChecker {
   private readonly outputs: string[] = [];
   /** Along the committed history: the last token per name, the holder per name, the live leases, the fence. */
   private readonly lastToken = new Map<string, number>();
-  private readonly holders = new Map<string, { lease: number; token: number }>();
+  /** name → lease → its grant (token, shared, lock-delay). */
+  private readonly holders = new Map<string, Map<number, Grant>>();
+  /** name → permits (while held or waited on), and the running lock-delays' ends. */
+  private readonly permits = new Map<string, number>();
+  private readonly delayUntil = new Map<string, number>();
+  /** `${lease}/${name}` → what a queued lease asked for. */
+  private readonly asks = new Map<string, Ask>();
   private readonly liveLeases = new Set<number>();
   private readonly fenceHighest = new Map<string, number>();
   /** The lease model (Lease Timing) and the wait queues (Waiter Order), along the committed history. */
@@ -123,15 +144,17 @@ export class LockChecker {
       if (ev.name === '' || ev.name === last) continue;
       last = ev.name;
       const view = sm.inspectLock(ev.name);
-      if (!view.held) continue;
-      const lease = sm.timeToLive(view.holderLeaseId);
-      if (!lease || lease.remainingMs <= 0) {
-        fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} is held by lease ${view.holderLeaseId} (token ${view.token}), ` +
-          `which is ${lease ? `past its deadline (remaining ${lease.remainingMs} ms)` : 'not live'}`);
+      for (const h of view.holders) {
+        const lease = sm.timeToLive(h.leaseId);
+        if (!lease || lease.remainingMs <= 0) {
+          fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} is held by lease ${h.leaseId} (token ${h.token}), ` +
+            `which is ${lease ? `past its deadline (remaining ${lease.remainingMs} ms)` : 'not live'}`);
+        }
+        if (!lease.locks.includes(ev.name)) fail('Single Live Holder', node.id, `after entry ${index}, lease ${h.leaseId} holds ${ev.name} but does not list it`);
+        if (view.waitingLeaseIds.includes(h.leaseId)) fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} holder ${h.leaseId} is also queued`);
       }
-      if (!lease.locks.includes(ev.name)) fail('Single Live Holder', node.id, `after entry ${index}, lease ${view.holderLeaseId} holds ${ev.name} but does not list it`);
-      if (view.waitingLeaseIds.includes(view.holderLeaseId) || new Set(view.waitingLeaseIds).size !== view.waitingLeaseIds.length) {
-        fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} held by ${view.holderLeaseId} has waiters ${view.waitingLeaseIds.join(',')}`);
+      if (new Set(view.waitingLeaseIds).size !== view.waitingLeaseIds.length) {
+        fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} has waiters ${view.waitingLeaseIds.join(',')}`);
       }
     }
   }
@@ -140,6 +163,7 @@ export class LockChecker {
   private history(node: NodeId, index: number, cmd: Command | undefined, out: ApplyOutput): void {
     const st = this.stats;
     st.entries++;
+    this.agreement(node, index, cmd, out);
     this.leaseTiming(node, index, cmd, out);
     for (const ev of out.events) {
       switch (ev.type) {
@@ -149,8 +173,9 @@ export class LockChecker {
         case 'LEASE_EXPIRED':
         case 'LEASE_REVOKED': {
           if (!this.liveLeases.delete(ev.leaseId)) fail('Single Live Holder', node, `entry ${index}: ${ev.type} for lease ${ev.leaseId}, which was not live`);
-          for (const [name, h] of this.holders) {
-            if (h.lease === ev.leaseId) fail('Single Live Holder', node, `entry ${index}: lease ${ev.leaseId} ended (${ev.type}) still holding ${name} (token ${h.token})`);
+          for (const [name, hs] of this.holders) {
+            const h = hs.get(ev.leaseId);
+            if (h) fail('Single Live Holder', node, `entry ${index}: lease ${ev.leaseId} ended (${ev.type}) still holding ${name} (token ${h.token})`);
           }
           if (ev.type === 'LEASE_EXPIRED') st.leaseExpiries++;
           else st.revokes++;
@@ -158,19 +183,37 @@ export class LockChecker {
         }
         case 'ACQUIRED': {
           const prev = this.lastToken.get(ev.name) ?? 0;
-          if (ev.token <= prev) fail('Fencing Token Order', node, `entry ${index} granted ${ev.name} with token ${ev.token}, not above the earlier token ${prev}`);
+          // Several grants of one name by one entry share its index; across entries tokens strictly increase.
+          if (ev.token < prev) fail('Fencing Token Order', node, `entry ${index} granted ${ev.name} with token ${ev.token}, below the earlier token ${prev}`);
           this.lastToken.set(ev.name, ev.token);
-          const h = this.holders.get(ev.name);
-          if (h) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} while lease ${h.lease} still held it (token ${h.token})`);
+          const hs = this.holders.get(ev.name) ?? new Map<number, Grant>();
+          if (hs.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which already held it`);
           if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which is not live`);
+          const until = this.delayUntil.get(ev.name) ?? 0;
+          if (until > this.now) fail('Lock Delay', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} at ${this.now} ms, during its lock-delay (until ${until} ms)`);
+          if (until > 0) st.delayGrants++;
+          this.delayUntil.delete(ev.name);
           const queue = this.queues.get(ev.name);
+          let ask: Ask;
           if (queue) {
-            // A name with waiters is held, so this is a hand-off: to the first waiter.
-            if (queue[0] !== ev.leaseId) fail('Waiter Order', node, `entry ${index} handed ${ev.name} to lease ${ev.leaseId}; the queue was ${queue.join(',')}`);
+            // With waiters, every grant is the queue head's (FIFO: nobody is granted ahead of it).
+            if (queue[0] !== ev.leaseId) fail('Waiter Order', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}; the queue was ${queue.join(',')}`);
             queue.shift();
             if (queue.length === 0) this.queues.delete(ev.name);
+            ask = this.asks.get(`${ev.leaseId}/${ev.name}`) ?? fail('Waiter Order', node, `entry ${index}: lease ${ev.leaseId} granted ${ev.name} from the queue, asking nothing known`);
+            this.asks.delete(`${ev.leaseId}/${ev.name}`);
+          } else {
+            if (cmd?.type !== 'Acquire' || cmd.name !== ev.name || cmd.leaseId !== ev.leaseId) fail('Waiter Order', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} with nobody waiting, by no Acquire of it`);
+            const a = cmd as Extract<Command, { type: 'Acquire' }>;
+            if (hs.size === 0) this.permits.set(ev.name, Math.max(1, a.permits ?? 1));
+            ask = { shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0 };
           }
-          this.holders.set(ev.name, { lease: ev.leaseId, token: ev.token });
+          if (hs.size > 0) {
+            if (ask.shared) st.sharedGrants++;
+            else st.semaphoreGrants++;
+          }
+          hs.set(ev.leaseId, { token: ev.token, ...ask });
+          this.holders.set(ev.name, hs);
           if (cmd?.type === 'Acquire') st.acquired++;
           else {
             st.handoffs++;
@@ -180,21 +223,32 @@ export class LockChecker {
         }
         case 'RELEASED':
         case 'EXPIRED': {
-          const h = this.holders.get(ev.name);
-          if (!h || h.lease !== ev.leaseId || h.token !== ev.token) {
+          const hs = this.holders.get(ev.name);
+          const h = hs?.get(ev.leaseId);
+          if (!hs || !h || h.token !== ev.token) {
             fail('Single Live Holder', node, `entry ${index}: ${ev.type} ${ev.name} by lease ${ev.leaseId} token ${ev.token}, ` +
-              `but the holder was ${h ? `lease ${h.lease} token ${h.token}` : 'nobody'}`);
+              `but the holders were ${hs ? [...hs].map(([l, g]) => `lease ${l} token ${g.token}`).join(', ') : 'nobody'}`);
           }
-          this.holders.delete(ev.name);
+          hs.delete(ev.leaseId);
+          if (hs.size === 0) this.holders.delete(ev.name);
+          // A grant lost with its lease (expiry, or a Revoke entry's releases) starts its lock-delay.
+          if ((ev.type === 'EXPIRED' || cmd?.type === 'Revoke') && h.lockDelayMs > 0) {
+            this.delayUntil.set(ev.name, Math.max(this.delayUntil.get(ev.name) ?? 0, this.now + h.lockDelayMs));
+            st.delaysStarted++;
+          }
           if (ev.type === 'EXPIRED') st.lockExpiries++;
           else st.releases++;
           break;
         }
         case 'QUEUED': {
           if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, which is not live`);
-          const h = this.holders.get(ev.name);
-          if (!h || h.lease === ev.leaseId) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, held by ${h ? 'itself' : 'nobody'}`);
+          const hs = this.holders.get(ev.name);
+          if (hs?.has(ev.leaseId)) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, which it holds`);
+          if (cmd?.type !== 'Acquire' || cmd.name !== ev.name || cmd.leaseId !== ev.leaseId) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name} by no Acquire of it`);
+          const a = cmd as Extract<Command, { type: 'Acquire' }>;
           const queue = this.queues.get(ev.name) ?? [];
+          if (!hs && queue.length === 0) this.permits.set(ev.name, Math.max(1, a.permits ?? 1));
+          this.asks.set(`${ev.leaseId}/${ev.name}`, { shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0 });
           if (queue.includes(ev.leaseId)) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name} twice`);
           queue.push(ev.leaseId);
           this.queues.set(ev.name, queue);
@@ -208,16 +262,27 @@ export class LockChecker {
           if (i < 0) fail('Waiter Order', node, `entry ${index}: ${ev.type} lease ${ev.leaseId} from ${ev.name}, where it was not waiting`);
           queue.splice(i, 1);
           if (queue.length === 0) this.queues.delete(ev.name);
+          this.asks.delete(`${ev.leaseId}/${ev.name}`);
           if (ev.type === 'WAITER_REMOVED') st.waiterRemovals++;
           else st.waitCancels++;
           break;
         }
       }
     }
-    for (const [name, queue] of this.queues) {
-      if (!this.holders.has(name)) fail('Waiter Order', node, `after entry ${index}, ${name} is free while leases ${queue.join(',')} wait for it`);
-    }
     const r = out.result;
+    if (cmd?.type === 'SetPermits' && r?.type === 'SetPermits' && r.ok) {
+      this.permits.set(cmd.name, cmd.permits);
+      st.setPermits++;
+    }
+    // A downgrade: the exclusive holder's shared Acquire, answered with its grant.
+    if (cmd?.type === 'Acquire' && cmd.shared && r?.type === 'Acquire' && r.ok && r.status === 'acquired') {
+      const h = this.holders.get(cmd.name)?.get(cmd.leaseId);
+      if (h && !h.shared) {
+        h.shared = true;
+        st.downgrades++;
+      }
+    }
+    this.recipes(node, index);
     if (!cmd || !r) return;
     if (r.type === 'Tick') st.ticks++;
     if (r.type === 'Grant' && r.ok) st.grants++;
@@ -226,6 +291,39 @@ export class LockChecker {
     if (r.type === 'Acquire' && r.ok && r.status === 'held') st.tryHeld++;
     if (r.type === 'Release' && r.ok && !r.released) st.staleReleases++;
     if (cmd.type === 'FenceWrite') this.fence(node, index, cmd.key, cmd.token, r.ok, r.ok ? undefined : r.error);
+  }
+
+  /** Before the entry's events: an Acquire that disagrees with a held or waited-on name's permits must be refused. */
+  private agreement(node: NodeId, index: number, cmd: Command | undefined, out: ApplyOutput): void {
+    const r = out.result;
+    if (cmd?.type !== 'Acquire' || !r || r.type !== 'Acquire') return;
+    if (!this.holders.has(cmd.name) && !this.queues.has(cmd.name)) return;
+    const asked = Math.max(1, cmd.permits ?? 1);
+    const has = this.permits.get(cmd.name) ?? 1;
+    if (asked === has || (r.ok && r.duplicate)) return;
+    if (r.ok) fail('Permits Agreement', node, `entry ${index}: Acquire ${cmd.name} with permits ${asked} answered ${r.status}; the name has permits ${has}`);
+    this.stats.agreementRefusals++;
+  }
+
+  /** After each entry: the holder limits, and no queue head left waiting that could be granted. */
+  private recipes(node: NodeId, index: number): void {
+    for (const [name, hs] of this.holders) {
+      const grants = [...hs.values()];
+      const shared = grants.filter((g) => g.shared).length;
+      const permits = this.permits.get(name) ?? 1;
+      if (shared > 0 && shared < grants.length) fail('Holder Limit', node, `after entry ${index}, ${name} has ${grants.length - shared} exclusive holders beside ${shared} shared ones`);
+      if (shared === 0 && grants.length > permits) fail('Holder Limit', node, `after entry ${index}, ${name} has ${grants.length} holders; permits ${permits}`);
+    }
+    for (const [name, queue] of this.queues) {
+      const ask = this.asks.get(`${queue[0]}/${name}`);
+      const grants = [...(this.holders.get(name)?.values() ?? [])];
+      const delayed = (this.delayUntil.get(name) ?? 0) > this.now;
+      const fits = !delayed && ask !== undefined &&
+        (ask.shared ? grants.length < MAX_PERMITS && grants.every((g) => g.shared) : grants.length < (this.permits.get(name) ?? 1) && grants.every((g) => !g.shared));
+      if (fits) fail('Waiter Order', node, `after entry ${index}, lease ${queue[0]} waits first for ${name}, which it would fit (holders ${grants.length}, permits ${this.permits.get(name) ?? 1})`);
+    }
+    for (const name of [...this.permits.keys()]) if (!this.holders.has(name) && !this.queues.has(name)) this.permits.delete(name);
+    for (const [name, until] of [...this.delayUntil]) if (until <= this.now && !this.queues.has(name)) this.delayUntil.delete(name);
   }
 
   /** The lease model: replay the spec's arithmetic on each command and compare with what the entry did. */
@@ -264,6 +362,17 @@ export class LockChecker {
       this.stats.staleFenceRejected++;
     }
   }
+}
+
+interface Ask {
+  readonly shared: boolean;
+  readonly lockDelayMs: number;
+}
+
+interface Grant {
+  readonly token: number;
+  shared: boolean;
+  readonly lockDelayMs: number;
 }
 
 function describeEntry(e: Entry): string {

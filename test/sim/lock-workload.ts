@@ -5,9 +5,13 @@
 // a new leader counts from its election, keepalives batched into the next Tick and dropped on step-down).
 // Some sessions keep their leases alive, others let them expire, so expiry hand-offs and waiter removals happen.
 // Sessions learn outcomes from the committed history (the first application of each entry), like an oracle.
+// Recipes (issue 16): each name is a mutex, a semaphore (permits 2-3, changed now and then by SetPermits,
+// and sometimes asked with the wrong permits) or a read-write lock (shared and exclusive asks, downgrades,
+// refused upgrades); Acquires carry lock-delays drawn from the mix, so expiries and revokes start delays.
 
 import {
   MIN_TTL_MS,
+  decodeCommand,
   type ApplyOutput,
   type Command,
   type StateEvent,
@@ -46,6 +50,10 @@ export interface LockMix {
   /** Per-step chance that a keeper stops renewing for a while (a GC pause): its lease may expire under it. */
   readonly pauseRate: number;
   readonly ttls: readonly number[];
+  /** Per name: its recipe (permits; rw = read-write lock). */
+  readonly kinds: Readonly<Record<string, { readonly permits: number; readonly rw: boolean }>>;
+  /** Lock-delays an Acquire may carry (ms of logical time). */
+  readonly delays: readonly number[];
 }
 
 export function drawLockMix(prng: Prng): LockMix {
@@ -59,12 +67,18 @@ export function drawLockMix(prng: Prng): LockMix {
     keeperShare: prng.pick([0.3, 0.6, 0.9]),
     pauseRate: prng.pick([0, 0.002, 0.01]),
     ttls: [MIN_TTL_MS, 200, 400, 800, 1500],
+    kinds: Object.fromEntries(names.map((n) => {
+      const k = prng.pick(['mutex', 'semaphore', 'rw'] as const);
+      return [n, { permits: k === 'semaphore' ? prng.range(2, 3) : 1, rw: k === 'rw' }];
+    })),
+    delays: prng.pick([[0], [0, 0, 100], [0, 100, 400]]),
   };
 }
 
 export function describeLockMix(m: LockMix): string {
   return `lock app: ${m.sessions} sessions on ${m.names.length} names, ${m.stepMs} ms/step, tick every ${m.tickEvery} steps, ` +
-    `act ${m.actRate}, keepers ${m.keeperShare}, pauses ${m.pauseRate}`;
+    `act ${m.actRate}, keepers ${m.keeperShare}, pauses ${m.pauseRate}, ` +
+    `recipes ${m.names.map((n) => `${n}:${m.kinds[n].rw ? 'rw' : m.kinds[n].permits > 1 ? `sem${m.kinds[n].permits}` : 'mutex'}`).join(' ')}, delays ${m.delays.join('/')}`;
 }
 
 interface Pending {
@@ -94,12 +108,16 @@ interface Session {
   seq: number;
 }
 
+const decodeCommandOf = (e: Entry): Command | undefined => (e.data.length > 0 ? decodeCommand(e.data) : undefined);
+
 /** Give up on an answer after this many steps (the entry may never commit). */
 const PENDING_STEPS = 400;
 
 export class LockWorkload {
   private readonly sessions: Session[];
   private readonly maxElapsedMs: number;
+  /** The permits each name has, as the committed history says (SetPermits changes them). */
+  private readonly permits = new Map<string, number>();
   /** The lease clock of the current leader (node, term, incarnation); reset on any leadership change. */
   private clock: { node: SimNode; term: number; incarnation: number; lastMarkMs: number; nextTickStep: number;
     inflight?: { proposal: Proposal; renewed: readonly number[] }; renewals: Set<number> } | undefined;
@@ -214,15 +232,39 @@ export class LockWorkload {
     if (held.length > 0) {
       const name = rnd.pick(held);
       const token = s.held.get(name)!;
-      choices.push([18, () => ({ type: 'Release', name, token })], [10, () => this.write(s, name, token)]);
+      // Holders granted by one entry share a token: name the lease (mostly), or be refused.
+      const release: Command = { type: 'Release', name, token, ...(rnd.chance(0.8) ? { leaseId: s.lease } : {}) };
+      choices.push([18, () => release], [10, () => this.write(s, name, token)]);
+      // A read-write lock's holder asks shared: a downgrade if it holds exclusive (and else a re-assertion).
+      if (this.mix.kinds[name].rw) choices.push([4, () => ({ type: 'Acquire', name, leaseId: s.lease, wait: false, shared: true })]);
+      // An election's leader (a mutex holder) proclaims a new value; a stale token is refused.
+      else if (this.mix.kinds[name].permits === 1) choices.push([3, () => ({ type: 'Proclaim', name, token, value: `s${s.id}.${++s.seq}` })]);
     }
+    const sem = this.mix.names.filter((n) => this.mix.kinds[n].permits > 1);
+    if (sem.length > 0) choices.push([2, () => ({ type: 'SetPermits', name: rnd.pick(sem), permits: rnd.range(1, 4) })]);
     if (s.waiting.size > 0) choices.push([8, () => ({ type: 'CancelWait', name: rnd.pick([...s.waiting]), leaseId: s.lease })]);
     const retry = s.lastWithId?.type === 'Acquire' && s.lastWithId.leaseId === s.lease ? s.lastWithId : undefined;
     if (retry) choices.push([6, () => retry]);
     choices.push([2, () => ({ type: 'Revoke', leaseId: s.lease })]);
     choices.push([45, () => {
       const requestId = rid('a');
-      const cmd: Command = { type: 'Acquire', name: rnd.pick(this.mix.names), leaseId: s.lease, wait: rnd.chance(0.6), ...(requestId ? { requestId } : {}) };
+      const name = rnd.pick(this.mix.names);
+      const kind = this.mix.kinds[name];
+      // The permits the name has now (or, rarely, a wrong value: FAILED_PRECONDITION).
+      const permits = rnd.chance(0.05) ? rnd.range(1, 4) : (this.permits.get(name) ?? kind.permits);
+      const shared = kind.rw && rnd.chance(0.6);
+      const lockDelayMs = rnd.pick(this.mix.delays);
+      const cmd: Command = {
+        type: 'Acquire',
+        name,
+        leaseId: s.lease,
+        wait: rnd.chance(0.6),
+        ...(permits > 1 && !shared ? { permits } : {}),
+        ...(shared ? { shared } : {}),
+        ...(lockDelayMs > 0 ? { lockDelayMs } : {}),
+        ...(kind.permits === 1 && !kind.rw && rnd.chance(0.3) ? { value: `s${s.id}` } : {}),
+        ...(requestId ? { requestId } : {}),
+      };
       if (requestId) s.lastWithId = cmd;
       return cmd;
     }]);
@@ -253,6 +295,10 @@ export class LockWorkload {
       } else if (!r.ok && r.error === 'NOT_FOUND' && (r.type === 'Acquire' || r.type === 'Revoke')) {
         this.leaseGone(s, p.cmd.type === 'Acquire' || p.cmd.type === 'Revoke' ? p.cmd.leaseId : s.lease);
       }
+    }
+    if (out.result?.type === 'SetPermits' && out.result.ok) {
+      const cmd = decodeCommandOf(e);
+      if (cmd?.type === 'SetPermits') this.permits.set(cmd.name, out.result.permits);
     }
     if (out.result?.type === 'Tick' && out.result.ok) {
       for (const id of out.result.gone) for (const s of this.sessions) if (s.lease === id) this.leaseGone(s, id);

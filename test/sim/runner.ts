@@ -487,7 +487,7 @@ class Sim implements DriverHooks, World, LockDriver {
   private describeRun(): string {
     const p = describeProfile(this.profile);
     if (!this.workload) return p;
-    return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of n1` : ''}`;
+    return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of ${this.opts.lockBug === 'grant-during-delay' ? 'every replica' : 'n1'}` : ''}`;
   }
 
   // ---- LockDriver (the lock app's clients and lease clock) ------------------------------------

@@ -151,11 +151,13 @@ class Client:
 
     # ---- locks ---------------------------------------------------------------------------
 
-    def acquire(self, name: str, lease_id: int, *, wait: bool = False, request_id: Optional[str] = None, timeout: Optional[float] = None):
+    def acquire(self, name: str, lease_id: int, *, wait: bool = False, permits: int = 0, shared: bool = False, lock_delay_ms: int = 0, request_id: Optional[str] = None, timeout: Optional[float] = None):
         """One Lock.Acquire for a lease id, answered as the server answers it (an AcquireResponse) — no
         handle, no keepalives; prefer lock(). Retries reuse one request id. A waiting call has no
-        deadline unless ``timeout`` is given."""
-        req = pb.AcquireRequest(name=name, lease_id=lease_id, wait=wait, request_id=request_id or str(uuid.uuid4()))
+        deadline unless ``timeout`` is given. ``permits`` > 1: a semaphore; ``shared``: a read lock
+        (the writer asking shared downgrades); ``lock_delay_ms``: the name stays ungranted that long
+        after this grant's lease ends (AcquireRequest's fields, passed as they are)."""
+        req = pb.AcquireRequest(name=name, lease_id=lease_id, wait=wait, permits=permits, shared=shared, lock_delay_ms=lock_delay_ms, request_id=request_id or str(uuid.uuid4()))
         if self._closed:
             raise RuntimeError("lockd.Client is closed")
         deadline = _deadline(timeout if timeout is not None or wait else self._timeout)
@@ -164,7 +166,7 @@ class Client:
             raise LockdError(grpc.StatusCode.INTERNAL, f"Lock.Acquire answered both acquired and grant_ended for {name!r}")
         return res
 
-    def lock(self, name: str, *, lease: Optional[Lease] = None, ttl_ms: int = DEFAULT_LOCK_TTL_MS, wait: bool = True, timeout: Optional[float] = None, request_id: Optional[str] = None) -> Lock:
+    def lock(self, name: str, *, lease: Optional[Lease] = None, ttl_ms: int = DEFAULT_LOCK_TTL_MS, wait: bool = True, permits: int = 0, shared: bool = False, lock_delay_ms: int = 0, timeout: Optional[float] = None, request_id: Optional[str] = None) -> Lock:
         """Take the lock ``name`` and return its handle, also a context manager::
 
             with client.lock("name") as lock:
@@ -175,6 +177,7 @@ class Client:
         (DEADLINE_EXCEEDED) or the lease's end (NOT_FOUND); ``wait=False`` raises LockHeldError when
         it is held. Without ``lease``, a lease of ttl_ms is granted for the lock and revoked on
         release (or when acquiring fails). Leaving the ``with`` block releases the lock.
+        ``permits``, ``shared`` and ``lock_delay_ms`` are acquire()'s.
         """
         own = lease is None
         if lease is None:
@@ -182,7 +185,7 @@ class Client:
         try:
             if lease.is_lost():
                 raise lease.lost_reason  # type: ignore[misc]
-            res = self.acquire(name, lease.id, wait=wait, request_id=request_id, timeout=timeout)
+            res = self.acquire(name, lease.id, wait=wait, permits=permits, shared=shared, lock_delay_ms=lock_delay_ms, request_id=request_id, timeout=timeout)
             # A retry of our request was told its grant had ended before we saw it: never ours to use.
             if res.grant_ended:
                 raise LockLostError(name, res.ended_fencing_token, "released")
@@ -214,13 +217,14 @@ class Client:
         try:
             r = self._call("Lock.CancelWait", lambda ep: ep.lock.CancelWait, pb.CancelWaitRequest(name=name, lease_id=lease_id, request_id=str(uuid.uuid4())), min(self._timeout, 5.0))
             if r.fencing_token > 0:
-                self.release(name, r.fencing_token, timeout=min(self._timeout, 5.0))
+                self.release(name, r.fencing_token, lease_id=lease_id, timeout=min(self._timeout, 5.0))
         except LockdError:
             pass  # best effort: the server drops a cancelled wait after a grace period anyway
 
-    def release(self, name: str, fencing_token: int, *, request_id: Optional[str] = None, timeout: Optional[float] = None) -> bool:
-        """Release by name and token (compare-and-delete): False when the token is stale."""
-        req = pb.ReleaseRequest(name=name, fencing_token=fencing_token, request_id=request_id or str(uuid.uuid4()))
+    def release(self, name: str, fencing_token: int, *, lease_id: int = 0, request_id: Optional[str] = None, timeout: Optional[float] = None) -> bool:
+        """Release by name and token (compare-and-delete): False when the token is stale. ``lease_id``
+        picks the holder when one entry granted the token to several (shared readers, a semaphore)."""
+        req = pb.ReleaseRequest(name=name, fencing_token=fencing_token, lease_id=lease_id, request_id=request_id or str(uuid.uuid4()))
         return self._call("Lock.Release", lambda ep: ep.lock.Release, req, timeout).released
 
     def inspect(self, name: str, timeout: Optional[float] = None):

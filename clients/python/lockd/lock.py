@@ -73,7 +73,8 @@ class Lock:
         self._lose("released-here")
         released: Optional[bool] = None
         failure: Optional[LockdError] = None
-        req = pb.ReleaseRequest(name=self.name, fencing_token=self.token, request_id=str(uuid.uuid4()))
+        # lease_id: readers granted by one entry share its token; without it their Release is refused.
+        req = pb.ReleaseRequest(name=self.name, fencing_token=self.token, lease_id=self.lease.id, request_id=str(uuid.uuid4()))
         try:
             released = self._router.call("Lock.Release", lambda ep: ep.lock.Release, req, time.monotonic() + timeout).released
         except LockdError as e:

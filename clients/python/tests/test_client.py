@@ -122,6 +122,42 @@ class LeaseAndLockTest(ClusterTest):
         lease_b.revoke()
 
 
+    def test_recipes_pass_through_a_semaphore_and_readers_granted_by_one_entry_release_by_lease(self):
+        a, b, c = self.client(), self.client(), self.client()
+        sem = name("sem")
+        one, two = a.lock(sem, permits=2, ttl_ms=5000), b.lock(sem, permits=2, ttl_ms=5000)
+        self.assertIsNone(c.try_lock(sem, permits=2, ttl_ms=5000))
+        self.assertEqual(sorted(h.lease_id for h in c.inspect(sem).holders), sorted([one.lease.id, two.lease.id]))
+        self.assertTrue(one.release())
+        self.assertTrue(two.release())
+
+        rw = name("rw")
+        writer = a.lock(rw, ttl_ms=5000)
+        got = {}
+        leases = {k: cl.grant_lease(5000) for k, cl in (("b", b), ("c", c))}
+
+        def read(k, cl):
+            try:
+                got[k] = cl.lock(rw, lease=leases[k], shared=True, timeout=20)
+            except Exception as e:  # surfaced by the assertions below
+                got[k + "-error"] = e
+
+        readers = [threading.Thread(target=read, args=(k, cl)) for k, cl in (("b", b), ("c", c))]
+        for t in readers:
+            t.start()
+        poll("both readers queued", lambda: True if len(a.inspect(rw).waiting_lease_ids) == 2 else None)
+        self.assertTrue(writer.release())  # one entry grants both readers: one token
+        for t in readers:
+            t.join(20)
+        self.assertEqual(sorted(got), ["b", "c"])
+        self.assertEqual(got["b"].token, got["c"].token)
+        # Without its lease id such a Release is FAILED_PRECONDITION; a Lock sends its own.
+        self.assertTrue(got["b"].release())
+        self.assertEqual([h.lease_id for h in a.inspect(rw).holders], [leases["c"].id])
+        self.assertTrue(got["c"].release())
+        for lease in leases.values():
+            lease.revoke()
+
     def test_a_wait_that_times_out_leaves_the_queue_and_keeps_the_callers_lease(self):
         a, b = self.client(), self.client()
         n = name("timeout")

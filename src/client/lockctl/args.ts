@@ -17,6 +17,9 @@ export class UsageError extends Error {
   }
 }
 
+/** The recipe flags (issue 16): a semaphore of N, a shared (read) grant, a lock-delay. */
+const RECIPE = ['permits', 'shared', 'lock-delay'] as const;
+
 /** Every command: its words, positional names, its own flags, and a one-line summary. */
 export interface CommandSpec {
   readonly path: readonly string[];
@@ -33,15 +36,17 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['lease', 'revoke'], positionals: ['ID'], flags: [], summary: 'end a lease now, releasing its locks' },
   { path: ['lease', 'ttl'], positionals: ['ID'], flags: [], summary: "a lease's granted TTL, remaining time and locks" },
   { path: ['lease', 'list'], positionals: [], flags: [], summary: 'every live lease' },
-  { path: ['lock', 'acquire'], positionals: ['NAME'], flags: ['lease', 'wait', 'ttl'], summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)' },
-  { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl'], summary: 'take a lock only if it is free' },
-  { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: [], summary: 'release a lock held under TOKEN' },
-  { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holder, token and queue" },
+  { path: ['lock', 'acquire'], positionals: ['NAME'], flags: ['lease', 'wait', 'ttl', ...RECIPE], summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)' },
+  { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl', ...RECIPE], summary: 'take a lock only if it is free' },
+  { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: ['lease'], summary: 'release a lock held under TOKEN (--lease: whose, when several share TOKEN)' },
+  { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holders, tokens, permits, lock-delay and queue" },
+  { path: ['lock', 'set-permits'], positionals: ['NAME', 'N'], flags: [], summary: "change a semaphore's permits (growing grants waiters at once; admin with --acl)" },
   { path: ['lock', 'observe'], positionals: ['NAME'], flags: ['count'], summary: "print a lock's events until interrupted (or --count events)" },
   { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token', 'lock'], summary: 'write to the fenced store under --token (with --lock NAME: only while T is that lock\'s current grant)' },
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
-  { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace'], summary: 'hold a lock (own lease, kept alive) while a command runs' },
+  { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
+  { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
   { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
   { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type'], summary: "print a stopped node's log entries (decoded) and its snapshot summary" },
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
@@ -61,6 +66,10 @@ const FLAG_USAGE: Record<string, string> = {
   token: '--token T',
   lock: '[--lock NAME]',
   grace: '[--grace MS]',
+  permits: '[--permits N]',
+  shared: '[--shared]',
+  'lock-delay': '[--lock-delay MS]',
+  observe: '[--observe]',
   'data-dir': '--data-dir DIR',
   from: '[--from INDEX]',
   type: '[--type T]',
@@ -103,7 +112,17 @@ export interface Parsed {
   /** TLS files (paths), when TLS is on. */
   readonly tls?: ClientTlsOptions;
   readonly flags: {
-    lease?: number; wait: boolean; ttlMs?: number; count?: number; token?: number; graceMs?: number; lock?: string;
+    lease?: number;
+    wait: boolean;
+    ttlMs?: number;
+    count?: number;
+    token?: number;
+    graceMs?: number;
+    lock?: string;
+    permits?: number;
+    shared: boolean;
+    lockDelayMs?: number;
+    observe: boolean;
     dataDir?: string; from?: number; type?: string;
     peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
   };
@@ -122,6 +141,10 @@ const OPTIONS = {
   token: { type: 'string' },
   lock: { type: 'string' },
   grace: { type: 'string' },
+  permits: { type: 'string' },
+  shared: { type: 'boolean' },
+  'lock-delay': { type: 'string' },
+  observe: { type: 'boolean' },
   'data-dir': { type: 'string' },
   from: { type: 'string' },
   type: { type: 'string' },
@@ -190,9 +213,11 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     throw new UsageError(msg, usage);
   };
   const rest = positionals.slice(spec.path.length);
-  const requiredCount = spec.positionals.filter((p) => !p.startsWith('[')).length; // "[ID]": optional, last
-  if (rest.length < requiredCount || rest.length > spec.positionals.length) fail(`expected ${spec.positionals.length ? spec.positionals.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
+  // `elect --observe NAME` takes no VALUE.
+  const wanted = spec.path[0] === 'elect' && values.observe ? ['NAME'] : spec.positionals;
+  const requiredCount = wanted.filter((p) => !p.startsWith('[')).length; // "[ID]": optional, last
+  if (rest.length < requiredCount || rest.length > wanted.length) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
@@ -214,7 +239,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       throw e instanceof UsageError ? new UsageError(e.message, usage) : e;
     }
   };
-  const args: Record<string, string> = Object.fromEntries(spec.positionals.flatMap((p, i) => (rest[i] === undefined ? [] : [[p.replace(/^\[(.*)\]$/, '$1'), rest[i]]])));
+  const args: Record<string, string> = Object.fromEntries(wanted.flatMap((p, i) => (rest[i] === undefined ? [] : [[p.replace(/^\[(.*)\]$/, '$1'), rest[i]]])));
   const tls = wrap(() => resolveTls(values, env));
   return {
     spec,
@@ -231,6 +256,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
       graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
       lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
+      permits: values.permits === undefined ? undefined : wrap(() => parsePositive('--permits', values.permits!)),
+      shared: values.shared ?? false,
+      lockDelayMs: values['lock-delay'] === undefined ? undefined : wrap(() => parseDuration('--lock-delay', values['lock-delay']!)),
+      observe: values.observe ?? false,
       dataDir: values['data-dir'],
       from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
       type: values.type,

@@ -29,9 +29,11 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'lock release': return cmd.lockRelease(ctx);
     case 'lock inspect': return cmd.lockInspect(ctx);
     case 'lock observe': return cmd.lockObserve(ctx);
+    case 'lock set-permits': return cmd.lockSetPermits(ctx);
     case 'fence write': return cmd.fenceWrite(ctx);
     case 'fence delete': return cmd.fenceDelete(ctx);
     case 'fence read': return cmd.fenceRead(ctx);
+    case 'elect': return cmd.elect(ctx);
     case 'acl grant': return cmd.aclChange(ctx, 'grant');
     case 'acl revoke': return cmd.aclChange(ctx, 'revoke');
     case 'acl list': return cmd.aclList(ctx);

@@ -3,7 +3,7 @@
 import type { LockClient } from '../lock-client.js';
 import { LockdError } from '../errors.js';
 import type { Lease } from '../lease.js';
-import type { AclRule } from '../types.js';
+import type { AclRule, LockInfo, LockRecipe } from '../types.js';
 import type { Parsed } from './args.js';
 import { parseDuration, parsePositive, usageLine, UsageError } from './args.js';
 import { EXIT } from './exit-codes.js';
@@ -126,12 +126,14 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
   }
   try {
     // Our own lease is kept alive while we wait, so a long wait does not outlive it.
-    const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), wait, signal: ctx.interrupted });
+    const r = await ctx.client.acquireRaw(name, leaseId, { ...callOpts(ctx), ...recipeOf(ctx), wait, signal: ctx.interrupted });
     if (!r.acquired) {
       if (own) await own.revoke().catch(() => {});
-      const holder = r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : 'free now';
+      const delay = r.lockDelayRemainingMs > 0 ? ` (under a lock-delay for another ${r.lockDelayRemainingMs} ms)` : '';
+      const holder = (r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : r.lockDelayRemainingMs > 0 ? 'not held' : 'free now') + delay;
       const why = r.grantEnded ? `was granted to this request (token ${r.endedFencingToken}) and that grant has ended; it is ${holder}` : `is ${holder}`;
-      ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}) });
+      const extra = { ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}), ...(r.lockDelayRemainingMs > 0 ? { lockDelayRemainingMs: r.lockDelayRemainingMs } : {}) };
+      ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...extra });
       return EXIT.NOT_ACQUIRED;
     }
     own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)
@@ -151,16 +153,81 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
 export async function lockRelease(ctx: Context): Promise<number> {
   const name = ctx.p.args.NAME;
   const token = parsePositive('TOKEN', ctx.p.args.TOKEN);
-  const released = await ctx.client.release(name, token, callOpts(ctx));
+  const released = await ctx.client.release(name, token, { ...callOpts(ctx), leaseId: ctx.p.flags.lease });
   ctx.out.result(released ? `released lock ${name} (token ${token})` : `lock ${name} was not released: token ${token} is stale`, { name, fencingToken: token, released });
   return released ? EXIT.OK : EXIT.ERROR;
 }
 
 export async function lockInspect(ctx: Context): Promise<number> {
   const i = await ctx.client.inspect(ctx.p.args.NAME, callOpts(ctx));
-  const queue = i.waitingLeaseIds.length ? `; waiting: ${i.waitingLeaseIds.join(', ')}` : '';
-  ctx.out.result(i.held ? `lock ${i.name}: held by lease ${i.holderLeaseId}, fencing token ${i.fencingToken}${queue}` : `lock ${i.name}: free${queue}`, i);
+  const queue = i.waitingLeaseIds.length ? `; waiting: ${i.waitingLeaseIds.map((id, k) => (i.waitingShared[k] ? `${id} (shared)` : String(id))).join(', ')}` : '';
+  const permits = i.permits > 1 ? ` (semaphore of ${i.permits})` : '';
+  const delay = i.lockDelayUntilMs ? `; lock-delay until ${i.lockDelayUntilMs} ms on the cluster clock (${i.lockDelayRemainingMs} ms from now)` : '';
+  const one = (h: LockInfo['holders'][number]) => `lease ${h.leaseId} token ${h.fencingToken}${h.shared ? ' shared' : ''}${h.lockDelayMs ? ` lock-delay ${h.lockDelayMs} ms` : ''}`;
+  const mutex = i.holders.length === 1 && !i.holders[0].shared && i.permits <= 1 && !i.holders[0].lockDelayMs;
+  const held = mutex ? `held by lease ${i.holderLeaseId}, fencing token ${i.fencingToken}` : `held by ${i.holders.map(one).join('; ')}`;
+  ctx.out.result(`lock ${i.name}${permits}: ${i.holders.length ? held : 'free'}${delay}${queue}`, i);
   return EXIT.OK;
+}
+
+export async function lockSetPermits(ctx: Context): Promise<number> {
+  const name = ctx.p.args.NAME;
+  const permits = parsePositive('N', ctx.p.args.N);
+  const r = await ctx.client.setPermits(name, permits, callOpts(ctx));
+  ctx.out.result(`lock ${name}: permits ${r.previous} -> ${permits}${r.granted ? `; granted ${r.granted} waiting lease${r.granted === 1 ? '' : 's'}` : ''}`, { name, permits, ...r });
+  return EXIT.OK;
+}
+
+/**
+ * `elect NAME VALUE`: campaign with a lease of our own (kept alive), print the leadership once won,
+ * lead until interrupted (then resign) or until the lease is lost (exit 76). `elect --observe NAME`:
+ * print the leadership, then every change, until interrupted (or --count changes).
+ */
+export async function elect(ctx: Context): Promise<number> {
+  const name = ctx.p.args.NAME;
+  if (ctx.p.flags.observe) {
+    let n = 0;
+    const onOpen = (): void => ctx.out.note(`observing the election ${name}`, { observing: name });
+    for await (const l of ctx.client.observeLeader(name, { signal: ctx.interrupted, onOpen })) {
+      ctx.out.result(
+        l.leader ? `${name}: led by lease ${l.leader.leaseId} (token ${l.leader.fencingToken}) as ${JSON.stringify(l.value)}` : `${name}: no leader`,
+        { name, leader: l.leader ?? null, value: l.value },
+      );
+      if (ctx.p.flags.count !== undefined && ++n >= ctx.p.flags.count) break;
+    }
+    return EXIT.OK;
+  }
+  const lease = await ctx.client.grantLease(ctx.p.flags.ttlMs ?? DEFAULT_TTL_MS, callOpts(ctx));
+  try {
+    const key = await ctx.client.campaign(name, lease.id, ctx.p.args.VALUE, { ...callOpts(ctx), signal: AbortSignal.any([ctx.interrupted, lease.signal]) });
+    ctx.out.result(`leading ${name} as ${JSON.stringify(ctx.p.args.VALUE)}: fencing token ${key.fencingToken}, lease ${lease.id}`, { ...key, value: ctx.p.args.VALUE });
+    await new Promise<void>((resolve) => {
+      if (ctx.interrupted.aborted || lease.signal.aborted) return resolve();
+      ctx.interrupted.addEventListener('abort', () => resolve(), { once: true });
+      lease.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    if (lease.lost && !ctx.interrupted.aborted) {
+      ctx.out.error(new Error(`lost the leadership of ${name}: the lease ended`));
+      return EXIT.LOCK_LOST;
+    }
+    await ctx.client.resign(key).catch(() => false);
+    ctx.out.note(`resigned ${name}`, { resigned: name });
+    return EXIT.OK;
+  } catch (e) {
+    if (ctx.interrupted.aborted) {
+      ctx.out.error(new Error(`interrupted while campaigning for ${name}`));
+      return EXIT.NOT_ACQUIRED;
+    }
+    throw e;
+  } finally {
+    await lease.revoke().catch(() => {});
+  }
+}
+
+/** The recipe flags as AcquireOptions. */
+export function recipeOf(ctx: Context): LockRecipe {
+  const f = ctx.p.flags;
+  return { ...(f.permits === undefined ? {} : { permits: f.permits }), ...(f.shared ? { shared: true } : {}), ...(f.lockDelayMs === undefined ? {} : { lockDelayMs: f.lockDelayMs }) };
 }
 
 export async function lockObserve(ctx: Context): Promise<number> {

@@ -23,7 +23,7 @@ import { LockdError, LockHeldError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import { monoNow } from '../timing.js';
 import { UsageError } from './args.js';
-import type { Context } from './commands.js';
+import { recipeOf, type Context } from './commands.js';
 import { EXIT } from './exit-codes.js';
 
 const DEFAULT_TTL_MS = 10_000;
@@ -50,6 +50,7 @@ export async function runCommand(ctx: Context): Promise<number> {
     lock = await client.acquire(name, {
       ttlMs,
       wait: p.flags.wait,
+      ...recipeOf(ctx),
       signal: ctx.interrupted,
       ...(p.timeoutMs === undefined ? {} : { timeoutMs: p.timeoutMs }),
     });

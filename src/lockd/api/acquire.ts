@@ -21,6 +21,12 @@ export interface AcquireArgs {
   readonly name: string;
   readonly leaseId: number;
   readonly wait: boolean;
+  /** Recipe fields (AcquireRequest.permits, shared, lock_delay_ms); 0/false = the mutex default. */
+  readonly permits: number;
+  readonly shared: boolean;
+  readonly lockDelayMs: number;
+  /** Election.Campaign: the value stored with the grant ('' = none). */
+  readonly value?: string;
   readonly requestId: string | undefined;
   readonly deadline: number;
   /** The caller's principal (the command's authority: security/access-control.ts). */
@@ -32,7 +38,14 @@ export interface AcquireArgs {
 export function acquireResponse(r: AcquireResult): AcquireResponse {
   const acquired = r.status === 'acquired';
   const ended = r.status === 'ended';
-  return { acquired, fencingToken: acquired ? r.token : 0, holderLeaseId: r.holderLeaseId, grantEnded: ended, endedFencingToken: ended ? r.endedToken : 0 };
+  return {
+    acquired,
+    fencingToken: acquired ? r.token : 0,
+    holderLeaseId: r.holderLeaseId,
+    grantEnded: ended,
+    endedFencingToken: ended ? r.endedToken : 0,
+    lockDelayRemainingMs: r.delayRemainingMs,
+  };
 }
 
 export class Acquirer {
@@ -44,7 +57,18 @@ export class Acquirer {
   ) {}
 
   async acquire(a: AcquireArgs): Promise<AcquireResponse> {
-    const cmd = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId: a.requestId, ...this.access.authority(a.principal) } as const;
+    const cmd = {
+      type: 'Acquire',
+      name: a.name,
+      leaseId: a.leaseId,
+      wait: a.wait,
+      ...(a.permits > 1 ? { permits: a.permits } : {}),
+      ...(a.shared ? { shared: true } : {}),
+      ...(a.lockDelayMs > 0 ? { lockDelayMs: a.lockDelayMs } : {}),
+      ...(a.value ? { value: a.value } : {}),
+      requestId: a.requestId,
+      ...this.access.authority(a.principal),
+    } as const;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
     const w = this.waits.register(a.name, a.leaseId, a.principal);
     let abandon: Abandoned | undefined;
@@ -69,7 +93,7 @@ export class Acquirer {
         switch (o.kind) {
           case 'acquired':
             this.logger.debug({ event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token }, `lease ${a.leaseId} granted ${a.name} after waiting`);
-            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0 };
+            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 };
           case 'removed':
             throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
           case 'cancelled':

@@ -9,7 +9,7 @@ import { limitRequests } from './public-limits.js';
 import type { EventBus } from '../observe/bus.js';
 import type { NodeHealth } from '../observe/health.js';
 
-export const HEALTH_SERVICES = ['', 'lockd.v1.Lease', 'lockd.v1.Lock', 'lockd.v1.Fence', 'lockd.v1.Session', 'lockd.v1.Cluster'] as const;
+export const HEALTH_SERVICES = ['', 'lockd.v1.Lease', 'lockd.v1.Lock', 'lockd.v1.Fence', 'lockd.v1.Session', 'lockd.v1.Cluster', 'lockd.v1.Election'] as const;
 
 /** A health request is a service name: 1 KiB is plenty, and anything larger is refused before parsing. */
 const MAX_HEALTH_REQUEST_BYTES = 1024;

@@ -9,6 +9,7 @@ import type { ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
 import { unavailable } from './api-error.js';
+import { electionHandlers } from './election-service.js';
 import { fenceHandlers, fenceOps } from './fence-service.js';
 import { authHandlers } from './auth-service.js';
 import { Forwarder } from './forwarder.js';
@@ -45,6 +46,8 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lock.service), lockHandlers(ctx, deps, proposer, acquirer, observe));
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
+  const election = electionHandlers(ctx, deps, proposer, acquirer, events);
+  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Election.service), election.handlers);
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Auth.service), authHandlers(ctx, deps, proposer));
   registry.addPublic(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
   // Membership changes are writes too: forwarded to the leader (admin-only: membership-service.ts requireAdmin).
@@ -61,6 +64,7 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
       keepAlive.close();
       sessions.close();
       observe.close(err);
+      election.close(err);
       router.close();
       forwarder.close();
     },

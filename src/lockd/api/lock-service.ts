@@ -1,5 +1,5 @@
-// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait (unary, on the leader; also
-// Session operations) and Observe (served locally, observe-streams.ts).
+// lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait, SetPermits (unary, on the
+// leader; also Session operations) and Observe (served locally, observe-streams.ts).
 import type { Logger } from 'pino';
 import { lockdProto } from '../../proto/lockd.js';
 import type { LockHandlers } from '../../proto/gen/lockd/v1/Lock.js';
@@ -11,13 +11,23 @@ import type { InspectRequest__Output } from '../../proto/gen/lockd/v1/InspectReq
 import type { InspectResponse } from '../../proto/gen/lockd/v1/InspectResponse.js';
 import type { CancelWaitRequest__Output } from '../../proto/gen/lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse } from '../../proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { SetPermitsRequest__Output } from '../../proto/gen/lockd/v1/SetPermitsRequest.js';
+import type { SetPermitsResponse } from '../../proto/gen/lockd/v1/SetPermitsResponse.js';
 import type { NodeContext } from '../node/node-context.js';
-import { validateAbandonedAtIndex, validateLeaseId, validateLockName, validateRequestId, validateToken } from '../state-machine/index.js';
+import {
+  validateAbandonedAtIndex,
+  validateAcquireRecipe,
+  validateCommand,
+  validateLeaseId,
+  validateLockName,
+  validateRequestId,
+  validateToken,
+} from '../state-machine/index.js';
 import type { Acquirer } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
-import { requireOn, requireOwner } from './access.js';
+import { denied, requireOn, requireOwner } from './access.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
@@ -27,6 +37,7 @@ export interface LockOps {
   readonly Release: UnarySpec<ReleaseRequest__Output, ReleaseResponse>;
   readonly Inspect: UnarySpec<InspectRequest__Output, InspectResponse>;
   readonly CancelWait: UnarySpec<CancelWaitRequest__Output, CancelWaitResponse>;
+  readonly SetPermits: UnarySpec<SetPermitsRequest__Output, SetPermitsResponse>;
 }
 
 export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): LockOps {
@@ -36,7 +47,8 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
   return {
     Acquire: {
       method: LOCK.Acquire,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateRequestId(req.requestId),
+      validate: (req) =>
+        validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAcquireRecipe(req.permits, req.shared, req.lockDelayMs) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['lock'], req.name, 'acquire');
@@ -51,6 +63,9 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
           name: req.name,
           leaseId: req.leaseId,
           wait: req.wait,
+          permits: req.permits,
+          shared: req.shared,
+          lockDelayMs: req.lockDelayMs,
           requestId: req.requestId || undefined,
           deadline,
           principal: caller.principal,
@@ -61,10 +76,11 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
 
     Release: {
       method: LOCK.Release,
-      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? validateRequestId(req.requestId),
+      validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? (req.leaseId === 0 ? undefined : validateLeaseId(req.leaseId)) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['lock'], req.name, 'release');
-        const r = await proposer.write({ type: 'Release', name: req.name, token: req.fencingToken, requestId: req.requestId || undefined, ...access.authority(caller.principal) }, deadline);
+        const cmd = { type: 'Release', name: req.name, token: req.fencingToken, leaseId: req.leaseId || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const r = await proposer.write(cmd, deadline);
         log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
         return { released: r.released };
       },
@@ -76,7 +92,17 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['lock', 'read'], req.name, 'inspect');
         const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
-        return { held: v.held, fencingToken: v.token, holderLeaseId: v.holderLeaseId, waitingLeaseIds: [...v.waitingLeaseIds] };
+        return {
+          held: v.held,
+          fencingToken: v.token,
+          holderLeaseId: v.holderLeaseId,
+          waitingLeaseIds: [...v.waitingLeaseIds],
+          permits: v.permits,
+          holders: v.holders.map((h) => ({ leaseId: h.leaseId, fencingToken: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs })),
+          waitingShared: [...v.waitingShared],
+          lockDelayUntilMs: v.delayUntil,
+          lockDelayRemainingMs: v.delayRemainingMs,
+        };
       },
     },
 
@@ -94,6 +120,20 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
         return { removed: r.removed, fencingToken: r.heldToken, released: r.released };
       },
     },
+
+    SetPermits: {
+      method: LOCK.SetPermits,
+      validate: (req) => validateCommand({ type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined }),
+      onLeader: async (req, caller, deadline) => {
+        // Admin-only with --acl, like Membership (it changes a name for all its holders); without
+        // --acl open to every caller like the rest of the API. authorize.ts checks it again at apply.
+        if (access.enforced && !access.isAdmin(caller.principal)) throw denied(`${caller.principal} may not set the permits of ${JSON.stringify(req.name)}: that needs \`admin\``);
+        const cmd = { type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const r = await proposer.write(cmd, deadline);
+        log.info({ event: 'permits set', name: req.name, previous: r.previous, permits: r.permits, granted: r.granted }, `${req.name}: permits ${r.previous} -> ${r.permits}`);
+        return { previous: r.previous, granted: r.granted };
+      },
+    },
   };
 }
 
@@ -104,6 +144,7 @@ export function lockHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
     Release: unary(deps, ops.Release),
     Inspect: unary(deps, ops.Inspect),
     CancelWait: unary(deps, ops.CancelWait),
+    SetPermits: unary(deps, ops.SetPermits),
     Observe: observe.handler,
   };
 }

@@ -75,6 +75,7 @@ export class SessionStreams {
       fenceRead: ops.fence.Read,
       timeToLive: ops.lease.TimeToLive,
       fenceDelete: ops.fence.Delete,
+      setPermits: ops.lock.SetPermits,
     };
     ctx.driver.onRoleChange((role, leader) => this.roleChanged(role, leader));
   }

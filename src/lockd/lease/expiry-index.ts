@@ -5,28 +5,29 @@
 // snapshot, rebuilt from the leases' deadlines on restore, and compared with them by the invariant sweep.
 // Pure: no clock, no I/O.
 
-export class ExpiryIndex {
+/** Keyed by lease id (numbers) for leases, by lock name (strings) for lock-delays. */
+export class ExpiryIndex<K extends number | string = number> {
   /** Heap slots: ids[k] has deadline deadlines[k]; the parent of k is (k - 1) >> 1. */
-  private readonly ids: number[] = [];
+  private readonly ids: K[] = [];
   private readonly deadlines: number[] = [];
   /** id -> its slot. */
-  private readonly slot = new Map<number, number>();
+  private readonly slot = new Map<K, number>();
 
   get size(): number {
     return this.ids.length;
   }
 
-  has(id: number): boolean {
+  has(id: K): boolean {
     return this.slot.has(id);
   }
 
-  deadlineOf(id: number): number | undefined {
+  deadlineOf(id: K): number | undefined {
     const k = this.slot.get(id);
     return k === undefined ? undefined : this.deadlines[k];
   }
 
   /** Insert `id`, or move it to its new deadline (later or earlier). */
-  set(id: number, deadline: number): void {
+  set(id: K, deadline: number): void {
     let k = this.slot.get(id);
     if (k === undefined) {
       k = this.ids.length;
@@ -43,7 +44,7 @@ export class ExpiryIndex {
   }
 
   /** Remove `id`; false if it was not indexed. */
-  delete(id: number): boolean {
+  delete(id: K): boolean {
     const k = this.slot.get(id);
     if (k === undefined) return false;
     const last = this.ids.length - 1;
@@ -62,8 +63,8 @@ export class ExpiryIndex {
    * The ids whose deadline is <= now, ascending by id (the order the state machine ends them in).
    * They stay indexed until deleted. Visits only due slots and their direct children.
    */
-  due(now: number): number[] {
-    const out: number[] = [];
+  due(now: number): K[] {
+    const out: K[] = [];
     const stack = this.ids.length > 0 ? [0] : [];
     while (stack.length > 0) {
       const k = stack.pop()!;
@@ -73,16 +74,16 @@ export class ExpiryIndex {
       if (c < this.ids.length) stack.push(c);
       if (c + 1 < this.ids.length) stack.push(c + 1);
     }
-    return out.sort((a, b) => a - b);
+    return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /** The earliest (deadline, id), if any: for tests and the invariant sweep. */
-  peek(): { id: number; deadline: number } | undefined {
+  peek(): { id: K; deadline: number } | undefined {
     return this.ids.length === 0 ? undefined : { id: this.ids[0], deadline: this.deadlines[0] };
   }
 
   /** Every (id, deadline) pair, in no particular order. */
-  *entries(): IterableIterator<[number, number]> {
+  *entries(): IterableIterator<[K, number]> {
     for (let k = 0; k < this.ids.length; k++) yield [this.ids[k], this.deadlines[k]];
   }
 

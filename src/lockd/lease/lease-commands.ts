@@ -8,7 +8,7 @@ import type { LeaseRecord, MachineState } from '../state-machine/state.js';
 import type { RenewedLease, ResultFor } from '../state-machine/results.js';
 import { failure } from '../state-machine/results.js';
 import { newLease } from '../state-machine/state.js';
-import { releaseHolder, removeWaiter } from '../state-machine/lock-transitions.js';
+import { endDelay, grantWaiters, releaseHolder, removeWaiter } from '../state-machine/lock-transitions.js';
 import { check } from '../state-machine/invariant-error.js';
 import { sortedNames } from '../state-machine/order.js';
 import { MAX_LEASES } from '../state-machine/limits.js';
@@ -76,31 +76,46 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
     return lease;
   });
   endLeases(state, ctx, expiring, 'expired');
+  // Then the lock-delays this Tick reaches (issue 16), from their own index: a delay set just now by
+  // an expiry above ends later (now + delay > now). Its waiters are granted by this entry.
+  for (const name of state.delays.due(state.now)) {
+    const lock = state.locks.get(name);
+    check(lock, 'delay-index', () => `the delay index lists ${name}, which does not exist`);
+    endDelay(state, ctx, lock);
+  }
   return { type: 'Tick', ok: true, now: state.now, renewed, gone, expired: expiring.map((l) => l.id) };
 }
 
 /**
  * End leases in one entry. All of them die first and all their waits are dropped before any lock is handed
- * on, so a lock is never handed to a waiter whose own lease ends in this same entry.
+ * on, so a lock is never handed to a waiter whose own lease ends in this same entry. A lost grant starts
+ * its lock-delay (expiry and revoke alike: neither is a normal release). Locks whose queue lost a waiter
+ * are then offered to the rest of their queue (its head may have been an exclusive ask among readers).
  */
 function endLeases(state: MachineState, ctx: ApplyContext, leases: LeaseRecord[], how: 'expired' | 'revoked'): void {
   for (const lease of leases) {
     state.leases.delete(lease.id);
     state.expiry.delete(lease.id);
   }
+  const shortened = new Set<string>();
   for (const lease of leases) {
     for (const name of sortedNames(lease.waiting)) {
       const lock = state.locks.get(name);
       check(lock, 'waits-on-held-locks', () => `lease ${lease.id} waits on ${name}, which is not held`);
       removeWaiter(state, ctx, lock, lease, 'WAITER_REMOVED');
+      shortened.add(name);
     }
   }
   for (const lease of leases) {
     for (const name of sortedNames(lease.held)) {
       const lock = state.locks.get(name);
       check(lock, 'held-locks-exist', () => `lease ${lease.id} holds ${name}, which does not exist`);
-      releaseHolder(state, ctx, lock, lease, how === 'expired' ? 'EXPIRED' : 'RELEASED');
+      releaseHolder(state, ctx, lock, lease, how === 'expired' ? 'EXPIRED' : 'RELEASED', true);
     }
     ctx.emit(how === 'expired' ? 'LEASE_EXPIRED' : 'LEASE_REVOKED', '', lease.id, 0);
+  }
+  for (const name of sortedNames(shortened)) {
+    const lock = state.locks.get(name);
+    if (lock) grantWaiters(state, ctx, lock);
   }
 }

@@ -1,19 +1,23 @@
 // Who may apply a client's command (issue 12), decided at apply from the command's Authority and
 // the replicated state, so every replica agrees. Runs after validation and before anything else
 // (dedup included): a refusal changes nothing and answers PERMISSION_DENIED.
-//  - Ownership, always: a lease is its granting principal's. Revoke, Acquire, CancelWait with a
-//    lease, Release of a lock held under the token given, and FenceWrite/FenceDelete with a live
-//    grant's token must come from that principal or an admin. Without client certificates
+//  - Ownership, always: a lease is its granting principal's. Revoke, Acquire (a downgrade and a
+//    Campaign included), CancelWait with a lease, Release (Resign) and Proclaim of a grant held under
+//    the token given, and FenceWrite/FenceDelete with a live grant's token must come from that
+//    principal or an admin. A name may have several holders (a semaphore, shared readers), and one
+//    entry may grant several of them under one token: Release picks its holder by lease_id as
+//    applyRelease does, and without one is allowed only if one of the candidates is the caller's. Without client certificates
 //    everybody is 'anonymous' and owns every lease, so nothing changes.
-//  - Rules, when the command says the leader enforces them (acl): Acquire/Release/CancelWait need
-//    `lock` on the name, FenceWrite/FenceDelete `fence` on the key (and, naming a lock, `lock` or
-//    `read` on it, as Inspect would), Grant `lock` on some prefix
+//  - Rules, when the command says the leader enforces them (acl): Acquire/Release/CancelWait/Proclaim
+//    need `lock` on the name, FenceWrite/FenceDelete `fence` on the key (and, naming a lock, `lock`
+//    or `read` on it, as Inspect would), Grant `lock` on some prefix
 //    (a lease has no name). Revoke needs ownership only (ending one's own lease only gives up).
-//  - AclGrant/AclRevoke: admins only, whether rules are enforced or not.
+//  - AclGrant/AclRevoke: admins only, whether rules are enforced or not. SetPermits (it changes a
+//    name for all its holders): admins only when rules are enforced, like Membership.
 // Admin = the command says the leader's --admin names the principal, or an admin rule does.
 
 import type { Command } from './commands.js';
-import type { MachineState } from './state.js';
+import type { Holder, MachineState } from './state.js';
 import { ANONYMOUS, aclAllows, type AclVerb } from './acl-table.js';
 import { failure, type Failure } from './results.js';
 
@@ -40,9 +44,16 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
     case 'CancelWait':
       return needs(['lock'], cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
     case 'Release': {
-      const lock = state.locks.get(cmd.name);
-      return needs(['lock'], cmd.name, 'release') ?? (lock?.token === cmd.token ? notOwner(lock.holder, 'release a lock of') : undefined);
+      const byLease = cmd.leaseId || undefined;
+      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease)) ?? [];
+      return needs(['lock'], cmd.name, 'release') ?? noneOwned(state, candidates, who, () => deny(`${who} may not release a lock of lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
     }
+    case 'Proclaim': {
+      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token) ?? [];
+      return needs(['lock'], cmd.name, 'proclaim on') ?? noneOwned(state, candidates, who, () => deny(`${who} may not proclaim for lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
+    }
+    case 'SetPermits':
+      return cmd.acl === true ? deny(`${who} may not set the permits of ${JSON.stringify(cmd.name)}: that needs \`admin\``) : undefined;
     case 'FenceWrite':
     case 'FenceDelete':
       return (
@@ -63,11 +74,20 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
  * made up) belongs to nobody; the fence rules decide (fence-commands.ts).
  */
 function tokenNotOwned(state: MachineState, token: number, lock: string | undefined, who: string, deny: (m: string) => Failure): Failure | undefined {
-  const names = lock !== undefined ? (state.locks.get(lock)?.token === token ? [lock] : []) : state.grants.names(token);
+  const names = lock !== undefined ? [lock] : state.grants.names(token);
   let held = false;
   for (const name of names) {
-    held = true;
-    if (state.leases.get(state.locks.get(name)!.holder)?.owner === who) return undefined;
+    for (const h of state.locks.get(name)?.holders ?? []) {
+      if (h.token !== token) continue;
+      held = true;
+      if (state.leases.get(h.leaseId)?.owner === who) return undefined;
+    }
   }
   return held ? deny(`${who} may not write with fencing token ${token}: it is a grant of another principal's lease`) : undefined;
+}
+
+/** Refused unless no grant is among `candidates` or one of them is `who`'s lease. */
+function noneOwned(state: MachineState, candidates: readonly Holder[], who: string, refuse: () => Failure): Failure | undefined {
+  if (candidates.length === 0 || candidates.some((h) => state.leases.get(h.leaseId)?.owner === who)) return undefined;
+  return refuse();
 }

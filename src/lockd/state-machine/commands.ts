@@ -53,20 +53,54 @@ export interface TickCommand {
   readonly renewed: readonly number[];
 }
 
-/** Create-if-absent. Token = index of the granting entry. Held: wait=false answers at once, wait=true queues FIFO. */
+/**
+ * Create-if-absent. Token = index of the granting entry. Held: wait=false answers at once, wait=true queues FIFO.
+ * Recipes (issue 16; absent = the plain mutex): `permits` > 1 makes the name a semaphore of that many
+ * exclusive holders (0/absent = 1; everyone on a name must agree); `shared` asks for a read lock
+ * (needs permits 1); `lockDelayMs` keeps the name ungranted that long after this grant's lease
+ * expires or is revoked.
+ */
 export interface AcquireCommand extends Authority {
   readonly type: 'Acquire';
   readonly name: string;
   readonly leaseId: number;
   readonly wait: boolean;
+  readonly permits?: number;
+  readonly shared?: boolean;
+  readonly lockDelayMs?: number;
+  /** Election: the value the grant carries (Campaign); ''/absent = none. */
+  readonly value?: string;
   readonly requestId?: string;
 }
 
-/** Compare-and-delete on the fencing token. */
+/**
+ * Election: set the value of the grant holding `token` on `name` (the leader's). Not deduplicated (like
+ * etcd's): a late duplicate re-sets its value, and only the leader itself sends one.
+ */
+export interface ProclaimCommand extends Authority {
+  readonly type: 'Proclaim';
+  readonly name: string;
+  readonly token: number;
+  readonly value: string;
+}
+
+/** Change a held or waited-on name's permits; waiters that now fit are granted by this entry (admin). */
+export interface SetPermitsCommand extends Authority {
+  readonly type: 'SetPermits';
+  readonly name: string;
+  readonly permits: number;
+  readonly requestId?: string;
+}
+
+/**
+ * Compare-and-delete on the fencing token. `leaseId` (0/absent = any) picks the holder when one entry
+ * granted the name to several leases under one token (a semaphore or shared lock); it must match.
+ */
 export interface ReleaseCommand extends Authority {
   readonly type: 'Release';
   readonly name: string;
   readonly token: number;
+  readonly leaseId?: number;
   readonly requestId?: string;
 }
 
@@ -139,6 +173,8 @@ export type Command =
   | FenceWriteCommand
   | FenceDeleteCommand
   | CancelWaitCommand
+  | SetPermitsCommand
+  | ProclaimCommand
   | AclGrantCommand
   | AclRevokeCommand;
 
@@ -153,6 +189,8 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   'FenceWrite',
   'FenceDelete',
   'CancelWait',
+  'SetPermits',
+  'Proclaim',
   'AclGrant',
   'AclRevoke',
 ];

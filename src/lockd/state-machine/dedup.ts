@@ -23,6 +23,11 @@ export interface AcquireRecord {
   readonly name: string;
   readonly leaseId: number;
   readonly wait: boolean;
+  /** The request's recipe (normalised: permits >= 1), so a reused id with another one is refused. */
+  readonly permits: number;
+  readonly shared: boolean;
+  readonly lockDelayMs: number;
+  readonly value: string;
   readonly status: Exclude<AcquireStatus, 'ended'>;
   readonly token: number;
   readonly holderLeaseId: number;
@@ -34,7 +39,18 @@ export interface ReleaseRecord {
   readonly type: 'Release';
   readonly name: string;
   readonly token: number;
+  /** The request's lease_id (0 = none given). */
+  readonly leaseId: number;
   readonly released: boolean;
+}
+
+/** SetPermits: what it changed; a late duplicate must not undo a later change. */
+export interface SetPermitsRecord {
+  readonly type: 'SetPermits';
+  readonly name: string;
+  readonly permits: number;
+  readonly previous: number;
+  readonly granted: number;
 }
 
 /** Revoke: the lease this request ended (lease ids are never reused, so that stays true). */
@@ -82,7 +98,15 @@ export interface AclRecord {
   readonly changed: boolean;
 }
 
-export type DedupRecord = GrantRecord | AcquireRecord | ReleaseRecord | RevokeRecord | CancelWaitRecord | FenceRecord | AclRecord;
+export type DedupRecord =
+  | GrantRecord
+  | AcquireRecord
+  | ReleaseRecord
+  | RevokeRecord
+  | CancelWaitRecord
+  | FenceRecord
+  | SetPermitsRecord
+  | AclRecord;
 
 /** Records of open waits (Acquire, wait = true, status = queued), by the waiter they follow. */
 const openWait = (r: DedupRecord | undefined): r is AcquireRecord => r?.type === 'Acquire' && r.wait && r.status === 'queued';

@@ -15,6 +15,8 @@ export type StateEventType =
   | 'WAITER_REMOVED'
   /** leaseId left name's queue by CancelWait. */
   | 'WAIT_CANCELLED'
+  /** Election: the grant (leaseId, token) of name got a new value (Proclaim). */
+  | 'PROCLAIMED'
   /** Lease lifecycle (name is ''). */
   | 'LEASE_GRANTED'
   | 'LEASE_EXPIRED'

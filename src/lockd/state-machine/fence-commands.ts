@@ -1,7 +1,7 @@
 // FenceWrite and FenceDelete: the fenced store's commands (request ids: request-once.ts).
 // Checks, in order (the first that fails answers; a refusal changes nothing):
 //  1. the token was issued (below this entry's index)              INVALID_ARGUMENT
-//  2. with `lock`: the token is that lock's live holder's token    FAILED_PRECONDITION (sequencer)
+//  2. with `lock`: the token is a live exclusive grant of that lock FAILED_PRECONDITION (sequencer)
 //  3. the token is >= the key's highest (value or tombstone)       FAILED_PRECONDITION (stale)
 //  4. a write creating a key: floor (no lock), then quotas         FAILED_PRECONDITION / RESOURCE_EXHAUSTED
 
@@ -61,14 +61,18 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
     return failure(cmd.type, 'INVALID_ARGUMENT', `fencing token ${cmd.token} was never issued (log is at ${ctx.index})`);
   const name = cmd.lock || undefined;
   if (name !== undefined) {
-    // A lock exists exactly while a live lease holds it, so its token is the live holder's.
+    // A lock's holders are live leases, so a token among them is a live grant. A shared (read) grant
+    // does not write through the lock: only an exclusive holder (a mutex's, or a semaphore's) does.
     const lock = state.locks.get(name);
-    if (lock?.token !== cmd.token)
+    const h = lock?.holders.find((x) => x.token === cmd.token);
+    if (!h)
       return failure(
         cmd.type,
         'FAILED_PRECONDITION',
-        `fencing token ${cmd.token} is not the current grant of lock ${name}: ${lock ? `it is held under token ${lock.token}` : 'it is not held'}`,
+        `fencing token ${cmd.token} is not the current grant of lock ${name}: ${lock?.holders.length ? `it is held under token ${lock.holders.map((x) => x.token).join(', ')}` : 'it is not held'}`,
       );
+    if (h.shared)
+      return failure(cmd.type, 'FAILED_PRECONDITION', `fencing token ${cmd.token} is a shared (read) grant of lock ${name}: only its exclusive holder may write through it`);
   }
   const highest = state.fence.highest(cmd.key);
   if (highest !== undefined && cmd.token < highest) {
@@ -80,7 +84,7 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
 
 /**
  * The live lease whose grant holds `token` (a token is its grant's index), or 0. With the lock named
- * (and checked) it is that lock's holder. Otherwise the grants held under `token` (state.grants, not
+ * (and checked) it is that lock's holder under `token`. Otherwise the grants held under `token` (state.grants, not
  * a scan of the lock table: this runs in the apply loop). One entry can hand several locks on (a
  * lease's end), so several grants may share a token: the lowest lease id among them is charged,
  * whatever order they are kept in (a replica restored from a snapshot rebuilds them in another).
@@ -88,11 +92,8 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
  * over its keys (access control is issue #12).
  */
 function grantLease(state: MachineState, token: number, lock: string | undefined): number {
-  if (lock !== undefined) return state.locks.get(lock)?.holder ?? 0;
   let owner = 0;
-  for (const name of state.grants.names(token)) {
-    const holder = state.locks.get(name)!.holder;
-    if (owner === 0 || holder < owner) owner = holder;
-  }
+  for (const name of lock !== undefined ? [lock] : state.grants.names(token))
+    for (const h of state.locks.get(name)?.holders ?? []) if (h.token === token && (owner === 0 || h.leaseId < owner)) owner = h.leaseId;
   return owner;
 }

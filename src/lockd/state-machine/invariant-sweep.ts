@@ -3,30 +3,55 @@
 
 import type { MachineState } from './state.js';
 import { check } from './invariant-error.js';
-import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
+import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCK_DELAY_MS, MAX_LOCKS_PER_LEASE, MAX_PERMITS, MAX_WAITERS_PER_LOCK } from './limits.js';
+import { fits, holderOf } from './lock-transitions.js';
+import { validateElectionValue } from './validate.js';
 
 export function checkInvariants(s: MachineState): void {
+  let holders = 0;
+  let delayed = 0;
   for (const [name, lock] of s.locks) {
     check(lock.name === name, 'lock-table', () => `lock keyed ${name} is named ${lock.name}`);
-    const holder = s.leases.get(lock.holder);
-    check(holder, 'holder-lease-live', () => `${name} is held by lease ${lock.holder}, which is not live`);
-    check(holder.held.has(name), 'lease-index', () => `lease ${holder.id} does not list ${name} as held`);
-    check(
-      lock.token > lock.holder && lock.token <= s.appliedIndex,
-      'token-range',
-      () => `${name}: token ${lock.token} (holder ${lock.holder}, applied ${s.appliedIndex})`,
-    );
-    check(
-      lock.lastAcquireIndex > lock.holder && lock.lastAcquireIndex <= s.appliedIndex,
-      'acquire-index-range',
-      () => `${name}: lastAcquireIndex ${lock.lastAcquireIndex} (holder ${lock.holder}, applied ${s.appliedIndex})`,
-    );
+    check(lock.holders.length > 0 || lock.delayUntil > 0, 'lock-table', () => `${name} exists with no holder and no lock-delay`);
+    check(Number.isSafeInteger(lock.permits) && lock.permits >= 1 && lock.permits <= MAX_PERMITS, 'permits-range', () => `${name}: permits ${lock.permits}`);
+    // The recipes' safety: at most `permits` exclusive holders, no exclusive beside a shared one.
+    const shared = lock.holders.filter((h) => h.shared).length;
+    if (shared > 0)
+      check(shared === lock.holders.length && lock.permits === 1 && shared <= MAX_PERMITS, 'holders-fit', () => `${name}: ${shared} shared among ${lock.holders.length} holders (permits ${lock.permits})`);
+    else check(lock.holders.length <= lock.permits, 'holders-fit', () => `${name}: ${lock.holders.length} holders, permits ${lock.permits}`);
+    check(lock.delayUntil === 0 || lock.delayUntil > s.now, 'delay-ends', () => `${name}: lock-delay until ${lock.delayUntil} outlived now ${s.now}`);
+    check(s.delays.deadlineOf(name) === (lock.delayUntil === 0 ? undefined : lock.delayUntil), 'delay-index', () => `${name}: delay until ${lock.delayUntil}, indexed at ${s.delays.deadlineOf(name)}`);
+    if (lock.delayUntil > 0) delayed++;
+    // FIFO without idling: a head waiter that fits would have been granted by the entry that made room.
+    check(lock.waiters.length === 0 || !fits(lock, lock.waiters[0]), 'fifo', () => `${name}: head waiter ${lock.waiters[0].leaseId} fits but waits`);
+    let lastToken = 0;
+    const holding = new Set<number>();
+    for (const h of lock.holders) {
+      holders++;
+      const holder = s.leases.get(h.leaseId);
+      check(holder, 'holder-lease-live', () => `${name} is held by lease ${h.leaseId}, which is not live`);
+      check(holder.held.has(name), 'lease-index', () => `lease ${holder.id} does not list ${name} as held`);
+      check(!holding.has(h.leaseId), 'one-grant-per-lease', () => `${name}: lease ${h.leaseId} holds it twice`);
+      holding.add(h.leaseId);
+      check(h.token >= lastToken, 'tokens-increase', () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`);
+      lastToken = h.token;
+      check(h.token > h.leaseId && h.token <= s.appliedIndex, 'token-range', () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`);
+      check(
+        h.lastAcquireIndex > h.leaseId && h.lastAcquireIndex <= s.appliedIndex,
+        'acquire-index-range',
+        () => `${name}: lastAcquireIndex ${h.lastAcquireIndex} (holder ${h.leaseId}, applied ${s.appliedIndex})`,
+      );
+      check(validateElectionValue(h.value) === undefined, 'value-bound', () => `${name}: holder ${h.leaseId} value of ${h.value.length} chars`);
+      check(h.lockDelayMs >= 0 && h.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: holder ${h.leaseId} lock-delay ${h.lockDelayMs}`);
+    }
     check(lock.waiters.length <= MAX_WAITERS_PER_LOCK, 'waiter-bound', () => `${name} has ${lock.waiters.length} waiters`);
     const seen = new Set<number>();
     for (const w of lock.waiters) {
-      check(w.leaseId !== lock.holder, 'holder-not-waiting', () => `${name}: holder ${w.leaseId} is also waiting`);
+      check(!holding.has(w.leaseId), 'holder-not-waiting', () => `${name}: holder ${w.leaseId} is also waiting`);
       check(!seen.has(w.leaseId), 'waiters-unique', () => `${name}: lease ${w.leaseId} queued twice`);
       seen.add(w.leaseId);
+      check(!w.shared || lock.permits === 1, 'permits-range', () => `${name}: shared waiter ${w.leaseId} on permits ${lock.permits}`);
+      check(w.lockDelayMs >= 0 && w.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: waiter ${w.leaseId} lock-delay ${w.lockDelayMs}`);
       check(
         w.lastAcquireIndex > w.leaseId && w.lastAcquireIndex <= s.appliedIndex,
         'acquire-index-range',
@@ -37,6 +62,9 @@ export function checkInvariants(s: MachineState): void {
       check(lease.waiting.has(name), 'lease-index', () => `lease ${w.leaseId} does not list ${name} as waited on`);
     }
   }
+  const delays = s.delays.breach();
+  check(delays === undefined, 'delay-index', () => `${delays}`);
+  check(s.delays.size === delayed, 'delay-index', () => `${s.delays.size} delays indexed, ${delayed} locks delayed`);
   const heap = s.expiry.breach();
   check(heap === undefined, 'expiry-index', () => `${heap}`);
   check(s.expiry.size === s.leases.size, 'expiry-index', () => `${s.expiry.size} leases indexed, ${s.leases.size} live`);
@@ -45,7 +73,7 @@ export function checkInvariants(s: MachineState): void {
     check(lease.deadline > s.now, 'live-before-deadline', () => `lease ${id}: deadline ${lease.deadline} <= now ${s.now}`);
     check(s.expiry.deadlineOf(id) === lease.deadline, 'expiry-index', () => `lease ${id}: deadline ${lease.deadline}, indexed at ${s.expiry.deadlineOf(id)}`);
     for (const name of lease.held)
-      check(s.locks.get(name)?.holder === id, 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
+      check(holderOf(s.locks.get(name), id), 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
     for (const name of lease.waiting)
       check(
         s.locks.get(name)?.waiters.some((w) => w.leaseId === id),
@@ -56,11 +84,12 @@ export function checkInvariants(s: MachineState): void {
   for (const [id, lease] of s.leases)
     check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
   let grants = 0;
-  for (const [token, name] of s.grants.pairs()) {
-    grants++;
-    check(s.locks.get(name)?.token === token, 'grant-index', () => `grant index lists ${name} under token ${token}, but it is held under ${s.locks.get(name)?.token ?? 'no token'}`);
+  for (const [token, name, n] of s.grants.pairs()) {
+    grants += n;
+    const actual = s.locks.get(name)?.holders.filter((h) => h.token === token).length ?? 0;
+    check(actual === n, 'grant-index', () => `grant index counts ${n} grants of ${name} under token ${token}; ${actual} holders have it`);
   }
-  check(grants === s.locks.size, 'grant-index', () => `grant index lists ${grants} grants for ${s.locks.size} locks`);
+  check(grants === holders, 'grant-index', () => `grant index lists ${grants} grants for ${holders} holders`);
   checkFence(s);
   check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
   // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).

@@ -61,6 +61,12 @@ export const MAX_REQUEST_ID_BYTES = 128;
  * be recognised (after it, a late attempt applies as a new call). A per-principal table is issue #12's.
  */
 export const DEDUP_CAPACITY = 10_000;
+/** Semaphore permits of one name (and holders of a shared lock): more is INVALID_ARGUMENT / waits. */
+export const MAX_PERMITS = 1024;
+/** Longest lock-delay an Acquire may ask for (ms of logical time; Chubby's and Consul's cap is a minute). */
+export const MAX_LOCK_DELAY_MS = 60_000;
+/** An election value (Campaign, Proclaim), in UTF-8 bytes: an address or an id, not a payload. */
+export const MAX_ELECTION_VALUE_BYTES = 1024;
 /** Principals (a client certificate's CN; X.509 allows 64 characters): at most this many UTF-8 bytes. */
 export const MAX_PRINCIPAL_BYTES = 256;
 /**

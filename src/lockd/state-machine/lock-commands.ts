@@ -1,27 +1,28 @@
-// Acquire, Release and CancelWait (DESIGN §5): create-if-absent with fencing tokens, compare-and-delete,
-// and a FIFO wait queue granted by the entry that frees the lock.
+// Acquire, Release, CancelWait and SetPermits (DESIGN §5, issue 16): create-if-absent with fencing
+// tokens, compare-and-delete, and a FIFO wait queue granted by the entry that makes room — for
+// mutexes, semaphores (permits) and read-write locks (shared) alike (lock-transitions.ts `fits`).
 
 import type { ApplyContext } from './apply-context.js';
-import type { AcquireCommand, CancelWaitCommand, ReleaseCommand } from './commands.js';
+import type { AcquireCommand, CancelWaitCommand, ProclaimCommand, ReleaseCommand, SetPermitsCommand } from './commands.js';
 import type { AcquireRecord } from './dedup.js';
-import type { LeaseRecord, LockRecord, MachineState } from './state.js';
+import type { Ask, Holder, LeaseRecord, MachineState } from './state.js';
 import type { AcquireResult, Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
-import { createLock, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
+import { createLock, firstHolder, fits, grantNow, grantWaiters, holderOf, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
 import { check } from './invariant-error.js';
 import { MAX_LOCKS, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
 
-type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate'>;
+type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate' | 'delayRemainingMs'>;
 
 export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand): ResultFor<'Acquire'> {
   const rid = cmd.requestId || undefined;
   if (rid !== undefined) {
     const rec = state.dedup.get(rid);
     if (rec) {
-      if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait)
+      if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait || !sameRecipe(rec, cmd))
         return failure('Acquire', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
       const now = replay(state, ctx, rid, rec);
-      return now.ok ? { type: 'Acquire', ok: true, ...now.outcome, duplicate: true } : now.failure;
+      return now.ok ? { type: 'Acquire', ok: true, ...now.outcome, delayRemainingMs: delayOf(state, cmd.name, now.outcome.status), duplicate: true } : now.failure;
     }
   }
   const r = acquire(state, ctx, cmd, rid);
@@ -32,6 +33,7 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
       name: cmd.name,
       leaseId: cmd.leaseId,
       wait: cmd.wait,
+      ...recipeOf(cmd),
       status: r.status,
       token: r.token,
       holderLeaseId: r.holderLeaseId,
@@ -39,6 +41,22 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
     });
   }
   return r;
+}
+
+/** What is left of a lock-delay that kept this Acquire from a grant (0 when acquired or none runs). */
+function delayOf(state: MachineState, name: string, status: AcquireResult['status']): number {
+  const until = state.locks.get(name)?.delayUntil ?? 0;
+  return status === 'acquired' || until === 0 ? 0 : until - state.now;
+}
+
+/** An Acquire's recipe fields, normalised (0/absent permits = 1, absent = mutex defaults). */
+function recipeOf(cmd: AcquireCommand): { permits: number; shared: boolean; lockDelayMs: number; value: string } {
+  return { permits: Math.max(1, cmd.permits ?? 1), shared: cmd.shared ?? false, lockDelayMs: cmd.lockDelayMs ?? 0, value: cmd.value ?? '' };
+}
+
+function sameRecipe(rec: AcquireRecord, cmd: AcquireCommand): boolean {
+  const r = recipeOf(cmd);
+  return rec.permits === r.permits && rec.shared === r.shared && rec.lockDelayMs === r.lockDelayMs && rec.value === r.value;
 }
 
 /**
@@ -58,12 +76,13 @@ function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: Acquir
     const ended = rec.status === 'acquired' ? `; the grant of ${rec.name} (token ${rec.token}) made for request_id ${rid} ended with it` : '';
     return { ok: false, failure: failure('Acquire', 'NOT_FOUND', `lease ${rec.leaseId} not found (expired, revoked or never granted)${ended}`) };
   }
-  const now = { holderLeaseId: lock?.holder ?? 0, holderToken: lock?.token ?? 0, position: 0, endedToken: 0 };
+  const now = { ...firstHolder(lock), position: 0, endedToken: 0 };
   const answer = (o: Partial<Outcome> & Pick<Outcome, 'status'>) => ({ ok: true as const, outcome: { token: 0, ...now, ...o } });
   if (rec.status === 'acquired') {
-    if (lock?.holder !== rec.leaseId || lock.token !== rec.token) return answer({ status: 'ended', endedToken: rec.token });
-    reassertGrant(lock, ctx, rec.wait);
-    return answer({ status: 'acquired', token: lock.token });
+    const h = holderOf(lock, rec.leaseId);
+    if (h?.token !== rec.token) return answer({ status: 'ended', endedToken: rec.token });
+    reassertGrant(h, ctx, rec.wait);
+    return answer({ status: 'acquired', token: h.token, holderLeaseId: h.leaseId, holderToken: h.token });
   }
   const i = lock ? lock.waiters.findIndex((w) => w.leaseId === rec.leaseId) : -1;
   if (rec.wait) {
@@ -75,40 +94,69 @@ function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: Acquir
 }
 
 /** Answering the lease's grant hands it to this call too: a cleanup for an earlier, abandoned call must leave it alone. */
-function reassertGrant(lock: LockRecord, ctx: ApplyContext, wait: boolean): void {
-  lock.lastAcquireIndex = ctx.index;
-  lock.lastAcquireWait = wait;
+function reassertGrant(h: Holder, ctx: ApplyContext, wait: boolean): void {
+  h.lastAcquireIndex = ctx.index;
+  h.lastAcquireWait = wait;
 }
 
 function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
-  const ok = (o: Omit<Outcome, 'endedToken'>): AcquireResult => ({ type: 'Acquire', ok: true, ...o, endedToken: 0, duplicate: false });
+  const ok = (o: Omit<Outcome, 'endedToken'>): AcquireResult => ({ type: 'Acquire', ok: true, ...o, endedToken: 0, delayRemainingMs: delayOf(state, cmd.name, o.status), duplicate: false });
   // Grant-time validity (LESSONS 3): the lease must be live at this log position.
   const lease = state.leases.get(cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
+  const { permits, shared, lockDelayMs, value } = recipeOf(cmd);
+  const ask: Ask = { shared, lockDelayMs, value };
   const lock = state.locks.get(cmd.name);
   if (!lock) {
     if (leaseFull(lease)) return leaseFullFailure(lease);
     if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
-    const created = createLock(state, ctx, cmd.name, lease, cmd.wait, rid);
-    return ok({ status: 'acquired', token: created.token, holderLeaseId: lease.id, holderToken: created.token, position: 0 });
+    const h = createLock(state, ctx, cmd.name, permits, lease, ask, cmd.wait, rid);
+    return ok({ status: 'acquired', token: h.token, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
   }
-  const held = { holderLeaseId: lock.holder, holderToken: lock.token };
+  // A lock under a lock-delay with nobody holding or waiting has nobody to disagree with: the first
+  // waiter then sets its permits (below).
+  const idle = lock.holders.length === 0 && lock.waiters.length === 0;
+  if (lock.permits !== permits && !idle)
+    return failure(
+      'Acquire',
+      'FAILED_PRECONDITION',
+      `${cmd.name} has permits ${lock.permits}, this Acquire asks for permits ${permits}: everyone holding or waiting on a name must agree (0 and 1 both mean a mutex)`,
+    );
+  const held = firstHolder(lock);
   // Answering the lease's existing grant or queue place hands it to this call too: record that, so a
   // cleanup for an earlier, abandoned call leaves it alone. A try-lock answered 'queued' does not wait.
-  if (lock.holder === lease.id) {
-    reassertGrant(lock, ctx, cmd.wait);
-    return ok({ status: 'acquired', token: lock.token, ...held, position: 0 });
+  const mine = holderOf(lock, lease.id);
+  if (mine) {
+    // Upgrading would deadlock two readers that both try it (each waits for the other to leave).
+    if (mine.shared && !shared)
+      return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} holds ${cmd.name} shared; upgrading to exclusive is refused (two readers upgrading would wait for each other forever): release it and acquire exclusive`);
+    reassertGrant(mine, ctx, cmd.wait);
+    if (!mine.shared && shared) {
+      // Downgrade: same grant and token, now shared, so the shared waiters at the queue's head join it.
+      mine.shared = true;
+      grantWaiters(state, ctx, lock);
+    }
+    return ok({ status: 'acquired', token: mine.token, holderLeaseId: lease.id, holderToken: mine.token, position: 0 });
   }
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
   if (i >= 0) {
+    if (lock.waiters[i].shared !== shared)
+      return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} already waits for ${cmd.name} ${lock.waiters[i].shared ? 'shared' : 'exclusive'}; cancel that wait to ask otherwise`);
     if (cmd.wait) lock.waiters[i].lastAcquireIndex = ctx.index;
     return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
+  }
+  // FIFO: with anyone waiting, a newcomer queues behind them even if it would fit now.
+  if (lock.waiters.length === 0 && fits(lock, ask)) {
+    if (leaseFull(lease)) return leaseFullFailure(lease);
+    const h = grantNow(state, ctx, lock, lease, ask, cmd.wait, rid);
+    return ok({ status: 'acquired', token: h.token, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
   }
   if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
   if (leaseFull(lease)) return leaseFullFailure(lease);
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
     return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
-  lock.waiters.push(rid === undefined ? { leaseId: lease.id, lastAcquireIndex: ctx.index } : { leaseId: lease.id, requestId: rid, lastAcquireIndex: ctx.index });
+  if (idle) lock.permits = permits;
+  lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid }) });
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
@@ -121,12 +169,57 @@ const leaseFullFailure = (lease: LeaseRecord) =>
 
 export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: ReleaseCommand): ResultFor<'Release'> {
   const lock = state.locks.get(cmd.name);
-  if (!lock) return failure('Release', 'NOT_FOUND', `lock ${cmd.name} is not held`);
-  if (lock.token !== cmd.token) return { type: 'Release', ok: true, released: false };
-  const holder = state.leases.get(lock.holder);
-  check(holder, 'holder-lease-live', () => `${cmd.name} is held by lease ${lock.holder}, which is not live`);
+  if (!lock || lock.holders.length === 0) return failure('Release', 'NOT_FOUND', `lock ${cmd.name} is not held`);
+  const byLease = cmd.leaseId || undefined;
+  const mine = lock.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease));
+  if (mine.length === 0) return { type: 'Release', ok: true, released: false };
+  // One entry can grant one name to several leases (a semaphore's waiters, shared readers): one token.
+  if (mine.length > 1)
+    return failure(
+      'Release',
+      'FAILED_PRECONDITION',
+      `fencing token ${cmd.token} of ${cmd.name} is held by leases ${mine.map((h) => h.leaseId).join(', ')} (granted by one entry): set lease_id to say whose grant to release`,
+    );
+  const holder = state.leases.get(mine[0].leaseId);
+  check(holder, 'holder-lease-live', () => `${cmd.name} is held by lease ${mine[0].leaseId}, which is not live`);
   releaseHolder(state, ctx, lock, holder, 'RELEASED');
   return { type: 'Release', ok: true, released: true };
+}
+
+/**
+ * Election: the leader (the one holder of `name` under `token`) sets its value. Anyone else is
+ * FAILED_PRECONDITION: the token is not (or no longer) the leadership's.
+ */
+export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: ProclaimCommand): ResultFor<'Proclaim'> {
+  const lock = state.locks.get(cmd.name);
+  // A leader is an election's one exclusive holder (Election.Leader shows no other).
+  const mine = lock?.permits === 1 ? lock.holders.filter((h) => h.token === cmd.token && !h.shared) : [];
+  if (mine.length !== 1 || lock!.holders.length !== 1)
+    return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name} (${lock?.holders.length ? `held under token ${lock.holders.map((h) => h.token).join(', ')}` : 'nobody leads'})`);
+  mine[0].value = cmd.value;
+  ctx.emit('PROCLAIMED', cmd.name, mine[0].leaseId, cmd.token);
+  return { type: 'Proclaim', ok: true };
+}
+
+/**
+ * Change the permits of a name someone holds or waits for (0 such: NOT_FOUND; the next Acquire's
+ * permits decide). Growing grants the waiters that now fit in this entry; shrinking below the current
+ * holders is refused (a grant is never taken back by it), as are permits > 1 on a read-write lock.
+ * Admin-only once principals exist (issue #12): the service checks the caller before proposing.
+ */
+export function applySetPermits(state: MachineState, ctx: ApplyContext, cmd: SetPermitsCommand): ResultFor<'SetPermits'> {
+  const lock = state.locks.get(cmd.name);
+  if (!lock || (lock.holders.length === 0 && lock.waiters.length === 0))
+    return failure('SetPermits', 'NOT_FOUND', `nobody holds or waits for ${cmd.name}; the next Acquire's permits decide`);
+  if (cmd.permits > 1 && (lock.holders.some((h) => h.shared) || lock.waiters.some((w) => w.shared)))
+    return failure('SetPermits', 'FAILED_PRECONDITION', `${cmd.name} is a read-write lock (shared holders or waiters): its permits stay 1`);
+  if (cmd.permits < lock.holders.length)
+    return failure('SetPermits', 'FAILED_PRECONDITION', `${lock.holders.length} leases hold ${cmd.name}: permits cannot go below that (retry once some release)`);
+  const previous = lock.permits;
+  const before = lock.holders.length;
+  lock.permits = cmd.permits;
+  grantWaiters(state, ctx, lock);
+  return { type: 'SetPermits', ok: true, previous, permits: cmd.permits, granted: lock.holders.length - before };
 }
 
 export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: CancelWaitCommand): ResultFor<'CancelWait'> {
@@ -137,21 +230,22 @@ export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: Can
   const lock = state.locks.get(cmd.name);
   const lease = state.leases.get(cmd.leaseId);
   if (!lock || !lease) return answer(false, 0, false);
-  const holds = lock.holder === lease.id;
-  if (abandonedAt === 0) {
+  const mine = holderOf(lock, lease.id);
+  const cancel = () => {
     const removed = removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED');
-    return answer(removed, holds ? lock.token : 0, false);
-  }
+    if (removed) grantWaiters(state, ctx, lock); // the head may have been an exclusive ask blocking shared ones
+    return removed;
+  };
+  if (abandonedAt === 0) return answer(cancel(), mine?.token ?? 0, false);
   // A cleanup (LESSONS 13) proves it is one by naming exactly the Acquire entry the lease's wait or
   // grant answers last — a waiting Acquire, the only kind a node abandons. Any other index (an
   // earlier call's, a later one's, a try-lock's, one past every Acquire) changes nothing: the wait or
   // grant belongs to a call that was not abandoned. E.g. L waits by the Acquire at 12 and is granted
   // at 15: CancelWait{abandonedAtIndex: 12} releases token 15; 13, 14 or 10^12 release nothing.
-  const w = holds ? undefined : lock.waiters.find((x) => x.leaseId === lease.id);
-  const mine = holds ? lock.lastAcquireWait && lock.lastAcquireIndex === abandonedAt : w?.lastAcquireIndex === abandonedAt;
-  if (!mine) return answer(false, 0, false);
-  if (!holds) return answer(removeWaiter(state, ctx, lock, lease, 'WAIT_CANCELLED'), 0, false);
-  const token = lock.token;
+  const w = mine ? undefined : lock.waiters.find((x) => x.leaseId === lease.id);
+  const owned = mine ? mine.lastAcquireWait && mine.lastAcquireIndex === abandonedAt : w?.lastAcquireIndex === abandonedAt;
+  if (!owned) return answer(false, 0, false);
+  if (!mine) return answer(cancel(), 0, false);
   takeBackGrant(state, ctx, lock, lease);
-  return answer(false, token, true);
+  return answer(false, mine.token, true);
 }

@@ -11,7 +11,7 @@ import { validateCommand } from './validate.js';
 import { failure } from './results.js';
 import { MachineState } from './state.js';
 import { applyGrant, applyRevoke, applyTick } from '../lease/lease-commands.js';
-import { applyAcquire, applyCancelWait, applyRelease } from './lock-commands.js';
+import { applyAcquire, applyCancelWait, applyProclaim, applyRelease, applySetPermits } from './lock-commands.js';
 import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';
 import { authorize } from './authorize.js';
@@ -35,13 +35,31 @@ export interface ApplyOutput {
   readonly events: readonly StateEvent[];
 }
 
+export interface HolderView {
+  readonly leaseId: number;
+  readonly token: number;
+  readonly shared: boolean;
+  readonly lockDelayMs: number;
+  /** Election: the grant's value ('' = none). */
+  readonly value: string;
+}
+
 export interface LockView {
   readonly held: boolean;
-  /** 0 when not held. */
+  /** The first (oldest) holder's token; 0 when not held. For a mutex: the holder. */
   readonly token: number;
   readonly holderLeaseId: number;
   /** FIFO order: the first is granted next. */
   readonly waitingLeaseIds: readonly number[];
+  /** Whether each waiter (same order) asks shared. */
+  readonly waitingShared: readonly boolean[];
+  /** Every holder, in grant order. */
+  readonly holders: readonly HolderView[];
+  /** 1 for a mutex (and a free name). */
+  readonly permits: number;
+  /** Logical time the lock-delay ends (0 = none), and how long that is from now. */
+  readonly delayUntil: number;
+  readonly delayRemainingMs: number;
 }
 
 export interface LeaseView {
@@ -136,6 +154,10 @@ export class LockStateMachine {
         return applyOnce(this.s, ctx, cmd, applyFenceDelete);
       case 'CancelWait':
         return applyOnce(this.s, ctx, cmd, applyCancelWait);
+      case 'SetPermits':
+        return applyOnce(this.s, ctx, cmd, applySetPermits);
+      case 'Proclaim':
+        return applyProclaim(this.s, ctx, cmd);
       case 'AclGrant':
         return applyOnce(this.s, ctx, cmd, applyAclGrant);
       case 'AclRevoke':
@@ -147,8 +169,19 @@ export class LockStateMachine {
 
   inspectLock(name: string): LockView {
     const lock = this.s.locks.get(name);
-    if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [] };
-    return { held: true, token: lock.token, holderLeaseId: lock.holder, waitingLeaseIds: lock.waiters.map((w) => w.leaseId) };
+    if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [], waitingShared: [], holders: [], permits: 1, delayUntil: 0, delayRemainingMs: 0 };
+    const first = lock.holders[0];
+    return {
+      held: first !== undefined,
+      token: first?.token ?? 0,
+      holderLeaseId: first?.leaseId ?? 0,
+      waitingLeaseIds: lock.waiters.map((w) => w.leaseId),
+      waitingShared: lock.waiters.map((w) => w.shared),
+      holders: lock.holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs, value: h.value })),
+      permits: lock.permits,
+      delayUntil: lock.delayUntil,
+      delayRemainingMs: lock.delayUntil === 0 ? 0 : lock.delayUntil - this.s.now,
+    };
   }
 
   /** undefined: the lease is unknown, expired or revoked. */

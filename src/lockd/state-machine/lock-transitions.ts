@@ -1,50 +1,103 @@
-// The ways a lock changes hands, shared by Acquire/Release/CancelWait and by lease expiry/revoke.
-// Each asserts the lock invariants it could break.
+// The ways a lock changes hands, shared by Acquire/Release/CancelWait/SetPermits and by lease
+// expiry/revoke and lock-delay ends. Each asserts the lock invariants it could break.
+//
+// Issue 16's recipes live here as one rule, `fits`: a name has `permits` exclusive holders at most
+// (1 = mutex, N = semaphore), or any number (up to MAX_PERMITS) of shared ones and no exclusive one
+// (read-write lock), and nobody is granted while a lock-delay runs. Waiters are granted strictly in
+// FIFO order while the head fits: a waiting exclusive acquirer blocks every later shared one.
 
 import type { ApplyContext } from './apply-context.js';
 import type { AcquireRecord } from './dedup.js';
-import type { LeaseRecord, LockRecord, MachineState } from './state.js';
+import type { Ask, Holder, LeaseRecord, LockRecord, MachineState } from './state.js';
 import { check } from './invariant-error.js';
+import { MAX_PERMITS } from './limits.js';
+
+/** Whether a grant for `ask` may be made now (ignoring the queue: callers grant only its head, or with it empty). */
+export function fits(lock: LockRecord, ask: Ask): boolean {
+  if (lock.delayUntil !== 0) return false;
+  if (ask.shared) return lock.holders.length < MAX_PERMITS && lock.holders.every((h) => h.shared);
+  return lock.holders.length < lock.permits && lock.holders.every((h) => !h.shared);
+}
+
+export function holderOf(lock: LockRecord | undefined, leaseId: number): Holder | undefined {
+  return lock?.holders.find((h) => h.leaseId === leaseId);
+}
+
+/** The holder the single-holder fields (mutex view) report: the oldest grant, or none. */
+export function firstHolder(lock: LockRecord | undefined): { holderLeaseId: number; holderToken: number } {
+  const h = lock?.holders[0];
+  return { holderLeaseId: h?.leaseId ?? 0, holderToken: h?.token ?? 0 };
+}
 
 /**
- * Make `lease` the holder of `lock` with token = this entry's index, for the Acquire at
- * `lastAcquireIndex` (a waiting one if `wait`; request id `requestId`).
+ * Make `lease` a holder of `lock` with token = this entry's index, for the Acquire at `acquire.index`
+ * (a waiting one if `wait`; request id `requestId`). `fromQueue`: the grantee was the queue's head.
  */
 function grant(
   state: MachineState,
   ctx: ApplyContext,
   lock: LockRecord,
   lease: LeaseRecord,
-  acquire: { readonly index: number; readonly wait: boolean },
+  ask: Ask,
+  acquire: { readonly index: number; readonly wait: boolean; readonly fromQueue: boolean },
   requestId: string | undefined,
-): void {
+): Holder {
   check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
-  check(ctx.index > lock.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${lock.token}`);
-  if (lock.token !== 0) state.grants.remove(lock.token, lock.name); // handed on: the old grant ends here
-  state.grants.add(ctx.index, lock.name);
-  lock.holder = lease.id;
-  lock.token = ctx.index;
-  lock.lastAcquireIndex = acquire.index;
-  lock.lastAcquireWait = acquire.wait;
-  if (requestId === undefined) delete lock.grantRequestId;
-  else lock.grantRequestId = requestId;
+  check(lock.delayUntil === 0, 'no-grant-in-delay', () => `${lock.name} granted to lease ${lease.id} during its lock-delay (until ${lock.delayUntil}, now ${state.now})`);
+  check(fits(lock, ask), 'holders-fit', () => `${lock.name}: ${ask.shared ? 'shared' : 'exclusive'} grant beside ${describeHolders(lock)} (permits ${lock.permits})`);
+  check(acquire.fromQueue || lock.waiters.length === 0, 'fifo', () => `${lock.name} granted to lease ${lease.id} ahead of ${lock.waiters.length} waiters`);
+  check(!holderOf(lock, lease.id), 'one-grant-per-lease', () => `${lock.name}: lease ${lease.id} granted twice`);
+  const last = lock.holders.at(-1);
+  check(!last || ctx.index >= last.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${last?.token}`);
+  const h: Holder = {
+    leaseId: lease.id,
+    token: ctx.index,
+    shared: ask.shared,
+    lockDelayMs: ask.lockDelayMs,
+    value: ask.value,
+    lastAcquireIndex: acquire.index,
+    lastAcquireWait: acquire.wait,
+    ...(requestId === undefined ? {} : { grantRequestId: requestId }),
+  };
+  lock.holders.push(h);
+  state.grants.add(h.token, lock.name);
   lease.held.add(lock.name);
-  ctx.emit('ACQUIRED', lock.name, lease.id, lock.token);
+  ctx.emit('ACQUIRED', lock.name, lease.id, h.token);
+  return h;
+}
+
+function describeHolders(lock: LockRecord): string {
+  return lock.holders.length === 0 ? 'no holder' : lock.holders.map((h) => `${h.leaseId}${h.shared ? ' (shared)' : ''}`).join(', ');
 }
 
 /** Create the lock for a free name, held by `lease`: granted by this very Acquire entry (waiting or not). */
-export function createLock(state: MachineState, ctx: ApplyContext, name: string, lease: LeaseRecord, wait: boolean, requestId: string | undefined): LockRecord {
-  check(!state.locks.has(name), 'one-holder', () => `${name} created while already held`);
-  const lock: LockRecord = { name, holder: 0, token: 0, lastAcquireIndex: 0, lastAcquireWait: wait, waiters: [] };
+export function createLock(
+  state: MachineState,
+  ctx: ApplyContext,
+  name: string,
+  permits: number,
+  lease: LeaseRecord,
+  ask: Ask,
+  wait: boolean,
+  requestId: string | undefined,
+): Holder {
+  check(!state.locks.has(name), 'lock-table', () => `${name} created while it exists`);
+  const lock: LockRecord = { name, permits, holders: [], waiters: [], delayUntil: 0 };
   state.locks.set(name, lock);
-  grant(state, ctx, lock, lease, { index: ctx.index, wait }, requestId);
-  return lock;
+  return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false }, requestId);
+}
+
+/** A grant of a name that exists, to a lease that neither holds nor waits (callers check `fits` and an empty queue). */
+export function grantNow(state: MachineState, ctx: ApplyContext, lock: LockRecord, lease: LeaseRecord, ask: Ask, wait: boolean, requestId: string | undefined): Holder {
+  return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false }, requestId);
 }
 
 /**
- * The holder lets go (`RELEASED`) or loses it (`EXPIRED`); the first waiter is granted in this same entry,
- * else the lock ceases to exist. `holder` is the holder's lease record (possibly already removed from the
- * table when its lease is ending). Waiters must all be live here: callers ending leases drop their waits first.
+ * The holder lets go (`RELEASED`) or loses it (`EXPIRED`); waiters that now fit are granted in this same
+ * entry, else a lock with no holder and no lock-delay ceases to exist. `holder` is the holder's lease
+ * record (possibly already removed from the table when its lease is ending). `lostLease`: the lease
+ * expired or was revoked, so the grant's lock-delay (if any) starts now — not on a normal release.
+ * Waiters must all be live here: callers ending leases drop their waits first.
  */
 export function releaseHolder(
   state: MachineState,
@@ -52,33 +105,61 @@ export function releaseHolder(
   lock: LockRecord,
   holder: LeaseRecord,
   cause: 'RELEASED' | 'EXPIRED',
+  lostLease = false,
 ): void {
-  check(lock.holder === holder.id, 'one-holder', () => `${lock.name}: releasing lease ${holder.id} but holder is ${lock.holder}`);
+  const i = lock.holders.findIndex((h) => h.leaseId === holder.id);
+  check(i >= 0, 'lease-index', () => `${lock.name}: releasing lease ${holder.id} but the holders are ${describeHolders(lock)}`);
+  const [h] = lock.holders.splice(i, 1);
+  state.grants.remove(h.token, lock.name);
   holder.held.delete(lock.name);
-  ctx.emit(cause, lock.name, holder.id, lock.token);
-  const next = lock.waiters.shift();
-  if (!next) {
-    state.locks.delete(lock.name);
-    state.grants.remove(lock.token, lock.name);
-    return;
+  ctx.emit(cause, lock.name, holder.id, h.token);
+  if (lostLease && h.lockDelayMs > 0) {
+    lock.delayUntil = Math.max(lock.delayUntil, state.now + h.lockDelayMs);
+    state.delays.set(lock.name, lock.delayUntil);
   }
-  const lease = state.leases.get(next.leaseId);
-  check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
-  lease.waiting.delete(lock.name);
-  grant(state, ctx, lock, lease, { index: next.lastAcquireIndex, wait: true }, next.requestId);
-  settleWaitRecords(state, lock);
+  grantWaiters(state, ctx, lock);
+}
+
+/** A lock-delay is over (the Tick that reached its end): grant the waiters that fit, or let the lock go. */
+export function endDelay(state: MachineState, ctx: ApplyContext, lock: LockRecord): void {
+  check(lock.delayUntil !== 0 && lock.delayUntil <= state.now, 'delay-index', () => `${lock.name}: delay until ${lock.delayUntil} ended at ${state.now}`);
+  lock.delayUntil = 0;
+  state.delays.delete(lock.name);
+  grantWaiters(state, ctx, lock);
+}
+
+/**
+ * Grant the queue's head while it fits (FIFO: the first that does not fit stops everyone behind it),
+ * then drop the lock if nothing holds or delays it (its queue is then empty: with no holder and no
+ * delay every ask fits). Worked example: shared holders A, B; queue X (exclusive), C (shared). C would
+ * fit beside A and B but waits behind X; when A and B release, X is granted alone, and C after X.
+ */
+export function grantWaiters(state: MachineState, ctx: ApplyContext, lock: LockRecord): void {
+  while (lock.waiters.length > 0 && fits(lock, lock.waiters[0])) {
+    const next = lock.waiters.shift()!;
+    const lease = state.leases.get(next.leaseId);
+    check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
+    lease.waiting.delete(lock.name);
+    const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true }, next.requestId);
+    settleWaitRecords(state, lock.name, h);
+  }
+  if (lock.holders.length === 0 && lock.delayUntil === 0) {
+    check(lock.waiters.length === 0, 'fifo', () => `${lock.name} is free with ${lock.waiters.length} waiters`);
+    state.locks.delete(lock.name);
+  }
 }
 
 /**
  * Take back a grant no call was handed (CancelWait of an abandoned call): forget the granting
  * Acquire's settled dedup record, so a late retry of it is applied afresh instead of answering a
- * token it no longer holds, then release as the holder would (hand-off to the next waiter).
+ * token it no longer holds, then release as the holder would (hand-off to the next waiters).
  */
 export function takeBackGrant(state: MachineState, ctx: ApplyContext, lock: LockRecord, holder: LeaseRecord): void {
-  const rid = lock.grantRequestId;
-  if (rid !== undefined) {
+  const h = holderOf(lock, holder.id);
+  const rid = h?.grantRequestId;
+  if (h && rid !== undefined) {
     const rec = state.dedup.get(rid);
-    if (rec?.type === 'Acquire' && rec.status === 'acquired' && rec.name === lock.name && rec.leaseId === holder.id && rec.token === lock.token)
+    if (rec?.type === 'Acquire' && rec.status === 'acquired' && rec.name === lock.name && rec.leaseId === holder.id && rec.token === h.token)
       state.dedup.delete(rid);
   }
   releaseHolder(state, ctx, lock, holder, 'RELEASED');
@@ -89,14 +170,18 @@ export function takeBackGrant(state: MachineState, ctx: ApplyContext, lock: Lock
  * retries under other ids, other calls) now has its final answer, this grant. Freezing them all is
  * what lets a later retry tell "granted, and since ended" from "never granted" (no second grant).
  */
-function settleWaitRecords(state: MachineState, lock: LockRecord): void {
-  for (const rid of state.dedup.waitsOf(lock.holder, lock.name)) {
+function settleWaitRecords(state: MachineState, name: string, h: Holder): void {
+  for (const rid of state.dedup.waitsOf(h.leaseId, name)) {
     const rec = state.dedup.get(rid) as AcquireRecord;
-    state.dedup.replace(rid, { ...rec, status: 'acquired', token: lock.token, holderLeaseId: lock.holder, holderToken: lock.token });
+    state.dedup.replace(rid, { ...rec, status: 'acquired', token: h.token, holderLeaseId: h.leaseId, holderToken: h.token });
   }
 }
 
-/** Take `leaseId` out of the queue. Returns false if it was not waiting. */
+/**
+ * Take `leaseId` out of the queue. Returns false if it was not waiting. Grants nothing: the caller
+ * calls grantWaiters once every wait it ends is gone (a waiter behind may fit now: the head was an
+ * exclusive ask among shared holders), so that no lease ending in this entry is granted.
+ */
 export function removeWaiter(
   state: MachineState,
   ctx: ApplyContext,

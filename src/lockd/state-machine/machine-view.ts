@@ -1,9 +1,12 @@
 // The replicated state as a viewer sees it (the study dashboard's snapshot on connect): logical now,
-// leases with their deadlines, locks with holder, token and FIFO queue, and the fenced store's
+// leases with their deadlines, locks with their holders (a semaphore's or shared readers: several,
+// in grant order) and FIFO queue, and the fenced store's
 // highest token per key. A read, never a second copy: the viewer then follows the applied entries'
 // events from here. Each table is cut to `limit` rows (taken in the table's order, then sorted), so
 // a state of a million locks costs a viewer `limit` rows, not a million; `total` says how many exist.
-import type { MachineState } from './state.js';
+// A name kept only by its lock-delay (no holder, no waiter) is not a row: no event says when a delay
+// ends, so a viewer following events could not drop it (its queue and grants do show in events).
+import type { LockRecord, MachineState } from './state.js';
 import { compareStrings } from './order.js';
 
 export interface MachineView {
@@ -25,10 +28,15 @@ export interface LeaseRow {
   readonly deadline: number;
 }
 
+export interface LockHolderRow {
+  readonly leaseId: number;
+  readonly token: number;
+}
+
 export interface LockRow {
   readonly name: string;
-  readonly holder: number;
-  readonly token: number;
+  /** In grant order (one for a mutex; a semaphore's or shared readers' several; none while only queued in a lock-delay). */
+  readonly holders: readonly LockHolderRow[];
   /** FIFO: queue[0] is granted next; the first VIEW_QUEUE_ROWS of queueLength. */
   readonly queue: readonly number[];
   readonly queueLength: number;
@@ -55,15 +63,29 @@ export function machineView(s: MachineState, limit: number): MachineView {
   const leases = first(s.leases.values(), limit)
     .map((l) => ({ leaseId: l.id, ttlMs: l.ttlMs, deadline: l.deadline }))
     .sort((a, b) => a.leaseId - b.leaseId);
-  const locks = first(s.locks.values(), limit)
-    .map((l) => ({ name: l.name, holder: l.holder, token: l.token, queue: l.waiters.slice(0, VIEW_QUEUE_ROWS).map((w) => w.leaseId), queueLength: l.waiters.length }))
+  const shown = (l: LockRecord) => l.holders.length > 0 || l.waiters.length > 0;
+  const locks = first(
+    (function* () {
+      for (const l of s.locks.values()) if (shown(l)) yield l;
+    })(),
+    limit,
+  )
+    .map((l) => ({
+      name: l.name,
+      holders: l.holders.map((h) => ({ leaseId: h.leaseId, token: h.token })),
+      queue: l.waiters.slice(0, VIEW_QUEUE_ROWS).map((w) => w.leaseId),
+      queueLength: l.waiters.length,
+    }))
     .sort((a, b) => compareStrings(a.name, b.name));
+  // Only a lock-delay keeps a name with neither (grant-waiters drops it otherwise), so count those.
+  let delayedOnly = 0;
+  for (const [name] of s.delays.entries()) if (!shown(s.locks.get(name)!)) delayedOnly++;
   const fence = first(s.fence.highestTokens(), limit).sort((a, b) => compareStrings(a.key, b.key));
   return {
     now: s.now,
     applied: s.appliedIndex,
     leases: { rows: leases, total: s.leases.size },
-    locks: { rows: locks, total: s.locks.size },
+    locks: { rows: locks, total: s.locks.size - delayedOnly },
     fence: { rows: fence, total: s.fence.size + s.fence.tombstoneCount },
   };
 }

@@ -1,4 +1,4 @@
-// Request ids for Revoke, Release, CancelWait, FenceWrite and FenceDelete (Grant and Acquire keep
+// Request ids for Revoke, Release, CancelWait, FenceWrite, FenceDelete and SetPermits (Grant and Acquire keep
 // theirs in their own commands). A call can land after its own retry — bytes held in a network, a
 // paused forwarding follower — so the second landing must not apply again: e.g. a Fence.Write retried
 // after a timeout, then a later write, then the first attempt arriving would overwrite the later
@@ -7,19 +7,29 @@
 //  - Release/Revoke: "this request released grant T / ended lease L" (tokens and lease ids are never
 //    reused, so it stays true);
 //  - CancelWait: removed/released as done by the first attempt; heldToken re-read now;
+//  - SetPermits: "this request changed permits from P to N" (a refusal is not recorded);
 //  - FenceWrite/FenceDelete: "accepted" or the refusal (the value may have been overwritten since by
 //    a later write — that is the point).
 // A record forgotten by the FIFO (DEDUP_CAPACITY) makes the attempt a new call.
 
 import type { ApplyContext } from './apply-context.js';
-import type { AclGrantCommand, AclRevokeCommand, CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand } from './commands.js';
+import type { AclGrantCommand, AclRevokeCommand, CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand, SetPermitsCommand } from './commands.js';
 import type { DedupRecord, FenceRecord } from './dedup.js';
 import type { MachineState } from './state.js';
 import type { ResultFor } from './results.js';
 import { failure } from './results.js';
 import { digest64 } from './bytes.js';
+import { holderOf } from './lock-transitions.js';
 
-export type OnceCommand = RevokeCommand | ReleaseCommand | CancelWaitCommand | FenceWriteCommand | FenceDeleteCommand | AclGrantCommand | AclRevokeCommand;
+export type OnceCommand =
+  | RevokeCommand
+  | ReleaseCommand
+  | CancelWaitCommand
+  | FenceWriteCommand
+  | FenceDeleteCommand
+  | SetPermitsCommand
+  | AclGrantCommand
+  | AclRevokeCommand;
 
 /** Apply `cmd` at most once per request id: `apply` runs only for a new id (or none). */
 export function applyOnce<C extends OnceCommand>(
@@ -48,7 +58,9 @@ function record(cmd: OnceCommand, r: ResultFor<OnceCommand['type']>): DedupRecor
       // A refusal (NOT_FOUND) is not recorded: the lease stays gone, a retry answers the same.
       return r.ok ? { type: 'Revoke', leaseId: cmd.leaseId } : undefined;
     case 'Release':
-      return r.ok && r.type === 'Release' ? { type: 'Release', name: cmd.name, token: cmd.token, released: r.released } : undefined;
+      return r.ok && r.type === 'Release' ? { type: 'Release', name: cmd.name, token: cmd.token, leaseId: cmd.leaseId ?? 0, released: r.released } : undefined;
+    case 'SetPermits':
+      return r.ok && r.type === 'SetPermits' ? { type: 'SetPermits', name: cmd.name, permits: cmd.permits, previous: r.previous, granted: r.granted } : undefined;
     case 'CancelWait':
       return r.ok && r.type === 'CancelWait'
         ? { type: 'CancelWait', name: cmd.name, leaseId: cmd.leaseId, abandonedAtIndex: cmd.abandonedAtIndex ?? 0, removed: r.removed, released: r.released, heldToken: r.heldToken }
@@ -75,15 +87,17 @@ function replay(state: MachineState, cmd: OnceCommand, rec: DedupRecord): Result
       // This entry released nothing: the first attempt did.
       return { type: 'Revoke', ok: true, leaseId: cmd.leaseId, releasedLocks: [] };
     case 'Release':
-      if (rec.type !== 'Release' || rec.name !== cmd.name || rec.token !== cmd.token) return undefined;
+      if (rec.type !== 'Release' || rec.name !== cmd.name || rec.token !== cmd.token || rec.leaseId !== (cmd.leaseId ?? 0)) return undefined;
       return { type: 'Release', ok: true, released: rec.released };
+    case 'SetPermits':
+      if (rec.type !== 'SetPermits' || rec.name !== cmd.name || rec.permits !== cmd.permits) return undefined;
+      return { type: 'SetPermits', ok: true, previous: rec.previous, permits: rec.permits, granted: rec.granted };
     case 'CancelWait': {
       if (rec.type !== 'CancelWait' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.abandonedAtIndex !== (cmd.abandonedAtIndex ?? 0)) return undefined;
       // heldToken answers "does the lease hold the lock", so it is read now (a cleanup reports 0
       // unless it released the grant itself, as applyCancelWait does).
-      const lock = state.locks.get(cmd.name);
-      const holds = lock !== undefined && lock.holder === cmd.leaseId;
-      const heldToken = rec.released ? rec.heldToken : rec.abandonedAtIndex === 0 && holds ? lock.token : 0;
+      const held = holderOf(state.locks.get(cmd.name), cmd.leaseId);
+      const heldToken = rec.released ? rec.heldToken : rec.abandonedAtIndex === 0 && held ? held.token : 0;
       return { type: 'CancelWait', ok: true, removed: rec.removed, heldToken, released: rec.released };
     }
     case 'FenceWrite':

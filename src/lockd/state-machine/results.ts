@@ -78,6 +78,8 @@ export interface AcquireResult {
   readonly position: number;
   /** With status = ended: the token the request had been granted, else 0. */
   readonly endedToken: number;
+  /** Not acquired while a lock-delay runs on the name: how long it still runs (logical ms), else 0. */
+  readonly delayRemainingMs: number;
   readonly duplicate: boolean;
 }
 
@@ -119,6 +121,21 @@ export interface CancelWaitResult {
   readonly released: boolean;
 }
 
+export interface SetPermitsResult {
+  readonly type: 'SetPermits';
+  readonly ok: true;
+  /** The permits before and after this entry (a replay: the first attempt's). */
+  readonly previous: number;
+  readonly permits: number;
+  /** Waiters this entry granted (they now fit). */
+  readonly granted: number;
+}
+
+export interface ProclaimResult {
+  readonly type: 'Proclaim';
+  readonly ok: true;
+}
+
 export interface AclGrantResult {
   readonly type: 'AclGrant';
   readonly ok: true;
@@ -142,6 +159,8 @@ export type Success =
   | FenceWriteResult
   | FenceDeleteResult
   | CancelWaitResult
+  | SetPermitsResult
+  | ProclaimResult
   | AclGrantResult
   | AclRevokeResult;
 

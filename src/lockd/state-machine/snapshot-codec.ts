@@ -5,13 +5,18 @@
 // Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D).
 // Version 4: locks carry lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one),
 // and every open-wait Acquire record follows a live waiter (version 3 kept stale ones).
-// Version 5: leases carry their owner (principal), the access rules (acl), dedup records of
-// AclGrant (L) and AclRevoke (U).
+// Version 5 (main, issue 12): leases carry their owner (principal), the access rules (acl), dedup
+// records of AclGrant (L) and AclRevoke (U). (Branch recipes also called its format 5; neither was
+// released, and a node refuses both: their bytes differ.)
+// Version 6 (issue 16, on top of 5): a lock is [name, permits, delayUntil, holders, waiters], each
+// holder its own grant (shared, lock-delay, lastAcquire*, request id); waiters carry shared and
+// lock-delay; Acquire records their recipe, Release records their lease id, and SetPermits (P)
+// records exist; holders and waiters carry an election value.
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
 import { dedupJsonOnce, dedupRecordOnce, type DedupJsonOnce } from './snapshot-once.js';
-import type { LockRecord, Waiter } from './state.js';
+import type { Holder, LockRecord, Waiter } from './state.js';
 import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
@@ -19,7 +24,7 @@ import { validateAclRule, validatePrincipal } from './validate.js';
 import type { AclVerb } from './acl-table.js';
 import { MAX_ACL_RULES } from './limits.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 5;
+export const SNAPSHOT_FORMAT_VERSION = 6;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -27,13 +32,15 @@ export class SnapshotDecodeError extends Error {
   }
 }
 
-/** [leaseId, lastAcquireIndex, requestId?] */
-type WaiterJson = [number, number] | [number, number, string];
-/** [name, holder, token, lastAcquireIndex, lastAcquireWait, waiters, grantRequestId?] */
-type LockJson = [string, number, number, number, boolean, WaiterJson[]] | [string, number, number, number, boolean, WaiterJson[], string];
+/** [leaseId, lastAcquireIndex, shared, lockDelayMs, value, requestId?] */
+type WaiterJson = [number, number, boolean, number, string] | [number, number, boolean, number, string, string];
+/** [leaseId, token, shared, lockDelayMs, value, lastAcquireIndex, lastAcquireWait, grantRequestId?] */
+type HolderJson = [number, number, boolean, number, string, number, boolean] | [number, number, boolean, number, string, number, boolean, string];
+/** [name, permits, delayUntil, holders, waiters] */
+type LockJson = [string, number, number, HolderJson[], WaiterJson[]];
 type DedupJson =
   | [string, 'G', number, number]
-  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number]
+  | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number, string]
   | DedupJsonOnce;
 
 export function encodeState(s: MachineState): Uint8Array {
@@ -43,12 +50,15 @@ export function encodeState(s: MachineState): Uint8Array {
     leases: [...s.leases.values()].sort((a, b) => a.id - b.id).map((l) => [l.id, l.ttlMs, l.deadline, l.owner]),
     locks: sortedNames(s.locks.keys()).map((name): LockJson => {
       const l = s.locks.get(name)!;
-      const waiters = l.waiters.map((w): WaiterJson =>
-        w.requestId === undefined ? [w.leaseId, w.lastAcquireIndex] : [w.leaseId, w.lastAcquireIndex, w.requestId],
-      );
-      return l.grantRequestId === undefined
-        ? [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters]
-        : [name, l.holder, l.token, l.lastAcquireIndex, l.lastAcquireWait, waiters, l.grantRequestId];
+      const holders = l.holders.map((h): HolderJson => {
+        const base: HolderJson = [h.leaseId, h.token, h.shared, h.lockDelayMs, h.value, h.lastAcquireIndex, h.lastAcquireWait];
+        return h.grantRequestId === undefined ? base : [...base, h.grantRequestId];
+      });
+      const waiters = l.waiters.map((w): WaiterJson => {
+        const base: WaiterJson = [w.leaseId, w.lastAcquireIndex, w.shared, w.lockDelayMs, w.value];
+        return w.requestId === undefined ? base : [...base, w.requestId];
+      });
+      return [name, l.permits, l.delayUntil, holders, waiters];
     }),
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
     fenceTombstones: s.fence.tombstoneEntries(),
@@ -58,7 +68,7 @@ export function encodeState(s: MachineState): Uint8Array {
       r.type === 'Grant'
         ? [rid, 'G', r.ttlMs, r.leaseId]
         : r.type === 'Acquire'
-          ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken]
+          ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken, r.permits, r.shared, r.lockDelayMs, r.value]
           : dedupJsonOnce(rid, r),
     ),
   };
@@ -104,23 +114,42 @@ function build(doc: unknown): MachineState {
     s.expiry.set(lease.id, lease.deadline); // derived: rebuilt here, not stored
   }
   for (const l of arr(d.locks, 'locks')) {
-    const lj = arr(l, 'lock');
-    const [nameJ, holderJ, tokenJ, lastJ, lastWaitJ, waitersJ, grantRidJ] = tuple(lj, lj.length === 7 ? 7 : 6, 'lock');
-    if (typeof lastWaitJ !== 'boolean') throw new SnapshotDecodeError('lock lastAcquireWait must be a boolean');
+    const [nameJ, permitsJ, delayJ, holdersJ, waitersJ] = tuple(l, 5, 'lock');
     const name = str(nameJ, 'lock name');
-    const holder = int(holderJ, 'lock holder');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
+    const holders: Holder[] = arr(holdersJ, 'holders').map((x) => {
+      const a = arr(x, 'holder');
+      const [leaseJ, tokenJ, sharedJ, delayMsJ, valueJ, lastJ, lastWaitJ, ridJ] = tuple(a, a.length === 8 ? 8 : 7, 'holder');
+      const h: Holder = {
+        leaseId: int(leaseJ, 'holder lease'),
+        token: int(tokenJ, 'holder token'),
+        shared: bool(sharedJ, 'holder shared'),
+        lockDelayMs: int(delayMsJ, 'holder lock-delay'),
+        value: str(valueJ, 'holder value'),
+        lastAcquireIndex: int(lastJ, 'holder lastAcquireIndex'),
+        lastAcquireWait: bool(lastWaitJ, 'holder lastAcquireWait'),
+      };
+      return a.length === 8 ? { ...h, grantRequestId: str(ridJ, 'holder grant request id') } : h;
+    });
     const waiters: Waiter[] = arr(waitersJ, 'waiters').map((w) => {
       const a = arr(w, 'waiter');
-      const [leaseJ, wLastJ, ridJ] = tuple(a, a.length === 3 ? 3 : 2, 'waiter');
-      const waiter = { leaseId: int(leaseJ, 'waiter lease'), lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex') };
-      return a.length === 3 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
+      const [leaseJ, wLastJ, sharedJ, delayMsJ, valueJ, ridJ] = tuple(a, a.length === 6 ? 6 : 5, 'waiter');
+      const waiter = {
+        leaseId: int(leaseJ, 'waiter lease'),
+        lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex'),
+        shared: bool(sharedJ, 'waiter shared'),
+        lockDelayMs: int(delayMsJ, 'waiter lock-delay'),
+        value: str(valueJ, 'waiter value'),
+      };
+      return a.length === 6 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
     });
-    const lock: LockRecord = { name, holder, token: int(tokenJ, 'lock token'), lastAcquireIndex: int(lastJ, 'lock lastAcquireIndex'), lastAcquireWait: lastWaitJ, waiters };
-    if (lj.length === 7) lock.grantRequestId = str(grantRidJ, 'lock grant request id');
+    const lock: LockRecord = { name, permits: int(permitsJ, 'lock permits'), delayUntil: int(delayJ, 'lock delay'), holders, waiters };
     s.locks.set(name, lock);
-    s.grants.add(lock.token, name);
-    leaseOf(s, holder, name).held.add(name);
+    if (lock.delayUntil !== 0) s.delays.set(name, lock.delayUntil); // derived: rebuilt here, not stored
+    for (const h of holders) {
+      s.grants.add(h.token, name);
+      leaseOf(s, h.leaseId, name).held.add(name);
+    }
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }
   for (const f of arr(d.fence, 'fence')) {
@@ -160,7 +189,7 @@ function dedupRecord(a: unknown[]): DedupRecord {
     return { type: 'Grant', ttlMs: int(ttl, 'ttl'), leaseId: int(leaseId, 'lease id') };
   }
   if (a[1] === 'A') {
-    const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken] = tuple(a, 9, 'dedup Acquire');
+    const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken, permits, shared, lockDelayMs, value] = tuple(a, 13, 'dedup Acquire');
     if (typeof wait !== 'boolean') throw new SnapshotDecodeError('dedup wait must be a boolean');
     if (status !== 'acquired' && status !== 'held' && status !== 'queued')
       throw new SnapshotDecodeError(`dedup status ${JSON.stringify(status)}`);
@@ -173,6 +202,10 @@ function dedupRecord(a: unknown[]): DedupRecord {
       token: int(token, 'token'),
       holderLeaseId: int(holderLeaseId, 'holder'),
       holderToken: int(holderToken, 'holder token'),
+      permits: int(permits, 'permits'),
+      shared: bool(shared, 'shared'),
+      lockDelayMs: int(lockDelayMs, 'lock-delay'),
+      value: str(value, 'value'),
     };
   }
   return dedupRecordOnce(a, { tuple, int, str, bool, errorKind });

@@ -7,7 +7,8 @@ import type { ErrorKind } from './results.js';
 type OnceRecord = Exclude<DedupRecord, { type: 'Grant' | 'Acquire' }>;
 
 export type DedupJsonOnce =
-  | [string, 'R', string, number, boolean]
+  | [string, 'R', string, number, number, boolean]
+  | [string, 'P', string, number, number, number]
   | [string, 'V', number]
   | [string, 'C', string, number, number, boolean, boolean, number]
   | [string, 'F' | 'D', string, number, string, string, string, string, number, boolean]
@@ -16,7 +17,9 @@ export type DedupJsonOnce =
 export function dedupJsonOnce(rid: string, r: OnceRecord): DedupJsonOnce {
   switch (r.type) {
     case 'Release':
-      return [rid, 'R', r.name, r.token, r.released];
+      return [rid, 'R', r.name, r.token, r.leaseId, r.released];
+    case 'SetPermits':
+      return [rid, 'P', r.name, r.permits, r.previous, r.granted];
     case 'Revoke':
       return [rid, 'V', r.leaseId];
     case 'CancelWait':
@@ -42,8 +45,12 @@ export interface Readers {
 export function dedupRecordOnce(a: unknown[], r: Readers): OnceRecord {
   switch (a[1]) {
     case 'R': {
-      const [, , name, token, released] = r.tuple(a, 5, 'dedup Release');
-      return { type: 'Release', name: r.str(name, 'name'), token: r.int(token, 'token'), released: r.bool(released, 'released') };
+      const [, , name, token, leaseId, released] = r.tuple(a, 6, 'dedup Release');
+      return { type: 'Release', name: r.str(name, 'name'), token: r.int(token, 'token'), leaseId: r.int(leaseId, 'lease id'), released: r.bool(released, 'released') };
+    }
+    case 'P': {
+      const [, , name, permits, previous, granted] = r.tuple(a, 6, 'dedup SetPermits');
+      return { type: 'SetPermits', name: r.str(name, 'name'), permits: r.int(permits, 'permits'), previous: r.int(previous, 'previous permits'), granted: r.int(granted, 'granted') };
     }
     case 'V': {
       const [, , leaseId] = r.tuple(a, 3, 'dedup Revoke');

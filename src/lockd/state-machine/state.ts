@@ -1,6 +1,6 @@
 // The replicated state, as plain tables. Every field here is covered by snapshots (snapshot-codec.ts);
 // `held` and `waiting` on a lease and `grants` are reverse indexes of the lock table, and `expiry`
-// orders the leases by deadline: derived, rebuilt on restore.
+// orders the leases by deadline (and `delays` the locks' lock-delay ends): derived, rebuilt on restore.
 
 import { ExpiryIndex } from '../lease/expiry-index.js';
 import { AclTable } from './acl-table.js';
@@ -25,7 +25,17 @@ export interface LeaseRecord {
   readonly waiting: Set<string>;
 }
 
-export interface Waiter {
+/** How a lease asks for a name (issue 16): the mode its grant will have, and the delay its loss imposes. */
+export interface Ask {
+  /** Read-write locks: shared holders coexist; an exclusive one (false) is alone (or one of `permits`). */
+  readonly shared: boolean;
+  /** Lock-delay (ms, logical clock) imposed on the name when this holder's lease expires or is revoked; 0 = none. */
+  readonly lockDelayMs: number;
+  /** Election (issue 16): the campaign's value, carried to the grant ('' = none). */
+  readonly value: string;
+}
+
+export interface Waiter extends Ask {
   readonly leaseId: number;
   /** Request id of the Acquire that queued it, so the dedup record can follow the grant. */
   readonly requestId?: string;
@@ -37,11 +47,16 @@ export interface Waiter {
   lastAcquireIndex: number;
 }
 
-/** A lock exists exactly while it is held; waiters of a free lock are granted at once. */
-export interface LockRecord {
-  readonly name: string;
-  holder: number;
-  token: number;
+/** One grant of a lock: a lock has 1..permits of them (or any number of shared ones). */
+export interface Holder {
+  readonly leaseId: number;
+  /** The granting entry's index. Several holders of one name granted by one entry share it. */
+  readonly token: number;
+  /** Downgrade (exclusive → shared) flips it; nothing ever flips it back. */
+  shared: boolean;
+  readonly lockDelayMs: number;
+  /** Election: the leader's value (Campaign's, then each Proclaim's). */
+  value: string;
   /**
    * Index of the latest Acquire by the holder for this name that this grant answers: the waiter's
    * lastAcquireIndex for a grant from the queue, the creating entry for a free name, or any later
@@ -55,8 +70,22 @@ export interface LockRecord {
   lastAcquireWait: boolean;
   /** Request id of the Acquire the grant was made for (creating or queued), so taking it back forgets its dedup record. */
   grantRequestId?: string;
+}
+
+/**
+ * A lock exists while it is held or under a lock-delay; waiters are granted, in FIFO order, as soon as
+ * the head waiter fits (lock-transitions.ts `fits`). A mutex is permits = 1 with exclusive holders.
+ */
+export interface LockRecord {
+  readonly name: string;
+  /** Exclusive holders allowed at once (1 = mutex, N > 1 = semaphore). Shared asks need permits = 1. */
+  permits: number;
+  /** In grant order (tokens non-decreasing); holders[0] is the one the single-holder fields report. */
+  readonly holders: Holder[];
   /** FIFO: waiters[0] is granted next. */
   readonly waiters: Waiter[];
+  /** Logical time a lock-delay ends (granted by the first Tick with now >= it); 0 = no delay. Indexed in MachineState.delays. */
+  delayUntil: number;
 }
 
 export class MachineState {
@@ -65,7 +94,9 @@ export class MachineState {
   appliedIndex = 0;
   readonly leases = new Map<number, LeaseRecord>();
   /** Every lease of `leases` by deadline, so a Tick visits only the leases it expires. */
-  readonly expiry = new ExpiryIndex();
+  readonly expiry = new ExpiryIndex<number>();
+  /** Locks under a lock-delay by its end, so a Tick visits only the delays it ends. */
+  readonly delays = new ExpiryIndex<string>();
   readonly locks = new Map<string, LockRecord>();
   /** Lock names by their grant's token (grant-index.ts). */
   readonly grants = new GrantIndex();

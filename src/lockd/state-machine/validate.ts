@@ -8,6 +8,9 @@ import { ACL_VERBS } from './acl-table.js';
 import {
   MAX_DRIFT_PPM,
   MAX_FENCE_VALUE_BYTES,
+  MAX_ELECTION_VALUE_BYTES,
+  MAX_LOCK_DELAY_MS,
+  MAX_PERMITS,
   MAX_MARGIN_MS,
   MAX_NAME_BYTES,
   MAX_PRINCIPAL_BYTES,
@@ -103,6 +106,40 @@ export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
   return undefined;
 }
 
+/** Acquire's permits: absent/0/1 = a mutex. */
+export function validatePermits(p: unknown): Problem | undefined {
+  if (p === undefined) return undefined;
+  if (typeof p !== 'number' || !Number.isSafeInteger(p)) return invalid('permits must be an integer');
+  if (p < 0 || p > MAX_PERMITS) return invalid(`permits ${p} is out of range [0, ${MAX_PERMITS}] (0 and 1 both mean a mutex)`);
+  return undefined;
+}
+
+/** Absent and 0 both mean "no lock-delay". */
+export function validateLockDelayMs(d: unknown): Problem | undefined {
+  if (d === undefined) return undefined;
+  return checkRange('lock_delay_ms', d, 0, MAX_LOCK_DELAY_MS);
+}
+
+/** Absent and '' both mean "no value". */
+export function validateElectionValue(v: unknown): Problem | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v !== 'string') return invalid('value must be a string');
+  const bytes = utf8ByteLength(v);
+  if (bytes > MAX_ELECTION_VALUE_BYTES) return invalid(`value is ${bytes} bytes of UTF-8; the limit is ${MAX_ELECTION_VALUE_BYTES}`);
+  if (LONE_SURROGATE.test(v)) return invalid('value is not valid Unicode (lone surrogate)');
+  return undefined;
+}
+
+/** The recipe fields of an Acquire together: a read-write lock has one writer, so shared needs permits <= 1. */
+export function validateAcquireRecipe(permits: unknown, shared: unknown, lockDelayMs: unknown): Problem | undefined {
+  if (shared !== undefined && typeof shared !== 'boolean') return invalid('shared must be a boolean');
+  const p = validatePermits(permits) ?? validateLockDelayMs(lockDelayMs);
+  if (p) return p;
+  if (shared === true && typeof permits === 'number' && permits > 1)
+    return invalid(`shared = true asks for a read lock, which has one writer: permits must be 0 or 1, not ${permits}`);
+  return undefined;
+}
+
 /** A principal: a client certificate's CN (or 'anonymous'): non-empty, bounded, no control characters. */
 export function validatePrincipal(p: unknown): Problem | undefined {
   if (typeof p !== 'string') return invalid('principal must be a string');
@@ -159,9 +196,20 @@ function validateBody(cmd: Command): Problem | undefined {
     }
     case 'Acquire':
       if (typeof cmd.wait !== 'boolean') return invalid('wait must be a boolean');
-      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateRequestId(cmd.requestId);
+      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAcquireRecipe(cmd.permits, cmd.shared, cmd.lockDelayMs) ?? validateElectionValue(cmd.value) ?? validateRequestId(cmd.requestId);
     case 'Release':
-      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? validateRequestId(cmd.requestId);
+      return (
+        validateLockName(cmd.name) ??
+        validateToken(cmd.token) ??
+        (cmd.leaseId === undefined || cmd.leaseId === 0 ? undefined : validateLeaseId(cmd.leaseId)) ??
+        validateRequestId(cmd.requestId)
+      );
+    case 'Proclaim':
+      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? validateElectionValue(cmd.value);
+    case 'SetPermits':
+      if (typeof cmd.permits !== 'number' || !Number.isSafeInteger(cmd.permits) || cmd.permits < 1 || cmd.permits > MAX_PERMITS)
+        return validateLockName(cmd.name) ?? invalid(`permits ${String(cmd.permits)} is out of range [1, ${MAX_PERMITS}]`);
+      return validateLockName(cmd.name) ?? validateRequestId(cmd.requestId);
     case 'FenceWrite':
       return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceValue(cmd.value) ?? validateFenceLock(cmd.lock) ?? validateRequestId(cmd.requestId);
     case 'FenceDelete':

@@ -11,9 +11,12 @@ import type { AuthListRequest as _lockd_v1_AuthListRequest, AuthListRequest__Out
 import type { AuthListResponse as _lockd_v1_AuthListResponse, AuthListResponse__Output as _lockd_v1_AuthListResponse__Output } from './lockd/v1/AuthListResponse.js';
 import type { AuthRevokeRequest as _lockd_v1_AuthRevokeRequest, AuthRevokeRequest__Output as _lockd_v1_AuthRevokeRequest__Output } from './lockd/v1/AuthRevokeRequest.js';
 import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResponse__Output as _lockd_v1_AuthRevokeResponse__Output } from './lockd/v1/AuthRevokeResponse.js';
+import type { CampaignRequest as _lockd_v1_CampaignRequest, CampaignRequest__Output as _lockd_v1_CampaignRequest__Output } from './lockd/v1/CampaignRequest.js';
+import type { CampaignResponse as _lockd_v1_CampaignResponse, CampaignResponse__Output as _lockd_v1_CampaignResponse__Output } from './lockd/v1/CampaignResponse.js';
 import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from './lockd/v1/CancelWaitRequest.js';
 import type { CancelWaitResponse as _lockd_v1_CancelWaitResponse, CancelWaitResponse__Output as _lockd_v1_CancelWaitResponse__Output } from './lockd/v1/CancelWaitResponse.js';
 import type { ClusterClient as _lockd_v1_ClusterClient, ClusterDefinition as _lockd_v1_ClusterDefinition } from './lockd/v1/Cluster.js';
+import type { ElectionClient as _lockd_v1_ElectionClient, ElectionDefinition as _lockd_v1_ElectionDefinition } from './lockd/v1/Election.js';
 import type { FenceClient as _lockd_v1_FenceClient, FenceDefinition as _lockd_v1_FenceDefinition } from './lockd/v1/Fence.js';
 import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from './lockd/v1/FenceDeleteRequest.js';
 import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from './lockd/v1/FenceDeleteResponse.js';
@@ -23,6 +26,9 @@ import type { FenceWriteRequest as _lockd_v1_FenceWriteRequest, FenceWriteReques
 import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResponse__Output as _lockd_v1_FenceWriteResponse__Output } from './lockd/v1/FenceWriteResponse.js';
 import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output as _lockd_v1_InspectRequest__Output } from './lockd/v1/InspectRequest.js';
 import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from './lockd/v1/InspectResponse.js';
+import type { LeaderKey as _lockd_v1_LeaderKey, LeaderKey__Output as _lockd_v1_LeaderKey__Output } from './lockd/v1/LeaderKey.js';
+import type { LeaderRequest as _lockd_v1_LeaderRequest, LeaderRequest__Output as _lockd_v1_LeaderRequest__Output } from './lockd/v1/LeaderRequest.js';
+import type { LeaderResponse as _lockd_v1_LeaderResponse, LeaderResponse__Output as _lockd_v1_LeaderResponse__Output } from './lockd/v1/LeaderResponse.js';
 import type { LeaseClient as _lockd_v1_LeaseClient, LeaseDefinition as _lockd_v1_LeaseDefinition } from './lockd/v1/Lease.js';
 import type { LeaseGrantRequest as _lockd_v1_LeaseGrantRequest, LeaseGrantRequest__Output as _lockd_v1_LeaseGrantRequest__Output } from './lockd/v1/LeaseGrantRequest.js';
 import type { LeaseGrantResponse as _lockd_v1_LeaseGrantResponse, LeaseGrantResponse__Output as _lockd_v1_LeaseGrantResponse__Output } from './lockd/v1/LeaseGrantResponse.js';
@@ -37,6 +43,7 @@ import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseT
 import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, LeaseTimeToLiveResponse__Output as _lockd_v1_LeaseTimeToLiveResponse__Output } from './lockd/v1/LeaseTimeToLiveResponse.js';
 import type { LockClient as _lockd_v1_LockClient, LockDefinition as _lockd_v1_LockDefinition } from './lockd/v1/Lock.js';
 import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_LockEvent__Output } from './lockd/v1/LockEvent.js';
+import type { LockHolder as _lockd_v1_LockHolder, LockHolder__Output as _lockd_v1_LockHolder__Output } from './lockd/v1/LockHolder.js';
 import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Output } from './lockd/v1/Member.js';
 import type { MemberAddRequest as _lockd_v1_MemberAddRequest, MemberAddRequest__Output as _lockd_v1_MemberAddRequest__Output } from './lockd/v1/MemberAddRequest.js';
 import type { MemberChangeResponse as _lockd_v1_MemberChangeResponse, MemberChangeResponse__Output as _lockd_v1_MemberChangeResponse__Output } from './lockd/v1/MemberChangeResponse.js';
@@ -47,12 +54,18 @@ import type { MemberPromoteRequest as _lockd_v1_MemberPromoteRequest, MemberProm
 import type { MemberRemoveRequest as _lockd_v1_MemberRemoveRequest, MemberRemoveRequest__Output as _lockd_v1_MemberRemoveRequest__Output } from './lockd/v1/MemberRemoveRequest.js';
 import type { MembershipClient as _lockd_v1_MembershipClient, MembershipDefinition as _lockd_v1_MembershipDefinition } from './lockd/v1/Membership.js';
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
+import type { ProclaimRequest as _lockd_v1_ProclaimRequest, ProclaimRequest__Output as _lockd_v1_ProclaimRequest__Output } from './lockd/v1/ProclaimRequest.js';
+import type { ProclaimResponse as _lockd_v1_ProclaimResponse, ProclaimResponse__Output as _lockd_v1_ProclaimResponse__Output } from './lockd/v1/ProclaimResponse.js';
 import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from './lockd/v1/ReleaseRequest.js';
 import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from './lockd/v1/ReleaseResponse.js';
+import type { ResignRequest as _lockd_v1_ResignRequest, ResignRequest__Output as _lockd_v1_ResignRequest__Output } from './lockd/v1/ResignRequest.js';
+import type { ResignResponse as _lockd_v1_ResignResponse, ResignResponse__Output as _lockd_v1_ResignResponse__Output } from './lockd/v1/ResignResponse.js';
 import type { SessionClient as _lockd_v1_SessionClient, SessionDefinition as _lockd_v1_SessionDefinition } from './lockd/v1/Session.js';
 import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from './lockd/v1/SessionError.js';
 import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output as _lockd_v1_SessionRequest__Output } from './lockd/v1/SessionRequest.js';
 import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from './lockd/v1/SessionResponse.js';
+import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsRequest__Output as _lockd_v1_SetPermitsRequest__Output } from './lockd/v1/SetPermitsRequest.js';
+import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from './lockd/v1/SetPermitsResponse.js';
 import type { StatusRequest as _lockd_v1_StatusRequest, StatusRequest__Output as _lockd_v1_StatusRequest__Output } from './lockd/v1/StatusRequest.js';
 import type { StatusResponse as _lockd_v1_StatusResponse, StatusResponse__Output as _lockd_v1_StatusResponse__Output } from './lockd/v1/StatusResponse.js';
 import type { TransferLeaderRequest as _lockd_v1_TransferLeaderRequest, TransferLeaderRequest__Output as _lockd_v1_TransferLeaderRequest__Output } from './lockd/v1/TransferLeaderRequest.js';
@@ -74,12 +87,13 @@ export interface ProtoGrpcType {
        * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
        * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
        * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
-       * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+       * names under the prefix, and Election.Campaign, Proclaim, Resign, Leader, Observe of
+       * elections under it (keepalive/revoke/TimeToLive of one's own leases need no rule);
        * fence  Fence.Write, Delete and Read of keys under the prefix;
-       * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
-       * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
-       * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
-       * those cannot be revoked here.
+       * read   Lock.Inspect, Lock.Observe, Election.Leader, Election.Observe and Fence.Read under the prefix;
+       * admin  everything, on every name and lease (others' leases included), these RPCs, and (with
+       * --acl) Lock.SetPermits and Membership. An admin rule's prefix must be "" (admin is
+       * cluster-wide). Nodes' --admin flags name admins too; those cannot be revoked here.
        * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
        * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
        * without --acl. Grant and Revoke take a request_id like every mutating request.
@@ -91,12 +105,22 @@ export interface ProtoGrpcType {
       AuthListResponse: MessageTypeDefinition<_lockd_v1_AuthListResponse, _lockd_v1_AuthListResponse__Output>
       AuthRevokeRequest: MessageTypeDefinition<_lockd_v1_AuthRevokeRequest, _lockd_v1_AuthRevokeRequest__Output>
       AuthRevokeResponse: MessageTypeDefinition<_lockd_v1_AuthRevokeResponse, _lockd_v1_AuthRevokeResponse__Output>
+      CampaignRequest: MessageTypeDefinition<_lockd_v1_CampaignRequest, _lockd_v1_CampaignRequest__Output>
+      CampaignResponse: MessageTypeDefinition<_lockd_v1_CampaignResponse, _lockd_v1_CampaignResponse__Output>
       CancelWaitRequest: MessageTypeDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitRequest__Output>
       CancelWaitResponse: MessageTypeDefinition<_lockd_v1_CancelWaitResponse, _lockd_v1_CancelWaitResponse__Output>
       /**
        * Cluster introspection.
        */
       Cluster: SubtypeConstructor<typeof grpc.Client, _lockd_v1_ClusterClient> & { service: _lockd_v1_ClusterDefinition }
+      /**
+       * Leader election (modelled on etcd's v3election), built on the Lock state: the leader of an
+       * election is the holder of the lock of the same name (a mutex), its leadership key is that grant
+       * (name, lease, fencing token) and its value is stored with the grant. So an election shares the
+       * lock namespace (Lock.Inspect shows it), leadership is FIFO among campaigners, its token fences like
+       * any lock's (Fence.Write with lock = name), and it ends with the lease: no phantom leader.
+       */
+      Election: SubtypeConstructor<typeof grpc.Client, _lockd_v1_ElectionClient> & { service: _lockd_v1_ElectionDefinition }
       /**
        * A store that refuses writes carrying a stale fencing token: the safe side of a lock.
        * 
@@ -120,6 +144,9 @@ export interface ProtoGrpcType {
       FenceWriteResponse: MessageTypeDefinition<_lockd_v1_FenceWriteResponse, _lockd_v1_FenceWriteResponse__Output>
       InspectRequest: MessageTypeDefinition<_lockd_v1_InspectRequest, _lockd_v1_InspectRequest__Output>
       InspectResponse: MessageTypeDefinition<_lockd_v1_InspectResponse, _lockd_v1_InspectResponse__Output>
+      LeaderKey: MessageTypeDefinition<_lockd_v1_LeaderKey, _lockd_v1_LeaderKey__Output>
+      LeaderRequest: MessageTypeDefinition<_lockd_v1_LeaderRequest, _lockd_v1_LeaderRequest__Output>
+      LeaderResponse: MessageTypeDefinition<_lockd_v1_LeaderResponse, _lockd_v1_LeaderResponse__Output>
       /**
        * Leases: the liveness of a client. Locks are held on behalf of a lease and go when it expires.
        */
@@ -140,6 +167,7 @@ export interface ProtoGrpcType {
        */
       Lock: SubtypeConstructor<typeof grpc.Client, _lockd_v1_LockClient> & { service: _lockd_v1_LockDefinition }
       LockEvent: MessageTypeDefinition<_lockd_v1_LockEvent, _lockd_v1_LockEvent__Output>
+      LockHolder: MessageTypeDefinition<_lockd_v1_LockHolder, _lockd_v1_LockHolder__Output>
       Member: MessageTypeDefinition<_lockd_v1_Member, _lockd_v1_Member__Output>
       MemberAddRequest: MessageTypeDefinition<_lockd_v1_MemberAddRequest, _lockd_v1_MemberAddRequest__Output>
       MemberChangeResponse: MessageTypeDefinition<_lockd_v1_MemberChangeResponse, _lockd_v1_MemberChangeResponse__Output>
@@ -176,8 +204,12 @@ export interface ProtoGrpcType {
        */
       Membership: SubtypeConstructor<typeof grpc.Client, _lockd_v1_MembershipClient> & { service: _lockd_v1_MembershipDefinition }
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
+      ProclaimRequest: MessageTypeDefinition<_lockd_v1_ProclaimRequest, _lockd_v1_ProclaimRequest__Output>
+      ProclaimResponse: MessageTypeDefinition<_lockd_v1_ProclaimResponse, _lockd_v1_ProclaimResponse__Output>
       ReleaseRequest: MessageTypeDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseRequest__Output>
       ReleaseResponse: MessageTypeDefinition<_lockd_v1_ReleaseResponse, _lockd_v1_ReleaseResponse__Output>
+      ResignRequest: MessageTypeDefinition<_lockd_v1_ResignRequest, _lockd_v1_ResignRequest__Output>
+      ResignResponse: MessageTypeDefinition<_lockd_v1_ResignResponse, _lockd_v1_ResignResponse__Output>
       /**
        * Many lock and lease operations over one bidirectional stream: a client sends requests tagged with
        * ids of its choosing and gets one response per request, tagged with the same id, in completion
@@ -191,6 +223,8 @@ export interface ProtoGrpcType {
       SessionError: MessageTypeDefinition<_lockd_v1_SessionError, _lockd_v1_SessionError__Output>
       SessionRequest: MessageTypeDefinition<_lockd_v1_SessionRequest, _lockd_v1_SessionRequest__Output>
       SessionResponse: MessageTypeDefinition<_lockd_v1_SessionResponse, _lockd_v1_SessionResponse__Output>
+      SetPermitsRequest: MessageTypeDefinition<_lockd_v1_SetPermitsRequest, _lockd_v1_SetPermitsRequest__Output>
+      SetPermitsResponse: MessageTypeDefinition<_lockd_v1_SetPermitsResponse, _lockd_v1_SetPermitsResponse__Output>
       StatusRequest: MessageTypeDefinition<_lockd_v1_StatusRequest, _lockd_v1_StatusRequest__Output>
       StatusResponse: MessageTypeDefinition<_lockd_v1_StatusResponse, _lockd_v1_StatusResponse__Output>
       TransferLeaderRequest: MessageTypeDefinition<_lockd_v1_TransferLeaderRequest, _lockd_v1_TransferLeaderRequest__Output>

@@ -55,7 +55,7 @@ describe('lock API on a 3-node cluster', function () {
     const t0 = Date.now();
     const r = await f.leader.acquire('try', b.leaseId, { wait: false });
     expect(Date.now() - t0).to.be.lessThan(1000);
-    expect(r).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0 });
+    expect(r).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
     expect(await f.leader.inspect('try')).to.include({ fencingToken: held.fencingToken, holderLeaseId: a.leaseId });
   });
 

@@ -1,7 +1,8 @@
 // The dashboard's model (dashboard/model.js) against the real state machine and the real event
 // source: started from a snapshot taken after ANY prefix of a history that touches every command,
 // and fed the events of the rest, it ends with exactly the state machine's own view — leases with
-// deadlines, locks with holder, token and queue, the fenced store's highest tokens, logical now.
+// deadlines, locks with their holders (semaphores, shared readers, a downgrade, a lock-delay) and
+// queue, the fenced store's highest tokens, logical now.
 // So the page is right without history, and the events carry everything it needs.
 // Also: the sentences the page explains decisions with, from the same events.
 import { expect } from 'chai';
@@ -16,7 +17,7 @@ interface Model {
   synced: boolean;
   now: number;
   leases: Map<number, { ttlMs: number; deadline: number }>;
-  locks: Map<string, { holder: number; token: number; queue: number[] }>;
+  locks: Map<string, { holders: { leaseId: number; token: number }[]; queue: number[] }>;
   fence: Map<string, { token: number; deleted: boolean; refused?: { token: number; highest: number; index: number } }>;
   applyState(s: unknown): void;
   applyEvent(ev: ObservedEvent): Record<string, number | undefined> | undefined;
@@ -34,7 +35,7 @@ function asView(m: Model): Pick<MachineView, 'now'> & { leases: unknown[]; locks
   return {
     now: m.now,
     leases: [...m.leases].map(([leaseId, l]) => ({ leaseId, ttlMs: l.ttlMs, deadline: l.deadline })).sort((a, b) => a.leaseId - b.leaseId),
-    locks: [...m.locks].map(([name, l]) => ({ name, holder: l.holder, token: l.token, queue: l.queue })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue })).sort((a, b) => (a.name < b.name ? -1 : 1)),
     fence: [...m.fence].map(([key, f]) => ({ key, token: f.token, deleted: f.deleted })).sort((a, b) => (a.key < b.key ? -1 : 1)),
   };
 }
@@ -43,7 +44,7 @@ function ofView(v: MachineView) {
   return {
     now: v.now,
     leases: v.leases.rows,
-    locks: v.locks.rows.map(({ name, holder, token, queue }) => ({ name, holder, token, queue })),
+    locks: v.locks.rows.map(({ name, holders, queue }) => ({ name, holders, queue })),
     fence: v.fence.rows,
   };
 }

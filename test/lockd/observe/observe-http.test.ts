@@ -54,6 +54,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
       await waitFor(`${id} SERVING`, async () => ((await healthOf(id).check('')) === 'SERVING' ? true : undefined));
       expect(await healthOf(id).check('lockd.v1.Lock')).to.equal('SERVING');
       expect(await healthOf(id).check('lockd.v1.Lease')).to.equal('SERVING');
+      expect(await healthOf(id).check('lockd.v1.Election')).to.equal('SERVING');
     }
     expect((await statusOf(healthOf('n1').check('no.such.Service'))).code).to.equal(grpc.status.NOT_FOUND);
     // The peer port serves peers only.
@@ -117,7 +118,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
     const lease = snap.machine.leases.rows.find((l) => l.leaseId === a.leaseId)!;
     expect(lease.ttlMs).to.equal(TTL_MS);
     expect(lease.deadline).to.be.greaterThan(snap.machine.now);
-    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({ name: 'snap-lock', holder: a.leaseId, token: fencingToken, queue: [b.leaseId], queueLength: 1 });
+    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({ name: 'snap-lock', holders: [{ leaseId: a.leaseId, token: fencingToken }], queue: [b.leaseId], queueLength: 1 });
     expect(snap.machine.fence.rows.find((k) => k.key === 'snap/key')).to.deep.equal({ key: 'snap/key', token: fencingToken, deleted: false });
     // The next event is seq + 1: nothing falls between the snapshot and the stream.
     await f.leader.release('snap-lock', fencingToken); // hands it to b

@@ -213,8 +213,8 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     h.acquire('y', L, true);
     const doc = JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))) as { locks: unknown[] };
     expect(doc.locks).to.deep.equal([
-      ['x', L, queuedAt + 1, tryAt, false, [], 'r1'],
-      ['y', A, bAt - 1, bAt - 1, false, [[B, bAt, 'rb'], [L, lAt]]],
+      ['x', 1, 0, [[L, queuedAt + 1, false, 0, '', tryAt, false, 'r1']], []],
+      ['y', 1, 0, [[A, bAt - 1, false, 0, '', bAt - 1, false]], [[B, bAt, false, 0, '', 'rb'], [L, lAt, false, 0, '']]],
     ]);
     const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
     expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());

@@ -50,6 +50,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
       holderToken: tB,
       position: 0,
       endedToken: first.token,
+      delayRemainingMs: 0,
       duplicate: true,
     });
     expect(h.lastEvents()).to.deep.equal([]);

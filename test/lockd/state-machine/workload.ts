@@ -40,5 +40,26 @@ export function scriptedHistory(): (Command | 'noop')[] {
     { type: 'Tick', elapsedMs: 500, marginMs: 100, renewed: [4] }, // 31
     { type: 'Tick', elapsedMs: 2500, marginMs: 100, renewed: [] }, // 32: everything expires
     { type: 'Acquire', name: 'alpha', leaseId: 4, wait: false, requestId: 'late' }, // 33: NOT_FOUND
+    // Recipes (issue 16): several holders of one name, a downgrade, a lock-delay.
+    { type: 'Grant', ttlMs: 5000, marginMs: 100 }, // 34 = lease F
+    { type: 'Grant', ttlMs: 5000, marginMs: 100 }, // 35 = lease G
+    { type: 'Grant', ttlMs: 5000, marginMs: 100 }, // 36 = lease H
+    { type: 'Acquire', name: 'sem', leaseId: 34, wait: false, permits: 2 }, // 37: F holds sem
+    { type: 'Acquire', name: 'sem', leaseId: 35, wait: false, permits: 2 }, // 38: G holds sem beside F
+    { type: 'Acquire', name: 'sem', leaseId: 36, wait: true, permits: 2 }, // 39: H waits
+    { type: 'SetPermits', name: 'sem', permits: 3, requestId: 'p-3' }, // 40: H granted (token 40)
+    { type: 'Release', name: 'sem', token: 37, leaseId: 34 }, // 41: F lets go
+    { type: 'Acquire', name: 'rw', leaseId: 34, wait: false }, // 42: F writes rw
+    { type: 'Acquire', name: 'rw', leaseId: 35, wait: true, shared: true }, // 43: G waits to read
+    { type: 'Acquire', name: 'rw', leaseId: 36, wait: true, shared: true }, // 44: H waits to read
+    { type: 'Acquire', name: 'rw', leaseId: 34, wait: false, shared: true }, // 45: F downgrades: G and H read (token 45, both)
+    { type: 'Release', name: 'rw', token: 45, leaseId: 35 }, // 46: G stops reading
+    { type: 'Acquire', name: 'ld', leaseId: 34, wait: false, lockDelayMs: 1000 }, // 47: F holds ld
+    { type: 'Acquire', name: 'ld', leaseId: 35, wait: true }, // 48: G waits ld
+    { type: 'Revoke', leaseId: 34 }, // 49: F revoked: ld in its lock-delay with G queued
+    { type: 'CancelWait', name: 'ld', leaseId: 35 }, // 50: G gives up: ld kept by its delay alone
+    { type: 'Tick', elapsedMs: 1100, marginMs: 100, renewed: [35, 36] }, // 51: the delay ends
+    { type: 'Acquire', name: 'ld', leaseId: 36, wait: false }, // 52: H holds ld
+    { type: 'Tick', elapsedMs: 6000, marginMs: 100, renewed: [] }, // 53: everything expires again
   ];
 }

@@ -24,6 +24,12 @@ export interface AcquireResponse {
    * With grant_ended: the fencing token the request had been granted (no longer valid). Else 0.
    */
   'endedFencingToken'?: (number | string | Long);
+  /**
+   * Not acquired while a lock-delay runs on the name (see AcquireRequest.lock_delay_ms; the holder
+   * fields are then 0 if nobody holds it): the milliseconds it still runs on the cluster's logical
+   * clock. Else 0.
+   */
+  'lockDelayRemainingMs'?: (number | string | Long);
 }
 
 export interface AcquireResponse__Output {
@@ -48,4 +54,10 @@ export interface AcquireResponse__Output {
    * With grant_ended: the fencing token the request had been granted (no longer valid). Else 0.
    */
   'endedFencingToken': (number);
+  /**
+   * Not acquired while a lock-delay runs on the name (see AcquireRequest.lock_delay_ms; the holder
+   * fields are then 0 if nobody holds it): the milliseconds it still runs on the cluster's logical
+   * clock. Else 0.
+   */
+  'lockDelayRemainingMs': (number);
 }

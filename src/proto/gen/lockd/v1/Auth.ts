@@ -15,12 +15,13 @@ import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResp
  * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
  * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
  * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
- * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+ * names under the prefix, and Election.Campaign, Proclaim, Resign, Leader, Observe of
+ * elections under it (keepalive/revoke/TimeToLive of one's own leases need no rule);
  * fence  Fence.Write, Delete and Read of keys under the prefix;
- * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
- * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
- * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
- * those cannot be revoked here.
+ * read   Lock.Inspect, Lock.Observe, Election.Leader, Election.Observe and Fence.Read under the prefix;
+ * admin  everything, on every name and lease (others' leases included), these RPCs, and (with
+ * --acl) Lock.SetPermits and Membership. An admin rule's prefix must be "" (admin is
+ * cluster-wide). Nodes' --admin flags name admins too; those cannot be revoked here.
  * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
  * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
  * without --acl. Grant and Revoke take a request_id like every mutating request.
@@ -79,12 +80,13 @@ export interface AuthClient extends grpc.Client {
  * principal's LONGEST prefix of the name count, and no matching prefix means no access: alice with
  * `lock` on "" and `read` on "secret/" may only read "secret/x". Verbs:
  * lock   Lease.Grant (lock on any prefix), and Acquire, Release, CancelWait, Inspect, Observe of
- * names under the prefix (keepalive/revoke/TimeToLive of one's own leases need no rule);
+ * names under the prefix, and Election.Campaign, Proclaim, Resign, Leader, Observe of
+ * elections under it (keepalive/revoke/TimeToLive of one's own leases need no rule);
  * fence  Fence.Write, Delete and Read of keys under the prefix;
- * read   Lock.Inspect, Lock.Observe and Fence.Read under the prefix;
- * admin  everything, on every name and lease (others' leases included), and these RPCs. An admin
- * rule's prefix must be "" (admin is cluster-wide). Nodes' --admin flags name admins too;
- * those cannot be revoked here.
+ * read   Lock.Inspect, Lock.Observe, Election.Leader, Election.Observe and Fence.Read under the prefix;
+ * admin  everything, on every name and lease (others' leases included), these RPCs, and (with
+ * --acl) Lock.SetPermits and Membership. An admin rule's prefix must be "" (admin is
+ * cluster-wide). Nodes' --admin flags name admins too; those cannot be revoked here.
  * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
  * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
  * without --acl. Grant and Revoke take a request_id like every mutating request.

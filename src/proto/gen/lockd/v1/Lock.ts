@@ -12,6 +12,8 @@ import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_L
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from '../../lockd/v1/ObserveRequest.js';
 import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from '../../lockd/v1/ReleaseRequest.js';
 import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from '../../lockd/v1/ReleaseResponse.js';
+import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsRequest__Output as _lockd_v1_SetPermitsRequest__Output } from '../../lockd/v1/SetPermitsRequest.js';
+import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from '../../lockd/v1/SetPermitsResponse.js';
 
 /**
  * Named mutual-exclusion locks with fencing tokens.
@@ -170,6 +172,33 @@ export interface LockClient extends grpc.Client {
   release(argument: _lockd_v1_ReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   release(argument: _lockd_v1_ReleaseRequest, callback: grpc.requestCallback<_lockd_v1_ReleaseResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
+   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
+   * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
+   * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
+   * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
+   * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
+   * --acl anyone may.
+   */
+  SetPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  SetPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  SetPermits(argument: _lockd_v1_SetPermitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  SetPermits(argument: _lockd_v1_SetPermitsRequest, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
+   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
+   * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
+   * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
+   * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
+   * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
+   * --acl anyone may.
+   */
+  setPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  setPermits(argument: _lockd_v1_SetPermitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  setPermits(argument: _lockd_v1_SetPermitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  setPermits(argument: _lockd_v1_SetPermitsRequest, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -242,6 +271,17 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    */
   Release: grpc.handleUnaryCall<_lockd_v1_ReleaseRequest__Output, _lockd_v1_ReleaseResponse>;
   
+  /**
+   * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
+   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
+   * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
+   * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
+   * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
+   * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
+   * --acl anyone may.
+   */
+  SetPermits: grpc.handleUnaryCall<_lockd_v1_SetPermitsRequest__Output, _lockd_v1_SetPermitsResponse>;
+  
 }
 
 export interface LockDefinition extends grpc.ServiceDefinition {
@@ -250,4 +290,5 @@ export interface LockDefinition extends grpc.ServiceDefinition {
   Inspect: MethodDefinition<_lockd_v1_InspectRequest, _lockd_v1_InspectResponse, _lockd_v1_InspectRequest__Output, _lockd_v1_InspectResponse__Output>
   Observe: MethodDefinition<_lockd_v1_ObserveRequest, _lockd_v1_LockEvent, _lockd_v1_ObserveRequest__Output, _lockd_v1_LockEvent__Output>
   Release: MethodDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseResponse, _lockd_v1_ReleaseRequest__Output, _lockd_v1_ReleaseResponse__Output>
+  SetPermits: MethodDefinition<_lockd_v1_SetPermitsRequest, _lockd_v1_SetPermitsResponse, _lockd_v1_SetPermitsRequest__Output, _lockd_v1_SetPermitsResponse__Output>
 }

@@ -10,7 +10,8 @@ export interface LockEvent {
   /**
    * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
    * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
-   * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up).
+   * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up),
+   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token).
    */
   'type'?: (string);
   /**
@@ -35,7 +36,8 @@ export interface LockEvent__Output {
   /**
    * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
    * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
-   * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up).
+   * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up),
+   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token).
    */
   'type': (string);
   /**

@@ -17,6 +17,12 @@ export interface ReleaseRequest {
    * another name or token is INVALID_ARGUMENT.
    */
   'requestId'?: (string);
+  /**
+   * The holding lease; 0 = whichever holds fencing_token. Needed only when one entry granted the name
+   * to several leases under one token (a semaphore's or read lock's waiters): then a Release without
+   * it is FAILED_PRECONDITION. Set, it must be the holder's (else released = false).
+   */
+  'leaseId'?: (number | string | Long);
 }
 
 export interface ReleaseRequest__Output {
@@ -34,4 +40,10 @@ export interface ReleaseRequest__Output {
    * another name or token is INVALID_ARGUMENT.
    */
   'requestId': (string);
+  /**
+   * The holding lease; 0 = whichever holds fencing_token. Needed only when one entry granted the name
+   * to several leases under one token (a semaphore's or read lock's waiters): then a Release without
+   * it is FAILED_PRECONDITION. Set, it must be the holder's (else released = false).
+   */
+  'leaseId': (number);
 }

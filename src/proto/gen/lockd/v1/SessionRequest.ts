@@ -9,6 +9,7 @@ import type { InspectRequest as _lockd_v1_InspectRequest, InspectRequest__Output
 import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__Output as _lockd_v1_FenceReadRequest__Output } from '../../lockd/v1/FenceReadRequest.js';
 import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseTimeToLiveRequest__Output as _lockd_v1_LeaseTimeToLiveRequest__Output } from '../../lockd/v1/LeaseTimeToLiveRequest.js';
 import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from '../../lockd/v1/FenceDeleteRequest.js';
+import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsRequest__Output as _lockd_v1_SetPermitsRequest__Output } from '../../lockd/v1/SetPermitsRequest.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -57,6 +58,10 @@ export interface SessionRequest {
    */
   'fenceDelete'?: (_lockd_v1_FenceDeleteRequest | null);
   /**
+   * Lock.SetPermits.
+   */
+  'setPermits'?: (_lockd_v1_SetPermitsRequest | null);
+  /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
    * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT. Any length
    * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
@@ -66,7 +71,7 @@ export interface SessionRequest {
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
    */
-  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete";
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits";
 }
 
 /**
@@ -115,6 +120,10 @@ export interface SessionRequest__Output {
    */
   'fenceDelete'?: (_lockd_v1_FenceDeleteRequest__Output | null);
   /**
+   * Lock.SetPermits.
+   */
+  'setPermits'?: (_lockd_v1_SetPermitsRequest__Output | null);
+  /**
    * The operation's deadline in milliseconds after the server receives it (the unary call's
    * deadline); 0 = none beyond the stream's own deadline. Negative: INVALID_ARGUMENT. Any length
    * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
@@ -124,5 +133,5 @@ export interface SessionRequest__Output {
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
    */
-  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete";
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits";
 }

@@ -9,6 +9,7 @@ import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Out
 import type { FenceReadResponse as _lockd_v1_FenceReadResponse, FenceReadResponse__Output as _lockd_v1_FenceReadResponse__Output } from '../../lockd/v1/FenceReadResponse.js';
 import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, LeaseTimeToLiveResponse__Output as _lockd_v1_LeaseTimeToLiveResponse__Output } from '../../lockd/v1/LeaseTimeToLiveResponse.js';
 import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from '../../lockd/v1/FenceDeleteResponse.js';
+import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from '../../lockd/v1/SetPermitsResponse.js';
 import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from '../../lockd/v1/SessionError.js';
 import type { Long } from '@grpc/proto-loader';
 
@@ -29,6 +30,7 @@ export interface SessionResponse {
   'fenceRead'?: (_lockd_v1_FenceReadResponse | null);
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveResponse | null);
   'fenceDelete'?: (_lockd_v1_FenceDeleteResponse | null);
+  'setPermits'?: (_lockd_v1_SetPermitsResponse | null);
   /**
    * The operation failed (nothing else on the stream is affected).
    */
@@ -37,7 +39,7 @@ export interface SessionResponse {
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
    */
-  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"error";
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"error";
 }
 
 /**
@@ -57,6 +59,7 @@ export interface SessionResponse__Output {
   'fenceRead'?: (_lockd_v1_FenceReadResponse__Output | null);
   'timeToLive'?: (_lockd_v1_LeaseTimeToLiveResponse__Output | null);
   'fenceDelete'?: (_lockd_v1_FenceDeleteResponse__Output | null);
+  'setPermits'?: (_lockd_v1_SetPermitsResponse__Output | null);
   /**
    * The operation failed (nothing else on the stream is affected).
    */
@@ -65,5 +68,5 @@ export interface SessionResponse__Output {
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
    */
-  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"error";
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"error";
 }

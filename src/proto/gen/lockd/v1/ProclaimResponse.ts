@@ -1,0 +1,8 @@
+// Original file: proto/lockd.proto
+
+
+export interface ProclaimResponse {
+}
+
+export interface ProclaimResponse__Output {
+}
