@@ -5,35 +5,16 @@
 // LOCKD_BASE_PORT): the user's .cluster/ is never touched.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { LockClient, type Lease, type Lock } from '../../src/client/index.js';
 import { execFile } from 'node:child_process';
 import { ensureBuilt, LOCKCTL_MAIN, ROOT } from '../support/build.js';
+import { freeClusterShBase } from '../support/process-cluster.js';
 
 /** Ports node I uses: clients BASE+I-1, peers BASE+100+I-1, HTTP BASE+200+I-1 (cluster.sh). */
 const NODES = 6;
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A base port below the ephemeral range with every port cluster.sh derives from it free. */
-async function freeBase(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 10_000 + Math.floor(Math.random() * 20_000);
-    const ports = [0, 100, 200].flatMap((off) => Array.from({ length: NODES }, (_, k) => base + off + k));
-    if ((await Promise.all(ports.map(canBind))).every(Boolean)) return base;
-  }
-  throw new Error('no free base port');
-}
 
 function script(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -71,7 +52,7 @@ describe('cluster.sh membership drill (real processes)', function () {
   it('start 3, add twice, replace 2, lockctl leader transfer: 5 voters (n1 n3 n4 n5 n6), n2 removed for good, a new leader, and the lock held throughout keeps its token and its lease', async () => {
     await ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'lockd-drill-'));
-    const base = await freeBase();
+    const base = await freeClusterShBase(NODES);
     env = { ...process.env, LOCKD_CLUSTER_DIR: join(dir, 'cluster'), LOCKD_BASE_PORT: String(base), LOCKD_SKIP_BUILD: '1' };
     const run = async (...args: string[]): Promise<string> => {
       const r = await script(env, ...args);

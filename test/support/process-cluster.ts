@@ -58,7 +58,7 @@ function ephemeralRange(): [number, number] {
   return [49152, 65535];
 }
 
-function canBind(port: number): Promise<boolean> {
+export function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
@@ -73,6 +73,21 @@ function canBind(port: number): Promise<boolean> {
  * port 0 (the fault suite's proxies do) or opens an outgoing connection — a CI run once started a
  * node on the port a proxy had just taken. Never the same port twice in one process.
  */
+/**
+ * A BASE below the ephemeral range whose cluster.sh ports for `size` nodes — clients BASE+I-1,
+ * peers BASE+100+I-1, HTTP BASE+200+I-1 — are all free (for tests that run ./cluster.sh).
+ */
+export async function freeClusterShBase(size: number): Promise<number> {
+  const [lo] = ephemeralRange();
+  const max = Math.min(lo, 65_536) - 300;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = 10_000 + Math.floor(Math.random() * (max - 10_000));
+    const ports = [0, 100, 200].flatMap((off) => Array.from({ length: size }, (_, k) => base + off + k));
+    if ((await Promise.all(ports.map(canBind))).every(Boolean)) return base;
+  }
+  throw new Error('no free block of ports for a cluster.sh cluster');
+}
+
 export async function freePort(): Promise<number> {
   const [lo] = ephemeralRange();
   const min = 10_000;

@@ -5,34 +5,13 @@
 // A cluster during whose life a test failed keeps its dir (node logs) and prints where.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt, ROOT } from './build.js';
 import { failuresSoFar } from './failures.js';
+import { freeClusterShBase } from './process-cluster.js';
 
 const CLUSTER_SH = join(ROOT, 'cluster.sh');
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A BASE whose client, peer and HTTP ports for `size` nodes are all free, below the ephemeral range. */
-async function freeBase(size: number): Promise<number> {
-  const [lo] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-  const max = Math.min(lo || 32_768, 65_536) - 300;
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 10_000 + Math.floor(Math.random() * (max - 10_000));
-    const ports = [0, 100, 200].flatMap((off) => Array.from({ length: size }, (_, k) => base + off + k));
-    if ((await Promise.all(ports.map(canBind))).every(Boolean)) return base;
-  }
-  throw new Error('no free block of ports for a cluster.sh cluster');
-}
 
 export interface ShResult {
   readonly code: number | null;
@@ -54,7 +33,7 @@ export class ScriptCluster {
   /** Start `size` nodes with ./cluster.sh start (test faults on unless testFaults is false; `tls`: --tls); waits for a leader. */
   static async start(size: 3 | 5, { testFaults = true, tls = false }: { testFaults?: boolean; tls?: boolean } = {}): Promise<ScriptCluster> {
     await ensureBuilt();
-    const c = new ScriptCluster(mkdtempSync(join(tmpdir(), 'lockd-script-')), await freeBase(size), size);
+    const c = new ScriptCluster(mkdtempSync(join(tmpdir(), 'lockd-script-')), await freeClusterShBase(size), size);
     const r = await c.sh(['start', String(size), ...(tls ? ['--tls'] : [])], { LOCKD_TEST_FAULTS: testFaults ? '1' : '0' });
     if (r.code !== 0) {
       await c.stop();
