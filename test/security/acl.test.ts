@@ -222,6 +222,30 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     expect((await root.aclList('alice')).map((r) => `${r.verb}:${r.prefix}`)).to.deep.equal(['lock:alice/', 'lock:shared/', 'fence:shared/']);
   });
 
+  it('membership changes and leader transfer are admin-only with --acl, also through a follower; a refusal changes nothing', async () => {
+    const leaderId = await cluster.waitForLeader();
+    const follower = cluster.nodes.find((n) => n.id !== leaderId)!;
+    const before = await root.memberList();
+    for (const endpoints of [[cluster.node(leaderId).address], [follower.address]]) {
+      const alice = clientAs('alice', endpoints);
+      for (const p of [
+        alice.memberList(),
+        alice.memberAdd({ id: 'n9', peerUrl: '127.0.0.1:1', learner: true }),
+        alice.memberPromote(follower.id),
+        alice.memberRemove(follower.id),
+        alice.transferLeader(follower.id),
+      ]) {
+        const e = await failure(p);
+        expect(e.codeName, e.details).to.equal('PERMISSION_DENIED');
+        expect(e.details).to.contain('alice may not').and.contain('`admin`');
+      }
+    }
+    const after = await root.memberList();
+    expect(after.configIndex).to.equal(before.configIndex);
+    expect(after.members.map((m) => `${m.id}:${m.role}`)).to.deep.equal(before.members.map((m) => `${m.id}:${m.role}`));
+    expect(after.leaderId).to.equal(leaderId);
+  });
+
   it('a lockd-principal header sent by a client is ignored, on the leader and through a follower (which carries the real principal)', async () => {
     const leaderId = await cluster.waitForLeader();
     const follower = cluster.nodes.find((n) => n.id !== leaderId)!;
