@@ -2,14 +2,12 @@
 // name; its key is that grant. observeLeader streams the leadership, reopening a broken stream (the
 // server sends the current leader first on every open, so a reconnect resynchronises by itself).
 import { randomUUID } from 'node:crypto';
-import { status as Status, type StatusObject } from '@grpc/grpc-js';
 import type { CampaignResponse__Output } from '../proto/gen/lockd/v1/CampaignResponse.js';
 import type { LeaderResponse__Output } from '../proto/gen/lockd/v1/LeaderResponse.js';
 import type { ResignResponse__Output } from '../proto/gen/lockd/v1/ResignResponse.js';
-import { AsyncQueue } from './async-queue.js';
-import { codeName, LockdError } from './errors.js';
+import { LockdError } from './errors.js';
+import { followStream } from './followed-stream.js';
 import type { CallControl, Router } from './router.js';
-import { Backoff, monoNow, sleep } from './timing.js';
 
 /** A leadership: the grant of the election's lock (its token fences like any lock's). */
 export interface LeaderKey {
@@ -55,48 +53,11 @@ export async function resign(router: Router, key: LeaderKey, ctl: CallControl, r
   return r.resigned;
 }
 
-type Item = { leadership: Leadership } | { end: StatusObject; address: string };
-
 /** Every leadership change of `name` from now on (the current one first), until `signal` aborts. */
-export async function* observeLeader(router: Router, name: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<Leadership, void, undefined> {
-  const backoff = new Backoff(50, 1000);
-  while (!signal?.aborted && !router.closed) {
-    const ep = await router.pick(monoNow() + 1000);
-    const queue = new AsyncQueue<Item>();
-    const stream = ep.election.Observe({ name });
-    stream.on('data', (r: LeaderResponse__Output) => queue.push({ leadership: { leader: r.hasLeader ? keyOf(r.leader) : undefined, value: r.value } }));
-    stream.on('error', () => {}); // handled once, on 'status'
-    stream.on('status', (st: StatusObject) => queue.push({ end: st, address: ep.address }));
+export function observeLeader(router: Router, name: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<Leadership, void, undefined> {
+  return followStream<LeaderResponse__Output, Leadership>(router, (ep) => ep.election.Observe({ name }), (r) => ({ leader: r.hasLeader ? keyOf(r.leader) : undefined, value: r.value }), {
+    ...(signal ? { signal } : {}),
     // The server sends its headers once the stream is subscribed: nothing after this is missed.
-    if (onOpen) stream.once('metadata', onOpen);
-    const onAbort = (): void => stream.cancel();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let end: { st: StatusObject; address: string } | undefined;
-    try {
-      for (;;) {
-        const { value } = await queue.next();
-        if (!value) break;
-        if ('leadership' in value) {
-          backoff.reset();
-          yield value.leadership;
-        } else {
-          end = { st: value.end, address: value.address };
-          break;
-        }
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      stream.cancel();
-    }
-    if (signal?.aborted || router.closed || !end) return;
-    const { retry, redirected } = router.onFailure(end.address, end.st, false);
-    if (!retry && end.st.code !== Status.OK) throw new LockdError(codeName(end.st.code), end.st.code, end.st.details, undefined);
-    if (!redirected) {
-      try {
-        await sleep(backoff.next(), signal);
-      } catch {
-        return;
-      }
-    }
-  }
+    ...(onOpen ? { onOpen: () => onOpen() } : {}),
+  });
 }
