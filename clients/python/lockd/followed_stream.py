@@ -3,7 +3,7 @@
 Each message is mapped and yielded; when the stream ends (UNAVAILABLE, a node going away, or a clean
 end) it is reopened at the leader — at once when a ``lockd-leader`` trailer named a new one, else
 after a jittered backoff. Any other status ends the iteration with its LockdError (e.g.
-RESOURCE_EXHAUSTED for a reader too slow to keep up). ``close()``, from any thread, ends it quietly.
+RESOURCE_EXHAUSTED for a reader too slow to keep up). ``close()``, from any thread, or closing the client, ends it quietly.
 Messages sent while no stream was open are missed: a stream whose server sends the current state
 first on every open (Election.Observe) resynchronises by itself.
 """
@@ -67,7 +67,7 @@ class FollowedStream(Generic[Out]):
                 err = from_rpc_error(e)
             finally:
                 call.cancel()
-            if self._closed.is_set():
+            if self._closed.is_set() or self._router.closed:  # a closed client cancels its calls
                 return
             redirected = False
             if err is not None:

@@ -102,6 +102,11 @@ class Router:
         """The leader's client address as last learned, or None."""
         return self._leader
 
+    @property
+    def closed(self) -> bool:
+        """Whether close() was called (the client is closed)."""
+        return self._closed
+
     def _learn(self, address: str) -> None:
         if address and address not in self._known:
             self._known.append(address)
