@@ -2,9 +2,10 @@
 
 It talks to whichever endpoint leads (see router.py), retries UNAVAILABLE within each call's
 deadline, and makes every mutating call (Grant, Revoke, Acquire, Release, CancelWait, SetPermits,
-Campaign, Resign, Fence.Write, Fence.Delete) safe to retry by sending one request_id on all its attempts: the cluster applies it
-once, also when an attempt lands late. Pass ``request_id=`` yourself to retry a call this process
-gave up on. Leases keep themselves alive (lease.py); held locks and leaderships report their loss (grant.py).
+Campaign, Resign, Fence.Write, Fence.Delete) safe to retry by sending one request_id on all its
+attempts: the cluster applies it once, also when an attempt lands late. Pass ``request_id=``
+yourself to retry a call this process gave up on. Leases keep themselves alive (lease.py); held
+locks and leaderships report their loss (grant.py).
 """
 
 from __future__ import annotations

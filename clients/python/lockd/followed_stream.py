@@ -5,7 +5,8 @@ end) it is reopened at the leader — at once when a ``lockd-leader`` trailer na
 after a jittered backoff. Any other status ends the iteration with its LockdError (e.g.
 RESOURCE_EXHAUSTED for a reader too slow to keep up). ``close()``, from any thread, or closing the client, ends it quietly.
 Messages sent while no stream was open are missed: a stream whose server sends the current state
-first on every open (Election.Observe) resynchronises by itself.
+first on every open (Election.Observe) resynchronises by itself. Iterate it from one thread at a
+time (it is a generator); close() may come from any.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import grpc
 from .errors import LockdError, from_rpc_error
 from .router import Backoff, Endpoint, Router
 
-Raw = TypeVar("Raw")
 Out = TypeVar("Out")
 
 
