@@ -17,7 +17,7 @@ import type { BenchCluster, ClusterNode } from './clusters/cluster.js';
 import { measureFloors, type Floors } from './floors/floors.js';
 import { loadAverage } from './lib/cpu.js';
 import { WindowMeter, type MeteredProcess, type PerCycle } from './lib/meter.js';
-import { estimateMs, medians, rotation, summarizeReps } from './lib/reps.js';
+import { estimateMs, interleave, medians, rotation, summarizeReps } from './lib/reps.js';
 import { LockdLocker } from './systems/lockd-locker.js';
 import { LockdSessionLocker } from './systems/lockd-session-locker.js';
 import { EtcdMutexLocker, EtcdV3Locker } from './systems/etcd-lockers.js';
@@ -34,7 +34,7 @@ const WORKLOADS = ['floors', 'uncontended', 'contended', 'keepalive', 'failover'
 type Workload = (typeof WORKLOADS)[number];
 
 const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out results.json]
-  [--warmup-ms 1000] [--window-ms 4000] [--leases 10000] [--trials 3]
+  [--warmup-ms 1000] [--window-ms 5000] [--leases 10000] [--trials 3]
   [--reps 5]                         (uncontended/contended repetitions, systems interleaved; each figure their median [min–max])
   [--lockd-baseline DIR]             (also run DIR's built lockd (DIR/dist/src/lockd/main.js) as system "lockd-base")
   [--no-counters]                    (no /metrics scrapes: lockd nodes without --http-listen; CPU per cycle is still measured)
@@ -51,7 +51,7 @@ function options() {
       against: { type: 'string' },
       out: { type: 'string' },
       'warmup-ms': { type: 'string', default: '1000' },
-      'window-ms': { type: 'string', default: '4000' },
+      'window-ms': { type: 'string', default: '5000' },
       leases: { type: 'string', default: '10000' },
       trials: { type: 'string', default: '3' },
       reps: { type: 'string', default: '5' },
@@ -230,7 +230,7 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
     const metered = async <T extends { cycles: number }>(sys: System, newLocker: (a: string) => Locker, run: (ctx: WorkloadContext) => Promise<T>, label: string): Promise<Metered<T>> => {
       const meter = new WindowMeter(sys.kind, procs(sys), scrapeTls, (line) => log(`[${label}] ${line}`));
       try {
-        const res = await run({ log, spec: o.spec, newLocker, onWindow: (w) => meter.attach(w) });
+        const res = await run({ log, spec: o.spec, newLocker, onWindow: (w) => void meter.attach(w) });
         const per_cycle = await meter.perCycle(res.cycles).catch((e: unknown) => void log(`[${label}] not metered: ${(e as Error).message}`));
         if (per_cycle) log(`[${label}] ${perCycleLine(per_cycle)}`);
         return per_cycle ? { ...res, per_cycle } : res;
@@ -238,27 +238,26 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
         meter.cancel();
       }
     };
-    for (let rep = 0; rep < o.reps; rep++) {
-      log(`repetition ${rep + 1}/${o.reps}: ${rotation(systems, rep).map((s) => s.name).join(', ')}`);
-      if (rep > 0) await findLeaders();
-      const order = rotation(systems, rep);
-      if (o.only.has('uncontended')) {
-        for (const c of UNCONTENDED_CLIENTS) {
-          for (const sys of order) {
-            const r = reps[sys.name][rep];
-            if (sys.unary) r.uncontended.push(await metered(sys, sys.lockers[0], (ctx) => runUncontended(ctx, at(sys), c, sys.name), sys.name));
-            if (sys.session) (r.uncontended_session ??= []).push(await metered(sys, sys.session, (ctx) => runUncontended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`));
-          }
-        }
+    const workloads: Array<['uncontended' | 'contended', number]> = [
+      ...(o.only.has('uncontended') ? UNCONTENDED_CLIENTS.map((c): ['uncontended', number] => ['uncontended', c]) : []),
+      ...(o.only.has('contended') ? CONTENDED_CLIENTS.map((c): ['contended', number] => ['contended', c]) : []),
+    ];
+    let rep = -1;
+    for (const run of interleave(systems, workloads, o.reps)) {
+      if (run.rep !== rep) {
+        rep = run.rep;
+        log(`repetition ${rep + 1}/${o.reps}: ${rotation(systems, rep).map((s) => s.name).join(', ')}`);
+        if (rep > 0) await findLeaders();
       }
-      if (o.only.has('contended')) {
-        for (const c of CONTENDED_CLIENTS) {
-          for (const sys of order) {
-            const r = reps[sys.name][rep];
-            if (sys.unary) for (const mk of sys.lockers) r.contended.push(await metered(sys, mk, (ctx) => runContended(ctx, at(sys), c, sys.name), sys.name));
-            if (sys.session) (r.contended_session ??= []).push(await metered(sys, sys.session, (ctx) => runContended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`));
-          }
-        }
+      const sys = run.system;
+      const [kind, c] = run.workload;
+      const r = reps[sys.name][rep];
+      if (kind === 'uncontended') {
+        if (sys.unary) r.uncontended.push(await metered(sys, sys.lockers[0], (ctx) => runUncontended(ctx, at(sys), c, sys.name), sys.name));
+        if (sys.session) (r.uncontended_session ??= []).push(await metered(sys, sys.session, (ctx) => runUncontended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`));
+      } else {
+        if (sys.unary) for (const mk of sys.lockers) r.contended.push(await metered(sys, mk, (ctx) => runContended(ctx, at(sys), c, sys.name), sys.name));
+        if (sys.session) (r.contended_session ??= []).push(await metered(sys, sys.session, (ctx) => runContended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`));
       }
     }
     if (o.only.has('keepalive')) {

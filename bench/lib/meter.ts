@@ -50,11 +50,12 @@ export class WindowMeter {
     private readonly warn: (line: string) => void = () => {},
   ) {}
 
-  /** The workload's window is known: sample at its start and at its end. */
-  attach(w: Window): void {
+  /** The workload's window is known: sample at its start and at its end. Resolves once the start is sampled (never rejects). */
+  attach(w: Window): Promise<void> {
     const at = (t: number, fn: () => void) => this.timers.push(setTimeout(fn, Math.max(0, t - performance.now())));
     this.start = new Promise((resolve, reject) => at(w.start, () => this.sample(true).then(resolve, reject)));
     this.end = new Promise((resolve, reject) => at(w.end, () => this.sample(false).then(resolve, reject)));
+    return this.start.then(() => {}, () => {});
   }
 
   /** The figures of the run, once its window has closed; `cycles`: the cycles (or hand-offs) the window counted. */

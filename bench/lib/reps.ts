@@ -29,6 +29,23 @@ export function rotation<T>(systems: readonly T[], rep: number): T[] {
   return [...systems.slice(k), ...systems.slice(0, k)];
 }
 
+export interface PlannedRun<S, W> {
+  readonly rep: number;
+  readonly workload: W;
+  readonly system: S;
+}
+
+/**
+ * The order of every run: repetition after repetition (so a slow spell of the machine hits one
+ * repetition of everything, not all repetitions of one workload), each workload in turn, and each
+ * workload against every system back to back in the repetition's rotated order.
+ */
+export function interleave<S, W>(systems: readonly S[], workloads: readonly W[], reps: number): Array<PlannedRun<S, W>> {
+  const out: Array<PlannedRun<S, W>> = [];
+  for (let rep = 0; rep < reps; rep++) for (const workload of workloads) for (const system of rotation(systems, rep)) out.push({ rep, workload, system });
+  return out;
+}
+
 /** Each numeric key's spread over the repetitions' headlines; a string key (a recipe) keeps its most frequent value. */
 export function summarizeReps(heads: ReadonlyArray<Record<string, unknown>>): Record<string, Spread | string> {
   const keys = new Set(heads.flatMap((h) => Object.keys(h)));
