@@ -40,6 +40,7 @@ const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out res
   [--no-counters]                    (no /metrics scrapes: lockd nodes without --http-listen; CPU per cycle is still measured)
   [--only floors,uncontended,contended,keepalive,failover] [--no-lockd] [--profile]
   [--max-minutes N]                  (watchdog; default: 1.5 × the estimated duration + 3, at least 9)
+  [--plan]                           (print the plan and its estimated duration, run nothing)
   [--lockd-api unary|session|both]   (lockd's uncontended/contended client: unary calls, Session stream, or both; default both)
   [--profile-api unary|session]      (the client of the --profile load; default unary)
   [--tls]                            (lockd with mutual TLS, client-certificate auth and --acl; clients as admin "bench")`;
@@ -57,6 +58,7 @@ function options() {
       reps: { type: 'string', default: '5' },
       'lockd-baseline': { type: 'string' },
       'no-counters': { type: 'boolean', default: false },
+      plan: { type: 'boolean', default: false },
       only: { type: 'string' },
       'no-lockd': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -101,6 +103,7 @@ function options() {
     reps: Math.floor(num('reps', 1)),
     baselineMain,
     counters: !values['no-counters'],
+    planOnly: values.plan,
     only: new Set(only as Workload[]),
     profile: values.profile,
     profileApi,
@@ -184,7 +187,7 @@ const RUN_OVERHEAD_MS = 700;
 
 function estimate(o: Opts, systems: readonly System[]): number {
   let fixed = systems.length * 3000; // cluster starts and elections
-  if (o.only.has('floors')) fixed += 3 * o.spec.windowMs + 5000;
+  if (o.only.has('floors')) fixed += 3 * (o.spec.warmupMs + o.spec.windowMs) + 5000;
   if (o.only.has('keepalive')) fixed += systems.length * (o.leases / 2 + 2000 + o.spec.windowMs + 5000);
   if (o.only.has('failover')) fixed += systems.reduce((s, x) => s + x.failover.length, 0) * (o.trials * 8000 + 5000);
   if (o.profile) fixed += 30_000;
@@ -318,6 +321,7 @@ async function main(): Promise<void> {
   log(`plan: ${sut.map((s) => s.name).join(', ')}; ${o.reps} repetition(s) of ${runsPerRep(o, sut)} runs (${o.spec.warmupMs} ms warm-up + ${o.spec.windowMs} ms window each); ` +
     `estimated ${(estimatedMs / 60_000).toFixed(1)} min; watchdog ${maxMinutes} min${o.counters ? '' : '; counters off'}`);
   if (estimatedMs > maxMinutes * 60_000) log(`warning: the estimate exceeds --max-minutes ${maxMinutes}: the watchdog will stop the run`);
+  if (o.planOnly) return;
   const watchdog = setTimeout(() => {
     log(`watchdog: the run exceeded ${maxMinutes} minutes; stopping every process it started`);
     process.exit(3);
