@@ -121,6 +121,7 @@ function perCycleRows(prefix: string, label: string, followers: number): Row[] {
     [`${prefix}_cpu_loadgen_ms`, `${label}: CPU ms/cycle, load generator`, 'lower'],
     [`${prefix}_msgs_sent`, `${label}: Raft messages/cycle (all nodes)`, 'lower'],
     ...REPORTED_TYPES.filter((t) => t !== 'HeartbeatResp').map((t): Row => [`${prefix}_msgs_${t}`, `${label}: ${t}/cycle`, '']),
+    [`${prefix}_msgs_App_empty`, `${label}: App without entries/cycle (commit index or probe)`, 'lower'],
     [`${prefix}_leader_entries_per_app`, `${label}: entries per App (leader)`, 'higher'],
     [`${prefix}_leader_readies`, `${label}: Ready batches/cycle (leader)`, 'lower'],
     [`${prefix}_leader_entries_per_ready`, `${label}: proposals per Ready (leader)`, 'higher'],

@@ -83,6 +83,7 @@ export function lockdFigures(nodes: readonly NodeDelta[], cycles: number): Recor
     msgs_sent: per(sumOver(nodes, 'lockd_raft_messages_sent_total'), cycles),
   };
   for (const t of REPORTED_TYPES) out[`msgs_${t}`] = per(sumOver(nodes, 'lockd_raft_messages_sent_total', { type: t }), cycles);
+  out.msgs_App_empty = per(sumOver(nodes, 'lockd_raft_app_empty_sent_total'), cycles);
   const synced = sumOver(nodes, 'lockd_disk_synced_writes_total') ?? sumOver(nodes, 'lockd_disk_sync_duration_seconds_count');
   out.disk_synced = per(synced, cycles);
   out.disk_unsynced = per(sumOver(nodes, 'lockd_disk_unsynced_writes_total'), cycles);

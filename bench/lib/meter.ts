@@ -55,6 +55,7 @@ export class WindowMeter {
     const at = (t: number, fn: () => void) => this.timers.push(setTimeout(fn, Math.max(0, t - performance.now())));
     this.start = new Promise((resolve, reject) => at(w.start, () => this.sample(true).then(resolve, reject)));
     this.end = new Promise((resolve, reject) => at(w.end, () => this.sample(false).then(resolve, reject)));
+    this.end.catch(() => {}); // read by perCycle; a run that failed before it never asks
     return this.start.then(() => {}, () => {});
   }
 

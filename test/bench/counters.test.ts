@@ -47,7 +47,7 @@ describe('bench: counters', () => {
     const node = (name: string, leader: boolean, m: Record<string, number>): NodeDelta => ({ name, leader, delta: new Map(Object.entries(m)) });
     const nodes = [
       node('n1', true, {
-        'lockd_raft_messages_sent_total{type="App"}': 40, 'lockd_raft_messages_sent_total{type="Heartbeat"}': 2,
+        'lockd_raft_messages_sent_total{type="App"}': 40, 'lockd_raft_messages_sent_total{type="Heartbeat"}': 2, lockd_raft_app_empty_sent_total: 10,
         lockd_raft_app_entries_sent_total: 200, lockd_raft_ready_batches_total: 30, lockd_raft_ready_batches_with_entries_total: 20, lockd_raft_ready_entries_total: 100,
         lockd_disk_synced_writes_total: 20, lockd_disk_synced_entries_total: 100, lockd_disk_unsynced_writes_total: 10,
       }),
@@ -57,7 +57,7 @@ describe('bench: counters', () => {
       })),
     ];
     const f = lockdFigures(nodes, 50);
-    expect(f).to.include({ msgs_sent: 82 / 50, msgs_App: 40 / 50, msgs_AppResp: 40 / 50, msgs_Heartbeat: 2 / 50, msgs_HeartbeatResp: undefined });
+    expect(f).to.include({ msgs_sent: 82 / 50, msgs_App: 40 / 50, msgs_AppResp: 40 / 50, msgs_Heartbeat: 2 / 50, msgs_HeartbeatResp: undefined, msgs_App_empty: 10 / 50 });
     expect(f).to.include({ disk_synced: 60 / 50, disk_unsynced: 20 / 50, entries_per_persist: 300 / 60 });
     expect(f).to.include({ leader_readies: 30 / 50, leader_entries_per_ready: 5, leader_entries_per_app: 5 });
   });
