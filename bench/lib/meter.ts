@@ -53,8 +53,8 @@ export class WindowMeter {
   /** The workload's window is known: sample at its start and at its end. Resolves once the start is sampled (never rejects). */
   attach(w: Window): Promise<void> {
     const at = (t: number, fn: () => void) => this.timers.push(setTimeout(fn, Math.max(0, t - performance.now())));
-    this.start = new Promise((resolve, reject) => at(w.start, () => this.sample(true).then(resolve, reject)));
-    this.end = new Promise((resolve, reject) => at(w.end, () => this.sample(false).then(resolve, reject)));
+    this.start = new Promise((resolve, reject) => at(w.start, () => this.sample().then(resolve, reject)));
+    this.end = new Promise((resolve, reject) => at(w.end, () => this.sample().then(resolve, reject)));
     this.end.catch(() => {}); // read by perCycle; a run that failed before it never asks
     return this.start.then(() => {}, () => {});
   }
@@ -93,16 +93,17 @@ export class WindowMeter {
     for (const t of this.timers) clearTimeout(t);
   }
 
-  /** Counters are scraped outside the CPU interval: before the CPU sample at the start, after it at the end. */
-  private async sample(starting: boolean): Promise<Sample> {
-    const scrape = () =>
-      Promise.all(this.procs.map((p) => (p.metricsUrl ? scrapeMetrics(p.metricsUrl, this.tls).catch((e: unknown) => void this.warn(`scrape of ${p.name} failed: ${(e as Error).message}`)) : undefined)));
-    const cpu = () => ({ cpu: this.procs.map((p) => cpuTimeMs(p.pid)), self: process.cpuUsage(), at: performance.now() });
-    if (starting) {
-      const series = await scrape();
-      return { ...cpu(), series };
-    }
-    const c = cpu();
-    return { ...c, series: await scrape() };
+  /**
+   * CPU first, exactly at the edge (the interval the cycles were counted in); the counters right
+   * after, at both edges alike, so their interval has the window's length, shifted by a scrape.
+   */
+  private async sample(): Promise<Sample> {
+    const cpu = this.procs.map((p) => cpuTimeMs(p.pid));
+    const self = process.cpuUsage();
+    const at = performance.now();
+    const series = await Promise.all(
+      this.procs.map((p) => (p.metricsUrl ? scrapeMetrics(p.metricsUrl, this.tls).catch((e: unknown) => void this.warn(`scrape of ${p.name} failed: ${(e as Error).message}`)) : undefined)),
+    );
+    return { cpu, self, series, at };
   }
 }
