@@ -31,6 +31,9 @@ import { headline, markdownTable, ratios, targets, type Metered, type SystemResu
 import { profileLockd } from './profile/profile-run.js';
 
 const WORKLOADS = ['floors', 'uncontended', 'contended', 'keepalive', 'failover'] as const;
+/** The client counts the report has rows for. */
+const UNCONTENDED_CLIENTS = [1, 16, 64];
+const CONTENDED_CLIENTS = [16, 2];
 type Workload = (typeof WORKLOADS)[number];
 
 const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out results.json]
@@ -41,6 +44,7 @@ const USAGE = `usage: npm run bench -- [--nodes 3|5] [--against etcd] [--out res
   [--only floors,uncontended,contended,keepalive,failover] [--no-lockd] [--profile]
   [--max-minutes N]                  (watchdog; default: 1.5 × the estimated duration + 3, at least 9)
   [--plan]                           (print the plan and its estimated duration, run nothing)
+  [--clients 1,16,64,2]              (only these client counts: uncontended 1, 16, 64; contended 16, 2; default all)
   [--lockd-api unary|session|both]   (lockd's uncontended/contended client: unary calls, Session stream, or both; default both)
   [--profile-api unary|session]      (the client of the --profile load; default unary)
   [--tls]                            (lockd with mutual TLS, client-certificate auth and --acl; clients as admin "bench")`;
@@ -59,6 +63,7 @@ function options() {
       'lockd-baseline': { type: 'string' },
       'no-counters': { type: 'boolean', default: false },
       plan: { type: 'boolean', default: false },
+      clients: { type: 'string' },
       only: { type: 'string' },
       'no-lockd': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -90,6 +95,8 @@ function options() {
   const baseline = values['lockd-baseline'];
   const baselineMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist', 'src', 'lockd', 'main.js');
   if (baselineMain && !existsSync(baselineMain)) throw new Error(`--lockd-baseline: ${baselineMain} is missing (run \`npm run build\` in ${baseline})\n${USAGE}`);
+  const clients = values.clients === undefined ? undefined : values.clients.split(',').map((x) => Number(x.trim()));
+  for (const c of clients ?? []) if (!UNCONTENDED_CLIENTS.includes(c) && !CONTENDED_CLIENTS.includes(c)) throw new Error(`--clients: ${c} is none of ${[...new Set([...UNCONTENDED_CLIENTS, ...CONTENDED_CLIENTS])].join(', ')}\n${USAGE}`);
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...WORKLOADS];
   for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`unknown workload "${w}"\n${USAGE}`);
   return {
@@ -104,6 +111,8 @@ function options() {
     baselineMain,
     counters: !values['no-counters'],
     planOnly: values.plan,
+    uncontendedClients: UNCONTENDED_CLIENTS.filter((c) => !clients || clients.includes(c)),
+    contendedClients: CONTENDED_CLIENTS.filter((c) => !clients || clients.includes(c)),
     only: new Set(only as Workload[]),
     profile: values.profile,
     profileApi,
@@ -167,8 +176,6 @@ function systemsFor(o: Opts, etcdBin: string | undefined): System[] {
   return out;
 }
 
-const UNCONTENDED_CLIENTS = [1, 16, 64];
-const CONTENDED_CLIENTS = [16, 2];
 
 /** Uncontended and contended runs in one repetition (each system, API and recipe). */
 function runsPerRep(o: Opts, systems: readonly System[]): number {
@@ -176,8 +183,8 @@ function runsPerRep(o: Opts, systems: readonly System[]): number {
   for (const s of systems) {
     const unc = (s.unary ? 1 : 0) + (s.session ? 1 : 0);
     const cont = (s.unary ? s.lockers.length : 0) + (s.session ? 1 : 0);
-    if (o.only.has('uncontended')) n += UNCONTENDED_CLIENTS.length * unc;
-    if (o.only.has('contended')) n += CONTENDED_CLIENTS.length * cont;
+    if (o.only.has('uncontended')) n += o.uncontendedClients.length * unc;
+    if (o.only.has('contended')) n += o.contendedClients.length * cont;
   }
   return n;
 }
@@ -242,8 +249,8 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
       }
     };
     const workloads: Array<['uncontended' | 'contended', number]> = [
-      ...(o.only.has('uncontended') ? UNCONTENDED_CLIENTS.map((c): ['uncontended', number] => ['uncontended', c]) : []),
-      ...(o.only.has('contended') ? CONTENDED_CLIENTS.map((c): ['contended', number] => ['contended', c]) : []),
+      ...(o.only.has('uncontended') ? o.uncontendedClients.map((c): ['uncontended', number] => ['uncontended', c]) : []),
+      ...(o.only.has('contended') ? o.contendedClients.map((c): ['contended', number] => ['contended', c]) : []),
     ];
     let rep = -1;
     for (const run of interleave(systems, workloads, o.reps)) {
