@@ -8,7 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LockdCluster } from './clusters/lockd-cluster.js';
 import { BenchTls } from './lib/bench-tls.js';
@@ -20,6 +21,7 @@ import { WindowMeter, type MeteredProcess, type PerCycle } from './lib/meter.js'
 import { estimateMs, interleave, medians, rotation, summarizeReps } from './lib/reps.js';
 import { LockdLocker } from './systems/lockd-locker.js';
 import { LockdSessionLocker } from './systems/lockd-session-locker.js';
+import type { SessionClient } from '../src/client/session-client.js';
 import { EtcdMutexLocker, EtcdV3Locker } from './systems/etcd-lockers.js';
 import type { Locker } from './systems/locker.js';
 import { runUncontended } from './workloads/uncontended.js';
@@ -147,22 +149,22 @@ interface System {
   readonly failover: Array<[setting: string, flags: readonly string[]]>;
 }
 
-function systemsFor(o: Opts, etcdBin: string | undefined): System[] {
+function systemsFor(o: Opts, etcdBin: string | undefined, baselineSession?: typeof SessionClient): System[] {
   const out: System[] = [];
-  const lockd = (name: string, main: string | undefined): System => ({
+  const lockd = (name: string, main: string | undefined, Session?: typeof SessionClient): System => ({
     name,
     kind: 'lockd',
     start: (flags = []) => LockdCluster.start({ size: o.nodes, flags, tls: o.tls, metrics: o.counters, main }),
     lockers: [(a) => new LockdLocker(a, o.tls)],
     unary: o.unary,
-    session: o.session ? (a) => new LockdSessionLocker(a, o.tls) : undefined,
+    session: o.session ? (a) => new LockdSessionLocker(a, o.tls, Session) : undefined,
     failover: [
       ['heartbeat 100 ms / election 1000 ms (tick 100 ms × 1 / × 10, as etcd)', LOCKD_EQUAL_FLAGS],
       ['lockd defaults (tick 50 ms, heartbeat 2, election 20 ticks)', []],
     ],
   });
   if (o.lockd) out.push(lockd('lockd', undefined));
-  if (o.lockd && o.baselineMain) out.push(lockd('lockd-base', o.baselineMain));
+  if (o.lockd && o.baselineMain) out.push(lockd('lockd-base', o.baselineMain, baselineSession));
   if (etcdBin) {
     out.push({
       name: 'etcd',
@@ -301,6 +303,14 @@ async function failovers(o: Opts, systems: System[], reps: Record<string, System
   }
 }
 
+async function baselineSessionClient(main: string): Promise<typeof SessionClient> {
+  const file = join(dirname(main), '..', 'client', 'session-client.js');
+  if (!existsSync(file)) throw new Error(`--lockd-baseline: ${file} is missing`);
+  const mod = (await import(pathToFileURL(file).href)) as { SessionClient?: typeof SessionClient };
+  if (typeof mod.SessionClient !== 'function') throw new Error(`--lockd-baseline: ${file} exports no SessionClient`);
+  return mod.SessionClient;
+}
+
 function machine(etcdBin: string | undefined) {
   const competing = (() => {
     try {
@@ -322,7 +332,10 @@ function machine(etcdBin: string | undefined) {
 async function main(): Promise<void> {
   const o = options();
   const etcdBin = o.etcd ? ensureEtcd(log) : undefined;
-  const sut = systemsFor(o, etcdBin);
+  // The baseline's Session client is its own build, so lockd-base is the old code end to end
+  // (the unary client is the bench's own grpc-js calls, the same for every system).
+  const baselineSession = o.baselineMain ? await baselineSessionClient(o.baselineMain) : undefined;
+  const sut = systemsFor(o, etcdBin, baselineSession);
   const estimatedMs = estimate(o, sut);
   const maxMinutes = o.maxMinutes ?? Math.max(9, Math.ceil((1.5 * estimatedMs) / 60_000) + 3);
   log(`plan: ${sut.map((s) => s.name).join(', ')}; ${o.reps} repetition(s) of ${runsPerRep(o, sut)} runs (${o.spec.warmupMs} ms warm-up + ${o.spec.windowMs} ms window each); ` +
