@@ -26,7 +26,8 @@ import type { AppliedEvents } from './applied-events.js';
 import { MAX_OBSERVE_BACKLOG } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { ServerStreams } from './server-stream.js';
-import { unary, type UnaryDeps } from './unary.js';
+import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { checkedAcquire } from './lock-service.js';
 import { denied, requireOn } from './access.js';
 import { principalOf } from '../security/principal.js';
 
@@ -41,6 +42,77 @@ function validateKey(k: LeaderKey__Output | null): Problem | undefined {
 function leaderOf(name: string, v: LockView): LeaderResponse {
   const h = v.holders.length === 1 && !v.holders[0].shared && v.permits === 1 ? v.holders[0] : undefined;
   return h ? { hasLeader: true, leader: { name, leaseId: h.leaseId, fencingToken: h.token }, value: h.value } : { hasLeader: false, leader: null, value: '' };
+}
+
+/** The unary operations, shared by the Election service and the Session stream. */
+export interface ElectionOps {
+  readonly Campaign: UnarySpec<CampaignRequest__Output, CampaignResponse>;
+  readonly Proclaim: UnarySpec<ProclaimRequest__Output, ProclaimResponse>;
+  readonly Leader: UnarySpec<LeaderRequest__Output, LeaderResponse>;
+  readonly Resign: UnarySpec<ResignRequest__Output, ResignResponse>;
+}
+
+export function electionOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): ElectionOps {
+  const sm = ctx.stateMachine;
+  const access = ctx.access;
+  return {
+    Campaign: {
+      method: ELECTION.Campaign,
+      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateElectionValue(req.value) ?? validateRequestId(req.requestId),
+      waits: () => true,
+      onLeader: async (req, caller, deadline) => {
+        const r = await checkedAcquire(ctx, proposer, acquirer, caller, deadline, 'campaign', {
+          name: req.name,
+          leaseId: req.leaseId,
+          wait: true,
+          permits: 0,
+          shared: false,
+          lockDelayMs: 0,
+          value: req.value,
+          requestId: req.requestId || undefined,
+        });
+        if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
+        return { leader: { name: req.name, leaseId: req.leaseId, fencingToken: r.fencingToken } };
+      },
+    },
+    Proclaim: {
+      method: ELECTION.Proclaim,
+      validate: (req) => validateKey(req.leader) ?? validateElectionValue(req.value),
+      onLeader: async (req, caller, deadline) => {
+        const k = req.leader!;
+        requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
+        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, value: req.value, ...access.authority(caller.principal) }, deadline);
+        return {};
+      },
+    },
+    Leader: {
+      method: ELECTION.Leader,
+      validate: (req) => validateLockName(req.name),
+      onLeader: async (req, caller, deadline) => {
+        requireOn(access, caller.principal, ['lock', 'read'], req.name, 'read the leader of');
+        const r = leaderOf(req.name, await proposer.read(deadline, () => sm.inspectLock(req.name)));
+        if (!r.hasLeader) throw new ApiError(grpc.status.NOT_FOUND, `nobody leads ${req.name}`);
+        return r;
+      },
+    },
+    Resign: {
+      method: ELECTION.Resign,
+      validate: (req) => validateKey(req.leader) ?? validateRequestId(req.requestId),
+      onLeader: async (req, caller, deadline) => {
+        const k = req.leader!;
+        requireOn(access, caller.principal, ['lock'], k.name, 'resign from');
+        try {
+          const cmd = { type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+          const r = await proposer.write(cmd, deadline);
+          return { resigned: r.released };
+        } catch (e) {
+          // Nobody leads any more: the leadership is over either way.
+          if (e instanceof ApiError && e.code === grpc.status.NOT_FOUND) return { resigned: false };
+          throw e;
+        }
+      },
+    },
+  };
 }
 
 export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents): { handlers: ElectionHandlers; close(err: ApiError): void } {
@@ -82,67 +154,12 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
     else last = JSON.stringify(first);
   };
 
+  const ops = electionOps(ctx, proposer, acquirer);
   const handlers: ElectionHandlers = {
-    Campaign: unary<CampaignRequest__Output, CampaignResponse>(deps, {
-      method: ELECTION.Campaign,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateElectionValue(req.value) ?? validateRequestId(req.requestId),
-      waits: () => true,
-      onLeader: async (req, caller, deadline) => {
-        requireOn(access, caller.principal, ['lock'], req.name, 'campaign in');
-        const r = await acquirer.acquire({
-          name: req.name,
-          leaseId: req.leaseId,
-          wait: true,
-          permits: 0,
-          shared: false,
-          lockDelayMs: 0,
-          value: req.value,
-          requestId: req.requestId || undefined,
-          deadline,
-          principal: caller.principal,
-          onGone: caller.onGone,
-        });
-        if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
-        return { leader: { name: req.name, leaseId: req.leaseId, fencingToken: r.fencingToken } };
-      },
-    }),
-    Proclaim: unary<ProclaimRequest__Output, ProclaimResponse>(deps, {
-      method: ELECTION.Proclaim,
-      validate: (req) => validateKey(req.leader) ?? validateElectionValue(req.value),
-      onLeader: async (req, caller, deadline) => {
-        const k = req.leader!;
-        requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
-        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, value: req.value, ...access.authority(caller.principal) }, deadline);
-        return {};
-      },
-    }),
-    Leader: unary<LeaderRequest__Output, LeaderResponse>(deps, {
-      method: ELECTION.Leader,
-      validate: (req) => validateLockName(req.name),
-      onLeader: async (req, caller, deadline) => {
-        requireOn(access, caller.principal, ['lock', 'read'], req.name, 'read the leader of');
-        const r = leaderOf(req.name, await proposer.read(deadline, () => sm.inspectLock(req.name)));
-        if (!r.hasLeader) throw new ApiError(grpc.status.NOT_FOUND, `nobody leads ${req.name}`);
-        return r;
-      },
-    }),
-    Resign: unary<ResignRequest__Output, ResignResponse>(deps, {
-      method: ELECTION.Resign,
-      validate: (req) => validateKey(req.leader) ?? validateRequestId(req.requestId),
-      onLeader: async (req, caller, deadline) => {
-        const k = req.leader!;
-        requireOn(access, caller.principal, ['lock'], k.name, 'resign from');
-        try {
-          const cmd = { type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
-          const r = await proposer.write(cmd, deadline);
-          return { resigned: r.released };
-        } catch (e) {
-          // Nobody leads any more: the leadership is over either way.
-          if (e instanceof ApiError && e.code === grpc.status.NOT_FOUND) return { resigned: false };
-          throw e;
-        }
-      },
-    }),
+    Campaign: unary(deps, ops.Campaign),
+    Proclaim: unary(deps, ops.Proclaim),
+    Leader: unary(deps, ops.Leader),
+    Resign: unary(deps, ops.Resign),
     Observe,
   };
   return { handlers, close: (err) => streams.endAll(err) };
