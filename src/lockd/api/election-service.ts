@@ -4,8 +4,10 @@
 // Proclaim a state-machine command, Leader a linearizable Inspect; Observe is served locally from
 // the applied events (like Lock.Observe), reading the leader from the state after each event.
 // Access (issue 12) as for Lock: Campaign, Proclaim and Resign need `lock` on the name, Leader and
-// Observe `lock` or `read`; ownership of the lease (Campaign) or of the leadership's grant (Proclaim,
-// Resign) is checked at apply from the command's authority (state-machine/authorize.ts).
+// Observe `lock` or `read`; ownership of the lease (Campaign: also before it joins the queue, as for
+// Acquire) or of the leadership's grant (Proclaim, Resign) is checked at apply from the command's
+// authority (state-machine/authorize.ts). Campaign, Proclaim, Leader and Resign are also Session
+// operations (electionOps); Observe is not (a session answers each request once, on the leader).
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { ElectionHandlers } from '../../proto/gen/lockd/v1/Election.js';
@@ -42,6 +44,56 @@ function validateKey(k: LeaderKey__Output | null): Problem | undefined {
 function leaderOf(name: string, v: LockView): LeaderResponse {
   const h = v.holders.length === 1 && !v.holders[0].shared && v.permits === 1 ? v.holders[0] : undefined;
   return h ? { hasLeader: true, leader: { name, leaseId: h.leaseId, fencingToken: h.token }, value: h.value } : { hasLeader: false, leader: null, value: '' };
+}
+
+export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents): { handlers: ElectionHandlers; close(err: ApiError): void } {
+  const sm = ctx.stateMachine;
+  const access = ctx.access;
+  const streams = new ServerStreams<LeaderRequest__Output, LeaderResponse>();
+
+  const Observe: grpc.handleServerStreamingCall<LeaderRequest__Output, LeaderResponse> = (call) => {
+    const { name } = call.request;
+    const problem = validateLockName(name);
+    if (problem) {
+      call.emit('error', fromProblem(problem).toStatus());
+      return;
+    }
+    // Against this replica's rules (served locally, like Lock.Observe).
+    const why = access.denial(principalOf(call.metadata), ['lock', 'read'], name, 'observe the election');
+    if (why) {
+      call.emit('error', denied(why).toStatus());
+      return;
+    }
+    if (call.cancelled) return;
+    const s = streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the election observer of ${JSON.stringify(name)}` } });
+    // Listeners run right after each entry applies, so the state read here is that entry's.
+    let last = '';
+    const send = () => {
+      const now = leaderOf(name, sm.inspectLock(name));
+      const sig = JSON.stringify(now);
+      if (sig === last) return;
+      last = sig;
+      s.send(now);
+    };
+    const unsubscribe = events.onName(name, (ev) => {
+      if (ev.type === 'ACQUIRED' || ev.type === 'RELEASED' || ev.type === 'EXPIRED' || ev.type === 'PROCLAIMED') send();
+    });
+    call.sendMetadata(new grpc.Metadata());
+    // The current leadership first; "nobody leads" is not news to a new observer.
+    const first = leaderOf(name, sm.inspectLock(name));
+    if (first.hasLeader) send();
+    else last = JSON.stringify(first);
+  };
+
+  const ops = electionOps(ctx, proposer, acquirer);
+  const handlers: ElectionHandlers = {
+    Campaign: unary(deps, ops.Campaign),
+    Proclaim: unary(deps, ops.Proclaim),
+    Leader: unary(deps, ops.Leader),
+    Resign: unary(deps, ops.Resign),
+    Observe,
+  };
+  return { handlers, close: (err) => streams.endAll(err) };
 }
 
 /** The unary operations, shared by the Election service and the Session stream. */
@@ -113,54 +165,4 @@ export function electionOps(ctx: NodeContext, proposer: Proposer, acquirer: Acqu
       },
     },
   };
-}
-
-export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents): { handlers: ElectionHandlers; close(err: ApiError): void } {
-  const sm = ctx.stateMachine;
-  const access = ctx.access;
-  const streams = new ServerStreams<LeaderRequest__Output, LeaderResponse>();
-
-  const Observe: grpc.handleServerStreamingCall<LeaderRequest__Output, LeaderResponse> = (call) => {
-    const { name } = call.request;
-    const problem = validateLockName(name);
-    if (problem) {
-      call.emit('error', fromProblem(problem).toStatus());
-      return;
-    }
-    // Against this replica's rules (served locally, like Lock.Observe).
-    const why = access.denial(principalOf(call.metadata), ['lock', 'read'], name, 'observe the election');
-    if (why) {
-      call.emit('error', denied(why).toStatus());
-      return;
-    }
-    if (call.cancelled) return;
-    const s = streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the election observer of ${JSON.stringify(name)}` } });
-    // Listeners run right after each entry applies, so the state read here is that entry's.
-    let last = '';
-    const send = () => {
-      const now = leaderOf(name, sm.inspectLock(name));
-      const sig = JSON.stringify(now);
-      if (sig === last) return;
-      last = sig;
-      s.send(now);
-    };
-    const unsubscribe = events.onName(name, (ev) => {
-      if (ev.type === 'ACQUIRED' || ev.type === 'RELEASED' || ev.type === 'EXPIRED' || ev.type === 'PROCLAIMED') send();
-    });
-    call.sendMetadata(new grpc.Metadata());
-    // The current leadership first; "nobody leads" is not news to a new observer.
-    const first = leaderOf(name, sm.inspectLock(name));
-    if (first.hasLeader) send();
-    else last = JSON.stringify(first);
-  };
-
-  const ops = electionOps(ctx, proposer, acquirer);
-  const handlers: ElectionHandlers = {
-    Campaign: unary(deps, ops.Campaign),
-    Proclaim: unary(deps, ops.Proclaim),
-    Leader: unary(deps, ops.Leader),
-    Resign: unary(deps, ops.Resign),
-    Observe,
-  };
-  return { handlers, close: (err) => streams.endAll(err) };
 }
