@@ -31,7 +31,9 @@ describe('Election on the Session stream with --acl (real processes, test-made c
     return { endpoints: cluster.nodes.map((n) => n.address), cacert: pki.caCert, cert: certs[who].cert, key: certs[who].key, timeoutMs: 10_000 };
   };
   const sessionAs = (who: string) => {
-    const s = new SessionClient(tls(who));
+    // Leader discovery over fresh TLS connections can take longer than the default 500 ms on a loaded
+    // machine; without a leader the session would open on the first endpoint and fail UNAVAILABLE.
+    const s = new SessionClient({ ...tls(who), discoverTimeoutMs: 5000 });
     closers.push(() => s.close());
     return s;
   };
@@ -90,23 +92,34 @@ describe('Election on the Session stream with --acl (real processes, test-made c
     await alice.revoke(a);
   });
 
-  it("alice's refused campaign with bob's waiting lease does not stop the cleanup of bob's abandoned campaign (no orphan leadership)", async () => {
-    const bob = sessionAs('bob');
-    const alice = sessionAs('alice');
-    const { leaseId: holder } = await bob.grant(30_000);
-    const { leaseId: waiter } = await bob.grant(30_000);
-    await bob.campaign('el/q', holder, 'holder');
-    // bob's second lease campaigns with a short timeout; at the deadline the leader cancels its queue entry.
-    const waiting = failure(bob.campaign('el/q', waiter, 'waiter', { timeoutMs: 4000 }));
-    await waitFor('bob campaigns', async () => ((await root.inspect('el/q')).waitingLeaseIds.includes(waiter) ? true : undefined));
-    // alice (who may lock el/) campaigns with bob's lease: refused...
-    const forged = await failure(alice.campaign('el/q', waiter, 'alice', { timeoutMs: 10_000 }));
-    expect(forged.codeName, forged.message).to.equal('PERMISSION_DENIED');
-    expect((await waiting).codeName).to.equal('DEADLINE_EXCEEDED');
-    // ...and bob's abandoned campaign still leaves the queue: the holder's end leaves nobody leading.
-    await waitFor('bob’s abandoned campaign cancelled', async () => ((await root.inspect('el/q')).waitingLeaseIds.includes(waiter) ? undefined : true), 10_000);
-    await bob.revoke(holder);
-    expect(await root.leader('el/q')).to.deep.equal({ value: '' });
-    await bob.revoke(waiter);
-  });
+  // Both ways in: the Session operation and the unary RPC run the same Campaign (before the fix the
+  // unary one skipped the ownership check too).
+  for (const via of ['session', 'unary'] as const)
+    it(`alice's refused campaign (${via}) with bob's waiting lease does not stop the cleanup of bob's abandoned campaign (no orphan leadership)`, async () => {
+      const name = `el/q-${via}`;
+      const bob = sessionAs('bob');
+      const campaignAs = (who: string) => {
+        if (via === 'session') return sessionAs(who);
+        const c = new LockClient({ ...tls(who), watchLocks: false });
+        closers.push(() => c.close());
+        return c;
+      };
+      const bobCampaigns = campaignAs('bob');
+      const alice = campaignAs('alice');
+      const { leaseId: holder } = await bob.grant(30_000);
+      const { leaseId: waiter } = await bob.grant(30_000);
+      await bob.campaign(name, holder, 'holder');
+      // bob's second lease campaigns with a short timeout; at the deadline the leader cancels its queue entry.
+      const waiting = failure(bobCampaigns.campaign(name, waiter, 'waiter', { timeoutMs: 4000 }));
+      await waitFor('bob campaigns', async () => ((await root.inspect(name)).waitingLeaseIds.includes(waiter) ? true : undefined));
+      // alice (who may lock el/) campaigns with bob's lease: refused...
+      const forged = await failure(alice.campaign(name, waiter, 'alice', { timeoutMs: 10_000 }));
+      expect(forged.codeName, forged.message).to.equal('PERMISSION_DENIED');
+      expect((await waiting).codeName).to.equal('DEADLINE_EXCEEDED');
+      // ...and bob's abandoned campaign still leaves the queue: the holder's end leaves nobody leading.
+      await waitFor('bob’s abandoned campaign cancelled', async () => ((await root.inspect(name)).waitingLeaseIds.includes(waiter) ? undefined : true), 10_000);
+      await bob.revoke(holder);
+      expect(await root.leader(name)).to.deep.equal({ value: '' });
+      await bob.revoke(waiter);
+    });
 });
