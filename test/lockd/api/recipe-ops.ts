@@ -86,7 +86,7 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
 }
 
 /** The op as a concrete request; undefined: nothing it could mean now (e.g. no lease yet). */
-export function resolve(op: Op, m: RecipeModel, prefix: string, staleTokens: readonly number[]): RecipeReq | undefined {
+export function resolve(op: Op, m: RecipeModel, prefix: string, seenTokens: readonly number[]): RecipeReq | undefined {
   const b = op.body;
   if (b.k === 'grant') return { t: 'grant' };
   const live = m.liveLeases();
@@ -99,7 +99,7 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, staleTokens: rea
     const from = 'live' in r ? live : m.granted;
     return from.length ? from[('live' in r ? r.live : r.any) % from.length] : undefined;
   };
-  /** A holder's (token, lease), or a stale token with a live lease. */
+  /** A holder's (token, lease), or a token seen earlier (stale, or not: the model knows) with a live lease. */
   const grantOf = (name: string, r: TokenRef): { token: number; lease: number } | undefined => {
     const hs = m.holders(name);
     if (r !== 'stale' && hs.length) {
@@ -107,7 +107,7 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, staleTokens: rea
       return h.token === undefined ? undefined : { token: h.token, lease: h.lease };
     }
     const l = live[0] ?? m.granted[0];
-    return staleTokens.length && l !== undefined ? { token: staleTokens[op.id % staleTokens.length], lease: l } : undefined;
+    return seenTokens.length && l !== undefined ? { token: seenTokens[op.id % seenTokens.length], lease: l } : undefined;
   };
   if (b.k === 'revoke') {
     const l = lease(b.lease);
