@@ -13,6 +13,8 @@ export const DELAY_CLOCK_SLACK_MS = 200;
 export interface RecipeCheck {
   /** Grants by recipe: semaphore (permits > 1 asked), shared, exclusive read-write, lock-delay, leadership. */
   grants: Record<string, number>;
+  /** Per name, the most holders at once the history proves. */
+  maxHolders: Record<string, number>;
   downgrades: number;
   setPermits: number;
   /** Try-locks answered "not acquired" while a lock-delay ran (lock_delay_remaining_ms > 0). */
@@ -48,11 +50,12 @@ export function checkRecipes(ops: readonly Op[], slackMs = DELAY_CLOCK_SLACK_MS)
   }
   return {
     grants: count,
+    maxHolders: holders.maxHolders,
     downgrades: downgradeOps,
     setPermits: ops.filter((o) => o.f === 'setpermits' && o.status === 'ok').length,
     delayedAnswers,
     delaysJudged: delay.judged,
     elections: { campaigns: el.campaigns, leaderReads: el.leaderReads, observed: el.observed, streams: el.streams },
-    violations: [...holders, ...delay.violations, ...el.violations],
+    violations: [...holders.violations, ...delay.violations, ...el.violations],
   };
 }

@@ -3,8 +3,8 @@
 // round one recipe, every call recorded in its history with request ids on every attempt:
 //  - semaphore (RECIPE.semaphore): Acquire with the permits it believes the name has (2 when free;
 //    on FAILED_PRECONDITION it Inspects and believes what it sees), hold, Release with its lease id
-//    (waiters granted by one entry share a token). The admin client also calls SetPermits(1–3)
-//    every 2–5 s;
+//    (waiters granted by one entry share a token). The admin client, while it holds the name, also
+//    calls SetPermits(1–3) now and then (at most every 1–4 s);
 //  - read-write lock (RECIPE.rw): shared (60 %) or exclusive; an exclusive holder downgrades
 //    (a shared Acquire) 40 % of the time, holds on, releases;
 //  - lock-delay (RECIPE.delay): a mutex with lock_delay_ms = LOCK_DELAY_MS; the holder releases,
@@ -154,6 +154,9 @@ async function hold(name: string, token: number, ms: number): Promise<void> {
 }
 
 const work = () => rng.range(cfg!.workMs[0], cfg!.workMs[1]);
+/** Semaphore and read-write holds last longer, so that holders meet (3 clients share each name). */
+const holdMs = () => rng.range(4 * cfg!.workMs[0], 4 * cfg!.workMs[1]);
+let nextSetPermits = 0;
 let permitsBelief = SEMAPHORE_PERMITS;
 
 /** The semaphore's permits as Inspect shows them (not recorded: only what the client then asks matters). */
@@ -167,7 +170,12 @@ async function semaphore(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   const g = await racquire(RECIPE.semaphore, lease, { wait: rng.chance(cfg!.waitShare), permits: permitsBelief });
   if (g.kind === 'refused' && g.code === 'FAILED_PRECONDITION') await learnPermits();
   return afterAcquire(lease, g, async (token) => {
-    await hold(RECIPE.semaphore, token, work());
+    // The admin changes the permits while it holds the name (a free name has none to change: NOT_FOUND).
+    if (cfg!.admin && now() >= nextSetPermits) {
+      await setPermits();
+      nextSetPermits = now() + rng.range(1000, 4000);
+    }
+    await hold(RECIPE.semaphore, token, holdMs());
     return (await rrelease(RECIPE.semaphore, lease, token)) ? lease : dropLease(lease);
   });
 }
@@ -176,12 +184,12 @@ async function readWrite(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   const shared = rng.chance(0.6);
   const g = await racquire(RECIPE.rw, lease, { wait: rng.chance(cfg!.waitShare), shared });
   return afterAcquire(lease, g, async (token) => {
-    await hold(RECIPE.rw, token, work());
+    await hold(RECIPE.rw, token, holdMs());
     if (!shared && rng.chance(0.4)) {
       const d = await racquire(RECIPE.rw, lease, { wait: false, shared: true });
       if (d.kind === 'unknown') return dropLease(lease);
       if (d.kind === 'gone') return undefined;
-      await hold(RECIPE.rw, token, work());
+      await hold(RECIPE.rw, token, holdMs());
     }
     return (await rrelease(RECIPE.rw, lease, token)) ? lease : dropLease(lease);
   });
@@ -302,12 +310,7 @@ async function main(): Promise<void> {
   hist.note('start', { mode: cfg!.mode, pid: process.pid });
   observeForever();
   let lease: LeaseKeeper | undefined;
-  let nextSetPermits = now() + rng.range(1000, 3000);
   while (!stopping) {
-    if (cfg!.admin && now() >= nextSetPermits) {
-      await setPermits();
-      nextSetPermits = now() + rng.range(2000, 5000);
-    }
     if (!lease || lease.lost) {
       lease?.stop();
       lease = await grantLease();

@@ -34,8 +34,15 @@ function permitsBound(b: RecipeGrant, setPermits: readonly Op[]): number {
   return bound;
 }
 
-export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGrant[]): RecipeViolation[] {
+export interface HoldersCheck {
+  /** Per name, the most holders the history proves at once (at some grant): the limit was exercised. */
+  maxHolders: Record<string, number>;
+  violations: RecipeViolation[];
+}
+
+export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGrant[]): HoldersCheck {
   const out: RecipeViolation[] = [];
+  const maxHolders: Record<string, number> = {};
   const report = (checker: string, name: string, detail: string) => {
     if (out.length < MAX_REPORTED) out.push({ checker, name, detail });
   };
@@ -50,6 +57,7 @@ export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGr
         const a = list[j];
         if (a !== b && a.lease !== b.lease && a.protectedUntil > when) co.push(a);
       }
+      maxHolders[name] = Math.max(maxHolders[name] ?? 0, co.length + 1);
       const desc = (a: RecipeGrant) => `lease ${a.lease} token ${a.token}${a.shared ? ' shared' : ''} (held until at least ${at(a.protectedUntil)})`;
       if (!b.shared) {
         const shared = co.filter((a) => a.shared);
@@ -73,5 +81,5 @@ export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGr
       }
     }
   }
-  return out;
+  return { maxHolders, violations: out };
 }

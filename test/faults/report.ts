@@ -73,7 +73,7 @@ export function summarize(r: FaultReport): string {
   lines.push(`  exclusion within lease trust: ${r.exclusion.violations.length} violations over ${r.exclusion.grants} grants`);
   const rc = r.recipes;
   lines.push(
-    `  recipes: grants ${Object.entries(rc.grants).map(([k, v]) => `${k} ${v}`).join(', ')}; ${rc.downgrades} downgrades, ${rc.setPermits} SetPermits, ` +
+    `  recipes: grants ${Object.entries(rc.grants).map(([k, v]) => `${k} ${v}`).join(', ')}; most holders at once ${Object.entries(rc.maxHolders).map(([k, v]) => `${k} ${v}`).join(', ')}; ${rc.downgrades} downgrades, ${rc.setPermits} SetPermits, ` +
       `${rc.delaysJudged} lock-delays judged, ${rc.delayedAnswers} answers "delay running"; elections: ${rc.elections.campaigns} leaderships, ` +
       `${rc.elections.leaderReads} Leader reads, ${rc.elections.observed} Observe responses on ${rc.elections.streams} streams — ${rc.violations.length} violations`,
   );
