@@ -38,20 +38,11 @@ export function checkRecipes(ops: readonly Op[], slackMs = DELAY_CLOCK_SLACK_MS)
     else count.exclusive++;
   }
   let delayedAnswers = 0;
-  let downgradeOps = 0;
-  for (const o of ops) {
-    if (o.f !== 'racquire' || o.status !== 'ok') continue;
-    const out = o.output as RAcquireOutput;
-    if (!out.acquired && out.delayRemainingMs > 0) delayedAnswers++;
-  }
-  const exclusiveKeys = new Set(grants.filter((g) => !g.shared).map((g) => `${g.name}|${g.lease}|${g.token}`));
-  for (const o of ops) {
-    if (o.f === 'racquire' && o.status === 'ok' && o.input.shared && (o.output as RAcquireOutput).acquired && exclusiveKeys.has(`${o.input.name}|${o.input.leaseId}|${(o.output as RAcquireOutput).token}`)) downgradeOps++;
-  }
+  for (const o of ops) if (o.f === 'racquire' && o.status === 'ok' && !(o.output as RAcquireOutput).acquired && (o.output as RAcquireOutput).delayRemainingMs > 0) delayedAnswers++;
   return {
     grants: count,
     maxHolders: holders.maxHolders,
-    downgrades: downgradeOps,
+    downgrades: grants.filter((g) => Number.isFinite(g.downgradedFrom)).length,
     setPermits: ops.filter((o) => o.f === 'setpermits' && o.status === 'ok').length,
     delayedAnswers,
     delaysJudged: delay.judged,

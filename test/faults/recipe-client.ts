@@ -12,8 +12,8 @@
 //    the lease expire — both start the delay. The nemesis pauses and kills holders too;
 //  - election (RECIPE.election): Campaign (waits), Proclaim 0–2 new values, maybe a Leader read,
 //    then Resign (80 %), revoke the lease (10 %) or let it expire (10 %); Leader reads on their own;
-//  - all along, an Election.Observe stream (reopened on another node when it ends), every response
-//    recorded as an 'observe' operation when it arrived.
+//  - all along, an Election.Observe stream (on a random node, replaced by a new one when it ends and
+//    every 2–6 s), every response recorded as an 'observe' operation when it arrived.
 // It prints HOLD/FREE like the workload, so the nemesis pauses and kills it in its critical sections.
 // After an unknown Acquire/Campaign/Release/Resign the lease is revoked and replaced, as there.
 import { Connections } from '../../src/client/connections.js';
@@ -302,6 +302,13 @@ function observeForever(): void {
     });
     s.on('error', again);
     s.on('end', again);
+    // A stream whose node died behind a proxy can hang without an error: start a fresh one every
+    // 2–6 s anyway (each begins with the leader as that node knows it).
+    setTimeout(() => {
+      if (done) return;
+      again();
+      s.cancel();
+    }, rng.range(2000, 6000));
   };
   open();
 }

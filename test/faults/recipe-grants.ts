@@ -24,6 +24,8 @@ export interface RecipeGrant {
   protectedUntil: number;
   /** Certainly exclusive until here (0 for a shared grant): protectedUntil, or a downgrade's invoke before it. */
   exclusiveUntil: number;
+  /** The first downgrade's invoke (Infinity: never downgraded). */
+  downgradedFrom: number;
   /** The earliest invoke of a Release/Resign of this grant, whatever its outcome (Infinity: never). */
   releasedFrom: number;
   /** The lease's first Revoke invoke and trust end (Infinity / -Infinity when none). */
@@ -77,7 +79,11 @@ export function recipeGrants(ops: readonly Op[]): RecipeGrant[] {
       exclusive.set(k, g);
     }
   }
-  for (const g of grants) if (!g.shared) g.exclusiveUntil = Math.min(g.protectedUntil, downgrades.get(key(g.name, g.lease, g.token)) ?? Infinity);
+  for (const g of grants) {
+    if (g.shared) continue;
+    g.downgradedFrom = downgrades.get(key(g.name, g.lease, g.token)) ?? Infinity;
+    g.exclusiveUntil = Math.min(g.protectedUntil, g.downgradedFrom);
+  }
   return grants;
 
   function grant(name: string, lease: number, token: number, op: RecipeGrant['op'], shared: boolean, lockDelayMs: number): RecipeGrant {
@@ -85,7 +91,7 @@ export function recipeGrants(ops: readonly Op[]): RecipeGrant[] {
     const revokedFrom = revokes.get(lease) ?? Infinity;
     const trustEnd = trust.get(lease) ?? -Infinity;
     const protectedUntil = Math.min(releasedFrom, revokedFrom, trustEnd);
-    return { name, lease, token, op, shared, lockDelayMs, protectedUntil, exclusiveUntil: shared ? 0 : protectedUntil, releasedFrom, revokedFrom, trustEnd };
+    return { name, lease, token, op, shared, lockDelayMs, protectedUntil, exclusiveUntil: shared ? 0 : protectedUntil, downgradedFrom: Infinity, releasedFrom, revokedFrom, trustEnd };
   }
 }
 
