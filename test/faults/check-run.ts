@@ -67,7 +67,7 @@ export function checkRun(runDir: string, finals: Finals, budgetMs: number): RunC
   const recipes = checkRecipes(ops);
   const problems: string[] = [];
   for (const v of recipes.violations) problems.push(`${v.checker} (${v.name}): ${v.detail}`);
-  if (ops.some((o) => o.process.startsWith('r')) && Object.values(recipes.grants).reduce((a, b) => a + b, 0) === 0) problems.push('no recipe grant was answered: the recipe clients made no progress');
+  if (ops.some((o) => o.f === 'racquire' || o.f === 'campaign') && Object.values(recipes.grants).reduce((a, b) => a + b, 0) === 0) problems.push('no recipe grant was answered: the recipe clients made no progress');
   if (flood.alive) problems.push(`${flood.alive} keepalives of lease ids never granted were answered alive (ttl > 0)`);
   if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
   if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);

@@ -19,7 +19,7 @@
 import { Connections } from '../../src/client/connections.js';
 import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
-import { clockSince, HistoryWriter, type ObserveOutput } from './history.js';
+import { clockSince, HistoryWriter, type ObserveOutput, type OpInputs, type OpKind, type OpOutputs } from './history.js';
 import { retryCall, unaryCall, type Outcome } from './lockd-calls.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { FREE, HOLD, LOCK_DELAY_MS, RECIPE, SEMAPHORE_PERMITS, type ClientConfig } from './workload-config.js';
@@ -72,10 +72,10 @@ type Unary<Req, Res> = (i: number, req: Req, timeoutMs: number) => Promise<Outco
  * waitMs: a waiting call (Acquire, Campaign) gets that long per attempt and is not retried when it
  * runs out (DEADLINE_EXCEEDED: unknown, as workload-client.ts does).
  */
-async function recorded<Req, Res, K extends Parameters<HistoryWriter['invoke']>[0]>(
-  f: K, input: Parameters<HistoryWriter['invoke']>[1] & object, call: Unary<Req, Res>, req: Req, out: (v: Res) => unknown, waitMs?: number,
+async function recorded<K extends OpKind, Req, Res>(
+  f: K, input: OpInputs[K], call: Unary<Req, Res>, req: Req, out: (v: Res) => OpOutputs[K], waitMs?: number,
 ): Promise<Outcome<Res> & { uncertain: boolean }> {
-  const { id } = hist.invoke(f, input as never);
+  const { id } = hist.invoke(f, input);
   if (rng.chance(0.5)) endpoint = rng.int(n);
   const attemptMs = waitMs ?? cfg!.attemptMs;
   const r = await retryCall((i, t) => call(i, req, t), {
@@ -188,7 +188,10 @@ async function readWrite(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
     if (!shared && rng.chance(0.4)) {
       const d = await racquire(RECIPE.rw, lease, { wait: false, shared: true });
       if (d.kind === 'unknown') return dropLease(lease);
-      if (d.kind === 'gone') return undefined;
+      if (d.kind === 'gone') {
+        lease.stop();
+        return undefined;
+      }
       await hold(RECIPE.rw, token, holdMs());
     }
     return (await rrelease(RECIPE.rw, lease, token)) ? lease : dropLease(lease);
