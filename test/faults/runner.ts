@@ -153,7 +153,6 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     for (let i = 0; i < (o.fencedClients ?? 4); i++) pool.start(clientConfig('fence'));
     for (let i = 0; i < (o.controlClients ?? 2); i++) pool.start(clientConfig('plain'));
     for (let i = 0; i < (o.adversaries ?? 1); i++) pool.start(clientConfig('adversary'));
-    for (let i = 0; i < (o.recipeClients ?? 3); i++) pool.start(clientConfig('recipe', i === 0));
 
     nemesis = new Nemesis({
       cluster,
@@ -169,6 +168,10 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       log,
       kinds: o.kinds,
     });
+    // Recipe clients draw their seeds after the nemesis forked its PRNG: the nemesis's stream and the
+    // first clients' seeds stay what they were before recipe clients existed (a client pause or kill
+    // may now pick a recipe client, so later faults can still differ).
+    for (let i = 0; i < (o.recipeClients ?? 3); i++) pool.start(clientConfig('recipe', i === 0));
     await nemesis.run();
     log('faults: nemesis done, everything healed; a calm period, then the clients stop');
     await new Promise((r) => setTimeout(r, 3000));
