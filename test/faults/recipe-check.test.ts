@@ -88,6 +88,15 @@ describe('faults: recipe checkers', () => {
       const early = history(...writer, acq(2, 'rw', 55, 30, 40, { shared: true }), acq(1, 'rw', 10, 50, 60, { shared: true }), rel(1, 'rw', 10, 100, 110));
       expect(checkers(early)).to.deep.equal(['Read-Write Exclusion']);
     });
+
+    it('takes a downgrade of unknown outcome as maybe applied from its invoke', () => {
+      const unknownDowngrade = op(seq++, 'c1', 'racquire', { name: 'rw', leaseId: 1, wait: false, permits: 0, shared: true, lockDelayMs: 0, requestId: 'qd' }, 50, Infinity, 'unknown');
+      const ops = history(lease(1), lease(2), acq(1, 'rw', 10, 10, 20), unknownDowngrade, acq(2, 'rw', 55, 40, 70, { shared: true }), revoke(1, 100, 110));
+      expect(checkers(ops)).to.deep.equal([]);
+      // Refused, it changed nothing: the writer was still exclusive.
+      const refusedDowngrade = op(seq++, 'c1', 'racquire', { name: 'rw', leaseId: 1, wait: false, permits: 0, shared: true, lockDelayMs: 0, requestId: 'qe' }, 50, 52, 'fail', { code: 'FAILED_PRECONDITION' });
+      expect(checkers(history(lease(1), lease(2), acq(1, 'rw', 10, 10, 20), refusedDowngrade, acq(2, 'rw', 55, 40, 70, { shared: true }), revoke(1, 100, 110)))).to.deep.equal(['Read-Write Exclusion']);
+    });
   });
 
   describe('Token Order', () => {

@@ -8,7 +8,9 @@
 //
 // A downgrade (a shared racquire by the exclusive holder, answered with its own token) is no grant:
 // it ends the grant's exclusive phase, at the latest when it completed and at the earliest when it
-// was invoked — `exclusiveUntil` keeps the earliest (the grant was certainly exclusive before it).
+// was invoked. `exclusiveUntil` keeps the earliest invoke of any shared racquire by the holder's
+// lease on that name after its grant began that was not refused (one of unknown outcome may have
+// downgraded it): the grant was certainly exclusive before that.
 import { trustedUntil } from './exclusion-check.js';
 import type { CampaignOutput, Op, OpOf, RAcquireOutput, ResignOutput } from './history.js';
 
@@ -24,7 +26,7 @@ export interface RecipeGrant {
   protectedUntil: number;
   /** Certainly exclusive until here (0 for a shared grant): protectedUntil, or a downgrade's invoke before it. */
   exclusiveUntil: number;
-  /** The first downgrade's invoke (Infinity: never downgraded). */
+  /** The first downgrade's invoke, answered with this grant's token (Infinity: none known). */
   downgradedFrom: number;
   /** The earliest invoke of a Release/Resign of this grant, whatever its outcome (Infinity: never). */
   releasedFrom: number;
@@ -40,7 +42,14 @@ export function recipeGrants(ops: readonly Op[]): RecipeGrant[] {
   const revokes = new Map<number, number>();
   const releases = new Map<string, number>();
   const downgrades = new Map<string, number>();
+  const sharedAsks = new Map<string, number[]>(); // `${name}|${lease}` → invokes of its shared racquires not refused
   for (const o of ops) {
+    if (o.f === 'racquire' && o.input.shared && o.status !== 'fail') {
+      const k = `${o.input.name}|${o.input.leaseId}`;
+      let l = sharedAsks.get(k);
+      if (!l) sharedAsks.set(k, (l = []));
+      l.push(o.invoke);
+    }
     if (o.f === 'revoke') revokes.set(o.input.leaseId, Math.min(revokes.get(o.input.leaseId) ?? Infinity, o.invoke));
     // A Release/Resign of any outcome may have ended the grant from its invoke on (a refused one did
     // not, but assuming it did only makes the checkers more lenient).
@@ -82,7 +91,8 @@ export function recipeGrants(ops: readonly Op[]): RecipeGrant[] {
   for (const g of grants) {
     if (g.shared) continue;
     g.downgradedFrom = downgrades.get(key(g.name, g.lease, g.token)) ?? Infinity;
-    g.exclusiveUntil = Math.min(g.protectedUntil, g.downgradedFrom);
+    const maybe = (sharedAsks.get(`${g.name}|${g.lease}`) ?? []).reduce((m, t) => (t > g.op.invoke ? Math.min(m, t) : m), Infinity);
+    g.exclusiveUntil = Math.min(g.protectedUntil, g.downgradedFrom, maybe);
   }
   return grants;
 
