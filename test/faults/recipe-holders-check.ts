@@ -8,8 +8,8 @@
 //    the value of a SetPermits that may have been applied while b's call was in flight — the bound
 //    is the largest of these (an election or a mutex: 1);
 //  - Read-Write Exclusion: an exclusive b has no co-holder at all (a shared one included), and a
-//    shared b no co-holder that was certainly still exclusive (granted exclusive, no downgrade
-//    invoked before b's answer);
+//    shared b no co-holder that was certainly still exclusive (granted exclusive, no possible
+//    downgrade invoked before b's answer: recipe-grants.ts, exclusiveUntil);
 //  - Token Order: a grant answered before another lease's call began has the lower token.
 // Unknown outcomes add no grant here: a holder the clients did not see only lowers the counts, so
 // every violation reported is one the history proves.
