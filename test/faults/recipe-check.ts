@@ -11,7 +11,7 @@ import { checkElections } from './election-check.js';
 export const DELAY_CLOCK_SLACK_MS = 200;
 
 export interface RecipeCheck {
-  /** Grants by recipe: semaphore (permits > 1 asked), shared, exclusive read-write, lock-delay, leadership. */
+  /** Grants by recipe: semaphore (permits asked), shared, exclusive read-write, lock-delay, leadership. */
   grants: Record<string, number>;
   /** Per name, the most holders at once the history proves. */
   maxHolders: Record<string, number>;
@@ -34,7 +34,7 @@ export function checkRecipes(ops: readonly Op[], slackMs = DELAY_CLOCK_SLACK_MS)
     if (g.op.f === 'campaign') count.leadership++;
     else if (g.lockDelayMs > 0) count.lockDelay++;
     else if (g.shared) count.shared++;
-    else if (g.op.input.permits > 1) count.semaphore++;
+    else if (g.op.input.permits > 0) count.semaphore++; // asked with permits (SetPermits may have made them 1)
     else count.exclusive++;
   }
   let delayedAnswers = 0;
