@@ -10,6 +10,7 @@ import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__
 import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseTimeToLiveRequest__Output as _lockd_v1_LeaseTimeToLiveRequest__Output } from '../../lockd/v1/LeaseTimeToLiveRequest.js';
 import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from '../../lockd/v1/FenceDeleteRequest.js';
 import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsRequest__Output as _lockd_v1_SetPermitsRequest__Output } from '../../lockd/v1/SetPermitsRequest.js';
+import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output as _lockd_v1_SessionRequest__Output } from '../../lockd/v1/SessionRequest.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -67,6 +68,15 @@ export interface SessionRequest {
    * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
    */
   'timeoutMs'?: (number | string | Long);
+  /**
+   * Several operations in one message, only to a server that announced batching (the
+   * `lockd-session-batch: 1` header in its response headers; this one always does): each element
+   * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
+   * with `batch` set carries nothing else (id 0, no op); an element may not itself hold a batch
+   * (that element is answered INVALID_ARGUMENT). More than 256 elements end the stream
+   * INVALID_ARGUMENT. It saves the per-message framing and callbacks on both sides.
+   */
+  'batch'?: (_lockd_v1_SessionRequest)[];
   /**
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
@@ -129,6 +139,15 @@ export interface SessionRequest__Output {
    * works, including waits of more than 2^31-1 ms (unlike a gRPC deadline on the unary call).
    */
   'timeoutMs': (number);
+  /**
+   * Several operations in one message, only to a server that announced batching (the
+   * `lockd-session-batch: 1` header in its response headers; this one always does): each element
+   * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
+   * with `batch` set carries nothing else (id 0, no op); an element may not itself hold a batch
+   * (that element is answered INVALID_ARGUMENT). More than 256 elements end the stream
+   * INVALID_ARGUMENT. It saves the per-message framing and callbacks on both sides.
+   */
+  'batch': (_lockd_v1_SessionRequest__Output)[];
   /**
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.

@@ -11,6 +11,7 @@ import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, Leas
 import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from '../../lockd/v1/FenceDeleteResponse.js';
 import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from '../../lockd/v1/SetPermitsResponse.js';
 import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from '../../lockd/v1/SessionError.js';
+import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from '../../lockd/v1/SessionResponse.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -35,6 +36,12 @@ export interface SessionResponse {
    * The operation failed (nothing else on the stream is affected).
    */
   'error'?: (_lockd_v1_SessionError | null);
+  /**
+   * Several answers in one message (id 0, no result), in completion order: sent only to a client
+   * that opened the stream with the `lockd-session-batch: 1` header. Each element is the answer to
+   * one request, exactly as it would have been sent alone; an element never holds a batch itself.
+   */
+  'batch'?: (_lockd_v1_SessionResponse)[];
   /**
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
@@ -64,6 +71,12 @@ export interface SessionResponse__Output {
    * The operation failed (nothing else on the stream is affected).
    */
   'error'?: (_lockd_v1_SessionError__Output | null);
+  /**
+   * Several answers in one message (id 0, no result), in completion order: sent only to a client
+   * that opened the stream with the `lockd-session-batch: 1` header. Each element is the answer to
+   * one request, exactly as it would have been sent alone; an element never holds a batch itself.
+   */
+  'batch': (_lockd_v1_SessionResponse__Output)[];
   /**
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
