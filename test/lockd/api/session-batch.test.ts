@@ -126,11 +126,12 @@ describe('lock API: Session batches', function () {
     expect(got.has(3)).to.equal(false);
   });
 
-  for (const [what, req] of [
+  const malformed: Array<[string, SessionRequest]> = [
     [`more than ${MAX_BATCH} requests`, { batch: ids(1, MAX_BATCH + 1).map(invalid) }],
     ['a batch with an id', { id: 5, batch: [invalid(1)] }],
     ['a batch with an operation', { inspect: { name: 'x' }, batch: [invalid(1)] }],
-  ] as const) {
+  ];
+  for (const [what, req] of malformed) {
     it(`ends the stream INVALID_ARGUMENT for ${what}, having served nothing of it`, async () => {
       const s = raw(true);
       s.call.write(req);
