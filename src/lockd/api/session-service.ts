@@ -166,14 +166,14 @@ export class SessionStreams {
     const caller: Caller = { principal: s.principal, onGone: (cb) => (s.stream.open ? op.gone.push(cb) : cb()) };
     void this.run(s, req, caller).then((res) => {
       s.inFlight.delete(id);
-      if (s.batcher) return s.batcher.add({ id, ...res }); // settles once sent
-      s.stream.send({ id, ...res });
+      if (s.batcher) return s.batcher.add(res); // settles once sent
+      s.stream.send(res);
       s.stream.settle();
     });
   }
 
-  /** One operation, as its unary RPC would serve it on the leader: the response field, or the error. Never rejects. */
-  private async run(s: Session, req: SessionRequest__Output, caller: Caller): Promise<Omit<SessionResponse, 'id'>> {
+  /** One operation, as its unary RPC would serve it on the leader: its response (the field, or the error). Never rejects. */
+  private async run(s: Session, req: SessionRequest__Output, caller: Caller): Promise<SessionResponse> {
     try {
       if (req.batch.length > 0) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'a batched session request may not hold a batch itself');
       const name = req.op;
@@ -187,9 +187,9 @@ export class SessionStreams {
       // A session lives only on the leader; this guards the moment between losing leadership and the stream's end.
       if (!this.ctx.driver.isLeader()) throw this.router.unavailable(`${this.router.selfId} is no longer the leader`);
       const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? Date.now() + req.timeoutMs : Infinity);
-      return { [name]: await spec.onLeader(body, caller, deadline) };
+      return { id: req.id, [name]: await spec.onLeader(body, caller, deadline) };
     } catch (e) {
-      return { error: sessionError(asApiError(e)) };
+      return { id: req.id, error: sessionError(asApiError(e)) };
     }
   }
 
