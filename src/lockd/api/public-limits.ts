@@ -11,7 +11,7 @@
 // public service's request deserializer answers a marker for an oversized message instead of
 // decoding it, and a server interceptor (PUBLIC_SERVER_OPTIONS) ends the call when it meets a marker.
 import * as grpc from '@grpc/grpc-js';
-import { FORWARDED_PREFIX } from '../node/listeners.js';
+import { PUBLIC_PREFIX } from '../node/listeners.js';
 
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
@@ -30,9 +30,9 @@ export const MAX_STREAMS_PER_CONNECTION = 4096;
 const TOO_LARGE = Symbol('request over the public message limit');
 
 /**
- * Paths limited below MAX_REQUEST_BYTES (e.g. health's 1 KiB). On the public listener only these
- * can produce a marker: for the others the transport's own limit (the same MAX_REQUEST_BYTES)
- * refuses an oversized message before it is decoded.
+ * Paths limited below MAX_REQUEST_BYTES (e.g. health's 1 KiB): a marker may reach such a call on
+ * the public listener, whose transport limit is MAX_REQUEST_BYTES and refuses anything larger
+ * before it is decoded.
  */
 const limitedBelowTransport = new Set<string>();
 
@@ -59,14 +59,15 @@ export function limitRequests<S extends grpc.ServiceDefinition>(service: S, limi
 
 /**
  * Ends a call with RESOURCE_EXHAUSTED at the first marked (oversized) request; other calls pass
- * untouched. Only calls that can meet a marker get the extra intercepting layer: forwarded calls
- * (the peer port takes 64 MiB) and methods limited below the public transport limit. Every other
- * public call is passed through as it is, which saves the layer's objects and callbacks per call
- * (~1 % of a busy leader's CPU under unary load).
+ * untouched. A lockd.v1 call at the full public limit cannot meet a marker: lockd.v1 paths are served
+ * only on the public listener (the peer port serves them renamed, as lockd.forwarded.v1), whose
+ * transport refuses larger messages first. Those calls, most of a node's, skip the intercepting
+ * layer and its objects and callbacks per call (~1 % of a busy leader's CPU under unary load);
+ * every other call (forwarded, health, reflection, Raft) keeps it.
  */
 const refuseOversized: grpc.ServerInterceptor = (method, call) => {
   // grpc-js chains interceptors as calls (reduce over ServerInterceptingCallInterface); the type is narrower than what it takes.
-  if (!method.path.startsWith(FORWARDED_PREFIX) && !limitedBelowTransport.has(method.path)) return call as grpc.ServerInterceptingCall;
+  if (method.path.startsWith(PUBLIC_PREFIX) && !limitedBelowTransport.has(method.path)) return call as grpc.ServerInterceptingCall;
   return new grpc.ServerInterceptingCall(call, {
     start: (next) =>
       next({
