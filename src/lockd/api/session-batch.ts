@@ -9,7 +9,7 @@
 //    headers so the client knows it may batch requests.
 //  - Bounded: at most MAX_BATCH elements per message either way; answers that may be large
 //    (anything but the small fixed-size kinds in SMALL) are sent alone, so a batch stays far below
-//    the client's 4 MiB receive limit (64 × a few KiB at most).
+//    the client's 4 MiB receive limit (64 × ~30 KiB at most).
 import type { SessionResponse } from '../../proto/gen/lockd/v1/SessionResponse.js';
 
 /** Header (either direction) saying "I understand SessionRequest/SessionResponse.batch". */
@@ -18,12 +18,15 @@ export const BATCH_HEADER = 'lockd-session-batch';
 /** Most elements in one batch message, requests or answers (the proto promises 256 for requests). */
 export const MAX_BATCH = 256;
 
-/** Answers sent in one message at most: 64 × the largest small answer (an Inspect of a full queue, ~12 KiB) ≪ 4 MiB. */
+/**
+ * Answers sent in one message at most: 64 × the largest small answer (an Inspect at its bounds: 1,024
+ * waiters and 1,024 holders, ~30 KiB) ≈ 2 MiB, under the client's 4 MiB receive limit.
+ */
 export const MAX_ANSWERS_PER_MESSAGE = 64;
 
 /**
- * Answer kinds small enough to batch. Others (a Fence.Read carries up to 64 KiB; kinds added later
- * are unknown here) go alone.
+ * Answer kinds small enough to batch (bounded well under 30 KiB). Others go alone: a Fence.Read
+ * carries up to 64 KiB, and a kind added later is not batched until its bound is checked here.
  */
 const SMALL: ReadonlySet<string> = new Set(['grant', 'acquire', 'release', 'revoke', 'fenceWrite', 'inspect', 'timeToLive', 'fenceDelete', 'setPermits', 'error']);
 
