@@ -5,6 +5,10 @@
 // unknown: retry it with the same request id) and the next operation opens a new stream,
 // to the leader the old one named if it did. No automatic retries, no keepalives: a thin layer for
 // callers that do many small operations (see LockClient for leases kept alive and lock handles).
+// Operations started in one event-loop turn go out in one message, and the server answers those
+// finished in one turn in one message (SessionRequest/SessionResponse.batch), once each side has
+// said it understands batches (the lockd-session-batch header): an old server gets one message per
+// operation, as before.
 import { randomUUID } from 'node:crypto';
 import { Metadata, status as Status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import type { SessionRequest } from '../proto/gen/lockd/v1/SessionRequest.js';
@@ -53,7 +57,18 @@ interface Conn {
   readonly call: Stream;
   readonly address: string;
   readonly pending: Map<number, Pending>;
+  /** The server announced BATCH_HEADER: requests are sent in batches. */
+  batches: boolean;
+  /** Requests waiting for the end of this turn (only while `batches`). */
+  outbox: SessionRequest[];
+  /** The stream is over: nothing more is written to it. */
+  ended: boolean;
 }
+
+/** Header (both ways) for "I understand SessionRequest/SessionResponse.batch" (proto/lockd.proto). */
+const BATCH_HEADER = 'lockd-session-batch';
+/** Most requests in one batch message (the server refuses more). */
+const MAX_BATCH = 256;
 
 /** The server answers a timed-out operation itself; the local timer only covers a server that went silent. */
 const LOCAL_TIMEOUT_GRACE_MS = 1000;
@@ -194,8 +209,27 @@ export class SessionClient {
       // timeoutMs may be longer than one setTimeout can wait (a 30-day wait): longTimeout steps.
       stopTimer = longTimeout(() => settle(() => reject(clientError(Status.DEADLINE_EXCEEDED, `session ${op}: no answer within ${timeoutMs} ms (outcome unknown)`))), timeoutMs + LOCAL_TIMEOUT_GRACE_MS);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      conn.call.write({ id, [op]: body, timeoutMs: Number.isFinite(timeoutMs) ? Math.ceil(timeoutMs) : 0 });
+      this.send(conn, { id, [op]: body, timeoutMs: Number.isFinite(timeoutMs) ? Math.ceil(timeoutMs) : 0 });
     });
+  }
+
+  /** Write a request: at once to a server that does not batch, else at the end of this turn with the others of it. */
+  private send(conn: Conn, req: SessionRequest): void {
+    if (!conn.batches) {
+      conn.call.write(req);
+      return;
+    }
+    conn.outbox.push(req);
+    if (conn.outbox.length >= MAX_BATCH) return this.flush(conn);
+    if (conn.outbox.length === 1) setImmediate(() => this.flush(conn));
+  }
+
+  private flush(conn: Conn): void {
+    const out = conn.outbox;
+    if (out.length === 0) return;
+    conn.outbox = [];
+    if (conn.ended) return; // their operations already failed UNAVAILABLE (lost)
+    conn.call.write(out.length === 1 ? out[0] : { batch: out });
   }
 
   // ---- the stream ---------------------------------------------------------------------------
@@ -205,8 +239,16 @@ export class SessionClient {
     this.connecting ??= (async () => {
       const ep = await this.router.pick(deadline);
       if (this.closed) throw new Error('SessionClient is closed');
-      const conn: Conn = { call: ep.session.Open(), address: ep.address, pending: new Map() };
-      conn.call.on('data', (res: SessionResponse__Output) => this.answer(conn, res));
+      const md = new Metadata();
+      md.set(BATCH_HEADER, '1');
+      const conn: Conn = { call: ep.session.Open(md), address: ep.address, pending: new Map(), batches: false, outbox: [], ended: false };
+      conn.call.on('metadata', (h: Metadata) => {
+        conn.batches = h.get(BATCH_HEADER)[0] === '1';
+      });
+      conn.call.on('data', (res: SessionResponse__Output) => {
+        if (res.batch.length === 0) return this.answer(conn, res);
+        for (const r of res.batch) this.answer(conn, r);
+      });
       conn.call.on('error', (err: ServiceError) => this.lost(conn, err));
       conn.call.on('status', (st) => {
         if (st.code === Status.OK) this.lost(conn, { code: Status.UNAVAILABLE, details: 'the server ended the session', metadata: st.metadata });
@@ -232,6 +274,7 @@ export class SessionClient {
 
   /** The stream ended: everything in flight fails UNAVAILABLE (outcome unknown); the next call reconnects. */
   private lost(conn: Conn, err: Pick<ServiceError, 'code' | 'details' | 'metadata'>): void {
+    conn.ended = true;
     if (this.conn === conn) this.conn = undefined;
     if (!this.closed) this.router.onFailure(conn.address, err, false);
     const leader = leaderHint(err);

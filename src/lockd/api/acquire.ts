@@ -8,7 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';
-import type { AcquireResult } from '../state-machine/index.js';
+import type { AcquireCommand, AcquireResult } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { Abandoned, LockWaits } from './lock-waits.js';
 import { UncertainWriteError, type Proposer } from './proposer.js';
@@ -57,18 +57,16 @@ export class Acquirer {
   ) {}
 
   async acquire(a: AcquireArgs): Promise<AcquireResponse> {
-    const cmd = {
-      type: 'Acquire',
-      name: a.name,
-      leaseId: a.leaseId,
-      wait: a.wait,
-      ...(a.permits > 1 ? { permits: a.permits } : {}),
-      ...(a.shared ? { shared: true } : {}),
-      ...(a.lockDelayMs > 0 ? { lockDelayMs: a.lockDelayMs } : {}),
-      ...(a.value ? { value: a.value } : {}),
-      requestId: a.requestId,
-      ...this.access.authority(a.principal),
-    } as const;
+    // Optional fields only when set (the command's encoding leaves absent ones out). Assigned, not
+    // spread from literals: this runs for every Acquire.
+    const au = this.access.authority(a.principal);
+    const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId: a.requestId, principal: au.principal };
+    if (a.permits > 1) cmd.permits = a.permits;
+    if (a.shared) cmd.shared = true;
+    if (a.lockDelayMs > 0) cmd.lockDelayMs = a.lockDelayMs;
+    if (a.value) cmd.value = a.value;
+    if (au.admin) cmd.admin = true;
+    if (au.acl) cmd.acl = true;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
     const w = this.waits.register(a.name, a.leaseId, a.principal);
     let abandon: Abandoned | undefined;

@@ -44,12 +44,17 @@ export class AppliedEvents {
 
   private dispatch(ev: StateEvent): void {
     const named = ev.name ? this.byName.get(ev.name) : undefined;
-    for (const l of [...(named ?? []), ...this.everything]) {
-      try {
-        l(ev);
-      } catch (e) {
-        this.logger.error({ event: 'event listener failed', err: e, lockEvent: ev }, 'event listener failed');
-      }
+    // A copy of the name's listeners: one may unsubscribe (or subscribe another) while it runs. The
+    // onAny listeners are the API's own, registered once at start-up: no copy per applied event.
+    if (named) for (const l of [...named]) this.run(l, ev);
+    for (const l of this.everything) this.run(l, ev);
+  }
+
+  private run(l: EventListener, ev: StateEvent): void {
+    try {
+      l(ev);
+    } catch (e) {
+      this.logger.error({ event: 'event listener failed', err: e, lockEvent: ev }, 'event listener failed');
     }
   }
 }

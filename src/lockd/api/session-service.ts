@@ -10,6 +10,8 @@
 //  - At most MAX_IN_FLIGHT operations per stream; more are answered RESOURCE_EXHAUSTED.
 //  - Deadline of an operation: timeout_ms after it arrives, capped by the stream's deadline.
 //  - A waiting Acquire whose stream ends is abandoned like a cancelled unary call (lock-waits.ts).
+//  - Several requests may come in one message, and answers finished in one event-loop turn go out
+//    in one message to a client that asked for it (session-batch.ts).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { NodeContext } from '../node/node-context.js';
@@ -25,6 +27,7 @@ import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
 import { ServerStream, ServerStreams } from './server-stream.js';
 import { principalOf } from '../security/principal.js';
+import { AnswerBatcher, BATCH_HEADER, MAX_BATCH } from './session-batch.js';
 import { deadlineOf, type ApiTiming } from './timing.js';
 import type { Caller, OpSpec } from './unary.js';
 
@@ -49,6 +52,8 @@ interface Session {
   /** The stream's principal: every operation on it is the principal's. */
   readonly principal: string;
   readonly inFlight: Map<number, Op>;
+  /** Set when the client opened with BATCH_HEADER: its answers are batched per event-loop turn. */
+  readonly batcher: AnswerBatcher | undefined;
 }
 
 export class SessionStreams {
@@ -132,11 +137,28 @@ export class SessionStreams {
         this.logger.debug({ event: 'session closed', inFlight: inFlight.size, sessions: this.streams.size }, 'session closed');
       },
     });
-    const s: Session = { stream, deadline, principal: principalOf(call.metadata), inFlight };
+    const batches = call.metadata.get(BATCH_HEADER)[0] === '1';
+    const batcher = batches ? new AnswerBatcher((res) => stream.send(res), () => stream.settle()) : undefined;
+    const s: Session = { stream, deadline, principal: principalOf(call.metadata), inFlight, batcher };
+    // Tell the client it may batch requests (SessionRequest.batch).
+    const headers = new grpc.Metadata();
+    headers.set(BATCH_HEADER, '1');
+    call.sendMetadata(headers);
     this.logger.debug({ event: 'session opened', sessions: this.streams.size }, 'session opened');
   }
 
   private request(s: Session, req: SessionRequest__Output): void {
+    if (req.batch.length === 0) return this.one(s, req);
+    if (req.batch.length > MAX_BATCH) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, `a session batch holds at most ${MAX_BATCH} requests, got ${req.batch.length}`));
+    if (req.op || req.id !== 0 || req.timeoutMs !== 0) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, 'a session request with a batch must carry nothing else (id 0, no operation, no timeout_ms)'));
+    for (const r of req.batch) {
+      if (!s.stream.open) return; // a reused id in the batch ended the stream
+      this.one(s, r);
+    }
+  }
+
+  /** One operation (alone, or an element of a batch: a nested batch is answered INVALID_ARGUMENT by run()). */
+  private one(s: Session, req: SessionRequest__Output): void {
     const id = req.id;
     if (s.inFlight.has(id)) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, `session request id ${id} is already in flight on this stream`));
     if (s.inFlight.size >= MAX_IN_FLIGHT) {
@@ -149,14 +171,16 @@ export class SessionStreams {
     const caller: Caller = { principal: s.principal, onGone: (cb) => (s.stream.open ? op.gone.push(cb) : cb()) };
     void this.run(s, req, caller).then((res) => {
       s.inFlight.delete(id);
-      s.stream.send({ id, ...res });
+      if (s.batcher) return s.batcher.add(res); // settles once sent
+      s.stream.send(res);
       s.stream.settle();
     });
   }
 
-  /** One operation, as its unary RPC would serve it on the leader: the response field, or the error. Never rejects. */
-  private async run(s: Session, req: SessionRequest__Output, caller: Caller): Promise<Omit<SessionResponse, 'id'>> {
+  /** One operation, as its unary RPC would serve it on the leader: its response (the field, or the error). Never rejects. */
+  private async run(s: Session, req: SessionRequest__Output, caller: Caller): Promise<SessionResponse> {
     try {
+      if (req.batch.length > 0) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'a batched session request may not hold a batch itself');
       const name = req.op;
       if (!name) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'session request without an operation');
       const body = req[name];
@@ -168,9 +192,9 @@ export class SessionStreams {
       // A session lives only on the leader; this guards the moment between losing leadership and the stream's end.
       if (!this.ctx.driver.isLeader()) throw this.router.unavailable(`${this.router.selfId} is no longer the leader`);
       const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? Date.now() + req.timeoutMs : Infinity);
-      return { [name]: await spec.onLeader(body, caller, deadline) };
+      return { id: req.id, [name]: await spec.onLeader(body, caller, deadline) };
     } catch (e) {
-      return { error: sessionError(asApiError(e)) };
+      return { id: req.id, error: sessionError(asApiError(e)) };
     }
   }
 

@@ -26,7 +26,7 @@ import type { PeerDirectory } from './peer-directory.js';
 
 /** Request header a forwarding node sets (value: its member id). A call carrying it is served locally or fails. */
 export const FORWARDED_HEADER = 'lockd-forwarded';
-const PUBLIC_PREFIX = '/lockd.v1.';
+export const PUBLIC_PREFIX = '/lockd.v1.';
 const FORWARDED_PREFIX = '/lockd.forwarded.v1.';
 
 /** The peer-port path of a forwardable public method. */

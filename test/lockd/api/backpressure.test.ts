@@ -46,13 +46,14 @@ describe('lock API: backpressure and bounds (real processes)', function () {
     await cluster?.stop();
   });
 
-  it('stops reading a Session whose client does not read (its memory stays bounded), and reads it again once the client reads', async () => {
+  for (const batched of [false, true])
+  it(`stops reading a Session whose client does not read (its memory stays bounded), and reads it again once the client reads${batched ? ' (requests and answers in batches)' : ''}`, async () => {
     // 10,000 operations refused at once (an invalid name: INVALID_ARGUMENT), then a Grant of a
     // recognisable TTL. A leader that reads on regardless answers them all within a second or so and
     // applies the Grant; one that honours backpressure stops after what fits the client's receive
     // window (~1,000 answers) and applies the Grant only once the client reads.
     const N = 10_000;
-    const SENTINEL_TTL = 54_321;
+    const SENTINEL_TTL = batched ? 54_322 : 54_321;
     const api = new LockApi(cluster.node(leader).address);
     const session = new lockdProto.lockd.v1.Session(cluster.node(leader).address, insecure);
     closers.push(api, session);
@@ -60,13 +61,23 @@ describe('lock API: backpressure and bounds (real processes)', function () {
     const pid = cluster.node(leader).proc!.pid!;
     const rssBefore = rssBytes(pid);
 
-    const call = session.Open();
+    const md = new grpc.Metadata();
+    if (batched) md.set('lockd-session-batch', '1'); // answers come 64 to a message, requests go 200 to one
+    const call = session.Open(md);
     call.on('error', () => {}); // cancelled at the end
     const answered = new Set<number>();
-    call.on('data', (r: SessionResponse__Output) => answered.add(r.id));
+    call.on('data', (r: SessionResponse__Output) => {
+      for (const a of r.batch.length > 0 ? r.batch : [r]) answered.add(a.id);
+    });
     call.pause(); // takes what fits its own buffer, then nothing: HTTP/2 flow control stops the leader's sends
-    for (let id = 1; id <= N; id++) call.write({ id, inspect: { name: '' } });
-    call.write({ id: N + 1, grant: { ttlMs: SENTINEL_TTL, requestId: 'backpressure-sentinel' } });
+    const sentinel = { id: N + 1, grant: { ttlMs: SENTINEL_TTL, requestId: `backpressure-sentinel-${batched}` } };
+    if (!batched) {
+      for (let id = 1; id <= N; id++) call.write({ id, inspect: { name: '' } });
+      call.write(sentinel);
+    } else {
+      for (let id = 1; id <= N; id += 200) call.write({ batch: Array.from({ length: 200 }, (_, k) => ({ id: id + k, inspect: { name: '' } })) });
+      call.write({ batch: [sentinel] });
+    }
     // The leader is alive and serving other clients meanwhile, and never reaches the last operation.
     for (const until = Date.now() + 5000; Date.now() < until; ) {
       await api.grant(1000);

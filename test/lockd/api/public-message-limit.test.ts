@@ -48,4 +48,25 @@ describe('public port: the request size limit holds at the transport (real proce
     expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
     expect(err?.details).to.match(/exceeds the limit of 4194304 bytes/);
   });
+
+  it('a service limited below the transport on the public port (grpc.health.v1, 1 KiB) still refuses a larger request, and answers a small one', async () => {
+    const c = new grpc.Client(cluster.nodes[0].address, grpc.credentials.createInsecure());
+    const ser = (service: string) => Buffer.concat([Buffer.from([0x0a, ...varint(Buffer.byteLength(service))]), Buffer.from(service)]); // HealthCheckRequest{service}
+    const check = (service: string) =>
+      new Promise<grpc.ServiceError | null>((resolve) =>
+        c.makeUnaryRequest('/grpc.health.v1.Health/Check', ser, (b: Buffer) => b, service, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (e) => resolve(e)),
+      );
+    const big = await check('x'.repeat(2000));
+    expect(big?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+    expect(big?.details).to.match(/exceeds the limit of 1024 bytes/);
+    expect(await check('lockd.v1.Lock')).to.equal(null);
+    c.close();
+  });
 });
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  out.push(n);
+  return out;
+}

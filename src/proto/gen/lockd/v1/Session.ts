@@ -39,6 +39,13 @@ export interface SessionClient extends grpc.Client {
    * A waiting Acquire still queued when its stream ends is treated like a unary call whose client
    * went away: the server leaves the queue for it after a short grace period, unless a retry of it
    * (same lease and name) arrives meanwhile.
+   * 
+   * Batches (optional, for busy streams): the server sends the response header
+   * `lockd-session-batch: 1`, after which the client may put several operations in one
+   * SessionRequest (`batch`). A client that opens the stream with the request header
+   * `lockd-session-batch: 1` may receive several answers in one SessionResponse (`batch`): the
+   * answers finished together, each exactly as it would have been sent alone. A client that does
+   * not send the header gets one answer per message, as before.
    */
   Open(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_SessionRequest, _lockd_v1_SessionResponse__Output>;
   Open(options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_SessionRequest, _lockd_v1_SessionResponse__Output>;
@@ -65,6 +72,13 @@ export interface SessionClient extends grpc.Client {
    * A waiting Acquire still queued when its stream ends is treated like a unary call whose client
    * went away: the server leaves the queue for it after a short grace period, unless a retry of it
    * (same lease and name) arrives meanwhile.
+   * 
+   * Batches (optional, for busy streams): the server sends the response header
+   * `lockd-session-batch: 1`, after which the client may put several operations in one
+   * SessionRequest (`batch`). A client that opens the stream with the request header
+   * `lockd-session-batch: 1` may receive several answers in one SessionResponse (`batch`): the
+   * answers finished together, each exactly as it would have been sent alone. A client that does
+   * not send the header gets one answer per message, as before.
    */
   open(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_SessionRequest, _lockd_v1_SessionResponse__Output>;
   open(options?: grpc.CallOptions): grpc.ClientDuplexStream<_lockd_v1_SessionRequest, _lockd_v1_SessionResponse__Output>;
@@ -105,6 +119,13 @@ export interface SessionHandlers extends grpc.UntypedServiceImplementation {
    * A waiting Acquire still queued when its stream ends is treated like a unary call whose client
    * went away: the server leaves the queue for it after a short grace period, unless a retry of it
    * (same lease and name) arrives meanwhile.
+   * 
+   * Batches (optional, for busy streams): the server sends the response header
+   * `lockd-session-batch: 1`, after which the client may put several operations in one
+   * SessionRequest (`batch`). A client that opens the stream with the request header
+   * `lockd-session-batch: 1` may receive several answers in one SessionResponse (`batch`): the
+   * answers finished together, each exactly as it would have been sent alone. A client that does
+   * not send the header gets one answer per message, as before.
    */
   Open: grpc.handleBidiStreamingCall<_lockd_v1_SessionRequest__Output, _lockd_v1_SessionResponse>;
   

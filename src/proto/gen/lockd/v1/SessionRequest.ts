@@ -14,6 +14,7 @@ import type { CampaignRequest as _lockd_v1_CampaignRequest, CampaignRequest__Out
 import type { ProclaimRequest as _lockd_v1_ProclaimRequest, ProclaimRequest__Output as _lockd_v1_ProclaimRequest__Output } from '../../lockd/v1/ProclaimRequest.js';
 import type { LeaderRequest as _lockd_v1_LeaderRequest, LeaderRequest__Output as _lockd_v1_LeaderRequest__Output } from '../../lockd/v1/LeaderRequest.js';
 import type { ResignRequest as _lockd_v1_ResignRequest, ResignRequest__Output as _lockd_v1_ResignRequest__Output } from '../../lockd/v1/ResignRequest.js';
+import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output as _lockd_v1_SessionRequest__Output } from '../../lockd/v1/SessionRequest.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -88,6 +89,15 @@ export interface SessionRequest {
    * Election.Resign.
    */
   'resign'?: (_lockd_v1_ResignRequest | null);
+  /**
+   * Several operations in one message, only to a server that announced batching (the
+   * `lockd-session-batch: 1` header in its response headers; this one always does): each element
+   * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
+   * with `batch` set carries nothing else (id 0, no op); an element may not itself hold a batch
+   * (that element is answered INVALID_ARGUMENT). More than 256 elements end the stream
+   * INVALID_ARGUMENT. It saves the per-message framing and callbacks on both sides.
+   */
+  'batch'?: (_lockd_v1_SessionRequest)[];
   /**
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
@@ -167,6 +177,15 @@ export interface SessionRequest__Output {
    * Election.Resign.
    */
   'resign'?: (_lockd_v1_ResignRequest__Output | null);
+  /**
+   * Several operations in one message, only to a server that announced batching (the
+   * `lockd-session-batch: 1` header in its response headers; this one always does): each element
+   * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
+   * with `batch` set carries nothing else (id 0, no op); an element may not itself hold a batch
+   * (that element is answered INVALID_ARGUMENT). More than 256 elements end the stream
+   * INVALID_ARGUMENT. It saves the per-message framing and callbacks on both sides.
+   */
+  'batch': (_lockd_v1_SessionRequest__Output)[];
   /**
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.

@@ -15,6 +15,7 @@ import type { CampaignResponse as _lockd_v1_CampaignResponse, CampaignResponse__
 import type { ProclaimResponse as _lockd_v1_ProclaimResponse, ProclaimResponse__Output as _lockd_v1_ProclaimResponse__Output } from '../../lockd/v1/ProclaimResponse.js';
 import type { LeaderResponse as _lockd_v1_LeaderResponse, LeaderResponse__Output as _lockd_v1_LeaderResponse__Output } from '../../lockd/v1/LeaderResponse.js';
 import type { ResignResponse as _lockd_v1_ResignResponse, ResignResponse__Output as _lockd_v1_ResignResponse__Output } from '../../lockd/v1/ResignResponse.js';
+import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from '../../lockd/v1/SessionResponse.js';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -43,6 +44,12 @@ export interface SessionResponse {
   'proclaim'?: (_lockd_v1_ProclaimResponse | null);
   'leader'?: (_lockd_v1_LeaderResponse | null);
   'resign'?: (_lockd_v1_ResignResponse | null);
+  /**
+   * Several answers in one message (id 0, no result), in completion order: sent only to a client
+   * that opened the stream with the `lockd-session-batch: 1` header. Each element is the answer to
+   * one request, exactly as it would have been sent alone; an element never holds a batch itself.
+   */
+  'batch'?: (_lockd_v1_SessionResponse)[];
   /**
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
@@ -76,6 +83,12 @@ export interface SessionResponse__Output {
   'proclaim'?: (_lockd_v1_ProclaimResponse__Output | null);
   'leader'?: (_lockd_v1_LeaderResponse__Output | null);
   'resign'?: (_lockd_v1_ResignResponse__Output | null);
+  /**
+   * Several answers in one message (id 0, no result), in completion order: sent only to a client
+   * that opened the stream with the `lockd-session-batch: 1` header. Each element is the answer to
+   * one request, exactly as it would have been sent alone; an element never holds a batch itself.
+   */
+  'batch': (_lockd_v1_SessionResponse__Output)[];
   /**
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
