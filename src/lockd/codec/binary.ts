@@ -116,8 +116,8 @@ export class Reader {
   /** A length-prefixed run of bytes, at most maxBytes long: a view into the input (no copy). */
   bytes(what: string, maxBytes: number): Uint8Array {
     const n = this.uint(`${what} length`);
-    if (n > maxBytes) throw this.fail(`${what} is ${n} bytes; the limit is ${maxBytes}`);
     if (n > this.remaining) throw this.fail(`truncated: ${what} says ${n} bytes, ${this.remaining} remain`);
+    if (n > maxBytes) throw this.fail(`${what} is ${n} bytes; the limit is ${maxBytes}`);
     const out = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
