@@ -1,11 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Level } from 'level';
 import type { Entry } from '../../../src/raft/types.js';
 import { DataDirError, LevelStorage, type LevelStorageOptions } from '../../../src/lockd/storage/index.js';
-import { CONFIG_KEY, HARD_STATE_KEY, ENTRY_RANGE, entryKey } from '../../../src/lockd/storage/keys.js';
+import { CONFIG_KEY, HARD_STATE_KEY, ENTRY_RANGE, IDENTITY_KEY, entryKey } from '../../../src/lockd/storage/keys.js';
 import { encodeHardState } from '../../../src/lockd/storage/records.js';
 
 const VOTERS = ['n1', 'n2', 'n3'];
@@ -228,6 +229,28 @@ describe('LevelStorage', () => {
     const even = await refusal({ voters: ['n1', 'n2', 'n3', 'n4'] });
     expect(even.problem).to.equal('voters');
     expect(even.message).to.match(/odd number/);
+  });
+
+  it('refuses a data dir of storage format 1 (JSON commands, before the binary command codec) as format, saying why, and changes nothing', async () => {
+    const s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 2 }, entries: ents(1, 2, 1) });
+    await s.close();
+    open.length = 0;
+    const old = Buffer.from(JSON.stringify({ format: 1, clusterId: 'c1', nodeId: 'n1' }));
+    const sealed = Buffer.concat([Buffer.alloc(4), old]);
+    sealed.writeUInt32BE(crc32(old), 0);
+    await raw((db) => db.put(IDENTITY_KEY, sealed));
+    const err = await refusal();
+    expect(err.problem).to.equal('format');
+    expect(err.message).to.include('storage format 1 was written by a lockd before the binary command codec (this build reads 2)').and.include('fresh data dirs');
+    await raw(async (db) => {
+      expect(await db.get(IDENTITY_KEY)).to.deep.equal(sealed);
+      expect(await db.get(entryKey(2))).to.not.equal(undefined);
+    });
+    sealed.set(Buffer.from(JSON.stringify({ format: 7, clusterId: 'c1', nodeId: 'n1' })), 4);
+    sealed.writeUInt32BE(crc32(sealed.subarray(4)), 0);
+    await raw((db) => db.put(IDENTITY_KEY, sealed));
+    expect((await refusal()).message).to.include('unknown storage format 7 (this build reads 2)');
   });
 
   it('refuses an entry that fails its checksum', async () => {

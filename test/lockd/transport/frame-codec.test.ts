@@ -102,7 +102,7 @@ describe('peer frame codec (frame-codec.ts)', () => {
   });
 
   it('refuses to encode a Snap message (it travels in snapshot chunks) and a field beyond 2^53 - 1', () => {
-    const snap = message({ type: 'Snap', from: 'n1', to: 'n2', snapshot: { metadata: { index: 1, term: 1, voters: ['n1'] }, data: new Uint8Array(0) } });
+    const snap = message({ type: 'Snap', from: 'n1', to: 'n2', term: 1, snapshot: { metadata: { index: 1, term: 1, voters: ['n1'] }, data: new Uint8Array(0) } });
     expect(() => encodeMessage(snap)).to.throw(/snapshot chunks/);
     expect(() => encodeMessage({ ...sample(), term: 2 ** 53 })).to.throw(RangeError);
     expect(() => encodeMessage({ ...sample(), index: -1 })).to.throw(RangeError);
