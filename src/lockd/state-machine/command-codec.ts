@@ -235,8 +235,8 @@ export function decodeCommand(data: Uint8Array): Command {
       case 'nums': {
         const n = r.uint(`${what} count`);
         if (n > r.remaining) throw new CommandDecodeError(`${what} claims ${n} numbers, ${r.remaining} bytes remain`);
-        const list = new Array<number>(n);
-        for (let i = 0; i < n; i++) list[i] = readNum(r, what);
+        const list: number[] = [];
+        for (let i = 0; i < n; i++) list.push(readNum(r, what));
         out[f.key] = list;
         break;
       }

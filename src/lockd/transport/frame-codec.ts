@@ -94,14 +94,14 @@ export function decodeMessage(frame: Uint8Array): Message {
   const context = r.str('context', MAX_CONTEXT_BYTES);
   const n = r.uint('entry count');
   if (n * MIN_ENTRY_BYTES > r.remaining) throw refuse(`${n} entries cannot fit in the ${r.remaining} bytes that remain`);
-  const entries: Entry[] = new Array<Entry>(n);
+  const entries: Entry[] = []; // grown as entries decode: a hostile count allocates nothing
   for (let i = 0; i < n; i++) {
     const eTerm = r.uint('entry term');
     const eIndex = r.uint('entry index');
     const eType = r.u8('entry type');
     if (eType > 1) throw refuse(`unknown entry type ${eType}`);
     const data = r.bytes('entry data', r.remaining);
-    entries[i] = eType === 1 ? { term: eTerm, index: eIndex, data, type: 'config' } : { term: eTerm, index: eIndex, data };
+    entries.push(eType === 1 ? { term: eTerm, index: eIndex, data, type: 'config' } : { term: eTerm, index: eIndex, data });
   }
   r.end('message');
   return { type, from, to, term, logTerm, index, entries, commit, reject: flags === 1, rejectHint, context };
