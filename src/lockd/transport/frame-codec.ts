@@ -42,10 +42,14 @@ const MIN_ENTRY_BYTES = 4; // term, index, type, data length: one byte each at l
 const FIXED_BYTES = 2 + 5 * MAX_UINT_BYTES + 1 + MAX_UINT_BYTES;
 const ENTRY_FIXED_BYTES = 3 * MAX_UINT_BYTES + 1;
 
-/** The frame of m. Throws (a bug in the caller, not a peer's fault) for a Snap message or an out-of-range field. */
+/** The frame of m. Throws (a bug in the caller, not a peer's fault) for a Snap message or a field out of the bounds above. */
 export function encodeMessage(m: Message): Buffer {
   const code = CODE.get(m.type);
   if (code === undefined) throw new Error(`encodeMessage: ${m.type} messages travel as snapshot chunks, not frames`);
+  // The receiver's bounds, checked here too: a frame it must refuse would end the stream every time.
+  bounded('from', m.from, MAX_ID_BYTES);
+  bounded('to', m.to, MAX_ID_BYTES);
+  bounded('context', m.context, MAX_CONTEXT_BYTES);
   let size = FIXED_BYTES + maxStrBytes(m.from) + maxStrBytes(m.to) + maxStrBytes(m.context);
   for (const e of m.entries) size += ENTRY_FIXED_BYTES + e.data.length;
   const w = new Writer(size);
@@ -68,6 +72,10 @@ export function encodeMessage(m: Message): Buffer {
     w.bytes(e.data);
   }
   return w.result();
+}
+
+function bounded(what: string, s: string, maxBytes: number): void {
+  if (s.length * 3 > maxBytes && Buffer.byteLength(s, 'utf8') > maxBytes) throw new RangeError(`encodeMessage: ${what} is longer than ${maxBytes} bytes`);
 }
 
 const refuse = (detail: string): ProtocolError => new ProtocolError(`malformed peer frame: ${detail}`);

@@ -101,11 +101,13 @@ describe('peer frame codec (frame-codec.ts)', () => {
     expect(e.data.buffer).to.equal(frame.buffer);
   });
 
-  it('refuses to encode a Snap message (it travels in snapshot chunks) and a field beyond 2^53 - 1', () => {
+  it('refuses to encode a Snap message (it travels in snapshot chunks), a number beyond 2^53 - 1, and an id or context the receiver would refuse', () => {
     const snap = message({ type: 'Snap', from: 'n1', to: 'n2', term: 1, snapshot: { metadata: { index: 1, term: 1, voters: ['n1'] }, data: new Uint8Array(0) } });
     expect(() => encodeMessage(snap)).to.throw(/snapshot chunks/);
     expect(() => encodeMessage({ ...sample(), term: 2 ** 53 })).to.throw(RangeError);
     expect(() => encodeMessage({ ...sample(), index: -1 })).to.throw(RangeError);
+    expect(() => encodeMessage({ ...sample(), from: 'f'.repeat(MAX_ID_BYTES + 1) })).to.throw(RangeError, /from is longer than 255 bytes/);
+    expect(() => encodeMessage({ ...sample(), context: 'é'.repeat(MAX_CONTEXT_BYTES / 2 + 1) })).to.throw(RangeError, /context is longer than 4096 bytes/);
   });
 
   it('refuses every strict prefix of a valid frame (truncated)', () => {
