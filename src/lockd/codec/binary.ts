@@ -62,6 +62,8 @@ export class Writer {
   }
 
   result(): Buffer {
+    // A Buffer drops writes past its end; pos still counts them, so a wrong upper bound shows here.
+    if (this.pos > this.buf.length) throw new Error(`Writer: ${this.pos} bytes written into ${this.buf.length} (the size bound is wrong)`);
     return this.buf.subarray(0, this.pos);
   }
 }
@@ -115,7 +117,7 @@ export class Reader {
 
   /** A length-prefixed run of bytes, at most maxBytes long: a view into the input (no copy). */
   bytes(what: string, maxBytes: number): Uint8Array {
-    const n = this.uint(`${what} length`);
+    const n = this.uint(what); // (no per-call string building on the hot path)
     if (n > this.remaining) throw this.fail(`truncated: ${what} says ${n} bytes, ${this.remaining} remain`);
     if (n > maxBytes) throw this.fail(`${what} is ${n} bytes; the limit is ${maxBytes}`);
     const out = this.buf.subarray(this.pos, this.pos + n);
