@@ -142,9 +142,9 @@ export function encodeCommand(cmd: Command): Uint8Array {
         break;
     }
   }
-  // A plain Uint8Array (not a Buffer): what a replica decodes must not differ in kind from what the proposer holds.
-  const out = w.result();
-  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  // A copy of its own size, a plain Uint8Array: the entry lives in the log for a long while, and a
+  // view would keep the writer's (upper-bound sized, possibly pooled) buffer alive with it.
+  return new Uint8Array(w.result());
 }
 
 /** The value's JS type is what the field needs (else TypeError); returns an upper bound on its encoded bytes. */
