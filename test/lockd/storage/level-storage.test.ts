@@ -8,6 +8,7 @@ import type { Entry } from '../../../src/raft/types.js';
 import { DataDirError, LevelStorage, type LevelStorageOptions } from '../../../src/lockd/storage/index.js';
 import { CONFIG_KEY, HARD_STATE_KEY, ENTRY_RANGE, IDENTITY_KEY, entryKey } from '../../../src/lockd/storage/keys.js';
 import { encodeHardState } from '../../../src/lockd/storage/records.js';
+import { openLevel, writeBatch } from '../../../src/lockd/storage/db.js';
 
 const VOTERS = ['n1', 'n2', 'n3'];
 
@@ -251,6 +252,34 @@ describe('LevelStorage', () => {
     sealed.writeUInt32BE(crc32(sealed.subarray(4)), 0);
     await raw((db) => db.put(IDENTITY_KEY, sealed));
     expect((await refusal()).message).to.include('unknown storage format 7 (this build reads 2)');
+  });
+
+  it('writeBatch stores what the public batch() stores, byte for byte, and goes the public way on a database still opening or closed', async () => {
+    const a = openLevel(join(dir, 'a'));
+    const b = openLevel(join(dir, 'b'));
+    const ops = [
+      { type: 'put' as const, key: entryKey(1), value: Buffer.from([0, 1, 255]) },
+      { type: 'put' as const, key: 'm:ünï', value: Buffer.alloc(0) },
+      { type: 'del' as const, key: entryKey(1) },
+      { type: 'put' as const, key: entryKey(2), value: Buffer.from('two') },
+    ];
+    await writeBatch(a, ops, true); // still opening: deferred by the public path
+    await b.open();
+    await b.batch(ops, { sync: true });
+    await writeBatch(b, [{ type: 'put', key: entryKey(3), value: Buffer.from('three') }], false);
+    await writeBatch(a, [{ type: 'put', key: entryKey(3), value: Buffer.from('three') }], false);
+    const dump = async (db: typeof a) => {
+      const out: [string, string][] = [];
+      for await (const [k, v] of db.iterator()) out.push([k, v.toString('hex')]);
+      return out;
+    };
+    expect(await dump(a)).to.deep.equal(await dump(b));
+    expect((await dump(a)).map(([k]) => k)).to.deep.equal([entryKey(2), entryKey(3), 'm:ünï']);
+    await a.close();
+    await b.close();
+    let err: unknown;
+    await writeBatch(a, ops, true).catch((e: unknown) => (err = e));
+    expect(String(err)).to.match(/not open/i);
   });
 
   it('refuses an entry that fails its checksum', async () => {
