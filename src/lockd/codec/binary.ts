@@ -9,7 +9,9 @@
 // Every read is bounded by the bytes that remain, so no input makes a reader allocate more than it
 // was given; a reader refuses with the error its owner chose (a ProtocolError, a CommandDecodeError).
 
-const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: without it TextDecoder silently drops a leading U+FEFF, so the names "\uFEFFdb" and "db"
+// would decode to the same lock on every replica.
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const SHORT_ASCII = 64;
 
 /** Writes into one preallocated buffer sized by an upper bound; result() is the written prefix. */

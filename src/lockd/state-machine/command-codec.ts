@@ -58,7 +58,7 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
       req('leaseId', 'num'),
       req('wait', 'bool'),
       // The mutex defaults (permits 0/1, not shared, no delay, no value) are left out.
-      opt('permits', 'num', (v) => typeof v === 'number' && v <= 1),
+      opt('permits', 'num', (v) => v === 0 || v === 1),
       opt('shared', 'flag', no),
       opt('lockDelayMs', 'num', zero),
       opt('value', 'str', empty),
@@ -210,11 +210,13 @@ export function decodeCommand(data: Uint8Array): Command {
   const presence = r.uint('presence');
   if (presence >= 2 ** schema.optional.length) throw new CommandDecodeError(`${type} has presence bits for fields it does not have (${presence.toString(2)})`);
   const out: Record<string, unknown> = { type };
+  const present: Field[] = [];
   let bit = 0;
   for (let k = 0; k < schema.fields.length; k++) {
     const f = schema.fields[k];
     if (f.omit && !(presence & (1 << bit++))) continue;
     const what = schema.labels[k];
+    present.push(f);
     switch (f.kind) {
       case 'num':
         out[f.key] = readNum(r, what);
@@ -229,8 +231,9 @@ export function decodeCommand(data: Uint8Array): Command {
         break;
       }
       case 'bytes':
-        // A copy: the command may outlive the entry buffer it came in (the fenced store keeps it).
-        out[f.key] = r.bytes(what, r.remaining).slice();
+        // A plain copy: the command may outlive the entry buffer it came in (the fenced store keeps
+        // it), and Buffer#slice would be a view into that buffer.
+        out[f.key] = new Uint8Array(r.bytes(what, r.remaining));
         break;
       case 'nums': {
         const n = r.uint(`${what} count`);
@@ -246,6 +249,9 @@ export function decodeCommand(data: Uint8Array): Command {
     }
   }
   r.end(type);
+  // Canonical: encodeCommand never writes an optional field holding its default, so one command has
+  // one encoding (and every replica's dedup and snapshot bytes agree with the leader's).
+  for (const f of present) if (f.omit && f.kind !== 'flag' && f.omit(out[f.key])) throw new CommandDecodeError(`${type}.${f.key} is present with its default value (not canonical)`);
   if ((type === 'AclGrant' || type === 'AclRevoke') && !(ACL_VERBS as readonly unknown[]).includes(out.verb))
     throw new CommandDecodeError(`${type}.verb ${JSON.stringify(out.verb)} is not a verb`);
   return out as unknown as Command;

@@ -57,7 +57,7 @@ function normalized(cmd: Command): Record<string, unknown> {
     principal: (v) => v === 'anonymous',
     admin: (v) => v === false,
     acl: (v) => v === false,
-    permits: (v) => cmd.type === 'Acquire' && (v as number) <= 1, // SetPermits' is required
+    permits: (v) => cmd.type === 'Acquire' && (v === 0 || v === 1), // SetPermits' is required
     shared: (v) => v === false,
     lockDelayMs: (v) => v === 0,
     value: (v) => cmd.type !== 'Proclaim' && v === '', // Proclaim's value is required
