@@ -663,7 +663,21 @@ export class Raft {
 
   /** "My log matches yours up to `index`", with the term there so the leader can check the claim. */
   private sendAck(to: NodeId, index: number): void {
-    this.send(message({ type: 'AppResp', from: this.id, to, term: this.term, index, logTerm: this.log.term(index) ?? 0 }));
+    const ack = message({ type: 'AppResp', from: this.id, to, term: this.term, index, logTerm: this.log.term(index) ?? 0 });
+    // Several Apps handled in one batch are answered once, with the highest match: it tells the
+    // leader all the others do (a match at i in this term covers every index below i; the entries
+    // it names cannot be truncated within the term, whose leader only appends). Only an ack still
+    // unsent (msgs is what this batch will send) and only back to the last reject to `to`: that
+    // order is kept, the leader reads a reject as "not at prev".
+    for (let k = this.msgs.length - 1; k >= 0; k--) {
+      const m = this.msgs[k];
+      if (m.to !== to || m.type !== 'AppResp') continue;
+      if (m.reject || m.term !== this.term) break;
+      if (m.index >= index) return; // an earlier App of this batch already got a higher ack
+      this.msgs[k] = ack;
+      return;
+    }
+    this.send(ack);
   }
 
   private handleSnapshot(m: Message): void {
