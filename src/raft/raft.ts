@@ -533,18 +533,30 @@ export class Raft {
         return this.handleAppendResponse(m, pr);
       case 'HeartbeatResp':
         pr.recentActive = true;
-        // It is alive: lift the pause for one App. To a follower that lacks entries, or whose place
-        // we are unsure of (probe, e.g. after reportUnreachable), it goes even if empty, asking
-        // "do you hold next-1?": the ack moves a caught-up prober back to replicate, and the ack
-        // or reject unsticks a full window whose Apps were lost. A slow follower whose acks are
-        // merely late is never dropped to probe for it (that would resend what is on its way).
-        pr.paused = false;
-        if (pr.match < this.log.lastIndex() || pr.state === 'probe') this.sendAppend(m.from);
+        this.resumeAfterHeartbeat(m.from, pr);
         if (m.context !== '') this.handleReadAck(m.from, m.context);
         return;
       default:
         return; // App/Heartbeat/Snap at our own term cannot come from another leader (election safety)
     }
+  }
+
+  /**
+   * A heartbeat response: the follower is alive, so lift the pause for one App. To a follower whose
+   * place we are unsure of (probe, e.g. after reportUnreachable), whose window is full, or that
+   * lacks entries and acked nothing new since its last heartbeat response, it goes even if empty,
+   * asking "do you hold next-1?": the ack moves a caught-up prober back to replicate, and the ack
+   * or reject unsticks a window whose Apps were lost. Not to one whose acks keep coming: its
+   * entries are merely in flight under load, and that App and its ack would be pure overhead. A
+   * slow follower whose acks are merely late is never dropped to probe for it (that would resend
+   * what is on its way).
+   */
+  private resumeAfterHeartbeat(to: NodeId, pr: Progress): void {
+    const wasPaused = pr.paused;
+    const stalled = pr.match === pr.heartbeatMatch;
+    pr.heartbeatMatch = pr.match;
+    pr.paused = false;
+    if (pr.state === 'probe' || wasPaused || (stalled && pr.match < this.log.lastIndex())) this.sendAppend(to);
   }
 
   private handleAppendResponse(m: Message, pr: Progress): void {
