@@ -51,6 +51,8 @@ export class Progress {
    * a match past it. It only grows: a delayed App may still be acked after the leader backed off.
    */
   highestSent = 0;
+  /** Its match when its last HeartbeatResp came: unchanged by the next one means no ack arrived in between. */
+  heartbeatMatch = 0;
   /** Heard from since the last CheckQuorum round. */
   recentActive = false;
   readonly inflights: Inflights;

@@ -95,7 +95,7 @@ export class Raft {
     if (hardState.term > 0 || hardState.vote !== NONE || hardState.commit > 0) {
       invariant(hardState.commit <= this.log.lastIndex(), 'stored commit within log', this.id, () =>
         `commit ${hardState.commit} beyond the last index ${this.log.lastIndex()}`);
-      // The stored commit may lag the snapshot (a commit-only hard state need not be synced); a
+      // The stored commit may lag the snapshot (a commit-only hard state is not written); a
       // snapshot covers only committed entries, so its index is committed too.
       this.log.committed = Math.max(hardState.commit, this.log.committed);
       this.term = hardState.term;
@@ -260,7 +260,7 @@ export class Raft {
     if (this.role !== 'leader') return;
     // Never ack before durable: a leader's own entries count toward commit only from here.
     const self = this.prs.get(this.id)!;
-    if (self.maybeUpdate(this.log.stableIndex()) && this.maybeCommit()) this.bcastAppend();
+    if (self.maybeUpdate(this.log.stableIndex())) this.maybeCommit();
   }
 
   status(): Status {
@@ -533,18 +533,30 @@ export class Raft {
         return this.handleAppendResponse(m, pr);
       case 'HeartbeatResp':
         pr.recentActive = true;
-        // It is alive: lift the pause for one App. To a follower that lacks entries, or whose place
-        // we are unsure of (probe, e.g. after reportUnreachable), it goes even if empty, asking
-        // "do you hold next-1?": the ack moves a caught-up prober back to replicate, and the ack
-        // or reject unsticks a full window whose Apps were lost. A slow follower whose acks are
-        // merely late is never dropped to probe for it (that would resend what is on its way).
-        pr.paused = false;
-        if (pr.match < this.log.lastIndex() || pr.state === 'probe') this.sendAppend(m.from);
+        this.resumeAfterHeartbeat(m.from, pr);
         if (m.context !== '') this.handleReadAck(m.from, m.context);
         return;
       default:
         return; // App/Heartbeat/Snap at our own term cannot come from another leader (election safety)
     }
+  }
+
+  /**
+   * A heartbeat response: the follower is alive, so lift the pause for one App. To a follower whose
+   * place we are unsure of (probe, e.g. after reportUnreachable), whose window is full, or that
+   * lacks entries and acked nothing new since its last heartbeat response, it goes even if empty,
+   * asking "do you hold next-1?": the ack moves a caught-up prober back to replicate, and the ack
+   * or reject unsticks a window whose Apps were lost. Not to one whose acks keep coming: its
+   * entries are merely in flight under load, and that App and its ack would be pure overhead. A
+   * slow follower whose acks are merely late is never dropped to probe for it (that would resend
+   * what is on its way).
+   */
+  private resumeAfterHeartbeat(to: NodeId, pr: Progress): void {
+    const wasPaused = pr.paused;
+    const stalled = pr.match === pr.heartbeatMatch;
+    pr.heartbeatMatch = pr.match;
+    pr.paused = false;
+    if (pr.state === 'probe' || wasPaused || (stalled && pr.match < this.log.lastIndex())) this.sendAppend(to);
   }
 
   private handleAppendResponse(m: Message, pr: Progress): void {
@@ -562,7 +574,6 @@ export class Raft {
       return;
     }
     if (this.cfg.plantedBug === undefined) this.checkAppRespClaim(m, pr);
-    const wasPaused = pr.isPaused();
     // An ack of exactly what a probing follower already matched still proves where its log ends.
     const probeConfirmed = pr.state === 'probe' && pr.match === m.index;
     if (!pr.maybeUpdate(m.index) && !probeConfirmed) return;
@@ -572,8 +583,7 @@ export class Raft {
       pr.becomeReplicate();
     } else if (pr.state === 'replicate') pr.inflights.freeLE(m.index);
 
-    if (this.maybeCommit()) this.bcastAppend();
-    else if (wasPaused) this.sendAppend(m.from);
+    this.maybeCommit();
     while (this.sendAppend(m.from, false)) {
       // fill the in-flight window with whatever else is ready to go
     }
@@ -665,7 +675,21 @@ export class Raft {
 
   /** "My log matches yours up to `index`", with the term there so the leader can check the claim. */
   private sendAck(to: NodeId, index: number): void {
-    this.send(message({ type: 'AppResp', from: this.id, to, term: this.term, index, logTerm: this.log.term(index) ?? 0 }));
+    const ack = message({ type: 'AppResp', from: this.id, to, term: this.term, index, logTerm: this.log.term(index) ?? 0 });
+    // Several Apps handled in one batch are answered once, with the highest match: it tells the
+    // leader all the others do (a match at i in this term covers every index below i; the entries
+    // it names cannot be truncated within the term, whose leader only appends). Only an ack still
+    // unsent (msgs is what this batch will send) and only back to the last reject to `to`: that
+    // order is kept, the leader reads a reject as "not at prev".
+    for (let k = this.msgs.length - 1; k >= 0; k--) {
+      const m = this.msgs[k];
+      if (m.to !== to || m.type !== 'AppResp') continue;
+      if (m.reject || m.term !== this.term) break;
+      if (m.index >= index) return; // an earlier App of this batch already got a higher ack
+      this.msgs[k] = ack;
+      return;
+    }
+    this.send(ack);
   }
 
   private handleSnapshot(m: Message): void {
@@ -711,19 +735,27 @@ export class Raft {
     return newLast;
   }
 
-  /** Advance the commit index to what a majority has durably matched (only current-term entries: fig. 8). */
-  private maybeCommit(): boolean {
+  /**
+   * Advance the commit index to what a majority has durably matched (only current-term entries:
+   * fig. 8). The new commit index is not broadcast: it rides the next App to each follower (every
+   * App carries it) or, when none goes out, the next heartbeat, so a follower learns it within a
+   * heartbeat interval without an empty commit-only App (and its ack, Ready and disk write) per
+   * round. Only a committed configuration change is broadcast at once: a node it removed must hear
+   * of it before its progress is dropped (syncProgress).
+   */
+  private maybeCommit(): void {
     // The quorum is that of the effective configuration, committed or not (thesis §4.1).
     const { voters } = this.conf();
     invariant(voters.includes(this.id) && voters.every((id) => this.prs.has(id)), 'the leader tracks every voter of its configuration', this.id, () =>
       `voters ${voters.join(',')}, progress for ${[...this.prs.keys()].join(',')}`);
     const mci = committedIndex(voters, (id) => this.prs.get(id)!.match);
-    if (mci <= this.log.committed) return false;
-    if (this.log.term(mci) !== this.term && this.cfg.plantedBug !== 'commit-previous-term-by-count') return false;
+    if (mci <= this.log.committed) return;
+    if (this.log.term(mci) !== this.term && this.cfg.plantedBug !== 'commit-previous-term-by-count') return;
     const hadCommitInTerm = this.committedEntryInCurrentTerm();
+    const configsPending = this.configs.countAfter(this.log.committed);
     this.log.commitTo(mci);
     if (!hadCommitInTerm && this.committedEntryInCurrentTerm()) this.releasePendingReads();
-    return true;
+    if (this.configs.countAfter(this.log.committed) < configsPending) this.bcastAppend();
   }
 
   private committedEntryInCurrentTerm(): boolean {
@@ -745,7 +777,7 @@ export class Raft {
     this.readRoundPending = true;
   }
 
-  /** After a commit: everyone hears the new commit index, then a node whose removal committed is dropped. */
+  /** After a config entry commits: everyone hears the new commit index, then a node whose removal committed is dropped. */
   private bcastAppend(): void {
     for (const id of this.prs.keys()) if (id !== this.id) this.sendAppend(id);
     this.syncProgress();

@@ -113,6 +113,10 @@ export interface ReadState {
  *  4. call `advance(ready)`.
  * Between `ready()` and `advance()` the node accepts no input (tick/step/propose/...).
  *
+ * A hard state whose only change is `commit` need not be written at all (the commit index needs no
+ * durability: a restarted node learns it again from the leader); the core copes with a stored
+ * commit that lags, even behind the snapshot.
+ *
  * One exception to the order (thesis §10.2.1): messages for which `sendableBeforePersist` is true
  * may be sent before step 1, so a leader writes its own disk while followers write theirs. They
  * acknowledge nothing, and the leader counts its own entries only after advance().

@@ -124,8 +124,8 @@ describe('lockd cluster (real processes)', function () {
 
     // On disk: every acknowledged entry (and every entry up to a stored commit index) is held by a
     // majority, the same on every node that holds it. The stored commit index itself may lag the last
-    // acknowledged entry: a commit-only hard state is written unsynced and not waited for (etcd's
-    // rule; the commit is re-learned from the quorum), so kill -9 may lose it — not the entries.
+    // acknowledged entry: a commit-only hard state is not written at all, only along with the next
+    // entries (the commit is re-learned from the quorum), so kill -9 may lose it — not the entries.
     const logs = await Promise.all(cluster.nodes.map((n) => storedLog(cluster!, n.id)));
     const upTo = Math.max(ids[ids.length - 1], ...logs.map((l) => l.commit));
     for (let i = 1; i <= upTo; i++) {

@@ -112,7 +112,12 @@ describe('raft core', () => {
       const c = new TestCluster(['a', 'b', 'c', 'd', 'e']);
       c.elect('a');
       for (let k = 0; k < 20; k++) c.propose('a', `p${k}`);
-      for (const [, n] of c.nodes) expect(n.applied.map(text)).to.deep.equal(Array.from({ length: 20 }, (_, k) => `p${k}`));
+      const all = Array.from({ length: 20 }, (_, k) => `p${k}`);
+      expect(c.node('a').applied.map(text)).to.deep.equal(all);
+      // No commit-only App: followers learn the last commit index with the next heartbeat.
+      for (const id of ['b', 'c', 'd', 'e']) expect(c.node(id).applied.map(text)).to.deep.equal(all.slice(0, 19));
+      c.tickAll(1);
+      for (const [, n] of c.nodes) expect(n.applied.map(text)).to.deep.equal(all);
     });
 
     it('a follower rejects an App whose previous entry does not match (consistency check)', () => {
@@ -347,6 +352,7 @@ describe('raft core', () => {
       expect(installed).to.equal(true);
       expect(c.node('c').storage.snapshot().metadata.index).to.equal(applied);
       c.propose('a', 'after');
+      c.tickAll(1); // its commit reaches followers with the next heartbeat
       expect(c.node('c').applied.map(text)).to.deep.equal(['after']);
     });
   });

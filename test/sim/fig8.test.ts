@@ -74,6 +74,8 @@ describe('simulator: Raft fig. 8 scripted (commit only current-term entries by c
     c.propose('n3', 'entry f');
     c.tick('n3'); // a heartbeat: n1's answer gets it probed and caught up
     c.deliver();
+    c.tick('n3'); // the next heartbeat carries the commit index (no commit-only App)
+    c.deliver();
     const apps = c.nodes.map((n) => n.app);
     expect(apps[0].index).to.equal(4); // 1: no-op@1, 2: n3's no-op@2 (replacing "entry e"), 3: no-op@4, 4: "entry f"
     for (const a of apps) expect(a).to.deep.equal(apps[0]);

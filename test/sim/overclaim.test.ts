@@ -65,7 +65,9 @@ describe('simulator: snapshot fast-forward on a follower with a stale tail (issu
     const ack = c.outbox.find((m) => m.type === 'AppResp' && m.from === 'n3');
     expect(ack).to.include({ to: 'n1', term: 3, index: 5, reject: false });
     c.deliver();
-    c.tick('n1');
+    c.tick('n1'); // a heartbeat: n3's answer gets it probed and repaired
+    c.deliver();
+    c.tick('n1'); // the next heartbeat carries the commit index (no commit-only App)
     c.deliver();
     const n3 = c.node('n3').mustRun().status();
     expect(n3).to.include({ term: 3, lastIndex: 6, commit: 6 });

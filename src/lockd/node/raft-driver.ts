@@ -1,5 +1,5 @@
 // The running node's Raft driver: the deterministic loop of driver-loop.ts (ready → persist → send →
-// apply → advance, group commit, early leader replication, unsynced commit-only writes) on LevelDB,
+// apply → advance, group commit, early leader replication, no commit-only writes) on LevelDB,
 // a tick timer and setImmediate, with promises for the API layer. The simulator runs the same loop
 // on its simulated disk, network and clock (test/sim/sim-node.ts).
 import { performance } from 'node:perf_hooks';
@@ -198,7 +198,7 @@ export class RaftDriver<R> {
 
 /**
  * Marks a synced write's start and wraps its `done` to report its duration. The time includes a wait
- * behind an earlier unsynced (commit-only) write still in LevelStorage's queue: both are the disk.
+ * behind an earlier write still in LevelStorage's queue (a compaction): both are the disk.
  */
 function timed(observer: (ev: DriverEvent) => void, entries: number, done: (err?: Error) => void): (err?: Error) => void {
   observer({ kind: 'sync-started' });

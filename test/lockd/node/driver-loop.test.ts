@@ -122,7 +122,7 @@ describe('driver loop (shared by RaftDriver and the simulator)', () => {
     expect(results).to.deep.equal(['applied 2', 'applied 3']);
   });
 
-  it('a batch whose only change is the commit index is written unsynced and not waited for', () => {
+  it('a batch whose only change is the commit index writes nothing and sends nothing: the commit goes with the next entries', () => {
     const h = harness();
     elect(h);
     h.complete(); // the no-op is on disk
@@ -131,11 +131,17 @@ describe('driver loop (shared by RaftDriver and the simulator)', () => {
     h.loop.step(ack(1));
     h.run();
     expect(h.fatal).to.deep.equal([]);
-    // Commit 0 → 1: an unsynced write, still in flight, and the batch went on without it: applied, advanced.
-    expect(h.writes.map((w) => [w.sync, w.batch.hardState?.commit])).to.deep.equal([[false, 1]]);
-    expect(h.log).to.deep.equal(['send App', 'write sync=false entries=0']);
+    // Commit 0 → 1: applied and advanced with no disk write and no commit-only App to n2.
     expect(h.loop.appliedIndex()).to.equal(1);
+    expect(h.log).to.deep.equal([]);
+    expect(h.writes).to.deep.equal([]);
     expect(h.loop.busy).to.equal(false);
+    // The next proposal's synced write carries commit 1, and its App tells n2.
+    h.loop.propose(new Uint8Array([7]), { resolve: () => {}, reject: () => {} });
+    h.run();
+    expect(h.log).to.deep.equal(['send App', 'write sync=true entries=1']);
+    expect(h.writes.map((w) => w.batch.hardState)).to.deep.equal([{ term: 1, vote: 'n1', commit: 1 }]);
+    expect(h.sent.at(-1)).to.include({ type: 'App', to: 'n2', commit: 1 });
   });
 
   it('a proposal to a node that does not lead is refused with NotLeaderError; a failed write stops the loop once', () => {
