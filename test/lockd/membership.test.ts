@@ -100,6 +100,9 @@ describe('membership changes (real processes)', function () {
     const again = await c.runToExit(c.argsFor(victim));
     expect(again.code).to.equal(4);
     expect(again.output).to.match(/was removed from the cluster/);
+    // At once: from its own stored log (the committed removal), not only when a peer refuses its
+    // stream (which needs a reachable peer that already knows the removal committed).
+    expect(again.output).to.match(/this node's log holds, committed, the change that removed/);
 
     // The cluster of three goes on.
     await c.waitForApplied(await grant(lease), ['n1', 'n2', 'n3', 'n4'].filter((id) => id !== victim));
