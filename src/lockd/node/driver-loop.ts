@@ -344,14 +344,17 @@ export class DriverLoop<R> {
     for (const m of rd.messages) (sendableBeforePersist(m) ? early : late).push(m);
     if (early.length > 0) this.outbox.send(early);
     // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
-    // change is the commit index is not written at all: the commit index needs no durability (a
+    // change is the commit index is usually not written at all: the commit index needs no durability (a
     // restarted node learns it again from the leader, and a new leader's no-op commits whatever
     // was committed before), so it only goes along with the next synced write, as a hint for
     // restarts and the log-dump tool. That saves a LevelDB batch on every node per round.
     const hs = rd.hardState;
     if (hs) this.unwrittenHard = hs;
     const termOrVoteChanged = hs !== undefined && (hs.term !== this.term || hs.vote !== this.vote);
-    const sync = rd.entries.length > 0 || rd.snapshot !== undefined || termOrVoteChanged;
+    // Except when a config entry commits: the stored commit must cover it, or a node that learned its
+    // own removal would restart not knowing it (lockd-node's selfRemoved check reads the stored log).
+    // Config changes are rare, so this costs nothing.
+    const sync = rd.entries.length > 0 || rd.snapshot !== undefined || termOrVoteChanged || rd.committedEntries.some((e) => e.type === 'config');
     if (hs && hs.term !== this.term) this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
     if (hs) {
       this.term = hs.term;
