@@ -7,7 +7,14 @@ import { limitRequests } from '../../../src/lockd/api/public-limits.js';
 import { MAX_BATCH } from '../../../src/lockd/api/session-batch.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_FENCE_VALUE_BYTES } from '../../../src/lockd/state-machine/limits.js';
+import { readFileSync } from 'node:fs';
 import { ApiFixture } from './api-fixture.js';
+
+/** A process's CPU time so far (utime + stime, ms): load-insensitive, unlike wall time. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
+}
 
 /** `n` empty SessionRequest.batch elements on the wire (field 30, length-delimited: F2 01 00 each). */
 function emptyElements(n: number): Buffer {
@@ -46,6 +53,26 @@ describe('rapi review: SessionClient batching against a real cluster', function 
   });
   after(async () => {
     await f?.stop();
+  });
+
+  it('refuses a Session message of 1.3 million empty batch elements without spending the leader\'s CPU on decoding them', async () => {
+    const leader = f.cluster.node(f.leaderId);
+    const pid = leader.proc!.pid!;
+    const raw = new grpc.Client(leader.address, grpc.credentials.createInsecure());
+    closers.push(() => raw.close());
+    const call = raw.makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+    call.on('data', () => {});
+    call.on('error', () => {}); // the status carries it
+    const ended = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+    const before = cpuMs(pid);
+    call.write(emptyElements(1_300_000));
+    const st = await ended;
+    const spent = cpuMs(pid) - before;
+    expect(st.code, st.details).to.be.oneOf([grpc.status.INVALID_ARGUMENT, grpc.status.RESOURCE_EXHAUSTED]);
+    // Receiving 3.9 MB costs the leader a few ms; on papi decoding the 1.3M elements (and collecting
+    // the ~280 MB they take) costs it ~1 s of CPU, in one synchronous call on its event loop, all
+    // before session-service.ts counts them. Measured as the leader's own CPU time, not wall time.
+    expect(spent, 'leader CPU ms for one refused message').to.be.below(300);
   });
 
   it('answers every one of 70 fence writes of 64 KiB started in one turn (each valid alone)', async () => {
