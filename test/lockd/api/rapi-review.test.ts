@@ -20,6 +20,15 @@ function emptyElements(n: number): Buffer {
   return buf;
 }
 
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  do {
+    out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    n >>>= 7;
+  } while (n > 0);
+  return Buffer.from(out);
+}
+
 describe('rapi review: Session batches against a real cluster', function () {
   this.timeout(60_000);
   let f: ApiFixture;
@@ -52,6 +61,29 @@ describe('rapi review: Session batches against a real cluster', function () {
     // the ~280 MB they take) costs it ~1 s of CPU, in one synchronous call on its event loop, all
     // before session-service.ts counts them. Measured as the leader's own CPU time, not wall time.
     expect(spent, 'leader CPU ms for one refused message').to.be.below(300);
+  });
+
+  it('refuses a batch element holding 1.3 million nested elements without spending the leader\'s CPU on decoding them', async () => {
+    const leader = f.cluster.node(f.leaderId);
+    const pid = leader.proc!.pid!;
+    const raw = new grpc.Client(leader.address, grpc.credentials.createInsecure());
+    closers.push(() => raw.close());
+    const call = raw.makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+    call.on('error', () => {}); // the status carries it
+    // Either the element is answered (INVALID_ARGUMENT: "may not hold a batch") or the stream ends.
+    const settled = new Promise<void>((resolve) => {
+      call.on('data', () => resolve());
+      call.on('status', () => resolve());
+    });
+    // { batch: [ { id: 1, batch: [1.3M empty elements] } ] }: one top-level element, so the
+    // 256-element check passes; the element is refused only after its 1.3M children are decoded,
+    // and the stream stays open for the next such message.
+    const element = Buffer.concat([Buffer.from([0x08, 0x01]), emptyElements(1_300_000)]);
+    const before = cpuMs(pid);
+    call.write(Buffer.concat([Buffer.from([0xf2, 0x01]), varint(element.length), element]));
+    await settled;
+    const spent = cpuMs(pid) - before;
+    expect(spent, 'leader CPU ms for one refused element').to.be.below(300);
   });
 
   it('answers every one of 70 fence writes of 64 KiB started in one turn (each valid alone)', async () => {
