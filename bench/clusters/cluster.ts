@@ -5,6 +5,8 @@ export interface ClusterNode {
   readonly id: string;
   /** host:port clients dial. */
   readonly clientAddress: string;
+  /** Its Prometheus endpoint (lockd: only with LockdClusterOptions.metrics). */
+  readonly metricsUrl?: string;
   proc: Proc | undefined;
 }
 

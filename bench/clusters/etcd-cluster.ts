@@ -50,7 +50,8 @@ export class EtcdCluster implements BenchCluster {
   static async start(bin: string, size: number, timeouts: TimeoutFlags): Promise<EtcdCluster> {
     const c = new EtcdCluster(bin, timeouts);
     for (let k = 1; k <= size; k++) {
-      c.nodes.push({ id: `e${k}`, clientAddress: `127.0.0.1:${await freePort()}`, peerUrl: `http://127.0.0.1:${await freePort()}`, proc: undefined });
+      const clientAddress = `127.0.0.1:${await freePort()}`;
+      c.nodes.push({ id: `e${k}`, clientAddress, metricsUrl: `http://${clientAddress}/metrics`, peerUrl: `http://127.0.0.1:${await freePort()}`, proc: undefined });
     }
     for (const n of c.nodes) c.restart(n.id);
     return c;

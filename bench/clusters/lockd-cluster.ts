@@ -22,6 +22,10 @@ export interface LockdClusterOptions {
   readonly cpuProfDir?: string;
   /** Run with mutual TLS, client-certificate auth and --acl (bench/lib/bench-tls.ts). */
   readonly tls?: BenchTls;
+  /** Serve /metrics on a free port per node (--http-listen; HTTPS with tls). */
+  readonly metrics?: boolean;
+  /** The server to run (default: this checkout's build, LOCKD_MAIN); e.g. a baseline checkout's dist/src/lockd/main.js. */
+  readonly main?: string;
 }
 
 export class LockdCluster implements BenchCluster {
@@ -32,16 +36,20 @@ export class LockdCluster implements BenchCluster {
   private readonly clients = new Map<string, ClusterClient>();
   /** Each node's --peer-listen (Raft and forwarding); clients only ever see clientAddress. */
   private readonly peerAddresses = new Map<string, string>();
+  private readonly httpAddresses = new Map<string, string>();
 
   private constructor(private readonly opts: LockdClusterOptions) {}
 
   static async start(opts: LockdClusterOptions): Promise<LockdCluster> {
-    if (!existsSync(LOCKD_MAIN)) throw new Error(`${LOCKD_MAIN} is missing: run \`npm run build\` first`);
+    const main = opts.main ?? LOCKD_MAIN;
+    if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` ${opts.main ? 'in that checkout' : ''} first`);
     const c = new LockdCluster(opts);
     for (let k = 1; k <= opts.size; k++) {
       const id = `n${k}`;
-      c.nodes.push({ id, clientAddress: `127.0.0.1:${await freePort()}`, proc: undefined });
+      const http = opts.metrics ? `127.0.0.1:${await freePort()}` : undefined;
+      c.nodes.push({ id, clientAddress: `127.0.0.1:${await freePort()}`, proc: undefined, ...(http ? { metricsUrl: `${opts.tls ? 'https' : 'http'}://${http}/metrics` } : {}) });
       c.peerAddresses.set(id, `127.0.0.1:${await freePort()}`);
+      if (http) c.httpAddresses.set(id, http);
     }
     for (const n of c.nodes) c.restart(n.id);
     return c;
@@ -58,10 +66,12 @@ export class LockdCluster implements BenchCluster {
     if (n.proc?.running) throw new Error(`${id} is running`);
     const peers = this.nodes.map((x) => `${x.id}=${this.peerAddresses.get(x.id)!}`).join(',');
     const prof = this.opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', this.opts.cpuProfDir, '--cpu-prof-name', `${id}-${Date.now()}.cpuprofile`] : [];
+    const http = this.httpAddresses.get(id);
     const args = [
-      ...prof, LOCKD_MAIN,
+      ...prof, this.opts.main ?? LOCKD_MAIN,
       '--id', id, '--listen', n.clientAddress, '--peer-listen', this.peerAddresses.get(id)!, '--peers', peers, '--data-dir', join(this.baseDir, id), '--cluster-id', this.clusterId,
       ...(this.opts.tls?.nodeFlags(id) ?? []),
+      ...(http ? ['--http-listen', http] : []),
       ...(this.opts.flags ?? []),
     ];
     n.proc = new Proc(`lockd ${id}`, process.execPath, args, join(this.baseDir, `${id}.log`));

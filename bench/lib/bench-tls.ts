@@ -32,6 +32,11 @@ export class BenchTls {
     return { cacert: this.pki.caCert, cert: this.client.cert, key: this.client.key };
   }
 
+  /** The bench principal's files for an HTTPS /metrics scrape (bench/lib/counters.ts). */
+  scrapeTls(): { ca: Buffer; cert: Buffer; key: Buffer } {
+    return { ca: readFileSync(this.pki.caCert), cert: readFileSync(this.client.cert), key: readFileSync(this.client.key) };
+  }
+
   remove(): void {
     this.pki.remove();
   }

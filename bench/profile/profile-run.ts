@@ -19,6 +19,8 @@ export interface ProfileRun extends ProfileSummary {
   readonly load: UncontendedResult;
   /** Busy share of the window, per follower (% of one core). */
   readonly followers_busy_pct: Record<string, number>;
+  /** Each follower's summary over the same window (its layers and top functions). */
+  readonly follower_profiles: Record<string, ProfileSummary>;
   /** The benchmark's own process (the 64 clients), % of one core over the whole run. */
   readonly load_generator_cpu_pct: number;
 }
@@ -52,10 +54,15 @@ export async function profileLockd(nodes: number, spec: WindowSpec, log: (line: 
   if (!leaderFile) throw new Error(`no .cpuprofile for the leader ${leaderId} in ${dir} (did it exit on SIGTERM?)`);
   const s = summarize(join(dir, leaderFile), 25, window!);
   const followers: Record<string, number> = {};
+  const followerProfiles: Record<string, ProfileSummary> = {};
   for (const n of cluster.nodes) {
     const f = fileOf(n.id);
-    if (n.id !== leaderId && f) followers[n.id] = summarize(join(dir, f), 5, window!).busy_pct_of_wall;
+    if (n.id === leaderId || !f) continue;
+    const fs = summarize(join(dir, f), 15, window!);
+    followers[n.id] = fs.busy_pct_of_wall;
+    followerProfiles[n.id] = fs;
   }
   log(`[profile] leader ${leaderId}, profiles kept in ${dir} (summary of the measured window only); followers busy ${JSON.stringify(followers)} %, load generator ${round(clientPct!)} % of a core\n${formatSummary(s)}`);
-  return { ...s, leader: leaderId, dir, load: load!, followers_busy_pct: followers, load_generator_cpu_pct: round(clientPct!) };
+  for (const [id, fs] of Object.entries(followerProfiles)) log(`[profile] follower ${id}\n${formatSummary(fs)}`);
+  return { ...s, leader: leaderId, dir, load: load!, followers_busy_pct: followers, follower_profiles: followerProfiles, load_generator_cpu_pct: round(clientPct!) };
 }

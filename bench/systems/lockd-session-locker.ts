@@ -24,9 +24,11 @@ export class LockdSessionLocker implements Locker {
   constructor(
     private readonly address: string,
     tls?: BenchTls,
+    /** The client class: a baseline checkout's own build (--lockd-baseline), or this checkout's. */
+    Client: typeof SessionClient = SessionClient,
   ) {
     let s = shared.get(address);
-    if (!s) shared.set(address, (s = { client: new SessionClient({ endpoints: [address], timeoutMs: 10_000, ...tls?.clientOptions() }), users: 0 }));
+    if (!s) shared.set(address, (s = { client: new Client({ endpoints: [address], timeoutMs: 10_000, ...tls?.clientOptions() }), users: 0 }));
     s.users++;
     this.s = s;
   }

@@ -10,6 +10,8 @@ import { ErrorBudget, fmt, type WorkloadContext } from './context.js';
 export interface ContendedResult {
   readonly clients: number;
   readonly recipe: string;
+  /** Hand-offs (acquires) completed inside the window: the contended cycle. */
+  readonly cycles: number;
   readonly handoffs_per_s: number;
   readonly wait_p50_ms: number;
   readonly wait_p99_ms: number;
@@ -28,6 +30,7 @@ export async function runContended(ctx: WorkloadContext, address: string, client
     let holder = -1;
     let violations = 0;
     const w = new Window(ctx.spec);
+    ctx.onWindow?.(w);
     let stopping = false;
     const loop = async (k: number) => {
       while (!w.over && !stopping) {
@@ -55,6 +58,7 @@ export async function runContended(ctx: WorkloadContext, address: string, client
     const res: ContendedResult = {
       clients,
       recipe: lockers[0].label,
+      cycles: s.count,
       handoffs_per_s: round(s.perSecond),
       wait_p50_ms: round(s.p50Ms),
       wait_p99_ms: round(s.p99Ms),

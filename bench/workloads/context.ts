@@ -1,5 +1,5 @@
 // What every workload is given: where to report progress and how long to measure.
-import type { WindowSpec } from '../lib/window.js';
+import type { Window, WindowSpec } from '../lib/window.js';
 import type { Locker } from '../systems/locker.js';
 
 export interface WorkloadContext {
@@ -7,6 +7,8 @@ export interface WorkloadContext {
   readonly spec: WindowSpec;
   /** A new client of the system under test, dialling `address`. */
   readonly newLocker: (address: string) => Locker;
+  /** Told the measured window as soon as it is set (bench/lib/meter.ts samples CPU and counters at its edges). */
+  readonly onWindow?: (w: Window) => void;
 }
 
 /** Stop a workload that piles up errors instead of measuring it. */

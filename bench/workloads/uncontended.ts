@@ -7,6 +7,8 @@ import { ErrorBudget, fmt, type WorkloadContext } from './context.js';
 
 export interface UncontendedResult {
   readonly clients: number;
+  /** Cycles completed inside the window. */
+  readonly cycles: number;
   readonly cycles_per_s: number;
   readonly acquire_p50_ms: number;
   readonly acquire_p99_ms: number;
@@ -27,6 +29,7 @@ export async function runUncontended(ctx: WorkloadContext, address: string, clie
     const cycle = new Recorder();
     const errors = new ErrorBudget(`uncontended C=${clients}`);
     const w = new Window(ctx.spec);
+    ctx.onWindow?.(w);
     const loop = async (k: number) => {
       const name = `unc-${run}-${k}`;
       while (!w.over) {
@@ -52,6 +55,7 @@ export async function runUncontended(ctx: WorkloadContext, address: string, clie
     const r = release.summary(w.lengthMs);
     const res: UncontendedResult = {
       clients,
+      cycles: c.count,
       cycles_per_s: round(c.perSecond),
       acquire_p50_ms: round(a.p50Ms),
       acquire_p99_ms: round(a.p99Ms),

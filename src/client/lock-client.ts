@@ -357,22 +357,22 @@ export class LockClient {
    * opts.timeoutMs), storing `value` with the leadership. NOT_FOUND if the lease ends meanwhile.
    */
   campaign(name: string, leaseId: number, value: string, opts: WriteOptions = {}): Promise<LeaderKey> {
-    return election.campaign(this.router, name, leaseId, value, { deadline: deadlineAfter(opts.timeoutMs), signal: opts.signal }, opts.requestId);
+    return election.campaign(election.viaRouter(this.router, { deadline: deadlineAfter(opts.timeoutMs), signal: opts.signal }), name, leaseId, value, opts.requestId);
   }
 
   /** Set the leader's value; FAILED_PRECONDITION unless `key` is the current leadership. */
   proclaim(key: LeaderKey, value: string, opts?: CallOptions): Promise<void> {
-    return election.proclaim(this.router, key, value, this.ctl(opts));
+    return election.proclaim(election.viaRouter(this.router, this.ctl(opts)), key, value);
   }
 
   /** The current leader and value (linearizable); `leader` undefined when nobody leads. */
   leader(name: string, opts?: CallOptions): Promise<Leadership> {
-    return election.leader(this.router, name, this.ctl(opts));
+    return election.leader(election.viaRouter(this.router, this.ctl(opts)), name);
   }
 
   /** Give up the leadership: true if this call ended it. */
   resign(key: LeaderKey, opts?: WriteOptions): Promise<boolean> {
-    return election.resign(this.router, key, this.ctl(opts), opts?.requestId);
+    return election.resign(election.viaRouter(this.router, this.ctl(opts)), key, opts?.requestId);
   }
 
   /**

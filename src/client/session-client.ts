@@ -13,6 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { Metadata, status as Status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import type { SessionRequest } from '../proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse__Output } from '../proto/gen/lockd/v1/SessionResponse.js';
+import * as election from './election.js';
+import type { LeaderKey, Leadership } from './election.js';
 import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
 import { recipeFields } from './recipe.js';
@@ -154,6 +156,37 @@ export class SessionClient {
   /** Fence.Read (linearizable): empty value and token 0 for a key never written. */
   fenceRead(key: string, opts?: SessionCallOptions): Promise<ResponseOf<'fenceRead'>> {
     return this.call('fenceRead', { key }, opts);
+  }
+
+  // ---- elections (the recipe of election.ts, as LockClient runs it, on this stream) ------------
+
+  /** Election.Campaign: wait until `leaseId` leads `name` (no timeout unless opts.timeoutMs); NOT_FOUND if the lease ends meanwhile. */
+  campaign(name: string, leaseId: number, value: string, opts: SessionWriteOptions = {}): Promise<LeaderKey> {
+    return election.campaign(this.elections({ ...opts, timeoutMs: opts.timeoutMs ?? Infinity }), name, leaseId, value, opts.requestId);
+  }
+
+  /** Election.Proclaim: FAILED_PRECONDITION unless `key` is the current leadership. */
+  proclaim(key: LeaderKey, value: string, opts?: SessionCallOptions): Promise<void> {
+    return election.proclaim(this.elections(opts), key, value);
+  }
+
+  /** Election.Leader (linearizable): `leader` undefined when nobody leads. */
+  leader(name: string, opts?: SessionCallOptions): Promise<Leadership> {
+    return election.leader(this.elections(opts), name);
+  }
+
+  /** Election.Resign: true if this call ended the leadership. */
+  resign(key: LeaderKey, opts: SessionWriteOptions = {}): Promise<boolean> {
+    return election.resign(this.elections(opts), key, opts.requestId);
+  }
+
+  private elections(opts: SessionCallOptions = {}): election.ElectionCalls {
+    return {
+      campaign: (req) => this.call('campaign', req, opts),
+      proclaim: (req) => this.call('proclaim', req, opts),
+      leader: (req) => this.call('leader', req, opts),
+      resign: (req) => this.call('resign', req, opts),
+    };
   }
 
   /** Send one operation and wait for its answer. timeoutMs Infinity: none (a waiting acquire). */

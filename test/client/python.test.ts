@@ -1,5 +1,5 @@
 // The Python client (clients/python) against a real 3-node cluster: its stubs generated from proto/
-// (clients/python/gen.sh), its unittest suite and the GC-pause example run with Debian's
+// (clients/python/gen.sh), its unittest suite and its examples (GC pause, election) run with Debian's
 // /usr/bin/python3 (python3-grpcio, python3-protobuf; scripts/test-deps.sh installs them), each
 // judged by its exit code, its output shown on failure.
 import { expect } from 'chai';
@@ -129,7 +129,7 @@ describe('the Python client against a real cluster', function () {
     await cluster?.stop();
   });
 
-  it('passes its unittest suite: lease + lock + token, contention, lost at the deadline, stale fenced writes, request-id retries, leader hints', async () => {
+  it('passes its unittest suite: lease + lock + token, contention, lost at the deadline, stale fenced writes, request-id retries, leader hints, semaphores + set_permits, downgrade, lock-delay, election', async () => {
     const { code, output } = await python(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], env, 120_000);
     expect(code, `the Python suite failed (exit ${code}):\n${output}`).to.equal(0);
     const ran = /^Ran (\d+) tests? in/m.exec(output);
@@ -142,6 +142,13 @@ describe('the Python client against a real cluster', function () {
     expect(output).to.match(/paused holder's write: refused: FAILED_PRECONDITION/);
     expect(output).to.match(/paused holder afterwards: held=False lost=True \(lease\)/);
     expect(output).to.contain('gc-pause: OK');
+  });
+
+  it("examples/election.py: a killed leader's leadership ends with its lease and the waiting campaigner leads", async () => {
+    const { code, output } = await python(['examples/election.py', '--endpoints', env.LOCKD_ENDPOINTS], {}, 60_000);
+    expect(code, `election.py failed (exit ${code}):\n${output}`).to.equal(0);
+    expect(output).to.match(/^ {2}led by lease \d+ \(token \d+\) as 'worker-1'\n {2}led by lease \d+ \(token \d+\) as 'worker-2'\n {2}led by lease \d+ \(token \d+\) as 'worker-2 \(ready\)'\n {2}nobody leads$/m);
+    expect(output).to.contain('election: OK');
   });
 
   it('a lease and its lock survive the leader being killed: the keepalive stream follows the new leader', async () => {

@@ -1,5 +1,5 @@
 // npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--tls]
-//   [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls release,snipe,cancelwait,flood]
+//   [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls release,snipe,cancelwait,flood] [--recipe-clients N]
 //   [--ttl-ms MS] [--kinds kill-node,pause-client,...] [--sticky]
 // Runs one seeded fault run, prints its summary, writes the report, exits 1 on any violation.
 import { parseArgs } from 'node:util';
@@ -7,7 +7,7 @@ import { emergencyStop, runFaults } from './runner.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 import { ADVERSARY_CALLS, type AdversaryCall } from './workload-config.js';
 
-const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--ttl-ms MS] [--kinds k1,k2] [--sticky] [--tls]';
+const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--recipe-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky] [--tls]';
 
 function int(name: string, v: string | undefined, def: number | undefined, min: number, max: number): number {
   if (v === undefined) {
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       time: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, keep: { type: 'boolean' },
-      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' }, adversaries: { type: 'string' }, 'adversary-calls': { type: 'string' },
+      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' }, adversaries: { type: 'string' }, 'adversary-calls': { type: 'string' }, 'recipe-clients': { type: 'string' },
       'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, sticky: { type: 'boolean' }, tls: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
@@ -47,6 +47,7 @@ async function main(): Promise<number> {
     controlClients: int('control-clients', values['control-clients'], 2, 0, 16),
     adversaries: int('adversaries', values.adversaries, 1, 0, 4),
     adversaryCalls,
+    recipeClients: int('recipe-clients', values['recipe-clients'], 3, 0, 8),
     ttlMs: int('ttl-ms', values['ttl-ms'], 1500, 200, 60_000),
     kinds,
     sticky: values.sticky,

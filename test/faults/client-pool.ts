@@ -10,6 +10,8 @@ import { FREE, HOLD, type ClientConfig } from './workload-config.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(import.meta.dirname, 'workload-client.ts');
 const ADVERSARY_SCRIPT = join(import.meta.dirname, 'adversary-client.ts');
+const RECIPE_SCRIPT = join(import.meta.dirname, 'recipe-client.ts');
+const SCRIPTS: Record<ClientConfig['mode'], string> = { fence: SCRIPT, plain: SCRIPT, adversary: ADVERSARY_SCRIPT, recipe: RECIPE_SCRIPT };
 
 export interface ClientHandle {
   readonly config: ClientConfig;
@@ -32,7 +34,7 @@ export class ClientPool {
   }
 
   start(config: ClientConfig): ClientHandle {
-    const proc = spawn(process.execPath, ['--import', 'tsx', config.mode === 'adversary' ? ADVERSARY_SCRIPT : SCRIPT], {
+    const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPTS[config.mode]], {
       cwd: ROOT,
       env: { ...process.env, FAULTS_CLIENT: JSON.stringify(config) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,7 +60,7 @@ export class ClientPool {
     return this.clients.filter((c) => !c.exited);
   }
 
-  /** Running workload clients (fenced and control), the ones the nemesis pauses and kills. */
+  /** Running workload clients (fenced, control and recipe), the ones the nemesis pauses and kills. */
   workers(): ClientHandle[] {
     return this.running().filter((c) => c.config.mode !== 'adversary');
   }

@@ -11,7 +11,7 @@ describe('faults: a short seeded run on real processes', function () {
   this.timeout(300_000);
   after(() => emergencyStop());
 
-  it('no fencing, exclusion or linearizability violation; a failing run keeps its history under .faults/', async () => {
+  it('no fencing, exclusion, linearizability or recipe violation; a failing run keeps its history under .faults/', async () => {
     // Normal client mode (retries across nodes): the seed that found the abandoned-wait cleanup bug
     // (README, "Bugs found" 1, fixed).
     // The linearizability search gets a budget it cannot spend on 2 loaded cores (a 40 s history

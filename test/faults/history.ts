@@ -9,7 +9,10 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 /** Operation kinds a client records. */
-export type OpKind = 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write' | 'inspect' | 'cancelwait';
+export type OpKind =
+  | 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write' | 'inspect' | 'cancelwait'
+  // Recipes (issue 16, recipe-client.ts): kept out of the lock linearizability model, judged by recipe-check.ts.
+  | 'racquire' | 'rrelease' | 'setpermits' | 'campaign' | 'proclaim' | 'resign' | 'leader' | 'observe';
 
 /** ok: it happened, with this output; fail: it definitely did not happen (output says why); unknown: either. */
 export type OpStatus = 'ok' | 'fail' | 'unknown';
@@ -77,7 +80,40 @@ export interface CancelWaitOutput { removed: boolean; token: number; released: b
 /** The least abandonedAtIndex an adversary sends when it sends one (10^12: no run has that many entries). */
 export const ADVERSARY_INDEX = 1e12;
 
+/**
+ * Recipes (issue 16). racquire/rrelease are Lock.Acquire/Release on a recipe name (a semaphore, a
+ * read-write lock, a mutex with lock-delay): another kind than acquire/release so that the lock
+ * model and the exclusion checker, which know only mutexes, never see them. A racquire with shared =
+ * true by a lease holding the name exclusively is a downgrade (answered with the same token).
+ */
+export interface RAcquireInput { name: string; leaseId: number; wait: boolean; permits: number; shared: boolean; lockDelayMs: number; requestId: string }
+export interface RAcquireOutput { acquired: boolean; token: number; holder: number; delayRemainingMs: number }
+export interface RReleaseInput { name: string; leaseId: number; token: number; requestId: string }
+export interface SetPermitsInput { name: string; permits: number; requestId: string }
+export interface SetPermitsOutput { previous: number; granted: number }
+/** Election.Campaign (waits until it leads); value: the leader's value once it leads (unique per call). */
+export interface CampaignInput { name: string; leaseId: number; value: string; requestId: string }
+export interface CampaignOutput { token: number }
+/** Election.Proclaim / Resign of the leadership (name, lease, token). Proclaim has no request id (not deduplicated). */
+export interface ProclaimInput { name: string; leaseId: number; token: number; value: string }
+export interface ResignInput { name: string; leaseId: number; token: number; requestId: string }
+export interface ResignOutput { resigned: boolean }
+/** Election.Leader (a linearizable read; NOT_FOUND when nobody leads), and one response of an Election.Observe stream. */
+export interface LeaderInput { name: string }
+export interface LeaderOutput { leaseId: number; token: number; value: string }
+/** An Observe response, recorded as an operation invoked and completed when it arrived; stream names the stream. */
+export interface ObserveInput { name: string; stream: string }
+export interface ObserveOutput { hasLeader: boolean; leaseId: number; token: number; value: string }
+
 export interface OpInputs {
+  racquire: RAcquireInput;
+  rrelease: RReleaseInput;
+  setpermits: SetPermitsInput;
+  campaign: CampaignInput;
+  proclaim: ProclaimInput;
+  resign: ResignInput;
+  leader: LeaderInput;
+  observe: ObserveInput;
   grant: GrantInput;
   keepalive: KeepAliveInput;
   revoke: RevokeInput;
@@ -89,6 +125,14 @@ export interface OpInputs {
   cancelwait: CancelWaitInput;
 }
 export interface OpOutputs {
+  racquire: RAcquireOutput;
+  rrelease: ReleaseOutput;
+  setpermits: SetPermitsOutput;
+  campaign: CampaignOutput;
+  proclaim: Record<string, never>;
+  resign: ResignOutput;
+  leader: LeaderOutput;
+  observe: ObserveOutput;
   grant: GrantOutput;
   keepalive: KeepAliveOutput;
   revoke: Record<string, never>;

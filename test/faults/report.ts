@@ -6,6 +6,7 @@ import type { ExclusionCheck } from './exclusion-check.js';
 import type { LinearizabilityReport } from './linearizable-check.js';
 import type { NodeLogScan } from './node-logs.js';
 import type { FloodStats } from './check-run.js';
+import type { RecipeCheck } from './recipe-check.js';
 
 export interface FaultReport {
   seed: number;
@@ -25,6 +26,8 @@ export interface FaultReport {
     overlappingHolders: number;
   };
   exclusion: { grants: number; violations: ExclusionCheck['violations'] };
+  /** Semaphores, read-write locks, lock-delay, elections (recipe-check.ts). */
+  recipes: RecipeCheck;
   /** The third-party client's calls (ok/fail/unknown by kind) and its KeepAlive floods. */
   adversary: { ops: Record<string, Record<OpStatus, number>>; flood: FloodStats };
   nodeLogs: NodeLogScan;
@@ -68,6 +71,12 @@ export function summarize(r: FaultReport): string {
       `${r.fenced.overlappingHolders} overlapping holders, ${r.fenced.staleWindowLosses} stale-window losses (write landed after its lease trust)`,
   );
   lines.push(`  exclusion within lease trust: ${r.exclusion.violations.length} violations over ${r.exclusion.grants} grants`);
+  const rc = r.recipes;
+  lines.push(
+    `  recipes: grants ${Object.entries(rc.grants).map(([k, v]) => `${k} ${v}`).join(', ')}; most holders at once ${Object.entries(rc.maxHolders).map(([k, v]) => `${k} ${v}`).join(', ')}; ${rc.downgrades} downgrades, ${rc.setPermits} SetPermits, ` +
+      `${rc.delaysJudged} lock-delays judged, ${rc.delayedAnswers} answers "delay running"; elections: ${rc.elections.campaigns} leaderships, ` +
+      `${rc.elections.leaderReads} Leader reads, ${rc.elections.observed} Observe responses on ${rc.elections.streams} streams — ${rc.violations.length} violations`,
+  );
   const adv = Object.entries(r.adversary.ops).map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`).join(', ');
   const fl = r.adversary.flood;
   lines.push(`  adversary: ${adv || 'none'}; keepalive floods: ${fl.batches} batches, ${fl.sent} unknown ids sent, ${fl.answered} answered, ${fl.alive} answered alive`);

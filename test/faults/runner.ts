@@ -34,6 +34,8 @@ export interface RunOptions {
   readonly controlClients?: number;
   /** Adversary clients (adversary-client.ts) poking at the fenced locks; default 1, 0 for none. */
   readonly adversaries?: number;
+  /** Recipe clients (recipe-client.ts: semaphore, read-write, lock-delay, election); default 3, 0 for none. */
+  readonly recipeClients?: number;
   /** What the adversary calls besides Inspect (default: all of ADVERSARY_CALLS). */
   readonly adversaryCalls?: readonly AdversaryCall[];
   readonly ttlMs?: number;
@@ -123,14 +125,15 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     pool = handles.pool = new ClientPool(join(runDir, 'clients.log'));
     // Clients dial the nodes through their client links; the runner's own final reads do not.
     const endpoints = cluster.nodes.map((n) => mesh!.clientAddress(n.id));
-    const clientConfig = (mode: ClientConfig['mode']): ClientConfig => {
-      const id = `${mode === 'fence' ? 'f' : mode === 'plain' ? 'p' : 'x'}${++clientSeq}`;
+    const clientConfig = (mode: ClientConfig['mode'], admin = false): ClientConfig => {
+      const id = `${{ fence: 'f', plain: 'p', adversary: 'x', recipe: 'r' }[mode]}${++clientSeq}`;
       return {
         id,
         mode,
         endpoints,
         ...(clientTls ? { tls: clientTls } : {}),
-        locks: mode === 'plain' ? CONTROL_LOCKS : mode === 'fence' ? FENCED_LOCKS : [...FENCED_LOCKS, ...CONTROL_LOCKS],
+        // Recipe clients use the RECIPE names (workload-config.ts), which the adversary leaves alone.
+        locks: mode === 'plain' ? CONTROL_LOCKS : mode === 'fence' ? FENCED_LOCKS : mode === 'recipe' ? [] : [...FENCED_LOCKS, ...CONTROL_LOCKS],
         plainStore: store!.address,
         ttlMs,
         historyPath: join(runDir, `history-${id}.jsonl`),
@@ -144,6 +147,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
         waitShare: 0.6,
         sticky: o.sticky ?? false,
         adversaryCalls: o.adversaryCalls,
+        ...(admin ? { admin } : {}),
       };
     };
     for (let i = 0; i < (o.fencedClients ?? 4); i++) pool.start(clientConfig('fence'));
@@ -160,10 +164,14 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       electionTimeoutMs,
       ttlMs,
       attemptMs: ATTEMPT_MS,
-      replaceClient: (killed: ClientHandle) => pool!.start(clientConfig(killed.config.mode)),
+      replaceClient: (killed: ClientHandle) => pool!.start(clientConfig(killed.config.mode, killed.config.admin)),
       log,
       kinds: o.kinds,
     });
+    // Recipe clients draw their seeds after the nemesis forked its PRNG: the nemesis's stream and the
+    // first clients' seeds stay what they were before recipe clients existed (a client pause or kill
+    // may now pick a recipe client, so later faults can still differ).
+    for (let i = 0; i < (o.recipeClients ?? 3); i++) pool.start(clientConfig('recipe', i === 0));
     await nemesis.run();
     log('faults: nemesis done, everything healed; a calm period, then the clients stop');
     await new Promise((r) => setTimeout(r, 3000));
@@ -208,7 +216,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
   // Checks.
   saveFinals(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) });
-  const { ops, fenced, control, exclusion, lin, flood, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
+  const { ops, fenced, control, exclusion, lin, flood, recipes, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
   problems.push(...found);
   writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
   const nodeLogs = scanNodeLogs(new Map((cluster?.nodes ?? []).map((n) => [n.id, join(runDir, `${n.id}.log`)])));
@@ -222,7 +230,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     timeSec: o.timeSec,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(now()),
-    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, adversaries: o.adversaries ?? 1, adversaryCalls: o.adversaryCalls ?? 'all', sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
+    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, adversaries: o.adversaries ?? 1, recipeClients: o.recipeClients ?? 3, adversaryCalls: o.adversaryCalls ?? 'all', sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
     ops: countOps(ops),
     faults: { byKind: faultsByKind, list: nemesis?.faults ?? [] },
     fenced: {
@@ -235,6 +243,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       overlappingHolders: overlaps(FENCED_LOCKS),
     },
     exclusion: { grants: exclusion.grants, violations: exclusion.violations },
+    recipes,
     adversary: { ops: countOps(ops, (p) => p.startsWith('x')), flood },
     nodeLogs,
     linearizable: lin.verdict === 'ok' ? true : lin.verdict === 'illegal' ? false : 'unknown',

@@ -6,9 +6,10 @@ export interface ClientConfig {
   readonly id: string;
   /**
    * fence: Fence.Read/Write with the token; plain: the runner's unfenced store, trusting the lock;
-   * adversary: a third party poking at the fenced locks (adversary-client.ts).
+   * adversary: a third party poking at the fenced locks (adversary-client.ts); recipe: semaphores,
+   * read-write locks, lock-delay and elections on the RECIPE names (recipe-client.ts).
    */
-  readonly mode: 'fence' | 'plain' | 'adversary';
+  readonly mode: 'fence' | 'plain' | 'adversary' | 'recipe';
   /** Where the client dials the nodes: their client links (proxies, see network.ts). */
   readonly endpoints: readonly string[];
   /** With a TLS run: the CA and this client's certificate (file paths). */
@@ -40,9 +41,20 @@ export interface ClientConfig {
    * since fixed; see README), so the rest could be checked while it was open.
    */
   readonly sticky: boolean;
+  /** Recipe only: this client also changes the semaphore's permits now and then (Lock.SetPermits, an admin call). */
+  readonly admin?: boolean;
   /** Adversary only: which of its calls it makes besides Inspect (all by default). */
   readonly adversaryCalls?: readonly AdversaryCall[];
 }
+
+/**
+ * The recipe clients' names (issue 16): a semaphore (permits 2 at first, SetPermits 1–3), a
+ * read-write lock (shared and exclusive, downgrades), a mutex taken with a lock-delay, an election.
+ * The adversary never touches them (its Releases would end grants the recipe checkers do not model).
+ */
+export const RECIPE = { semaphore: 'sem', rw: 'rw', delay: 'delayed', election: 'leader' } as const;
+export const SEMAPHORE_PERMITS = 2;
+export const LOCK_DELAY_MS = 1000;
 
 export const ADVERSARY_CALLS = ['release', 'snipe', 'cancelwait', 'flood'] as const;
 export type AdversaryCall = (typeof ADVERSARY_CALLS)[number];

@@ -1,10 +1,11 @@
 """lockd.Client: the Python client of lockd.v1.
 
 It talks to whichever endpoint leads (see router.py), retries UNAVAILABLE within each call's
-deadline, and makes every mutating call (Grant, Revoke, Acquire, Release, CancelWait, Fence.Write,
-Fence.Delete) safe to retry by sending one request_id on all its attempts: the cluster applies it
-once, also when an attempt lands late. Pass ``request_id=`` yourself to retry a call this process
-gave up on. Leases keep themselves alive (lease.py); held locks report their loss (lock.py).
+deadline, and makes every mutating call (Grant, Revoke, Acquire, Release, CancelWait, SetPermits,
+Campaign, Resign, Fence.Write, Fence.Delete) safe to retry by sending one request_id on all its
+attempts: the cluster applies it once, also when an attempt lands late. Pass ``request_id=``
+yourself to retry a call this process gave up on. Leases keep themselves alive (lease.py); held
+locks and leaderships report their loss (grant.py).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import os
 import threading
 import time
 import uuid
-from typing import Callable, Optional, Sequence, Tuple, Union
+from typing import Callable, NamedTuple, Optional, Sequence, Tuple, Union
 
 import grpc
 
 from ._proto import pb
+from .election import LeaderInfo, LeaderKey, Leadership, leader_info_or_none
 from .errors import LockdError, LockHeldError, LockLostError, fence_error
+from .followed_stream import FollowedStream
 from .lease import Lease
 from .lock import Lock
 from .router import Router
@@ -29,6 +32,13 @@ DEFAULT_LOCK_TTL_MS = 10_000
 MAX_PEM_BYTES = 1024 * 1024
 
 Pem = Union[bytes, str, None]
+
+
+class PermitsChange(NamedTuple):
+    """What Lock.SetPermits did: the permits before, and how many waiters it granted."""
+
+    previous: int
+    granted: int
 
 
 def _pem(what: str, src: Pem) -> Optional[bytes]:
@@ -190,21 +200,24 @@ class Client:
             if res.grant_ended:
                 raise LockLostError(name, res.ended_fencing_token, "released")
             if not res.acquired:
-                raise LockHeldError(name, res.holder_lease_id)
+                raise LockHeldError(name, res.holder_lease_id, res.lock_delay_remaining_ms)
             if res.fencing_token <= 0:
                 raise LockdError(grpc.StatusCode.INTERNAL, f"Lock.Acquire granted {name!r} with an invalid token {res.fencing_token}")
-            return Lock(self, self._router, name, res.fencing_token, lease, own)
+            return Lock(self, self._router, name, res.fencing_token, lease, own, permits=permits, shared=shared)
         except BaseException as e:
-            # Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's
-            # lease leaves the queue, and releases the lock if it was granted just as we gave up.
-            if own:
-                try:
-                    lease.revoke()
-                except LockdError:
-                    pass
-            elif wait and not lease.is_lost() and not isinstance(e, LockLostError):
-                self._abandon_wait(name, lease.id)
+            self._leave_nothing_behind(name, lease, own, wait and not isinstance(e, LockLostError))
             raise
+
+    def _leave_nothing_behind(self, name: str, lease: Lease, own: bool, waited: bool) -> None:
+        """After a failed lock() or campaign(): our own lease goes (with any wait or grant it got); a
+        caller's lease leaves the queue, and releases the lock if it was granted just as we gave up."""
+        if own:
+            try:
+                lease.revoke()
+            except LockdError:
+                pass
+        elif waited and not lease.is_lost():
+            self._abandon_wait(name, lease.id)
 
     def try_lock(self, name: str, **kw) -> Optional[Lock]:
         """lock(name, wait=False), or None when another lease holds it."""
@@ -228,8 +241,75 @@ class Client:
         return self._call("Lock.Release", lambda ep: ep.lock.Release, req, timeout).released
 
     def inspect(self, name: str, timeout: Optional[float] = None):
-        """Lock.Inspect: held, fencing_token, holder_lease_id, waiting_lease_ids (a linearizable read)."""
+        """Lock.Inspect: held, fencing_token, holder_lease_id, waiting_lease_ids, and for the recipes
+        permits, holders (lease_id, fencing_token, shared, lock_delay_ms), waiting_shared,
+        lock_delay_until_ms / lock_delay_remaining_ms (a linearizable read)."""
         return self._call("Lock.Inspect", lambda ep: ep.lock.Inspect, pb.InspectRequest(name=name), timeout)
+
+    def set_permits(self, name: str, permits: int, *, request_id: Optional[str] = None, timeout: Optional[float] = None) -> PermitsChange:
+        """Lock.SetPermits: change a held or awaited semaphore's permits (1..1024); growing grants the
+        waiters that now fit at once. FailedPreconditionError below the current holders (or on a
+        read-write lock), NotFoundError when nobody holds or waits for ``name``, PermissionDeniedError
+        for a non-admin on a cluster with --acl."""
+        if not isinstance(permits, int) or isinstance(permits, bool) or not 0 < permits < 2**32:
+            raise ValueError(f"permits must be a positive integer, got {permits!r}")
+        req = pb.SetPermitsRequest(name=name, permits=permits, request_id=request_id or str(uuid.uuid4()))
+        r = self._call("Lock.SetPermits", lambda ep: ep.lock.SetPermits, req, timeout)
+        return PermitsChange(r.previous, r.granted)
+
+    # ---- leader election -----------------------------------------------------------------
+
+    def campaign(self, name: str, value: str = "", *, lease: Optional[Lease] = None, ttl_ms: int = DEFAULT_LOCK_TTL_MS, timeout: Optional[float] = None, request_id: Optional[str] = None) -> Leadership:
+        """Campaign in election ``name`` and return once this lease leads it, a context manager::
+
+            with client.campaign("scheduler", "node-a:7001") as leadership:
+                leadership.token                  # the leadership's fencing token
+                leadership.proclaim("node-a:7002")
+                if leadership.lost.is_set(): ...  # its lease was lost (or it resigned)
+
+        Waits in FIFO order among campaigners, with no deadline unless ``timeout``
+        (DeadlineExceededError, leaving the queue). NotFoundError the moment the lease ends while
+        waiting. Without ``lease``, a lease of ttl_ms is granted for the campaign, kept alive, and
+        revoked on resign (or when campaigning fails). Leaving the ``with`` block resigns.
+        """
+        own = lease is None
+        if lease is None:
+            lease = self.grant_lease(ttl_ms, timeout=timeout)
+        try:
+            if lease.is_lost():
+                raise lease.lost_reason  # type: ignore[misc]
+            req = pb.CampaignRequest(name=name, lease_id=lease.id, value=value, request_id=request_id or str(uuid.uuid4()))
+            if self._closed:
+                raise RuntimeError("lockd.Client is closed")
+            res = self._router.call("Election.Campaign", lambda ep: ep.election.Campaign, req, _deadline(timeout), attempt_timeout=False)
+            key = LeaderKey.from_pb(res.leader)
+            if key.fencing_token <= 0 or key.lease_id != lease.id or key.name != name:
+                raise LockdError(grpc.StatusCode.INTERNAL, f"Election.Campaign answered a leadership that is not ours: {key}")
+            return Leadership(self, self._router, key, value, lease, own)
+        except BaseException:
+            self._leave_nothing_behind(name, lease, own, True)
+            raise
+
+    def proclaim(self, key: LeaderKey, value: str, *, timeout: Optional[float] = None) -> None:
+        """Election.Proclaim: set the leader's value; FailedPreconditionError unless ``key`` leads."""
+        self._call("Election.Proclaim", lambda ep: ep.election.Proclaim, pb.ProclaimRequest(leader=key.to_pb(), value=value), timeout)
+
+    def leader(self, name: str, *, timeout: Optional[float] = None) -> Optional[LeaderInfo]:
+        """Election.Leader: who leads ``name`` and its value (a linearizable read), None when nobody leads."""
+        return leader_info_or_none(lambda: self._call("Election.Leader", lambda ep: ep.election.Leader, pb.LeaderRequest(name=name), timeout))
+
+    def resign(self, key: LeaderKey, *, request_id: Optional[str] = None, timeout: Optional[float] = None) -> bool:
+        """Election.Resign: end the leadership ``key`` (the next campaigner leads); False if it no longer led."""
+        req = pb.ResignRequest(leader=key.to_pb(), request_id=request_id or str(uuid.uuid4()))
+        return self._call("Election.Resign", lambda ep: ep.election.Resign, req, timeout).resigned
+
+    def observe_leader(self, name: str) -> "FollowedStream[LeaderInfo]":
+        """Election.Observe: an iterator of LeaderInfo — the current leadership first (if any), then
+        every change (a new leader, a Proclaim, nobody: ``key`` None), reopened across failures.
+        ``close()`` it (or use ``with``) from any thread to stop."""
+        if self._closed:
+            raise RuntimeError("lockd.Client is closed")
+        return FollowedStream(self._router, lambda ep: ep.election.Observe(pb.LeaderRequest(name=name)), LeaderInfo.from_pb)
 
     # ---- fenced store --------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """Errors the client raises.
 
 A failed call keeps its gRPC status code, so callers branch on ``err.code`` without parsing
-messages. The loss of a lease or a lock is its own class: it is not a failed call but a fact the
-holder must act on.
+messages — or catch the class of that code (``NotFoundError``, ``FailedPreconditionError``, ...; all
+``LockdError``). The loss of a lease or a lock is its own class: it is not a failed call but a fact
+the holder must act on.
 """
 
 from __future__ import annotations
@@ -31,7 +32,44 @@ class LockdError(Exception):
         return metadata_value(self.trailers, LEADER_TRAILER)
 
 
-class StaleTokenError(LockdError):
+class InvalidArgumentError(LockdError):
+    """INVALID_ARGUMENT: the request is malformed or out of bounds (a bad name, TTL, permits, value)."""
+
+
+class NotFoundError(LockdError):
+    """NOT_FOUND: the lease (or lock, or leader) does not exist — e.g. a campaign or wait whose lease ended."""
+
+
+class FailedPreconditionError(LockdError):
+    """FAILED_PRECONDITION: refused in the current state — permits that disagree, an upgrade of a
+    shared grant, a Proclaim by a key that no longer leads, a stale fencing token (StaleTokenError)."""
+
+
+class PermissionDeniedError(LockdError):
+    """PERMISSION_DENIED: the caller's principal may not do this (with --acl; SetPermits needs an admin)."""
+
+
+class UnauthenticatedError(LockdError):
+    """UNAUTHENTICATED: the cluster could not tell who is calling."""
+
+
+class ResourceExhaustedError(LockdError):
+    """RESOURCE_EXHAUSTED: a bound was reached (leases, locks per lease, waiters, keys); the message names it."""
+
+
+class AbortedError(LockdError):
+    """ABORTED: e.g. a retried Campaign whose leadership has ended since."""
+
+
+class DeadlineExceededError(LockdError):
+    """DEADLINE_EXCEEDED: the call's timeout passed (a waiting lock or campaign leaves the queue)."""
+
+
+class UnavailableError(LockdError):
+    """UNAVAILABLE: no node answered within the call's deadline (retried until then)."""
+
+
+class StaleTokenError(FailedPreconditionError):
     """A fenced write or delete was refused (FAILED_PRECONDITION): the token is not the newest."""
 
     @property
@@ -42,12 +80,18 @@ class StaleTokenError(LockdError):
 
 
 class LockHeldError(Exception):
-    """A try-lock (``wait=False``) found the lock held by another lease."""
+    """A try-lock (``wait=False``) found the lock held by another lease, or under a lock-delay
+    (``lock_delay_remaining_ms`` > 0, on the cluster's clock; ``holder_lease_id`` 0 if nobody holds it)."""
 
-    def __init__(self, name: str, holder_lease_id: int):
-        super().__init__(f"lock {name!r} is held by lease {holder_lease_id}")
+    def __init__(self, name: str, holder_lease_id: int, lock_delay_remaining_ms: int = 0):
+        if holder_lease_id == 0 and lock_delay_remaining_ms > 0:
+            msg = f"lock {name!r} is under a lock-delay for another {lock_delay_remaining_ms} ms"
+        else:
+            msg = f"lock {name!r} is held by lease {holder_lease_id}"
+        super().__init__(msg)
         self.name = name
         self.holder_lease_id = holder_lease_id
+        self.lock_delay_remaining_ms = lock_delay_remaining_ms
 
 
 class LeaseLostError(Exception):
@@ -82,12 +126,30 @@ def metadata_value(md, key: str) -> Optional[str]:
     return None
 
 
+_BY_CODE = {
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
+    grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
+    grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
+    grpc.StatusCode.ABORTED: AbortedError,
+    grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
+    grpc.StatusCode.UNAVAILABLE: UnavailableError,
+}
+
+
+def lockd_error(code: grpc.StatusCode, details: str, trailers=()) -> LockdError:
+    """The LockdError subclass of ``code`` (LockdError itself for the others: INTERNAL, UNKNOWN...)."""
+    return _BY_CODE.get(code, LockdError)(code, details, trailers)
+
+
 def from_rpc_error(e: grpc.RpcError) -> LockdError:
     """A LockdError from a gRPC failure (code, message, trailers)."""
     code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
     details = (e.details() if hasattr(e, "details") else None) or str(e)
     trailers = e.trailing_metadata() if hasattr(e, "trailing_metadata") else ()
-    return LockdError(code, details, trailers)
+    return lockd_error(code, details, trailers)
 
 
 def fence_error(e: LockdError) -> LockdError:

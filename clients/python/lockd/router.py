@@ -23,7 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 import grpc
 
 from ._proto import pb, pb_grpc
-from .errors import LockdError, from_rpc_error
+from .errors import LockdError, from_rpc_error, lockd_error
 
 T = TypeVar("T")
 
@@ -44,6 +44,7 @@ class Endpoint:
         self.lock = pb_grpc.LockStub(channel)
         self.fence = pb_grpc.FenceStub(channel)
         self.cluster = pb_grpc.ClusterStub(channel)
+        self.election = pb_grpc.ElectionStub(channel)
 
 
 class Backoff:
@@ -100,6 +101,11 @@ class Router:
     def leader(self) -> Optional[str]:
         """The leader's client address as last learned, or None."""
         return self._leader
+
+    @property
+    def closed(self) -> bool:
+        """Whether close() was called (the client is closed)."""
+        return self._closed
 
     def _learn(self, address: str) -> None:
         if address and address not in self._known:
@@ -201,7 +207,7 @@ class Router:
         last: Optional[LockdError] = None
         while True:
             if remaining(deadline) <= 0:
-                raise last or LockdError(grpc.StatusCode.DEADLINE_EXCEEDED, f"{what}: deadline exceeded before an endpoint answered")
+                raise last or lockd_error(grpc.StatusCode.DEADLINE_EXCEEDED, f"{what}: deadline exceeded before an endpoint answered")
             ep = self.pick(deadline)
             attempt_deadline = min(deadline, time.monotonic() + self._attempt_timeout) if attempt_timeout else deadline
             try:
@@ -227,14 +233,14 @@ class Router:
     def _once(method, request, deadline: float):
         left = remaining(deadline)
         if left <= 0:
-            raise LockdError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
+            raise lockd_error(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
         wire = left if left <= MAX_WIRE_TIMEOUT_S else None
         fut = method.future(request, timeout=wire)
         try:
             return fut.result(timeout=None if wire is not None or math.isinf(left) else left)
         except grpc.FutureTimeoutError:
             fut.cancel()
-            raise LockdError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded (enforced by the client)") from None
+            raise lockd_error(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded (enforced by the client)") from None
         except grpc.RpcError as e:
             raise from_rpc_error(e) from None
         except BaseException:

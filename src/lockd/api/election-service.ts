@@ -4,8 +4,10 @@
 // Proclaim a state-machine command, Leader a linearizable Inspect; Observe is served locally from
 // the applied events (like Lock.Observe), reading the leader from the state after each event.
 // Access (issue 12) as for Lock: Campaign, Proclaim and Resign need `lock` on the name, Leader and
-// Observe `lock` or `read`; ownership of the lease (Campaign) or of the leadership's grant (Proclaim,
-// Resign) is checked at apply from the command's authority (state-machine/authorize.ts).
+// Observe `lock` or `read`; ownership of the lease (Campaign: also before it joins the queue, as for
+// Acquire) or of the leadership's grant (Proclaim, Resign) is checked at apply from the command's
+// authority (state-machine/authorize.ts). Campaign, Proclaim, Leader and Resign are also Session
+// operations (electionOps); Observe is not (a session answers each request once, on the leader).
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { ElectionHandlers } from '../../proto/gen/lockd/v1/Election.js';
@@ -26,7 +28,8 @@ import type { AppliedEvents } from './applied-events.js';
 import { MAX_OBSERVE_BACKLOG } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { ServerStreams } from './server-stream.js';
-import { unary, type UnaryDeps } from './unary.js';
+import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { checkedAcquire } from './lock-service.js';
 import { denied, requireOn } from './access.js';
 import { principalOf } from '../security/principal.js';
 
@@ -82,14 +85,35 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
     else last = JSON.stringify(first);
   };
 
+  const ops = electionOps(ctx, proposer, acquirer);
   const handlers: ElectionHandlers = {
-    Campaign: unary<CampaignRequest__Output, CampaignResponse>(deps, {
+    Campaign: unary(deps, ops.Campaign),
+    Proclaim: unary(deps, ops.Proclaim),
+    Leader: unary(deps, ops.Leader),
+    Resign: unary(deps, ops.Resign),
+    Observe,
+  };
+  return { handlers, close: (err) => streams.endAll(err) };
+}
+
+/** The unary operations, shared by the Election service and the Session stream. */
+export interface ElectionOps {
+  readonly Campaign: UnarySpec<CampaignRequest__Output, CampaignResponse>;
+  readonly Proclaim: UnarySpec<ProclaimRequest__Output, ProclaimResponse>;
+  readonly Leader: UnarySpec<LeaderRequest__Output, LeaderResponse>;
+  readonly Resign: UnarySpec<ResignRequest__Output, ResignResponse>;
+}
+
+export function electionOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): ElectionOps {
+  const sm = ctx.stateMachine;
+  const access = ctx.access;
+  return {
+    Campaign: {
       method: ELECTION.Campaign,
       validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateElectionValue(req.value) ?? validateRequestId(req.requestId),
       waits: () => true,
       onLeader: async (req, caller, deadline) => {
-        requireOn(access, caller.principal, ['lock'], req.name, 'campaign in');
-        const r = await acquirer.acquire({
+        const r = await checkedAcquire(ctx, proposer, acquirer, caller, deadline, 'campaign', {
           name: req.name,
           leaseId: req.leaseId,
           wait: true,
@@ -98,15 +122,12 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
           lockDelayMs: 0,
           value: req.value,
           requestId: req.requestId || undefined,
-          deadline,
-          principal: caller.principal,
-          onGone: caller.onGone,
         });
         if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
         return { leader: { name: req.name, leaseId: req.leaseId, fencingToken: r.fencingToken } };
       },
-    }),
-    Proclaim: unary<ProclaimRequest__Output, ProclaimResponse>(deps, {
+    },
+    Proclaim: {
       method: ELECTION.Proclaim,
       validate: (req) => validateKey(req.leader) ?? validateElectionValue(req.value),
       onLeader: async (req, caller, deadline) => {
@@ -115,8 +136,8 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
         await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, value: req.value, ...access.authority(caller.principal) }, deadline);
         return {};
       },
-    }),
-    Leader: unary<LeaderRequest__Output, LeaderResponse>(deps, {
+    },
+    Leader: {
       method: ELECTION.Leader,
       validate: (req) => validateLockName(req.name),
       onLeader: async (req, caller, deadline) => {
@@ -125,8 +146,8 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
         if (!r.hasLeader) throw new ApiError(grpc.status.NOT_FOUND, `nobody leads ${req.name}`);
         return r;
       },
-    }),
-    Resign: unary<ResignRequest__Output, ResignResponse>(deps, {
+    },
+    Resign: {
       method: ELECTION.Resign,
       validate: (req) => validateKey(req.leader) ?? validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
@@ -142,8 +163,6 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
           throw e;
         }
       },
-    }),
-    Observe,
+    },
   };
-  return { handlers, close: (err) => streams.endAll(err) };
 }

@@ -9,7 +9,7 @@ import type { ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
 import { unavailable } from './api-error.js';
-import { electionHandlers } from './election-service.js';
+import { electionHandlers, electionOps } from './election-service.js';
 import { fenceHandlers, fenceOps } from './fence-service.js';
 import { authHandlers } from './auth-service.js';
 import { Forwarder } from './forwarder.js';
@@ -39,7 +39,7 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const observe = new ObserveStreams(events, ctx.access);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
   const deps = { router, forwarder, timing };
-  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer) });
+  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) });
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).

@@ -23,10 +23,10 @@ import {
   validateRequestId,
   validateToken,
 } from '../state-machine/index.js';
-import type { Acquirer } from './acquire.js';
+import type { Acquirer, AcquireArgs } from './acquire.js';
 import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
-import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { unary, type Caller, type UnaryDeps, type UnarySpec } from './unary.js';
 import { denied, requireOn, requireOwner } from './access.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
@@ -40,6 +40,31 @@ export interface LockOps {
   readonly SetPermits: UnarySpec<SetPermitsRequest__Output, SetPermitsResponse>;
 }
 
+/**
+ * Lock.Acquire's access checks, then the acquire (Election.Campaign, a waiting Acquire carrying a
+ * value, runs the same). `what` names the operation in a refusal ("alice may not campaign in ...").
+ */
+export async function checkedAcquire(
+  ctx: NodeContext,
+  proposer: Proposer,
+  acquirer: Acquirer,
+  caller: Caller,
+  deadline: number,
+  what: 'acquire' | 'campaign',
+  a: Omit<AcquireArgs, 'deadline' | 'principal' | 'onGone'>,
+): Promise<AcquireResponse> {
+  const sm = ctx.stateMachine;
+  requireOn(ctx.access, caller.principal, ['lock'], a.name, what === 'campaign' ? 'campaign in' : what);
+  // Ownership before the call joins LockWaits: a waiting call there speaks for its (name, lease)
+  // — it keeps an abandoned wait's place, and the cleanup is sent as its principal — so a call
+  // with another principal's lease, refused only at apply, would cancel that principal's cleanup
+  // and leave an orphan lock. A lease unknown here may be one this new leader has yet to apply:
+  // the read barrier settles it (a lease's owner never changes).
+  const owner = sm.leaseOwner(a.leaseId) ?? (await proposer.read(deadline, () => sm.leaseOwner(a.leaseId)));
+  requireOwner(ctx.access, caller.principal, a.leaseId, owner, `${what} with`);
+  return acquirer.acquire({ ...a, deadline, principal: caller.principal, onGone: caller.onGone });
+}
+
 export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): LockOps {
   const log: Logger = ctx.logger;
   const sm = ctx.stateMachine;
@@ -50,16 +75,8 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
       validate: (req) =>
         validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAcquireRecipe(req.permits, req.shared, req.lockDelayMs) ?? validateRequestId(req.requestId),
       waits: (req) => req.wait,
-      onLeader: async (req, caller, deadline) => {
-        requireOn(access, caller.principal, ['lock'], req.name, 'acquire');
-        // Ownership before the call joins LockWaits: a waiting call there speaks for its (name, lease)
-        // — it keeps an abandoned wait's place, and the cleanup is sent as its principal — so a call
-        // with another principal's lease, refused only at apply, would cancel that principal's cleanup
-        // and leave an orphan lock. A lease unknown here may be one this new leader has yet to apply:
-        // the read barrier settles it (a lease's owner never changes).
-        const owner = sm.leaseOwner(req.leaseId) ?? (await proposer.read(deadline, () => sm.leaseOwner(req.leaseId)));
-        requireOwner(access, caller.principal, req.leaseId, owner, 'acquire with');
-        return acquirer.acquire({
+      onLeader: (req, caller, deadline) =>
+        checkedAcquire(ctx, proposer, acquirer, caller, deadline, 'acquire', {
           name: req.name,
           leaseId: req.leaseId,
           wait: req.wait,
@@ -67,11 +84,7 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
           shared: req.shared,
           lockDelayMs: req.lockDelayMs,
           requestId: req.requestId || undefined,
-          deadline,
-          principal: caller.principal,
-          onGone: caller.onGone,
-        });
-      },
+        }),
     },
 
     Release: {

@@ -20,6 +20,7 @@ import type { SessionRequest__Output } from '../../proto/gen/lockd/v1/SessionReq
 import type { SessionResponse } from '../../proto/gen/lockd/v1/SessionResponse.js';
 import type { SessionError } from '../../proto/gen/lockd/v1/SessionError.js';
 import { ApiError, asApiError, fromProblem, HIGHEST_TOKEN_TRAILER, LEADER_TRAILER } from './api-error.js';
+import type { ElectionOps } from './election-service.js';
 import type { FenceOps } from './fence-service.js';
 import type { LeaderRouter } from './leader-router.js';
 import type { LeaseOps } from './lease-service.js';
@@ -67,7 +68,7 @@ export class SessionStreams {
     private readonly ctx: NodeContext,
     private readonly router: LeaderRouter,
     private readonly timing: ApiTiming,
-    ops: { lock: LockOps; lease: LeaseOps; fence: FenceOps },
+    ops: { lock: LockOps; lease: LeaseOps; fence: FenceOps; election: ElectionOps },
   ) {
     this.logger = ctx.logger;
     this.ops = {
@@ -81,6 +82,10 @@ export class SessionStreams {
       timeToLive: ops.lease.TimeToLive,
       fenceDelete: ops.fence.Delete,
       setPermits: ops.lock.SetPermits,
+      campaign: ops.election.Campaign,
+      proclaim: ops.election.Proclaim,
+      leader: ops.election.Leader,
+      resign: ops.election.Resign,
     };
     ctx.driver.onRoleChange((role, leader) => this.roleChanged(role, leader));
   }

@@ -46,11 +46,13 @@ export interface RaftDriverOptions<R> {
 /**
  * synced: one synced LevelDB write (a batch, or a compaction: entries 0), timed around the write itself
  * (sync-started marks its start, so a write that never returns can be seen); persisted: a batch's durable parts are written (entries
- * appended, hard state with term/vote/commit, a snapshot installed); snapshot-taken: the log compacted.
+ * appended, hard state with term/vote/commit, a snapshot installed); snapshot-taken: the log compacted;
+ * unsynced: an unsynced write (a commit-only hard state) handed to storage (counted, not timed).
  */
 export type DriverEvent =
   | { readonly kind: 'sync-started' }
   | { readonly kind: 'synced'; readonly ms: number; readonly entries: number }
+  | { readonly kind: 'unsynced' }
   | { readonly kind: 'persisted'; readonly rd: Ready }
   | { readonly kind: 'snapshot-taken'; readonly index: number; readonly bytes: number };
 
@@ -207,12 +209,15 @@ function timed(observer: (ev: DriverEvent) => void, entries: number, done: (err?
   };
 }
 
+const UNSYNCED: DriverEvent = { kind: 'unsynced' };
+
 /** LevelDB behind the loop's callback interface (LevelStorage serializes its writes in call order). */
 function levelLoopStorage(storage: LevelStorage, observer?: (ev: DriverEvent) => void): LoopStorage {
   const settle = (p: Promise<void>, done: (err?: Error) => void) => p.then(() => done(), (e: unknown) => done(e instanceof Error ? e : new Error(String(e))));
   return {
     memory: storage.memory,
     write: (batch, sync, done) => {
+      if (!sync) observer?.(UNSYNCED);
       if (!observer || !sync) return void settle(storage.persist(batch, { sync }), done);
       const finish = timed(observer, batch.entries.length, done); // the clock starts before the write
       void settle(storage.persist(batch, { sync }), finish);

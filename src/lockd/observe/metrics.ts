@@ -3,10 +3,13 @@
 // the log tail replayed past the snapshot is counted again, as any counter restarts). Two levels —
 // live leases and queued waiters — are read from the state machine at scrape time instead: a level
 // rebuilt from +1/-1 events would drift after a snapshot restore, whose contents arrive as no event.
+// The replication counters (messages, Ready batches, LevelDB writes) are too hot for events: they
+// are plain fields (loop-counters.ts) copied into their metrics at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { NodeContext } from '../node/node-context.js';
 import type { EventBus } from './bus.js';
 import type { ObservedEvent } from './events.js';
+import { MESSAGE_TYPES, type LoopCounters } from './loop-counters.js';
 
 /** Events the metrics reader may fall behind by before it loses some (it never should: it only counts). */
 const METRICS_QUEUE = 100_000;
@@ -58,6 +61,7 @@ export class NodeMetrics {
       },
     });
     this.fenceRejected = new Counter({ name: 'lockd_fence_rejected_total', help: 'Fenced writes and deletes refused (reason stale: token below the key\'s highest).', labelNames: ['reason'], registers });
+    loopCounters(ctx.observe.source.counters, registers);
     this.lost = new Counter({ name: 'lockd_observe_events_lost_total', help: 'Observation events dropped because a reader fell behind.', labelNames: ['reader'], registers });
     // Levels as of the start (a restored node begins at its snapshot); events move them from here.
     this.term.set(st.term);
@@ -126,4 +130,45 @@ export class NodeMetrics {
         return;
     }
   }
+}
+
+/**
+ * The replication counters, each set from its LoopCounters field when scraped. A counter is only
+ * ever moved up (inc by the difference), so it stays a valid Prometheus counter.
+ */
+function loopCounters(c: LoopCounters, registers: Registry[]): void {
+  const counter = (name: string, help: string, read: () => number) => {
+    let last = 0;
+    new Counter({
+      name, help, registers,
+      collect() {
+        const v = read();
+        this.inc(v - last);
+        last = v;
+      },
+    });
+  };
+  const perType = (name: string, help: string, byType: Record<string, number>) => {
+    const last: Record<string, number> = {};
+    new Counter({
+      name, help, labelNames: ['type'], registers,
+      collect() {
+        for (const t of MESSAGE_TYPES) {
+          this.inc({ type: t }, byType[t] - (last[t] ?? 0));
+          last[t] = byType[t];
+        }
+      },
+    });
+  };
+  perType('lockd_raft_messages_sent_total', 'Raft messages this node sent, by type (App, AppResp, Heartbeat, ...).', c.sent);
+  perType('lockd_raft_messages_received_total', 'Raft messages this node received, by type.', c.received);
+  counter('lockd_raft_app_entries_sent_total', 'Log entries carried by the App messages this node sent.', () => c.appEntriesSent);
+  counter('lockd_raft_app_empty_sent_total', 'App messages this node sent with no entries (a probe, or a commit index alone).', () => c.emptyAppsSent);
+  counter('lockd_raft_ready_batches_total', 'Ready batches the Raft loop handled (persist, send, apply).', () => c.readies);
+  counter('lockd_raft_ready_batches_with_entries_total', 'Ready batches that appended at least one entry.', () => c.readiesWithEntries);
+  counter('lockd_raft_ready_entries_total', 'Entries appended by Ready batches (on the leader: its proposals).', () => c.readyEntries);
+  counter('lockd_raft_ready_committed_entries_total', 'Committed entries Ready batches handed to the state machine.', () => c.committedEntries);
+  counter('lockd_disk_synced_writes_total', 'Synced LevelDB writes of the Raft loop (batches with entries, term, vote or snapshot; compactions).', () => c.syncedWrites);
+  counter('lockd_disk_synced_entries_total', 'Log entries written by synced LevelDB writes (per write: entries per persist).', () => c.syncedEntries);
+  counter('lockd_disk_unsynced_writes_total', 'Unsynced LevelDB writes of the Raft loop (a commit-only hard state).', () => c.unsyncedWrites);
 }

@@ -6,8 +6,11 @@ import type { Entry, Message, NodeId, Ready } from '../../raft/types.js';
 import type { DriverEvent } from '../node/raft-driver.js';
 import { decodeCommand, type ApplyOutput, type Command, type LockStateMachine, type StateEvent } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
+import { LoopCounters } from './loop-counters.js';
 
 export class NodeSource {
+  /** Messages, Ready batches and LevelDB writes, counted in place (read by metrics.ts at scrape time). */
+  readonly counters = new LoopCounters();
   private leader: NodeId = '';
   /** Term and commit as last published (start: as on disk). */
   private term: number;
@@ -39,9 +42,14 @@ export class NodeSource {
         return;
       case 'synced':
         this.syncSince = undefined;
+        this.counters.write(true, ev.entries);
         this.bus.publish({ type: 'disk-sync', ms: ev.ms, entries: ev.entries });
         return;
+      case 'unsynced':
+        this.counters.write(false, 0);
+        return;
       case 'persisted':
+        this.counters.ready(ev.rd);
         return this.persisted(ev.rd);
       case 'snapshot-taken':
         this.bus.publish({ type: 'snapshot', how: 'taken', index: ev.index, bytes: ev.bytes });
@@ -77,8 +85,9 @@ export class NodeSource {
     }
   };
 
-  /** Votes: a VoteResp/PreVoteResp received (someone's answer to us) or sent (ours to a candidate). */
+  /** Every message sent or received (counted); votes: a VoteResp/PreVoteResp received (someone's answer to us) or sent (ours to a candidate). */
   readonly message = (m: Message): void => {
+    this.counters.message(m, m.to !== this.self);
     if (m.type !== 'VoteResp' && m.type !== 'PreVoteResp') return;
     const received = m.to === this.self;
     this.bus.publish({

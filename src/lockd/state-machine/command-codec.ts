@@ -1,12 +1,27 @@
-// Entry.data for a command: one version byte, then the command as UTF-8 JSON with a fixed field order.
-// Deterministic (same command -> same bytes) and strict: a malformed or unknown entry throws rather
-// than being skipped, because skipping on some replicas and not others would split them.
+// Entry.data for a command: a compact binary form (format 2; format 1 was UTF-8 JSON and is refused).
+// Deterministic (same command -> same bytes, same bytes -> same command on every replica) and strict:
+// a malformed or unknown entry throws rather than being skipped, because skipping on some replicas
+// and not others would split them. Every decode is bounded by the entry's own bytes: no length or
+// count is trusted beyond what remains, so no entry makes a replica allocate more than it holds.
+//
+// Layout (primitives in codec/binary.ts: uint = minimal LEB128 ≤ 2^53 - 1, str = uint length + UTF-8,
+// bytes = uint length + bytes):
+//   u8 COMMAND_FORMAT_VERSION (2)
+//   u8 type code            SCHEMAS below, in order: Grant = 1 … AclRevoke = 12
+//   uint presence           bit k set: the k-th optional field of the type is present
+//   the fields, in schema order: required ones always, optional ones when present; a `flag`
+//   (an optional boolean that is only ever true) has no bytes, its presence bit is its value.
+// num (any finite JS number): uint n + 1 for an integer 0 ≤ n < 2^53 - 1 (almost every value: one byte
+// below 127); otherwise uint 0, then the number as a float64, little-endian (negative, fractional,
+// 2^53 - 1 and above: what validateCommand refuses at apply, but must still decode alike everywhere).
+// An optional field equal to its default is left out (as format 1 did: '' request id, 0 drift,
+// permits ≤ 1, anonymous principal …), so one command has one encoding and decodes without it.
 
-import type { Authority, Command } from './commands.js';
-import { ANONYMOUS, ACL_VERBS, type AclVerb } from './acl-table.js';
-import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
+import type { Command } from './commands.js';
+import { ANONYMOUS, ACL_VERBS } from './acl-table.js';
+import { MAX_UINT_BYTES, Reader, Writer, maxStrBytes } from '../codec/binary.js';
 
-export const COMMAND_FORMAT_VERSION = 1;
+export const COMMAND_FORMAT_VERSION = 2;
 
 export class CommandDecodeError extends Error {
   constructor(detail: string) {
@@ -14,237 +29,230 @@ export class CommandDecodeError extends Error {
   }
 }
 
-/** The canonical JSON shape; field order here is the byte order on the wire. */
-function canonical(cmd: Command): Record<string, unknown> {
-  const rid = (id: string | undefined) => (id === undefined || id === '' ? {} : { requestId: str('requestId', id) });
-  // 0 and absent mean the same (entries written before drift was carried) and encode the same.
-  const drift = (ppm: number | undefined) => (ppm === undefined || ppm === 0 ? {} : { driftPpm: num('driftPpm', ppm) });
-  const lock = (l: string | undefined) => (l === undefined || l === '' ? {} : { lock: str('lock', l) });
-  return cmd.type === 'Tick' ? body(cmd, rid, drift, lock) : { ...body(cmd, rid, drift, lock), ...authority(cmd) };
+type Kind = 'num' | 'str' | 'bool' | 'bytes' | 'nums' | 'flag';
+interface Field {
+  readonly key: string;
+  readonly kind: Kind;
+  /** Optional: left out when absent or when this says the value is the default. */
+  readonly omit?: (v: unknown) => boolean;
 }
 
-/** Authority fields last, each only when not its default (anonymous, false), so older entries encode as before. */
-function authority(a: Authority): Record<string, unknown> {
-  return {
-    ...(a.principal === undefined || a.principal === ANONYMOUS ? {} : { principal: str('principal', a.principal) }),
-    ...(a.admin === undefined || a.admin === false ? {} : { admin: bool('admin', a.admin) }),
-    ...(a.acl === undefined || a.acl === false ? {} : { acl: bool('acl', a.acl) }),
-  };
-}
+const req = (key: string, kind: Exclude<Kind, 'flag'>): Field => ({ key, kind });
+const opt = (key: string, kind: Kind, omit: (v: unknown) => boolean): Field => ({ key, kind, omit });
+const zero = (v: unknown): boolean => v === 0;
+const empty = (v: unknown): boolean => v === '';
+const no = (v: unknown): boolean => v === false;
 
-type Opt<T> = (v: T | undefined) => Record<string, unknown>;
+const REQUEST_ID = opt('requestId', 'str', empty);
+const AUTHORITY: readonly Field[] = [opt('principal', 'str', (v) => v === ANONYMOUS), opt('admin', 'flag', no), opt('acl', 'flag', no)];
 
-function body(cmd: Command, rid: Opt<string>, drift: Opt<number>, lock: Opt<string>): Record<string, unknown> {
-  switch (cmd.type) {
-    case 'Grant':
-      return { type: cmd.type, ttlMs: num('ttlMs', cmd.ttlMs), marginMs: num('marginMs', cmd.marginMs), ...drift(cmd.driftPpm), ...rid(cmd.requestId) };
-    case 'Revoke':
-      return { type: cmd.type, leaseId: num('leaseId', cmd.leaseId), ...rid(cmd.requestId) };
-    case 'Tick':
-      if (!Array.isArray(cmd.renewed)) throw new TypeError('lockd command: Tick.renewed must be an array');
-      return {
-        type: cmd.type,
-        elapsedMs: num('elapsedMs', cmd.elapsedMs),
-        marginMs: num('marginMs', cmd.marginMs),
-        ...drift(cmd.driftPpm),
-        renewed: cmd.renewed.map((id) => num('renewed[]', id)),
-      };
-    case 'Acquire':
-      return {
-        type: cmd.type,
-        name: str('name', cmd.name),
-        leaseId: num('leaseId', cmd.leaseId),
-        wait: bool('wait', cmd.wait),
-        // The mutex defaults (permits 0/1, not shared, no delay) encode as before issue 16.
-        ...(cmd.permits === undefined || cmd.permits <= 1 ? {} : { permits: num('permits', cmd.permits) }),
-        ...(cmd.shared === undefined || cmd.shared === false ? {} : { shared: bool('shared', cmd.shared) }),
-        ...(cmd.lockDelayMs === undefined || cmd.lockDelayMs === 0 ? {} : { lockDelayMs: num('lockDelayMs', cmd.lockDelayMs) }),
-        ...(cmd.value === undefined || cmd.value === '' ? {} : { value: str('value', cmd.value) }),
-        ...rid(cmd.requestId),
-      };
-    case 'Release':
-      return {
-        type: cmd.type,
-        name: str('name', cmd.name),
-        token: num('token', cmd.token),
-        ...(cmd.leaseId === undefined || cmd.leaseId === 0 ? {} : { leaseId: num('leaseId', cmd.leaseId) }),
-        ...rid(cmd.requestId),
-      };
-    case 'SetPermits':
-      return { type: cmd.type, name: str('name', cmd.name), permits: num('permits', cmd.permits), ...rid(cmd.requestId) };
-    case 'Proclaim':
-      return { type: cmd.type, name: str('name', cmd.name), token: num('token', cmd.token), value: str('value', cmd.value) };
-    case 'FenceWrite':
-      if (!(cmd.value instanceof Uint8Array)) throw new TypeError('lockd command: FenceWrite.value must be a Uint8Array');
-      return { type: cmd.type, key: str('key', cmd.key), value: toBase64(cmd.value), token: num('token', cmd.token), ...lock(cmd.lock), ...rid(cmd.requestId) };
-    case 'FenceDelete':
-      return { type: cmd.type, key: str('key', cmd.key), token: num('token', cmd.token), ...lock(cmd.lock), ...rid(cmd.requestId) };
-    case 'CancelWait':
-      // 0 and absent mean the same (no cleanup bound) and encode the same.
-      return {
-        type: cmd.type,
-        name: str('name', cmd.name),
-        leaseId: num('leaseId', cmd.leaseId),
-        ...(cmd.abandonedAtIndex === undefined || cmd.abandonedAtIndex === 0 ? {} : { abandonedAtIndex: num('abandonedAtIndex', cmd.abandonedAtIndex) }),
-        ...rid(cmd.requestId),
-      };
-    case 'AclGrant':
-    case 'AclRevoke':
-      return { type: cmd.type, subject: str('subject', cmd.subject), prefix: str('prefix', cmd.prefix), verb: str('verb', cmd.verb), ...rid(cmd.requestId) };
-    default:
-      throw new TypeError(`lockd command: unknown type ${JSON.stringify((cmd as { type: unknown }).type)}`);
-  }
-}
+/** Field order is byte order; never reorder, renumber or drop (that is a new format version). */
+const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
+  ['Grant', [req('ttlMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), REQUEST_ID, ...AUTHORITY]],
+  ['Revoke', [req('leaseId', 'num'), REQUEST_ID, ...AUTHORITY]],
+  ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums')]],
+  [
+    'Acquire',
+    [
+      req('name', 'str'),
+      req('leaseId', 'num'),
+      req('wait', 'bool'),
+      // The mutex defaults (permits 0/1, not shared, no delay, no value) are left out.
+      opt('permits', 'num', (v) => v === 0 || v === 1),
+      opt('shared', 'flag', no),
+      opt('lockDelayMs', 'num', zero),
+      opt('value', 'str', empty),
+      REQUEST_ID,
+      ...AUTHORITY,
+    ],
+  ],
+  ['Release', [req('name', 'str'), req('token', 'num'), opt('leaseId', 'num', zero), REQUEST_ID, ...AUTHORITY]],
+  ['SetPermits', [req('name', 'str'), req('permits', 'num'), REQUEST_ID, ...AUTHORITY]],
+  ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY]],
+  ['FenceWrite', [req('key', 'str'), req('value', 'bytes'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
+  ['FenceDelete', [req('key', 'str'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
+  ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY]],
+  ['AclGrant', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY]],
+  ['AclRevoke', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY]],
+];
 
-// JSON cannot carry NaN/Infinity (they become null, which every replica would then refuse to decode).
-function num(field: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`lockd command: ${field} must be a finite number`);
-  return v;
+interface Schema {
+  readonly type: Command['type'];
+  readonly code: number;
+  readonly fields: readonly Field[];
+  /** Optional fields in order: bit k of the presence word is optional[k]. */
+  readonly optional: readonly Field[];
+  /** 'Type.key' per field, for error messages (built once, not per decode). */
+  readonly labels: readonly string[];
 }
-function str(field: string, v: unknown): string {
-  if (typeof v !== 'string') throw new TypeError(`lockd command: ${field} must be a string`);
-  return v;
-}
-function bool(field: string, v: unknown): boolean {
-  if (typeof v !== 'boolean') throw new TypeError(`lockd command: ${field} must be a boolean`);
-  return v;
-}
+const BY_CODE: readonly (Schema | undefined)[] = [
+  undefined,
+  ...SCHEMAS.map(([type, fields], i) => ({ type, code: i + 1, fields, optional: fields.filter((f) => f.omit), labels: fields.map((f) => `${type}.${f.key}`) })),
+];
+const BY_TYPE = new Map<string, Schema>(BY_CODE.flatMap((s) => (s ? [[s.type, s] as [string, Schema]] : [])));
+// Presence bits must fit one 31-bit integer word (bit operations below).
+for (const s of BY_TYPE.values()) if (s.optional.length > 30) throw new Error(`command codec: ${s.type} has too many optional fields`);
+
+const F64_BYTES = 8;
 
 /** Throws TypeError on a structurally broken command (wrong JS types). Range/limit checks are validateCommand's. */
 export function encodeCommand(cmd: Command): Uint8Array {
-  const json = utf8Bytes(JSON.stringify(canonical(cmd)));
-  const out = new Uint8Array(json.length + 1);
-  out[0] = COMMAND_FORMAT_VERSION;
-  out.set(json, 1);
-  return out;
+  const schema = BY_TYPE.get((cmd as { type: unknown }).type as string);
+  if (!schema) throw new TypeError(`lockd command: unknown type ${JSON.stringify((cmd as { type: unknown }).type)}`);
+  const c = cmd as unknown as Record<string, unknown>;
+  let presence = 0;
+  let size = 2 + MAX_UINT_BYTES;
+  let bit = 0;
+  for (const f of schema.fields) {
+    const v = c[f.key];
+    if (f.omit) {
+      const present = v !== undefined && !f.omit(v);
+      if (present) presence |= 1 << bit;
+      bit++;
+      if (!present) continue;
+    }
+    size += check(schema.type, f, v);
+  }
+  const w = new Writer(size);
+  w.u8(COMMAND_FORMAT_VERSION);
+  w.u8(schema.code);
+  w.uint(presence);
+  bit = 0;
+  for (const f of schema.fields) {
+    if (f.omit && !(presence & (1 << bit++))) continue;
+    const v = c[f.key];
+    switch (f.kind) {
+      case 'num':
+        writeNum(w, v as number);
+        break;
+      case 'str':
+        w.str(v as string);
+        break;
+      case 'bool':
+        w.u8(v ? 1 : 0);
+        break;
+      case 'bytes':
+        w.bytes(v as Uint8Array);
+        break;
+      case 'nums':
+        w.uint((v as readonly number[]).length);
+        for (const n of v as readonly number[]) writeNum(w, n);
+        break;
+      case 'flag':
+        break;
+    }
+  }
+  // A copy of its own size, a plain Uint8Array: the entry lives in the log for a long while, and a
+  // view would keep the writer's (upper-bound sized, possibly pooled) buffer alive with it.
+  return new Uint8Array(w.result());
 }
 
-const AUTH = ['principal', 'admin', 'acl'];
-const FIELDS: Record<Command['type'], { required: readonly string[]; optional: readonly string[] }> = {
-  Grant: { required: ['ttlMs', 'marginMs'], optional: ['driftPpm', 'requestId', ...AUTH] },
-  Revoke: { required: ['leaseId'], optional: ['requestId', ...AUTH] },
-  Tick: { required: ['elapsedMs', 'marginMs', 'renewed'], optional: ['driftPpm'] },
-  Acquire: { required: ['name', 'leaseId', 'wait'], optional: ['permits', 'shared', 'lockDelayMs', 'value', 'requestId', ...AUTH] },
-  Release: { required: ['name', 'token'], optional: ['leaseId', 'requestId', ...AUTH] },
-  SetPermits: { required: ['name', 'permits'], optional: ['requestId', ...AUTH] },
-  Proclaim: { required: ['name', 'token', 'value'], optional: [...AUTH] },
-  FenceWrite: { required: ['key', 'value', 'token'], optional: ['lock', 'requestId', ...AUTH] },
-  FenceDelete: { required: ['key', 'token'], optional: ['lock', 'requestId', ...AUTH] },
-  CancelWait: { required: ['name', 'leaseId'], optional: ['abandonedAtIndex', 'requestId', ...AUTH] },
-  AclGrant: { required: ['subject', 'prefix', 'verb'], optional: ['requestId', ...AUTH] },
-  AclRevoke: { required: ['subject', 'prefix', 'verb'], optional: ['requestId', ...AUTH] },
-};
+/** The value's JS type is what the field needs (else TypeError); returns an upper bound on its encoded bytes. */
+function check(type: string, f: Field, v: unknown): number {
+  switch (f.kind) {
+    case 'num':
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(type, f, 'a finite number');
+      return MAX_UINT_BYTES + F64_BYTES;
+    case 'str':
+      if (typeof v !== 'string') throw bad(type, f, 'a string');
+      // UTF-8 cannot carry a lone surrogate (validateCommand refuses one in every string field).
+      if (!(v as unknown as { isWellFormed(): boolean }).isWellFormed()) throw bad(type, f, 'well-formed Unicode (no lone surrogate)');
+      return maxStrBytes(v);
+    case 'bool':
+    case 'flag':
+      if (typeof v !== 'boolean') throw bad(type, f, 'a boolean');
+      return 1;
+    case 'bytes':
+      if (!(v instanceof Uint8Array)) throw bad(type, f, 'a Uint8Array');
+      return MAX_UINT_BYTES + v.length;
+    case 'nums':
+      if (!Array.isArray(v)) throw bad(type, f, 'an array');
+      for (const n of v) if (typeof n !== 'number' || !Number.isFinite(n)) throw bad(type, f, 'a list of finite numbers');
+      return MAX_UINT_BYTES + v.length * (MAX_UINT_BYTES + F64_BYTES);
+  }
+}
+
+function bad(type: string, f: Field, what: string): TypeError {
+  return new TypeError(`lockd command: ${type}.${f.key} must be ${what}`);
+}
+
+// See the top: n + 1 for the integers almost every field holds, 0 + float64 for anything else.
+function writeNum(w: Writer, n: number): void {
+  if (Number.isSafeInteger(n) && n >= 0 && n < Number.MAX_SAFE_INTEGER) return w.uint(n + 1); // -0 too: as 0, like JSON
+  w.uint(0);
+  w.f64(n);
+}
+
+function readNum(r: Reader, what: string): number {
+  const u = r.uint(what);
+  if (u > 0) return u - 1;
+  const n = r.f64(what);
+  if (!Number.isFinite(n)) throw new CommandDecodeError(`${what} is not a finite number`);
+  if (Number.isSafeInteger(n) && n >= 0 && n < Number.MAX_SAFE_INTEGER) throw new CommandDecodeError(`${what}: ${n} is not in its canonical form`);
+  return n;
+}
+
+const fail = (detail: string): CommandDecodeError => new CommandDecodeError(detail);
 
 /** Throws CommandDecodeError on anything encodeCommand could not have produced. Empty data is a no-op: not a command. */
 export function decodeCommand(data: Uint8Array): Command {
   if (data.length === 0) throw new CommandDecodeError('empty entry (a Raft no-op) is not a command');
-  if (data[0] !== COMMAND_FORMAT_VERSION)
-    throw new CommandDecodeError(`format version ${data[0]} is not supported (this build reads ${COMMAND_FORMAT_VERSION})`);
-  let o: unknown;
-  try {
-    o = JSON.parse(fromUtf8(data.subarray(1)));
-  } catch (e) {
-    throw new CommandDecodeError(`malformed JSON: ${(e as Error).message}`);
+  if (data[0] !== COMMAND_FORMAT_VERSION) {
+    const hint = data[0] === 1 ? ' (format 1, JSON, was written by a lockd before the binary command codec: such a data dir is refused at start)' : '';
+    throw new CommandDecodeError(`format version ${data[0]} is not supported (this build reads ${COMMAND_FORMAT_VERSION})${hint}`);
   }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new CommandDecodeError('not an object');
-  const r = o as Record<string, unknown>;
-  const type = r.type;
-  if (typeof type !== 'string' || !Object.hasOwn(FIELDS, type)) throw new CommandDecodeError(`unknown type ${JSON.stringify(type)}`);
-  const spec = FIELDS[type as Command['type']];
-  for (const k of Object.keys(r)) {
-    if (k !== 'type' && !spec.required.includes(k) && !spec.optional.includes(k))
-      throw new CommandDecodeError(`${type} has unexpected field ${k}`);
-  }
-  for (const k of spec.required) if (!(k in r)) throw new CommandDecodeError(`${type} lacks field ${k}`);
-  const n = (k: string) => {
-    if (typeof r[k] !== 'number') throw new CommandDecodeError(`${type}.${k} must be a number`);
-    return r[k] as number;
-  };
-  const s = (k: string) => {
-    if (typeof r[k] !== 'string') throw new CommandDecodeError(`${type}.${k} must be a string`);
-    return r[k] as string;
-  };
-  const rid = () => (r.requestId === undefined ? {} : { requestId: s('requestId') });
-  const drift = () => (r.driftPpm === undefined ? {} : { driftPpm: n('driftPpm') });
-  const lock = () => (r.lock === undefined ? {} : { lock: s('lock') });
-  const b = (k: string) => {
-    if (typeof r[k] !== 'boolean') throw new CommandDecodeError(`${type}.${k} must be a boolean`);
-    return r[k] as boolean;
-  };
-  const decoded = decodeBody(type as Command['type'], r, n, s, rid, drift, lock);
-  if (decoded.type === 'Tick') return decoded;
-  return {
-    ...decoded,
-    ...(r.principal === undefined ? {} : { principal: s('principal') }),
-    ...(r.admin === undefined ? {} : { admin: b('admin') }),
-    ...(r.acl === undefined ? {} : { acl: b('acl') }),
-  };
-}
-
-function decodeBody(
-  type: Command['type'],
-  r: Record<string, unknown>,
-  n: (k: string) => number,
-  s: (k: string) => string,
-  rid: () => { requestId?: string },
-  drift: () => { driftPpm?: number },
-  lock: () => { lock?: string },
-): Command {
-  switch (type) {
-    case 'Grant':
-      return { type: 'Grant', ttlMs: n('ttlMs'), marginMs: n('marginMs'), ...drift(), ...rid() };
-    case 'Revoke':
-      return { type: 'Revoke', leaseId: n('leaseId'), ...rid() };
-    case 'Tick': {
-      const renewed = r.renewed;
-      if (!Array.isArray(renewed) || !renewed.every((x) => typeof x === 'number'))
-        throw new CommandDecodeError('Tick.renewed must be a list of numbers');
-      return { type: 'Tick', elapsedMs: n('elapsedMs'), marginMs: n('marginMs'), ...drift(), renewed: renewed as number[] };
-    }
-    case 'Acquire':
-      if (typeof r.wait !== 'boolean') throw new CommandDecodeError('Acquire.wait must be a boolean');
-      if (r.shared !== undefined && typeof r.shared !== 'boolean') throw new CommandDecodeError('Acquire.shared must be a boolean');
-      return {
-        type: 'Acquire',
-        name: s('name'),
-        leaseId: n('leaseId'),
-        wait: r.wait,
-        ...(r.permits === undefined ? {} : { permits: n('permits') }),
-        ...(r.shared === undefined ? {} : { shared: r.shared as boolean }),
-        ...(r.lockDelayMs === undefined ? {} : { lockDelayMs: n('lockDelayMs') }),
-        ...(r.value === undefined ? {} : { value: s('value') }),
-        ...rid(),
-      };
-    case 'Release':
-      return { type: 'Release', name: s('name'), token: n('token'), ...(r.leaseId === undefined ? {} : { leaseId: n('leaseId') }), ...rid() };
-    case 'SetPermits':
-      return { type: 'SetPermits', name: s('name'), permits: n('permits'), ...rid() };
-    case 'Proclaim':
-      return { type: 'Proclaim', name: s('name'), token: n('token'), value: s('value') };
-    case 'FenceWrite': {
-      let value: Uint8Array;
-      try {
-        value = fromBase64(s('value'));
-      } catch (e) {
-        throw new CommandDecodeError(`FenceWrite.value: ${(e as Error).message}`);
+  const r = new Reader(data, fail);
+  r.u8('version');
+  const code = r.u8('type');
+  const schema = BY_CODE[code];
+  if (!schema) throw new CommandDecodeError(`unknown type code ${code}`);
+  const type = schema.type;
+  const presence = r.uint('presence');
+  if (presence >= 2 ** schema.optional.length) throw new CommandDecodeError(`${type} has presence bits for fields it does not have (${presence.toString(2)})`);
+  const out: Record<string, unknown> = { type };
+  const present: Field[] = [];
+  let bit = 0;
+  for (let k = 0; k < schema.fields.length; k++) {
+    const f = schema.fields[k];
+    if (f.omit && !(presence & (1 << bit++))) continue;
+    const what = schema.labels[k];
+    present.push(f);
+    switch (f.kind) {
+      case 'num':
+        out[f.key] = readNum(r, what);
+        break;
+      case 'str':
+        out[f.key] = r.str(what, r.remaining);
+        break;
+      case 'bool': {
+        const b = r.u8(what);
+        if (b > 1) throw new CommandDecodeError(`${what} must be a boolean (0 or 1), got ${b}`);
+        out[f.key] = b === 1;
+        break;
       }
-      return { type: 'FenceWrite', key: s('key'), value, token: n('token'), ...lock(), ...rid() };
-    }
-    case 'FenceDelete':
-      return { type: 'FenceDelete', key: s('key'), token: n('token'), ...lock(), ...rid() };
-    case 'CancelWait':
-      return {
-        type: 'CancelWait',
-        name: s('name'),
-        leaseId: n('leaseId'),
-        ...(r.abandonedAtIndex === undefined ? {} : { abandonedAtIndex: n('abandonedAtIndex') }),
-        ...rid(),
-      };
-    case 'AclGrant':
-    case 'AclRevoke': {
-      const verb = s('verb');
-      if (!(ACL_VERBS as readonly string[]).includes(verb)) throw new CommandDecodeError(`${type}.verb ${JSON.stringify(verb)} is not a verb`);
-      return { type, subject: s('subject'), prefix: s('prefix'), verb: verb as AclVerb, ...rid() };
+      case 'bytes':
+        // A plain copy: the command may outlive the entry buffer it came in (the fenced store keeps
+        // it), and Buffer#slice would be a view into that buffer.
+        out[f.key] = new Uint8Array(r.bytes(what, r.remaining));
+        break;
+      case 'nums': {
+        const n = r.uint(`${what} count`);
+        if (n > r.remaining) throw new CommandDecodeError(`${what} claims ${n} numbers, ${r.remaining} bytes remain`);
+        const list: number[] = [];
+        for (let i = 0; i < n; i++) list.push(readNum(r, what));
+        out[f.key] = list;
+        break;
+      }
+      case 'flag':
+        out[f.key] = true;
+        break;
     }
   }
+  r.end(type);
+  // Canonical: encodeCommand never writes an optional field holding its default, so one command has
+  // one encoding (and every replica's dedup and snapshot bytes agree with the leader's).
+  for (const f of present) if (f.omit && f.kind !== 'flag' && f.omit(out[f.key])) throw new CommandDecodeError(`${type}.${f.key} is present with its default value (not canonical)`);
+  if ((type === 'AclGrant' || type === 'AclRevoke') && !(ACL_VERBS as readonly unknown[]).includes(out.verb))
+    throw new CommandDecodeError(`${type}.verb ${JSON.stringify(out.verb)} is not a verb`);
+  return out as unknown as Command;
 }

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Entry, HardState, Snapshot } from '../../raft/types.js';
 import { type Db, openLevel } from './db.js';
-import { DataDirError, RecordError } from './errors.js';
+import { DataDirError, FormatError, RecordError } from './errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey, parseEntryKey } from './keys.js';
 import { type Configuration, type Identity, decodeConfiguration, decodeEntry, decodeHardState, decodeIdentity, decodeSnapshot } from './records.js';
 
@@ -44,6 +44,7 @@ export class DataDirReader {
         try {
           return fn(value);
         } catch (e) {
+          if (e instanceof FormatError) throw new DataDirError('format', dir, e.message);
           if (e instanceof RecordError) throw new DataDirError('corrupt', dir, `record ${key}: ${e.message}`);
           throw e;
         }

@@ -3,7 +3,7 @@
 // mirror, so the mirror never shows the core anything that is not durable.
 import type { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, NodeId, Ready, Snapshot } from '../../raft/types.js';
-import { type BatchOp, type Db, openLevel } from './db.js';
+import { type BatchOp, type Db, openLevel, writeBatch } from './db.js';
 import { DataDirError } from './errors.js';
 import { HARD_STATE_KEY, PEERS_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { loadDataDir } from './load.js';
@@ -99,7 +99,7 @@ export class LevelStorage {
       }
       if (rd.hardState) ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(rd.hardState) });
       if (ops.length === 0) return;
-      await this.db.batch(ops, { sync });
+      await writeBatch(this.db, ops, sync);
       if (snap) {
         m.applySnapshot(snap);
         this.snapshotIndex = snap.metadata.index;
@@ -123,7 +123,7 @@ export class LevelStorage {
       if (m.term(index) !== term) throw new StorageUsageError(`compact: snapshot at ${index} has term ${term}, the log has ${m.term(index)}`);
       const ops: BatchOp[] = [{ type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snapshot) }];
       deleteRange(ops, m.firstIndex(), index);
-      await this.db.batch(ops, { sync: true });
+      await writeBatch(this.db, ops, true);
       this.snapshotIndex = index;
       m.createSnapshot(index, snapshot.data, snapshot.metadata); // its configuration too
       m.compact(index);

@@ -4,7 +4,7 @@
 import { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, HardState, NodeId, Snapshot } from '../../raft/types.js';
 import type { Db } from './db.js';
-import { DataDirError, RecordError } from './errors.js';
+import { DataDirError, FormatError, RecordError } from './errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, PEERS_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
 import {
   type Configuration,
@@ -51,6 +51,7 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
     try {
       return fn(value);
     } catch (e) {
+      if (e instanceof FormatError) throw new DataDirError('format', dir, e.message);
       if (e instanceof RecordError) throw corrupt(`record ${key}: ${e.message}`);
       throw e;
     }

@@ -2,14 +2,19 @@
 // is detected on load instead of being handed to Raft.
 import { crc32 } from 'node:zlib';
 import type { Entry, HardState, Snapshot } from '../../raft/types.js';
-import { RecordError } from './errors.js';
+import { FormatError, RecordError } from './errors.js';
 
 export interface Identity {
   readonly clusterId: string;
   readonly nodeId: string;
 }
 
-const FORMAT = 1; // bump when the layout changes; a node refuses a format it does not know
+/**
+ * Bump when the layout changes, of these records or of what they carry; a node refuses a format it
+ * does not know. 2: log entries hold commands in the binary command codec (command-codec.ts format 2);
+ * format 1 held them as JSON, which this build would refuse at apply, mid-log.
+ */
+export const STORAGE_FORMAT = 2;
 
 function seal(payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(4 + payload.length);
@@ -59,12 +64,17 @@ function str(obj: Record<string, unknown>, field: string): string {
 }
 
 export function encodeIdentity(id: Identity): Buffer {
-  return sealJson({ format: FORMAT, clusterId: id.clusterId, nodeId: id.nodeId });
+  return sealJson({ format: STORAGE_FORMAT, clusterId: id.clusterId, nodeId: id.nodeId });
 }
 
 export function decodeIdentity(value: Uint8Array): Identity {
   const obj = unsealJson(value);
-  if (obj.format !== FORMAT) throw new RecordError(`unknown storage format ${String(obj.format)} (this build reads ${FORMAT})`);
+  if (obj.format === 1)
+    throw new FormatError(
+      `storage format 1 was written by a lockd before the binary command codec (this build reads ${STORAGE_FORMAT}) and its log cannot be read here. ` +
+        'A cluster cannot be upgraded in place across this change: run this version on fresh data dirs (clients acquire their leases and locks anew)',
+    );
+  if (obj.format !== STORAGE_FORMAT) throw new FormatError(`unknown storage format ${String(obj.format)} (this build reads ${STORAGE_FORMAT})`);
   return { clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId') };
 }
 

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
-import { raftProto } from '../../proto/raft.js';
+import { newRaftClient } from './envelope-codec.js';
 import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
 
 export interface Backoff {
@@ -87,7 +87,7 @@ export class PeerStream {
   }
 
   private newClient(): RaftClient {
-    return new raftProto.raft.v1.Raft(this.opts.address, this.opts.credentials, this.opts.channelOptions);
+    return newRaftClient(this.opts.address, this.opts.credentials, this.opts.channelOptions);
   }
 
   close(): void {

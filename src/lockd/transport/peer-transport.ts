@@ -7,8 +7,8 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
-import { raftProto } from '../../proto/raft.js';
-import { messageToProto } from './convert.js';
+import { raftService } from './envelope-codec.js';
+import { encodeMessage } from './frame-codec.js';
 import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
 import { MAX_CLIENT_ADDRESS_LENGTH, type StatedAddresses } from './metadata.js';
 import { raftHandlers } from './receiver.js';
@@ -136,7 +136,7 @@ export class PeerTransport {
 
   /** Serve raft.v1.Raft on `server` (before it starts); create it with PEER_SERVER_OPTIONS. */
   addToServer(server: grpc.Server): void {
-    server.addService(raftProto.raft.v1.Raft.service, raftHandlers({
+    server.addService(raftService, raftHandlers({
       clusterId: this.opts.clusterId,
       selfId: this.opts.selfId,
       isPeer: (id) => this.opts.isPeer?.(id) ?? this.streams.has(id),
@@ -170,7 +170,8 @@ export class PeerTransport {
         continue;
       }
       const snap = m.type === 'Snap';
-      const envelopes: Envelope[] = snap ? snapshotEnvelopes(m, tag, this.chunkBytes) : [{ ...tag, message: messageToProto(m) }];
+      // An object literal, not a spread of `tag`: V8 builds a spread copy an order of magnitude slower.
+      const envelopes: Envelope[] = snap ? snapshotEnvelopes(m, tag, this.chunkBytes) : [{ clusterId: tag.clusterId, senderId: tag.senderId, frame: encodeMessage(m) }];
       const onWritten = snap && this.opts.onSnapshotStatus ? (ok: boolean) => this.opts.onSnapshotStatus?.(m.to, ok) : undefined;
       if (stream.write(envelopes, onWritten)) continue;
       unreachable.add(m.to);

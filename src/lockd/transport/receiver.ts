@@ -6,6 +6,7 @@ import type { Message, NodeId } from '../../raft/types.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
+import { decodeMessage } from './frame-codec.js';
 import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
@@ -91,7 +92,8 @@ function serveStream(
     if (opts.isRemoved(sender)) return refuseRemoved(); // removed while its stream was open
     let m: Message | undefined;
     try {
-      if (env.message) m = messageFromProto(env.message);
+      if (env.body === 'frame' && env.frame) m = decodeMessage(env.frame);
+      else if (env.message) m = messageFromProto(env.message);
       else if (env.snapshotChunk) m = assembler.add(env.snapshotChunk);
       else throw new ProtocolError('empty envelope');
     } catch (e) {

@@ -211,9 +211,10 @@ export interface ProtoGrpcType {
       ResignRequest: MessageTypeDefinition<_lockd_v1_ResignRequest, _lockd_v1_ResignRequest__Output>
       ResignResponse: MessageTypeDefinition<_lockd_v1_ResignResponse, _lockd_v1_ResignResponse__Output>
       /**
-       * Many lock and lease operations over one bidirectional stream: a client sends requests tagged with
-       * ids of its choosing and gets one response per request, tagged with the same id, in completion
-       * order (not request order: a waiting Acquire is answered when it is granted, after later requests).
+       * Many lock, lease and election operations over one bidirectional stream: a client sends requests
+       * tagged with ids of its choosing and gets one response per request, tagged with the same id, in
+       * completion order (not request order: a waiting Acquire is answered when it is granted, after later
+       * requests).
        * Each operation has exactly the semantics of the unary RPC whose request message it carries —
        * validation, status codes, request_id deduplication, linearizable reads — so moving a client from
        * unary calls to a session changes its cost, not its meaning. It saves the per-call HTTP/2 headers

@@ -184,6 +184,40 @@ describe('observe: metrics, health and events on --http-listen', function () {
     await f.leader.release('m-lock', t2);
   });
 
+  it('replication counters: an acquire moves App/AppResp sent and received, Ready batches and synced LevelDB writes with entries on every node', async () => {
+    const leader = f.leaderId;
+    const ids = ['n1', 'n2', 'n3'];
+    const followers = ids.filter((id) => id !== leader);
+    const names = ['lockd_raft_app_entries_sent_total', 'lockd_raft_ready_batches_total', 'lockd_raft_ready_entries_total', 'lockd_disk_synced_writes_total', 'lockd_disk_synced_entries_total'];
+    const read = (text: string): Record<string, number> => ({
+      appSent: metric(text, 'lockd_raft_messages_sent_total', { type: 'App' })!,
+      appReceived: metric(text, 'lockd_raft_messages_received_total', { type: 'App' })!,
+      respSent: metric(text, 'lockd_raft_messages_sent_total', { type: 'AppResp' })!,
+      respReceived: metric(text, 'lockd_raft_messages_received_total', { type: 'AppResp' })!,
+      ...Object.fromEntries(names.map((n) => [n, metric(text, n)!])),
+    });
+    const before = new Map(await Promise.all(ids.map(async (id) => [id, read(await scrape(base(id)))] as const)));
+    for (const v of before.values()) for (const x of Object.values(v)) expect(x).to.be.a('number');
+    const a = await f.keptLease(TTL_MS);
+    const t = (await f.leader.acquire('c-lock', a.leaseId)).fencingToken;
+    await f.leader.release('c-lock', t);
+    // The grant, acquire and release are three entries: each is appended (synced) on every node.
+    for (const id of ids) {
+      await waitFor(`${id} counted the replication of the acquire`, async () => {
+        const now = read(await scrape(base(id)));
+        const was = before.get(id)!;
+        const d = (k: string) => now[k] - was[k];
+        const moved =
+          d('lockd_raft_ready_batches_total') >= 1 && d('lockd_raft_ready_entries_total') >= 3 &&
+          d('lockd_disk_synced_writes_total') >= 1 && d('lockd_disk_synced_entries_total') >= 3 &&
+          (id === leader
+            ? d('appSent') >= followers.length && d('lockd_raft_app_entries_sent_total') >= 3 * followers.length && d('respReceived') >= followers.length
+            : d('appReceived') >= 1 && d('respSent') >= 1);
+        return moved ? true : undefined;
+      });
+    }
+  });
+
   it('across a leader kill: the term grows, is_leader moves, leader_changes_total counts the new leader', async () => {
     const old = f.leaderId;
     const survivors = ['n1', 'n2', 'n3'].filter((id) => id !== old);

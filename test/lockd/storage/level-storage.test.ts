@@ -1,12 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Level } from 'level';
 import type { Entry } from '../../../src/raft/types.js';
 import { DataDirError, LevelStorage, type LevelStorageOptions } from '../../../src/lockd/storage/index.js';
-import { CONFIG_KEY, HARD_STATE_KEY, ENTRY_RANGE, entryKey } from '../../../src/lockd/storage/keys.js';
+import { CONFIG_KEY, HARD_STATE_KEY, ENTRY_RANGE, IDENTITY_KEY, entryKey } from '../../../src/lockd/storage/keys.js';
 import { encodeHardState } from '../../../src/lockd/storage/records.js';
+import { openLevel, writeBatch } from '../../../src/lockd/storage/db.js';
 
 const VOTERS = ['n1', 'n2', 'n3'];
 
@@ -228,6 +230,56 @@ describe('LevelStorage', () => {
     const even = await refusal({ voters: ['n1', 'n2', 'n3', 'n4'] });
     expect(even.problem).to.equal('voters');
     expect(even.message).to.match(/odd number/);
+  });
+
+  it('refuses a data dir of storage format 1 (JSON commands, before the binary command codec) as format, saying why, and changes nothing', async () => {
+    const s = await openStorage();
+    await s.persist({ hardState: { term: 1, vote: 'n1', commit: 2 }, entries: ents(1, 2, 1) });
+    await s.close();
+    open.length = 0;
+    const old = Buffer.from(JSON.stringify({ format: 1, clusterId: 'c1', nodeId: 'n1' }));
+    const sealed = Buffer.concat([Buffer.alloc(4), old]);
+    sealed.writeUInt32BE(crc32(old), 0);
+    await raw((db) => db.put(IDENTITY_KEY, sealed));
+    const err = await refusal();
+    expect(err.problem).to.equal('format');
+    expect(err.message).to.include('storage format 1 was written by a lockd before the binary command codec (this build reads 2)').and.include('fresh data dirs');
+    await raw(async (db) => {
+      expect(await db.get(IDENTITY_KEY)).to.deep.equal(sealed);
+      expect(await db.get(entryKey(2))).to.not.equal(undefined);
+    });
+    sealed.set(Buffer.from(JSON.stringify({ format: 7, clusterId: 'c1', nodeId: 'n1' })), 4);
+    sealed.writeUInt32BE(crc32(sealed.subarray(4)), 0);
+    await raw((db) => db.put(IDENTITY_KEY, sealed));
+    expect((await refusal()).message).to.include('unknown storage format 7 (this build reads 2)');
+  });
+
+  it('writeBatch stores what the public batch() stores, byte for byte, and goes the public way on a database still opening or closed', async () => {
+    const a = openLevel(join(dir, 'a'));
+    const b = openLevel(join(dir, 'b'));
+    const ops = [
+      { type: 'put' as const, key: entryKey(1), value: Buffer.from([0, 1, 255]) },
+      { type: 'put' as const, key: 'm:ünï', value: Buffer.alloc(0) },
+      { type: 'del' as const, key: entryKey(1) },
+      { type: 'put' as const, key: entryKey(2), value: Buffer.from('two') },
+    ];
+    await writeBatch(a, ops, true); // still opening: deferred by the public path
+    await b.open();
+    await b.batch(ops, { sync: true });
+    await writeBatch(b, [{ type: 'put', key: entryKey(3), value: Buffer.from('three') }], false);
+    await writeBatch(a, [{ type: 'put', key: entryKey(3), value: Buffer.from('three') }], false);
+    const dump = async (db: typeof a) => {
+      const out: [string, string][] = [];
+      for await (const [k, v] of db.iterator()) out.push([k, v.toString('hex')]);
+      return out;
+    };
+    expect(await dump(a)).to.deep.equal(await dump(b));
+    expect((await dump(a)).map(([k]) => k)).to.deep.equal([entryKey(2), entryKey(3), 'm:ünï']);
+    await a.close();
+    await b.close();
+    let err: unknown;
+    await writeBatch(a, ops, true).catch((e: unknown) => (err = e));
+    expect(String(err)).to.match(/not open/i);
   });
 
   it('refuses an entry that fails its checksum', async () => {

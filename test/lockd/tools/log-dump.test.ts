@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { Level } from 'level';
 import { LockClient } from '../../../src/client/index.js';
 import { LOCKCTL_MAIN } from '../../support/build.js';
@@ -135,6 +136,24 @@ describe('lockctl log dump', function () {
     expect(r.stderr).to.match(/\(locked\): another process has it open — is its node running\?/);
     expect(r.stdout).to.equal('');
     expect((await cluster.status('n2')).nodeId).to.equal('n2');
+  });
+
+  it('refuses a data dir of an older storage format (1: JSON commands), saying why', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'lockd-format1-'));
+    try {
+      const payload = Buffer.from(JSON.stringify({ format: 1, clusterId: 'c1', nodeId: 'n1' }));
+      const sealed = Buffer.concat([Buffer.alloc(4), payload]);
+      sealed.writeUInt32BE(crc32(payload), 0);
+      const db = new Level<string, Buffer>(old, { valueEncoding: 'buffer' });
+      await db.put('m:identity', sealed);
+      await db.close();
+      const r = await lockctl(['log', 'dump', '--data-dir', old]);
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.contain('(format): storage format 1 was written by a lockd before the binary command codec');
+      expect(r.stdout).to.equal('');
+    } finally {
+      rmSync(old, { recursive: true, force: true });
+    }
   });
 
   it('refuses what is not a lockd data dir, creating nothing there', async () => {

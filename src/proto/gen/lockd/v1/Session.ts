@@ -6,9 +6,10 @@ import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output
 import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from '../../lockd/v1/SessionResponse.js';
 
 /**
- * Many lock and lease operations over one bidirectional stream: a client sends requests tagged with
- * ids of its choosing and gets one response per request, tagged with the same id, in completion
- * order (not request order: a waiting Acquire is answered when it is granted, after later requests).
+ * Many lock, lease and election operations over one bidirectional stream: a client sends requests
+ * tagged with ids of its choosing and gets one response per request, tagged with the same id, in
+ * completion order (not request order: a waiting Acquire is answered when it is granted, after later
+ * requests).
  * Each operation has exactly the semantics of the unary RPC whose request message it carries —
  * validation, status codes, request_id deduplication, linearizable reads — so moving a client from
  * unary calls to a session changes its cost, not its meaning. It saves the per-call HTTP/2 headers
@@ -85,9 +86,10 @@ export interface SessionClient extends grpc.Client {
 }
 
 /**
- * Many lock and lease operations over one bidirectional stream: a client sends requests tagged with
- * ids of its choosing and gets one response per request, tagged with the same id, in completion
- * order (not request order: a waiting Acquire is answered when it is granted, after later requests).
+ * Many lock, lease and election operations over one bidirectional stream: a client sends requests
+ * tagged with ids of its choosing and gets one response per request, tagged with the same id, in
+ * completion order (not request order: a waiting Acquire is answered when it is granted, after later
+ * requests).
  * Each operation has exactly the semantics of the unary RPC whose request message it carries —
  * validation, status codes, request_id deduplication, linearizable reads — so moving a client from
  * unary calls to a session changes its cost, not its meaning. It saves the per-call HTTP/2 headers

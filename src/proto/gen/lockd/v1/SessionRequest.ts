@@ -10,6 +10,10 @@ import type { FenceReadRequest as _lockd_v1_FenceReadRequest, FenceReadRequest__
 import type { LeaseTimeToLiveRequest as _lockd_v1_LeaseTimeToLiveRequest, LeaseTimeToLiveRequest__Output as _lockd_v1_LeaseTimeToLiveRequest__Output } from '../../lockd/v1/LeaseTimeToLiveRequest.js';
 import type { FenceDeleteRequest as _lockd_v1_FenceDeleteRequest, FenceDeleteRequest__Output as _lockd_v1_FenceDeleteRequest__Output } from '../../lockd/v1/FenceDeleteRequest.js';
 import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsRequest__Output as _lockd_v1_SetPermitsRequest__Output } from '../../lockd/v1/SetPermitsRequest.js';
+import type { CampaignRequest as _lockd_v1_CampaignRequest, CampaignRequest__Output as _lockd_v1_CampaignRequest__Output } from '../../lockd/v1/CampaignRequest.js';
+import type { ProclaimRequest as _lockd_v1_ProclaimRequest, ProclaimRequest__Output as _lockd_v1_ProclaimRequest__Output } from '../../lockd/v1/ProclaimRequest.js';
+import type { LeaderRequest as _lockd_v1_LeaderRequest, LeaderRequest__Output as _lockd_v1_LeaderRequest__Output } from '../../lockd/v1/LeaderRequest.js';
+import type { ResignRequest as _lockd_v1_ResignRequest, ResignRequest__Output as _lockd_v1_ResignRequest__Output } from '../../lockd/v1/ResignRequest.js';
 import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output as _lockd_v1_SessionRequest__Output } from '../../lockd/v1/SessionRequest.js';
 import type { Long } from '@grpc/proto-loader';
 
@@ -69,6 +73,23 @@ export interface SessionRequest {
    */
   'timeoutMs'?: (number | string | Long);
   /**
+   * Election.Campaign (waits until this lease leads, like a waiting Acquire: see timeout_ms; ends
+   * NOT_FOUND the moment the lease does). Election.Observe stays a server stream (Election service).
+   */
+  'campaign'?: (_lockd_v1_CampaignRequest | null);
+  /**
+   * Election.Proclaim.
+   */
+  'proclaim'?: (_lockd_v1_ProclaimRequest | null);
+  /**
+   * Election.Leader (NOT_FOUND when nobody leads).
+   */
+  'leader'?: (_lockd_v1_LeaderRequest | null);
+  /**
+   * Election.Resign.
+   */
+  'resign'?: (_lockd_v1_ResignRequest | null);
+  /**
    * Several operations in one message, only to a server that announced batching (the
    * `lockd-session-batch: 1` header in its response headers; this one always does): each element
    * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
@@ -81,7 +102,7 @@ export interface SessionRequest {
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
    */
-  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits";
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"campaign"|"proclaim"|"leader"|"resign";
 }
 
 /**
@@ -140,6 +161,23 @@ export interface SessionRequest__Output {
    */
   'timeoutMs': (number);
   /**
+   * Election.Campaign (waits until this lease leads, like a waiting Acquire: see timeout_ms; ends
+   * NOT_FOUND the moment the lease does). Election.Observe stays a server stream (Election service).
+   */
+  'campaign'?: (_lockd_v1_CampaignRequest__Output | null);
+  /**
+   * Election.Proclaim.
+   */
+  'proclaim'?: (_lockd_v1_ProclaimRequest__Output | null);
+  /**
+   * Election.Leader (NOT_FOUND when nobody leads).
+   */
+  'leader'?: (_lockd_v1_LeaderRequest__Output | null);
+  /**
+   * Election.Resign.
+   */
+  'resign'?: (_lockd_v1_ResignRequest__Output | null);
+  /**
    * Several operations in one message, only to a server that announced batching (the
    * `lockd-session-batch: 1` header in its response headers; this one always does): each element
    * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
@@ -152,5 +190,5 @@ export interface SessionRequest__Output {
    * The operation: the same request message as the unary RPC named in each field's comment.
    * None set: the response is an INVALID_ARGUMENT error.
    */
-  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits";
+  'op'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"campaign"|"proclaim"|"leader"|"resign";
 }

@@ -11,6 +11,10 @@ import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, Leas
 import type { FenceDeleteResponse as _lockd_v1_FenceDeleteResponse, FenceDeleteResponse__Output as _lockd_v1_FenceDeleteResponse__Output } from '../../lockd/v1/FenceDeleteResponse.js';
 import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from '../../lockd/v1/SetPermitsResponse.js';
 import type { SessionError as _lockd_v1_SessionError, SessionError__Output as _lockd_v1_SessionError__Output } from '../../lockd/v1/SessionError.js';
+import type { CampaignResponse as _lockd_v1_CampaignResponse, CampaignResponse__Output as _lockd_v1_CampaignResponse__Output } from '../../lockd/v1/CampaignResponse.js';
+import type { ProclaimResponse as _lockd_v1_ProclaimResponse, ProclaimResponse__Output as _lockd_v1_ProclaimResponse__Output } from '../../lockd/v1/ProclaimResponse.js';
+import type { LeaderResponse as _lockd_v1_LeaderResponse, LeaderResponse__Output as _lockd_v1_LeaderResponse__Output } from '../../lockd/v1/LeaderResponse.js';
+import type { ResignResponse as _lockd_v1_ResignResponse, ResignResponse__Output as _lockd_v1_ResignResponse__Output } from '../../lockd/v1/ResignResponse.js';
 import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from '../../lockd/v1/SessionResponse.js';
 import type { Long } from '@grpc/proto-loader';
 
@@ -36,6 +40,10 @@ export interface SessionResponse {
    * The operation failed (nothing else on the stream is affected).
    */
   'error'?: (_lockd_v1_SessionError | null);
+  'campaign'?: (_lockd_v1_CampaignResponse | null);
+  'proclaim'?: (_lockd_v1_ProclaimResponse | null);
+  'leader'?: (_lockd_v1_LeaderResponse | null);
+  'resign'?: (_lockd_v1_ResignResponse | null);
   /**
    * Several answers in one message (id 0, no result), in completion order: sent only to a client
    * that opened the stream with the `lockd-session-batch: 1` header. Each element is the answer to
@@ -46,7 +54,7 @@ export interface SessionResponse {
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
    */
-  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"error";
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"campaign"|"proclaim"|"leader"|"resign"|"error";
 }
 
 /**
@@ -71,6 +79,10 @@ export interface SessionResponse__Output {
    * The operation failed (nothing else on the stream is affected).
    */
   'error'?: (_lockd_v1_SessionError__Output | null);
+  'campaign'?: (_lockd_v1_CampaignResponse__Output | null);
+  'proclaim'?: (_lockd_v1_ProclaimResponse__Output | null);
+  'leader'?: (_lockd_v1_LeaderResponse__Output | null);
+  'resign'?: (_lockd_v1_ResignResponse__Output | null);
   /**
    * Several answers in one message (id 0, no result), in completion order: sent only to a client
    * that opened the stream with the `lockd-session-batch: 1` header. Each element is the answer to
@@ -81,5 +93,5 @@ export interface SessionResponse__Output {
    * The unary RPC's response message, in the field named like the request's, or the error the
    * unary RPC would have failed with.
    */
-  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"error";
+  'result'?: "grant"|"acquire"|"release"|"revoke"|"fenceWrite"|"inspect"|"fenceRead"|"timeToLive"|"fenceDelete"|"setPermits"|"campaign"|"proclaim"|"leader"|"resign"|"error";
 }

@@ -23,7 +23,20 @@ export interface Envelope {
    * One piece of a Snap message.
    */
   'snapshotChunk'?: (_raft_v1_SnapshotChunk | null);
-  'body'?: "message"|"snapshotChunk";
+  /**
+   * A whole message of any type but Snap in the peer frame encoding, which is what lockd sends
+   * (a receiver still accepts `message`). Layout (src/lockd/transport/frame-codec.ts); uint is
+   * unsigned LEB128, minimal, at most 8 bytes and at most 2^53 - 1; str and bytes are a uint
+   * length then the bytes (str: well-formed UTF-8):
+   * u8 version = 1; u8 type (MessageType number, not SNAP);
+   * uint term, log_term, index, commit, reject_hint; u8 flags (bit 0: reject, others 0);
+   * str from, to (non-empty, at most 255 bytes each); str context (at most 4096 bytes);
+   * uint entry count; per entry: uint term, uint index, u8 type (EntryType number), bytes data;
+   * nothing after the last entry. Any other frame (another version, a truncated or overlong
+   * field, trailing bytes) ends the stream with FAILED_PRECONDITION and is not delivered.
+   */
+  'frame'?: (Buffer | Uint8Array | string);
+  'body'?: "message"|"snapshotChunk"|"frame";
 }
 
 /**
@@ -46,5 +59,18 @@ export interface Envelope__Output {
    * One piece of a Snap message.
    */
   'snapshotChunk'?: (_raft_v1_SnapshotChunk__Output | null);
-  'body'?: "message"|"snapshotChunk";
+  /**
+   * A whole message of any type but Snap in the peer frame encoding, which is what lockd sends
+   * (a receiver still accepts `message`). Layout (src/lockd/transport/frame-codec.ts); uint is
+   * unsigned LEB128, minimal, at most 8 bytes and at most 2^53 - 1; str and bytes are a uint
+   * length then the bytes (str: well-formed UTF-8):
+   * u8 version = 1; u8 type (MessageType number, not SNAP);
+   * uint term, log_term, index, commit, reject_hint; u8 flags (bit 0: reject, others 0);
+   * str from, to (non-empty, at most 255 bytes each); str context (at most 4096 bytes);
+   * uint entry count; per entry: uint term, uint index, u8 type (EntryType number), bytes data;
+   * nothing after the last entry. Any other frame (another version, a truncated or overlong
+   * field, trailing bytes) ends the stream with FAILED_PRECONDITION and is not delivered.
+   */
+  'frame'?: (Buffer);
+  'body'?: "message"|"snapshotChunk"|"frame";
 }

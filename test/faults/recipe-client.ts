@@ -1,0 +1,352 @@
+// One recipe client process (`node --import tsx test/faults/recipe-client.ts`, config in
+// FAULTS_CLIENT; issue 16). Like workload-client.ts it holds a lease (kept alive) and loops, each
+// round one recipe, every call recorded in its history with request ids on every attempt:
+//  - semaphore (RECIPE.semaphore): Acquire with the permits it believes the name has (2 when free;
+//    on FAILED_PRECONDITION it Inspects and believes what it sees), hold, Release with its lease id
+//    (waiters granted by one entry share a token). The admin client, while it holds the name, also
+//    calls SetPermits(1–3) now and then (at most every 1–4 s);
+//  - read-write lock (RECIPE.rw): shared (60 %) or exclusive; an exclusive holder downgrades
+//    (a shared Acquire) 40 % of the time, holds on, releases;
+//  - lock-delay (RECIPE.delay): a mutex with lock_delay_ms = LOCK_DELAY_MS; the holder releases,
+//    or (20 %) revokes its lease while holding, or (10 %) "crashes": stops its keepalives and lets
+//    the lease expire — both start the delay. The nemesis pauses and kills holders too;
+//  - election (RECIPE.election): Campaign (waits), Proclaim 0–2 new values, maybe a Leader read,
+//    then Resign (80 %), revoke the lease (10 %) or let it expire (10 %); Leader reads on their own;
+//  - all along, an Election.Observe stream (on a random node, replaced by a new one when it ends and
+//    every 2–6 s), every response recorded as an 'observe' operation when it arrived.
+// It prints HOLD/FREE like the workload, so the nemesis pauses and kills it in its critical sections.
+// After an unknown Acquire/Campaign/Release/Resign the lease is revoked and replaced, as there.
+import { Connections } from '../../src/client/connections.js';
+import { loadClientTls } from '../../src/client/tls.js';
+import { Prng } from '../sim/prng.js';
+import { clockSince, HistoryWriter, type ObserveOutput, type OpInputs, type OpKind, type OpOutputs } from './history.js';
+import { retryCall, unaryCall, type Outcome } from './lockd-calls.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { FREE, HOLD, LOCK_DELAY_MS, RECIPE, SEMAPHORE_PERMITS, type ClientConfig } from './workload-config.js';
+import type { LeaseGrantRequest } from '../../src/proto/gen/lockd/v1/LeaseGrantRequest.js';
+import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
+import type { LeaseRevokeRequest } from '../../src/proto/gen/lockd/v1/LeaseRevokeRequest.js';
+import type { LeaseRevokeResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseRevokeResponse.js';
+import type { AcquireRequest } from '../../src/proto/gen/lockd/v1/AcquireRequest.js';
+import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/AcquireResponse.js';
+import type { ReleaseRequest } from '../../src/proto/gen/lockd/v1/ReleaseRequest.js';
+import type { ReleaseResponse__Output } from '../../src/proto/gen/lockd/v1/ReleaseResponse.js';
+import type { InspectRequest } from '../../src/proto/gen/lockd/v1/InspectRequest.js';
+import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
+import type { SetPermitsRequest } from '../../src/proto/gen/lockd/v1/SetPermitsRequest.js';
+import type { SetPermitsResponse__Output } from '../../src/proto/gen/lockd/v1/SetPermitsResponse.js';
+import type { CampaignRequest } from '../../src/proto/gen/lockd/v1/CampaignRequest.js';
+import type { CampaignResponse__Output } from '../../src/proto/gen/lockd/v1/CampaignResponse.js';
+import type { ProclaimRequest } from '../../src/proto/gen/lockd/v1/ProclaimRequest.js';
+import type { ProclaimResponse__Output } from '../../src/proto/gen/lockd/v1/ProclaimResponse.js';
+import type { ResignRequest } from '../../src/proto/gen/lockd/v1/ResignRequest.js';
+import type { ResignResponse__Output } from '../../src/proto/gen/lockd/v1/ResignResponse.js';
+import type { LeaderRequest } from '../../src/proto/gen/lockd/v1/LeaderRequest.js';
+import type { LeaderResponse__Output } from '../../src/proto/gen/lockd/v1/LeaderResponse.js';
+
+const cfg = JSON.parse(process.env.FAULTS_CLIENT ?? 'null') as ClientConfig | null;
+if (!cfg) {
+  process.stderr.write('recipe-client: FAULTS_CLIENT (JSON config) is not set\n');
+  process.exit(2);
+}
+const now = clockSince(BigInt(cfg.originNs));
+const hist = new HistoryWriter(cfg.historyPath, cfg.id, now);
+const conns = new Connections(loadClientTls(cfg.tls));
+const rng = new Prng(cfg.seed);
+const n = cfg.endpoints.length;
+let endpoint = rng.int(n);
+let stopping = false;
+let seq = 0;
+process.on('SIGTERM', () => (stopping = true));
+process.on('SIGINT', () => (stopping = true));
+
+const ep = (i: number) => conns.get(cfg.endpoints[i % n]);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const newId = () => `${cfg!.id}-${++seq}`;
+const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
+type Unary<Req, Res> = (i: number, req: Req, timeoutMs: number) => Promise<Outcome<Res>>;
+
+/**
+ * One call, retried across nodes with one request (and so one request id) until definite, and its
+ * history record: ok with `out(value)`, fail (definite, nothing changed), or unknown.
+ * waitMs: a waiting call (Acquire, Campaign) gets that long per attempt and is not retried when it
+ * runs out (DEADLINE_EXCEEDED: unknown, as workload-client.ts does).
+ */
+async function recorded<K extends OpKind, Req, Res>(
+  f: K, input: OpInputs[K], call: Unary<Req, Res>, req: Req, out: (v: Res) => OpOutputs[K], waitMs?: number,
+): Promise<Outcome<Res> & { uncertain: boolean }> {
+  const { id } = hist.invoke(f, input);
+  if (rng.chance(0.5)) endpoint = rng.int(n);
+  const attemptMs = waitMs ?? cfg!.attemptMs;
+  const r = await retryCall((i, t) => call(i, req, t), {
+    budgetMs: attemptMs + cfg!.opBudgetMs, attemptMs, firstEndpoint: endpoint, endpoints: n,
+    final: (o) => waitMs !== undefined && o.kind === 'unknown' && o.code === 'DEADLINE_EXCEEDED',
+  });
+  endpoint = r.endpoint;
+  const o = r.last;
+  if (o.kind === 'ok') hist.complete(id, 'ok', out(o.value));
+  else if (o.kind === 'fail' && !r.uncertain) hist.complete(id, 'fail', failOut(o));
+  else hist.complete(id, 'unknown');
+  return { ...o, uncertain: r.uncertain };
+}
+
+async function grantLease(): Promise<LeaseKeeper | undefined> {
+  const requestId = newId();
+  const { id, time } = hist.invoke('grant', { ttlMs: cfg!.ttlMs });
+  const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => ep(i).lease.Grant(q, o, cb), { ttlMs: cfg!.ttlMs, requestId }, t), {
+    budgetMs: cfg!.opBudgetMs, attemptMs: cfg!.attemptMs, firstEndpoint: endpoint, endpoints: n,
+  });
+  endpoint = r.endpoint;
+  if (r.last.kind !== 'ok') {
+    hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
+    return undefined;
+  }
+  hist.complete(id, 'ok', { leaseId: r.last.value.leaseId });
+  return new LeaseKeeper(r.last.value.leaseId, cfg!.ttlMs, time, hist, conns, cfg!.endpoints, endpoint, now);
+}
+
+async function revoke(lease: LeaseKeeper): Promise<void> {
+  lease.stop();
+  await recorded('revoke', { leaseId: lease.leaseId },
+    (i, q: LeaseRevokeRequest, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((r, o, cb) => ep(i).lease.Revoke(r, o, cb), q, t),
+    { leaseId: lease.leaseId, requestId: newId() }, () => ({}));
+}
+
+/** Stop renewing and let the lease expire while holding (a holder that died without a word). */
+async function abandon(lease: LeaseKeeper): Promise<void> {
+  lease.stop();
+  hist.note('abandon', { leaseId: lease.leaseId });
+  await sleep(cfg!.ttlMs + rng.range(300, 800));
+}
+
+type Got = { kind: 'acquired'; token: number } | { kind: 'no' } | { kind: 'gone' } | { kind: 'refused'; code: string } | { kind: 'unknown' };
+
+async function racquire(name: string, lease: LeaseKeeper, a: { wait: boolean; permits?: number; shared?: boolean; lockDelayMs?: number }): Promise<Got> {
+  const requestId = newId();
+  const input = { name, leaseId: lease.leaseId, wait: a.wait, permits: a.permits ?? 0, shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0, requestId };
+  const req: AcquireRequest = { name, leaseId: lease.leaseId, wait: a.wait, permits: input.permits, shared: input.shared, lockDelayMs: input.lockDelayMs, requestId };
+  const o = await recorded('racquire', input,
+    (i, q: AcquireRequest, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((r, op, cb) => ep(i).lock.Acquire(r, op, cb), q, t), req,
+    (v) => ({ acquired: v.acquired, token: v.fencingToken, holder: v.holderLeaseId, delayRemainingMs: v.lockDelayRemainingMs }),
+    a.wait ? cfg!.acquireWaitMs : undefined);
+  return outcome(o, (v) => (v.acquired ? { kind: 'acquired', token: v.fencingToken } : { kind: 'no' }));
+}
+
+function outcome<T>(o: Outcome<T> & { uncertain: boolean }, ok: (v: T) => Got): Got {
+  if (o.kind === 'ok') return ok(o.value);
+  if (o.kind === 'unknown' || o.uncertain) return { kind: 'unknown' };
+  return o.code === 'NOT_FOUND' ? { kind: 'gone' } : { kind: 'refused', code: o.code };
+}
+
+/** true: released or nothing to release (definite); false: unknown (the lease is then revoked). */
+async function rrelease(name: string, lease: LeaseKeeper, token: number): Promise<boolean> {
+  const requestId = newId();
+  const o = await recorded('rrelease', { name, leaseId: lease.leaseId, token, requestId },
+    (i, q: ReleaseRequest, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((r, op, cb) => ep(i).lock.Release(r, op, cb), q, t),
+    { name, fencingToken: token, leaseId: lease.leaseId, requestId }, (v) => ({ released: v.released }));
+  return (o.kind === 'ok' && (o.value.released || !o.uncertain)) || (o.kind === 'fail' && !o.uncertain && (o.code === 'NOT_FOUND' || o.code === 'FAILED_PRECONDITION'));
+}
+
+async function hold(name: string, token: number, ms: number): Promise<void> {
+  process.stdout.write(`${HOLD} ${name} ${token}\n`);
+  await sleep(ms);
+  process.stdout.write(`${FREE}\n`);
+}
+
+const work = () => rng.range(cfg!.workMs[0], cfg!.workMs[1]);
+/** Semaphore and read-write holds last longer, so that holders meet (3 clients share each name). */
+const holdMs = () => rng.range(4 * cfg!.workMs[0], 4 * cfg!.workMs[1]);
+let nextSetPermits = 0;
+let permitsBelief = SEMAPHORE_PERMITS;
+
+/** The semaphore's permits as Inspect shows them (not recorded: only what the client then asks matters). */
+async function learnPermits(): Promise<void> {
+  const o = await unaryCall<InspectRequest, InspectResponse__Output>((q, op, cb) => ep(rng.int(n)).lock.Inspect(q, op, cb), { name: RECIPE.semaphore }, cfg!.attemptMs);
+  if (o.kind === 'ok') permitsBelief = o.value.holders.length || o.value.waitingLeaseIds.length ? o.value.permits : SEMAPHORE_PERMITS;
+}
+
+/** Each recipe returns the lease to go on with (undefined: it was revoked or abandoned). */
+async function semaphore(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
+  const g = await racquire(RECIPE.semaphore, lease, { wait: rng.chance(cfg!.waitShare), permits: permitsBelief });
+  if (g.kind === 'refused' && g.code === 'FAILED_PRECONDITION') await learnPermits();
+  return afterAcquire(lease, g, async (token) => {
+    // The admin changes the permits while it holds the name (a free name has none to change: NOT_FOUND).
+    if (cfg!.admin && now() >= nextSetPermits) {
+      await setPermits();
+      nextSetPermits = now() + rng.range(1000, 4000);
+    }
+    await hold(RECIPE.semaphore, token, holdMs());
+    return (await rrelease(RECIPE.semaphore, lease, token)) ? lease : dropLease(lease);
+  });
+}
+
+async function readWrite(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
+  const shared = rng.chance(0.6);
+  const g = await racquire(RECIPE.rw, lease, { wait: rng.chance(cfg!.waitShare), shared });
+  return afterAcquire(lease, g, async (token) => {
+    await hold(RECIPE.rw, token, holdMs());
+    if (!shared && rng.chance(0.4)) {
+      const d = await racquire(RECIPE.rw, lease, { wait: false, shared: true });
+      if (d.kind === 'unknown') return dropLease(lease);
+      if (d.kind === 'gone') {
+        lease.stop();
+        return undefined;
+      }
+      await hold(RECIPE.rw, token, holdMs());
+    }
+    return (await rrelease(RECIPE.rw, lease, token)) ? lease : dropLease(lease);
+  });
+}
+
+async function delayed(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
+  const g = await racquire(RECIPE.delay, lease, { wait: rng.chance(cfg!.waitShare), lockDelayMs: LOCK_DELAY_MS });
+  return afterAcquire(lease, g, async (token) => {
+    await hold(RECIPE.delay, token, work());
+    return endHold(lease, async () => ((await rrelease(RECIPE.delay, lease, token)) ? lease : dropLease(lease)));
+  });
+}
+
+/** A holder's way out: the normal one, or (20 %) revoke its lease, or (10 %) let it expire. */
+async function endHold(lease: LeaseKeeper, normal: () => Promise<LeaseKeeper | undefined>): Promise<LeaseKeeper | undefined> {
+  const r = rng.float();
+  if (r < 0.2) return dropLease(lease);
+  if (r < 0.3) {
+    await abandon(lease);
+    return undefined;
+  }
+  return normal();
+}
+
+async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
+  const name = RECIPE.election;
+  const value = newId();
+  const requestId = newId();
+  const o = await recorded('campaign', { name, leaseId: lease.leaseId, value, requestId },
+    (i, q: CampaignRequest, t) => unaryCall<CampaignRequest, CampaignResponse__Output>((r, op, cb) => ep(i).election.Campaign(r, op, cb), q, t),
+    { name, leaseId: lease.leaseId, value, requestId }, (v) => ({ token: v.leader?.fencingToken ?? 0 }), cfg!.acquireWaitMs);
+  const g = outcome(o, (v) => ({ kind: 'acquired', token: v.leader?.fencingToken ?? 0 }));
+  return afterAcquire(lease, g, async (token) => {
+    const key = { name, leaseId: lease.leaseId, fencingToken: token };
+    process.stdout.write(`${HOLD} ${name} ${token}\n`);
+    for (let k = rng.range(0, 2); k > 0; k--) {
+      await sleep(work());
+      const v = newId();
+      await recorded('proclaim', { name, leaseId: lease.leaseId, token, value: v },
+        (i, q: ProclaimRequest, t) => unaryCall<ProclaimRequest, ProclaimResponse__Output>((r, op, cb) => ep(i).election.Proclaim(r, op, cb), q, t),
+        { leader: key, value: v }, () => ({}));
+    }
+    if (rng.chance(0.3)) await leaderRead();
+    await sleep(work());
+    process.stdout.write(`${FREE}\n`);
+    return endHold(lease, async () => {
+      const rid = newId();
+      const r = await recorded('resign', { name, leaseId: lease.leaseId, token, requestId: rid },
+        (i, q: ResignRequest, t) => unaryCall<ResignRequest, ResignResponse__Output>((x, op, cb) => ep(i).election.Resign(x, op, cb), q, t),
+        { leader: key, requestId: rid }, (v) => ({ resigned: v.resigned }));
+      return r.kind === 'ok' || (r.kind === 'fail' && !r.uncertain) ? lease : dropLease(lease);
+    });
+  });
+}
+
+async function leaderRead(): Promise<void> {
+  const name = RECIPE.election;
+  await recorded('leader', { name },
+    (i, q: LeaderRequest, t) => unaryCall<LeaderRequest, LeaderResponse__Output>((r, op, cb) => ep(i).election.Leader(r, op, cb), q, t),
+    { name }, (v) => ({ leaseId: v.leader?.leaseId ?? 0, token: v.leader?.fencingToken ?? 0, value: v.value }));
+}
+
+async function setPermits(): Promise<void> {
+  const name = RECIPE.semaphore;
+  const permits = rng.range(1, 3);
+  const requestId = newId();
+  await recorded('setpermits', { name, permits, requestId },
+    (i, q: SetPermitsRequest, t) => unaryCall<SetPermitsRequest, SetPermitsResponse__Output>((r, op, cb) => ep(i).lock.SetPermits(r, op, cb), q, t),
+    { name, permits, requestId }, (v) => ({ previous: v.previous, granted: v.granted }));
+}
+
+/** What follows an Acquire or Campaign: hold on success; a lost lease is replaced; an unknown outcome revokes it. */
+async function afterAcquire(lease: LeaseKeeper, g: Got, held: (token: number) => Promise<LeaseKeeper | undefined>): Promise<LeaseKeeper | undefined> {
+  switch (g.kind) {
+    case 'acquired':
+      return held(g.token);
+    case 'unknown':
+      return dropLease(lease);
+    case 'gone':
+      lease.stop();
+      return undefined;
+    default:
+      await sleep(rng.range(10, 60));
+      return lease;
+  }
+}
+
+async function dropLease(lease: LeaseKeeper): Promise<undefined> {
+  await revoke(lease);
+  return undefined;
+}
+
+/** One Election.Observe stream after another, each response recorded when it arrives. */
+function observeForever(): void {
+  let streams = 0;
+  const open = () => {
+    if (stopping) return;
+    const stream = `${cfg!.id}-o${++streams}`;
+    const s = ep(rng.int(n)).election.Observe({ name: RECIPE.election });
+    let done = false;
+    const again = () => {
+      if (done) return;
+      done = true;
+      setTimeout(open, rng.range(100, 300));
+    };
+    s.on('data', (v: LeaderResponse__Output) => {
+      const out: ObserveOutput = { hasLeader: v.hasLeader, leaseId: v.leader?.leaseId ?? 0, token: v.leader?.fencingToken ?? 0, value: v.value };
+      const { id } = hist.invoke('observe', { name: RECIPE.election, stream });
+      hist.complete(id, 'ok', out);
+    });
+    s.on('error', again);
+    s.on('end', again);
+    // A stream whose node died behind a proxy can hang without an error: start a fresh one every
+    // 2–6 s anyway (each begins with the leader as that node knows it).
+    setTimeout(() => {
+      if (done) return;
+      again();
+      s.cancel();
+    }, rng.range(2000, 6000));
+  };
+  open();
+}
+
+async function main(): Promise<void> {
+  hist.note('start', { mode: cfg!.mode, pid: process.pid });
+  observeForever();
+  let lease: LeaseKeeper | undefined;
+  while (!stopping) {
+    if (!lease || lease.lost) {
+      lease?.stop();
+      lease = await grantLease();
+      if (!lease) {
+        await sleep(rng.range(50, 200));
+        continue;
+      }
+    }
+    const r = rng.float();
+    if (r < 0.3) lease = await semaphore(lease);
+    else if (r < 0.55) lease = await readWrite(lease);
+    else if (r < 0.75) lease = await delayed(lease);
+    else if (r < 0.92) lease = await election(lease);
+    else await leaderRead();
+    await sleep(rng.range(0, 20));
+  }
+  if (lease && !lease.lost) await revoke(lease);
+  lease?.stop();
+  hist.note('stop');
+  conns.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`recipe-client ${cfg.id}: ${(e as Error)?.stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,279 @@
+// The recipe property test's operations: symbolic ops drawn from a seeded PRNG (naming leases and
+// tokens by what the model knows, so a shrunk sequence still means something), resolved against the
+// model into concrete requests, and sent by unary call to a node or on a Session stream.
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import type { Prng } from '../../sim/prng.js';
+import { lockdProto } from '../../../src/proto/lockd.js';
+import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js';
+import type { SessionClient } from '../../../src/client/session-client.js';
+import type { LockApi } from '../../support/lock-api-client.js';
+import { MAX_DELAY_MS, type Answer, type RecipeModel, type RecipeReq } from './recipe-model.js';
+
+/** What each name of a run is used as (drawn per seed): its Acquires ask that recipe, mostly. */
+export type Kind = { readonly k: 'mutex' } | { readonly k: 'semaphore'; readonly permits: number } | { readonly k: 'rw' } | { readonly k: 'election' };
+
+/** A lease: the k-th live one, the k-th holder of a name (else a live one), or the k-th ever granted (maybe revoked). */
+type LeaseRef = { readonly live: number } | { readonly holderOf: number; readonly k: number } | { readonly any: number };
+/** A token: the k-th holder's of a name, or one of a holder that has since let go (stale). */
+type TokenRef = { readonly holder: number; readonly k: number } | 'stale';
+
+export type OpBody =
+  | { readonly k: 'grant' }
+  | { readonly k: 'revoke'; readonly lease: LeaseRef }
+  /** permits: the name's current permits when it has a lock (else this), or `odd`: one more (a disagreement). */
+  | { readonly k: 'acquire'; readonly name: number; readonly lease: LeaseRef; readonly wait: boolean; readonly permits: number; readonly odd: boolean; readonly shared: boolean; readonly delay: boolean }
+  | { readonly k: 'release' | 'resign'; readonly name: number; readonly token: TokenRef; readonly byLease: boolean }
+  /** The name's current permits (1 without a lock) plus delta (at least 1). */
+  | { readonly k: 'setPermits'; readonly name: number; readonly delta: number }
+  | { readonly k: 'inspect' | 'leader'; readonly name: number }
+  | { readonly k: 'campaign'; readonly name: number; readonly lease: LeaseRef; readonly value: number }
+  | { readonly k: 'proclaim'; readonly name: number; readonly token: TokenRef; readonly value: number };
+
+/** An op: a stable id, and where it goes (0–2: that node by unary call, 3: the Session stream). */
+export interface Op {
+  readonly id: number;
+  readonly via: number;
+  readonly body: OpBody;
+}
+
+export const NAMES = 2;
+export const TTL_MS = 60_000;
+
+export function nameOf(prefix: string, n: number): string {
+  return `${prefix}-r${n}`;
+}
+
+export function drawKinds(rnd: Prng): Kind[] {
+  const kinds: Kind[] = [];
+  for (let n = 0; n < NAMES; n++) {
+    const r = rnd.int(4);
+    kinds.push(r === 0 ? { k: 'mutex' } : r === 1 ? { k: 'semaphore', permits: 2 + rnd.int(2) } : r === 2 ? { k: 'rw' } : { k: 'election' });
+  }
+  return kinds;
+}
+
+export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
+  const lease = (name: number): LeaseRef => {
+    const r = rnd.int(10);
+    return r < 2 ? { holderOf: name, k: rnd.int(3) } : r < 9 ? { live: rnd.int(8) } : { any: rnd.int(8) };
+  };
+  const token = (name: number): TokenRef => (rnd.int(6) ? { holder: name, k: rnd.int(3) } : 'stale');
+  const body = (): OpBody => {
+    if (id < 5) return { k: 'grant' };
+    const name = rnd.int(NAMES);
+    const kind = kinds[name];
+    const r = rnd.int(100);
+    if (r < 7) return { k: 'grant' };
+    if (r < 13) return { k: 'revoke', lease: lease(name) };
+    if (r < 20) return { k: 'inspect', name };
+    if (r < 25) return { k: 'setPermits', name, delta: rnd.int(4) - 1 };
+    if (kind.k === 'election') {
+      if (r < 50) return { k: 'campaign', name, lease: lease(name), value: rnd.int(100) };
+      if (r < 62) return { k: 'leader', name };
+      if (r < 74) return { k: 'proclaim', name, token: token(name), value: rnd.int(100) };
+      if (r < 86) return { k: 'resign', name, token: token(name), byLease: true };
+    }
+    if (r < 80) {
+      // Mostly the name's own recipe; sometimes another (a disagreement the cluster must refuse).
+      const permits = kind.k === 'semaphore' ? kind.permits : rnd.int(2);
+      const shared = kind.k === 'rw' ? rnd.int(2) === 0 : false;
+      return { k: 'acquire', name, lease: lease(name), wait: rnd.int(3) > 0, permits, odd: rnd.int(12) === 0, shared, delay: rnd.int(5) === 0 };
+    }
+    return { k: 'release', name, token: token(name), byLease: rnd.int(5) > 0 };
+  };
+  return { id, via: rnd.int(4), body: body() };
+}
+
+/** The op as a concrete request; undefined: nothing it could mean now (e.g. no lease yet). */
+export function resolve(op: Op, m: RecipeModel, prefix: string, seenTokens: readonly number[]): RecipeReq | undefined {
+  const b = op.body;
+  if (b.k === 'grant') return { t: 'grant' };
+  const live = m.liveLeases();
+  const lease = (r: LeaseRef): number | undefined => {
+    if ('holderOf' in r) {
+      const hs = m.holders(nameOf(prefix, r.holderOf));
+      if (hs.length) return hs[r.k % hs.length].lease;
+      return live.length ? live[r.k % live.length] : undefined;
+    }
+    const from = 'live' in r ? live : m.granted;
+    return from.length ? from[('live' in r ? r.live : r.any) % from.length] : undefined;
+  };
+  /** A holder's (token, lease), or a token seen earlier (stale, or not: the model knows) with a live lease. */
+  const grantOf = (name: string, r: TokenRef): { token: number; lease: number } | undefined => {
+    const hs = m.holders(name);
+    if (r !== 'stale' && hs.length) {
+      const h = hs[r.k % hs.length];
+      return h.token === undefined ? undefined : { token: h.token, lease: h.lease };
+    }
+    const l = live[0] ?? m.granted[0];
+    return seenTokens.length && l !== undefined ? { token: seenTokens[op.id % seenTokens.length], lease: l } : undefined;
+  };
+  if (b.k === 'revoke') {
+    const l = lease(b.lease);
+    return l === undefined ? undefined : { t: 'revoke', lease: l };
+  }
+  const name = nameOf(prefix, b.name);
+  switch (b.k) {
+    case 'acquire': {
+      const l = lease(b.lease);
+      const current = m.permitsOf(name) ?? b.permits;
+      const permits = b.odd ? Math.max(1, current) + 1 : current;
+      return l === undefined ? undefined : { t: 'acquire', name, lease: l, wait: b.wait, permits, shared: b.shared, lockDelayMs: b.delay ? MAX_DELAY_MS : 0 };
+    }
+    case 'campaign': {
+      const l = lease(b.lease);
+      return l === undefined ? undefined : { t: 'campaign', name, lease: l, value: `v${b.value}` };
+    }
+    case 'release':
+    case 'resign': {
+      const g = grantOf(name, b.token);
+      if (!g) return undefined;
+      return b.k === 'release' ? { t: 'release', name, token: g.token, lease: b.byLease ? g.lease : 0 } : { t: 'resign', name, token: g.token, lease: g.lease };
+    }
+    case 'proclaim': {
+      const g = grantOf(name, b.token);
+      return g ? { t: 'proclaim', name, lease: g.lease, token: g.token, value: `v${b.value}` } : undefined;
+    }
+    case 'setPermits':
+      return { t: 'setPermits', name, permits: Math.max(1, (m.permitsOf(name) ?? 1) + b.delta) };
+    case 'inspect':
+    case 'leader':
+      return { t: b.k, name };
+  }
+}
+
+/** A waiting call's deadline: far past a run, so only the model's events end it. */
+const WAIT_MS = 120_000;
+const CALL_MS = 10_000;
+
+/** The fields the model states, from a raw response. */
+function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, unknown> {
+  const key = (k: unknown) => {
+    const v = k as { name: string; leaseId: number; fencingToken: number } | null;
+    return v ? { name: v.name, leaseId: v.leaseId, fencingToken: v.fencingToken } : null;
+  };
+  switch (t) {
+    case 'grant':
+      return { leaseId: r.leaseId };
+    case 'revoke':
+    case 'proclaim':
+      return {};
+    case 'acquire':
+      return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken, lockDelayRemainingMs: r.lockDelayRemainingMs };
+    case 'release':
+      return { released: r.released };
+    case 'resign':
+      return { resigned: r.resigned };
+    case 'setPermits':
+      return { previous: r.previous, granted: r.granted };
+    case 'campaign':
+      return { leader: key(r.leader) };
+    case 'leader':
+      return { hasLeader: r.hasLeader, leader: key(r.leader), value: r.value };
+    case 'inspect':
+      return {
+        held: r.held,
+        fencingToken: r.fencingToken,
+        holderLeaseId: r.holderLeaseId,
+        waitingLeaseIds: [...(r.waitingLeaseIds as number[])],
+        permits: r.permits,
+        holders: (r.holders as Array<Record<string, unknown>>).map((h) => ({ leaseId: h.leaseId, fencingToken: h.fencingToken, shared: h.shared, lockDelayMs: h.lockDelayMs })),
+        waitingShared: [...(r.waitingShared as boolean[])],
+        lockDelayUntilMs: r.lockDelayUntilMs,
+        lockDelayRemainingMs: r.lockDelayRemainingMs,
+      };
+  }
+}
+
+/** The request's session operation and message (the unary RPC's request message). */
+function message(req: RecipeReq): { op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign'; body: Record<string, unknown> } {
+  switch (req.t) {
+    case 'grant':
+      return { op: 'grant', body: { ttlMs: TTL_MS } };
+    case 'revoke':
+      return { op: 'revoke', body: { leaseId: req.lease } };
+    case 'acquire':
+      return { op: 'acquire', body: { name: req.name, leaseId: req.lease, wait: req.wait, permits: req.permits, shared: req.shared, lockDelayMs: req.lockDelayMs } };
+    case 'release':
+      return { op: 'release', body: { name: req.name, fencingToken: req.token, leaseId: req.lease } };
+    case 'setPermits':
+      return { op: 'setPermits', body: { name: req.name, permits: req.permits } };
+    case 'inspect':
+      return { op: 'inspect', body: { name: req.name } };
+    case 'campaign':
+      return { op: 'campaign', body: { name: req.name, leaseId: req.lease, value: req.value } };
+    case 'proclaim':
+      return { op: 'proclaim', body: { leader: { name: req.name, leaseId: req.lease, fencingToken: req.token }, value: req.value } };
+    case 'leader':
+      return { op: 'leader', body: { name: req.name } };
+    case 'resign':
+      return { op: 'resign', body: { leader: { name: req.name, leaseId: req.lease, fencingToken: req.token } } };
+  }
+}
+
+/** A call that may wait (in the model: may be 'pending'). */
+export const waits = (req: RecipeReq) => (req.t === 'acquire' && req.wait) || req.t === 'campaign';
+
+async function answerOf(t: RecipeReq['t'], p: Promise<unknown>): Promise<Answer> {
+  try {
+    return { ok: true, body: project(t, (await p) as Record<string, unknown>) };
+  } catch (e) {
+    const code = (e as grpc.ServiceError).code;
+    if (typeof code !== 'number') throw e;
+    return { ok: false, code };
+  }
+}
+
+/** Where requests go: unary calls to one node, or the Session stream. */
+export type Sender = (req: RecipeReq) => Promise<Answer>;
+
+/** A node's unary RPCs (Lease, Lock, Election). */
+export function unarySender(api: LockApi, election: ElectionClient): Sender {
+  return (req) => {
+    const { op, body } = message(req);
+    const deadline = Date.now() + (waits(req) ? WAIT_MS : CALL_MS);
+    const rid = { requestId: randomUUID() };
+    const call = <T>(start: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void) => new Promise<T>((res, rej) => start((err, r) => (err ? rej(err) : res(r as T))));
+    const o = { deadline };
+    const p: Promise<unknown> = (() => {
+      switch (op) {
+        case 'grant':
+          return call((cb) => api.lease.Grant({ ...body, ...rid }, o, cb));
+        case 'revoke':
+          return call((cb) => api.lease.Revoke({ ...body, ...rid }, o, cb));
+        case 'acquire':
+          return call((cb) => api.lock.Acquire({ ...body, ...rid }, o, cb));
+        case 'release':
+          return call((cb) => api.lock.Release({ ...body, ...rid }, o, cb));
+        case 'setPermits':
+          return call((cb) => api.lock.SetPermits({ ...body, ...rid }, o, cb));
+        case 'inspect':
+          return call((cb) => api.lock.Inspect(body, o, cb));
+        case 'campaign':
+          return call((cb) => election.Campaign({ ...body, ...rid }, o, cb));
+        case 'proclaim':
+          return call((cb) => election.Proclaim(body, o, cb));
+        case 'leader':
+          return call((cb) => election.Leader(body, o, cb));
+        case 'resign':
+          return call((cb) => election.Resign({ ...body, ...rid }, o, cb));
+      }
+    })();
+    return answerOf(req.t, p);
+  };
+}
+
+export function electionStub(address: string): ElectionClient {
+  return new lockdProto.lockd.v1.Election(address, grpc.credentials.createInsecure());
+}
+
+/** The same requests as Session operations (the same request messages, request ids included). */
+export function sessionSender(s: SessionClient): Sender {
+  return (req) => {
+    const { op, body } = message(req);
+    const withId = op === 'inspect' || op === 'leader' || op === 'proclaim' ? body : { ...body, requestId: randomUUID() };
+    return answerOf(req.t, s.call(op, withId as never, { timeoutMs: waits(req) ? WAIT_MS : CALL_MS }));
+  };
+}
+
