@@ -5,7 +5,12 @@ import * as grpc from '@grpc/grpc-js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_FENCE_VALUE_BYTES } from '../../../src/lockd/state-machine/limits.js';
 import { readFileSync } from 'node:fs';
-import { ApiFixture } from './api-fixture.js';
+import { lockdProto } from '../../../src/proto/lockd.js';
+import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';
+import { BATCH_HEADER } from '../../../src/lockd/api/session-batch.js';
+import { MAX_IN_FLIGHT } from '../../../src/lockd/api/session-service.js';
+import { ApiFixture, waitFor } from './api-fixture.js';
 
 /** A process's CPU time so far (utime + stime, ms): load-insensitive, unlike wall time. */
 function cpuMs(pid: number): number {
@@ -86,6 +91,36 @@ describe('rapi review: Session batches against a real cluster', function () {
     const spent = cpuMs(pid) - before;
     expect(outcome).to.be.oneOf(['answered', 'INVALID_ARGUMENT', 'RESOURCE_EXHAUSTED']);
     expect(spent, 'leader CPU ms for one refused element').to.be.below(300);
+  });
+
+  it(`applies the ${MAX_IN_FLIGHT}-operation in-flight bound per element of a batch, not per message, and the stream goes on`, async () => {
+    const stub = new lockdProto.lockd.v1.Session(f.cluster.node(await f.refreshLeader()).address, grpc.credentials.createInsecure());
+    const md = new grpc.Metadata();
+    md.set(BATCH_HEADER, '1');
+    const call = stub.Open(md);
+    closers.push(() => (call.cancel(), stub.close()));
+    const answers: SessionResponse__Output[] = [];
+    call.on('data', (m: SessionResponse__Output) => answers.push(...(m.batch.length > 0 ? m.batch : [m])));
+    call.on('error', () => {});
+    const answered = (ids: number[]) => waitFor(`answers to ${ids.length} ids`, () => (ids.every((id) => answers.some((a) => a.id === id)) ? true : undefined), 30_000);
+    const { leaseId: a } = await f.leader.grant(60_000);
+    const { leaseId: b } = await f.leader.grant(60_000);
+    await f.leader.acquire('rapi-bound', a);
+    const wait = (id: number): SessionRequest => ({ id, acquire: { name: 'rapi-bound', leaseId: b, wait: true }, timeoutMs: 50_000 });
+    for (let m = 0; m < MAX_IN_FLIGHT / 256; m++) call.write({ batch: Array.from({ length: 256 }, (_, k) => wait(m * 256 + k + 1)) });
+    // Three more in one batch: each refused on its own (the last would also be invalid: the bound comes first).
+    call.write({ batch: [{ id: 2001, inspect: { name: 'rapi-bound' } }, wait(2002), { id: 2003, acquire: { name: '', leaseId: b, wait: false } }] });
+    await answered([2001, 2002, 2003]);
+    for (const id of [2001, 2002, 2003]) expect(answers.find((x) => x.id === id)!.error, `id ${id}`).to.include({ code: grpc.status.RESOURCE_EXHAUSTED });
+    expect(answers).to.have.length(3);
+    await f.leader.revoke(b);
+    const waits = Array.from({ length: MAX_IN_FLIGHT }, (_, k) => k + 1);
+    await answered(waits);
+    expect(new Set(waits.map((id) => answers.find((x) => x.id === id)!.error?.code))).to.deep.equal(new Set([grpc.status.NOT_FOUND]));
+    call.write({ batch: [{ id: 1, inspect: { name: 'rapi-bound' } }] }); // ids free again, the stream still serves
+    await waitFor('a fresh answer to id 1', () => (answers.filter((x) => x.id === 1).length === 2 ? true : undefined));
+    expect(answers.filter((x) => x.id === 1)[1].inspect).to.include({ held: true, holderLeaseId: a });
+    await f.leader.revoke(a);
   });
 
   it('answers every one of 70 fence writes of 64 KiB started in one turn (each valid alone)', async () => {
