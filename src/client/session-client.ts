@@ -61,6 +61,8 @@ interface Conn {
   batches: boolean;
   /** Requests waiting for the end of this turn (only while `batches`). */
   outbox: SessionRequest[];
+  /** approxSize of the outbox's requests. */
+  outboxBytes: number;
   /** The stream is over: nothing more is written to it. */
   ended: boolean;
 }
@@ -69,6 +71,22 @@ interface Conn {
 const BATCH_HEADER = 'lockd-session-batch';
 /** Most requests in one batch message (the server refuses more). */
 const MAX_BATCH = 256;
+/**
+ * Estimated bytes of one batch message at most (approxSize): a turn's requests are bounded by size
+ * as well as count, so 70 fence writes of 64 KiB go as five messages, not one of 4.6 MB that the
+ * server refuses (its limit is 4 MiB per message) by ending the stream with everything in flight.
+ */
+const MAX_BATCH_BYTES = 1024 * 1024;
+
+/** An over-estimate of `v`'s encoded size: its strings' and bytes' lengths plus 16 bytes per field (tag, length, a varint). */
+function approxSize(v: unknown): number {
+  if (typeof v === 'string') return 16 + Buffer.byteLength(v);
+  if (v instanceof Uint8Array) return 16 + v.length;
+  if (typeof v !== 'object' || v === null) return 16;
+  let n = 16;
+  for (const x of Object.values(v)) n += approxSize(x);
+  return n;
+}
 
 /** The server answers a timed-out operation itself; the local timer only covers a server that went silent. */
 const LOCAL_TIMEOUT_GRACE_MS = 1000;
@@ -219,7 +237,11 @@ export class SessionClient {
       conn.call.write(req);
       return;
     }
+    const bytes = approxSize(req);
+    // Would pass the size budget: what is queued goes first (one request over it goes alone).
+    if (conn.outboxBytes + bytes > MAX_BATCH_BYTES) this.flush(conn);
     conn.outbox.push(req);
+    conn.outboxBytes += bytes;
     if (conn.outbox.length >= MAX_BATCH) return this.flush(conn);
     if (conn.outbox.length === 1) setImmediate(() => this.flush(conn));
   }
@@ -228,6 +250,7 @@ export class SessionClient {
     const out = conn.outbox;
     if (out.length === 0) return;
     conn.outbox = [];
+    conn.outboxBytes = 0;
     if (conn.ended) return; // their operations already failed UNAVAILABLE (lost)
     conn.call.write(out.length === 1 ? out[0] : { batch: out });
   }
@@ -241,7 +264,7 @@ export class SessionClient {
       if (this.closed) throw new Error('SessionClient is closed');
       const md = new Metadata();
       md.set(BATCH_HEADER, '1');
-      const conn: Conn = { call: ep.session.Open(md), address: ep.address, pending: new Map(), batches: false, outbox: [], ended: false };
+      const conn: Conn = { call: ep.session.Open(md), address: ep.address, pending: new Map(), batches: false, outbox: [], outboxBytes: 0, ended: false };
       conn.call.on('metadata', (h: Metadata) => {
         conn.batches = h.get(BATCH_HEADER)[0] === '1';
       });

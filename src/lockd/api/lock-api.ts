@@ -24,6 +24,7 @@ import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
+import { scanSessionRequests } from './session-batch-scan.js';
 import { apiTiming } from './timing.js';
 
 export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
@@ -49,7 +50,7 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const election = electionHandlers(ctx, deps, proposer, acquirer, events);
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Election.service), election.handlers);
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Auth.service), authHandlers(ctx, deps, proposer));
-  registry.addPublic(limitRequests(lockdProto.lockd.v1.Session.service), sessions.handlers);
+  registry.addPublic(limitRequests(scanSessionRequests(lockdProto.lockd.v1.Session.service)), sessions.handlers);
   // Membership changes are writes too: forwarded to the leader (admin-only: membership-service.ts requireAdmin).
   registry.addForwardable(limitRequests(lockdProto.lockd.v1.Membership.service), membershipHandlers(ctx, deps, proposer));
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');

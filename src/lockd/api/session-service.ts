@@ -27,7 +27,8 @@ import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
 import { ServerStream, ServerStreams } from './server-stream.js';
 import { principalOf } from '../security/principal.js';
-import { AnswerBatcher, BATCH_HEADER, MAX_BATCH } from './session-batch.js';
+import { AnswerBatcher, BATCH_HEADER } from './session-batch.js';
+import { refusedBeforeDecoding } from './session-batch-scan.js';
 import { deadlineOf, type ApiTiming } from './timing.js';
 import type { Caller, OpSpec } from './unary.js';
 
@@ -148,8 +149,11 @@ export class SessionStreams {
   }
 
   private request(s: Session, req: SessionRequest__Output): void {
+    // Too many batch elements (at most MAX_BATCH in all), batches nested too deep, or bytes that do
+    // not decode: refused by Open's deserializer before decoding (session-batch-scan.ts).
+    const refused = refusedBeforeDecoding(req);
+    if (refused) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, refused));
     if (req.batch.length === 0) return this.one(s, req);
-    if (req.batch.length > MAX_BATCH) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, `a session batch holds at most ${MAX_BATCH} requests, got ${req.batch.length}`));
     if (req.op || req.id !== 0 || req.timeoutMs !== 0) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, 'a session request with a batch must carry nothing else (id 0, no operation, no timeout_ms)'));
     for (const r of req.batch) {
       if (!s.stream.open) return; // a reused id in the batch ended the stream

@@ -1,4 +1,4 @@
-// Hostile review of the Session batches (branch papi): what a batching client and a hostile one can
+// Session batches under attack (from a hostile review of papi): what a batching client and a hostile one can
 // do to a real leader, and what the node's own Session.Open decoder does before any check runs.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
@@ -34,7 +34,7 @@ function varint(n: number): Buffer {
   return Buffer.from(out);
 }
 
-describe('rapi review: Session batches against a real cluster', function () {
+describe('lock API: Session batches against hostile and large inputs', function () {
   this.timeout(60_000);
   let f: ApiFixture;
   const closers: Array<() => void> = [];
