@@ -93,6 +93,27 @@ describe('lock API: Session batches against hostile and large inputs', function 
     expect(spent, 'leader CPU ms for one refused element').to.be.below(300);
   });
 
+  const refusals: Array<[string, Buffer, RegExp]> = [
+    ['1.3 million empty elements', emptyElements(1_300_000), /at most 256 requests/],
+    ['bytes that do not decode', Buffer.from([0xf2, 0x01, 0x05, 0x00]), /^malformed session request: /],
+    ['a length-delimited id hiding 300 elements', Buffer.concat([Buffer.from([0x0a, 0x84, 0x07]), emptyElements(300)]), /field 1 has wire type 2/],
+    ['batches nested 120 deep (past protobufjs\' limit: INTERNAL before)', Array.from({ length: 120 }).reduce<Buffer>((b) => Buffer.concat([Buffer.from([0xf2, 0x01]), varint(b.length), b]), Buffer.alloc(0)), /nest at most 8 deep/],
+  ];
+  for (const [what, bytes, reason] of refusals) {
+    it(`ends the stream INVALID_ARGUMENT with the reason for ${what}`, async () => {
+      const raw = new grpc.Client(f.cluster.node(await f.refreshLeader()).address, grpc.credentials.createInsecure());
+      closers.push(() => raw.close());
+      const call = raw.makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+      call.on('data', () => {});
+      call.on('error', () => {}); // the status carries it
+      const ended = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+      call.write(bytes);
+      const st = await ended;
+      expect(st.code, st.details).to.equal(grpc.status.INVALID_ARGUMENT);
+      expect(st.details).to.match(reason);
+    });
+  }
+
   it(`applies the ${MAX_IN_FLIGHT}-operation in-flight bound per element of a batch, not per message, and the stream goes on`, async () => {
     const stub = new lockdProto.lockd.v1.Session(f.cluster.node(await f.refreshLeader()).address, grpc.credentials.createInsecure());
     const md = new grpc.Metadata();
