@@ -10,8 +10,8 @@
 // The walk must never count fewer elements than protobufjs decodes. protobufjs reads a known field
 // by its declared type whatever the wire type says (a uint64 field sent length-delimited is read as
 // a varint, and the "payload" after it is then parsed as more fields), so a known field with the
-// wrong wire type is refused here, as is a tag or length not in 5 bytes (protobufjs reads 5 and
-// goes on from there).
+// wrong wire type is refused here. So is a tag or length longer than 5 bytes (protobufjs takes 5
+// and then skips 5 more unread) and a varint over 10: where the two readers could disagree, refuse.
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import { MAX_BATCH } from './session-batch.js';

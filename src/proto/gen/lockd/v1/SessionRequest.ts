@@ -94,8 +94,12 @@ export interface SessionRequest {
    * `lockd-session-batch: 1` header in its response headers; this one always does): each element
    * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
    * with `batch` set carries nothing else (id 0, no op); an element may not itself hold a batch
-   * (that element is answered INVALID_ARGUMENT). More than 256 elements end the stream
-   * INVALID_ARGUMENT. It saves the per-message framing and callbacks on both sides.
+   * (that element is answered INVALID_ARGUMENT). More than 256 elements in one message, those of
+   * nested batches counted too, or batches nested more than 8 deep, end the stream
+   * INVALID_ARGUMENT (the server counts before it decodes), as does a message that does not
+   * decode. The whole message is bounded like any other (4 MiB): keep a batch well under that
+   * (the TS client sends at most ~1 MiB per batch). It saves the per-message framing and
+   * callbacks on both sides.
    */
   'batch'?: (_lockd_v1_SessionRequest)[];
   /**
@@ -182,8 +186,12 @@ export interface SessionRequest__Output {
    * `lockd-session-batch: 1` header in its response headers; this one always does): each element
    * is handled exactly as if it had arrived alone, in order, and answered by its own id. A message
    * with `batch` set carries nothing else (id 0, no op); an element may not itself hold a batch
-   * (that element is answered INVALID_ARGUMENT). More than 256 elements end the stream
-   * INVALID_ARGUMENT. It saves the per-message framing and callbacks on both sides.
+   * (that element is answered INVALID_ARGUMENT). More than 256 elements in one message, those of
+   * nested batches counted too, or batches nested more than 8 deep, end the stream
+   * INVALID_ARGUMENT (the server counts before it decodes), as does a message that does not
+   * decode. The whole message is bounded like any other (4 MiB): keep a batch well under that
+   * (the TS client sends at most ~1 MiB per batch). It saves the per-message framing and
+   * callbacks on both sides.
    */
   'batch': (_lockd_v1_SessionRequest__Output)[];
   /**
