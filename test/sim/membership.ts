@@ -1,8 +1,8 @@
 // Membership changes in the simulator (issue 13): clients of the leader add learners (spare nodes that start
-// empty, as `--join` does), promote them and remove members, at random and — most often — right after a node
-// became leader, where the rule "no change before an entry of the leader's term committed" matters. The real
-// driver loop proposes them (DriverLoop.proposeConfChange). A removed node is retired once its removal
-// commits (the real node stops itself then, or is refused by the transport). The check of its own:
+// empty, as `--join` does), promote them and remove members, at random and (schedule 'nemesis', conf-nemesis.ts)
+// right after a node became leader, where the rule "no change before an entry of the leader's term committed"
+// matters. The real driver loop proposes them (DriverLoop.proposeConfChange). A removed node is retired once
+// its removal commits (the real node stops itself then, or is refused by the transport). The check of its own:
 // consecutive configurations, as a node applies them, have overlapping majorities.
 
 import { decodeConfigEntry, type ConfChange } from '../../src/raft/membership.js';

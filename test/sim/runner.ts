@@ -212,7 +212,8 @@ class Sim implements DriverHooks, World, LockDriver {
         this.byId.set(id, node);
         return node;
       });
-      // A change asked for on 5% of steps, and of every new leader at once (where the first-commit rule matters).
+      // A change asked for on 5% of steps, and of every new leader at once (where the first-commit rule matters; that
+      // ask reaches the core only in the nemesis schedule: Membership.change).
       const changes = m.fork('changes');
       // Forked after 'changes', and only for this schedule: the default one draws as before it existed.
       this.nemesis = opts.membershipSchedule === 'nemesis' ? new ConfNemesis(m.fork('nemesis'), this.nemesisWorld()) : undefined;
