@@ -4,6 +4,7 @@
 // Planted bugs: --bug (Raft core), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
 import type { PlantedBug } from '../../src/raft/types.js';
 import { LOCK_BUGS, type LockBug } from './lock-app.js';
+import { MEMBERSHIP_SCHEDULES, type MembershipSchedule } from './conf-nemesis.js';
 import type { LockStats } from './lock-checkers.js';
 import type { MembershipStats } from './membership.js';
 import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
@@ -13,7 +14,7 @@ import { START_BUGS, type StartBug } from './voters.js';
 
 export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug ${BUGS.join('|')}] ` +
-  `[--membership] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
+  `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--workers W] [--no-liveness] [--trace-lines L]`;
 
 interface Args {
@@ -44,6 +45,13 @@ function parse(argv: string[]): Args {
       case '--trace-lines': opts.traceLines = int(flag, v, 1); i++; break;
       case '--no-liveness': opts.liveness = false; break;
       case '--membership': opts.membership = true; break;
+      case '--membership-schedule':
+        if (!MEMBERSHIP_SCHEDULES.includes(v as MembershipSchedule)) {
+          throw new Error(`--membership-schedule must be one of ${MEMBERSHIP_SCHEDULES.join(', ')}, got ${v ?? 'nothing'}`);
+        }
+        opts.membershipSchedule = v as MembershipSchedule;
+        i++;
+        break;
       case '--nodes': {
         const n = int(flag, v, 3);
         if (n !== 3 && n !== 5) throw new Error(`--nodes must be 3 or 5, got ${n}`);
@@ -87,6 +95,7 @@ function parse(argv: string[]): Args {
   }
   if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
   if (opts.lockBug && opts.app !== 'lock') throw new Error('--lock-bug needs --app lock');
+  if (opts.membershipSchedule && !opts.membership) throw new Error('--membership-schedule needs --membership');
   args.opts = opts;
   return args;
 }
@@ -146,7 +155,8 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
     : [];
   const change = (k: keyof MembershipStats) => sum((r) => r.membership?.[k] ?? 0);
   const membershipLine = ok.some((r) => r.membership)
-    ? [`membership: ${change('proposed')} changes appended (${change('refused')} refused), ${change('committed')} committed, ${change('retired')} removed nodes retired`]
+    ? [`membership: ${change('proposed')} changes appended (${change('refused')} refused), ${change('committed')} committed, ${change('retired')} removed nodes retired` +
+      (ok.some((r) => r.nemesis) ? `; nemesis: ${sum((r) => r.nemesis?.cuts ?? 0)} changing leaders cut off, ${sum((r) => r.nemesis?.shifts ?? 0)} partitions shifted to the next leader` : '')]
     : [];
   return [
     `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,

@@ -177,13 +177,17 @@ export function describeProfile(p: Profile): string {
   ].filter(Boolean).join(', ');
 }
 
+/** Every link between sides a and b, both ways. */
+export function cutBetween(a: readonly NodeId[], b: readonly NodeId[]): [NodeId, NodeId][] {
+  return a.flatMap((x) => b.flatMap((y): [NodeId, NodeId][] => [[x, y], [y, x]]));
+}
+
 /** Directed links to cut for a partition of the given kind. */
 export function partitionLinks(kind: PartitionKind, ids: readonly NodeId[], leader: NodeId | undefined, prng: Prng): [NodeId, NodeId][] {
   const n = ids.length;
   const minority = Math.floor((n - 1) / 2) || 1;
   const chief = leader ?? prng.pick(ids);
-  const both = (a: readonly NodeId[], b: readonly NodeId[]): [NodeId, NodeId][] =>
-    a.flatMap((x) => b.flatMap((y): [NodeId, NodeId][] => [[x, y], [y, x]]));
+  const both = cutBetween;
   switch (kind) {
     case 'minority': {
       const order = prng.shuffle([...ids]);
@@ -311,6 +315,15 @@ export class FaultSchedule {
     if (down >= this.profile.maxDown) return;
     node.restartAt = step + this.prng.range(this.profile.downSteps[0], this.profile.downSteps[1]);
     this.armed = { node: node.id, point, cycles };
+  }
+
+  /** Replace any partition by these cuts now, held `steps` steps (the membership nemesis, conf-nemesis.ts); false once calm. */
+  impose(kind: string, cuts: [NodeId, NodeId][], step: number, steps: number): boolean {
+    if (this.calm) return false;
+    this.partitionEnds = step + steps;
+    this.partitions++;
+    this.world.setCuts(kind, cuts);
+    return true;
   }
 
   /** A node just became leader (its first Ready as leader): maybe crash it soon. */

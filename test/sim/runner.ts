@@ -11,12 +11,13 @@ import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
 import { LockChecker, type LockStats } from './lock-checkers.js';
 import { LockWorkload, describeLockMix, drawLockMix, type LockDriver, type Proposal } from './lock-workload.js';
-import { FaultSchedule, describeProfile, drawProfile, type Profile, type World } from './faults.js';
+import { FaultSchedule, cutBetween, describeProfile, drawProfile, type Profile, type World } from './faults.js';
 import { Network, type NetworkConditions } from './network.js';
 import { Prng } from './prng.js';
 import { SimNode, type CrashKind, type CrashPoint, type DriverHooks } from './sim-node.js';
 import type { DiskBug } from './sim-storage.js';
 import type { StartBug } from './voters.js';
+import { ConfNemesis, type MembershipSchedule, type NemesisWorld } from './conf-nemesis.js';
 import { Membership, SPARES, type MembershipStats, type MembershipWorld } from './membership.js';
 import { Trace } from './trace.js';
 
@@ -43,6 +44,8 @@ export interface SimOptions {
   readonly startBug?: StartBug;
   /** Membership changes at random (membership.ts): spare nodes added as learners, promoted, members removed. */
   readonly membership?: boolean;
+  /** Membership runs: 'nemesis' adds partitions timed to the changes (conf-nemesis.ts); default 'default'. */
+  readonly membershipSchedule?: MembershipSchedule;
 }
 
 export type SimApp = 'hash' | 'lock';
@@ -102,6 +105,8 @@ export interface SimReport {
   readonly lock?: LockStats;
   /** Membership runs: changes proposed, refused, committed, nodes retired. */
   readonly membership?: MembershipStats;
+  /** Membership schedule 'nemesis': leaders cut off after appending a change, and partitions shifted to the next leader. */
+  readonly nemesis?: { cuts: number; shifts: number };
   readonly violation?: SimViolation;
 }
 
@@ -149,6 +154,7 @@ class Sim implements DriverHooks, World, LockDriver {
   private readonly lockChecker: LockChecker | undefined;
   private readonly workload: LockWorkload | undefined;
   private readonly membership: Membership | undefined;
+  private readonly nemesis: ConfNemesis | undefined;
   /** Nodes whose removal committed, to take out of the run at the start of the next step. */
   private toRetire: SimNode[] = [];
   private now = 0;
@@ -206,9 +212,20 @@ class Sim implements DriverHooks, World, LockDriver {
         this.byId.set(id, node);
         return node;
       });
-      // A change asked for on 5% of steps, and of every new leader at once (where the first-commit rule matters).
-      this.membership = new Membership(this.membershipWorld(), spares, m.fork('changes'), 0.05, 1);
+      // A change asked for on 5% of steps, and of every new leader at once (where the first-commit rule matters; that
+      // ask reaches the core only in the nemesis schedule: Membership.change).
+      const changes = m.fork('changes');
+      // Forked after 'changes', and only for this schedule: the default one draws as before it existed.
+      this.nemesis = opts.membershipSchedule === 'nemesis' ? new ConfNemesis(m.fork('nemesis'), this.nemesisWorld()) : undefined;
+      this.membership = new Membership(this.membershipWorld(), spares, changes, 0.05, 1, this.nemesis);
     }
+  }
+
+  private nemesisWorld(): NemesisWorld {
+    return {
+      ids: () => this.nodes.map((x) => x.id),
+      split: (kind, a, b, steps) => this.faults.impose(kind, cutBetween(a, b), this.now, steps),
+    };
   }
 
   private membershipWorld(): MembershipWorld {
@@ -254,6 +271,7 @@ class Sim implements DriverHooks, World, LockDriver {
       o.nodes ? `--nodes ${o.nodes}` : '', o.plantedBug ? `--bug ${o.plantedBug}` : '', o.liveness === false ? '--no-liveness' : '',
       o.app && o.app !== 'hash' ? `--app ${o.app}` : '', o.lockBug ? `--lock-bug ${o.lockBug}` : '',
       o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '', o.membership ? '--membership' : '',
+      o.membershipSchedule && o.membershipSchedule !== 'default' ? `--membership-schedule ${o.membershipSchedule}` : '',
       o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
@@ -265,6 +283,7 @@ class Sim implements DriverHooks, World, LockDriver {
       stats: this.stats,
       ...(this.lockChecker ? { lock: this.lockChecker.stats } : {}),
       ...(this.membership ? { membership: this.membership.stats } : {}),
+      ...(this.nemesis ? { nemesis: { cuts: this.nemesis.cuts, shifts: this.nemesis.shifts } } : {}),
       violation,
     };
   }
