@@ -96,6 +96,9 @@ describe('lock API: cleanup of an abandoned wait', function () {
     const { call, tH } = await waitBehind(f.leader, name, H, L, 'failover-1');
     const others = f.cluster.nodes.map((n) => n.id).filter((id) => id !== old);
     // Watched from a node that stays up: a cleanup that ran before the pause would show as WAIT_CANCELLED.
+    // It must have applied L's queueing first (a follower learns the commit index with the next App or
+    // heartbeat), or the stream would open with that QUEUED event.
+    await f.cluster.waitForApplied((await f.cluster.status(old)).appliedIndex, [others[0]]);
     const obs = await f.api(others[0]).observe(name);
     // The client gives up on the waiting node, which stops within the grace period (its cleanup
     // timer frozen); the client retries the same request on the next leader.
