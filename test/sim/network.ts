@@ -95,6 +95,13 @@ export class Network {
     return this.pending;
   }
 
+  /** The step by which every message queued so far has been delivered (or `now` if none is queued). */
+  drainedBy(now: number): number {
+    let last = now;
+    for (const at of this.due.keys()) if (at > last) last = at;
+    return last;
+  }
+
   private delay(): number {
     const c = this.conditions;
     if (c.longDelayMax > c.maxDelay && this.prng.chance(c.longDelayRate)) return this.prng.range(c.maxDelay + 1, c.longDelayMax);

@@ -410,10 +410,14 @@ class Sim implements DriverHooks, World, LockDriver {
     // "Stable" = the same leader, followed by all, for a whole window: long enough for a CheckQuorum round
     // and for any TimeoutNow or vote still in flight from before the heal to land.
     const window = 2 * this.profile.node.electionTick + 2;
+    // A message sent before the heal may have drawn a long delay that outlasts that window: e.g. a
+    // TimeoutNow of a transfer the leader has since abandoned lands 31 steps later and starts an
+    // election (seed 3836). Stability is judged only once everything sent before the heal has landed.
+    const drained = this.network.drainedBy(this.now);
     let leader: SimNode | undefined;
     let since = this.now;
     for (;;) {
-      const l = this.stableLeader();
+      const l = this.now < drained ? undefined : this.stableLeader();
       if (!l || l !== leader || l.term !== leader.term) since = this.now;
       leader = l;
       if (leader && this.now - since >= window) break;
