@@ -1,14 +1,14 @@
-// Review of the binary command codec (branch pcodec) on a real 3-node cluster through the public
-// gRPC API: a name or key that begins with U+FEFF is a name of its own (the API accepts it), but the
-// codec's UTF-8 decoder strips it as a byte-order mark, so every replica applies the command to
-// another name: a fenced write to "\uFEFFbom/k" overwrites "bom/k" and raises its token.
+// On a real 3-node cluster through the public gRPC API: a name or key that begins with U+FEFF is a
+// name of its own (the API accepts it). The first binary command codec's UTF-8 decoder stripped it
+// as a byte-order mark, so every replica applied the command to another name: a fenced write to
+// "\uFEFFbom/k" overwrote "bom/k" and raised its token. This test failed on that version.
 import { expect } from 'chai';
 import { ApiFixture, useApiFixture } from './api-fixture.js';
 
 const TTL_MS = 10_000;
 const BOM = '\uFEFF';
 
-describe('review: names beginning with U+FEFF survive the replicated log', function () {
+describe('lock API: names beginning with U+FEFF survive the replicated log', function () {
   this.timeout(60_000);
   let f: ApiFixture;
   useApiFixture((x) => (f = x));

@@ -1,5 +1,6 @@
-// Review of the binary command codec (branch pcodec, format 2): each test here names a defect found by
-// a hostile review and fails on the code under review.
+// The binary command codec (format 2) against the defects a hostile review found in its first version:
+// each test failed on that version (a leading U+FEFF stripped, a Buffer view kept, non-canonical input
+// accepted, out-of-range permits erased, an oversized buffer pinned).
 import { expect } from 'chai';
 import { type Command, CommandDecodeError, COMMAND_FORMAT_VERSION, decodeCommand, encodeCommand, validateCommand } from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
@@ -7,7 +8,7 @@ import { Harness } from './harness.js';
 const V = COMMAND_FORMAT_VERSION;
 const BOM = '\uFEFF';
 
-describe('command codec review (pcodec)', () => {
+describe('command codec: defects found by a hostile review', () => {
   it('keeps a leading U+FEFF in every string field (TextDecoder strips a BOM unless ignoreBOM)', () => {
     // U+FEFF is a format character (Cf), not a control character: validateCommand accepts it in a name.
     const cmds: Command[] = [
