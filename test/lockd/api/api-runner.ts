@@ -6,11 +6,13 @@ import type { ApiFixture } from './api-fixture.js';
 import { ApiModel, BOGUS_LEASE, isFresh, type Answer, type Req } from './api-model.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { describe, keyOf, ON_SESSION, resolve, send, sendOnSession, type Op } from './api-ops.js';
+import type { Coverage, RunResult } from './property-search.js';
+
+export type { Coverage, RunResult };
 
 const UNAVAILABLE = 14;
 const END_MS = 10_000;
 
-export type RunResult = { readonly kind: 'pass' } | { readonly kind: 'inconclusive'; readonly why: string } | { readonly kind: 'fail'; readonly why: string; readonly log: readonly string[] };
 
 interface Call {
   readonly answer: Promise<Answer>;
@@ -21,7 +23,6 @@ class Mismatch extends Error {}
 class Inconclusive extends Error {}
 
 /** What the runs exercised (answers by kind), so a test can insist the interesting paths were taken. */
-export type Coverage = Map<string, number>;
 
 export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: string, seen: Coverage = new Map()): Promise<RunResult> {
   const m = new ApiModel();

@@ -8,7 +8,8 @@
 import { Prng } from '../../sim/prng.js';
 import { ApiFixture } from './api-fixture.js';
 import { drawKinds, drawOp, type Op } from './recipe-ops.js';
-import { runRecipes, type Coverage, type RunResult } from './recipe-runner.js';
+import { runRecipes, type Coverage } from './recipe-runner.js';
+import { searchSeeds } from './property-search.js';
 
 const [FIRST, LAST] = (process.env.LOCKD_PROP_SEEDS ?? '1-16').split('-').map(Number);
 const OPS = Number(process.env.LOCKD_PROP_OPS ?? 60);
@@ -25,7 +26,6 @@ function sequence(seed: number): Op[] {
 describe('lock API recipe property test: semaphores, read-write locks, lock-delay, SetPermits, elections against a reference model (3 nodes)', function () {
   this.timeout(600_000);
   let f: ApiFixture;
-  let runs = 0;
   const seen: Coverage = new Map();
 
   before(async () => {
@@ -35,43 +35,11 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
     await f?.stop();
   });
 
-  /** Run `ops` in a fresh namespace; a run that met UNAVAILABLE is retried (up to 3 times). */
-  const run = async (seed: number, ops: readonly Op[]): Promise<RunResult> => {
-    let r: RunResult = { kind: 'inconclusive', why: 'not run' };
-    for (let attempt = 0; attempt < 3 && r.kind === 'inconclusive'; attempt++) r = await runRecipes(f, ops, `q${seed}x${runs++}`, seen);
-    return r;
-  };
-
-  /** Delta debugging by chunks: the shortest sub-sequence found (within SHRINK_RUNS) that still fails. */
-  const shrink = async (seed: number, ops: Op[]): Promise<Op[]> => {
-    let cur = ops;
-    let budget = SHRINK_RUNS;
-    for (let chunk = Math.ceil(cur.length / 2); chunk >= 1 && budget > 0; ) {
-      let removed = false;
-      for (let i = 0; i < cur.length && budget > 0; budget--) {
-        const cand = [...cur.slice(0, i), ...cur.slice(i + chunk)];
-        if ((await run(seed, cand)).kind === 'fail') {
-          cur = cand;
-          removed = true;
-        } else i += chunk;
-      }
-      if (!removed) chunk = Math.floor(chunk / 2);
-    }
-    return cur;
-  };
-
   it(`seeds ${FIRST}–${LAST}, ${OPS} ops each: every answer is the model's`, async () => {
-    let inconclusive = 0;
-    for (let seed = FIRST; seed <= LAST; seed++) {
-      const ops = sequence(seed);
-      const r = await run(seed, ops);
-      if (r.kind === 'inconclusive') inconclusive++;
-      if (r.kind !== 'fail') continue;
-      const small = await shrink(seed, ops);
-      const again = await run(seed, small);
-      const shown = again.kind === 'fail' ? again : r;
-      throw new Error(`seed ${seed}: ${shown.why}\nshrunk from ${ops.length} to ${small.length} ops (replay: LOCKD_PROP_SEEDS=${seed}-${seed}):\n${shown.log.join('\n')}`);
-    }
+    const inconclusive = await searchSeeds({
+      first: FIRST, last: LAST, sequence, shrinkRuns: SHRINK_RUNS,
+      runOnce: (seed, ops, attempt) => runRecipes(f, ops, `q${seed}x${attempt}`, seen),
+    });
     if (process.env.LOCKD_PROP_LOG) console.log(JSON.stringify([...seen].sort()));
     // The sequences must reach the paths that matter, or passing proves little.
     for (const k of [

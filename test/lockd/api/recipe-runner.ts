@@ -6,14 +6,15 @@ import type { ApiFixture } from './api-fixture.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { isFresh, isRange, MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
 import { electionStub, nameOf, NAMES, resolve, sessionSender, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
+import type { Coverage, RunResult } from './property-search.js';
+
+export type { Coverage, RunResult };
 
 const UNAVAILABLE = 14;
 const END_MS = 10_000;
 /** A run this long after its first lock-delay started could see the delay end: inconclusive. */
 const DELAY_GUARD_MS = MAX_DELAY_MS - 15_000;
 
-export type RunResult = { readonly kind: 'pass' } | { readonly kind: 'inconclusive'; readonly why: string } | { readonly kind: 'fail'; readonly why: string; readonly log: readonly string[] };
-export type Coverage = Map<string, number>;
 
 class Mismatch extends Error {}
 class Inconclusive extends Error {}
