@@ -19,7 +19,7 @@ import { Connections } from '../../src/client/connections.js';
 import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
 import { ADVERSARY_INDEX, clockSince, HistoryWriter, type InspectOutput } from './history.js';
-import { unaryCall, type Outcome } from './lockd-calls.js';
+import { failureRecord as failOut, unaryCall, type Outcome } from './lockd-calls.js';
 import { ADVERSARY_CALLS, type ClientConfig } from './workload-config.js';
 import type { InspectRequest } from '../../src/proto/gen/lockd/v1/InspectRequest.js';
 import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
@@ -46,7 +46,6 @@ process.on('SIGINT', () => (stopping = true));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const client = () => conns.get(rng.pick(cfg!.endpoints));
-const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
 
 function complete<T>(id: string, o: Outcome<T>, out: (v: T) => unknown): void {
   if (o.kind === 'ok') hist.complete(id, 'ok', out(o.value));

@@ -7,7 +7,38 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Connections } from '../../src/client/connections.js';
 import type { LeaseKeepAliveRequest } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
 import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import type { LeaseGrantRequest } from '../../src/proto/gen/lockd/v1/LeaseGrantRequest.js';
+import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
 import type { HistoryWriter } from './history.js';
+import { failureRecord, retryCall, unaryCall, type RetryOptions } from './lockd-calls.js';
+
+/** What a client process grants its leases with (workload-client.ts, recipe-client.ts). */
+export interface GrantContext {
+  readonly hist: HistoryWriter;
+  readonly conns: Connections;
+  readonly endpoints: readonly string[];
+  readonly ttlMs: number;
+  readonly now: () => number;
+}
+
+/**
+ * A recorded Lease.Grant, every attempt with one request id, retried across nodes as `retry` says; on
+ * success a LeaseKeeper keeping it alive. `endpoint`: where the last attempt went (the lease's, on
+ * success), where the client's next call starts.
+ */
+export async function grantKeptLease(
+  c: GrantContext, requestId: string, retry: RetryOptions<LeaseGrantResponse__Output>,
+): Promise<{ lease: LeaseKeeper | undefined; endpoint: number }> {
+  const { id, time } = c.hist.invoke('grant', { ttlMs: c.ttlMs });
+  const req: LeaseGrantRequest = { ttlMs: c.ttlMs, requestId };
+  const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => c.conns.get(c.endpoints[i]).lease.Grant(q, o, cb), req, t), retry);
+  if (r.last.kind !== 'ok') {
+    c.hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failureRecord(r.last));
+    return { lease: undefined, endpoint: r.endpoint };
+  }
+  c.hist.complete(id, 'ok', { leaseId: r.last.value.leaseId });
+  return { lease: new LeaseKeeper(r.last.value.leaseId, c.ttlMs, time, c.hist, c.conns, c.endpoints, r.endpoint, c.now), endpoint: r.endpoint };
+}
 
 export class LeaseKeeper {
   trustedUntil: number;

@@ -8,6 +8,9 @@ export type Outcome<T> =
   | { kind: 'fail'; code: string; message: string }
   | { kind: 'unknown'; code: string; message: string };
 
+/** How a definite or unknown failure is recorded in a history (the message bounded). */
+export const failureRecord = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
+
 /** Codes a server answers only when it changed nothing. */
 const DEFINITE = new Set([
   Status.INVALID_ARGUMENT, Status.NOT_FOUND, Status.FAILED_PRECONDITION, Status.RESOURCE_EXHAUSTED,
@@ -38,6 +41,18 @@ export function unaryCall<Req, Res>(fn: UnaryFn<Req, Res>, req: Req, timeoutMs: 
   });
 }
 
+export interface RetryOptions<T> {
+  budgetMs: number;
+  attemptMs: number;
+  firstEndpoint: number;
+  endpoints: number;
+  /** Outcomes not to retry even though unknown (e.g. a wait that ran out of time). */
+  final?: (o: Outcome<T>) => boolean;
+  stop?: () => boolean;
+  /** Told of every attempt that is followed by another: its outcome and when it started (Date.now()). */
+  retried?: (o: Outcome<T>, startedAt: number) => void;
+}
+
 /**
  * Retry a call on successive endpoints until it is definite (ok or fail) or `budgetMs` runs out.
  * Returns the last outcome and whether any attempt was unknown: after an unknown attempt a later
@@ -45,17 +60,7 @@ export function unaryCall<Req, Res>(fn: UnaryFn<Req, Res>, req: Req, timeoutMs: 
  */
 export async function retryCall<T>(
   attempt: (endpointIndex: number, timeoutMs: number) => Promise<Outcome<T>>,
-  opts: {
-    budgetMs: number;
-    attemptMs: number;
-    firstEndpoint: number;
-    endpoints: number;
-    /** Outcomes not to retry even though unknown (e.g. a wait that ran out of time). */
-    final?: (o: Outcome<T>) => boolean;
-    stop?: () => boolean;
-    /** Told of every attempt that is followed by another: its outcome and when it started (Date.now()). */
-    retried?: (o: Outcome<T>, startedAt: number) => void;
-  },
+  opts: RetryOptions<T>,
 ): Promise<{ last: Outcome<T>; uncertain: boolean; endpoint: number; attempts: number; lastStartedAt: number }> {
   const until = Date.now() + opts.budgetMs;
   let ep = opts.firstEndpoint;

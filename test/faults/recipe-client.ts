@@ -20,11 +20,9 @@ import { Connections } from '../../src/client/connections.js';
 import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
 import { clockSince, HistoryWriter, type ObserveOutput, type OpInputs, type OpKind, type OpOutputs } from './history.js';
-import { retryCall, unaryCall, type Outcome } from './lockd-calls.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import { failureRecord as failOut, retryCall, unaryCall, type Outcome } from './lockd-calls.js';
+import { grantKeptLease, type LeaseKeeper } from './lease-keeper.js';
 import { FREE, HOLD, LOCK_DELAY_MS, RECIPE, SEMAPHORE_PERMITS, type ClientConfig } from './workload-config.js';
-import type { LeaseGrantRequest } from '../../src/proto/gen/lockd/v1/LeaseGrantRequest.js';
-import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
 import type { LeaseRevokeRequest } from '../../src/proto/gen/lockd/v1/LeaseRevokeRequest.js';
 import type { LeaseRevokeResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseRevokeResponse.js';
 import type { AcquireRequest } from '../../src/proto/gen/lockd/v1/AcquireRequest.js';
@@ -63,7 +61,7 @@ process.on('SIGINT', () => (stopping = true));
 const ep = (i: number) => conns.get(cfg.endpoints[i % n]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const newId = () => `${cfg!.id}-${++seq}`;
-const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
+const grantContext = { hist, conns, endpoints: cfg.endpoints, ttlMs: cfg.ttlMs, now };
 type Unary<Req, Res> = (i: number, req: Req, timeoutMs: number) => Promise<Outcome<Res>>;
 
 /**
@@ -91,18 +89,9 @@ async function recorded<K extends OpKind, Req, Res>(
 }
 
 async function grantLease(): Promise<LeaseKeeper | undefined> {
-  const requestId = newId();
-  const { id, time } = hist.invoke('grant', { ttlMs: cfg!.ttlMs });
-  const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => ep(i).lease.Grant(q, o, cb), { ttlMs: cfg!.ttlMs, requestId }, t), {
-    budgetMs: cfg!.opBudgetMs, attemptMs: cfg!.attemptMs, firstEndpoint: endpoint, endpoints: n,
-  });
+  const r = await grantKeptLease(grantContext, newId(), { budgetMs: cfg!.opBudgetMs, attemptMs: cfg!.attemptMs, firstEndpoint: endpoint, endpoints: n });
   endpoint = r.endpoint;
-  if (r.last.kind !== 'ok') {
-    hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
-    return undefined;
-  }
-  hist.complete(id, 'ok', { leaseId: r.last.value.leaseId });
-  return new LeaseKeeper(r.last.value.leaseId, cfg!.ttlMs, time, hist, conns, cfg!.endpoints, endpoint, now);
+  return r.lease;
 }
 
 async function revoke(lease: LeaseKeeper): Promise<void> {

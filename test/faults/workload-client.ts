@@ -19,12 +19,10 @@ import { loadClientTls } from '../../src/client/tls.js';
 import { Prng } from '../sim/prng.js';
 import { clockSince, HistoryWriter, type ReadOutput, type StoreKind } from './history.js';
 import { append, decode, encode, element, lastOf, ordered, type GuardedValue } from './guarded-value.js';
-import { retryCall, unaryCall, type Outcome } from './lockd-calls.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import { failureRecord as failOut, retryCall, unaryCall, type Outcome } from './lockd-calls.js';
+import { grantKeptLease, type LeaseKeeper } from './lease-keeper.js';
 import { plainRead, plainWrite } from './plain-store.js';
 import { FREE, guardKey, HOLD, type ClientConfig } from './workload-config.js';
-import type { LeaseGrantRequest } from '../../src/proto/gen/lockd/v1/LeaseGrantRequest.js';
-import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
 import type { LeaseRevokeRequest } from '../../src/proto/gen/lockd/v1/LeaseRevokeRequest.js';
 import type { LeaseRevokeResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseRevokeResponse.js';
 import type { AcquireRequest } from '../../src/proto/gen/lockd/v1/AcquireRequest.js';
@@ -65,21 +63,14 @@ const opts = <T>(final?: (o: Outcome<T>) => boolean) => {
   if (!cfg.sticky && rng.chance(0.5)) endpoint = rng.int(n);
   return { budgetMs: cfg.opBudgetMs, attemptMs: cfg.attemptMs, firstEndpoint: endpoint, endpoints: n, final };
 };
-const failOut = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
+const grantContext = { hist, conns, endpoints: cfg.endpoints, ttlMs: cfg.ttlMs, now };
 
 async function grantLease(): Promise<LeaseKeeper | undefined> {
   const requestId = `${cfg!.id}-${++requestSeq}`;
   if (cfg!.sticky) endpoint++;
-  const { id, time } = hist.invoke('grant', { ttlMs: cfg!.ttlMs });
-  const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => ep(i).lease.Grant(q, o, cb), { ttlMs: cfg!.ttlMs, requestId }, t), opts());
+  const r = await grantKeptLease(grantContext, requestId, opts());
   endpoint = r.endpoint;
-  if (r.last.kind !== 'ok') {
-    hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failOut(r.last));
-    return undefined;
-  }
-  const leaseId = r.last.value.leaseId;
-  hist.complete(id, 'ok', { leaseId });
-  return new LeaseKeeper(leaseId, cfg!.ttlMs, time, hist, conns, cfg!.endpoints, endpoint, now);
+  return r.lease;
 }
 
 async function revoke(lease: LeaseKeeper): Promise<void> {
