@@ -5,16 +5,11 @@
 // model expects a Fresh value — any number above every id and token seen so far, one per symbol in
 // an answer — and learns it from the answer (bind).
 
+import { isFresh, type Fresh, type Val } from './answer-match.js';
+
 export const HUGE = 1e12;
 /** A lease id no Grant returns in a short run on a fresh cluster. */
 export const BOGUS_LEASE = 999_999_999;
-
-/** A value the server chooses: unseen before, equal for one symbol across an op's answers. */
-export interface Fresh {
-  readonly fresh: string;
-}
-export type Val = number | Fresh;
-export const isFresh = (v: unknown): v is Fresh => typeof v === 'object' && v !== null && 'fresh' in v;
 
 /** One concrete request, as sent (the property test's Op resolved against the model). */
 export type Req =

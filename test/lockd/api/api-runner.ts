@@ -3,7 +3,8 @@
 // with the model's answer, and no other waiting call may end. A run that meets UNAVAILABLE (a leader
 // change on a loaded machine: the outcome of that write is unknown) is inconclusive, not a failure.
 import type { ApiFixture } from './api-fixture.js';
-import { ApiModel, BOGUS_LEASE, isFresh, type Answer, type Req } from './api-model.js';
+import { ApiModel, BOGUS_LEASE, type Answer, type Req } from './api-model.js';
+import { isFresh, matchAnswer } from './answer-match.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { describe, keyOf, ON_SESSION, resolve, send, sendOnSession, type Op } from './api-ops.js';
 import type { Coverage, RunResult } from './property-search.js';
@@ -105,39 +106,11 @@ async function step(m: ApiModel, sendReq: Sender, req: Req, id: number, waiting:
 function check(m: ApiModel, what: string, want: Answer, got: Answer, floor: number, log: string[]): void {
   if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: UNAVAILABLE`);
   log.push(`   ${what} → ${show(got)}`);
-  const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : match(m, want.body, got.body, floor, 'body');
+  const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : matchAnswer(m, want.body, got.body, floor, 'body');
   if (bad !== undefined) throw new Mismatch(`${what}: expected ${show(want, m)}, got ${show(got)} (at ${bad})`);
   if (got.ok) see(m, got.body);
 }
 
-/** Where `got` differs from `want` (undefined: it matches), binding fresh values on the way. */
-function match(m: ApiModel, want: unknown, got: unknown, floor: number, path: string): string | undefined {
-  if (isFresh(want)) {
-    const v = m.val(want);
-    if (v !== undefined) return got === v ? undefined : path;
-    if (typeof got !== 'number' || !(got > floor)) return `${path} (a new id or token above ${floor})`;
-    m.bind(want.fresh, got);
-    return undefined;
-  }
-  if (Array.isArray(want)) {
-    if (!Array.isArray(got) || got.length !== want.length) return path;
-    for (let i = 0; i < want.length; i++) {
-      const d = match(m, want[i], got[i], floor, `${path}[${i}]`);
-      if (d) return d;
-    }
-    return undefined;
-  }
-  if (typeof want === 'object' && want !== null) {
-    if (typeof got !== 'object' || got === null) return path;
-    const keys = new Set([...Object.keys(want), ...Object.keys(got)]);
-    for (const k of keys) {
-      const d = match(m, (want as Record<string, unknown>)[k], (got as Record<string, unknown>)[k], floor, `${path}.${k}`);
-      if (d) return d;
-    }
-    return undefined;
-  }
-  return want === got ? undefined : path;
-}
 
 /** Remember the ids and tokens an answer shows (the generator names them; fresh values must exceed them). */
 function see(m: ApiModel, body: Record<string, unknown>): void {

@@ -11,18 +11,7 @@
 // waiters stay queued, Inspect and a refused Acquire show a delay of at most 60 s — is exact. How
 // much of it remains depends on the clock: the model expects a Range.
 
-/** A value the server chooses (lease id, token): unseen before, one per symbol. */
-export interface Fresh {
-  readonly fresh: string;
-}
-/** A number the server may choose within bounds (a lock-delay's remaining time). */
-export interface Range {
-  readonly min: number;
-  readonly max: number;
-}
-export type Val = number | Fresh;
-export const isFresh = (v: unknown): v is Fresh => typeof v === 'object' && v !== null && 'fresh' in v;
-export const isRange = (v: unknown): v is Range => typeof v === 'object' && v !== null && 'min' in v && 'max' in v;
+import { isFresh, type Fresh, type Range, type Val } from './answer-match.js';
 
 export const MAX_DELAY_MS = 60_000;
 /** A lock-delay's remaining time or end on the logical clock: positive, at most the delay (for the end: any time after 0). */

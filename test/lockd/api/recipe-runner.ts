@@ -4,7 +4,8 @@
 // loaded machine) makes a run inconclusive, as does a run that outlasts a lock-delay it started.
 import type { ApiFixture } from './api-fixture.js';
 import { SessionClient } from '../../../src/client/session-client.js';
-import { isFresh, isRange, MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
+import { MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
+import { isFresh, isRange, matchAnswer } from './answer-match.js';
 import { electionStub, nameOf, NAMES, resolve, sessionSender, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
 import type { Coverage, RunResult } from './property-search.js';
 
@@ -98,39 +99,11 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
 function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: number, log: string[], tokens: number[]): void {
   if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: UNAVAILABLE`);
   log.push(`   ${what} → ${show(got)}`);
-  const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : match(m, want.body, got.body, floor, 'body');
+  const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : matchAnswer(m, want.body, got.body, floor, 'body');
   if (bad !== undefined) throw new Mismatch(`${what}: expected ${show(want, m)}, got ${show(got)} (at ${bad})`);
   if (got.ok) see(m, got.body, tokens);
 }
 
-/** Where `got` differs from `want` (undefined: it matches), binding fresh values on the way. */
-function match(m: RecipeModel, want: unknown, got: unknown, floor: number, path: string): string | undefined {
-  if (isFresh(want)) {
-    const v = m.val(want);
-    if (v !== undefined) return got === v ? undefined : path;
-    if (typeof got !== 'number' || !(got > floor)) return `${path} (a new id or token above ${floor})`;
-    m.bind(want.fresh, got);
-    return undefined;
-  }
-  if (isRange(want)) return typeof got === 'number' && got >= want.min && got <= want.max ? undefined : `${path} (in ${want.min}..${want.max})`;
-  if (Array.isArray(want)) {
-    if (!Array.isArray(got) || got.length !== want.length) return path;
-    for (let i = 0; i < want.length; i++) {
-      const d = match(m, want[i], got[i], floor, `${path}[${i}]`);
-      if (d) return d;
-    }
-    return undefined;
-  }
-  if (typeof want === 'object' && want !== null) {
-    if (typeof got !== 'object' || got === null) return path;
-    for (const k of new Set([...Object.keys(want), ...Object.keys(got)])) {
-      const d = match(m, (want as Record<string, unknown>)[k], (got as Record<string, unknown>)[k], floor, `${path}.${k}`);
-      if (d) return d;
-    }
-    return undefined;
-  }
-  return want === got ? undefined : path;
-}
 
 /** Note the ids and tokens an answer shows: fresh values must exceed them, stale-token ops pick from them. */
 function see(m: RecipeModel, v: unknown, tokens: number[], key = ''): void {

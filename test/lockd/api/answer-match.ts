@@ -1,0 +1,54 @@
+// How the API property tests compare an answer with what their model expects (api-runner.ts,
+// recipe-runner.ts): the expectation is the answer's shape with exact values, except where the
+// server chooses — a Fresh symbol (a new lease id or token, bound on first sight) or a Range.
+
+/** A value the server chooses (lease id, token): unseen before, one per symbol. */
+export interface Fresh {
+  readonly fresh: string;
+}
+/** A number the server may choose within bounds (a lock-delay's remaining time). */
+export interface Range {
+  readonly min: number;
+  readonly max: number;
+}
+export type Val = number | Fresh;
+export const isFresh = (v: unknown): v is Fresh => typeof v === 'object' && v !== null && 'fresh' in v;
+export const isRange = (v: unknown): v is Range => typeof v === 'object' && v !== null && 'min' in v && 'max' in v;
+
+/** The model's symbol table: a bound symbol's value, and binding a new one. */
+export interface Symbols {
+  val(v: Val): number | undefined;
+  bind(sym: string, value: number): void;
+}
+
+/**
+ * Where `got` differs from `want` (undefined: it matches), binding fresh values on the way: an
+ * unbound Fresh matches a number above `floor` (every id and token seen so far) and binds it.
+ */
+export function matchAnswer(m: Symbols, want: unknown, got: unknown, floor: number, path: string): string | undefined {
+  if (isFresh(want)) {
+    const v = m.val(want);
+    if (v !== undefined) return got === v ? undefined : path;
+    if (typeof got !== 'number' || !(got > floor)) return `${path} (a new id or token above ${floor})`;
+    m.bind(want.fresh, got);
+    return undefined;
+  }
+  if (isRange(want)) return typeof got === 'number' && got >= want.min && got <= want.max ? undefined : `${path} (in ${want.min}..${want.max})`;
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got) || got.length !== want.length) return path;
+    for (let i = 0; i < want.length; i++) {
+      const d = matchAnswer(m, want[i], got[i], floor, `${path}[${i}]`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  if (typeof want === 'object' && want !== null) {
+    if (typeof got !== 'object' || got === null) return path;
+    for (const k of new Set([...Object.keys(want), ...Object.keys(got)])) {
+      const d = matchAnswer(m, (want as Record<string, unknown>)[k], (got as Record<string, unknown>)[k], floor, `${path}.${k}`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  return want === got ? undefined : path;
+}
