@@ -66,7 +66,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/lease/**/*.ts'],
+    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/lease/**/*.ts', 'src/lockd/codec/**/*.ts'],
     // The leader's clock loop is the one impure part of the lease room: it reads performance.now() and proposes.
     ignores: ['src/lockd/lease/lease-clock.ts'],
     rules: {
