@@ -64,6 +64,7 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
       opt('value', 'str', empty),
       REQUEST_ID,
       ...AUTHORITY,
+      opt('election', 'flag', no),
     ],
   ],
   ['Release', [req('name', 'str'), req('token', 'num'), opt('leaseId', 'num', zero), REQUEST_ID, ...AUTHORITY]],
@@ -71,7 +72,7 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY]],
   ['FenceWrite', [req('key', 'str'), req('value', 'bytes'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
   ['FenceDelete', [req('key', 'str'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
-  ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY]],
+  ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY, opt('acquireRequestId', 'str', empty)]],
   ['AclGrant', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY]],
   ['AclRevoke', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY]],
 ];

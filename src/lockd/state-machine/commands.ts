@@ -71,6 +71,8 @@ export interface AcquireCommand extends Authority {
   /** Election: the value the grant carries (Campaign); ''/absent = none. */
   readonly value?: string;
   readonly requestId?: string;
+  /** Election.Campaign (true) or Lock.Acquire (absent): a name is one or the other (LockRecord.election). */
+  readonly election?: boolean;
 }
 
 /**
@@ -141,6 +143,11 @@ export interface CancelWaitCommand extends Authority {
   readonly leaseId: number;
   readonly abandonedAtIndex?: number;
   readonly requestId?: string;
+  /**
+   * With abandonedAtIndex: the request id of that abandoned Acquire, which only its caller (and the
+   * node serving it) knows; it must match too, so nobody else can take back a grant by reading an index.
+   */
+  readonly acquireRequestId?: string;
 }
 
 /**

@@ -17,6 +17,10 @@ export type StateEventType =
   | 'WAIT_CANCELLED'
   /** Election: the grant (leaseId, token) of name got a new value (Proclaim). */
   | 'PROCLAIMED'
+  /** The exclusive grant (leaseId, token) of name became shared (a downgrade). */
+  | 'DOWNGRADED'
+  /** name's permits changed (SetPermits, or the first waiter of an idle name); leaseId and token 0. */
+  | 'PERMITS_CHANGED'
   /** Lease lifecycle (name is ''). */
   | 'LEASE_GRANTED'
   | 'LEASE_EXPIRED'

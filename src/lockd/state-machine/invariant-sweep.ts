@@ -19,6 +19,9 @@ export function checkInvariants(s: MachineState): void {
     if (shared > 0)
       check(shared === lock.holders.length && lock.permits === 1 && shared <= MAX_PERMITS, 'holders-fit', () => `${name}: ${shared} shared among ${lock.holders.length} holders (permits ${lock.permits})`);
     else check(lock.holders.length <= lock.permits, 'holders-fit', () => `${name}: ${lock.holders.length} holders, permits ${lock.permits}`);
+    // An election has one leader: one exclusive holder at most, permits 1, only exclusive campaigners.
+    if (lock.election)
+      check(lock.permits === 1 && shared === 0 && lock.holders.length <= 1 && lock.waiters.every((w) => !w.shared), 'one-leader', () => `election ${name}: ${lock.holders.length} holders (${shared} shared), permits ${lock.permits}`);
     check(lock.delayUntil === 0 || lock.delayUntil > s.now, 'delay-ends', () => `${name}: lock-delay until ${lock.delayUntil} outlived now ${s.now}`);
     check(s.delays.deadlineOf(name) === (lock.delayUntil === 0 ? undefined : lock.delayUntil), 'delay-index', () => `${name}: delay until ${lock.delayUntil}, indexed at ${s.delays.deadlineOf(name)}`);
     if (lock.delayUntil > 0) delayed++;

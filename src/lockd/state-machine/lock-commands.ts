@@ -5,7 +5,7 @@
 import type { ApplyContext } from './apply-context.js';
 import type { AcquireCommand, CancelWaitCommand, ProclaimCommand, ReleaseCommand, SetPermitsCommand } from './commands.js';
 import type { AcquireRecord } from './dedup.js';
-import type { Ask, Holder, LeaseRecord, MachineState } from './state.js';
+import type { Ask, Holder, LeaseRecord, LockRecord, MachineState, Waiter } from './state.js';
 import type { AcquireResult, Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
 import { createLock, firstHolder, fits, grantNow, grantWaiters, holderOf, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
@@ -76,31 +76,49 @@ function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: Acquir
     const ended = rec.status === 'acquired' ? `; the grant of ${rec.name} (token ${rec.token}) made for request_id ${rid} ended with it` : '';
     return { ok: false, failure: failure('Acquire', 'NOT_FOUND', `lease ${rec.leaseId} not found (expired, revoked or never granted)${ended}`) };
   }
-  const now = { ...firstHolder(lock), position: 0, endedToken: 0 };
+  const now = { ...firstHolder(lock), position: 0, endedToken: 0, shared: false };
   const answer = (o: Partial<Outcome> & Pick<Outcome, 'status'>) => ({ ok: true as const, outcome: { token: 0, ...now, ...o } });
   if (rec.status === 'acquired') {
     const h = holderOf(lock, rec.leaseId);
     if (h?.token !== rec.token) return answer({ status: 'ended', endedToken: rec.token });
-    reassertGrant(h, ctx, rec.wait);
-    return answer({ status: 'acquired', token: h.token, holderLeaseId: h.leaseId, holderToken: h.token });
+    reassertGrant(h, ctx, rec.wait, rid);
+    return answer({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: h.leaseId, holderToken: h.token });
   }
   const i = lock ? lock.waiters.findIndex((w) => w.leaseId === rec.leaseId) : -1;
   if (rec.wait) {
     check(lock && i >= 0, 'dedup-open-waits', () => `request ${rid} is recorded queued for ${rec.name}, but lease ${rec.leaseId} does not wait for it`);
-    lock.waiters[i].lastAcquireIndex = ctx.index;
+    markWaiter(lock.waiters[i], ctx, rid);
     return answer({ status: 'queued', position: i + 1 });
   }
   return i >= 0 ? answer({ status: 'queued', position: i + 1 }) : answer({ status: 'held' });
 }
 
 /** Answering the lease's grant hands it to this call too: a cleanup for an earlier, abandoned call must leave it alone. */
-function reassertGrant(h: Holder, ctx: ApplyContext, wait: boolean): void {
+function reassertGrant(h: Holder, ctx: ApplyContext, wait: boolean, rid: string | undefined): void {
   h.lastAcquireIndex = ctx.index;
   h.lastAcquireWait = wait;
+  if (rid === undefined) delete h.lastAcquireRequestId;
+  else h.lastAcquireRequestId = rid;
+}
+
+/** The same for a queue place: a waiting call (re)asserts it. */
+function markWaiter(w: Waiter, ctx: ApplyContext, rid: string | undefined): void {
+  w.lastAcquireIndex = ctx.index;
+  if (rid === undefined) delete w.lastAcquireRequestId;
+  else w.lastAcquireRequestId = rid;
 }
 
 function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
-  const ok = (o: Omit<Outcome, 'endedToken'>): AcquireResult => ({ type: 'Acquire', ok: true, ...o, endedToken: 0, delayRemainingMs: delayOf(state, cmd.name, o.status), duplicate: false });
+  const ok = (o: Omit<Outcome, 'endedToken' | 'shared'> & { shared?: boolean }): AcquireResult => ({
+    type: 'Acquire',
+    ok: true,
+    shared: false,
+    ...o,
+    endedToken: 0,
+    delayRemainingMs: delayOf(state, cmd.name, o.status),
+    duplicate: false,
+  });
+  const election = cmd.election === true;
   // Grant-time validity (LESSONS 3): the lease must be live at this log position.
   const lease = state.leases.get(cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
@@ -110,12 +128,15 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   if (!lock) {
     if (leaseFull(lease)) return leaseFullFailure(lease);
     if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
-    const h = createLock(state, ctx, cmd.name, permits, lease, ask, cmd.wait, rid);
-    return ok({ status: 'acquired', token: h.token, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
+    const h = createLock(state, ctx, cmd.name, permits, lease, ask, cmd.wait, rid, election);
+    return ok({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
   }
   // A lock under a lock-delay with nobody holding or waiting has nobody to disagree with: the first
   // waiter then sets its permits (below).
   const idle = lock.holders.length === 0 && lock.waiters.length === 0;
+  // One leader per election: only campaigns (exclusive, permits 1) ever join an election, and a
+  // campaign never joins a lock, whose holders could be shared or many.
+  if (lock.election !== election && !idle) return kindFailure(cmd.name, lock);
   if (lock.permits !== permits && !idle)
     return failure(
       'Acquire',
@@ -130,36 +151,50 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
     // Upgrading would deadlock two readers that both try it (each waits for the other to leave).
     if (mine.shared && !shared)
       return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} holds ${cmd.name} shared; upgrading to exclusive is refused (two readers upgrading would wait for each other forever): release it and acquire exclusive`);
-    reassertGrant(mine, ctx, cmd.wait);
+    reassertGrant(mine, ctx, cmd.wait, rid);
     if (!mine.shared && shared) {
       // Downgrade: same grant and token, now shared, so the shared waiters at the queue's head join it.
       mine.shared = true;
+      ctx.emit('DOWNGRADED', cmd.name, lease.id, mine.token);
       grantWaiters(state, ctx, lock);
     }
-    return ok({ status: 'acquired', token: mine.token, holderLeaseId: lease.id, holderToken: mine.token, position: 0 });
+    return ok({ status: 'acquired', token: mine.token, shared: mine.shared, holderLeaseId: lease.id, holderToken: mine.token, position: 0 });
   }
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
   if (i >= 0) {
     if (lock.waiters[i].shared !== shared)
       return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} already waits for ${cmd.name} ${lock.waiters[i].shared ? 'shared' : 'exclusive'}; cancel that wait to ask otherwise`);
-    if (cmd.wait) lock.waiters[i].lastAcquireIndex = ctx.index;
+    if (cmd.wait) markWaiter(lock.waiters[i], ctx, rid);
     return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
   }
   // FIFO: with anyone waiting, a newcomer queues behind them even if it would fit now.
   if (lock.waiters.length === 0 && fits(lock, ask)) {
     if (leaseFull(lease)) return leaseFullFailure(lease);
     const h = grantNow(state, ctx, lock, lease, ask, cmd.wait, rid);
-    return ok({ status: 'acquired', token: h.token, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
+    return ok({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
   }
   if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
   if (leaseFull(lease)) return leaseFullFailure(lease);
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
     return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
-  if (idle) lock.permits = permits;
-  lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid }) });
+  if (idle) {
+    lock.election = election;
+    if (lock.permits !== permits) {
+      lock.permits = permits;
+      ctx.emit('PERMITS_CHANGED', cmd.name, 0, 0);
+    }
+  }
+  lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid, lastAcquireRequestId: rid }) });
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
+}
+
+/** An Acquire of the other kind than the name's: a Lock.Acquire on an election, or a Campaign on a lock. */
+function kindFailure(name: string, lock: LockRecord): Failure {
+  return lock.election
+    ? failure('Acquire', 'FAILED_PRECONDITION', `${name} is an election (Election.Campaign made it): Lock.Acquire on it is refused, as are shared, permits and downgrades; campaign for it instead`)
+    : failure('Acquire', 'FAILED_PRECONDITION', `${name} is a lock (held or waited on through Lock.Acquire), not an election: campaign under another name`);
 }
 
 /** Per-lease quota: the locks a lease holds and waits for (each wait may become a hold). */
@@ -192,12 +227,15 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
  */
 export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: ProclaimCommand): ResultFor<'Proclaim'> {
   const lock = state.locks.get(cmd.name);
-  // A leader is an election's one exclusive holder (Election.Leader shows no other).
-  const mine = lock?.permits === 1 ? lock.holders.filter((h) => h.token === cmd.token && !h.shared) : [];
-  if (mine.length !== 1 || lock!.holders.length !== 1)
-    return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name} (${lock?.holders.length ? `held under token ${lock.holders.map((h) => h.token).join(', ')}` : 'nobody leads'})`);
-  mine[0].value = cmd.value;
-  ctx.emit('PROCLAIMED', cmd.name, mine[0].leaseId, cmd.token);
+  const leader = lock?.holders[0];
+  if (!lock || !leader) return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name}: nobody leads it`);
+  if (!lock.election) return failure('Proclaim', 'FAILED_PRECONDITION', `${cmd.name} is a lock, not an election (no Campaign made it): nobody leads it`);
+  // Only campaigns join an election (applyAcquire), so it has one exclusive holder: its leader.
+  check(lock.holders.length === 1 && !leader.shared && lock.permits === 1, 'one-leader', () => `election ${cmd.name} has ${lock.holders.length} holders, permits ${lock.permits}`);
+  if (leader.token !== cmd.token)
+    return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`);
+  leader.value = cmd.value;
+  ctx.emit('PROCLAIMED', cmd.name, leader.leaseId, cmd.token);
   return { type: 'Proclaim', ok: true };
 }
 
@@ -211,6 +249,7 @@ export function applySetPermits(state: MachineState, ctx: ApplyContext, cmd: Set
   const lock = state.locks.get(cmd.name);
   if (!lock || (lock.holders.length === 0 && lock.waiters.length === 0))
     return failure('SetPermits', 'NOT_FOUND', `nobody holds or waits for ${cmd.name}; the next Acquire's permits decide`);
+  if (lock.election) return failure('SetPermits', 'FAILED_PRECONDITION', `${cmd.name} is an election: it has one leader, its permits stay 1`);
   if (cmd.permits > 1 && (lock.holders.some((h) => h.shared) || lock.waiters.some((w) => w.shared)))
     return failure('SetPermits', 'FAILED_PRECONDITION', `${cmd.name} is a read-write lock (shared holders or waiters): its permits stay 1`);
   if (cmd.permits < lock.holders.length)
@@ -218,6 +257,7 @@ export function applySetPermits(state: MachineState, ctx: ApplyContext, cmd: Set
   const previous = lock.permits;
   const before = lock.holders.length;
   lock.permits = cmd.permits;
+  if (previous !== cmd.permits) ctx.emit('PERMITS_CHANGED', cmd.name, 0, 0);
   grantWaiters(state, ctx, lock);
   return { type: 'SetPermits', ok: true, previous, permits: cmd.permits, granted: lock.holders.length - before };
 }
@@ -243,7 +283,12 @@ export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: Can
   // grant belongs to a call that was not abandoned. E.g. L waits by the Acquire at 12 and is granted
   // at 15: CancelWait{abandonedAtIndex: 12} releases token 15; 13, 14 or 10^12 release nothing.
   const w = mine ? undefined : lock.waiters.find((x) => x.leaseId === lease.id);
-  const owned = mine ? mine.lastAcquireWait && mine.lastAcquireIndex === abandonedAt : w?.lastAcquireIndex === abandonedAt;
+  // And by naming that call's request id, which only the call knows: an index can be read by anyone
+  // (Inspect, a QUEUED event), so alone it would let a third party take back a grant handed to a waiter.
+  const rid = cmd.acquireRequestId || undefined;
+  const owned =
+    rid !== undefined &&
+    (mine ? mine.lastAcquireWait && mine.lastAcquireIndex === abandonedAt && mine.lastAcquireRequestId === rid : w?.lastAcquireIndex === abandonedAt && w.lastAcquireRequestId === rid);
   if (!owned) return answer(false, 0, false);
   if (!mine) return answer(cancel(), 0, false);
   takeBackGrant(state, ctx, lock, lease);

@@ -60,6 +60,8 @@ export interface LockView {
   /** Logical time the lock-delay ends (0 = none), and how long that is from now. */
   readonly delayUntil: number;
   readonly delayRemainingMs: number;
+  /** Made by Election.Campaign (LockRecord.election); false for a lock and a free name. */
+  readonly election: boolean;
 }
 
 export interface LeaseView {
@@ -169,7 +171,7 @@ export class LockStateMachine {
 
   inspectLock(name: string): LockView {
     const lock = this.s.locks.get(name);
-    if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [], waitingShared: [], holders: [], permits: 1, delayUntil: 0, delayRemainingMs: 0 };
+    if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [], waitingShared: [], holders: [], permits: 1, delayUntil: 0, delayRemainingMs: 0, election: false };
     const first = lock.holders[0];
     return {
       held: first !== undefined,
@@ -181,6 +183,7 @@ export class LockStateMachine {
       permits: lock.permits,
       delayUntil: lock.delayUntil,
       delayRemainingMs: lock.delayUntil === 0 ? 0 : lock.delayUntil - this.s.now,
+      election: lock.election,
     };
   }
 

@@ -39,7 +39,7 @@ function grant(
   lock: LockRecord,
   lease: LeaseRecord,
   ask: Ask,
-  acquire: { readonly index: number; readonly wait: boolean; readonly fromQueue: boolean },
+  acquire: { readonly index: number; readonly wait: boolean; readonly fromQueue: boolean; readonly requestId?: string },
   requestId: string | undefined,
 ): Holder {
   check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
@@ -58,6 +58,7 @@ function grant(
     lastAcquireIndex: acquire.index,
     lastAcquireWait: acquire.wait,
     ...(requestId === undefined ? {} : { grantRequestId: requestId }),
+    ...(acquire.requestId === undefined ? {} : { lastAcquireRequestId: acquire.requestId }),
   };
   lock.holders.push(h);
   state.grants.add(h.token, lock.name);
@@ -80,16 +81,17 @@ export function createLock(
   ask: Ask,
   wait: boolean,
   requestId: string | undefined,
+  election: boolean,
 ): Holder {
   check(!state.locks.has(name), 'lock-table', () => `${name} created while it exists`);
-  const lock: LockRecord = { name, permits, holders: [], waiters: [], delayUntil: 0 };
+  const lock: LockRecord = { name, permits, holders: [], waiters: [], delayUntil: 0, election };
   state.locks.set(name, lock);
-  return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false }, requestId);
+  return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false, requestId }, requestId);
 }
 
 /** A grant of a name that exists, to a lease that neither holds nor waits (callers check `fits` and an empty queue). */
 export function grantNow(state: MachineState, ctx: ApplyContext, lock: LockRecord, lease: LeaseRecord, ask: Ask, wait: boolean, requestId: string | undefined): Holder {
-  return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false }, requestId);
+  return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false, requestId }, requestId);
 }
 
 /**
@@ -140,7 +142,7 @@ export function grantWaiters(state: MachineState, ctx: ApplyContext, lock: LockR
     const lease = state.leases.get(next.leaseId);
     check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
     lease.waiting.delete(lock.name);
-    const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true }, next.requestId);
+    const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true, requestId: next.lastAcquireRequestId }, next.requestId);
     settleWaitRecords(state, lock.name, h);
   }
   if (lock.holders.length === 0 && lock.delayUntil === 0) {

@@ -70,6 +70,8 @@ export interface AcquireResult {
   readonly status: AcquireStatus;
   /** The lease's fencing token when status = acquired, else 0. */
   readonly token: number;
+  /** With status = acquired: whether that grant is shared now (a downgrade since makes a retry say so), else false. */
+  readonly shared: boolean;
   /** The current holder (the caller's own lease when acquired). */
   readonly holderLeaseId: number;
   /** The current holder's token (= token when acquired). */

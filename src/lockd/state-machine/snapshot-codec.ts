@@ -12,6 +12,9 @@
 // holder its own grant (shared, lock-delay, lastAcquire*, request id); waiters carry shared and
 // lock-delay; Acquire records their recipe, Release records their lease id, and SetPermits (P)
 // records exist; holders and waiters carry an election value.
+// Version 7: a lock is [name, permits, delayUntil, holders, waiters, election]; holders and waiters
+// end with their lastAcquire request id (or null), after the (now always written) grant/queueing
+// request id (or null): [..., requestId | null, lastAcquireRequestId | null].
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -24,7 +27,7 @@ import { validateAclRule, validatePrincipal } from './validate.js';
 import type { AclVerb } from './acl-table.js';
 import { MAX_ACL_RULES } from './limits.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 6;
+export const SNAPSHOT_FORMAT_VERSION = 7;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -32,12 +35,13 @@ export class SnapshotDecodeError extends Error {
   }
 }
 
-/** [leaseId, lastAcquireIndex, shared, lockDelayMs, value, requestId?] */
-type WaiterJson = [number, number, boolean, number, string] | [number, number, boolean, number, string, string];
-/** [leaseId, token, shared, lockDelayMs, value, lastAcquireIndex, lastAcquireWait, grantRequestId?] */
-type HolderJson = [number, number, boolean, number, string, number, boolean] | [number, number, boolean, number, string, number, boolean, string];
-/** [name, permits, delayUntil, holders, waiters] */
-type LockJson = [string, number, number, HolderJson[], WaiterJson[]];
+type Rid = string | null;
+/** [leaseId, lastAcquireIndex, shared, lockDelayMs, value, requestId, lastAcquireRequestId] */
+type WaiterJson = [number, number, boolean, number, string, Rid, Rid];
+/** [leaseId, token, shared, lockDelayMs, value, lastAcquireIndex, lastAcquireWait, grantRequestId, lastAcquireRequestId] */
+type HolderJson = [number, number, boolean, number, string, number, boolean, Rid, Rid];
+/** [name, permits, delayUntil, holders, waiters, election] */
+type LockJson = [string, number, number, HolderJson[], WaiterJson[], boolean];
 type DedupJson =
   | [string, 'G', number, number]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number, string]
@@ -50,15 +54,19 @@ export function encodeState(s: MachineState): Uint8Array {
     leases: [...s.leases.values()].sort((a, b) => a.id - b.id).map((l) => [l.id, l.ttlMs, l.deadline, l.owner]),
     locks: sortedNames(s.locks.keys()).map((name): LockJson => {
       const l = s.locks.get(name)!;
-      const holders = l.holders.map((h): HolderJson => {
-        const base: HolderJson = [h.leaseId, h.token, h.shared, h.lockDelayMs, h.value, h.lastAcquireIndex, h.lastAcquireWait];
-        return h.grantRequestId === undefined ? base : [...base, h.grantRequestId];
-      });
-      const waiters = l.waiters.map((w): WaiterJson => {
-        const base: WaiterJson = [w.leaseId, w.lastAcquireIndex, w.shared, w.lockDelayMs, w.value];
-        return w.requestId === undefined ? base : [...base, w.requestId];
-      });
-      return [name, l.permits, l.delayUntil, holders, waiters];
+      const holders = l.holders.map((h): HolderJson => [
+        h.leaseId,
+        h.token,
+        h.shared,
+        h.lockDelayMs,
+        h.value,
+        h.lastAcquireIndex,
+        h.lastAcquireWait,
+        h.grantRequestId ?? null,
+        h.lastAcquireRequestId ?? null,
+      ]);
+      const waiters = l.waiters.map((w): WaiterJson => [w.leaseId, w.lastAcquireIndex, w.shared, w.lockDelayMs, w.value, w.requestId ?? null, w.lastAcquireRequestId ?? null]);
+      return [name, l.permits, l.delayUntil, holders, waiters, l.election];
     }),
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
     fenceTombstones: s.fence.tombstoneEntries(),
@@ -114,12 +122,11 @@ function build(doc: unknown): MachineState {
     s.expiry.set(lease.id, lease.deadline); // derived: rebuilt here, not stored
   }
   for (const l of arr(d.locks, 'locks')) {
-    const [nameJ, permitsJ, delayJ, holdersJ, waitersJ] = tuple(l, 5, 'lock');
+    const [nameJ, permitsJ, delayJ, holdersJ, waitersJ, electionJ] = tuple(l, 6, 'lock');
     const name = str(nameJ, 'lock name');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
     const holders: Holder[] = arr(holdersJ, 'holders').map((x) => {
-      const a = arr(x, 'holder');
-      const [leaseJ, tokenJ, sharedJ, delayMsJ, valueJ, lastJ, lastWaitJ, ridJ] = tuple(a, a.length === 8 ? 8 : 7, 'holder');
+      const [leaseJ, tokenJ, sharedJ, delayMsJ, valueJ, lastJ, lastWaitJ, ridJ, lastRidJ] = tuple(x, 9, 'holder');
       const h: Holder = {
         leaseId: int(leaseJ, 'holder lease'),
         token: int(tokenJ, 'holder token'),
@@ -129,11 +136,12 @@ function build(doc: unknown): MachineState {
         lastAcquireIndex: int(lastJ, 'holder lastAcquireIndex'),
         lastAcquireWait: bool(lastWaitJ, 'holder lastAcquireWait'),
       };
-      return a.length === 8 ? { ...h, grantRequestId: str(ridJ, 'holder grant request id') } : h;
+      const rid = optStr(ridJ, 'holder grant request id');
+      const lastRid = optStr(lastRidJ, 'holder lastAcquire request id');
+      return { ...h, ...(rid === undefined ? {} : { grantRequestId: rid }), ...(lastRid === undefined ? {} : { lastAcquireRequestId: lastRid }) };
     });
     const waiters: Waiter[] = arr(waitersJ, 'waiters').map((w) => {
-      const a = arr(w, 'waiter');
-      const [leaseJ, wLastJ, sharedJ, delayMsJ, valueJ, ridJ] = tuple(a, a.length === 6 ? 6 : 5, 'waiter');
+      const [leaseJ, wLastJ, sharedJ, delayMsJ, valueJ, ridJ, lastRidJ] = tuple(w, 7, 'waiter');
       const waiter = {
         leaseId: int(leaseJ, 'waiter lease'),
         lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex'),
@@ -141,9 +149,11 @@ function build(doc: unknown): MachineState {
         lockDelayMs: int(delayMsJ, 'waiter lock-delay'),
         value: str(valueJ, 'waiter value'),
       };
-      return a.length === 6 ? { ...waiter, requestId: str(ridJ, 'waiter request id') } : waiter;
+      const rid = optStr(ridJ, 'waiter request id');
+      const lastRid = optStr(lastRidJ, 'waiter lastAcquire request id');
+      return { ...waiter, ...(rid === undefined ? {} : { requestId: rid }), ...(lastRid === undefined ? {} : { lastAcquireRequestId: lastRid }) };
     });
-    const lock: LockRecord = { name, permits: int(permitsJ, 'lock permits'), delayUntil: int(delayJ, 'lock delay'), holders, waiters };
+    const lock: LockRecord = { name, permits: int(permitsJ, 'lock permits'), delayUntil: int(delayJ, 'lock delay'), holders, waiters, election: bool(electionJ, 'lock election') };
     s.locks.set(name, lock);
     if (lock.delayUntil !== 0) s.delays.set(name, lock.delayUntil); // derived: rebuilt here, not stored
     for (const h of holders) {
@@ -247,4 +257,7 @@ function errorKind(v: unknown, what: string): ErrorKind | undefined {
   if (v === '') return undefined;
   if (typeof v !== 'string' || !ERROR_KINDS.includes(v)) throw new SnapshotDecodeError(`${what} ${JSON.stringify(v)} is not an error kind`);
   return v as ErrorKind;
+}
+function optStr(v: unknown, what: string): string | undefined {
+  return v === null ? undefined : str(v, what);
 }

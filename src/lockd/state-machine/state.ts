@@ -45,6 +45,8 @@ export interface Waiter extends Ask {
    * changes nothing: a later call still waits (lock-commands.ts applyCancelWait).
    */
   lastAcquireIndex: number;
+  /** Request id of the Acquire at lastAcquireIndex: a cleanup CancelWait must name it too (only that call knows it). */
+  lastAcquireRequestId?: string;
 }
 
 /** One grant of a lock: a lock has 1..permits of them (or any number of shared ones). */
@@ -68,6 +70,8 @@ export interface Holder {
    * ever abandoned, so a cleanup naming a try-lock's entry is not a cleanup and takes nothing back.
    */
   lastAcquireWait: boolean;
+  /** Request id of the Acquire at lastAcquireIndex (see Waiter.lastAcquireRequestId). */
+  lastAcquireRequestId?: string;
   /** Request id of the Acquire the grant was made for (creating or queued), so taking it back forgets its dedup record. */
   grantRequestId?: string;
 }
@@ -86,6 +90,12 @@ export interface LockRecord {
   readonly waiters: Waiter[];
   /** Logical time a lock-delay ends (granted by the first Tick with now >= it); 0 = no delay. Indexed in MachineState.delays. */
   delayUntil: number;
+  /**
+   * Made by Election.Campaign: one exclusive leader, permits 1. Only campaigns join it (and only
+   * campaigns may join a name that is not one); SetPermits is refused. Set with the lock (or by the
+   * first waiter of an idle one), like permits.
+   */
+  election: boolean;
 }
 
 export class MachineState {

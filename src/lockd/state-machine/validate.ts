@@ -106,6 +106,14 @@ export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
   return undefined;
 }
 
+/** A cleanup (abandoned_at_index > 0) names the abandoned Acquire's request id too; a plain cancel needs none. */
+export function validateCleanupRequestId(abandonedAtIndex: unknown, rid: unknown): Problem | undefined {
+  const cleanup = typeof abandonedAtIndex === 'number' && abandonedAtIndex > 0;
+  if (!cleanup) return rid === undefined || rid === '' ? undefined : invalid('acquire_request_id is only for a cleanup (set abandoned_at_index too)');
+  if (rid === undefined || rid === '') return invalid('abandoned_at_index needs acquire_request_id: the request_id of the abandoned Acquire');
+  return validateRequestId(rid);
+}
+
 /** Acquire's permits: absent/0/1 = a mutex. */
 export function validatePermits(p: unknown): Problem | undefined {
   if (p === undefined) return undefined;
@@ -216,7 +224,11 @@ function validateBody(cmd: Command): Problem | undefined {
       return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceLock(cmd.lock) ?? validateRequestId(cmd.requestId);
     case 'CancelWait':
       return (
-        validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAbandonedAtIndex(cmd.abandonedAtIndex) ?? validateRequestId(cmd.requestId)
+        validateLockName(cmd.name) ??
+        validateLeaseId(cmd.leaseId) ??
+        validateAbandonedAtIndex(cmd.abandonedAtIndex) ??
+        validateRequestId(cmd.requestId) ??
+        validateCleanupRequestId(cmd.abandonedAtIndex, cmd.acquireRequestId)
       );
     case 'AclGrant':
     case 'AclRevoke':
