@@ -283,12 +283,13 @@ export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: Can
   // grant belongs to a call that was not abandoned. E.g. L waits by the Acquire at 12 and is granted
   // at 15: CancelWait{abandonedAtIndex: 12} releases token 15; 13, 14 or 10^12 release nothing.
   const w = mine ? undefined : lock.waiters.find((x) => x.leaseId === lease.id);
-  // And by naming that call's request id, which only the call knows: an index can be read by anyone
-  // (Inspect, a QUEUED event), so alone it would let a third party take back a grant handed to a waiter.
+  // And by naming that call's request id (none if it had none), which only the call knows: an index
+  // can be read by anyone (Inspect, a QUEUED event), so alone it would let a third party take back a
+  // grant handed to a waiter. The service gives every waiting Acquire a request id (acquire.ts).
   const rid = cmd.acquireRequestId || undefined;
-  const owned =
-    rid !== undefined &&
-    (mine ? mine.lastAcquireWait && mine.lastAcquireIndex === abandonedAt && mine.lastAcquireRequestId === rid : w?.lastAcquireIndex === abandonedAt && w.lastAcquireRequestId === rid);
+  const owned = mine
+    ? mine.lastAcquireWait && mine.lastAcquireIndex === abandonedAt && mine.lastAcquireRequestId === rid
+    : w?.lastAcquireIndex === abandonedAt && w.lastAcquireRequestId === rid;
   if (!owned) return answer(false, 0, false);
   if (!mine) return answer(cancel(), 0, false);
   takeBackGrant(state, ctx, lock, lease);

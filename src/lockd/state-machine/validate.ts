@@ -106,11 +106,10 @@ export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
   return undefined;
 }
 
-/** A cleanup (abandoned_at_index > 0) names the abandoned Acquire's request id too; a plain cancel needs none. */
+/** The abandoned Acquire's request id (CancelWaitCommand.acquireRequestId): only with abandoned_at_index. */
 export function validateCleanupRequestId(abandonedAtIndex: unknown, rid: unknown): Problem | undefined {
-  const cleanup = typeof abandonedAtIndex === 'number' && abandonedAtIndex > 0;
-  if (!cleanup) return rid === undefined || rid === '' ? undefined : invalid('acquire_request_id is only for a cleanup (set abandoned_at_index too)');
-  if (rid === undefined || rid === '') return invalid('abandoned_at_index needs acquire_request_id: the request_id of the abandoned Acquire');
+  if (rid === undefined || rid === '') return undefined;
+  if (!(typeof abandonedAtIndex === 'number' && abandonedAtIndex > 0)) return invalid('acquire_request_id is only for a cleanup (set abandoned_at_index too)');
   return validateRequestId(rid);
 }
 

@@ -16,7 +16,8 @@ function setup(requestId?: string) {
   return { h, H, L, tH, queuedAt };
 }
 
-const cancel = (h: Harness, leaseId: number, abandonedAtIndex: number) => h.ok({ type: 'CancelWait', name: 'x', leaseId, abandonedAtIndex });
+// Like the service's cleanup, naming the abandoned Acquire's request id (none if it had none).
+const cancel = (h: Harness, leaseId: number, abandonedAtIndex: number, acquireRequestId?: string) => h.ok({ type: 'CancelWait', name: 'x', leaseId, abandonedAtIndex, acquireRequestId });
 
 describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', () => {
   it('plain abandon, still queued: the lease leaves the queue', () => {
@@ -96,17 +97,17 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     const retryAt = h.next;
     h.acquire('x', L, true, 'r1');
     h.noop();
-    expect(cancel(h, L, retryAt - 1).removed).to.equal(false);
-    expect(cancel(h, L, retryAt + 1).removed).to.equal(false);
+    expect(cancel(h, L, retryAt - 1, 'r1').removed).to.equal(false);
+    expect(cancel(h, L, retryAt + 1, 'r1').removed).to.equal(false);
     expect(h.sm.inspectLock('x').waitingLeaseIds).to.deep.equal([L]);
-    expect(cancel(h, L, retryAt).removed).to.equal(true);
+    expect(cancel(h, L, retryAt, 'r1').removed).to.equal(true);
   });
 
   it('taking a grant back forgets its dedup record: a late retry is applied afresh, not answered a released token', () => {
     const { h, L, tH, queuedAt } = setup('r1');
     const tL = h.next;
     h.ok({ type: 'Release', name: 'x', token: tH });
-    expect(cancel(h, L, queuedAt)).to.include({ heldToken: tL, released: true });
+    expect(cancel(h, L, queuedAt, 'r1')).to.include({ heldToken: tL, released: true });
     const again = h.next;
     expect(h.acquire('x', L, true, 'r1')).to.include({ status: 'acquired', token: again, duplicate: false });
   });
@@ -116,9 +117,9 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     const L = h.grant();
     const createdAt = h.next;
     h.acquire('x', L, true, 'u');
-    expect(cancel(h, L, createdAt - 1)).to.include({ heldToken: 0, released: false }); // the bound precedes the create
+    expect(cancel(h, L, createdAt - 1, 'u')).to.include({ heldToken: 0, released: false }); // the bound precedes the create
     expect(h.sm.inspectLock('x').held).to.equal(true);
-    expect(cancel(h, L, createdAt)).to.include({ heldToken: createdAt, released: true });
+    expect(cancel(h, L, createdAt, 'u')).to.include({ heldToken: createdAt, released: true });
     expect(h.sm.inspectLock('x').held).to.equal(false);
     expect(h.lastEvents()).to.deep.equal([['RELEASED', 'x', L, createdAt]]);
   });
@@ -213,15 +214,15 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     h.acquire('y', L, true);
     const doc = JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))) as { locks: unknown[] };
     expect(doc.locks).to.deep.equal([
-      ['x', 1, 0, [[L, queuedAt + 1, false, 0, '', tryAt, false, 'r1']], []],
-      ['y', 1, 0, [[A, bAt - 1, false, 0, '', bAt - 1, false]], [[B, bAt, false, 0, '', 'rb'], [L, lAt, false, 0, '']]],
+      ['x', 1, 0, [[L, queuedAt + 1, false, 0, '', tryAt, false, 'r1', null]], [], false],
+      ['y', 1, 0, [[A, bAt - 1, false, 0, '', bAt - 1, false, null, null]], [[B, bAt, false, 0, '', 'rb', 'rb'], [L, lAt, false, 0, '', null, null]], false],
     ]);
     const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
     expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());
     const probes = [
       { type: 'CancelWait', name: 'x', leaseId: L, abandonedAtIndex: tryAt - 1 },
       { type: 'CancelWait', name: 'y', leaseId: L, abandonedAtIndex: lAt - 1 },
-      { type: 'CancelWait', name: 'y', leaseId: B, abandonedAtIndex: bAt },
+      { type: 'CancelWait', name: 'y', leaseId: B, abandonedAtIndex: bAt, acquireRequestId: 'rb' },
       { type: 'CancelWait', name: 'x', leaseId: L, abandonedAtIndex: tryAt },
       { type: 'Acquire', name: 'x', leaseId: L, wait: true, requestId: 'r1' },
     ] as const;

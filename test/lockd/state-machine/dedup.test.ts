@@ -46,6 +46,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
       ok: true,
       status: 'ended',
       token: 0,
+      shared: false,
       holderLeaseId: B,
       holderToken: tB,
       position: 0,
@@ -118,7 +119,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     h.ok({ type: 'Release', name: 'x', token: t });
     expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: b, holderToken: tb, token: 0 });
     // The wait's cleanup still finds its grant unclaimed: the try-lock's replay handed nobody the lock.
-    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: b, abandonedAtIndex: queuedAt })).to.include({ released: true, heldToken: tb });
+    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: b, abandonedAtIndex: queuedAt, acquireRequestId: 'wait' })).to.include({ released: true, heldToken: tb });
   });
 
   it('a try-lock answered "queued" (its lease waits by another call) replays the truth, never afresh', () => {

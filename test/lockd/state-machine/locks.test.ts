@@ -12,6 +12,7 @@ describe('state machine: locks and fencing tokens', () => {
       ok: true,
       status: 'acquired',
       token: 2,
+      shared: false,
       holderLeaseId: lease,
       holderToken: 2,
       position: 0,

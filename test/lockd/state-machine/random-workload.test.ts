@@ -17,7 +17,7 @@ function generator(seed: number) {
   const holder = new Map<string, number>();
   const tokens: number[] = [];
   /** Recent Acquire entries answered acquired or queued: what a cleanup must name exactly. */
-  const acquires: { name: string; leaseId: number; index: number }[] = [];
+  const acquires: { name: string; leaseId: number; index: number; requestId?: string }[] = [];
   let sent: Command | 'noop' = 'noop';
   const pick = <T>(xs: T[]): T => xs[rnd(xs.length)];
   // A small id pool: retries (same id, same request) and misuse (same id, other request) both happen.
@@ -26,7 +26,7 @@ function generator(seed: number) {
     observe(out: ApplyOutput) {
       const r = out.result;
       if (sent !== 'noop' && sent.type === 'Acquire' && r?.type === 'Acquire' && r.ok && (r.status === 'acquired' || r.status === 'queued'))
-        acquires.splice(0, Math.max(0, acquires.length - 29), { name: sent.name, leaseId: sent.leaseId, index: out.index });
+        acquires.splice(0, Math.max(0, acquires.length - 29), { name: sent.name, leaseId: sent.leaseId, index: out.index, requestId: sent.requestId });
       for (const e of out.events) {
         // A quarter of the clients "crash" at once: they never send a keepalive.
         if (e.type === 'LEASE_GRANTED') (rnd(4) ? live : crashed).push(e.leaseId);
@@ -88,7 +88,7 @@ function generator(seed: number) {
           if (rnd(2) && acquires.length) {
             const holding = acquires.filter((x) => holder.get(x.name) === x.leaseId);
             const a = pick(holding.length && rnd(2) ? holding : acquires);
-            return { type: 'CancelWait', name: a.name, leaseId: a.leaseId, abandonedAtIndex: a.index };
+            return { type: 'CancelWait', name: a.name, leaseId: a.leaseId, abandonedAtIndex: a.index, acquireRequestId: a.requestId };
           }
           const leaseId = holder.has(name) && rnd(2) ? holder.get(name)! : lease();
           return { type: 'CancelWait', name, leaseId, abandonedAtIndex: Math.max(0, index - 1 - rnd(20)) };

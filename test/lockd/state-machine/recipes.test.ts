@@ -48,7 +48,7 @@ describe('state machine: semaphores (permits)', () => {
     acq(h, 's', d, { wait: true });
     const at = h.next;
     expect(h.ok({ type: 'SetPermits', name: 's', permits: 3 })).to.include({ previous: 1, permits: 3, granted: 2 });
-    expect(h.lastEvents()).to.deep.equal([['ACQUIRED', 's', b, at], ['ACQUIRED', 's', c, at]]);
+    expect(h.lastEvents()).to.deep.equal([['PERMITS_CHANGED', 's', 0, 0], ['ACQUIRED', 's', b, at], ['ACQUIRED', 's', c, at]]);
     expect(h.sm.inspectLock('s').waitingLeaseIds).to.deep.equal([d]);
     // b and c share token `at`: a Release needs the lease to say whose grant it is.
     expect(h.fail({ type: 'Release', name: 's', token: at }).message).to.contain('set lease_id');
@@ -134,8 +134,8 @@ describe('state machine: election values (Campaign, Proclaim)', () => {
   it('a waiter\'s value travels to its grant; only the one holder under the token proclaims', () => {
     const h = new Harness();
     const [a, b] = [h.grant(), h.grant()];
-    const ta = (h.ok({ type: 'Acquire', name: 'e', leaseId: a, wait: true, value: 'a' }) as { token: number }).token;
-    h.ok({ type: 'Acquire', name: 'e', leaseId: b, wait: true, value: 'b' });
+    const ta = (h.ok({ type: 'Acquire', name: 'e', leaseId: a, wait: true, value: 'a', election: true }) as { token: number }).token;
+    h.ok({ type: 'Acquire', name: 'e', leaseId: b, wait: true, value: 'b', election: true });
     expect(h.sm.inspectLock('e').holders[0].value).to.equal('a');
     h.ok({ type: 'Proclaim', name: 'e', token: ta, value: 'a2' });
     expect(h.lastEvents()).to.deep.equal([['PROCLAIMED', 'e', a, ta]]);

@@ -46,7 +46,7 @@ describe('state machine: snapshots', () => {
     expect(r(30)).to.include({ error: 'INVALID_ARGUMENT' });
     expect(r(33)).to.include({ error: 'NOT_FOUND' });
     expect(r(40)).to.include({ previous: 2, permits: 3, granted: 1 });
-    expect(refOutputs[44].events.map((e) => [e.type, e.leaseId, e.token])).to.deep.equal([['ACQUIRED', 35, 45], ['ACQUIRED', 36, 45]]);
+    expect(refOutputs[44].events.map((e) => [e.type, e.leaseId, e.token])).to.deep.equal([['DOWNGRADED', 34, 42], ['ACQUIRED', 35, 45], ['ACQUIRED', 36, 45]]);
     expect(r(49)).to.deep.include({ releasedLocks: ['ld', 'rw'] });
     expect(r(52)).to.include({ status: 'acquired', token: 52 });
     expect(reference.hasLiveLeases()).to.equal(false);
@@ -106,7 +106,7 @@ describe('state machine: snapshots', () => {
     appliedIndex: 10,
     now: 50,
     leases: [[2, 1000, 900, 'anonymous']],
-    locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true]], []]],
+    locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [], false]],
     fence: [],
     fenceTombstones: [],
     fenceFloor: 0,
@@ -121,15 +121,15 @@ describe('state machine: snapshots', () => {
     ['truncated JSON', snapJson(good).subarray(0, 20), /malformed JSON/, SnapshotDecodeError],
     ['a missing table', snapJson({ ...good, dedup: undefined }), /dedup must be a list/, SnapshotDecodeError],
     ['a negative clock', snapJson({ ...good, now: -1 }), /now/, SnapshotDecodeError],
-    ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 1, 0, [[3, 5, false, 0, '', 5, true]], []]] }), /lease 3/, SnapshotDecodeError],
+    ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 1, 0, [[3, 5, false, 0, '', 5, true, null, null]], [], false]] }), /lease 3/, SnapshotDecodeError],
     ['a lease twice', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [2, 1000, 900, 'anonymous']] }), /twice/, SnapshotDecodeError],
     ['a lease past its deadline', snapJson({ ...good, leases: [[2, 1000, 50, 'anonymous']] }), /live-before-deadline/, StateMachineInvariantError],
-    ['a holder that also waits', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true]], [[2, 5, false, 0, '']]]] }), /holder-not-waiting/, StateMachineInvariantError],
-    ['a token from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 11, false, 0, '', 5, true]], []]] }), /token-range/, StateMachineInvariantError],
-    ['a holder Acquire from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 11, true]], []]] }), /acquire-index-range/, StateMachineInvariantError],
-    ['a waiter Acquire before its lease', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true]], [[3, 3, false, 0, '']]]] }), /acquire-index-range/, StateMachineInvariantError],
-    ['a waiter without its Acquire index', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true]], [[3, 3]]]] }), /waiter must have 5 fields/, SnapshotDecodeError],
-    ['a lock without its lastAcquireWait', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, 1]], []]] }), /lastAcquireWait must be a boolean/, SnapshotDecodeError],
+    ['a holder that also waits', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[2, 5, false, 0, '', null, null]], false]] }), /holder-not-waiting/, StateMachineInvariantError],
+    ['a token from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 11, false, 0, '', 5, true, null, null]], [], false]] }), /token-range/, StateMachineInvariantError],
+    ['a holder Acquire from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 11, true, null, null]], [], false]] }), /acquire-index-range/, StateMachineInvariantError],
+    ['a waiter Acquire before its lease', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3, false, 0, '', null, null]], false]] }), /acquire-index-range/, StateMachineInvariantError],
+    ['a waiter without its Acquire index', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3]], false]] }), /waiter must have 7 fields/, SnapshotDecodeError],
+    ['a lock without its lastAcquireWait', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, 1, null, null]], [], false]] }), /lastAcquireWait must be a boolean/, SnapshotDecodeError],
     ['an open-wait request id whose lease does not wait', snapJson({ ...good, dedup: [['r', 'A', 'l', 2, true, 'queued', 0, 2, 5, 1, false, 0, '']] }), /dedup-open-waits/, StateMachineInvariantError],
     ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
     ['a fence entry without its owner', snapJson({ ...good, fence: [['k', 5, '']] }), /fence entry must have 4 fields/, SnapshotDecodeError],
@@ -137,10 +137,10 @@ describe('state machine: snapshots', () => {
     ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', 10]] }), /fence-token-range/, StateMachineInvariantError],
     ['too many tombstones', snapJson({ ...good, fenceTombstones: Array.from({ length: MAX_FENCE_TOMBSTONES + 1 }, (_, i) => [`t${i}`, 5]) }), /tombstones; at most/, SnapshotDecodeError],
     ['a missing fence floor', snapJson({ ...good, fenceFloor: undefined }), /fence floor/, SnapshotDecodeError],
-    ['two exclusive holders of a mutex', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true], [3, 6, false, 0, '', 6, true]], []]] }), /holders-fit/, StateMachineInvariantError],
-    ['an exclusive holder beside a shared one', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, true, 0, '', 5, true], [3, 6, false, 0, '', 6, true]], []]] }), /holders-fit/, StateMachineInvariantError],
-    ['a lock-delay already over', snapJson({ ...good, locks: [['l', 1, 40, [[2, 5, false, 0, '', 5, true]], []]] }), /delay-ends/, StateMachineInvariantError],
-    ['a head waiter that fits', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 2, 0, [[2, 5, false, 0, '', 5, true]], [[3, 6, false, 0, '']]]] }), /fifo/, StateMachineInvariantError],
+    ['two exclusive holders of a mutex', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null], [3, 6, false, 0, '', 6, true, null, null]], [], false]] }), /holders-fit/, StateMachineInvariantError],
+    ['an exclusive holder beside a shared one', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, true, 0, '', 5, true, null, null], [3, 6, false, 0, '', 6, true, null, null]], [], false]] }), /holders-fit/, StateMachineInvariantError],
+    ['a lock-delay already over', snapJson({ ...good, locks: [['l', 1, 40, [[2, 5, false, 0, '', 5, true, null, null]], [], false]] }), /delay-ends/, StateMachineInvariantError],
+    ['a head waiter that fits', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 2, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 6, false, 0, '', null, null]], false]] }), /fifo/, StateMachineInvariantError],
     ['a lease without its owner', snapJson({ ...good, leases: [[2, 1000, 900]] }), /lease must have 4 fields/, SnapshotDecodeError],
     ['a lease owned by an empty principal', snapJson({ ...good, leases: [[2, 1000, 900, '']] }), /lease owner: principal must not be empty/, SnapshotDecodeError],
     ['an access rule with an unknown verb', snapJson({ ...good, acl: [['alice', 'a/', 'write']] }), /access rule: verb "write"/, SnapshotDecodeError],
