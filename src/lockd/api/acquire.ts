@@ -5,6 +5,7 @@
 // machine's dedup as "queued" at its old place, and simply waits again; a retry whose grant has
 // ended is answered acquired = false, grant_ended (the state machine's 'ended'). An abandoned call
 // hands lock-waits.ts the index of its last Acquire entry, so the cleanup spares what later calls got.
+import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';
@@ -27,6 +28,8 @@ export interface AcquireArgs {
   readonly lockDelayMs: number;
   /** Election.Campaign: the value stored with the grant ('' = none). */
   readonly value?: string;
+  /** Election.Campaign: the name is an election (AcquireCommand.election). */
+  readonly election?: boolean;
   readonly requestId: string | undefined;
   readonly deadline: number;
   /** The caller's principal (the command's authority: security/access-control.ts). */
@@ -45,6 +48,7 @@ export function acquireResponse(r: AcquireResult): AcquireResponse {
     grantEnded: ended,
     endedFencingToken: ended ? r.endedToken : 0,
     lockDelayRemainingMs: r.delayRemainingMs,
+    shared: acquired && r.shared,
   };
 }
 
@@ -60,11 +64,15 @@ export class Acquirer {
     // Optional fields only when set (the command's encoding leaves absent ones out). Assigned, not
     // spread from literals: this runs for every Acquire.
     const au = this.access.authority(a.principal);
-    const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId: a.requestId, principal: au.principal };
+    // A waiting call always has a request id: its cleanup must name it (CancelWait.acquire_request_id),
+    // so nobody who merely reads the index can take back what it was granted.
+    const requestId = a.requestId ?? (a.wait ? `lockd-wait-${randomUUID()}` : undefined);
+    const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId, principal: au.principal };
     if (a.permits > 1) cmd.permits = a.permits;
     if (a.shared) cmd.shared = true;
     if (a.lockDelayMs > 0) cmd.lockDelayMs = a.lockDelayMs;
     if (a.value) cmd.value = a.value;
+    if (a.election) cmd.election = true;
     if (au.admin) cmd.admin = true;
     if (au.acl) cmd.acl = true;
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
@@ -72,7 +80,7 @@ export class Acquirer {
     let abandon: Abandoned | undefined;
     /** Index of this call's last applied Acquire entry (each round proposes one). */
     let lastIndex = 0;
-    const abandoned = (why: 'deadline' | 'gone'): Abandoned => ({ why, atIndex: lastIndex });
+    const abandoned = (why: 'deadline' | 'gone'): Abandoned => ({ why, atIndex: lastIndex, requestId });
     try {
       for (let round = 0; ; round++) {
         let r: AcquireResult;
@@ -82,7 +90,7 @@ export class Acquirer {
           // Whether and where this round's entry lands is unknown. The cleanup must name the call's
           // last Acquire entry exactly (CancelWait.abandoned_at_index): this round's, if it turns out
           // to land here, else the previous round's (0 in round 0: then nothing is known to clean).
-          if (e instanceof UncertainWriteError) abandon = { why: 'uncertain', atIndex: lastIndex, landed: e.landed };
+          if (e instanceof UncertainWriteError) abandon = { why: 'uncertain', atIndex: lastIndex, landed: e.landed, requestId };
           throw e;
         }
         if (r.status !== 'queued') return acquireResponse(r);
@@ -91,7 +99,7 @@ export class Acquirer {
         switch (o.kind) {
           case 'acquired':
             this.logger.debug({ event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token }, `lease ${a.leaseId} granted ${a.name} after waiting`);
-            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 };
+            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: a.shared };
           case 'removed':
             throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
           case 'cancelled':

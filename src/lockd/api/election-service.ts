@@ -40,9 +40,9 @@ function validateKey(k: LeaderKey__Output | null): Problem | undefined {
   return validateLockName(k.name) ?? validateLeaseId(k.leaseId) ?? validateToken(k.fencingToken);
 }
 
-/** The leader as LeaderResponse: the election's one exclusive holder (a lock that is not a plain mutex has none). */
+/** The leader as LeaderResponse: the election's one holder (a lock made by Lock.Acquire has none). */
 function leaderOf(name: string, v: LockView): LeaderResponse {
-  const h = v.holders.length === 1 && !v.holders[0].shared && v.permits === 1 ? v.holders[0] : undefined;
+  const h = v.election ? v.holders[0] : undefined;
   return h ? { hasLeader: true, leader: { name, leaseId: h.leaseId, fencingToken: h.token }, value: h.value } : { hasLeader: false, leader: null, value: '' };
 }
 
@@ -75,9 +75,8 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
       last = sig;
       s.send(now);
     };
-    const unsubscribe = events.onName(name, (ev) => {
-      if (ev.type === 'ACQUIRED' || ev.type === 'RELEASED' || ev.type === 'EXPIRED' || ev.type === 'PROCLAIMED') send();
-    });
+    // Any change of the name may change its leadership (send() drops what does not).
+    const unsubscribe = events.onName(name, () => send());
     call.sendMetadata(new grpc.Metadata());
     // The current leadership first; "nobody leads" is not news to a new observer.
     const first = leaderOf(name, sm.inspectLock(name));
@@ -121,6 +120,7 @@ export function electionOps(ctx: NodeContext, proposer: Proposer, acquirer: Acqu
           shared: false,
           lockDelayMs: 0,
           value: req.value,
+          election: true,
           requestId: req.requestId || undefined,
         });
         if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);

@@ -16,6 +16,7 @@ import type { SetPermitsResponse } from '../../proto/gen/lockd/v1/SetPermitsResp
 import type { NodeContext } from '../node/node-context.js';
 import {
   validateAbandonedAtIndex,
+  validateCleanupRequestId,
   validateAcquireRecipe,
   validateCommand,
   validateLeaseId,
@@ -121,10 +122,10 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
 
     CancelWait: {
       method: LOCK.CancelWait,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId),
+      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId) ?? validateCleanupRequestId(req.abandonedAtIndex, req.acquireRequestId),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['lock'], req.name, 'cancel waits for');
-        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined, acquireRequestId: req.acquireRequestId || undefined, ...access.authority(caller.principal) } as const;
         const r = await proposer.write(cmd, deadline);
         log.debug(
           { event: 'cancel wait', name: req.name, leaseId: req.leaseId, abandonedAt: req.abandonedAtIndex, removed: r.removed, heldToken: r.heldToken, released: r.released },

@@ -46,6 +46,8 @@ export interface Abandoned {
   readonly atIndex: number;
   /** For an unknown outcome: the index its last entry is applied at here, if it is. */
   readonly landed?: Promise<number | undefined>;
+  /** The call's request id: its cleanup names it (CancelWait.acquire_request_id). */
+  readonly requestId?: string;
 }
 
 interface KeyState {
@@ -58,7 +60,10 @@ interface KeyState {
   seq: number;
   /** The cleanup's bound: the highest atIndex of the calls abandoned on this key. */
   abandonedAt: number;
+  /** Request id of the call abandoned at abandonedAt, and of the one whose entry may land. */
+  abandonedRid?: string;
   landed?: Promise<number | undefined>;
+  landedRid?: string;
   graceTimer?: NodeJS.Timeout;
   cleaning: boolean;
 }
@@ -143,8 +148,14 @@ export class LockWaits {
     const ks = w.key;
     ks.waiters.delete(w);
     if (abandon) {
-      ks.abandonedAt = Math.max(ks.abandonedAt, abandon.atIndex);
-      if (abandon.landed) ks.landed = abandon.landed;
+      if (abandon.atIndex >= ks.abandonedAt) {
+        ks.abandonedAt = abandon.atIndex;
+        ks.abandonedRid = abandon.requestId;
+      }
+      if (abandon.landed) {
+        ks.landed = abandon.landed;
+        ks.landedRid = abandon.requestId;
+      }
     }
     if (abandon && ks.waiters.size === 0 && !this.closed) {
       const seq = ks.seq;
@@ -173,12 +184,13 @@ export class LockWaits {
       // An entry of unknown outcome that lands here is the call's own: the bound covers it.
       const landed = ks.landed ? await settleBy(ks.landed, until, 'the abandoned Acquire').catch(() => undefined) : undefined;
       const abandonedAt = Math.max(ks.abandonedAt, landed ?? 0);
+      const rid = landed !== undefined && landed > ks.abandonedAt ? ks.landedRid : ks.abandonedRid;
       if (ks.seq !== seq || ks.waiters.size > 0) return; // a retry arrived here while we waited
       if (abandonedAt === 0) {
         this.logger.info({ event: 'wait not cancelled', name, leaseId, why }, `abandoned wait for ${name} by lease ${leaseId}: no Acquire entry of it known here, nothing to cancel`);
         return;
       }
-      const r = await this.cleanup.cancelWait(name, leaseId, abandonedAt, until, ks.principal);
+      const r = await this.cleanup.cancelWait(name, leaseId, abandonedAt, rid, until, ks.principal);
       this.logger.info(
         { event: 'wait cancelled', name, leaseId, why, abandonedAt, removed: r.removed, heldToken: r.heldToken, released: r.released },
         `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`,

@@ -21,6 +21,7 @@ export {
   validateFenceValue,
   validateRequestId,
   validateAbandonedAtIndex,
+  validateCleanupRequestId,
   validateFenceLock,
   validatePermits,
   validateLockDelayMs,

@@ -30,6 +30,10 @@ export interface AcquireResponse {
    * clock. Else 0.
    */
   'lockDelayRemainingMs'?: (number | string | Long);
+  /**
+   * With acquired: whether the grant is shared (a read lock) now, else false.
+   */
+  'shared'?: (boolean);
 }
 
 export interface AcquireResponse__Output {
@@ -60,4 +64,8 @@ export interface AcquireResponse__Output {
    * clock. Else 0.
    */
   'lockDelayRemainingMs': (number);
+  /**
+   * With acquired: whether the grant is shared (a read lock) now, else false.
+   */
+  'shared': (boolean);
 }

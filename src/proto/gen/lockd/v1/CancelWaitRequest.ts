@@ -29,6 +29,14 @@ export interface CancelWaitRequest {
    * attempt released it). The same id with other fields is INVALID_ARGUMENT.
    */
   'requestId'?: (string);
+  /**
+   * With abandoned_at_index: the request_id of that abandoned Acquire (the server gives every
+   * waiting Acquire one if its caller did not), which must match too, else nothing changes. An index
+   * can be read by anyone (Inspect, a QUEUED event); the request id only the waiting call knows, so
+   * no third party can release a grant handed to a waiter. Set without abandoned_at_index:
+   * INVALID_ARGUMENT. Not compared by the request_id replay above.
+   */
+  'acquireRequestId'?: (string);
 }
 
 export interface CancelWaitRequest__Output {
@@ -58,4 +66,12 @@ export interface CancelWaitRequest__Output {
    * attempt released it). The same id with other fields is INVALID_ARGUMENT.
    */
   'requestId': (string);
+  /**
+   * With abandoned_at_index: the request_id of that abandoned Acquire (the server gives every
+   * waiting Acquire one if its caller did not), which must match too, else nothing changes. An index
+   * can be read by anyone (Inspect, a QUEUED event); the request id only the waiting call knows, so
+   * no third party can release a grant handed to a waiter. Set without abandoned_at_index:
+   * INVALID_ARGUMENT. Not compared by the request_id replay above.
+   */
+  'acquireRequestId': (string);
 }

@@ -45,14 +45,16 @@ export interface ElectionClient extends grpc.Client {
   campaign(argument: _lockd_v1_CampaignRequest, callback: grpc.requestCallback<_lockd_v1_CampaignResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * The current leader and its value (a linearizable read); NOT_FOUND when nobody leads.
+   * The current leader and its value (a linearizable read); NOT_FOUND when nobody leads (a lock made
+   * by Lock.Acquire has no leader). An election has one leader at most: see Lock.Acquire.
    */
   Leader(argument: _lockd_v1_LeaderRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaderResponse__Output>): grpc.ClientUnaryCall;
   Leader(argument: _lockd_v1_LeaderRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_LeaderResponse__Output>): grpc.ClientUnaryCall;
   Leader(argument: _lockd_v1_LeaderRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaderResponse__Output>): grpc.ClientUnaryCall;
   Leader(argument: _lockd_v1_LeaderRequest, callback: grpc.requestCallback<_lockd_v1_LeaderResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * The current leader and its value (a linearizable read); NOT_FOUND when nobody leads.
+   * The current leader and its value (a linearizable read); NOT_FOUND when nobody leads (a lock made
+   * by Lock.Acquire has no leader). An election has one leader at most: see Lock.Acquire.
    */
   leader(argument: _lockd_v1_LeaderRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaderResponse__Output>): grpc.ClientUnaryCall;
   leader(argument: _lockd_v1_LeaderRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_LeaderResponse__Output>): grpc.ClientUnaryCall;
@@ -75,14 +77,16 @@ export interface ElectionClient extends grpc.Client {
   observe(argument: _lockd_v1_LeaderRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LeaderResponse__Output>;
   
   /**
-   * Set the leader's value. FAILED_PRECONDITION unless `leader` is the current leadership.
+   * Set the leader's value. FAILED_PRECONDITION unless `leader` is the current leadership (the
+   * message names the leader's token, or says nobody leads, or that the name is a lock, not an election).
    */
   Proclaim(argument: _lockd_v1_ProclaimRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ProclaimResponse__Output>): grpc.ClientUnaryCall;
   Proclaim(argument: _lockd_v1_ProclaimRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_ProclaimResponse__Output>): grpc.ClientUnaryCall;
   Proclaim(argument: _lockd_v1_ProclaimRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ProclaimResponse__Output>): grpc.ClientUnaryCall;
   Proclaim(argument: _lockd_v1_ProclaimRequest, callback: grpc.requestCallback<_lockd_v1_ProclaimResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * Set the leader's value. FAILED_PRECONDITION unless `leader` is the current leadership.
+   * Set the leader's value. FAILED_PRECONDITION unless `leader` is the current leadership (the
+   * message names the leader's token, or says nobody leads, or that the name is a lock, not an election).
    */
   proclaim(argument: _lockd_v1_ProclaimRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_ProclaimResponse__Output>): grpc.ClientUnaryCall;
   proclaim(argument: _lockd_v1_ProclaimRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_ProclaimResponse__Output>): grpc.ClientUnaryCall;
@@ -127,7 +131,8 @@ export interface ElectionHandlers extends grpc.UntypedServiceImplementation {
   Campaign: grpc.handleUnaryCall<_lockd_v1_CampaignRequest__Output, _lockd_v1_CampaignResponse>;
   
   /**
-   * The current leader and its value (a linearizable read); NOT_FOUND when nobody leads.
+   * The current leader and its value (a linearizable read); NOT_FOUND when nobody leads (a lock made
+   * by Lock.Acquire has no leader). An election has one leader at most: see Lock.Acquire.
    */
   Leader: grpc.handleUnaryCall<_lockd_v1_LeaderRequest__Output, _lockd_v1_LeaderResponse>;
   
@@ -139,7 +144,8 @@ export interface ElectionHandlers extends grpc.UntypedServiceImplementation {
   Observe: grpc.handleServerStreamingCall<_lockd_v1_LeaderRequest__Output, _lockd_v1_LeaderResponse>;
   
   /**
-   * Set the leader's value. FAILED_PRECONDITION unless `leader` is the current leadership.
+   * Set the leader's value. FAILED_PRECONDITION unless `leader` is the current leadership (the
+   * message names the leader's token, or says nobody leads, or that the name is a lock, not an election).
    */
   Proclaim: grpc.handleUnaryCall<_lockd_v1_ProclaimRequest__Output, _lockd_v1_ProclaimResponse>;
   

@@ -33,7 +33,8 @@ export interface LockClient extends grpc.Client {
    * 
    * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
    * request and never reports a grant that has ended. It answers:
-   * - the request's grant still holds: acquired = true, the same fencing_token;
+   * - the request's grant still holds: acquired = true, the same fencing_token, and `shared` as the
+   * grant is now (a downgrade since turns an exclusive request's answer shared);
    * - the request was granted and that grant has ended since (released by its token):
    * acquired = false, grant_ended = true, ended_fencing_token = the old token, holder_lease_id =
    * the holder now (0 = free). A client must treat it as "not acquired"; acquire anew (a new
@@ -44,6 +45,10 @@ export interface LockClient extends grpc.Client {
    * - a try-lock (wait = false) that got nothing: acquired = false and the holder *now* (0 when it
    * is free now; the caller's own lease if another of its calls holds it). Never a grant: a
    * late duplicate of a try-lock must not leave a lock behind that nobody knows of.
+   * Elections: a name made by Election.Campaign (while anyone campaigns for or leads it) is an
+   * election, with one leader at most; an Acquire on it is FAILED_PRECONDITION (so no shared grant,
+   * downgrade or other permits reach it), and so is a Campaign on a name held or waited on through
+   * Acquire. Release of the leader's grant is a Resign; Inspect, Observe and Fence's lock check read both.
    * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
    * call) is forgotten, and a retry of its request is applied as a new request.
    */
@@ -65,7 +70,8 @@ export interface LockClient extends grpc.Client {
    * 
    * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
    * request and never reports a grant that has ended. It answers:
-   * - the request's grant still holds: acquired = true, the same fencing_token;
+   * - the request's grant still holds: acquired = true, the same fencing_token, and `shared` as the
+   * grant is now (a downgrade since turns an exclusive request's answer shared);
    * - the request was granted and that grant has ended since (released by its token):
    * acquired = false, grant_ended = true, ended_fencing_token = the old token, holder_lease_id =
    * the holder now (0 = free). A client must treat it as "not acquired"; acquire anew (a new
@@ -76,6 +82,10 @@ export interface LockClient extends grpc.Client {
    * - a try-lock (wait = false) that got nothing: acquired = false and the holder *now* (0 when it
    * is free now; the caller's own lease if another of its calls holds it). Never a grant: a
    * late duplicate of a try-lock must not leave a lock behind that nobody knows of.
+   * Elections: a name made by Election.Campaign (while anyone campaigns for or leads it) is an
+   * election, with one leader at most; an Acquire on it is FAILED_PRECONDITION (so no shared grant,
+   * downgrade or other permits reach it), and so is a Campaign on a name held or waited on through
+   * Acquire. Release of the leader's grant is a Resign; Inspect, Observe and Fence's lock check read both.
    * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
    * call) is forgotten, and a retry of its request is applied as a new request.
    */
@@ -176,7 +186,8 @@ export interface LockClient extends grpc.Client {
    * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
    * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
    * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
-   * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
+   * (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on an
+   * election (one leader: see Acquire); NOT_FOUND
    * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
    * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
    * --acl anyone may.
@@ -189,7 +200,8 @@ export interface LockClient extends grpc.Client {
    * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
    * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
    * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
-   * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
+   * (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on an
+   * election (one leader: see Acquire); NOT_FOUND
    * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
    * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
    * --acl anyone may.
@@ -219,7 +231,8 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * 
    * A retry (same request_id, same name, lease and wait) never takes the lock a second time for its
    * request and never reports a grant that has ended. It answers:
-   * - the request's grant still holds: acquired = true, the same fencing_token;
+   * - the request's grant still holds: acquired = true, the same fencing_token, and `shared` as the
+   * grant is now (a downgrade since turns an exclusive request's answer shared);
    * - the request was granted and that grant has ended since (released by its token):
    * acquired = false, grant_ended = true, ended_fencing_token = the old token, holder_lease_id =
    * the holder now (0 = free). A client must treat it as "not acquired"; acquire anew (a new
@@ -230,6 +243,10 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * - a try-lock (wait = false) that got nothing: acquired = false and the holder *now* (0 when it
    * is free now; the caller's own lease if another of its calls holds it). Never a grant: a
    * late duplicate of a try-lock must not leave a lock behind that nobody knows of.
+   * Elections: a name made by Election.Campaign (while anyone campaigns for or leads it) is an
+   * election, with one leader at most; an Acquire on it is FAILED_PRECONDITION (so no shared grant,
+   * downgrade or other permits reach it), and so is a Campaign on a name held or waited on through
+   * Acquire. Release of the leader's grant is a Resign; Inspect, Observe and Fence's lock check read both.
    * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
    * call) is forgotten, and a retry of its request is applied as a new request.
    */
@@ -275,7 +292,8 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
    * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
    * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
-   * (no grant is taken back) and above 1 on a read-write lock (shared holders or waiters); NOT_FOUND
+   * (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on an
+   * election (one leader: see Acquire); NOT_FOUND
    * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
    * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
    * --acl anyone may.

@@ -11,7 +11,10 @@ export interface LockEvent {
    * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
    * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
    * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up),
-   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token).
+   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token), DOWNGRADED (the
+   * exclusive grant lease_id/fencing_token became shared), PERMITS_CHANGED (the name's permits
+   * changed: SetPermits, or the first waiter of a name kept only by a lock-delay; lease_id and
+   * fencing_token 0, Inspect shows the value). Every change of holders, mode, permits or leader is one.
    */
   'type'?: (string);
   /**
@@ -37,7 +40,10 @@ export interface LockEvent__Output {
    * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
    * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
    * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up),
-   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token).
+   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token), DOWNGRADED (the
+   * exclusive grant lease_id/fencing_token became shared), PERMITS_CHANGED (the name's permits
+   * changed: SetPermits, or the first waiter of a name kept only by a lock-delay; lease_id and
+   * fencing_token 0, Inspect shows the value). Every change of holders, mode, permits or leader is one.
    */
   'type': (string);
   /**
