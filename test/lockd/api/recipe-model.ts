@@ -61,6 +61,8 @@ interface Lock {
   holders: Holder[];
   queue: Waiter[];
   delayed: boolean;
+  /** Made by a Campaign: only campaigns join it, SetPermits is refused (one leader). */
+  election: boolean;
 }
 
 const ok = (body: Record<string, unknown>): Answer => ({ ok: true, body });
@@ -167,7 +169,7 @@ export class RecipeModel {
   /** An election's leader: the one exclusive holder of a mutex. */
   private leaderOf(name: string): Holder | undefined {
     const l = this.locks.get(name);
-    return l && l.permits === 1 && l.holders.length === 1 && !l.holders[0].shared ? l.holders[0] : undefined;
+    return l?.election ? l.holders[0] : undefined;
   }
 
   private inspect(name: string): Record<string, unknown> {
@@ -206,15 +208,19 @@ export class RecipeModel {
     if (ask.shared && permits > 1) return fail(CODE.INVALID_ARGUMENT);
     if (!this.leases.has(lease)) return fail(CODE.NOT_FOUND);
     const p = Math.max(1, permits);
-    const granted = (token: Val): Answer =>
-      campaign ? ok({ leader: { name, leaseId: lease, fencingToken: token } }) : ok({ acquired: true, fencingToken: token, holderLeaseId: lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
+    const granted = (token: Val, shared = ask.shared): Answer =>
+      campaign ? ok({ leader: { name, leaseId: lease, fencingToken: token } }) : ok({ acquired: true, fencingToken: token, holderLeaseId: lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared });
     const l = this.locks.get(name);
     if (!l) {
       const token = this.fresh();
-      this.locks.set(name, { permits: p, holders: [{ lease, token, ...ask }], queue: [], delayed: false });
+      this.locks.set(name, { permits: p, holders: [{ lease, token, ...ask }], queue: [], delayed: false, election: campaign });
       return granted(token);
     }
     const idle = l.holders.length === 0 && l.queue.length === 0;
+    if (l.election !== campaign && !idle) {
+      this.tag(campaign ? 'campaign on a lock refused' : 'acquire on an election refused');
+      return fail(CODE.FAILED_PRECONDITION);
+    }
     if (l.permits !== p && !idle) {
       this.tag('permits disagree');
       return fail(CODE.FAILED_PRECONDITION);
@@ -230,10 +236,10 @@ export class RecipeModel {
         mine.shared = true; // downgrade in place: same token; the shared head of the queue joins
         this.grantWaiters(name, l, resolves);
       }
-      return granted(mine.token);
+      return granted(mine.token, mine.shared);
     }
     const queued = l.queue.find((w) => w.lease === lease);
-    const notAcquired = () => ok({ acquired: false, fencingToken: 0, holderLeaseId: l!.holders[0]?.lease ?? 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: l!.delayed ? REMAINING : 0 });
+    const notAcquired = () => ok({ acquired: false, fencingToken: 0, holderLeaseId: l!.holders[0]?.lease ?? 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: l!.delayed ? REMAINING : 0, shared: false });
     if (queued) {
       if (queued.shared !== ask.shared) return fail(CODE.FAILED_PRECONDITION);
       if (wait) throw new Error('model: a second waiting call on one wait is not modelled (the runner does not send it)');
@@ -248,7 +254,10 @@ export class RecipeModel {
     if (l.delayed) this.tag('refused during a lock-delay');
     else if (this.fits(l, ask.shared)) this.tag('queued behind a waiter although it fits'); // FIFO: e.g. a reader behind a waiting writer
     if (!wait) return notAcquired();
-    if (idle) l.permits = p;
+    if (idle) {
+      l.permits = p;
+      l.election = campaign;
+    }
     l.queue.push({ lease, ...ask, call, campaign });
     return 'pending';
   }
@@ -263,7 +272,7 @@ export class RecipeModel {
         w.call,
         w.campaign
           ? ok({ leader: { name, leaseId: w.lease, fencingToken: token } })
-          : ok({ acquired: true, fencingToken: token, holderLeaseId: w.lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 }),
+          : ok({ acquired: true, fencingToken: token, holderLeaseId: w.lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: w.shared }),
       );
     }
     if (l.holders.length === 0 && !l.delayed) this.locks.delete(name);
@@ -284,6 +293,10 @@ export class RecipeModel {
   private setPermits(name: string, permits: number, resolves: Map<number, Answer>): Answer {
     const l = this.locks.get(name);
     if (!l || (l.holders.length === 0 && l.queue.length === 0)) return fail(CODE.NOT_FOUND);
+    if (l.election) {
+      this.tag('setPermits on an election refused');
+      return fail(CODE.FAILED_PRECONDITION);
+    }
     if (permits > 1 && (l.holders.some((h) => h.shared) || l.queue.some((w) => w.shared))) return fail(CODE.FAILED_PRECONDITION);
     if (permits < l.holders.length) {
       this.tag('setPermits below the holders refused'); // a grant is never taken back
