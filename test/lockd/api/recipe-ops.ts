@@ -160,7 +160,7 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
     case 'proclaim':
       return {};
     case 'acquire':
-      return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken, lockDelayRemainingMs: r.lockDelayRemainingMs };
+      return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken, lockDelayRemainingMs: r.lockDelayRemainingMs, shared: r.shared };
     case 'release':
       return { released: r.released };
     case 'resign':
