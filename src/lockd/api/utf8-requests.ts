@@ -34,7 +34,8 @@ interface FieldPlan {
 }
 
 interface MessagePlan {
-  readonly fields: ReadonlyMap<number, FieldPlan>;
+  /** By field number (a dense array: lockd.v1 numbers its fields from 1 up to a few dozen). */
+  readonly fields: Array<FieldPlan | undefined>;
   /** Some field, at any depth, is a string: if not, the walk is skipped. */
   hasStrings: boolean;
 }
@@ -50,19 +51,27 @@ function typeDescriptor(typeName: string): Descriptor {
   return def.type;
 }
 
-/** The walk plan of a lockd.v1 message (built once per type; recursive types share theirs). */
+/** The walk plan of a lockd.v1 message, hasStrings settled (built once per type; recursive types share theirs). */
 function planOf(typeName: string): MessagePlan {
   const known = plans.get(typeName);
   if (known) return known;
-  const fields = new Map<number, FieldPlan>();
+  const plan = buildPlan(typeName);
+  settleHasStrings();
+  return plan;
+}
+
+function buildPlan(typeName: string): MessagePlan {
+  const known = plans.get(typeName);
+  if (known) return known;
+  const fields: Array<FieldPlan | undefined> = [];
   const plan: MessagePlan = { fields, hasStrings: false };
   plans.set(typeName, plan);
   for (const f of typeDescriptor(typeName).field) {
     const kind = f.type === 'TYPE_STRING' ? 'string' : f.type === 'TYPE_MESSAGE' ? 'message' : 'other';
     const wire = kind !== 'other' || f.type === 'TYPE_BYTES' ? 2 : FIXED64.has(f.type) ? 1 : FIXED32.has(f.type) ? 5 : 0;
-    fields.set(f.number, { key: f.name, protoName: f.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), repeated: f.label === 'LABEL_REPEATED', kind, wire });
+    fields[f.number] = { key: f.name, protoName: f.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), repeated: f.label === 'LABEL_REPEATED', kind, wire };
   }
-  for (const [n, f] of fields) if (f.kind === 'message') fields.set(n, { ...f, message: planOf(typeDescriptor(typeName).field.find((d) => d.number === n)!.typeName) });
+  for (const d of typeDescriptor(typeName).field) if (fields[d.number]!.kind === 'message') fields[d.number]!.message = buildPlan(d.typeName);
   return plan;
 }
 
@@ -72,8 +81,8 @@ function settleHasStrings(): void {
     changed = false;
     for (const p of plans.values()) {
       if (p.hasStrings) continue;
-      for (const f of p.fields.values())
-        if (f.kind === 'string' || f.message?.hasStrings) {
+      for (const f of p.fields)
+        if (f && (f.kind === 'string' || f.message?.hasStrings)) {
           p.hasStrings = true;
           changed = true;
           break;
@@ -97,8 +106,11 @@ interface Cursor {
 
 /** A tag or a length (protobufjs reads these as uint32: more than 5 bytes is refused, where the readers could disagree). */
 function varint32(c: Cursor, end: number): number {
-  let value = 0;
-  for (let k = 0; k < 5; k++) {
+  if (c.pos >= end) throw new Malformed();
+  const b0 = c.buf[c.pos++];
+  if (b0 < 0x80) return b0; // almost every tag and length
+  let value = b0 & 0x7f;
+  for (let k = 1; k < 5; k++) {
     if (c.pos >= end) throw new Malformed();
     const b = c.buf[c.pos++];
     value += (b & 0x7f) * 2 ** (7 * k);
@@ -138,38 +150,47 @@ function utf8(buf: Uint8Array, start: number, end: number): boolean {
  * protobufjs reads it.
  */
 function firstInvalid(plan: MessagePlan, c: Cursor, end: number): Step[] | undefined {
-  let counts: Map<number, number> | undefined;
+  const start = c.pos;
   while (c.pos < end) {
+    const at = c.pos;
     const tag = varint32(c, end);
-    const f = plan.fields.get(tag >>> 3);
+    const f = plan.fields[tag >>> 3];
     const wire = tag & 7;
     if (!f) {
       skip(c, end, wire);
       continue;
     }
     if (f.kind === 'other' || !(f.kind === 'string' || f.message!.hasStrings)) {
-      skip(c, end, f.repeated && wire === 2 ? 2 : f.wire);
+      skip(c, end, readAs(f, wire));
       continue;
-    }
-    let index = 0;
-    if (f.repeated) {
-      counts ??= new Map();
-      index = counts.get(tag >>> 3) ?? 0;
-      counts.set(tag >>> 3, index + 1);
     }
     const len = varint32(c, end);
     if (len > end - c.pos) throw new Malformed();
     const stop = c.pos + len;
-    if (f.kind === 'string') {
-      if (!utf8(c.buf, c.pos, stop)) return [{ field: f, index }];
-      c.pos = stop;
-      continue;
-    }
-    const inner = firstInvalid(f.message!, c, stop);
-    if (inner) return [{ field: f, index }, ...inner];
+    const inner = f.kind === 'string' ? (utf8(c.buf, c.pos, stop) ? undefined : []) : firstInvalid(f.message!, c, stop);
+    // The element's index is counted only on the way out of a refusal: a valid message pays nothing for it.
+    if (inner) return [{ field: f, index: f.repeated ? occurrences(plan, c.buf, start, at, tag >>> 3) : 0 }, ...inner];
     c.pos = stop;
   }
   return undefined;
+}
+
+/** The wire type protobufjs reads a field as: a known one by its declared type (a repeated scalar may come packed), an unknown one by its tag. */
+function readAs(f: FieldPlan | undefined, wire: number): number {
+  if (!f) return wire;
+  return f.repeated && f.kind === 'other' && wire === 2 ? 2 : f.wire;
+}
+
+/** How often field `num` occurs in `plan`'s message buf[start, end) (walked before, so well formed). */
+function occurrences(plan: MessagePlan, buf: Uint8Array, start: number, end: number, num: number): number {
+  const c: Cursor = { buf, pos: start };
+  let n = 0;
+  while (c.pos < end) {
+    const tag = varint32(c, end);
+    if (tag >>> 3 === num) n++;
+    skip(c, end, readAs(plan.fields[tag >>> 3], tag & 7));
+  }
+  return n;
 }
 
 function pathText(steps: readonly Step[]): string {
@@ -207,7 +228,6 @@ export function invalidUtf8Message(field: string): string {
 /** Check the string fields of one message of type `typeName` (e.g. 'AcquireRequest'); marks `decoded`. Exported for tests and measurement. */
 export function checkUtf8(typeName: string, bytes: Uint8Array, decoded: unknown): void {
   const plan = planOf(typeName);
-  settleHasStrings();
   if (!plan.hasStrings) return;
   let steps: Step[] | undefined;
   try {
@@ -240,7 +260,6 @@ export function checkRequestStrings<S extends grpc.ServiceDefinition>(
     const typeName = method.requestType?.type?.name;
     if (!typeName) throw new Error(`utf8-requests: ${method.path} has no request descriptor`);
     const plan = planOf(typeName);
-    settleHasStrings();
     const inner = method.requestDeserialize;
     outService[name] = plan.hasStrings
       ? {
