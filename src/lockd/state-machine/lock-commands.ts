@@ -193,9 +193,13 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
 export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: ProclaimCommand): ResultFor<'Proclaim'> {
   const lock = state.locks.get(cmd.name);
   // A leader is an election's one exclusive holder (Election.Leader shows no other).
-  const mine = lock?.permits === 1 ? lock.holders.filter((h) => h.token === cmd.token && !h.shared) : [];
-  if (mine.length !== 1 || lock!.holders.length !== 1)
-    return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name} (${lock?.holders.length ? `held under token ${lock.holders.map((h) => h.token).join(', ')}` : 'nobody leads'})`);
+  const byLease = cmd.leaseId || undefined;
+  const mine = lock?.permits === 1 ? lock.holders.filter((h) => h.token === cmd.token && !h.shared && (byLease === undefined || h.leaseId === byLease)) : [];
+  if (mine.length !== 1 || lock!.holders.length !== 1) {
+    const key = byLease === undefined ? `fencing token ${cmd.token}` : `lease ${byLease} with fencing token ${cmd.token}`;
+    const now = lock?.holders.length ? `held by ${lock.holders.map((h) => `lease ${h.leaseId} under token ${h.token}`).join(', ')}` : 'nobody leads';
+    return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name} (${now})`);
+  }
   mine[0].value = cmd.value;
   ctx.emit('PROCLAIMED', cmd.name, mine[0].leaseId, cmd.token);
   return { type: 'Proclaim', ok: true };

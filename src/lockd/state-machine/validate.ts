@@ -217,7 +217,7 @@ function validateBody(cmd: Command): Problem | undefined {
         validateRequestId(cmd.requestId)
       );
     case 'Proclaim':
-      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? validateElectionValue(cmd.value);
+      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? (cmd.leaseId === undefined || cmd.leaseId === 0 ? undefined : validateLeaseId(cmd.leaseId)) ?? validateElectionValue(cmd.value);
     case 'SetPermits':
       if (typeof cmd.permits !== 'number' || !Number.isSafeInteger(cmd.permits) || cmd.permits < 1 || cmd.permits > MAX_PERMITS)
         return validateLockName(cmd.name) ?? invalid(`permits ${String(cmd.permits)} is out of range [1, ${MAX_PERMITS}]`);
