@@ -133,7 +133,7 @@ export function electionOps(ctx: NodeContext, proposer: Proposer, acquirer: Acqu
       onLeader: async (req, caller, deadline) => {
         const k = req.leader!;
         requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
-        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, value: req.value, ...access.authority(caller.principal) }, deadline);
+        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, leaseId: k.leaseId, value: req.value, ...access.authority(caller.principal) }, deadline);
         return {};
       },
     },

@@ -3,6 +3,7 @@
 // forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
 // The leader also runs the lease clock (../lease/lease-clock.ts).
+import type * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import { LeaseClock } from '../lease/lease-clock.js';
 import type { ServiceRegistrar } from '../node/node-context.js';
@@ -26,6 +27,7 @@ import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
 import { scanSessionRequests } from './session-batch-scan.js';
 import { apiTiming } from './timing.js';
+import { checkRequestStrings } from './utf8-requests.js';
 
 export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const timing = apiTiming(ctx.config);
@@ -44,15 +46,22 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).
-  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lease.service), leaseHandlers(ctx, deps, proposer, keepAlive));
-  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Lock.service), lockHandlers(ctx, deps, proposer, acquirer, observe));
-  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Fence.service), fenceHandlers(ctx, deps, proposer));
+  // Every request's strings are checked on their bytes (utf8-requests.ts) and its size bounded (public-limits.ts).
+  const forwardable = (service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation) => {
+    const checked = checkRequestStrings(service, impl);
+    registry.addForwardable(limitRequests(checked.service), checked.impl);
+  };
+  forwardable(lockdProto.lockd.v1.Lease.service, leaseHandlers(ctx, deps, proposer, keepAlive));
+  forwardable(lockdProto.lockd.v1.Lock.service, lockHandlers(ctx, deps, proposer, acquirer, observe));
+  forwardable(lockdProto.lockd.v1.Fence.service, fenceHandlers(ctx, deps, proposer));
   const election = electionHandlers(ctx, deps, proposer, acquirer, events);
-  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Election.service), election.handlers);
-  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Auth.service), authHandlers(ctx, deps, proposer));
-  registry.addPublic(limitRequests(scanSessionRequests(lockdProto.lockd.v1.Session.service)), sessions.handlers);
+  forwardable(lockdProto.lockd.v1.Election.service, election.handlers);
+  forwardable(lockdProto.lockd.v1.Auth.service, authHandlers(ctx, deps, proposer));
+  // Session checks each operation's strings itself (session-service.ts), so a batch answers only its bad element.
+  const session = checkRequestStrings(lockdProto.lockd.v1.Session.service, sessions.handlers, ['Open']);
+  registry.addPublic(limitRequests(scanSessionRequests(session.service)), session.impl);
   // Membership changes are writes too: forwarded to the leader (admin-only: membership-service.ts requireAdmin).
-  registry.addForwardable(limitRequests(lockdProto.lockd.v1.Membership.service), membershipHandlers(ctx, deps, proposer));
+  forwardable(lockdProto.lockd.v1.Membership.service, membershipHandlers(ctx, deps, proposer));
   ctx.logger.info({ event: 'lock api ready', ...timing }, 'lock API registered');
 
   return {

@@ -29,6 +29,7 @@ import { ServerStream, ServerStreams } from './server-stream.js';
 import { principalOf } from '../security/principal.js';
 import { AnswerBatcher, BATCH_HEADER } from './session-batch.js';
 import { refusedBeforeDecoding } from './session-batch-scan.js';
+import { invalidUtf8Field, invalidUtf8Message } from './utf8-requests.js';
 import { deadlineOf, type ApiTiming } from './timing.js';
 import type { Caller, OpSpec } from './unary.js';
 
@@ -153,6 +154,8 @@ export class SessionStreams {
     // not decode: refused by Open's deserializer before decoding (session-batch-scan.ts).
     const refused = refusedBeforeDecoding(req);
     if (refused) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, refused));
+    // A string that is not UTF-8 is its operation's refusal (run()); a message the check could not read ends the stream, as one that does not decode.
+    if (invalidUtf8Field(req) === '') return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, invalidUtf8Message('')));
     if (req.batch.length === 0) return this.one(s, req);
     if (req.op || req.id !== 0 || req.timeoutMs !== 0) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, 'a session request with a batch must carry nothing else (id 0, no operation, no timeout_ms)'));
     for (const r of req.batch) {
@@ -185,6 +188,9 @@ export class SessionStreams {
   private async run(s: Session, req: SessionRequest__Output, caller: Caller): Promise<SessionResponse> {
     try {
       if (req.batch.length > 0) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'a batched session request may not hold a batch itself');
+      // Marked by Open's deserializer (utf8-requests.ts), relative to this operation: e.g. "acquire.name".
+      const notUtf8 = invalidUtf8Field(req);
+      if (notUtf8 !== undefined) throw new ApiError(grpc.status.INVALID_ARGUMENT, invalidUtf8Message(notUtf8));
       const name = req.op;
       if (!name) throw new ApiError(grpc.status.INVALID_ARGUMENT, 'session request without an operation');
       const body = req[name];

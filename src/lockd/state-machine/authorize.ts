@@ -49,7 +49,8 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
       return needs(['lock'], cmd.name, 'release') ?? noneOwned(state, candidates, who, () => deny(`${who} may not release a lock of lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
     }
     case 'Proclaim': {
-      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token) ?? [];
+      const byLease = cmd.leaseId || undefined;
+      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease)) ?? [];
       return needs(['lock'], cmd.name, 'proclaim on') ?? noneOwned(state, candidates, who, () => deny(`${who} may not proclaim for lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
     }
     case 'SetPermits':

@@ -69,7 +69,8 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ],
   ['Release', [req('name', 'str'), req('token', 'num'), opt('leaseId', 'num', zero), REQUEST_ID, ...AUTHORITY]],
   ['SetPermits', [req('name', 'str'), req('permits', 'num'), REQUEST_ID, ...AUTHORITY]],
-  ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY]],
+  // leaseId came later: appended, so entries written before it decode with it absent.
+  ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY, opt('leaseId', 'num', zero)]],
   ['FenceWrite', [req('key', 'str'), req('value', 'bytes'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
   ['FenceDelete', [req('key', 'str'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
   ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY, opt('acquireRequestId', 'str', empty)]],

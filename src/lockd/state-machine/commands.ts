@@ -84,6 +84,8 @@ export interface ProclaimCommand extends Authority {
   readonly name: string;
   readonly token: number;
   readonly value: string;
+  /** The leadership key's lease: the grant must be this lease's (absent/0: entries written before it was carried). */
+  readonly leaseId?: number;
 }
 
 /** Change a held or waited-on name's permits; waiters that now fit are granted by this entry (admin). */

@@ -228,12 +228,14 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
 export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: ProclaimCommand): ResultFor<'Proclaim'> {
   const lock = state.locks.get(cmd.name);
   const leader = lock?.holders[0];
-  if (!lock || !leader) return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name}: nobody leads it`);
+  const byLease = cmd.leaseId || undefined;
+  const key = byLease === undefined ? `fencing token ${cmd.token}` : `lease ${byLease} with fencing token ${cmd.token}`;
+  if (!lock || !leader) return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name}: nobody leads it`);
   if (!lock.election) return failure('Proclaim', 'FAILED_PRECONDITION', `${cmd.name} is a lock, not an election (no Campaign made it): nobody leads it`);
   // Only campaigns join an election (applyAcquire), so it has one exclusive holder: its leader.
   check(lock.holders.length === 1 && !leader.shared && lock.permits === 1, 'one-leader', () => `election ${cmd.name} has ${lock.holders.length} holders, permits ${lock.permits}`);
-  if (leader.token !== cmd.token)
-    return failure('Proclaim', 'FAILED_PRECONDITION', `fencing token ${cmd.token} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`);
+  if (leader.token !== cmd.token || (byLease !== undefined && leader.leaseId !== byLease))
+    return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`);
   leader.value = cmd.value;
   ctx.emit('PROCLAIMED', cmd.name, leader.leaseId, cmd.token);
   return { type: 'Proclaim', ok: true };

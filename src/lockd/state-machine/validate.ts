@@ -47,14 +47,26 @@ function hex4(ch: string): string {
   return (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
 }
 
+const safeInteger = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n);
+
+/**
+ * Why `n` (not a safe integer) is refused. A 64-bit field arrives as a JS number (src/proto/load.ts:
+ * longs as Number): one past ±(2^53 − 1) is an integer on the wire but beyond what lockd holds
+ * exactly, so it is "out of range", not "not an integer".
+ */
+function notSafeInteger(what: string, n: unknown, unit = ''): Problem {
+  if (typeof n === 'number' && Number.isInteger(n)) return invalid(`${what} ${String(n)} is out of range (beyond ±${Number.MAX_SAFE_INTEGER})`);
+  return invalid(`${what} must be an integer${unit}`);
+}
+
 function checkId(what: string, n: unknown): Problem | undefined {
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) return invalid(`${what} must be an integer`);
+  if (!safeInteger(n)) return notSafeInteger(what, n);
   if (n <= 0) return invalid(`${what} must be positive (0 is not a valid ${what})`);
   return undefined;
 }
 
 function checkRange(what: string, n: unknown, min: number, max: number): Problem | undefined {
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) return invalid(`${what} must be an integer number of milliseconds`);
+  if (!safeInteger(n)) return notSafeInteger(what, n, ' number of milliseconds');
   if (n < min || n > max) return invalid(`${what} ${n} is out of range [${min}, ${max}]`);
   return undefined;
 }
@@ -70,7 +82,7 @@ export const validateElapsedMs = (e: unknown): Problem | undefined => checkRange
 /** Absent and 0 both mean "no drift allowance" (entries written before it was carried). */
 export function validateDriftPpm(ppm: unknown): Problem | undefined {
   if (ppm === undefined) return undefined;
-  if (typeof ppm !== 'number' || !Number.isSafeInteger(ppm)) return invalid('drift_ppm must be an integer');
+  if (!safeInteger(ppm)) return notSafeInteger('drift_ppm', ppm);
   if (ppm < 0 || ppm > MAX_DRIFT_PPM) return invalid(`drift_ppm ${ppm} is out of range [0, ${MAX_DRIFT_PPM}]`);
   return undefined;
 }
@@ -101,7 +113,7 @@ export function validateFenceLock(lock: unknown): Problem | undefined {
 /** Absent and 0 both mean "not a bounded cleanup" (CancelWaitCommand). */
 export function validateAbandonedAtIndex(i: unknown): Problem | undefined {
   if (i === undefined) return undefined;
-  if (typeof i !== 'number' || !Number.isSafeInteger(i)) return invalid('abandoned_at_index must be an integer');
+  if (!safeInteger(i)) return notSafeInteger('abandoned_at_index', i);
   if (i < 0) return invalid('abandoned_at_index must not be negative');
   return undefined;
 }
@@ -116,7 +128,7 @@ export function validateCleanupRequestId(abandonedAtIndex: unknown, rid: unknown
 /** Acquire's permits: absent/0/1 = a mutex. */
 export function validatePermits(p: unknown): Problem | undefined {
   if (p === undefined) return undefined;
-  if (typeof p !== 'number' || !Number.isSafeInteger(p)) return invalid('permits must be an integer');
+  if (!safeInteger(p)) return notSafeInteger('permits', p);
   if (p < 0 || p > MAX_PERMITS) return invalid(`permits ${p} is out of range [0, ${MAX_PERMITS}] (0 and 1 both mean a mutex)`);
   return undefined;
 }
@@ -212,7 +224,7 @@ function validateBody(cmd: Command): Problem | undefined {
         validateRequestId(cmd.requestId)
       );
     case 'Proclaim':
-      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? validateElectionValue(cmd.value);
+      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? (cmd.leaseId === undefined || cmd.leaseId === 0 ? undefined : validateLeaseId(cmd.leaseId)) ?? validateElectionValue(cmd.value);
     case 'SetPermits':
       if (typeof cmd.permits !== 'number' || !Number.isSafeInteger(cmd.permits) || cmd.permits < 1 || cmd.permits > MAX_PERMITS)
         return validateLockName(cmd.name) ?? invalid(`permits ${String(cmd.permits)} is out of range [1, ${MAX_PERMITS}]`);

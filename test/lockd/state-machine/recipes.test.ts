@@ -149,6 +149,20 @@ describe('state machine: election values (Campaign, Proclaim)', () => {
   });
 });
 
+describe('state machine: Proclaim names the leadership by lease and token', () => {
+  it('refuses a key whose lease_id is not the leader\'s, even with the leader\'s token, and changes nothing', () => {
+    const h = new Harness();
+    const [a, b] = [h.grant(), h.grant()];
+    const ta = (h.ok({ type: 'Acquire', name: 'e', leaseId: a, wait: true, value: 'a', election: true }) as { token: number }).token;
+    const f = h.fail({ type: 'Proclaim', name: 'e', token: ta, leaseId: b, value: 'forged' });
+    expect(f.error).to.equal('FAILED_PRECONDITION');
+    expect(f.message).to.contain(`lease ${b} with fencing token ${ta}`).and.contain(`lease ${a} leads it under token ${ta}`);
+    expect(h.sm.inspectLock('e').holders[0].value).to.equal('a');
+    h.ok({ type: 'Proclaim', name: 'e', token: ta, leaseId: a, value: 'a2' });
+    expect(h.sm.inspectLock('e').holders[0].value).to.equal('a2');
+  });
+});
+
 describe('state machine: lock-delay', () => {
   it('after the holder lease expires, the name stays ungranted until the Tick that ends the delay grants the waiter', () => {
     const h = new Harness();

@@ -84,7 +84,8 @@ describe('state machine: input validation (pure, callable before proposing)', ()
     ['2^53-1', Number.MAX_SAFE_INTEGER, undefined],
     ['0', 0, /lease id must be positive/],
     ['-1', -1, /positive/],
-    ['2^53', 2 ** 53, /integer/],
+    ['2^53', 2 ** 53, /^lease id 9007199254740992 is out of range/],
+    ['2^64-1 as a JS number', 2 ** 64, /out of range/],
     ['a string', '7', /integer/],
   ]);
 
