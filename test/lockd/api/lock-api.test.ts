@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, useApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
+import { withStableLeader } from '../../support/stable-leader.js';
 import { lockdProto } from '../../../src/proto/lockd.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
@@ -206,46 +207,51 @@ describe('lock API on a 3-node cluster', function () {
     expect(err.details).to.contain('lockd-forwarded');
   });
 
-  it('keeps leases alive over KeepAlive and tells the stream when a lease is gone', async () => {
-    const { leaseId } = await f.leader.grant(500);
-    const stream = f.leader.keepAliveStream();
-    const replies: LeaseKeepAliveResponse__Output[] = [];
-    stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
-    stream.on('error', () => {});
-    // Renew for 3 TTLs: the lease outlives its TTL.
-    const t0 = Date.now();
-    while (Date.now() - t0 < 1500) {
-      stream.write({ leaseId });
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    expect(replies.length).to.be.greaterThan(5);
-    expect(replies.every((x) => x.leaseId === leaseId && x.ttlMs === 500)).to.equal(true);
-    expect((await f.leader.timeToLive(leaseId)).remainingMs).to.be.greaterThan(0);
-    // Unknown lease: answered with ttl 0.
-    stream.write({ leaseId: 999_999 });
-    await waitFor('unknown lease answered', () => (replies.some((x) => x.leaseId === 999_999) ? true : undefined), 5000);
-    expect(replies.find((x) => x.leaseId === 999_999)!.ttlMs).to.equal(0);
-    // Revoked elsewhere: the stream that kept it alive hears ttl 0 without asking.
-    const before = replies.length;
-    await f.follower.revoke(leaseId);
-    await waitFor('loss notice', () => (replies.slice(before).some((x) => x.leaseId === leaseId && x.ttlMs === 0) ? true : undefined), 5000);
-    stream.cancel();
-  });
+  it('keeps leases alive over KeepAlive and tells the stream when a lease is gone', () =>
+    withStableLeader(f.cluster, async (leaderId) => {
+      const TTL = 1000;
+      const leader = f.api(leaderId);
+      const { leaseId } = await leader.grant(TTL);
+      const stream = leader.keepAliveStream();
+      const replies: LeaseKeepAliveResponse__Output[] = [];
+      stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
+      stream.on('error', () => {});
+      // Renew for 3 TTLs, one renewal at a time: each is answered (counted against the requests
+      // sent, never against the clock), and the lease outlives its TTL.
+      const t0 = Date.now();
+      for (let sent = 1; sent <= 6 || Date.now() - t0 < 3 * TTL; sent++) {
+        stream.write({ leaseId });
+        await waitFor(`keepalive ${sent} answered`, () => (replies.length >= sent ? true : undefined), 10_000, 10);
+        await new Promise((r) => setTimeout(r, 150)); // the renewal interval, well inside the TTL
+      }
+      expect(replies.every((x) => x.leaseId === leaseId && x.ttlMs === TTL), JSON.stringify(replies)).to.equal(true);
+      expect((await leader.timeToLive(leaseId)).remainingMs).to.be.greaterThan(0);
+      // Unknown lease: answered with ttl 0.
+      stream.write({ leaseId: 999_999 });
+      await waitFor('unknown lease answered', () => (replies.some((x) => x.leaseId === 999_999) ? true : undefined), 5000);
+      expect(replies.find((x) => x.leaseId === 999_999)!.ttlMs).to.equal(0);
+      // Revoked elsewhere: the stream that kept it alive hears ttl 0 without asking.
+      const before = replies.length;
+      await f.api(f.cluster.nodes.find((n) => n.id !== leaderId)!.id).revoke(leaseId);
+      await waitFor('loss notice', () => (replies.slice(before).some((x) => x.leaseId === leaseId && x.ttlMs === 0) ? true : undefined), 5000);
+      stream.cancel();
+    }));
 
-  it('tells a keepalive stream when its lease expires', async () => {
-    const { leaseId } = await f.leader.grant(300);
-    const stream = f.follower.keepAliveStream();
-    const replies: LeaseKeepAliveResponse__Output[] = [];
-    stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
-    stream.on('error', () => {});
-    stream.write({ leaseId });
-    await waitFor('renewed', () => (replies.length > 0 ? true : undefined), 5000);
-    expect(replies[0].ttlMs).to.equal(300);
-    // No more keepalives: it expires and the (proxied) stream is told.
-    await waitFor('expiry notice', () => (replies.some((x) => x.ttlMs === 0) ? true : undefined), 5000);
-    expect((await statusOf(f.leader.timeToLive(leaseId))).code).to.equal(grpc.status.NOT_FOUND);
-    stream.cancel();
-  });
+  it('tells a keepalive stream when its lease expires', () =>
+    withStableLeader(f.cluster, async (leaderId) => {
+      const { leaseId } = await f.api(leaderId).grant(300);
+      const stream = f.api(f.cluster.nodes.find((n) => n.id !== leaderId)!.id).keepAliveStream();
+      const replies: LeaseKeepAliveResponse__Output[] = [];
+      stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
+      stream.on('error', () => {});
+      stream.write({ leaseId });
+      await waitFor('renewed', () => (replies.length > 0 ? true : undefined), 5000);
+      expect(replies[0].ttlMs).to.equal(300);
+      // No more keepalives: it expires and the (proxied) stream is told.
+      await waitFor('expiry notice', () => (replies.some((x) => x.ttlMs === 0) ? true : undefined), 5000);
+      expect((await statusOf(f.api(leaderId).timeToLive(leaseId))).code).to.equal(grpc.status.NOT_FOUND);
+      stream.cancel();
+    }));
 
   it('ends a waiting Acquire with DEADLINE_EXCEEDED at its deadline and leaves the queue', async () => {
     const name = 'deadline';
