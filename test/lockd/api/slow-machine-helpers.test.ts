@@ -93,7 +93,7 @@ describe('slow-machine helpers: retried raw calls and a stable leader', function
       expect((failed?.cause as Error | undefined)?.message).to.equal('expected 8 to equal 14');
     });
 
-    it('passes the test's own failure through unchanged when the leader held', async () => {
+    it("passes the test's own failure through unchanged when the leader held", async () => {
       const e = await withStableLeader(cluster, async () => {
         throw new Error('a real failure');
       }).then(() => undefined, (x: Error) => x);
