@@ -6,6 +6,9 @@ import { waitFor, ProcessCluster, type ClusterOptions } from '../../support/proc
 import { LockApi } from '../../support/lock-api-client.js';
 import { LeaseKeeper } from '../../support/lease-keeper.js';
 
+/** Room for a first build of dist/ and an election on a loaded machine. */
+export const START_TIMEOUT_MS = 120_000;
+
 export interface FixtureOptions {
   /** One attempt per call: UNAVAILABLE reaches the test (failover tests check it). */
   readonly rawCalls?: boolean;
@@ -88,7 +91,9 @@ export class ApiFixture {
  */
 export function useApiFixture(use: (f: ApiFixture) => void, opts: Partial<ClusterOptions> & FixtureOptions = {}): void {
   let f: ApiFixture | undefined;
-  before(async () => {
+  before(async function () {
+    // Start-up is bounded by its own parts (the build, the election wait), not by a test's timeout.
+    this.timeout(Math.max(this.timeout(), START_TIMEOUT_MS));
     f = await ApiFixture.start(opts);
     use(f);
   });
