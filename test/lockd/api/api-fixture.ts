@@ -29,7 +29,7 @@ export class ApiFixture {
     const { rawCalls = false, ...clusterOpts } = opts;
     const f = new ApiFixture(await ProcessCluster.start({ size: 3, ...clusterOpts }), rawCalls);
     try {
-      f.leaderId = await f.cluster.waitForLeader();
+      f.leaderId = await f.cluster.waitForLeader(undefined, 60_000); // a loaded machine starts nodes slowly
       await f.cluster.waitForApplied(1); // the leader's no-op: the log is quiet from here until a test writes
     } catch (e) {
       await f.cluster.stop(true);
