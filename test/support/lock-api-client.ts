@@ -1,6 +1,9 @@
 // Plain promise wrappers over the lockd.v1 gRPC clients, for tests and the helper scripts they
 // run as child processes (the real TS client library lives in src/client; these tests use the
-// wire API directly so that they check the server and nothing else).
+// wire API directly so that they check the server and nothing else). With `retryUnavailable`, each
+// unary call is retried on UNAVAILABLE with the same request (and a request id of its own when the
+// caller gave none), as the real client does: for tests that are not about a leader change.
+import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../src/proto/lockd.js';
 import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
@@ -17,6 +20,7 @@ import type { FenceDeleteResponse__Output } from '../../src/proto/gen/lockd/v1/F
 import type { LockEvent__Output } from '../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { LeaseKeepAliveRequest } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
 import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import { retryUnavailable } from './retry-unavailable.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -26,10 +30,16 @@ export interface CallOpts {
 
 type Cb<T> = (err: grpc.ServiceError | null, res?: T) => void;
 
-function unary<T>(start: (md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb<T>) => unknown, o: CallOpts = {}): Promise<T> {
-  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const opts: grpc.CallOptions = Number.isFinite(timeoutMs) ? { deadline: Date.now() + timeoutMs } : {};
+type Start<T> = (md: grpc.Metadata, opts: grpc.CallOptions, cb: Cb<T>) => unknown;
+
+function once<T>(start: Start<T>, deadline: number): Promise<T> {
+  const opts: grpc.CallOptions = Number.isFinite(deadline) ? { deadline } : {};
   return new Promise((resolve, reject) => start(new grpc.Metadata(), opts, (err, res) => (err ? reject(err) : resolve(res as T))));
+}
+
+export interface LockApiOptions {
+  /** Retry UNAVAILABLE with the same request until the call's deadline (see the header). */
+  readonly retryUnavailable?: boolean;
 }
 
 /** One node's three lock services. */
@@ -37,63 +47,86 @@ export class LockApi {
   readonly lease: LeaseClient;
   readonly lock: LockClient;
   readonly fence: FenceClient;
+  private readonly retrying: boolean;
 
-  constructor(readonly address: string) {
+  constructor(
+    readonly address: string,
+    opts: LockApiOptions = {},
+  ) {
+    this.retrying = opts.retryUnavailable ?? false;
     const creds = grpc.credentials.createInsecure();
     this.lease = new lockdProto.lockd.v1.Lease(address, creds);
     this.lock = new lockdProto.lockd.v1.Lock(address, creds);
     this.fence = new lockdProto.lockd.v1.Fence(address, creds);
   }
 
+  private unary<T>(start: Start<T>, o: CallOpts = {}): Promise<T> {
+    const deadline = Date.now() + (o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    return this.retrying ? retryUnavailable(deadline, (d) => once(start, d)) : once(start, deadline);
+  }
+
+  /** The request id a mutating call sends: the caller's, else one of its own when retrying (so a retry is applied once). */
+  private id(requestId: string | undefined): string {
+    return requestId ?? (this.retrying ? `test-${randomUUID()}` : '');
+  }
+
   grant(ttlMs: number, o: CallOpts & { requestId?: string } = {}): Promise<LeaseGrantResponse__Output> {
-    return unary((md, opts, cb) => this.lease.Grant({ ttlMs, requestId: o.requestId ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.lease.Grant({ ttlMs, requestId }, md, opts, cb), o);
   }
 
   revoke(leaseId: number, o: CallOpts & { requestId?: string } = {}): Promise<unknown> {
-    return unary((md, opts, cb) => this.lease.Revoke({ leaseId, requestId: o.requestId ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.lease.Revoke({ leaseId, requestId }, md, opts, cb), o);
   }
 
   timeToLive(leaseId: number, o: CallOpts = {}): Promise<LeaseTimeToLiveResponse__Output> {
-    return unary((md, opts, cb) => this.lease.TimeToLive({ leaseId }, md, opts, cb), o);
+    return this.unary((md, opts, cb) => this.lease.TimeToLive({ leaseId }, md, opts, cb), o);
   }
 
   list(o: CallOpts = {}): Promise<LeaseListResponse__Output> {
-    return unary((md, opts, cb) => this.lease.List({}, md, opts, cb), o);
+    return this.unary((md, opts, cb) => this.lease.List({}, md, opts, cb), o);
   }
 
   acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string } = {}): Promise<AcquireResponse__Output> {
-    return unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId: o.requestId ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId }, md, opts, cb), o);
   }
 
   /** A waiting Acquire that can be cancelled by the caller. */
   acquireCancellable(name: string, leaseId: number, o: CallOpts & { requestId?: string } = {}): { result: Promise<AcquireResponse__Output>; cancel(): void } {
     let call: grpc.ClientUnaryCall | undefined;
-    const result = unary<AcquireResponse__Output>((md, opts, cb) => (call = this.lock.Acquire({ name, leaseId, wait: true, requestId: o.requestId ?? '' }, md, opts, cb)), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    const result = this.unary<AcquireResponse__Output>((md, opts, cb) => (call = this.lock.Acquire({ name, leaseId, wait: true, requestId }, md, opts, cb)), o);
     return { result, cancel: () => call?.cancel() };
   }
 
   release(name: string, fencingToken: number, o: CallOpts & { requestId?: string } = {}): Promise<{ released: boolean }> {
-    return unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId: o.requestId ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId }, md, opts, cb), o);
   }
 
   inspect(name: string, o: CallOpts = {}): Promise<InspectResponse__Output> {
-    return unary((md, opts, cb) => this.lock.Inspect({ name }, md, opts, cb), o);
+    return this.unary((md, opts, cb) => this.lock.Inspect({ name }, md, opts, cb), o);
   }
 
   cancelWait(name: string, leaseId: number, o: CallOpts & { requestId?: string } = {}): Promise<CancelWaitResponse__Output> {
-    return unary((md, opts, cb) => this.lock.CancelWait({ name, leaseId, requestId: o.requestId ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.lock.CancelWait({ name, leaseId, requestId }, md, opts, cb), o);
   }
 
   fenceWrite(key: string, value: Uint8Array | string, fencingToken: number, o: CallOpts & { requestId?: string; lock?: string } = {}): Promise<{ highestToken: number }> {
-    return unary((md, opts, cb) => this.fence.Write({ key, value: Buffer.from(value), fencingToken, requestId: o.requestId ?? '', lock: o.lock ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.fence.Write({ key, value: Buffer.from(value), fencingToken, requestId, lock: o.lock ?? '' }, md, opts, cb), o);
   }
 
   fenceDelete(key: string, fencingToken: number, o: CallOpts & { requestId?: string; lock?: string } = {}): Promise<FenceDeleteResponse__Output> {
-    return unary((md, opts, cb) => this.fence.Delete({ key, fencingToken, requestId: o.requestId ?? '', lock: o.lock ?? '' }, md, opts, cb), o);
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.fence.Delete({ key, fencingToken, requestId, lock: o.lock ?? '' }, md, opts, cb), o);
   }
 
   fenceRead(key: string, o: CallOpts = {}): Promise<FenceReadResponse__Output> {
-    return unary((md, opts, cb) => this.fence.Read({ key }, md, opts, cb), o);
+    return this.unary((md, opts, cb) => this.fence.Read({ key }, md, opts, cb), o);
   }
 
   /** Observe `name`; resolves once the server has sent headers (the subscription is active). */

@@ -15,6 +15,7 @@ import { MAX_PENDING_KEEPALIVES } from '../../../src/lockd/api/keepalive-streams
 import { LEASE_TICK_TARGET_MS } from '../../../src/lockd/api/timing.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
+import { withStableLeader } from '../../support/stable-leader.js';
 import { raftProto } from '../../../src/proto/raft.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../../src/lockd/transport/metadata.js';
 
@@ -35,9 +36,15 @@ describe('lock API: backpressure and bounds (real processes)', function () {
   let leader: string;
   const closers: Array<{ close(): void }> = [];
 
+  /** Every test is about the leader's own answers and streams: on the leader of the moment, which must hold throughout. */
+  const onLeader = (body: () => Promise<void>) => () =>
+    withStableLeader(cluster, async (id) => {
+      leader = id;
+      await body();
+    });
+
   before(async () => {
     cluster = await ProcessCluster.start({ size: 3 });
-    leader = await cluster.waitForLeader();
   });
   afterEach(() => {
     for (const c of closers.splice(0)) c.close();
@@ -47,14 +54,14 @@ describe('lock API: backpressure and bounds (real processes)', function () {
   });
 
   for (const batched of [false, true])
-  it(`stops reading a Session whose client does not read (its memory stays bounded), and reads it again once the client reads${batched ? ' (requests and answers in batches)' : ''}`, async () => {
+  it(`stops reading a Session whose client does not read (its memory stays bounded), and reads it again once the client reads${batched ? ' (requests and answers in batches)' : ''}`, onLeader(async () => {
     // 10,000 operations refused at once (an invalid name: INVALID_ARGUMENT), then a Grant of a
     // recognisable TTL. A leader that reads on regardless answers them all within a second or so and
     // applies the Grant; one that honours backpressure stops after what fits the client's receive
     // window (~1,000 answers) and applies the Grant only once the client reads.
     const N = 10_000;
     const SENTINEL_TTL = batched ? 54_322 : 54_321;
-    const api = new LockApi(cluster.node(leader).address);
+    const api = new LockApi(cluster.node(leader).address, { retryUnavailable: true });
     const session = new lockdProto.lockd.v1.Session(cluster.node(leader).address, insecure);
     closers.push(api, session);
     const sentinelGranted = async () => (await api.list()).leases.some((l) => l.grantedTtlMs === SENTINEL_TTL);
@@ -91,16 +98,16 @@ describe('lock API: backpressure and bounds (real processes)', function () {
     await waitFor('the last operation applied once the session is read', async () => ((await sentinelGranted()) ? true : undefined), 30_000, 100);
     await waitFor(`all ${N + 1} operations answered`, () => (answered.size === N + 1 ? true : undefined), 30_000, 100);
     call.cancel();
-  });
+  }));
 
   for (const via of ['the leader', 'a follower (proxied to the leader)'] as const) {
-    it(`stops reading a KeepAlive stream whose client does not read, through ${via}`, async () => {
+    it(`stops reading a KeepAlive stream whose client does not read, through ${via}`, onLeader(async () => {
       // 20,000 renewals of one lease, then one of a second lease that is ageing. A node that reads
       // on regardless renews the second lease within a Tick or two; one that honours backpressure
       // never reaches that request while the client does not read (answers fill its window first).
       const N = 20_000;
       const nodeId = via === 'the leader' ? leader : cluster.nodes.find((n) => n.id !== leader)!.id;
-      const api = new LockApi(cluster.node(leader).address);
+      const api = new LockApi(cluster.node(leader).address, { retryUnavailable: true });
       closers.push(api);
       const { leaseId: filler } = await api.grant(60_000);
       const { leaseId: ageing } = await api.grant(20_000);
@@ -127,15 +134,15 @@ describe('lock API: backpressure and bounds (real processes)', function () {
       call.resume(); // reading again: the stream flows, and the last renewal lands
       await waitFor('the last keepalive applied once the stream is read', async () => ((await remaining()) > 18_000 ? true : undefined), 12_000, 100);
       call.cancel();
-    });
+    }));
   }
 
-  it(`ends an Observe whose client does not read once ${MAX_OBSERVE_BACKLOG} events wait for it, with RESOURCE_EXHAUSTED after what it buffered`, async () => {
+  it(`ends an Observe whose client does not read once ${MAX_OBSERVE_BACKLOG} events wait for it, with RESOURCE_EXHAUSTED after what it buffered`, onLeader(async () => {
     // Observe only writes, so it cannot stop its source: a small receive window makes the client
     // take few events, the node buffers up to the bound and then ends the stream.
     const name = 'observed-slowly';
     const address = cluster.node(leader).address;
-    const api = new LockApi(address);
+    const api = new LockApi(address, { retryUnavailable: true });
     const lock = new lockdProto.lockd.v1.Lock(address, insecure, { 'grpc-node.flow_control_window': 1024 });
     closers.push(api, lock);
     const obs = lock.Observe({ name });
@@ -156,11 +163,11 @@ describe('lock API: backpressure and bounds (real processes)', function () {
     expect(ended!.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
     expect(ended!.details).to.include(`fell ${MAX_OBSERVE_BACKLOG} messages behind`);
     expect(events).to.be.below(2 * pairs);
-  });
+  }));
 
-  it(`refuses a request over ${MAX_REQUEST_BYTES / MiB} MiB with RESOURCE_EXHAUSTED, unary or on a stream, and takes one just under it`, async () => {
+  it(`refuses a request over ${MAX_REQUEST_BYTES / MiB} MiB with RESOURCE_EXHAUSTED, unary or on a stream, and takes one just under it`, onLeader(async () => {
     const address = cluster.node(leader).address;
-    const api = new LockApi(address);
+    const api = new LockApi(address); // one attempt: the size limit on the wire is what is tested
     const session = new lockdProto.lockd.v1.Session(address, insecure);
     closers.push(api, session);
     const huge = 'x'.repeat(MAX_REQUEST_BYTES + 1);
@@ -177,9 +184,9 @@ describe('lock API: backpressure and bounds (real processes)', function () {
     call.write({ id: 1, inspect: { name: huge } });
     const err = await ended;
     expect(err.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
-  });
+  }));
 
-  it('the peer service keeps its own message limit: a 5 MiB raft envelope is decoded (and judged on its content)', async () => {
+  it('the peer service keeps its own message limit: a 5 MiB raft envelope is decoded (and judged on its content)', onLeader(async () => {
     const raft = new raftProto.raft.v1.Raft(cluster.node(leader).peerAddress, insecure); // the peer port
     closers.push(raft);
     const md = new grpc.Metadata();
@@ -190,9 +197,9 @@ describe('lock API: backpressure and bounds (real processes)', function () {
       call.write({ clusterId: 'not-this-one', senderId: 'x'.repeat(5 * MiB) });
     });
     expect(err?.code).to.equal(grpc.status.FAILED_PRECONDITION); // read and refused for what it says, not its size
-  });
+  }));
 
-  it(`holds at most ${MAX_STREAMS_PER_CONNECTION} concurrent streams per connection: a further call waits for one to end`, async () => {
+  it(`holds at most ${MAX_STREAMS_PER_CONNECTION} concurrent streams per connection: a further call waits for one to end`, onLeader(async () => {
     const address = cluster.node(leader).address;
     // What the server announces to every connection.
     const settings = await new Promise<{ maxConcurrentStreams?: number }>((resolve, reject) => {
@@ -227,5 +234,5 @@ describe('lock API: backpressure and bounds (real processes)', function () {
     streams[0].cancel();
     const s = await extra;
     for (const x of [...streams, s]) x.cancel();
-  });
+  }));
 });

@@ -21,7 +21,7 @@ describe('lock API under failures', function () {
   };
 
   before(async () => {
-    f = await ApiFixture.start();
+    f = await ApiFixture.start({ rawCalls: true }); // failures: the tests check what calls answer during them
   });
   afterEach(async () => {
     f.stopKeepers();
@@ -123,7 +123,7 @@ describe('lock API under failures', function () {
 
   it('fails calls UNAVAILABLE within their deadline once the quorum is lost', async () => {
     // A world of its own: two of its three nodes are killed.
-    const own = await ApiFixture.start();
+    const own = await ApiFixture.start({ rawCalls: true });
     try {
       const [survivor, ...victims] = [own.leaderId, ...own.cluster.nodes.map((n) => n.id).filter((id) => id !== own.leaderId)];
       for (const v of victims) await own.cluster.kill(v);

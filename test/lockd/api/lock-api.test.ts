@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, useApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
+import { withStableLeader } from '../../support/stable-leader.js';
 import { lockdProto } from '../../../src/proto/lockd.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
@@ -12,11 +13,10 @@ describe('lock API on a 3-node cluster', function () {
   let f: ApiFixture;
   useApiFixture((x) => (f = x));
 
-  /** The leader's log entries of `event` about (name, leaseId). */
+  /** The nodes' log entries of `event` about (name, leaseId) (the leader's, wherever it is now). */
   const logged = (event: string, name: string, leaseId: number) =>
-    f.cluster
-      .log(f.leaderId)
-      .split('\n')
+    f.cluster.nodes
+      .flatMap((n) => f.cluster.log(n.id).split('\n'))
       .filter((l) => l.includes(`"event":"${event}"`))
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((e) => e.name === name && e.leaseId === leaseId);
@@ -52,9 +52,8 @@ describe('lock API on a 3-node cluster', function () {
     const a = await f.keptLease(2000);
     const b = await f.keptLease(2000);
     const held = await f.leader.acquire('try', a.leaseId);
-    const t0 = Date.now();
-    const r = await f.leader.acquire('try', b.leaseId, { wait: false });
-    expect(Date.now() - t0).to.be.lessThan(1000);
+    // A try-lock that waited would end DEADLINE_EXCEEDED (the holder is kept alive): the answer itself says it did not.
+    const r = await f.leader.acquire('try', b.leaseId, { wait: false, timeoutMs: 20_000 });
     expect(r).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
     expect(await f.leader.inspect('try')).to.include({ fencingToken: held.fencingToken, holderLeaseId: a.leaseId });
   });
@@ -206,62 +205,71 @@ describe('lock API on a 3-node cluster', function () {
     expect(err.details).to.contain('lockd-forwarded');
   });
 
-  it('keeps leases alive over KeepAlive and tells the stream when a lease is gone', async () => {
-    const { leaseId } = await f.leader.grant(500);
-    const stream = f.leader.keepAliveStream();
-    const replies: LeaseKeepAliveResponse__Output[] = [];
-    stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
-    stream.on('error', () => {});
-    // Renew for 3 TTLs: the lease outlives its TTL.
-    const t0 = Date.now();
-    while (Date.now() - t0 < 1500) {
+  it('keeps leases alive over KeepAlive and tells the stream when a lease is gone', () =>
+    withStableLeader(f.cluster, async (leaderId) => {
+      const TTL = 1000;
+      const leader = f.api(leaderId);
+      const { leaseId } = await leader.grant(TTL);
+      const stream = leader.keepAliveStream();
+      const replies: LeaseKeepAliveResponse__Output[] = [];
+      stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
+      stream.on('error', () => {});
+      // Renew for 3 TTLs, one renewal at a time: each is answered (counted against the requests
+      // sent, never against the clock), and the lease outlives its TTL.
+      const t0 = Date.now();
+      for (let sent = 1; sent <= 6 || Date.now() - t0 < 3 * TTL; sent++) {
+        stream.write({ leaseId });
+        await waitFor(`keepalive ${sent} answered`, () => (replies.length >= sent ? true : undefined), 10_000, 10);
+        await new Promise((r) => setTimeout(r, 150)); // the renewal interval, well inside the TTL
+      }
+      expect(replies.every((x) => x.leaseId === leaseId && x.ttlMs === TTL), JSON.stringify(replies)).to.equal(true);
+      expect((await leader.timeToLive(leaseId)).remainingMs).to.be.greaterThan(0);
+      // Unknown lease: answered with ttl 0.
+      stream.write({ leaseId: 999_999 });
+      await waitFor('unknown lease answered', () => (replies.some((x) => x.leaseId === 999_999) ? true : undefined), 5000);
+      expect(replies.find((x) => x.leaseId === 999_999)!.ttlMs).to.equal(0);
+      // Revoked elsewhere: the stream that kept it alive hears ttl 0 without asking.
+      const before = replies.length;
+      await f.api(f.cluster.nodes.find((n) => n.id !== leaderId)!.id).revoke(leaseId);
+      await waitFor('loss notice', () => (replies.slice(before).some((x) => x.leaseId === leaseId && x.ttlMs === 0) ? true : undefined), 5000);
+      stream.cancel();
+    }));
+
+  it('tells a keepalive stream when its lease expires', () =>
+    withStableLeader(f.cluster, async (leaderId) => {
+      const { leaseId } = await f.api(leaderId).grant(300);
+      const stream = f.api(f.cluster.nodes.find((n) => n.id !== leaderId)!.id).keepAliveStream();
+      const replies: LeaseKeepAliveResponse__Output[] = [];
+      stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
+      stream.on('error', () => {});
       stream.write({ leaseId });
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    expect(replies.length).to.be.greaterThan(5);
-    expect(replies.every((x) => x.leaseId === leaseId && x.ttlMs === 500)).to.equal(true);
-    expect((await f.leader.timeToLive(leaseId)).remainingMs).to.be.greaterThan(0);
-    // Unknown lease: answered with ttl 0.
-    stream.write({ leaseId: 999_999 });
-    await waitFor('unknown lease answered', () => (replies.some((x) => x.leaseId === 999_999) ? true : undefined), 5000);
-    expect(replies.find((x) => x.leaseId === 999_999)!.ttlMs).to.equal(0);
-    // Revoked elsewhere: the stream that kept it alive hears ttl 0 without asking.
-    const before = replies.length;
-    await f.follower.revoke(leaseId);
-    await waitFor('loss notice', () => (replies.slice(before).some((x) => x.leaseId === leaseId && x.ttlMs === 0) ? true : undefined), 5000);
-    stream.cancel();
-  });
+      await waitFor('renewed', () => (replies.length > 0 ? true : undefined), 5000);
+      expect(replies[0].ttlMs).to.equal(300);
+      // No more keepalives: it expires and the (proxied) stream is told.
+      await waitFor('expiry notice', () => (replies.some((x) => x.ttlMs === 0) ? true : undefined), 5000);
+      expect((await statusOf(f.api(leaderId).timeToLive(leaseId))).code).to.equal(grpc.status.NOT_FOUND);
+      stream.cancel();
+    }));
 
-  it('tells a keepalive stream when its lease expires', async () => {
-    const { leaseId } = await f.leader.grant(300);
-    const stream = f.follower.keepAliveStream();
-    const replies: LeaseKeepAliveResponse__Output[] = [];
-    stream.on('data', (x: LeaseKeepAliveResponse__Output) => replies.push(x));
-    stream.on('error', () => {});
-    stream.write({ leaseId });
-    await waitFor('renewed', () => (replies.length > 0 ? true : undefined), 5000);
-    expect(replies[0].ttlMs).to.equal(300);
-    // No more keepalives: it expires and the (proxied) stream is told.
-    await waitFor('expiry notice', () => (replies.some((x) => x.ttlMs === 0) ? true : undefined), 5000);
-    expect((await statusOf(f.leader.timeToLive(leaseId))).code).to.equal(grpc.status.NOT_FOUND);
-    stream.cancel();
-  });
-
-  it('ends a waiting Acquire with DEADLINE_EXCEEDED at its deadline and leaves the queue', async () => {
-    const name = 'deadline';
-    const holder = await f.keptLease(3000);
-    const w = await f.keptLease(3000);
-    const held = await f.leader.acquire(name, holder.leaseId);
-    const t0 = Date.now();
-    const err = await statusOf(f.follower.acquire(name, w.leaseId, { wait: true, timeoutMs: 600 }));
-    const took = Date.now() - t0;
-    expect(err.code).to.equal(grpc.status.DEADLINE_EXCEEDED);
-    expect(took).to.be.within(550, 1500);
-    // Cancelled at once (not after the grace period a vanished client gets).
-    await waitFor('queue emptied', async () => ((await f.leader.inspect(name)).waitingLeaseIds.length === 0 ? true : undefined), 800);
-    await f.leader.release(name, held.fencingToken);
-    expect(await f.leader.inspect(name)).to.include({ held: false });
-  });
+  it('ends a waiting Acquire with DEADLINE_EXCEEDED at its deadline and leaves the queue', () =>
+    withStableLeader(f.cluster, async (leaderId) => {
+      const name = 'deadline';
+      const leader = f.api(leaderId);
+      const holder = await f.keptLease(3000, leader);
+      const w = await f.keptLease(3000, leader);
+      const held = await leader.acquire(name, holder.leaseId);
+      const t0 = Date.now();
+      const err = await statusOf(f.api(f.cluster.nodes.find((n) => n.id !== leaderId)!.id).acquire(name, w.leaseId, { wait: true, timeoutMs: 600 }));
+      expect(err.code).to.equal(grpc.status.DEADLINE_EXCEEDED);
+      expect(Date.now() - t0, 'answered before its deadline').to.be.at.least(550);
+      // Cancelled at once, as a wait whose deadline passed (not after the grace period a vanished
+      // client gets): the leader says which, rather than the clock.
+      await waitFor('queue emptied', async () => ((await leader.inspect(name)).waitingLeaseIds.length === 0 ? true : undefined), 10_000);
+      const cancelled = await waitFor('the leader to log the cancel', () => logged('wait cancelled', name, w.leaseId)[0], 5000, 10);
+      expect(cancelled.why, JSON.stringify(cancelled)).to.equal('deadline');
+      await leader.release(name, held.fencingToken);
+      expect(await leader.inspect(name)).to.include({ held: false });
+    }));
 
   it('ends a waiting Acquire with NOT_FOUND when its own lease ends', async () => {
     const name = 'waiter-dies';
