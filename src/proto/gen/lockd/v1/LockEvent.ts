@@ -1,5 +1,6 @@
 // Original file: proto/lockd.proto
 
+import type { InspectResponse as _lockd_v1_InspectResponse, InspectResponse__Output as _lockd_v1_InspectResponse__Output } from '../../lockd/v1/InspectResponse.js';
 import type { Long } from '@grpc/proto-loader';
 
 export interface LockEvent {
@@ -11,7 +12,10 @@ export interface LockEvent {
    * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
    * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
    * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up),
-   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token).
+   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token), RESYNC (this
+   * node's state was replaced by a snapshot: `state` is the lock now, the changes between the last
+   * event sent and the snapshot are not told one by one; fencing_token and lease_id name the oldest
+   * holder, 0 when free). New types may be added: a client skips a type it does not know.
    */
   'type'?: (string);
   /**
@@ -23,9 +27,13 @@ export interface LockEvent {
    */
   'leaseId'?: (number | string | Long);
   /**
-   * Raft log index of the entry that made the change.
+   * Raft log index of the entry that made the change (RESYNC: the snapshot's index).
    */
   'index'?: (number | string | Long);
+  /**
+   * RESYNC only: the lock's whole state, as Lock.Inspect would answer it at `index`.
+   */
+  'state'?: (_lockd_v1_InspectResponse | null);
 }
 
 export interface LockEvent__Output {
@@ -37,7 +45,10 @@ export interface LockEvent__Output {
    * What happened: ACQUIRED (granted to lease_id with fencing_token), RELEASED (released by its
    * holder, or the holder's lease was revoked), EXPIRED (the holder's lease expired), QUEUED (lease_id
    * joined the wait queue), WAITER_REMOVED (a waiter's lease ended), WAIT_CANCELLED (a waiter gave up),
-   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token).
+   * PROCLAIMED (Election.Proclaim set the value of the grant lease_id/fencing_token), RESYNC (this
+   * node's state was replaced by a snapshot: `state` is the lock now, the changes between the last
+   * event sent and the snapshot are not told one by one; fencing_token and lease_id name the oldest
+   * holder, 0 when free). New types may be added: a client skips a type it does not know.
    */
   'type': (string);
   /**
@@ -49,7 +60,11 @@ export interface LockEvent__Output {
    */
   'leaseId': (number);
   /**
-   * Raft log index of the entry that made the change.
+   * Raft log index of the entry that made the change (RESYNC: the snapshot's index).
    */
   'index': (number);
+  /**
+   * RESYNC only: the lock's whole state, as Lock.Inspect would answer it at `index`.
+   */
+  'state': (_lockd_v1_InspectResponse__Output | null);
 }
