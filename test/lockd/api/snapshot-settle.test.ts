@@ -114,12 +114,12 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     await waitFor('the follower shows a leading', () => (leaders.at(-1)?.leader?.leaseId === a ? true : undefined), 10_000);
     const before = installs(follower);
     f.cluster.signal(follower, 'SIGSTOP');
+    await pastInflightWindow(a); // so the follower's socket holds none of what follows
+    const seen = obs.events.length;
     const cb = campaign(f.leaderId, name, b, 'b');
     await waitFor('b campaigns', async () => ((await f.leader.inspect(name)).waitingLeaseIds.includes(b) ? true : undefined), 10_000);
     await resign(f.leaderId, ka.leader);
     const kb = await within(cb, 'b campaigns');
-    const seen = obs.events.length;
-    await pastInflightWindow(a);
     await compactedPastNow(f.leaderId);
     await resumeBySnapshot(follower, before);
 
