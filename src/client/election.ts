@@ -1,7 +1,8 @@
 // Election calls (lockd.v1.Election, issue 16): a leader is the holder of the mutex of the election's
 // name; its key is that grant. Campaign, Proclaim, Leader and Resign run unary or on a Session
 // (ElectionCalls). observeLeader streams the leadership, reopening a broken stream (the
-// server sends the current leader first on every open, so a reconnect resynchronises by itself).
+// server sends the current leader first on every open, so a reconnect resynchronises by itself; a
+// node that caught up by snapshot sends the leadership it restored, which is whole state too).
 import { randomUUID } from 'node:crypto';
 import type { CampaignRequest } from '../proto/gen/lockd/v1/CampaignRequest.js';
 import type { CampaignResponse__Output } from '../proto/gen/lockd/v1/CampaignResponse.js';

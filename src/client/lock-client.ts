@@ -26,6 +26,7 @@ import { LockHeldError, LockLostError, toLockdError } from './errors.js';
 import { Lease } from './lease.js';
 import { Lock } from './lock.js';
 import { observeLock, type LockEvent, type ObserveOptions } from './observe.js';
+import { toLockInfo } from './lock-info.js';
 import { recipeFields } from './recipe.js';
 import * as election from './election.js';
 import type { LeaderKey, Leadership } from './election.js';
@@ -110,21 +111,6 @@ export function toNodeStatus(s: StatusResponse__Output): NodeStatus {
     commitIndex: s.commitIndex,
     appliedIndex: s.appliedIndex,
     members: s.members.map((m) => ({ id: m.id, address: m.address, matchIndex: m.matchIndex })),
-  };
-}
-
-export function toLockInfo(name: string, r: InspectResponse__Output): LockInfo {
-  return {
-    name,
-    held: r.held,
-    fencingToken: r.fencingToken,
-    holderLeaseId: r.holderLeaseId,
-    waitingLeaseIds: r.waitingLeaseIds,
-    permits: r.permits,
-    holders: r.holders.map((h) => ({ leaseId: h.leaseId, fencingToken: h.fencingToken, shared: h.shared, lockDelayMs: h.lockDelayMs })),
-    waitingShared: r.waitingShared,
-    lockDelayUntilMs: r.lockDelayUntilMs,
-    lockDelayRemainingMs: r.lockDelayRemainingMs,
   };
 }
 

@@ -147,6 +147,9 @@ export class Lock {
         // Several grants of one name may share a token (one entry granted them): match the lease too.
         const mine = ev.fencingToken === this.token && ev.leaseId === this.lease.id;
         if ((ev.type === 'RELEASED' || ev.type === 'EXPIRED') && mine) this.lose(ev.type === 'RELEASED' ? 'released' : 'expired');
+        // The serving node caught up by snapshot: events may be missing. Its state is not the judge
+        // (a lagging node's snapshot may predate this grant): confirm with a linearizable Inspect.
+        else if (ev.type === 'RESYNC' && ev.state) void this.verify();
         // A later grant of an exclusive mutex proves ours ended; beside a read or semaphore grant it is normal.
         else if (ev.type === 'ACQUIRED' && ev.fencingToken > this.token && this.mutex && !this.shared) this.lose('superseded');
       }

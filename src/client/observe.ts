@@ -1,21 +1,27 @@
 // Observe a lock: an async iterator of its events (ACQUIRED, RELEASED, EXPIRED, QUEUED, ...) from
-// the moment the stream opens, in log order. A broken stream is reopened (following a leader hint
-// at once, else after a backoff); because events may have been missed meanwhile, the iterator
-// then yields a client-made { type: 'RESYNC' } event — re-read the lock (inspect) if it matters.
-// Aborting opts.signal, or leaving the loop, ends the iteration quietly.
+// the moment the stream opens, in log order. Two things say "events may be missing, here is the
+// truth": a RESYNC event from the server, carrying the lock's whole state (`state`), when the node
+// serving the stream caught up by snapshot; and a RESYNC the client makes itself (no `state`) when
+// a broken stream is reopened (following a leader hint at once, else after a backoff) — re-read
+// the lock (inspect) then if it matters. Types this client does not know are passed through as
+// they come. Aborting opts.signal, or leaving the loop, ends the iteration quietly.
 import type { LockEvent__Output } from '../proto/gen/lockd/v1/LockEvent.js';
 import { followStream } from './followed-stream.js';
+import { toLockInfo } from './lock-info.js';
 import type { Router } from './router.js';
+import type { LockInfo } from './types.js';
 
 /** A lock event as the server sends it, or the client's RESYNC marker (all numbers 0). */
 export interface LockEvent {
   readonly name: string;
-  /** ACQUIRED | RELEASED | EXPIRED | QUEUED | WAITER_REMOVED | WAIT_CANCELLED | ... | RESYNC (client-made). */
+  /** ACQUIRED | RELEASED | EXPIRED | QUEUED | WAITER_REMOVED | WAIT_CANCELLED | ... | RESYNC. */
   readonly type: string;
   readonly fencingToken: number;
   readonly leaseId: number;
-  /** Log index of the entry that made the change. */
+  /** Log index of the entry that made the change (a server RESYNC: the snapshot's index). */
   readonly index: number;
+  /** A server RESYNC: the lock's state at `index`, to take as the truth. Absent on the client's own RESYNC. */
+  readonly state?: LockInfo;
 }
 
 export interface ObserveOptions {
@@ -25,8 +31,13 @@ export interface ObserveOptions {
   readonly onOpen?: (opened: number) => void;
 }
 
+export function toLockEvent(name: string, ev: LockEvent__Output): LockEvent {
+  const base = { name: ev.name, type: ev.type, fencingToken: ev.fencingToken, leaseId: ev.leaseId, index: ev.index };
+  return ev.state ? { ...base, state: toLockInfo(name, ev.state) } : base;
+}
+
 export function observeLock(router: Router, name: string, opts: ObserveOptions = {}): AsyncGenerator<LockEvent, void, undefined> {
-  return followStream<LockEvent__Output, LockEvent>(router, (ep) => ep.lock.Observe({ name }), (ev) => ev, {
+  return followStream<LockEvent__Output, LockEvent>(router, (ep) => ep.lock.Observe({ name }), (ev) => toLockEvent(name, ev), {
     ...opts,
     onReopen: () => ({ name, type: 'RESYNC', fencingToken: 0, leaseId: 0, index: 0 }),
   });

@@ -236,7 +236,11 @@ export async function lockObserve(ctx: Context): Promise<number> {
   const onOpen = (n: number): void => ctx.out.note(n === 0 ? `observing ${name}` : `observing ${name} again`, { observing: name });
   for await (const ev of ctx.client.observe(name, { signal: ctx.interrupted, onOpen })) {
     ctx.out.result(
-      ev.type === 'RESYNC' ? `(stream re-established; events may have been missed)` : `${ev.index}  ${ev.type}  ${ev.name}  token ${ev.fencingToken}  lease ${ev.leaseId}`,
+      ev.type !== 'RESYNC'
+        ? `${ev.index}  ${ev.type}  ${ev.name}  token ${ev.fencingToken}  lease ${ev.leaseId}`
+        : ev.state
+          ? `${ev.index}  RESYNC  ${ev.name}  (the node caught up by snapshot; now: ${ev.state.holders.map((h) => `lease ${h.leaseId} token ${h.fencingToken}`).join(', ') || 'free'}${ev.state.waitingLeaseIds.length ? `, waiting ${ev.state.waitingLeaseIds.join(' ')}` : ''})`
+          : `(stream re-established; events may have been missed)`,
       ev,
     );
     if (ctx.p.flags.count !== undefined && ++n >= ctx.p.flags.count) break;

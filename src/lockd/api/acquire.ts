@@ -102,6 +102,11 @@ export class Acquirer {
             return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: a.shared };
           case 'removed':
             throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
+          case 'resync':
+            // A snapshot skipped how the wait ended (cancelled, or granted and ended since): the same
+            // command again is answered what is true (its request id: "grant ended", or a new wait).
+            this.logger.info({ event: 'wait asked again', name: a.name, leaseId: a.leaseId }, `lease ${a.leaseId} neither holds nor waits for ${a.name} after a snapshot: asking again`);
+            continue;
           case 'cancelled':
             if (round >= MAX_REQUEUES) throw new ApiError(grpc.status.ABORTED, `the wait of lease ${a.leaseId} for ${a.name} was cancelled ${round + 1} times by other calls; retry`);
             continue;

@@ -2,7 +2,8 @@
 // mutex of the same name, its key that grant (name, lease, token), its value stored with the grant.
 // Campaign is a waiting Acquire (acquire.ts: NOT_FOUND the moment the lease ends), Resign a Release,
 // Proclaim a state-machine command, Leader a linearizable Inspect; Observe is served locally from
-// the applied events (like Lock.Observe), reading the leader from the state after each event.
+// the applied events (like Lock.Observe), reading the leader from the state after each event and
+// after a snapshot install.
 // Access (issue 12) as for Lock: Campaign, Proclaim and Resign need `lock` on the name, Leader and
 // Observe `lock` or `read`; ownership of the lease (Campaign: also before it joins the queue, as for
 // Acquire) or of the leadership's grant (Proclaim, Resign) is checked at apply from the command's
@@ -76,7 +77,13 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
       s.send(now);
     };
     // Any change of the name may change its leadership (send() drops what does not).
-    const unsubscribe = events.onName(name, () => send());
+    const unevents = events.onName(name, () => send());
+    // A snapshot install has no events for what it covers: the state it holds is the news.
+    const unresync = events.onReplaced(send);
+    const unsubscribe = () => {
+      unevents();
+      unresync();
+    };
     call.sendMetadata(new grpc.Metadata());
     // The current leadership first; "nobody leads" is not news to a new observer.
     const first = leaderOf(name, sm.inspectLock(name));

@@ -1,7 +1,8 @@
 // Lease.KeepAlive, the bidi stream that keeps leases alive.
 // On the leader: each request joins the next Tick (LeaseClock) and is answered once that Tick is
 // applied; every lease renewed on a stream is watched, and when it expires or is revoked later the
-// stream is told (ttl_ms = 0) — the holder learns it lost its locks (LESSONS 1). When this node
+// stream is told (ttl_ms = 0) — the holder learns it lost its locks (LESSONS 1); also when a
+// snapshot install shows a watched lease gone (its end came with no event here). When this node
 // stops leading, its streams end with UNAVAILABLE (+ lockd-leader): the client reconnects.
 // On a follower: the stream is proxied to the leader, and ends when the leader's stream ends.
 import * as grpc from '@grpc/grpc-js';
@@ -50,6 +51,9 @@ export class KeepAliveStreams {
     this.logger = ctx.logger;
     events.onAny((ev) => {
       if (ev.type === 'LEASE_EXPIRED' || ev.type === 'LEASE_REVOKED') this.leaseGone(ev.leaseId);
+    });
+    events.onReplaced(() => {
+      for (const id of [...this.byLease.keys()]) if (!ctx.stateMachine.hasLease(id)) this.leaseGone(id);
     });
     ctx.driver.onRoleChange((role, leader) => {
       if (role !== 'leader' && this.local.size > 0) this.local.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reconnect and resend keepalives`, leader));

@@ -38,8 +38,8 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const clock = new LeaseClock(ctx, timing);
   const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
-  const waits = new LockWaits(events, cleanup, timing, ctx.logger);
-  const observe = new ObserveStreams(events, ctx.access);
+  const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine);
+  const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
   const deps = { router, forwarder, timing };
   const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) });

@@ -29,6 +29,7 @@ import type { ObserveStreams } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { unary, type Caller, type UnaryDeps, type UnarySpec } from './unary.js';
 import { denied, requireOn, requireOwner } from './access.js';
+import { inspectResponse } from './inspect-response.js';
 
 const LOCK = lockdProto.lockd.v1.Lock.service;
 
@@ -105,18 +106,7 @@ export function lockOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer
       validate: (req) => validateLockName(req.name),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['lock', 'read'], req.name, 'inspect');
-        const v = await proposer.read(deadline, () => sm.inspectLock(req.name));
-        return {
-          held: v.held,
-          fencingToken: v.token,
-          holderLeaseId: v.holderLeaseId,
-          waitingLeaseIds: [...v.waitingLeaseIds],
-          permits: v.permits,
-          holders: v.holders.map((h) => ({ leaseId: h.leaseId, fencingToken: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs })),
-          waitingShared: [...v.waitingShared],
-          lockDelayUntilMs: v.delayUntil,
-          lockDelayRemainingMs: v.delayRemainingMs,
-        };
+        return inspectResponse(await proposer.read(deadline, () => sm.inspectLock(req.name)));
       },
     },
 

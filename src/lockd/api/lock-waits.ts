@@ -3,6 +3,8 @@
 //   ACQUIRED (granted, token = that entry's index) | WAITER_REMOVED (its lease died: NOT_FOUND) |
 //   WAIT_CANCELLED (someone cancelled the queue entry: the call re-queues).
 // Events are the same on every replica, so a wait survives this node losing leadership.
+// A snapshot install skips entries without their events: every wait is then settled from the
+// restored state instead (wait-reconcile.ts) — granted, ended with its lease, or asked again.
 //
 // A wait given up leaves the replicated queue, else the lock would later be granted to a lease
 // whose owner no longer waits (an orphan lock, LESSONS 9):
@@ -21,6 +23,7 @@
 import type { Logger } from 'pino';
 import type { StateEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
+import { settleFromState, type RestoredState } from './wait-reconcile.js';
 import type { WaitCleanup } from './wait-cleanup.js';
 import { settleBy, type ApiTiming } from './timing.js';
 import { timerAt } from './timer-at.js';
@@ -32,6 +35,8 @@ export type WaitOutcome =
   | { readonly kind: 'acquired'; readonly token: number }
   | { readonly kind: 'removed' }
   | { readonly kind: 'cancelled' }
+  /** A snapshot showed the lease neither holding nor queued: ask the log again (the same command). */
+  | { readonly kind: 'resync' }
   | { readonly kind: 'deadline' }
   | { readonly kind: 'gone' }
   | { readonly kind: 'closed' };
@@ -74,16 +79,16 @@ export class Waiter {
 
   constructor(readonly key: KeyState) {}
 
-  /** From an applied event (or shutdown). Final outcomes are not overwritten. */
+  /** From an applied event, a restored snapshot (or shutdown). Final outcomes are not overwritten. */
   deliver(o: WaitOutcome): void {
-    if (this.outcome && this.outcome.kind !== 'cancelled') return;
+    if (this.outcome && !retryable(this.outcome)) return;
     this.outcome = o;
     this.wake?.();
   }
 
   /**
    * The next outcome: an applied event, the deadline (epoch ms), or the client going away
-   * (`onGone` registers the callback). A 'cancelled' outcome is consumed (the call re-queues).
+   * (`onGone` registers the callback). A 'cancelled' or 'resync' outcome is consumed (the call asks again).
    */
   next(deadline: number, onGone: (cb: () => void) => void): Promise<WaitOutcome> {
     return new Promise((resolve) => {
@@ -94,7 +99,7 @@ export class Waiter {
         this.wake = undefined;
         timer.clear();
         const out = o ?? this.outcome!;
-        if (out.kind === 'cancelled' && this.outcome === out) this.outcome = undefined;
+        if (retryable(out) && this.outcome === out) this.outcome = undefined;
         resolve(out);
       };
       this.wake = () => settle();
@@ -104,6 +109,9 @@ export class Waiter {
     });
   }
 }
+
+/** Outcomes that send the call back to the log: a later one may replace them. */
+const retryable = (o: WaitOutcome): boolean => o.kind === 'cancelled' || o.kind === 'resync';
 
 const keyOf = (name: string, leaseId: number) => `${leaseId}\u0000${name}`; // names never hold control characters
 
@@ -116,8 +124,10 @@ export class LockWaits {
     private readonly cleanup: WaitCleanup,
     private readonly timing: ApiTiming,
     private readonly logger: Logger,
+    private readonly state: RestoredState,
   ) {
     events.onAny((ev) => this.event(ev));
+    events.onReplaced((index) => this.restored(index));
   }
 
   get activeCalls(): number {
@@ -210,6 +220,16 @@ export class LockWaits {
     if (!ks) return;
     const o: WaitOutcome = ev.type === 'ACQUIRED' ? { kind: 'acquired', token: ev.token } : ev.type === 'WAITER_REMOVED' ? { kind: 'removed' } : { kind: 'cancelled' };
     for (const w of ks.waiters) w.deliver(o);
+  }
+
+  /** A snapshot replaced the state: settle every wait from it (no event will). */
+  private restored(index: number): void {
+    for (const ks of this.keys.values()) {
+      if (ks.waiters.size === 0) continue;
+      const o = settleFromState(ks.name, ks.leaseId, this.state);
+      this.logger.info({ event: 'wait resynced', name: ks.name, leaseId: ks.leaseId, snapshotIndex: index, outcome: o?.kind ?? 'waiting' }, `snapshot ${index}: the wait of lease ${ks.leaseId} for ${ks.name} is ${o?.kind ?? 'still queued'}`);
+      if (o) for (const w of ks.waiters) w.deliver(o);
+    }
   }
 
   close(): void {

@@ -1,11 +1,13 @@
 // Lock.Observe: the events of one lock name, from the entries this node applies. Served by any
 // node without forwarding: every replica applies the same entries and produces the same events
 // (a follower's stream lags by its replication delay). Headers go out once the subscription is
-// active, so a client can wait for them before acting and miss nothing.
+// active, so a client can wait for them before acting and miss nothing. A snapshot install has no
+// events for what it covers: each stream then gets one RESYNC event with the lock's whole state.
 import * as grpc from '@grpc/grpc-js';
 import type { ObserveRequest__Output } from '../../proto/gen/lockd/v1/ObserveRequest.js';
 import type { LockEvent as LockEventMessage } from '../../proto/gen/lockd/v1/LockEvent.js';
-import { validateLockName } from '../state-machine/index.js';
+import { validateLockName, type LockStateMachine } from '../state-machine/index.js';
+import { inspectResponse } from './inspect-response.js';
 import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import { ServerStreams } from './server-stream.js';
@@ -27,6 +29,7 @@ export class ObserveStreams {
   constructor(
     private readonly events: AppliedEvents,
     private readonly access: AccessControl,
+    private readonly sm: Pick<LockStateMachine, 'inspectLock'>,
   ) {}
 
   readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => {
@@ -44,8 +47,17 @@ export class ObserveStreams {
     }
     if (call.cancelled) return;
     // Observe only writes, so it cannot stop its source: its backlog is bounded instead (server-stream.ts).
-    const s = this.streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
+    const s = this.streams.serve(call, {
+      onClose: () => {
+        unsubscribe();
+        unresync();
+      },
+    }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
     const unsubscribe = this.events.onName(name, (ev) => s.send({ name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index }));
+    const unresync = this.events.onReplaced((index) => {
+      const v = this.sm.inspectLock(name);
+      s.send({ name, type: 'RESYNC', fencingToken: v.token, leaseId: v.holderLeaseId, index, state: inspectResponse(v) });
+    });
     call.sendMetadata(new grpc.Metadata());
   };
 

@@ -106,6 +106,11 @@ interface PendingRead extends ReadCallbacks {
 }
 
 export type AppliedListener<R> = (entry: Entry, result: R) => void;
+/**
+ * The applied state was replaced wholesale by a snapshot at `index` (a follower catching up): no
+ * per-entry result or event exists for what it skipped, so whoever follows the state reconciles.
+ */
+export type StateReplacedListener = (index: number) => void;
 export type RoleListener = (role: Role, leader: NodeId, term: number) => void;
 /**
  * A config entry reached this node's disk (`committed` false: it is in effect here from now on,
@@ -142,6 +147,7 @@ export class DriverLoop<R> {
   /** The newest hard state handed out and not yet written (a commit-only change waits for the next synced write). */
   private unwrittenHard: HardState | undefined;
   private readonly appliedListeners: AppliedListener<R>[] = [];
+  private readonly replacedListeners: StateReplacedListener[] = [];
   private readonly roleListeners: RoleListener[] = [];
   private readonly membershipListeners: MembershipListener[] = [];
   private readonly removedListeners: RemovedListener[] = [];
@@ -268,6 +274,11 @@ export class DriverLoop<R> {
 
   onApplied(l: AppliedListener<R>): void {
     this.appliedListeners.push(l);
+  }
+
+  /** A snapshot replaced the applied state (not called for the one restored at start: nothing listened then). */
+  onStateReplaced(l: StateReplacedListener): void {
+    this.replacedListeners.push(l);
   }
 
   onRoleChange(l: RoleListener): void {
@@ -436,6 +447,7 @@ export class DriverLoop<R> {
       p.reject(new ProposalLostError(i, true));
     }
     this.opts.logger.info({ event: 'snapshot installed', term: this.term, index }, 'snapshot installed');
+    for (const l of this.replacedListeners) l(index);
   }
 
   private releaseReads(): void {

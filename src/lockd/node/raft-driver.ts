@@ -17,6 +17,7 @@ import {
   type Outbox,
   type RemovedListener,
   type RoleListener,
+  type StateReplacedListener,
 } from './driver-loop.js';
 import { LeaderTransfer, type TransferOutcome } from './leader-transfer.js';
 
@@ -149,6 +150,11 @@ export class RaftDriver<R> {
 
   onApplied(l: AppliedListener<R>): void {
     this.loop.onApplied(l);
+  }
+
+  /** A snapshot replaced the applied state (driver-loop.ts). */
+  onStateReplaced(l: StateReplacedListener): void {
+    this.loop.onStateReplaced(l);
   }
 
   onRoleChange(l: RoleListener): void {

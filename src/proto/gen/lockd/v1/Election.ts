@@ -25,7 +25,8 @@ export interface ElectionClient extends grpc.Client {
    * while waiting, DEADLINE_EXCEEDED at the caller's deadline (the campaign leaves the queue), and as
    * Lock.Acquire otherwise (request_id: a retry waits at its place or answers the same leadership;
    * one whose leadership has ended since is ABORTED). A lease that already leads is answered its
-   * leadership (its value unchanged: Proclaim changes it).
+   * leadership (its value unchanged: Proclaim changes it). After a snapshot install a waiting
+   * campaign is settled as a waiting Acquire is (see Lock.Acquire).
    */
   Campaign(argument: _lockd_v1_CampaignRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CampaignResponse__Output>): grpc.ClientUnaryCall;
   Campaign(argument: _lockd_v1_CampaignRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CampaignResponse__Output>): grpc.ClientUnaryCall;
@@ -37,7 +38,8 @@ export interface ElectionClient extends grpc.Client {
    * while waiting, DEADLINE_EXCEEDED at the caller's deadline (the campaign leaves the queue), and as
    * Lock.Acquire otherwise (request_id: a retry waits at its place or answers the same leadership;
    * one whose leadership has ended since is ABORTED). A lease that already leads is answered its
-   * leadership (its value unchanged: Proclaim changes it).
+   * leadership (its value unchanged: Proclaim changes it). After a snapshot install a waiting
+   * campaign is settled as a waiting Acquire is (see Lock.Acquire).
    */
   campaign(argument: _lockd_v1_CampaignRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_CampaignResponse__Output>): grpc.ClientUnaryCall;
   campaign(argument: _lockd_v1_CampaignRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_CampaignResponse__Output>): grpc.ClientUnaryCall;
@@ -64,14 +66,18 @@ export interface ElectionClient extends grpc.Client {
   /**
    * Stream the leadership of `name` from the node called: the current leader first (if any), then
    * every change (a new leader, a Proclaim, none = `has_leader` false), in log order. Bounded like
-   * Lock.Observe (a slow reader is ended with RESOURCE_EXHAUSTED).
+   * Lock.Observe (a slow reader is ended with RESOURCE_EXHAUSTED). A node that catches up by
+   * snapshot sends the leadership the snapshot holds if it differs from the last one sent (changes
+   * the snapshot covers in between are not told one by one: each message is the whole state).
    */
   Observe(argument: _lockd_v1_LeaderRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LeaderResponse__Output>;
   Observe(argument: _lockd_v1_LeaderRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LeaderResponse__Output>;
   /**
    * Stream the leadership of `name` from the node called: the current leader first (if any), then
    * every change (a new leader, a Proclaim, none = `has_leader` false), in log order. Bounded like
-   * Lock.Observe (a slow reader is ended with RESOURCE_EXHAUSTED).
+   * Lock.Observe (a slow reader is ended with RESOURCE_EXHAUSTED). A node that catches up by
+   * snapshot sends the leadership the snapshot holds if it differs from the last one sent (changes
+   * the snapshot covers in between are not told one by one: each message is the whole state).
    */
   observe(argument: _lockd_v1_LeaderRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LeaderResponse__Output>;
   observe(argument: _lockd_v1_LeaderRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LeaderResponse__Output>;
@@ -126,7 +132,8 @@ export interface ElectionHandlers extends grpc.UntypedServiceImplementation {
    * while waiting, DEADLINE_EXCEEDED at the caller's deadline (the campaign leaves the queue), and as
    * Lock.Acquire otherwise (request_id: a retry waits at its place or answers the same leadership;
    * one whose leadership has ended since is ABORTED). A lease that already leads is answered its
-   * leadership (its value unchanged: Proclaim changes it).
+   * leadership (its value unchanged: Proclaim changes it). After a snapshot install a waiting
+   * campaign is settled as a waiting Acquire is (see Lock.Acquire).
    */
   Campaign: grpc.handleUnaryCall<_lockd_v1_CampaignRequest__Output, _lockd_v1_CampaignResponse>;
   
@@ -139,7 +146,9 @@ export interface ElectionHandlers extends grpc.UntypedServiceImplementation {
   /**
    * Stream the leadership of `name` from the node called: the current leader first (if any), then
    * every change (a new leader, a Proclaim, none = `has_leader` false), in log order. Bounded like
-   * Lock.Observe (a slow reader is ended with RESOURCE_EXHAUSTED).
+   * Lock.Observe (a slow reader is ended with RESOURCE_EXHAUSTED). A node that catches up by
+   * snapshot sends the leadership the snapshot holds if it differs from the last one sent (changes
+   * the snapshot covers in between are not told one by one: each message is the whole state).
    */
   Observe: grpc.handleServerStreamingCall<_lockd_v1_LeaderRequest__Output, _lockd_v1_LeaderResponse>;
   

@@ -43,7 +43,7 @@ export interface LeaseClient extends grpc.Client {
    * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
    * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
    * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
-   * unsolicited ttl_ms = 0 for it. lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
+   * unsolicited ttl_ms = 0 for it (also when a snapshot install shows it gone). lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
    * renewals of a stream await their tick, the stream is not read further (the client waits;
    * nothing is refused).
    */
@@ -60,7 +60,7 @@ export interface LeaseClient extends grpc.Client {
    * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
    * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
    * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
-   * unsolicited ttl_ms = 0 for it. lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
+   * unsolicited ttl_ms = 0 for it (also when a snapshot install shows it gone). lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
    * renewals of a stream await their tick, the stream is not read further (the client waits;
    * nothing is refused).
    */
@@ -138,7 +138,7 @@ export interface LeaseHandlers extends grpc.UntypedServiceImplementation {
    * the same lease waiting for one tick share its answer, and a tick carries a bounded number of
    * leases (the rest ride in the next ticks), so a flood of keepalives cannot stall the clock.
    * A lease renewed on a stream is watched: if it expires or is revoked later, the stream gets an
-   * unsolicited ttl_ms = 0 for it. lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
+   * unsolicited ttl_ms = 0 for it (also when a snapshot install shows it gone). lease_id 0 ends the stream with INVALID_ARGUMENT. While 1024
    * renewals of a stream await their tick, the stream is not read further (the client waits;
    * nothing is refused).
    */

@@ -51,6 +51,13 @@ export interface LockClient extends grpc.Client {
    * Acquire. Release of the leader's grant is a Resign; Inspect, Observe and Fence's lock check read both.
    * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
    * call) is forgotten, and a retry of its request is applied as a new request.
+   * 
+   * A waiting call on a node that catches up by snapshot (its log was compacted past while it was
+   * partitioned or paused) is settled from the restored state: a lease that now holds the lock is
+   * answered its grant; one whose lease ended, NOT_FOUND; one still queued waits on; one neither
+   * holding nor queued (its wait was cancelled, or its grant has ended since) asks again as a retry
+   * with its request_id would, and is answered as above — UNAVAILABLE (with lockd-leader) when the
+   * node no longer leads: retry there with the same request_id.
    */
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   Acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -88,6 +95,13 @@ export interface LockClient extends grpc.Client {
    * Acquire. Release of the leader's grant is a Resign; Inspect, Observe and Fence's lock check read both.
    * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
    * call) is forgotten, and a retry of its request is applied as a new request.
+   * 
+   * A waiting call on a node that catches up by snapshot (its log was compacted past while it was
+   * partitioned or paused) is settled from the restored state: a lease that now holds the lock is
+   * answered its grant; one whose lease ended, NOT_FOUND; one still queued waits on; one neither
+   * holding nor queued (its wait was cancelled, or its grant has ended since) asks again as a retry
+   * with its request_id would, and is answered as above — UNAVAILABLE (with lockd-leader) when the
+   * node no longer leads: retry there with the same request_id.
    */
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
   acquire(argument: _lockd_v1_AcquireRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AcquireResponse__Output>): grpc.ClientUnaryCall;
@@ -150,6 +164,11 @@ export interface LockClient extends grpc.Client {
    * headers are sent once the subscription is active. A follower's stream lags the leader by the
    * replication delay. A reader too slow to keep up — 1000 events waiting for it on the server — is
    * ended with RESOURCE_EXHAUSTED, after the events already sent; reconnect (and Inspect to resync).
+   * A node that catches up by snapshot (it was partitioned or paused while the log it missed was
+   * compacted) has no events for the entries the snapshot covers: every stream it serves then gets
+   * one RESYNC event carrying the lock's whole state at the snapshot's index (LockEvent.state), and
+   * events of later entries as usual. A client that saw RESYNC must take `state` as the truth, not
+   * rebuild it from the events before.
    */
   Observe(argument: _lockd_v1_ObserveRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   Observe(argument: _lockd_v1_ObserveRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
@@ -159,6 +178,11 @@ export interface LockClient extends grpc.Client {
    * headers are sent once the subscription is active. A follower's stream lags the leader by the
    * replication delay. A reader too slow to keep up — 1000 events waiting for it on the server — is
    * ended with RESOURCE_EXHAUSTED, after the events already sent; reconnect (and Inspect to resync).
+   * A node that catches up by snapshot (it was partitioned or paused while the log it missed was
+   * compacted) has no events for the entries the snapshot covers: every stream it serves then gets
+   * one RESYNC event carrying the lock's whole state at the snapshot's index (LockEvent.state), and
+   * events of later entries as usual. A client that saw RESYNC must take `state` as the truth, not
+   * rebuild it from the events before.
    */
   observe(argument: _lockd_v1_ObserveRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
   observe(argument: _lockd_v1_ObserveRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_LockEvent__Output>;
@@ -249,6 +273,13 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * Acquire. Release of the leader's grant is a Resign; Inspect, Observe and Fence's lock check read both.
    * One exception: a grant the server's own cleanup took back (see CancelWait; it was handed to no
    * call) is forgotten, and a retry of its request is applied as a new request.
+   * 
+   * A waiting call on a node that catches up by snapshot (its log was compacted past while it was
+   * partitioned or paused) is settled from the restored state: a lease that now holds the lock is
+   * answered its grant; one whose lease ended, NOT_FOUND; one still queued waits on; one neither
+   * holding nor queued (its wait was cancelled, or its grant has ended since) asks again as a retry
+   * with its request_id would, and is answered as above — UNAVAILABLE (with lockd-leader) when the
+   * node no longer leads: retry there with the same request_id.
    */
   Acquire: grpc.handleUnaryCall<_lockd_v1_AcquireRequest__Output, _lockd_v1_AcquireResponse>;
   
@@ -278,6 +309,11 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
    * headers are sent once the subscription is active. A follower's stream lags the leader by the
    * replication delay. A reader too slow to keep up — 1000 events waiting for it on the server — is
    * ended with RESOURCE_EXHAUSTED, after the events already sent; reconnect (and Inspect to resync).
+   * A node that catches up by snapshot (it was partitioned or paused while the log it missed was
+   * compacted) has no events for the entries the snapshot covers: every stream it serves then gets
+   * one RESYNC event carrying the lock's whole state at the snapshot's index (LockEvent.state), and
+   * events of later entries as usual. A client that saw RESYNC must take `state` as the truth, not
+   * rebuild it from the events before.
    */
   Observe: grpc.handleServerStreamingCall<_lockd_v1_ObserveRequest__Output, _lockd_v1_LockEvent>;
   
