@@ -12,6 +12,7 @@ import type { LeaseListResponse__Output } from '../../src/proto/gen/lockd/v1/Lea
 import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/AcquireResponse.js';
 import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
 import type { CancelWaitResponse__Output } from '../../src/proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { SetPermitsResponse__Output } from '../../src/proto/gen/lockd/v1/SetPermitsResponse.js';
 import type { FenceReadResponse__Output } from '../../src/proto/gen/lockd/v1/FenceReadResponse.js';
 import type { FenceDeleteResponse__Output } from '../../src/proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { LockEvent__Output } from '../../src/proto/gen/lockd/v1/LockEvent.js';
@@ -61,8 +62,12 @@ export class LockApi {
     return unary((md, opts, cb) => this.lease.List({}, md, opts, cb), o);
   }
 
-  acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string } = {}): Promise<AcquireResponse__Output> {
-    return unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId: o.requestId ?? '' }, md, opts, cb), o);
+  acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string; permits?: number } = {}): Promise<AcquireResponse__Output> {
+    return unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId: o.requestId ?? '', permits: o.permits ?? 0 }, md, opts, cb), o);
+  }
+
+  setPermits(name: string, permits: number, o: CallOpts = {}): Promise<SetPermitsResponse__Output> {
+    return unary((md, opts, cb) => this.lock.SetPermits({ name, permits, requestId: '' }, md, opts, cb), o);
   }
 
   /** A waiting Acquire that can be cancelled by the caller. */
@@ -72,8 +77,9 @@ export class LockApi {
     return { result, cancel: () => call?.cancel() };
   }
 
-  release(name: string, fencingToken: number, o: CallOpts & { requestId?: string } = {}): Promise<{ released: boolean }> {
-    return unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId: o.requestId ?? '' }, md, opts, cb), o);
+  /** Release; `leaseId` 0 (the default, as the clients' low-level release sends) = whichever grant the token names. */
+  release(name: string, fencingToken: number, o: CallOpts & { requestId?: string; leaseId?: number } = {}): Promise<{ released: boolean }> {
+    return unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId: o.requestId ?? '', leaseId: o.leaseId ?? 0 }, md, opts, cb), o);
   }
 
   inspect(name: string, o: CallOpts = {}): Promise<InspectResponse__Output> {
