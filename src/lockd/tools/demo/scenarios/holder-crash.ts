@@ -18,7 +18,7 @@ export const holderCrash: Scenario = {
     const [shellPid, token] = await firstLine(d, holder);
     const info = await d.client().inspect(lock);
     d.check(info.held && info.fencingToken === token, `${lock} held with token ${token}`, `Inspect says ${JSON.stringify(info)}`);
-    await d.entry(token, `holder: \`lockctl run\` (pid ${holder.pid}, lease ${info.holderLeaseId}, ttl 2000 ms, kept alive) holds ${lock}: fencing token ${token}; its command (pid ${shellPid}) is in its critical section`);
+    await d.entry(tokenIndex(token), `holder: \`lockctl run\` (pid ${holder.pid}, lease ${info.holderLeaseId}, ttl 2000 ms, kept alive) holds ${lock}: fencing token ${token}; its command (pid ${shellPid}) is in its critical section`);
 
     const b = d.client();
     const leaseB = await b.grantLease(10_000);
