@@ -49,8 +49,8 @@ export function describe(ev, ctx = {}, opts = {}) {
       };
     case 'lock-granted':
       return ev.handoff
-        ? { kind: 'grant', title: `${q(ev.name)} handed to lease ${ev.leaseId}, token ${n(ev.token)}`, sentence: `Lock ${q(ev.name)} passed to its first waiter, lease ${ev.leaseId}, in the very entry that freed it (index ${n(ev.index)}): its fencing token is ${n(ev.token)}, that entry's index, higher than any token granted before.` }
-        : { kind: 'grant', title: `${q(ev.name)} granted to lease ${ev.leaseId}, token ${n(ev.token)}`, sentence: `Lock ${q(ev.name)} was free and was granted to lease ${ev.leaseId} at index ${n(ev.index)}: its fencing token is ${n(ev.token)}, the index of the granting entry, so every later grant carries a higher one.` };
+        ? { kind: 'grant', title: `${q(ev.name)} handed to lease ${ev.leaseId}, token ${n(ev.token)}`, sentence: `Lock ${q(ev.name)} passed to its first waiter, lease ${ev.leaseId}, in the very entry that freed it (index ${n(ev.index)}): its fencing token is ${n(ev.token)}, this grant's own (that entry's index × 1024 + its ordinal), higher than any token granted before.` }
+        : { kind: 'grant', title: `${q(ev.name)} granted to lease ${ev.leaseId}, token ${n(ev.token)}`, sentence: `Lock ${q(ev.name)} was free and was granted to lease ${ev.leaseId} at index ${n(ev.index)}: its fencing token is ${n(ev.token)}, this grant's own (the granting entry's index × 1024 + its ordinal), so every later grant carries a higher one.` };
     case 'lock-freed':
       return ev.why === 'expired'
         ? { kind: 'expire', title: `${q(ev.name)} lost by lease ${ev.leaseId} (token ${n(ev.token)})`, sentence: `Lock ${q(ev.name)} was freed at index ${n(ev.index)} because its holder's lease ${ev.leaseId} expired${ctx.deadline !== undefined ? ` (logical now ${ms(ctx.now)} ≥ deadline ${ms(ctx.deadline)})` : ''}: token ${n(ev.token)} no longer holds it, whatever its holder believes.` }

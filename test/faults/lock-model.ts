@@ -6,7 +6,7 @@
 // abandoned (its reply could not be delivered): `vanish` marks a holder that may lose the lock
 // without its lease dying.
 //
-// Tokens are Raft log indexes: each grant's token exceeds every earlier one. A grant the client
+// Tokens grow with the Raft log (index × 1024 + ordinal): each grant's token exceeds every earlier one. A grant the client
 // never saw (unknown outcome) has an unknown token, so `token` is then only a lower bound.
 //
 // Retries: every attempt of an Acquire carries its request id. Earlier attempts whose outcome was

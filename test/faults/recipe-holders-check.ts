@@ -1,6 +1,6 @@
 // Holders of semaphores, read-write locks and elections, judged by fencing tokens (issue 16), as
-// exclusion-check.ts judges mutexes. A grant's token is the index of the entry that granted it, so a
-// grant `a` with a.token <= b.token was granted no later than `b`; if `a` was still certainly held
+// exclusion-check.ts judges mutexes. A grant's token names the entry that granted it and is unique per
+// lock (index × 1024 + ordinal), so a grant `a` with a.token < b.token was granted no later than `b`; if `a` was still certainly held
 // (recipe-grants.ts: protectedUntil) when b's answer arrived, both were held just after b's grant.
 // From those co-holders of each grant b:
 //  - Holder Limit: b plus its exclusive co-holders must fit the permits then in force. Those are b's

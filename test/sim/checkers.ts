@@ -22,8 +22,8 @@ export type CheckName =
   | 'Config Overlap' // consecutive configurations have majorities that intersect (membership.ts)
   // The lock app (lock-checkers.ts):
   | 'Lock Replica Agreement' // same applied index ⇒ same lock state digest, same result and events
-  | 'Token Is Entry Index' // an ACQUIRED token is the index of the entry that granted it
-  | 'Fencing Token Order' // per name, tokens never decrease along the committed history (strictly, across entries)
+  | 'Token Names Its Entry' // an ACQUIRED token names the entry that granted it (tokenIndex), unique per lock
+  | 'Fencing Token Order' // per name, tokens strictly increase along the committed history (so are unique per lock)
   | 'Single Live Holder' // each holder's lease is live; a lease holds a name once
   | 'Fenced Store' // accepted fence writes never go below the highest accepted token of their key
   | 'Lease Timing' // leases expire exactly when a model of DESIGN §4 says (never early, never late)

@@ -1,8 +1,10 @@
 // The lock app's properties, checked on every entry every node applies (and every snapshot it installs):
 //  - Lock Replica Agreement: two replicas at the same applied index have the same stateDigest() and produced the
 //    same result and events for that entry;
-//  - Token Is Entry Index: every ACQUIRED token (and every event's index) is the index of the entry producing it;
-//  - Fencing Token Order: per lock name, ACQUIRED tokens strictly increase along the committed history;
+//  - Token Names Its Entry: every ACQUIRED token names the entry producing it (tokenIndex(token) = its index),
+//    and every event's index is that entry's;
+//  - Fencing Token Order: per lock name, ACQUIRED tokens strictly increase along the committed history, so each
+//    is unique per lock (grants of one name by one entry too);
 //  - Single Live Holder: a name is granted only when free, only to a live lease, released only by its holder,
 //    and a lease that ends holds nothing; after each apply, every touched lock's holder has a live lease
 //    (remaining time > 0) and is not also queued;
@@ -20,7 +22,7 @@
 //    was revoked: now + that grant's lock_delay_ms, on the modelled logical clock).
 // The state machine's own assertions (StateMachineInvariantError) are reported as Lock Invariant (lock-app.ts).
 
-import { decodeCommand, MAX_PERMITS, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
+import { decodeCommand, MAX_PERMITS, tokenIndex, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
 import type { Entry, NodeId } from '../../src/raft/types.js';
 import { fail } from './checkers.js';
 import { describeCommand } from './lock-app.js';
@@ -99,8 +101,8 @@ export class LockChecker {
   applied(node: SimNode, e: Entry, out: ApplyOutput): { cmd: Command | undefined } | undefined {
     const id = node.id;
     for (const ev of out.events) {
-      if (ev.index !== e.index || (ev.type === 'ACQUIRED' && ev.token !== e.index)) {
-        fail('Token Is Entry Index', id, `entry ${e.index} emitted ${ev.type} ${ev.name} lease ${ev.leaseId} with token ${ev.token}, index ${ev.index}`);
+      if (ev.index !== e.index || (ev.type === 'ACQUIRED' && tokenIndex(ev.token) !== e.index)) {
+        fail('Token Names Its Entry', id, `entry ${e.index} emitted ${ev.type} ${ev.name} lease ${ev.leaseId} with token ${ev.token}, index ${ev.index}`);
       }
     }
     this.checkTouchedLocks(node, e.index, out);
@@ -183,8 +185,8 @@ export class LockChecker {
         }
         case 'ACQUIRED': {
           const prev = this.lastToken.get(ev.name) ?? 0;
-          // Several grants of one name by one entry share its index; across entries tokens strictly increase.
-          if (ev.token < prev) fail('Fencing Token Order', node, `entry ${index} granted ${ev.name} with token ${ev.token}, below the earlier token ${prev}`);
+          // Strictly, within one entry too: a token is unique per lock (several grants of one name by one entry differ).
+          if (ev.token <= prev) fail('Fencing Token Order', node, `entry ${index} granted ${ev.name} with token ${ev.token}, not above the earlier token ${prev} (tokens are unique per lock)`);
           this.lastToken.set(ev.name, ev.token);
           const hs = this.holders.get(ev.name) ?? new Map<number, Grant>();
           if (hs.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which already held it`);
@@ -229,6 +231,9 @@ export class LockChecker {
             fail('Single Live Holder', node, `entry ${index}: ${ev.type} ${ev.name} by lease ${ev.leaseId} token ${ev.token}, ` +
               `but the holders were ${hs ? [...hs].map(([l, g]) => `lease ${l} token ${g.token}`).join(', ') : 'nobody'}`);
           }
+          // A token names one grant: a Release frees the grant its token (and lease, when named) names, none other.
+          if (ev.type === 'RELEASED' && cmd?.type === 'Release' && (ev.token !== cmd.token || (cmd.leaseId ? cmd.leaseId !== ev.leaseId : false)))
+            fail('Single Live Holder', node, `entry ${index}: Release of ${cmd.name} token ${cmd.token}${cmd.leaseId ? ` lease ${cmd.leaseId}` : ''} released lease ${ev.leaseId}'s grant (token ${ev.token})`);
           hs.delete(ev.leaseId);
           if (hs.size === 0) this.holders.delete(ev.name);
           // A grant lost with its lease (expiry, or a Revoke entry's releases) starts its lock-delay.

@@ -232,7 +232,7 @@ export class LockWorkload {
     if (held.length > 0) {
       const name = rnd.pick(held);
       const token = s.held.get(name)!;
-      // Holders granted by one entry share a token: name the lease (mostly), or be refused.
+      // Every grant has a token of its own: with or without the lease named, a Release frees only this grant.
       const release: Command = { type: 'Release', name, token, ...(rnd.chance(0.8) ? { leaseId: s.lease } : {}) };
       choices.push([18, () => release], [10, () => this.write(s, name, token)]);
       // A read-write lock's holder asks shared: a downgrade if it holds exclusive (and else a re-assertion).

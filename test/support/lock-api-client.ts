@@ -15,6 +15,7 @@ import type { LeaseListResponse__Output } from '../../src/proto/gen/lockd/v1/Lea
 import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/AcquireResponse.js';
 import type { InspectResponse__Output } from '../../src/proto/gen/lockd/v1/InspectResponse.js';
 import type { CancelWaitResponse__Output } from '../../src/proto/gen/lockd/v1/CancelWaitResponse.js';
+import type { SetPermitsResponse__Output } from '../../src/proto/gen/lockd/v1/SetPermitsResponse.js';
 import type { FenceReadResponse__Output } from '../../src/proto/gen/lockd/v1/FenceReadResponse.js';
 import type { FenceDeleteResponse__Output } from '../../src/proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { LockEvent__Output } from '../../src/proto/gen/lockd/v1/LockEvent.js';
@@ -88,9 +89,14 @@ export class LockApi {
     return this.unary((md, opts, cb) => this.lease.List({}, md, opts, cb), o);
   }
 
-  acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string } = {}): Promise<AcquireResponse__Output> {
+  acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string; permits?: number } = {}): Promise<AcquireResponse__Output> {
     const requestId = this.id(o.requestId); // one id for every attempt
-    return this.unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId }, md, opts, cb), o);
+    return this.unary((md, opts, cb) => this.lock.Acquire({ name, leaseId, wait: o.wait ?? false, requestId, permits: o.permits ?? 0 }, md, opts, cb), o);
+  }
+
+  setPermits(name: string, permits: number, o: CallOpts & { requestId?: string } = {}): Promise<SetPermitsResponse__Output> {
+    const requestId = this.id(o.requestId); // one id for every attempt
+    return this.unary((md, opts, cb) => this.lock.SetPermits({ name, permits, requestId }, md, opts, cb), o);
   }
 
   /** A waiting Acquire that can be cancelled by the caller. */
@@ -101,9 +107,10 @@ export class LockApi {
     return { result, cancel: () => call?.cancel() };
   }
 
-  release(name: string, fencingToken: number, o: CallOpts & { requestId?: string } = {}): Promise<{ released: boolean }> {
+  /** Release; `leaseId` 0 (the default, as the clients' low-level release sends) = whichever grant the token names. */
+  release(name: string, fencingToken: number, o: CallOpts & { requestId?: string; leaseId?: number } = {}): Promise<{ released: boolean }> {
     const requestId = this.id(o.requestId); // one id for every attempt
-    return this.unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId }, md, opts, cb), o);
+    return this.unary((md, opts, cb) => this.lock.Release({ name, fencingToken, requestId, leaseId: o.leaseId ?? 0 }, md, opts, cb), o);
   }
 
   inspect(name: string, o: CallOpts = {}): Promise<InspectResponse__Output> {

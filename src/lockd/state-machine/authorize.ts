@@ -70,7 +70,7 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
 }
 
 /**
- * A fencing token is a grant's log index: a token held by live grants may be used only by the owner
+ * A fencing token names one grant (token.ts): a token held by live grants may be used only by the owner
  * of one of them (with `lock` named: of that lock's grant). A token no live grant holds (stale, or
  * made up) belongs to nobody; the fence rules decide (fence-commands.ts).
  */

@@ -3,7 +3,7 @@
 // pending wait=true Acquires and keepalive streams, and the observation layer to everyone else.
 
 export type StateEventType =
-  /** name granted to leaseId; token = this entry's index. */
+  /** name granted to leaseId; token = this grant's own (token.ts: this entry's index × 2^10 + ordinal). */
   | 'ACQUIRED'
   /** name released by its holder leaseId/token: explicit Release, or the holder's lease was revoked. */
   | 'RELEASED'

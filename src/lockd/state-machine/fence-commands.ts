@@ -1,6 +1,6 @@
 // FenceWrite and FenceDelete: the fenced store's commands (request ids: request-once.ts).
 // Checks, in order (the first that fails answers; a refusal changes nothing):
-//  1. the token was issued (below this entry's index)              INVALID_ARGUMENT
+//  1. the token was issued (by an entry below this one: token.ts)  INVALID_ARGUMENT
 //  2. with `lock`: the token is a live exclusive grant of that lock FAILED_PRECONDITION (sequencer)
 //  3. the token is >= the key's highest (value or tombstone)       FAILED_PRECONDITION (stale)
 //  4. a write creating a key: floor (no lock), then quotas         FAILED_PRECONDITION / RESOURCE_EXHAUSTED
@@ -11,6 +11,7 @@ import type { MachineState } from './state.js';
 import type { Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
 import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED } from './limits.js';
+import { firstTokenOf, tokenIndex } from './token.js';
 
 export function applyFenceWrite(state: MachineState, ctx: ApplyContext, cmd: FenceWriteCommand): ResultFor<'FenceWrite'> {
   const refused = checkToken(state, ctx, cmd);
@@ -55,16 +56,22 @@ export function applyFenceDelete(state: MachineState, ctx: ApplyContext, cmd: Fe
 
 /** Checks 1–3, shared by writes and deletes. */
 function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteCommand | FenceDeleteCommand): Failure | undefined {
-  // Every token ever issued is the index of an earlier entry. A larger one is made up, and accepting it
-  // would lock every real holder out of the key for good.
-  if (cmd.token >= ctx.index)
-    return failure(cmd.type, 'INVALID_ARGUMENT', `fencing token ${cmd.token} was never issued (log is at ${ctx.index})`);
+  // Every token ever issued was minted by an earlier entry, so it is below this entry's first token. A
+  // larger one is made up, and accepting it would lock every real holder out of the key for good.
+  if (cmd.token >= firstTokenOf(ctx.index))
+    return failure(cmd.type, 'INVALID_ARGUMENT', `fencing token ${cmd.token} was never issued (it would be granted by entry ${tokenIndex(cmd.token)}; the log is at ${ctx.index})`);
   const name = cmd.lock || undefined;
   if (name !== undefined) {
-    // A lock's holders are live leases, so a token among them is a live grant. A shared (read) grant
-    // does not write through the lock: only an exclusive holder (a mutex's, or a semaphore's) does.
+    // A lock's holders are live leases, so a token among them is a live grant — exactly one: every
+    // grant has a token of its own (token.ts), so a stale holder's token never matches a live one's.
+    // A shared (read) grant does not write through the lock: only an exclusive holder (a mutex's, or
+    // a semaphore's) does.
     const lock = state.locks.get(name);
-    const h = lock?.holders.find((x) => x.token === cmd.token);
+    const mine = lock?.holders.filter((x) => x.token === cmd.token) ?? [];
+    // Only grants restored from before tokens were per grant can share one: whose write this is is unknown.
+    if (mine.length > 1)
+      return failure(cmd.type, 'FAILED_PRECONDITION', `fencing token ${cmd.token} of lock ${name} is held by leases ${mine.map((x) => x.leaseId).join(', ')} (granted before tokens were per grant): re-acquire the lock for a token of its own`);
+    const h = mine[0];
     if (!h)
       return failure(
         cmd.type,
@@ -83,10 +90,10 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
 }
 
 /**
- * The live lease whose grant holds `token` (a token is its grant's index), or 0. With the lock named
- * (and checked) it is that lock's holder under `token`. Otherwise the grants held under `token` (state.grants, not
- * a scan of the lock table: this runs in the apply loop). One entry can hand several locks on (a
- * lease's end), so several grants may share a token: the lowest lease id among them is charged,
+ * The live lease whose grant holds `token`, or 0. With the lock named (and checked) it is that lock's
+ * holder under `token`. Otherwise the grants held under `token` (state.grants, not a scan of the lock
+ * table: this runs in the apply loop). A token is unique per lock, but one entry can hand several
+ * locks on (a lease's end) with the same ordinal, so grants of different locks may share a token: the lowest lease id among them is charged,
  * whatever order they are kept in (a replica restored from a snapshot rebuilds them in another).
  * Tokens are not credentials: whoever presents one spends that lease's quota, as they could write
  * over its keys (access control is issue #12).

@@ -1,11 +1,11 @@
-// Live grants by fencing token: token → the names of the locks held under it. A token is the index
-// of the entry that granted it, and one entry can hand several locks on (a lease's end), so a token
-// may name several locks. A reverse index of the lock table (like a lease's held/waiting), kept by
+// Live grants by fencing token: token → the names of the locks held under it. A token is unique per
+// lock (token.ts), but one entry can hand several locks on (a lease's end) with the same ordinal, so a
+// token may name several locks. A reverse index of the lock table (like a lease's held/waiting), kept by
 // lock-transitions.ts and rebuilt on restore: it lets a fenced write find the grant its token belongs
 // to without scanning every lock — that scan ran in the apply loop every replica shares, once per
 // write that creates a key, so with many locks held one client's cheap writes stalled everyone's.
-// A semaphore or shared lock can have several holders of one name granted by one entry (one token):
-// each (token, name) pair is counted, and leaves the index with its last holder.
+// Grants restored from before tokens were per grant may share a token on one name: each (token, name)
+// pair is counted, and leaves the index with its last holder.
 
 export class GrantIndex {
   private readonly byToken = new Map<number, Map<string, number>>();

@@ -5,6 +5,7 @@ import type { MachineState } from './state.js';
 import { check } from './invariant-error.js';
 import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCK_DELAY_MS, MAX_LOCKS_PER_LEASE, MAX_PERMITS, MAX_WAITERS_PER_LOCK } from './limits.js';
 import { fits, holderOf } from './lock-transitions.js';
+import { firstTokenOf, tokenIndex } from './token.js';
 import { validateElectionValue } from './validate.js';
 
 export function checkInvariants(s: MachineState): void {
@@ -36,9 +37,10 @@ export function checkInvariants(s: MachineState): void {
       check(holder.held.has(name), 'lease-index', () => `lease ${holder.id} does not list ${name} as held`);
       check(!holding.has(h.leaseId), 'one-grant-per-lease', () => `${name}: lease ${h.leaseId} holds it twice`);
       holding.add(h.leaseId);
-      check(h.token >= lastToken, 'tokens-increase', () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`);
+      // Strict for tokens minted per grant (token.ts); grants restored from before that may share one.
+      check(h.token > lastToken || (h.token === lastToken && h.token <= s.appliedIndex), 'tokens-increase', () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`);
       lastToken = h.token;
-      check(h.token > h.leaseId && h.token <= s.appliedIndex, 'token-range', () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`);
+      check(h.token > h.leaseId && tokenIndex(h.token) <= s.appliedIndex, 'token-range', () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`);
       check(
         h.lastAcquireIndex > h.leaseId && h.lastAcquireIndex <= s.appliedIndex,
         'acquire-index-range',
@@ -109,15 +111,15 @@ function checkFence(s: MachineState): void {
   const f = s.fence;
   const owners = new Map<number, number>();
   for (const [key, e] of f.sorted()) {
-    check(e.token > 0 && e.token < s.appliedIndex, 'fence-token-range', () => `fence ${key}: token ${e.token}`);
+    check(e.token > 0 && e.token < firstTokenOf(s.appliedIndex), 'fence-token-range', () => `fence ${key}: token ${e.token}`);
     check(e.owner >= 0 && e.owner < s.appliedIndex, 'fence-owner-range', () => `fence ${key}: owner ${e.owner}`);
     check(!f.isTombstoned(key), 'fence-live-or-deleted', () => `fence ${key} is both live and deleted`);
     owners.set(e.owner, (owners.get(e.owner) ?? 0) + 1);
   }
   check(f.size <= MAX_FENCE_KEYS, 'fence-key-bound', () => `${f.size} fenced keys`);
   check(f.tombstoneCount <= f.tombstoneCapacity, 'fence-tombstone-bound', () => `${f.tombstoneCount} tombstones`);
-  for (const [key, t] of f.tombstoneEntries()) check(t > 0 && t < s.appliedIndex, 'fence-token-range', () => `tombstone ${key}: token ${t}`);
-  check(f.floor >= 0 && f.floor < Math.max(1, s.appliedIndex), 'fence-floor-range', () => `fence floor ${f.floor}`);
+  for (const [key, t] of f.tombstoneEntries()) check(t > 0 && t < firstTokenOf(s.appliedIndex), 'fence-token-range', () => `tombstone ${key}: token ${t}`);
+  check(f.floor >= 0 && f.floor < firstTokenOf(Math.max(1, s.appliedIndex)), 'fence-floor-range', () => `fence floor ${f.floor}`);
   const counted = f.chargedCounts();
   check(counted.size === owners.size && [...owners].every(([o, n]) => counted.get(o) === n), 'fence-charges', () => `fence charges ${JSON.stringify([...counted])} for owners ${JSON.stringify([...owners])}`);
   for (const [o, n] of owners)

@@ -31,7 +31,7 @@ export const MAX_FENCE_VALUE_BYTES = 65_536;
 export const MAX_FENCE_KEYS = 1024;
 /**
  * Live keys created per lease: a write that creates a key is charged to the lease whose live grant
- * holds its token (the token is the grant's log index); Fence.Delete gives the charge back.
+ * holds its token; Fence.Delete gives the charge back.
  */
 export const MAX_FENCE_KEYS_PER_LEASE = 64;
 /** Live keys created by tokens of no live grant (stale or made up), all such writers together. */

@@ -1,5 +1,5 @@
-// Acquire, Release, CancelWait and SetPermits (DESIGN §5, issue 16): create-if-absent with fencing
-// tokens, compare-and-delete, and a FIFO wait queue granted by the entry that makes room — for
+// Acquire, Release, CancelWait and SetPermits: create-if-absent with fencing
+// tokens (one per grant: token.ts), compare-and-delete, and a FIFO wait queue granted by the entry that makes room — for
 // mutexes, semaphores (permits) and read-write locks (shared) alike (lock-transitions.ts `fits`).
 
 import type { ApplyContext } from './apply-context.js';
@@ -206,14 +206,16 @@ export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: Releas
   const lock = state.locks.get(cmd.name);
   if (!lock || lock.holders.length === 0) return failure('Release', 'NOT_FOUND', `lock ${cmd.name} is not held`);
   const byLease = cmd.leaseId || undefined;
+  // Every grant has a token of its own (token.ts): the token names the one grant to release, and a
+  // stale holder's token (its grant ended) names none, whoever else holds the lock.
   const mine = lock.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease));
   if (mine.length === 0) return { type: 'Release', ok: true, released: false };
-  // One entry can grant one name to several leases (a semaphore's waiters, shared readers): one token.
+  // Only grants restored from before tokens were per grant can share one.
   if (mine.length > 1)
     return failure(
       'Release',
       'FAILED_PRECONDITION',
-      `fencing token ${cmd.token} of ${cmd.name} is held by leases ${mine.map((h) => h.leaseId).join(', ')} (granted by one entry): set lease_id to say whose grant to release`,
+      `fencing token ${cmd.token} of ${cmd.name} is held by leases ${mine.map((h) => h.leaseId).join(', ')} (granted before tokens were per grant): set lease_id to say whose grant to release`,
     );
   const holder = state.leases.get(mine[0].leaseId);
   check(holder, 'holder-lease-live', () => `${cmd.name} is held by lease ${mine[0].leaseId}, which is not live`);
@@ -283,7 +285,7 @@ export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: Can
   // grant answers last — a waiting Acquire, the only kind a node abandons. Any other index (an
   // earlier call's, a later one's, a try-lock's, one past every Acquire) changes nothing: the wait or
   // grant belongs to a call that was not abandoned. E.g. L waits by the Acquire at 12 and is granted
-  // at 15: CancelWait{abandonedAtIndex: 12} releases token 15; 13, 14 or 10^12 release nothing.
+  // at 15: CancelWait{abandonedAtIndex: 12} releases its grant (token 15·2^10); 13, 14 or 10^12 release nothing.
   const w = mine ? undefined : lock.waiters.find((x) => x.leaseId === lease.id);
   // And by naming that call's request id (none if it had none), which only the call knows: an index
   // can be read by anyone (Inspect, a QUEUED event), so alone it would let a third party take back a

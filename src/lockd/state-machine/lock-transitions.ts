@@ -30,7 +30,8 @@ export function firstHolder(lock: LockRecord | undefined): { holderLeaseId: numb
 }
 
 /**
- * Make `lease` a holder of `lock` with token = this entry's index, for the Acquire at `acquire.index`
+ * Make `lease` a holder of `lock` with a token of its own (this entry's index and its ordinal among this
+ * entry's grants of `lock`: token.ts), for the Acquire at `acquire.index`
  * (a waiting one if `wait`; request id `requestId`). `fromQueue`: the grantee was the queue's head.
  */
 function grant(
@@ -47,11 +48,12 @@ function grant(
   check(fits(lock, ask), 'holders-fit', () => `${lock.name}: ${ask.shared ? 'shared' : 'exclusive'} grant beside ${describeHolders(lock)} (permits ${lock.permits})`);
   check(acquire.fromQueue || lock.waiters.length === 0, 'fifo', () => `${lock.name} granted to lease ${lease.id} ahead of ${lock.waiters.length} waiters`);
   check(!holderOf(lock, lease.id), 'one-grant-per-lease', () => `${lock.name}: lease ${lease.id} granted twice`);
+  const token = ctx.nextToken(lock.name);
   const last = lock.holders.at(-1);
-  check(!last || ctx.index >= last.token, 'tokens-increase', () => `${lock.name}: token ${ctx.index} after ${last?.token}`);
+  check(!last || token > last.token, 'tokens-increase', () => `${lock.name}: token ${token} after ${last?.token}`);
   const h: Holder = {
     leaseId: lease.id,
-    token: ctx.index,
+    token,
     shared: ask.shared,
     lockDelayMs: ask.lockDelayMs,
     value: ask.value,

@@ -52,7 +52,7 @@ export interface Waiter extends Ask {
 /** One grant of a lock: a lock has 1..permits of them (or any number of shared ones). */
 export interface Holder {
   readonly leaseId: number;
-  /** The granting entry's index. Several holders of one name granted by one entry share it. */
+  /** Fencing token: the granting entry's index and this grant's ordinal in it (token.ts). No other grant of this lock has it. */
   readonly token: number;
   /** Downgrade (exclusive → shared) flips it; nothing ever flips it back. */
   shared: boolean;
@@ -84,7 +84,7 @@ export interface LockRecord {
   readonly name: string;
   /** Exclusive holders allowed at once (1 = mutex, N > 1 = semaphore). Shared asks need permits = 1. */
   permits: number;
-  /** In grant order (tokens non-decreasing); holders[0] is the one the single-holder fields report. */
+  /** In grant order (tokens strictly increasing); holders[0] is the one the single-holder fields report. */
   readonly holders: Holder[];
   /** FIFO: waiters[0] is granted next. */
   readonly waiters: Waiter[];

@@ -127,8 +127,8 @@ export interface ProtoGrpcType {
        * Bounds (RESOURCE_EXHAUSTED, the message naming the limit; nothing changes):
        * - 1,024 keys in the store (all clients together);
        * - 64 keys created per lease: a write that creates a key is charged to the lease whose live grant
-       * holds its fencing_token (a token is the log index of its grant; the lowest lease id when one
-       * entry granted several locks); Fence.Delete gives the charge back. A write whose token belongs to
+       * holds its fencing_token (a token names one grant of a lock; the lowest lease id when one
+       * entry granted several locks under equal tokens); Fence.Delete gives the charge back. A write whose token belongs to
        * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
        * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
        * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
@@ -164,6 +164,15 @@ export interface ProtoGrpcType {
       LeaseTimeToLiveResponse: MessageTypeDefinition<_lockd_v1_LeaseTimeToLiveResponse, _lockd_v1_LeaseTimeToLiveResponse__Output>
       /**
        * Named mutual-exclusion locks with fencing tokens.
+       * 
+       * A fencing token names exactly one grant: no other grant of that lock ever had it. token = the
+       * granting log entry's index × 1024 + ordinal, the ordinal counting that entry's grants of that lock
+       * (0 for the first; one entry grants one lock at most 1024 times: a Tick expiring several semaphore
+       * holders, SetPermits growing, shared readers joining). So tokens strictly increase per lock (and per
+       * fenced key), floor(token / 1024) is the index of the granting entry, and every token is below 2^53
+       * up to index 2^43 - 1. A token therefore acts only on its own grant: Release, Proclaim, Resign and a
+       * Fence.Write or Delete bound to a lock never act on another holder's grant with a stale token.
+       * Tokens of grants made before this rule are their entry's index; they are below every later token.
        */
       Lock: SubtypeConstructor<typeof grpc.Client, _lockd_v1_LockClient> & { service: _lockd_v1_LockDefinition }
       LockEvent: MessageTypeDefinition<_lockd_v1_LockEvent, _lockd_v1_LockEvent__Output>

@@ -126,9 +126,9 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     const sentence = (pred: (ev: ObservedEvent) => boolean) => explained.find((x) => pred(x.ev))?.d?.sentence;
     // Lease 5 (TTL 250, margin 100, granted at now 0): deadline 350; the Tick at 15 takes now to 400.
     expect(sentence((ev) => ev.type === 'lease-ended' && ev.leaseId === 5)).to.equal('Lease 5 expired at index 15: logical now 400 ms passed its deadline 350 ms (no keepalive renewed it in time).');
-    expect(sentence((ev) => ev.type === 'fence' && ev.index === 20)).to.match(/^Fenced write refused: token 7 < 17\. At index 20 the store refused the write of "out"/);
-    expect(sentence((ev) => ev.type === 'release' && ev.index === 22)).to.contain('A Release of "alpha" with token 7 was refused at index 22: that token no longer holds the lock (the holder\'s token is 17)');
-    expect(sentence((ev) => ev.type === 'lock-granted' && ev.index === 23)).to.contain('Lock "alpha" passed to its first waiter, lease 4, in the very entry that freed it (index 23): its fencing token is 23');
+    expect(sentence((ev) => ev.type === 'fence' && ev.index === 20)).to.match(/^Fenced write refused: token 7,168 < 17,408\. At index 20 the store refused the write of "out"/);
+    expect(sentence((ev) => ev.type === 'release' && ev.index === 22)).to.contain('A Release of "alpha" with token 7,168 was refused at index 22: that token no longer holds the lock (the holder\'s token is 17,408)');
+    expect(sentence((ev) => ev.type === 'lock-granted' && ev.index === 23)).to.contain('Lock "alpha" passed to its first waiter, lease 4, in the very entry that freed it (index 23): its fencing token is 23,552, this grant\'s own');
     // Every row has a kind the page colours, and refusals are coloured as such.
     for (const { ev, d } of explained) if (d) expect(['election', 'grant', 'free', 'expire', 'refused', 'lease', 'tick', 'snapshot', 'info'], ev.type).to.include(d.kind);
     expect(explained.find((x) => x.ev.type === 'fence' && x.ev.index === 20)?.d?.kind).to.equal('refused');

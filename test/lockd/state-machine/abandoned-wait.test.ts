@@ -2,8 +2,8 @@
 // lock-waits.ts) touches only a wait or grant no later call of the lease was handed
 // (test/faults/README.md, bug 1).
 import { expect } from 'chai';
-import { LockStateMachine, decodeCommand, encodeCommand } from '../../../src/lockd/state-machine/index.js';
-import { Harness } from './harness.js';
+import { LockStateMachine, decodeCommand, encodeCommand, tokenIndex } from '../../../src/lockd/state-machine/index.js';
+import { Harness, tok } from './harness.js';
 
 /** H holds x; L waits for x (the abandoned call's Acquire is entry `queuedAt`). */
 function setup(requestId?: string) {
@@ -31,21 +31,21 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     const { h, L, tH, queuedAt } = setup();
     const M = h.grant();
     h.acquire('x', M, true);
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
     const at = h.next;
     expect(cancel(h, L, queuedAt)).to.deep.equal({ type: 'CancelWait', ok: true, removed: false, heldToken: tL, released: true });
     expect(h.lastEvents()).to.deep.equal([
       ['RELEASED', 'x', L, tL],
-      ['ACQUIRED', 'x', M, at],
+      ['ACQUIRED', 'x', M, tok(at)],
     ]);
     expect(h.sm.timeToLive(L)?.locks).to.deep.equal([]);
   });
 
   it('a try-lock after the queued grant (the repro): the cancel changes nothing and the try-lock’s token stays valid', () => {
     const { h, L, tH, queuedAt } = setup();
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     expect(h.acquire('x', L, false, 'r2')).to.include({ status: 'acquired', token: tL });
     const before = h.sm.snapshot();
@@ -64,7 +64,7 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     expect(h.acquire('x', L, true, 'r1')).to.include({ status: 'queued', position: 1, duplicate: true });
     expect(cancel(h, L, queuedAt)).to.include({ removed: false, heldToken: 0, released: false });
     expect(h.sm.inspectLock('x').waitingLeaseIds).to.deep.equal([L]);
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     expect(cancel(h, L, queuedAt)).to.include({ removed: false, heldToken: 0, released: false });
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
@@ -72,7 +72,7 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
 
   it('a dedup retry answered "acquired" from the settled record re-asserts the grant', () => {
     const { h, L, tH, queuedAt } = setup('r1');
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     expect(h.acquire('x', L, true, 'r1')).to.include({ status: 'acquired', token: tL, duplicate: true });
     expect(cancel(h, L, queuedAt)).to.include({ heldToken: 0, released: false });
@@ -105,11 +105,11 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
 
   it('taking a grant back forgets its dedup record: a late retry is applied afresh, not answered a released token', () => {
     const { h, L, tH, queuedAt } = setup('r1');
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     expect(cancel(h, L, queuedAt, 'r1')).to.include({ heldToken: tL, released: true });
     const again = h.next;
-    expect(h.acquire('x', L, true, 'r1')).to.include({ status: 'acquired', token: again, duplicate: false });
+    expect(h.acquire('x', L, true, 'r1')).to.include({ status: 'acquired', token: tok(again), duplicate: false });
   });
 
   it('an uncertain Acquire that created the lock: released if no later call came, kept if one did', () => {
@@ -119,14 +119,14 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     h.acquire('x', L, true, 'u');
     expect(cancel(h, L, createdAt - 1, 'u')).to.include({ heldToken: 0, released: false }); // the bound precedes the create
     expect(h.sm.inspectLock('x').held).to.equal(true);
-    expect(cancel(h, L, createdAt, 'u')).to.include({ heldToken: createdAt, released: true });
+    expect(cancel(h, L, createdAt, 'u')).to.include({ heldToken: tok(createdAt), released: true });
     expect(h.sm.inspectLock('x').held).to.equal(false);
-    expect(h.lastEvents()).to.deep.equal([['RELEASED', 'x', L, createdAt]]);
+    expect(h.lastEvents()).to.deep.equal([['RELEASED', 'x', L, tok(createdAt)]]);
   });
 
   it('absent or 0 keeps the old behaviour: leave the queue, report a grant, release nothing', () => {
     const { h, L, tH } = setup();
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     h.acquire('x', L); // a later call, ignored without a bound
     expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: L, abandonedAtIndex: 0 })).to.include({ heldToken: tL, released: false });
@@ -136,7 +136,7 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
 
   it('a stranger naming an index past every entry (10^12) is refused and frees nothing (issue 9.4)', () => {
     const { h, L, tH, queuedAt } = setup();
-    const tL = h.next;
+    const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });
     for (const bound of [() => 1e12, () => h.next]) {
       const f = h.fail({ type: 'CancelWait', name: 'x', leaseId: L, abandonedAtIndex: bound() });
@@ -145,7 +145,7 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     }
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
     // Any applied index but the grant's own Acquire entry changes nothing either.
-    for (const bound of [queuedAt - 1, queuedAt + 1, tL, h.next - 1]) expect(cancel(h, L, bound)).to.include({ removed: false, heldToken: 0, released: false });
+    for (const bound of [queuedAt - 1, queuedAt + 1, tokenIndex(tL), h.next - 1]) expect(cancel(h, L, bound)).to.include({ removed: false, heldToken: 0, released: false });
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
     expect(h.lastEvents()).to.deep.equal([]);
   });
@@ -159,19 +159,19 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     h.noop();
     h.noop();
     expect(cancel(h, H, at + 1)).to.include({ released: false });
-    expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: H, token: at });
+    expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: H, token: tok(at) });
   });
 
-  it('a try-lock’s entry is never an abandoned wait’s: naming it (its token, public through Inspect) frees nothing', () => {
+  it('a try-lock’s entry is never an abandoned wait’s: naming it (its token’s index, public through Inspect) frees nothing', () => {
     const h = new Harness();
     const H = h.grant();
     const t = h.acquire('x', H, false).token;
-    expect(cancel(h, H, t)).to.include({ removed: false, heldToken: 0, released: false });
+    expect(cancel(h, H, tokenIndex(t))).to.include({ removed: false, heldToken: 0, released: false });
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: H, token: t });
     // Re-asserted by a waiting Acquire, the grant becomes that call's: its own cleanup may take it back.
     const w = h.next;
     h.acquire('x', H, true);
-    expect(cancel(h, H, t)).to.include({ released: false });
+    expect(cancel(h, H, tokenIndex(t))).to.include({ released: false });
     expect(cancel(h, H, w)).to.include({ released: true, heldToken: t });
   });
 
@@ -214,8 +214,8 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     h.acquire('y', L, true);
     const doc = JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))) as { locks: unknown[] };
     expect(doc.locks).to.deep.equal([
-      ['x', 1, 0, [[L, queuedAt + 1, false, 0, '', tryAt, false, 'r1', null]], [], false],
-      ['y', 1, 0, [[A, bAt - 1, false, 0, '', bAt - 1, false, null, null]], [[B, bAt, false, 0, '', 'rb', 'rb'], [L, lAt, false, 0, '', null, null]], false],
+      ['x', 1, 0, [[L, tok(queuedAt + 1), false, 0, '', tryAt, false, 'r1', null]], [], false],
+      ['y', 1, 0, [[A, tok(bAt - 1), false, 0, '', bAt - 1, false, null, null]], [[B, bAt, false, 0, '', 'rb', 'rb'], [L, lAt, false, 0, '', null, null]], false],
     ]);
     const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
     expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());
@@ -231,7 +231,7 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     // And they did what they should: x kept (tryAt is a try-lock's entry, which no node abandons; r1's
     // grant still holds), B's wait gone, L's kept.
     expect(h.outputs.at(-2)?.result).to.include({ released: false });
-    expect(h.outputs.at(-1)?.result).to.include({ status: 'acquired', token: queuedAt + 1, duplicate: true });
+    expect(h.outputs.at(-1)?.result).to.include({ status: 'acquired', token: tok(queuedAt + 1), duplicate: true });
     expect(h.sm.inspectLock('y').waitingLeaseIds).to.deep.equal([L]);
   });
 });

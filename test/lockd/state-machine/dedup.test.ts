@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DEDUP_CAPACITY, LockStateMachine, encodeCommand } from '../../../src/lockd/state-machine/index.js';
-import { Harness } from './harness.js';
+import { Harness, tok } from './harness.js';
 
 describe('state machine: request-id dedup (retries apply once)', () => {
   it('a retried Grant returns the first lease instead of creating another', () => {
@@ -115,7 +115,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     h.acquire('x', b, false, 'try');
     const queuedAt = h.next;
     h.acquire('x', b, true, 'wait');
-    const tb = h.next;
+    const tb = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: t });
     expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: b, holderToken: tb, token: 0 });
     // The wait's cleanup still finds its grant unclaimed: the try-lock's replay handed nobody the lock.
@@ -146,7 +146,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     expect(h.acquire('x', c, true, 'w')).to.include({ status: 'queued', position: 2 });
     h.ok({ type: 'CancelWait', name: 'x', leaseId: b });
     expect(h.acquire('x', c, true, 'w')).to.include({ status: 'queued', position: 1, duplicate: true });
-    const idx = h.next;
+    const idx = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: ta });
     expect(h.acquire('x', c, true, 'w')).to.include({ status: 'acquired', token: idx, duplicate: true });
     h.ok({ type: 'Release', name: 'x', token: idx });
@@ -184,7 +184,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     // A snapshot in between: the restored replica must settle both too.
     const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
     for (const r of [h, copy]) {
-      const idx = r.next;
+      const idx = tok(r.next);
       r.ok({ type: 'Release', name: 'x', token: ta });
       expect(r.acquire('x', b, true, 'second')).to.include({ status: 'acquired', token: idx, duplicate: true });
       r.ok({ type: 'Release', name: 'x', token: idx });

@@ -7,7 +7,7 @@ import {
   MAX_FENCE_TOMBSTONES,
   MAX_LOCKS_PER_LEASE,
 } from '../../../src/lockd/state-machine/index.js';
-import { Harness } from './harness.js';
+import { Harness, tok } from './harness.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -87,7 +87,7 @@ describe('state machine: Fence.Delete', () => {
     h.ok({ type: 'FenceWrite', key: 'k', value: bytes('v'), token: t2 });
     expect(h.fail({ type: 'FenceDelete', key: 'k', token: t1 })).to.include({ error: 'FAILED_PRECONDITION', highestToken: t2 });
     expect(h.fail({ type: 'FenceDelete', key: 'k', token: t1, lock: 'job' }).message).to.contain(`not the current grant of lock job`);
-    expect(h.fail({ type: 'FenceDelete', key: 'k', token: h.next + 5 })).to.include({ error: 'INVALID_ARGUMENT' });
+    expect(h.fail({ type: 'FenceDelete', key: 'k', token: tok(h.next + 5) })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.sm.fenceRead('k')).to.deep.include({ found: true, token: t2 });
   });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { LockStateMachine, MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE } from '../../../src/lockd/state-machine/index.js';
-import { Harness } from './harness.js';
+import { Harness, tok } from './harness.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -51,13 +51,13 @@ describe('state machine: fenced store', () => {
     expect(h.sm.fenceRead('b').token).to.equal(2);
   });
 
-  it('refuses a token that was never issued (>= the entry index): a made-up token would lock the key forever', () => {
+  it('refuses a token that was never issued (>= this entry’s first token): a made-up token would lock the key forever', () => {
     const h = setup();
-    const f = h.fail({ type: 'FenceWrite', key: 'k', value: bytes('x'), token: h.next });
+    const f = h.fail({ type: 'FenceWrite', key: 'k', value: bytes('x'), token: tok(h.next) });
     expect(f).to.include({ error: 'INVALID_ARGUMENT' });
     expect(f.message).to.match(/never issued/);
     expect(h.sm.fenceRead('k').found).to.equal(false);
-    const highestIssuable = h.next - 1; // the entry just before this write's
+    const highestIssuable = tok(h.next) - 1; // the largest token an earlier entry could mint
     expect(h.ok({ type: 'FenceWrite', key: 'k', value: bytes('x'), token: highestIssuable }).highestToken).to.equal(
       highestIssuable,
     );

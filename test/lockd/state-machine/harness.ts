@@ -2,7 +2,7 @@
 
 import { expect } from 'chai';
 import type { ApplyOutput, ApplyResult, Command, Failure, StateEvent, Success } from '../../../src/lockd/state-machine/index.js';
-import { LockStateMachine, encodeCommand } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, encodeCommand, grantToken } from '../../../src/lockd/state-machine/index.js';
 
 export class Harness {
   readonly outputs: ApplyOutput[] = [];
@@ -73,3 +73,6 @@ export function prng(seed: number): (n: number) => number {
     return (((t ^ (t >>> 14)) >>> 0) % n) >>> 0;
   };
 }
+
+/** The fencing token of the `ordinal`-th grant of one lock by the entry at `index` (the state machine's own rule). */
+export const tok = (index: number, ordinal = 0): number => grantToken(index, ordinal);

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { LockStateMachine, MAX_WAITERS_PER_LOCK } from '../../../src/lockd/state-machine/index.js';
-import { Harness } from './harness.js';
+import { Harness, tok } from './harness.js';
 
 describe('state machine: locks and fencing tokens', () => {
-  it('acquires a free name with token = index of the granting entry', () => {
+  it('acquires a free name with the granting entry’s first token (index × 2^10)', () => {
     const h = new Harness();
     const lease = h.grant();
     const out = h.apply({ type: 'Acquire', name: 'db', leaseId: lease, wait: false });
@@ -11,17 +11,17 @@ describe('state machine: locks and fencing tokens', () => {
       type: 'Acquire',
       ok: true,
       status: 'acquired',
-      token: 2,
+      token: tok(2),
       shared: false,
       holderLeaseId: lease,
-      holderToken: 2,
+      holderToken: tok(2),
       position: 0,
       endedToken: 0,
       delayRemainingMs: 0,
       duplicate: false,
     });
-    expect(h.lastEvents()).to.deep.equal([['ACQUIRED', 'db', lease, 2]]);
-    expect(h.sm.inspectLock('db')).to.deep.include({ held: true, token: 2, holderLeaseId: lease, waitingLeaseIds: [] });
+    expect(h.lastEvents()).to.deep.equal([['ACQUIRED', 'db', lease, tok(2)]]);
+    expect(h.sm.inspectLock('db')).to.deep.include({ held: true, token: tok(2), holderLeaseId: lease, waitingLeaseIds: [] });
   });
 
   it('inspecting a name nobody holds says so', () => {
@@ -33,7 +33,7 @@ describe('state machine: locks and fencing tokens', () => {
     const a = h.grant();
     const b = h.grant();
     h.acquire('db', a);
-    expect(h.acquire('db', b, false)).to.include({ status: 'held', token: 0, holderLeaseId: a, holderToken: 3, position: 0 });
+    expect(h.acquire('db', b, false)).to.include({ status: 'held', token: 0, holderLeaseId: a, holderToken: tok(3), position: 0 });
     expect(h.lastEvents()).to.deep.equal([]);
     expect(h.sm.inspectLock('db').waitingLeaseIds).to.deep.equal([]);
   });
@@ -43,7 +43,7 @@ describe('state machine: locks and fencing tokens', () => {
     const a = h.grant();
     h.acquire('db', a);
     for (const wait of [false, true]) {
-      expect(h.acquire('db', a, wait)).to.include({ status: 'acquired', token: 2 });
+      expect(h.acquire('db', a, wait)).to.include({ status: 'acquired', token: tok(2) });
       expect(h.lastEvents()).to.deep.equal([]);
     }
   });
@@ -71,7 +71,7 @@ describe('state machine: locks and fencing tokens', () => {
     let prev = holder;
     const tokens = [token];
     for (const w of waiters) {
-      const idx = h.next;
+      const idx = tok(h.next);
       expect(h.ok({ type: 'Release', name: 'q', token }).released).to.equal(true);
       expect(h.lastEvents()).to.deep.equal([
         ['RELEASED', 'q', prev, token],
@@ -123,7 +123,7 @@ describe('state machine: locks and fencing tokens', () => {
     expect(h.sm.inspectLock('db').held).to.equal(false);
   });
 
-  it('expiry hands the lock to the first waiter in the same Tick entry, with that entry as token', () => {
+  it('expiry hands the lock to the first waiter in the same Tick entry, with a token of that entry', () => {
     const h = new Harness();
     const holder = h.grant(200, 0);
     const w = h.grant(10_000, 0);
@@ -131,7 +131,7 @@ describe('state machine: locks and fencing tokens', () => {
     h.acquire('db', w, true);
     h.tick(100, [w]);
     expect(h.sm.inspectLock('db').holderLeaseId).to.equal(holder);
-    const idx = h.next;
+    const idx = tok(h.next);
     const r = h.tick(100, [w]);
     expect(r.expired).to.deep.equal([holder]);
     expect(h.lastEvents()).to.deep.equal([
@@ -166,7 +166,7 @@ describe('state machine: locks and fencing tokens', () => {
     const t0 = h.acquire('db', holder).token;
     h.acquire('db', w1, true);
     h.acquire('db', w2, true);
-    const idx = h.next;
+    const idx = tok(h.next);
     h.tick(100);
     expect(h.lastEvents()).to.deep.equal([
       ['WAITER_REMOVED', 'db', w1, 0],
@@ -187,7 +187,7 @@ describe('state machine: locks and fencing tokens', () => {
     h.acquire('c', other);
     h.acquire('c', dying, true);
     h.acquire('b', other, true);
-    const idx = h.next;
+    const idx = tok(h.next);
     h.tick(100);
     expect(h.sm.inspectLock('a').held).to.equal(false);
     expect(h.sm.inspectLock('b')).to.include({ holderLeaseId: other, token: idx });
@@ -203,7 +203,7 @@ describe('state machine: locks and fencing tokens', () => {
     h.acquire('y', b);
     h.acquire('y', a, true);
     h.acquire('x', b, true);
-    const idx = h.next;
+    const idx = tok(h.next);
     expect(h.ok({ type: 'Revoke', leaseId: a }).releasedLocks).to.deep.equal(['x']);
     expect(h.lastEvents()).to.deep.equal([
       ['WAITER_REMOVED', 'y', a, 0],
@@ -242,7 +242,7 @@ describe('state machine: locks and fencing tokens', () => {
     const b = h.grant();
     const ta = h.acquire('x', a).token;
     h.acquire('x', b, true);
-    const idx = h.next;
+    const idx = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: ta });
     expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: b })).to.include({ removed: false, heldToken: idx });
   });

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import type { ApplyOutput, Command } from '../../../src/lockd/state-machine/index.js';
-import { LockStateMachine, encodeCommand } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, encodeCommand, tokenIndex } from '../../../src/lockd/state-machine/index.js';
 import { prng } from './harness.js';
 
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -125,7 +125,7 @@ function runSeed(seed: number, steps: number) {
     for (const e of out.events) {
       count(e.type);
       if (e.type !== 'ACQUIRED') continue;
-      expect(e.token, `seed ${seed}: token of ${e.name} at ${index}`).to.equal(index);
+      expect(tokenIndex(e.token), `seed ${seed}: token ${e.token} of ${e.name} at ${index}`).to.equal(index);
       expect(e.token).to.be.greaterThan(lastToken.get(e.name) ?? 0);
       lastToken.set(e.name, e.token);
     }

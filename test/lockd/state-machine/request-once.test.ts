@@ -2,7 +2,7 @@
 // answered truthfully from the first outcome, a reuse for another request refused.
 import { expect } from 'chai';
 import { LockStateMachine, statesEqual } from '../../../src/lockd/state-machine/index.js';
-import { Harness } from './harness.js';
+import { Harness, tok } from './harness.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -31,8 +31,8 @@ describe('state machine: request ids of Release, Revoke, CancelWait, Fence', () 
   it('a FenceWrite refused once is refused for its request id even when it would now be accepted', () => {
     const h = new Harness();
     h.noop();
-    // Token 5 is not issued yet at index 2: refused. Later the log passes 5, but the id's answer stands.
-    const w = { type: 'FenceWrite', key: 'k', value: bytes('x'), token: 5, requestId: 'early' } as const;
+    // Entry 5’s token is not issued yet at index 2: refused. Later the log passes 5, but the id's answer stands.
+    const w = { type: 'FenceWrite', key: 'k', value: bytes('x'), token: tok(5), requestId: 'early' } as const;
     expect(h.fail(w)).to.include({ error: 'INVALID_ARGUMENT' });
     for (let i = 0; i < 5; i++) h.noop();
     const again = h.fail(w);

@@ -7,6 +7,7 @@ import {
   SnapshotDecodeError,
   StateMachineInvariantError,
   encodeCommand,
+  grantToken,
   statesEqual,
 } from '../../../src/lockd/state-machine/index.js';
 import { scriptedHistory } from './workload.js';
@@ -33,22 +34,22 @@ describe('state machine: snapshots', () => {
     expect(r(13)).to.include({ duplicate: true, leaseId: 2 });
     expect(refOutputs[14].events.map((e) => e.type)).to.deep.equal(['WAITER_REMOVED', 'LEASE_EXPIRED']);
     expect(refOutputs[16].events.map((e) => [e.type, e.name, e.leaseId, e.token])).to.deep.equal([
-      ['EXPIRED', 'alpha', 2, 7],
-      ['ACQUIRED', 'alpha', 3, 17],
-      ['EXPIRED', 'zeta', 2, 6],
+      ['EXPIRED', 'alpha', 2, grantToken(7, 0)],
+      ['ACQUIRED', 'alpha', 3, grantToken(17, 0)],
+      ['EXPIRED', 'zeta', 2, grantToken(6, 0)],
       ['LEASE_EXPIRED', '', 2, 0],
     ]);
-    expect(r(20)).to.include({ error: 'FAILED_PRECONDITION', highestToken: 17 });
-    expect(r(21)).to.include({ status: 'acquired', token: 17, duplicate: true });
+    expect(r(20)).to.include({ error: 'FAILED_PRECONDITION', highestToken: grantToken(17, 0) });
+    expect(r(21)).to.include({ status: 'acquired', token: grantToken(17, 0), duplicate: true });
     expect(r(22)).to.include({ released: false });
-    expect(r(24)).to.include({ removed: false, heldToken: 23 });
+    expect(r(24)).to.include({ removed: false, heldToken: grantToken(23, 0) });
     expect(r(29)).to.deep.include({ releasedLocks: ['beta'] });
     expect(r(30)).to.include({ error: 'INVALID_ARGUMENT' });
     expect(r(33)).to.include({ error: 'NOT_FOUND' });
     expect(r(40)).to.include({ previous: 2, permits: 3, granted: 1 });
-    expect(refOutputs[44].events.map((e) => [e.type, e.leaseId, e.token])).to.deep.equal([['DOWNGRADED', 34, 42], ['ACQUIRED', 35, 45], ['ACQUIRED', 36, 45]]);
+    expect(refOutputs[44].events.map((e) => [e.type, e.leaseId, e.token])).to.deep.equal([['DOWNGRADED', 34, grantToken(42, 0)], ['ACQUIRED', 35, grantToken(45, 0)], ['ACQUIRED', 36, grantToken(45, 1)]]);
     expect(r(49)).to.deep.include({ releasedLocks: ['ld', 'rw'] });
-    expect(r(52)).to.include({ status: 'acquired', token: 52 });
+    expect(r(52)).to.include({ status: 'acquired', token: grantToken(52, 0) });
     expect(reference.hasLiveLeases()).to.equal(false);
   });
 
@@ -102,6 +103,7 @@ describe('state machine: snapshots', () => {
     expect(statesEqual(a, b)).to.equal(false);
   });
 
+  // Holder token 5 is one minted before tokens were per grant (token = index): old data dirs restore.
   const good = {
     appliedIndex: 10,
     now: 50,
@@ -125,7 +127,7 @@ describe('state machine: snapshots', () => {
     ['a lease twice', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [2, 1000, 900, 'anonymous']] }), /twice/, SnapshotDecodeError],
     ['a lease past its deadline', snapJson({ ...good, leases: [[2, 1000, 50, 'anonymous']] }), /live-before-deadline/, StateMachineInvariantError],
     ['a holder that also waits', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[2, 5, false, 0, '', null, null]], false]] }), /holder-not-waiting/, StateMachineInvariantError],
-    ['a token from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 11, false, 0, '', 5, true, null, null]], [], false]] }), /token-range/, StateMachineInvariantError],
+    ['a token from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, grantToken(11, 0), false, 0, '', 5, true, null, null]], [], false]] }), /token-range/, StateMachineInvariantError],
     ['a holder Acquire from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 11, true, null, null]], [], false]] }), /acquire-index-range/, StateMachineInvariantError],
     ['a waiter Acquire before its lease', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3, false, 0, '', null, null]], false]] }), /acquire-index-range/, StateMachineInvariantError],
     ['a waiter without its Acquire index', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3]], false]] }), /waiter must have 7 fields/, SnapshotDecodeError],
@@ -134,7 +136,7 @@ describe('state machine: snapshots', () => {
     ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
     ['a fence entry without its owner', snapJson({ ...good, fence: [['k', 5, '']] }), /fence entry must have 4 fields/, SnapshotDecodeError],
     ['a key both live and deleted', snapJson({ ...good, fence: [['k', 5, '', 2]], fenceTombstones: [['k', 6]] }), /both live and deleted/, SnapshotDecodeError],
-    ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', 10]] }), /fence-token-range/, StateMachineInvariantError],
+    ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', grantToken(10, 0)]] }), /fence-token-range/, StateMachineInvariantError],
     ['too many tombstones', snapJson({ ...good, fenceTombstones: Array.from({ length: MAX_FENCE_TOMBSTONES + 1 }, (_, i) => [`t${i}`, 5]) }), /tombstones; at most/, SnapshotDecodeError],
     ['a missing fence floor', snapJson({ ...good, fenceFloor: undefined }), /fence floor/, SnapshotDecodeError],
     ['two exclusive holders of a mutex', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null], [3, 6, false, 0, '', 6, true, null, null]], [], false]] }), /holders-fit/, StateMachineInvariantError],

@@ -1,8 +1,11 @@
 // A scripted history touching every command and rule, for snapshot and replica-comparison tests.
 
 import type { Command } from '../../../src/lockd/state-machine/index.js';
+import { grantToken } from '../../../src/lockd/state-machine/index.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
+/** The token of the `ordinal`-th grant of one lock by entry `index`. */
+const t = (index: number, ordinal = 0) => grantToken(index, ordinal);
 
 /** Lease ids are entry indexes, so the script refers to them by the index of their Grant (noted inline). */
 export function scriptedHistory(): (Command | 'noop')[] {
@@ -17,20 +20,20 @@ export function scriptedHistory(): (Command | 'noop')[] {
     { type: 'Acquire', name: 'alpha', leaseId: 3, wait: true, requestId: 'w-b' }, // 8: B waits alpha
     { type: 'Acquire', name: 'alpha', leaseId: 5, wait: true }, // 9: D waits alpha
     { type: 'Acquire', name: 'alpha', leaseId: 4, wait: true, requestId: 'w-c' }, // 10: C waits alpha
-    { type: 'FenceWrite', key: 'out', value: bytes('by A'), token: 7 }, // 11
+    { type: 'FenceWrite', key: 'out', value: bytes('by A'), token: t(7) }, // 11
     { type: 'Acquire', name: 'alpha', leaseId: 4, wait: false }, // 12: try by C (already waiting)
     { type: 'Grant', ttlMs: 350, marginMs: 100, requestId: 'g-a' }, // 13: duplicate of 2
     { type: 'Tick', elapsedMs: 200, marginMs: 100, renewed: [3, 4] }, // 14
     { type: 'Tick', elapsedMs: 200, marginMs: 100, renewed: [3, 4, 99] }, // 15: D expires (deadline 350)
     'noop', // 16
     { type: 'Tick', elapsedMs: 100, marginMs: 100, renewed: [3, 4] }, // 17: A expires (deadline 450) -> B gets alpha
-    { type: 'FenceWrite', key: 'out', value: bytes('late A'), token: 7 }, // 18: accepted (equal)
-    { type: 'FenceWrite', key: 'out', value: bytes('by B'), token: 17 }, // 19
-    { type: 'FenceWrite', key: 'out', value: bytes('late A again'), token: 7 }, // 20: stale
-    { type: 'Acquire', name: 'alpha', leaseId: 3, wait: true, requestId: 'w-b' }, // 21: retry -> acquired(17)
-    { type: 'Release', name: 'alpha', token: 7 }, // 22: stale
-    { type: 'Release', name: 'alpha', token: 17 }, // 23: C gets alpha
-    { type: 'CancelWait', name: 'alpha', leaseId: 4 }, // 24: too late: heldToken 23
+    { type: 'FenceWrite', key: 'out', value: bytes('late A'), token: t(7) }, // 18: accepted (equal)
+    { type: 'FenceWrite', key: 'out', value: bytes('by B'), token: t(17) }, // 19
+    { type: 'FenceWrite', key: 'out', value: bytes('late A again'), token: t(7) }, // 20: stale
+    { type: 'Acquire', name: 'alpha', leaseId: 3, wait: true, requestId: 'w-b' }, // 21: retry -> acquired(t(17))
+    { type: 'Release', name: 'alpha', token: t(7) }, // 22: stale
+    { type: 'Release', name: 'alpha', token: t(17) }, // 23: C gets alpha
+    { type: 'CancelWait', name: 'alpha', leaseId: 4 }, // 24: too late: heldToken t(23)
     { type: 'Grant', ttlMs: 1000, marginMs: 100 }, // 25 = lease E
     { type: 'Acquire', name: 'alpha', leaseId: 25, wait: true }, // 26: E waits
     { type: 'Acquire', name: 'beta', leaseId: 25, wait: false }, // 27: E holds beta
@@ -47,13 +50,13 @@ export function scriptedHistory(): (Command | 'noop')[] {
     { type: 'Acquire', name: 'sem', leaseId: 34, wait: false, permits: 2 }, // 37: F holds sem
     { type: 'Acquire', name: 'sem', leaseId: 35, wait: false, permits: 2 }, // 38: G holds sem beside F
     { type: 'Acquire', name: 'sem', leaseId: 36, wait: true, permits: 2 }, // 39: H waits
-    { type: 'SetPermits', name: 'sem', permits: 3, requestId: 'p-3' }, // 40: H granted (token 40)
-    { type: 'Release', name: 'sem', token: 37, leaseId: 34 }, // 41: F lets go
+    { type: 'SetPermits', name: 'sem', permits: 3, requestId: 'p-3' }, // 40: H granted (token t(40))
+    { type: 'Release', name: 'sem', token: t(37), leaseId: 34 }, // 41: F lets go
     { type: 'Acquire', name: 'rw', leaseId: 34, wait: false }, // 42: F writes rw
     { type: 'Acquire', name: 'rw', leaseId: 35, wait: true, shared: true }, // 43: G waits to read
     { type: 'Acquire', name: 'rw', leaseId: 36, wait: true, shared: true }, // 44: H waits to read
-    { type: 'Acquire', name: 'rw', leaseId: 34, wait: false, shared: true }, // 45: F downgrades: G and H read (token 45, both)
-    { type: 'Release', name: 'rw', token: 45, leaseId: 35 }, // 46: G stops reading
+    { type: 'Acquire', name: 'rw', leaseId: 34, wait: false, shared: true }, // 45: F downgrades: G and H read (tokens t(45, 0), t(45, 1))
+    { type: 'Release', name: 'rw', token: t(45, 0), leaseId: 35 }, // 46: G stops reading
     { type: 'Acquire', name: 'ld', leaseId: 34, wait: false, lockDelayMs: 1000 }, // 47: F holds ld
     { type: 'Acquire', name: 'ld', leaseId: 35, wait: true }, // 48: G waits ld
     { type: 'Revoke', leaseId: 34 }, // 49: F revoked: ld in its lock-delay with G queued

@@ -77,11 +77,11 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(refused!.term, out).to.be.a('number');
   });
 
-  it('holder-crash: the waiter\'s token is the index of the Tick that expired the killed holder\'s lease', async () => {
+  it('holder-crash: the waiter\'s token names the Tick that expired the killed holder\'s lease', async () => {
     const out = await demo('holder-crash');
     const tick = lines(out).find((l) => l.what.startsWith('Tick:'));
     expect(tick?.index, out).to.be.a('number');
-    expect(out).to.contain(`fencing token ${tick!.index} = the Tick's index`);
+    expect(out).to.contain(`granted by the Tick (index ${tick!.index})`);
   });
 
   it('slow-release: the stale release is refused and the new holder keeps the lock', async () => {
@@ -210,6 +210,6 @@ describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event stream
 
   it('holder-crash: its holder, a child lockctl, connects with the cluster\'s certificates too', async () => {
     const out = await runDemoOn(cluster, 'holder-crash');
-    expect(out).to.match(/fencing token \d+ = the Tick's index/);
+    expect(out).to.match(/fencing token \d+, granted by the Tick \(index \d+\)/);
   });
 });

@@ -1,6 +1,7 @@
 // Kleppmann's GC pause: holder A stops the world past its lease, B is granted the lock with a
 // higher token, and A's late write — A still believes it holds the lock — is refused by the fenced
 // store, because its token is below one the store already accepted.
+import { tokenIndex } from '../../../state-machine/token.js';
 import { attempt, describe, expiryTick, fenceEntry, pending, queued, type Scenario } from '../framework.js';
 
 export const gcPause: Scenario = {
@@ -15,7 +16,7 @@ export const gcPause: Scenario = {
     const leaseA = await a.grantLease(2_000, { liveness: pause.signal });
     await d.entry(leaseA.id, `client A: lease ${leaseA.id} granted, ttl ${leaseA.ttlMs} ms, kept alive every ~${Math.round(leaseA.ttlMs / 3)} ms`);
     const lockA = await a.acquire(lock, { lease: leaseA, wait: false });
-    await d.entry(lockA.token, `client A holds ${lock}: fencing token ${lockA.token} (the index of this entry)`);
+    await d.entry(tokenIndex(lockA.token), `client A holds ${lock}: fencing token ${lockA.token} (granted by this entry)`);
     const mark = d.events.mark();
     await a.fenceWrite(key, 'written by A', lockA.token);
     const w1 = await fenceEntry(d, key, lockA.token, mark);
@@ -33,7 +34,7 @@ export const gcPause: Scenario = {
     const tick = await expiryTick(d, leaseA.id, 5_000, pausedAt);
     const lockB = await gotB;
     await d.entry(tick.index, `Tick: logical now ${tick.now} ms passed lease ${leaseA.id}'s deadline: it expires, and this same entry grants ${lock} to B`);
-    d.check(lockB.token === tick.index, `B's token to be that Tick's index ${tick.index}`, `B got token ${lockB.token}`);
+    d.check(tokenIndex(lockB.token) === tick.index, `B's token to name that Tick's index ${tick.index}`, `B got token ${lockB.token}`);
     d.check(lockB.token > lockA.token, `B's token above A's ${lockA.token}`, `B got ${lockB.token}`);
     d.say(`client B holds ${lock}: fencing token ${lockB.token} > ${lockA.token}`);
 

@@ -1,8 +1,9 @@
 // The case the TTL exists for: the holder — a real `lockctl run` process — dies mid-section
 // (kill -9). Nobody releases; its lease ends when logical time passes its deadline, and the Tick
 // entry that expires it is the very entry that grants the lock to the first waiter: the waiter's
-// fencing token IS that Tick's index.
+// fencing token names that Tick's index (tokenIndex).
 import { createInterface } from 'node:readline';
+import { tokenIndex } from '../../../state-machine/token.js';
 import { DemoFailure, expiryTick, pending, queued, type Demo, type Scenario } from '../framework.js';
 
 /** The holder's command prints its shell's pid and the token lockctl run passed it, then works (sleeps). */
@@ -17,7 +18,7 @@ export const holderCrash: Scenario = {
     const [shellPid, token] = await firstLine(d, holder);
     const info = await d.client().inspect(lock);
     d.check(info.held && info.fencingToken === token, `${lock} held with token ${token}`, `Inspect says ${JSON.stringify(info)}`);
-    await d.entry(token, `holder: \`lockctl run\` (pid ${holder.pid}, lease ${info.holderLeaseId}, ttl 2000 ms, kept alive) holds ${lock}: fencing token ${token}; its command (pid ${shellPid}) is in its critical section`);
+    await d.entry(tokenIndex(token), `holder: \`lockctl run\` (pid ${holder.pid}, lease ${info.holderLeaseId}, ttl 2000 ms, kept alive) holds ${lock}: fencing token ${token}; its command (pid ${shellPid}) is in its critical section`);
 
     const b = d.client();
     const leaseB = await b.grantLease(10_000);
@@ -36,9 +37,9 @@ export const holderCrash: Scenario = {
     const tick = await expiryTick(d, info.holderLeaseId, 10_000, crashAt);
     const lockB = await gotB;
     await d.entry(tick.index, `Tick: logical now ${tick.now} ms passed lease ${info.holderLeaseId}'s deadline: it expires, freeing ${lock}, and this same entry grants it to B`);
-    d.check(lockB.token === tick.index, `B's fencing token to be the expiring Tick's index ${tick.index}`, `B got token ${lockB.token}`);
+    d.check(tokenIndex(lockB.token) === tick.index, `B's fencing token to name the expiring Tick's index ${tick.index}`, `B got token ${lockB.token}`);
     d.check(lockB.token > token, `B's token above the crashed holder's ${token}`, `B got ${lockB.token}`);
-    d.say(`client B holds ${lock}: fencing token ${lockB.token} = the Tick's index`);
+    d.say(`client B holds ${lock}: fencing token ${lockB.token}, granted by the Tick (index ${tick.index})`);
     await lockB.release();
     await leaseB.revoke();
     return `the crashed holder's lease expired at entry #${tick.index}, which granted the waiter token ${lockB.token}`;

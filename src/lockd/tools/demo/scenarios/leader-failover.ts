@@ -2,6 +2,7 @@
 // entries), and a new leader continues the logical clock from its election: the time without a
 // leader does not count, so a failover can lengthen a lease, never shorten it — and the same grant,
 // the same token, still holds.
+import { tokenIndex } from '../../../state-machine/token.js';
 import { unkeptLease, type Scenario } from '../framework.js';
 
 export const leaderFailover: Scenario = {
@@ -14,7 +15,7 @@ export const leaderFailover: Scenario = {
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 8000 ms, not kept alive: it lives exactly its logical time`);
     const got = await c.acquireRaw(lock, leaseId);
     d.check(got.acquired, `${lock} to be free`, `it is held by lease ${got.holderLeaseId}`);
-    await d.entry(got.fencingToken, `lease ${leaseId} holds ${lock}: fencing token ${got.fencingToken}`);
+    await d.entry(tokenIndex(got.fencingToken), `lease ${leaseId} holds ${lock}: fencing token ${got.fencingToken}`);
 
     const old = await d.leader();
     const t0 = performance.now();

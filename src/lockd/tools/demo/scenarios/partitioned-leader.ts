@@ -2,6 +2,7 @@
 // may still believe it leads for a moment, but it cannot commit anything — no Tick, so it expires
 // nothing: only committed Ticks move logical time. The majority elects a new leader, whose
 // committed Tick expires the lease; when the old leader rejoins it applies that same entry.
+import { tokenIndex } from '../../../state-machine/token.js';
 import { DemoFailure, expiryTick, unkeptLease, type Scenario } from '../framework.js';
 
 export const partitionedLeader: Scenario = {
@@ -15,7 +16,7 @@ export const partitionedLeader: Scenario = {
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 3000 ms, not kept alive`);
     const got = await c.acquireRaw(lock, leaseId);
     d.check(got.acquired, `${lock} to be free`, `it is held by lease ${got.holderLeaseId}`);
-    await d.entry(got.fencingToken, `lease ${leaseId} holds ${lock}: fencing token ${got.fencingToken}`);
+    await d.entry(tokenIndex(got.fencingToken), `lease ${leaseId} holds ${lock}: fencing token ${got.fencingToken}`);
 
     const old = await d.leader();
     const oldIndex = d.cluster.indexOf(old.nodeId);

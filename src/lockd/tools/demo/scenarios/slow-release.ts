@@ -1,6 +1,7 @@
 // The slow release (the compare-and-delete articles): A's lease ends while A is still working; B
 // gets the lock; then A, finishing late, releases "its" lock. Release is compare-and-delete on the
 // fencing token, so A's release changes nothing and B still holds the lock.
+import { tokenIndex } from '../../../state-machine/token.js';
 import { attempt, expiryTick, pending, queued, type Scenario } from '../framework.js';
 
 export const slowRelease: Scenario = {
@@ -13,7 +14,7 @@ export const slowRelease: Scenario = {
     const slow = new AbortController();
     const leaseA = await a.grantLease(1_500, { liveness: slow.signal });
     const lockA = await a.acquire(lock, { lease: leaseA, wait: false });
-    await d.entry(lockA.token, `client A (lease ${leaseA.id}, ttl 1500 ms) holds ${lock}: fencing token ${lockA.token}`);
+    await d.entry(tokenIndex(lockA.token), `client A (lease ${leaseA.id}, ttl 1500 ms) holds ${lock}: fencing token ${lockA.token}`);
     const leaseB = await b.grantLease(10_000);
     const mark = d.events.mark();
     const gotB = pending(b.acquire(lock, { lease: leaseB }));

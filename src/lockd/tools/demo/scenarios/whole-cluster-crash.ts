@@ -2,6 +2,7 @@
 // not to apply: an acknowledged grant is a committed Raft entry, synced to a majority's disks before
 // the answer. Every node is killed -9 right after it; after restart the grant, its token and the
 // lease's remaining logical time are all still there (time without a leader does not count).
+import { tokenIndex } from '../../../state-machine/token.js';
 import { unkeptLease, type Scenario } from '../framework.js';
 
 export const wholeClusterCrash: Scenario = {
@@ -18,7 +19,7 @@ export const wholeClusterCrash: Scenario = {
     d.check(got.acquired, `${lock} to be free`, `it is held by lease ${got.holderLeaseId}`);
     // The answer is in: kill every node at once, before anything else can be written.
     await Promise.all(d.cluster.nodes.map((i) => d.cluster.kill(i)));
-    await d.entry(got.fencingToken, `grant acknowledged: ${lock} to lease ${leaseId}, fencing token ${got.fencingToken} (${before.remainingMs} ms of lease remained just before)`);
+    await d.entry(tokenIndex(got.fencingToken), `grant acknowledged: ${lock} to lease ${leaseId}, fencing token ${got.fencingToken} (${before.remainingMs} ms of lease remained just before)`);
     d.say(`kill -9 every node (${d.cluster.nodes.map((i) => `n${i}`).join(', ')}) right after the acknowledgement`);
 
     await d.cluster.startAll();

@@ -30,8 +30,8 @@ export interface AcquireRequest {
    * waiter is granted as soon as the head of the queue fits, and nobody behind it is granted first.
    * 
    * Semaphore: 0 or 1 is a mutex; N > 1 lets up to N leases hold the name at once (at most 1024),
-   * each grant with its own fencing token (the granting entry's index; waiters granted by one entry
-   * share it). Everyone holding or waiting on a name must ask the same permits: a different value
+   * each grant with its own fencing token (see the Lock service: waiters granted by one entry get
+   * distinct tokens). Everyone holding or waiting on a name must ask the same permits: a different value
    * is FAILED_PRECONDITION naming both (SetPermits changes it).
    */
   'permits'?: (number);
@@ -83,8 +83,8 @@ export interface AcquireRequest__Output {
    * waiter is granted as soon as the head of the queue fits, and nobody behind it is granted first.
    * 
    * Semaphore: 0 or 1 is a mutex; N > 1 lets up to N leases hold the name at once (at most 1024),
-   * each grant with its own fencing token (the granting entry's index; waiters granted by one entry
-   * share it). Everyone holding or waiting on a name must ask the same permits: a different value
+   * each grant with its own fencing token (see the Lock service: waiters granted by one entry get
+   * distinct tokens). Everyone holding or waiting on a name must ask the same permits: a different value
    * is FAILED_PRECONDITION naming both (SetPermits changes it).
    */
   'permits': (number);

@@ -8,7 +8,9 @@ export interface AcquireResponse {
    */
   'acquired'?: (boolean);
   /**
-   * The grant's fencing token (strictly increasing per lock); 0 when not acquired.
+   * The grant's fencing token: this grant's alone, strictly increasing per lock, the granting entry's
+   * index × 1024 + its ordinal among that entry's grants of this lock (see the Lock service); 0 when
+   * not acquired.
    */
   'fencingToken'?: (number | string | Long);
   /**
@@ -42,7 +44,9 @@ export interface AcquireResponse__Output {
    */
   'acquired': (boolean);
   /**
-   * The grant's fencing token (strictly increasing per lock); 0 when not acquired.
+   * The grant's fencing token: this grant's alone, strictly increasing per lock, the granting entry's
+   * index × 1024 + its ordinal among that entry's grants of this lock (see the Lock service); 0 when
+   * not acquired.
    */
   'fencingToken': (number);
   /**

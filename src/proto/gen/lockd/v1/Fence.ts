@@ -15,8 +15,8 @@ import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResp
  * Bounds (RESOURCE_EXHAUSTED, the message naming the limit; nothing changes):
  * - 1,024 keys in the store (all clients together);
  * - 64 keys created per lease: a write that creates a key is charged to the lease whose live grant
- * holds its fencing_token (a token is the log index of its grant; the lowest lease id when one
- * entry granted several locks); Fence.Delete gives the charge back. A write whose token belongs to
+ * holds its fencing_token (a token names one grant of a lock; the lowest lease id when one
+ * entry granted several locks under equal tokens); Fence.Delete gives the charge back. A write whose token belongs to
  * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
  * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
  * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
@@ -109,8 +109,8 @@ export interface FenceClient extends grpc.Client {
  * Bounds (RESOURCE_EXHAUSTED, the message naming the limit; nothing changes):
  * - 1,024 keys in the store (all clients together);
  * - 64 keys created per lease: a write that creates a key is charged to the lease whose live grant
- * holds its fencing_token (a token is the log index of its grant; the lowest lease id when one
- * entry granted several locks); Fence.Delete gives the charge back. A write whose token belongs to
+ * holds its fencing_token (a token names one grant of a lock; the lowest lease id when one
+ * entry granted several locks under equal tokens); Fence.Delete gives the charge back. A write whose token belongs to
  * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
  * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
  * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.

@@ -9,7 +9,8 @@ export interface LeaderKey {
   'name'?: (string);
   'leaseId'?: (number | string | Long);
   /**
-   * The grant's fencing token (the index of the entry that made this lease the leader).
+   * The grant's fencing token (see the Lock service: floor(token / 1024) is the index of the entry
+   * that made this lease the leader).
    */
   'fencingToken'?: (number | string | Long);
 }
@@ -21,7 +22,8 @@ export interface LeaderKey__Output {
   'name': (string);
   'leaseId': (number);
   /**
-   * The grant's fencing token (the index of the entry that made this lease the leader).
+   * The grant's fencing token (see the Lock service: floor(token / 1024) is the index of the entry
+   * that made this lease the leader).
    */
   'fencingToken': (number);
 }

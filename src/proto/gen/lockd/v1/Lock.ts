@@ -17,6 +17,15 @@ import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResp
 
 /**
  * Named mutual-exclusion locks with fencing tokens.
+ * 
+ * A fencing token names exactly one grant: no other grant of that lock ever had it. token = the
+ * granting log entry's index × 1024 + ordinal, the ordinal counting that entry's grants of that lock
+ * (0 for the first; one entry grants one lock at most 1024 times: a Tick expiring several semaphore
+ * holders, SetPermits growing, shared readers joining). So tokens strictly increase per lock (and per
+ * fenced key), floor(token / 1024) is the index of the granting entry, and every token is below 2^53
+ * up to index 2^43 - 1. A token therefore acts only on its own grant: Release, Proclaim, Resign and a
+ * Fence.Write or Delete bound to a lock never act on another holder's grant with a stale token.
+ * Tokens of grants made before this rule are their entry's index; they are below every later token.
  */
 export interface LockClient extends grpc.Client {
   /**
@@ -208,10 +217,10 @@ export interface LockClient extends grpc.Client {
   
   /**
    * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
-   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
-   * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
-   * (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on an
-   * election (one leader: see Acquire); NOT_FOUND
+   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: each gets a token
+   * of its own, all naming that entry). Refused with FAILED_PRECONDITION below the current number of
+   * holders (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on
+   * an election (one leader: see Acquire); NOT_FOUND
    * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
    * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
    * --acl anyone may.
@@ -222,10 +231,10 @@ export interface LockClient extends grpc.Client {
   SetPermits(argument: _lockd_v1_SetPermitsRequest, callback: grpc.requestCallback<_lockd_v1_SetPermitsResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
-   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
-   * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
-   * (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on an
-   * election (one leader: see Acquire); NOT_FOUND
+   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: each gets a token
+   * of its own, all naming that entry). Refused with FAILED_PRECONDITION below the current number of
+   * holders (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on
+   * an election (one leader: see Acquire); NOT_FOUND
    * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
    * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
    * --acl anyone may.
@@ -239,6 +248,15 @@ export interface LockClient extends grpc.Client {
 
 /**
  * Named mutual-exclusion locks with fencing tokens.
+ * 
+ * A fencing token names exactly one grant: no other grant of that lock ever had it. token = the
+ * granting log entry's index × 1024 + ordinal, the ordinal counting that entry's grants of that lock
+ * (0 for the first; one entry grants one lock at most 1024 times: a Tick expiring several semaphore
+ * holders, SetPermits growing, shared readers joining). So tokens strictly increase per lock (and per
+ * fenced key), floor(token / 1024) is the index of the granting entry, and every token is below 2^53
+ * up to index 2^43 - 1. A token therefore acts only on its own grant: Release, Proclaim, Resign and a
+ * Fence.Write or Delete bound to a lock never act on another holder's grant with a stale token.
+ * Tokens of grants made before this rule are their entry's index; they are below every later token.
  */
 export interface LockHandlers extends grpc.UntypedServiceImplementation {
   /**
@@ -326,10 +344,10 @@ export interface LockHandlers extends grpc.UntypedServiceImplementation {
   
   /**
    * Change the permits of a semaphore (AcquireRequest.permits) that someone holds or waits for.
-   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: they share its
-   * index as fencing token). Refused with FAILED_PRECONDITION below the current number of holders
-   * (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on an
-   * election (one leader: see Acquire); NOT_FOUND
+   * Growing grants the waiters that now fit at once, in FIFO order (one log entry: each gets a token
+   * of its own, all naming that entry). Refused with FAILED_PRECONDITION below the current number of
+   * holders (no grant is taken back), above 1 on a read-write lock (shared holders or waiters), and on
+   * an election (one leader: see Acquire); NOT_FOUND
    * when nobody holds or waits for the name (the next Acquire's permits decide). On a node started
    * with --acl only an admin may call it (PERMISSION_DENIED otherwise), like Membership; without
    * --acl anyone may.

@@ -23,7 +23,8 @@ export interface LockEvent {
    */
   'type'?: (string);
   /**
-   * The fencing token of the grant concerned.
+   * The fencing token of the grant concerned (its own: see the Lock service; 0 for QUEUED,
+   * WAITER_REMOVED, WAIT_CANCELLED). For ACQUIRED, floor(fencing_token / 1024) = index.
    */
   'fencingToken'?: (number | string | Long);
   /**
@@ -60,7 +61,8 @@ export interface LockEvent__Output {
    */
   'type': (string);
   /**
-   * The fencing token of the grant concerned.
+   * The fencing token of the grant concerned (its own: see the Lock service; 0 for QUEUED,
+   * WAITER_REMOVED, WAIT_CANCELLED). For ACQUIRED, floor(fencing_token / 1024) = index.
    */
   'fencingToken': (number);
   /**

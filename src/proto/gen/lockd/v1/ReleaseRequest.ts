@@ -18,9 +18,10 @@ export interface ReleaseRequest {
    */
   'requestId'?: (string);
   /**
-   * The holding lease; 0 = whichever holds fencing_token. Needed only when one entry granted the name
-   * to several leases under one token (a semaphore's or read lock's waiters): then a Release without
-   * it is FAILED_PRECONDITION. Set, it must be the holder's (else released = false).
+   * The holding lease; 0 = the one grant fencing_token names (a token names one grant, so a stale
+   * token releases nothing even while others hold the lock). Set, it must be that grant's lease (else
+   * released = false). Only grants made before tokens were per grant can share a token; releasing one
+   * of those without lease_id is FAILED_PRECONDITION.
    */
   'leaseId'?: (number | string | Long);
 }
@@ -41,9 +42,10 @@ export interface ReleaseRequest__Output {
    */
   'requestId': (string);
   /**
-   * The holding lease; 0 = whichever holds fencing_token. Needed only when one entry granted the name
-   * to several leases under one token (a semaphore's or read lock's waiters): then a Release without
-   * it is FAILED_PRECONDITION. Set, it must be the holder's (else released = false).
+   * The holding lease; 0 = the one grant fencing_token names (a token names one grant, so a stale
+   * token releases nothing even while others hold the lock). Set, it must be that grant's lease (else
+   * released = false). Only grants made before tokens were per grant can share a token; releasing one
+   * of those without lease_id is FAILED_PRECONDITION.
    */
   'leaseId': (number);
 }
