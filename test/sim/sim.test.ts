@@ -137,7 +137,8 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     const bad = reports.filter((r) => r.violation);
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
     expect(sum(reports, (r) => r.nemesis!.cuts), 'changing leaders cut off').to.be.greaterThan(150);
-    expect(sum(reports, (r) => r.nemesis!.shifts), 'partitions shifted to a new leader asking for a change at once').to.be.greaterThan(150);
+    // (Fewer where a run starts with one voter: no second leader to shift to until a learner is promoted.)
+    expect(sum(reports, (r) => r.nemesis!.shifts), 'partitions shifted to a new leader asking for a change at once').to.be.greaterThan(100);
     expect(reports.every((r) => r.stats.healToLeaderSteps >= 0 && r.stats.proposeToAppliedSteps >= 0)).to.equal(true);
   });
 
