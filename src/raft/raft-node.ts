@@ -129,11 +129,17 @@ export class RaftNode {
     const { log } = this.raft;
     const soft = this.raft.softState();
     const hard = this.raft.hardState();
+    // prevHard is what the driver was last handed, so what it has persisted once this Ready is.
+    const termOrVoteChanged = hard.term !== this.prevHard.term || hard.vote !== this.prevHard.vote;
+    const entries = [...log.unstable.entries];
+    const snapshot = log.unstable.snapshot;
     const rd: Ready = {
       softState: sameSoft(soft, this.prevSoft) ? undefined : soft,
       hardState: sameHard(hard, this.prevHard) ? undefined : hard,
-      entries: [...log.unstable.entries],
-      snapshot: log.unstable.snapshot,
+      termOrVoteChanged,
+      mustSync: termOrVoteChanged || entries.length > 0 || snapshot !== undefined,
+      entries,
+      snapshot,
       committedEntries: log.nextCommittedEnts(MAX_APPLY_BYTES_PER_READY),
       messages: this.raft.msgs,
       readStates: this.raft.readStates,

@@ -119,11 +119,22 @@ export interface ReadState {
  *
  * One exception to the order (thesis §10.2.1): messages for which `sendableBeforePersist` is true
  * may be sent before step 1, so a leader writes its own disk while followers write theirs. They
- * acknowledge nothing, and the leader counts its own entries only after advance().
+ * acknowledge nothing, and the leader counts its own entries only after advance(). Never when the
+ * batch changes the term or the vote (`termOrVoteChanged`): every message carries its term, and a
+ * term seen by others but lost in a crash could be taken again (a one-voter node campaigns, wins
+ * and replicates to its learners in one batch: it would lead that term twice). That is etcd's rule:
+ * no message before the hard state it depends on is persisted.
  */
 export interface Ready {
   readonly softState?: SoftState;
   readonly hardState?: HardState;
+  /** `hardState` changes the term or the vote: persist it before sending anything. */
+  readonly termOrVoteChanged: boolean;
+  /**
+   * Step 1 must be synced (etcd's MustSync): the term, the vote or the log changes, which Raft keeps
+   * on stable storage before answering anyone. False: at most the commit index changed.
+   */
+  readonly mustSync: boolean;
   readonly entries: readonly Entry[];
   readonly snapshot?: Snapshot;
   readonly committedEntries: readonly Entry[];
@@ -259,7 +270,8 @@ export function message(fields: Partial<Message> & Pick<Message, 'type' | 'from'
   return { logTerm: 0, index: 0, entries: [], commit: 0, reject: false, rejectHint: 0, context: '', ...fields };
 }
 
-/** Leader replication traffic: safe to send before the Ready that produced it is persisted. */
-export function sendableBeforePersist(m: Message): boolean {
+/** Leader replication traffic of a batch that keeps its term and vote: safe to send before the batch is persisted. */
+export function sendableBeforePersist(rd: Pick<Ready, 'termOrVoteChanged'>, m: Message): boolean {
+  if (rd.termOrVoteChanged) return false;
   return m.type === 'App' || m.type === 'Heartbeat' || m.type === 'Snap' || m.type === 'TimeoutNow';
 }

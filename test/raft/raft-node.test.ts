@@ -209,6 +209,24 @@ describe('raft core', () => {
       expect(r.status().commit).to.equal(2);
     });
 
+    it('a Ready says what must be synced (mustSync) and when no message may precede the write (termOrVoteChanged)', () => {
+      const storage = new MemoryStorage(['a']);
+      const r = new RaftNode({ id: 'a', peers: ['a'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1) });
+      const flags = () => {
+        const rd = r.ready();
+        if (rd.hardState) storage.setHardState(rd.hardState);
+        storage.append(rd.entries);
+        r.advance(rd);
+        return { mustSync: rd.mustSync, termOrVoteChanged: rd.termOrVoteChanged };
+      };
+      r.campaign(); // one voter: term 1, its vote, leadership and the no-op in one batch
+      expect(flags()).to.deep.equal({ mustSync: true, termOrVoteChanged: true });
+      if (r.hasReady()) expect(flags(), 'the no-op commits').to.deep.equal({ mustSync: false, termOrVoteChanged: false });
+      r.propose(enc('x'));
+      expect(flags(), 'an entry').to.deep.equal({ mustSync: true, termOrVoteChanged: false });
+      expect(r.hasReady() ? flags() : undefined, 'its commit alone').to.deep.equal({ mustSync: false, termOrVoteChanged: false });
+    });
+
     it('input between ready() and advance() is refused loudly', () => {
       const r = lone();
       r.campaign();

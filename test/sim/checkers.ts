@@ -56,8 +56,12 @@ const TERM_SPAN = 1_000_000;
 export class Checker {
   /** Term → the node that led it. */
   private readonly leaderOfTerm = new Map<number, NodeId>();
-  /** (index, term) → the entry seen there (in any node's log, durable or not). */
+  /** (index, term) → the entry a node wrote there (durable or not; entries sent ahead of a write reach followers' writes). */
   private readonly entries = new Map<number, EntryRecord>();
+  /** Per node: the entries of the batch under way, recorded once it is written. A batch lost before its write was seen
+   *  by nobody (no message of a batch that changes the term leaves before it): a one-voter node that crashed there
+   *  may win the same term again and fill the same indexes with other entries. */
+  private readonly unwritten = new Map<NodeId, { key: number; index: number; term: number; data: string; prev: number | undefined }[]>();
   /** The one history: history[i] is the app state after applying indexes 1..i. */
   private readonly history: (AppState | undefined)[] = [];
   /** committedTerm[i]: term of the entry committed at i; commitTerm[i]: term of the first node seen committing it. */
@@ -140,30 +144,39 @@ export class Checker {
     const snap = rd.snapshot && rd.snapshot.metadata.index > 0 ? rd.snapshot.metadata : undefined;
     const base = snap ? snap.index : disk.snapshotIndex;
     const ents = rd.entries;
+    const pending: { key: number; index: number; term: number; data: string; prev: number | undefined }[] = [];
     for (let k = 0; k < ents.length; k++) {
       const e = ents[k];
       if (e.index <= base) continue; // covered by the snapshot (checked as app state)
       const prev = k > 0 ? ents[k - 1].term : baseTerm(disk, snap, e.index - 1);
-      const key = e.index * TERM_SPAN + e.term;
-      const data = dataText(e.data);
-      const rec = this.entries.get(key);
-      if (!rec) {
-        this.entries.set(key, { data, prevTerm: prev ?? -1 });
-        continue;
-      }
-      if (rec.data !== data) {
-        fail('Log Matching', node.id, `entry ${e.index} of term ${e.term} holds ${JSON.stringify(data)}, elsewhere ${JSON.stringify(rec.data)}`);
-      }
-      if (prev === undefined) continue;
-      if (rec.prevTerm === -1) rec.prevTerm = prev;
-      else if (rec.prevTerm !== prev) {
-        fail('Log Matching', node.id, `entry ${e.index} of term ${e.term} follows term ${prev}, elsewhere term ${rec.prevTerm}`);
-      }
+      pending.push({ key: e.index * TERM_SPAN + e.term, index: e.index, term: e.term, data: dataText(e.data), prev });
+    }
+    for (const p of pending) this.matchEntry(node, p, false);
+    this.unwritten.set(node.id, pending);
+  }
+
+  /** Check one entry of a node's batch against the entry other nodes wrote at its (index, term); record it once written. */
+  private matchEntry(node: SimNode, p: { key: number; index: number; term: number; data: string; prev: number | undefined }, written: boolean): void {
+    const rec = this.entries.get(p.key);
+    if (!rec) {
+      if (written) this.entries.set(p.key, { data: p.data, prevTerm: p.prev ?? -1 });
+      return;
+    }
+    if (rec.data !== p.data) {
+      fail('Log Matching', node.id, `entry ${p.index} of term ${p.term} holds ${JSON.stringify(p.data)}, elsewhere ${JSON.stringify(rec.data)}`);
+    }
+    if (p.prev === undefined) return;
+    if (rec.prevTerm === -1) {
+      if (written) rec.prevTerm = p.prev;
+    } else if (rec.prevTerm !== p.prev) {
+      fail('Log Matching', node.id, `entry ${p.index} of term ${p.term} follows term ${p.prev}, elsewhere term ${rec.prevTerm}`);
     }
   }
 
   /** The batch's durable parts are written (the synced ones waited for): the disk holds the node's log. */
   persisted(node: SimNode, rd: Ready): void {
+    for (const p of this.unwritten.get(node.id) ?? []) this.matchEntry(node, p, true);
+    this.unwritten.delete(node.id);
     const disk = node.disk.cached;
     const hs = rd.hardState;
     // A commit index on disk beyond the synced log would outlive the entries it covers in a power cut.

@@ -1,10 +1,11 @@
-// npm run sim -- --seed S [--steps M] [--nodes 3|5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
-// npm run sim -- --seeds N [--start K] [--steps M] [--nodes 3|5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
+// npm run sim -- --seed S [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
+// npm run sim -- --seeds N [--start K] [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
 // Planted bugs: --bug (Raft core), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
 import type { PlantedBug } from '../../src/raft/types.js';
 import { LOCK_BUGS, type LockBug } from './lock-app.js';
 import { MEMBERSHIP_SCHEDULES, type MembershipSchedule } from './conf-nemesis.js';
+import { CLUSTER_SHAPES, type ClusterShape } from './faults.js';
 import type { LockStats } from './lock-checkers.js';
 import type { MembershipStats } from './membership.js';
 import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
@@ -13,7 +14,7 @@ import { DISK_BUGS, type DiskBug } from './sim-storage.js';
 import { START_BUGS, type StartBug } from './voters.js';
 
 export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 3|5] [--bug ${BUGS.join('|')}] ` +
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUGS.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--workers W] [--no-liveness] [--trace-lines L]`;
 
@@ -53,9 +54,9 @@ function parse(argv: string[]): Args {
         i++;
         break;
       case '--nodes': {
-        const n = int(flag, v, 3);
-        if (n !== 3 && n !== 5) throw new Error(`--nodes must be 3 or 5, got ${n}`);
-        opts.nodes = n;
+        const n = int(flag, v, 1);
+        if (!CLUSTER_SHAPES.includes(n as ClusterShape)) throw new Error(`--nodes must be one of ${CLUSTER_SHAPES.join(', ')}, got ${n}`);
+        opts.nodes = n as ClusterShape;
         i++;
         break;
       }
@@ -141,7 +142,7 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
   const ok = reports.filter((r) => !r.violation);
   const sum = (f: (r: SimReport) => number) => ok.reduce((a, r) => a + f(r), 0);
   const max = (f: (r: SimReport) => number) => ok.reduce((a, r) => Math.max(a, f(r)), 0);
-  const three = reports.filter((r) => r.nodes === 3).length;
+  const shapes = CLUSTER_SHAPES.map((n) => `${reports.filter((r) => r.nodes === n).length} of ${n}`).join(', ');
   const lock = (k: keyof LockStats) => sum((r) => r.lock?.[k] ?? 0);
   const lockLine = ok.some((r) => r.lock)
     ? [`lock app: ${lock('entries')} entries (${lock('ticks')} ticks, ${lock('grants')} grants), ${lock('acquired')} acquired, ` +
@@ -159,7 +160,7 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       (ok.some((r) => r.nemesis) ? `; nemesis: ${sum((r) => r.nemesis?.cuts ?? 0)} changing leaders cut off, ${sum((r) => r.nemesis?.shifts ?? 0)} partitions shifted to the next leader` : '')]
     : [];
   return [
-    `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); ${three} runs of 3 nodes, ${reports.length - three} of 5`,
+    `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); runs by voters at start: ${shapes}`,
     `totals: ${sum((r) => r.stats.leaderTerms)} leader terms, ${sum((r) => r.stats.crashes)} crashes ` +
       `(${sum((r) => r.stats.lostBatches)} with writes in flight, ${sum((r) => r.stats.lostWrites)} writes lost), ` +
       `${sum((r) => r.stats.powerCuts)} power cuts (${sum((r) => r.stats.unsyncedLost)} unsynced writes lost), ` +

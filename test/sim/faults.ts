@@ -23,9 +23,25 @@ const PARTITION_KINDS: readonly PartitionKind[] = [
   'minority', 'isolated-leader', 'leader-in-minority', 'ring', 'asymmetric', 'deaf-leader', 'mute-node', 'random-links',
 ];
 
+/** Voters a cluster starts with. One voter campaigns, wins and replicates to its learners in one batch; even sizes have
+ *  majorities that a single-server change can split. */
+export type ClusterShape = 1 | 2 | 3 | 4 | 5;
+export const CLUSTER_SHAPES: readonly ClusterShape[] = [1, 2, 3, 4, 5];
+
+/** Share of runs per shape, in the order drawn: a seed that drew 3 or 5 before other shapes existed (one float, 3 below
+ *  0.5) keeps its shape when its float is below 0.35 or from 0.65 on. */
+const SHAPE_SHARES: readonly (readonly [ClusterShape, number])[] = [[3, 0.35], [1, 0.1], [2, 0.1], [4, 0.1], [5, 0.35]];
+
+function drawShape(prng: Prng): ClusterShape {
+  const x = prng.float();
+  let below = 0;
+  for (const [n, share] of SHAPE_SHARES) if (x < (below += share)) return n;
+  return 5;
+}
+
 export interface Profile {
   readonly family: 'mixed' | 'churn';
-  readonly nodes: 3 | 5;
+  readonly nodes: ClusterShape;
   readonly node: Omit<NodeSettings, 'tickSkip' | 'tickDouble'>;
   readonly tickSkipMax: number;
   readonly tickDoubleMax: number;
@@ -72,9 +88,9 @@ const CHURN_SHARE = 0.25;
  *    cluster may be down at once. That is what leaves divergent uncommitted tails of different terms
  *    on different nodes — the setting of Raft fig. 8, which random faults alone reach only rarely.
  */
-export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug?: PlantedBug, diskBug?: DiskBug, startBug?: StartBug): Profile {
+export function drawProfile(prng: Prng, nodes: ClusterShape | undefined, plantedBug?: PlantedBug, diskBug?: DiskBug, startBug?: StartBug): Profile {
   const family: Profile['family'] = prng.chance(CHURN_SHARE) ? 'churn' : 'mixed';
-  const drawnNodes = prng.chance(0.5) ? 3 : 5; // drawn even when fixed, so --nodes does not shift later draws
+  const drawnNodes = drawShape(prng); // drawn even when fixed, so --nodes does not shift later draws
   const n = nodes ?? drawnNodes;
   const weather: NetworkConditions[] = [HEALTHY];
   const kinds = prng.range(1, 3);
@@ -105,7 +121,8 @@ export function drawProfile(prng: Prng, nodes: 3 | 5 | undefined, plantedBug?: P
     crashRate: prng.pick([0, 0.002, 0.005, 0.01]),
     leaderCrashShare: prng.pick([0.3, 0.6, 0.9]),
     midCycleShare: prng.pick([0.3, 0.6]),
-    maxDown: prng.chance(0.8) ? Math.floor(n / 2) : n,
+    // Mostly a majority stays up (at least one node may go down, even where that is all of them).
+    maxDown: prng.chance(0.8) ? Math.max(1, Math.floor((n - 1) / 2)) : n,
     downSteps: prng.pick([[1, 20], [5, 100], [20, 300]] as const),
     proposeRate: prng.pick([0.02, 0.1, 0.3]),
     proposeCrashRate: prng.pick([0, 0.01, 0.05]),
@@ -185,6 +202,7 @@ export function cutBetween(a: readonly NodeId[], b: readonly NodeId[]): [NodeId,
 /** Directed links to cut for a partition of the given kind. */
 export function partitionLinks(kind: PartitionKind, ids: readonly NodeId[], leader: NodeId | undefined, prng: Prng): [NodeId, NodeId][] {
   const n = ids.length;
+  if (n < 2) return []; // one node: no link to cut
   const minority = Math.floor((n - 1) / 2) || 1;
   const chief = leader ?? prng.pick(ids);
   const both = cutBetween;
@@ -203,7 +221,8 @@ export function partitionLinks(kind: PartitionKind, ids: readonly NodeId[], lead
       return both(side, others.slice(size));
     }
     case 'ring': {
-      // Nodes on a circle; each keeps only its neighbours (n=5: itself + 2 = a majority; n=3: one link cut).
+      // Nodes on a circle; each keeps only its neighbours (n=5: itself + 2 = a majority; n=4: the opposite node cut;
+      // n=3: one link cut; n=2: nothing).
       const order = prng.shuffle([...ids]);
       const cuts: [NodeId, NodeId][] = [];
       for (let i = 0; i < n; i++) {
@@ -262,8 +281,8 @@ export class FaultSchedule {
     const w = this.world;
     for (const node of w.nodes) {
       if (node.up || node.restartAt > step) continue;
-      // (A node that joined with no --peers voters has no wrong set to be given: membership runs, membership.ts.)
-      const named = !this.calm && this.prng.chance(p.misconfigRate) && node.peers.length > 0 ? this.wrongPeers(node) : undefined;
+      // (A node that joined with no --peers voters, or the only one, has no wrong set to be given: membership.ts.)
+      const named = !this.calm && this.prng.chance(p.misconfigRate) && node.peers.length > 1 ? this.wrongPeers(node) : undefined;
       // A refused start (exit 3): the operator fixes --peers and starts it again a little later.
       if (!w.restart(node, named)) node.restartAt = step + this.prng.range(1, 20);
     }

@@ -11,7 +11,7 @@ import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
 import { LockChecker, type LockStats } from './lock-checkers.js';
 import { LockWorkload, describeLockMix, drawLockMix, type LockDriver, type Proposal } from './lock-workload.js';
-import { FaultSchedule, cutBetween, describeProfile, drawProfile, type Profile, type World } from './faults.js';
+import { FaultSchedule, cutBetween, describeProfile, drawProfile, type ClusterShape, type Profile, type World } from './faults.js';
 import { Network, type NetworkConditions } from './network.js';
 import { Prng } from './prng.js';
 import { SimNode, type CrashKind, type CrashPoint, type DriverHooks } from './sim-node.js';
@@ -27,7 +27,7 @@ export interface SimOptions {
   readonly seed: number;
   /** Steps of the faulty phase (the calm liveness phase comes after). */
   readonly steps?: number;
-  readonly nodes?: 3 | 5;
+  readonly nodes?: ClusterShape;
   readonly plantedBug?: PlantedBug;
   /** Override parts of the drawn fault mix (experiments and targeted tests). */
   readonly mix?: MixOverride;
@@ -348,8 +348,9 @@ class Sim implements DriverHooks, World, LockDriver {
     }
     if (rnd.chance(p.transferRate)) {
       const leader = this.leader();
-      if (leader) {
-        const to = rnd.pick(this.nodes.filter((x) => x !== leader)).id;
+      const others = this.nodes.filter((x) => x !== leader);
+      if (leader && others.length > 0) {
+        const to = rnd.pick(others).id;
         leader.loop!.transferLeader(to, (ok) => ok && this.stats.transfers++);
         this.trace.event(now, 'transfer', leader.id, to);
       }

@@ -45,15 +45,16 @@ function expectReplay(first: SimReport, opts: Omit<SimOptions, 'seed'>): void {
 describe('simulator: Raft safety and liveness under a seeded faulty network', function () {
   this.timeout(170_000);
 
-  it(`${SEEDS} seeds × ${STEPS} steps, 3 and 5 nodes: no violation`, async () => {
+  it(`${SEEDS} seeds × ${STEPS} steps, 1 to 5 voters: no violation`, async () => {
     const reports = await runSeeds(1, SEEDS, { steps: STEPS });
     expect(reports.map((r) => r.seed)).to.deep.equal(Array.from({ length: SEEDS }, (_, i) => i + 1));
     const bad = reports.filter((r) => r.violation);
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
 
     // The runs really exercised what they claim to.
-    const three = reports.filter((r) => r.nodes === 3).length;
-    expect(three).to.be.within(SEEDS * 0.35, SEEDS * 0.65);
+    for (const [n, share] of [[1, 0.1], [2, 0.1], [3, 0.35], [4, 0.1], [5, 0.35]]) {
+      expect(reports.filter((r) => r.nodes === n).length, `runs of ${n} voters`).to.be.within(SEEDS * share * 0.7, SEEDS * share * 1.3);
+    }
     expect(reports.filter((r) => r.profile.startsWith('churn')).length).to.be.greaterThan(SEEDS * 0.15);
     expect(sum(reports, (r) => r.stats.leaderTerms)).to.be.greaterThan(SEEDS * 5);
     expect(sum(reports, (r) => r.stats.crashes)).to.be.greaterThan(SEEDS * 2);
@@ -136,13 +137,15 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     const bad = reports.filter((r) => r.violation);
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
     expect(sum(reports, (r) => r.nemesis!.cuts), 'changing leaders cut off').to.be.greaterThan(150);
-    expect(sum(reports, (r) => r.nemesis!.shifts), 'partitions shifted to a new leader asking for a change at once').to.be.greaterThan(150);
+    // (Fewer where a run starts with one voter: no second leader to shift to until a learner is promoted.)
+    expect(sum(reports, (r) => r.nemesis!.shifts), 'partitions shifted to a new leader asking for a change at once').to.be.greaterThan(100);
     expect(reports.every((r) => r.stats.healToLeaderSteps >= 0 && r.stats.proposeToAppliedSteps >= 0)).to.equal(true);
   });
 
-  // Hunted under the nemesis schedule (conf-nemesis.ts), which sets the scene on purpose: 26 seeds in 1..300, the
-  // first at 13 (largest gap between hits 60). Random membership changes alone reach it 2 times in 1..1500 (first
-  // at 1278; it was 3 in 1500, first 519, before the driver wrote the hard state of a batch committing a config entry).
+  // Hunted under the nemesis schedule (conf-nemesis.ts), which sets the scene on purpose: 16 seeds in 1..300 with
+  // clusters of 1 to 5 voters, the first at 4 (largest gap between hits 69; it was 26, first 13, with 3 or 5).
+  // Random membership changes alone reach it 2 times in 1..1500 (first at 1278; it was 3 in 1500, first 519,
+  // before the driver wrote the hard state of a batch committing a config entry).
   const CONF_BUG_SEEDS = 100;
   it(`planted bug conf-change-before-first-commit (membership runs, nemesis schedule): two leaders in a term or a committed entry lost, within ${CONF_BUG_SEEDS} seeds, and replayed exactly`, async () => {
     // Ongaro's single-server-change bug: a deposed leader's change and a newer leader's change have disjoint

@@ -141,9 +141,8 @@ export class DriverLoop<R> {
   private snapshotIndex: number;
   private role: Role = 'follower';
   private leader: NodeId = '';
-  /** Term and vote as last handed to storage: a change must be on disk before any message. */
+  /** Term as last handed to storage (for the logs). */
   private term: number;
-  private vote: NodeId;
   /** The newest hard state handed out and not yet written (a commit-only change waits for the next synced write). */
   private unwrittenHard: HardState | undefined;
   private readonly appliedListeners: AppliedListener<R>[] = [];
@@ -160,7 +159,6 @@ export class DriverLoop<R> {
     this.applied = this.snapshotIndex = snap.metadata.index;
     this.raft = new RaftNode({ ...opts.raft, id: opts.id, peers: opts.voters, storage: memory, applied: this.applied });
     this.term = memory.hardState().term;
-    this.vote = memory.hardState().vote;
   }
 
   setOutbox(outbox: Outbox): void {
@@ -349,10 +347,13 @@ export class DriverLoop<R> {
 
   private handleReady(rd: Ready): void {
     this.opts.observer?.readyTaken?.(rd);
-    // 0. leader replication may go out while our own disk write runs (it acknowledges nothing)
+    // 0. leader replication may go out while our own disk write runs (it acknowledges nothing), but
+    // never ahead of a new term or vote (the core's rule, sendableBeforePersist): a one-voter node
+    // campaigns, wins and replicates to its learners in one batch, and a crash before the write would
+    // let it lead that term a second time.
     const early: Message[] = [];
     const late: Message[] = [];
-    for (const m of rd.messages) (sendableBeforePersist(m) ? early : late).push(m);
+    for (const m of rd.messages) (sendableBeforePersist(rd, m) ? early : late).push(m);
     if (early.length > 0) this.outbox.send(early);
     // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
     // change is the commit index is usually not written at all: the commit index needs no durability (a
@@ -361,16 +362,13 @@ export class DriverLoop<R> {
     // restarts and the log-dump tool. That saves a LevelDB batch on every node per round.
     const hs = rd.hardState;
     if (hs) this.unwrittenHard = hs;
-    const termOrVoteChanged = hs !== undefined && (hs.term !== this.term || hs.vote !== this.vote);
-    // Except when a config entry commits: the stored commit must cover it, or a node that learned its
-    // own removal would restart not knowing it (lockd-node's selfRemoved check reads the stored log).
-    // Config changes are rare, so this costs nothing.
-    const sync = rd.entries.length > 0 || rd.snapshot !== undefined || termOrVoteChanged || rd.committedEntries.some((e) => e.type === 'config');
+    // The core says when the write must be synced (rd.mustSync: term, vote or log changed). And when a
+    // config entry commits: the stored commit must cover it, or a node that learned its own removal
+    // would restart not knowing it (lockd-node's selfRemoved check reads the stored log). Config
+    // changes are rare, so this costs nothing.
+    const sync = rd.mustSync || rd.committedEntries.some((e) => e.type === 'config');
     if (hs && hs.term !== this.term) this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
-    if (hs) {
-      this.term = hs.term;
-      this.vote = hs.vote;
-    }
+    if (hs) this.term = hs.term;
     if (!sync) {
       this.afterPersist(rd, late);
       return;

@@ -111,7 +111,7 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     model.applyState({ type: 'state', node: 'n3', seq: bus.lastSeq, term: 1, role: 'follower', leader: 'n1', lastIndex: at, commit: at, applied: at, machine: follower.view(10_000) });
     // What the driver does for an InstallSnapshot: 'persisted' (the event), then the restore.
     const snapshot = { metadata: { index: history.length, term: 1, voters: ['n1', 'n2', 'n3'] }, data: leader.snapshot() };
-    source.driverEvent({ kind: 'persisted', rd: { entries: [], committedEntries: [], messages: [], readStates: [], snapshot } });
+    source.driverEvent({ kind: 'persisted', rd: { termOrVoteChanged: false, mustSync: true, entries: [], committedEntries: [], messages: [], readStates: [], snapshot } });
     follower.restore(snapshot.data);
     for (const ev of sub.take().events) model.applyEvent(ev);
     await turn();

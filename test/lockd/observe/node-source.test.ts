@@ -86,10 +86,10 @@ describe('observe: events sourced from applies, roles and votes', () => {
     const entries = [11, 12].map((index) => ({ index, term: 5, data: new Uint8Array(0) }));
     source.driverEvent({ kind: 'sync-started' });
     expect(source.syncOutstandingMs()).to.be.at.least(0);
-    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 10 }, entries, committedEntries: [], messages: [], readStates: [] } });
+    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 10 }, termOrVoteChanged: true, mustSync: true, entries, committedEntries: [], messages: [], readStates: [] } });
     source.driverEvent({ kind: 'synced', ms: 3.5, entries: 2 });
     expect(source.syncOutstandingMs()).to.equal(0);
-    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 12 }, entries: [], committedEntries: entries, messages: [], readStates: [] } });
+    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 12 }, termOrVoteChanged: false, mustSync: false, entries: [], committedEntries: entries, messages: [], readStates: [] } });
     source.driverEvent({ kind: 'snapshot-taken', index: 12, bytes: 99 });
     await turn();
     const evs = sub.take().events.map(({ seq: _s, at: _a, node: _n, term: _t, ...body }) => body);
