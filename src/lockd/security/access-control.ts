@@ -18,7 +18,7 @@
 // Without --acl only ownership and the admin rules above apply. With client certificates verified
 // and no admin named (no --admin, no admin rule), nobody is admin: the admin-only RPCs are refused.
 import type { NodeConfig } from '../node/config.js';
-import type { AclVerb, Authority, LockStateMachine } from '../state-machine/index.js';
+import type { AclVerb, Authority, LockStateMachine, ViewFilter } from '../state-machine/index.js';
 
 export class AccessControl {
   private readonly admins: ReadonlySet<string>;
@@ -58,6 +58,20 @@ export class AccessControl {
    */
   mayRead(principal: string): boolean {
     return !this.enforced || this.isAdmin(principal) || this.sm.aclAllows(principal, '', ['read']);
+  }
+
+  /**
+   * What `principal` may see of the state on the HTTP endpoint, name by name, decided as the gRPC
+   * reads decide (Lock.Inspect: `lock` or `read` on the name; Fence.Read: `fence` or `read` on the
+   * key), so the longest-prefix rule holds there too. undefined: everything (ACLs off, or an admin).
+   * Read at each use: a rule changed later applies to what is shown from then on.
+   */
+  viewFilter(principal: string): ViewFilter | undefined {
+    if (!this.enforced || this.isAdmin(principal)) return undefined;
+    return {
+      lock: (name) => this.sm.aclAllows(principal, name, ['lock', 'read']),
+      fence: (key) => this.sm.aclAllows(principal, key, ['fence', 'read']),
+    };
   }
 
   /** Why `principal` may not `what` `name` with one of `anyOf` (undefined: it may). The message names what is missing. */
