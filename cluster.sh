@@ -6,6 +6,8 @@
 # belongs to a lockd process of this cluster first.
 # Membership: .cluster/members lists the current members' indexes; ids are never reused (add takes the next index ever used).
 set -euo pipefail
+# Everything under .cluster/ is private (data dirs, logs, the cluster id, keys): files 0600, dirs 0700.
+umask 077
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DIR="$(realpath -m "${LOCKD_CLUSTER_DIR:-$ROOT/.cluster}")"
@@ -141,7 +143,7 @@ start_node() {
   (( i > $(cat "$DIR/bootstrap-size" 2>/dev/null || size) )) && join="--join"
   # shellcheck disable=SC2046,SC2086
   nohup node "$MAIN" "${faults[@]}" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
-    --peers "$(peers)" --data-dir "$DIR/n$i" --cluster-id "$(cat "$DIR/cluster-id")" $(tls_flags "$i") $join \
+    --peers "$(peers)" --data-dir "$DIR/n$i" --cluster-id-file "$DIR/cluster-id" $(tls_flags "$i") $join \
     --http-listen "127.0.0.1:$(http_port_of "$i")" >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
 }
@@ -265,7 +267,14 @@ cmd_start() {
     1) touch "$DIR/test-faults" ;;
     0) rm -f "$DIR/test-faults" ;;
   esac
-  [[ -f "$DIR/cluster-id" ]] || echo "local-$(date +%s)-$$" >"$DIR/cluster-id"
+  # The cluster id is the secret a peer stream needs: 128 random bits, in a 0600 file the nodes read
+  # (--cluster-id-file), never on a command line. A cluster made by an older cluster.sh keeps its id
+  # (its data dirs are bound to it), in a file made private here.
+  if [[ ! -f "$DIR/cluster-id" ]]; then
+    if command -v openssl >/dev/null; then openssl rand -hex 16 >"$DIR/cluster-id"; else od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$DIR/cluster-id"; fi
+  fi
+  chmod 600 "$DIR/cluster-id"
+  chmod 700 "$DIR"
   for i in $(members); do start_node "$i"; done
   echo "waiting up to ${START_TIMEOUT}s for a leader..."
   # shellcheck disable=SC2046

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The lockd server process: `node dist/src/lockd/main.js --id n1 --listen ... --peers ... --data-dir ... --cluster-id ...`
-import { createHash } from 'node:crypto';
+// The lockd server process: `node dist/src/lockd/main.js --id n1 --listen ... --peers ... --data-dir ... --cluster-id-file ...`
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
@@ -16,6 +15,10 @@ import { Observability } from './observe/observability.js';
 const EXIT_REMOVED = 4;
 
 async function main(): Promise<void> {
+  // Everything the node writes is its own: the data dir holds the cluster id, fence values,
+  // election values, principals and access rules. Files 0600 and directories 0700, whatever umask
+  // the process was started with (the data dir itself is checked in storage/private-dir.ts).
+  process.umask(0o077);
   let config;
   try {
     config = parseConfig(process.argv.slice(2), process.env);
@@ -24,10 +27,11 @@ async function main(): Promise<void> {
     process.stderr.write(`lockd: ${e.message}\n`);
     process.exit(2);
   }
-  // The cluster id is what a stranger needs to open a peer stream (the node does not echo it), so
-  // the logs, which travel further than the node, carry only a fingerprint of it on every line.
-  const clusterFingerprint = createHash('sha256').update(config.clusterId).digest('hex').slice(0, 12);
-  const logger = pino({ level: config.logLevel, base: { node: config.id, cluster: `sha256:${clusterFingerprint}` } });
+  // The cluster id is what a stranger needs to open a peer stream (the node does not echo it), and
+  // logs travel further than the node: they carry nothing derived from it. A short hash on every
+  // line was an offline oracle (any id a person picks, or a timestamp-made one, falls to it in
+  // seconds); telling clusters' logs apart is the log pipeline's job (where they come from).
+  const logger = pino({ level: config.logLevel, base: { node: config.id } });
   let node: LockdNode;
   const observability = new Observability();
   try {

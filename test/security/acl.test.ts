@@ -134,7 +134,6 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     denied(await failure(alice.release('shared/x', lock.token)));
     denied(await failure(alice.acquireRaw('shared/y', holder.id, { wait: false })));
     denied(await failure(alice.fenceWrite('shared/k', 'v', lock.token)));
-    denied(await failure(alice.timeToLive(holder.id)));
     const aliceLock = stub(v1.Lock, leader, 'alice');
     const cancel = await outcome((md, cb) => aliceLock.CancelWait({ name: 'shared/x', leaseId: waiter.id }, md, cb));
     expect(cancel.code).to.equal(grpc.status.PERMISSION_DENIED);

@@ -4,7 +4,7 @@
 // test or hook fail while it ran keeps its data dirs and logs and prints where; otherwise stop()
 // deletes them. If mocha exits first, its nodes are killed on the way out (test/support/reaper.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,7 +145,13 @@ export class ProcessCluster {
   private constructor(private readonly opts: ClusterOptions) {
     this.baseDir = mkdtempSync(join(tmpdir(), 'lockd-test-'));
     this.clusterId = opts.clusterId ?? `test-${process.pid}`;
+    // Passed by file, as an operator should (README "Security"): never on a command line.
+    this.clusterIdFile = join(this.baseDir, 'cluster-id');
+    writeFileSync(this.clusterIdFile, `${this.clusterId}\n`, { mode: 0o600 });
   }
+
+  /** The 0600 file the nodes read the cluster id from (--cluster-id-file). */
+  readonly clusterIdFile: string;
 
   static async start(opts: ClusterOptions): Promise<ProcessCluster> {
     await ensureBuilt();
@@ -203,9 +209,11 @@ export class ProcessCluster {
   argsFor(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): string[] {
     const n = this.node(id);
     const flags: Record<string, string> = {
-      '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id': this.clusterId,
+      '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id-file': this.clusterIdFile,
       '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.tls?.nodeFlags(id), ...this.opts.nodeFlags?.(id), ...overrides,
     };
+    // A test naming a cluster id on the command line (e.g. a foreign one) gets it instead of the file.
+    if ('--cluster-id' in overrides) delete flags['--cluster-id-file'];
     const switches = this.opts.tls && this.opts.clientCertAuth ? ['--client-cert-auth'] : [];
     return [...Object.entries(flags).flat(), ...switches, ...extraSwitches, ...(this.opts.extraArgs ?? [])];
   }

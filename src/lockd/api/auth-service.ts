@@ -24,7 +24,8 @@ const ruleProblem = (rule: AclRule__Output | null): Problem | undefined =>
 export function authHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer): AuthHandlers {
   const access = ctx.access;
   const requireAdmin = (principal: string, what: string) => {
-    if (!access.isAdmin(principal)) throw denied(`${principal} may not ${what}: that needs \`admin\``);
+    const why = access.adminDenial(principal, what);
+    if (why) throw denied(why);
   };
   const change = (type: 'AclGrant' | 'AclRevoke', principal: string, req: AuthGrantRequest__Output | AuthRevokeRequest__Output, deadline: number) => {
     const rule = req.rule!;

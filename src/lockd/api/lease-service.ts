@@ -74,8 +74,10 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
       validate: (req) => validateLeaseId(req.leaseId),
       onLeader: async (req, caller, deadline) => {
         const v = await proposer.read(deadline, () => sm.timeToLive(req.leaseId));
-        if (!v) throw new ApiError(grpc.status.NOT_FOUND, `lease ${req.leaseId} not found (expired, revoked or never granted)`);
-        requireOwner(access, caller.principal, req.leaseId, v.owner, 'inspect');
+        // Another principal's live lease answers exactly as a dead one: a different refusal would
+        // tell a stranger which ids are live (an existence oracle to probe for others' leases).
+        if (!v || (v.owner !== caller.principal && !access.isAdmin(caller.principal)))
+          throw new ApiError(grpc.status.NOT_FOUND, `lease ${req.leaseId} not found (expired, revoked or never granted, or granted by another principal)`);
         return { leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, locks: [...v.locks], owner: v.owner };
       },
     },

@@ -2,7 +2,7 @@
 // Served by the leader, forwarded by followers like any write. The Raft core decides every change
 // (src/raft/README.md); this layer validates the input, refuses what the core would refuse with a
 // status a person understands, carries the members' addresses in the change (node/member-context.ts)
-// and answers once the change is committed. With --acl admin-only: requireAdmin() is the one place to check it.
+// and answers once the change is committed. With client certificates admin-only: requireAdmin() is the one place to check it.
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { MembershipHandlers } from '../../proto/gen/lockd/v1/Membership.js';
@@ -29,16 +29,18 @@ import { answerBy, settleBy, TimeoutError } from './timing.js';
 const MEMBERSHIP = lockdProto.lockd.v1.Membership.service;
 
 /**
- * THE admin check of every Membership RPC: with --acl only an administrator (an --admin principal
- * or an `admin` rule) may list or change members (PERMISSION_DENIED otherwise). It reads the
- * principal the guard of the port the call came in on recorded: the public guard's own, or on the
- * peer port the one a forwarding member carried. Without --acl it allows every caller, like the
- * rest of the API (bind the client port privately, or turn TLS and ACLs on).
+ * THE admin check of every Membership RPC (and TransferLeader): whenever client certificates are
+ * verified (--client-cert-auth, with or without --acl) only an administrator (an --admin principal
+ * or an `admin` rule) may list or change members; PERMISSION_DENIED otherwise, also when no admin
+ * is named at all. It reads the principal the guard of the port the call came in on recorded: the
+ * public guard's own, or on the peer port the one a forwarding member carried. Without client
+ * certificates every caller is 'anonymous' and it allows all, like the rest of the API (bind the
+ * client port privately, or turn TLS and client certificates on).
  */
-export function requireAdmin(access: AccessControl, call: { metadata: grpc.Metadata }): void {
-  if (!access.enforced) return;
-  const principal = principalOf(call.metadata);
-  if (!access.isAdmin(principal)) throw denied(`${principal} may not list or change members: that needs \`admin\``);
+export function requireAdmin(access: AccessControl, call: { metadata: grpc.Metadata }, what = 'list or change members'): void {
+  if (!access.principalsProven) return;
+  const why = access.adminDenial(principalOf(call.metadata), what);
+  if (why) throw denied(why);
 }
 
 /** How each refusal of the core reaches the caller. */

@@ -1,6 +1,6 @@
 // lockd.v1.Cluster.TransferLeader: validate, route to the leader (forwarded from a follower), run
 // the node's bounded transfer (node/leader-transfer.ts) and turn its outcome into a status. With
-// --acl, admins only (like membership changes).
+// client certificates verified, admins only (like membership changes).
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { TransferLeaderRequest__Output } from '../../proto/gen/lockd/v1/TransferLeaderRequest.js';
@@ -57,7 +57,7 @@ export function transferLeaderHandler(ctx: NodeContext, router: LeaderRouter, fo
       const target = call.request.targetId;
       if (target !== '' && !NODE_ID_PATTERN.test(target))
         throw new ApiError(grpc.status.INVALID_ARGUMENT, `target_id ${JSON.stringify(target.slice(0, 80))} is not a node id (1-64 letters, digits, '.', '_' or '-'), or "" for the most caught-up voter`);
-      requireAdmin(ctx.access, call);
+      requireAdmin(ctx.access, call, 'transfer leadership');
       const route = await router.route(call, deadline);
       if (route.kind === 'local') return onLeader(target, deadline);
       // Up to the client's own deadline when that is the shorter (the leader then answers

@@ -1,5 +1,6 @@
 // Node configuration from flags (and LOCKD_* environment variables). Every value is checked here,
 // at start, so a mistake is a clear message and exit code 2 — never a crash later.
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { NodeId } from '../../raft/types.js';
 import { validatePrincipal } from '../state-machine/index.js';
@@ -62,7 +63,8 @@ export interface TlsFiles {
 
 export class ConfigError extends Error {}
 
-const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT --peers ID=PEER_HOST:PORT,... --data-dir DIR --cluster-id NAME
+const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT --peers ID=PEER_HOST:PORT,... --data-dir DIR --cluster-id-file FILE
+             (or --cluster-id NAME, which every user of the host sees in ps: prefer the file)
              [--advertise-client HOST:PORT] [--advertise-peer HOST:PORT]
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth [--acl] [--admin PRINCIPAL]...]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
@@ -72,7 +74,7 @@ Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1, LOCKD_ACL=1 and LOCKD_JOIN=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
 const FLAGS = [
-  'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id',
+  'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id', 'cluster-id-file',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
   'http-listen', 'advertise-http', 'unsafe-test-faults', 'promote-max-lag',
 ] as const;
@@ -146,7 +148,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (join && peers.size < 2) throw new ConfigError('--join needs --peers to name the members of the cluster to join (their peer addresses), not only this node');
   // (An odd number of voters for a new cluster is checked when the data dir is created: after a
   // membership change a cluster may well have 4 members, and --peers then names addresses only.)
-  const clusterId = required('cluster-id');
+  const clusterId = readClusterId(get('cluster-id'), get('cluster-id-file'));
   const tickMs = int('tick-ms', 50, 1, 10_000);
   const heartbeatTicks = int('heartbeat-ticks', 2, 1, 1000);
   const electionTicks = int('election-ticks', 20, 2, 100_000);
@@ -186,6 +188,33 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
   };
+}
+
+/**
+ * The cluster id from --cluster-id or --cluster-id-file (one of them). The file is read once, at
+ * start, trimmed; it is the secret a stranger needs to speak Raft, so a file others on the host may
+ * read (group or world bits) is refused, as ssh refuses a readable key: chmod 600 it.
+ */
+function readClusterId(inline: string | undefined, file: string | undefined): string {
+  if (inline !== undefined && file !== undefined) throw new ConfigError('give --cluster-id or --cluster-id-file, not both');
+  if (file === undefined) {
+    if (inline === undefined) throw new ConfigError(`missing --cluster-id-file (or --cluster-id)\n${USAGE}`);
+    return inline;
+  }
+  let mode: number;
+  let text: string;
+  try {
+    mode = statSync(file).mode;
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`--cluster-id-file ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  if ((mode & 0o077) !== 0)
+    throw new ConfigError(`--cluster-id-file ${file} is readable by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): the cluster id is a secret; chmod 600 it`);
+  const id = text.trim();
+  if (id === '') throw new ConfigError(`--cluster-id-file ${file} is empty`);
+  if (/[\r\n]/.test(id)) throw new ConfigError(`--cluster-id-file ${file} holds more than one line: it holds the cluster id only`);
+  return id;
 }
 
 /** A boolean switch from its flag or its environment variable (1, true, 0, false). */

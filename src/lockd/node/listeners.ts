@@ -149,14 +149,14 @@ export class Listeners {
     const by = String(call.metadata.get(FORWARDED_HEADER)[0] ?? '');
     const cluster = String(call.metadata.get(CLUSTER_ID_HEADER)[0] ?? '');
     let refused: grpc.StatusObject | undefined;
-    // Never echo our cluster id (it is what a stranger would need); the log has the details.
-    if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
+    // With TLS the certificate first, as on the Raft stream (transport/receiver.ts): one answer for
+    // a caller that cannot prove it is the member it names, whether that id is a member or not and
+    // whether its cluster id is right. Never echo our cluster id; the log has the details.
+    const problem = this.security.peerCallerProblem(call, by);
+    if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by.slice(0, 80)}: ${problem}`);
+    else if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
     else if (by === this.config.id || !this.directory.isMember(by)) refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
-    else {
-      const problem = this.security.peerCallerProblem(call, by);
-      if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by}: ${problem}`);
-      else refused = this.forwardedPrincipal(call.metadata);
-    }
+    else refused = this.forwardedPrincipal(call.metadata);
     if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
     return refused;
   };

@@ -7,7 +7,7 @@ import { NodeSource } from '../observe/node-source.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { AccessControl } from '../security/access-control.js';
-import { LevelStorage } from '../storage/index.js';
+import { LevelStorage, makeDataDirPrivate } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
 import { Listeners } from './listeners.js';
@@ -48,6 +48,9 @@ export class LockdNode {
   static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = [], serverOptions: grpc.ServerOptions = {}): Promise<LockdNode> {
     // TLS files first: unusable ones must stop the node before it touches its data dir.
     const security = NodeSecurity.fromConfig(config);
+    const wasOpen = makeDataDirPrivate(config.dataDir);
+    if (wasOpen !== undefined)
+      logger.warn({ event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) }, `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`);
     const storage = await LevelStorage.open({
       dir: config.dataDir,
       clusterId: config.clusterId,

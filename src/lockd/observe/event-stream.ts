@@ -15,6 +15,44 @@ import type { Socket } from 'node:net';
 import type { EventBus } from './bus.js';
 import type { ObservedEvent } from './events.js';
 import type { StateSnapshot } from './state-snapshot.js';
+import type { ViewFilter } from '../state-machine/index.js';
+
+/**
+ * A reader with a principal (TLS on): what it may see is asked again at every flush, so a rule
+ * changed while its stream is open applies from the next event on (the rule's own applied entry
+ * wakes every reader), and a reader that lost `read` on '' is cut off, told why.
+ */
+export interface EventReader {
+  /** What it may see now (undefined: everything). */
+  only(): ViewFilter | undefined;
+  /** Whether it may still read the stream at all. */
+  mayRead(): boolean;
+}
+
+/**
+ * `ev` as `only` lets it be seen: an event naming a lock or fenced key the reader may not read is
+ * dropped; an applied entry's message (which may quote a name) is dropped too. Raft, lease and
+ * tick events name no lock and pass.
+ */
+export function visibleEvent(ev: ObservedEvent, only: ViewFilter | undefined): ObservedEvent | undefined {
+  if (!only) return ev;
+  switch (ev.type) {
+    case 'lock-granted':
+    case 'lock-freed':
+    case 'waiter':
+    case 'release':
+      return only.lock(ev.name) ? ev : undefined;
+    case 'fence':
+      return only.fence(ev.key) ? ev : undefined;
+    case 'applied': {
+      if (ev.message === undefined) return ev;
+      const { message: _hidden, ...rest } = ev;
+      return rest;
+    }
+    default:
+      return ev;
+  }
+}
 
 /** Events one client may fall behind by before it loses the oldest. */
 export const EVENTS_QUEUE = 1000;
@@ -46,11 +84,11 @@ export class EventStreams {
   constructor(
     private readonly bus: EventBus,
     private readonly onLost: (n: number) => void,
-    private readonly snapshot: () => StateSnapshot,
+    private readonly snapshot: (only?: ViewFilter) => StateSnapshot,
   ) {}
 
   /** Extra response headers (CORS) are the caller's. */
-  serve(req: IncomingMessage, res: ServerResponse, headers: Record<string, string> = {}): void {
+  serve(req: IncomingMessage, res: ServerResponse, headers: Record<string, string> = {}, reader?: EventReader): void {
     if (this.open.size >= MAX_EVENT_CLIENTS) {
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' });
       res.end(`too many /events clients (limit ${MAX_EVENT_CLIENTS})\n`);
@@ -66,13 +104,20 @@ export class EventStreams {
     const flush = () => {
       if (res.writableNeedDrain || res.destroyed) return; // resumed by 'drain'
       const { events, lost } = sub.take();
+      if (reader && !reader.mayRead()) {
+        res.end(`event: denied\ndata: ${JSON.stringify({ reason: 'this principal may no longer read the node\'s observations' })}\n\n`);
+        return;
+      }
+      const only = reader?.only();
       let out = '';
       if (lost > 0) {
         this.onLost(lost);
         out += `event: lost\ndata: ${JSON.stringify({ lost })}\n\n`;
       }
-      for (const ev of events) {
-        out += this.frame(ev);
+      for (const raw of events) {
+        const ev = visibleEvent(raw, only);
+        if (ev === undefined) continue;
+        out += ev === raw ? this.frame(ev) : `id: ${ev.seq}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
         // Cut off while building, not after: the queue's byte bound is an estimate (a string of
         // escapes counts short), and its newest event is kept however big.
         if (res.writableLength + out.length > MAX_BUFFERED_BYTES) return void res.destroy();
@@ -81,7 +126,7 @@ export class EventStreams {
     };
     // Snapshot and subscription in one turn: no event can fall between them.
     const sub = this.bus.subscribe(EVENTS_QUEUE, flush, EVENTS_QUEUE_BYTES);
-    const snap = this.snapshot();
+    const snap = this.snapshot(reader?.only());
     send(`event: state\ndata: ${JSON.stringify(snap)}\n\n`);
     res.on('drain', flush);
     const keepalive = setInterval(() => {

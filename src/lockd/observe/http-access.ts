@@ -4,7 +4,10 @@
 // for a client certificate without requiring one at the handshake, so that probes work without:
 // /livez and /readyz are open to all; every other path needs a certificate signed by the cluster's
 // CA whose principal (its subject CN, the rule of security/principal.ts) may read the whole
-// cluster's state (AccessControl.mayRead: ACLs off, an admin, or `read` on the empty prefix).
+// cluster's state (AccessControl.mayRead: ACLs off, an admin, or `read` on the empty prefix). What
+// /state and /events then show is that principal's view, name by name, decided as the gRPC reads
+// decide (AccessControl.viewFilter): a lock or fenced key it may not Inspect or Read is not shown,
+// and an /events stream whose principal loses `read` on '' is closed.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { certificatePrincipal } from '../security/principal.js';
@@ -28,4 +31,11 @@ export function readRefusal(req: IncomingMessage, path: string, tls: boolean, ma
   if ('problem' in who) return { status: 403, message: who.problem };
   if (!mayRead(who.principal)) return { status: 403, message: `principal ${who.principal} may not read this node's observations: it needs \`read\` on the empty prefix '' (or admin)` };
   return undefined;
+}
+
+/** The principal of a request readRefusal() let through: its certificate's; undefined without TLS (everyone sees everything). */
+export function requestPrincipal(req: IncomingMessage, tls: boolean): string | undefined {
+  if (!tls) return undefined;
+  const who = certificatePrincipal((req.socket as TLSSocket).getPeerCertificate());
+  return 'problem' in who ? undefined : who.principal;
 }

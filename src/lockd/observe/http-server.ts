@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import type { DashboardFiles } from './dashboard-files.js';
 import type { EventStreams } from './event-stream.js';
 import type { NodeHealth, Verdict } from './health.js';
-import { readRefusal } from './http-access.js';
+import { readRefusal, requestPrincipal } from './http-access.js';
+import type { ViewFilter } from '../state-machine/index.js';
 import type { NodeMetrics } from './metrics.js';
 import type { ClusterView, StateSnapshot } from './state-snapshot.js';
 
@@ -20,11 +21,14 @@ export interface HttpParts {
   readonly health: NodeHealth;
   readonly events: EventStreams;
   readonly dashboard: DashboardFiles;
-  readonly snapshot: () => StateSnapshot;
+  /** The node's state at this instant; `only`: what this reader may see (undefined: everything). */
+  readonly snapshot: (only?: ViewFilter) => StateSnapshot;
   readonly cluster: () => ClusterView;
   readonly logger: Logger;
   /** Whether a (certificate-verified) principal may read /metrics, /events, /state, /cluster and the dashboard. */
   readonly mayRead: (principal: string) => boolean;
+  /** What a principal may see of the state, name by name (undefined: everything). */
+  readonly viewFilter: (principal: string) => ViewFilter | undefined;
   /** With TLS: the server's context (node certificate, CA for client certificates); undefined = plain HTTP. */
   readonly tls?: SecureContextOptions;
 }
@@ -58,6 +62,8 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
       res.end(`${refusal.message}\n`);
       return;
     }
+    const principal = requestPrincipal(req, tls);
+    const only = () => (principal === undefined ? undefined : parts.viewFilter(principal));
     const probe = (v: Verdict) => {
       res.writeHead(v.ok ? 200 : 503, { 'content-type': TEXT, 'cache-control': 'no-store' });
       res.end(`${v.reason}\n`);
@@ -85,7 +91,7 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
       case '/readyz':
         return probe(parts.health.ready());
       case '/state':
-        return json(parts.snapshot());
+        return json(parts.snapshot(only()));
       case '/cluster':
         return json(parts.cluster());
       case '/events':
@@ -94,7 +100,7 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
           res.end();
           return;
         }
-        return parts.events.serve(req, res, cors(req, parts.cluster(), scheme));
+        return parts.events.serve(req, res, cors(req, parts.cluster(), scheme), principal === undefined ? undefined : { only, mayRead: () => parts.mayRead(principal) });
       default: {
         const file = parts.dashboard.get(path);
         if (file) {

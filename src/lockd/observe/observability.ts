@@ -14,6 +14,7 @@ import { NodeHealth } from './health.js';
 import { listenHttp } from './http-server.js';
 import { NodeMetrics } from './metrics.js';
 import { clusterView, takeSnapshot, type StateSnapshot } from './state-snapshot.js';
+import type { ViewFilter } from '../state-machine/index.js';
 
 export class Observability {
   private ctx: NodeContext | undefined;
@@ -22,7 +23,7 @@ export class Observability {
   private events: EventStreams | undefined;
   private http: Server | undefined;
   private stopReload: (() => void) | undefined;
-  private snapshot: (() => StateSnapshot) | undefined;
+  private snapshot: ((only?: ViewFilter) => StateSnapshot) | undefined;
 
   /** Registered with the node's services: runs before its driver starts. */
   readonly registrar: ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => {
@@ -33,7 +34,7 @@ export class Observability {
     const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));
-      const snapshot = (this.snapshot = () => takeSnapshot(ctx, bus));
+      const snapshot = (this.snapshot = (only) => takeSnapshot(ctx, bus, only));
       this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), snapshot);
     }
     return {
@@ -65,6 +66,7 @@ export class Observability {
       cluster: () => clusterView(ctx),
       logger: ctx.logger,
       mayRead: (principal) => ctx.access.mayRead(principal),
+      viewFilter: (principal) => ctx.access.viewFilter(principal),
       ...(tls ? { tls } : {}),
     });
     this.http = endpoint.server;

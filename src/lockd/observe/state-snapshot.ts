@@ -5,7 +5,7 @@
 // Also served as /state (JSON) for curl.
 import type { NodeId, Role } from '../../raft/types.js';
 import type { NodeContext } from '../node/node-context.js';
-import type { MachineView } from '../state-machine/index.js';
+import type { MachineView, ViewFilter } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
 
 /** Rows per table in a snapshot (leases, locks, fenced keys): a viewer's page, not a dump. */
@@ -27,7 +27,8 @@ export interface StateSnapshot {
   readonly machine: MachineView;
 }
 
-export function takeSnapshot(ctx: NodeContext, bus: EventBus): StateSnapshot {
+/** `only`: the reader's view (state-machine ViewFilter); undefined: everything. */
+export function takeSnapshot(ctx: NodeContext, bus: EventBus, only?: ViewFilter): StateSnapshot {
   const st = ctx.driver.status();
   return {
     type: 'state',
@@ -40,7 +41,7 @@ export function takeSnapshot(ctx: NodeContext, bus: EventBus): StateSnapshot {
     lastIndex: st.lastIndex,
     commit: st.commit,
     applied: ctx.driver.appliedIndex(),
-    machine: ctx.stateMachine.view(STATE_ROWS),
+    machine: ctx.stateMachine.view(STATE_ROWS, only),
   };
 }
 

@@ -13,22 +13,38 @@
 //   Fence.Write / Delete                 `fence` on the key (+ the token's owner; naming a lock: `lock` or `read` on it)
 //   Fence.Read                           `fence` or `read` on the key
 //   Auth.*                               admin
+//   Membership.*, Cluster.TransferLeader admin whenever client certificates are verified (--acl or not)
 //   Cluster.Status, health               any authenticated caller (clients need it to find the leader)
-// Without --acl only ownership (and Auth's admin rule) applies.
+// Without --acl only ownership and the admin rules above apply. With client certificates verified
+// and no admin named (no --admin, no admin rule), nobody is admin: the admin-only RPCs are refused.
 import type { NodeConfig } from '../node/config.js';
-import type { AclVerb, Authority, LockStateMachine } from '../state-machine/index.js';
+import type { AclVerb, Authority, LockStateMachine, ViewFilter } from '../state-machine/index.js';
 
 export class AccessControl {
   private readonly admins: ReadonlySet<string>;
-  /** --acl: the rules are enforced (else only ownership and Auth's admin rule apply). */
+  /** --acl: the rules are enforced (else only ownership and the admin-only services' rule apply). */
   readonly enforced: boolean;
+  /**
+   * --client-cert-auth: principals are proven, so the cluster's own controls (Membership,
+   * TransferLeader) are admin-only, with or without --acl. Without it every caller is 'anonymous'
+   * and they stay open (bind the client port privately).
+   */
+  readonly principalsProven: boolean;
 
   constructor(
-    config: Pick<NodeConfig, 'acl' | 'admins'>,
+    config: Pick<NodeConfig, 'acl' | 'admins' | 'clientCertAuth'>,
     private readonly sm: Pick<LockStateMachine, 'aclIsAdmin' | 'aclAllows' | 'aclHoldsAnywhere'>,
   ) {
     this.admins = new Set(config.admins);
     this.enforced = config.acl;
+    this.principalsProven = config.clientCertAuth;
+  }
+
+  /** Why `principal` may not `what`, an admin's task (undefined: it may); the message says how to get an admin when there is none. */
+  adminDenial(principal: string, what: string): string | undefined {
+    if (this.isAdmin(principal)) return undefined;
+    const none = this.admins.size === 0 ? ` (this node names no admin: start the nodes with --admin PRINCIPAL, then grant others \`admin\` with Auth.Grant)` : '';
+    return `${principal} may not ${what}: that needs \`admin\`${none}`;
   }
 
   /** An admin: named by --admin on this node, or by an admin rule. For other services' admin checks (membership, ...). */
@@ -42,6 +58,20 @@ export class AccessControl {
    */
   mayRead(principal: string): boolean {
     return !this.enforced || this.isAdmin(principal) || this.sm.aclAllows(principal, '', ['read']);
+  }
+
+  /**
+   * What `principal` may see of the state on the HTTP endpoint, name by name, decided as the gRPC
+   * reads decide (Lock.Inspect: `lock` or `read` on the name; Fence.Read: `fence` or `read` on the
+   * key), so the longest-prefix rule holds there too. undefined: everything (ACLs off, or an admin).
+   * Read at each use: a rule changed later applies to what is shown from then on.
+   */
+  viewFilter(principal: string): ViewFilter | undefined {
+    if (!this.enforced || this.isAdmin(principal)) return undefined;
+    return {
+      lock: (name) => this.sm.aclAllows(principal, name, ['lock', 'read']),
+      fence: (key) => this.sm.aclAllows(principal, key, ['fence', 'read']),
+    };
   }
 
   /** Why `principal` may not `what` `name` with one of `anyOf` (undefined: it may). The message names what is missing. */

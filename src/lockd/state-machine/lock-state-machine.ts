@@ -22,7 +22,7 @@ import { check } from './invariant-error.js';
 import { decodeState, encodeState } from './snapshot-codec.js';
 import { bytesEqual, digest64 } from './bytes.js';
 import { sortedNames } from './order.js';
-import { machineView, type MachineView } from './machine-view.js';
+import { machineView, type MachineView, type ViewFilter } from './machine-view.js';
 
 /** A committed Raft entry (src/raft Entry fits); term is not used by the state machine. */
 export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number; readonly type?: Entry['type'] };
@@ -242,9 +242,9 @@ export class LockStateMachine {
     return this.s.leases.size > 0;
   }
 
-  /** The whole state for a viewer (the study dashboard), each table cut to `limit` rows. */
-  view(limit: number): MachineView {
-    return machineView(this.s, limit);
+  /** The whole state for a viewer (the study dashboard), each table cut to `limit` rows; `only`: what this viewer may see. */
+  view(limit: number, only?: ViewFilter): MachineView {
+    return machineView(this.s, limit, only);
   }
 
   fenceRead(key: string): FenceView {

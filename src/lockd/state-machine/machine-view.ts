@@ -59,23 +59,29 @@ function first<T>(it: Iterable<T>, limit: number): T[] {
   return out;
 }
 
-export function machineView(s: MachineState, limit: number): MachineView {
+/**
+ * What one viewer may see: lock names and fenced keys it may read (the HTTP endpoint's per-principal
+ * view, decided as Lock.Inspect and Fence.Read decide). Without one, everything. A filtered view's
+ * totals count only what passes, so they tell nothing of hidden names either.
+ */
+export interface ViewFilter {
+  lock(name: string): boolean;
+  fence(key: string): boolean;
+}
+
+export function machineView(s: MachineState, limit: number, only?: ViewFilter): MachineView {
   const leases = first(s.leases.values(), limit)
     .map((l) => ({ leaseId: l.id, ttlMs: l.ttlMs, deadline: l.deadline }))
     .sort((a, b) => a.leaseId - b.leaseId);
   const shown = (l: LockRecord) => l.holders.length > 0 || l.waiters.length > 0;
+  if (only) return filteredView(s, limit, only, leases, shown);
   const locks = first(
     (function* () {
       for (const l of s.locks.values()) if (shown(l)) yield l;
     })(),
     limit,
   )
-    .map((l) => ({
-      name: l.name,
-      holders: l.holders.map((h) => ({ leaseId: h.leaseId, token: h.token })),
-      queue: l.waiters.slice(0, VIEW_QUEUE_ROWS).map((w) => w.leaseId),
-      queueLength: l.waiters.length,
-    }))
+    .map(lockRow)
     .sort((a, b) => compareStrings(a.name, b.name));
   // Only a lock-delay keeps a name with neither (grant-waiters drops it otherwise), so count those.
   let delayedOnly = 0;
@@ -87,5 +93,39 @@ export function machineView(s: MachineState, limit: number): MachineView {
     leases: { rows: leases, total: s.leases.size },
     locks: { rows: locks, total: s.locks.size - delayedOnly },
     fence: { rows: fence, total: s.fence.size + s.fence.tombstoneCount },
+  };
+}
+
+function lockRow(l: LockRecord): LockRow {
+  return {
+    name: l.name,
+    holders: l.holders.map((h) => ({ leaseId: h.leaseId, token: h.token })),
+    queue: l.waiters.slice(0, VIEW_QUEUE_ROWS).map((w) => w.leaseId),
+    queueLength: l.waiters.length,
+  };
+}
+
+/** The view of one viewer: a pass over every lock and key (so totals count only visible ones), rows cut to `limit`. */
+function filteredView(s: MachineState, limit: number, only: ViewFilter, leases: LeaseRow[], shown: (l: LockRecord) => boolean): MachineView {
+  const lockRows: LockRow[] = [];
+  let lockTotal = 0;
+  for (const l of s.locks.values()) {
+    if (!shown(l) || !only.lock(l.name)) continue;
+    lockTotal++;
+    if (lockRows.length < limit) lockRows.push(lockRow(l));
+  }
+  const fenceRows: FenceRow[] = [];
+  let fenceTotal = 0;
+  for (const f of s.fence.highestTokens()) {
+    if (!only.fence(f.key)) continue;
+    fenceTotal++;
+    if (fenceRows.length < limit) fenceRows.push(f);
+  }
+  return {
+    now: s.now,
+    applied: s.appliedIndex,
+    leases: { rows: leases, total: s.leases.size },
+    locks: { rows: lockRows.sort((a, b) => compareStrings(a.name, b.name)), total: lockTotal },
+    fence: { rows: fenceRows.sort((a, b) => compareStrings(a.key, b.key)), total: fenceTotal },
   };
 }

@@ -3,3 +3,4 @@ export { LevelStorage, type LevelStorageOptions, type Persistable } from './leve
 export { DataDirError, type DataDirProblem } from './errors.js';
 export type { Identity } from './records.js';
 export { DataDirReader } from './inspect.js';
+export { makeDataDirPrivate } from './private-dir.js';

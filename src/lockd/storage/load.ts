@@ -70,10 +70,9 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
     return { memory: new MemoryStorage(named.voters), created: true, snapshotIndex: 0, voters: named.voters, configured: false, peerBook: {} };
   }
   const have = decode(IDENTITY_KEY, idValue, decodeIdentity);
-  if (have.clusterId !== want.clusterId || have.nodeId !== want.nodeId) {
-    throw new DataDirError('foreign', dir,
-      `it belongs to node "${have.nodeId}" of cluster "${have.clusterId}", not node "${want.nodeId}" of cluster "${want.clusterId}"`);
-  }
+  // The cluster ids themselves are never in the message: it goes to the log, and the id is the secret a peer stream needs.
+  if (have.clusterId !== want.clusterId) throw new DataDirError('foreign', dir, `it belongs to another cluster (its cluster id is not this node's --cluster-id-file / --cluster-id)`);
+  if (have.nodeId !== want.nodeId) throw new DataDirError('foreign', dir, `it belongs to node "${have.nodeId}", not "${want.nodeId}"`);
 
   const snapValue = await db.get(SNAPSHOT_KEY);
   const snap: Snapshot | undefined = snapValue && decode(SNAPSHOT_KEY, snapValue, decodeSnapshot);

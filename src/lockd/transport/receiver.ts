@@ -62,18 +62,18 @@ function serveStream(
     refuse(`${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`, {}, grpc.status.PERMISSION_DENIED, md);
   };
 
+  // With TLS the certificate is checked first: a caller that cannot prove it is the member it
+  // claims gets one answer, whatever id it claims (a member's, a removed one's or none) and whatever
+  // cluster id it sent, so a client certificate of the cluster's CA learns neither which ids are
+  // members nor whether its guess of the cluster id is right. (Without TLS this checks nothing.)
+  const authProblem = opts.authenticate(call, sender);
+  if (authProblem) return refuse(`the caller cannot act as ${sender.slice(0, 64)}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
   // Never echo our cluster id: it is all a stranger needs to open a peer stream. Nor log it (the
   // operator knows it; logs travel): what the caller sent is logged, cut short (it is the caller's).
   if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
-  if (opts.isRemoved(sender)) {
-    // Only after the credentials check: a stranger must not learn which ids were removed, nor be told to stop.
-    const authProblem = opts.authenticate(call, sender);
-    if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
-    return refuseRemoved();
-  }
+  // Only after the credentials check: a stranger must not learn which ids were removed, nor be told to stop.
+  if (opts.isRemoved(sender)) return refuseRemoved();
   if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
-  const authProblem = opts.authenticate(call, sender);
-  if (authProblem) return refuse(`the caller cannot act as ${sender}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
   const stated = statedIn(call.metadata);
   if (!opts.onAddresses(sender, stated)) {
     const said = [stated.client !== undefined && `${CLIENT_ADDRESS_HEADER} "${stated.client.slice(0, 80)}"`, stated.http !== undefined && `${HTTP_ADDRESS_HEADER} "${stated.http.slice(0, 80)}"`].filter(Boolean);

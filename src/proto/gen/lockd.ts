@@ -91,9 +91,12 @@ export interface ProtoGrpcType {
        * elections under it (keepalive/revoke/TimeToLive of one's own leases need no rule);
        * fence  Fence.Write, Delete and Read of keys under the prefix;
        * read   Lock.Inspect, Lock.Observe, Election.Leader, Election.Observe and Fence.Read under the prefix;
-       * admin  everything, on every name and lease (others' leases included), these RPCs, and (with
-       * --acl) Lock.SetPermits and Membership. An admin rule's prefix must be "" (admin is
+       * admin  everything, on every name and lease (others' leases included), these RPCs, (with
+       * --acl) Lock.SetPermits, and (whenever client certificates are verified, --acl or not)
+       * Membership and Cluster.TransferLeader. An admin rule's prefix must be "" (admin is
        * cluster-wide). Nodes' --admin flags name admins too; those cannot be revoked here.
+       * With client certificates and no admin named (no --admin, no admin rule) nobody is
+       * admin: these RPCs answer PERMISSION_DENIED, saying to start the nodes with --admin.
        * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
        * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
        * without --acl. Grant and Revoke take a request_id like every mutating request.
@@ -188,7 +191,9 @@ export interface ProtoGrpcType {
       /**
        * Membership: who is in the cluster, and single-server changes to it (add a voter or a learner,
        * promote a learner, remove a member; one at a time: src/raft/README.md). For operators (lockctl
-       * member ...); admin-only once the cluster has ACLs. Like writes, every call is served by the
+       * member ...); admin-only whenever the nodes verify client certificates (--client-cert-auth, with
+       * or without --acl; PERMISSION_DENIED otherwise, also when no admin is named); open to all without
+       * them (every caller is "anonymous": bind the client port privately). Like writes, every call is served by the
        * leader: a follower forwards it. This is the one place a client is told members' PEER addresses.
        * 
        * A change is effective on each node the moment its config entry is in that node's log, and

@@ -29,6 +29,7 @@ describe('observe: CORS grants the members\' origins as browsers write them', ()
       cluster: () => cluster,
       logger: pino({ level: 'silent' }),
       mayRead: () => true,
+      viewFilter: () => undefined,
     });
     cluster = { self: 'n1', members: [{ id: 'n1', http: `127.0.0.1:${endpoint.port}` }, { id: 'n2', http: 'NODE2.Example:80' }, { id: 'n3', http: 'node3.example:8080' }] };
   });

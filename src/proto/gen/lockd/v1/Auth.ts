@@ -19,9 +19,12 @@ import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResp
  * elections under it (keepalive/revoke/TimeToLive of one's own leases need no rule);
  * fence  Fence.Write, Delete and Read of keys under the prefix;
  * read   Lock.Inspect, Lock.Observe, Election.Leader, Election.Observe and Fence.Read under the prefix;
- * admin  everything, on every name and lease (others' leases included), these RPCs, and (with
- * --acl) Lock.SetPermits and Membership. An admin rule's prefix must be "" (admin is
+ * admin  everything, on every name and lease (others' leases included), these RPCs, (with
+ * --acl) Lock.SetPermits, and (whenever client certificates are verified, --acl or not)
+ * Membership and Cluster.TransferLeader. An admin rule's prefix must be "" (admin is
  * cluster-wide). Nodes' --admin flags name admins too; those cannot be revoked here.
+ * With client certificates and no admin named (no --admin, no admin rule) nobody is
+ * admin: these RPCs answer PERMISSION_DENIED, saying to start the nodes with --admin.
  * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
  * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
  * without --acl. Grant and Revoke take a request_id like every mutating request.
@@ -84,9 +87,12 @@ export interface AuthClient extends grpc.Client {
  * elections under it (keepalive/revoke/TimeToLive of one's own leases need no rule);
  * fence  Fence.Write, Delete and Read of keys under the prefix;
  * read   Lock.Inspect, Lock.Observe, Election.Leader, Election.Observe and Fence.Read under the prefix;
- * admin  everything, on every name and lease (others' leases included), these RPCs, and (with
- * --acl) Lock.SetPermits and Membership. An admin rule's prefix must be "" (admin is
+ * admin  everything, on every name and lease (others' leases included), these RPCs, (with
+ * --acl) Lock.SetPermits, and (whenever client certificates are verified, --acl or not)
+ * Membership and Cluster.TransferLeader. An admin rule's prefix must be "" (admin is
  * cluster-wide). Nodes' --admin flags name admins too; those cannot be revoked here.
+ * With client certificates and no admin named (no --admin, no admin rule) nobody is
+ * admin: these RPCs answer PERMISSION_DENIED, saying to start the nodes with --admin.
  * Rules are enforced only on nodes started with --acl (which requires TLS and --client-cert-auth);
  * Cluster.Status and health checks need no rule. The Auth RPCs are for admins only, with or
  * without --acl. Grant and Revoke take a request_id like every mutating request.

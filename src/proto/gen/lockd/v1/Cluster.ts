@@ -46,7 +46,9 @@ export interface ClusterClient extends grpc.Client {
    * - the transfer did not finish within the server's bound (one election timeout for the core to
    * abandon it, plus a margin; the target down or far behind): UNAVAILABLE, naming the leader,
    * which stays leader and serves again; the client's deadline running out first:
-   * DEADLINE_EXCEEDED (the transfer may still complete).
+   * DEADLINE_EXCEEDED (the transfer may still complete);
+   * - on nodes that verify client certificates only an admin may call it, like Membership
+   * (PERMISSION_DENIED, checked before target_id is looked up).
    */
   TransferLeader(argument: _lockd_v1_TransferLeaderRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_TransferLeaderResponse__Output>): grpc.ClientUnaryCall;
   TransferLeader(argument: _lockd_v1_TransferLeaderRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_TransferLeaderResponse__Output>): grpc.ClientUnaryCall;
@@ -70,7 +72,9 @@ export interface ClusterClient extends grpc.Client {
    * - the transfer did not finish within the server's bound (one election timeout for the core to
    * abandon it, plus a margin; the target down or far behind): UNAVAILABLE, naming the leader,
    * which stays leader and serves again; the client's deadline running out first:
-   * DEADLINE_EXCEEDED (the transfer may still complete).
+   * DEADLINE_EXCEEDED (the transfer may still complete);
+   * - on nodes that verify client certificates only an admin may call it, like Membership
+   * (PERMISSION_DENIED, checked before target_id is looked up).
    */
   transferLeader(argument: _lockd_v1_TransferLeaderRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_TransferLeaderResponse__Output>): grpc.ClientUnaryCall;
   transferLeader(argument: _lockd_v1_TransferLeaderRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_TransferLeaderResponse__Output>): grpc.ClientUnaryCall;
@@ -107,7 +111,9 @@ export interface ClusterHandlers extends grpc.UntypedServiceImplementation {
    * - the transfer did not finish within the server's bound (one election timeout for the core to
    * abandon it, plus a margin; the target down or far behind): UNAVAILABLE, naming the leader,
    * which stays leader and serves again; the client's deadline running out first:
-   * DEADLINE_EXCEEDED (the transfer may still complete).
+   * DEADLINE_EXCEEDED (the transfer may still complete);
+   * - on nodes that verify client certificates only an admin may call it, like Membership
+   * (PERMISSION_DENIED, checked before target_id is looked up).
    */
   TransferLeader: grpc.handleUnaryCall<_lockd_v1_TransferLeaderRequest__Output, _lockd_v1_TransferLeaderResponse>;
   

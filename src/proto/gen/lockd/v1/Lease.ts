@@ -103,6 +103,8 @@ export interface LeaseClient extends grpc.Client {
   
   /**
    * Read a lease's granted TTL, exact remaining time and held locks (a linearizable read).
+   * NOT_FOUND when the lease has ended or never existed, and also (same code, same message) when it
+   * is another principal's: the answer never tells a stranger whether an id is live.
    */
   TimeToLive(argument: _lockd_v1_LeaseTimeToLiveRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaseTimeToLiveResponse__Output>): grpc.ClientUnaryCall;
   TimeToLive(argument: _lockd_v1_LeaseTimeToLiveRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_LeaseTimeToLiveResponse__Output>): grpc.ClientUnaryCall;
@@ -110,6 +112,8 @@ export interface LeaseClient extends grpc.Client {
   TimeToLive(argument: _lockd_v1_LeaseTimeToLiveRequest, callback: grpc.requestCallback<_lockd_v1_LeaseTimeToLiveResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Read a lease's granted TTL, exact remaining time and held locks (a linearizable read).
+   * NOT_FOUND when the lease has ended or never existed, and also (same code, same message) when it
+   * is another principal's: the answer never tells a stranger whether an id is live.
    */
   timeToLive(argument: _lockd_v1_LeaseTimeToLiveRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_LeaseTimeToLiveResponse__Output>): grpc.ClientUnaryCall;
   timeToLive(argument: _lockd_v1_LeaseTimeToLiveRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_LeaseTimeToLiveResponse__Output>): grpc.ClientUnaryCall;
@@ -158,6 +162,8 @@ export interface LeaseHandlers extends grpc.UntypedServiceImplementation {
   
   /**
    * Read a lease's granted TTL, exact remaining time and held locks (a linearizable read).
+   * NOT_FOUND when the lease has ended or never existed, and also (same code, same message) when it
+   * is another principal's: the answer never tells a stranger whether an id is live.
    */
   TimeToLive: grpc.handleUnaryCall<_lockd_v1_LeaseTimeToLiveRequest__Output, _lockd_v1_LeaseTimeToLiveResponse>;
   

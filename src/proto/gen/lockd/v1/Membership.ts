@@ -12,7 +12,9 @@ import type { MemberRemoveRequest as _lockd_v1_MemberRemoveRequest, MemberRemove
 /**
  * Membership: who is in the cluster, and single-server changes to it (add a voter or a learner,
  * promote a learner, remove a member; one at a time: src/raft/README.md). For operators (lockctl
- * member ...); admin-only once the cluster has ACLs. Like writes, every call is served by the
+ * member ...); admin-only whenever the nodes verify client certificates (--client-cert-auth, with
+ * or without --acl; PERMISSION_DENIED otherwise, also when no admin is named); open to all without
+ * them (every caller is "anonymous": bind the client port privately). Like writes, every call is served by the
  * leader: a follower forwards it. This is the one place a client is told members' PEER addresses.
  * 
  * A change is effective on each node the moment its config entry is in that node's log, and
@@ -77,7 +79,9 @@ export interface MembershipClient extends grpc.Client {
 /**
  * Membership: who is in the cluster, and single-server changes to it (add a voter or a learner,
  * promote a learner, remove a member; one at a time: src/raft/README.md). For operators (lockctl
- * member ...); admin-only once the cluster has ACLs. Like writes, every call is served by the
+ * member ...); admin-only whenever the nodes verify client certificates (--client-cert-auth, with
+ * or without --acl; PERMISSION_DENIED otherwise, also when no admin is named); open to all without
+ * them (every caller is "anonymous": bind the client port privately). Like writes, every call is served by the
  * leader: a follower forwards it. This is the one place a client is told members' PEER addresses.
  * 
  * A change is effective on each node the moment its config entry is in that node's log, and
