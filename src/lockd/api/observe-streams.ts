@@ -9,6 +9,7 @@ import { validateLockName } from '../state-machine/index.js';
 import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import { ServerStreams } from './server-stream.js';
+import { loopActivity } from '../observe/loop-activity.js';
 import { principalOf } from '../security/principal.js';
 import type { AccessControl } from '../security/access-control.js';
 import { denied } from './access.js';
@@ -29,7 +30,9 @@ export class ObserveStreams {
     private readonly access: AccessControl,
   ) {}
 
-  readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => {
+  readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => loopActivity.run('observe open', () => this.open(call));
+
+  private open(call: Call): void {
     const { name } = call.request;
     const problem = validateLockName(name);
     if (problem) {
@@ -47,7 +50,7 @@ export class ObserveStreams {
     const s = this.streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
     const unsubscribe = this.events.onName(name, (ev) => s.send({ name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index }));
     call.sendMetadata(new grpc.Metadata());
-  };
+  }
 
   get count(): number {
     return this.streams.size;

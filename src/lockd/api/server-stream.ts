@@ -15,6 +15,7 @@
 //    reader that falls that far behind is ended with RESOURCE_EXHAUSTED;
 //  - a relay (the follower's KeepAlive proxy) reads each side only as fast as the other drains.
 import * as grpc from '@grpc/grpc-js';
+import { loopActivity } from '../observe/loop-activity.js';
 import { ApiError } from './api-error.js';
 
 /** What backpressure needs of a stream written to. */
@@ -146,8 +147,10 @@ export class ServerStream<Req, Res> {
   close(): boolean {
     if (!this.isOpen) return false;
     this.isOpen = false;
-    this.closed(this);
-    this.hooks.onClose?.();
+    loopActivity.run('stream teardown', () => {
+      this.closed(this);
+      this.hooks.onClose?.();
+    });
     return true;
   }
 }
