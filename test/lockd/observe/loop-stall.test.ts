@@ -2,20 +2,21 @@
 // block-loop test fault) is counted by /metrics's loop-delay histogram and logged once, naming the
 // task that held it; and a leader whose client closes a connection of hundreds of unread Observe
 // streams keeps its loop and its heartbeats well inside an election timeout.
+import { connect } from 'node:http2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
 import { BLOCK_LOOP_TASK } from '../../../src/lockd/node/test-faults.js';
 import { ProcessCluster, freePort, waitFor } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
 import { metric, scrape } from '../../support/observe-client.js';
 
-const insecure = grpc.credentials.createInsecure();
 /** ProcessCluster's nodes: 20 ticks of 20 ms. */
 const ELECTION_TIMEOUT_S = 0.4;
+const STREAMS = 400;
+/** Acquire/release pairs on the observed name: 900 events for each stream, just under its backlog bound. */
+const PAIRS = 450;
 
 /** Observations of histogram `name` on this scrape above `le` seconds (a bucket bound it has). */
 function countAbove(text: string, name: string, le: string): number {
@@ -70,4 +71,51 @@ describe('observe: event-loop stalls (real processes)', function () {
     expect(after - before).to.equal(1); // one turn, one observation
     expect(logEvents(cluster.log(id), 'loop stall').filter((l) => l.task === BLOCK_LOOP_TASK)).to.have.length(1);
   });
+
+  it('a leader whose client closes a connection of 400 unread Observe streams stays well inside an election timeout', async () => {
+    const leader = await cluster.waitForLeader();
+    const { term } = await cluster.status(leader);
+    const address = cluster.node(leader).address;
+    const api = new LockApi(address);
+    // A raw HTTP/2 client (grpc-js has no way to drop a connection under open calls): one connection,
+    // a 1 KiB stream window, 400 Observe calls whose responses are never read.
+    const h2 = connect(`http://${address}`, { settings: { initialWindowSize: 1024 } });
+    h2.on('error', () => {});
+    try {
+      const name = 'never-read';
+      const body = Buffer.concat([Buffer.from([0, 0, 0, 0, name.length + 2, 0x0a, name.length]), Buffer.from(name)]);
+      const streams = Array.from({ length: STREAMS }, () => {
+        const req = h2.request({ ':method': 'POST', ':path': '/lockd.v1.Lock/Observe', 'content-type': 'application/grpc', te: 'trailers' });
+        req.on('error', () => {});
+        req.end(body);
+        return req;
+      });
+      await Promise.all(streams.map((s) => new Promise((resolve) => s.once('response', resolve))));
+      const { leaseId } = await api.grant(60_000);
+      for (let k = 0; k < PAIRS; k++) {
+        const { fencingToken } = await api.acquire(name, leaseId);
+        await api.release(name, fencingToken);
+      }
+      const before = await scrape(base(leader));
+      const delayBefore = countAbove(before, 'lockd_event_loop_delay_seconds', String(ELECTION_TIMEOUT_S));
+      const gapBefore = countAbove(before, 'lockd_raft_heartbeat_gap_seconds', String(ELECTION_TIMEOUT_S));
+      h2.destroy(); // the connection drops: every stream on it ends at once
+      // The teardown is over once the leader answers again (if it is still the leader: the test fails
+      // below either way); two watchdog turns after that, its delay is counted.
+      await api.inspect(name, { timeoutMs: 60_000 }).catch(() => undefined);
+      const turns = metric(await scrape(base(leader)), 'lockd_event_loop_delay_seconds_count')!;
+      const after = await waitFor('two more watchdog turns', async () => {
+        const text = await scrape(base(leader));
+        return metric(text, 'lockd_event_loop_delay_seconds_count')! >= turns + 2 ? text : undefined;
+      });
+      const stalls = JSON.stringify(logEvents(cluster.log(leader), 'loop stall').map((l) => l.msg));
+      expect(countAbove(after, 'lockd_event_loop_delay_seconds', String(ELECTION_TIMEOUT_S)) - delayBefore, `loop turns longer than an election timeout (the leader's stall lines: ${stalls})`).to.equal(0);
+      expect(countAbove(after, 'lockd_raft_heartbeat_gap_seconds', String(ELECTION_TIMEOUT_S)) - gapBefore, 'heartbeat gaps longer than an election timeout').to.equal(0);
+      expect((await cluster.status(leader)).term, 'leader changed during the test').to.equal(term);
+    } finally {
+      h2.destroy();
+      api.close();
+    }
+  });
 });
+
