@@ -13,16 +13,19 @@
 //    (the answers that fit its receive window); the rest wait in its own process.
 //  - a stream that only writes (Observe) cannot stop its source: its backlog is bounded, and a
 //    reader that falls that far behind is ended with RESOURCE_EXHAUSTED;
-//  - what waits for a slow reader waits HERE, not in grpc-js: a message goes to the call only
-//    while its write() says there is room (its high-water mark, 16 messages), the rest queue in
-//    this stream and follow on 'drain'. Every message grpc-js holds costs a write callback (an
-//    error, a status) when its connection drops, all in one turn of the loop: 400 unread Observe
+//  - what waits for a slow reader waits HERE, not in grpc-js: at most CALL_WRITES messages are
+//    handed to the call unflushed, the rest queue in this stream and follow once the call has
+//    flushed them. Every message grpc-js holds costs a write callback (an error object, a status)
+//    when its connection drops, all in one turn of the loop: 400 unread Observe
 //    streams holding 900 events each held a leader's loop for seconds when their connection
 //    closed, past an election timeout. A queue of ours is dropped at once.
 //  - a relay (the follower's KeepAlive proxy) reads each side only as fast as the other drains.
 import * as grpc from '@grpc/grpc-js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { ApiError } from './api-error.js';
+
+/** Messages a stream hands grpc-js before they are flushed (see the file comment). */
+export const CALL_WRITES = 4;
 
 /** What backpressure needs of a stream written to. */
 interface Sink<T> {
@@ -126,13 +129,19 @@ export class ServerStream<Req, Res> {
   }
 
   private write(res: Res): void {
-    if (this.call.write(res)) return;
+    if (this.call.writableLength + 1 < CALL_WRITES) {
+      this.call.write(res);
+      return;
+    }
+    // Full: this write's callback comes once it (and every write before it) is flushed.
     this.writeBlocked = true;
-    this.call.once('drain', this.drained);
+    this.call.write(res, (err?: Error | null) => {
+      if (!err) this.drained();
+    });
     this.updateReading();
   }
 
-  /** 'drain': pass on what waits until the call is full again. */
+  /** The call flushed what it held: pass on what waits until it is full again. */
   private readonly drained = (): void => {
     this.writeBlocked = false;
     while (this.isOpen && !this.writeBlocked && this.queued > 0) {

@@ -64,6 +64,7 @@ export class LockdNode {
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
     const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
     const stalls = new StallWatch(logger);
+    stalls.onSecond = (maxMs) => bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { loopActivity, type Activity } from './loop-activity.js';
 
 export const WATCH_MS = 50;
+/** Turns per `onSecond` report (the dashboard's loop lag). */
+const TURNS_PER_REPORT = 1000 / WATCH_MS;
 /** A turn this much later than due is a stall worth a log line. */
 export const STALL_MS = 200;
 /** GC pauses kept to match against a stall (one turn's worth is plenty). */
@@ -30,8 +32,11 @@ export class StallWatch {
   private readonly timer: NodeJS.Timeout;
   private due: number;
   private maxMs = 0;
+  private turns = 0;
   /** Every turn's delay in ms (how late the watchdog ran, or the loop's own worst delay in between). */
   onDelay: ((ms: number) => void) | undefined;
+  /** About once a second: the worst delay since the previous report (lockd-node.ts publishes it). */
+  onSecond: ((maxMs: number) => void) | undefined;
 
   constructor(private readonly logger: Logger) {
     this.eld = monitorEventLoopDelay({ resolution: 10 });
@@ -76,6 +81,7 @@ export class StallWatch {
     const ms = Math.max(late, sampled);
     if (ms > this.maxMs) this.maxMs = ms;
     this.onDelay?.(ms);
+    if (++this.turns % TURNS_PER_REPORT === 0) this.onSecond?.(this.takeMax());
     const ran = loopActivity.take();
     if (ms > STALL_MS) this.report({ ms, ran, queues: this.readQueues(), ...this.gcWithin(now - ms - WATCH_MS, now) });
   }
