@@ -33,6 +33,9 @@ export class NodeModel {
     this.entryTerms = new Map();
     this.lost = 0;
     this.seq = 0;
+    /** The node's worst event-loop delay and heartbeat gap (as leader) in its last reported second, ms. */
+    this.loopLagMs = undefined;
+    this.heartbeatGapMs = undefined;
   }
 
   /** The `state` event: replaces everything. */
@@ -77,6 +80,10 @@ export class NodeModel {
         return undefined;
       case 'leader-changed':
         this.leader = ev.leader;
+        return undefined;
+      case 'loop-lag':
+        this.loopLagMs = ev.maxMs;
+        this.heartbeatGapMs = ev.heartbeatGapMs;
         return undefined;
       case 'appended':
         this.last = ev.last; // a conflicting suffix may have been cut: last can go down

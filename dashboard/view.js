@@ -30,6 +30,9 @@ function cutNote(cut, what) {
   return cut ? h('p', { class: 'cut' }, `showing part of the ${what}: the node's snapshot lists at most 200 rows per table`) : undefined;
 }
 
+/** A loop delay over this (ms) is a stall: the node's stall watch logs it (observe/stall-watch.ts). */
+const LOOP_STALL_MS = 200;
+
 /** nodes: [{ id, conn, model }], primary: id, maxCommit: the highest commit any node reported. */
 export function renderNodes(nodes, primary, maxCommit) {
   replace('nodes', ...nodes.map(({ id, conn, model }) => {
@@ -46,6 +49,7 @@ export function renderNodes(nodes, primary, maxCommit) {
             stat('commit', fmt(model.commit)),
             stat('applied', fmt(model.applied)),
             stat('lag', fmt(lag), lag > 0 ? 'behind' : 'caught-up'),
+            stat('loop lag', model.loopLagMs === undefined ? '—' : `${fmt(model.loopLagMs)} ms`, model.loopLagMs > LOOP_STALL_MS ? 'behind' : 'caught-up'),
             h('div', { class: 'leader-of' }, model.role === 'leader' ? 'leads the cluster' : model.leader ? `follows ${model.leader}` : 'knows no leader'),
           ]
         : h('p', { class: 'down-note' }, conn ? (conn.status === 'down' ? `unreachable since ${new Date(conn.since).toLocaleTimeString()}; retrying` : 'connecting…') : 'no HTTP address known yet'),

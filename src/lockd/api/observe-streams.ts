@@ -11,6 +11,7 @@ import { inspectResponse } from './inspect-response.js';
 import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import { ServerStreams } from './server-stream.js';
+import { loopActivity } from '../observe/loop-activity.js';
 import { principalOf } from '../security/principal.js';
 import type { AccessControl } from '../security/access-control.js';
 import { denied } from './access.js';
@@ -32,7 +33,9 @@ export class ObserveStreams {
     private readonly sm: Pick<LockStateMachine, 'inspectLock'>,
   ) {}
 
-  readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => {
+  readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => loopActivity.run('observe open', () => this.open(call));
+
+  private open(call: Call): void {
     const { name } = call.request;
     const problem = validateLockName(name);
     if (problem) {
@@ -59,7 +62,7 @@ export class ObserveStreams {
       s.send({ name, type: 'RESYNC', fencingToken: v.token, leaseId: v.holderLeaseId, index, state: inspectResponse(v) });
     });
     call.sendMetadata(new grpc.Metadata());
-  };
+  }
 
   get count(): number {
     return this.streams.size;

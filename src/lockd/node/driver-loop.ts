@@ -182,6 +182,11 @@ export class DriverLoop<R> {
     return this.processing;
   }
 
+  /** What waits in the loop: inputs not yet stepped, proposals and reads not yet answered. */
+  queued(): { inputs: number; proposals: number; reads: number } {
+    return { inputs: this.inbox.length, proposals: this.proposals.size, reads: this.reads.size + this.readsAwaitingApply.length };
+  }
+
   // ---- inputs (each runs in the next batch) ---------------------------------------------------
 
   tick(): void {

@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { EventBus } from '../observe/bus.js';
 import { NodeSource } from '../observe/node-source.js';
+import { loopActivity } from '../observe/loop-activity.js';
+import { StallWatch } from '../observe/stall-watch.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { AccessControl } from '../security/access-control.js';
@@ -64,14 +66,16 @@ export class LockdNode {
     // The observation stream exists before the driver, so its first decisions are published too.
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
     const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
+    const stalls = new StallWatch(logger);
+    stalls.onSecond = (maxMs) => bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
         apply: (e) => stateMachine.apply(e),
-        snapshot: () => stateMachine.snapshot(),
-        restore: (data) => stateMachine.restore(data),
+        snapshot: () => loopActivity.run('snapshot build', () => stateMachine.snapshot()),
+        restore: (data) => loopActivity.run('snapshot install', () => stateMachine.restore(data)),
       },
       logger,
       electionTicks: config.electionTicks,
@@ -124,15 +128,19 @@ export class LockdNode {
       send: (messages) => {
         if (testFaults?.isolated) return;
         for (const m of messages) source.message(m);
-        transport.send(messages);
+        loopActivity.run('peer send', () => transport.send(messages));
       },
     });
 
     const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, observe: { bus, source }, ...(testFaults ? { testFaults } : {}) };
-    const closers: Array<{ close(): void }> = [];
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
+    const closers: Array<{ close(): void }> = [stalls];
+    stalls.addQueue('raftInputs', () => driver.queued().inputs);
+    stalls.addQueue('proposals', () => driver.queued().proposals);
+    stalls.addQueue('reads', () => driver.queued().reads);
+    stalls.addQueue('busSubscribers', () => bus.subscribers);
     for (const register of registrars) {
       const closer = register(listeners.registry, ctx);
       if (closer) closers.push(closer);

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../observe/bus.js';
 import type { NodeSource } from '../observe/node-source.js';
+import type { StallWatch } from '../observe/stall-watch.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
 import type { AccessControl } from '../security/access-control.js';
@@ -27,7 +28,7 @@ export interface NodeContext {
   /** Who may do what (principals, --acl, --admin, the replicated rules): security/access-control.ts. */
   readonly access: AccessControl;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
-  readonly observe: { readonly bus: EventBus; readonly source: NodeSource };
+  readonly observe: { readonly bus: EventBus; readonly source: NodeSource; readonly stalls: StallWatch };
   /** Test-only faults (--unsafe-test-faults); undefined on every node started without it. */
   readonly testFaults?: TestFaults;
 }

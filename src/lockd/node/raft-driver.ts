@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ConfChange } from '../../raft/membership.js';
 import type { Message, NodeId, Ready, Status } from '../../raft/types.js';
+import { loopActivity } from '../observe/loop-activity.js';
 import type { LevelStorage } from '../storage/level-storage.js';
 import {
   DriverLoop,
@@ -76,7 +77,7 @@ export class RaftDriver<R> {
       },
       storage: levelLoopStorage(opts.storage, opts.observer),
       applier: opts.applier,
-      scheduler: { soon: (fn) => setImmediate(fn) },
+      scheduler: { soon: (fn) => setImmediate(loopActivity.wrap('raft ready batch', fn)) },
       logger: opts.logger,
       snapshotEvery: opts.snapshotEvery,
       onFatal: (e) => this.fail(e),
@@ -194,6 +195,11 @@ export class RaftDriver<R> {
     return this.loop.appliedIndex();
   }
 
+  /** What waits in the loop (a stall line reports it). */
+  queued(): { inputs: number; proposals: number; reads: number } {
+    return this.loop.queued();
+  }
+
   private fail(e: Error): void {
     // A failed disk write or a broken invariant: stop rather than diverge (DESIGN.md §2).
     this.opts.logger.fatal({ event: 'fatal', err: e }, 'node stopping: ' + e.message);
@@ -219,7 +225,12 @@ const UNSYNCED: DriverEvent = { kind: 'unsynced' };
 
 /** LevelDB behind the loop's callback interface (LevelStorage serializes its writes in call order). */
 function levelLoopStorage(storage: LevelStorage, observer?: (ev: DriverEvent) => void): LoopStorage {
-  const settle = (p: Promise<void>, done: (err?: Error) => void) => p.then(() => done(), (e: unknown) => done(e instanceof Error ? e : new Error(String(e))));
+  // What runs after a write (send, apply, answer proposals) is labelled as one task of the loop.
+  const settle = (p: Promise<void>, done: (err?: Error) => void) =>
+    p.then(
+      () => loopActivity.run('raft after persist (send, apply)', () => done()),
+      (e: unknown) => done(e instanceof Error ? e : new Error(String(e))),
+    );
   return {
     memory: storage.memory,
     write: (batch, sync, done) => {

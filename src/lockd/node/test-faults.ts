@@ -6,17 +6,27 @@
 //   clock-jump MS    add MS (1 .. 86,400,000) to the clock the leader's lease clock measures with
 //                    (performance.now()): a leap of the leader's clock source, as a VM resume or a
 //                    misbehaving timer would make it
+//   block-loop MS    hold the event loop busy for MS (1 .. 10,000) ms, as a long task would (the
+//                    stall watch, observe/stall-watch.ts, must report it)
 // Every command is logged at warn, and so is the flag at start: a node running with it is not one
 // to trust data to. A command that cannot be read or parsed is logged and changes nothing.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { loopActivity } from '../observe/loop-activity.js';
 
 /** A fault command file is one short line; anything longer is refused unread. */
 const MAX_COMMAND_BYTES = 256;
 export const MAX_CLOCK_JUMP_MS = 86_400_000;
+export const MAX_BLOCK_LOOP_MS = 10_000;
+/** The task label a block-loop fault runs under (observe/loop-activity.ts). */
+export const BLOCK_LOOP_TASK = 'test fault block-loop';
 
-export type FaultCommand = { readonly kind: 'isolate' } | { readonly kind: 'heal' } | { readonly kind: 'clock-jump'; readonly ms: number };
+export type FaultCommand =
+  | { readonly kind: 'isolate' }
+  | { readonly kind: 'heal' }
+  | { readonly kind: 'clock-jump'; readonly ms: number }
+  | { readonly kind: 'block-loop'; readonly ms: number };
 
 /** The command in `text`, or a message saying why it is not one. */
 export function parseFaultCommand(text: string): FaultCommand | string {
@@ -26,7 +36,11 @@ export function parseFaultCommand(text: string): FaultCommand | string {
     const ms = Number(words[1]);
     if (ms >= 1 && ms <= MAX_CLOCK_JUMP_MS) return { kind: 'clock-jump', ms };
   }
-  return `not a fault command: ${JSON.stringify(text.slice(0, 80))} (isolate | heal | clock-jump MS with MS in 1..${MAX_CLOCK_JUMP_MS})`;
+  if (words.length === 2 && words[0] === 'block-loop' && /^\d{1,5}$/.test(words[1])) {
+    const ms = Number(words[1]);
+    if (ms >= 1 && ms <= MAX_BLOCK_LOOP_MS) return { kind: 'block-loop', ms };
+  }
+  return `not a fault command: ${JSON.stringify(text.slice(0, 80))} (isolate | heal | clock-jump MS with MS in 1..${MAX_CLOCK_JUMP_MS} | block-loop MS with MS in 1..${MAX_BLOCK_LOOP_MS})`;
 }
 
 export class TestFaults {
@@ -37,7 +51,7 @@ export class TestFaults {
     private readonly file: string,
     private readonly logger: Logger,
   ) {
-    logger.warn({ event: 'unsafe test faults enabled', file }, `UNSAFE: test faults are enabled (--unsafe-test-faults ${file}): SIGUSR2 runs the command in that file (isolate, heal, clock-jump MS); never run a real cluster like this`);
+    logger.warn({ event: 'unsafe test faults enabled', file }, `UNSAFE: test faults are enabled (--unsafe-test-faults ${file}): SIGUSR2 runs the command in that file (isolate, heal, clock-jump MS, block-loop MS); never run a real cluster like this`);
   }
 
   /** True while Raft traffic to and from the peers is dropped. */
@@ -68,6 +82,14 @@ export class TestFaults {
   }
 
   apply(cmd: FaultCommand): void {
+    if (cmd.kind === 'block-loop') {
+      this.logger.warn({ event: 'test fault', fault: cmd.kind, ms: cmd.ms }, `UNSAFE test fault: holding the event loop for ${cmd.ms} ms`);
+      loopActivity.run(BLOCK_LOOP_TASK, () => {
+        const until = performance.now() + cmd.ms;
+        while (performance.now() < until); // busy on purpose: nothing else may run
+      });
+      return;
+    }
     if (cmd.kind === 'clock-jump') this.clockOffsetMs += cmd.ms;
     else this.isolatedNow = cmd.kind === 'isolate';
     const what = cmd.kind === 'clock-jump' ? `the lease clock's source leapt forward ${cmd.ms} ms (offset now ${this.clockOffsetMs} ms)` : cmd.kind === 'isolate' ? 'dropping all Raft traffic to and from peers' : 'peer traffic flows again';

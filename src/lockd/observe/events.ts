@@ -57,6 +57,8 @@ export type ObservedBody =
   /** A snapshot taken here (log compacted) or installed from the leader. */
   | { readonly type: 'snapshot'; readonly how: 'taken' | 'installed'; readonly index: number; readonly bytes: number }
   /** One synced LevelDB write of the Raft loop (hard state, entries, snapshot). */
-  | { readonly type: 'disk-sync'; readonly ms: number; readonly entries: number };
+  | { readonly type: 'disk-sync'; readonly ms: number; readonly entries: number }
+  /** Once a second (stall-watch.ts): the event loop's worst delay, and the longest gap between heartbeats sent as leader (0: none), in that second. */
+  | { readonly type: 'loop-lag'; readonly maxMs: number; readonly heartbeatGapMs: number };
 
 export type ObservedType = ObservedBody['type'];

@@ -10,6 +10,7 @@ import type { NodeContext } from '../node/node-context.js';
 import type { EventBus } from './bus.js';
 import type { ObservedEvent } from './events.js';
 import { MESSAGE_TYPES, type LoopCounters } from './loop-counters.js';
+import { WATCH_MS } from './stall-watch.js';
 
 /** Events the metrics reader may fall behind by before it loses some (it never should: it only counts). */
 const METRICS_QUEUE = 100_000;
@@ -62,6 +63,7 @@ export class NodeMetrics {
     });
     this.fenceRejected = new Counter({ name: 'lockd_fence_rejected_total', help: 'Fenced writes and deletes refused (reason stale: token below the key\'s highest).', labelNames: ['reason'], registers });
     loopCounters(ctx.observe.source.counters, registers);
+    loopTiming(ctx, registers);
     this.lost = new Counter({ name: 'lockd_observe_events_lost_total', help: 'Observation events dropped because a reader fell behind.', labelNames: ['reader'], registers });
     // Levels as of the start (a restored node begins at its snapshot); events move them from here.
     this.term.set(st.term);
@@ -130,6 +132,27 @@ export class NodeMetrics {
         return;
     }
   }
+}
+
+/** Buckets for the loop's delays: a healthy loop sits in the first ones; an election timeout is 0.4 s to seconds. */
+const DELAY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8];
+
+/** The event loop's delay per watchdog turn (stall-watch.ts) and the gaps between the heartbeats this leader sends. */
+function loopTiming(ctx: NodeContext, registers: Registry[]): void {
+  const delay = new Histogram({
+    name: 'lockd_event_loop_delay_seconds',
+    help: `How late the event loop ran a timer due every ${WATCH_MS} ms, per turn (perf_hooks' loop delay included): a stall of the whole node.`,
+    buckets: DELAY_BUCKETS,
+    registers,
+  });
+  const gap = new Histogram({
+    name: 'lockd_raft_heartbeat_gap_seconds',
+    help: 'Time between consecutive heartbeats this node sent one peer as leader (same term): what its followers waited.',
+    buckets: DELAY_BUCKETS,
+    registers,
+  });
+  ctx.observe.stalls.onDelay = (ms) => delay.observe(ms / 1000);
+  ctx.observe.source.heartbeats.onGap = (ms) => gap.observe(ms / 1000);
 }
 
 /**

@@ -6,11 +6,14 @@ import type { Entry, Message, NodeId, Ready } from '../../raft/types.js';
 import type { DriverEvent } from '../node/raft-driver.js';
 import { decodeCommand, type ApplyOutput, type Command, type LockStateMachine, type StateEvent } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
+import { HeartbeatGaps } from './heartbeat-gaps.js';
 import { LoopCounters } from './loop-counters.js';
 
 export class NodeSource {
   /** Messages, Ready batches and LevelDB writes, counted in place (read by metrics.ts at scrape time). */
   readonly counters = new LoopCounters();
+  /** Gaps between the heartbeats this node sends as leader (metrics.ts, stall-watch.ts). */
+  readonly heartbeats = new HeartbeatGaps();
   private leader: NodeId = '';
   /** Term and commit as last published (start: as on disk). */
   private term: number;
@@ -88,6 +91,7 @@ export class NodeSource {
   /** Every message sent or received (counted); votes: a VoteResp/PreVoteResp received (someone's answer to us) or sent (ours to a candidate). */
   readonly message = (m: Message): void => {
     this.counters.message(m, m.to !== this.self);
+    if (m.type === 'Heartbeat' && m.to !== this.self) this.heartbeats.sent(m.to, m.term);
     if (m.type !== 'VoteResp' && m.type !== 'PreVoteResp') return;
     const received = m.to === this.self;
     this.bus.publish({

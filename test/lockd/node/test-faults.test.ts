@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { parseConfig } from '../../../src/lockd/node/config.js';
-import { MAX_CLOCK_JUMP_MS, TestFaults, parseFaultCommand } from '../../../src/lockd/node/test-faults.js';
+import { MAX_BLOCK_LOOP_MS, MAX_CLOCK_JUMP_MS, TestFaults, parseFaultCommand } from '../../../src/lockd/node/test-faults.js';
 
 const BASE = ['--id', 'n1', '--listen', '127.0.0.1:7001', '--peer-listen', '127.0.0.1:7101', '--peers', 'n1=127.0.0.1:7101', '--data-dir', '/tmp/x', '--cluster-id', 'c'];
 
@@ -23,6 +23,14 @@ describe('test faults', () => {
     expect(parseFaultCommand('clock-jump 60000\n')).to.deep.equal({ kind: 'clock-jump', ms: 60_000 });
     expect(parseFaultCommand(`clock-jump ${MAX_CLOCK_JUMP_MS}`)).to.deep.equal({ kind: 'clock-jump', ms: MAX_CLOCK_JUMP_MS });
     for (const bad of ['', 'isolate now', 'clock-jump', 'clock-jump 0', 'clock-jump -5', `clock-jump ${MAX_CLOCK_JUMP_MS + 1}`, 'clock-jump 1e9', 'rm -rf /']) {
+      expect(parseFaultCommand(bad), bad).to.be.a('string').and.contain('not a fault command');
+    }
+  });
+
+  it('parse block-loop MS within 1..MAX_BLOCK_LOOP_MS, and nothing else', () => {
+    expect(parseFaultCommand('block-loop 300\n')).to.deep.equal({ kind: 'block-loop', ms: 300 });
+    expect(parseFaultCommand(`block-loop ${MAX_BLOCK_LOOP_MS}`)).to.deep.equal({ kind: 'block-loop', ms: MAX_BLOCK_LOOP_MS });
+    for (const bad of ['block-loop', 'block-loop 0', `block-loop ${MAX_BLOCK_LOOP_MS + 1}`, 'block-loop 5s', 'block-loop 1 2']) {
       expect(parseFaultCommand(bad), bad).to.be.a('string').and.contain('not a fault command');
     }
   });
