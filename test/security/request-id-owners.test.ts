@@ -64,7 +64,7 @@ describe('request ids and lease ids across principals (real processes, test-made
     expect((await unaryOutcome((cb) => alice.Revoke({ leaseId }, deadline(), cb))).code).to.equal(grpc.status.OK);
     const reused = await unaryOutcome((cb) => bob.Grant({ ttlMs: 5000, requestId: rid }, deadline(), cb));
     expect(reused.code, `bob got ${JSON.stringify(reused.res)}`).to.equal(grpc.status.PERMISSION_DENIED);
-    expect(reused.details).to.contain('another principal').and.not.contain(String(leaseId));
+    expect(reused.details).to.contain('another principal').and.not.match(/lease/);
     const retry = await unaryOutcome((cb) => alice.Grant({ ttlMs: 5000, requestId: rid }, deadline(), cb));
     expect(retry.code, retry.details).to.equal(grpc.status.OK);
     expect(Number(retry.res!.leaseId)).to.equal(leaseId);
