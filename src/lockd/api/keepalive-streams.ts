@@ -15,6 +15,7 @@ import { validateLeaseId } from '../state-machine/index.js';
 import { ApiError, asApiError, fromProblem } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import type { Forwarder } from './forwarder.js';
+import type { Proposer } from './proposer.js';
 import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseClock } from '../lease/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
@@ -47,6 +48,7 @@ export class KeepAliveStreams {
     events: AppliedEvents,
     private readonly router: LeaderRouter,
     private readonly forwarder: Forwarder,
+    private readonly proposer: Proposer,
   ) {
     this.logger = ctx.logger;
     events.onAny((ev) => {
@@ -96,10 +98,39 @@ export class KeepAliveStreams {
     this.leasesOf.set(s, leases);
   }
 
-  /** A Tick renews leases of many principals, so ownership (and `lock` somewhere) is checked here, before the renewal joins one. */
+  /**
+   * A Tick renews leases of many principals, so ownership (and `lock` somewhere) is checked here,
+   * before the renewal joins one. A lease this node has not applied has no owner to check against
+   * (a leader just elected, not yet caught up; an id guessed before its Grant is applied): a read
+   * barrier first, then the check. Still unknown after the barrier, the lease does not exist as of
+   * a linearizable read: it is answered gone (ttl_ms 0) without joining a Tick, so no later Grant of
+   * that id is renewed by someone else's request. The barrier is bounded (UNAVAILABLE past it) and
+   * holds only this request: the stream counts it pending, other streams go on.
+   */
   private request(s: Stream, leaseId: number, principal: string): void {
     const problem = validateLeaseId(leaseId);
     if (problem) return s.fail(fromProblem(problem));
+    if (this.ctx.stateMachine.leaseOwner(leaseId) !== undefined) return this.renew(s, leaseId, principal);
+    s.begin();
+    this.proposer.read(Infinity, () => this.ctx.stateMachine.leaseOwner(leaseId)).then(
+      (owner) => {
+        if (!s.open) return s.settle();
+        if (owner !== undefined) this.renew(s, leaseId, principal);
+        else {
+          this.unwatch(s, leaseId);
+          s.send({ leaseId, ttlMs: 0 });
+        }
+        s.settle();
+      },
+      (e: unknown) => {
+        s.fail(asApiError(e));
+        s.settle();
+      },
+    );
+  }
+
+  /** The lease is applied here: check its owner, then join the next Tick. */
+  private renew(s: Stream, leaseId: number, principal: string): void {
     try {
       requireOwner(this.ctx.access, principal, leaseId, this.ctx.stateMachine.leaseOwner(leaseId), 'keep alive');
       // Checked here, not at apply (a Tick is every principal's): a revoke racing this request lets one more renewal through.

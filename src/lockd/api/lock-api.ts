@@ -36,7 +36,7 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const forwarder = new Forwarder(ctx);
   const proposer = new Proposer(ctx, timing, router);
   const clock = new LeaseClock(ctx, timing);
-  const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder);
+  const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder, proposer);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
   const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine);
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine);

@@ -108,6 +108,10 @@ export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: 
         throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was used for another change (${done.op} ${done.node} at ${done.index})`);
       return answer(done.index);
     }
+    // One namespace with every other request: an id the state machine remembers (after a barrier,
+    // so one answered by an earlier leader counts) is not this change's.
+    const used = await proposer.read(deadline, () => ctx.stateMachine.requestKind(requestId));
+    if (used !== undefined) throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was already used for a different request (a ${used})`);
     const addresses = peers.book();
     if (cc.op === 'remove') delete addresses[cc.node];
     if (added) addresses[cc.node] = added;

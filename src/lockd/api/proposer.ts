@@ -33,6 +33,10 @@ export class Proposer {
   async writeWithIndex<C extends Command>(cmd: C, deadline: number): Promise<{ index: number; result: SuccessFor<C['type']> }> {
     const problem = validateCommand(cmd);
     if (problem) throw fromProblem(problem);
+    // Request ids are one namespace: a membership change's id (remembered by Membership, not the
+    // state machine: the change is the Raft core's) is another request's too.
+    const change = 'requestId' in cmd && cmd.requestId ? this.ctx.membership.committedRequest(cmd.requestId) : undefined;
+    if (change) throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was already used for a different request (the membership change ${change.op} ${change.node} at ${change.index})`);
     let out: ApplyOutput;
     const proposal = this.ctx.driver.propose(encodeCommand(cmd));
     try {

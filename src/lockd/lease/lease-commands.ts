@@ -17,24 +17,26 @@ import { ANONYMOUS } from '../state-machine/acl-table.js';
 
 export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCommand): ResultFor<'Grant'> {
   const rid = cmd.requestId || undefined;
+  const principal = cmd.principal ?? ANONYMOUS;
   if (rid !== undefined) {
     const rec = state.dedup.get(rid);
     if (rec) {
-      // Another principal's id: not its request (it learns nothing of the lease).
-      const owner = state.leases.get(rec.type === 'Grant' ? rec.leaseId : 0)?.owner;
-      if (rec.type !== 'Grant' || rec.ttlMs !== cmd.ttlMs || (owner !== undefined && owner !== (cmd.principal ?? ANONYMOUS)))
-        return failure('Grant', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
+      // Another principal's Grant: not its request. Refused alike whether that lease is live or
+      // ended, so it learns nothing of the lease (an ended one's id would otherwise be handed out).
+      if (rec.type === 'Grant' && rec.owner !== principal)
+        return failure('Grant', 'PERMISSION_DENIED', `request_id ${rid} was already used by another principal; use a fresh request_id`);
+      if (rec.type !== 'Grant' || rec.ttlMs !== cmd.ttlMs) return failure('Grant', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
       return { type: 'Grant', ok: true, leaseId: rec.leaseId, ttlMs: rec.ttlMs, duplicate: true };
     }
   }
   if (state.leases.size >= MAX_LEASES)
     return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases are live; revoke some first`);
-  const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), cmd.principal ?? ANONYMOUS);
+  const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), principal);
   check(!state.leases.has(lease.id), 'lease-ids-unique', () => `lease ${lease.id} granted twice`);
   state.leases.set(lease.id, lease);
   state.expiry.set(lease.id, lease.deadline);
   ctx.emit('LEASE_GRANTED', '', lease.id, 0);
-  if (rid !== undefined) state.dedup.add(rid, { type: 'Grant', ttlMs: cmd.ttlMs, leaseId: lease.id });
+  if (rid !== undefined) state.dedup.add(rid, { type: 'Grant', ttlMs: cmd.ttlMs, leaseId: lease.id, owner: principal });
   return { type: 'Grant', ok: true, leaseId: lease.id, ttlMs: cmd.ttlMs, duplicate: false };
 }
 

@@ -12,6 +12,8 @@ export interface GrantRecord {
   readonly type: 'Grant';
   readonly ttlMs: number;
   readonly leaseId: number;
+  /** The principal that asked: only its retries are answered with this lease, live or ended. */
+  readonly owner: string;
 }
 
 /**

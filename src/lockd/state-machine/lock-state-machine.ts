@@ -211,6 +211,11 @@ export class LockStateMachine {
   }
 
   /** The principal that granted a live lease; undefined: unknown, expired or revoked. */
+  /** The kind of request a request id was used for, while the dedup table remembers it. */
+  requestKind(requestId: string): string | undefined {
+    return requestId ? this.s.dedup.get(requestId)?.type : undefined;
+  }
+
   leaseOwner(leaseId: number): string | undefined {
     return this.s.leases.get(leaseId)?.owner;
   }

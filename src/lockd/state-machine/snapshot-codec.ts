@@ -15,6 +15,7 @@
 // Version 7: a lock is [name, permits, delayUntil, holders, waiters, election]; holders and waiters
 // end with their lastAcquire request id (or null), after the (now always written) grant/queueing
 // request id (or null): [..., requestId | null, lastAcquireRequestId | null].
+// Version 8: a Grant record carries the principal that asked: [rid, 'G', ttl, leaseId, owner].
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -27,7 +28,7 @@ import { validateAclRule, validatePrincipal } from './validate.js';
 import type { AclVerb } from './acl-table.js';
 import { MAX_ACL_RULES } from './limits.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 7;
+export const SNAPSHOT_FORMAT_VERSION = 8;
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -43,7 +44,7 @@ type HolderJson = [number, number, boolean, number, string, number, boolean, Rid
 /** [name, permits, delayUntil, holders, waiters, election] */
 type LockJson = [string, number, number, HolderJson[], WaiterJson[], boolean];
 type DedupJson =
-  | [string, 'G', number, number]
+  | [string, 'G', number, number, string]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number, string]
   | DedupJsonOnce;
 
@@ -74,7 +75,7 @@ export function encodeState(s: MachineState): Uint8Array {
     acl: s.acl.rules().map((r) => [r.principal, r.prefix, r.verb]),
     dedup: [...s.dedup.entries()].map(([rid, r]): DedupJson =>
       r.type === 'Grant'
-        ? [rid, 'G', r.ttlMs, r.leaseId]
+        ? [rid, 'G', r.ttlMs, r.leaseId, r.owner]
         : r.type === 'Acquire'
           ? [rid, 'A', r.name, r.leaseId, r.wait, r.status, r.token, r.holderLeaseId, r.holderToken, r.permits, r.shared, r.lockDelayMs, r.value]
           : dedupJsonOnce(rid, r),
@@ -195,8 +196,10 @@ function build(doc: unknown): MachineState {
 
 function dedupRecord(a: unknown[]): DedupRecord {
   if (a[1] === 'G') {
-    const [, , ttl, leaseId] = tuple(a, 4, 'dedup Grant');
-    return { type: 'Grant', ttlMs: int(ttl, 'ttl'), leaseId: int(leaseId, 'lease id') };
+    const [, , ttl, leaseId, owner] = tuple(a, 5, 'dedup Grant');
+    const bad = validatePrincipal(owner);
+    if (bad) throw new SnapshotDecodeError(`dedup Grant owner: ${bad.message}`);
+    return { type: 'Grant', ttlMs: int(ttl, 'ttl'), leaseId: int(leaseId, 'lease id'), owner: owner as string };
   }
   if (a[1] === 'A') {
     const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken, permits, shared, lockDelayMs, value] = tuple(a, 13, 'dedup Acquire');

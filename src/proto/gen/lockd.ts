@@ -213,8 +213,9 @@ export interface ProtoGrpcType {
        * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
        * change that committed answers as the first attempt did, as long as the leader remembers it (the
        * last 1024 committed changes its log held at start or it saw since; older ones are judged
-       * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
-       * INVALID_ARGUMENT.
+       * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change, or one
+       * the cluster remembers from any other request (a Grant, an Acquire...), is INVALID_ARGUMENT; so is a
+       * committed change's request_id sent with any other request.
        */
       Membership: SubtypeConstructor<typeof grpc.Client, _lockd_v1_MembershipClient> & { service: _lockd_v1_MembershipDefinition }
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>

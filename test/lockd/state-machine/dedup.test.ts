@@ -20,6 +20,25 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     expect(h.sm.hasLiveLeases()).to.equal(false);
   });
 
+  it("another principal's reuse of a Grant request id is PERMISSION_DENIED, live or ended; the owner's retry keeps its answer", () => {
+    const h = new Harness();
+    const id = h.ok({ type: 'Grant', ttlMs: 100, marginMs: 0, requestId: 'g1', principal: 'alice' }).leaseId;
+    const bob = { type: 'Grant', ttlMs: 100, marginMs: 0, requestId: 'g1', principal: 'bob' } as const;
+    h.tick(100); // alice's lease ended: its id must not be handed to bob
+    expect(h.sm.hasLiveLeases()).to.equal(false);
+    const refused = h.fail(bob);
+    expect(refused).to.include({ error: 'PERMISSION_DENIED' });
+    expect(refused.message).to.contain('another principal').and.not.match(/lease/);
+    // Refused alike while the lease lives (no telling live from ended).
+    h.ok({ type: 'Grant', ttlMs: 100, marginMs: 0, requestId: 'g2', principal: 'alice' });
+    expect(h.fail({ ...bob, requestId: 'g2' })).to.include({ error: 'PERMISSION_DENIED' });
+    expect(h.ok({ type: 'Grant', ttlMs: 100, marginMs: 0, requestId: 'g1', principal: 'alice' })).to.include({ leaseId: id, duplicate: true });
+    // The owner survives a snapshot.
+    const restored = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot()));
+    expect(restored.fail(bob)).to.include({ error: 'PERMISSION_DENIED' });
+    expect(restored.ok({ type: 'Grant', ttlMs: 100, marginMs: 0, requestId: 'g1', principal: 'alice' })).to.include({ leaseId: id, duplicate: true });
+  });
+
   it('a request id reused for a different request is INVALID_ARGUMENT', () => {
     const h = new Harness();
     const lease = h.grant(1000, 0, 'r');

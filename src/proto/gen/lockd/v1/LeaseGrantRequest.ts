@@ -12,6 +12,9 @@ export interface LeaseGrantRequest {
    * "Request ids" at the top). That lease was granted when the first attempt was applied, and a retry
    * is answered with it even after it has expired: trust it from the send time of the FIRST attempt
    * (+ ttl_ms), never a later one's, or the client trusts a lease the cluster has already ended.
+   * The id is the granting principal's: the same id from another principal is PERMISSION_DENIED
+   * (whether that lease lives or has ended; it is never handed another principal's lease). Without
+   * --acl every caller is one principal.
    * 
    * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
    * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
@@ -31,6 +34,9 @@ export interface LeaseGrantRequest__Output {
    * "Request ids" at the top). That lease was granted when the first attempt was applied, and a retry
    * is answered with it even after it has expired: trust it from the send time of the FIRST attempt
    * (+ ttl_ms), never a later one's, or the client trusts a lease the cluster has already ended.
+   * The id is the granting principal's: the same id from another principal is PERMISSION_DENIED
+   * (whether that lease lives or has ended; it is never handed another principal's lease). Without
+   * --acl every caller is one principal.
    * 
    * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
    * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking

@@ -34,8 +34,9 @@ import type { MemberRemoveRequest as _lockd_v1_MemberRemoveRequest, MemberRemove
  * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
  * change that committed answers as the first attempt did, as long as the leader remembers it (the
  * last 1024 committed changes its log held at start or it saw since; older ones are judged
- * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
- * INVALID_ARGUMENT.
+ * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change, or one
+ * the cluster remembers from any other request (a Grant, an Acquire...), is INVALID_ARGUMENT; so is a
+ * committed change's request_id sent with any other request.
  */
 export interface MembershipClient extends grpc.Client {
   MemberAdd(argument: _lockd_v1_MemberAddRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_MemberChangeResponse__Output>): grpc.ClientUnaryCall;
@@ -101,8 +102,9 @@ export interface MembershipClient extends grpc.Client {
  * request_id: as for the other mutations (up to 128 bytes, no control characters): a retry of a
  * change that committed answers as the first attempt did, as long as the leader remembers it (the
  * last 1024 committed changes its log held at start or it saw since; older ones are judged
- * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change is
- * INVALID_ARGUMENT.
+ * afresh: a repeated add is then ALREADY_EXISTS). The same request_id for another change, or one
+ * the cluster remembers from any other request (a Grant, an Acquire...), is INVALID_ARGUMENT; so is a
+ * committed change's request_id sent with any other request.
  */
 export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
   MemberAdd: grpc.handleUnaryCall<_lockd_v1_MemberAddRequest__Output, _lockd_v1_MemberChangeResponse>;
