@@ -234,7 +234,8 @@ export class LockClient {
       if (res.grantEnded) throw new LockLostError(name, res.endedFencingToken, 'released');
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
-      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, recipe);
+      // The grant's mode as the server answers it: a retry after a downgrade is shared, whatever we asked.
+      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, { ...recipe, shared: res.shared });
     } catch (e) {
       // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
       // leaves the queue, and releases the lock if it was granted just as we gave up.
@@ -260,12 +261,13 @@ export class LockClient {
    * One Acquire for a lease id, answered as the server answers it — no handle, no watching, no
    * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id; grantEnded:
    * a retry found that the request's grant (endedFencingToken) had ended since — not acquired.
+   * shared: the grant is shared now (a read lock, or an exclusive one downgraded since).
    */
   async acquireRaw(
     name: string,
     leaseId: number,
     opts: CallOptions & LockRecipe & { wait?: boolean; requestId?: string } = {},
-  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number }> {
+  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number; shared: boolean }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
@@ -283,6 +285,7 @@ export class LockClient {
       grantEnded: r.grantEnded,
       endedFencingToken: r.endedFencingToken,
       lockDelayRemainingMs: r.lockDelayRemainingMs,
+      shared: r.acquired && r.shared,
     };
   }
 

@@ -10,7 +10,8 @@ import type { Router } from './router.js';
 /** A lock event as the server sends it, or the client's RESYNC marker (all numbers 0). */
 export interface LockEvent {
   readonly name: string;
-  /** ACQUIRED | RELEASED | EXPIRED | QUEUED | WAITER_REMOVED | WAIT_CANCELLED | ... | RESYNC (client-made). */
+  /** ACQUIRED | RELEASED | EXPIRED | QUEUED | WAITER_REMOVED | WAIT_CANCELLED | PROCLAIMED | DOWNGRADED
+   *  (the grant became shared) | PERMITS_CHANGED (lease and token 0: inspect for the permits) | RESYNC (client-made). */
   readonly type: string;
   readonly fencingToken: number;
   readonly leaseId: number;
