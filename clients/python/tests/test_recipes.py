@@ -110,7 +110,7 @@ class ReadWriteTest(RecipeTest):
         writer.downgrade()
         again = a.lock(rw, lease=lease, request_id="py-rw-retry")  # the same request, retried
         self.assertEqual((again.token, again.shared), (writer.token, True))
-        self.assertTrue(a.acquire(rw, lease.id, request_id="py-rw-retry").shared)
+        self.assertTrue(a.acquire(rw, lease.id, wait=True, request_id="py-rw-retry").shared)  # lock() waits
         lease.revoke()
 
     def test_a_semaphore_grant_cannot_be_downgraded_nor_an_ended_one(self):
