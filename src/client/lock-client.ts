@@ -234,8 +234,9 @@ export class LockClient {
       if (res.grantEnded) throw new LockLostError(name, res.endedFencingToken, 'released');
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
-      // The grant's mode as the server answers it: a retry after a downgrade is shared, whatever we asked.
-      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, { ...recipe, shared: res.shared });
+      // A retry of an exclusive request after a downgrade is answered shared (a server before
+      // AcquireResponse.shared answers false: a shared request stays shared).
+      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, { ...recipe, shared: res.shared || (opts.shared ?? false) });
     } catch (e) {
       // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
       // leaves the queue, and releases the lock if it was granted just as we gave up.

@@ -205,8 +205,9 @@ class Client:
                 raise LockHeldError(name, res.holder_lease_id, res.lock_delay_remaining_ms)
             if res.fencing_token <= 0:
                 raise LockdError(grpc.StatusCode.INTERNAL, f"Lock.Acquire granted {name!r} with an invalid token {res.fencing_token}")
-            # The mode as the server answers it: a retry of an exclusive request after a downgrade is shared.
-            return Lock(self, self._router, name, res.fencing_token, lease, own, permits=permits, shared=res.shared)
+            # A retry of an exclusive request after a downgrade is answered shared (a server before
+            # AcquireResponse.shared answers false: a shared request stays shared).
+            return Lock(self, self._router, name, res.fencing_token, lease, own, permits=permits, shared=shared or res.shared)
         except BaseException as e:
             self._leave_nothing_behind(name, lease, own, wait and not isinstance(e, LockLostError))
             raise
