@@ -220,7 +220,9 @@ export class LockClient {
       if (res.grantEnded) throw new LockLostError(name, res.endedFencingToken, 'released');
       if (!res.acquired) throw new LockHeldError(name, res.holderLeaseId);
       if (!(res.fencingToken > 0)) throw new Error(`Lock.Acquire granted ${JSON.stringify(name)} with an invalid token ${res.fencingToken}`);
-      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, recipe);
+      // A retry of an exclusive request after a downgrade is answered shared (a server before
+      // AcquireResponse.shared answers false: a shared request stays shared).
+      return new Lock(this.router, name, res.fencingToken, lease, own, this.watchLocks, { ...recipe, shared: res.shared || (opts.shared ?? false) });
     } catch (e) {
       // Leave nothing behind: our own lease goes (with any wait or grant it got); a caller's lease
       // leaves the queue, and releases the lock if it was granted just as we gave up.
@@ -246,12 +248,13 @@ export class LockClient {
    * One Acquire for a lease id, answered as the server answers it — no handle, no watching, no
    * keepalives (for tools and tests; prefer acquire()). Retries reuse one request id; grantEnded:
    * a retry found that the request's grant (endedFencingToken) had ended since — not acquired.
+   * shared: the grant is shared now (a read lock, or an exclusive one downgraded since).
    */
   async acquireRaw(
     name: string,
     leaseId: number,
     opts: CallOptions & LockRecipe & { wait?: boolean; requestId?: string } = {},
-  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number }> {
+  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number; shared: boolean }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
@@ -269,6 +272,7 @@ export class LockClient {
       grantEnded: r.grantEnded,
       endedFencingToken: r.endedFencingToken,
       lockDelayRemainingMs: r.lockDelayRemainingMs,
+      shared: r.acquired && r.shared,
     };
   }
 
@@ -310,7 +314,7 @@ export class LockClient {
 
   /**
    * Release by name and token (compare-and-delete): false, or FAILED_PRECONDITION, when the token is
-   * stale. opts.leaseId picks the grant when one entry granted the name to several leases (one token).
+   * stale. The token names one grant; opts.leaseId, when given, must be that grant's lease.
    */
   async release(name: string, fencingToken: number, opts?: WriteOptions & { leaseId?: number }): Promise<boolean> {
     const req = { name, fencingToken, leaseId: opts?.leaseId ?? 0, requestId: opts?.requestId ?? randomUUID() };

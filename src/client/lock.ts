@@ -23,7 +23,8 @@ export class Lock {
   private readonly onLeaseLost: () => void;
   /** A shared (read) grant, or a semaphore's: other grants of the name coexist with it. */
   private shared: boolean;
-  private readonly mutex: boolean;
+  /** One holder at most (permits 0 or 1): a later grant of the name then proves ours ended. */
+  private mutex: boolean;
 
   constructor(
     private readonly router: Router,
@@ -144,12 +145,19 @@ export class Lock {
       // Inspect once each stream has started: covers the gap before it (grant → watch, or a reconnect).
       const events = observeLock(this.router, this.name, { signal, onOpen: () => void this.verify() });
       for await (const ev of events) {
-        // Several grants of one name may share a token (one entry granted them): match the lease too.
+        // A token names one grant; matching the lease too keeps data from before unique tokens safe.
         const mine = ev.fencingToken === this.token && ev.leaseId === this.lease.id;
         if ((ev.type === 'RELEASED' || ev.type === 'EXPIRED') && mine) this.lose(ev.type === 'RELEASED' ? 'released' : 'expired');
         // The serving node caught up by snapshot: events may be missing. Its state is not the judge
         // (a lagging node's snapshot may predate this grant): confirm with a linearizable Inspect.
         else if (ev.type === 'RESYNC' && ev.state) void this.verify();
+        // Another call of our lease downgraded this grant: readers granted beside it are no supersession.
+        else if (ev.type === 'DOWNGRADED' && mine) this.shared = true;
+        // SetPermits may have made the name a semaphore: until Inspect says, a later grant proves nothing.
+        else if (ev.type === 'PERMITS_CHANGED') {
+          this.mutex = false;
+          void this.verify();
+        }
         // A later grant of an exclusive mutex proves ours ended; beside a read or semaphore grant it is normal.
         else if (ev.type === 'ACQUIRED' && ev.fencingToken > this.token && this.mutex && !this.shared) this.lose('superseded');
       }
@@ -164,8 +172,10 @@ export class Lock {
         deadline: deadlineAfter(10_000),
         signal: this.stopWatch.signal,
       });
-      const mine = res.holders.some((h) => h.leaseId === this.lease.id && h.fencingToken === this.token);
-      if (!mine) this.lose(res.held && res.fencingToken > this.token ? 'superseded' : 'released');
+      const mine = res.holders.find((h) => h.leaseId === this.lease.id && h.fencingToken === this.token);
+      if (!mine) return this.lose(res.held && res.fencingToken > this.token ? 'superseded' : 'released');
+      if (mine.shared) this.shared = true;
+      this.mutex = res.permits <= 1;
     } catch {
       // Unknown is not lost: the watch and the lease go on guarding.
     }

@@ -14,7 +14,8 @@ import type { LockInfo } from './types.js';
 /** A lock event as the server sends it, or the client's RESYNC marker (all numbers 0). */
 export interface LockEvent {
   readonly name: string;
-  /** ACQUIRED | RELEASED | EXPIRED | QUEUED | WAITER_REMOVED | WAIT_CANCELLED | ... | RESYNC. */
+  /** ACQUIRED | RELEASED | EXPIRED | QUEUED | WAITER_REMOVED | WAIT_CANCELLED | PROCLAIMED | DOWNGRADED
+   *  (the grant became shared) | PERMITS_CHANGED (lease and token 0: inspect for the permits) | RESYNC (a reconnect, client-made; or a snapshot install, server-made with `state`). */
   readonly type: string;
   readonly fencingToken: number;
   readonly leaseId: number;

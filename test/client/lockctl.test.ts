@@ -189,7 +189,8 @@ describe('lockctl on a 3-node cluster', function () {
     try {
       const a = await lockctl('--json', 'lock', 'acquire', 'ctl/lock', '--lease', String(lease.id));
       expect(a.code, a.stderr).to.equal(0);
-      const { fencingToken: token } = json(a) as { fencingToken: number };
+      const { fencingToken: token, shared } = json(a) as { fencingToken: number; shared: boolean };
+      expect(shared).to.equal(false);
       expect(token).to.be.greaterThan(0);
 
       const held = await lockctl('lock', 'try', 'ctl/lock');
@@ -231,7 +232,10 @@ describe('lockctl on a 3-node cluster', function () {
       expect(sem.permits).to.equal(3);
       expect(sem.holders.map((h) => String(h.leaseId))).to.deep.equal([l1, l2, l3]);
 
-      for (const l of [l1, l2]) expect((await lockctl('lock', 'acquire', 'ctl/rw', '--shared', '--lease', l)).code).to.equal(0);
+      const r1 = await lockctl('lock', 'acquire', 'ctl/rw', '--shared', '--lease', l1);
+      expect(r1.code, r1.stderr).to.equal(0);
+      expect(r1.stdout).to.contain('acquired lock ctl/rw (shared): fencing token');
+      expect(json(await lockctl('--json', 'lock', 'acquire', 'ctl/rw', '--shared', '--lease', l2))).to.include({ acquired: true, shared: true });
       expect((await lockctl('lock', 'inspect', 'ctl/rw')).stdout).to.contain(`lease ${l1} token`).and.contain('shared');
       const up = await lockctl('lock', 'acquire', 'ctl/rw', '--lease', l1);
       expect(up.code).to.equal(1);

@@ -70,7 +70,7 @@ describe('client retries (scripted servers)', function () {
     servers.push(hung, ok);
     const c = client([hung.address, ok.address], { attemptTimeoutMs: 200 });
     const r = await c.acquireRaw('x', 5, { requestId: 'req-1' });
-    expect(r).to.deep.equal({ acquired: true, fencingToken: 7, holderLeaseId: 5, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
+    expect(r).to.deep.equal({ acquired: true, fencingToken: 7, holderLeaseId: 5, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: false });
     expect(seen).to.deep.equal(['hung:req-1', 'ok:req-1']);
   });
 

@@ -166,7 +166,9 @@ class Client:
         handle, no keepalives; prefer lock(). Retries reuse one request id. A waiting call has no
         deadline unless ``timeout`` is given. ``permits`` > 1: a semaphore; ``shared``: a read lock
         (the writer asking shared downgrades); ``lock_delay_ms``: the name stays ungranted that long
-        after this grant's lease ends (AcquireRequest's fields, passed as they are)."""
+        after this grant's lease ends (AcquireRequest's fields, passed as they are). The answer's
+        ``shared`` is the grant's mode now: a retry after a downgrade answers shared. On an election
+        name (see campaign()) any Acquire is FailedPreconditionError."""
         req = pb.AcquireRequest(name=name, lease_id=lease_id, wait=wait, permits=permits, shared=shared, lock_delay_ms=lock_delay_ms, request_id=request_id or str(uuid.uuid4()))
         if self._closed:
             raise RuntimeError("lockd.Client is closed")
@@ -203,7 +205,9 @@ class Client:
                 raise LockHeldError(name, res.holder_lease_id, res.lock_delay_remaining_ms)
             if res.fencing_token <= 0:
                 raise LockdError(grpc.StatusCode.INTERNAL, f"Lock.Acquire granted {name!r} with an invalid token {res.fencing_token}")
-            return Lock(self, self._router, name, res.fencing_token, lease, own, permits=permits, shared=shared)
+            # A retry of an exclusive request after a downgrade is answered shared (a server before
+            # AcquireResponse.shared answers false: a shared request stays shared).
+            return Lock(self, self._router, name, res.fencing_token, lease, own, permits=permits, shared=shared or res.shared)
         except BaseException as e:
             self._leave_nothing_behind(name, lease, own, wait and not isinstance(e, LockLostError))
             raise
@@ -249,7 +253,7 @@ class Client:
     def set_permits(self, name: str, permits: int, *, request_id: Optional[str] = None, timeout: Optional[float] = None) -> PermitsChange:
         """Lock.SetPermits: change a held or awaited semaphore's permits (1..1024); growing grants the
         waiters that now fit at once. FailedPreconditionError below the current holders (or on a
-        read-write lock), NotFoundError when nobody holds or waits for ``name``, PermissionDeniedError
+        read-write lock or an election), NotFoundError when nobody holds or waits for ``name``, PermissionDeniedError
         for a non-admin on a cluster with --acl."""
         if not isinstance(permits, int) or isinstance(permits, bool) or not 0 < permits < 2**32:
             raise ValueError(f"permits must be a positive integer, got {permits!r}")

@@ -122,7 +122,7 @@ class LeaseAndLockTest(ClusterTest):
         lease_b.revoke()
 
 
-    def test_recipes_pass_through_a_semaphore_and_readers_granted_by_one_entry_release_by_lease(self):
+    def test_recipes_pass_through_a_semaphore_and_readers_granted_by_one_entry_get_tokens_of_their_own(self):
         a, b, c = self.client(), self.client(), self.client()
         sem = name("sem")
         one, two = a.lock(sem, permits=2, ttl_ms=5000), b.lock(sem, permits=2, ttl_ms=5000)
@@ -146,12 +146,12 @@ class LeaseAndLockTest(ClusterTest):
         for t in readers:
             t.start()
         poll("both readers queued", lambda: True if len(a.inspect(rw).waiting_lease_ids) == 2 else None)
-        self.assertTrue(writer.release())  # one entry grants both readers: one token
+        self.assertTrue(writer.release())  # one entry grants both readers, each its own token
         for t in readers:
             t.join(20)
         self.assertEqual(sorted(got), ["b", "c"])
-        self.assertEqual(got["b"].token, got["c"].token)
-        # Without its lease id such a Release is FAILED_PRECONDITION; a Lock sends its own.
+        self.assertNotEqual(got["b"].token, got["c"].token)
+        self.assertEqual(got["b"].token >> 10, got["c"].token >> 10)  # both name the granting entry
         self.assertTrue(got["b"].release())
         self.assertEqual([h.lease_id for h in a.inspect(rw).holders], [leases["c"].id])
         self.assertTrue(got["c"].release())

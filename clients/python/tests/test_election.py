@@ -68,6 +68,23 @@ class ElectionTest(ClusterTest):
         self.assertEqual(seen.get(timeout=10), lockd.LeaderInfo(None, ""))  # nobody leads
         self.assertIsNone(watcher.leader(e))
 
+    def test_an_election_is_not_a_semaphore_nor_a_read_write_lock(self):
+        a, b = self.client(), self.client()
+        e = name("elect-kind")
+        first = a.campaign(e, "a", ttl_ms=5000)
+        campaigning = self.pool.submit(b.campaign, e, "b", ttl_ms=5000, timeout=20)
+        self.queued(b, e)
+        with self.assertRaises(lockd.FailedPreconditionError):
+            a.set_permits(e, 3)
+        with self.assertRaises(lockd.FailedPreconditionError):
+            a.acquire(e, first.lease.id, shared=True)
+        self.assertFalse(campaigning.done())  # still one leader
+        self.assertEqual(b.leader(e), lockd.LeaderInfo(first.key, "a"))
+        first.proclaim("a:2")
+        self.assertEqual(b.leader(e).value, "a:2")
+        first.resign()
+        campaigning.result(20).resign()
+
     def test_a_waiting_campaign_ends_not_found_when_its_lease_is_revoked(self):
         a, b = self.client(), self.client()
         e = name("elect-revoked")

@@ -101,6 +101,18 @@ class ReadWriteTest(RecipeTest):
             self.assertTrue(held.release())
         lease_b.revoke()
 
+    def test_a_retry_of_the_exclusive_request_after_a_downgrade_answers_shared(self):
+        a = self.client()
+        rw = name("rw-retry")
+        lease = a.grant_lease(5000)
+        writer = a.lock(rw, lease=lease, request_id="py-rw-retry")
+        self.assertFalse(writer.shared)
+        writer.downgrade()
+        again = a.lock(rw, lease=lease, request_id="py-rw-retry")  # the same request, retried
+        self.assertEqual((again.token, again.shared), (writer.token, True))
+        self.assertTrue(a.acquire(rw, lease.id, wait=True, request_id="py-rw-retry").shared)  # lock() waits
+        lease.revoke()
+
     def test_a_semaphore_grant_cannot_be_downgraded_nor_an_ended_one(self):
         a = self.client()
         sem = a.lock(name("rw-sem"), permits=2, ttl_ms=5000)

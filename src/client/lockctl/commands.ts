@@ -138,7 +138,8 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
     }
     own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)
     const ttlNote = own ? ` (lease ttl ${own.ttlMs} ms, not kept alive: run \`lockctl lease keepalive ${leaseId}\`)` : '';
-    ctx.out.result(`acquired lock ${name}: fencing token ${r.fencingToken}, lease ${leaseId}${ttlNote}`, { name, acquired: true, fencingToken: r.fencingToken, leaseId });
+    const mode = r.shared ? ' (shared)' : '';
+    ctx.out.result(`acquired lock ${name}${mode}: fencing token ${r.fencingToken}, lease ${leaseId}${ttlNote}`, { name, acquired: true, fencingToken: r.fencingToken, leaseId, shared: r.shared });
     return EXIT.OK;
   } catch (e) {
     if (own) await own.revoke().catch(() => {});
