@@ -10,6 +10,7 @@ import type { NodeContext } from '../node/node-context.js';
 import { Forwarder } from './forwarder.js';
 import { LeaderRouter } from './leader-router.js';
 import { limitRequests } from './public-limits.js';
+import { statusReply } from './status-reply.js';
 import { apiTiming } from './timing.js';
 import { transferLeaderHandler } from './transfer-service.js';
 import { checkRequestStrings } from './utf8-requests.js';
@@ -18,19 +19,7 @@ export function registerClusterService(registry: ServiceRegistry, ctx: NodeConte
   const router = new LeaderRouter(ctx, apiTiming(ctx.config));
   const forwarder = new Forwarder(ctx);
   const handlers: ClusterHandlers = {
-    Status: (_call, callback) => {
-      const st = ctx.driver.status();
-      callback(null, {
-        nodeId: st.id,
-        role: st.role,
-        term: st.term,
-        leaderId: st.leader,
-        commitIndex: st.commit,
-        appliedIndex: ctx.driver.appliedIndex(),
-        leaderAddress: st.leader ? ctx.peers.clientAddress(st.leader) : '',
-        members: ctx.peers.members().map((id) => ({ id, address: ctx.peers.clientAddress(id), matchIndex: st.progress.get(id)?.match ?? 0 })),
-      });
-    },
+    Status: (_call, callback) => callback(null, statusReply(ctx.driver, ctx.peers)),
     TransferLeader: transferLeaderHandler(ctx, router, forwarder),
   };
   // Status on the public port only; TransferLeader also on the peer port, for forwarding.

@@ -139,8 +139,11 @@ export class DriverLoop<R> {
   private readSeq = 0;
   private applied: number;
   private snapshotIndex: number;
+  /** The role this node acts on (routing, the lease clock): the core's, as of the last batch on disk. */
   private role: Role = 'follower';
   private leader: NodeId = '';
+  /** The term on disk that goes with `role` (the core may be in a newer one whose write is in flight). */
+  private roleTerm: number;
   /** Term as last handed to storage (for the logs). */
   private term: number;
   /** The newest hard state handed out and not yet written (a commit-only change waits for the next synced write). */
@@ -158,7 +161,7 @@ export class DriverLoop<R> {
     if (snap.metadata.index > 0) opts.applier.restore(snap.data, snap.metadata.index);
     this.applied = this.snapshotIndex = snap.metadata.index;
     this.raft = new RaftNode({ ...opts.raft, id: opts.id, peers: opts.voters, storage: memory, applied: this.applied });
-    this.term = memory.hardState().term;
+    this.term = this.roleTerm = memory.hardState().term;
   }
 
   setOutbox(outbox: Outbox): void {
@@ -314,8 +317,18 @@ export class DriverLoop<R> {
     return this.leader;
   }
 
+  /** The core's state: its role and term change as soon as a batch is taken, before the batch is on disk. */
   status(): Status {
     return this.raft.status();
+  }
+
+  /**
+   * The role this node acts on, with its leader and term: what a user must be told (Cluster.Status).
+   * It changes only once the batch that changed it is written, so a node never claims a term it
+   * could lose in a crash, and a stepped-down leader still routing calls to itself still says so.
+   */
+  acting(): { readonly role: Role; readonly leader: NodeId; readonly term: number } {
+    return { role: this.role, leader: this.leader, term: this.roleTerm };
   }
 
   appliedIndex(): number {
@@ -387,6 +400,7 @@ export class DriverLoop<R> {
   }
 
   private afterPersist(rd: Ready, late: readonly Message[]): void {
+    if (rd.hardState) this.roleTerm = rd.hardState.term;
     this.opts.observer?.persisted?.(rd);
     // 2. send the rest (acknowledgments, votes)
     if (late.length > 0) this.outbox.send(late);

@@ -187,8 +187,14 @@ export class RaftDriver<R> {
     return this.loop.leaderId();
   }
 
+  /** The Raft core's state (its role and term may be ahead of acting(): see DriverLoop). */
   status(): Status {
     return this.loop.status();
+  }
+
+  /** The role, leader and term this node acts on (routing uses the same). */
+  acting(): ReturnType<DriverLoop<R>['acting']> {
+    return this.loop.acting();
   }
 
   appliedIndex(): number {

@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
 import { statusOf, type LockApi } from '../../support/lock-api-client.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 
 const TTL_MS = 60_000;
 
@@ -208,7 +209,7 @@ describe('lock API across a leader change', function () {
     const held = await f.leader.acquire(name, a);
     const old = f.leaderId;
     const via = f.api(others(old)[0]);
-    await f.cluster.waitForApplied(held.fencingToken);
+    await f.cluster.waitForApplied(tokenIndex(held.fencingToken)); // a token is its entry's index × 1024 + ordinal
     const obs = await via.observe(name);
     cleanups.push(() => obs.cancel());
     f.cluster.signal(old, 'SIGSTOP');

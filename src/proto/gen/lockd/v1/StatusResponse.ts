@@ -9,15 +9,16 @@ export interface StatusResponse {
    */
   'nodeId'?: (string);
   /**
-   * Its Raft role: follower | precandidate | candidate | leader.
+   * Its Raft role: follower | precandidate | candidate | leader. The role it acts on: it changes
+   * once the change is on the node's disk, and a node answering leader serves calls itself.
    */
   'role'?: (string);
   /**
-   * Its current term.
+   * The term that goes with role (on disk; a newer term may be in the middle of being written).
    */
   'term'?: (number | string | Long);
   /**
-   * The leader it knows of ("" if none).
+   * The leader it knows of ("" if none), as it routes calls.
    */
   'leaderId'?: (string);
   /**
@@ -44,15 +45,16 @@ export interface StatusResponse__Output {
    */
   'nodeId': (string);
   /**
-   * Its Raft role: follower | precandidate | candidate | leader.
+   * Its Raft role: follower | precandidate | candidate | leader. The role it acts on: it changes
+   * once the change is on the node's disk, and a node answering leader serves calls itself.
    */
   'role': (string);
   /**
-   * Its current term.
+   * The term that goes with role (on disk; a newer term may be in the middle of being written).
    */
   'term': (number);
   /**
-   * The leader it knows of ("" if none).
+   * The leader it knows of ("" if none), as it routes calls.
    */
   'leaderId': (string);
   /**
