@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 import { statusOf, type LockApi } from '../../support/lock-api-client.js';
 
 /** Long enough to outlive every pause here without keepalives (a paused node would stall a keepalive stream). */
@@ -112,7 +113,7 @@ describe('lock API: cleanup of an abandoned wait', function () {
       expect(got).to.include({ acquired: true, holderLeaseId: L });
       // The race this test is about did happen: the cleanup had not run before the pause, so the
       // retry was served from L's original queue place.
-      await f.cluster.waitForApplied(got.fencingToken, others);
+      await f.cluster.waitForApplied(tokenIndex(got.fencingToken), others);
       await waitFor('the grant observed', () => (obs.events.some((e) => e.type === 'ACQUIRED' && e.leaseId === L) ? true : undefined), 5000);
       expect(obs.events.map((e) => [e.type, e.leaseId])).to.deep.equal([['RELEASED', H], ['ACQUIRED', L]]);
       expect(logged(old, 'wait cancelled', name, L)).to.deep.equal([]);

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 import { statusOf } from '../../support/lock-api-client.js';
 import { ScriptProcess } from '../../support/script-process.js';
 
@@ -91,7 +92,7 @@ describe('lock API under failures', function () {
     const oldLeader = f.leaderId;
     const watcherId = f.cluster.nodes.find((n) => n.id !== oldLeader)!.id;
     // Watch from a node that will survive, once it has applied the grant (followers lag a little).
-    await f.cluster.waitForApplied(r.fencingToken, [watcherId]);
+    await f.cluster.waitForApplied(tokenIndex(r.fencingToken), [watcherId]);
     const obs = await f.api(watcherId).observe('failover');
 
     await f.cluster.kill(oldLeader);
@@ -117,7 +118,7 @@ describe('lock API under failures', function () {
       // Leave the world as found: three nodes, one leader.
       f.cluster.startNode(oldLeader);
       await f.refreshLeader();
-      await f.cluster.waitForApplied(r.fencingToken);
+      await f.cluster.waitForApplied(tokenIndex(r.fencingToken));
     }
   });
 
