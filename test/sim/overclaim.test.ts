@@ -53,7 +53,7 @@ function setup(bug?: PlantedBug): { c: ScriptedCluster; sendSnap: () => void } {
   return { c, sendSnap };
 }
 
-describe('simulator: snapshot fast-forward on a follower with a stale tail (issue 10 item 1)', () => {
+describe('simulator: snapshot fast-forward on a follower with a stale tail (a snapshot fast-forward overclaim)', () => {
   it('with the planted bug, the follower acknowledges its stale tail: Ack Matches Leader', () => {
     const { sendSnap } = setup('snapshot-fast-forward-overclaim');
     expect(sendSnap).to.throw(Violation).with.property('check', 'Ack Matches Leader');

@@ -20,7 +20,7 @@ function cancelWait(api: LockApi, name: string, leaseId: number, abandonedAtInde
   );
 }
 
-describe('lock API safety: retried Acquires and CancelWait (issue 9.1, 9.4)', function () {
+describe('lock API safety: retried Acquires and forged CancelWaits', function () {
   this.timeout(60_000);
   let f: ApiFixture;
   const leases: number[] = [];
