@@ -54,7 +54,7 @@ export interface LockStats {
   duplicates: number;
   notFound: number;
   digestChecks: number;
-  /** Issue 16: grants beside another holder (semaphore or shared), downgrades, SetPermits applied, delays started, grants at a delay's end. */
+  /** Recipes: grants beside another holder (semaphore or shared), downgrades, SetPermits applied, delays started, grants at a delay's end. */
   sharedGrants: number;
   semaphoreGrants: number;
   downgrades: number;

@@ -1,4 +1,4 @@
-// Issue 10 item 1, scripted through the simulator's parts (real driver loops, Disk, Checker): a follower that
+// A snapshot fast-forward overclaim, scripted through the simulator's parts (real driver loops, Disk, Checker): a follower that
 // already holds a snapshot's last entry, with a stale tail of an older term after it, receives that snapshot
 // from a newer leader. It must answer with its commit (= the snapshot index); with the planted bug
 // 'snapshot-fast-forward-overclaim' it answers its last index, and the simulator's Ack Matches Leader check

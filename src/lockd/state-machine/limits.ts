@@ -49,7 +49,7 @@ export const MAX_LOCKS_PER_LEASE = 1024;
 /**
  * Live leases and held locks in the whole cluster. Leases have no per-lease bound to sit under
  * (a Grant has no owner yet): one client can take all MAX_LEASES for up to MAX_TTL_MS, blocking
- * every Grant until they expire. Issue #12 (principals) adds a per-principal lease quota.
+ * every Grant until they expire. A per-principal lease quota is not built yet.
  */
 export const MAX_LEASES = 100_000;
 export const MAX_LOCKS = 100_000;

@@ -10,7 +10,7 @@
 // grant released by a CancelWait naming its token).
 // Not covered: expiry (TTLs are long; the model's clock is coarse), a plain CancelWait of a wait a
 // call is waiting on (the call re-queues on its own timing), a second waiting call on one wait.
-// Issue 16's recipes (semaphores, read-write locks, lock-delay, SetPermits, elections) have their own
+// The recipes (semaphores, read-write locks, lock-delay, SetPermits, elections) have their own
 // model and test: recipe-property.test.ts.
 // LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the sequence length; LOCKD_PROP_SKIP=
 // cancelWait,fenceWrite,... leaves those kinds out (to look past one known failure).
