@@ -3,7 +3,7 @@
 // (src/README.md): client → proto only; node ↛ api; lease ↛ api; raft ↛ anything of lockd.
 import tseslint from 'typescript-eslint';
 
-const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (DESIGN.md §2): no I/O, no clock, no randomness';
+const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (docs/design.md §1): no I/O, no clock, no randomness';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/proto/gen/**'] },

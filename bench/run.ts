@@ -3,7 +3,7 @@
 // workloads through the same Node gRPC client pattern against each, repeated and interleaved
 // (lockd, etcd, lockd-base; then rotated), each figure the median [min–max] of the repetitions in
 // one Markdown table, with CPU per cycle of every process and counters per cycle (messages, disk
-// writes) measured over each run's window, the ratios, and the targets of issue 15. lockd's
+// writes) measured over each run's window, the ratios, and the targets of the performance round. lockd's
 // uncontended and contended workloads also run over its Session stream (`*_session` keys).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -372,7 +372,7 @@ async function main(): Promise<void> {
       `64 callers ${floors.grpc_unary_64_calls_per_s} calls/s; stream ping-pong p50 ${floors.grpc_stream_rtt_p50_ms} ms\n`);
   }
   if (checks.length) {
-    out.write(`\ntargets (issue 15, set for 3 nodes${o.nodes !== 3 ? `; this run has ${o.nodes}` : ''}; medians):\n`);
+    out.write(`\ntargets (the performance round, set for 3 nodes${o.nodes !== 3 ? `; this run has ${o.nodes}` : ''}; medians):\n`);
     for (const c of checks) out.write(`  ${c.met === undefined ? '?   ' : c.met ? 'MET ' : 'MISS'}  ${c.target}: ${c.actual}\n`);
   }
   const after = machine(etcdBin);

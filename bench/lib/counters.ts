@@ -1,4 +1,4 @@
-// Counter figures per lock cycle (issue 15): every node's /metrics scraped before and after a
+// Counter figures per lock cycle: every node's /metrics scraped before and after a
 // workload's window, the differences summed over the nodes (or read on the leader) and divided by
 // the cycles counted in that window. Load-insensitive: a busy machine slows a run down but does
 // not change how many messages or disk writes one cycle costs.

@@ -1,4 +1,4 @@
-// Repetitions (issue 15's hygiene): every figure is the median of N interleaved repetitions, shown
+// Repetitions (the performance round's hygiene): every figure is the median of N interleaved repetitions, shown
 // with its spread. Pure helpers: the order systems run in, the median and range of a figure, and
 // the summary of each headline key over the repetitions.
 import { percentile, round } from './stats.js';

@@ -1,4 +1,4 @@
-// Election calls (lockd.v1.Election, issue 16): a leader is the holder of the mutex of the election's
+// Election calls (lockd.v1.Election): a leader is the holder of the mutex of the election's
 // name; its key is that grant. Campaign, Proclaim, Leader and Resign run unary or on a Session
 // (ElectionCalls). observeLeader streams the leadership, reopening a broken stream (the
 // server sends the current leader first on every open, so a reconnect resynchronises by itself; a

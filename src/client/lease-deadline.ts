@@ -1,4 +1,4 @@
-// When this client must stop trusting a lease (DESIGN §4): at sendTime(last acknowledged
+// When this client must stop trusting a lease (docs/design.md §4): at sendTime(last acknowledged
 // keepalive) + ttl on its own monotonic clock. The cluster sets every deadline after that request
 // was sent, at now + ttl + margin on a logical clock that never runs faster than real time, so it
 // cannot expire the lease before this moment.

@@ -1,4 +1,4 @@
-// An Acquire's recipe (issue 16: semaphore permits, shared read locks, lock-delay) as request fields.
+// An Acquire's recipe (the recipes: semaphore permits, shared read locks, lock-delay) as request fields.
 import type { LockRecipe } from './types.js';
 
 /** AcquireRequest's recipe fields; absent = the mutex default (0 / false). */

@@ -9,7 +9,7 @@ export function monoNow(): number {
   return performance.now();
 }
 
-/** The longest delay setTimeout honours: a longer one fires after 1 ms instead (issue 9 item 7). */
+/** The longest delay setTimeout honours: a longer one fires after 1 ms instead (a Node timer limit). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A monotonic deadline timeoutMs from now (Infinity when no timeout). */

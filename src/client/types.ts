@@ -28,7 +28,7 @@ export interface LockHolderInfo {
   readonly lockDelayMs: number;
 }
 
-/** The recipe of an Acquire (issue 16); all absent = a plain mutex. */
+/** The recipe of an Acquire; all absent = a plain mutex. */
 export interface LockRecipe {
   /** Semaphore: up to this many leases hold the name at once (0/1 = mutex). Everyone on a name must agree. */
   readonly permits?: number;

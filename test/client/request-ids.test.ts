@@ -1,5 +1,5 @@
 // Every mutating call of the TS client sends one request id on all attempts of a call (and a fresh
-// one per call), so a retry — or a first attempt that lands late — is applied once (issue 9 item 2).
+// one per call), so a retry — or a first attempt that lands late — is applied once.
 // A scripted server answers each call's first attempt UNAVAILABLE and records what it was sent.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';

@@ -74,7 +74,7 @@ describe('client retries (scripted servers)', function () {
     expect(seen).to.deep.equal(['hung:req-1', 'ok:req-1']);
   });
 
-  it('a retried Acquire told its grant has ended is not handed a lock: LockLostError, no CancelWait (issue 9.1)', async () => {
+  it('a retried Acquire told its grant has ended is not handed a lock: LockLostError, no CancelWait', async () => {
     const seen: string[] = [];
     let attempts = 0;
     const s = await startFake({

@@ -3,13 +3,13 @@
 // anyone who can reach a node can. It loops, a random action every 30–200 ms:
 //  - Inspect a lock (recorded: what it says is an observation the checker holds lockd to);
 //  - Release it with the holder's token it just saw (legitimate while the token is the capability:
-//    issue 12 will add principals) or a guessed one (a neighbour, or any lower token); a legitimate
+//    access control will add principals) or a guessed one (a neighbour, or any lower token); a legitimate
 //    success ends that grant, and the checkers take the holder's trust to end with it;
 //  - snipe: watch each lock with Observe and release 40 % of the grants it sees at once, so that a
 //    grant whose answer the network held back has often ended before the holder's retry arrives;
 //  - CancelWait naming the holder or a waiter with abandoned_at_index = 0 (leave the queue: legitimate
 //    for a waiter, the call re-queues) or >= 10^12, which names no real Acquire entry and must change
-//    nothing (issue 9, item 4: it released the holder's lock);
+//    nothing (the forged-CancelWait hole: it released the holder's lock);
 //  - flood a KeepAlive stream with renewals of lease ids never granted, in batches of up to 20,000
 //    messages written at once; every answer must be ttl 0 (counted in "flood" notes, not operations).
 // It never calls Revoke: revoking another's lease would be legitimate by the same capability

@@ -72,7 +72,7 @@ export function checkRun(runDir: string, finals: Finals, budgetMs: number): RunC
   if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
   if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);
   if (lin.verdict === 'illegal') problems.push(`not linearizable: ${lin.parts.filter((p) => p.verdict === 'illegal').map((p) => p.part).join(', ')}`);
-  // A search that gave up proves nothing: the run is not a pass (issue 17). Re-check a kept run with
+  // A search that gave up proves nothing: the run is not a pass. Re-check a kept run with
   // a larger budget: npx tsx test/faults/check-run.ts RUN_DIR.
   if (lin.verdict === 'unknown') problems.push(`linearizability not established (the search gave up on: ${lin.parts.filter((p) => p.verdict === 'unknown').map((p) => p.part).join(', ')})`);
   if (fenced.writes.ok === 0) problems.push('no fenced write was acknowledged: the workload made no progress');

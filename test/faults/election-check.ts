@@ -1,4 +1,4 @@
-// Elections (lockd.v1.Election, issue 16) as clients saw them: Campaign answers (grants, judged with
+// Elections (lockd.v1.Election) as clients saw them: Campaign answers (grants, judged with
 // the other recipes by recipe-holders-check.ts: one leader at a time, tokens increase), Leader reads
 // (linearizable: true at some point of the call) and Observe streams (served by the node called, in
 // log order, lagging by its replication delay: a response says the leadership it names was

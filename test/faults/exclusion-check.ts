@@ -4,7 +4,7 @@
 //    on the fenced path as long as the fence refuses the stale holder;
 //  - violations: a lock granted to another lease while the holder's own lease was still trusted.
 //    lockd promises a lease outlives sendTime(last acknowledged keepalive or grant) + TTL on the
-//    client's monotonic clock (DESIGN §4), so a later grant that completed before that moment, and
+//    client's monotonic clock (docs/design.md §4), so a later grant that completed before that moment, and
 //    before the holder began to release, broke the promise. A third party's Release of the holder's
 //    token that succeeded (or may have) ends the grant as legitimately as the holder's own: the
 //    holder's protection ends when that call began (grantEnds).

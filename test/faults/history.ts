@@ -11,7 +11,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 /** Operation kinds a client records. */
 export type OpKind =
   | 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write' | 'inspect' | 'cancelwait'
-  // Recipes (issue 16, recipe-client.ts): kept out of the lock linearizability model, judged by recipe-check.ts.
+  // Recipes (the recipes, recipe-client.ts): kept out of the lock linearizability model, judged by recipe-check.ts.
   | 'racquire' | 'rrelease' | 'setpermits' | 'campaign' | 'proclaim' | 'resign' | 'leader' | 'observe';
 
 /** ok: it happened, with this output; fail: it definitely did not happen (output says why); unknown: either. */
@@ -81,7 +81,7 @@ export interface CancelWaitOutput { removed: boolean; token: number; released: b
 export const ADVERSARY_INDEX = 1e12;
 
 /**
- * Recipes (issue 16). racquire/rrelease are Lock.Acquire/Release on a recipe name (a semaphore, a
+ * Recipes. racquire/rrelease are Lock.Acquire/Release on a recipe name (a semaphore, a
  * read-write lock, a mutex with lock-delay): another kind than acquire/release so that the lock
  * model and the exclusion checker, which know only mutexes, never see them. A racquire with shared =
  * true by a lease holding the name exclusively is a downgrade (answered with the same token).

@@ -138,7 +138,7 @@ describe('faults: linearizability checker — retries and a third party', () => 
   const xcancel = (t0: number, t1: number, leaseId: number, abandonedAtIndex: number, out: { removed: boolean; token: number; released: boolean }): Op =>
     op(seq++, 'x', 'cancelwait', { name: 'k', leaseId, abandonedAtIndex }, t0, t1, 'ok', out);
 
-  it('a retry told "acquired" after its grant was released and given to another: the replay of issue 9 item 1', () => {
+  it('a retry told "acquired" after its grant was released and given to another: the replay of the retried-Acquire hole', () => {
     // Attempt 1 granted 5 (an Inspect saw it); a third party released 5; lease 2 got 8; the retry says 5.
     const base = [attempt1(), look('x', 2, 3, 1, 5), xrel(4, 5, 5, true), acq('b', 2, 6, 7, 8)];
     expect(verdict([...base, answer({ acquired: true, token: 5, holder: 1 })])).to.equal('illegal');
@@ -173,7 +173,7 @@ describe('faults: linearizability checker — retries and a third party', () => 
     expect(verdict([acq('a', 1, 0, 1, 5), look('x', 2, 3, 2, 5)])).to.equal('illegal');
   });
 
-  it("a CancelWait with an abandoned index no Acquire has must not release another's lock (issue 9 item 4)", () => {
+  it("a CancelWait with an abandoned index no Acquire has must not release another's lock (the forged-CancelWait hole)", () => {
     expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 1, 1e12, { removed: false, token: 0, released: false })])).to.equal('ok');
     expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 1, 1e12, { removed: false, token: 5, released: true })])).to.equal('illegal');
     expect(verdict([acq('a', 1, 0, 1, 5), xcancel(2, 3, 2, 1e12, { removed: true, token: 0, released: false })])).to.equal('illegal');

@@ -1,9 +1,9 @@
-// Lock Delay (issue 16), from what clients see. A grant with lock_delay_ms = D whose lease expired
+// Lock Delay, from what clients see. A grant with lock_delay_ms = D whose lease expired
 // or was revoked while holding it (not released) keeps the name from everyone for D on the cluster's
 // logical clock. Clients cannot see that clock, but they can bound it:
 //  - the grant ended no earlier than E = min(its lease's first Revoke invoke, the lease's trust end):
 //    a Revoke entry is applied after its call began, and lockd promises the lease outlives its trust
-//    (sendTime of the last acknowledged keepalive + TTL, DESIGN §4);
+//    (sendTime of the last acknowledged keepalive + TTL, docs/design.md §4);
 //  - logical time never runs faster than real time (src/lockd/lease/lease-clock.ts: each Tick's
 //    elapsed is measured on the leader's monotonic clock, capped, time beyond the cap and time
 //    without a leader dropped) except that one Tick in flight when the delay starts may count up to

@@ -1,4 +1,4 @@
-// The recipe checkers (issue 16) on hand-made histories: each accepts a clean history and refuses
+// The recipe checkers on hand-made histories: each accepts a clean history and refuses
 // the same history with one planted violation.
 import { expect } from 'chai';
 import { op, type Op, type OpStatus } from './history.js';

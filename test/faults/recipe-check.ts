@@ -1,4 +1,4 @@
-// Every recipe checker over a history (issue 16): holders (semaphore limit, read-write exclusion,
+// Every recipe checker over a history: holders (semaphore limit, read-write exclusion,
 // token order), lock-delay and elections. The recipe operations are not in the linearizability
 // check (its lock model knows mutexes only); these judge them instead.
 import type { Op, RAcquireOutput } from './history.js';

@@ -1,5 +1,5 @@
 // One recipe client process (`node --import tsx test/faults/recipe-client.ts`, config in
-// FAULTS_CLIENT; issue 16). Like workload-client.ts it holds a lease (kept alive) and loops, each
+// FAULTS_CLIENT; the recipes). Like workload-client.ts it holds a lease (kept alive) and loops, each
 // round one recipe, every call recorded in its history with request ids on every attempt:
 //  - semaphore (RECIPE.semaphore): Acquire with the permits it believes the name has (2 when free;
 //    on FAILED_PRECONDITION it Inspects and believes what it sees), hold, Release with its lease id

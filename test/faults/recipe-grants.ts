@@ -1,8 +1,8 @@
-// The recipe grants of a history (issue 16), as the clients saw them: every racquire answered
+// The recipe grants of a history, as the clients saw them: every racquire answered
 // "acquired" (a semaphore, read-write or lock-delay grant) and every Campaign answered with a
 // leadership, with how long the holder was certainly still holding it:
 //   protectedUntil = min(its first Release/Resign invoked, its lease's first Revoke invoked, the
-//   lease's trust: sendTime(last acknowledged grant or keepalive) + TTL, DESIGN §4).
+//   lease's trust: sendTime(last acknowledged grant or keepalive) + TTL, docs/design.md §4).
 // Before that moment the grant cannot have ended: the holder had not asked, and lockd promises not
 // to expire the lease. That is the only clock the checkers use; clients never see server time.
 //

@@ -1,4 +1,4 @@
-// Holders of semaphores, read-write locks and elections, judged by fencing tokens (issue 16), as
+// Holders of semaphores, read-write locks and elections, judged by fencing tokens, as
 // exclusion-check.ts judges mutexes. A grant's token names the entry that granted it and is unique per
 // lock (index × 1024 + ordinal), so a grant `a` with a.token < b.token was granted no later than `b`; if `a` was still certainly held
 // (recipe-grants.ts: protectedUntil) when b's answer arrived, both were held just after b's grant.

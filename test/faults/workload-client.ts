@@ -180,7 +180,7 @@ async function writeGuard(lock: string, key: string, read: GuardedValue, token: 
   const { id } = hist.invoke('write', { store, key, lock, elem, pred: lastOf(read), n: value.n, token, requestId, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
   const bytes = encode(value);
   if (cfg!.mode === 'fence') {
-    // One request id for every attempt: a late attempt must not overwrite a later write (issue 9 item 2).
+    // One request id for every attempt: a late attempt must not overwrite a later write.
     const req: FenceWriteRequest = { key, value: bytes, fencingToken: token, requestId };
     const r = await retryCall((i, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((q, o, cb) => ep(i).fence.Write(q, o, cb), req, t), opts());
     endpoint = r.endpoint;

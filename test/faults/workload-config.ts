@@ -48,7 +48,7 @@ export interface ClientConfig {
 }
 
 /**
- * The recipe clients' names (issue 16): a semaphore (permits 2 at first, SetPermits 1–3), a
+ * The recipe clients' names: a semaphore (permits 2 at first, SetPermits 1–3), a
  * read-write lock (shared and exclusive, downgrades), a mutex taken with a lock-delay, an election.
  * The adversary never touches them (its Releases would end grants the recipe checkers do not model).
  */

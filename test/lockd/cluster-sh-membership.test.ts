@@ -1,4 +1,4 @@
-// The operator's drill with ./cluster.sh (issue 13), as a fresh clone runs it: start 3, add twice,
+// The operator's drill with ./cluster.sh, as a fresh clone runs it: start 3, add twice,
 // replace 2 (kill n2, wipe it, add a fresh node under a new id, promote it, remove n2), while a
 // client holds a lock whose fencing token never changes and whose lease never lapses. Real
 // processes under the script, in a data dir and on ports of this test's own (LOCKD_CLUSTER_DIR,

@@ -1,4 +1,4 @@
-// Membership changes on real processes (issue 13): a node added as a learner with --join catches
+// Membership changes on real processes: a node added as a learner with --join catches
 // up and is promoted; a removed node stops itself (exit 4) and is refused when it comes back; the
 // leader's removal, a reused id and a taken address are refused; promote waits for a caught-up
 // learner; nodes restart from their data dirs after the configuration changed. Real LevelDB, gRPC.

@@ -376,7 +376,7 @@ describe('raft core', () => {
   });
 
   describe('§7 snapshot fast-forward (a follower already holds the snapshot\'s last entry)', () => {
-    // The sequence of issue 10: follower b holds 1..5@1 + 6..8@2 (commit 4); the term-3 leader a
+    // The overclaim sequence: follower b holds 1..5@1 + 6..8@2 (commit 4); the term-3 leader a
     // holds 1..5@1 (compacted into a snapshot at 5@1) + 6..8@3 and sends b Snap(5@1).
     type Bug = 'snapshot-fast-forward-overclaim';
 

@@ -1,5 +1,5 @@
 // A stranger with a valid certificate for its own principal, driving only the public API against
-// another principal's leases, locks and waits (issue 12 part B, an outside review). Real node
+// another principal's leases, locks and waits (access control, an outside review). Real node
 // processes with mTLS, client-cert auth and --acl; certificates made by the test.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';

@@ -1,4 +1,4 @@
-// Election operations on the Session stream with --acl (issue 16 on issue 12's rules), on real node
+// Election operations on the Session stream with --acl (the recipes under the access rules), on real node
 // processes with mTLS and test-made certificates: they need the verbs the unary Election RPCs need
 // (Campaign, Proclaim, Resign `lock` on the name; Leader `lock` or `read`), a campaign needs the
 // lease's owner, and a refusal changes nothing — also the cleanup of another principal's abandoned

@@ -1,4 +1,4 @@
-// Principals, lease ownership and access rules on real node processes (issue 12 part B), with
+// Principals, lease ownership and access rules on real node processes (access control), with
 // certificates the test makes: a principal is its client certificate's CN, rules are log entries
 // every node enforces (also after a leader change and a restart from a snapshot), a lease is its
 // granter's, and a client cannot name itself with the lockd-principal header.
@@ -161,7 +161,7 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     await root.revokeLease(waiter.id);
   });
 
-  it("several holders (issue 16): alice cannot release or downgrade bob's semaphore or shared grant, set permits, or campaign/proclaim/resign with bob's lease", async () => {
+  it("several holders: alice cannot release or downgrade bob's semaphore or shared grant, set permits, or campaign/proclaim/resign with bob's lease", async () => {
     const bob = clientAs('bob');
     const alice = clientAs('alice');
     const b1 = await bob.grantLease(20_000);

@@ -26,7 +26,7 @@ export type CheckName =
   | 'Fencing Token Order' // per name, tokens strictly increase along the committed history (so are unique per lock)
   | 'Single Live Holder' // each holder's lease is live; a lease holds a name once
   | 'Fenced Store' // accepted fence writes never go below the highest accepted token of their key
-  | 'Lease Timing' // leases expire exactly when a model of DESIGN §4 says (never early, never late)
+  | 'Lease Timing' // leases expire exactly when a model of docs/design.md §4 says (never early, never late)
   | 'Waiter Order' // waiters are granted FIFO; no queue head that fits is left waiting
   | 'Holder Limit' // at most `permits` exclusive holders; never an exclusive beside a shared one
   | 'Permits Agreement' // an Acquire with other permits than a held or waited-on name's is refused

@@ -10,12 +10,12 @@
 //    (remaining time > 0) and is not also queued;
 //  - Fenced Store: an accepted write never carries a token below the highest accepted for its key, and a
 //    refused one always does;
-//  - Lease Timing: a model of DESIGN §4 (logical now = sum of Tick elapsed; deadline = now + ttl + margin at the
+//  - Lease Timing: a model of docs/design.md §4 (logical now = sum of Tick elapsed; deadline = now + ttl + margin at the
 //    Grant, pushed out, never in, by a renewal; a Tick expires exactly the leases whose deadline <= now) agrees
 //    with every Tick's result: no lease expires early or late;
 //  - Waiter Order: waiters are granted first-in first-out, and after each entry no queue's head could be
 //    granted (it does not fit beside the holders, or a lock-delay runs);
-//  - Holder Limit (issue 16): at most `permits` exclusive holders of a name, and never an exclusive holder
+//  - Holder Limit: at most `permits` exclusive holders of a name, and never an exclusive holder
 //    beside a shared one (permits as the committed Acquires and SetPermits set them);
 //  - Permits Agreement: an Acquire with other permits than a held or waited-on name's is refused;
 //  - Lock Delay: no grant of a name while a lock-delay runs on it (started when a holder's lease expired or
@@ -28,7 +28,7 @@ import { fail } from './checkers.js';
 import { describeCommand } from './lock-app.js';
 import type { SimNode } from './sim-node.js';
 
-/** The clock-drift allowance of a deadline (DESIGN §4), computed here apart from the code under test. */
+/** The clock-drift allowance of a deadline (docs/design.md §4), computed here apart from the code under test. */
 const drift = (ttlMs: number, ppm = 0): number => Math.ceil((ttlMs * ppm) / 1e6);
 
 export interface LockStats {
@@ -54,7 +54,7 @@ export interface LockStats {
   duplicates: number;
   notFound: number;
   digestChecks: number;
-  /** Issue 16: grants beside another holder (semaphore or shared), downgrades, SetPermits applied, delays started, grants at a delay's end. */
+  /** Recipes: grants beside another holder (semaphore or shared), downgrades, SetPermits applied, delays started, grants at a delay's end. */
   sharedGrants: number;
   semaphoreGrants: number;
   downgrades: number;

@@ -49,7 +49,7 @@ describe('simulator, lock app: the lock state machine replicated under a seeded 
       staleReleases: total(reports, 'staleReleases'),
       tryHeld: total(reports, 'tryHeld'),
       duplicates: total(reports, 'duplicates'),
-      // Issue 16's recipes.
+      // The recipes.
       semaphoreGrants: total(reports, 'semaphoreGrants'),
       sharedGrants: total(reports, 'sharedGrants'),
       downgrades: total(reports, 'downgrades'),

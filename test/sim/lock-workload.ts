@@ -1,11 +1,11 @@
 // The lock app's traffic, drawn from the seed: client sessions that grant leases, acquire (try and wait),
 // release, write the fenced store (also with stale tokens, as a client waking from a pause would), cancel
 // waits, revoke and retry with request ids; and the leader's lease clock, which proposes Tick entries on a
-// schedule in virtual time (DESIGN §4: elapsed capped at two intervals, margin = the cap, one Tick in flight,
+// schedule in virtual time (docs/design.md §4: elapsed capped at two intervals, margin = the cap, one Tick in flight,
 // a new leader counts from its election, keepalives batched into the next Tick and dropped on step-down).
 // Some sessions keep their leases alive, others let them expire, so expiry hand-offs and waiter removals happen.
 // Sessions learn outcomes from the committed history (the first application of each entry), like an oracle.
-// Recipes (issue 16): each name is a mutex, a semaphore (permits 2-3, changed now and then by SetPermits,
+// Recipes: each name is a mutex, a semaphore (permits 2-3, changed now and then by SetPermits,
 // and sometimes asked with the wrong permits) or a read-write lock (shared and exclusive asks, downgrades,
 // refused upgrades); Acquires carry lock-delays drawn from the mix, so expiries and revokes start delays.
 

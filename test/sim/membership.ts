@@ -1,4 +1,4 @@
-// Membership changes in the simulator (issue 13): clients of the leader add learners (spare nodes that start
+// Membership changes in the simulator: clients of the leader add learners (spare nodes that start
 // empty, as `--join` does), promote them and remove members, at random and (schedule 'nemesis', conf-nemesis.ts)
 // right after a node became leader, where the rule "no change before an entry of the leader's term committed"
 // matters. The real driver loop proposes them (DriverLoop.proposeConfChange). A removed node is retired once

@@ -1,4 +1,4 @@
-// Issue 10 item 1, scripted through the simulator's parts (real driver loops, Disk, Checker): a follower that
+// A snapshot fast-forward overclaim, scripted through the simulator's parts (real driver loops, Disk, Checker): a follower that
 // already holds a snapshot's last entry, with a stale tail of an older term after it, receives that snapshot
 // from a newer leader. It must answer with its commit (= the snapshot index); with the planted bug
 // 'snapshot-fast-forward-overclaim' it answers its last index, and the simulator's Ack Matches Leader check
@@ -53,7 +53,7 @@ function setup(bug?: PlantedBug): { c: ScriptedCluster; sendSnap: () => void } {
   return { c, sendSnap };
 }
 
-describe('simulator: snapshot fast-forward on a follower with a stale tail (issue 10 item 1)', () => {
+describe('simulator: snapshot fast-forward on a follower with a stale tail (a snapshot fast-forward overclaim)', () => {
   it('with the planted bug, the follower acknowledges its stale tail: Ack Matches Leader', () => {
     const { sendSnap } = setup('snapshot-fast-forward-overclaim');
     expect(sendSnap).to.throw(Violation).with.property('check', 'Ack Matches Leader');

@@ -1,5 +1,5 @@
 // Which voters a starting node runs with, given the ones its data dir was made for and the ones its --peers
-// names: the rule of src/lockd/storage/load.ts (issue 10 item 2), through its own check (checkStartVoters). A
+// names: the rule of src/lockd/storage/load.ts (the start-time voter check), through its own check (checkStartVoters). A
 // fresh data dir records the named set; a start naming another set is refused (the node exits 3); otherwise
 // the node runs with the stored set. The planted bug 'skip-voter-check' is the code before that fix: the named
 // set is used, unchecked.

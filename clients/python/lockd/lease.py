@@ -1,6 +1,6 @@
 """A lease kept alive on a background thread, and the moment its holder must stop trusting it.
 
-The contract is the TypeScript client's (src/client/lease.ts, lease-deadline.ts; DESIGN §4): the
+The contract is the TypeScript client's (src/client/lease.ts, lease-deadline.ts; docs/design.md §4): the
 lease is trusted until ``sendTime(last acknowledged keepalive) + ttl`` on this client's monotonic
 clock (``time.monotonic()``). The cluster sets each deadline after the request was sent, at
 ``now + ttl + margin`` on a logical clock that never runs faster than real time, so it cannot expire

@@ -17,7 +17,7 @@ export class UsageError extends Error {
   }
 }
 
-/** The recipe flags (issue 16): a semaphore of N, a shared (read) grant, a lock-delay. */
+/** The recipe flags: a semaphore of N, a shared (read) grant, a lock-delay. */
 const RECIPE = ['permits', 'shared', 'lock-delay'] as const;
 
 /** Every command: its words, positional names, its own flags, and a one-line summary. */

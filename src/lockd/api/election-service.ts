@@ -1,10 +1,10 @@
-// lockd.v1.Election (issue 16), on the Lock state: the leader of an election is the holder of the
+// lockd.v1.Election, on the Lock state: the leader of an election is the holder of the
 // mutex of the same name, its key that grant (name, lease, token), its value stored with the grant.
 // Campaign is a waiting Acquire (acquire.ts: NOT_FOUND the moment the lease ends), Resign a Release,
 // Proclaim a state-machine command, Leader a linearizable Inspect; Observe is served locally from
 // the applied events (like Lock.Observe), reading the leader from the state after each event and
 // after a snapshot install.
-// Access (issue 12) as for Lock: Campaign, Proclaim and Resign need `lock` on the name, Leader and
+// Access as for Lock: Campaign, Proclaim and Resign need `lock` on the name, Leader and
 // Observe `lock` or `read`; ownership of the lease (Campaign: also before it joins the queue, as for
 // Acquire) or of the leadership's grant (Proclaim, Resign) is checked at apply from the command's
 // authority (state-machine/authorize.ts). Campaign, Proclaim, Leader and Resign are also Session

@@ -7,7 +7,7 @@
 // restored state instead (wait-reconcile.ts) — granted, ended with its lease, or asked again.
 //
 // A wait given up leaves the replicated queue, else the lock would later be granted to a lease
-// whose owner no longer waits (an orphan lock, LESSONS 9):
+// whose owner no longer waits (an orphan lock, docs/lessons.md 9):
 //  - deadline passed → CancelWait at once (through the leader);
 //  - client went away, or the Acquire's own outcome is unknown → CancelWait after a grace period,
 //    skipped if another call for the same (name, lease) arrived here meanwhile: a retry keeps its place;
@@ -18,7 +18,7 @@
 //    queued or acquired — a retry served by another node after a leader change, a try-lock, another
 //    call — and otherwise also releases, in the same entry, a grant made meanwhile (no call is left
 //    to deliver it to). So the cleanup never takes what a later call was handed (faults README,
-//    bug 1), and a forged one cannot name an index past every Acquire (issue 9.4). With no entry of
+//    bug 1), and a forged one cannot name an index past every Acquire. With no entry of
 //    the call known (0), there is nothing it could name, and no cleanup is sent.
 import type { Logger } from 'pino';
 import type { StateEvent } from '../state-machine/index.js';

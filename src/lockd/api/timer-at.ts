@@ -1,5 +1,5 @@
 // A timer for an epoch-ms deadline taken from a client (a gRPC deadline, a Session timeout_ms):
-// Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms instead (issue 9 item 7),
+// Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms instead (a Node timer limit),
 // so a longer wait is a chain of shorter timers, each re-measuring what is left.
 // The deadline is read against the wall clock once, when the timer is made; what is left is then
 // measured on the monotonic clock (performance.now()), as grpc-js measures a call's own deadline: it

@@ -1,10 +1,10 @@
 // The lock API's time constants, derived from the node's Raft tick, and call-deadline arithmetic.
 // Deadlines are wall-clock epoch milliseconds because that is what gRPC carries; nothing here
-// decides a lease (the replicated clock does, DESIGN §4).
+// decides a lease (the replicated clock does, docs/design.md §4).
 import type { NodeConfig } from '../node/config.js';
 import { timerAt } from './timer-at.js';
 
-/** The lease clock aims at one Tick entry about every this many milliseconds (DESIGN §4). */
+/** The lease clock aims at one Tick entry about every this many milliseconds (docs/design.md §4). */
 export const LEASE_TICK_TARGET_MS = 100;
 
 export interface ApiTiming {

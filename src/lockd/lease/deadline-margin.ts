@@ -1,4 +1,4 @@
-// How far past `now + ttl` a lease's deadline lies (DESIGN §4). The leader chooses both parts and
+// How far past `now + ttl` a lease's deadline lies (docs/design.md §4). The leader chooses both parts and
 // carries them in every Grant and Tick entry, so that replicas never depend on configuration:
 //  - marginMs, the leader's cap on one Tick's elapsed time (two lease-clock intervals, 200 ms by
 //    default): the next Tick may count up to that much time from before the entry was proposed;

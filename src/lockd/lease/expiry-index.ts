@@ -1,5 +1,5 @@
 // The live leases in deadline order, so that a Tick finds the leases it expires without looking at
-// the others (issue 11: scanning 100k leases cost 3.7 ms per Tick, on every replica, ten times a second).
+// the others (Tick cost: scanning 100k leases cost 3.7 ms per Tick, on every replica, ten times a second).
 // An indexed binary min-heap on (deadline, id): inserting, moving a lease on renewal and removing it
 // are O(log n); the leases due at `now` are found in O(due). It is derived state: not part of the
 // snapshot, rebuilt from the leases' deadlines on restore, and compared with them by the invariant sweep.

@@ -1,4 +1,4 @@
-// The lease clock (DESIGN §4): the leader, and only the leader, proposes Tick entries that advance
+// The lease clock (docs/design.md §4): the leader, and only the leader, proposes Tick entries that advance
 // the replicated logical time and carry the keepalives received since the previous Tick.
 //  - elapsedMs is measured on performance.now() and capped at maxElapsed (two intervals), so after
 //    a stall time catches up slowly: logical time may run slower than real time, never faster;
@@ -7,7 +7,7 @@
 //  - no Tick while no lease is live and no keepalive waits (an idle cluster writes nothing).
 // A keepalive is answered from the applied Tick that carried it, in log order with the other events.
 //
-// Nothing a client sends can stop this clock (LESSONS 14):
+// Nothing a client sends can stop this clock (docs/lessons.md 14):
 //  - a renewal for a lease this leader's state does not hold never enters a Tick. Its id is the
 //    index of the Grant entry that would have made it: at or below the applied index, the committed
 //    log itself says the lease is gone (ended, or never granted there), so it is answered ttl 0 at

@@ -1,4 +1,4 @@
-// Grant, Revoke and Tick: the lease lifecycle on the replicated logical clock (DESIGN §4). Pure.
+// Grant, Revoke and Tick: the lease lifecycle on the replicated logical clock (docs/design.md §4). Pure.
 // A lease enters `state.leases` and `state.expiry` together and leaves both together; its deadline
 // changes only here, and always in both.
 
@@ -78,7 +78,7 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
     return lease;
   });
   endLeases(state, ctx, expiring, 'expired');
-  // Then the lock-delays this Tick reaches (issue 16), from their own index: a delay set just now by
+  // Then the lock-delays this Tick reaches, from their own index: a delay set just now by
   // an expiry above ends later (now + delay > now). Its waiters are granted by this entry.
   for (const name of state.delays.due(state.now)) {
     const lock = state.locks.get(name);

@@ -1,4 +1,4 @@
-// The loop that turns the pure Raft core into a running node (DESIGN.md §2):
+// The loop that turns the pure Raft core into a running node (docs/design.md §2):
 //   ready() → persist → send → apply → advance().
 // Deterministic and callback-driven: no timers, no promises. Everything outside — the disk, the
 // network, the scheduler that runs the next batch — is injected, so RaftDriver runs it on LevelDB,
@@ -516,7 +516,7 @@ export class DriverLoop<R> {
     }));
   }
 
-  /** Every entry point of the loop: anything thrown stops the node (DESIGN.md §2: stop rather than diverge). */
+  /** Every entry point of the loop: anything thrown stops the node (docs/design.md §2: stop rather than diverge). */
   private guard(fn: () => void): void {
     if (this.failed) return;
     try {

@@ -207,7 +207,7 @@ export class RaftDriver<R> {
   }
 
   private fail(e: Error): void {
-    // A failed disk write or a broken invariant: stop rather than diverge (DESIGN.md §2).
+    // A failed disk write or a broken invariant: stop rather than diverge (docs/design.md §2).
     this.opts.logger.fatal({ event: 'fatal', err: e }, 'node stopping: ' + e.message);
     if (this.timer) clearInterval(this.timer);
     (this.opts.onFatal ?? (() => setImmediate(() => process.exit(70))))(e);

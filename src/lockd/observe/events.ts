@@ -1,4 +1,4 @@
-// What one node decided and why, as a typed stream (issue 14). Metrics, logs, /events (and the
+// What one node decided and why, as a typed stream. Metrics, logs, /events (and the
 // study dashboard and demos built on it) all read this one stream: nothing here is kept twice.
 // Every event names the entry that caused it by (term, index) where there is one, so a timeline
 // can be keyed by the log and each decision explained by the numbers that made it.

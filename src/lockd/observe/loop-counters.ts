@@ -1,4 +1,4 @@
-// Plain counters of the node's replication work (issue 15): Raft messages by type and direction,
+// Plain counters of the node's replication work: Raft messages by type and direction,
 // Ready batches and their entries, LevelDB writes synced and unsynced. They sit on the hot path,
 // so they are bare number fields incremented in place — no event object, no label lookup, no
 // allocation per message; NodeMetrics (metrics.ts) reads them only when /metrics is scraped.

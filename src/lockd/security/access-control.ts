@@ -1,4 +1,4 @@
-// Who a caller is allowed to be and do, for the node's services (issue 12). Principals: the
+// Who a caller is allowed to be and do, for the node's services. Principals: the
 // verified client certificate's subject CN with --client-cert-auth, else 'anonymous' (principal.ts).
 // Rules live in the replicated state (state-machine/acl-table.ts); this reads them on this node and
 // adds the node's own --acl switch and --admin list. Writes are decided again at apply from the

@@ -1,4 +1,4 @@
-// The principal of a public-port call (issue 12): with --client-cert-auth, the verified client
+// The principal of a public-port call: with --client-cert-auth, the verified client
 // certificate's subject CN (exactly one CN, a valid principal: state-machine validatePrincipal);
 // otherwise 'anonymous'. SANs are not read. The public port's guard derives it and puts it in the
 // lockd-principal header, replacing whatever a client sent there; a follower forwarding a call sets

@@ -1,4 +1,4 @@
-// Access rules in the replicated state (issue 12): (principal, name prefix, verb). For a principal
+// Access rules in the replicated state: (principal, name prefix, verb). For a principal
 // and a name, the rules that count are those of the principal's LONGEST prefix of the name; no
 // matching prefix = no access. Example: alice has `lock` on "" and `read` on "secret/": on
 // "secret/x" she holds only `read` (the longer prefix wins), on "public/x" she holds `lock`.

@@ -1,4 +1,4 @@
-// Who may apply a client's command (issue 12), decided at apply from the command's Authority and
+// Who may apply a client's command, decided at apply from the command's Authority and
 // the replicated state, so every replica agrees. Runs after validation and before anything else
 // (dedup included): a refusal changes nothing and answers PERMISSION_DENIED.
 //  - Ownership, always: a lease is its granting principal's. Revoke, Acquire (a downgrade and a

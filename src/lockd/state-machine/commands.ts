@@ -55,7 +55,7 @@ export interface TickCommand {
 
 /**
  * Create-if-absent. Token: the grant's own (token.ts). Held: wait=false answers at once, wait=true queues FIFO.
- * Recipes (issue 16; absent = the plain mutex): `permits` > 1 makes the name a semaphore of that many
+ * Recipes (absent = the plain mutex): `permits` > 1 makes the name a semaphore of that many
  * exclusive holders (0/absent = 1; everyone on a name must agree); `shared` asks for a read lock
  * (needs permits 1); `lockDelayMs` keeps the name ungranted that long after this grant's lease
  * expires or is revoked.

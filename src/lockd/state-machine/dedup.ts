@@ -2,7 +2,7 @@
 // applying twice (Grant/Acquire here and in their commands; the rest in request-once.ts).
 // Bounded FIFO (oldest id forgotten first). Map insertion order is the FIFO order, and it is replicated:
 // every replica inserts the same ids in the same log order, and snapshots preserve the order.
-// A record is a memory, not the truth (LESSONS 11): lock-commands.ts `replay` answers a retry with
+// A record is a memory, not the truth (docs/lessons.md 11): lock-commands.ts `replay` answers a retry with
 // what is true now, and the records of open waits are kept true as the waits end (lock-transitions.ts).
 
 import type { AcquireStatus, ErrorKind } from './results.js';

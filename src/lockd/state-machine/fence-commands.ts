@@ -96,7 +96,7 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
  * locks on (a lease's end) with the same ordinal, so grants of different locks may share a token: the lowest lease id among them is charged,
  * whatever order they are kept in (a replica restored from a snapshot rebuilds them in another).
  * Tokens are not credentials: whoever presents one spends that lease's quota, as they could write
- * over its keys (access control is issue #12).
+ * over its keys (with --client-cert-auth only the owner's principal may).
  */
 function grantLease(state: MachineState, token: number, lock: string | undefined): number {
   let owner = 0;

@@ -1,5 +1,5 @@
 // The fenced store: a tiny key/value map that refuses writes carrying a token lower than the highest
-// it has accepted for that key — the storage-side half of fencing (DESIGN §5). The rules (which
+// it has accepted for that key — the storage-side half of fencing (docs/design.md §5). The rules (which
 // write is accepted, quotas) are fence-commands.ts'; this file keeps the tables consistent.
 //  - A live key remembers the lease charged for creating it (0: no live grant held its token), so
 //    per-lease quotas are counted without scanning.

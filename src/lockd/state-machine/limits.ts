@@ -6,7 +6,7 @@ export const MAX_NAME_BYTES = 512;
 /** Lease TTL range (milliseconds). */
 export const MIN_TTL_MS = 100;
 export const MAX_TTL_MS = 3_600_000;
-/** Safety margin added to every deadline (DESIGN §4: the leader's cap on one tick's elapsed time). */
+/** Safety margin added to every deadline (docs/design.md §4: the leader's cap on one tick's elapsed time). */
 export const MAX_MARGIN_MS = 60_000;
 /** Largest logical-time step one Tick may carry (the leader caps it far lower, ~2 tick intervals). */
 export const MAX_TICK_ELAPSED_MS = 60_000;
@@ -20,10 +20,10 @@ export const MAX_DRIFT_PPM = 100_000;
  */
 export const MAX_TICK_RENEWALS = 20_000;
 
-// Quotas (issue 9 item 10). A cluster-wide bound is one client's lever against everyone, so each
+// Quotas. A cluster-wide bound is one client's lever against everyone, so each
 // cluster-wide bound that a client's calls fill has a per-lease bound under it: one lease (one
 // holder) cannot spend it alone. One client with many leases still can: there is no identity to
-// charge yet. Once principals exist (issue #12) these become per-principal, and the cluster-wide
+// charge yet. Once principals exist these become per-principal, and the cluster-wide
 // caps stay as the memory bound. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
 
 /** Fenced store: value size (INVALID_ARGUMENT above) and live keys in the whole cluster. */
@@ -49,7 +49,7 @@ export const MAX_LOCKS_PER_LEASE = 1024;
 /**
  * Live leases and held locks in the whole cluster. Leases have no per-lease bound to sit under
  * (a Grant has no owner yet): one client can take all MAX_LEASES for up to MAX_TTL_MS, blocking
- * every Grant until they expire. Issue #12 (principals) adds a per-principal lease quota.
+ * every Grant until they expire. A per-principal lease quota is not built yet.
  */
 export const MAX_LEASES = 100_000;
 export const MAX_LOCKS = 100_000;
@@ -58,7 +58,7 @@ export const MAX_REQUEST_ID_BYTES = 128;
 /**
  * Remembered request ids; the oldest is forgotten first (FIFO). Shared by every client and every
  * mutating command, so a client sending many calls shortens everyone's window for a late attempt to
- * be recognised (after it, a late attempt applies as a new call). A per-principal table is issue #12's.
+ * be recognised (after it, a late attempt applies as a new call). A per-principal table is access control's.
  */
 export const DEDUP_CAPACITY = 10_000;
 /** Semaphore permits of one name (and holders of a shared lock): more is INVALID_ARGUMENT / waits. */

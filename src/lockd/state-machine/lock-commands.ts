@@ -60,7 +60,7 @@ function sameRecipe(rec: AcquireRecord, cmd: AcquireCommand): boolean {
 }
 
 /**
- * A retry answered with what is true now about its request (LESSONS 11), never a second grant:
+ * A retry answered with what is true now about its request (docs/lessons.md 11), never a second grant:
  *  - granted, and the grant (name, token) still holds → acquired (re-asserted: see lastAcquireIndex);
  *  - granted, and it has ended → 'ended' with that token and the current holder; its lease gone → NOT_FOUND;
  *  - a wait still open (records of open waits are kept true: lock-transitions.ts) → queued, current place;
@@ -119,7 +119,7 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
     duplicate: false,
   });
   const election = cmd.election === true;
-  // Grant-time validity (LESSONS 3): the lease must be live at this log position.
+  // Grant-time validity (docs/lessons.md 3): the lease must be live at this log position.
   const lease = state.leases.get(cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
   const { permits, shared, lockDelayMs, value } = recipeOf(cmd);
@@ -247,7 +247,7 @@ export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: Procl
  * Change the permits of a name someone holds or waits for (0 such: NOT_FOUND; the next Acquire's
  * permits decide). Growing grants the waiters that now fit in this entry; shrinking below the current
  * holders is refused (a grant is never taken back by it), as are permits > 1 on a read-write lock.
- * Admin-only once principals exist (issue #12): the service checks the caller before proposing.
+ * Admin-only once principals exist: the service checks the caller before proposing.
  */
 export function applySetPermits(state: MachineState, ctx: ApplyContext, cmd: SetPermitsCommand): ResultFor<'SetPermits'> {
   const lock = state.locks.get(cmd.name);
@@ -281,7 +281,7 @@ export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: Can
     return removed;
   };
   if (abandonedAt === 0) return answer(cancel(), mine?.token ?? 0, false);
-  // A cleanup (LESSONS 13) proves it is one by naming exactly the Acquire entry the lease's wait or
+  // A cleanup (docs/lessons.md 13) proves it is one by naming exactly the Acquire entry the lease's wait or
   // grant answers last — a waiting Acquire, the only kind a node abandons. Any other index (an
   // earlier call's, a later one's, a try-lock's, one past every Acquire) changes nothing: the wait or
   // grant belongs to a call that was not abandoned. E.g. L waits by the Acquire at 12 and is granted

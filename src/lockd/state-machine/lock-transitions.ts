@@ -1,7 +1,7 @@
 // The ways a lock changes hands, shared by Acquire/Release/CancelWait/SetPermits and by lease
 // expiry/revoke and lock-delay ends. Each asserts the lock invariants it could break.
 //
-// Issue 16's recipes live here as one rule, `fits`: a name has `permits` exclusive holders at most
+// The recipes live here as one rule, `fits`: a name has `permits` exclusive holders at most
 // (1 = mutex, N = semaphore), or any number (up to MAX_PERMITS) of shared ones and no exclusive one
 // (read-write lock), and nobody is granted while a lock-delay runs. Waiters are granted strictly in
 // FIFO order while the head fits: a waiting exclusive acquirer blocks every later shared one.

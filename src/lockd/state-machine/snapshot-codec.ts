@@ -5,10 +5,10 @@
 // Release (R), Revoke (V), CancelWait (C), FenceWrite (F) and FenceDelete (D).
 // Version 4: locks carry lastAcquireWait (whether their lastAcquireIndex Acquire was a waiting one),
 // and every open-wait Acquire record follows a live waiter (version 3 kept stale ones).
-// Version 5 (main, issue 12): leases carry their owner (principal), the access rules (acl), dedup
+// Version 5 (main): leases carry their owner (principal), the access rules (acl), dedup
 // records of AclGrant (L) and AclRevoke (U). (Branch recipes also called its format 5; neither was
 // released, and a node refuses both: their bytes differ.)
-// Version 6 (issue 16, on top of 5): a lock is [name, permits, delayUntil, holders, waiters], each
+// Version 6 (the recipes, on top of 5): a lock is [name, permits, delayUntil, holders, waiters], each
 // holder its own grant (shared, lock-delay, lastAcquire*, request id); waiters carry shared and
 // lock-delay; Acquire records their recipe, Release records their lease id, and SetPermits (P)
 // records exist; holders and waiters carry an election value.

@@ -25,13 +25,13 @@ export interface LeaseRecord {
   readonly waiting: Set<string>;
 }
 
-/** How a lease asks for a name (issue 16): the mode its grant will have, and the delay its loss imposes. */
+/** How a lease asks for a name: the mode its grant will have, and the delay its loss imposes. */
 export interface Ask {
   /** Read-write locks: shared holders coexist; an exclusive one (false) is alone (or one of `permits`). */
   readonly shared: boolean;
   /** Lock-delay (ms, logical clock) imposed on the name when this holder's lease expires or is revoked; 0 = none. */
   readonly lockDelayMs: number;
-  /** Election (issue 16): the campaign's value, carried to the grant ('' = none). */
+  /** Election: the campaign's value, carried to the grant ('' = none). */
   readonly value: string;
 }
 

@@ -134,9 +134,9 @@ export interface ProtoGrpcType {
        * entry granted several locks under equal tokens); Fence.Delete gives the charge back. A write whose token belongs to
        * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
        * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
-       * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
-       * One client with many leases can still fill the store; per-principal quotas (issue #12) will bound
-       * that. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
+       * token spends that lease's quota (as it could overwrite its keys); with --client-cert-auth, a token serves only
+       * its lease's principal or an admin.
+       * One client with many leases can still fill the store: quotas are not per principal yet. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
        */
       Fence: SubtypeConstructor<typeof grpc.Client, _lockd_v1_FenceClient> & { service: _lockd_v1_FenceDefinition }
       FenceDeleteRequest: MessageTypeDefinition<_lockd_v1_FenceDeleteRequest, _lockd_v1_FenceDeleteRequest__Output>

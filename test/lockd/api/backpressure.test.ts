@@ -1,4 +1,4 @@
-// Backpressure and input bounds of the public API on a real 3-node cluster (issue 9 item 6): a
+// Backpressure and input bounds of the public API on a real 3-node cluster: a
 // client that does not read its streams is no longer read itself (so it cannot make a node buffer
 // without bound), a connection holds a bounded number of streams, and request messages are
 // bounded (RESOURCE_EXHAUSTED above 4 MiB) while the peer service keeps its own limit.

@@ -1,4 +1,4 @@
-// lockd.v1.Election on a real 3-node cluster (issue 16), built on the lock state: Campaign waits
+// lockd.v1.Election on a real 3-node cluster, built on the lock state: Campaign waits
 // FIFO and answers the leadership (the grant of the election's lock), Proclaim sets the value,
 // Leader reads it, Observe streams every change, Resign hands over, and a campaign ends NOT_FOUND
 // the moment its lease does (no phantom leader: the leadership ends with the lease).

@@ -1,7 +1,7 @@
 // Lease time through the public API.
-// Issue 9 item 9 (server half): remaining_ms right after a Grant shows the deadline margin (tick cap +
+// Remaining time (server half): remaining_ms right after a Grant shows the deadline margin (tick cap +
 // 1,000 ppm of the TTL).
-// Issue 9 item 5: a flood of keepalives must not freeze the lease clock. Before the fix, renewals for
+// Keepalive floods: a flood of keepalives must not freeze the lease clock. Before the fix, renewals for
 // leases that were never granted were queued for the next Tick like any other; a Tick listing more than
 // the state machine accepts was refused, and re-queued with everything that arrived since, forever:
 // nothing expired again. The flood here arrives while the leader cannot commit (both followers paused,

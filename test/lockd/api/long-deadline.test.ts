@@ -1,4 +1,4 @@
-// Issue 9 item 7: Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms, so a
+// Long deadlines: Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms, so a
 // 30-day wait used to fail at once. The timer helpers of both sides, and one real waiting Acquire
 // with a 30-day deadline through each public path: the TS client's unary call and a Session op.
 import { expect } from 'chai';

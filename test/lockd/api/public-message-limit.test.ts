@@ -1,5 +1,5 @@
 // The public port's message limit is the transport's, not only the decoder's: since the split of the
-// listeners (issue 12), nothing on the public port needs the peer service's 64 MiB messages, so a
+// listeners, nothing on the public port needs the peer service's 64 MiB messages, so a
 // request announcing more than MAX_REQUEST_BYTES is refused as soon as its 5-byte gRPC prefix is read.
 // Before, the public server took the peer limit and refused an oversized request only once it had
 // buffered all of it: any client (no certificate needed without --client-cert-auth) could make a node

@@ -1,4 +1,4 @@
-// A plain reference model of issue 16's recipes, for the recipe property test: per name a list of
+// A plain reference model of the recipes, for the recipe property test: per name a list of
 // holders and a FIFO queue — semaphores (permits N), read-write locks (shared/exclusive, downgrade
 // allowed, upgrade refused), lock-delay after a revoke, SetPermits, and elections (Campaign is a
 // waiting mutex Acquire with a value; Leader the one exclusive holder). Written from the contract

@@ -1,4 +1,4 @@
-// Recipe property test (issue 16): seeded random sequences of Grant, Revoke, Acquire (try and wait;
+// Recipe property test: seeded random sequences of Grant, Revoke, Acquire (try and wait;
 // semaphore permits, shared/exclusive, lock-delay), Release (by token, with or without lease_id),
 // SetPermits (growing, shrinking, refused), Inspect and the election calls (Campaign, Proclaim,
 // Leader, Resign), sent to any of a real 3-node cluster's nodes or on a Session stream, checked

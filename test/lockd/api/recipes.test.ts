@@ -1,4 +1,4 @@
-// Issue 16's recipes on a real 3-node cluster, through the TS client (unary calls) and the Session
+// The recipes on a real 3-node cluster, through the TS client (unary calls) and the Session
 // stream: semaphores (permits, SetPermits, agreement), read-write locks (shared/exclusive FIFO,
 // downgrade, upgrade refused, lock-bound fenced writes only for the exclusive holder) and lock-delay
 // (after a lease's expiry or revoke, not after a release).

@@ -1,4 +1,4 @@
-// Issue 9, items 1 and 4, on a real 3-node cluster through the public gRPC API:
+// The retried-Acquire and forged-CancelWait holes, on a real 3-node cluster through the public gRPC API:
 //  1. a retried Acquire (same request_id) never reports a grant that has ended — unary (leader and
 //     forwarded by a follower) and on a Session stream alike;
 //  4. a CancelWait cannot free a lock its holder was handed by naming an abandoned_at_index that is
@@ -20,7 +20,7 @@ function cancelWait(api: LockApi, name: string, leaseId: number, abandonedAtInde
   );
 }
 
-describe('lock API safety: retried Acquires and CancelWait (issue 9.1, 9.4)', function () {
+describe('lock API safety: retried Acquires and forged CancelWaits', function () {
   this.timeout(60_000);
   let f: ApiFixture;
   const leases: number[] = [];

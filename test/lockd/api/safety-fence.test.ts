@@ -1,4 +1,4 @@
-// Issue 9, items 2, 3 and 10 on a real 3-node cluster through the public gRPC API: a late duplicate
+// Late duplicates, lock-bound fences and quotas, on a real 3-node cluster through the public gRPC API: a late duplicate
 // Fence.Write (held by a paused forwarding follower) does not overwrite a later write; Fence.Write
 // with `lock` refuses a grant that has ended before the next holder writes; Fence.Delete; the
 // fenced store's per-lease quota.

@@ -1,4 +1,4 @@
-// Issue 9, items 2 and 10 on a real 3-node cluster through the public gRPC API: every mutating
+// Late first attempts and quotas, on a real 3-node cluster through the public gRPC API: every mutating
 // RPC is safe to retry — a retried Release, Revoke or CancelWait (same request_id) answers what the
 // first attempt did and changes nothing more, a late CancelWait cannot undo a later wait, an id
 // reused for another request is INVALID_ARGUMENT — and one lease cannot take every lock.

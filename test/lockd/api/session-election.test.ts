@@ -1,4 +1,4 @@
-// Election on the Session stream (issue 16), on a real 3-node cluster: Campaign, Proclaim, Leader
+// Election on the Session stream, on a real 3-node cluster: Campaign, Proclaim, Leader
 // and Resign are Session operations with the unary RPCs' semantics — FIFO hand-over, a campaign that
 // ends NOT_FOUND the moment its lease does (revoked or expired), timeout_ms, request ids, bad input
 // answered per operation — and SessionClient runs the same election recipe as LockClient.

@@ -15,7 +15,7 @@ describe('lease: the deadline margin covers a documented clock-drift bound', () 
   });
 
   it('a client that trusts its lease for ttl on a clock up to 1,000 ppm slower than the leader’s stops before the cluster expires it', () => {
-    // The worst case of DESIGN §4: the next Tick counts up to marginMs of time from before the entry, and
+    // The worst case of docs/design.md §4: the next Tick counts up to marginMs of time from before the entry, and
     // the leader's clock runs fast by r, so the deadline is reached after (deadline - now - marginMs) / (1 + r)
     // of the client's time. That must be at least the ttl the client trusts.
     const { marginMs, driftPpm } = leaderMargins(200);

@@ -1,5 +1,5 @@
 // The lease lifecycle of the real state machine (Grant, Revoke, Tick with renewals, snapshot restore)
-// against a plain-map model of DESIGN §4: every Tick must expire exactly the leases whose deadline has
+// against a plain-map model of docs/design.md §4: every Tick must expire exactly the leases whose deadline has
 // passed (never one early, never one late), renew exactly the live ones it names, and leave the expiry
 // index consistent with the lease table, including across restores that rebuild the index.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// --acl / LOCKD_ACL and --admin / LOCKD_ADMIN (issue 12): rules need proven principals, so --acl
+// --acl / LOCKD_ACL and --admin / LOCKD_ADMIN: rules need proven principals, so --acl
 // without TLS and --client-cert-auth is refused; admins are checked as principals.
 import { expect } from 'chai';
 import { ConfigError, parseConfig } from '../../../src/lockd/node/config.js';

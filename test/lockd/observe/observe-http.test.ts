@@ -1,4 +1,4 @@
-// The observation layer on a real 3-node cluster (issue 14): /metrics scraped across a leader kill,
+// The observation layer on a real 3-node cluster: /metrics scraped across a leader kill,
 // /livez and /readyz, grpc.health.v1 answers that follow readiness, /events carrying a grant
 // with its fencing token after the state snapshot it opens with, /state, /cluster and the
 // dashboard's files. The tests share one cluster and run in order (the last ones kill nodes).

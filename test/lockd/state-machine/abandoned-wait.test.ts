@@ -134,7 +134,7 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
   });
 
-  it('a stranger naming an index past every entry (10^12) is refused and frees nothing (issue 9.4)', () => {
+  it('a stranger naming an index past every entry (10^12) is refused and frees nothing', () => {
     const { h, L, tH, queuedAt } = setup();
     const tL = tok(h.next);
     h.ok({ type: 'Release', name: 'x', token: tH });

@@ -1,4 +1,4 @@
-// Principals, lease ownership and access rules in the state machine (issue 12): decided at apply
+// Principals, lease ownership and access rules in the state machine: decided at apply
 // from the command's authority and the replicated rules, so every replica agrees.
 import { expect } from 'chai';
 import { LockStateMachine, decodeCommand, encodeCommand, type Command } from '../../../src/lockd/state-machine/index.js';

@@ -51,7 +51,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
       expect(h.fail({ type: 'Acquire', name, leaseId: lease, wait, requestId: 'a' }).message).to.match(/already used/);
   });
 
-  it('a retried Acquire whose grant was released and taken by another lease answers "ended" — never the old grant (issue 9.1)', () => {
+  it('a retried Acquire whose grant was released and taken by another lease answers "ended" — never the old grant', () => {
     const h = new Harness();
     const A = h.grant();
     const B = h.grant();

@@ -1,4 +1,4 @@
-// The apply loop is shared by every client (LESSONS 6, 14): what one entry costs must not grow with
+// The apply loop is shared by every client (docs/lessons.md 6, 14): what one entry costs must not grow with
 // state another client built. A fenced write that creates a key without naming its lock is charged to
 // the lease whose live grant holds its token; finding that grant used to scan the whole lock table
 // (up to MAX_LOCKS = 100,000), once per such write, on every replica — refused writes included — so

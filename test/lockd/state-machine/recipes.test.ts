@@ -1,4 +1,4 @@
-// Issue 16's recipes in the state machine: semaphores (permits, SetPermits), read-write locks
+// The recipes in the state machine: semaphores (permits, SetPermits), read-write locks
 // (shared, downgrade, upgrade refused, fence only for the exclusive holder) and lock-delay.
 // Every Harness runs the full invariant sweep after each entry.
 

@@ -43,7 +43,7 @@ export function scriptedHistory(): (Command | 'noop')[] {
     { type: 'Tick', elapsedMs: 500, marginMs: 100, renewed: [4] }, // 31
     { type: 'Tick', elapsedMs: 2500, marginMs: 100, renewed: [] }, // 32: everything expires
     { type: 'Acquire', name: 'alpha', leaseId: 4, wait: false, requestId: 'late' }, // 33: NOT_FOUND
-    // Recipes (issue 16): several holders of one name, a downgrade, a lock-delay.
+    // Recipes: several holders of one name, a downgrade, a lock-delay.
     { type: 'Grant', ttlMs: 5000, marginMs: 100 }, // 34 = lease F
     { type: 'Grant', ttlMs: 5000, marginMs: 100 }, // 35 = lease G
     { type: 'Grant', ttlMs: 5000, marginMs: 100 }, // 36 = lease H

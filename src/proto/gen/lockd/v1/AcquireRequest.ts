@@ -22,7 +22,7 @@ export interface AcquireRequest {
    * lock or queue beyond that is RESOURCE_EXHAUSTED, naming the limit (the lease's existing grants and
    * queue places are answered as before). Cluster-wide bounds: 100,000 held locks, 1,024 waiters per
    * lock (RESOURCE_EXHAUSTED). One client with many leases can still reach the cluster-wide ones;
-   * per-principal quotas (issue #12) will bound that.
+   * quotas are not per principal yet.
    */
   'requestId'?: (string);
   /**
@@ -75,7 +75,7 @@ export interface AcquireRequest__Output {
    * lock or queue beyond that is RESOURCE_EXHAUSTED, naming the limit (the lease's existing grants and
    * queue places are answered as before). Cluster-wide bounds: 100,000 held locks, 1,024 waiters per
    * lock (RESOURCE_EXHAUSTED). One client with many leases can still reach the cluster-wide ones;
-   * per-principal quotas (issue #12) will bound that.
+   * quotas are not per principal yet.
    */
   'requestId': (string);
   /**

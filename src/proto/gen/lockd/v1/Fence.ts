@@ -19,9 +19,9 @@ import type { FenceWriteResponse as _lockd_v1_FenceWriteResponse, FenceWriteResp
  * entry granted several locks under equal tokens); Fence.Delete gives the charge back. A write whose token belongs to
  * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
  * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
- * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
- * One client with many leases can still fill the store; per-principal quotas (issue #12) will bound
- * that. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
+ * token spends that lease's quota (as it could overwrite its keys); with --client-cert-auth, a token serves only
+ * its lease's principal or an admin.
+ * One client with many leases can still fill the store: quotas are not per principal yet. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
  */
 export interface FenceClient extends grpc.Client {
   /**
@@ -38,7 +38,7 @@ export interface FenceClient extends grpc.Client {
    * - a write with `lock` skips the floor, so once a deleted key's tombstone is forgotten, the live
    * holder of ANOTHER lock with an older token may create that key again. Guard each key by one
    * lock and this cannot happen (the live holder of that lock has the newest token for it).
-   * Per-principal tombstone quotas (issue #12) will take away the first.
+   * Per-principal tombstone quotas (not built yet) would take away the first.
    */
   Delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
   Delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
@@ -58,7 +58,7 @@ export interface FenceClient extends grpc.Client {
    * - a write with `lock` skips the floor, so once a deleted key's tombstone is forgotten, the live
    * holder of ANOTHER lock with an older token may create that key again. Guard each key by one
    * lock and this cannot happen (the live holder of that lock has the newest token for it).
-   * Per-principal tombstone quotas (issue #12) will take away the first.
+   * Per-principal tombstone quotas (not built yet) would take away the first.
    */
   delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
   delete(argument: _lockd_v1_FenceDeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_FenceDeleteResponse__Output>): grpc.ClientUnaryCall;
@@ -113,9 +113,9 @@ export interface FenceClient extends grpc.Client {
  * entry granted several locks under equal tokens); Fence.Delete gives the charge back. A write whose token belongs to
  * no live grant (a stale or made-up token) may create keys only from a shared pool of 64, so stale
  * writers cannot fill the store either. Tokens are not credentials: a client presenting another's
- * token spends that lease's quota (as it could overwrite its keys); access control is issue #12.
- * One client with many leases can still fill the store; per-principal quotas (issue #12) will bound
- * that. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
+ * token spends that lease's quota (as it could overwrite its keys); with --client-cert-auth, a token serves only
+ * its lease's principal or an admin.
+ * One client with many leases can still fill the store: quotas are not per principal yet. Values are at most 64 KiB, keys at most 512 bytes (INVALID_ARGUMENT).
  */
 export interface FenceHandlers extends grpc.UntypedServiceImplementation {
   /**
@@ -132,7 +132,7 @@ export interface FenceHandlers extends grpc.UntypedServiceImplementation {
    * - a write with `lock` skips the floor, so once a deleted key's tombstone is forgotten, the live
    * holder of ANOTHER lock with an older token may create that key again. Guard each key by one
    * lock and this cannot happen (the live holder of that lock has the newest token for it).
-   * Per-principal tombstone quotas (issue #12) will take away the first.
+   * Per-principal tombstone quotas (not built yet) would take away the first.
    */
   Delete: grpc.handleUnaryCall<_lockd_v1_FenceDeleteRequest__Output, _lockd_v1_FenceDeleteResponse>;
   

@@ -17,9 +17,9 @@ export interface LeaseGrantRequest {
    * --acl every caller is one principal.
    * 
    * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
-   * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
-   * them all (each for up to the 1 h maximum TTL); per-principal quotas will bound that, the
-   * cluster-wide cap staying as the memory bound.
+   * the limit. Quotas are not per principal yet, so one client may take them all (each for up to
+   * the 1 h maximum TTL); per-principal quotas would bound that, the cluster-wide cap staying as
+   * the memory bound.
    */
   'requestId'?: (string);
 }
@@ -39,9 +39,9 @@ export interface LeaseGrantRequest__Output {
    * --acl every caller is one principal.
    * 
    * Live leases are bounded cluster-wide (100,000): beyond that Grant is RESOURCE_EXHAUSTED, naming
-   * the limit. Until the cluster knows principals (issue #12), nothing stops one client from taking
-   * them all (each for up to the 1 h maximum TTL); per-principal quotas will bound that, the
-   * cluster-wide cap staying as the memory bound.
+   * the limit. Quotas are not per principal yet, so one client may take them all (each for up to
+   * the 1 h maximum TTL); per-principal quotas would bound that, the cluster-wide cap staying as
+   * the memory bound.
    */
   'requestId': (string);
 }
