@@ -20,6 +20,8 @@
 import { isFresh, type Fresh, type Range, type Val } from './answer-match.js';
 
 export const MAX_DELAY_MS = 60_000;
+/** Diagnosis only (LOCKD_PROP_SHARED_TOKENS=1): do not report two grants answered with one token, to see what stale actors do with it. */
+const TOLERATE_SHARED_TOKENS = process.env.LOCKD_PROP_SHARED_TOKENS === '1';
 /** A lock-delay's remaining time or end on the logical clock: positive, at most the delay (for the end: any time after 0). */
 const REMAINING: Range = { min: 1, max: MAX_DELAY_MS };
 const SOMETIME: Range = { min: 1, max: Number.MAX_SAFE_INTEGER };
@@ -146,7 +148,7 @@ export class RecipeModel {
     this.floors.set(cls, Math.max(this.floors.get(cls) ?? 0, value));
     const what = cls === 'lease' ? 'lease' : 'token';
     const other = this.owners.get(`${what}:${value}`);
-    if (other !== undefined && other !== sym) this.violations.push(what === 'token' ? `two grants got one fencing token ${value} (a token names one grant)` : `two leases got one id ${value}`);
+    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants got one fencing token ${value} (a token names one grant)` : `two leases got one id ${value}`);
     this.owners.set(`${what}:${value}`, sym);
   }
   saw(value: number): void {

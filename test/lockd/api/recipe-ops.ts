@@ -112,6 +112,34 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
   return { id, via, body: b };
 }
 
+/**
+ * A burst: the moves that make one entry grant several waiters and then end one of those grants
+ * while the other holds — the way a paused client's token comes to name a grant beside a live one.
+ * Waiters queue behind a holder (shared readers behind a writer; a full semaphore's waiters), one
+ * entry grants them together (the writer's Release, Revoke or downgrade; SetPermits growing), one of
+ * them loses its lease (Revoke), and it keeps acting: Release with and without lease_id, Fence.Write.
+ */
+export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
+  const name = rnd.int(NAMES);
+  const kind = kinds[name];
+  const k = rnd.int(8);
+  const out: OpBody[] = [];
+  const acquire = (lease: number, shared: boolean, permits: number): OpBody => ({ k: 'acquire', name, lease: { live: lease }, wait: true, permits, shared, odd: false, delay: false });
+  if (kind.k === 'semaphore') {
+    for (let i = 0; i < kind.permits + 2; i++) out.push(acquire(k + i, false, kind.permits));
+    out.push(rnd.int(2) ? { k: 'setPermits', name, delta: 2 } : { k: 'revoke', lease: { holderOf: name, k: 0 } });
+  } else {
+    out.push(acquire(k, false, 1), acquire(k + 1, true, 1), acquire(k + 2, true, 1));
+    const r = rnd.int(3);
+    out.push(r === 0 ? { k: 'release', name, token: { holder: name, k: 0 }, byLease: true } : r === 1 ? { k: 'revoke', lease: { holderOf: name, k: 0 } } : acquire(k, true, 1));
+  }
+  // A grant of the crowd ends while another holds; its holder acts on.
+  out.push({ k: 'revoke', lease: { holderOf: name, k: -1 } });
+  const stale = rnd.int(3);
+  out.push(stale === 0 ? { k: 'fenceWrite', name, token: { stale: 0 } } : { k: 'release', name, token: { stale: 0 }, byLease: stale === 1 });
+  return out.map((body, i) => ({ id: id + i, via: rnd.int(4), body }));
+}
+
 /** What resolving an op may read besides the model: tokens seen in answers, and indices of QUEUED events. */
 export interface Seen {
   readonly tokens: readonly number[];
@@ -127,7 +155,7 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): Rec
   const lease = (r: LeaseRef): number | undefined => {
     if ('holderOf' in r) {
       const hs = m.holders(nameOf(prefix, r.holderOf));
-      if (hs.length) return hs[r.k % hs.length].lease;
+      if (hs.length) return hs[((r.k % hs.length) + hs.length) % hs.length].lease; // -1: the latest grant
       return live.length ? live[r.k % live.length] : undefined;
     }
     const from = 'live' in r ? live : m.granted;
