@@ -14,7 +14,8 @@ export function promiseBroken(m: RecipeModel, req: RecipeReq, got: Answer, at: {
   if (!got.ok) return undefined;
   const b = got.body;
   if (at.stale) {
-    const who = `the ended grant (token ${'token' in req ? req.token : '?'}, lease ${'lease' in req ? req.lease : '?'})`;
+    const g = 'grant' in req ? m.ended.find((e) => e.sym === req.grant) : undefined;
+    const who = `the ended grant (token ${g?.token}, lease ${g?.lease})`;
     if (req.t === 'release' && b.released === true) return `a stale token released a live grant: Release by ${who}${req.lease === 0 ? ' without lease_id' : ''} answered released`;
     if (req.t === 'resign' && b.resigned === true) return `a stale leadership resigned: Resign by ${who} answered resigned`;
     if (req.t === 'proclaim') return `a stale leadership proclaimed: Proclaim by ${who} was accepted`;
@@ -22,7 +23,6 @@ export function promiseBroken(m: RecipeModel, req: RecipeReq, got: Answer, at: {
   }
   if (req.t === 'cancelWait' && (b.released === true || b.removed === true)) return `a third party's CancelWait (an index read from a QUEUED event, not the waiter's request id) ${b.released ? 'released the grant handed to' : 'took out of the queue'} lease ${req.lease}`;
   if (req.t === 'inspect' && at.election && Array.isArray(b.holders) && b.holders.length > 1) return `at most one leader per election: ${req.name} has ${b.holders.length} holders`;
-  void m;
   return undefined;
 }
 
