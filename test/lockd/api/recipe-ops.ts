@@ -134,6 +134,8 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
     out.push(acquire(k, false, 1), acquire(k + 1, true, 1), acquire(k + 2, true, 1));
     const r = rnd.int(3);
     out.push(r === 0 ? { k: 'release', name, token: { holder: name, k: 0 }, byLease: true } : r === 1 ? { k: 'revoke', lease: { holderOf: name, k: 0 } } : acquire(k, true, 1));
+    // After a downgrade: the writer's first request, retried (the fourth latest grant: writer, two readers, the downgrade).
+    if (r === 2) out.push({ k: 'retry', call: 3 });
   }
   // A grant of the crowd ends while another holds; its holder acts on.
   out.push({ k: 'revoke', lease: { holderOf: name, k: -1 } });

@@ -25,6 +25,7 @@ class Inconclusive extends Error {}
 
 interface Call {
   readonly answer: Promise<Answer>;
+  readonly req: RecipeReq;
   settled?: Answer;
 }
 
@@ -87,7 +88,7 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
   const stale = 'grant' in req && req.grant !== undefined && !m.holds(req.name, req.grant);
   const electionBefore = 'name' in req && m.isElection(req.name);
   const exp = m.step(req, id);
-  const call: Call = { answer: send(req) };
+  const call: Call = { answer: send(req), req };
   void call.answer.then((a) => (call.settled = a), () => undefined);
   if (exp.answer === 'pending') {
     waiting.set(id, call);
@@ -114,7 +115,7 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
     waiting.delete(cid);
     const got = await within(c.answer, END_MS);
     if (!got) throw new Mismatch(`waiting call #${cid} did not end within ${END_MS} ms; the model ended it with ${show(want, m)} after #${id}`);
-    check(m, `waiting call #${cid} (ended by #${id})`, want, got, floor, log, tokens);
+    check(m, `waiting call #${cid} (ended by #${id})`, want, got, floor, log, tokens, c.req);
   }
   if (m.violations.length) throw new Mismatch(`after #${id}: promise broken — ${m.violations[0]}`);
   m.adopt();
