@@ -90,8 +90,8 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
     if (r < 28) return { k: 'fenceWrite', name, token: token(name) };
     if (r < 31) return { k: 'retry', call: rnd.int(8) };
     if (r < 33) return { k: 'cancelWait', name, q: rnd.int(3) };
-    if (r < 34) return { k: 'keepAlive', lease: rnd.int(2) ? { any: rnd.int(8) } : lease(name) };
-    if (r < 35) return { k: 'badName', variant: rnd.int(2), lease: lease(name) };
+    if (r < 35) return { k: 'keepAlive', lease: rnd.int(2) ? { any: rnd.int(8) } : lease(name) };
+    if (r < 36) return { k: 'badName', variant: rnd.int(2), lease: lease(name) };
     if (kind.k === 'election') {
       if (r < 50) return { k: 'campaign', name, lease: lease(name), value: rnd.int(100) };
       if (r < 62) return { k: 'leader', name };

@@ -2,7 +2,10 @@
 // semaphore permits, shared/exclusive, lock-delay), Release (by token, with or without lease_id),
 // SetPermits (growing, shrinking, refused), Inspect and the election calls (Campaign, Proclaim,
 // Leader, Resign), sent to any of a real 3-node cluster's nodes or on a Session stream, checked
-// against a plain reference model (recipe-model.ts: holders and a FIFO queue per name). A failing
+// against a plain reference model (recipe-model.ts: holders and a FIFO queue per name). Names are
+// also used as other recipes than their own (mixed recipes), and stale actors keep acting after
+// their grant or lease ended (recipe-ops.ts); recipe-checks.ts checks the proto's promises on the
+// answers and on every name's Lock.Observe events. A failing
 // sequence is shrunk and printed with its seed. The mutex's request-id and CancelWait semantics are
 // api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the length.
 import { Prng } from '../../sim/prng.js';
@@ -72,6 +75,22 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
       'waiter granted',
       'campaign won after waiting',
       'proclaimed',
+      // Stale actors and mixed recipes: one entry grants several, one of them ends beside another,
+      // and its holder (or a third party) acts on; the name used as another recipe is refused.
+      'one entry granted several',
+      'a holder ended beside another',
+      'stale release',
+      'stale release without lease',
+      'stale fence write',
+      'fence write accepted',
+      'third-party cancel',
+      'keepalive of an ended lease',
+      'retry of a live grant',
+      'retry after a downgrade',
+      'acquire on an election refused',
+      'campaign on a lock refused',
+      'setPermits on an election refused',
+      'invalid UTF-8 name refused',
     ])
       if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
     if (inconclusive > (LAST - FIRST + 1) / 4) throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds were inconclusive three times: the cluster was not stable enough to test`);
