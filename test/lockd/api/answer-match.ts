@@ -2,9 +2,10 @@
 // recipe-runner.ts): the expectation is the answer's shape with exact values, except where the
 // server chooses — a Fresh symbol (a new lease id or token, bound on first sight) or a Range.
 
-/** A value the server chooses (lease id, token): unseen before, one per symbol. */
+/** A value the server chooses (lease id, token): unseen before, one per symbol; `cls` names what it must exceed (e.g. the tokens of one lock), else every id and token seen. */
 export interface Fresh {
   readonly fresh: string;
+  readonly cls?: string;
 }
 /** A number the server may choose within bounds (a lock-delay's remaining time). */
 export interface Range {
@@ -25,11 +26,12 @@ export interface Symbols {
  * Where `got` differs from `want` (undefined: it matches), binding fresh values on the way: an
  * unbound Fresh matches a number above `floor` (every id and token seen so far) and binds it.
  */
-export function matchAnswer(m: Symbols, want: unknown, got: unknown, floor: number, path: string): string | undefined {
+export function matchAnswer(m: Symbols, want: unknown, got: unknown, floor: number | ((f: Fresh) => number), path: string): string | undefined {
   if (isFresh(want)) {
     const v = m.val(want);
     if (v !== undefined) return got === v ? undefined : path;
-    if (typeof got !== 'number' || !(got > floor)) return `${path} (a new id or token above ${floor})`;
+    const min = typeof floor === 'number' ? floor : floor(want);
+    if (typeof got !== 'number' || !(got > min)) return `${path} (a new id or token above ${min})`;
     m.bind(want.fresh, got);
     return undefined;
   }

@@ -5,6 +5,12 @@
 // (proto/lockd.proto), sharing no code with src/lockd. The mutex's request-id and CancelWait rules
 // have their own model (api-model.ts); here every request has a fresh request id.
 //
+// Tokens: the model knows only what the proto promises — every grant gets a token no other grant
+// ever had, increasing per lock — so each grant is its own Fresh symbol, and a grant is named by its
+// symbol, not by the number (two grants answered with one number are a violation, in `violations`).
+// Stale actors (a client still acting after its grant or lease ended) name the ended grant they
+// once held: such a grant never releases, resigns, proclaims or fence-writes anything.
+//
 // Determinism: leases never expire (long TTLs, ended by Revoke) and every lock-delay is the
 // maximum (60 s), longer than a run (the runner calls a run that lasts too long inconclusive), so a
 // delay started in a run never ends in it: what the API promises — nobody is granted the name, the
@@ -14,6 +20,8 @@
 import { isFresh, type Fresh, type Range, type Val } from './answer-match.js';
 
 export const MAX_DELAY_MS = 60_000;
+/** Diagnosis only (LOCKD_PROP_SHARED_TOKENS=1): do not report two grants answered with one token, to see what stale actors do with it. */
+const TOLERATE_SHARED_TOKENS = process.env.LOCKD_PROP_SHARED_TOKENS === '1';
 /** A lock-delay's remaining time or end on the logical clock: positive, at most the delay (for the end: any time after 0). */
 const REMAINING: Range = { min: 1, max: MAX_DELAY_MS };
 const SOMETIME: Range = { min: 1, max: Number.MAX_SAFE_INTEGER };
@@ -23,14 +31,39 @@ export const CODE = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9 
 export type RecipeReq =
   | { readonly t: 'grant' }
   | { readonly t: 'revoke'; readonly lease: number }
-  | { readonly t: 'acquire'; readonly name: string; readonly lease: number; readonly wait: boolean; readonly permits: number; readonly shared: boolean; readonly lockDelayMs: number }
-  | { readonly t: 'release'; readonly name: string; readonly token: number; readonly lease: number }
+  /** rid: its request id; retryOf: the call whose request this one resends (same request id). */
+  | { readonly t: 'acquire'; readonly name: string; readonly lease: number; readonly wait: boolean; readonly permits: number; readonly shared: boolean; readonly lockDelayMs: number; readonly rid: string; readonly retryOf?: number }
+  /** grant: the grant's symbol when the caller names one it held (maybe ended since); else the token is made up or merely seen. */
+  | { readonly t: 'release'; readonly name: string; readonly token: number; readonly lease: number; readonly grant?: string }
   | { readonly t: 'setPermits'; readonly name: string; readonly permits: number }
   | { readonly t: 'inspect'; readonly name: string }
   | { readonly t: 'campaign'; readonly name: string; readonly lease: number; readonly value: string }
-  | { readonly t: 'proclaim'; readonly name: string; readonly lease: number; readonly token: number; readonly value: string }
+  | { readonly t: 'proclaim'; readonly name: string; readonly lease: number; readonly token: number; readonly value: string; readonly grant?: string }
   | { readonly t: 'leader'; readonly name: string }
-  | { readonly t: 'resign'; readonly name: string; readonly lease: number; readonly token: number };
+  | { readonly t: 'resign'; readonly name: string; readonly lease: number; readonly token: number; readonly grant?: string }
+  /** Fence.Write(key, token, lock = name). */
+  | { readonly t: 'fenceWrite'; readonly name: string; readonly key: string; readonly token: number; readonly grant?: string }
+  /** A third party's CancelWait(name, lease, abandoned_at_index = an index it read from a QUEUED event), without the waiter's request id. */
+  | { readonly t: 'cancelWait'; readonly name: string; readonly lease: number; readonly index: number }
+  /** One KeepAlive on a fresh stream (ttlMs: the leases' TTL). */
+  | { readonly t: 'keepAlive'; readonly lease: number; readonly ttlMs: number };
+
+/** A change the proto says Lock.Observe shows (token: the grant's, 0 for none, undefined: not compared). */
+export interface ExpectedEvent {
+  readonly type: 'ACQUIRED' | 'RELEASED' | 'DOWNGRADED' | 'PERMITS_CHANGED' | 'PROCLAIMED';
+  readonly lease: number;
+  readonly token: Val | undefined;
+  /** The op that made it. */
+  readonly by: number;
+}
+
+/** A grant that has ended (released, resigned, its lease revoked): what a paused client still holds. */
+export interface EndedGrant {
+  readonly name: string;
+  readonly lease: number;
+  readonly sym: string;
+  readonly token: number;
+}
 
 export type Answer = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly code: number };
 
@@ -42,7 +75,7 @@ export interface Expectation {
 
 interface Holder {
   lease: number;
-  token: Val;
+  token: Fresh;
   shared: boolean;
   lockDelayMs: number;
   value: string;
@@ -55,6 +88,7 @@ interface Waiter {
   /** The waiting call's id, and whether it is a Campaign (its answer is a leadership). */
   call: number;
   campaign: boolean;
+  req: Extract<RecipeReq, { t: 'acquire' }> | undefined;
 }
 interface Lock {
   permits: number;
@@ -76,7 +110,23 @@ export class RecipeModel {
   private pendingGrant: Fresh | undefined;
   /** The highest lease id or token seen: a fresh value must exceed it. */
   maxSeen = 0;
+  /** The highest value seen per class (lease ids; each lock's tokens): a fresh value of a class exceeds its class's. */
+  private readonly floors = new Map<string, number>();
+  private readonly symCls = new Map<string, string>();
+  /** Which symbol holds each lease id and each token: two grants (or leases) with one value is a violation. */
+  private readonly owners = new Map<string, string>();
+  /** Broken promises the answers showed that no single answer's shape reveals (e.g. two grants, one token). */
+  readonly violations: string[] = [];
   readonly granted: number[] = [];
+  readonly ended: EndedGrant[] = [];
+  /** Per name, the changes Lock.Observe must show. */
+  readonly events = new Map<string, ExpectedEvent[]>();
+  /** Per name, the leases that queued on it (a third party can read their QUEUED events). */
+  readonly queuedOn = new Map<string, Set<number>>();
+  /** Acquire calls answered with a grant: their request and that grant (a retry asks about it). */
+  readonly grantCalls = new Map<number, { req: Extract<RecipeReq, { t: 'acquire' }>; name: string; holder: Holder }>();
+  private readonly fenced = new Map<string, number>();
+  private op = -1;
   /** Whether a lock-delay has started in this run (the runner bounds the run's length then). */
   delayStarted = false;
   /** The interesting paths this run's requests took (the test insists each is taken by some seed). */
@@ -94,12 +144,39 @@ export class RecipeModel {
   bind(sym: string, value: number): void {
     this.bound.set(sym, value);
     this.maxSeen = Math.max(this.maxSeen, value);
+    const cls = this.symCls.get(sym) ?? '';
+    this.floors.set(cls, Math.max(this.floors.get(cls) ?? 0, value));
+    const what = cls === 'lease' ? 'lease' : 'token';
+    const other = this.owners.get(`${what}:${value}`);
+    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants got one fencing token ${value} (a token names one grant)` : `two leases got one id ${value}`);
+    this.owners.set(`${what}:${value}`, sym);
   }
   saw(value: number): void {
     this.maxSeen = Math.max(this.maxSeen, value);
   }
-  private fresh(): Fresh {
-    return { fresh: `v${this.nextSym++}` };
+  /** What a fresh value must exceed, as of now: the highest seen of its class (each lock's tokens; lease ids). */
+  floorsNow(): (f: Fresh) => number {
+    const copy = new Map(this.floors);
+    const all = this.maxSeen;
+    return (f) => (f.cls === undefined ? all : copy.get(f.cls) ?? 0);
+  }
+  private fresh(cls?: string): Fresh {
+    const f = { fresh: `v${this.nextSym++}`, cls };
+    if (cls !== undefined) this.symCls.set(f.fresh, cls);
+    return f;
+  }
+  private tokenFor(name: string): Fresh {
+    return this.fresh(`token:${name}`);
+  }
+  private event(name: string, type: ExpectedEvent['type'], lease: number, token: Val | undefined): void {
+    let l = this.events.get(name);
+    if (!l) this.events.set(name, (l = []));
+    l.push({ type, lease, token, by: this.op });
+  }
+  private ends(name: string, h: Holder): void {
+    this.event(name, 'RELEASED', h.lease, h.token);
+    const token = this.val(h.token);
+    if (token !== undefined) this.ended.push({ name, lease: h.lease, sym: h.token.fresh, token });
   }
 
   // ---- views for the generator ----
@@ -107,8 +184,22 @@ export class RecipeModel {
   liveLeases(): number[] {
     return [...this.leases];
   }
-  holders(name: string): Array<{ lease: number; token: number | undefined; shared: boolean }> {
-    return (this.locks.get(name)?.holders ?? []).map((h) => ({ lease: h.lease, token: this.val(h.token), shared: h.shared }));
+  holders(name: string): Array<{ lease: number; token: number | undefined; shared: boolean; sym: string }> {
+    return (this.locks.get(name)?.holders ?? []).map((h) => ({ lease: h.lease, token: this.val(h.token), shared: h.shared, sym: h.token.fresh }));
+  }
+  isLive(lease: number): boolean {
+    return this.leases.has(lease);
+  }
+  /** Whether the grant named by this symbol still holds. */
+  holds(name: string, sym: string): boolean {
+    return this.locks.get(name)?.holders.some((h) => h.token.fresh === sym) ?? false;
+  }
+  /** Whether the name is an election now (made by a Campaign): at most one holder, whatever else is sent. */
+  isElection(name: string): boolean {
+    return this.locks.get(name)?.election ?? false;
+  }
+  isDelayed(name: string): boolean {
+    return this.locks.get(name)?.delayed ?? false;
   }
   /** The permits of a name that has a lock (held, waited for or delayed). */
   permitsOf(name: string): number | undefined {
@@ -131,18 +222,20 @@ export class RecipeModel {
 
   step(req: RecipeReq, call: number): Expectation {
     const resolves = new Map<number, Answer>();
+    this.op = call;
     return { answer: this.apply(req, call, resolves), resolves };
   }
 
   private apply(req: RecipeReq, call: number, resolves: Map<number, Answer>): Answer | 'pending' {
     switch (req.t) {
       case 'grant':
-        this.pendingGrant = this.fresh();
+        this.pendingGrant = this.fresh('lease');
         return ok({ leaseId: this.pendingGrant });
       case 'revoke':
         return this.revoke(req.lease, resolves);
       case 'acquire':
-        return this.acquire(req.name, req.lease, { shared: req.shared, lockDelayMs: req.lockDelayMs, value: '' }, req.permits, req.wait, call, false, resolves);
+        if (req.retryOf !== undefined) return this.retry(req.retryOf);
+        return this.acquire(req.name, req.lease, { shared: req.shared, lockDelayMs: req.lockDelayMs, value: '' }, req.permits, req.wait, call, false, resolves, req);
       case 'campaign':
         return this.acquire(req.name, req.lease, { shared: false, lockDelayMs: 0, value: req.value }, 1, true, call, true, resolves);
       case 'release':
@@ -158,12 +251,54 @@ export class RecipeModel {
       }
       case 'proclaim': {
         const h = this.leaderOf(req.name);
-        if (!h || this.val(h.token) !== req.token) return fail(CODE.FAILED_PRECONDITION);
+        if (req.grant !== undefined && !this.holds(req.name, req.grant)) this.tag('stale proclaim');
+        if (!h || !this.names(h, req)) return fail(CODE.FAILED_PRECONDITION);
         h.value = req.value;
+        this.event(req.name, 'PROCLAIMED', h.lease, h.token);
         this.tag('proclaimed');
         return ok({});
       }
+      case 'fenceWrite':
+        return this.fenceWrite(req);
+      case 'cancelWait':
+        // Without the waiting call's request id nothing changes, whatever the index (the proto: no
+        // third party can release a grant handed to a waiter, nor take it out of the queue this way).
+        this.tag(this.holders(req.name).some((h) => h.lease === req.lease) ? 'third-party cancel of a grant' : 'third-party cancel');
+        return ok({ removed: false, released: false });
+      case 'keepAlive':
+        if (!this.leases.has(req.lease)) this.tag('keepalive of an ended lease');
+        return ok({ ttlMs: this.leases.has(req.lease) ? { min: 1, max: req.ttlMs } : 0 });
     }
+  }
+
+  /** Whether a request's token names holder h: by the grant it names, else (a made-up or seen token) by number. */
+  private names(h: Holder, req: { token: number; grant?: string }): boolean {
+    return req.grant !== undefined ? h.token.fresh === req.grant : this.val(h.token) === req.token;
+  }
+
+  /** Fence.Write bound to the lock: only a live exclusive (or semaphore) holder's token, and not below the key's highest. */
+  private fenceWrite(req: Extract<RecipeReq, { t: 'fenceWrite' }>): Answer {
+    const stale = req.grant !== undefined && !this.holds(req.name, req.grant);
+    if (stale) this.tag('stale fence write');
+    const h = this.locks.get(req.name)?.holders.find((x) => this.names(x, req));
+    const highest = this.fenced.get(req.key) ?? 0;
+    if (!h || h.shared || req.token < highest) return fail(CODE.FAILED_PRECONDITION);
+    this.fenced.set(req.key, req.token);
+    this.tag('fence write accepted');
+    return ok({ highestToken: req.token });
+  }
+
+  /** A retry (same request id) of an Acquire answered with a grant: that grant now, as the proto's Acquire says. */
+  private retry(of: number): Answer {
+    const c = this.grantCalls.get(of)!;
+    if (!this.leases.has(c.req.lease)) return fail(CODE.NOT_FOUND);
+    const l = this.locks.get(c.name);
+    if (l?.holders.includes(c.holder)) {
+      this.tag(c.holder.shared !== c.req.shared ? 'retry after a downgrade' : 'retry of a live grant');
+      return ok({ acquired: true, fencingToken: c.holder.token, holderLeaseId: c.req.lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: c.holder.shared });
+    }
+    this.tag('retry of an ended grant');
+    return ok({ acquired: false, fencingToken: 0, holderLeaseId: l?.holders[0]?.lease ?? 0, grantEnded: true, endedFencingToken: c.holder.token, lockDelayRemainingMs: l?.delayed ? REMAINING : 0, shared: false });
   }
 
   /** An election's leader: the one exclusive holder of a mutex. */
@@ -204,17 +339,25 @@ export class RecipeModel {
     call: number,
     campaign: boolean,
     resolves: Map<number, Answer>,
+    req?: Extract<RecipeReq, { t: 'acquire' }>,
   ): Answer | 'pending' {
+    if (/[\uD800-\uDFFF]/.test(name)) {
+      this.tag('invalid UTF-8 name refused');
+      return fail(CODE.INVALID_ARGUMENT);
+    }
     if (ask.shared && permits > 1) return fail(CODE.INVALID_ARGUMENT);
     if (!this.leases.has(lease)) return fail(CODE.NOT_FOUND);
     const p = Math.max(1, permits);
-    const granted = (token: Val, shared = ask.shared): Answer =>
-      campaign ? ok({ leader: { name, leaseId: lease, fencingToken: token } }) : ok({ acquired: true, fencingToken: token, holderLeaseId: lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared });
+    const granted = (h: Holder): Answer => {
+      if (req) this.grantCalls.set(call, { req, name, holder: h });
+      return campaign ? ok({ leader: { name, leaseId: lease, fencingToken: h.token } }) : ok({ acquired: true, fencingToken: h.token, holderLeaseId: lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: h.shared });
+    };
     const l = this.locks.get(name);
     if (!l) {
-      const token = this.fresh();
-      this.locks.set(name, { permits: p, holders: [{ lease, token, ...ask }], queue: [], delayed: false, election: campaign });
-      return granted(token);
+      const h = { lease, token: this.tokenFor(name), ...ask };
+      this.locks.set(name, { permits: p, holders: [h], queue: [], delayed: false, election: campaign });
+      this.event(name, 'ACQUIRED', lease, h.token);
+      return granted(h);
     }
     const idle = l.holders.length === 0 && l.queue.length === 0;
     if (l.election !== campaign && !idle) {
@@ -234,9 +377,10 @@ export class RecipeModel {
       if (!mine.shared && ask.shared) {
         this.tag(l.queue[0]?.shared ? 'downgrade grants readers' : 'downgrade');
         mine.shared = true; // downgrade in place: same token; the shared head of the queue joins
+        this.event(name, 'DOWNGRADED', mine.lease, mine.token);
         this.grantWaiters(name, l, resolves);
       }
-      return granted(mine.token, mine.shared);
+      return granted(mine);
     }
     const queued = l.queue.find((w) => w.lease === lease);
     const notAcquired = () => ok({ acquired: false, fencingToken: 0, holderLeaseId: l!.holders[0]?.lease ?? 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: l!.delayed ? REMAINING : 0, shared: false });
@@ -246,10 +390,11 @@ export class RecipeModel {
       return notAcquired();
     }
     if (l.queue.length === 0 && this.fits(l, ask.shared)) {
-      const token = this.fresh();
-      l.holders.push({ lease, token, ...ask });
+      const h = { lease, token: this.tokenFor(name), ...ask };
+      l.holders.push(h);
+      this.event(name, 'ACQUIRED', lease, h.token);
       this.tag(ask.shared ? 'shared beside shared' : 'semaphore holders > 1');
-      return granted(token);
+      return granted(h);
     }
     if (l.delayed) this.tag('refused during a lock-delay');
     else if (this.fits(l, ask.shared)) this.tag('queued behind a waiter although it fits'); // FIFO: e.g. a reader behind a waiting writer
@@ -258,16 +403,25 @@ export class RecipeModel {
       l.permits = p;
       l.election = campaign;
     }
-    l.queue.push({ lease, ...ask, call, campaign });
+    l.queue.push({ lease, ...ask, call, campaign, req });
+    let q = this.queuedOn.get(name);
+    if (!q) this.queuedOn.set(name, (q = new Set()));
+    q.add(lease);
     return 'pending';
   }
 
-  /** Grant the head of the queue while it fits (all in one entry: one token), then drop a lock nothing holds or delays. */
-  private grantWaiters(name: string, l: Lock, resolves: Map<number, Answer>, token: Fresh = this.fresh()): void {
+  /** Grant the head of the queue while it fits (in one entry, but each grant its own token), then drop a lock nothing holds or delays. */
+  private grantWaiters(name: string, l: Lock, resolves: Map<number, Answer>): void {
+    let n = 0;
     while (l.queue.length > 0 && this.fits(l, l.queue[0].shared)) {
       const w = l.queue.shift()!;
+      const token = this.tokenFor(name);
       this.tag(w.campaign ? 'campaign won after waiting' : 'waiter granted');
-      l.holders.push({ lease: w.lease, token, shared: w.shared, lockDelayMs: w.lockDelayMs, value: w.value });
+      if (++n === 2) this.tag('one entry granted several');
+      const h = { lease: w.lease, token, shared: w.shared, lockDelayMs: w.lockDelayMs, value: w.value };
+      l.holders.push(h);
+      this.event(name, 'ACQUIRED', w.lease, token);
+      if (w.req) this.grantCalls.set(w.call, { req: w.req, name, holder: h });
       resolves.set(
         w.call,
         w.campaign
@@ -282,10 +436,11 @@ export class RecipeModel {
     const resign = req.t === 'resign';
     const l = this.locks.get(req.name);
     if (!l || l.holders.length === 0) return resign ? ok({ resigned: false }) : fail(CODE.NOT_FOUND);
-    const mine = l.holders.filter((h) => this.val(h.token) === req.token && (req.lease === 0 || h.lease === req.lease));
+    if (req.grant !== undefined && !this.holds(req.name, req.grant)) this.tag(req.lease === 0 ? 'stale release without lease' : resign ? 'stale resign' : 'stale release');
+    const mine = l.holders.filter((h) => this.names(h, req) && (req.lease === 0 || h.lease === req.lease));
     if (mine.length === 0) return ok(resign ? { resigned: false } : { released: false });
-    if (mine.length > 1) return fail(CODE.FAILED_PRECONDITION); // one token, several grants: say whose
     l.holders.splice(l.holders.indexOf(mine[0]), 1);
+    this.ends(req.name, mine[0]);
     this.grantWaiters(req.name, l, resolves);
     return ok(resign ? { resigned: true } : { released: true });
   }
@@ -305,6 +460,7 @@ export class RecipeModel {
     const previous = l.permits;
     const before = l.holders.length;
     l.permits = permits;
+    if (permits !== previous) this.event(name, 'PERMITS_CHANGED', 0, 0);
     this.grantWaiters(name, l, resolves);
     this.tag(l.holders.length > before ? 'setPermits granted' : permits < previous ? 'setPermits shrank' : 'setPermits');
     return ok({ previous, granted: l.holders.length - before });
@@ -324,6 +480,8 @@ export class RecipeModel {
       const h = l.holders.find((x) => x.lease === lease);
       if (h) {
         l.holders.splice(l.holders.indexOf(h), 1);
+        this.ends(name, h);
+        if (l.holders.length > 0) this.tag('a holder ended beside another');
         if (h.lockDelayMs > 0) {
           l.delayed = this.delayStarted = true;
           this.tag('lock-delay started');
@@ -331,10 +489,9 @@ export class RecipeModel {
         touched.add(name);
       }
     }
-    const token = this.fresh();
     for (const name of touched) {
       const l = this.locks.get(name);
-      if (l) this.grantWaiters(name, l, resolves, token);
+      if (l) this.grantWaiters(name, l, resolves);
     }
     return ok({});
   }

@@ -1,6 +1,11 @@
 // The recipe property test's operations: symbolic ops drawn from a seeded PRNG (naming leases and
 // tokens by what the model knows, so a shrunk sequence still means something), resolved against the
-// model into concrete requests, and sent by unary call to a node or on a Session stream.
+// model into concrete requests, and sent by unary call to a node or on a Session stream. Besides each
+// name's own recipe, an op sometimes uses the name as another recipe (mixed recipes: SetPermits,
+// shared or a downgrade on an election, a Campaign on a lock), and stale actors keep acting after
+// their grant or lease ended, as a paused client does: Release (with and without lease_id), Resign,
+// Proclaim and Fence.Write(lock = name) with a grant they once held, KeepAlive of a revoked lease, a
+// retried Acquire, and a third party's CancelWait with the index of a QUEUED event.
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Prng } from '../../sim/prng.js';
@@ -15,8 +20,8 @@ export type Kind = { readonly k: 'mutex' } | { readonly k: 'semaphore'; readonly
 
 /** A lease: the k-th live one, the k-th holder of a name (else a live one), or the k-th ever granted (maybe revoked). */
 type LeaseRef = { readonly live: number } | { readonly holderOf: number; readonly k: number } | { readonly any: number };
-/** A token: the k-th holder's of a name, or one of a holder that has since let go (stale). */
-type TokenRef = { readonly holder: number; readonly k: number } | 'stale';
+/** A token: the k-th holder's of a name, or the k-th latest ended grant's of it (a stale actor; else a token seen earlier). */
+type TokenRef = { readonly holder: number; readonly k: number } | { readonly stale: number };
 
 export type OpBody =
   | { readonly k: 'grant' }
@@ -28,7 +33,15 @@ export type OpBody =
   | { readonly k: 'setPermits'; readonly name: number; readonly delta: number }
   | { readonly k: 'inspect' | 'leader'; readonly name: number }
   | { readonly k: 'campaign'; readonly name: number; readonly lease: LeaseRef; readonly value: number }
-  | { readonly k: 'proclaim'; readonly name: number; readonly token: TokenRef; readonly value: number };
+  | { readonly k: 'proclaim'; readonly name: number; readonly token: TokenRef; readonly value: number }
+  | { readonly k: 'fenceWrite'; readonly name: number; readonly token: TokenRef }
+  /** A third party cancels the k-th lease that queued on the name, with the index of its QUEUED event. */
+  | { readonly k: 'cancelWait'; readonly name: number; readonly q: number }
+  | { readonly k: 'keepAlive'; readonly lease: LeaseRef }
+  /** The k-th Acquire answered with a grant, sent again with its request id. */
+  | { readonly k: 'retry'; readonly call: number }
+  /** An Acquire of a name that is not valid UTF-8 (a lone surrogate: one of two that a lenient decoder merges). */
+  | { readonly k: 'badName'; readonly variant: number; readonly lease: LeaseRef };
 
 /** An op: a stable id, and where it goes (0–2: that node by unary call, 3: the Session stream). */
 export interface Op {
@@ -44,30 +57,41 @@ export function nameOf(prefix: string, n: number): string {
   return `${prefix}-r${n}`;
 }
 
+function drawKind(rnd: Prng): Kind {
+  const r = rnd.int(4);
+  return r === 0 ? { k: 'mutex' } : r === 1 ? { k: 'semaphore', permits: 2 + rnd.int(2) } : r === 2 ? { k: 'rw' } : { k: 'election' };
+}
+
 export function drawKinds(rnd: Prng): Kind[] {
   const kinds: Kind[] = [];
-  for (let n = 0; n < NAMES; n++) {
-    const r = rnd.int(4);
-    kinds.push(r === 0 ? { k: 'mutex' } : r === 1 ? { k: 'semaphore', permits: 2 + rnd.int(2) } : r === 2 ? { k: 'rw' } : { k: 'election' });
-  }
+  for (let n = 0; n < NAMES; n++) kinds.push(drawKind(rnd));
   return kinds;
 }
+
+/** Op kinds left out (LOCKD_PROP_OFF=fenceWrite,retry,...): to see what the others find on their own. */
+const OFF = new Set((process.env.LOCKD_PROP_OFF ?? '').split(',').filter(Boolean));
 
 export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
   const lease = (name: number): LeaseRef => {
     const r = rnd.int(10);
     return r < 2 ? { holderOf: name, k: rnd.int(3) } : r < 9 ? { live: rnd.int(8) } : { any: rnd.int(8) };
   };
-  const token = (name: number): TokenRef => (rnd.int(6) ? { holder: name, k: rnd.int(3) } : 'stale');
+  const token = (name: number): TokenRef => (rnd.int(3) ? { holder: name, k: rnd.int(3) } : { stale: rnd.int(3) });
   const body = (): OpBody => {
     if (id < 5) return { k: 'grant' };
     const name = rnd.int(NAMES);
-    const kind = kinds[name];
+    // Mostly the name's own recipe; one op in four treats it as another (mixed recipes on one name).
+    const kind = rnd.int(4) === 0 ? drawKind(rnd) : kinds[name];
     const r = rnd.int(100);
     if (r < 7) return { k: 'grant' };
-    if (r < 13) return { k: 'revoke', lease: lease(name) };
-    if (r < 20) return { k: 'inspect', name };
-    if (r < 25) return { k: 'setPermits', name, delta: rnd.int(4) - 1 };
+    if (r < 14) return { k: 'revoke', lease: lease(name) };
+    if (r < 18) return { k: 'inspect', name };
+    if (r < 23) return { k: 'setPermits', name, delta: rnd.int(4) - 1 };
+    if (r < 28) return { k: 'fenceWrite', name, token: token(name) };
+    if (r < 31) return { k: 'retry', call: rnd.int(8) };
+    if (r < 33) return { k: 'cancelWait', name, q: rnd.int(3) };
+    if (r < 35) return { k: 'keepAlive', lease: rnd.int(2) ? { any: rnd.int(8) } : lease(name) };
+    if (r < 36) return { k: 'badName', variant: rnd.int(2), lease: lease(name) };
     if (kind.k === 'election') {
       if (r < 50) return { k: 'campaign', name, lease: lease(name), value: rnd.int(100) };
       if (r < 62) return { k: 'leader', name };
@@ -82,29 +106,76 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
     }
     return { k: 'release', name, token: token(name), byLease: rnd.int(5) > 0 };
   };
-  return { id, via: rnd.int(4), body: body() };
+  const via = rnd.int(4);
+  let b = body();
+  if (OFF.has(b.k)) b = { k: 'inspect', name: 0 };
+  return { id, via, body: b };
+}
+
+/**
+ * A burst: the moves that make one entry grant several waiters and then end one of those grants
+ * while the other holds — the way a paused client's token comes to name a grant beside a live one.
+ * Waiters queue behind a holder (shared readers behind a writer; a full semaphore's waiters), one
+ * entry grants them together (the writer's Release, Revoke or downgrade; SetPermits growing), one of
+ * them loses its lease (Revoke), and it keeps acting: Release with and without lease_id, Fence.Write.
+ */
+export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
+  const name = rnd.int(NAMES);
+  const kind = kinds[name];
+  const k = rnd.int(8);
+  const out: OpBody[] = [];
+  const acquire = (lease: number, shared: boolean, permits: number): OpBody => ({ k: 'acquire', name, lease: { live: lease }, wait: true, permits, shared, odd: false, delay: false });
+  if (kind.k === 'semaphore' || kind.k === 'mutex') {
+    // A full semaphore (a mutex name asked as a semaphore of 2: mixed) with two waiters; SetPermits grants both.
+    const permits = kind.k === 'semaphore' ? kind.permits : 2;
+    for (let i = 0; i < permits + 2; i++) out.push(acquire(k + i, false, permits));
+    out.push({ k: 'setPermits', name, delta: 2 });
+  } else {
+    out.push(acquire(k, false, 1), acquire(k + 1, true, 1), acquire(k + 2, true, 1));
+    const r = rnd.int(3);
+    out.push(r === 0 ? { k: 'release', name, token: { holder: name, k: 0 }, byLease: true } : r === 1 ? { k: 'revoke', lease: { holderOf: name, k: 0 } } : acquire(k, true, 1));
+    // After a downgrade: the writer's first request, retried (the fourth latest grant: writer, two readers, the downgrade).
+    if (r === 2) out.push({ k: 'retry', call: 3 });
+  }
+  // A grant of the crowd ends while another holds; its holder acts on.
+  out.push({ k: 'revoke', lease: { holderOf: name, k: -1 } });
+  const stale = rnd.int(3);
+  out.push(stale === 0 ? { k: 'fenceWrite', name, token: { stale: 0 } } : { k: 'release', name, token: { stale: 0 }, byLease: stale === 1 });
+  return out.map((body, i) => ({ id: id + i, via: rnd.int(4), body }));
+}
+
+/** What resolving an op may read besides the model: tokens seen in answers, and indices of QUEUED events. */
+export interface Seen {
+  readonly tokens: readonly number[];
+  queuedIndex(name: string, lease: number): number | undefined;
 }
 
 /** The op as a concrete request; undefined: nothing it could mean now (e.g. no lease yet). */
-export function resolve(op: Op, m: RecipeModel, prefix: string, seenTokens: readonly number[]): RecipeReq | undefined {
+export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): RecipeReq | undefined {
   const b = op.body;
+  const seenTokens = seen.tokens;
   if (b.k === 'grant') return { t: 'grant' };
   const live = m.liveLeases();
   const lease = (r: LeaseRef): number | undefined => {
     if ('holderOf' in r) {
       const hs = m.holders(nameOf(prefix, r.holderOf));
-      if (hs.length) return hs[r.k % hs.length].lease;
+      if (hs.length) return hs[((r.k % hs.length) + hs.length) % hs.length].lease; // -1: the latest grant
       return live.length ? live[r.k % live.length] : undefined;
     }
     const from = 'live' in r ? live : m.granted;
     return from.length ? from[('live' in r ? r.live : r.any) % from.length] : undefined;
   };
-  /** A holder's (token, lease), or a token seen earlier (stale, or not: the model knows) with a live lease. */
-  const grantOf = (name: string, r: TokenRef): { token: number; lease: number } | undefined => {
+  /** A holder's grant; or an ended grant of the name (its holder acts on, stale); else a token seen earlier with a live lease (the model knows whose it is). */
+  const grantOf = (name: string, r: TokenRef): { token: number; lease: number; grant?: string } | undefined => {
     const hs = m.holders(name);
-    if (r !== 'stale' && hs.length) {
+    if ('holder' in r && hs.length) {
       const h = hs[r.k % hs.length];
-      return h.token === undefined ? undefined : { token: h.token, lease: h.lease };
+      return h.token === undefined ? undefined : { token: h.token, lease: h.lease, grant: h.sym };
+    }
+    const ended = m.ended.filter((g) => g.name === name);
+    if ('stale' in r && ended.length) {
+      const g = ended[ended.length - 1 - (r.stale % ended.length)];
+      return { token: g.token, lease: g.lease, grant: g.sym };
     }
     const l = live[0] ?? m.granted[0];
     return seenTokens.length && l !== undefined ? { token: seenTokens[op.id % seenTokens.length], lease: l } : undefined;
@@ -113,13 +184,31 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seenTokens: read
     const l = lease(b.lease);
     return l === undefined ? undefined : { t: 'revoke', lease: l };
   }
+  if (b.k === 'keepAlive') {
+    const l = lease(b.lease);
+    return l === undefined ? undefined : { t: 'keepAlive', lease: l, ttlMs: TTL_MS };
+  }
+  if (b.k === 'retry') {
+    const calls = [...m.grantCalls.keys()];
+    if (!calls.length) return undefined;
+    const of = calls[calls.length - 1 - (b.call % calls.length)];
+    const c = m.grantCalls.get(of)!;
+    // A retry of a grant whose name is in a lock-delay would be answered by a clock the model does not keep.
+    if (m.isDelayed(c.name)) return undefined;
+    return { ...c.req, retryOf: of };
+  }
+  if (b.k === 'badName') {
+    const l = lease(b.lease);
+    // Short names: protobufjs encodes a lone surrogate as its 3 (invalid UTF-8) bytes below 40 characters.
+    return l === undefined ? undefined : { t: 'acquire', name: `${prefix}-u${b.variant ? '\uD800' : '\uDFFF'}`, lease: l, wait: false, permits: 1, shared: false, lockDelayMs: 0, rid: randomUUID() };
+  }
   const name = nameOf(prefix, b.name);
   switch (b.k) {
     case 'acquire': {
       const l = lease(b.lease);
       const current = m.permitsOf(name) ?? b.permits;
       const permits = b.odd ? Math.max(1, current) + 1 : current;
-      return l === undefined ? undefined : { t: 'acquire', name, lease: l, wait: b.wait, permits, shared: b.shared, lockDelayMs: b.delay ? MAX_DELAY_MS : 0 };
+      return l === undefined ? undefined : { t: 'acquire', name, lease: l, wait: b.wait, permits, shared: b.shared, lockDelayMs: b.delay ? MAX_DELAY_MS : 0, rid: randomUUID() };
     }
     case 'campaign': {
       const l = lease(b.lease);
@@ -129,11 +218,22 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seenTokens: read
     case 'resign': {
       const g = grantOf(name, b.token);
       if (!g) return undefined;
-      return b.k === 'release' ? { t: 'release', name, token: g.token, lease: b.byLease ? g.lease : 0 } : { t: 'resign', name, token: g.token, lease: g.lease };
+      return b.k === 'release' ? { t: 'release', name, token: g.token, lease: b.byLease ? g.lease : 0, grant: g.grant } : { t: 'resign', name, token: g.token, lease: g.lease, grant: g.grant };
     }
     case 'proclaim': {
       const g = grantOf(name, b.token);
-      return g ? { t: 'proclaim', name, lease: g.lease, token: g.token, value: `v${b.value}` } : undefined;
+      return g ? { t: 'proclaim', name, lease: g.lease, token: g.token, value: `v${b.value}`, grant: g.grant } : undefined;
+    }
+    case 'fenceWrite': {
+      const g = grantOf(name, b.token);
+      return g ? { t: 'fenceWrite', name, key: `${name}-key`, token: g.token, grant: g.grant } : undefined;
+    }
+    case 'cancelWait': {
+      const qs = [...(m.queuedOn.get(name) ?? [])].filter((l) => m.isLive(l));
+      if (!qs.length) return undefined;
+      const l = qs[b.q % qs.length];
+      const index = seen.queuedIndex(name, l);
+      return index === undefined ? undefined : { t: 'cancelWait', name, lease: l, index };
     }
     case 'setPermits':
       return { t: 'setPermits', name, permits: Math.max(1, (m.permitsOf(name) ?? 1) + b.delta) };
@@ -171,6 +271,12 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
       return { leader: key(r.leader) };
     case 'leader':
       return { hasLeader: r.hasLeader, leader: key(r.leader), value: r.value };
+    case 'fenceWrite':
+      return { highestToken: r.highestToken };
+    case 'cancelWait':
+      return { removed: r.removed, released: r.released };
+    case 'keepAlive':
+      return { ttlMs: r.ttlMs };
     case 'inspect':
       return {
         held: r.held,
@@ -187,7 +293,7 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
 }
 
 /** The request's session operation and message (the unary RPC's request message). */
-function message(req: RecipeReq): { op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign'; body: Record<string, unknown> } {
+function message(req: Exclude<RecipeReq, { t: 'fenceWrite' | 'cancelWait' | 'keepAlive' }>): { op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign'; body: Record<string, unknown> } {
   switch (req.t) {
     case 'grant':
       return { op: 'grant', body: { ttlMs: TTL_MS } };
@@ -228,14 +334,28 @@ async function answerOf(t: RecipeReq['t'], p: Promise<unknown>): Promise<Answer>
 /** Where requests go: unary calls to one node, or the Session stream. */
 export type Sender = (req: RecipeReq) => Promise<Answer>;
 
-/** A node's unary RPCs (Lease, Lock, Election). */
+/** The calls only a node's unary API makes here (Fence.Write, CancelWait, one KeepAlive). */
+export const unaryOnly = (req: RecipeReq): req is Extract<RecipeReq, { t: 'fenceWrite' | 'cancelWait' | 'keepAlive' }> => req.t === 'fenceWrite' || req.t === 'cancelWait' || req.t === 'keepAlive';
+
+/** A node's unary RPCs (Lease, Lock, Election, Fence). */
 export function unarySender(api: LockApi, election: ElectionClient): Sender {
   return (req) => {
-    const { op, body } = message(req);
     const deadline = Date.now() + (waits(req) ? WAIT_MS : CALL_MS);
-    const rid = { requestId: randomUUID() };
     const call = <T>(start: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void) => new Promise<T>((res, rej) => start((err, r) => (err ? rej(err) : res(r as T))));
     const o = { deadline };
+    if (unaryOnly(req)) {
+      switch (req.t) {
+        case 'fenceWrite':
+          return answerOf(req.t, call((cb) => api.fence.Write({ key: req.key, value: Buffer.from(`t${req.token}`), fencingToken: req.token, lock: req.name, requestId: randomUUID() }, o, cb)));
+        case 'cancelWait':
+          // A third party: it read the index, not the waiting call's request id.
+          return answerOf(req.t, call((cb) => api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.index, requestId: randomUUID(), acquireRequestId: '' }, o, cb)));
+        case 'keepAlive':
+          return answerOf(req.t, keepAliveOnce(api, req.lease));
+      }
+    }
+    const { op, body } = message(req);
+    const rid = { requestId: req.t === 'acquire' ? req.rid : randomUUID() };
     const p: Promise<unknown> = (() => {
       switch (op) {
         case 'grant':
@@ -264,6 +384,27 @@ export function unarySender(api: LockApi, election: ElectionClient): Sender {
   };
 }
 
+/** One renewal on a fresh KeepAlive stream: its first response. */
+function keepAliveOnce(api: LockApi, lease: number): Promise<unknown> {
+  return new Promise((res, rej) => {
+    const s = api.keepAliveStream();
+    const timer = setTimeout(() => {
+      s.cancel();
+      rej(Object.assign(new Error('keepalive: no answer'), { code: 4 }));
+    }, CALL_MS);
+    s.once('data', (r) => {
+      clearTimeout(timer);
+      s.cancel();
+      res(r);
+    });
+    s.once('error', (e) => {
+      clearTimeout(timer);
+      rej(e);
+    });
+    s.write({ leaseId: lease });
+  });
+}
+
 export function electionStub(address: string): ElectionClient {
   return new lockdProto.lockd.v1.Election(address, grpc.credentials.createInsecure());
 }
@@ -271,8 +412,9 @@ export function electionStub(address: string): ElectionClient {
 /** The same requests as Session operations (the same request messages, request ids included). */
 export function sessionSender(s: SessionClient): Sender {
   return (req) => {
+    if (unaryOnly(req)) throw new Error('sessionSender: send this request by unary call');
     const { op, body } = message(req);
-    const withId = op === 'inspect' || op === 'leader' || op === 'proclaim' ? body : { ...body, requestId: randomUUID() };
+    const withId = op === 'inspect' || op === 'leader' || op === 'proclaim' ? body : { ...body, requestId: req.t === 'acquire' ? req.rid : randomUUID() };
     return answerOf(req.t, s.call(op, withId as never, { timeoutMs: waits(req) ? WAIT_MS : CALL_MS }));
   };
 }

@@ -2,11 +2,14 @@
 // at a time: each answer must be the model's, the waiting calls the model says an op ends must end
 // with the model's answers, and no other waiting call may end. UNAVAILABLE (a leader change on a
 // loaded machine) makes a run inconclusive, as does a run that outlasts a lock-delay it started.
+// Besides the model, checkers of the proto's promises read the answers themselves (recipe-checks.ts):
+// an ended grant never acts, one leader per election, every change of holders is an Observe event.
 import type { ApiFixture } from './api-fixture.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
-import { isFresh, isRange, matchAnswer } from './answer-match.js';
-import { electionStub, nameOf, NAMES, resolve, sessionSender, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
+import { isFresh, isRange, matchAnswer, type Fresh } from './answer-match.js';
+import { electionStub, nameOf, NAMES, resolve, sessionSender, unaryOnly, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
+import { missingEvents, promiseBroken, type Events } from './recipe-checks.js';
 import type { Coverage, RunResult } from './property-search.js';
 
 export type { Coverage, RunResult };
@@ -22,6 +25,7 @@ class Inconclusive extends Error {}
 
 interface Call {
   readonly answer: Promise<Answer>;
+  readonly req: RecipeReq;
   settled?: Answer;
 }
 
@@ -31,24 +35,37 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   const unary = f.cluster.nodes.map((n, i) => unarySender(f.api(n.id), stubs[i]));
   const session = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
   const onSession = sessionSender(session);
-  const to = (via: number): Sender => (via === 3 ? onSession : unary[via % unary.length]);
+  const to = (via: number, req?: RecipeReq): Sender => (via === 3 && !(req && unaryOnly(req)) ? onSession : unary[via % unary.length]);
   const waiting = new Map<number, Call>();
   const tokens: number[] = [];
   const log: string[] = [];
+  // Every name's Lock.Observe, from the run's start (on the leader: its stream does not lag).
+  const watch = f.leader;
+  const observers = await Promise.all(Array.from({ length: NAMES }, (_, n) => watch.observe(nameOf(prefix, n))));
+  const events: Events = new Map(observers.map((o, n) => [nameOf(prefix, n), o.events]));
+  const saw = {
+    tokens,
+    queuedIndex: (name: string, lease: number) => events.get(name)?.filter((e) => e.type === 'QUEUED' && Number(e.leaseId) === lease).at(-1)?.index,
+  };
   let delayFrom = 0;
   try {
     for (const op of ops) {
-      const req = resolve(op, m, prefix, tokens);
+      const req = resolve(op, m, prefix, saw);
       // A second waiting call on a wait already queued: nothing shows when its entry applies, so the
       // next op could overtake it. Not sent.
       const skip = !req || ((req.t === 'acquire' || req.t === 'campaign') && waits(req) && m.isWaiting(req.lease, req.name));
       log.push(`#${op.id} via ${op.via === 3 ? 'session' : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
       if (skip) continue;
-      await step(m, to(op.via), req, op.id, waiting, log, tokens);
+      await step(m, to(op.via, req), req, op.id, waiting, log, tokens, events);
       if (m.delayStarted && !delayFrom) delayFrom = Date.now();
       if (delayFrom && Date.now() - delayFrom > DELAY_GUARD_MS) throw new Inconclusive(`the run outlasted ${DELAY_GUARD_MS} ms after a lock-delay started`);
     }
-    for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, waiting, log, tokens);
+    for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, waiting, log, tokens, events);
+    // Every change of holders, mode, permits or leader is an event (the leader's stream may still be
+    // delivering the last ones: wait for them, bounded).
+    let missing = missingEvents(m, events);
+    for (const until = Date.now() + END_MS; missing && Date.now() < until; missing = missingEvents(m, events)) await new Promise((r) => setTimeout(r, 20));
+    if (missing) throw new Mismatch(`promise broken — every change of a lock is an Observe event: ${missing}`);
     for (const [k, v] of m.tags) seen.set(k, (seen.get(k) ?? 0) + v);
     if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
     return { kind: 'pass' };
@@ -61,33 +78,46 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     await within(Promise.allSettled([...waiting.values()].map((c) => c.answer)), END_MS);
     session.close();
     for (const s of stubs) s.close();
+    for (const o of observers) o.cancel();
   }
 }
 
-async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, waiting: Map<number, Call>, log: string[], tokens: number[]): Promise<void> {
-  const floor = m.maxSeen;
+async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, waiting: Map<number, Call>, log: string[], tokens: number[], events: Events): Promise<void> {
+  const floor = m.floorsNow();
+  // Whether the caller acts with a grant that has ended (a stale actor), as of before this request.
+  const stale = 'grant' in req && req.grant !== undefined && !m.holds(req.name, req.grant);
+  const electionBefore = 'name' in req && m.isElection(req.name);
   const exp = m.step(req, id);
-  const call: Call = { answer: send(req) };
+  const call: Call = { answer: send(req), req };
   void call.answer.then((a) => (call.settled = a), () => undefined);
   if (exp.answer === 'pending') {
     waiting.set(id, call);
     // Not answered until granted: wait until its queue entry shows, so the next op comes after it.
     const { name, lease } = req as Extract<RecipeReq, { t: 'acquire' | 'campaign' }>;
+    // And until its QUEUED event shows (a third party may read its index next).
     for (const until = Date.now() + END_MS; !call.settled; ) {
       const r = await send({ t: 'inspect', name });
-      if (r.ok && (r.body.waitingLeaseIds as number[]).includes(lease)) break;
+      const ev = events.get(name)?.some((e) => e.type === 'QUEUED' && Number(e.leaseId) === lease) ?? true;
+      if (r.ok && (r.body.waitingLeaseIds as number[]).includes(lease) && ev) break;
       if (Date.now() > until) throw new Mismatch(`#${id}: lease ${lease} never showed in the queue of ${name}`);
       await new Promise((res) => setTimeout(res, 5));
     }
-  } else check(m, `#${id} ${req.t}`, exp.answer, await call.answer, floor, log, tokens);
+  } else {
+    const got = await call.answer;
+    if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`#${id} ${req.t}: UNAVAILABLE`);
+    const broken = promiseBroken(m, req, got, { stale, election: electionBefore || m.isElection((req as { name?: string }).name ?? '') });
+    if (broken) throw new Mismatch(`#${id} ${req.t}: promise broken — ${broken}: ${show(got)}`);
+    check(m, `#${id} ${req.t}`, exp.answer, got, floor, log, tokens, req);
+  }
   for (const [cid, want] of exp.resolves) {
     const c = waiting.get(cid);
     if (!c) throw new Error(`model: call #${cid} is not waiting`);
     waiting.delete(cid);
     const got = await within(c.answer, END_MS);
     if (!got) throw new Mismatch(`waiting call #${cid} did not end within ${END_MS} ms; the model ended it with ${show(want, m)} after #${id}`);
-    check(m, `waiting call #${cid} (ended by #${id})`, want, got, floor, log, tokens);
+    check(m, `waiting call #${cid} (ended by #${id})`, want, got, floor, log, tokens, c.req);
   }
+  if (m.violations.length) throw new Mismatch(`after #${id}: promise broken — ${m.violations[0]}`);
   m.adopt();
   for (const [cid, c] of waiting)
     if (c.settled) {
@@ -96,9 +126,16 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
     }
 }
 
-function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: number, log: string[], tokens: number[]): void {
+function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: (f: Fresh) => number, log: string[], tokens: number[], req?: RecipeReq): void {
   if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: UNAVAILABLE`);
   log.push(`   ${what} → ${show(got)}`);
+  // A server whose AcquireResponse has no `shared` (older code): an answer in the mode asked states
+  // it; one in another mode (a retry after a downgrade) must say so, and cannot.
+  if (want.ok && got.ok && 'shared' in want.body && got.body.shared === undefined) {
+    const asked = req?.t === 'acquire' ? req.shared : false;
+    if (want.body.acquired === true && want.body.shared !== asked) throw new Mismatch(`${what}: promise broken — a retry reports the mode it got: the grant is ${want.body.shared ? 'shared' : 'exclusive'} now, the answer cannot say so: ${show(got)}`);
+    want = { ok: true, body: { ...want.body, shared: undefined } };
+  }
   const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : matchAnswer(m, want.body, got.body, floor, 'body');
   if (bad !== undefined) throw new Mismatch(`${what}: expected ${show(want, m)}, got ${show(got)} (at ${bad})`);
   if (got.ok) see(m, got.body, tokens);

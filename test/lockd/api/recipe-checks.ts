@@ -1,0 +1,41 @@
+// The recipe property test's checkers of the proto's promises, read from the answers themselves
+// rather than from the model's next state: a grant that has ended never acts (no release, resign,
+// proclaim or lock-bound write by a caller whose grant ended; a third party's CancelWait releases
+// nothing), at most one leader per election name, and every change of holders, mode, permits or
+// leader the model made is a Lock.Observe event.
+import type { LockEvent__Output } from '../../../src/proto/gen/lockd/v1/LockEvent.js';
+import type { Answer, RecipeModel, RecipeReq } from './recipe-model.js';
+
+/** Per name, the events its Observe stream delivered so far. */
+export type Events = Map<string, LockEvent__Output[]>;
+
+/** What a request's answer broke, if anything. stale: the caller's grant had ended; election: the name is an election. */
+export function promiseBroken(m: RecipeModel, req: RecipeReq, got: Answer, at: { stale: boolean; election: boolean }): string | undefined {
+  if (!got.ok) return undefined;
+  const b = got.body;
+  if (at.stale) {
+    const g = 'grant' in req ? m.ended.find((e) => e.sym === req.grant) : undefined;
+    const who = `the ended grant (token ${g?.token}, lease ${g?.lease})`;
+    if (req.t === 'release' && b.released === true) return `a stale token released a live grant: Release by ${who}${req.lease === 0 ? ' without lease_id' : ''} answered released`;
+    if (req.t === 'resign' && b.resigned === true) return `a stale leadership resigned: Resign by ${who} answered resigned`;
+    if (req.t === 'proclaim') return `a stale leadership proclaimed: Proclaim by ${who} was accepted`;
+    if (req.t === 'fenceWrite') return `a stale token wrote: Fence.Write(lock = ${req.name}) by ${who} was accepted`;
+  }
+  if (req.t === 'cancelWait' && (b.released === true || b.removed === true)) return `a third party's CancelWait (an index read from a QUEUED event, not the waiter's request id) ${b.released ? 'released the grant handed to' : 'took out of the queue'} lease ${req.lease}`;
+  if (req.t === 'inspect' && at.election && Array.isArray(b.holders) && b.holders.length > 1) return `at most one leader per election: ${req.name} has ${b.holders.length} holders`;
+  return undefined;
+}
+
+/** The first change the model made that no event of its name shows (undefined: all shown). RELEASED and EXPIRED both end a grant. */
+export function missingEvents(m: RecipeModel, events: Events): string | undefined {
+  for (const [name, want] of m.events) {
+    const got = [...(events.get(name) ?? [])];
+    for (const w of want) {
+      const token = w.token === undefined ? undefined : m.val(w.token);
+      const i = got.findIndex((e) => (e.type === w.type || (w.type === 'RELEASED' && e.type === 'EXPIRED')) && Number(e.leaseId) === w.lease && (token === undefined || Number(e.fencingToken) === token));
+      if (i < 0) return `no ${w.type} event on ${name} for lease ${w.lease}${token ? ` token ${token}` : ''} (the change made by #${w.by}); got ${got.length ? got.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') : 'none left'}`;
+      got.splice(i, 1);
+    }
+  }
+  return undefined;
+}
