@@ -27,6 +27,7 @@ import { settleFromState, type RestoredState } from './wait-reconcile.js';
 import type { WaitCleanup } from './wait-cleanup.js';
 import { settleBy, type ApiTiming } from './timing.js';
 import { timerAt } from './timer-at.js';
+import { WakeQueue } from './wake-queue.js';
 
 /** A call that goes away this close to its deadline timed out (timers of gRPC and ours race). */
 const DEADLINE_SLOP_MS = 50;
@@ -81,8 +82,18 @@ export class Waiter {
 
   /** From an applied event, a restored snapshot (or shutdown). Final outcomes are not overwritten. */
   deliver(o: WaitOutcome): void {
-    if (this.outcome && !retryable(this.outcome)) return;
+    if (this.record(o)) this.wakeUp();
+  }
+
+  /** Record an outcome without waking the call (LockWaits wakes it within its per-turn budget); false if a final one was kept. */
+  record(o: WaitOutcome): boolean {
+    if (this.outcome && !retryable(this.outcome)) return false;
     this.outcome = o;
+    return true;
+  }
+
+  /** Wake the call to read its outcome, if it is waiting for one. */
+  wakeUp(): void {
     this.wake?.();
   }
 
@@ -117,6 +128,8 @@ const keyOf = (name: string, leaseId: number) => `${leaseId}\u0000${name}`; // n
 
 export class LockWaits {
   private readonly keys = new Map<string, KeyState>();
+  /** Waits ended by the log are woken a bounded number per turn (wake-queue.ts). */
+  private readonly wakes = new WakeQueue();
   private closed = false;
 
   constructor(
@@ -219,7 +232,12 @@ export class LockWaits {
     const ks = this.keys.get(keyOf(ev.name, ev.leaseId));
     if (!ks) return;
     const o: WaitOutcome = ev.type === 'ACQUIRED' ? { kind: 'acquired', token: ev.token } : ev.type === 'WAITER_REMOVED' ? { kind: 'removed' } : { kind: 'cancelled' };
-    for (const w of ks.waiters) w.deliver(o);
+    this.settle(ks, o);
+  }
+
+  /** Record `o` for every call waiting on `ks` now, and wake them within the per-turn budget. */
+  private settle(ks: KeyState, o: WaitOutcome): void {
+    for (const w of ks.waiters) if (w.record(o)) this.wakes.push(() => w.wakeUp());
   }
 
   /** A snapshot replaced the state: settle every wait from it (no event will). */
@@ -228,7 +246,7 @@ export class LockWaits {
       if (ks.waiters.size === 0) continue;
       const o = settleFromState(ks.name, ks.leaseId, this.state);
       this.logger.info({ event: 'wait resynced', name: ks.name, leaseId: ks.leaseId, snapshotIndex: index, outcome: o?.kind ?? 'waiting' }, `snapshot ${index}: the wait of lease ${ks.leaseId} for ${ks.name} is ${o?.kind ?? 'still queued'}`);
-      if (o) for (const w of ks.waiters) w.deliver(o);
+      if (o) this.settle(ks, o);
     }
   }
 

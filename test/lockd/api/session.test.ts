@@ -216,6 +216,40 @@ describe('lock API: Session stream', function () {
     await f.leader.revoke(a);
   });
 
+  it('answers 8192 waits ended by one Revoke without holding the leader\'s loop for half an election timeout', async function () {
+    this.timeout(120_000);
+    const { leaseId: a } = await f.leader.grant(TTL_MS);
+    const { leaseId: b } = await f.leader.grant(TTL_MS);
+    await f.leader.acquire('sess-many', a);
+    const sessions = Array.from({ length: 8 }, () => raw(f.cluster.node(f.leaderId).address));
+    // Queued 128 at a time (what this test is about is their end, not 4096 arriving at once): a
+    // stream's Inspect answered means the waits before it were proposed, and a write after them
+    // is applied after them.
+    const CHUNK = 128;
+    for (let first = 1; first <= 1024; first += CHUNK) {
+      for (const s of sessions) {
+        for (let id = first; id < first + CHUNK; id++) s.send({ id, acquire: { name: 'sess-many', leaseId: b, wait: true }, timeoutMs: 100_000 });
+        s.send({ id: 2000 + first, inspect: { name: 'sess-many' } });
+      }
+      for (const s of sessions) await s.answer(2000 + first, 30_000);
+      await f.leader.grant(TTL_MS);
+    }
+    const before = f.cluster.log(f.leaderId).length;
+    const leader = f.leaderId;
+    await f.leader.revoke(b);
+    for (const s of sessions) {
+      const ends = await Promise.all(Array.from({ length: 1024 }, (_, k) => s.answer(k + 1, 60_000)));
+      expect(new Set(ends.map((r) => r.error?.code))).to.deep.equal(new Set([grpc.status.NOT_FOUND]));
+    }
+    await f.leader.grant(TTL_MS); // a turn of the leader's loop after the last answer: its stall watch has run
+    // The cluster's election timeout is 20 ticks of 20 ms; a turn longer than half of it is logged
+    // as a loop stall (200 ms) and leaves the followers close to campaigning.
+    const stalls = f.cluster.log(leader).slice(before).split('\n').filter((l) => l.includes('"event":"loop stall"'));
+    expect(stalls, 'loop stalls on the leader while it answered the ended waits').to.deep.equal([]);
+    expect(await f.cluster.waitForLeader(), 'leader changed during the test').to.equal(leader);
+    await f.leader.revoke(a);
+  });
+
   it('ends the stream with INVALID_ARGUMENT when an id in flight is reused', async () => {
     const s = raw(f.cluster.node(f.leaderId).address);
     const { leaseId: a } = await f.leader.grant(TTL_MS);
