@@ -86,7 +86,7 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
     if (r < 7) return { k: 'grant' };
     if (r < 14) return { k: 'revoke', lease: lease(name) };
     if (r < 18) return { k: 'inspect', name };
-    if (r < 23) return { k: 'setPermits', name, delta: rnd.int(4) - 1 };
+    if (r < 23) return { k: 'setPermits', name, delta: rnd.int(5) - 2 };
     if (r < 28) return { k: 'fenceWrite', name, token: token(name) };
     if (r < 31) return { k: 'retry', call: rnd.int(8) };
     if (r < 33) return { k: 'cancelWait', name, q: rnd.int(3) };
@@ -102,7 +102,7 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
       // Mostly the name's own recipe; sometimes another (a disagreement the cluster must refuse).
       const permits = kind.k === 'semaphore' ? kind.permits : rnd.int(2);
       const shared = kind.k === 'rw' ? rnd.int(2) === 0 : false;
-      return { k: 'acquire', name, lease: lease(name), wait: rnd.int(3) > 0, permits, odd: rnd.int(12) === 0, shared, delay: rnd.int(5) === 0 };
+      return { k: 'acquire', name, lease: lease(name), wait: rnd.int(3) > 0, permits, odd: rnd.int(12) === 0, shared, delay: rnd.int(3) === 0 };
     }
     return { k: 'release', name, token: token(name), byLease: rnd.int(5) > 0 };
   };
@@ -130,6 +130,8 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
     const permits = kind.k === 'semaphore' ? kind.permits : 2;
     for (let i = 0; i < permits + 2; i++) out.push(acquire(k + i, false, permits));
     out.push({ k: 'setPermits', name, delta: 2 });
+    // Shrinking below the holders now there are permits + 2 of them: refused, no grant taken back.
+    if (rnd.int(2) === 0) out.push({ k: 'setPermits', name, delta: -2 });
   } else {
     out.push(acquire(k, false, 1), acquire(k + 1, true, 1), acquire(k + 2, true, 1));
     const r = rnd.int(3);
