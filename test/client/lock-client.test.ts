@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { LockClient, LockdError, LockLostError, type LockEvent } from '../../src/client/index.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
+import { START_TIMEOUT_MS } from '../lockd/api/api-fixture.js';
 
 /**
  * What the deadline tests pin is order: the signal never fires before the deadline (and, on a real
@@ -35,9 +36,11 @@ describe('LockClient on a 3-node cluster', function () {
     return c;
   };
 
-  before(async () => {
+  before(async function () {
+    // Start-up is bounded by its own parts (the build, the election wait), not by a test's timeout.
+    this.timeout(Math.max(this.timeout(), START_TIMEOUT_MS));
     cluster = await ProcessCluster.start({ size: 3 });
-    await cluster.waitForLeader();
+    await cluster.waitForLeader(undefined, 60_000); // a loaded machine starts nodes slowly
     endpoints = cluster.nodes.map((n) => n.address);
   });
   afterEach(() => {

@@ -40,7 +40,7 @@ export type ObservedBody =
   /** deadline: logical time the lease expires at (now + ttl + the entry's margins). */
   | { readonly type: 'lease-granted'; readonly index: number; readonly leaseId: number; readonly ttlMs: number; readonly deadline: number }
   | { readonly type: 'lease-ended'; readonly index: number; readonly leaseId: number; readonly why: 'expired' | 'revoked' }
-  /** name granted to leaseId with token = index; handoff: the lock passed from a releasing/expiring holder to its first waiter in this entry. */
+  /** name granted to leaseId with its own token (entry index × 1024 + ordinal, token.ts), index = the granting entry; handoff: the lock passed from a releasing/expiring holder to its first waiter in this entry. */
   | { readonly type: 'lock-granted'; readonly index: number; readonly name: string; readonly leaseId: number; readonly token: number; readonly handoff: boolean }
   /** name freed by its holder: an explicit Release or revoke ('released'), or its lease's expiry ('expired'). */
   | { readonly type: 'lock-freed'; readonly index: number; readonly name: string; readonly leaseId: number; readonly token: number; readonly why: 'released' | 'expired' }

@@ -8,6 +8,7 @@ import type { ObservedEvent } from '../../../src/lockd/observe/events.js';
 import { NodeSource } from '../../../src/lockd/observe/node-source.js';
 import { message } from '../../../src/raft/types.js';
 import { LockStateMachine, encodeCommand, type Command } from '../../../src/lockd/state-machine/index.js';
+import { grantToken } from '../../../src/lockd/state-machine/token.js';
 
 describe('observe: events sourced from applies, roles and votes', () => {
   const setup = () => {
@@ -32,21 +33,24 @@ describe('observe: events sourced from applies, roles and votes', () => {
     const { apply, events } = setup();
     apply({ type: 'Grant', ttlMs: 5000, marginMs: 100 }); // lease 1
     apply({ type: 'Grant', ttlMs: 5000, marginMs: 100 }); // lease 2
-    const t1 = apply({ type: 'Acquire', name: 'db', leaseId: 1, wait: false });
+    // Events carry log indexes (i1, i2); tokens are the grants' own (entry index × 1024 + ordinal).
+    const i1 = apply({ type: 'Acquire', name: 'db', leaseId: 1, wait: false });
+    const t1 = grantToken(i1, 0);
     apply({ type: 'Acquire', name: 'db', leaseId: 2, wait: true });
     apply({ type: 'FenceWrite', key: 'k', value: new Uint8Array([1]), token: t1 });
     const stale = apply({ type: 'Release', name: 'db', token: t1 - 1 });
-    const t2 = apply({ type: 'Release', name: 'db', token: t1 }); // hands db to lease 2 in this entry
+    const i2 = apply({ type: 'Release', name: 'db', token: t1 }); // hands db to lease 2 in this entry
+    const t2 = grantToken(i2, 0);
     apply({ type: 'FenceWrite', key: 'k', value: new Uint8Array([2]), token: t2 });
     apply({ type: 'FenceWrite', key: 'k', value: new Uint8Array([3]), token: t1 });
     const evs = await events();
     const of = <T extends ObservedEvent['type']>(t: T) => evs.filter((e): e is Extract<ObservedEvent, { type: T }> => e.type === t);
     expect(of('lease-granted').map((e) => [e.leaseId, e.ttlMs, e.deadline])).to.deep.equal([[1, 5000, 5100], [2, 5000, 5100]]); // now 0 + ttl + margin
-    expect(of('lock-granted').map((e) => [e.name, e.leaseId, e.token, e.handoff])).to.deep.equal([['db', 1, t1, false], ['db', 2, t2, true]]);
+    expect(of('lock-granted').map((e) => [e.name, e.index, e.leaseId, e.token, e.handoff])).to.deep.equal([['db', i1, 1, t1, false], ['db', i2, 2, t2, true]]);
     expect(of('waiter')).to.have.length(1);
     expect(of('waiter')[0]).to.include({ name: 'db', leaseId: 2, action: 'queued' });
-    expect(of('release').map((e) => [e.index, e.ok])).to.deep.equal([[stale, false], [t2, true]]);
-    expect(of('lock-freed')[0]).to.include({ name: 'db', leaseId: 1, token: t1, why: 'released' });
+    expect(of('release').map((e) => [e.index, e.token, e.ok])).to.deep.equal([[stale, t1 - 1, false], [i2, t1, true]]);
+    expect(of('lock-freed')[0]).to.include({ name: 'db', index: i2, leaseId: 1, token: t1, why: 'released' });
     const fences = of('fence');
     expect(fences.map((e) => [e.token, e.accepted, e.stale, e.highest])).to.deep.equal([[t1, true, false, t1], [t2, true, false, t2], [t1, false, true, t2]]);
     expect(fences[2].reason).to.equal(`${t1} < ${t2}`);

@@ -9,6 +9,7 @@ import { freePort } from '../../support/process-cluster.js';
 import { statusOf } from '../../support/lock-api-client.js';
 import { getText, HealthCheck, metric, scrape, SseReader } from '../../support/observe-client.js';
 import type { StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 
 const TTL_MS = 10_000;
 
@@ -79,7 +80,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
       const e = sse.events.find((x) => x.event === 'lock-granted');
       return e ? (JSON.parse(e.data) as Record<string, unknown>) : undefined;
     });
-    expect(grant).to.include({ type: 'lock-granted', node: follower, name: 'ev-lock', leaseId: a.leaseId, token: fencingToken, index: fencingToken, handoff: false });
+    expect(grant).to.include({ type: 'lock-granted', node: follower, name: 'ev-lock', leaseId: a.leaseId, token: fencingToken, index: tokenIndex(fencingToken), handoff: false });
     expect(Number(sse.events.find((x) => x.event === 'lock-granted')!.id)).to.equal(grant.seq);
     const lease = JSON.parse(sse.events.find((x) => x.event === 'lease-granted')!.data) as Record<string, unknown>;
     expect(lease).to.include({ leaseId: a.leaseId, ttlMs: TTL_MS });
@@ -114,7 +115,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
     expect(first.id).to.equal(undefined);
     const snap = JSON.parse(first.data) as StateSnapshot;
     expect(snap).to.include({ type: 'state', node: follower, role: 'follower', leader: f.leaderId });
-    expect(snap.applied).to.be.at.least(fencingToken + 2);
+    expect(snap.applied).to.be.at.least(tokenIndex(fencingToken) + 2); // the acquire's entry, then the wait and the fenced write
     const lease = snap.machine.leases.rows.find((l) => l.leaseId === a.leaseId)!;
     expect(lease.ttlMs).to.equal(TTL_MS);
     expect(lease.deadline).to.be.greaterThan(snap.machine.now);
@@ -168,8 +169,8 @@ describe('observe: metrics, health and events on --http-listen', function () {
         return metric(t, 'lockd_fence_rejected_total', { reason: 'stale' }) === stale0 + 1 ? t : undefined;
       });
       expect(metric(text, 'lockd_lock_grants_total', { kind: 'acquire' })).to.equal(grants0 + 2);
-      expect(metric(text, 'lockd_raft_applied_index')).to.be.at.least(t2 + 1);
-      expect(metric(text, 'lockd_raft_commit_index')).to.be.at.least(t2 + 1);
+      expect(metric(text, 'lockd_raft_applied_index')).to.be.at.least(tokenIndex(t2) + 1); // t2's entry, then the fenced writes
+      expect(metric(text, 'lockd_raft_commit_index')).to.be.at.least(tokenIndex(t2) + 1);
       expect(metric(text, 'lockd_raft_proposals_committed_total')).to.be.greaterThan(0);
       expect(metric(text, 'lockd_lease_active')).to.be.at.least(1);
       expect(metric(text, 'lockd_lock_waiters')).to.equal(0);
