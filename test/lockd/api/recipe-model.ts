@@ -74,7 +74,7 @@ export class RecipeModel {
   private readonly bound = new Map<string, number>();
   private nextSym = 0;
   private pendingGrant: Fresh | undefined;
-  /** The highest lease id or token seen: a fresh value must exceed it. */
+  /** The highest entry index a lease id or token seen names (tokenIndex for a token): a fresh value is made after it. */
   maxSeen = 0;
   readonly granted: number[] = [];
   /** Whether a lock-delay has started in this run (the runner bounds the run's length then). */
@@ -91,12 +91,12 @@ export class RecipeModel {
   val(v: Val): number | undefined {
     return isFresh(v) ? this.bound.get(v.fresh) : v;
   }
-  bind(sym: string, value: number): void {
+  bind(sym: string, value: number, index: number): void {
     this.bound.set(sym, value);
-    this.maxSeen = Math.max(this.maxSeen, value);
+    this.maxSeen = Math.max(this.maxSeen, index);
   }
-  saw(value: number): void {
-    this.maxSeen = Math.max(this.maxSeen, value);
+  saw(index: number): void {
+    this.maxSeen = Math.max(this.maxSeen, index);
   }
   private fresh(): Fresh {
     return { fresh: `v${this.nextSym++}` };
@@ -262,10 +262,11 @@ export class RecipeModel {
     return 'pending';
   }
 
-  /** Grant the head of the queue while it fits (all in one entry: one token), then drop a lock nothing holds or delays. */
-  private grantWaiters(name: string, l: Lock, resolves: Map<number, Answer>, token: Fresh = this.fresh()): void {
+  /** Grant the head of the queue while it fits (all in one entry, each grant its own token), then drop a lock nothing holds or delays. */
+  private grantWaiters(name: string, l: Lock, resolves: Map<number, Answer>): void {
     while (l.queue.length > 0 && this.fits(l, l.queue[0].shared)) {
       const w = l.queue.shift()!;
+      const token = this.fresh();
       this.tag(w.campaign ? 'campaign won after waiting' : 'waiter granted');
       l.holders.push({ lease: w.lease, token, shared: w.shared, lockDelayMs: w.lockDelayMs, value: w.value });
       resolves.set(
@@ -310,7 +311,7 @@ export class RecipeModel {
     return ok({ previous, granted: l.holders.length - before });
   }
 
-  /** Revoke: the lease's waits end NOT_FOUND, then its grants end (starting their lock-delays), then the queues move — one entry, one token. */
+  /** Revoke: the lease's waits end NOT_FOUND, then its grants end (starting their lock-delays), then the queues move — one entry. */
   private revoke(lease: number, resolves: Map<number, Answer>): Answer {
     if (!this.leases.delete(lease)) return fail(CODE.NOT_FOUND);
     const touched = new Set<string>();
@@ -331,10 +332,9 @@ export class RecipeModel {
         touched.add(name);
       }
     }
-    const token = this.fresh();
     for (const name of touched) {
       const l = this.locks.get(name);
-      if (l) this.grantWaiters(name, l, resolves, token);
+      if (l) this.grantWaiters(name, l, resolves);
     }
     return ok({});
   }

@@ -6,6 +6,7 @@ import type { ApiFixture } from './api-fixture.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
 import { isFresh, isRange, matchAnswer } from './answer-match.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 import { electionStub, nameOf, NAMES, resolve, sessionSender, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
 import type { Coverage, RunResult } from './property-search.js';
 
@@ -108,7 +109,8 @@ function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: n
 /** Note the ids and tokens an answer shows: fresh values must exceed them, stale-token ops pick from them. */
 function see(m: RecipeModel, v: unknown, tokens: number[], key = ''): void {
   if (typeof v === 'number') {
-    if (v > 0 && (key === 'fencingToken' || key === 'leaseId' || key === 'holderLeaseId')) m.saw(v);
+    if (v > 0 && (key === 'leaseId' || key === 'holderLeaseId')) m.saw(v);
+    if (v > 0 && key === 'fencingToken') m.saw(tokenIndex(v));
     if (v > 0 && key === 'fencingToken' && !tokens.includes(v)) tokens.push(v);
   } else if (Array.isArray(v)) for (const x of v) see(m, x, tokens, key);
   else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) see(m, x, tokens, k);
