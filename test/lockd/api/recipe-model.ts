@@ -158,7 +158,7 @@ export class RecipeModel {
       }
       case 'proclaim': {
         const h = this.leaderOf(req.name);
-        if (!h || this.val(h.token) !== req.token) return fail(CODE.FAILED_PRECONDITION);
+        if (!h || this.val(h.token) !== req.token || h.lease !== req.lease) return fail(CODE.FAILED_PRECONDITION); // lease and token both the leader's
         h.value = req.value;
         this.tag('proclaimed');
         return ok({});
