@@ -78,13 +78,16 @@ describe('simulator, lock app: the lock state machine replicated under a seeded 
   });
 
   for (const bug of LOCK_BUGS) {
-    // A bug on one replica shows as divergence; one planted on all of them (grant-during-delay) only in the history.
-    const expected = bug === 'grant-during-delay' ? 'Lock Delay' : 'Lock Replica Agreement';
-    it(`planted adapter bug ${bug}: reported as ${expected} within ${BUG_SEEDS} seeds, and replayed exactly`, async () => {
+    // A bug on one replica shows as divergence; one planted on all of them (grant-during-delay) only in the
+    // history. A stale Release that frees another grant is also seen in the buggy replica's own history
+    // (Single Live Holder: a Release frees only the grant its token names), often before a second
+    // replica applies that entry.
+    const expected = bug === 'grant-during-delay' ? ['Lock Delay'] : bug === 'release-any-token' ? ['Single Live Holder', 'Lock Replica Agreement'] : ['Lock Replica Agreement'];
+    it(`planted adapter bug ${bug}: reported as ${expected.join(' or ')} within ${BUG_SEEDS} seeds, and replayed exactly`, async () => {
       const reports = await runSeeds(1, BUG_SEEDS, { steps: STEPS, app: 'lock', lockBug: bug });
       const bad = reports.filter((r) => r.violation);
       expect(bad.length, `no seed in 1..${BUG_SEEDS} caught ${bug}`).to.be.greaterThan(0);
-      for (const r of bad) expect(r.violation!.check, formatViolation(r)).to.equal(expected);
+      for (const r of bad) expect(expected, formatViolation(r)).to.include(r.violation!.check);
 
       const first = bad[0];
       const again = runSim({ seed: first.seed, steps: STEPS, app: 'lock', lockBug: bug });

@@ -9,12 +9,17 @@ function symbols(): Symbols & { bound: Map<string, number> } {
 }
 
 describe('answer matcher (shared by the API property tests)', () => {
-  it('binds a fresh symbol to a number above the floor, then holds it to that number', () => {
+  it('binds a fresh symbol to a value made after the floor entry, then holds it to that value', () => {
     const m = symbols();
-    expect(matchAnswer(m, { token: { fresh: 't' } }, { token: 12 }, 10, 'a')).to.equal(undefined);
-    expect(m.bound.get('t')).to.equal(12);
-    expect(matchAnswer(m, { token: { fresh: 't' } }, { token: 13 }, 10, 'b')).to.equal('b.token');
-    expect(matchAnswer(symbols(), { token: { fresh: 't' } }, { token: 10 }, 10, 'c')).to.equal('c.token (a new id or token above 10)');
+    expect(matchAnswer(m, { token: { fresh: 't' } }, { token: 11 * 1024 + 1 }, 10, 'a')).to.equal(undefined);
+    expect(m.bound.get('t')).to.equal(11 * 1024 + 1);
+    expect(matchAnswer(m, { token: { fresh: 't' } }, { token: 11 * 1024 }, 10, 'b')).to.equal('b.token');
+    // A token names its entry by tokenIndex: one of entry 10 (or a bare index) is not new.
+    expect(matchAnswer(symbols(), { token: { fresh: 't' } }, { token: 10 * 1024 + 5 }, 10, 'c')).to.equal('c.token (a new token, of an entry above entry 10)');
+    expect(matchAnswer(symbols(), { fencingToken: { fresh: 't' } }, { fencingToken: 12 }, 10, 'c')).to.equal('c.fencingToken (a new token, of an entry above entry 10)');
+    // A lease id is its Grant's index.
+    expect(matchAnswer(symbols(), { leaseId: { fresh: 'l' } }, { leaseId: 11 }, 10, 'd')).to.equal(undefined);
+    expect(matchAnswer(symbols(), { leaseId: { fresh: 'l' } }, { leaseId: 10 }, 10, 'd')).to.equal('d.leaseId (a new lease id above entry 10)');
   });
 
   it('checks ranges, arrays, extra and missing fields, and names the first difference', () => {

@@ -1,11 +1,13 @@
 // A pure reference model of the public lock/lease/fence semantics (proto/lockd.proto), for the API
 // property test. Written from the contract, not from the state machine: it shares no code with
 // src/lockd. Leases never expire here (the test uses long TTLs and ends them by Revoke), so the model
-// is exact. Server-chosen values (lease ids, fencing tokens: log indexes) cannot be predicted, so the
-// model expects a Fresh value — any number above every id and token seen so far, one per symbol in
-// an answer — and learns it from the answer (bind).
+// is exact. Server-chosen values (lease ids: their Grant's log index; fencing tokens: the granting
+// entry's index × 1024 + ordinal) cannot be predicted, so the model expects a Fresh value — one made
+// by an entry after every entry an id or token seen so far names, one per symbol in an answer — and
+// learns it from the answer (bind).
 
 import { isFresh, type Fresh, type Val } from './answer-match.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 
 export const HUGE = 1e12;
 /** A lease id no Grant returns in a short run on a fresh cluster. */
@@ -20,7 +22,7 @@ export type Req =
   | { readonly t: 'acquire'; readonly name: string; readonly lease: number; readonly wait: boolean; readonly rid: string }
   | { readonly t: 'release'; readonly name: string; readonly token: number; readonly rid: string }
   | { readonly t: 'inspect'; readonly name: string }
-  | { readonly t: 'cancelWait'; readonly name: string; readonly lease: number; readonly abandonedAt: number; readonly rid: string }
+  | { readonly t: 'cancelWait'; readonly name: string; readonly lease: number; readonly abandonedAt: number; readonly acquireRid: string; readonly rid: string }
   | { readonly t: 'fenceWrite'; readonly key: string; readonly token: number; readonly lock: string; readonly value: string; readonly rid: string }
   | { readonly t: 'fenceDelete'; readonly key: string; readonly token: number; readonly lock: string; readonly rid: string }
   | { readonly t: 'fenceRead'; readonly key: string };
@@ -42,6 +44,8 @@ interface Lock {
   token: Val;
   /** The waiting Acquire the grant answers last, when its log index is known (a create); else undefined. */
   lastIndex: Val | undefined;
+  /** That Acquire's request id: a cleanup must name it too ('' : the server gave it one, unknown here). */
+  lastRid: string;
   lastWait: boolean;
   waiters: number[];
 }
@@ -67,7 +71,7 @@ export class ApiModel {
   private readonly pending = new Map<number, { lease: number; name: string }>();
   private readonly bound = new Map<string, number>();
   private nextSym = 0;
-  /** Highest lease id or token seen: every fresh value exceeds it. */
+  /** The highest entry index a lease id or token seen names: every fresh value is made after it. */
   maxSeen = 0;
   /** Every lease id granted, and every token seen, in order (the generator picks from them). */
   readonly grantedLeases: number[] = [];
@@ -84,14 +88,14 @@ export class ApiModel {
   }
 
   /** Learn the server's value for a symbol (the runner checked it is fresh). */
-  bind(sym: string, value: number): void {
+  bind(sym: string, value: number, index: number): void {
     this.bound.set(sym, value);
-    this.maxSeen = Math.max(this.maxSeen, value);
+    this.maxSeen = Math.max(this.maxSeen, index);
   }
 
   /** Note a value seen in an answer that the model knew already. */
   saw(kind: 'lease' | 'token', value: number): void {
-    this.maxSeen = Math.max(this.maxSeen, value);
+    this.maxSeen = Math.max(this.maxSeen, kind === 'token' ? tokenIndex(value) : value);
     if (kind === 'token' && value > 0 && !this.seenTokens.includes(value)) this.seenTokens.push(value);
   }
 
@@ -103,6 +107,10 @@ export class ApiModel {
   currentToken(name: string): number | undefined {
     const l = this.locks.get(name);
     return l ? this.val(l.token) : undefined;
+  }
+  /** The request id a cleanup of the lock's grant must name ('' when none is known). */
+  lastAcquireRid(name: string): string {
+    return this.locks.get(name)?.lastRid ?? '';
   }
   holderOf(name: string): number | undefined {
     return this.locks.get(name)?.holder;
@@ -297,7 +305,7 @@ export class ApiModel {
     let l = this.locks.get(req.name);
     if (!l) {
       const token = this.fresh();
-      l = { holder: req.lease, token, lastIndex: token, lastWait: req.wait, waiters: [] };
+      l = { holder: req.lease, token, lastIndex: token, lastRid: req.rid, lastWait: req.wait, waiters: [] };
       this.locks.set(req.name, l);
       remember('acquired', token);
       return acquired(l);
@@ -338,9 +346,11 @@ export class ApiModel {
       if (l.waiters.includes(req.lease)) throw new Error('model: a plain CancelWait of a waiting lease is not modelled');
       return ok({ removed: false, fencingToken: holds ? l.token : 0, released: false });
     }
-    // A cleanup acts only when it names exactly the waiting Acquire the grant answers; waiters'
-    // queueing entries are never known here (and are never tokens), so they never match.
-    if (!holds || !l.lastWait || l.lastIndex === undefined || this.val(l.lastIndex) !== req.abandonedAt) return nothing;
+    // A cleanup acts only when it names exactly the waiting Acquire the grant answers (its entry:
+    // the token's tokenIndex) and that call's request id; waiters' queueing entries are never known
+    // here (they grant nothing), so they never match.
+    if (!holds || !l.lastWait || l.lastIndex === undefined || tokenIndex(this.val(l.lastIndex)!) !== req.abandonedAt) return nothing;
+    if (l.lastRid === '' || req.acquireRid !== l.lastRid) return nothing;
     const token = l.token;
     for (const [rid, r] of this.records)
       if (r.t === 'acquire' && r.st === 'acquired' && r.lease === req.lease && r.name === req.name && this.val(r.token) === this.val(token)) {

@@ -5,6 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Prng } from '../../sim/prng.js';
 import type { LockApi } from '../../support/lock-api-client.js';
 import type { SessionClient } from '../../../src/client/session-client.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 import { BOGUS_LEASE, HUGE, type Answer, type ApiModel, type Req } from './api-model.js';
 
 /** A lease: the k-th live one (mod their number), the k-th one granted in this run (live or not), or one never granted. */
@@ -138,7 +139,9 @@ function resolveBody(op: Op, m: ApiModel, prefix: string, rid: string): Req | un
     case 'inspect':
       return { t: 'inspect', name: nameOf(prefix, b.name) };
     case 'cancelWait': {
-      const req = { t: 'cancelWait' as const, name: nameOf(prefix, b.name), lease: lease(b.lease), abandonedAt: b.abandoned === 'none' ? 0 : token(b.abandoned), rid };
+      const req = { t: 'cancelWait' as const, name: nameOf(prefix, b.name), lease: lease(b.lease), abandonedAt: b.abandoned === 'none' ? 0 : b.abandoned === 'huge' ? HUGE : Math.max(1, tokenIndex(token(b.abandoned))), acquireRid: '', rid };
+      // A cleanup names the request id of the Acquire the lock's grant answers last, as a node's would.
+      if (req.abandonedAt > 0) req.acquireRid = m.lastAcquireRid(req.name);
       // A plain cancel of a wait a call is waiting on makes that call re-queue by itself: not modelled.
       return req.abandonedAt === 0 && m.isWaiting(req.lease, req.name) ? undefined : req;
     }
@@ -241,7 +244,7 @@ export function send(api: LockApi, req: Req): Promise<Answer> {
     case 'cancelWait':
       return answerOf(
         new Promise<Record<string, unknown>>((resolve, reject) =>
-          api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.abandonedAt, requestId: req.rid }, { deadline: Date.now() + CALL_MS }, (err, r) =>
+          api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.abandonedAt, acquireRequestId: req.acquireRid, requestId: req.rid }, { deadline: Date.now() + CALL_MS }, (err, r) =>
             err ? reject(err) : resolve({ removed: r!.removed, fencingToken: r!.fencingToken, released: r!.released }),
           ),
         ),

@@ -55,7 +55,7 @@ describe('lock API on a 3-node cluster', function () {
     const held = await f.leader.acquire('try', a.leaseId);
     // A try-lock that waited would end DEADLINE_EXCEEDED (the holder is kept alive): the answer itself says it did not.
     const r = await f.leader.acquire('try', b.leaseId, { wait: false, timeoutMs: 20_000 });
-    expect(r).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
+    expect(r).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: false });
     expect(await f.leader.inspect('try')).to.include({ fencingToken: held.fencingToken, holderLeaseId: a.leaseId });
   });
 

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import type { CancelWaitResponse__Output } from '../../../src/proto/gen/lockd/v1/CancelWaitResponse.js';
 import { SessionClient } from '../../../src/client/session-client.js';
+import { tokenIndex } from '../../../src/lockd/state-machine/token.js';
 import type { LockdError } from '../../../src/client/errors.js';
 import { statusOf, type LockApi } from '../../support/lock-api-client.js';
 import { ApiFixture, waitFor } from './api-fixture.js';
@@ -54,7 +55,7 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
         const b = await api.acquire(name, B);
         expect(b).to.include({ acquired: true, holderLeaseId: B });
         const retry = await api.acquire(name, A, { requestId: `R1-${via}` });
-        expect(retry).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: B, grantEnded: true, endedFencingToken: first.fencingToken, lockDelayRemainingMs: 0 });
+        expect(retry).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: B, grantEnded: true, endedFencingToken: first.fencingToken, lockDelayRemainingMs: 0, shared: false });
         expect(await f.leader.inspect(name)).to.include({ held: true, holderLeaseId: B, fencingToken: b.fencingToken });
       });
     }
@@ -94,7 +95,7 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
       const h = await f.leader.acquire(name, H);
       expect(await f.leader.acquire(name, A, { requestId: 'T1' })).to.include({ acquired: false, holderLeaseId: H });
       await f.leader.release(name, h.fencingToken);
-      expect(await f.leader.acquire(name, A, { requestId: 'T1' })).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0 });
+      expect(await f.leader.acquire(name, A, { requestId: 'T1' })).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: false });
       expect((await f.leader.inspect(name)).held).to.equal(false);
     });
 
@@ -108,7 +109,7 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
         await s.release(name, first.fencingToken);
         const b = await s.acquire(name, B);
         expect(b.acquired).to.equal(true);
-        expect(await s.acquire(name, A, { requestId: 'S1' })).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: B, grantEnded: true, endedFencingToken: first.fencingToken, lockDelayRemainingMs: 0 });
+        expect(await s.acquire(name, A, { requestId: 'S1' })).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: B, grantEnded: true, endedFencingToken: first.fencingToken, lockDelayRemainingMs: 0, shared: false });
         await f.leader.revoke(A);
         const err = (await s.acquire(name, A, { requestId: 'S1' }).then(() => undefined, (e: unknown) => e)) as LockdError;
         expect(err.codeName).to.equal('NOT_FOUND');
@@ -140,19 +141,19 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
       await f.leader.release(name, h.fencingToken);
       const got = await waiting; // L was handed the lock
       expect(got).to.include({ acquired: true, holderLeaseId: L });
-      // A bound above the grant (the last applied index), and the grant's own (public) token.
+      // A bound above the grant (the last applied index), and the grant's own entry (public: its token names it).
       const applied = (await f.cluster.status(f.leaderId)).appliedIndex;
-      for (const bound of [applied, got.fencingToken])
+      for (const bound of [applied, tokenIndex(got.fencingToken)])
         expect(await cancelWait(f.leader, name, L, bound)).to.deep.equal({ removed: false, fencingToken: 0, released: false });
       expect(await f.leader.inspect(name)).to.include({ held: true, holderLeaseId: L, fencingToken: got.fencingToken });
       expect(await f.leader.release(name, got.fencingToken)).to.deep.equal({ released: true });
     });
 
-    it('a try-lock’s grant cannot be named at all (its token is its Acquire entry, public through Inspect)', async () => {
+    it('a try-lock’s grant cannot be named at all (its token names its Acquire entry, public through Inspect)', async () => {
       const name = 'cw-try';
       const H = await lease();
       const h = await f.leader.acquire(name, H);
-      expect(await cancelWait(f.leader, name, H, h.fencingToken)).to.deep.equal({ removed: false, fencingToken: 0, released: false });
+      expect(await cancelWait(f.leader, name, H, tokenIndex(h.fencingToken))).to.deep.equal({ removed: false, fencingToken: 0, released: false });
       expect(await f.leader.inspect(name)).to.include({ held: true, holderLeaseId: H, fencingToken: h.fencingToken });
     });
   });
