@@ -102,7 +102,8 @@ export class KeepAliveStreams {
    * A Tick renews leases of many principals, so ownership (and `lock` somewhere) is checked here,
    * before the renewal joins one. A lease this node has not applied has no owner to check against
    * (a leader just elected, not yet caught up; an id guessed before its Grant is applied): a read
-   * barrier first, then the check. Still unknown after the barrier, the lease does not exist as of
+   * barrier first, then the check (only for ids beyond the applied log: see below). Still unknown
+   * after the barrier, the lease does not exist as of
    * a linearizable read: it is answered gone (ttl_ms 0) without joining a Tick, so no later Grant of
    * that id is renewed by someone else's request. The barrier is bounded (UNAVAILABLE past it) and
    * holds only this request: the stream counts it pending, other streams go on.
@@ -111,15 +112,15 @@ export class KeepAliveStreams {
     const problem = validateLeaseId(leaseId);
     if (problem) return s.fail(fromProblem(problem));
     if (this.ctx.stateMachine.leaseOwner(leaseId) !== undefined) return this.renew(s, leaseId, principal);
+    // A lease id is its Grant's index: at or below the applied index, an absent lease has ended (or
+    // never was) and no later entry can grant it, so that is the answer now, with or without a quorum.
+    if (leaseId <= this.ctx.stateMachine.appliedIndex) return this.gone(s, leaseId);
     s.begin();
     this.proposer.read(Infinity, () => this.ctx.stateMachine.leaseOwner(leaseId)).then(
       (owner) => {
         if (!s.open) return s.settle();
         if (owner !== undefined) this.renew(s, leaseId, principal);
-        else {
-          this.unwatch(s, leaseId);
-          s.send({ leaseId, ttlMs: 0 });
-        }
+        else this.gone(s, leaseId);
         s.settle();
       },
       (e: unknown) => {
@@ -127,6 +128,12 @@ export class KeepAliveStreams {
         s.settle();
       },
     );
+  }
+
+  /** The lease does not exist as of what this node applied: answered gone, never renewed. */
+  private gone(s: Stream, leaseId: number): void {
+    this.unwatch(s, leaseId);
+    s.send({ leaseId, ttlMs: 0 });
   }
 
   /** The lease is applied here: check its owner, then join the next Tick. */
