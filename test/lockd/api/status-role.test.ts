@@ -4,44 +4,14 @@
 // must not show the Raft core's role, which changes as soon as the batch is taken. Checked on the
 // real driver loop, with its disk writes held until the test completes them.
 import { expect } from 'chai';
-import pino from 'pino';
 import { statusReply } from '../../../src/lockd/api/status-reply.js';
-import { DriverLoop, type LoopStorage } from '../../../src/lockd/node/driver-loop.js';
 import { MemoryStorage } from '../../../src/raft/memory-storage.js';
-import { message, type Snapshot } from '../../../src/raft/types.js';
+import { message } from '../../../src/raft/types.js';
+import { harnessLoop } from '../node/loop-harness.js';
 
 /** n1 among `voters`; its writes wait in `held` until completed; the test runs the scheduler by hand. */
 function node(voters: string[]) {
-  const memory = new MemoryStorage(voters);
-  const held: (() => void)[] = [];
-  const soon: (() => void)[] = [];
-  const storage: LoopStorage = {
-    memory,
-    write: (batch, _sync, done) =>
-      held.push(() => {
-        memory.append(batch.entries);
-        if (batch.hardState) memory.setHardState(batch.hardState);
-        done();
-      }),
-    compact: (_snap: Snapshot, done) => done(),
-  };
-  const loop = new DriverLoop<string>({
-    id: 'n1',
-    voters,
-    raft: { electionTick: 10, heartbeatTick: 1, random: () => 0, preVote: false, checkQuorum: false },
-    storage,
-    applier: { apply: (e) => `applied ${e.index}`, snapshot: () => new Uint8Array(0), restore: () => {} },
-    scheduler: { soon: (fn) => soon.push(fn) },
-    logger: pino({ level: 'silent' }),
-    snapshotEvery: 1000,
-    onFatal: (e) => {
-      throw e;
-    },
-  });
-  loop.setOutbox({ send: () => {} });
-  const run = () => {
-    for (let k = 0; k < 20 && soon.length > 0; k++) soon.shift()!();
-  };
+  const { loop, held, run } = harnessLoop({ id: 'n1', voters, memory: new MemoryStorage(voters), hold: true });
   const completeAll = () => {
     while (held.length > 0) {
       held.shift()!();

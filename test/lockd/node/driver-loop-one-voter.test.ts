@@ -4,11 +4,10 @@
 // storage's writes complete only when the test says so; every message is checked against what is
 // written when it is sent.
 import { expect } from 'chai';
-import pino from 'pino';
-import { DriverLoop, type LoopStorage } from '../../../src/lockd/node/driver-loop.js';
 import { encodeConfigEntry } from '../../../src/raft/membership.js';
 import { MemoryStorage } from '../../../src/raft/memory-storage.js';
-import type { Entry, Message, Snapshot } from '../../../src/raft/types.js';
+import type { Entry, Message } from '../../../src/raft/types.js';
+import { harnessLoop } from './loop-harness.js';
 
 /** The data dir of n1 after leading term 1: its no-op and "add learner n2", committed. */
 function storedTerm1(): MemoryStorage {
@@ -26,37 +25,11 @@ function storedTerm1(): MemoryStorage {
 
 /** n1 restarted on `memory`; writes wait in `pending` until completed; `sent` records each message with the term on disk then. */
 function restart(memory: MemoryStorage, preVote: boolean) {
-  const pending: (() => void)[] = [];
   const sent: { m: Message; storedTerm: number }[] = [];
-  const soon: (() => void)[] = [];
   const fatal: Error[] = [];
-  const storage: LoopStorage = {
-    memory,
-    write: (batch, sync, done) => {
-      expect(sync, 'a new term is synced').to.equal(true);
-      pending.push(() => {
-        memory.append(batch.entries);
-        if (batch.hardState) memory.setHardState(batch.hardState);
-        done();
-      });
-    },
-    compact: (_snap: Snapshot, done) => done(),
-  };
-  const loop = new DriverLoop<string>({
-    id: 'n1',
-    voters: ['n1'],
-    raft: { electionTick: 10, heartbeatTick: 1, random: () => 0, preVote, checkQuorum: false },
-    storage,
-    applier: { apply: (e) => `applied ${e.index}`, snapshot: () => new Uint8Array(0), restore: () => {} },
-    scheduler: { soon: (fn) => soon.push(fn) },
-    logger: pino({ level: 'silent' }),
-    snapshotEvery: 1000,
-    onFatal: (e) => fatal.push(e),
-  });
+  const onWrite = (sync: boolean) => expect(sync, 'a new term is synced').to.equal(true);
+  const { loop, held: pending, run } = harnessLoop({ id: 'n1', voters: ['n1'], memory, preVote, hold: true, onWrite, onFatal: (e) => fatal.push(e) });
   loop.setOutbox({ send: (ms) => { for (const m of ms) sent.push({ m, storedTerm: memory.hardState().term }); } });
-  const run = () => {
-    for (let k = 0; k < 20 && soon.length > 0; k++) soon.shift()!();
-  };
   return { loop, pending, sent, run, fatal };
 }
 

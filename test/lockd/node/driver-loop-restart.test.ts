@@ -3,42 +3,17 @@
 // them. lockd-node.ts stops a node at start when driver.selfRemoved() says its own log holds,
 // committed, the change that removed it; that must survive a restart.
 import { expect } from 'chai';
-import pino from 'pino';
-import { DriverLoop, type LoopStorage } from '../../../src/lockd/node/driver-loop.js';
 import { encodeConfigEntry } from '../../../src/raft/membership.js';
 import { MemoryStorage } from '../../../src/raft/memory-storage.js';
-import { message, type Entry, type Snapshot } from '../../../src/raft/types.js';
+import { message, type Entry } from '../../../src/raft/types.js';
+import { harnessLoop } from './loop-harness.js';
 
 const VOTERS = ['n1', 'n2', 'n3'];
 
 /** A loop on `memory`, whose writes (synced or not) complete at once and land in `memory`. */
 function follower(memory: MemoryStorage) {
-  const soon: (() => void)[] = [];
   const fatal: Error[] = [];
-  const storage: LoopStorage = {
-    memory,
-    write: (batch, _sync, done) => {
-      memory.append(batch.entries);
-      if (batch.hardState) memory.setHardState(batch.hardState);
-      done();
-    },
-    compact: (_snap: Snapshot, done) => done(),
-  };
-  const loop = new DriverLoop<string>({
-    id: 'n3',
-    voters: VOTERS,
-    raft: { electionTick: 10, heartbeatTick: 1, random: () => 0, preVote: false, checkQuorum: false },
-    storage,
-    applier: { apply: (e) => `applied ${e.index}`, snapshot: () => new Uint8Array(0), restore: () => {} },
-    scheduler: { soon: (fn) => soon.push(fn) },
-    logger: pino({ level: 'silent' }),
-    snapshotEvery: 1000,
-    onFatal: (e) => fatal.push(e),
-  });
-  loop.setOutbox({ send: () => {} });
-  const run = () => {
-    for (let k = 0; k < 20 && soon.length > 0; k++) soon.shift()!();
-  };
+  const { loop, run } = harnessLoop({ id: 'n3', voters: VOTERS, memory, onFatal: (e) => fatal.push(e) });
   return { loop, run, fatal };
 }
 
