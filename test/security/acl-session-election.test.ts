@@ -7,16 +7,7 @@ import { expect } from 'chai';
 import { LockClient, LockdError, SessionClient } from '../../src/client/index.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
-
-async function failure(p: Promise<unknown>): Promise<LockdError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LockdError) return e;
-    throw e;
-  }
-  throw new Error('expected the operation to fail');
-}
+import { failure } from '../support/lockd-failure.js';
 
 describe('Election on the Session stream with --acl (real processes, test-made certificates)', function () {
   this.timeout(120_000);

@@ -14,21 +14,12 @@ import { execFile } from 'node:child_process';
 import { ProcessCluster, freePort, waitFor } from '../support/process-cluster.js';
 import { LOCKCTL_MAIN } from '../support/build.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
+import { failure } from '../support/lockd-failure.js';
 import { httpsGet } from '../support/https-get.js';
 
 type Outcome = { code: grpc.status; details: string };
 
 const v1 = lockdProto.lockd.v1;
-
-async function failure(p: Promise<unknown>): Promise<LockdError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LockdError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** A unary call's outcome (OK or the error), with optional extra request metadata. */
 function outcome(run: (md: grpc.Metadata, cb: (err: grpc.ServiceError | null) => void) => void, extra: Record<string, string> = {}): Promise<Outcome> {

@@ -3,19 +3,10 @@
 // no rules must not list, add or remove members or move leadership. With no admin named at all
 // (no --admin), nobody may, and the refusal says how to name one. Real node processes.
 import { expect } from 'chai';
-import { LockClient, LockdError } from '../../src/client/index.js';
+import { LockClient } from '../../src/client/index.js';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
-
-async function failure(p: Promise<unknown>): Promise<LockdError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LockdError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
+import { failure } from '../support/lockd-failure.js';
 
 describe('admin-only controls with client certificates and no --acl (real processes)', function () {
   this.timeout(120_000);

@@ -4,21 +4,12 @@
 // member id it claims and whatever cluster id it sends.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { LockClient, LockdError } from '../../src/client/index.js';
+import { LockClient } from '../../src/client/index.js';
 import { raftProto } from '../../src/proto/raft.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../src/lockd/transport/metadata.js';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
-
-async function failure(p: Promise<unknown>): Promise<LockdError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof LockdError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
+import { failure } from '../support/lockd-failure.js';
 
 /** Open a raft.v1 stream claiming member `as` with `clusterId`; resolves with how it ended (OK: accepted). */
 function peerStream(address: string, creds: grpc.ChannelCredentials, clusterId: string, as: string): Promise<{ code: grpc.status; details: string }> {
