@@ -108,7 +108,7 @@ describe('lockd cluster (real processes)', function () {
     await waitFor('a snapshot on the leader', () => (/"event":"snapshot taken"/.test(cluster!.log(leader)) ? true : undefined));
     cluster.startNode(lagging);
     await cluster.waitForApplied(ids[ids.length - 1]);
-    expect(cluster.log(lagging)).to.match(/"event":"snapshot installed"/);
+    await cluster.waitForLog(lagging, /"event":"snapshot installed"/);
     const onLagging = leaseClient(cluster, lagging);
     clients.push(onLagging);
     expect(await listLeases(onLagging)).to.include.members(ids);

@@ -197,7 +197,7 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const gaps = await monitor.stop();
     expect(code).to.equal(0);
     expect(stopMs).to.be.lessThan(TRANSFER_BOUND_MS + 2000);
-    expect(c.log(leader)).to.contain(`leadership handed to ${next} before stopping`);
+    expect(await c.exitedLog(leader)).to.contain(`leadership handed to ${next} before stopping`);
     // Polled every 10 ms: a handed-over leadership leaves a gap of one vote round; an election would
     // leave at least the 400 ms election timeout.
     expect(gaps.longestMs, JSON.stringify(gaps)).to.be.lessThan(ELECTION_TIMEOUT_MS / 2);
@@ -215,7 +215,7 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const ms = Date.now() - t0;
     for (const f of followers) c.signal(f, 'SIGCONT');
     expect(code).to.equal(0);
-    expect(c.log(leader)).to.contain('could not hand leadership over before stopping (timed-out); stopping anyway');
+    expect(await c.exitedLog(leader)).to.contain('could not hand leadership over before stopping (timed-out); stopping anyway');
     expect(ms, `stopped after ${ms} ms`).to.be.at.least(TRANSFER_BOUND_MS).and.lessThan(TRANSFER_BOUND_MS + 2000);
   });
 
@@ -227,7 +227,7 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const exited = new Promise<number | null>((r) => c.node(follower).proc!.once('exit', (code) => r(code)));
     c.signal(follower, 'SIGTERM');
     expect(await exited).to.equal(0);
-    expect(c.log(follower)).to.contain('node stopped').and.not.contain('handed');
+    expect(await c.exitedLog(follower)).to.contain('node stopped').and.not.contain('handed');
     expect(await c.waitForLeader(c.nodes.map((n) => n.id).filter((id) => id !== follower))).to.equal(leader);
     expect((await c.status(leader)).term).to.equal(before.term);
   });

@@ -86,7 +86,7 @@ describe('membership changes (real processes)', function () {
     const removed = await Members.retrying(`remove ${victim}`, () => members.remove({ id: victim }));
     expect(removed.voters).to.have.members(['n1', 'n2', 'n3', 'n4'].filter((id) => id !== victim));
     expect(await victimExit).to.equal(4);
-    expect(c.log(victim)).to.match(/was removed from the cluster/);
+    expect(await c.exitedLog(victim)).to.match(/was removed from the cluster/);
     const list = await members.list();
     expect(list.removedIds).to.deep.equal([victim]);
     expect(list.members.map((m) => m.id)).to.not.include(victim);
@@ -139,7 +139,7 @@ describe('membership changes (real processes)', function () {
     const lease2 = new lockdProto.lockd.v1.Lease(c.node(after).address, grpc.credentials.createInsecure());
     closers.push(lease2);
     await c.waitForApplied(await grant(lease2), ['n1', 'n2', 'n3', 'n4']);
-    expect(c.log('n4')).to.match(/snapshot installed/); // it caught up from a snapshot (taken after its own addition)
+    await c.waitForLog('n4', /snapshot installed/); // it caught up from a snapshot (taken after its own addition)
 
     // A voter that is down while it is removed is refused when it comes back, and stops itself.
     const victim = ['n1', 'n2', 'n3'].find((id) => id !== after)!;

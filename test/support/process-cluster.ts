@@ -42,6 +42,8 @@ export interface NodeHandle {
   readonly dataDir: string;
   readonly logFile: string;
   proc: ChildProcess | undefined;
+  /** Settles once the running process's output is all in logFile (its pipes closed, the file written). */
+  logFlushed?: Promise<void>;
 }
 
 /** Ports this process has handed out: never twice, even once released. */
@@ -224,8 +226,15 @@ export class ProcessCluster {
     const log = createWriteStream(n.logFile, { flags: 'a' });
     const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     reapOnExit(proc);
-    proc.stdout!.pipe(log);
-    proc.stderr!.pipe(log);
+    // The output reaches the file through this process's loop, after the child wrote it: a line the
+    // node logged before answering an RPC, or before exiting, may not be in the file yet. Tests
+    // read it with waitForLog (running) or exitedLog (stopped). Both pipes feed one file, which ends
+    // once both have closed ('close' on the child), not when the first does.
+    proc.stdout!.pipe(log, { end: false });
+    proc.stderr!.pipe(log, { end: false });
+    n.logFlushed = new Promise((resolve) => {
+      proc.once('close', () => log.end(resolve));
+    });
     n.proc = proc;
     return proc;
   }
@@ -319,9 +328,25 @@ export class ProcessCluster {
     }, timeoutMs);
   }
 
+  /** What node `id` has logged so far and this process has written down (see startNode). */
   log(id: string): string {
     const f = this.node(id).logFile;
     return existsSync(f) ? readFileSync(f, 'utf8') : '';
+  }
+
+  /** Wait until node `id`'s log matches `pattern` (a line logged a moment ago may still be on its way). */
+  waitForLog(id: string, pattern: RegExp | string, timeoutMs = 5000): Promise<string> {
+    const matches = (text: string): boolean => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
+    return waitFor(`${id}'s log to show ${String(pattern)}`, () => {
+      const text = this.log(id);
+      return matches(text) ? text : undefined;
+    }, timeoutMs);
+  }
+
+  /** The whole log of node `id`, whose process has exited (or is exiting): waits until all of it is written. */
+  async exitedLog(id: string): Promise<string> {
+    await this.node(id).logFlushed;
+    return this.log(id);
   }
 
   /** True if a test or hook has failed since this cluster started. */

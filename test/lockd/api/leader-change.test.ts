@@ -277,7 +277,7 @@ describe('lock API across a leader change', function () {
     f.cluster.signal(old, 'SIGTERM');
     expect(await exited).to.equal(0);
     expect(Date.now() - t0).to.be.below(10_000);
-    expect(f.cluster.log(old)).to.contain('"event":"shutdown"');
+    expect(await f.cluster.exitedLog(old)).to.contain('"event":"shutdown"');
     const ended = await waitFor('the stream ended', ka.ended, 5000);
     expect(ended.code).to.be.oneOf([grpc.status.UNAVAILABLE, grpc.status.CANCELLED]);
     // The survivors may elect twice (a new leader whose followers' streams to it are still
