@@ -39,3 +39,28 @@ export function missingEvents(m: RecipeModel, events: Events): string | undefine
   }
   return undefined;
 }
+
+/**
+ * The holders an observer would believe in, folding its events as the proto defines them: ACQUIRED
+ * adds a grant, RELEASED and EXPIRED end one, RESYNC replaces the picture with its `state`. Keys are
+ * "lease/token" (a token names one grant).
+ */
+export function foldHolders(events: readonly LockEvent__Output[]): Set<string> {
+  const held = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'ACQUIRED') held.add(`${e.leaseId}/${e.fencingToken}`);
+    else if (e.type === 'RELEASED' || e.type === 'EXPIRED') held.delete(`${e.leaseId}/${e.fencingToken}`);
+    else if (e.type === 'RESYNC') {
+      held.clear();
+      for (const h of e.state?.holders ?? []) held.add(`${h.leaseId}/${h.fencingToken}`);
+    }
+  }
+  return held;
+}
+
+/** How an observer's folded picture differs from the lock's holders (undefined: it agrees). */
+export function foldDisagrees(events: readonly LockEvent__Output[], holders: ReadonlyArray<{ leaseId: number | string; fencingToken: number | string }>): string | undefined {
+  const want = [...new Set(holders.map((h) => `${h.leaseId}/${h.fencingToken}`))].sort();
+  const got = [...foldHolders(events)].sort();
+  return want.join(' ') === got.join(' ') ? undefined : `its events add up to holders [${got.join(' ')}], Inspect says [${want.join(' ')}] (${events.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') || 'no events'})`;
+}

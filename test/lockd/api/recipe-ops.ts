@@ -41,7 +41,9 @@ export type OpBody =
   /** The k-th Acquire answered with a grant, sent again with its request id. */
   | { readonly k: 'retry'; readonly call: number }
   /** An Acquire of a name that is not valid UTF-8 (a lone surrogate: one of two that a lenient decoder merges). */
-  | { readonly k: 'badName'; readonly variant: number; readonly lease: LeaseRef };
+  | { readonly k: 'badName'; readonly variant: number; readonly lease: LeaseRef }
+  /** Not a request: a follower is paused for the next `ops` ops and catches up by snapshot (recipe-pause.ts). */
+  | { readonly k: 'pause'; readonly ops: number };
 
 /** An op: a stable id, and where it goes (0–2: that node by unary call, 3: the Session stream). */
 export interface Op {
@@ -156,6 +158,7 @@ export interface Seen {
 export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): RecipeReq | undefined {
   const b = op.body;
   const seenTokens = seen.tokens;
+  if (b.k === 'pause') return undefined;
   if (b.k === 'grant') return { t: 'grant' };
   const live = m.liveLeases();
   const lease = (r: LeaseRef): number | undefined => {

@@ -5,11 +5,13 @@
 // Besides the model, checkers of the proto's promises read the answers themselves (recipe-checks.ts):
 // an ended grant never acts, one leader per election, every change of holders is an Observe event.
 import type { ApiFixture } from './api-fixture.js';
+import type { Observation } from '../../support/lock-api-client.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
 import { isFresh, isRange, matchAnswer, type Fresh } from './answer-match.js';
 import { electionStub, nameOf, NAMES, resolve, sessionSender, unaryOnly, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
-import { missingEvents, promiseBroken, type Events } from './recipe-checks.js';
+import { foldDisagrees, missingEvents, promiseBroken, type Events } from './recipe-checks.js';
+import { FollowerPause } from './recipe-pause.js';
 import type { Coverage, RunResult } from './property-search.js';
 
 export type { Coverage, RunResult };
@@ -27,6 +29,8 @@ interface Call {
   readonly answer: Promise<Answer>;
   readonly req: RecipeReq;
   settled?: Answer;
+  /** The node index it was sent to (3: the Session). */
+  via?: number;
 }
 
 export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: string, seen: Coverage): Promise<RunResult> {
@@ -35,7 +39,13 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   const unary = f.cluster.nodes.map((n, i) => unarySender(f.api(n.id), stubs[i]));
   const session = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
   const onSession = sessionSender(session);
-  const to = (via: number, req?: RecipeReq): Sender => (via === 3 && !(req && unaryOnly(req)) ? onSession : unary[via % unary.length]);
+  const pause = new FollowerPause(f, prefix);
+  /** The node index (3: the Session) a request drawn for `via` goes to: not to a paused node. */
+  const target = (via: number, req?: RecipeReq): number => pause.route(via === 3 && !(req && unaryOnly(req)) ? 3 : via % unary.length);
+  const to = (via: number, req?: RecipeReq): Sender => {
+    const t = target(via, req);
+    return t === 3 ? onSession : unary[t];
+  };
   const waiting = new Map<number, Call>();
   const tokens: number[] = [];
   const log: string[] = [];
@@ -43,6 +53,28 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   const watch = f.leader;
   const observers = await Promise.all(Array.from({ length: NAMES }, (_, n) => watch.observe(nameOf(prefix, n))));
   const events: Events = new Map(observers.map((o, n) => [nameOf(prefix, n), o.events]));
+  // And on the follower a pause op stops: its streams must add up to the holders after it catches up.
+  const paused = await Promise.all(Array.from({ length: NAMES }, (_, n) => f.api(pause.id).observe(nameOf(prefix, n))));
+  let caughtUp = 0;
+  // Every stream's events, folded as the proto defines them, add up to the lock's holders: also on a
+  // node that caught up by snapshot (a RESYNC, never silence). Waited for, bounded.
+  const foldsAgree = async (where: ReadonlyArray<readonly [string, readonly Observation[]]>): Promise<void> => {
+    for (let n = 0; n < NAMES; n++) {
+      const name = nameOf(prefix, n);
+      const { holders } = await f.leader.inspect(name);
+      for (const [node, obs] of where) {
+        const events = obs[n].events;
+        let off = foldDisagrees(events, holders);
+        for (const until = Date.now() + END_MS; off && Date.now() < until; off = foldDisagrees(events, holders)) await new Promise((r) => setTimeout(r, 20));
+        if (off) throw new Mismatch(`promise broken — a Lock.Observe stream's events add up to the lock: on ${node}, ${name}: ${off}`);
+      }
+    }
+  };
+  /** Right after a catch-up by snapshot, before anything else changes: what it skipped shows at once. */
+  const caughtUpNow = async (): Promise<void> => {
+    caughtUp++;
+    await foldsAgree([[`${pause.id}, which caught up by snapshot`, paused]]);
+  };
   const saw = {
     tokens,
     queuedIndex: (name: string, lease: number) => events.get(name)?.filter((e) => e.type === 'QUEUED' && Number(e.leaseId) === lease).at(-1)?.index,
@@ -50,6 +82,15 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   let delayFrom = 0;
   try {
     for (const op of ops) {
+      if (op.body.k === 'pause') {
+        // Not while a call it forwarded waits: its answer would wait for the resume.
+        const busy = [...waiting.values()].some((c) => c.via === pause.index);
+        log.push(`#${op.id} pause ${pause.id} for ${op.body.ops} ops${pause.paused || busy ? ' (skipped)' : ''}`);
+        if (pause.paused || busy) continue;
+        const why = await pause.pause(op.body.ops);
+        if (why) throw new Inconclusive(why);
+        continue;
+      }
       const req = resolve(op, m, prefix, saw);
       // A second waiting call on a wait already queued: nothing shows when its entry applies, so the
       // next op could overtake it. Not sent.
@@ -57,8 +98,19 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       log.push(`#${op.id} via ${op.via === 3 ? 'session' : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
       if (skip) continue;
       await step(m, to(op.via, req), req, op.id, waiting, log, tokens, events);
+      const call = waiting.get(op.id);
+      if (call) call.via = target(op.via, req);
+      const resumed = pause.paused;
+      const why = await pause.tick();
+      if (why) throw new Inconclusive(why);
+      if (resumed && !pause.paused) await caughtUpNow();
       if (m.delayStarted && !delayFrom) delayFrom = Date.now();
       if (delayFrom && Date.now() - delayFrom > DELAY_GUARD_MS) throw new Inconclusive(`the run outlasted ${DELAY_GUARD_MS} ms after a lock-delay started`);
+    }
+    if (pause.paused) {
+      const why = await pause.resume();
+      if (why) throw new Inconclusive(why);
+      await caughtUpNow();
     }
     for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, waiting, log, tokens, events);
     // Every change of holders, mode, permits or leader is an event (the leader's stream may still be
@@ -66,6 +118,8 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     let missing = missingEvents(m, events);
     for (const until = Date.now() + END_MS; missing && Date.now() < until; missing = missingEvents(m, events)) await new Promise((r) => setTimeout(r, 20));
     if (missing) throw new Mismatch(`promise broken — every change of a lock is an Observe event: ${missing}`);
+    await foldsAgree([[`the leader ${f.leaderId}`, observers], [`${pause.id}${caughtUp ? ', which caught up by snapshot' : ''}`, paused]]);
+    if (caughtUp) m.tags.set('follower caught up by snapshot', (m.tags.get('follower caught up by snapshot') ?? 0) + caughtUp);
     for (const [k, v] of m.tags) seen.set(k, (seen.get(k) ?? 0) + v);
     if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
     return { kind: 'pass' };
@@ -74,11 +128,12 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     if (e instanceof Mismatch) return { kind: 'fail', why: e.message, log };
     throw e;
   } finally {
+    await pause.end();
     for (const id of m.granted) await f.leader.revoke(id).catch(() => {});
     await within(Promise.allSettled([...waiting.values()].map((c) => c.answer)), END_MS);
     session.close();
     for (const s of stubs) s.close();
-    for (const o of observers) o.cancel();
+    for (const o of [...observers, ...paused]) o.cancel();
   }
 }
 

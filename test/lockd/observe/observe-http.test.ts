@@ -104,9 +104,11 @@ describe('observe: metrics, health and events on --http-listen', function () {
     waiting.result.catch(() => undefined);
     await f.leader.fenceWrite('snap/key', 'v', fencingToken);
     const follower = f.cluster.nodes.find((n) => n.id !== f.leaderId)!.id;
-    await waitFor(`${follower} to apply the queued wait`, async () => {
+    // The follower learns the fenced write's commit a heartbeat after the wait's: wait for both.
+    await waitFor(`${follower} to apply the queued wait and the fenced write`, async () => {
       const st = JSON.parse((await getText(`${base(follower)}/state`)).body) as StateSnapshot;
-      return st.machine.locks.rows.find((l) => l.name === 'snap-lock')?.queue.length === 1 ? true : undefined;
+      const queued = st.machine.locks.rows.find((l) => l.name === 'snap-lock')?.queue.length === 1;
+      return queued && st.machine.fence.rows.some((k) => k.key === 'snap/key') ? true : undefined;
     });
     const sse = new SseReader(`${base(follower)}/events`);
     readers.push(sse);
