@@ -54,13 +54,12 @@ export function pickTransferTarget(st: Pick<Status, 'id' | 'voters' | 'progress'
 }
 
 export class LeaderTransfer {
-  /** Calls waiting for a leader other than this node. */
+  /** Calls in progress, told of every leader this node learns (itself included). */
   private readonly waiters = new Set<(leader: NodeId, term: number) => void>();
 
   constructor(private readonly port: TransferPort) {
-    const self = port.status().id;
     port.onRoleChange((_role, leader, term) => {
-      if (!leader || leader === self) return;
+      if (!leader) return;
       for (const w of [...this.waiters]) w(leader, term);
     });
   }
@@ -80,18 +79,30 @@ export class LeaderTransfer {
         this.waiters.delete(onLeader);
         resolve(o);
       };
-      const onLeader = (leader: NodeId, term: number) => finish({ kind: 'done', leader, term, previous: st.id, transferred: true });
+      const ask = () =>
+        this.port.transferLeader(to, (accepted) => {
+          if (accepted) return;
+          // Refused by the core: this node stopped leading before the core's turn, or `to` stopped being a voter.
+          const now = this.port.status();
+          finish(now.role === 'leader' ? { kind: 'not-voter', target: to, learner: now.learners.includes(to), voters: now.voters } : { kind: 'not-leader', leader: now.leader });
+        });
+      let askedIn = st.term;
+      const onLeader = (leader: NodeId, term: number) => {
+        if (leader !== st.id) return finish({ kind: 'done', leader, term, previous: st.id, transferred: true });
+        // The target campaigned and lost, and this node won the next term (seen in a CI run: the
+        // target's own peer connections were still coming up, so its vote requests were lost).
+        // Ask again, once per term won, while the bound lasts.
+        if (term > askedIn) {
+          askedIn = term;
+          ask();
+        }
+      };
       const timer = setTimeout(() => {
         const now = this.port.status();
         finish({ kind: 'timed-out', target: to, stillLeader: now.role === 'leader', waitedMs: Date.now() - started });
       }, boundMs);
       this.waiters.add(onLeader);
-      this.port.transferLeader(to, (accepted) => {
-        if (accepted) return;
-        // Refused by the core: this node stopped leading before the core's turn, or `to` stopped being a voter.
-        const now = this.port.status();
-        finish(now.role === 'leader' ? { kind: 'not-voter', target: to, learner: now.learners.includes(to), voters: now.voters } : { kind: 'not-leader', leader: now.leader });
-      });
+      ask();
     });
   }
 }
