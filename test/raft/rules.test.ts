@@ -141,7 +141,7 @@ describe('raft rule tables', () => {
   describe('AppendEntries receiver (Raft fig. 2, §5.3; fast backtracking hints)', () => {
     // Node a: log 1@1 2@2 3@2, term 2, commit 1, unless the row says otherwise.
     // [name, a's state, App from b: term prev commit [entries], → answer, commit after, stored log after, term after]
-    const cases: Array<[string, State, string, string, number, string, number]> = [
+    const cases: Array<[string, Partial<State>, string, string, number, string, number]> = [
       ['prev matches, nothing new: ack, commit follows the leader', {}, '2 3@2 3', 'a->b AppResp term=2 match=3@2', 3, '1@1 2@2 3@2', 2],
       ['new entries: appended, acked at the last', {}, '2 3@2 4 4@2,5@2', 'a->b AppResp term=2 match=5@2', 4, '1@1 2@2 3@2 4@2 5@2', 2],
       ['commit capped at what the App proves (its last new entry)', {}, '2 2@2 3', 'a->b AppResp term=2 match=2@2', 2, '1@1 2@2 3@2', 2],
