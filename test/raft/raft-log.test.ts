@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { MemoryStorage } from '../../src/raft/memory-storage.js';
 import { RaftLog } from '../../src/raft/raft-log.js';
 import { CompactedError, InvariantError, type Entry } from '../../src/raft/types.js';
+import { seededRandom } from './harness.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 /** "1@1 2@2 3..5@3" → entries, data "e<index>" (3 bytes below 10). */
@@ -256,6 +257,74 @@ describe('raft log (src/raft/raft-log.ts)', () => {
       expect(show(log.slice(4, 8, 6))).to.equal('4@1 5@2 6@2');
       expect(show(log.slice(6, 8, 1))).to.equal('6@2');
     });
+  });
+
+  it('property: random Apps, with random writes to storage between them, against a naive receiver', () => {
+    // The naive receiver (Raft fig. 2 read literally) over a plain array; log[0] is the 0@0 sentinel.
+    for (let seed = 1; seed <= 40; seed++) {
+      const rnd = seededRandom(seed);
+      const log = raftLog({});
+      const model: number[] = [0]; // model[i] = term of entry i
+      let commit = 0;
+      for (let step = 0; step < 60; step++) {
+        if (rnd(4) === 0) {
+          // The driver writes what is unstable (sometimes only part of it, as a batch boundary would).
+          const es = log.unstable.entries;
+          if (es.length > 0) {
+            const upto = es.slice(0, 1 + rnd(es.length));
+            (log.storage as MemoryStorage).append(upto);
+            log.stableTo(upto[upto.length - 1].index, upto[upto.length - 1].term);
+          }
+          continue;
+        }
+        const last = model.length - 1;
+        const prev = rnd(last + 2);
+        const prevTerm = rnd(5) === 0 || prev > last ? rnd(5) : model[prev];
+        const es: Entry[] = [];
+        let t = Math.max(prevTerm, 1);
+        for (let k = 0, n = rnd(4); k < n; k++) {
+          t += rnd(2);
+          es.push({ index: prev + 1 + k, term: t, data: new Uint8Array(0) });
+        }
+        const leaderCommit = rnd(prev + es.length + 2);
+        const what = `seed ${seed} step ${step}: App prev ${prev}@${prevTerm} [${show(es)}] commit ${leaderCommit}`;
+        // The naive answer.
+        let want: number | undefined;
+        let overwritesCommitted = false;
+        const next = [...model];
+        if (prev < next.length && next[prev] === prevTerm) {
+          for (const e of es) {
+            if (e.index < next.length && next[e.index] === e.term) continue;
+            if (e.index <= commit) overwritesCommitted = true;
+            next.length = e.index;
+            next.push(e.term);
+          }
+          want = prev + es.length;
+        }
+        // (chai only on a mismatch: thousands of steps must stay fast)
+        if (overwritesCommitted) {
+          let threw: unknown;
+          try {
+            log.maybeAppend(prev, prevTerm, leaderCommit, es);
+          } catch (e) {
+            threw = e;
+          }
+          if (!(threw instanceof InvariantError)) expect.fail(`${what}: overwrites a committed entry, expected an InvariantError`);
+        } else {
+          const got = log.maybeAppend(prev, prevTerm, leaderCommit, es);
+          if (got !== want) expect(got, what).to.equal(want);
+          if (want !== undefined) {
+            model.splice(0, model.length, ...next);
+            commit = Math.max(commit, Math.min(leaderCommit, want));
+          }
+        }
+        const wantTerms = model.map((term, i) => `${i}@${term}`).join(' ');
+        if (terms(log) !== wantTerms || log.committed !== commit || log.stableIndex() > log.lastIndex()) {
+          expect({ log: terms(log), commit: log.committed }, what).to.deep.equal({ log: wantTerms, commit });
+          expect.fail(`${what}: stable index ${log.stableIndex()} past the last ${log.lastIndex()}`);
+        }
+      }
+    }
   });
 
   describe('stableTo, stableSnapTo and restore', () => {
