@@ -252,6 +252,7 @@ describe('raft core', () => {
       const restarted = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(3) });
       const st = restarted.status();
       expect(st.term).to.equal(c.node('b').raft.status().term);
+      expect(st.vote).to.equal('a');
       expect(st.lastIndex).to.equal(2);
     });
   });

@@ -8,6 +8,7 @@ import {
   MemoryStorage,
   RaftNode,
   message,
+  sendableBeforePersist,
   type Entry,
   type Message,
   type MessageType,
@@ -78,9 +79,21 @@ export function run(blocks: readonly Block[]): string[][] {
 // ---- the world a transcript drives ----------------------------------------------------------
 
 interface Node {
-  readonly raft: RaftNode;
+  /** Replaced by `restart`: a new RaftNode over the same storage (the disk survives, memory does not). */
+  raft: RaftNode;
   readonly storage: MemoryStorage;
   readonly peers: readonly NodeId[];
+  /** What the node was built with, for `restart`. */
+  readonly cfg: RaftConfig;
+  /** A Ready handed out by `take` and not yet advanced: what of it is on disk, what is still held back. */
+  taken?: Taken;
+}
+
+interface Taken {
+  readonly rd: Ready;
+  persisted: boolean;
+  /** Its messages not yet released to the network. */
+  held: Message[];
 }
 
 type Args = Map<string, string>;
@@ -169,6 +182,17 @@ class World {
       }
       case 'ready':
         return guard(() => this.processReady(one(pos)));
+      // The steps of one Ready, one at a time (test/raft/transcripts/README.md, "A Ready step by step").
+      case 'take':
+        return this.take(one(pos));
+      case 'persist':
+        return this.persist(one(pos));
+      case 'release':
+        return this.release(one(pos));
+      case 'advance':
+        return guard(() => this.advance(one(pos)));
+      case 'restart':
+        return this.restart(one(pos));
       case 'stabilize':
         return this.stabilize(pos.length > 0 ? pos : [...this.nodes.keys()]);
       case 'cut': {
@@ -211,7 +235,7 @@ class World {
       promoteMaxLag: args.has('promotelag') ? num(need(args, 'promotelag')) : undefined,
       plantedBug: args.get('bug') as PlantedBug | undefined,
     };
-    this.nodes.set(id, { raft: new RaftNode(cfg), storage, peers });
+    this.nodes.set(id, { raft: new RaftNode(cfg), storage, peers, cfg });
   }
 
   private step(m: Message): void {
@@ -230,13 +254,11 @@ class World {
 
   /** Persist, "send" (queue) and apply every Ready the node has. */
   private processReady(id: NodeId): string[] {
-    const { raft, storage } = this.node(id);
+    const { raft, storage } = this.idle(id);
     const out: string[] = [];
     while (raft.hasReady()) {
       const rd = raft.ready();
-      if (rd.hardState) storage.setHardState(rd.hardState);
-      if (rd.snapshot) storage.applySnapshot(rd.snapshot);
-      storage.append(rd.entries);
+      write(storage, rd);
       this.queue.push(...rd.messages);
       out.push(`${id} ready:`, ...fmtReady(rd).map((l) => `  ${l}`));
       raft.advance(rd);
@@ -245,6 +267,7 @@ class World {
   }
 
   private stabilize(ids: readonly NodeId[]): string[] {
+    for (const id of ids) this.idle(id);
     const out: string[] = [];
     for (let round = 0; round < 100; round++) {
       for (const id of ids) out.push(...guard(() => this.processReady(id)));
@@ -257,6 +280,72 @@ class World {
       }
     }
     throw new TranscriptError('did not stabilize in 100 rounds');
+  }
+
+  /** The node, which must have no taken Ready (ready and stabilize handle whole Readies only). */
+  private idle(id: NodeId): Node {
+    const n = this.node(id);
+    if (n.taken) throw new TranscriptError(`${id} has a taken Ready: persist, release and advance it first (or restart ${id})`);
+    return n;
+  }
+
+  private taken(id: NodeId): Taken {
+    const t = this.node(id).taken;
+    if (!t) throw new TranscriptError(`${id} has no taken Ready (take ${id} first)`);
+    return t;
+  }
+
+  /** Hand out one Ready and hold it: nothing of it is persisted or sent yet. */
+  private take(id: NodeId): string[] {
+    const n = this.idle(id);
+    if (!n.raft.hasReady()) return [`${id} has no Ready`];
+    const rd = n.raft.ready();
+    n.taken = { rd, persisted: false, held: [...rd.messages] };
+    return [`${id} ready:`, ...fmtReady(rd).map((l) => `  ${l}`)];
+  }
+
+  /** Write the taken Ready's hard state, snapshot and entries to the node's storage (its disk). */
+  private persist(id: NodeId): string[] {
+    const t = this.taken(id);
+    if (t.persisted) throw new TranscriptError(`${id}'s taken Ready is persisted already`);
+    write(this.node(id).storage, t.rd);
+    t.persisted = true;
+    return [];
+  }
+
+  /**
+   * Send what of the taken Ready may go now, as the driver does: before it is persisted, only
+   * what sendableBeforePersist allows (never anything when the batch changes the term or the vote);
+   * after, everything left. Prints each message sent, and each one held back.
+   */
+  private release(id: NodeId): string[] {
+    const t = this.taken(id);
+    const now = t.held.filter((m) => t.persisted || sendableBeforePersist(t.rd, m));
+    t.held = t.held.filter((m) => !now.includes(m));
+    this.queue.push(...now);
+    return [...now.map((m) => `sent ${fmtMessage(m)}`), ...t.held.map((m) => `held ${fmtMessage(m)}`)];
+  }
+
+  /** Apply and advance the taken Ready: it must be persisted and every message released. */
+  private advance(id: NodeId): string[] {
+    const n = this.node(id);
+    const t = this.taken(id);
+    if (!t.persisted || t.held.length > 0) throw new TranscriptError(`${id}'s taken Ready is not ${t.persisted ? 'all sent' : 'persisted'} yet`);
+    n.taken = undefined;
+    n.raft.advance(t.rd);
+    return [];
+  }
+
+  /**
+   * The node crashes and starts again from its storage: a taken Ready's unpersisted part and its
+   * messages not yet released are lost; what it sent stays on the network. Prints what was on disk.
+   */
+  private restart(id: NodeId): string[] {
+    const n = this.node(id);
+    n.taken = undefined;
+    n.raft = new RaftNode({ ...n.cfg, random: seededRandom(1 + [...this.nodes.keys()].indexOf(id)) });
+    const hs = n.storage.hardState();
+    return [`${id} restarted: hard term=${hs.term} vote=${hs.vote || '-'} commit=${hs.commit}, log ${fmtLog(n)}`];
   }
 
   private status(id: NodeId): string[] {
@@ -298,6 +387,13 @@ class World {
       snapshot,
     });
   }
+}
+
+/** Persist a Ready to a MemoryStorage (one synced write, as the driver's step 1). */
+function write(storage: MemoryStorage, rd: Ready): void {
+  if (rd.hardState) storage.setHardState(rd.hardState);
+  if (rd.snapshot) storage.applySnapshot(rd.snapshot);
+  storage.append(rd.entries);
 }
 
 // ---- printing -------------------------------------------------------------------------------

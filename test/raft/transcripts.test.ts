@@ -56,6 +56,20 @@ describe('transcript runner', () => {
     expect(() => run(parse('cluster a b\n----\n\ntick a nn=2\n----\n').blocks)).to.throw(TranscriptError, /line 4: tick a nn=2: unknown argument nn=/);
     expect(() => run(parse('frobnicate\n----\n').blocks)).to.throw(TranscriptError, /unknown command "frobnicate"/);
   });
+
+  it('refuses the steps of a taken Ready out of order', () => {
+    const steps = (cmds: string[]) => () => run(parse(cmds.map((c) => `${c}\n----\n`).join('\n')).blocks);
+    const start = ['cluster a b', 'campaign a']; // a's first Ready: PreVotes to b
+    expect(steps([...start, 'persist a'])).to.throw(TranscriptError, /a has no taken Ready/);
+    expect(steps([...start, 'take a', 'take a'])).to.throw(TranscriptError, /a has a taken Ready/);
+    expect(steps([...start, 'take a', 'ready a'])).to.throw(TranscriptError, /a has a taken Ready/);
+    expect(steps([...start, 'take a', 'stabilize'])).to.throw(TranscriptError, /a has a taken Ready/);
+    expect(steps([...start, 'take a', 'advance a'])).to.throw(TranscriptError, /not persisted yet/);
+    expect(steps([...start, 'take a', 'persist a', 'advance a'])).to.throw(TranscriptError, /not all sent yet/);
+    expect(steps([...start, 'take a', 'persist a', 'persist a'])).to.throw(TranscriptError, /persisted already/);
+    // In order, and a restart in the middle of a taken Ready, are fine.
+    expect(steps([...start, 'take a', 'persist a', 'release a', 'advance a', 'take a', 'restart a', 'take a'])()).to.have.length(9);
+  });
 });
 
 /** A line diff by longest common subsequence: "  same", "- expected only", "+ actual only". */
