@@ -23,7 +23,9 @@ the TTL, at most half: a renewal is due every third), or at once when the cluste
 
 Leaving the block kills whatever is left of the commands' groups (it would run without the lock),
 then releases the lock and revokes its lease. If the work was stopped, leaving the block raises
-``LockLostError`` even when the block caught the first one or finished anyway.
+``LockLostError`` even when the block caught the first one or finished anyway. Its ``why`` is
+``deadline`` (keepalives stalled: only ``grace_ms`` of trust were left) or ``lease`` (the lease was
+lost: its deadline passed, or the cluster ended it).
 """
 
 from __future__ import annotations
@@ -140,10 +142,9 @@ class Run:
             now = time.monotonic()
             if not self._stopped:
                 if lease.is_lost():
-                    reason = lease.lost_reason
-                    self._stop(f"lease {lease.id} {reason.why if reason else 'lost'}", min(now + self._grace, lease.deadline))
+                    self._stop("lease", min(now + self._grace, lease.deadline))
                 elif lease.deadline - now <= self._grace:
-                    self._stop(f"no keepalive acknowledged; lease {lease.id} is trusted for {max(0, round((lease.deadline - now) * 1000))} ms more", lease.deadline)
+                    self._stop("deadline", lease.deadline)
             with self._mu:
                 if self._closed:
                     return
