@@ -59,8 +59,8 @@ describe('the Python client as a package', function () {
 
     it('is importable from outside the repo as lockd-client 0.1.0, typed (py.typed, the stubs\' .pyi)', async () => {
       const probe = 'import importlib.metadata as m, json, os, lockd; d = os.path.dirname(lockd.__file__); print(json.dumps({"file": lockd.__file__, "version": m.version("lockd-client"), "typed": os.path.exists(os.path.join(d, "py.typed")), "pyi": os.path.exists(os.path.join(d, "_gen", "lockd_pb2.pyi")), "run": hasattr(lockd.Client, "run")}))';
-      const out = await runOk(python, ['-c', probe], { cwd: scratch.path, env: scratchEnv(), timeoutMs: 30_000 });
-      const r = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+      const { stdout } = await runOk(python, ['-c', probe], { cwd: scratch.path, env: scratchEnv(), timeoutMs: 30_000 });
+      const r = JSON.parse(stdout) as Record<string, unknown>;
       expect(String(r.file)).to.satisfy((f: string) => f.startsWith(join(scratch.path, 'venv')), `imported from ${String(r.file)}`);
       expect(r).to.include({ version: '0.1.0', typed: true, pyi: true, run: true });
       expect(existsSync(join(PY_DIR, 'build')), 'the build wrote into the repo').to.equal(false);

@@ -5,7 +5,10 @@ import { killNow, reapOnExit } from './reaper.js';
 
 export interface Finished {
   readonly code: number | null;
+  /** stdout and stderr as they came. */
   readonly output: string;
+  /** stdout alone (what a --json run prints). */
+  readonly stdout: string;
 }
 
 export function runBounded(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Finished> {
@@ -13,7 +16,11 @@ export function runBounded(command: string, args: readonly string[], opts: { cwd
     const proc = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     reapOnExit(proc, true);
     let output = '';
-    proc.stdout!.on('data', (d) => (output += String(d)));
+    let stdout = '';
+    proc.stdout!.on('data', (d) => {
+      output += String(d);
+      stdout += String(d);
+    });
     proc.stderr!.on('data', (d) => (output += String(d)));
     const timer = setTimeout(() => {
       killNow(proc, true);
@@ -25,14 +32,14 @@ export function runBounded(command: string, args: readonly string[], opts: { cwd
     });
     proc.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      resolve({ code, output, stdout });
     });
   });
 }
 
 /** runBounded, failing unless it exits 0. */
-export async function runOk(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<string> {
+export async function runOk(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Finished> {
   const r = await runBounded(command, args, opts);
   if (r.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${r.code}) in ${opts.cwd}:\n${r.output}`);
-  return r.output;
+  return r;
 }

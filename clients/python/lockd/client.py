@@ -266,6 +266,18 @@ class Client:
         lock_delay_until_ms / lock_delay_remaining_ms (a linearizable read)."""
         return self._call("Lock.Inspect", lambda ep: ep.lock.Inspect, pb.InspectRequest(name=name), timeout)
 
+    def observe(self, name: str) -> "FollowedStream":
+        """Lock.Observe: an iterator of the lock's changes as ``lockd.v1`` LockEvent messages
+        (``type`` a string — ACQUIRED, RELEASED, EXPIRED, QUEUED, ...; skip a type you do not know),
+        reopened across failures. Changes made while no stream was open are not told: after every
+        reopen it first yields ``LockEvent(name, type="RESYNC")`` without ``state``
+        (``HasField("state")`` is false): call ``inspect(name)`` then. A RESYNC the server sends (a
+        node that caught up by snapshot) carries ``state``: take it as the truth. ``close()`` it
+        (or use ``with``) from any thread to stop; ``.opened`` is set once subscribed."""
+        if self._closed:
+            raise RuntimeError("lockd.Client is closed")
+        return FollowedStream(self._router, lambda ep: ep.lock.Observe(pb.ObserveRequest(name=name)), lambda m: m, reopened=lambda: pb.LockEvent(name=name, type="RESYNC"))
+
     def set_permits(self, name: str, permits: int, *, request_id: Optional[str] = None, timeout: Optional[float] = None) -> PermitsChange:
         """Lock.SetPermits: change a held or awaited semaphore's permits (1..1024); growing grants the
         waiters that now fit at once. FailedPreconditionError below the current holders (or on a
