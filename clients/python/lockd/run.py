@@ -180,7 +180,7 @@ class Run:
         self._watcher.start()
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> None:
         # From here on nothing is raised into this thread; one raised but not yet delivered is
         # dropped. It may land in these very lines instead: caught, and the loop closes again.
         while True:
@@ -205,7 +205,6 @@ class Run:
         if self._stopped is not None:
             # Raised here even when the block caught the first one or finished: its work was cut short.
             raise self._stopped from (None if isinstance(exc, LockLostError) else exc)
-        return False
 
     @staticmethod
     def _wait_group_gone(proc: subprocess.Popen) -> None:
