@@ -7,6 +7,7 @@
 #                                    Python stubs from proto/ (3.21 / 1.51, matching python3-protobuf / python3-grpcio)
 #   python3-venv python3-setuptools python3-wheel  the Python package's install test: a venv, and pip building
 #                                    clients/python offline (--no-build-isolation: setuptools and wheel from Debian)
+#   python3-mypy                     that mypy reads the installed Python package's types (py.typed)
 #   openssl                          test certificates
 #   iproute2                         the network-namespace test (ip, tc)
 set -euo pipefail
@@ -18,7 +19,7 @@ if [[ ! -d node_modules ]]; then
 fi
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc python3-venv python3-setuptools python3-wheel openssl iproute2; do
+for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc python3-venv python3-setuptools python3-wheel python3-mypy openssl iproute2; do
   have "$pkg" || need+=("$pkg")
 done
 [[ ${#need[@]} -eq 0 ]] && exit 0

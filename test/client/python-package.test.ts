@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ROOT } from '../support/build.js';
 import { pausedHolderStory } from '../support/paused-holder-story.js';
 import { ProcessCluster } from '../support/process-cluster.js';
-import { runOk } from '../support/run-bounded.js';
+import { runBounded, runOk } from '../support/run-bounded.js';
 import { ScratchDir, scratchEnv } from '../support/scratch-dir.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -49,7 +49,7 @@ describe('the Python client as a package', function () {
       await runOk(PYTHON, ['-m', 'venv', '--system-site-packages', venv], { cwd: scratch.path, env: scratchEnv(), timeoutMs: 120_000 });
       python = join(venv, 'bin', 'python');
       await runOk(python, ['-m', 'pip', 'install', '--no-build-isolation', '--no-deps', '--no-index', '--disable-pip-version-check', '--no-cache-dir', src], { cwd: scratch.path, env: scratchEnv(), timeoutMs: 120_000 });
-      cpSync(join(PROGRAMS, 'paused_holder.py'), join(scratch.path, 'paused_holder.py'));
+      for (const f of ['paused_holder.py', 'types_check.py', 'types_check_bad.py']) cpSync(join(PROGRAMS, f), join(scratch.path, f));
       hookFailed = false;
     });
     afterEach(function () {
@@ -64,6 +64,16 @@ describe('the Python client as a package', function () {
       expect(String(r.file)).to.satisfy((f: string) => f.startsWith(join(scratch.path, 'venv')), `imported from ${String(r.file)}`);
       expect(r).to.include({ version: '0.1.0', typed: true, pyi: true, run: true });
       expect(existsSync(join(PY_DIR, 'build')), 'the build wrote into the repo').to.equal(false);
+    });
+
+    it('mypy reads its types (py.typed): a program using it checks clean, one that misuses a token is refused', async function () {
+      this.timeout(120_000);
+      const mypy = (file: string) => runBounded(python, ['-m', 'mypy', '--cache-dir', join(scratch.path, '.mypy_cache'), '--ignore-missing-imports', file], { cwd: scratch.path, env: scratchEnv(), timeoutMs: 110_000 });
+      const good = await mypy('types_check.py');
+      expect(good.code, good.output).to.equal(0);
+      const bad = await mypy('types_check_bad.py');
+      expect(bad.code, bad.output).to.equal(1);
+      expect(bad.output).to.match(/types_check_bad\.py:7: error: Incompatible return value type \(got "int", expected "str"\)/);
     });
 
     it('against a real 3-node cluster: client.run() holds a lock, a fenced write with its token, the lease lost while paused (SIGSTOP), the work stopped with LockLostError, the late write refused', async function () {
