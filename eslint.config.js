@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (docs/design.md §1): no I/O, no clock, no randomness';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/proto/gen/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'clients/typescript/dist/**', '.cluster/**', '.faults/**', 'proto/gen/**', 'src/proto/gen/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.cjs'],

@@ -5,6 +5,9 @@
 #   python3-grpcio python3-protobuf  the Python client's tests (Debian's /usr/bin/python3, not a pyenv one)
 #   protobuf-compiler protobuf-compiler-grpc  protoc and grpc_python_plugin: clients/python/gen.sh generates the
 #                                    Python stubs from proto/ (3.21 / 1.51, matching python3-protobuf / python3-grpcio)
+#   python3-venv python3-setuptools python3-wheel  the Python package's install test: a venv, and pip building
+#                                    clients/python offline (--no-build-isolation: setuptools and wheel from Debian)
+#   python3-mypy                     that mypy reads the installed Python package's types (py.typed)
 #   openssl                          test certificates
 #   iproute2                         the network-namespace test (ip, tc)
 set -euo pipefail
@@ -16,7 +19,7 @@ if [[ ! -d node_modules ]]; then
 fi
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc openssl iproute2; do
+for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc python3-venv python3-setuptools python3-wheel python3-mypy openssl iproute2; do
   have "$pkg" || need+=("$pkg")
 done
 [[ ${#need[@]} -eq 0 ]] && exit 0

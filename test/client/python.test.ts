@@ -1,9 +1,9 @@
-// The Python client (clients/python) against a real 3-node cluster: its stubs generated from proto/
-// (clients/python/gen.sh), its unittest suite and its examples (GC pause, election) run with Debian's
+// The Python client (clients/python) against a real 3-node cluster, from the source tree (its stubs
+// are checked in; python-package.test.ts checks they match proto/ and installs the package): its unittest suite and its examples (GC pause, election) run with Debian's
 // /usr/bin/python3 (python3-grpcio, python3-protobuf; scripts/test-deps.sh installs them), each
 // judged by its exit code, its output shown on failure.
 import { expect } from 'chai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcessCluster } from '../support/process-cluster.js';
@@ -104,18 +104,11 @@ function definedTests(file?: string): number {
     .reduce((n, f) => n + (readFileSync(join(dir, f), 'utf8').match(/^\s+def test_/gm)?.length ?? 0), 0);
 }
 
-/** Generate the stubs from proto/ (what a build of the Python client does first). */
-function generateStubs(): void {
-  const gen = spawnSync('bash', [join(PY_DIR, 'gen.sh')], { encoding: 'utf8' });
-  expect(gen.status, `clients/python/gen.sh failed:\n${gen.stdout}${gen.stderr}`).to.equal(0);
-}
-
 describe('the Python client against a real cluster', function () {
   let cluster: ProcessCluster;
   let env: Record<string, string>;
 
   before(async () => {
-    generateStubs();
     cluster = await ProcessCluster.start({ size: 3 });
     const leader = await cluster.waitForLeader();
     await cluster.waitForApplied(1);
@@ -129,7 +122,7 @@ describe('the Python client against a real cluster', function () {
     await cluster?.stop();
   });
 
-  it('passes its unittest suite: lease + lock + token, contention, lost at the deadline, stale fenced writes, request-id retries, leader hints, semaphores + set_permits, downgrade, lock-delay, election', async () => {
+  it('passes its unittest suite: lease + lock + token, contention, lost at the deadline, stale fenced writes, request-id retries, leader hints, semaphores + set_permits, downgrade, lock-delay, election, run() ended by the deadline', async () => {
     const { code, output } = await python(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], env, 120_000);
     expect(code, `the Python suite failed (exit ${code}):\n${output}`).to.equal(0);
     const ran = /^Ran (\d+) tests? in/m.exec(output);
@@ -178,7 +171,6 @@ describe('the Python client over TLS, against a cluster with --client-cert-auth'
   let other: TestPki;
 
   before(async () => {
-    generateStubs();
     pki = TestPki.create();
     other = TestPki.create();
     cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true });

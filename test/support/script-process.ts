@@ -9,14 +9,24 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 export type Report = Record<string, unknown> & { event: string };
 
+export interface Program {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 export class ScriptProcess {
   readonly reports: Report[] = [];
   stderr = '';
   private readonly proc: ChildProcess;
   private readonly listeners = new Set<() => void>();
 
-  constructor(script: string, args: readonly string[]) {
-    this.proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  /** `script`: a file of test/support run with tsx, or any program (a packaged client's, in a scratch project). */
+  constructor(script: string | Program, args: readonly string[] = []) {
+    this.proc = typeof script === 'string'
+      ? spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn(script.command, script.args, { cwd: script.cwd, env: script.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     reapOnExit(this.proc);
     createInterface({ input: this.proc.stdout! }).on('line', (line) => {
       try {
@@ -63,6 +73,18 @@ export class ScriptProcess {
 
   signal(sig: NodeJS.Signals): void {
     if (this.running) this.proc.kill(sig);
+  }
+
+  /** Its exit code (a signal: null), once it exits; rejects after `timeoutMs`. */
+  exited(timeoutMs: number): Promise<number | null> {
+    return new Promise((resolve, reject) => {
+      if (!this.running) return resolve(this.proc.exitCode);
+      const timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms; reports: ${JSON.stringify(this.reports)}; stderr:\n${this.stderr}`)), timeoutMs);
+      this.proc.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
   }
 
   /** SIGCONT (in case it is paused), SIGKILL, and wait for the exit. */

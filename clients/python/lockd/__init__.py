@@ -31,9 +31,10 @@ from .errors import (
 from .followed_stream import FollowedStream
 from .lease import Lease
 from .lock import Lock
+from .run import Run
 
 __all__ = [
-    "Client", "Lease", "Lock", "Leadership", "LeaderKey", "LeaderInfo", "PermitsChange", "FollowedStream",
+    "Client", "Lease", "Lock", "Run", "Leadership", "LeaderKey", "LeaderInfo", "PermitsChange", "FollowedStream",
     "LockdError", "InvalidArgumentError", "NotFoundError", "FailedPreconditionError", "PermissionDeniedError",
     "UnauthenticatedError", "ResourceExhaustedError", "AbortedError", "DeadlineExceededError", "UnavailableError",
     "StaleTokenError", "LockHeldError", "LeaseLostError", "LockLostError",

@@ -26,6 +26,7 @@ from .followed_stream import FollowedStream
 from .lease import Lease
 from .lock import Lock
 from .router import Router
+from .run import Run, grace_for
 
 DEFAULT_LOCK_TTL_MS = 10_000
 #: A PEM file larger than this is not a certificate.
@@ -223,6 +224,21 @@ class Client:
         elif waited and not lease.is_lost():
             self._abandon_wait(name, lease.id)
 
+    def run(self, name: str, *, ttl_ms: int = DEFAULT_LOCK_TTL_MS, grace_ms: Optional[int] = None, wait: bool = True, permits: int = 0, shared: bool = False, lock_delay_ms: int = 0, timeout: Optional[float] = None) -> Run:
+        """Take the lock ``name`` with a lease of its own, for work that must end by the lease's
+        trust deadline (as ``lockctl run``); use it as ``with client.run(name) as run:``::
+
+            with client.run("nightly", ttl_ms=10_000) as run:
+                step(run.token)                    # LockLostError is raised here once trust runs out
+                run.call(["./backup.sh"])          # SIGTERM, then SIGKILL by the deadline
+
+        The work is stopped when only ``grace_ms`` of trust are left (default ttl/4, at most ttl/2)
+        or when the cluster ends the grant; leaving the block then raises LockLostError. See lockd/run.py.
+        """
+        grace = grace_for(ttl_ms, grace_ms)  # a bad grace is refused before anything is acquired
+        lock = self.lock(name, ttl_ms=ttl_ms, wait=wait, permits=permits, shared=shared, lock_delay_ms=lock_delay_ms, timeout=timeout)
+        return Run(self, lock, grace)
+
     def try_lock(self, name: str, **kw) -> Optional[Lock]:
         """lock(name, wait=False), or None when another lease holds it."""
         try:
@@ -249,6 +265,18 @@ class Client:
         permits, holders (lease_id, fencing_token, shared, lock_delay_ms), waiting_shared,
         lock_delay_until_ms / lock_delay_remaining_ms (a linearizable read)."""
         return self._call("Lock.Inspect", lambda ep: ep.lock.Inspect, pb.InspectRequest(name=name), timeout)
+
+    def observe(self, name: str) -> "FollowedStream":
+        """Lock.Observe: an iterator of the lock's changes as ``lockd.v1`` LockEvent messages
+        (``type`` a string — ACQUIRED, RELEASED, EXPIRED, QUEUED, ...; skip a type you do not know),
+        reopened across failures. Changes made while no stream was open are not told: after every
+        reopen it first yields ``LockEvent(name, type="RESYNC")`` without ``state``
+        (``HasField("state")`` is false): call ``inspect(name)`` then. A RESYNC the server sends (a
+        node that caught up by snapshot) carries ``state``: take it as the truth. ``close()`` it
+        (or use ``with``) from any thread to stop; ``.opened`` is set once subscribed."""
+        if self._closed:
+            raise RuntimeError("lockd.Client is closed")
+        return FollowedStream(self._router, lambda ep: ep.lock.Observe(pb.ObserveRequest(name=name)), lambda m: m, reopened=lambda: pb.LockEvent(name=name, type="RESYNC"))
 
     def set_permits(self, name: str, permits: int, *, request_id: Optional[str] = None, timeout: Optional[float] = None) -> PermitsChange:
         """Lock.SetPermits: change a held or awaited semaphore's permits (1..1024); growing grants the

@@ -5,7 +5,8 @@ end) it is reopened at the leader — at once when a ``lockd-leader`` trailer na
 after a jittered backoff. Any other status ends the iteration with its LockdError (e.g.
 RESOURCE_EXHAUSTED for a reader too slow to keep up). ``close()``, from any thread, or closing the client, ends it quietly.
 Messages sent while no stream was open are missed: a stream whose server sends the current state
-first on every open (Election.Observe) resynchronises by itself. Iterate it from one thread at a
+first on every open (Election.Observe) resynchronises by itself; for one that does not (Lock.Observe),
+``reopened()`` makes the message yielded first on every open after the first (a marker: look again). Iterate it from one thread at a
 time (it is a generator); close() may come from any.
 """
 
@@ -24,8 +25,9 @@ Out = TypeVar("Out")
 
 
 class FollowedStream(Generic[Out]):
-    def __init__(self, router: Router, open_stream: Callable[[Endpoint], Iterator], convert: Callable[[object], Out]):
+    def __init__(self, router: Router, open_stream: Callable[[Endpoint], Iterator], convert: Callable[[object], Out], reopened: Optional[Callable[[], Out]] = None):
         self._router = router
+        self._reopened = reopened
         self._open = open_stream
         self._convert = convert
         self._mu = threading.Lock()
@@ -43,6 +45,7 @@ class FollowedStream(Generic[Out]):
 
     def _follow(self):
         backoff = Backoff(0.05, 1.0)
+        opened_before = False
         while not self._closed.is_set():
             try:
                 ep = self._router.pick(time.monotonic() + 1.0)
@@ -60,6 +63,9 @@ class FollowedStream(Generic[Out]):
                 call.initial_metadata()
                 if call.is_active():
                     self.opened.set()
+                    if opened_before and self._reopened is not None:
+                        yield self._reopened()
+                    opened_before = True
                 for message in call:
                     backoff.reset()
                     yield self._convert(message)
