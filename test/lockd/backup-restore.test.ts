@@ -1,4 +1,4 @@
-// Backup and restore on real processes (issue 27, item 1-2): a TLS cluster with --acl holds a
+// Backup and restore on real processes: a TLS cluster with --acl holds a
 // lease, locks, a fenced value and access rules; `lockctl snapshot save` (admin only) writes a
 // backup and `snapshot status` checks it; every node is killed and its data dir wiped; `lockd
 // restore` makes new data dirs from the file (a new cluster id); the restored cluster holds the

@@ -1,4 +1,4 @@
-// Recovery from a lost quorum on real processes (issue 27, item 3): `--force-new-cluster` on one
+// Recovery from a lost quorum on real processes: `--force-new-cluster` on one
 // surviving voter makes it a one-voter cluster from its own log; operators add members; locks held
 // before are still held (or ended, as the replicated state says), tokens keep increasing, and the
 // flag is one-shot (a leftover one is refused, exit 3). Then the wedge an outside review built —
