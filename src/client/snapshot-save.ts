@@ -6,7 +6,7 @@
 // left as it was. The client reads no further than the size the first message announced.
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { status as Status, type StatusObject } from '@grpc/grpc-js';
+import { Metadata, status as Status, type StatusObject } from '@grpc/grpc-js';
 import type { SnapshotChunk__Output } from '../proto/gen/lockd/v1/SnapshotChunk.js';
 import type { SnapshotInfo__Output } from '../proto/gen/lockd/v1/SnapshotInfo.js';
 import { codeName, LockdError, clientError } from './errors.js';
@@ -71,13 +71,14 @@ function attempt(stream: Stream, file: string, signal?: AbortSignal): Promise<Ou
     let tail = Buffer.alloc(0);
     const hash = createHash('sha256');
     let settled = false;
-    const fail = (code: number, details: string, gotData = true): void => {
+    const fail = (code: number, details: string, gotData = true, metadata?: StatusObject['metadata']): void => {
       if (settled) return;
       settled = true;
       stream.cancel();
       if (fd !== undefined) closeSync(fd);
       rmSync(part, { force: true });
-      resolve({ st: { code, details, metadata: undefined as never }, gotData });
+      // The metadata carries the lockd-leader trailer of a follower's UNAVAILABLE (router.onFailure follows it).
+      resolve({ st: { code, details, metadata: metadata ?? new Metadata() }, gotData });
     };
     const onAbort = (): void => fail(Status.CANCELLED, 'snapshot save interrupted', true);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -109,7 +110,7 @@ function attempt(stream: Stream, file: string, signal?: AbortSignal): Promise<Ou
     stream.on('status', (st) => {
       signal?.removeEventListener('abort', onAbort);
       if (settled) return;
-      if (st.code !== Status.OK) return fail(st.code, st.details, info !== undefined);
+      if (st.code !== Status.OK) return fail(st.code, st.details, info !== undefined, st.metadata);
       if (!info) return fail(Status.INTERNAL, 'the stream ended without a backup');
       if (written !== info.sizeBytes) return fail(Status.DATA_LOSS, `the stream ended after ${written} of ${info.sizeBytes} bytes`);
       const digest = hash.digest();
