@@ -15,6 +15,7 @@ import { runRestore } from '../../../src/lockd/tools/restore/run-restore.js';
 import { ConfigLog } from '../../../src/raft/config-log.js';
 import { applyChange, encodeConfigEntry, type Configuration } from '../../../src/raft/membership.js';
 import { Harness } from '../state-machine/harness.js';
+import { harnessLoop } from '../node/loop-harness.js';
 
 /** A state with a lease holding a lock, a fenced write and an access rule. */
 function sampleState(): { h: Harness; leaseId: number; token: number } {
@@ -156,6 +157,24 @@ describe('--force-new-cluster on a data dir', () => {
     const forced = await forceNewCluster(opts());
     expect(forced).to.deep.include({ kind: 'forced', removed: ['n2', 'n3'], first: 6, last: 7, term: 3, storedCommit: 3 });
     expect(await configOf()).to.deep.include({ voters: ['n1'], learners: [], removed: ['n2', 'n3'], last: 7, commit: 3, term: 3 });
+
+    // The real driver loop on the forced log: n1 elects itself alone and commits everything it holds.
+    const opened = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
+    try {
+      const applied: number[] = [];
+      const { loop, run } = harnessLoop({ id: 'n1', voters: opened.voters, memory: opened.memory, preVote: true });
+      loop.onApplied((e) => applied.push(e.index));
+      for (let k = 0; k < 40 && !loop.isLeader(); k++) {
+        loop.tick();
+        run();
+      }
+      run();
+      expect(loop.isLeader()).to.equal(true);
+      expect(loop.status()).to.deep.include({ term: 4, commit: 8, voters: ['n1'], removed: ['n2', 'n3'] });
+      expect(applied).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+    } finally {
+      await opened.close();
+    }
 
     // Again with the flag left on: nothing to do while n1 is alone.
     expect(await forceNewCluster(opts())).to.deep.include({ kind: 'alone', configIndex: 7 });
