@@ -82,6 +82,9 @@ describe('--force-new-cluster (real processes)', function () {
     c.startNode(survivor, {}, ['--force-new-cluster']);
     const log = await c.waitForLog(survivor, 'FORCED NEW CLUSTER');
     expect(log).to.match(new RegExp(`${survivor} is now the only voter.*removing ${lost.join(', ')} for good`));
+    const line = log.split('\n').find((l) => l.includes('FORCED NEW CLUSTER'))!;
+    expect(JSON.parse(line)).to.include({ level: 40, event: 'forced new cluster' });
+    process.stderr.write(`      the forced node's warning:\n${(JSON.parse(line) as { msg: string }).msg}\n`);
     await c.waitForLeader([survivor]);
     const members = new Members(c.node(survivor).address);
     closers.push(members.client);
