@@ -11,7 +11,7 @@ import { decodeState } from '../../state-machine/snapshot-codec.js';
 import { DataDirError, DataDirReader } from '../../storage/index.js';
 
 /** --type takes a command type (Grant, Tick, ...) or noop, the empty entry a new leader appends. */
-export const ENTRY_TYPES: readonly string[] = ['noop', 'config', ...COMMAND_TYPES];
+export const ENTRY_TYPES: readonly string[] = ['noop', ...COMMAND_TYPES, 'config'];
 /** A value (a fenced write's bytes) is shown up to this many characters. */
 const MAX_VALUE_CHARS = 64;
 
