@@ -7,7 +7,9 @@
 import { expect } from 'chai';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { LockClient } from '../../src/client/index.js';
+import { lockdProto } from '../../src/proto/lockd.js';
 import { tokenIndex } from '../../src/lockd/state-machine/index.js';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
@@ -67,6 +69,20 @@ describe('backup and restore (real processes, TLS with --acl)', function () {
     expect(denied.code, denied.stderr).to.equal(1);
     expect(denied.stderr).to.match(/PERMISSION_DENIED: .*take a backup/);
     expect(existsSync(file) || existsSync(`${file}.part`)).to.equal(false);
+    // A follower does not stream one: UNAVAILABLE, naming the leader (lockctl follows that).
+    const leaderId = await c.waitForLeader();
+    const follower = c.nodes.find((n) => n.id !== leaderId)!;
+    const stub = new lockdProto.lockd.v1.Maintenance(follower.address, pki.channelCredentials(certs.root));
+    const refusal = await new Promise<grpc.StatusObject>((resolve) => {
+      const call = stub.Snapshot({}, { deadline: Date.now() + 5000 });
+      call.on('data', () => {});
+      call.on('error', () => {});
+      call.on('status', resolve);
+    });
+    stub.close();
+    expect(refusal.code).to.equal(grpc.status.UNAVAILABLE);
+    expect(refusal.details).to.match(new RegExp(`not the leader: a backup is streamed by the leader; the leader is ${leaderId}`));
+    expect(refusal.metadata.get('lockd-leader')).to.deep.equal([c.node(leaderId).address]);
     const saved = await ctl('root', 'snapshot', 'save', file);
     expect(saved.code, saved.stderr).to.equal(0);
     const m = /saved a backup of index (\d+) \(term (\d+)\) from leader (n\d)/.exec(saved.stdout);
