@@ -29,8 +29,9 @@ export interface MaintenanceClient extends grpc.Client {
    * Errors: on a follower, or while no leader is known, UNAVAILABLE naming the leader (message and
    * `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
    * (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
-   * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. A client that stops reading is
-   * not read for ever: the stream waits (flow control) up to the call's deadline.
+   * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
+   * client reads (flow control): one that stops reading holds its stream, and the node one copy of
+   * the state, until it reads on, cancels or its deadline passes — set a deadline.
    */
   Snapshot(argument: _lockd_v1_SnapshotRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
   Snapshot(argument: _lockd_v1_SnapshotRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
@@ -50,8 +51,9 @@ export interface MaintenanceClient extends grpc.Client {
    * Errors: on a follower, or while no leader is known, UNAVAILABLE naming the leader (message and
    * `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
    * (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
-   * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. A client that stops reading is
-   * not read for ever: the stream waits (flow control) up to the call's deadline.
+   * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
+   * client reads (flow control): one that stops reading holds its stream, and the node one copy of
+   * the state, until it reads on, cancels or its deadline passes — set a deadline.
    */
   snapshot(argument: _lockd_v1_SnapshotRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
   snapshot(argument: _lockd_v1_SnapshotRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
@@ -82,8 +84,9 @@ export interface MaintenanceHandlers extends grpc.UntypedServiceImplementation {
    * Errors: on a follower, or while no leader is known, UNAVAILABLE naming the leader (message and
    * `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
    * (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
-   * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. A client that stops reading is
-   * not read for ever: the stream waits (flow control) up to the call's deadline.
+   * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
+   * client reads (flow control): one that stops reading holds its stream, and the node one copy of
+   * the state, until it reads on, cancels or its deadline passes — set a deadline.
    */
   Snapshot: grpc.handleServerStreamingCall<_lockd_v1_SnapshotRequest__Output, _lockd_v1_SnapshotChunk>;
   
