@@ -7,6 +7,7 @@ import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';
 import type { LeaseClient } from '../proto/gen/lockd/v1/Lease.js';
 import type { LockClient as LockStub } from '../proto/gen/lockd/v1/Lock.js';
 import type { MembershipClient } from '../proto/gen/lockd/v1/Membership.js';
+import type { MaintenanceClient } from '../proto/gen/lockd/v1/Maintenance.js';
 import type { SessionClient as SessionStub } from '../proto/gen/lockd/v1/Session.js';
 import type { ElectionClient } from '../proto/gen/lockd/v1/Election.js';
 import { channelSecurity, type TlsMaterial } from './tls.js';
@@ -29,6 +30,7 @@ export class Endpoint {
   readonly session: SessionStub;
   readonly election: ElectionClient;
   readonly membership: MembershipClient;
+  readonly maintenance: MaintenanceClient;
   private readonly channel: grpc.Channel;
 
   constructor(
@@ -47,6 +49,7 @@ export class Endpoint {
     this.session = new v1.Session(address, creds, opts);
     this.election = new v1.Election(address, creds, opts);
     this.membership = new v1.Membership(address, creds, opts);
+    this.maintenance = new v1.Maintenance(address, creds, opts);
   }
 
   close(): void {

@@ -32,6 +32,7 @@ import * as election from './election.js';
 import type { LeaderKey, Leadership } from './election.js';
 import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
+import { saveSnapshot, type SavedSnapshot } from './snapshot-save.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
 import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
@@ -489,6 +490,18 @@ export class LockClient {
     const r = await this.router.unary<TransferLeaderResponse__Output>('Cluster.TransferLeader', (ep, o, cb) => ep.cluster.TransferLeader({ targetId }, o, cb), this.ctl(opts));
     if (r.leaderAddress) this.router.noteLeader(r.leaderAddress);
     return { leaderId: r.leaderId, leaderAddress: r.leaderAddress, term: r.term, previousLeaderId: r.previousLeaderId, transferred: r.transferred };
+  }
+
+  // ---- maintenance (operators; admin-only once the nodes verify client certificates) ----------
+
+  /**
+   * Save a backup of the cluster's state to `file` (Maintenance.Snapshot from the leader; written
+   * to `file`.part, renamed to `file` once whole and its checksum verified: snapshot-save.ts).
+   * Default timeout 5 minutes (a large state takes a while on a slow link).
+   */
+  async saveSnapshot(file: string, opts?: CallOptions): Promise<SavedSnapshot> {
+    const ctl = this.ctl({ ...opts, timeoutMs: opts?.timeoutMs ?? 300_000 });
+    return saveSnapshot(this.router, file, ctl);
   }
 
   /** Stop every lease this client keeps alive (their signals abort: 'closed') and close all connections. */

@@ -5,6 +5,7 @@ import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
+import { registerMaintenanceService } from './api/maintenance-service.js';
 import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
 import { registerReflection } from './api/reflection-service.js';
 import { TlsMaterialError } from './security/tls-material.js';
@@ -19,6 +20,11 @@ async function main(): Promise<void> {
   // election values, principals and access rules. Files 0600 and directories 0700, whatever umask
   // the process was started with (the data dir itself is checked in storage/private-dir.ts).
   process.umask(0o077);
+  // `lockd restore ...`: make a new cluster's data dir from a backup, then exit (tools/restore/).
+  if (process.argv[2] === 'restore') {
+    const { runRestore } = await import('./tools/restore/run-restore.js');
+    process.exit(await runRestore(process.argv.slice(3), { stdout: process.stdout, stderr: process.stderr }));
+  }
   let config;
   try {
     config = parseConfig(process.argv.slice(2), process.env);
@@ -35,7 +41,7 @@ async function main(): Promise<void> {
   let node: LockdNode;
   const observability = new Observability();
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, observability.registrar, registerReflection], PUBLIC_SERVER_OPTIONS);
+    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, registerMaintenanceService, observability.registrar, registerReflection], PUBLIC_SERVER_OPTIONS);
     await observability.listen();
   } catch (e) {
     if (e instanceof TlsMaterialError) {

@@ -49,6 +49,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
   { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
   { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type'], summary: "print a stopped node's log entries (decoded) and its snapshot summary" },
+  { path: ['snapshot', 'save'], positionals: ['FILE'], flags: [], summary: 'save a backup of the whole cluster state from the leader to FILE (admin; lockd restore reads it)' },
+  { path: ['snapshot', 'status'], positionals: ['FILE'], flags: [], summary: "verify a backup FILE (checksum, state) and summarize it: index, term, members, what it holds" },
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
   { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
   { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },

@@ -5,7 +5,8 @@ import * as cmd from './commands.js';
 import { EXIT } from './exit-codes.js';
 import { Output } from './output.js';
 import { runCommand } from './run.js';
-import { loadDemoTool, loadLogDumpTool, type ToolIo } from './tools.js';
+import { snapshotSave } from './snapshot-commands.js';
+import { loadDemoTool, loadLogDumpTool, loadSnapshotStatusTool, type ToolIo } from './tools.js';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -42,6 +43,7 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'member add': return cmd.memberAdd(ctx);
     case 'member promote': return cmd.memberChange(ctx, 'promote');
     case 'member remove': return cmd.memberChange(ctx, 'remove');
+    case 'snapshot save': return snapshotSave(ctx);
     default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }
 }
@@ -98,11 +100,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/** `demo` and `log dump` are tools outside src/client (tools.ts): they need no LockClient of lockctl's. */
+/** `demo`, `log dump` and `snapshot status` are tools outside src/client (tools.ts): they need no LockClient of lockctl's. */
 function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
   const command = p.spec.path.join(' ');
-  if (command !== 'demo' && command !== 'log dump') return undefined;
+  if (command !== 'demo' && command !== 'log dump' && command !== 'snapshot status') return undefined;
   const toolIo: ToolIo = { ...io, json: p.json, ...(p.tls ? { tls: p.tls as ToolIo['tls'] } : {}) };
+  if (command === 'snapshot status') return loadSnapshotStatusTool().then((t) => t.runSnapshotStatus(p.args.FILE, toolIo));
   if (command === 'demo') return loadDemoTool().then((t) => t.runDemo(p.args.NAME, toolIo));
   const { dataDir, from, type } = p.flags;
   return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }) }, toolIo));

@@ -1,5 +1,6 @@
-// lockctl commands implemented outside src/client: `demo` (drives a cluster.sh cluster's faults)
-// and `log dump` (reads a stopped node's data dir through src/lockd/storage). src/client speaks only
+// lockctl commands implemented outside src/client: `demo` (drives a cluster.sh cluster's faults),
+// `log dump` (reads a stopped node's data dir through src/lockd/storage) and `snapshot status`
+// (checks a backup file as lockd restore would). src/client speaks only
 // the public contract and must not import src/lockd, so they are loaded by path at run time from
 // src/lockd/tools/ next to this build (dist/ or, through tsx, src/), and only when asked for.
 
@@ -18,6 +19,10 @@ export interface DemoTool {
   runDemo(name: string, io: ToolIo): Promise<number>;
 }
 
+export interface SnapshotStatusTool {
+  runSnapshotStatus(file: string, io: ToolIo): Promise<number>;
+}
+
 export interface LogDumpTool {
   runLogDump(opts: { dataDir: string; from?: number; type?: string }, io: ToolIo): Promise<number>;
 }
@@ -34,4 +39,8 @@ export async function loadDemoTool(): Promise<DemoTool> {
 
 export async function loadLogDumpTool(): Promise<LogDumpTool> {
   return (await import(toolUrl('log-dump/run-log-dump'))) as LogDumpTool;
+}
+
+export async function loadSnapshotStatusTool(): Promise<SnapshotStatusTool> {
+  return (await import(toolUrl('backup/snapshot-status'))) as SnapshotStatusTool;
 }

@@ -53,6 +53,13 @@ export interface NodeConfig {
   readonly advertiseHttp?: string;
   /** Test-only: the fault command file SIGUSR2 reads (node/test-faults.ts); undefined = no faults (the default). */
   readonly unsafeTestFaults?: string;
+  /**
+   * Recovery from a lost quorum: before starting, make this voter's data dir a one-voter cluster
+   * (node/force-start.ts, storage/force-new-cluster.ts); one-shot per data dir.
+   */
+  readonly forceNewCluster?: boolean;
+  /** With forceNewCluster: force a data dir that was forced before and has members again. */
+  readonly forceNewClusterAgain?: boolean;
 }
 
 export interface TlsFiles {
@@ -70,6 +77,8 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
+             [--force-new-cluster [--force-new-cluster-again]]   (lost quorum only, flag only: docs/operating.md)
+       lockd restore --from BACKUP --data-dir DIR --id ID --peers ID=PEER_HOST:PORT,... --cluster-id-file FILE [--bump-index N]
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1, LOCKD_ACL=1 and LOCKD_JOIN=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
@@ -91,6 +100,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
         acl: { type: 'boolean' },
         admin: { type: 'string', multiple: true },
         join: { type: 'boolean' },
+        'force-new-cluster': { type: 'boolean' },
+        'force-new-cluster-again': { type: 'boolean' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -164,6 +175,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
   const faultsRaw = values['unsafe-test-faults'];
   const unsafeTestFaults = typeof faultsRaw === 'string' && faultsRaw !== '' ? faultsRaw : undefined;
+  // Flags only, never from the environment: a leftover variable must not remove members.
+  const forceNewCluster = values['force-new-cluster'] === true;
+  const forceNewClusterAgain = values['force-new-cluster-again'] === true;
+  if (forceNewClusterAgain && !forceNewCluster) throw new ConfigError('--force-new-cluster-again goes with --force-new-cluster');
+  if (forceNewCluster && join) throw new ConfigError('--force-new-cluster and --join exclude each other: force a surviving voter\'s data dir, join with a fresh one');
   return {
     id,
     listen,
@@ -187,6 +203,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(httpListen === undefined ? {} : { httpListen }),
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
+    ...(forceNewCluster ? { forceNewCluster, forceNewClusterAgain } : {}),
   };
 }
 
@@ -258,7 +275,7 @@ function checkAdvertised(what: string, address: string): string {
   return address;
 }
 
-function parsePeers(raw: string): Map<NodeId, string> {
+export function parsePeers(raw: string): Map<NodeId, string> {
   const peers = new Map<NodeId, string>();
   for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');

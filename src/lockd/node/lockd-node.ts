@@ -19,6 +19,7 @@ import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
 import { TestFaults } from './test-faults.js';
 import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
+import { forceAtStart } from './force-start.js';
 
 /** Why a node stopped itself: its id was removed from the cluster (main.ts exits EXIT_REMOVED). */
 export class RemovedError extends Error {}
@@ -53,6 +54,8 @@ export class LockdNode {
     const wasOpen = makeDataDirPrivate(config.dataDir);
     if (wasOpen !== undefined)
       logger.warn({ event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) }, `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`);
+    // Recovery from a lost quorum: the data dir becomes a one-voter cluster before it is opened.
+    if (config.forceNewCluster) await forceAtStart(config, logger);
     const storage = await LevelStorage.open({
       dir: config.dataDir,
       clusterId: config.clusterId,

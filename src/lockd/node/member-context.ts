@@ -14,12 +14,14 @@ export interface MemberContext {
   readonly addresses: Readonly<Record<NodeId, MemberAddresses>>;
   /** The operator's request id ('' absent): a retry of the same change answers as the first did. */
   readonly requestId: string;
+  /** Set on the changes --force-new-cluster wrote (node/force-start.ts): who forced them, when. Informational. */
+  readonly forced?: { readonly by: NodeId; readonly at: string };
 }
 
 const MAX_REQUEST_ID = 128;
 
 export function encodeMemberContext(c: MemberContext): string {
-  return JSON.stringify({ v: 1, addresses: c.addresses, ...(c.requestId ? { requestId: c.requestId } : {}) });
+  return JSON.stringify({ v: 1, addresses: c.addresses, ...(c.requestId ? { requestId: c.requestId } : {}), ...(c.forced ? { forced: c.forced } : {}) });
 }
 
 export function decodeMemberContext(raw: string | undefined): MemberContext | undefined {

@@ -201,6 +201,11 @@ export class RaftDriver<R> {
     return this.loop.appliedIndex();
   }
 
+  /** The term of log entry `i` (at the snapshot's index, the snapshot's term); throws for one compacted away or not in the log. */
+  termAt(i: number): number {
+    return this.opts.storage.memory.term(i);
+  }
+
   /** What waits in the loop (a stall line reports it). */
   queued(): { inputs: number; proposals: number; reads: number } {
     return this.loop.queued();

@@ -13,7 +13,7 @@
 //   Fence.Write / Delete                 `fence` on the key (+ the token's owner; naming a lock: `lock` or `read` on it)
 //   Fence.Read                           `fence` or `read` on the key
 //   Auth.*                               admin
-//   Membership.*, Cluster.TransferLeader admin whenever client certificates are verified (--acl or not)
+//   Membership.*, Cluster.TransferLeader, Maintenance.Snapshot (a backup) admin whenever client certificates are verified (--acl or not)
 //   Cluster.Status, health               any authenticated caller (clients need it to find the leader)
 // Without --acl only ownership and the admin rules above apply. With client certificates verified
 // and no admin named (no --admin, no admin rule), nobody is admin: the admin-only RPCs are refused.

@@ -8,6 +8,8 @@ export const SNAPSHOT_KEY = 'm:snapshot';
 export const CONFIG_KEY = 'm:config';
 /** Members' addresses as this node last knew them (membership changes add members --peers may not name). */
 export const PEERS_KEY = 'm:peers';
+/** The last --force-new-cluster this data dir went through (force-new-cluster.ts): it is one-shot. */
+export const FORCED_KEY = 'm:forced';
 
 const ENTRY_PREFIX = 'e:';
 const INDEX_WIDTH = 16;

@@ -35,11 +35,11 @@ function unseal(value: Uint8Array): Buffer {
 
 const hex = (n: number): string => n.toString(16).padStart(8, '0');
 
-function sealJson(obj: unknown): Buffer {
+export function sealJson(obj: unknown): Buffer {
   return seal(Buffer.from(JSON.stringify(obj), 'utf8'));
 }
 
-function unsealJson(value: Uint8Array): Record<string, unknown> {
+export function unsealJson(value: Uint8Array): Record<string, unknown> {
   let obj: unknown;
   try {
     obj = JSON.parse(unseal(value).toString('utf8'));

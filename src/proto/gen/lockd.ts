@@ -44,6 +44,7 @@ import type { LeaseTimeToLiveResponse as _lockd_v1_LeaseTimeToLiveResponse, Leas
 import type { LockClient as _lockd_v1_LockClient, LockDefinition as _lockd_v1_LockDefinition } from './lockd/v1/Lock.js';
 import type { LockEvent as _lockd_v1_LockEvent, LockEvent__Output as _lockd_v1_LockEvent__Output } from './lockd/v1/LockEvent.js';
 import type { LockHolder as _lockd_v1_LockHolder, LockHolder__Output as _lockd_v1_LockHolder__Output } from './lockd/v1/LockHolder.js';
+import type { MaintenanceClient as _lockd_v1_MaintenanceClient, MaintenanceDefinition as _lockd_v1_MaintenanceDefinition } from './lockd/v1/Maintenance.js';
 import type { Member as _lockd_v1_Member, Member__Output as _lockd_v1_Member__Output } from './lockd/v1/Member.js';
 import type { MemberAddRequest as _lockd_v1_MemberAddRequest, MemberAddRequest__Output as _lockd_v1_MemberAddRequest__Output } from './lockd/v1/MemberAddRequest.js';
 import type { MemberChangeResponse as _lockd_v1_MemberChangeResponse, MemberChangeResponse__Output as _lockd_v1_MemberChangeResponse__Output } from './lockd/v1/MemberChangeResponse.js';
@@ -66,6 +67,9 @@ import type { SessionRequest as _lockd_v1_SessionRequest, SessionRequest__Output
 import type { SessionResponse as _lockd_v1_SessionResponse, SessionResponse__Output as _lockd_v1_SessionResponse__Output } from './lockd/v1/SessionResponse.js';
 import type { SetPermitsRequest as _lockd_v1_SetPermitsRequest, SetPermitsRequest__Output as _lockd_v1_SetPermitsRequest__Output } from './lockd/v1/SetPermitsRequest.js';
 import type { SetPermitsResponse as _lockd_v1_SetPermitsResponse, SetPermitsResponse__Output as _lockd_v1_SetPermitsResponse__Output } from './lockd/v1/SetPermitsResponse.js';
+import type { SnapshotChunk as _lockd_v1_SnapshotChunk, SnapshotChunk__Output as _lockd_v1_SnapshotChunk__Output } from './lockd/v1/SnapshotChunk.js';
+import type { SnapshotInfo as _lockd_v1_SnapshotInfo, SnapshotInfo__Output as _lockd_v1_SnapshotInfo__Output } from './lockd/v1/SnapshotInfo.js';
+import type { SnapshotRequest as _lockd_v1_SnapshotRequest, SnapshotRequest__Output as _lockd_v1_SnapshotRequest__Output } from './lockd/v1/SnapshotRequest.js';
 import type { StatusRequest as _lockd_v1_StatusRequest, StatusRequest__Output as _lockd_v1_StatusRequest__Output } from './lockd/v1/StatusRequest.js';
 import type { StatusResponse as _lockd_v1_StatusResponse, StatusResponse__Output as _lockd_v1_StatusResponse__Output } from './lockd/v1/StatusResponse.js';
 import type { TransferLeaderRequest as _lockd_v1_TransferLeaderRequest, TransferLeaderRequest__Output as _lockd_v1_TransferLeaderRequest__Output } from './lockd/v1/TransferLeaderRequest.js';
@@ -180,6 +184,14 @@ export interface ProtoGrpcType {
       Lock: SubtypeConstructor<typeof grpc.Client, _lockd_v1_LockClient> & { service: _lockd_v1_LockDefinition }
       LockEvent: MessageTypeDefinition<_lockd_v1_LockEvent, _lockd_v1_LockEvent__Output>
       LockHolder: MessageTypeDefinition<_lockd_v1_LockHolder, _lockd_v1_LockHolder__Output>
+      /**
+       * Maintenance: operating the cluster for years (lockctl snapshot ...; docs/operating.md "Backup,
+       * restore and recovery"). Admin-only whenever the nodes verify client certificates
+       * (--client-cert-auth, with or without --acl), exactly like Membership: PERMISSION_DENIED
+       * otherwise (also when no admin is named); open to all without them. A backup holds every fenced
+       * value, principal and access rule: treat the file as you treat the data dirs.
+       */
+      Maintenance: SubtypeConstructor<typeof grpc.Client, _lockd_v1_MaintenanceClient> & { service: _lockd_v1_MaintenanceDefinition }
       Member: MessageTypeDefinition<_lockd_v1_Member, _lockd_v1_Member__Output>
       MemberAddRequest: MessageTypeDefinition<_lockd_v1_MemberAddRequest, _lockd_v1_MemberAddRequest__Output>
       MemberChangeResponse: MessageTypeDefinition<_lockd_v1_MemberChangeResponse, _lockd_v1_MemberChangeResponse__Output>
@@ -241,6 +253,9 @@ export interface ProtoGrpcType {
       SessionResponse: MessageTypeDefinition<_lockd_v1_SessionResponse, _lockd_v1_SessionResponse__Output>
       SetPermitsRequest: MessageTypeDefinition<_lockd_v1_SetPermitsRequest, _lockd_v1_SetPermitsRequest__Output>
       SetPermitsResponse: MessageTypeDefinition<_lockd_v1_SetPermitsResponse, _lockd_v1_SetPermitsResponse__Output>
+      SnapshotChunk: MessageTypeDefinition<_lockd_v1_SnapshotChunk, _lockd_v1_SnapshotChunk__Output>
+      SnapshotInfo: MessageTypeDefinition<_lockd_v1_SnapshotInfo, _lockd_v1_SnapshotInfo__Output>
+      SnapshotRequest: MessageTypeDefinition<_lockd_v1_SnapshotRequest, _lockd_v1_SnapshotRequest__Output>
       StatusRequest: MessageTypeDefinition<_lockd_v1_StatusRequest, _lockd_v1_StatusRequest__Output>
       StatusResponse: MessageTypeDefinition<_lockd_v1_StatusResponse, _lockd_v1_StatusResponse__Output>
       TransferLeaderRequest: MessageTypeDefinition<_lockd_v1_TransferLeaderRequest, _lockd_v1_TransferLeaderRequest__Output>

@@ -5,12 +5,13 @@
 // and anything that is not a lockd data dir; exit 1 then, with the reason.
 import type { ToolIo } from '../../../client/lockctl/tools.js';
 import type { Entry, Snapshot } from '../../../raft/types.js';
+import { decodeConfigEntry } from '../../../raft/index.js';
 import { COMMAND_TYPES, CommandDecodeError, decodeCommand, type Command } from '../../state-machine/index.js';
 import { decodeState } from '../../state-machine/snapshot-codec.js';
 import { DataDirError, DataDirReader } from '../../storage/index.js';
 
 /** --type takes a command type (Grant, Tick, ...) or noop, the empty entry a new leader appends. */
-export const ENTRY_TYPES: readonly string[] = ['noop', ...COMMAND_TYPES];
+export const ENTRY_TYPES: readonly string[] = ['noop', ...COMMAND_TYPES, 'config'];
 /** A value (a fenced write's bytes) is shown up to this many characters. */
 const MAX_VALUE_CHARS = 64;
 
@@ -74,6 +75,7 @@ interface Decoded {
 }
 
 function decodeEntry(e: Entry): Decoded {
+  if (e.type === 'config') return decodeConfig(e);
   if (e.data.length === 0) return { type: 'noop', text: '(a new leader\'s empty entry)' };
   let cmd: Command;
   try {
@@ -108,5 +110,23 @@ function summarize(s: Snapshot): { text: string; data: Record<string, unknown> }
     };
   } catch (e) {
     return { text: `${head}: state undecodable (${(e as Error).message})`, data: { ...meta, error: (e as Error).message } };
+  }
+}
+
+/** A membership change: the change, the configuration after it, and --force-new-cluster's mark when it wrote it. */
+function decodeConfig(e: Entry): Decoded {
+  try {
+    const { change, config } = decodeConfigEntry(e.data, 'log-dump', e.index);
+    let forced: { by?: unknown; at?: unknown } | undefined;
+    try {
+      forced = change.context === undefined ? undefined : (JSON.parse(change.context) as { forced?: { by?: unknown; at?: unknown } }).forced;
+    } catch {
+      forced = undefined;
+    }
+    const mark = forced ? ` FORCED by ${String(forced.by)} at ${String(forced.at)} (--force-new-cluster)` : '';
+    const command = { op: change.op, node: change.node, voters: config.voters, learners: config.learners, ...(forced ? { forced } : {}) };
+    return { type: 'config', text: `${change.op} ${change.node} → voters ${config.voters.join(',')}${config.learners.length ? ` learners ${config.learners.join(',')}` : ''}${mark}`, command };
+  } catch (err) {
+    return { type: '?', text: `undecodable config entry (${e.data.length} bytes): ${(err as Error).message}`, error: (err as Error).message };
   }
 }

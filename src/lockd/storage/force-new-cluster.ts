@@ -1,0 +1,142 @@
+// --force-new-cluster (etcd's name): recovery from a quorum lost for good. One surviving voter's
+// data dir is rewritten, before the node starts, so that it is the only voter: config entries
+// removing every other member, one per entry (the single-server rule every node checks on append:
+// membership.ts checkSuccessor), appended after its whole log in a new term, with a record of the
+// change (FORCED_KEY) in the same synced batch. Nothing the node holds is dropped: once it starts
+// it is a one-voter cluster, elects itself and commits its whole log with its no-op — what any
+// Raft leader does with the entries it holds. So entries the lost majority never committed commit
+// now, and entries it committed that this node never received are gone (pick the survivor with the
+// highest last index). docs/operating.md "Lost quorum: --force-new-cluster", docs/design.md §11.
+//
+// One-shot: a data dir forced once is not forced again by a flag left in a start command. When the
+// configuration is still the forced one, the flag changes nothing; when members were added since,
+// it is refused unless the operator says again (`again`), so it never silently removes them.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigLog } from '../../raft/config-log.js';
+import { applyChange, encodeConfigEntry, type ConfChange, type Configuration } from '../../raft/membership.js';
+import type { Entry, HardState, NodeId } from '../../raft/types.js';
+import { type Db, openLevel, writeBatch } from './db.js';
+import { DataDirError, RecordError } from './errors.js';
+import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, entryKey } from './keys.js';
+import { loadDataDir } from './load.js';
+import { type Identity, encodeEntry, encodeHardState, sealJson, unsealJson } from './records.js';
+
+export interface ForceOptions {
+  readonly dir: string;
+  readonly identity: Identity;
+  /** The context of the config entry that makes `change` (lockd's: the members' addresses and a mark of the forced change). */
+  readonly context: (change: Pick<ConfChange, 'op' | 'node'>) => string;
+  /** The operator means it although this data dir was forced before (--force-new-cluster-again). */
+  readonly again: boolean;
+  /** Wall-clock time for the record (informational). */
+  readonly at: string;
+}
+
+/** What --force-new-cluster found and did. */
+export type ForceOutcome =
+  | {
+      readonly kind: 'forced';
+      readonly previous: Configuration;
+      /** Members removed, in entry order. */
+      readonly removed: readonly NodeId[];
+      /** The forced config entries (first..last) and their term. */
+      readonly first: number;
+      readonly last: number;
+      readonly term: number;
+      /** The commit index as stored: entries after it (up to first - 1) were not known committed here, and will commit now. */
+      readonly storedCommit: number;
+    }
+  | { readonly kind: 'alone'; readonly configIndex: number; readonly forcedBefore?: ForcedRecord };
+
+export interface ForcedRecord {
+  readonly at: string;
+  /** Index of the last forced config entry: the configuration it made. */
+  readonly configIndex: number;
+  readonly term: number;
+  readonly removed: readonly NodeId[];
+}
+
+/** Rewrite the data dir of node `identity` as above. Throws DataDirError (the node exits 3) when it cannot or must not. */
+export async function forceNewCluster(opts: ForceOptions): Promise<ForceOutcome> {
+  const { dir, identity } = opts;
+  const self = identity.nodeId;
+  if (!existsSync(join(dir, 'CURRENT')))
+    throw new DataDirError('unusable', dir, '--force-new-cluster needs the data dir of a surviving voter, and there is no LevelDB database here');
+  const db = openLevel(dir, { createIfMissing: false });
+  try {
+    await db.open();
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', dir, 'another process has it open');
+    throw new DataDirError('unusable', dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
+  }
+  try {
+    return await force(db, opts, self);
+  } finally {
+    await db.close();
+  }
+}
+
+async function force(db: Db, opts: ForceOptions, self: NodeId): Promise<ForceOutcome> {
+  const { dir } = opts;
+  const refuse = (detail: string) => new DataDirError('voters', dir, `--force-new-cluster: ${detail}`);
+  // An empty database would be made a fresh one by the loader: nothing to force from.
+  if ((await db.get(IDENTITY_KEY)) === undefined) throw new DataDirError('foreign', dir, '--force-new-cluster: not a lockd data dir (no identity record)');
+  const loaded = await loadDataDir(db, dir, opts.identity, []);
+  const m = loaded.memory;
+  const snap = m.snapshot().metadata;
+  const base: Configuration =
+    snap.index > 0 && snap.voters.length > 0
+      ? { voters: [...snap.voters], learners: [...(snap.learners ?? [])], removed: [...(snap.removed ?? [])] }
+      : { voters: [...loaded.voters], learners: [], removed: [] };
+  if (base.voters.length === 0) throw refuse('this data dir joined a cluster (--join) and never received its configuration: it has nothing to force a cluster from');
+  const configs = new ConfigLog({ index: snap.configIndex ?? 0, config: base }, self);
+  const last = m.lastIndex();
+  if (last >= m.firstIndex()) configs.appended(m.entries(m.firstIndex(), last + 1));
+  const cur = configs.current();
+  const forcedBefore = await readRecord(db, dir);
+  if (cur.config.removed.includes(self)) throw refuse(`${self} was removed from the cluster (its log says so): a removed node's data dir cannot found a new one`);
+  if (!cur.config.voters.includes(self))
+    throw refuse(`${self} is not a voter (voters ${cur.config.voters.join(', ')}${cur.config.learners.length ? `; learners ${cur.config.learners.join(', ')}` : ''}): force a surviving voter's data dir`);
+  const others = [...cur.config.voters.filter((id) => id !== self), ...cur.config.learners];
+  if (others.length === 0) return { kind: 'alone', configIndex: cur.index, ...(forcedBefore ? { forcedBefore } : {}) };
+  if (forcedBefore && !opts.again)
+    throw refuse(
+      `this data dir was forced into a new cluster already (entry ${forcedBefore.configIndex}, ${forcedBefore.at}), and members were added since ` +
+        `(voters ${cur.config.voters.join(', ')}${cur.config.learners.length ? `; learners ${cur.config.learners.join(', ')}` : ''}): a flag left in the start command must not remove them. ` +
+        'Remove --force-new-cluster from the start command. If the cluster has lost its quorum again and you mean to force it again, add --force-new-cluster-again',
+    );
+  const hs: HardState = m.hardState();
+  const term = Math.max(hs.term, m.term(last)) + 1;
+  const entries: Entry[] = [];
+  let config = cur.config;
+  let index = last;
+  for (const node of others) {
+    const change = { op: 'remove' as const, node };
+    const cc: ConfChange = { ...change, context: opts.context(change) };
+    config = applyChange(config, cc);
+    entries.push({ index: ++index, term, type: 'config', data: encodeConfigEntry({ change: cc, config }) });
+  }
+  const record: ForcedRecord = { at: opts.at, configIndex: index, term, removed: others };
+  await writeBatch(db, [
+    ...entries.map((e) => ({ type: 'put' as const, key: entryKey(e.index), value: encodeEntry(e) })),
+    { type: 'put', key: HARD_STATE_KEY, value: encodeHardState({ term, vote: self, commit: hs.commit }) },
+    { type: 'put', key: FORCED_KEY, value: sealJson(record) },
+  ], true);
+  return { kind: 'forced', previous: cur.config, removed: others, first: last + 1, last: index, term, storedCommit: hs.commit };
+}
+
+async function readRecord(db: Db, dir: string): Promise<ForcedRecord | undefined> {
+  const v = await db.get(FORCED_KEY);
+  if (v === undefined) return undefined;
+  try {
+    const o = unsealJson(v);
+    const { at, configIndex, term, removed } = o;
+    if (typeof at !== 'string' || typeof configIndex !== 'number' || typeof term !== 'number' || !Array.isArray(removed)) throw new RecordError('malformed');
+    return { at, configIndex, term, removed: removed.map(String) };
+  } catch (e) {
+    if (e instanceof RecordError) throw new DataDirError('corrupt', dir, `record ${FORCED_KEY}: ${e.message}`);
+    throw e;
+  }
+}

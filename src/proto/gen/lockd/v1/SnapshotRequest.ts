@@ -1,0 +1,8 @@
+// Original file: proto/lockd.proto
+
+
+export interface SnapshotRequest {
+}
+
+export interface SnapshotRequest__Output {
+}

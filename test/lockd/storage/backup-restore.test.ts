@@ -1,0 +1,207 @@
+// The pieces of backup, restore and --force-new-cluster without any server: the backup file's
+// checks, a state moved past the backup's index (tokens above every earlier one, leases with the
+// deadlines they had), `lockd restore` writing a data dir (and its refusals), and the forced
+// rewrite of a survivor's data dir (one-shot). Real LevelDB in temp dirs.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { expect } from 'chai';
+import { LockStateMachine, firstTokenOf, rebaseState, summarizeState, SNAPSHOT_FORMAT_VERSION } from '../../../src/lockd/state-machine/index.js';
+import { BackupFileError, clusterFingerprint, decodeBackup, encodeBackup } from '../../../src/lockd/storage/backup-file.js';
+import { DataDirError, LevelStorage } from '../../../src/lockd/storage/index.js';
+import { forceNewCluster } from '../../../src/lockd/storage/force-new-cluster.js';
+import { runRestore } from '../../../src/lockd/tools/restore/run-restore.js';
+import { ConfigLog } from '../../../src/raft/config-log.js';
+import { applyChange, encodeConfigEntry, type Configuration } from '../../../src/raft/membership.js';
+import { Harness } from '../state-machine/harness.js';
+import { harnessLoop } from '../node/loop-harness.js';
+
+/** A state with a lease holding a lock, a fenced write and an access rule. */
+function sampleState(): { h: Harness; leaseId: number; token: number } {
+  const h = new Harness();
+  const leaseId = h.grant(60_000);
+  const token = h.acquire('db', leaseId).token;
+  h.ok({ type: 'FenceWrite', key: 'row', value: new TextEncoder().encode('v1'), token });
+  h.ok({ type: 'AclGrant', subject: 'alice', prefix: 'shared/', verb: 'lock', principal: 'root', admin: true, acl: true });
+  h.tick(150);
+  return { h, leaseId, token };
+}
+
+function backupOf(sm: LockStateMachine, clusterId = 'old-cluster'): Buffer {
+  return encodeBackup(
+    { stateFormat: SNAPSHOT_FORMAT_VERSION, index: sm.appliedIndex, term: 3, voters: ['n1', 'n2', 'n3'], learners: [], removed: [], takenBy: 'n1', takenAt: '2026-12-02T00:00:00.000Z', sourceCluster: clusterFingerprint(clusterId) },
+    sm.snapshot(),
+  );
+}
+
+describe('backup file', () => {
+  it('round-trips, and refuses a damaged, truncated or foreign file with the reason', () => {
+    const { h } = sampleState();
+    const bytes = backupOf(h.sm);
+    const { header, state } = decodeBackup(bytes);
+    expect(header).to.include({ index: h.sm.appliedIndex, term: 3, takenBy: 'n1', fileFormat: 1 });
+    expect(Buffer.from(state).equals(Buffer.from(h.sm.snapshot()))).to.equal(true);
+    const damaged = Buffer.from(bytes);
+    damaged[40] ^= 1;
+    expect(() => decodeBackup(damaged)).to.throw(BackupFileError, /checksum mismatch/);
+    expect(() => decodeBackup(bytes.subarray(0, bytes.length - 10))).to.throw(BackupFileError, /checksum mismatch/);
+    expect(() => decodeBackup(Buffer.from('hello world, this is not a backup at all, nope'))).to.throw(BackupFileError, /not a lockd backup/);
+  });
+});
+
+describe('a state moved past the backup (restore)', () => {
+  it('keeps every lease deadline and the logical clock; the next grant gets a token above every earlier one; never moves back', () => {
+    const { h, leaseId, token } = sampleState();
+    const before = summarizeState(h.sm.snapshot());
+    const ttlBefore = h.sm.timeToLive(leaseId)!;
+    const at = h.sm.appliedIndex + 1_000_000;
+    const moved = LockStateMachine.fromSnapshot(rebaseState(h.sm.snapshot(), at), { checkEveryApply: true });
+    expect(moved.appliedIndex).to.equal(at);
+    expect(moved.now).to.equal(h.sm.now);
+    expect(moved.timeToLive(leaseId)).to.deep.equal(ttlBefore);
+    expect(moved.inspectLock('db').holders.map((x) => x.token)).to.deep.equal([token]);
+    const m = new Harness(moved);
+    const lease2 = m.grant(10_000);
+    const next = m.acquire('other', lease2).token;
+    expect(next).to.be.greaterThan(before.highestToken).and.at.least(firstTokenOf(at + 1));
+    expect(() => rebaseState(h.sm.snapshot(), h.sm.appliedIndex - 1)).to.throw(/only moves forward/);
+  });
+});
+
+describe('lockd restore (in process)', () => {
+  let base: string;
+  let out: PassThrough;
+  let err: PassThrough;
+  const text = (s: PassThrough) => String(s.read() ?? '');
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'lockd-restore-'));
+    out = new PassThrough();
+    err = new PassThrough();
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const peers = 'n1=127.0.0.1:7101,n2=127.0.0.1:7102,n3=127.0.0.1:7103';
+  const run = (args: string[]) => runRestore(args, { stdout: out, stderr: err });
+
+  it('makes each node a data dir at backup + bump with a new cluster id shared through the file; refuses what would diverge', async () => {
+    const { h } = sampleState();
+    const file = join(base, 'backup.lockd');
+    writeFileSync(file, backupOf(h.sm));
+    const idFile = join(base, 'cluster-id');
+    const common = ['--from', file, '--peers', peers, '--cluster-id-file', idFile, '--bump-index', '1000'];
+    expect(await run(['--data-dir', join(base, 'n1'), '--id', 'n1', ...common]), text(err)).to.equal(0);
+    expect(text(out)).to.match(/the log starts at \d+ \(--bump-index 1000\)/);
+    expect(await run(['--data-dir', join(base, 'n2'), '--id', 'n2', ...common]), text(err)).to.equal(0);
+    const clusterId = readFileSync(idFile, 'utf8').trim();
+    const s = await LevelStorage.open({ dir: join(base, 'n2'), clusterId, nodeId: 'n2', voters: ['n1', 'n2', 'n3'] });
+    try {
+      const snap = s.memory.snapshot();
+      expect(snap.metadata).to.deep.include({ index: h.sm.appliedIndex + 1000, term: 3, voters: ['n1', 'n2', 'n3'] });
+      expect(LockStateMachine.fromSnapshot(snap.data).appliedIndex).to.equal(h.sm.appliedIndex + 1000);
+      expect(s.memory.lastIndex()).to.equal(h.sm.appliedIndex + 1000);
+    } finally {
+      await s.close();
+    }
+    // Another --bump-index on the third node: refused (its log would disagree with the others').
+    expect(await run(['--data-dir', join(base, 'n3'), '--id', 'n3', ...common.slice(0, -1), '7'])).to.equal(3);
+    expect(text(err)).to.match(/made for another restore/);
+    // A data dir that exists is never written over.
+    expect(await run(['--data-dir', join(base, 'n1'), '--id', 'n1', ...common])).to.equal(3);
+    expect(text(err)).to.match(/not an empty directory/);
+    // The backed-up cluster's own id may not be reused.
+    const oldId = join(base, 'old-id');
+    writeFileSync(oldId, 'old-cluster\n', { mode: 0o600 });
+    chmodSync(oldId, 0o600);
+    expect(await run(['--data-dir', join(base, 'n9'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', oldId])).to.equal(3);
+    expect(text(err)).to.match(/the id of the cluster the backup came from/);
+    // An even number of voters, a damaged backup, a missing flag.
+    expect(await run(['--data-dir', join(base, 'n8'), '--id', 'n1', '--from', file, '--peers', 'n1=127.0.0.1:1,n2=127.0.0.1:2', '--cluster-id-file', join(base, 'x')])).to.equal(2);
+    const bad = join(base, 'bad.lockd');
+    const b = backupOf(h.sm);
+    b[50] ^= 0xff;
+    writeFileSync(bad, b);
+    expect(await run(['--data-dir', join(base, 'n7'), '--id', 'n1', '--from', bad, '--peers', peers, '--cluster-id-file', join(base, 'y')])).to.equal(3);
+    expect(text(err)).to.match(/checksum mismatch/);
+    expect(await run(['--data-dir', join(base, 'n6'), '--id', 'n1', '--peers', peers])).to.equal(2);
+  });
+});
+
+describe('--force-new-cluster on a data dir', () => {
+  let dir: string;
+  const identity = { clusterId: 'c1', nodeId: 'n1' };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lockd-force-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const opts = (again = false) => ({ dir, identity, again, at: '2026-12-02T00:00:00.000Z', context: () => JSON.stringify({ v: 1, addresses: {}, forced: { by: 'n1', at: 'now' } }) });
+  async function configOf(): Promise<{ voters: readonly string[]; learners: readonly string[]; removed: readonly string[]; last: number; commit: number; term: number }> {
+    const s = await LevelStorage.open({ dir, ...identity, voters: [] });
+    try {
+      const m = s.memory;
+      const log = new ConfigLog({ index: 0, config: { voters: [...s.voters], learners: [], removed: [] } }, 'n1');
+      if (m.lastIndex() >= m.firstIndex()) log.appended(m.entries(m.firstIndex(), m.lastIndex() + 1));
+      return { ...log.current().config, last: m.lastIndex(), commit: m.hardState().commit, term: m.hardState().term };
+    } finally {
+      await s.close();
+    }
+  }
+
+  it('appends one removal per member in a new term, keeps the whole log, is one-shot, and refuses what it must not do', async () => {
+    const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
+    const data = new TextEncoder().encode('x');
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 3 }, entries: [1, 2, 3, 4, 5].map((index) => ({ index, term: 2, data })) });
+    await s.close();
+
+    const forced = await forceNewCluster(opts());
+    expect(forced).to.deep.include({ kind: 'forced', removed: ['n2', 'n3'], first: 6, last: 7, term: 3, storedCommit: 3 });
+    expect(await configOf()).to.deep.include({ voters: ['n1'], learners: [], removed: ['n2', 'n3'], last: 7, commit: 3, term: 3 });
+
+    // The real driver loop on the forced log: n1 elects itself alone and commits everything it holds.
+    const opened = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
+    try {
+      const applied: number[] = [];
+      const { loop, run } = harnessLoop({ id: 'n1', voters: opened.voters, memory: opened.memory, preVote: true });
+      loop.onApplied((e) => applied.push(e.index));
+      for (let k = 0; k < 40 && !loop.isLeader(); k++) {
+        loop.tick();
+        run();
+      }
+      run();
+      expect(loop.isLeader()).to.equal(true);
+      expect(loop.status()).to.deep.include({ term: 4, commit: 8, voters: ['n1'], removed: ['n2', 'n3'] });
+      expect(applied).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+    } finally {
+      await opened.close();
+    }
+
+    // Again with the flag left on: nothing to do while n1 is alone.
+    expect(await forceNewCluster(opts())).to.deep.include({ kind: 'alone', configIndex: 7 });
+    // Members added since (n4 as a voter at entry 8): a leftover flag is refused...
+    const s2 = await LevelStorage.open({ dir, ...identity, voters: [] });
+    const after: Configuration = applyChange({ voters: ['n1'], learners: [], removed: ['n2', 'n3'] }, { op: 'addVoter', node: 'n4' });
+    await s2.persist({ hardState: { term: 4, vote: 'n1', commit: 8 }, entries: [{ index: 8, term: 4, type: 'config', data: encodeConfigEntry({ change: { op: 'addVoter', node: 'n4' }, config: after }) }] });
+    await s2.close();
+    const refused = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(DataDirError);
+    expect((refused as Error).message).to.match(/forced into a new cluster already .* --force-new-cluster-again/);
+    expect((await configOf()).voters).to.deep.equal(['n1', 'n4']);
+    // ...unless the operator says again.
+    expect(await forceNewCluster(opts(true))).to.deep.include({ kind: 'forced', removed: ['n4'], first: 9, last: 9, term: 5 });
+    expect((await configOf()).voters).to.deep.equal(['n1']);
+  });
+
+  it('refuses a dir with no data, and a removed node', async () => {
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    const e1 = await forceNewCluster({ ...opts(), dir: empty }).then(() => undefined, (e: unknown) => e as Error);
+    expect(e1?.message).to.match(/no LevelDB database here/);
+    const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
+    const removed: Configuration = applyChange({ voters: ['n1', 'n2', 'n3'], learners: [], removed: [] }, { op: 'remove', node: 'n1' });
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 1 }, entries: [{ index: 1, term: 2, type: 'config', data: encodeConfigEntry({ change: { op: 'remove', node: 'n1' }, config: removed }) }] });
+    await s.close();
+    const e2 = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e as Error);
+    expect(e2?.message).to.match(/n1 was removed from the cluster/);
+  });
+});
