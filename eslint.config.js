@@ -30,10 +30,9 @@ export default tseslint.config(
     },
   },
   {
-    // The observation layer's parts the node uses (bus, events, node-source, ...) sit below the API;
-    // only observability.ts, a composition like main.ts, may wire an API service (gRPC health).
+    // The observation layer sits below the node and the API; src/lockd/observability.ts, a
+    // composition like main.ts, wires both onto one node.
     files: ['src/lockd/node/**/*.ts', 'src/lockd/storage/**/*.ts', 'src/lockd/transport/**/*.ts', 'src/lockd/observe/**/*.ts'],
-    ignores: ['src/lockd/observe/observability.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
