@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules, the purity fence around src/raft, the state machine and
-// the pure half of src/lockd/lease (all but the leader's clock loop), and the one-way layers
+// the lease commands within it, and the one-way layers
 // (src/README.md): client → proto only; node ↛ api; lease ↛ api; raft ↛ anything of lockd.
 import tseslint from 'typescript-eslint';
 
@@ -65,9 +65,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/lease/**/*.ts', 'src/lockd/codec/**/*.ts'],
-    // The leader's clock loop is the one impure part of the lease room: it reads performance.now() and proposes.
-    ignores: ['src/lockd/lease/lease-clock.ts'],
+    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/codec/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [

@@ -31,8 +31,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { NodeContext } from '../node/node-context.js';
 import type { Entry } from '../../raft/types.js';
-import { encodeCommand, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type TickCommand } from '../state-machine/index.js';
-import { leaderMargins } from './deadline-margin.js';
+import { encodeCommand, leaderMargins, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type TickCommand } from '../state-machine/index.js';
 
 /** Receives the lease's TTL once the Tick carrying its renewal is applied; 0 = the lease is gone. */
 export type RenewalReply = (ttlMs: number) => void;
