@@ -1,6 +1,6 @@
 // Lint: typescript-eslint's recommended rules, the purity fence around src/raft, the state machine and
 // the lease commands within it, and the one-way layers
-// (src/README.md): client → proto only; node ↛ api; lease ↛ api; raft ↛ anything of lockd.
+// (src/README.md): client → proto only; node ↛ api; raft ↛ anything of lockd.
 import tseslint from 'typescript-eslint';
 
 const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (docs/design.md §1): no I/O, no clock, no randomness';
@@ -52,16 +52,6 @@ export default tseslint.config(
       ],
       'no-eval': 'error',
       'no-implied-eval': 'error',
-    },
-  },
-  {
-    files: ['src/lockd/lease/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '(^|/)api/', message: 'src/lockd/lease is replicated-time policy: it must not import the API layer (src/lockd/api), which uses it' },
-        ],
-      }],
     },
   },
   {

@@ -16,7 +16,7 @@ export const MAX_DRIFT_PPM = 100_000;
  * Renewals one Tick may carry. The leader fills a Tick up to this many distinct live leases and
  * carries the rest in the next one, so a Tick stays ~150 KB and applies in milliseconds, and all
  * MAX_LEASES leases are still renewed within five Ticks (~0.5 s). The state machine refuses more,
- * and the leader asserts it never builds more (lease/lease-clock.ts).
+ * and the leader asserts it never builds more (node/lease-clock.ts).
  */
 export const MAX_TICK_RENEWALS = 20_000;
 
