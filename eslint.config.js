@@ -1,7 +1,8 @@
-// Lint: typescript-eslint's recommended rules, the purity fence around src/raft, the state machine and
-// the lease commands within it, and the one-way layers
-// (src/README.md): client → proto only; node ↛ api; raft ↛ anything of lockd.
+// Lint: typescript-eslint's recommended rules, the map of src/ (every import allowed by its folder's
+// row of scripts/import-map.js, the table src/README.md states), and the purity fence on the rows
+// that table marks pure (src/raft, the codec, the state machine with its lease commands).
 import tseslint from 'typescript-eslint';
+import { importMapPlugin, pureFiles } from './scripts/import-map.js';
 
 const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (docs/design.md §1): no I/O, no clock, no randomness';
 
@@ -19,27 +20,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/client/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '^(\\.\\./)+lockd/', message: 'src/client speaks only the public contract (src/proto/lockd.ts and src/proto/gen/lockd): it must not import src/lockd' },
-          { regex: '(^|/)proto/(raft\\.js|gen/raft)', message: 'src/client must not use the peer protocol raft.v1' },
-        ],
-      }],
-    },
-  },
-  {
-    // The observation layer sits below the node and the API; src/lockd/observability.ts, a
-    // composition like main.ts, wires both onto one node.
-    files: ['src/lockd/node/**/*.ts', 'src/lockd/storage/**/*.ts', 'src/lockd/transport/**/*.ts', 'src/lockd/observe/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '(^|/)api/', message: 'the node, storage and transport layers must not import the API layer (src/lockd/api): main.ts wires services onto the node' },
-        ],
-      }],
-    },
+    // One rule for every fence between folders: the table in scripts/import-map.js.
+    files: ['src/**/*.ts'],
+    ignores: ['src/proto/gen/**'],
+    plugins: { lockd: importMapPlugin },
+    rules: { 'lockd/import-map': 'error' },
   },
   {
     // The study dashboard draws node-sent strings (lock names, keys, messages): as text only.
@@ -55,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/codec/**/*.ts'],
+    files: pureFiles(),
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
@@ -63,8 +48,6 @@ export default tseslint.config(
           { regex: '^(fs|net|os|path|child_process|timers|crypto|http|http2|dgram|worker_threads|perf_hooks)(/.*)?$', message: impure },
           { regex: '^@grpc/', message: impure },
           { regex: '^(level|classic-level|pino)$', message: impure },
-          { regex: '(^|/)lockd(/|$)', message: 'src/raft must not import src/lockd' },
-          { regex: '(^|/)(api|node|storage|transport|proto)/', message: 'the pure core must not import the server layers' },
         ],
       }],
       'no-restricted-globals': ['error',
