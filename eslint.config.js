@@ -1,7 +1,8 @@
-// Lint: typescript-eslint's recommended rules, the purity fence around src/raft, the state machine and
-// the pure half of src/lockd/lease (all but the leader's clock loop), and the one-way layers
-// (src/README.md): client → proto only; node ↛ api; lease ↛ api; raft ↛ anything of lockd.
+// Lint: typescript-eslint's recommended rules, the map of src/ (every import allowed by its folder's
+// row of scripts/import-map.js, the table src/README.md states), and the purity fence on the rows
+// that table marks pure (src/raft, the codec, the state machine with its lease commands).
 import tseslint from 'typescript-eslint';
+import { importMapPlugin, pureFiles } from './scripts/import-map.js';
 
 const impure = 'src/raft, the lock state machine and the lease commands must stay pure and deterministic (docs/design.md §1): no I/O, no clock, no randomness';
 
@@ -19,28 +20,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/client/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '^(\\.\\./)+lockd/', message: 'src/client speaks only the public contract (src/proto/lockd.ts and src/proto/gen/lockd): it must not import src/lockd' },
-          { regex: '(^|/)proto/(raft\\.js|gen/raft)', message: 'src/client must not use the peer protocol raft.v1' },
-        ],
-      }],
-    },
-  },
-  {
-    // The observation layer's parts the node uses (bus, events, node-source, ...) sit below the API;
-    // only observability.ts, a composition like main.ts, may wire an API service (gRPC health).
-    files: ['src/lockd/node/**/*.ts', 'src/lockd/storage/**/*.ts', 'src/lockd/transport/**/*.ts', 'src/lockd/observe/**/*.ts'],
-    ignores: ['src/lockd/observe/observability.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '(^|/)api/', message: 'the node, storage and transport layers must not import the API layer (src/lockd/api): main.ts wires services onto the node' },
-        ],
-      }],
-    },
+    // One rule for every fence between folders: the table in scripts/import-map.js.
+    files: ['src/**/*.ts'],
+    ignores: ['src/proto/gen/**'],
+    plugins: { lockd: importMapPlugin },
+    rules: { 'lockd/import-map': 'error' },
   },
   {
     // The study dashboard draws node-sent strings (lock names, keys, messages): as text only.
@@ -56,19 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/lockd/lease/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '(^|/)api/', message: 'src/lockd/lease is replicated-time policy: it must not import the API layer (src/lockd/api), which uses it' },
-        ],
-      }],
-    },
-  },
-  {
-    files: ['src/raft/**/*.ts', 'src/lockd/state-machine/**/*.ts', 'src/lockd/lease/**/*.ts', 'src/lockd/codec/**/*.ts'],
-    // The leader's clock loop is the one impure part of the lease room: it reads performance.now() and proposes.
-    ignores: ['src/lockd/lease/lease-clock.ts'],
+    files: pureFiles(),
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
@@ -76,8 +48,6 @@ export default tseslint.config(
           { regex: '^(fs|net|os|path|child_process|timers|crypto|http|http2|dgram|worker_threads|perf_hooks)(/.*)?$', message: impure },
           { regex: '^@grpc/', message: impure },
           { regex: '^(level|classic-level|pino)$', message: impure },
-          { regex: '(^|/)lockd(/|$)', message: 'src/raft must not import src/lockd' },
-          { regex: '(^|/)(api|node|storage|transport|proto)/', message: 'the pure core must not import the server layers' },
         ],
       }],
       'no-restricted-globals': ['error',

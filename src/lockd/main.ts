@@ -10,7 +10,7 @@ import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
 import { registerReflection } from './api/reflection-service.js';
 import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
-import { Observability } from './observe/observability.js';
+import { Observability } from './observability.js';
 
 /** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
 const EXIT_REMOVED = 4;

@@ -1,4 +1,4 @@
-// The Python client as users get it (clients/python, issue 30): its checked-in stubs match proto/;
+// The Python client as users get it (clients/python): its checked-in stubs match proto/;
 // `pip install` into a fresh virtual environment outside the repo works offline (Debian's
 // python3-venv, setuptools, wheel, grpcio and protobuf: a venv with --system-site-packages,
 // --no-build-isolation --no-deps --no-index, as this machine reaches no Python package index);

@@ -1,4 +1,4 @@
-// The TypeScript client as users get it (clients/typescript, issue 30): `npm pack` builds the
+// The TypeScript client as users get it (clients/typescript): `npm pack` builds the
 // tarball, a scratch project in a temp dir outside the repo `npm install`s it — fetching only its
 // declared dependencies, from npm's cache when it has them — and then uses it: types through
 // `exports`, require() from CommonJS, and the paused-holder story against a real 3-node cluster.

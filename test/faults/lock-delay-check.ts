@@ -4,7 +4,7 @@
 //  - the grant ended no earlier than E = min(its lease's first Revoke invoke, the lease's trust end):
 //    a Revoke entry is applied after its call began, and lockd promises the lease outlives its trust
 //    (sendTime of the last acknowledged keepalive + TTL, docs/design.md §4);
-//  - logical time never runs faster than real time (src/lockd/lease/lease-clock.ts: each Tick's
+//  - logical time never runs faster than real time (src/lockd/node/lease-clock.ts: each Tick's
 //    elapsed is measured on the leader's monotonic clock, capped, time beyond the cap and time
 //    without a leader dropped) except that one Tick in flight when the delay starts may count up to
 //    its cap (two lease-clock intervals) of time from before the start: `slackMs`.

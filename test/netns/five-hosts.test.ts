@@ -134,7 +134,7 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
     expect(h.minRemainingMs, 'least trust the client had left in its lease').to.be.greaterThan(0);
     const ttl = await agent.must<{ remainingMs: number; locks: string[] }>('ttl');
     expect(ttl.locks).to.deep.equal(['netns-held']);
-    // At most the TTL plus the deadline margin (200 ms tick cap + 1,000 ppm: lease/deadline-margin.ts).
+    // At most the TTL plus the deadline margin (200 ms tick cap + 1,000 ppm: state-machine/deadline-margin.ts).
     expect(ttl.remainingMs).to.be.greaterThan(0).and.at.most(ttlMs + 200 + Math.ceil(ttlMs / 1000));
     expect(await agent.must<{ fencingToken: number }>('inspect', { name: 'netns-held' })).to.include({ fencingToken: token });
   };

@@ -16,7 +16,7 @@ import {
   type Command,
   type StateEvent,
 } from '../../src/lockd/state-machine/index.js';
-import { DRIFT_BOUND_PPM } from '../../src/lockd/lease/deadline-margin.js';
+import { DRIFT_BOUND_PPM } from '../../src/lockd/state-machine/deadline-margin.js';
 import type { Entry } from '../../src/raft/types.js';
 import type { Prng } from './prng.js';
 import type { SimNode } from './sim-node.js';

@@ -1,4 +1,4 @@
-// The story a packaged client must tell against a real cluster (issue 30): a holder program takes
+// The story a packaged client must tell against a real cluster: a holder program takes
 // a lock and fence-writes with its token; the test pauses it (SIGSTOP: every thread, as a long GC
 // pause would) past its lease; the test's own client is granted the lock — the cluster expired the
 // paused lease — and writes with the higher token; the holder resumes, must see its loss signal,

@@ -17,7 +17,7 @@ import type { AppliedEvents } from './applied-events.js';
 import type { Forwarder } from './forwarder.js';
 import type { Proposer } from './proposer.js';
 import type { LeaderRouter, Route } from './leader-router.js';
-import type { LeaseClock } from '../lease/lease-clock.js';
+import type { LeaseRenewals } from '../node/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
 import { principalOf } from '../security/principal.js';
 import { denied, requireOwner } from './access.js';
@@ -44,7 +44,7 @@ export class KeepAliveStreams {
 
   constructor(
     private readonly ctx: NodeContext,
-    private readonly clock: LeaseClock,
+    private readonly clock: LeaseRenewals,
     events: AppliedEvents,
     private readonly router: LeaderRouter,
     private readonly forwarder: Forwarder,

@@ -13,8 +13,7 @@ import type { LeaseTimeToLiveResponse } from '../../proto/gen/lockd/v1/LeaseTime
 import type { LeaseListRequest__Output } from '../../proto/gen/lockd/v1/LeaseListRequest.js';
 import type { LeaseListResponse } from '../../proto/gen/lockd/v1/LeaseListResponse.js';
 import type { NodeContext } from '../node/node-context.js';
-import { validateLeaseId, validateRequestId, validateTtlMs } from '../state-machine/index.js';
-import { leaderMargins } from '../lease/deadline-margin.js';
+import { leaderMargins, validateLeaseId, validateRequestId, validateTtlMs } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { KeepAliveStreams } from './keepalive-streams.js';
 import type { Proposer } from './proposer.js';
@@ -45,7 +44,7 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
         if (why) throw denied(why);
         const r = await proposer.write(
           // The margins cover time from before this entry that the next Tick may still count, and clock-rate
-          // error between leader and client (lease/deadline-margin.ts).
+          // error between leader and client (state-machine/deadline-margin.ts).
           { type: 'Grant', ttlMs: req.ttlMs, ...leaderMargins(timing.maxElapsedMs), requestId: req.requestId || undefined, ...access.authority(caller.principal) },
           deadline,
         );

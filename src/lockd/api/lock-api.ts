@@ -2,10 +2,9 @@
 // RPC: the leader does the work (writes are proposals, reads pass a ReadIndex barrier), followers
 // forward unary calls and proxy KeepAlive streams to it; Observe is served from local applies.
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
-// The leader also runs the lease clock (../lease/lease-clock.ts).
+// Keepalives join the Ticks of the node's lease clock (../node/lease-clock.ts), which the node runs.
 import type * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
-import { LeaseClock } from '../lease/lease-clock.js';
 import type { ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
@@ -35,8 +34,7 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
   const router = new LeaderRouter(ctx, timing);
   const forwarder = new Forwarder(ctx);
   const proposer = new Proposer(ctx, timing, router);
-  const clock = new LeaseClock(ctx, timing);
-  const keepAlive = new KeepAliveStreams(ctx, clock, events, router, forwarder, proposer);
+  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
   const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine);
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine);
@@ -68,7 +66,6 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
     close() {
       // Ends every stream and waiting call, so the server's shutdown does not wait on them.
       const err = unavailable(`${ctx.config.id} is shutting down`);
-      clock.close();
       cleanup.close();
       waits.close();
       keepAlive.close();

@@ -2,16 +2,11 @@
 // Deadlines are wall-clock epoch milliseconds because that is what gRPC carries; nothing here
 // decides a lease (the replicated clock does, docs/design.md §4).
 import type { NodeConfig } from '../node/config.js';
+import { leaseClockTiming, type LeaseClockTiming } from '../node/lease-clock.js';
 import { timerAt } from './timer-at.js';
 
-/** The lease clock aims at one Tick entry about every this many milliseconds (docs/design.md §4). */
-export const LEASE_TICK_TARGET_MS = 100;
-
-export interface ApiTiming {
-  /** Interval between the leader's Tick proposals: a whole number of node ticks, ~100 ms. */
-  readonly leaseTickMs: number;
-  /** Cap on one Tick's elapsedMs (two intervals), and the margin every deadline gets. */
-  readonly maxElapsedMs: number;
+/** The node's lease clock timing (leaseTickMs, maxElapsedMs: the margin a Grant carries) and the API's own bounds. */
+export interface ApiTiming extends LeaseClockTiming {
   /** Server-side bound on a proposal or read barrier: a few election timeouts, then UNAVAILABLE. */
   readonly writeBoundMs: number;
   /** How long a call waits for an election to produce a leader before answering UNAVAILABLE. */
@@ -23,11 +18,9 @@ export interface ApiTiming {
 }
 
 export function apiTiming(config: Pick<NodeConfig, 'tickMs' | 'electionTicks'>): ApiTiming {
-  const leaseTickMs = config.tickMs * Math.max(1, Math.round(LEASE_TICK_TARGET_MS / config.tickMs));
   const electionMs = config.tickMs * config.electionTicks;
   return {
-    leaseTickMs,
-    maxElapsedMs: 2 * leaseTickMs,
+    ...leaseClockTiming(config),
     writeBoundMs: Math.max(1000, 3 * electionMs),
     leaderWaitMs: Math.max(200, 2 * electionMs),
     cancelGraceMs: Math.max(1000, 2 * electionMs),

@@ -4,8 +4,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { NodeId } from '../../raft/types.js';
 import { validatePrincipal } from '../state-machine/index.js';
+import type { SecuritySettings, TlsFiles } from '../security/settings.js';
 
-export interface NodeConfig {
+/** The security fields (tls, clientCertAuth, acl, admins) are the security layer's own: security/settings.ts. */
+export interface NodeConfig extends SecuritySettings {
   readonly id: NodeId;
   /** host:port the public client API (lockd.v1) binds. */
   readonly listen: string;
@@ -29,14 +31,6 @@ export interface NodeConfig {
   readonly join: boolean;
   /** A learner may be promoted once its match index is within this many entries of the commit index. */
   readonly promoteMaxLag: number;
-  /** PEM files; when set, both listeners and every outbound channel use TLS and peers authenticate each other. */
-  readonly tls?: TlsFiles;
-  /** Require and verify client certificates on the public port (needs tls). */
-  readonly clientCertAuth: boolean;
-  /** Enforce the replicated access rules (needs tls and clientCertAuth: principals must be proven). */
-  readonly acl: boolean;
-  /** Bootstrap admins (--admin, repeatable): principals that may do everything, rules or not. */
-  readonly admins: readonly string[];
   readonly dataDir: string;
   readonly clusterId: string;
   readonly tickMs: number;
@@ -60,12 +54,6 @@ export interface NodeConfig {
   readonly forceNewCluster?: boolean;
   /** With forceNewCluster: force a data dir that was forced before and has members again. */
   readonly forceNewClusterAgain?: boolean;
-}
-
-export interface TlsFiles {
-  readonly cert: string;
-  readonly key: string;
-  readonly ca: string;
 }
 
 export class ConfigError extends Error {}

@@ -25,6 +25,7 @@ import {
   type Status,
 } from '../../raft/types.js';
 import { NotLeaderError, ProposalLostError } from './errors.js';
+import { planPersist, type Persistable } from './persist-plan.js';
 
 /** What the driver applies committed entries to (the lock state machine, or a test double). */
 export interface Applier<R> {
@@ -37,8 +38,7 @@ export interface Outbox {
   send(messages: readonly Message[]): void;
 }
 
-/** The durable parts of a Ready batch. */
-export type Persistable = Pick<Ready, 'hardState' | 'entries' | 'snapshot'>;
+export type { Persistable } from './persist-plan.js';
 
 /**
  * The node's durable log. Writes take effect in call order; `memory` (the synchronous mirror the
@@ -373,26 +373,18 @@ export class DriverLoop<R> {
     const late: Message[] = [];
     for (const m of rd.messages) (sendableBeforePersist(rd, m) ? early : late).push(m);
     if (early.length > 0) this.outbox.send(early);
-    // 1. durable first: nothing below may acknowledge what is not on disk. A batch whose only
-    // change is the commit index is usually not written at all: the commit index needs no durability (a
-    // restarted node learns it again from the leader, and a new leader's no-op commits whatever
-    // was committed before), so it only goes along with the next synced write, as a hint for
-    // restarts and the log-dump tool. That saves a LevelDB batch on every node per round.
+    // 1. durable first: nothing below may acknowledge what is not on disk (persist-plan.ts: what is
+    // written, and when a commit-only hard state waits for the next write).
     const hs = rd.hardState;
-    if (hs) this.unwrittenHard = hs;
-    // The core says when the write must be synced (rd.mustSync: term, vote or log changed). And when a
-    // config entry commits: the stored commit must cover it, or a node that learned its own removal
-    // would restart not knowing it (lockd-node's selfRemoved check reads the stored log). Config
-    // changes are rare, so this costs nothing.
-    const sync = rd.mustSync || rd.committedEntries.some((e) => e.type === 'config');
     if (hs && hs.term !== this.term) this.opts.logger.info({ event: 'term changed', term: hs.term, from: this.term, vote: hs.vote }, 'term changed');
     if (hs) this.term = hs.term;
-    if (!sync) {
+    const plan = planPersist(rd, this.unwrittenHard);
+    this.unwrittenHard = plan.unwrittenHard;
+    const batch: Persistable | undefined = plan.write;
+    if (!batch) {
       this.afterPersist(rd, late);
       return;
     }
-    const batch: Persistable = { hardState: this.unwrittenHard, entries: rd.entries, snapshot: rd.snapshot };
-    this.unwrittenHard = undefined;
     this.opts.storage.write(batch, true, (err) => this.guard(() => {
       if (err) throw err;
       this.afterPersist(rd, late);

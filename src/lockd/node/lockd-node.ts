@@ -13,6 +13,7 @@ import { LevelStorage, makeDataDirPrivate } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
 import { Listeners } from './listeners.js';
+import { LeaseClock, leaseClockTiming } from './lease-clock.js';
 import { Membership } from './membership.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
@@ -138,8 +139,10 @@ export class LockdNode {
     const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
-    const closers: Array<{ close(): void }> = [stalls];
+    // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
+    const leaseClock = new LeaseClock({ driver, stateMachine, logger, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
+    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
+    const closers: Array<{ close(): void }> = [stalls, leaseClock];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);
     stalls.addQueue('proposals', () => driver.queued().proposals);
     stalls.addQueue('reads', () => driver.queued().reads);
@@ -148,6 +151,10 @@ export class LockdNode {
       const closer = register(listeners.registry, ctx);
       if (closer) closers.push(closer);
     }
+    // The clock follows the driver after the services do, so an applied Tick reaches their listeners
+    // first (a lease's end reaches its keepalive streams before the Tick's renewals are answered), as
+    // it did when the lock API built the clock.
+    leaseClock.run();
     let ports;
     try {
       ports = await listeners.bind();

@@ -9,6 +9,7 @@ import type { NodeSecurity } from '../security/node-security.js';
 import type { AccessControl } from '../security/access-control.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
+import type { LeaseRenewals } from './lease-clock.js';
 import type { Membership } from './membership.js';
 import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
@@ -27,6 +28,8 @@ export interface NodeContext {
   readonly security: NodeSecurity;
   /** Who may do what (principals, --acl, --admin, the replicated rules): security/access-control.ts. */
   readonly access: AccessControl;
+  /** The node's lease clock (it runs while this node leads, whatever services are registered): keepalives join its Ticks. */
+  readonly leaseClock: LeaseRenewals;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
   readonly observe: { readonly bus: EventBus; readonly source: NodeSource; readonly stalls: StallWatch };
   /** Test-only faults (--unsafe-test-faults); undefined on every node started without it. */

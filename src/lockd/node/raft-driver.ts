@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ConfChange } from '../../raft/membership.js';
 import type { Message, NodeId, Ready, Status } from '../../raft/types.js';
+import type { DriverEvent } from '../observe/driver-events.js';
 import { loopActivity } from '../observe/loop-activity.js';
 import type { LevelStorage } from '../storage/level-storage.js';
 import {
@@ -44,19 +45,6 @@ export interface RaftDriverOptions<R> {
   /** The loop's own facts, for the observation layer (src/lockd/observe); listeners of applies and roles see the rest. */
   readonly observer?: (ev: DriverEvent) => void;
 }
-
-/**
- * synced: one synced LevelDB write (a batch, or a compaction: entries 0), timed around the write itself
- * (sync-started marks its start, so a write that never returns can be seen); persisted: a batch's durable parts are written (entries
- * appended, hard state with term/vote/commit, a snapshot installed); snapshot-taken: the log compacted;
- * unsynced: an unsynced write (a commit-only hard state) handed to storage (counted, not timed).
- */
-export type DriverEvent =
-  | { readonly kind: 'sync-started' }
-  | { readonly kind: 'synced'; readonly ms: number; readonly entries: number }
-  | { readonly kind: 'unsynced' }
-  | { readonly kind: 'persisted'; readonly rd: Ready }
-  | { readonly kind: 'snapshot-taken'; readonly index: number; readonly bytes: number };
 
 export class RaftDriver<R> {
   private readonly loop: DriverLoop<R>;

@@ -6,7 +6,7 @@
 //  - ready: the node can serve: it knows a leader (itself included) and has applied to within
 //    READY_APPLY_LAG entries of its commit index. A follower whose leader is gone turns unready once
 //    its election timeout passes (pre-candidate: no leader known) until a new leader is known.
-import type { NodeContext } from '../node/node-context.js';
+import type { ObservedNode } from './node-view.js';
 import type { NodeSource } from './node-source.js';
 
 export const DISK_STALL_MS = 10_000;
@@ -20,7 +20,7 @@ export interface Verdict {
 
 export class NodeHealth {
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: ObservedNode,
     private readonly source: NodeSource,
   ) {}
 

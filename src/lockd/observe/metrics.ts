@@ -6,7 +6,7 @@
 // The replication counters (messages, Ready batches, LevelDB writes) are too hot for events: they
 // are plain fields (loop-counters.ts) copied into their metrics at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { NodeContext } from '../node/node-context.js';
+import type { ObservedNode } from './node-view.js';
 import type { EventBus } from './bus.js';
 import type { ObservedEvent } from './events.js';
 import { MESSAGE_TYPES, type LoopCounters } from './loop-counters.js';
@@ -32,7 +32,7 @@ export class NodeMetrics {
   private leadership = '';
   private readonly close_: () => void;
 
-  constructor(ctx: NodeContext, bus: EventBus) {
+  constructor(ctx: ObservedNode, bus: EventBus) {
     const r = this.registry;
     r.setDefaultLabels({ node: ctx.config.id });
     collectDefaultMetrics({ register: r });
@@ -138,7 +138,7 @@ export class NodeMetrics {
 const DELAY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8];
 
 /** The event loop's delay per watchdog turn (stall-watch.ts) and the gaps between the heartbeats this leader sends. */
-function loopTiming(ctx: NodeContext, registers: Registry[]): void {
+function loopTiming(ctx: ObservedNode, registers: Registry[]): void {
   const delay = new Histogram({
     name: 'lockd_event_loop_delay_seconds',
     help: `How late the event loop ran a timer due every ${WATCH_MS} ms, per turn (perf_hooks' loop delay included): a stall of the whole node.`,

@@ -3,7 +3,7 @@
 // they are, never recomputed), and the votes in peer messages. Nothing here decides anything.
 import { performance } from 'node:perf_hooks';
 import type { Entry, Message, NodeId, Ready } from '../../raft/types.js';
-import type { DriverEvent } from '../node/raft-driver.js';
+import type { DriverEvent } from './driver-events.js';
 import { decodeCommand, type ApplyOutput, type Command, type LockStateMachine, type StateEvent } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
 import { HeartbeatGaps } from './heartbeat-gaps.js';

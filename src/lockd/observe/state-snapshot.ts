@@ -4,7 +4,7 @@
 // those after it — the viewer applies them to this snapshot, and nothing is kept twice on the node.
 // Also served as /state (JSON) for curl.
 import type { NodeId, Role } from '../../raft/types.js';
-import type { NodeContext } from '../node/node-context.js';
+import type { ObservedNode } from './node-view.js';
 import type { MachineView, ViewFilter } from '../state-machine/index.js';
 import type { EventBus } from './bus.js';
 
@@ -28,7 +28,7 @@ export interface StateSnapshot {
 }
 
 /** `only`: the reader's view (state-machine ViewFilter); undefined: everything. */
-export function takeSnapshot(ctx: NodeContext, bus: EventBus, only?: ViewFilter): StateSnapshot {
+export function takeSnapshot(ctx: ObservedNode, bus: EventBus, only?: ViewFilter): StateSnapshot {
   const st = ctx.driver.status();
   return {
     type: 'state',
@@ -51,6 +51,6 @@ export interface ClusterView {
   readonly members: ReadonlyArray<{ readonly id: NodeId; readonly http: string }>;
 }
 
-export function clusterView(ctx: NodeContext): ClusterView {
+export function clusterView(ctx: ObservedNode): ClusterView {
   return { self: ctx.config.id, members: ctx.peers.members().map((id) => ({ id, http: ctx.peers.httpAddress(id) })) };
 }

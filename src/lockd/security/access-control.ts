@@ -17,7 +17,7 @@
 //   Cluster.Status, health               any authenticated caller (clients need it to find the leader)
 // Without --acl only ownership and the admin rules above apply. With client certificates verified
 // and no admin named (no --admin, no admin rule), nobody is admin: the admin-only RPCs are refused.
-import type { NodeConfig } from '../node/config.js';
+import type { SecuritySettings } from './settings.js';
 import type { AclVerb, Authority, LockStateMachine, ViewFilter } from '../state-machine/index.js';
 
 export class AccessControl {
@@ -32,7 +32,7 @@ export class AccessControl {
   readonly principalsProven: boolean;
 
   constructor(
-    config: Pick<NodeConfig, 'acl' | 'admins' | 'clientCertAuth'>,
+    config: Pick<SecuritySettings, 'acl' | 'admins' | 'clientCertAuth'>,
     private readonly sm: Pick<LockStateMachine, 'aclIsAdmin' | 'aclAllows' | 'aclHoldsAnywhere'>,
   ) {
     this.admins = new Set(config.admins);

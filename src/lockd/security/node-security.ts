@@ -12,7 +12,7 @@
 //   --client-cert-auth.
 import * as grpc from '@grpc/grpc-js';
 import type { PeerCertificate, SecureContextOptions } from 'node:tls';
-import type { NodeConfig } from '../node/config.js';
+import type { SecuritySettings } from './settings.js';
 import { peerCertProblem, peerDnsName } from './peer-identity.js';
 import { certificatePrincipal } from './principal.js';
 import { ANONYMOUS } from '../state-machine/index.js';
@@ -31,7 +31,7 @@ export interface AuthenticatedCall {
 }
 
 interface Tls {
-  readonly config: NonNullable<NodeConfig['tls']>;
+  readonly config: NonNullable<SecuritySettings['tls']>;
   readonly id: string;
   readonly clientCertAuth: boolean;
   readonly provider: ReloadableCertificateProvider;
@@ -47,7 +47,7 @@ export class NodeSecurity {
   private constructor(private readonly tls: Tls | undefined) {}
 
   /** From the node's flags; throws TlsMaterialError when the files are unusable. */
-  static fromConfig(config: Pick<NodeConfig, 'id' | 'tls' | 'clientCertAuth'>): NodeSecurity {
+  static fromConfig(config: Pick<SecuritySettings, 'id' | 'tls' | 'clientCertAuth'>): NodeSecurity {
     if (!config.tls) return new NodeSecurity(undefined);
     const material = loadTlsMaterial(config.tls, config.id);
     return new NodeSecurity({

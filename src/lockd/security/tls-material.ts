@@ -3,7 +3,7 @@
 // name this member — each would only show up later as peers refusing it.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { TlsFiles } from '../node/config.js';
+import type { TlsFiles } from './settings.js';
 import { peerCertProblem, peerDnsName } from './peer-identity.js';
 
 export interface TlsMaterial {

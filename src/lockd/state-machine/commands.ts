@@ -19,7 +19,7 @@ export interface Authority {
 
 /**
  * Create a lease. Its id is the index of this entry; deadline = now + ttlMs + marginMs + the drift
- * allowance ceil(ttlMs · driftPpm / 10^6) (lease/deadline-margin.ts).
+ * allowance ceil(ttlMs · driftPpm / 10^6) (deadline-margin.ts).
  */
 export interface GrantCommand extends Authority {
   readonly type: 'Grant';

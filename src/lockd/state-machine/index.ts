@@ -8,6 +8,7 @@ export { grantToken, tokenIndex, firstTokenOf, TOKEN_ORDINAL_BITS, MAX_TOKEN_IND
 export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';
 export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION } from './snapshot-codec.js';
 export { StateMachineInvariantError } from './invariant-error.js';
+export { DRIFT_BOUND_PPM, driftAllowanceMs, leaseDeadline, leaderMargins } from './deadline-margin.js';
 export type { Problem } from './validate.js';
 export {
   validateCommand,

@@ -10,13 +10,13 @@ export const MAX_TTL_MS = 3_600_000;
 export const MAX_MARGIN_MS = 60_000;
 /** Largest logical-time step one Tick may carry (the leader caps it far lower, ~2 tick intervals). */
 export const MAX_TICK_ELAPSED_MS = 60_000;
-/** Largest clock-rate bound a Grant or Tick may carry, in ppm of the TTL (the leader uses 1,000: lease/deadline-margin.ts). */
+/** Largest clock-rate bound a Grant or Tick may carry, in ppm of the TTL (the leader uses 1,000: deadline-margin.ts). */
 export const MAX_DRIFT_PPM = 100_000;
 /**
  * Renewals one Tick may carry. The leader fills a Tick up to this many distinct live leases and
  * carries the rest in the next one, so a Tick stays ~150 KB and applies in milliseconds, and all
  * MAX_LEASES leases are still renewed within five Ticks (~0.5 s). The state machine refuses more,
- * and the leader asserts it never builds more (lease/lease-clock.ts).
+ * and the leader asserts it never builds more (node/lease-clock.ts).
  */
 export const MAX_TICK_RENEWALS = 20_000;
 

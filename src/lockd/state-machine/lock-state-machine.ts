@@ -10,7 +10,7 @@ import { decodeCommand } from './command-codec.js';
 import { validateCommand } from './validate.js';
 import { failure } from './results.js';
 import { MachineState } from './state.js';
-import { applyGrant, applyRevoke, applyTick } from '../lease/lease-commands.js';
+import { applyGrant, applyRevoke, applyTick } from './lease-commands.js';
 import { applyAcquire, applyCancelWait, applyProclaim, applyRelease, applySetPermits } from './lock-commands.js';
 import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';

@@ -2,7 +2,7 @@
 // `held` and `waiting` on a lease and `grants` are reverse indexes of the lock table, and `expiry`
 // orders the leases by deadline (and `delays` the locks' lock-delay ends): derived, rebuilt on restore.
 
-import { ExpiryIndex } from '../lease/expiry-index.js';
+import { ExpiryIndex } from './expiry-index.js';
 import { AclTable } from './acl-table.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
@@ -16,7 +16,7 @@ export interface LeaseRecord {
   readonly owner: string;
   /**
    * Logical time at which the lease expires (expired by the first Tick with now >= deadline).
-   * Indexed in MachineState.expiry: change it only through lease/lease-commands.ts, which keeps both in step.
+   * Indexed in MachineState.expiry: change it only through lease-commands.ts, which keeps both in step.
    */
   deadline: number;
   /** Names this lease holds. */

@@ -12,7 +12,7 @@ import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lock
 import { MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION } from '../../../src/lockd/api/public-limits.js';
 import { MAX_OBSERVE_BACKLOG } from '../../../src/lockd/api/observe-streams.js';
 import { MAX_PENDING_KEEPALIVES } from '../../../src/lockd/api/keepalive-streams.js';
-import { LEASE_TICK_TARGET_MS } from '../../../src/lockd/api/timing.js';
+import { LEASE_TICK_TARGET_MS } from '../../../src/lockd/node/lease-clock.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
 import { withStableLeader } from '../../support/stable-leader.js';

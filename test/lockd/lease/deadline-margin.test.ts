@@ -1,7 +1,7 @@
 // The lease deadline margin: the tick cap plus a drift allowance of DRIFT_BOUND_PPM of the TTL, carried
 // in the Grant and Tick entries (replicas never read configuration), and what it guarantees a client.
 import { expect } from 'chai';
-import { DRIFT_BOUND_PPM, driftAllowanceMs, leaderMargins, leaseDeadline } from '../../../src/lockd/lease/deadline-margin.js';
+import { DRIFT_BOUND_PPM, driftAllowanceMs, leaderMargins, leaseDeadline } from '../../../src/lockd/state-machine/deadline-margin.js';
 import { MAX_DRIFT_PPM, MAX_TTL_MS, MIN_TTL_MS, decodeCommand, encodeCommand, validateCommand } from '../../../src/lockd/state-machine/index.js';
 import { Harness } from '../state-machine/harness.js';
 

@@ -1,7 +1,7 @@
 // The expiry index: alone against a naive model, and inside the state machine (renewals, revokes,
 // expiry order, restore from a snapshot that does not store it).
 import { expect } from 'chai';
-import { ExpiryIndex } from '../../../src/lockd/lease/expiry-index.js';
+import { ExpiryIndex } from '../../../src/lockd/state-machine/expiry-index.js';
 import { LockStateMachine } from '../../../src/lockd/state-machine/index.js';
 import { Harness, prng } from '../state-machine/harness.js';
 

@@ -5,7 +5,7 @@
 // lacked with ttl 0 at once, from local state: the stale-leader class of etcd #15247.
 import { expect } from 'chai';
 import pino from 'pino';
-import { CONFIRM_RETRY_MS, LeaseClock } from '../../../src/lockd/lease/lease-clock.js';
+import { CONFIRM_RETRY_MS, LeaseClock } from '../../../src/lockd/node/lease-clock.js';
 import { NotLeaderError } from '../../../src/lockd/node/errors.js';
 import type { NodeContext } from '../../../src/lockd/node/node-context.js';
 import { LockStateMachine, encodeCommand } from '../../../src/lockd/state-machine/index.js';
@@ -23,6 +23,7 @@ describe('lease: a deposed leader never reports a live lease gone', function () 
     const sm = new LockStateMachine();
     const driver = new FakeDriver(sm);
     const clock = new LeaseClock({ config: {}, driver, stateMachine: sm, logger: silent } as unknown as NodeContext, { leaseTickMs: 5, maxElapsedMs: 10 });
+    clock.run();
     clocks.push(clock);
     driver.grant(3, 60_000);
     driver.elect(1);

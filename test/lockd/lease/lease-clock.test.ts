@@ -3,7 +3,7 @@
 // leases never enter one, and nothing refused or lost stops the clock.
 import { expect } from 'chai';
 import pino from 'pino';
-import { LeaseClock, LeaseClockInvariantError } from '../../../src/lockd/lease/lease-clock.js';
+import { LeaseClock, LeaseClockInvariantError } from '../../../src/lockd/node/lease-clock.js';
 import type { NodeContext } from '../../../src/lockd/node/node-context.js';
 import { LockStateMachine, MAX_TICK_RENEWALS, encodeCommand } from '../../../src/lockd/state-machine/index.js';
 import { FakeDriver } from './fake-driver.js';
@@ -22,6 +22,7 @@ describe('lease: the leader’s lease clock', function () {
     const driver = new FakeDriver(sm);
     const ctx = { config: {}, driver, stateMachine: sm, logger: silent } as unknown as NodeContext;
     const clock = new LeaseClock(ctx, TIMING);
+    clock.run();
     clocks.push(clock);
     return { driver, clock, sm };
   }

@@ -1,5 +1,7 @@
 // The lease clock (docs/design.md §4): the leader, and only the leader, proposes Tick entries that advance
-// the replicated logical time and carry the keepalives received since the previous Tick.
+// the replicated logical time and carry the keepalives received since the previous Tick. The node owns
+// it (lockd-node.ts builds and closes it), so replicated time runs whatever services are registered;
+// services hand it keepalives through NodeContext.leaseClock (LeaseRenewals) and never run it.
 //  - elapsedMs is measured on performance.now() and capped at maxElapsed (two intervals), so after
 //    a stall time catches up slowly: logical time may run slower than real time, never faster;
 //  - at most one Tick is in flight: the next is proposed only after the previous was applied;
@@ -29,21 +31,42 @@
 //    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { NodeContext } from '../node/node-context.js';
 import type { Entry } from '../../raft/types.js';
-import { encodeCommand, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type TickCommand } from '../state-machine/index.js';
-import { leaderMargins } from './deadline-margin.js';
+import { encodeCommand, leaderMargins, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type LockStateMachine, type TickCommand } from '../state-machine/index.js';
+import type { NodeConfig } from './config.js';
+import type { RaftDriver } from './raft-driver.js';
+import type { TestFaults } from './test-faults.js';
 
 /** Receives the lease's TTL once the Tick carrying its renewal is applied; 0 = the lease is gone. */
 export type RenewalReply = (ttlMs: number) => void;
 
-/** What the clock needs of the node's timing (api/timing.ts ApiTiming provides it). */
+/** The lease clock aims at one Tick entry about every this many milliseconds (docs/design.md §4). */
+export const LEASE_TICK_TARGET_MS = 100;
+
+/** The clock's timing (the API's deadlines use the same: api/timing.ts). */
 export interface LeaseClockTiming {
-  /** Interval between Tick proposals. */
+  /** Interval between Tick proposals: a whole number of node ticks, ~LEASE_TICK_TARGET_MS. */
   readonly leaseTickMs: number;
-  /** Cap on one Tick's elapsedMs, and the margin every deadline gets. */
+  /** Cap on one Tick's elapsedMs (two intervals), and the margin every deadline gets. */
   readonly maxElapsedMs: number;
 }
+
+export function leaseClockTiming(config: Pick<NodeConfig, 'tickMs'>): LeaseClockTiming {
+  const leaseTickMs = config.tickMs * Math.max(1, Math.round(LEASE_TICK_TARGET_MS / config.tickMs));
+  return { leaseTickMs, maxElapsedMs: 2 * leaseTickMs };
+}
+
+/** What the clock uses of the node (NodeContext has this shape). */
+export interface LeaseClockDeps {
+  readonly driver: RaftDriver<ApplyOutput>;
+  readonly stateMachine: LockStateMachine;
+  readonly logger: Logger;
+  /** --unsafe-test-faults: its clock jumps apply to this clock. */
+  readonly testFaults?: TestFaults;
+}
+
+/** What a service may use of the node's lease clock: hand it keepalives, read its state. Its lifecycle is the node's. */
+export type LeaseRenewals = Pick<LeaseClock, 'renew' | 'running' | 'proposed' | 'queued' | 'unconfirmedCount'>;
 
 /** Renewals by lease id, in arrival order (a Map iterates in insertion order). */
 type Batch = Map<number, RenewalReply[]>;
@@ -80,7 +103,7 @@ export class LeaseClock {
   private readonly now: () => number;
 
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: LeaseClockDeps,
     private readonly timing: LeaseClockTiming,
   ) {
     this.logger = ctx.logger;
@@ -90,9 +113,14 @@ export class LeaseClock {
     // configuration this build cannot run (a tick cap beyond MAX_MARGIN_MS), so refuse to start.
     const widest = validateCommand({ type: 'Tick', elapsedMs: timing.maxElapsedMs, ...leaderMargins(timing.maxElapsedMs), renewed: [] });
     if (widest) throw new LeaseClockInvariantError(`lease clock timing gives Ticks the state machine refuses: ${widest.message}`);
-    ctx.driver.onRoleChange((role, _leader, term) => (role === 'leader' ? this.start(term) : this.stop()));
-    ctx.driver.onApplied((entry, out) => this.applied(entry, out));
-    if (ctx.driver.isLeader()) this.start(ctx.driver.status().term);
+  }
+
+  /** Follow the driver's role changes and applies: from now on the clock runs whenever this node leads. Once. */
+  run(): void {
+    const driver = this.ctx.driver;
+    driver.onRoleChange((role, _leader, term) => (role === 'leader' ? this.start(term) : this.stop()));
+    driver.onApplied((entry, out) => this.applied(entry, out));
+    if (driver.isLeader()) this.start(driver.status().term);
   }
 
   /**

@@ -2,18 +2,18 @@
 // A lease enters `state.leases` and `state.expiry` together and leaves both together; its deadline
 // changes only here, and always in both.
 
-import type { ApplyContext } from '../state-machine/apply-context.js';
-import type { GrantCommand, RevokeCommand, TickCommand } from '../state-machine/commands.js';
-import type { LeaseRecord, MachineState } from '../state-machine/state.js';
-import type { RenewedLease, ResultFor } from '../state-machine/results.js';
-import { failure } from '../state-machine/results.js';
-import { newLease } from '../state-machine/state.js';
-import { endDelay, grantWaiters, releaseHolder, removeWaiter } from '../state-machine/lock-transitions.js';
-import { check } from '../state-machine/invariant-error.js';
-import { sortedNames } from '../state-machine/order.js';
-import { MAX_LEASES } from '../state-machine/limits.js';
+import type { ApplyContext } from './apply-context.js';
+import type { GrantCommand, RevokeCommand, TickCommand } from './commands.js';
+import type { LeaseRecord, MachineState } from './state.js';
+import type { RenewedLease, ResultFor } from './results.js';
+import { failure } from './results.js';
+import { newLease } from './state.js';
+import { endDelay, grantWaiters, releaseHolder, removeWaiter } from './lock-transitions.js';
+import { check } from './invariant-error.js';
+import { sortedNames } from './order.js';
+import { MAX_LEASES } from './limits.js';
 import { leaseDeadline } from './deadline-margin.js';
-import { ANONYMOUS } from '../state-machine/acl-table.js';
+import { ANONYMOUS } from './acl-table.js';
 
 export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCommand): ResultFor<'Grant'> {
   const rid = cmd.requestId || undefined;

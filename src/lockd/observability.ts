@@ -1,20 +1,21 @@
 // The observation layer on one node, composed: gRPC health on the client port and the decision
 // log always; with --http-listen also metrics, probes, /events and the dashboard over HTTP (HTTPS
 // with TLS on, its certificates reloaded with the gRPC listeners' on SIGHUP). The bus and its
-// NodeSource are created by the node itself (lockd-node.ts), before its driver starts, so no event
-// is missed.
+// NodeSource are created by the node itself (node/lockd-node.ts), before its driver starts, so no event
+// is missed. A composition like main.ts, and beside it for the same reason: it wires the observation
+// layer (below the node) and an API service (gRPC health, above it) onto one node.
 import type { Server } from 'node:http';
-import type { ServiceRegistry } from '../node/listeners.js';
-import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
-import { DashboardFiles } from './dashboard-files.js';
-import { EventStreams } from './event-stream.js';
-import { logDecisions } from './decision-log.js';
-import { addGrpcHealth } from '../api/health-service.js';
-import { NodeHealth } from './health.js';
-import { listenHttp } from './http-server.js';
-import { NodeMetrics } from './metrics.js';
-import { clusterView, takeSnapshot, type StateSnapshot } from './state-snapshot.js';
-import type { ViewFilter } from '../state-machine/index.js';
+import type { ServiceRegistry } from './node/listeners.js';
+import type { NodeContext, ServiceRegistrar } from './node/node-context.js';
+import { DashboardFiles } from './observe/dashboard-files.js';
+import { EventStreams } from './observe/event-stream.js';
+import { logDecisions } from './observe/decision-log.js';
+import { addGrpcHealth } from './api/health-service.js';
+import { NodeHealth } from './observe/health.js';
+import { listenHttp } from './observe/http-server.js';
+import { NodeMetrics } from './observe/metrics.js';
+import { clusterView, takeSnapshot, type StateSnapshot } from './observe/state-snapshot.js';
+import type { ViewFilter } from './state-machine/index.js';
 
 export class Observability {
   private ctx: NodeContext | undefined;
