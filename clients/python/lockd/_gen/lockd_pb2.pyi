@@ -603,6 +603,48 @@ class SetPermitsResponse(_message.Message):
     previous: int
     def __init__(self, previous: _Optional[int] = ..., granted: _Optional[int] = ...) -> None: ...
 
+class SnapshotChunk(_message.Message):
+    __slots__ = ["data", "info"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    info: SnapshotInfo
+    def __init__(self, info: _Optional[_Union[SnapshotInfo, _Mapping]] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class SnapshotInfo(_message.Message):
+    __slots__ = ["acl_rules", "fenced_keys", "file_format", "index", "leader_id", "learners", "leases", "locks", "logical_now_ms", "size_bytes", "state_format", "term", "voters"]
+    ACL_RULES_FIELD_NUMBER: _ClassVar[int]
+    FENCED_KEYS_FIELD_NUMBER: _ClassVar[int]
+    FILE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    LEADER_ID_FIELD_NUMBER: _ClassVar[int]
+    LEARNERS_FIELD_NUMBER: _ClassVar[int]
+    LEASES_FIELD_NUMBER: _ClassVar[int]
+    LOCKS_FIELD_NUMBER: _ClassVar[int]
+    LOGICAL_NOW_MS_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    STATE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    TERM_FIELD_NUMBER: _ClassVar[int]
+    VOTERS_FIELD_NUMBER: _ClassVar[int]
+    acl_rules: int
+    fenced_keys: int
+    file_format: int
+    index: int
+    leader_id: str
+    learners: _containers.RepeatedScalarFieldContainer[str]
+    leases: int
+    locks: int
+    logical_now_ms: int
+    size_bytes: int
+    state_format: int
+    term: int
+    voters: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, index: _Optional[int] = ..., term: _Optional[int] = ..., size_bytes: _Optional[int] = ..., voters: _Optional[_Iterable[str]] = ..., learners: _Optional[_Iterable[str]] = ..., leader_id: _Optional[str] = ..., file_format: _Optional[int] = ..., state_format: _Optional[int] = ..., logical_now_ms: _Optional[int] = ..., leases: _Optional[int] = ..., locks: _Optional[int] = ..., fenced_keys: _Optional[int] = ..., acl_rules: _Optional[int] = ...) -> None: ...
+
+class SnapshotRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
 class StatusRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...

@@ -1613,3 +1613,97 @@ class Membership(object):
             lockd_dot___gen_dot_lockd__pb2.MemberChangeResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+
+class MaintenanceStub(object):
+    """Maintenance: operating the cluster for years (lockctl snapshot ...; docs/operating.md "Backup,
+    restore and recovery"). Admin-only whenever the nodes verify client certificates
+    (--client-cert-auth, with or without --acl), exactly like Membership: PERMISSION_DENIED
+    otherwise (also when no admin is named); open to all without them. A backup holds every fenced
+    value, principal and access rule: treat the file as you treat the data dirs.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.Snapshot = channel.unary_stream(
+                '/lockd.v1.Maintenance/Snapshot',
+                request_serializer=lockd_dot___gen_dot_lockd__pb2.SnapshotRequest.SerializeToString,
+                response_deserializer=lockd_dot___gen_dot_lockd__pb2.SnapshotChunk.FromString,
+                )
+
+
+class MaintenanceServicer(object):
+    """Maintenance: operating the cluster for years (lockctl snapshot ...; docs/operating.md "Backup,
+    restore and recovery"). Admin-only whenever the nodes verify client certificates
+    (--client-cert-auth, with or without --acl), exactly like Membership: PERMISSION_DENIED
+    otherwise (also when no admin is named); open to all without them. A backup holds every fenced
+    value, principal and access rule: treat the file as you treat the data dirs.
+    """
+
+    def Snapshot(self, request, context):
+        """Streams a backup: the whole replicated state as of one applied log index, with the index and
+        term it reflects, the configuration (voters, learners) in effect there and a checksum; the
+        bytes a client writes to a file as they come (`lockd restore --from FILE` reads that file).
+        Served by the leader after a ReadIndex barrier, so it holds every write acknowledged before
+        the call; the state is taken in one step (one index), never mixed across entries.
+
+        The stream: the first message carries `info` (and no data); every later one carries only
+        `data`, at most 65,536 bytes, in order. The concatenated data is `info.size_bytes` long and its
+        last 32 bytes are the SHA-256 of all the bytes before them: a client checks both before it
+        keeps the file (the file format is docs/operating.md's "Backup file"). The stream ends OK
+        once everything was sent.
+
+        Errors: on a follower, or while no leader is known, UNAVAILABLE naming the leader (message and
+        `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
+        (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
+        RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
+        client reads (flow control): one that stops reading holds its stream, and the node one copy of
+        the state, until it reads on, cancels or its deadline passes — set a deadline.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_MaintenanceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'Snapshot': grpc.unary_stream_rpc_method_handler(
+                    servicer.Snapshot,
+                    request_deserializer=lockd_dot___gen_dot_lockd__pb2.SnapshotRequest.FromString,
+                    response_serializer=lockd_dot___gen_dot_lockd__pb2.SnapshotChunk.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'lockd.v1.Maintenance', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+
+
+ # This class is part of an EXPERIMENTAL API.
+class Maintenance(object):
+    """Maintenance: operating the cluster for years (lockctl snapshot ...; docs/operating.md "Backup,
+    restore and recovery"). Admin-only whenever the nodes verify client certificates
+    (--client-cert-auth, with or without --acl), exactly like Membership: PERMISSION_DENIED
+    otherwise (also when no admin is named); open to all without them. A backup holds every fenced
+    value, principal and access rule: treat the file as you treat the data dirs.
+    """
+
+    @staticmethod
+    def Snapshot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/lockd.v1.Maintenance/Snapshot',
+            lockd_dot___gen_dot_lockd__pb2.SnapshotRequest.SerializeToString,
+            lockd_dot___gen_dot_lockd__pb2.SnapshotChunk.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
