@@ -32,7 +32,7 @@ export async function forceAtStart(config: NodeConfig, logger: Logger): Promise<
     { event: 'forced new cluster', previousVoters: previous.voters, previousLearners: previous.learners, removed, entries: [first, last], term, storedCommit, survivorLast, snapshotIndex },
     `FORCED NEW CLUSTER: ${config.id} is now the only voter. Its state as of its last entry ${survivorLast} (it knew ${storedCommit} committed; all of it is kept) is now a snapshot at ${snapshotIndex} ` +
       `(--bump-index ${snapshotIndex - survivorLast}): every new fencing token is at least ${firstTokenOf(first)} and every new lease id above ${snapshotIndex}, past anything the old cluster issued unless it committed ${snapshotIndex - survivorLast} entries or more after ${survivorLast}. ` +
-      `Config entries ${first}..${last} (term ${term}) remove ${removed.join(', ')} for good ` +
+      `Config entries ${first}..${last} (term ${term}) follow it, removing ${removed.join(', ')} for good ` +
       `(previous voters ${previous.voters.join(', ')}${previous.learners.length ? `, learners ${previous.learners.join(', ')}` : ''}). ` +
       `Whatever the lost members committed that ${config.id} never received is gone; leases keep their deadlines on the logical clock as of entry ${survivorLast}. ` +
       `Power the lost members off for good (if they were only cut off, they are a majority of the old configuration and keep granting). ` +
