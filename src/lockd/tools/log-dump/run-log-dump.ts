@@ -56,7 +56,7 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
       shown++;
       out(`${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${d.type.padEnd(11)}  ${d.text}`, { index: e.index, term: e.term, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) });
     }
-    const range = first === undefined ? 'no entries' : `entries ${first}..${last} (last term ${lastTerm})`;
+    const range = first === undefined ? 'no entries' : `entries ${first}..${last}`;
     const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`].filter(Boolean).join(', ');
     // Where the log ends, as Raft's up-to-date rule compares logs (last term first, then last
     // index): what picks the survivor for --force-new-cluster. With no entries it ends at the
