@@ -26,6 +26,7 @@ import { type Db, openLevel, writeBatch } from './db.js';
 import { DataDirError, RecordError } from './errors.js';
 import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { loadDataDir } from './load.js';
+import { refuseIfRestoring } from './restoring-mark.js';
 import { type Identity, encodeEntry, encodeHardState, encodeSnapshot, sealJson, unsealJson } from './records.js';
 
 export interface ForceOptions {
@@ -84,6 +85,7 @@ export async function forceNewCluster(opts: ForceOptions): Promise<ForceOutcome>
   const self = identity.nodeId;
   if (!existsSync(join(dir, 'CURRENT')))
     throw new DataDirError('unusable', dir, '--force-new-cluster needs the data dir of a surviving voter, and there is no LevelDB database here');
+  refuseIfRestoring(dir);
   const db = openLevel(dir, { createIfMissing: false });
   try {
     await db.open();

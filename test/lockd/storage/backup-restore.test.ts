@@ -2,14 +2,14 @@
 // checks, a state moved past the backup's index (tokens above every earlier one, leases with the
 // deadlines they had), `lockd restore` writing a data dir (and its refusals), and the forced
 // rewrite of a survivor's data dir (one-shot). Real LevelDB in temp dirs.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { LockStateMachine, MAX_TOKEN_INDEX, encodeCommand, firstTokenOf, rebaseState, replayAndRebase, summarizeState, SNAPSHOT_FORMAT_VERSION, type Command } from '../../../src/lockd/state-machine/index.js';
 import { BackupFileError, clusterFingerprint, decodeBackup, encodeBackup } from '../../../src/lockd/storage/backup-file.js';
-import { DataDirError, LevelStorage } from '../../../src/lockd/storage/index.js';
+import { DataDirError, LevelStorage, RESTORING_MARK, markRestoring } from '../../../src/lockd/storage/index.js';
 import { forceNewCluster } from '../../../src/lockd/storage/force-new-cluster.js';
 import { runRestore } from '../../../src/lockd/tools/restore/run-restore.js';
 import { ConfigLog } from '../../../src/raft/config-log.js';
@@ -124,6 +124,24 @@ describe('lockd restore (in process)', () => {
     expect(await run(['--data-dir', join(base, 'n7'), '--id', 'n1', '--from', bad, '--peers', peers, '--cluster-id-file', join(base, 'y')])).to.equal(3);
     expect(text(err)).to.match(/checksum mismatch/);
     expect(await run(['--data-dir', join(base, 'n6'), '--id', 'n1', '--peers', peers])).to.equal(2);
+  });
+
+  it('an interrupted restore leaves a dir no node opens (the mark goes in first and out last)', async () => {
+    const { h } = sampleState();
+    const file = join(base, 'backup.lockd');
+    writeFileSync(file, backupOf(h.sm));
+    const idFile = join(base, 'cluster-id');
+    expect(await run(['--data-dir', join(base, 'n1'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', idFile]), text(err)).to.equal(0);
+    expect(existsSync(join(base, 'n1', RESTORING_MARK))).to.equal(false);
+    // Interrupted after LevelStorage.open wrote the new identity, before the snapshot went in.
+    const dir = join(base, 'cut');
+    mkdirSync(dir);
+    markRestoring(dir);
+    const clusterId = readFileSync(idFile, 'utf8').trim();
+    await (await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'], restoring: true })).close();
+    const refused = await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'] }).then(() => undefined, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(DataDirError);
+    expect((refused as Error).message).to.match(/a lockd restore into it did not finish .*run the restore again/);
   });
 });
 

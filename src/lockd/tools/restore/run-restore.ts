@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, NODE_ID_PATTERN, parseBumpIndex, parsePeers } from '../../node/config.js';
 import { DEFAULT_BUMP, MAX_TOKEN_INDEX, SNAPSHOT_FORMAT_VERSION, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, clusterFingerprint, decodeBackup } from '../../storage/backup-file.js';
-import { DataDirError, LevelStorage, makeDataDirPrivate } from '../../storage/index.js';
+import { DataDirError, LevelStorage, clearRestoring, makeDataDirPrivate, markRestoring } from '../../storage/index.js';
 
 /** How far past the backup the restored log starts, by default: state-machine/rebase.ts says why. */
 export { DEFAULT_BUMP };
@@ -102,8 +102,10 @@ async function restore(argv: readonly string[]): Promise<string> {
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0))
     throw new Refusal(`--data-dir ${dir} exists and is not an empty directory: restore makes a new data dir and never writes over one`);
   makeDataDirPrivate(dir);
+  // Marked until complete: an interrupted restore must not leave a dir that boots as an empty cluster.
+  markRestoring(dir);
   const voters = [...peers.keys()].sort();
-  const storage = await LevelStorage.open({ dir, clusterId, nodeId: id, voters });
+  const storage = await LevelStorage.open({ dir, clusterId, nodeId: id, voters, restoring: true });
   try {
     if (!storage.created) throw new Refusal(`--data-dir ${dir} already held a data dir`);
     await storage.persist({
@@ -115,6 +117,7 @@ async function restore(argv: readonly string[]): Promise<string> {
   } finally {
     await storage.close();
   }
+  clearRestoring(dir); // persist() synced the snapshot and hard state: the dir is complete (the address book is --peers again at start)
   const lines = [
     `restored ${from} into ${dir}: node ${id} of a new cluster (voters ${voters.join(', ')}; cluster id in ${idFile})`,
     `  backup: index ${header.index} (term ${header.term}) taken by ${header.takenBy} at ${header.takenAt}, from voters ${header.voters.join(', ')}`,
