@@ -124,6 +124,8 @@ describe('lockd restore (in process)', () => {
     expect(await run(['--data-dir', join(base, 'n7'), '--id', 'n1', '--from', bad, '--peers', peers, '--cluster-id-file', join(base, 'y')])).to.equal(3);
     expect(text(err)).to.match(/checksum mismatch/);
     expect(await run(['--data-dir', join(base, 'n6'), '--id', 'n1', '--peers', peers])).to.equal(2);
+    expect(await run(['--data-dir', join(base, 'n5'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', join(base, 'z'), '--bump-index=-1'])).to.equal(2);
+    expect(text(err)).to.match(/--bump-index must be an integer ≥ 0, got "-1"/);
   });
 
   it('an interrupted restore leaves a dir no node opens (the mark goes in first and out last)', async () => {
@@ -255,5 +257,15 @@ describe('--force-new-cluster on a data dir', () => {
     await s.close();
     const e2 = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e as Error);
     expect(e2?.message).to.match(/n1 was removed from the cluster/);
+  });
+
+  it('refuses a bump that would carry the log past the last index that can mint a token, and leaves the dir as it was', async () => {
+    const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 1 }, entries: [{ index: 1, term: 2, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) }] });
+    await s.close();
+    const e = await forceNewCluster({ ...opts(), bump: MAX_TOKEN_INDEX }).then(() => undefined, (x: unknown) => x as Error);
+    expect(e).to.be.instanceOf(DataDirError);
+    expect(e?.message).to.match(/--bump-index \d+: the log would reach \d+, past the last index that can mint a fencing token/);
+    expect(await configOf()).to.deep.include({ voters: ['n1', 'n2', 'n3'], last: 1, commit: 1, term: 2 });
   });
 });
