@@ -131,8 +131,8 @@ async function force(db: Db, opts: ForceOptions, self: NodeId): Promise<ForceOut
         'Remove --force-new-cluster from the start command. If the cluster has lost its quorum again and you mean to force it again, add --force-new-cluster-again',
     );
   const hs: HardState = m.hardState();
-  const snapIndex = last + opts.bump;
   if (!Number.isSafeInteger(opts.bump) || opts.bump < 0) throw new RangeError(`bump ${opts.bump}: an integer ≥ 0`);
+  const snapIndex = last + opts.bump;
   if (snapIndex + others.length >= opts.maxIndex)
     throw refuse(`--bump-index ${opts.bump}: the log would reach ${snapIndex + others.length}, past the last index that can mint a fencing token (${opts.maxIndex})`);
   // Every entry the survivor holds, from its snapshot on, whatever its commit index says.
