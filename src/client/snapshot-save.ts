@@ -90,7 +90,11 @@ function attempt(stream: Stream, file: string, signal?: AbortSignal): Promise<Ou
           const size = m.info.sizeBytes;
           if (size > MAX_BACKUP_BYTES || size < DIGEST_BYTES) return fail(Status.RESOURCE_EXHAUSTED, `the server announced a backup of ${size} bytes (at most ${MAX_BACKUP_BYTES} accepted)`);
           info = m.info;
-          fd = openSync(part, 'w', 0o600);
+          // Unlink whatever is there (an older save's leftover, or a symlink someone planted:
+          // 'w' would follow it and keep an existing file's mode), then create afresh, 0600 —
+          // a backup holds every fenced value, principal and access rule.
+          rmSync(part, { force: true });
+          fd = openSync(part, 'wx', 0o600);
           return;
         }
         const data = Buffer.from(m.data);

@@ -4,7 +4,7 @@
 // leader it names.
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -83,6 +83,25 @@ describe('saveSnapshot (scripted streams)', () => {
     expect(saved).to.include({ bytes: b.length, sha256: b.subarray(b.length - 32).toString('hex') });
     expect(readFileSync(file).equals(b)).to.equal(true);
     expect(existsSync(`${file}.part`)).to.equal(false);
+  });
+
+  it('never writes through a FILE.part symlink, nor keeps a leftover FILE.part\'s mode: unlinked, made afresh 0600', async () => {
+    const b = backupBytes(1000);
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'keep me');
+    symlinkSync(victim, `${file}.part`);
+    const { router } = fakeRouter([() => scripted([{ info: info(b.length) }, ...chunks(b)])]);
+    await saveSnapshot(router, file, ctl());
+    expect(readFileSync(victim, 'utf8')).to.equal('keep me');
+    expect(readFileSync(file).equals(b)).to.equal(true);
+    expect(lstatSync(file).isSymbolicLink()).to.equal(false);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    writeFileSync(`${file}.part`, 'old', { mode: 0o644 });
+    chmodSync(`${file}.part`, 0o644);
+    rmSync(file);
+    const again = fakeRouter([() => scripted([{ info: info(b.length) }, ...chunks(b)])]);
+    await saveSnapshot(again.router, file, ctl());
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
   });
 
   for (const [what, make, why] of [

@@ -122,6 +122,54 @@ describe('--force-new-cluster (real processes)', function () {
     expect((await members.list()).members.filter((m) => m.role === 'voter').map((m) => m.id)).to.have.members(voters);
   });
 
+  it('a survivor that fell behind: after forcing, new tokens and lease ids are above every one the lost majority issued without it', async () => {
+    const c = (cluster = await ProcessCluster.start({ size: 3 }));
+    const leader = await c.waitForLeader();
+    const client = clientOf(c);
+    const keeper = await client.grantLease(60_000);
+    const held = await client.acquire('held', { lease: keeper, wait: false });
+    await c.waitForApplied((await client.status()).commitIndex);
+    // The survivor stops; the other two (a majority) go on granting leases and locks it never sees.
+    const survivor = c.nodes.find((n) => n.id !== leader)!.id;
+    const lost = c.nodes.map((n) => n.id).filter((id) => id !== survivor);
+    await stopNode(c, survivor);
+    let highestToken = held.token;
+    let highestLease = keeper.id;
+    for (let i = 0; i < 5; i++) {
+      const lease = await client.grantLease(60_000);
+      const g = await client.acquire(`later-${i}`, { lease, wait: false });
+      highestToken = Math.max(highestToken, g.token);
+      highestLease = Math.max(highestLease, lease.id);
+      lease.close();
+    }
+    const oldCommit = (await client.status()).commitIndex;
+    for (const id of lost) {
+      await c.kill(id);
+      rmSync(c.node(id).dataDir, { recursive: true, force: true });
+    }
+    const dump = await lockctl(['--json', 'log', 'dump', '--data-dir', c.node(survivor).dataDir]);
+    expect(dump.code, dump.stderr).to.equal(0);
+    const behind = JSON.parse(dump.stdout.trim().split('\n').pop()!) as { last: number };
+    expect(behind.last, 'the survivor lacks what the majority committed').to.be.below(oldCommit);
+    expect(highestToken).to.be.above(behind.last * 1024); // tokens at indexes the survivor never saw
+
+    c.startNode(survivor, {}, ['--force-new-cluster']);
+    const log = await c.waitForLog(survivor, 'FORCED NEW CLUSTER');
+    const line = JSON.parse(log.split('\n').find((l) => l.includes('FORCED NEW CLUSTER'))!) as { survivorLast: number; snapshotIndex: number };
+    expect(line).to.deep.include({ survivorLast: behind.last, snapshotIndex: behind.last + 1_000_000_000 });
+    await c.waitForLeader([survivor]);
+    // The survivor's own state is kept: the lock it knew of, under its token.
+    expect(await client.inspect('held')).to.deep.include({ held: true, fencingToken: held.token });
+    // A lock the majority granted after the survivor stopped is unknown here: free, and granted again under a greater token.
+    const lease = await client.grantLease(10_000);
+    closers.push(lease);
+    expect(lease.id).to.be.above(highestLease);
+    const again = await client.acquire('later-0', { lease, wait: false });
+    expect(again.token).to.be.above(highestToken);
+    const fresh = await client.acquire('fresh', { lease, wait: false });
+    expect(fresh.token).to.be.above(highestToken);
+  });
+
   it("the review's wedge: two voters added that never start, then one node lost; recovered by the documented procedure", async () => {
     const c = (cluster = await ProcessCluster.start({ size: 3 }));
     const leader = await c.waitForLeader();
@@ -143,15 +191,16 @@ describe('--force-new-cluster (real processes)', function () {
     await expectNoQuorum(c);
     const left = ['n1', 'n2', 'n3'].filter((id) => id !== gone);
 
-    // The procedure: stop the survivors, pick the one with the highest last index, force it.
+    // The procedure: stop the survivors, pick the one whose log is most up to date — highest
+    // (last term, last index), Raft's rule — and force it.
     for (const id of left) await stopNode(c, id);
-    const last = new Map<string, number>();
+    const end = new Map<string, { term: number; index: number }>();
     for (const id of left) {
       const d = await lockctl(['--json', 'log', 'dump', '--data-dir', c.node(id).dataDir]);
       expect(d.code, d.stderr).to.equal(0);
-      last.set(id, JSON.parse(d.stdout.trim().split('\n').pop()!).last as number);
+      end.set(id, (JSON.parse(d.stdout.trim().split('\n').pop()!) as { logEnd: { term: number; index: number } }).logEnd);
     }
-    const [survivor, other] = [...left].sort((a, b) => last.get(b)! - last.get(a)!);
+    const [survivor, other] = [...left].sort((a, b) => end.get(b)!.term - end.get(a)!.term || end.get(b)!.index - end.get(a)!.index);
     c.startNode(survivor, {}, ['--force-new-cluster']);
     await c.waitForLog(survivor, 'FORCED NEW CLUSTER');
     await c.waitForLeader([survivor]);

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { NodeId } from '../../raft/types.js';
-import { validatePrincipal } from '../state-machine/index.js';
+import { DEFAULT_BUMP, validatePrincipal } from '../state-machine/index.js';
 import type { SecuritySettings, TlsFiles } from '../security/settings.js';
 
 /** The security fields (tls, clientCertAuth, acl, admins) are the security layer's own: security/settings.ts. */
@@ -54,6 +54,8 @@ export interface NodeConfig extends SecuritySettings {
   readonly forceNewCluster?: boolean;
   /** With forceNewCluster: force a data dir that was forced before and has members again. */
   readonly forceNewClusterAgain?: boolean;
+  /** With forceNewCluster: how far past the survivor's last entry the new log starts (--bump-index, as lockd restore's). */
+  readonly forceBumpIndex?: number;
 }
 
 export class ConfigError extends Error {}
@@ -65,7 +67,7 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
-             [--force-new-cluster [--force-new-cluster-again]]   (lost quorum only, flag only: docs/operating.md)
+             [--force-new-cluster [--force-new-cluster-again] [--bump-index N]]   (lost quorum only, flag only: docs/operating.md)
        lockd restore --from BACKUP --data-dir DIR --id ID --peers ID=PEER_HOST:PORT,... --cluster-id-file FILE [--bump-index N]
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1, LOCKD_ACL=1 and LOCKD_JOIN=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
@@ -90,6 +92,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
         join: { type: 'boolean' },
         'force-new-cluster': { type: 'boolean' },
         'force-new-cluster-again': { type: 'boolean' },
+        'bump-index': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -168,6 +171,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const forceNewClusterAgain = values['force-new-cluster-again'] === true;
   if (forceNewClusterAgain && !forceNewCluster) throw new ConfigError('--force-new-cluster-again goes with --force-new-cluster');
   if (forceNewCluster && join) throw new ConfigError('--force-new-cluster and --join exclude each other: force a surviving voter\'s data dir, join with a fresh one');
+  const bumpRaw = values['bump-index'];
+  if (typeof bumpRaw === 'string' && !forceNewCluster) throw new ConfigError('--bump-index goes with --force-new-cluster (or lockd restore)');
+  const forceBumpIndex = parseBumpIndex(typeof bumpRaw === 'string' ? bumpRaw : undefined);
   return {
     id,
     listen,
@@ -191,8 +197,16 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(httpListen === undefined ? {} : { httpListen }),
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
-    ...(forceNewCluster ? { forceNewCluster, forceNewClusterAgain } : {}),
+    ...(forceNewCluster ? { forceNewCluster, forceNewClusterAgain, forceBumpIndex } : {}),
   };
+}
+
+/** --bump-index (lockd restore, --force-new-cluster): an integer ≥ 0; absent: DEFAULT_BUMP (state-machine/rebase.ts says why). */
+export function parseBumpIndex(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_BUMP;
+  const bump = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(bump)) throw new ConfigError(`--bump-index must be an integer ≥ 0, got "${raw.slice(0, 80)}"`);
+  return bump;
 }
 
 /**

@@ -37,3 +37,4 @@ export type { ApplyOutput, EntryLike, HolderView, LockView, LeaseView, FenceView
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';
 export type { MachineView, LeaseRow, LockRow, LockHolderRow, FenceRow, ViewFilter } from './machine-view.js';
 export { summarizeState, rebaseState, type StateSummary } from './snapshot-backup.js';
+export { DEFAULT_BUMP, replayAndRebase } from './rebase.js';

@@ -4,3 +4,4 @@ export { DataDirError, type DataDirProblem } from './errors.js';
 export type { Identity } from './records.js';
 export { DataDirReader } from './inspect.js';
 export { makeDataDirPrivate } from './private-dir.js';
+export { RESTORING_MARK, clearRestoring, markRestoring } from './restoring-mark.js';

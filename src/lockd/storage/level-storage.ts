@@ -6,6 +6,7 @@ import type { Entry, NodeId, Ready, Snapshot } from '../../raft/types.js';
 import { type BatchOp, type Db, openLevel, writeBatch } from './db.js';
 import { DataDirError } from './errors.js';
 import { HARD_STATE_KEY, PEERS_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
+import { refuseIfRestoring } from './restoring-mark.js';
 import { loadDataDir } from './load.js';
 import { type Identity, type PeerBook, encodeEntry, encodeHardState, encodePeerBook, encodeSnapshot } from './records.js';
 
@@ -20,6 +21,8 @@ export interface LevelStorageOptions {
    * (load.ts). Empty: a node joining a cluster (--join), which learns the configuration from it.
    */
   readonly voters: readonly NodeId[];
+  /** Only lockd restore, which is writing the dir: open it although it carries the restoring mark (restoring-mark.ts). */
+  readonly restoring?: boolean;
 }
 
 /** What persist() needs from a Ready batch. */
@@ -53,6 +56,7 @@ export class LevelStorage {
     if (!opts.nodeId) throw new Error('LevelStorage: nodeId must not be empty');
     if (new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
       throw new Error(`LevelStorage: voters must be distinct non-empty ids, got ${JSON.stringify(opts.voters)}`);
+    if (!opts.restoring) refuseIfRestoring(opts.dir);
     const db = openLevel(opts.dir);
     try {
       await db.open();

@@ -2,14 +2,14 @@
 // checks, a state moved past the backup's index (tokens above every earlier one, leases with the
 // deadlines they had), `lockd restore` writing a data dir (and its refusals), and the forced
 // rewrite of a survivor's data dir (one-shot). Real LevelDB in temp dirs.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { LockStateMachine, firstTokenOf, rebaseState, summarizeState, SNAPSHOT_FORMAT_VERSION } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_TOKEN_INDEX, encodeCommand, firstTokenOf, rebaseState, replayAndRebase, summarizeState, SNAPSHOT_FORMAT_VERSION, type Command } from '../../../src/lockd/state-machine/index.js';
 import { BackupFileError, clusterFingerprint, decodeBackup, encodeBackup } from '../../../src/lockd/storage/backup-file.js';
-import { DataDirError, LevelStorage } from '../../../src/lockd/storage/index.js';
+import { DataDirError, LevelStorage, RESTORING_MARK, markRestoring } from '../../../src/lockd/storage/index.js';
 import { forceNewCluster } from '../../../src/lockd/storage/force-new-cluster.js';
 import { runRestore } from '../../../src/lockd/tools/restore/run-restore.js';
 import { ConfigLog } from '../../../src/raft/config-log.js';
@@ -124,6 +124,26 @@ describe('lockd restore (in process)', () => {
     expect(await run(['--data-dir', join(base, 'n7'), '--id', 'n1', '--from', bad, '--peers', peers, '--cluster-id-file', join(base, 'y')])).to.equal(3);
     expect(text(err)).to.match(/checksum mismatch/);
     expect(await run(['--data-dir', join(base, 'n6'), '--id', 'n1', '--peers', peers])).to.equal(2);
+    expect(await run(['--data-dir', join(base, 'n5'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', join(base, 'z'), '--bump-index=-1'])).to.equal(2);
+    expect(text(err)).to.match(/--bump-index must be an integer ≥ 0, got "-1"/);
+  });
+
+  it('an interrupted restore leaves a dir no node opens (the mark goes in first and out last)', async () => {
+    const { h } = sampleState();
+    const file = join(base, 'backup.lockd');
+    writeFileSync(file, backupOf(h.sm));
+    const idFile = join(base, 'cluster-id');
+    expect(await run(['--data-dir', join(base, 'n1'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', idFile]), text(err)).to.equal(0);
+    expect(existsSync(join(base, 'n1', RESTORING_MARK))).to.equal(false);
+    // Interrupted after LevelStorage.open wrote the new identity, before the snapshot went in.
+    const dir = join(base, 'cut');
+    mkdirSync(dir);
+    markRestoring(dir);
+    const clusterId = readFileSync(idFile, 'utf8').trim();
+    await (await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'], restoring: true })).close();
+    const refused = await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'] }).then(() => undefined, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(DataDirError);
+    expect((refused as Error).message).to.match(/a lockd restore into it did not finish .*run the restore again/);
   });
 });
 
@@ -135,12 +155,24 @@ describe('--force-new-cluster on a data dir', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const opts = (again = false) => ({ dir, identity, again, at: '2026-12-02T00:00:00.000Z', context: () => JSON.stringify({ v: 1, addresses: {}, forced: { by: 'n1', at: 'now' } }) });
+  const opts = (again = false) => ({
+    dir,
+    identity,
+    again,
+    at: '2026-12-02T00:00:00.000Z',
+    context: () => JSON.stringify({ v: 1, addresses: {}, forced: { by: 'n1', at: 'now' } }),
+    bump: 100,
+    maxIndex: MAX_TOKEN_INDEX - 1,
+    rebase: replayAndRebase,
+  });
   async function configOf(): Promise<{ voters: readonly string[]; learners: readonly string[]; removed: readonly string[]; last: number; commit: number; term: number }> {
     const s = await LevelStorage.open({ dir, ...identity, voters: [] });
     try {
       const m = s.memory;
-      const log = new ConfigLog({ index: 0, config: { voters: [...s.voters], learners: [], removed: [] } }, 'n1');
+      // From the snapshot's configuration when there is one (a forced dir has), else the bootstrap one.
+      const md = m.snapshot().metadata;
+      const base = md.index > 0 ? { index: md.configIndex ?? 0, config: { voters: [...md.voters], learners: [...(md.learners ?? [])], removed: [...(md.removed ?? [])] } } : { index: 0, config: { voters: [...s.voters], learners: [], removed: [] } };
+      const log = new ConfigLog(base, 'n1');
       if (m.lastIndex() >= m.firstIndex()) log.appended(m.entries(m.firstIndex(), m.lastIndex() + 1));
       return { ...log.current().config, last: m.lastIndex(), commit: m.hardState().commit, term: m.hardState().term };
     } finally {
@@ -148,19 +180,36 @@ describe('--force-new-cluster on a data dir', () => {
     }
   }
 
-  it('appends one removal per member in a new term, keeps the whole log, is one-shot, and refuses what it must not do', async () => {
+  it('moves the whole log (committed or not) to a snapshot at last + bump, appends one removal per member in a new term, is one-shot, and refuses what it must not do', async () => {
     const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
-    const data = new TextEncoder().encode('x');
-    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 3 }, entries: [1, 2, 3, 4, 5].map((index) => ({ index, term: 2, data })) });
+    // 1 Grant (lease 1), 2 Acquire db (token 2·1024), 3 Tick, 4 Grant (lease 4), 5 Tick: only 3 known committed.
+    const cmds: Command[] = [
+      { type: 'Grant', ttlMs: 60_000, marginMs: 0 },
+      { type: 'Acquire', name: 'db', leaseId: 1, wait: false },
+      { type: 'Tick', elapsedMs: 100, marginMs: 0, renewed: [] },
+      { type: 'Grant', ttlMs: 60_000, marginMs: 0 },
+      { type: 'Tick', elapsedMs: 100, marginMs: 0, renewed: [] },
+    ];
+    const log = cmds.map((c, i) => ({ index: i + 1, term: 2, data: encodeCommand(c) }));
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 3 }, entries: log });
     await s.close();
 
     const forced = await forceNewCluster(opts());
-    expect(forced).to.deep.include({ kind: 'forced', removed: ['n2', 'n3'], first: 6, last: 7, term: 3, storedCommit: 3 });
-    expect(await configOf()).to.deep.include({ voters: ['n1'], learners: [], removed: ['n2', 'n3'], last: 7, commit: 3, term: 3 });
+    expect(forced).to.deep.include({ kind: 'forced', removed: ['n2', 'n3'], first: 106, last: 107, term: 3, storedCommit: 3, survivorLast: 5, snapshotIndex: 105 });
+    expect(await configOf()).to.deep.include({ voters: ['n1'], learners: [], removed: ['n2', 'n3'], last: 107, commit: 105, term: 3 });
 
     // The real driver loop on the forced log: n1 elects itself alone and commits everything it holds.
     const opened = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
     try {
+      const snap = opened.memory.snapshot();
+      expect(snap.metadata).to.deep.include({ index: 105, term: 3, voters: ['n1', 'n2', 'n3'] });
+      expect(opened.memory.firstIndex()).to.equal(106); // the old entries are gone
+      // The state is all five entries' (the uncommitted lease 4 included), as of 105, on the clock of entry 5.
+      const sm = LockStateMachine.fromSnapshot(snap.data);
+      expect(sm.appliedIndex).to.equal(105);
+      expect(sm.now).to.equal(200);
+      expect(sm.inspectLock('db')).to.deep.include({ held: true, token: firstTokenOf(2) });
+      expect(sm.listLeases().map((l) => l.leaseId)).to.deep.equal([1, 4]);
       const applied: number[] = [];
       const { loop, run } = harnessLoop({ id: 'n1', voters: opened.voters, memory: opened.memory, preVote: true });
       loop.onApplied((e) => applied.push(e.index));
@@ -170,25 +219,30 @@ describe('--force-new-cluster on a data dir', () => {
       }
       run();
       expect(loop.isLeader()).to.equal(true);
-      expect(loop.status()).to.deep.include({ term: 4, commit: 8, voters: ['n1'], removed: ['n2', 'n3'] });
-      expect(applied).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(loop.status()).to.deep.include({ term: 4, commit: 108, voters: ['n1'], removed: ['n2', 'n3'] });
+      expect(applied).to.deep.equal([106, 107, 108]);
+      // A grant after the force: its lease id and token are past last + bump, so above anything
+      // the old cluster issued at indexes 6..105 that this node never saw.
+      sm.apply({ index: 109, term: 4, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) });
+      const out = sm.apply({ index: 110, term: 4, data: encodeCommand({ type: 'Acquire', name: 'other', leaseId: 109, wait: false }) });
+      expect(out.result).to.deep.include({ ok: true, token: firstTokenOf(110) });
     } finally {
       await opened.close();
     }
 
     // Again with the flag left on: nothing to do while n1 is alone.
-    expect(await forceNewCluster(opts())).to.deep.include({ kind: 'alone', configIndex: 7 });
-    // Members added since (n4 as a voter at entry 8): a leftover flag is refused...
+    expect(await forceNewCluster(opts())).to.deep.include({ kind: 'alone', configIndex: 107 });
+    // Members added since (n4 as a voter at entry 108): a leftover flag is refused...
     const s2 = await LevelStorage.open({ dir, ...identity, voters: [] });
     const after: Configuration = applyChange({ voters: ['n1'], learners: [], removed: ['n2', 'n3'] }, { op: 'addVoter', node: 'n4' });
-    await s2.persist({ hardState: { term: 4, vote: 'n1', commit: 8 }, entries: [{ index: 8, term: 4, type: 'config', data: encodeConfigEntry({ change: { op: 'addVoter', node: 'n4' }, config: after }) }] });
+    await s2.persist({ hardState: { term: 4, vote: 'n1', commit: 108 }, entries: [{ index: 108, term: 4, type: 'config', data: encodeConfigEntry({ change: { op: 'addVoter', node: 'n4' }, config: after }) }] });
     await s2.close();
     const refused = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e);
     expect(refused).to.be.instanceOf(DataDirError);
     expect((refused as Error).message).to.match(/forced into a new cluster already .* --force-new-cluster-again/);
     expect((await configOf()).voters).to.deep.equal(['n1', 'n4']);
     // ...unless the operator says again.
-    expect(await forceNewCluster(opts(true))).to.deep.include({ kind: 'forced', removed: ['n4'], first: 9, last: 9, term: 5 });
+    expect(await forceNewCluster(opts(true))).to.deep.include({ kind: 'forced', removed: ['n4'], survivorLast: 108, snapshotIndex: 208, first: 209, last: 209, term: 5 });
     expect((await configOf()).voters).to.deep.equal(['n1']);
   });
 
@@ -203,5 +257,15 @@ describe('--force-new-cluster on a data dir', () => {
     await s.close();
     const e2 = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e as Error);
     expect(e2?.message).to.match(/n1 was removed from the cluster/);
+  });
+
+  it('refuses a bump that would carry the log past the last index that can mint a token, and leaves the dir as it was', async () => {
+    const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
+    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 1 }, entries: [{ index: 1, term: 2, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) }] });
+    await s.close();
+    const e = await forceNewCluster({ ...opts(), bump: MAX_TOKEN_INDEX }).then(() => undefined, (x: unknown) => x as Error);
+    expect(e).to.be.instanceOf(DataDirError);
+    expect(e?.message).to.match(/--bump-index \d+: the log would reach \d+, past the last index that can mint a fencing token/);
+    expect(await configOf()).to.deep.include({ voters: ['n1', 'n2', 'n3'], last: 1, commit: 1, term: 2 });
   });
 });

@@ -103,7 +103,10 @@ describe('lockctl log dump', function () {
     const last = entries.filter((e) => e.type === 'FenceWrite').at(-1)!;
     expect(last.command).to.match(/^key=dump\/row value="last" \(4 bytes\) token=\d+ requestId=/);
     expect(entries.some((e) => e.type === 'Release' && e.command.startsWith('name=dump/lock '))).to.equal(true);
-    expect(r.stdout).to.match(new RegExp(`^entries ${entries[0].index}\\.\\.${entries.at(-1)!.index}: ${entries.length} shown$`, 'm'));
+    const end = entries.at(-1)!;
+    expect(r.stdout).to.match(
+      new RegExp(`^entries ${entries[0].index}\\.\\.${end.index}: ${entries.length} shown; the log ends at term ${end.term}, index ${end.index}$`, 'm'),
+    );
   });
 
   it('--type keeps one kind of entry (any case); --from starts at an index', async () => {
@@ -130,6 +133,10 @@ describe('lockctl log dump', function () {
     const releases = docs.filter((d) => d.type === 'Release');
     expect(releases.length).to.be.above(0);
     expect(releases[0].command).to.deep.include({ name: 'dump/lock' });
+    // The summary says where the log ends as the up-to-date rule compares logs: (last term, last index).
+    const all = rows((await lockctl(['log', 'dump', '--data-dir', dir])).stdout);
+    const summary = docs.at(-1)!;
+    expect(summary).to.deep.include({ last: all.at(-1)!.index, lastTerm: all.at(-1)!.term, logEnd: { term: all.at(-1)!.term, index: all.at(-1)!.index } });
   });
 
   it('refuses a running node\'s data dir, and leaves it alone', async () => {

@@ -1,7 +1,7 @@
 // `lockctl log dump --data-dir DIR [--from INDEX] [--type T]`: a stopped node's data dir for people,
 // in the spirit of etcd-dump-logs — whose dir it is, its hard state, its snapshot's summary (index,
 // term, configuration, what the state holds) and its log entries decoded (index, term, type,
-// command). It reads through src/lockd/storage, which refuses a running node's dir (LevelDB's lock)
+// command), and where the log ends (last term, last index: the up-to-date rule). It reads through src/lockd/storage, which refuses a running node's dir (LevelDB's lock)
 // and anything that is not a lockd data dir; exit 1 then, with the reason.
 import type { ToolIo } from '../../../client/lockctl/tools.js';
 import type { Entry, Snapshot } from '../../../raft/types.js';
@@ -45,10 +45,12 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
     let shown = 0;
     let first: number | undefined;
     let last: number | undefined;
+    let lastTerm: number | undefined;
     for await (const e of reader.entries(opts.from ?? 1)) {
       if (closed) break;
       first ??= e.index;
       last = e.index;
+      lastTerm = e.term;
       const d = decodeEntry(e);
       if (type !== undefined && d.type !== type) continue;
       shown++;
@@ -56,7 +58,12 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
     }
     const range = first === undefined ? 'no entries' : `entries ${first}..${last}`;
     const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`].filter(Boolean).join(', ');
-    out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown`, { shown, first: first ?? null, last: last ?? null });
+    // Where the log ends, as Raft's up-to-date rule compares logs (last term first, then last
+    // index): what picks the survivor for --force-new-cluster. With no entries it ends at the
+    // snapshot; unknown when --from skipped past every entry.
+    const end = last !== undefined && lastTerm !== undefined ? { term: lastTerm, index: last } : opts.from === undefined ? { term: snapshot?.metadata.term ?? 0, index: snapshot?.metadata.index ?? 0 } : undefined;
+    const ends = end ? `; the log ends at term ${end.term}, index ${end.index}` : '';
+    out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown${ends}`, { shown, first: first ?? null, last: last ?? null, lastTerm: lastTerm ?? null, logEnd: end ?? null });
     return 0;
   } catch (e) {
     if (!(e instanceof DataDirError)) throw e;

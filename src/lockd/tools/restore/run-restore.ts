@@ -12,20 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, NODE_ID_PATTERN, parsePeers } from '../../node/config.js';
-import { MAX_TOKEN_INDEX, SNAPSHOT_FORMAT_VERSION, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
+import { ConfigError, NODE_ID_PATTERN, parseBumpIndex, parsePeers } from '../../node/config.js';
+import { DEFAULT_BUMP, MAX_TOKEN_INDEX, SNAPSHOT_FORMAT_VERSION, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, clusterFingerprint, decodeBackup } from '../../storage/backup-file.js';
-import { DataDirError, LevelStorage, makeDataDirPrivate } from '../../storage/index.js';
+import { DataDirError, LevelStorage, clearRestoring, makeDataDirPrivate, markRestoring } from '../../storage/index.js';
 
-/**
- * How far past the backup the restored log starts, by default. A token names its granting entry
- * (index × 1024 + ordinal): the old cluster may have granted locks after the backup was taken, and
- * the restored cluster must never hand out those tokens again. 10^9 entries is years of a busy
- * cluster's Ticks (10 a second) and days at full write load; the index space (2^43) holds ~8,800
- * restores of it. Pass more when the old cluster ran further (its last commit index minus the
- * backup's, from lockctl status or lockd_raft_commit_index).
- */
-export const DEFAULT_BUMP = 1_000_000_000;
+/** How far past the backup the restored log starts, by default: state-machine/rebase.ts says why. */
+export { DEFAULT_BUMP };
 
 const USAGE = 'usage: lockd restore --from BACKUP --data-dir DIR --id ID --peers ID=PEER_HOST:PORT,... --cluster-id-file FILE [--bump-index N]';
 
@@ -81,9 +74,7 @@ async function restore(argv: readonly string[]): Promise<string> {
   if (!peers.has(id)) throw new ConfigError(`--peers must include this node (${id})`);
   if (peers.size % 2 === 0) throw new ConfigError(`--peers names ${peers.size} voters: a new cluster needs an odd number (3 or 5) so a majority survives a failure`);
   const idFile = required('cluster-id-file');
-  const bumpRaw = typeof values['bump-index'] === 'string' ? values['bump-index'] : undefined;
-  const bump = bumpRaw === undefined ? DEFAULT_BUMP : Number(bumpRaw);
-  if (!Number.isSafeInteger(bump) || bump < 0 || !/^\d+$/.test(bumpRaw ?? '0')) throw new ConfigError(`--bump-index must be an integer ≥ 0, got "${bumpRaw}"`);
+  const bump = parseBumpIndex(typeof values['bump-index'] === 'string' ? values['bump-index'] : undefined);
 
   // The backup: checksum, header, and the state as a node would restore it (decode, invariant sweep).
   let size: number;
@@ -111,8 +102,10 @@ async function restore(argv: readonly string[]): Promise<string> {
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0))
     throw new Refusal(`--data-dir ${dir} exists and is not an empty directory: restore makes a new data dir and never writes over one`);
   makeDataDirPrivate(dir);
+  // Marked until complete: an interrupted restore must not leave a dir that boots as an empty cluster.
+  markRestoring(dir);
   const voters = [...peers.keys()].sort();
-  const storage = await LevelStorage.open({ dir, clusterId, nodeId: id, voters });
+  const storage = await LevelStorage.open({ dir, clusterId, nodeId: id, voters, restoring: true });
   try {
     if (!storage.created) throw new Refusal(`--data-dir ${dir} already held a data dir`);
     await storage.persist({
@@ -124,6 +117,7 @@ async function restore(argv: readonly string[]): Promise<string> {
   } finally {
     await storage.close();
   }
+  clearRestoring(dir); // persist() synced the snapshot and hard state: the dir is complete (the address book is --peers again at start)
   const lines = [
     `restored ${from} into ${dir}: node ${id} of a new cluster (voters ${voters.join(', ')}; cluster id in ${idFile})`,
     `  backup: index ${header.index} (term ${header.term}) taken by ${header.takenBy} at ${header.takenAt}, from voters ${header.voters.join(', ')}`,

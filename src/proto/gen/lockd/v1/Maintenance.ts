@@ -30,8 +30,9 @@ export interface MaintenanceClient extends grpc.Client {
    * `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
    * (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
    * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
-   * client reads (flow control): one that stops reading holds its stream, and the node one copy of
-   * the state, until it reads on, cancels or its deadline passes — set a deadline.
+   * client reads (flow control); the leader ends it with DEADLINE_EXCEEDED, freeing its slot and
+   * its copy of the state, when the client reads nothing for 30 s or the stream runs past its
+   * deadline or 10 minutes — retry then.
    */
   Snapshot(argument: _lockd_v1_SnapshotRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
   Snapshot(argument: _lockd_v1_SnapshotRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
@@ -52,8 +53,9 @@ export interface MaintenanceClient extends grpc.Client {
    * `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
    * (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
    * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
-   * client reads (flow control): one that stops reading holds its stream, and the node one copy of
-   * the state, until it reads on, cancels or its deadline passes — set a deadline.
+   * client reads (flow control); the leader ends it with DEADLINE_EXCEEDED, freeing its slot and
+   * its copy of the state, when the client reads nothing for 30 s or the stream runs past its
+   * deadline or 10 minutes — retry then.
    */
   snapshot(argument: _lockd_v1_SnapshotRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
   snapshot(argument: _lockd_v1_SnapshotRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_lockd_v1_SnapshotChunk__Output>;
@@ -85,8 +87,9 @@ export interface MaintenanceHandlers extends grpc.UntypedServiceImplementation {
    * `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
    * (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
    * RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
-   * client reads (flow control): one that stops reading holds its stream, and the node one copy of
-   * the state, until it reads on, cancels or its deadline passes — set a deadline.
+   * client reads (flow control); the leader ends it with DEADLINE_EXCEEDED, freeing its slot and
+   * its copy of the state, when the client reads nothing for 30 s or the stream runs past its
+   * deadline or 10 minutes — retry then.
    */
   Snapshot: grpc.handleServerStreamingCall<_lockd_v1_SnapshotRequest__Output, _lockd_v1_SnapshotChunk>;
   
