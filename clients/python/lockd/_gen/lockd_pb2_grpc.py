@@ -1661,8 +1661,9 @@ class MaintenanceServicer(object):
         `lockd-leader` trailer): call the leader. A leader that cannot confirm its leadership in time
         (no quorum): UNAVAILABLE. More than 2 backups streaming from one node at once:
         RESOURCE_EXHAUSTED (retry later). PERMISSION_DENIED as above. The stream goes as fast as the
-        client reads (flow control): one that stops reading holds its stream, and the node one copy of
-        the state, until it reads on, cancels or its deadline passes — set a deadline.
+        client reads (flow control); the leader ends it with DEADLINE_EXCEEDED, freeing its slot and
+        its copy of the state, when the client reads nothing for 30 s or the stream runs past its
+        deadline or 10 minutes — retry then.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
