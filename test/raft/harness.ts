@@ -133,3 +133,14 @@ export class TestCluster {
 }
 
 export const text = (e: Entry): string => new TextDecoder().decode(e.data);
+
+/** Entries written as "1@1 2@2 3..5@3" (index@term, a range shares its term), data "e<index>" (3 bytes below 10). */
+export function ents(s: string): Entry[] {
+  const out: Entry[] = [];
+  for (const p of s.split(' ').filter(Boolean)) {
+    const m = /^(\d+)(?:\.\.(\d+))?@(\d+)$/.exec(p);
+    if (!m) throw new Error(`ents: ${JSON.stringify(p)} is not index@term or a..b@term`);
+    for (let i = Number(m[1]); i <= Number(m[2] ?? m[1]); i++) out.push({ index: i, term: Number(m[3]), data: new TextEncoder().encode(`e${i}`) });
+  }
+  return out;
+}

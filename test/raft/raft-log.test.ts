@@ -5,18 +5,8 @@ import { expect } from 'chai';
 import { MemoryStorage } from '../../src/raft/memory-storage.js';
 import { RaftLog } from '../../src/raft/raft-log.js';
 import { CompactedError, InvariantError, type Entry } from '../../src/raft/types.js';
-import { seededRandom } from './harness.js';
+import { ents, seededRandom } from './harness.js';
 
-const enc = (s: string) => new TextEncoder().encode(s);
-/** "1@1 2@2 3..5@3" → entries, data "e<index>" (3 bytes below 10). */
-function ents(s: string): Entry[] {
-  const out: Entry[] = [];
-  for (const p of s.split(' ').filter(Boolean)) {
-    const m = /^(\d+)(?:\.\.(\d+))?@(\d+)$/.exec(p)!;
-    for (let i = Number(m[1]); i <= Number(m[2] ?? m[1]); i++) out.push({ index: i, term: Number(m[3]), data: enc(`e${i}`) });
-  }
-  return out;
-}
 const show = (es: readonly Entry[]) => es.map((e) => `${e.index}@${e.term}`).join(' ');
 
 interface Shape {

@@ -4,20 +4,12 @@
 // leader, PreVote), what an AppendEntries receiver answers (accept, reject, the conflict hint), and
 // when a leader hands over.
 import { expect } from 'chai';
-import { ConfChangeError, MemoryStorage, RaftNode, message, type Entry, type Message, type MessageType, type NodeId, type RaftConfig } from '../../src/raft/index.js';
-import { TestCluster, seededRandom } from './harness.js';
-import { fmtMessage } from './transcript.js';
+import { ConfChangeError, MemoryStorage, RaftNode, message, type Message, type MessageType, type NodeId, type RaftConfig } from '../../src/raft/index.js';
+import { TestCluster, ents, seededRandom } from './harness.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
-/** "1@1 2..4@2" → entries, data "e<index>". */
-function ents(s: string): Entry[] {
-  const out: Entry[] = [];
-  for (const p of s.split(' ').filter(Boolean)) {
-    const m = /^(\d+)(?:\.\.(\d+))?@(\d+)$/.exec(p)!;
-    for (let i = Number(m[1]); i <= Number(m[2] ?? m[1]); i++) out.push({ index: i, term: Number(m[3]), data: enc(`e${i}`) });
-  }
-  return out;
-}
+import { fmtMessage } from './transcript.js';
+
 const at = (s: string): { index: number; logTerm: number } => {
   const [index, logTerm] = s.split('@').map(Number);
   return { index, logTerm };
