@@ -46,7 +46,18 @@ export type RecipeReq =
   /** A third party's CancelWait(name, lease, abandoned_at_index = an index it read from a QUEUED event), without the waiter's request id. */
   | { readonly t: 'cancelWait'; readonly name: string; readonly lease: number; readonly index: number }
   /** One KeepAlive on a fresh stream (ttlMs: the leases' TTL). */
-  | { readonly t: 'keepAlive'; readonly lease: number; readonly ttlMs: number };
+  | { readonly t: 'keepAlive'; readonly lease: number; readonly ttlMs: number }
+  /** Fence.Read(key): the value and token of the last write the model accepted. */
+  | { readonly t: 'fenceRead'; readonly key: string }
+  /**
+   * A request the proto says is refused whole (INVALID_ARGUMENT, nothing changed): a string field
+   * that is not UTF-8 on the wire, or a 64-bit number past 2^53 (sent as a decimal string so it
+   * reaches the wire exactly). rpc: the unary method; body: its request message; tag: the coverage tag.
+   */
+  | { readonly t: 'invalid'; readonly rpc: InvalidRpc; readonly body: Record<string, unknown>; readonly tag: string; readonly after: readonly RecipeReq[] };
+
+/** The unary methods an `invalid` request is sent to (KeepAlive: one message on a fresh stream). */
+export type InvalidRpc = 'Lease.Grant' | 'Lease.Revoke' | 'Lease.KeepAlive' | 'Lock.Acquire' | 'Lock.Release' | 'Lock.SetPermits' | 'Lock.CancelWait' | 'Fence.Write' | 'Election.Campaign' | 'Election.Proclaim';
 
 /** A change the proto says Lock.Observe shows (token: the grant's, 0 for none, undefined: not compared). */
 export interface ExpectedEvent {
@@ -268,6 +279,14 @@ export class RecipeModel {
       case 'keepAlive':
         if (!this.leases.has(req.lease)) this.tag('keepalive of an ended lease');
         return ok({ ttlMs: this.leases.has(req.lease) ? { min: 1, max: req.ttlMs } : 0 });
+      case 'fenceRead': {
+        const t = this.fenced.get(req.key);
+        return ok({ value: t === undefined ? '' : `t${t}`, fencingToken: t ?? 0 });
+      }
+      case 'invalid':
+        // Refused before anything reads it: no lock, lease, wait, key or value changes.
+        this.tag(req.tag);
+        return fail(CODE.INVALID_ARGUMENT);
     }
   }
 
@@ -302,6 +321,12 @@ export class RecipeModel {
   }
 
   /** An election's leader: the one exclusive holder of a mutex. */
+  /** The leadership Election.Observe must show last for `name` (undefined: nobody leads). */
+  leadership(name: string): { lease: number; token: number | undefined; value: string } | undefined {
+    const h = this.leaderOf(name);
+    return h ? { lease: h.lease, token: this.val(h.token), value: h.value } : undefined;
+  }
+
   private leaderOf(name: string): Holder | undefined {
     const l = this.locks.get(name);
     return l?.election ? l.holders[0] : undefined;
@@ -459,6 +484,8 @@ export class RecipeModel {
     }
     const previous = l.permits;
     const before = l.holders.length;
+    // Item 4's case: no waiter is granted, so only the PERMITS_CHANGED event shows the change.
+    if (permits !== previous && l.queue.length === 0) this.tag('setPermits changed with no waiters');
     l.permits = permits;
     if (permits !== previous) this.event(name, 'PERMITS_CHANGED', 0, 0);
     this.grantWaiters(name, l, resolves);

@@ -12,7 +12,7 @@
 // api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the length.
 import { Prng } from '../../sim/prng.js';
 import { ApiFixture } from './api-fixture.js';
-import { drawBurst, drawKinds, drawOp, type Op } from './recipe-ops.js';
+import { drawBurst, drawKinds, drawOp, NAMES, type Op, type OpBody } from './recipe-ops.js';
 import { runRecipes, type Coverage } from './recipe-runner.js';
 import { searchSeeds } from './property-search.js';
 import { SNAPSHOT_EVERY } from './recipe-pause.js';
@@ -30,10 +30,29 @@ function sequence(seed: number): Op[] {
     if (ops.length >= 5 && rnd.int(10) === 0) ops.push(...drawBurst(rnd, ops.length, kinds));
     else ops.push(drawOp(rnd, ops.length, kinds));
   }
-  // A follower is paused for a few ops and catches up by snapshot (drawn apart, so the requests of a
-  // seed are the same with or without it).
+  // A node — a follower, or in one seed of three the leader — is paused for a few ops and catches up
+  // by snapshot (drawn apart, so the other requests of a seed are the same with or without it). Just
+  // before it, a holder takes a name and a waiting call (an Acquire, or a Campaign on an election)
+  // goes to the node to be paused (via 4); just after, the holder's lease is revoked: the wait is
+  // decided while its node is paused (item 22.2b/2c), and must be answered after the catch-up.
   const world = new Prng(seed * 104_729 + 3);
-  ops.splice(5 + world.int(ops.length - 10), 0, { id: 10_000, via: 0, body: { k: 'pause', ops: 3 + world.int(8) } });
+  const at = 5 + world.int(ops.length - 10);
+  const n = world.int(NAMES);
+  const kind = kinds[n];
+  const holder = world.int(8);
+  const permits = kind.k === 'semaphore' ? kind.permits : 1;
+  const ask = (lease: number, wait: boolean): OpBody =>
+    kind.k === 'election' ? { k: 'campaign', name: n, lease: { live: lease }, value: 90 + lease } : { k: 'acquire', name: n, lease: { live: lease }, wait, permits, shared: false, odd: false, delay: false };
+  // A semaphore's holders fill it first, so the waiter waits.
+  const holders: Op[] = Array.from({ length: permits }, (_, i) => ({ id: 10_001 + i, via: world.int(4), body: ask(holder + i, false) }));
+  ops.splice(
+    at,
+    0,
+    ...holders,
+    { id: 10_010, via: 4, body: ask(holder + permits, true) },
+    { id: 10_000, via: 0, body: { k: 'pause', ops: 3 + world.int(8), leader: world.int(3) === 0 } },
+    { id: 10_011, via: world.int(3), body: { k: 'revoke', lease: { holderOf: n, k: 0 } } },
+  );
   return ops;
 }
 
@@ -101,6 +120,23 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
       'setPermits on an election refused',
       'invalid UTF-8 name refused',
       'follower caught up by snapshot',
+      // The sharper paths of items 22.1, 22.4, 22.6: the ended leadership acts on; SetPermits with
+      // nobody to grant (only PERMITS_CHANGED shows it); a grant handed to a waiter, cancelled by a third party.
+      'stale proclaim',
+      'stale resign',
+      'setPermits changed with no waiters',
+      'third-party cancel of a grant',
+      // Item 22.7 beyond names: each refused whole, and what it would have changed reads unchanged.
+      'invalid UTF-8 fence key refused',
+      'invalid UTF-8 request id refused',
+      'invalid UTF-8 election value refused',
+      'out-of-range 64-bit number refused',
+      // Item 22.2: the leader paused and deposed too; a wait decided while its node was paused; a
+      // KeepAlive stream on the paused node told its lease ended.
+      'leader caught up by snapshot',
+      'waiting call decided while its node was paused (follower)',
+      'waiting call decided while its node was paused (leader)',
+      'keepalive stream on a paused follower told ttl 0',
     ])
       if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
     if (inconclusive > (LAST - FIRST + 1) / 4) throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds were inconclusive three times: the cluster was not stable enough to test`);
