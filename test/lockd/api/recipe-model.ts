@@ -76,7 +76,8 @@ export interface EndedGrant {
   readonly token: number;
 }
 
-export type Answer = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly code: number };
+/** details: the server's message (diagnosis only, never compared). */
+export type Answer = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly code: number; readonly details?: string };
 
 export interface Expectation {
   readonly answer: Answer | 'pending';
@@ -158,9 +159,12 @@ export class RecipeModel {
     const cls = this.symCls.get(sym) ?? '';
     this.floors.set(cls, Math.max(this.floors.get(cls) ?? 0, value));
     const what = cls === 'lease' ? 'lease' : 'token';
-    const other = this.owners.get(`${what}:${value}`);
-    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants got one fencing token ${value} (a token names one grant)` : `two leases got one id ${value}`);
-    this.owners.set(`${what}:${value}`, sym);
+    // A token is unique per lock (proto: "no other grant of that lock ever had it"): one entry
+    // granting two locks gives both the same index × 1024 + 0. The class is the lock's.
+    const key = `${cls}:${value}`;
+    const other = this.owners.get(key);
+    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants of ${cls.slice('token:'.length)} got one fencing token ${value} (a token names one grant of its lock)` : `two leases got one id ${value}`);
+    this.owners.set(key, sym);
   }
   saw(value: number): void {
     this.maxSeen = Math.max(this.maxSeen, value);

@@ -103,7 +103,7 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
     if (r < 33) return { k: 'cancelWait', name, q: rnd.int(3) };
     if (r < 35) return { k: 'keepAlive', lease: rnd.int(2) ? { any: rnd.int(8) } : lease(name) };
     if (r < 36) return { k: 'badName', variant: rnd.int(2), lease: lease(name) };
-    if (r < 39) return { k: 'bad', what: BAD[rnd.int(BAD.length)], variant: rnd.int(60), name, lease: lease(name), token: token(name) };
+    if (r < 41) return { k: 'bad', what: BAD[rnd.int(BAD.length)], variant: rnd.int(60), name, lease: lease(name), token: token(name) };
     if (kind.k === 'election') {
       if (r < 50) return { k: 'campaign', name, lease: lease(name), value: rnd.int(100) };
       if (r < 62) return { k: 'leader', name };
@@ -142,6 +142,8 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
   if (kind.k === 'election') {
     // Three campaigners; the leader resigns and the next leads; the one that led acts on (stale Proclaim, Resign).
     for (let i = 0; i < 3; i++) out.push({ k: 'campaign', name, lease: { live: k + i }, value: i });
+    // A reader asking for the election, and SetPermits on it (both refused: one leader at most).
+    out.push(acquire(k + 3, true, 1), { k: 'setPermits', name, delta: 2 });
     out.push({ k: 'resign', name, token: { holder: name, k: 0 }, byLease: true }, ...cancel());
     out.push({ k: 'proclaim', name, token: { stale: 0 }, value: 50 + rnd.int(50) }, { k: 'resign', name, token: { stale: 0 }, byLease: true });
   } else if (kind.k === 'semaphore' || kind.k === 'mutex') {
@@ -431,7 +433,7 @@ async function answerOf(t: RecipeReq['t'], p: Promise<unknown>): Promise<Answer>
   } catch (e) {
     const code = (e as grpc.ServiceError).code;
     if (typeof code !== 'number') throw e;
-    return { ok: false, code };
+    return { ok: false, code, details: (e as grpc.ServiceError).details };
   }
 }
 

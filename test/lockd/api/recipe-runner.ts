@@ -62,6 +62,22 @@ interface Call {
   settled?: Answer;
   /** The node index it was sent to (3: the Session). */
   via?: number;
+  /**
+   * It waited on the leader through another node (a follower forwarded it, or the Session) when the
+   * leader was paused: the proto lets it end UNAVAILABLE (the leader could not be reached, or the
+   * session's leader stepped down: retry with the same request_id) — or answer as the model says.
+   */
+  forwarded?: boolean;
+}
+
+/** Waiting calls the model ended, or that ended UNAVAILABLE first, that the run no longer waits for. */
+interface Waits {
+  readonly waiting: Map<number, Call>;
+  /** Whether the model ending this call now must wait for the resume. */
+  readonly defer: (c: Call) => boolean;
+  readonly deferred: Deferred[];
+  /** Forwarded calls that ended UNAVAILABLE before the model ended them. */
+  readonly dropped: Set<number>;
 }
 
 export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: string, seen: Coverage): Promise<RunResult> {
@@ -80,6 +96,9 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   const waiting = new Map<number, Call>();
   const tokens: number[] = [];
   const log: string[] = [];
+  const t0 = Date.now();
+  /** Log lines carry the ms since the run began (what is slow shows in a replay). */
+  const say = (line: string) => log.push(`${String(Date.now() - t0).padStart(5)} ${line}`);
   // Every name's Lock.Observe, from the run's start, on a node the run never pauses (the leader,
   // whose stream does not lag, unless the pause stops the leader).
   const steady = f.cluster.nodes[pause.steadyIndex].id;
@@ -94,8 +113,10 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     [`${pause.id}`, await Promise.all(Array.from({ length: NAMES }, (_, n) => watchLeader(stubs[pause.index], nameOf(prefix, n))))],
   ] as const;
   const deferred: Deferred[] = [];
-  /** Whether the model ending this call now must wait for the resume: it went to the paused node. */
-  const defer = (c: Call): boolean => pause.paused && c.via === pause.index;
+  const dropped = new Set<number>();
+  /** Whether the model ending this call now must wait for the resume: it waits on the paused node. */
+  const defer = (c: Call): boolean => pause.paused && (c.via === pause.index || c.forwarded === true);
+  const w: Waits = { waiting, defer, deferred, dropped };
   let caughtUp = 0;
   /**
    * Each Election.Observe stream's last message is the leadership the model holds (proto: the
@@ -135,19 +156,28 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   /** Right after a catch-up by snapshot, before anything else changes: what it skipped shows at once. */
   const caughtUpNow = async (): Promise<void> => {
     caughtUp++;
+    say(`${pause.id} resumed and caught up by snapshot`);
     const what = `${pause.id}, which caught up by snapshot`;
-    await foldsAgree([[what, paused]]);
-    await leadersAgree([[what, leaderWatches[1][1]]], '');
-    const [broken, tag] = await pause.keepAliveSettled();
-    m.tags.set(tag, (m.tags.get(tag) ?? 0) + 1);
-    if (broken) throw new Mismatch(`promise broken — a KeepAlive stream is told its lease ended: ${broken}`);
-    // A waiting call the model ended meanwhile answers that now: its grant or its error, never silence.
+    // A waiting call the model ended meanwhile answers that now: its grant or its error, never
+    // silence (first: its answer binds the token the streams below must show).
     for (const d of deferred.splice(0)) {
       const got = await within(d.call.answer, END_MS);
       if (!got) throw new Mismatch(`waiting call #${d.cid} on ${what}, which the model ended with ${show(d.want, m)} after #${d.by} while ${pause.id} was paused, had no answer ${END_MS} ms after the catch-up`);
+      if (d.call.forwarded && !got.ok && got.code === UNAVAILABLE) {
+        say(`waiting call #${d.cid}, forwarded to the deposed leader, → ${show(got)}`);
+        m.tags.set('forwarded wait ended UNAVAILABLE by a leader pause', (m.tags.get('forwarded wait ended UNAVAILABLE by a leader pause') ?? 0) + 1);
+        continue;
+      }
       check(m, `waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by})`, d.want, got, d.floor, log, tokens, d.call.req);
-      m.tags.set(`waiting call decided while its node was paused (${pause.leader ? 'leader' : 'follower'})`, (m.tags.get(`waiting call decided while its node was paused (${pause.leader ? 'leader' : 'follower'})`) ?? 0) + 1);
+      const tag = `waiting call decided while its node was paused (${pause.leader ? 'leader' : 'follower'})`;
+      m.tags.set(tag, (m.tags.get(tag) ?? 0) + 1);
     }
+    await foldsAgree([[what, paused]]);
+    await leadersAgree([[what, leaderWatches[1][1]]], '');
+    const [broken, tag] = await pause.keepAliveSettled();
+    say(`checked what ${pause.id} serves: ${tag}`);
+    m.tags.set(tag, (m.tags.get(tag) ?? 0) + 1);
+    if (broken) throw new Mismatch(`promise broken — a KeepAlive stream is told its lease ended: ${broken}`);
   };
   const saw = {
     tokens,
@@ -157,12 +187,11 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   try {
     for (const op of ops) {
       if (op.body.k === 'pause') {
-        // Not the leader while a call waits on the Session it serves: that stream ends UNAVAILABLE when
-        // the leader is deposed (a run about something else). A call waiting on the node paused is
-        // the point: the model's answer for it is checked once the node has caught up.
-        const busy = pause.leader && [...waiting.values()].some((c) => c.via === 3);
-        log.push(`#${op.id} pause ${pause.id} for ${op.body.ops} ops${pause.paused || busy ? ' (skipped)' : ''}`);
-        if (pause.paused || busy) continue;
+        say(`#${op.id} pause ${pause.id} for ${op.body.ops} ops${pause.paused ? ' (skipped)' : ''}`);
+        if (pause.paused) continue;
+        // Waiting calls on the node paused are the point: the model's answer for each is checked
+        // once the node has caught up (calls forwarded to a paused leader may end UNAVAILABLE instead).
+        if (pause.leader) for (const c of waiting.values()) if (c.via !== pause.index) c.forwarded = true;
         const why = await pause.pause(op.body.ops);
         if (why) throw new Inconclusive(why);
         continue;
@@ -171,11 +200,11 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       // A second waiting call on a wait already queued: nothing shows when its entry applies, so the
       // next op could overtake it. Not sent.
       const skip = !req || ((req.t === 'acquire' || req.t === 'campaign') && waits(req) && m.isWaiting(req.lease, req.name));
-      log.push(`#${op.id} via ${op.via === 3 ? 'session' : op.via === 4 ? `${pause.id} (to be paused)` : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
+      say(`#${op.id} via ${op.via === 3 ? 'session' : op.via === 4 ? `${pause.id} (to be paused)` : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
       if (skip) continue;
-      await step(m, to(op.via, req), req, op.id, waiting, log, tokens, events, defer, deferred);
+      await step(m, to(op.via, req), req, op.id, w, log, tokens, events);
       // A refused request changed nothing: read what it would have changed (each checked against the model).
-      if (req.t === 'invalid') for (const r of req.after) await step(m, to(op.via, r), r, op.id, waiting, log, tokens, events, defer, deferred);
+      if (req.t === 'invalid') for (const r of req.after) await step(m, to(op.via, r), r, op.id, w, log, tokens, events);
       const call = waiting.get(op.id);
       if (call) call.via = target(op.via, req);
       const resumed = pause.paused;
@@ -190,7 +219,7 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       if (why) throw new Inconclusive(why);
       await caughtUpNow();
     }
-    for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, waiting, log, tokens, events, defer, deferred);
+    for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, w, log, tokens, events);
     // Every change of holders, mode, permits or leader is an event (the leader's stream may still be
     // delivering the last ones: wait for them, bounded).
     let missing = missingEvents(m, events);
@@ -204,7 +233,10 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
     return { kind: 'pass' };
   } catch (e) {
-    if (e instanceof Inconclusive) return { kind: 'inconclusive', why: e.message };
+    if (e instanceof Inconclusive) {
+      if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
+      return { kind: 'inconclusive', why: e.message };
+    }
     if (e instanceof Mismatch) return { kind: 'fail', why: e.message, log };
     throw e;
   } finally {
@@ -217,7 +249,8 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   }
 }
 
-async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, waiting: Map<number, Call>, log: string[], tokens: number[], events: Events, defer: (c: Call) => boolean, deferred: Deferred[]): Promise<void> {
+async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, w: Waits, log: string[], tokens: number[], events: Events): Promise<void> {
+  const { waiting, defer, deferred, dropped } = w;
   const floor = m.floorsNow();
   // Whether the caller acts with a grant that has ended (a stale actor), as of before this request.
   const stale = 'grant' in req && req.grant !== undefined && !m.holds(req.name, req.grant);
@@ -246,6 +279,7 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
   }
   for (const [cid, want] of exp.resolves) {
     const c = waiting.get(cid);
+    if (!c && dropped.delete(cid)) continue;
     if (!c) throw new Error(`model: call #${cid} is not waiting`);
     waiting.delete(cid);
     if (defer(c)) {
@@ -260,13 +294,19 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
   m.adopt();
   for (const [cid, c] of waiting)
     if (c.settled) {
-      if (!c.settled.ok && c.settled.code === UNAVAILABLE) throw new Inconclusive(`waiting call #${cid}: UNAVAILABLE`);
+      if (c.forwarded && !c.settled.ok && c.settled.code === UNAVAILABLE) {
+        // Its leader was paused: the call ended, its wait on the server goes on (the model's).
+        waiting.delete(cid);
+        dropped.add(cid);
+        continue;
+      }
+      if (!c.settled.ok && c.settled.code === UNAVAILABLE) throw new Inconclusive(`waiting call #${cid}: ${show(c.settled)}`);
       throw new Mismatch(`waiting call #${cid} answered ${show(c.settled)}, but the model says it still waits (after #${id})`);
     }
 }
 
 function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: (f: Fresh) => number, log: string[], tokens: number[], req?: RecipeReq): void {
-  if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: UNAVAILABLE`);
+  if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: ${show(got)}`);
   log.push(`   ${what} → ${show(got)}`);
   // A server whose AcquireResponse has no `shared` (older code): an answer in the mode asked states
   // it; one in another mode (a retry after a downgrade) must say so, and cannot.
@@ -291,7 +331,7 @@ function see(m: RecipeModel, v: unknown, tokens: number[], key = ''): void {
 }
 
 function show(a: Answer, m?: RecipeModel): string {
-  if (!a.ok) return `error code ${a.code}`;
+  if (!a.ok) return `error code ${a.code}${a.details ? ` (${a.details})` : ''}`;
   return JSON.stringify(a.body, (_k, v: unknown) => (isFresh(v) ? (m?.val(v) ?? '<new>') : isRange(v) ? `<${v.min}..${v.max}>` : v));
 }
 
