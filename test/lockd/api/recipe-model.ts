@@ -26,7 +26,7 @@ const TOLERATE_SHARED_TOKENS = process.env.LOCKD_PROP_SHARED_TOKENS === '1';
 const REMAINING: Range = { min: 1, max: MAX_DELAY_MS };
 const SOMETIME: Range = { min: 1, max: Number.MAX_SAFE_INTEGER };
 
-export const CODE = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9 } as const;
+export const CODE = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, ABORTED: 10 } as const;
 
 export type RecipeReq =
   | { readonly t: 'grant' }
@@ -267,7 +267,8 @@ export class RecipeModel {
       case 'proclaim': {
         const h = this.leaderOf(req.name);
         if (req.grant !== undefined && !this.holds(req.name, req.grant)) this.tag('stale proclaim');
-        if (!h || !this.names(h, req)) return fail(CODE.FAILED_PRECONDITION);
+        // The whole key: its token and its lease_id (proto: Proclaim's key must name the leader's lease and token).
+        if (!h || !this.names(h, req) || h.lease !== req.lease) return fail(CODE.FAILED_PRECONDITION);
         h.value = req.value;
         this.event(req.name, 'PROCLAIMED', h.lease, h.token);
         this.tag('proclaimed');
@@ -325,6 +326,22 @@ export class RecipeModel {
   }
 
   /** An election's leader: the one exclusive holder of a mutex. */
+  /**
+   * How a waiting call the model granted (answered `granted`) is settled from the state now, as a
+   * node that catches up by a snapshot of this state does (proto, Lock.Acquire): a grant that still
+   * holds is answered; a lease ended, NOT_FOUND; a live lease whose grant has ended asks again as a
+   * retry with its request_id: an Acquire answers grant_ended, a Campaign ABORTED.
+   */
+  settleAnswer(req: RecipeReq, granted: Answer): Answer {
+    if (!granted.ok || (req.t !== 'acquire' && req.t !== 'campaign')) return granted;
+    if (!this.leases.has(req.lease)) return fail(CODE.NOT_FOUND);
+    const token = (req.t === 'campaign' ? (granted.body.leader as { fencingToken: Fresh }).fencingToken : granted.body.fencingToken) as Fresh;
+    if (this.holds(req.name, token.fresh)) return granted;
+    if (req.t === 'campaign') return fail(CODE.ABORTED);
+    const l = this.locks.get(req.name);
+    return ok({ acquired: false, fencingToken: 0, holderLeaseId: l?.holders[0]?.lease ?? 0, grantEnded: true, endedFencingToken: token, lockDelayRemainingMs: l?.delayed ? REMAINING : 0, shared: false });
+  }
+
   /** The leadership Election.Observe must show last for `name` (undefined: nobody leads). */
   leadership(name: string): { lease: number; token: number | undefined; value: string } | undefined {
     const h = this.leaderOf(name);
