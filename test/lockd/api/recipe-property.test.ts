@@ -5,11 +5,26 @@
 // against a plain reference model (recipe-model.ts: holders and a FIFO queue per name). Names are
 // also used as other recipes than their own (mixed recipes), and stale actors keep acting after
 // their grant or lease ended (recipe-ops.ts); recipe-checks.ts checks the proto's promises on the
-// answers and on every name's Lock.Observe events. In each sequence a follower is paused for a few
-// ops and catches up by snapshot (recipe-pause.ts): its Observe streams must then add up to every
-// lock's holders (found from seed 1 with the snapshot's RESYNC taken out: 14 of seeds 1–32). A failing
-// sequence is shrunk and printed with its seed. The mutex's request-id and CancelWait semantics are
-// api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the length.
+// answers and on every name's Lock.Observe events. Requests the proto refuses whole (a fence key,
+// request id or election value that is not UTF-8; a 64-bit id or token past 2^53) must be
+// INVALID_ARGUMENT, and the Inspect, Leader and Fence.Read after them show nothing changed. In each
+// sequence a node — a follower in odd seeds, the leader (deposed) in even ones — is paused for a
+// few ops and catches up by snapshot (recipe-pause.ts), with a wait on it decided meanwhile: its
+// Lock.Observe streams must then add up to every lock's holders, its Election.Observe show the
+// current leadership, its KeepAlive stream hear that its lease ended, the wait answer what the
+// restored state says. A failing sequence is shrunk and printed with its seed. The mutex's
+// request-id and CancelWait semantics are api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other
+// seeds; LOCKD_PROP_OPS sets the length.
+//
+// What it catches (LOCKD_PROP_SURVEY=1, seeds 1–16, each break made by hand and undone; 2026-12-02):
+// the snapshot's RESYNC taken out, 14 of seeds 1–32 (e008ec1); Proclaim accepting any token, 5/16;
+// no UTF-8 check of Fence.Write's key, 5/16; of request ids, 2/16; of election values, 6/16; ids
+// past 2^53 accepted (isInteger for isSafeInteger), seed 5 (then a node exited and the survey
+// stopped: 1 of the 6 run); Election.Observe not resent on a snapshot install, 2/16; waits not
+// settled on a snapshot install, 3/16; PERMITS_CHANGED only with waiters, 6/16; a lease's end not
+// sent to its KeepAlive streams, 8/16 (every odd seed: the paused follower). Not caught:
+// KeepAlive streams not settled on a snapshot install (0/16) — unreachable here: a follower's stream
+// is the leader's (proxied), and a deposed leader ends its streams UNAVAILABLE before it installs.
 import { Prng } from '../../sim/prng.js';
 import { ApiFixture } from './api-fixture.js';
 import { drawBurst, drawKinds, drawOp, NAMES, type Op, type OpBody } from './recipe-ops.js';
