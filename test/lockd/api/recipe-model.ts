@@ -26,7 +26,7 @@ const TOLERATE_SHARED_TOKENS = process.env.LOCKD_PROP_SHARED_TOKENS === '1';
 const REMAINING: Range = { min: 1, max: MAX_DELAY_MS };
 const SOMETIME: Range = { min: 1, max: Number.MAX_SAFE_INTEGER };
 
-export const CODE = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9 } as const;
+export const CODE = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, FAILED_PRECONDITION: 9, ABORTED: 10 } as const;
 
 export type RecipeReq =
   | { readonly t: 'grant' }
@@ -46,7 +46,18 @@ export type RecipeReq =
   /** A third party's CancelWait(name, lease, abandoned_at_index = an index it read from a QUEUED event), without the waiter's request id. */
   | { readonly t: 'cancelWait'; readonly name: string; readonly lease: number; readonly index: number }
   /** One KeepAlive on a fresh stream (ttlMs: the leases' TTL). */
-  | { readonly t: 'keepAlive'; readonly lease: number; readonly ttlMs: number };
+  | { readonly t: 'keepAlive'; readonly lease: number; readonly ttlMs: number }
+  /** Fence.Read(key): the value and token of the last write the model accepted. */
+  | { readonly t: 'fenceRead'; readonly key: string }
+  /**
+   * A request the proto says is refused whole (INVALID_ARGUMENT, nothing changed): a string field
+   * that is not UTF-8 on the wire, or a 64-bit number past 2^53 (sent as a decimal string so it
+   * reaches the wire exactly). rpc: the unary method; body: its request message; tag: the coverage tag.
+   */
+  | { readonly t: 'invalid'; readonly rpc: InvalidRpc; readonly body: Record<string, unknown>; readonly tag: string; readonly after: readonly RecipeReq[] };
+
+/** The unary methods an `invalid` request is sent to (KeepAlive: one message on a fresh stream). */
+export type InvalidRpc = 'Lease.Grant' | 'Lease.Revoke' | 'Lease.KeepAlive' | 'Lock.Acquire' | 'Lock.Release' | 'Lock.SetPermits' | 'Lock.CancelWait' | 'Fence.Write' | 'Election.Campaign' | 'Election.Proclaim';
 
 /** A change the proto says Lock.Observe shows (token: the grant's, 0 for none, undefined: not compared). */
 export interface ExpectedEvent {
@@ -65,7 +76,8 @@ export interface EndedGrant {
   readonly token: number;
 }
 
-export type Answer = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly code: number };
+/** details: the server's message (diagnosis only, never compared). */
+export type Answer = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly code: number; readonly details?: string };
 
 export interface Expectation {
   readonly answer: Answer | 'pending';
@@ -147,9 +159,12 @@ export class RecipeModel {
     const cls = this.symCls.get(sym) ?? '';
     this.floors.set(cls, Math.max(this.floors.get(cls) ?? 0, value));
     const what = cls === 'lease' ? 'lease' : 'token';
-    const other = this.owners.get(`${what}:${value}`);
-    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants got one fencing token ${value} (a token names one grant)` : `two leases got one id ${value}`);
-    this.owners.set(`${what}:${value}`, sym);
+    // A token is unique per lock (proto: "no other grant of that lock ever had it"): one entry
+    // granting two locks gives both the same index × 1024 + 0. The class is the lock's.
+    const key = `${cls}:${value}`;
+    const other = this.owners.get(key);
+    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants of ${cls.slice('token:'.length)} got one fencing token ${value} (a token names one grant of its lock)` : `two leases got one id ${value}`);
+    this.owners.set(key, sym);
   }
   saw(value: number): void {
     this.maxSeen = Math.max(this.maxSeen, value);
@@ -252,7 +267,8 @@ export class RecipeModel {
       case 'proclaim': {
         const h = this.leaderOf(req.name);
         if (req.grant !== undefined && !this.holds(req.name, req.grant)) this.tag('stale proclaim');
-        if (!h || !this.names(h, req)) return fail(CODE.FAILED_PRECONDITION);
+        // The whole key: its token and its lease_id (proto: Proclaim's key must name the leader's lease and token).
+        if (!h || !this.names(h, req) || h.lease !== req.lease) return fail(CODE.FAILED_PRECONDITION);
         h.value = req.value;
         this.event(req.name, 'PROCLAIMED', h.lease, h.token);
         this.tag('proclaimed');
@@ -268,6 +284,14 @@ export class RecipeModel {
       case 'keepAlive':
         if (!this.leases.has(req.lease)) this.tag('keepalive of an ended lease');
         return ok({ ttlMs: this.leases.has(req.lease) ? { min: 1, max: req.ttlMs } : 0 });
+      case 'fenceRead': {
+        const t = this.fenced.get(req.key);
+        return ok({ value: t === undefined ? '' : `t${t}`, fencingToken: t ?? 0 });
+      }
+      case 'invalid':
+        // Refused before anything reads it: no lock, lease, wait, key or value changes.
+        this.tag(req.tag);
+        return fail(CODE.INVALID_ARGUMENT);
     }
   }
 
@@ -302,6 +326,28 @@ export class RecipeModel {
   }
 
   /** An election's leader: the one exclusive holder of a mutex. */
+  /**
+   * How a waiting call the model granted (answered `granted`) is settled from the state now, as a
+   * node that catches up by a snapshot of this state does (proto, Lock.Acquire): a grant that still
+   * holds is answered; a lease ended, NOT_FOUND; a live lease whose grant has ended asks again as a
+   * retry with its request_id: an Acquire answers grant_ended, a Campaign ABORTED.
+   */
+  settleAnswer(req: RecipeReq, granted: Answer): Answer {
+    if (!granted.ok || (req.t !== 'acquire' && req.t !== 'campaign')) return granted;
+    if (!this.leases.has(req.lease)) return fail(CODE.NOT_FOUND);
+    const token = (req.t === 'campaign' ? (granted.body.leader as { fencingToken: Fresh }).fencingToken : granted.body.fencingToken) as Fresh;
+    if (this.holds(req.name, token.fresh)) return granted;
+    if (req.t === 'campaign') return fail(CODE.ABORTED);
+    const l = this.locks.get(req.name);
+    return ok({ acquired: false, fencingToken: 0, holderLeaseId: l?.holders[0]?.lease ?? 0, grantEnded: true, endedFencingToken: token, lockDelayRemainingMs: l?.delayed ? REMAINING : 0, shared: false });
+  }
+
+  /** The leadership Election.Observe must show last for `name` (undefined: nobody leads). */
+  leadership(name: string): { lease: number; token: number | undefined; value: string } | undefined {
+    const h = this.leaderOf(name);
+    return h ? { lease: h.lease, token: this.val(h.token), value: h.value } : undefined;
+  }
+
   private leaderOf(name: string): Holder | undefined {
     const l = this.locks.get(name);
     return l?.election ? l.holders[0] : undefined;
@@ -459,6 +505,8 @@ export class RecipeModel {
     }
     const previous = l.permits;
     const before = l.holders.length;
+    // Item 4's case: no waiter is granted, so only the PERMITS_CHANGED event shows the change.
+    if (permits !== previous && l.queue.length === 0) this.tag('setPermits changed with no waiters');
     l.permits = permits;
     if (permits !== previous) this.event(name, 'PERMITS_CHANGED', 0, 0);
     this.grantWaiters(name, l, resolves);

@@ -13,7 +13,7 @@ import { lockdProto } from '../../../src/proto/lockd.js';
 import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js';
 import type { SessionClient } from '../../../src/client/session-client.js';
 import type { LockApi } from '../../support/lock-api-client.js';
-import { MAX_DELAY_MS, type Answer, type RecipeModel, type RecipeReq } from './recipe-model.js';
+import { MAX_DELAY_MS, type Answer, type InvalidRpc, type RecipeModel, type RecipeReq } from './recipe-model.js';
 
 /** What each name of a run is used as (drawn per seed): its Acquires ask that recipe, mostly. */
 export type Kind = { readonly k: 'mutex' } | { readonly k: 'semaphore'; readonly permits: number } | { readonly k: 'rw' } | { readonly k: 'election' };
@@ -42,10 +42,19 @@ export type OpBody =
   | { readonly k: 'retry'; readonly call: number }
   /** An Acquire of a name that is not valid UTF-8 (a lone surrogate: one of two that a lenient decoder merges). */
   | { readonly k: 'badName'; readonly variant: number; readonly lease: LeaseRef }
-  /** Not a request: a follower is paused for the next `ops` ops and catches up by snapshot (recipe-pause.ts). */
-  | { readonly k: 'pause'; readonly ops: number };
+  /**
+   * Another request the proto refuses whole: a fence key, request id or election value that is not
+   * UTF-8, or a 64-bit id or token past 2^53 (variant picks the RPC and field). The runner then reads
+   * what it would have changed (Inspect, Leader, Fence.Read of the key a lenient decoder would hit).
+   */
+  | { readonly k: 'bad'; readonly what: BadWhat; readonly variant: number; readonly name: number; readonly lease: LeaseRef; readonly token: TokenRef }
+  /** Not a request: a node (the leader, or a follower) is paused for the next `ops` ops and catches up by snapshot (recipe-pause.ts). */
+  | { readonly k: 'pause'; readonly ops: number; readonly leader: boolean };
 
-/** An op: a stable id, and where it goes (0–2: that node by unary call, 3: the Session stream). */
+export type BadWhat = 'fenceKey' | 'requestId' | 'value' | 'big';
+const BAD: readonly BadWhat[] = ['fenceKey', 'requestId', 'value', 'big'];
+
+/** An op: a stable id, and where it goes (0–2: that node by unary call, 3: the Session stream, 4: the node the run's pause stops, before it does). */
 export interface Op {
   readonly id: number;
   readonly via: number;
@@ -94,6 +103,7 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
     if (r < 33) return { k: 'cancelWait', name, q: rnd.int(3) };
     if (r < 35) return { k: 'keepAlive', lease: rnd.int(2) ? { any: rnd.int(8) } : lease(name) };
     if (r < 36) return { k: 'badName', variant: rnd.int(2), lease: lease(name) };
+    if (r < 41) return { k: 'bad', what: BAD[rnd.int(BAD.length)], variant: rnd.int(60), name, lease: lease(name), token: token(name) };
     if (kind.k === 'election') {
       if (r < 50) return { k: 'campaign', name, lease: lease(name), value: rnd.int(100) };
       if (r < 62) return { k: 'leader', name };
@@ -127,17 +137,27 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
   const k = rnd.int(8);
   const out: OpBody[] = [];
   const acquire = (lease: number, shared: boolean, permits: number): OpBody => ({ k: 'acquire', name, lease: { live: lease }, wait: true, permits, shared, odd: false, delay: false });
-  if (kind.k === 'semaphore' || kind.k === 'mutex') {
+  // A third party cancels a wait that has just been granted, with the index of its QUEUED event (item 22.6).
+  const cancel = (): OpBody[] => (rnd.int(2) === 0 ? [{ k: 'cancelWait', name, q: rnd.int(2) }] : []);
+  if (kind.k === 'election') {
+    // Three campaigners; the leader resigns and the next leads; the one that led acts on (stale Proclaim, Resign).
+    for (let i = 0; i < 3; i++) out.push({ k: 'campaign', name, lease: { live: k + i }, value: i });
+    // A reader asking for the election, and SetPermits on it (both refused: one leader at most).
+    out.push(acquire(k + 3, true, 1), { k: 'setPermits', name, delta: 2 });
+    out.push({ k: 'resign', name, token: { holder: name, k: 0 }, byLease: true }, ...cancel());
+    out.push({ k: 'proclaim', name, token: { stale: 0 }, value: 50 + rnd.int(50) }, { k: 'resign', name, token: { stale: 0 }, byLease: true });
+  } else if (kind.k === 'semaphore' || kind.k === 'mutex') {
     // A full semaphore (a mutex name asked as a semaphore of 2: mixed) with two waiters; SetPermits grants both.
     const permits = kind.k === 'semaphore' ? kind.permits : 2;
     for (let i = 0; i < permits + 2; i++) out.push(acquire(k + i, false, permits));
-    out.push({ k: 'setPermits', name, delta: 2 });
+    out.push({ k: 'setPermits', name, delta: 2 }, ...cancel());
     // Shrinking below the holders now there are permits + 2 of them: refused, no grant taken back.
     if (rnd.int(2) === 0) out.push({ k: 'setPermits', name, delta: -2 });
   } else {
     out.push(acquire(k, false, 1), acquire(k + 1, true, 1), acquire(k + 2, true, 1));
     const r = rnd.int(3);
     out.push(r === 0 ? { k: 'release', name, token: { holder: name, k: 0 }, byLease: true } : r === 1 ? { k: 'revoke', lease: { holderOf: name, k: 0 } } : acquire(k, true, 1));
+    if (r < 2) out.push(...cancel());
     // After a downgrade: the writer's first request, retried (the fourth latest grant: writer, two readers, the downgrade).
     if (r === 2) out.push({ k: 'retry', call: 3 });
   }
@@ -245,6 +265,83 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): Rec
     case 'inspect':
     case 'leader':
       return { t: b.k, name };
+    case 'bad':
+      return badRequest(b, name, m, lease, grantOf);
+  }
+}
+
+/** Two lone surrogates: protobufjs writes each as its 3 bytes (invalid UTF-8) in strings under 40 characters; a lenient decoder makes both U+FFFD. */
+const SURROGATES = ['\uD800', '\uDFFF'];
+/** 64-bit values past 2^53 - 1, as decimal strings (protobufjs writes them exactly). */
+const BIG = ['9007199254740992', '9007199254740993', '9223372036854775808', '18446744073709551615'];
+
+/**
+ * A request refused whole, and the reads that show nothing changed. Lease and token fields are real
+ * (a live lease, a holder's token) where they exist, so the bad field is the only reason to refuse.
+ */
+function badRequest(
+  b: Extract<OpBody, { k: 'bad' }>,
+  name: string,
+  m: RecipeModel,
+  lease: (r: LeaseRef) => number | undefined,
+  grantOf: (name: string, r: TokenRef) => { token: number; lease: number } | undefined,
+): RecipeReq | undefined {
+  const bad = SURROGATES[b.variant % 2];
+  const big = BIG[b.variant % BIG.length];
+  const l = lease(b.lease);
+  const g = grantOf(name, b.token);
+  const rid = randomUUID();
+  const inspect: RecipeReq = { t: 'inspect', name };
+  const v = Math.floor(b.variant / 2);
+  switch (b.what) {
+    case 'fenceKey': {
+      // The key two such writes would share once decoded leniently (a real U+FFFD, valid UTF-8): never written.
+      const key = `${name}-k${bad}`;
+      return { t: 'invalid', rpc: 'Fence.Write', body: { key, value: Buffer.from('bad'), fencingToken: g?.token ?? 1, lock: v % 2 ? name : '', requestId: rid }, tag: 'invalid UTF-8 fence key refused', after: [inspect, { t: 'fenceRead', key: `${name}-k\uFFFD` }] };
+    }
+    case 'requestId': {
+      const requestId = `q${bad}`;
+      const withRid = (rpc: InvalidRpc, body: Record<string, unknown>, after: RecipeReq[] = [inspect]): RecipeReq => ({ t: 'invalid', rpc, body: { ...body, requestId }, tag: 'invalid UTF-8 request id refused', after });
+      switch (v % 5) {
+        case 0:
+          return l === undefined ? undefined : withRid('Lock.Acquire', { name, leaseId: l, wait: false, permits: m.permitsOf(name) ?? 1 });
+        case 1:
+          return g ? withRid('Lock.Release', { name, fencingToken: g.token, leaseId: g.lease }) : undefined;
+        case 2:
+          return withRid('Lease.Grant', { ttlMs: TTL_MS }, []);
+        case 3:
+          // The lease stays: its holders (Inspect) and a KeepAlive say so.
+          return l === undefined ? undefined : withRid('Lease.Revoke', { leaseId: l }, [inspect, { t: 'keepAlive', lease: l, ttlMs: TTL_MS }]);
+        default:
+          return withRid('Lock.SetPermits', { name, permits: (m.permitsOf(name) ?? 1) + 1 });
+      }
+    }
+    case 'value': {
+      const value = `v${bad}`;
+      const after: RecipeReq[] = [inspect, { t: 'leader', name }];
+      if (v % 2 === 0) return l === undefined ? undefined : { t: 'invalid', rpc: 'Election.Campaign', body: { name, leaseId: l, value, requestId: rid }, tag: 'invalid UTF-8 election value refused', after };
+      // The leader's own key, so only the value is wrong.
+      const h = m.holders(name)[0] ?? g;
+      return h?.token === undefined ? undefined : { t: 'invalid', rpc: 'Election.Proclaim', body: { leader: { name, leaseId: h.lease, fencingToken: h.token }, value }, tag: 'invalid UTF-8 election value refused', after };
+    }
+    case 'big': {
+      const tag = 'out-of-range 64-bit number refused';
+      switch (v % 6) {
+        case 0:
+          return { t: 'invalid', rpc: 'Lock.Acquire', body: { name, leaseId: big, wait: false, requestId: rid }, tag, after: [inspect] };
+        case 1:
+          return { t: 'invalid', rpc: 'Lease.Revoke', body: { leaseId: big, requestId: rid }, tag, after: [inspect] };
+        case 2:
+          return { t: 'invalid', rpc: 'Lease.KeepAlive', body: { leaseId: big }, tag, after: [] };
+        case 3:
+          return { t: 'invalid', rpc: 'Lock.Release', body: { name, fencingToken: big, leaseId: g?.lease ?? 0, requestId: rid }, tag, after: [inspect] };
+        case 4:
+          // Unbound (no lock): accepted, it would raise the key's highest token past every real grant's.
+          return { t: 'invalid', rpc: 'Fence.Write', body: { key: `${name}-key`, value: Buffer.from('big'), fencingToken: big, lock: '', requestId: rid }, tag, after: [{ t: 'fenceRead', key: `${name}-key` }] };
+        default:
+          return l === undefined ? undefined : { t: 'invalid', rpc: 'Lock.CancelWait', body: { name, leaseId: l, abandonedAtIndex: big, requestId: rid, acquireRequestId: randomUUID() }, tag, after: [inspect] };
+      }
+    }
   }
 }
 
@@ -282,6 +379,10 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
       return { removed: r.removed, released: r.released };
     case 'keepAlive':
       return { ttlMs: r.ttlMs };
+    case 'fenceRead':
+      return { value: Buffer.from(r.value as Uint8Array).toString(), fencingToken: r.fencingToken };
+    case 'invalid':
+      return {};
     case 'inspect':
       return {
         held: r.held,
@@ -298,7 +399,7 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
 }
 
 /** The request's session operation and message (the unary RPC's request message). */
-function message(req: Exclude<RecipeReq, { t: 'fenceWrite' | 'cancelWait' | 'keepAlive' }>): { op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign'; body: Record<string, unknown> } {
+function message(req: Exclude<RecipeReq, { t: UnaryOnly }>): { op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign'; body: Record<string, unknown> } {
   switch (req.t) {
     case 'grant':
       return { op: 'grant', body: { ttlMs: TTL_MS } };
@@ -332,15 +433,16 @@ async function answerOf(t: RecipeReq['t'], p: Promise<unknown>): Promise<Answer>
   } catch (e) {
     const code = (e as grpc.ServiceError).code;
     if (typeof code !== 'number') throw e;
-    return { ok: false, code };
+    return { ok: false, code, details: (e as grpc.ServiceError).details };
   }
 }
 
 /** Where requests go: unary calls to one node, or the Session stream. */
 export type Sender = (req: RecipeReq) => Promise<Answer>;
 
-/** The calls only a node's unary API makes here (Fence.Write, CancelWait, one KeepAlive). */
-export const unaryOnly = (req: RecipeReq): req is Extract<RecipeReq, { t: 'fenceWrite' | 'cancelWait' | 'keepAlive' }> => req.t === 'fenceWrite' || req.t === 'cancelWait' || req.t === 'keepAlive';
+type UnaryOnly = 'fenceWrite' | 'fenceRead' | 'cancelWait' | 'keepAlive' | 'invalid';
+/** The calls only a node's unary API makes here (Fence, CancelWait, one KeepAlive, the refused requests). */
+export const unaryOnly = (req: RecipeReq): req is Extract<RecipeReq, { t: UnaryOnly }> => req.t === 'fenceWrite' || req.t === 'fenceRead' || req.t === 'cancelWait' || req.t === 'keepAlive' || req.t === 'invalid';
 
 /** A node's unary RPCs (Lease, Lock, Election, Fence). */
 export function unarySender(api: LockApi, election: ElectionClient): Sender {
@@ -357,6 +459,10 @@ export function unarySender(api: LockApi, election: ElectionClient): Sender {
           return answerOf(req.t, call((cb) => api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.index, requestId: randomUUID(), acquireRequestId: '' }, o, cb)));
         case 'keepAlive':
           return answerOf(req.t, keepAliveOnce(api, req.lease));
+        case 'fenceRead':
+          return answerOf(req.t, call((cb) => api.fence.Read({ key: req.key }, o, cb)));
+        case 'invalid':
+          return answerOf(req.t, invalidCall(api, election, req, o, call));
       }
     }
     const { op, body } = message(req);
@@ -389,8 +495,41 @@ export function unarySender(api: LockApi, election: ElectionClient): Sender {
   };
 }
 
+/** A refused request, sent as built (its bad field reaches the wire as it is). */
+function invalidCall(
+  api: LockApi,
+  election: ElectionClient,
+  req: Extract<RecipeReq, { t: 'invalid' }>,
+  o: grpc.CallOptions,
+  call: <T>(start: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void) => Promise<T>,
+): Promise<unknown> {
+  const b = req.body as never;
+  switch (req.rpc) {
+    case 'Lease.Grant':
+      return call((cb) => api.lease.Grant(b, o, cb));
+    case 'Lease.Revoke':
+      return call((cb) => api.lease.Revoke(b, o, cb));
+    case 'Lease.KeepAlive':
+      return keepAliveOnce(api, req.body.leaseId as string);
+    case 'Lock.Acquire':
+      return call((cb) => api.lock.Acquire(b, o, cb));
+    case 'Lock.Release':
+      return call((cb) => api.lock.Release(b, o, cb));
+    case 'Lock.SetPermits':
+      return call((cb) => api.lock.SetPermits(b, o, cb));
+    case 'Lock.CancelWait':
+      return call((cb) => api.lock.CancelWait(b, o, cb));
+    case 'Fence.Write':
+      return call((cb) => api.fence.Write(b, o, cb));
+    case 'Election.Campaign':
+      return call((cb) => election.Campaign(b, o, cb));
+    case 'Election.Proclaim':
+      return call((cb) => election.Proclaim(b, o, cb));
+  }
+}
+
 /** One renewal on a fresh KeepAlive stream: its first response. */
-function keepAliveOnce(api: LockApi, lease: number): Promise<unknown> {
+function keepAliveOnce(api: LockApi, lease: number | string): Promise<unknown> {
   return new Promise((res, rej) => {
     const s = api.keepAliveStream();
     const timer = setTimeout(() => {

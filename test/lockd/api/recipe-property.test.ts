@@ -5,14 +5,29 @@
 // against a plain reference model (recipe-model.ts: holders and a FIFO queue per name). Names are
 // also used as other recipes than their own (mixed recipes), and stale actors keep acting after
 // their grant or lease ended (recipe-ops.ts); recipe-checks.ts checks the proto's promises on the
-// answers and on every name's Lock.Observe events. In each sequence a follower is paused for a few
-// ops and catches up by snapshot (recipe-pause.ts): its Observe streams must then add up to every
-// lock's holders (found from seed 1 with the snapshot's RESYNC taken out: 14 of seeds 1–32). A failing
-// sequence is shrunk and printed with its seed. The mutex's request-id and CancelWait semantics are
-// api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other seeds; LOCKD_PROP_OPS sets the length.
+// answers and on every name's Lock.Observe events. Requests the proto refuses whole (a fence key,
+// request id or election value that is not UTF-8; a 64-bit id or token past 2^53) must be
+// INVALID_ARGUMENT, and the Inspect, Leader and Fence.Read after them show nothing changed. In each
+// sequence a node — a follower in odd seeds, the leader (deposed) in even ones — is paused for a
+// few ops and catches up by snapshot (recipe-pause.ts), with a wait on it decided meanwhile: its
+// Lock.Observe streams must then add up to every lock's holders, its Election.Observe show the
+// current leadership, its KeepAlive stream hear that its lease ended, the wait answer what the
+// restored state says. A failing sequence is shrunk and printed with its seed. The mutex's
+// request-id and CancelWait semantics are api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other
+// seeds; LOCKD_PROP_OPS sets the length.
+//
+// What it catches (LOCKD_PROP_SURVEY=1, seeds 1–16, each break made by hand and undone; 2026-12-02):
+// the snapshot's RESYNC taken out, 14 of seeds 1–32 (e008ec1); Proclaim accepting any token, 5/16;
+// no UTF-8 check of Fence.Write's key, 5/16; of request ids, 2/16; of election values, 6/16; ids
+// past 2^53 accepted (isInteger for isSafeInteger), seed 5 (then a node exited and the survey
+// stopped: 1 of the 6 run); Election.Observe not resent on a snapshot install, 2/16; waits not
+// settled on a snapshot install, 3/16; PERMITS_CHANGED only with waiters, 6/16; a lease's end not
+// sent to its KeepAlive streams, 8/16 (every odd seed: the paused follower). Not caught:
+// KeepAlive streams not settled on a snapshot install (0/16) — unreachable here: a follower's stream
+// is the leader's (proxied), and a deposed leader ends its streams UNAVAILABLE before it installs.
 import { Prng } from '../../sim/prng.js';
 import { ApiFixture } from './api-fixture.js';
-import { drawBurst, drawKinds, drawOp, type Op } from './recipe-ops.js';
+import { drawBurst, drawKinds, drawOp, NAMES, type Op, type OpBody } from './recipe-ops.js';
 import { runRecipes, type Coverage } from './recipe-runner.js';
 import { searchSeeds } from './property-search.js';
 import { SNAPSHOT_EVERY } from './recipe-pause.js';
@@ -30,10 +45,31 @@ function sequence(seed: number): Op[] {
     if (ops.length >= 5 && rnd.int(10) === 0) ops.push(...drawBurst(rnd, ops.length, kinds));
     else ops.push(drawOp(rnd, ops.length, kinds));
   }
-  // A follower is paused for a few ops and catches up by snapshot (drawn apart, so the requests of a
-  // seed are the same with or without it).
+  // A node — a follower, or in even seeds the leader — is paused for a few ops and catches up
+  // by snapshot (drawn apart, so the other requests of a seed are the same with or without it). Just
+  // before it, a holder takes a name and a waiting call (an Acquire, or a Campaign on an election)
+  // goes to the node to be paused (via 4); just after, the holder's lease is revoked: the wait is
+  // decided while its node is paused (item 22.2b/2c), and must be answered after the catch-up.
   const world = new Prng(seed * 104_729 + 3);
-  ops.splice(5 + world.int(ops.length - 10), 0, { id: 10_000, via: 0, body: { k: 'pause', ops: 3 + world.int(8) } });
+  const leader = seed % 2 === 0; // every other seed: both variants in any range of seeds
+  // The leader early, before calls wait on it through other nodes (the runner skips it then).
+  const at = 5 + world.int(leader ? 4 : ops.length - 10);
+  const n = world.int(NAMES);
+  const kind = kinds[n];
+  const holder = world.int(8);
+  const permits = kind.k === 'semaphore' ? kind.permits : 1;
+  const ask = (lease: number, wait: boolean): OpBody =>
+    kind.k === 'election' ? { k: 'campaign', name: n, lease: { live: lease }, value: 90 + lease } : { k: 'acquire', name: n, lease: { live: lease }, wait, permits, shared: false, odd: false, delay: false };
+  // A semaphore's holders fill it first, so the waiter waits.
+  const holders: Op[] = Array.from({ length: permits }, (_, i) => ({ id: 10_001 + i, via: world.int(4), body: ask(holder + i, false) }));
+  ops.splice(
+    at,
+    0,
+    ...holders,
+    { id: 10_010, via: 4, body: ask(holder + permits, true) },
+    { id: 10_000, via: 0, body: { k: 'pause', ops: 3 + world.int(8), leader } },
+    { id: 10_011, via: world.int(3), body: { k: 'revoke', lease: { holderOf: n, k: 0 } } },
+  );
   return ops;
 }
 
@@ -59,6 +95,7 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
         const t0 = Date.now();
         const r = await runRecipes(f, sequence(seed), `s${seed}`, seen);
         console.log(`seed ${seed}: ${r.kind} in ${Date.now() - t0} ms${r.kind === 'pass' ? '' : `: ${r.why.slice(0, 400)}`}`);
+        if (r.kind === 'fail' && process.env.LOCKD_PROP_LOG) console.log(r.log.join('\n'));
       }
       console.log(JSON.stringify([...seen].sort()));
     });
@@ -101,6 +138,23 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
       'setPermits on an election refused',
       'invalid UTF-8 name refused',
       'follower caught up by snapshot',
+      // The sharper paths of items 22.1, 22.4, 22.6: the ended leadership acts on; SetPermits with
+      // nobody to grant (only PERMITS_CHANGED shows it); a grant handed to a waiter, cancelled by a third party.
+      'stale proclaim',
+      'stale resign',
+      'setPermits changed with no waiters',
+      'third-party cancel of a grant',
+      // Item 22.7 beyond names: each refused whole, and what it would have changed reads unchanged.
+      'invalid UTF-8 fence key refused',
+      'invalid UTF-8 request id refused',
+      'invalid UTF-8 election value refused',
+      'out-of-range 64-bit number refused',
+      // Item 22.2: the leader paused and deposed too; a wait decided while its node was paused; a
+      // KeepAlive stream on the paused node told its lease ended.
+      'leader caught up by snapshot',
+      'waiting call decided while its node was paused (follower)',
+      'waiting call decided while its node was paused (leader)',
+      'keepalive stream on a paused follower told ttl 0',
     ])
       if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
     if (inconclusive > (LAST - FIRST + 1) / 4) throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds were inconclusive three times: the cluster was not stable enough to test`);

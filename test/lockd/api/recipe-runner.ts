@@ -11,7 +11,9 @@ import { MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe
 import { isFresh, isRange, matchAnswer, type Fresh } from './answer-match.js';
 import { electionStub, nameOf, NAMES, resolve, sessionSender, unaryOnly, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
 import { foldDisagrees, missingEvents, promiseBroken, type Events } from './recipe-checks.js';
-import { FollowerPause } from './recipe-pause.js';
+import { NodePause } from './recipe-pause.js';
+import type { LeaderResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaderResponse.js';
+import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js';
 import type { Coverage, RunResult } from './property-search.js';
 
 export type { Coverage, RunResult };
@@ -25,6 +27,41 @@ const DELAY_GUARD_MS = MAX_DELAY_MS - 15_000;
 class Mismatch extends Error {}
 class Inconclusive extends Error {}
 
+/** A waiting call the model ended while the node it went to was paused: checked once that node has caught up. */
+interface Deferred {
+  readonly cid: number;
+  readonly by: number;
+  readonly want: Answer;
+  readonly floor: (f: Fresh) => number;
+  readonly call: Call;
+  /**
+   * What the proto lets it answer: the node settles it from the snapshot it installs, whose index
+   * lies anywhere from the op that ended it to the resume — so the model's settle answer after each
+   * op in between (recipe-model.ts settleAnswer), `want` first.
+   */
+  readonly candidates: Answer[];
+}
+
+/** Election.Observe messages received on one stream. */
+interface LeaderWatch {
+  readonly got: LeaderResponse__Output[];
+  error?: unknown;
+  cancel(): void;
+}
+
+async function watchLeader(e: ElectionClient, name: string): Promise<LeaderWatch> {
+  const s = e.Observe({ name });
+  const w: LeaderWatch = { got: [], cancel: () => s.cancel() };
+  s.on('data', (r: LeaderResponse__Output) => w.got.push(r));
+  s.on('error', (err) => (w.error = err));
+  // Subscribed once its headers arrive (proto: Lock.Observe's rule; Election.Observe sends them the same way).
+  await new Promise<void>((res, rej) => {
+    s.once('metadata', () => res());
+    s.once('error', rej);
+  });
+  return w;
+}
+
 interface Call {
   readonly answer: Promise<Answer>;
   readonly req: RecipeReq;
@@ -33,15 +70,23 @@ interface Call {
   via?: number;
 }
 
+/** The waiting calls, and those the model ended while their node was paused (checked after the catch-up). */
+interface Waits {
+  readonly waiting: Map<number, Call>;
+  /** Whether the model ending this call now must wait for the resume. */
+  readonly defer: (c: Call) => boolean;
+  readonly deferred: Deferred[];
+}
+
 export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: string, seen: Coverage): Promise<RunResult> {
   const m = new RecipeModel();
   const stubs = f.cluster.nodes.map((n) => electionStub(n.address));
   const unary = f.cluster.nodes.map((n, i) => unarySender(f.api(n.id), stubs[i]));
   const session = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
   const onSession = sessionSender(session);
-  const pause = new FollowerPause(f, prefix);
-  /** The node index (3: the Session) a request drawn for `via` goes to: not to a paused node. */
-  const target = (via: number, req?: RecipeReq): number => pause.route(via === 3 && !(req && unaryOnly(req)) ? 3 : via % unary.length);
+  const pause = new NodePause(f, prefix, ops.some((o) => o.body.k === 'pause' && o.body.leader));
+  /** The node index (3: the Session) a request drawn for `via` goes to (4: the node the pause stops): not to a paused node. */
+  const target = (via: number, req?: RecipeReq): number => pause.route(via === 4 ? pause.index : via === 3 && !(req && unaryOnly(req)) ? 3 : via % unary.length);
   const to = (via: number, req?: RecipeReq): Sender => {
     const t = target(via, req);
     return t === 3 ? onSession : unary[t];
@@ -49,13 +94,48 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   const waiting = new Map<number, Call>();
   const tokens: number[] = [];
   const log: string[] = [];
-  // Every name's Lock.Observe, from the run's start (on the leader: its stream does not lag).
-  const watch = f.leader;
+  const t0 = Date.now();
+  /** Log lines carry the ms since the run began (what is slow shows in a replay). */
+  const say = (line: string) => log.push(`${String(Date.now() - t0).padStart(5)} ${line}`);
+  // Every name's Lock.Observe, from the run's start, on a node the run never pauses (the leader,
+  // whose stream does not lag, unless the pause stops the leader).
+  const steady = f.cluster.nodes[pause.steadyIndex].id;
+  const watch = f.api(steady);
   const observers = await Promise.all(Array.from({ length: NAMES }, (_, n) => watch.observe(nameOf(prefix, n))));
   const events: Events = new Map(observers.map((o, n) => [nameOf(prefix, n), o.events]));
-  // And on the follower a pause op stops: its streams must add up to the holders after it catches up.
+  // And on the node a pause op stops: its streams must add up to the holders after it catches up.
   const paused = await Promise.all(Array.from({ length: NAMES }, (_, n) => f.api(pause.id).observe(nameOf(prefix, n))));
+  // Election.Observe of every name on both: the last message must be the current leadership.
+  const leaderWatches = [
+    [`${steady}`, await Promise.all(Array.from({ length: NAMES }, (_, n) => watchLeader(stubs[pause.steadyIndex], nameOf(prefix, n))))],
+    [`${pause.id}`, await Promise.all(Array.from({ length: NAMES }, (_, n) => watchLeader(stubs[pause.index], nameOf(prefix, n))))],
+  ] as const;
+  const deferred: Deferred[] = [];
+  /** Whether the model ending this call now must wait for the resume: it waits on the paused node. */
+  const defer = (c: Call): boolean => pause.paused && c.via === pause.index;
+  const w: Waits = { waiting, defer, deferred };
   let caughtUp = 0;
+  /**
+   * Each Election.Observe stream's last message is the leadership the model holds (proto: the
+   * current leader, then every change, `has_leader` false for none; after a snapshot install the
+   * leadership the snapshot holds). A name nobody leads (or a lock) shows none. Waited for, bounded.
+   */
+  const leadersAgree = async (where: ReadonlyArray<readonly [string, readonly LeaderWatch[]]>, after: string): Promise<void> => {
+    for (const [node, ws] of where)
+      for (let n = 0; n < NAMES; n++) {
+        const name = nameOf(prefix, n);
+        const want = m.leadership(name);
+        const off = (): string | undefined => {
+          const last = ws[n].got.at(-1);
+          const shown = last?.hasLeader ? `${last.leader?.leaseId}/${last.leader?.fencingToken}=${JSON.stringify(last.value)}` : 'none';
+          const wanted = want ? `${want.lease}/${want.token}=${JSON.stringify(want.value)}` : 'none';
+          return shown === wanted ? undefined : `shows ${shown}, the leadership is ${wanted} (${ws[n].got.length} messages${ws[n].error ? `, ended: ${(ws[n].error as Error).message}` : ''})`;
+        };
+        let bad = off();
+        for (const until = Date.now() + END_MS; bad && Date.now() < until; bad = off()) await new Promise((r) => setTimeout(r, 20));
+        if (bad) throw new Mismatch(`promise broken — Election.Observe shows the current leadership: on ${node}${after}, ${name}: ${bad}`);
+      }
+  };
   // Every stream's events, folded as the proto defines them, add up to the lock's holders: also on a
   // node that caught up by snapshot (a RESYNC, never silence). Waited for, bounded.
   const foldsAgree = async (where: ReadonlyArray<readonly [string, readonly Observation[]]>): Promise<void> => {
@@ -73,7 +153,26 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   /** Right after a catch-up by snapshot, before anything else changes: what it skipped shows at once. */
   const caughtUpNow = async (): Promise<void> => {
     caughtUp++;
-    await foldsAgree([[`${pause.id}, which caught up by snapshot`, paused]]);
+    say(`${pause.id} resumed and caught up by snapshot`);
+    const what = `${pause.id}, which caught up by snapshot`;
+    // A waiting call the model ended meanwhile answers that now: its grant or its error, never
+    // silence (first: its answer binds the token the streams below must show).
+    for (const d of deferred.splice(0)) {
+      const got = await within(d.call.answer, END_MS);
+      if (!got) throw new Mismatch(`waiting call #${d.cid} on ${what}, which the model ended with ${show(d.want, m)} after #${d.by} while ${pause.id} was paused, had no answer ${END_MS} ms after the catch-up`);
+      const fits = d.candidates.find((c) => (c.ok ? got.ok && matchAnswer(m, c.body, got.body, d.floor, 'body') === undefined : !got.ok && got.code === c.code));
+      if (!fits) throw new Mismatch(`waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by}): expected one of ${d.candidates.map((c) => show(c, m)).join(' | ')}, got ${show(got)}`);
+      if (!got.ok && got.code === UNAVAILABLE) say(`waiting call #${d.cid} on the deposed leader (ended by #${d.by}) → ${show(got)}: its grant ended before the snapshot, asked again`);
+      else check(m, `waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by})`, fits, got, d.floor, log, tokens, d.call.req);
+      const tag = `waiting call decided while its node was paused (${pause.leader ? 'leader' : 'follower'})`;
+      m.tags.set(tag, (m.tags.get(tag) ?? 0) + 1);
+    }
+    await foldsAgree([[what, paused]]);
+    await leadersAgree([[what, leaderWatches[1][1]]], '');
+    const [broken, tag] = await pause.keepAliveSettled();
+    say(`checked what ${pause.id} serves: ${tag}`);
+    m.tags.set(tag, (m.tags.get(tag) ?? 0) + 1);
+    if (broken) throw new Mismatch(`promise broken — a KeepAlive stream is told its lease ended: ${broken}`);
   };
   const saw = {
     tokens,
@@ -83,9 +182,13 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   try {
     for (const op of ops) {
       if (op.body.k === 'pause') {
-        // Not while a call it forwarded waits: its answer would wait for the resume.
-        const busy = [...waiting.values()].some((c) => c.via === pause.index);
-        log.push(`#${op.id} pause ${pause.id} for ${op.body.ops} ops${pause.paused || busy ? ' (skipped)' : ''}`);
+        // Waiting calls on the node paused are the point: the model's answer for each is checked once
+        // the node has caught up. But not the leader while a call waits on it through another node
+        // (the Session it serves, or a follower forwarding): the proto lets that call end UNAVAILABLE
+        // ("retry with the same request_id"), and the server then cleans up the abandoned wait, a
+        // grant the model cannot follow without the retry.
+        const busy = pause.leader && [...waiting.values()].some((c) => c.via !== pause.index);
+        say(`#${op.id} pause ${pause.id} for ${op.body.ops} ops${pause.paused || busy ? ' (skipped)' : ''}`);
         if (pause.paused || busy) continue;
         const why = await pause.pause(op.body.ops);
         if (why) throw new Inconclusive(why);
@@ -95,11 +198,20 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       // A second waiting call on a wait already queued: nothing shows when its entry applies, so the
       // next op could overtake it. Not sent.
       const skip = !req || ((req.t === 'acquire' || req.t === 'campaign') && waits(req) && m.isWaiting(req.lease, req.name));
-      log.push(`#${op.id} via ${op.via === 3 ? 'session' : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
+      say(`#${op.id} via ${op.via === 3 ? 'session' : op.via === 4 ? `${pause.id} (to be paused)` : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
       if (skip) continue;
-      await step(m, to(op.via, req), req, op.id, waiting, log, tokens, events);
+      await step(m, to(op.via, req), req, op.id, w, log, tokens, events);
+      // A refused request changed nothing: read what it would have changed (each checked against the model).
+      if (req.t === 'invalid') for (const r of req.after) await step(m, to(op.via, r), r, op.id, w, log, tokens, events);
       const call = waiting.get(op.id);
       if (call) call.via = target(op.via, req);
+      // The state a snapshot taken now would hold: each deferred call's settle answer from it.
+      for (const d of deferred) {
+        const a = m.settleAnswer(d.call.req, d.want);
+        // A grant that ended since is asked again as a retry would be: a deposed leader answers that UNAVAILABLE (retry on the leader).
+        const again: Answer[] = pause.leader && a !== d.want && (a.ok || a.code !== 5) ? [a, { ok: false, code: UNAVAILABLE }] : [a];
+        for (const x of again) if (!d.candidates.some((c) => JSON.stringify(c) === JSON.stringify(x))) d.candidates.push(x);
+      }
       const resumed = pause.paused;
       const why = await pause.tick();
       if (why) throw new Inconclusive(why);
@@ -112,19 +224,24 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       if (why) throw new Inconclusive(why);
       await caughtUpNow();
     }
-    for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, waiting, log, tokens, events);
+    for (let n = 0; n < NAMES; n++) await step(m, to(0), { t: 'inspect', name: nameOf(prefix, n) }, -1, w, log, tokens, events);
     // Every change of holders, mode, permits or leader is an event (the leader's stream may still be
     // delivering the last ones: wait for them, bounded).
     let missing = missingEvents(m, events);
     for (const until = Date.now() + END_MS; missing && Date.now() < until; missing = missingEvents(m, events)) await new Promise((r) => setTimeout(r, 20));
     if (missing) throw new Mismatch(`promise broken — every change of a lock is an Observe event: ${missing}`);
-    await foldsAgree([[`the leader ${f.leaderId}`, observers], [`${pause.id}${caughtUp ? ', which caught up by snapshot' : ''}`, paused]]);
-    if (caughtUp) m.tags.set('follower caught up by snapshot', (m.tags.get('follower caught up by snapshot') ?? 0) + caughtUp);
+    await foldsAgree([[`${steady}`, observers], [`${pause.id}${caughtUp ? ', which caught up by snapshot' : ''}`, paused]]);
+    await leadersAgree(leaderWatches, ' at the end of the run');
+    const caught = pause.leader ? 'leader caught up by snapshot' : 'follower caught up by snapshot';
+    if (caughtUp) m.tags.set(caught, (m.tags.get(caught) ?? 0) + caughtUp);
     for (const [k, v] of m.tags) seen.set(k, (seen.get(k) ?? 0) + v);
     if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
     return { kind: 'pass' };
   } catch (e) {
-    if (e instanceof Inconclusive) return { kind: 'inconclusive', why: e.message };
+    if (e instanceof Inconclusive) {
+      if (process.env.LOCKD_PROP_LOG) console.log(log.join('\n'));
+      return { kind: 'inconclusive', why: e.message };
+    }
     if (e instanceof Mismatch) return { kind: 'fail', why: e.message, log };
     throw e;
   } finally {
@@ -133,11 +250,12 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     await within(Promise.allSettled([...waiting.values()].map((c) => c.answer)), END_MS);
     session.close();
     for (const s of stubs) s.close();
-    for (const o of [...observers, ...paused]) o.cancel();
+    for (const o of [...observers, ...paused, ...leaderWatches[0][1], ...leaderWatches[1][1]]) o.cancel();
   }
 }
 
-async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, waiting: Map<number, Call>, log: string[], tokens: number[], events: Events): Promise<void> {
+async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, w: Waits, log: string[], tokens: number[], events: Events): Promise<void> {
+  const { waiting, defer, deferred } = w;
   const floor = m.floorsNow();
   // Whether the caller acts with a grant that has ended (a stale actor), as of before this request.
   const stale = 'grant' in req && req.grant !== undefined && !m.holds(req.name, req.grant);
@@ -168,6 +286,10 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
     const c = waiting.get(cid);
     if (!c) throw new Error(`model: call #${cid} is not waiting`);
     waiting.delete(cid);
+    if (defer(c)) {
+      deferred.push({ cid, by: id, want, floor, call: c, candidates: [want] });
+      continue;
+    }
     const got = await within(c.answer, END_MS);
     if (!got) throw new Mismatch(`waiting call #${cid} did not end within ${END_MS} ms; the model ended it with ${show(want, m)} after #${id}`);
     check(m, `waiting call #${cid} (ended by #${id})`, want, got, floor, log, tokens, c.req);
@@ -176,13 +298,13 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, wa
   m.adopt();
   for (const [cid, c] of waiting)
     if (c.settled) {
-      if (!c.settled.ok && c.settled.code === UNAVAILABLE) throw new Inconclusive(`waiting call #${cid}: UNAVAILABLE`);
+      if (!c.settled.ok && c.settled.code === UNAVAILABLE) throw new Inconclusive(`waiting call #${cid}: ${show(c.settled)}`);
       throw new Mismatch(`waiting call #${cid} answered ${show(c.settled)}, but the model says it still waits (after #${id})`);
     }
 }
 
 function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: (f: Fresh) => number, log: string[], tokens: number[], req?: RecipeReq): void {
-  if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: UNAVAILABLE`);
+  if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: ${show(got)}`);
   log.push(`   ${what} → ${show(got)}`);
   // A server whose AcquireResponse has no `shared` (older code): an answer in the mode asked states
   // it; one in another mode (a retry after a downgrade) must say so, and cannot.
@@ -207,7 +329,7 @@ function see(m: RecipeModel, v: unknown, tokens: number[], key = ''): void {
 }
 
 function show(a: Answer, m?: RecipeModel): string {
-  if (!a.ok) return `error code ${a.code}`;
+  if (!a.ok) return `error code ${a.code}${a.details ? ` (${a.details})` : ''}`;
   return JSON.stringify(a.body, (_k, v: unknown) => (isFresh(v) ? (m?.val(v) ?? '<new>') : isRange(v) ? `<${v.min}..${v.max}>` : v));
 }
 

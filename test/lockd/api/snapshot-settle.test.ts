@@ -8,7 +8,10 @@
 //  - its Lock.Observe stream gets a RESYNC event with the lock's state, its Election.Observe the
 //    new leader;
 //  - a waiting Acquire (no deadline) it served is answered the grant the others made meanwhile;
-//  - the same for a waiting Campaign.
+//  - the same for a waiting Campaign;
+//  - a KeepAlive stream it served is told ttl_ms 0 for a lease revoked meanwhile (a follower's
+//    stream is the leader's, proxied), or — a deposed leader ends its streams UNAVAILABLE — a fresh
+//    KeepAlive there says ttl_ms 0: never silence.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
@@ -17,6 +20,7 @@ import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js
 import type { CampaignResponse__Output } from '../../../src/proto/gen/lockd/v1/CampaignResponse.js';
 import type { LeaderResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaderResponse.js';
 import type { AcquireResponse__Output } from '../../../src/proto/gen/lockd/v1/AcquireResponse.js';
+import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
 const TTL_MS = 60_000; // outlives every pause here without keepalives
 const SETTLE_MS = 20_000;
@@ -131,6 +135,63 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     expect(resync.state!.holders.map((h) => [h.leaseId, h.fencingToken])).to.deep.equal([[b, kb.leader!.fencingToken]]);
     expect(resync.index).to.be.greaterThan(0);
     expect(obs.error).to.equal(undefined);
+  });
+
+  /** A KeepAlive stream on `on` that renewed `leaseId` once (answered ttl > 0): it watches the lease. */
+  const keepAlive = async (on: string, leaseId: number): Promise<{ answers: LeaseKeepAliveResponse__Output[]; error(): grpc.ServiceError | undefined }> => {
+    const s = f.api(on).keepAliveStream();
+    const answers: LeaseKeepAliveResponse__Output[] = [];
+    let error: grpc.ServiceError | undefined;
+    s.on('data', (r: LeaseKeepAliveResponse__Output) => answers.push(r));
+    s.on('error', (e: grpc.ServiceError) => (error = e));
+    cleanups.push(() => s.cancel());
+    s.write({ leaseId });
+    await waitFor(`a renewal of ${leaseId} on ${on}`, () => (error ? Promise.reject(error) : answers.some((a) => a.ttlMs > 0) ? true : undefined), 10_000);
+    return { answers, error: () => error };
+  };
+  const toldGone = (answers: readonly LeaseKeepAliveResponse__Output[], leaseId: number) => answers.some((a) => Number(a.leaseId) === leaseId && Number(a.ttlMs) === 0);
+
+  it('a KeepAlive stream on a paused follower is told ttl 0, once it caught up by snapshot, for a lease revoked meanwhile', async () => {
+    const follower = others(f.leaderId)[0];
+    const [a, filler] = [await lease(), await lease()];
+    const ka = await keepAlive(follower, a);
+    const before = installs(follower);
+    f.cluster.signal(follower, 'SIGSTOP');
+    await pastInflightWindow(filler);
+    await f.leader.revoke(a);
+    await compactedPastNow(f.leaderId);
+    expect(toldGone(ka.answers, a), 'nothing reaches a paused node').to.equal(false);
+    await resumeBySnapshot(follower, before);
+
+    await waitFor(`the stream on ${follower} tells lease ${a} ended`, () => (toldGone(ka.answers, a) ? true : undefined), SETTLE_MS);
+    expect(ka.error()).to.equal(undefined);
+  });
+
+  it('a KeepAlive stream on a leader paused, deposed and caught up by snapshot ends UNAVAILABLE (or says ttl 0); a fresh KeepAlive there says ttl 0', async () => {
+    const old = f.leaderId;
+    // A second lease keeps the lease clock's Ticks going (entries, so snapshots) once `a` is revoked.
+    const [a] = [await lease(), await lease()];
+    const ka = await keepAlive(old, a);
+    const before = installs(old);
+    f.cluster.signal(old, 'SIGSTOP');
+    const next = await f.cluster.waitForLeader(others(old));
+    await f.api(next).revoke(a);
+    await compactedPastNow(next);
+    await resumeBySnapshot(old, before);
+
+    const how = await waitFor(`the stream on ${old} hears of lease ${a}`, () => (toldGone(ka.answers, a) ? 'ttl 0' : ka.error() ? 'ended' : undefined), SETTLE_MS);
+    if (how === 'ended') {
+      expect(ka.error()!.code, ka.error()!.details).to.equal(grpc.status.UNAVAILABLE);
+      // The client reconnects and resends (proto): the lease is gone, so ttl 0 (proxied to the new leader).
+      const s = f.api(old).keepAliveStream();
+      cleanups.push(() => s.cancel());
+      const first = within(new Promise<LeaseKeepAliveResponse__Output>((resolve, reject) => {
+        s.once('data', resolve);
+        s.once('error', reject);
+      }), `a fresh KeepAlive of ${a} on ${old}`);
+      s.write({ leaseId: a });
+      expect(await first).to.deep.include({ leaseId: a, ttlMs: 0 });
+    }
   });
 
   it('a waiting Acquire (no deadline) on a leader paused, deposed and caught up by snapshot is answered its grant', async () => {
