@@ -12,6 +12,7 @@ import { AccessControl } from '../security/access-control.js';
 import { LevelStorage, makeDataDirPrivate } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
+import { realClock } from './clock.js';
 import { Listeners } from './listeners.js';
 import { LeaseClock, leaseClockTiming } from './lease-clock.js';
 import { Membership } from './membership.js';
@@ -140,8 +141,9 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const leaseClock = new LeaseClock({ driver, stateMachine, logger, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
+    const clock = realClock;
+    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
+    const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [stalls, leaseClock];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);
     stalls.addQueue('proposals', () => driver.queued().proposals);
