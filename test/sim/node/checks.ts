@@ -1,0 +1,139 @@
+// Checks of what clients were told, from the promises in proto/lockd.proto (not from the code),
+// judged against the committed log (oracle.ts) and the run's fault timeline:
+//  - lease-lost-in-trust: a lease is never gone (ttl 0) before the time its holder may trust it
+//    (the send time of the attempt that granted or renewed it + ttl; Lease.Grant/KeepAlive);
+//  - exclusion: two leases never both believe, at the same moment within their trust, that they
+//    hold one mutex;
+//  - stale-write: a lock-bound Fence.Write is acknowledged only while the writer's own grant (the
+//    token it was told) is that lock's live grant where the write is applied (FenceWriteRequest.lock);
+//  - acquire-token: acquired = true names a grant of that lock to that lease with that token, its
+//    own (AcquireResponse.fencing_token);
+//  - release-of-own-grant: released = true ended the caller's own grant, the one its token names
+//    (ReleaseRequest: "a token names one grant");
+//  - retry-answer: all answers of one request id agree (a retried Grant names one lease, a retried
+//    Acquire one token; a retried Release answers what the first attempt did);
+//  - lost-write: a Fence.Read sent after a write was acknowledged returns that write's token or a
+//    higher one (linearizable, and no acknowledged fenced write lost);
+//  - unanswered: once the cluster is calm (no partition, pause or loss) for BOUND_MS inside a call's
+//    life, the call is answered: a write or read succeeds; a waiting Acquire whose lease was granted
+//    the lock is told so, and one whose lease ended is told NOT_FOUND, not left to its deadline.
+// The oracle's own log checks (shared tokens, fencing regressions, divergent replicas) come too.
+import * as grpc from '@grpc/grpc-js';
+import type { ClientLog, OpRecord } from './client.js';
+import type { Oracle, Violation } from './oracle.js';
+
+/** Calm time within which any call must be answered (a few election timeouts and retries). */
+export const BOUND_MS = 2500;
+
+/** Intervals [from, to) during which some fault was active. */
+export type FaultTimeline = ReadonlyArray<readonly [number, number]>;
+
+/** Whether [a, b] holds a stretch of `len` ms that no fault interval touches. */
+export function calmStretch(faults: FaultTimeline, a: number, b: number, len: number): boolean {
+  let t = a;
+  const sorted = [...faults].sort((x, y) => x[0] - y[0]);
+  for (const [f0, f1] of sorted) {
+    if (f1 <= t) continue;
+    if (f0 >= b) break;
+    if (f0 - t >= len) return true;
+    t = Math.max(t, f1);
+    if (t >= b) return false;
+  }
+  return b - t >= len;
+}
+
+export function checkRun(oracle: Oracle, log: ClientLog, allFaults: FaultTimeline, endAt: number): Violation[] {
+  const out: Violation[] = [...oracle.violations];
+  const v = (kind: string, at: number, message: string) => out.push({ kind, at, message });
+
+  for (const l of log.losses) if (l.at < l.trust) v('lease-lost-in-trust', l.at, `${l.client}: lease ${l.leaseId} answered gone at ${l.at}, trusted until ${l.trust}`);
+
+  const byName = new Map<string, typeof log.beliefs>();
+  for (const b of log.beliefs) {
+    if (!(b.to > b.from)) continue;
+    let list = byName.get(b.name);
+    if (!list) byName.set(b.name, (list = []));
+    list.push(b);
+  }
+  for (const [name, list] of byName) {
+    list.sort((x, y) => x.from - y.from);
+    const permits = list[0].permits;
+    // More leases than permits believing at one moment (a mutex: two): at each belief's start, count those still on.
+    for (let j = 0; j < list.length; j++) {
+      const on = list.filter((b, i) => i < j && b.to > list[j].from && b.leaseId !== list[j].leaseId);
+      const leases = new Set(on.map((b) => b.leaseId));
+      if (leases.size + 1 > permits)
+        v('exclusion', list[j].from, `${name} (permits ${permits}): ${list[j].client} (lease ${list[j].leaseId}, token ${list[j].token}) held it from ${list[j].from} while ${on.map((b) => `${b.client} (lease ${b.leaseId}, token ${b.token}, trusted ${b.from}-${b.to})`).join(', ')} did`);
+    }
+  }
+
+  const writesByKey = new Map<string, OpRecord[]>();
+  for (const op of log.ops) {
+    const r = op.result;
+    if (!r) continue;
+    if (op.kind === 'Grant' || op.kind === 'Acquire') {
+      const field = op.kind === 'Grant' ? 'leaseId' : 'fencingToken';
+      const seen = new Set(op.answers.filter((a) => op.kind === 'Grant' || a.acquired).map((a) => Number(a[field])));
+      if (seen.size > 1) v('retry-answer', op.doneAt!, `${op.client} ${op.kind} ${op.requestId}: its attempts were answered ${field} ${[...seen].join(' and ')}`);
+    }
+    if (op.kind === 'Acquire' && r.ok && r.res.acquired) {
+      const token = Number(r.res.fencingToken);
+      const g = oracle.grantOf(String(op.req.name), token);
+      if (!g || g.name !== op.req.name || g.leaseId !== op.leaseId)
+        v('acquire-token', op.doneAt!, `${op.client}: Acquire ${String(op.req.name)} for lease ${op.leaseId} answered token ${token}, which ${g ? `is lease ${g.leaseId}'s grant of ${g.name}` : 'no entry granted'}`);
+    }
+    if (op.kind === 'Write' && r.ok) {
+      const lock = String(op.req.lock ?? '');
+      const token = Number(op.req.fencingToken);
+      const landed = oracle.requests.get(op.requestId);
+      if (lock && landed) {
+        const g = oracle.grantOf(lock, token);
+        const live = g && g.name === lock && g.leaseId === op.leaseId && g.index < landed.index && (g.endIndex === undefined || g.endIndex > landed.index);
+        if (!live) v('stale-write', op.doneAt!, `${op.client}${op.stale ? ' (stale)' : ''}: Fence.Write ${String(op.req.key)} with lock ${lock}, token ${token} (lease ${op.leaseId}) acknowledged, applied at ${landed.index}, where that grant ${g ? (g.endIndex !== undefined && g.endIndex <= landed.index ? `had ended at ${g.endIndex}` : `is lease ${g.leaseId}'s of ${g.name}`) : 'does not exist'}`);
+      }
+      const key = String(op.req.key);
+      let list = writesByKey.get(key);
+      if (!list) writesByKey.set(key, (list = []));
+      list.push(op);
+    }
+    if (op.kind === 'Release') {
+      const token = Number(op.req.fencingToken);
+      const g = oracle.grantOf(String(op.req.name), token);
+      const released = r.ok && Boolean(r.res.released);
+      const landed = oracle.requests.get(op.requestId);
+      if (released && landed && !(g && g.leaseId === op.leaseId && g.endIndex === landed.index && g.endedBy === 'RELEASED'))
+        v('release-of-own-grant', op.doneAt!, `${op.client}: Release ${String(op.req.name)} token ${token} (lease ${op.leaseId}) answered released, applied at ${landed.index}, which did not end that grant`);
+      const definite = (r.ok && !released) || (!r.ok && r.code === grpc.status.NOT_FOUND);
+      const endAt = g?.endIndex !== undefined ? oracle.appliedAt.get(g.endIndex) : undefined;
+      if (definite && g && g.leaseId === op.leaseId && g.endedBy === 'RELEASED' && endAt !== undefined && endAt >= op.sentAt && endAt <= op.doneAt!)
+        v('retry-answer', op.doneAt!, `${op.client}: Release ${String(op.req.name)} token ${token} ${op.requestId}: an attempt released it (entry ${g.endIndex}) and the call was answered ${r.ok ? 'released = false' : 'NOT_FOUND'}`);
+    }
+  }
+
+  for (const op of log.ops) {
+    if (op.kind !== 'Read' || !op.result?.ok) continue;
+    const got = Number(op.result.res.fencingToken);
+    for (const w of writesByKey.get(String(op.req.key)) ?? []) {
+      const wt = Number(w.req.fencingToken);
+      if (w.doneAt! < op.sentAt && got < wt) v('lost-write', op.doneAt!, `${op.client}: Fence.Read ${String(op.req.key)} sent at ${op.sentAt} answered token ${got}, below the write (token ${wt}) acknowledged to ${w.client} at ${w.doneAt}`);
+    }
+  }
+
+  for (const op of log.ops) {
+    const r = op.result;
+    if (!r || r.ok || op.stale || op.doneAt === undefined || op.doneAt >= endAt) continue;
+    const mine = log.pauses.get(op.client);
+    const faults = mine ? [...allFaults, ...mine] : allFaults;
+    if (r.code !== grpc.status.UNAVAILABLE && r.code !== grpc.status.DEADLINE_EXCEEDED) continue;
+    if (!op.wait) {
+      if (calmStretch(faults, op.sentAt, op.doneAt, BOUND_MS)) v('unanswered', op.doneAt, `${op.client}: ${op.kind} ${op.requestId} sent at ${op.sentAt} failed ${grpc.status[r.code]} at ${op.doneAt} though the cluster was calm for ${BOUND_MS} ms meanwhile`);
+      continue;
+    }
+    const name = String(op.req.name);
+    const g = oracle.grants.find((x) => x.name === name && x.leaseId === op.leaseId && x.at >= op.sentAt && x.at <= op.doneAt!);
+    if (g && calmStretch(faults, g.at, op.doneAt, BOUND_MS)) v('unanswered', op.doneAt, `${op.client}: waiting Acquire ${name} ${op.requestId} (lease ${op.leaseId}) was granted (token ${g.token}) at ${g.at} and failed ${grpc.status[r.code]} at ${op.doneAt}, with the cluster calm for ${BOUND_MS} ms meanwhile`);
+    const ended = oracle.leaseEndAt.get(op.leaseId!);
+    if (!g && ended !== undefined && ended >= op.sentAt && calmStretch(faults, ended, op.doneAt, BOUND_MS)) v('unanswered', op.doneAt, `${op.client}: waiting Acquire ${name} ${op.requestId}: lease ${op.leaseId} ended at ${ended}; the call failed ${grpc.status[r.code]} at ${op.doneAt} instead of NOT_FOUND, with the cluster calm for ${BOUND_MS} ms meanwhile`);
+  }
+  return out;
+}
