@@ -239,8 +239,20 @@ export class ClientStream extends EventEmitter {
 /** How long a caller takes to notice that its connection lost a message (gRPC keepalive: ~1 s). */
 export const LOST_NOTICED_MS = 500;
 
+/** A unary call a node has received and not yet answered. */
+export interface OpenCall {
+  readonly node: string;
+  readonly path: string;
+  readonly request: Record<string, unknown>;
+  readonly arrivedAt: number;
+  readonly forwarded: boolean;
+}
+
 /** Calls between endpoints on the world's network. */
 export class Rpc {
+  /** Unary calls received and neither answered nor cancelled (checks.ts: nothing is left unanswered). */
+  readonly openCalls = new Set<OpenCall>();
+
   constructor(
     readonly net: Net,
     readonly clockOf: (id: string) => NodeClock,
@@ -283,7 +295,11 @@ export class Rpc {
         const call = (server = new ServerCall(this, from, to, m.def, metadata, req, Number.isFinite(remaining) ? serverClock.wallMs() + remaining : Infinity, () => {}));
         if (Number.isFinite(remaining)) serverClock.after(remaining, () => call.cancel());
         let answered = false;
+        const open: OpenCall = { node: to, path, request: req as Record<string, unknown>, arrivedAt: serverClock.monoMs(), forwarded: metadata.get('lockd-forwarded').length > 0 };
+        this.openCalls.add(open);
+        call.once('cancelled', () => this.openCalls.delete(open));
         m.handler(call, (err: unknown, res: unknown) => {
+          this.openCalls.delete(open);
           if (answered || call.cancelled) return;
           answered = true;
           call.end(); // marks it over (a unary call's status travels with its answer)

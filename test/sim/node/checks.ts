@@ -19,7 +19,9 @@
 //    the lock is told so, and one whose lease ended is told NOT_FOUND, not left to its deadline.
 // The oracle's own log checks (shared tokens, fencing regressions, divergent replicas) come too.
 import * as grpc from '@grpc/grpc-js';
+import type { OpenCall } from './calls.js';
 import type { ClientLog, OpRecord } from './client.js';
+import type { ObservedStream } from './observer.js';
 import type { Oracle, Violation } from './oracle.js';
 
 /** Calm time within which any call must be answered (a few election timeouts and retries). */
@@ -134,6 +136,78 @@ export function checkRun(oracle: Oracle, log: ClientLog, allFaults: FaultTimelin
     if (g && calmStretch(faults, g.at, op.doneAt, BOUND_MS)) v('unanswered', op.doneAt, `${op.client}: waiting Acquire ${name} ${op.requestId} (lease ${op.leaseId}) was granted (token ${g.token}) at ${g.at} and failed ${grpc.status[r.code]} at ${op.doneAt}, with the cluster calm for ${BOUND_MS} ms meanwhile`);
     const ended = oracle.leaseEndAt.get(op.leaseId!);
     if (!g && ended !== undefined && ended >= op.sentAt && calmStretch(faults, ended, op.doneAt, BOUND_MS)) v('unanswered', op.doneAt, `${op.client}: waiting Acquire ${name} ${op.requestId}: lease ${op.leaseId} ended at ${ended}; the call failed ${grpc.status[r.code]} at ${op.doneAt} instead of NOT_FOUND, with the cluster calm for ${BOUND_MS} ms meanwhile`);
+  }
+  return out;
+}
+
+/**
+ * At world time `now`, the calls nodes hold unanswered: none may be older than BOUND_MS of calm,
+ * except a waiting Acquire whose lease is still queued — one whose lease was granted the lock, or
+ * ended, BOUND_MS of calm ago must have been answered (acquired, NOT_FOUND). Seen from the
+ * servers, so a paused client does not hide it. `seen` keeps one report per call.
+ */
+export function checkOpenCalls(oracle: Oracle, calls: Iterable<OpenCall>, faults: FaultTimeline, now: number, seen: Set<OpenCall>): Violation[] {
+  const out: Violation[] = [];
+  for (const c of calls) {
+    if (seen.has(c)) continue;
+    const req = c.request;
+    const where = `${c.node}${c.forwarded ? ' (forwarded)' : ''}`;
+    if (c.path.endsWith('/Acquire') && req.wait) {
+      const name = String(req.name);
+      const lease = Number(req.leaseId);
+      const g = oracle.grants.find((x) => x.name === name && x.leaseId === lease && x.at >= c.arrivedAt && x.at <= now - BOUND_MS);
+      const ended = oracle.leaseEndAt.get(lease);
+      const since = g ? g.at : ended !== undefined && ended >= c.arrivedAt ? ended : undefined;
+      if (since !== undefined && calmStretch(faults, since, now, BOUND_MS)) {
+        seen.add(c);
+        out.push({ kind: 'unanswered', at: now, message: `${where} holds a waiting Acquire ${name} ${String(req.requestId)} (lease ${lease}, since ${c.arrivedAt}) unanswered at ${now}, though ${g ? `the lease was granted the lock (token ${g.token}) at ${g.at}` : `the lease ended at ${ended}`} and the cluster was calm for ${BOUND_MS} ms since` });
+      }
+      continue;
+    }
+    if (c.path.endsWith('/Acquire') || c.path.endsWith('/CancelWait')) continue; // waits, and cleanups behind them
+    if (calmStretch(faults, c.arrivedAt, now, BOUND_MS)) {
+      seen.add(c);
+      out.push({ kind: 'unanswered', at: now, message: `${where} holds ${c.path} ${String(req.requestId ?? '')} (since ${c.arrivedAt}) unanswered at ${now}, with the cluster calm for ${BOUND_MS} ms meanwhile` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Lock.Observe: each stream delivers the lock's changes one event per change in log order, or
+ * says RESYNC (proto: Lock.Observe). So every event delivered is one of the log's (same index,
+ * type, lease, token), and the one after it is the log's next event of that lock — or, after a
+ * RESYNC at index r, the log's first event of that lock past r. Nothing is skipped silently.
+ */
+export function checkObserve(oracle: Oracle, streams: readonly ObservedStream[]): Violation[] {
+  const out: Violation[] = [];
+  for (const st of streams) {
+    const log = oracle.eventsByName.get(st.name) ?? [];
+    const pos = (e: { index: number; type: string; leaseId: number; token: number }) => log.findIndex((x) => x.index === e.index && x.type === e.type && x.leaseId === e.leaseId && x.token === e.token);
+    let prev: number | undefined; // position in `log` of the last event delivered
+    let resyncAt: number | undefined;
+    for (const e of st.events) {
+      if (e.index > oracle.applied) break; // beyond what the oracle has (the run ended)
+      if (e.type === 'RESYNC') {
+        prev = undefined;
+        resyncAt = e.index;
+        continue;
+      }
+      const p = pos(e);
+      const what = `${st.observer}'s Observe ${st.name} on ${st.node} (opened at ${st.openedAt})`;
+      if (p < 0) {
+        out.push({ kind: 'observe', at: st.openedAt, message: `${what} delivered ${e.type} at ${e.index} (lease ${e.leaseId}, token ${e.token}), which the log has not` });
+        break;
+      }
+      const expected = prev !== undefined ? prev + 1 : resyncAt !== undefined ? log.findIndex((x) => x.index > resyncAt!) : p;
+      if (p !== expected) {
+        const missed = log[expected];
+        out.push({ kind: 'observe', at: st.openedAt, message: `${what} went from ${prev !== undefined ? `${log[prev].type} at ${log[prev].index}` : `RESYNC at ${resyncAt}`} to ${e.type} at ${e.index}, skipping ${missed ? `${missed.type} at ${missed.index}` : 'events'} without a RESYNC` });
+        break;
+      }
+      prev = p;
+      resyncAt = undefined;
+    }
   }
   return out;
 }

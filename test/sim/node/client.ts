@@ -188,7 +188,8 @@ export class SimClient {
     }
     for (;;) {
       rec.attempts++;
-      const to = this.leader;
+      // Most calls go where the client last heard the leader is; some (a load balancer) to any node.
+      const to = this.prng.chance(0.3) ? this.prng.pick(this.nodes) : this.leader;
       const call = this.rpc.unary<Record<string, unknown>>(this.id, to, P[kind], body, this.clock.wallMs() + (rec.deadline - this.now));
       if (abandonAt < Infinity) this.clock.after(abandonAt - this.now, call.cancel);
       const r = await call.result;

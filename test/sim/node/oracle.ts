@@ -50,6 +50,8 @@ export class Oracle {
   readonly violations: Violation[] = [];
   /** World time each index was first applied. */
   readonly appliedAt = new Map<number, number>();
+  /** Every lock event, per lock name, in log order (what Observe must deliver). */
+  readonly eventsByName = new Map<string, Array<{ type: string; index: number; leaseId: number; token: number }>>();
   /** World time each lease ended (expired or revoked). */
   readonly leaseEndAt = new Map<number, number>();
 
@@ -83,6 +85,11 @@ export class Oracle {
     const duplicate = rid ? this.requests.has(rid) : false;
     if (rid && !duplicate) this.requests.set(rid, { index: i, cmd, out });
     for (const ev of out.events) {
+      if (ev.name) {
+        let list = this.eventsByName.get(ev.name);
+        if (!list) this.eventsByName.set(ev.name, (list = []));
+        list.push({ type: ev.type, index: i, leaseId: ev.leaseId, token: ev.token });
+      }
       if (ev.type === 'LEASE_EXPIRED' || ev.type === 'LEASE_REVOKED') this.leaseEndAt.set(ev.leaseId, rec.at);
       const key = `${ev.name}\u0000${ev.token}`;
       if (ev.type === 'ACQUIRED') {

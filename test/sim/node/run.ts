@@ -8,7 +8,8 @@ import { lockApiRegistrar } from '../../../src/lockd/api/lock-api.js';
 import { hashString, Prng } from '../prng.js';
 import { adaptersFor, type NodeBug } from './bugs.js';
 import { Rpc, type ClientStream } from './calls.js';
-import { checkRun } from './checks.js';
+import { checkObserve, checkOpenCalls, checkRun } from './checks.js';
+import { SimObserver, type ObservedStream } from './observer.js';
 import { SimClient, type ClientLog, type LockSpec } from './client.js';
 import { NodeHost, type HostSettings } from './host.js';
 import { Net } from './net.js';
@@ -43,6 +44,7 @@ const LOCKS: readonly LockSpec[] = [
   { name: 'm0', permits: 1, lockDelayMs: 0 },
   { name: 'm1', permits: 1, lockDelayMs: 0 },
   { name: 's0', permits: 3, lockDelayMs: 300 },
+  { name: 's1', permits: 2, lockDelayMs: 500 },
 ];
 
 export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
@@ -98,6 +100,14 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     replaced: () => void stats.snapshotInstalls++,
     fatal: (node: string, e: Error) => fatal.push({ kind: 'fatal', at: world.now, message: `${node}: ${e.message}` }),
   };
+  world.crashed = (owner, e) => {
+    fatal.push({ kind: 'crash', at: world.now, message: `${owner || 'world'} threw: ${e.message}` });
+    const h = hosts.get(owner);
+    if (h) {
+      h.close();
+      world.pause(owner, Infinity); // a crashed node runs nothing more
+    }
+  };
   const registrar = lockApiRegistrar({ forwarder: (ctx) => new SimForwarder(ctx, rpc, adapters.forward) });
   for (const id of ids) {
     const h = new NodeHost(id, ids, settings, clockOf(id), hostWorld, [registrar], adapters);
@@ -113,7 +123,7 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   // Clients.
   const log: ClientLog = { beliefs: [], ops: [], losses: [], pauses: new Map() };
   const clientPrng = prng.fork('clients');
-  const stalePause = swarm.pick([0, 0.05, 0.15]);
+  const stalePause = swarm.pick([0.02, 0.05, 0.15]);
   const clients = Array.from(
     { length: clientCount },
     (_, k) =>
@@ -122,15 +132,18 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
         ttlMs: [swarm.pick([600, 1000]), swarm.pick([1500, 3000])],
         stalePause,
         abandon: swarm.pick([0, 0.1]),
-        pauseInWait: swarm.pick([0, 0.1, 0.2]),
+        pauseInWait: swarm.pick([0.05, 0.15, 0.3]),
       }, log),
   );
   const stopAt = duration;
   const done = clients.map((c) => c.run(stopAt));
+  const observed: ObservedStream[] = [];
+  const observers = Array.from({ length: 2 }, (_, k) => new SimObserver(`o${k + 1}`, world, rpc, ids, LOCKS.map((l) => l.name), clientPrng.fork(`o${k + 1}`), observed));
+  for (const ob of observers) void ob.run();
 
   // The nemesis: this seed's fault kinds and rates.
   const nem = prng.fork('nemesis');
-  const kinds = ['isolate-leader', 'isolate', 'pause', 'drops', 'wall-step', 'wall-fast'].filter(() => swarm.chance(0.6));
+  const kinds = ['isolate-leader', 'isolate-leader', 'isolate', 'pause', 'drops', 'drops', 'wall-step', 'wall-fast', 'wall-fast'].filter(() => swarm.chance(0.6));
   const faultLog: string[] = [];
   const timeline: Array<[number, number]> = [];
   const faultEnd = duration - CALM_MS;
@@ -177,15 +190,24 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   };
   schedule(nem.range(500, 3000));
 
+  // Every CHECK_EVERY_MS: nothing a node holds is left unanswered once the cluster is calm.
+  const served: Violation[] = [];
+  const reported = new Set<import('./calls.js').OpenCall>();
+  const checkpoint = () => {
+    served.push(...checkOpenCalls(oracle, rpc.openCalls, timeline, world.now, reported));
+    if (world.now < stopAt) world.at(world.now + 250, '', checkpoint);
+  };
+  world.at(250, '', checkpoint);
   await world.runUntil(stopAt);
   for (const c of clients) c.stop();
+  for (const ob of observers) ob.stop();
   // Let what is in flight finish (bounded by the calls' own deadlines), then judge.
   await world.runUntil(stopAt + 15_000);
   for (const c of clients) c.finish();
   void done;
   for (const h of hosts.values()) h.close();
 
-  const violations = [...fatal, ...checkRun(oracle, log, timeline, stopAt)];
+  const violations = [...fatal, ...served, ...checkRun(oracle, log, timeline, stopAt), ...checkObserve(oracle, observed)];
   o.inspect?.({ oracle, log });
   const ok = log.ops.filter((x) => x.result?.ok).length;
   Object.assign(stats, {
@@ -203,6 +225,9 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     waits: log.ops.filter((x) => x.wait).length,
     leaseLosses: log.losses.length,
     faults: faultLog.length,
+    observeStreams: observed.length,
+    observedEvents: observed.reduce((n, x) => n + x.events.length, 0),
+    resyncs: observed.reduce((n, x) => n + x.events.filter((e) => e.type === 'RESYNC').length, 0),
   });
   const digestText = [...oracle.appliedAt.keys()].length + '|' + log.ops.map((x) => `${x.kind}:${x.result?.ok ? 1 : x.result?.code}:${x.doneAt}`).join(',');
   return { seed: o.seed, ...(o.bug ? { bug: o.bug } : {}), violations, stats, digest: hashString(digestText).toString(16), faults: faultLog };

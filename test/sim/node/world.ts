@@ -27,6 +27,10 @@ export class World {
   /** owner → the world time it is paused until. */
   private readonly paused = new Map<string, number>();
   events = 0;
+  /** An event of `owner` threw (run.ts reports it and stops that node). */
+  crashed: (owner: string, e: Error) => void = (_o, e) => {
+    throw e;
+  };
 
   /** Run `fn` at world time `at` for `owner` ('' = the world itself); returns a cancel. */
   at(at: number, owner: string, fn: () => void): () => void {
@@ -57,7 +61,12 @@ export class World {
       }
       this.now = Math.max(this.now, ev.at);
       this.events++;
-      ev.fn();
+      try {
+        ev.fn();
+      } catch (e) {
+        // What a timer or callback throws would end a real process: its owner has crashed.
+        this.crashed(ev.owner, e instanceof Error ? e : new Error(String(e)));
+      }
       await drainJobs();
     }
     this.now = Math.max(this.now, until);
