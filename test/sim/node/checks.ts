@@ -59,7 +59,7 @@ export function checkRun(oracle: Oracle, log: ClientLog, allFaults: FaultTimelin
   }
   for (const [name, list] of byName) {
     list.sort((x, y) => x.from - y.from);
-    const permits = list[0].permits;
+    const permits = Math.max(...list.map((b) => b.permits)); // SetPermits may have changed it
     // More leases than permits believing at one moment (a mutex: two): at each belief's start, count those still on.
     for (let j = 0; j < list.length; j++) {
       const on = list.filter((b, i) => i < j && b.to > list[j].from && b.leaseId !== list[j].leaseId);

@@ -20,6 +20,7 @@ const P = {
   Release: '/lockd.v1.Lock/Release',
   Write: '/lockd.v1.Fence/Write',
   Read: '/lockd.v1.Fence/Read',
+  SetPermits: '/lockd.v1.Lock/SetPermits',
 };
 
 /** A lock this client was told it holds, from when it heard it until it stopped trusting or released it. */
@@ -36,7 +37,7 @@ export interface Belief {
 /** One logical operation (all attempts of one request id). */
 export interface OpRecord {
   readonly client: string;
-  readonly kind: 'Grant' | 'Acquire' | 'Release' | 'Write' | 'Read' | 'Revoke';
+  readonly kind: 'Grant' | 'Acquire' | 'Release' | 'Write' | 'Read' | 'Revoke' | 'SetPermits';
   readonly requestId: string;
   readonly sentAt: number;
   readonly deadline: number;
@@ -72,8 +73,11 @@ export interface ClientLog {
 /** A lock clients take: a mutex (permits 1) or a semaphore, with or without lock-delay. */
 export interface LockSpec {
   readonly name: string;
-  readonly permits: number;
+  /** What clients ask (SetPermits changes it: clients learn the new value as a deployment's config would tell them). */
+  permits: number;
   readonly lockDelayMs: number;
+  /** SetPermits moves it between these (a semaphore whose permits change). */
+  readonly permitRange?: readonly [number, number];
 }
 
 export interface ClientSettings {
@@ -280,6 +284,13 @@ export class SimClient {
   private async useLock(lease: Lease): Promise<void> {
     const spec = this.prng.pick(this.settings.locks);
     const name = spec.name;
+    if (spec.permitRange && this.prng.chance(0.2)) {
+      // Grow or shrink the semaphore: growing grants the waiters that now fit in one entry.
+      const permits = this.prng.range(spec.permitRange[0], spec.permitRange[1]);
+      const r = await this.op('SetPermits', { name, permits }, 5000);
+      if (r.result?.ok) spec.permits = permits;
+      return;
+    }
     const wait = this.prng.chance(0.6);
     const rec = await this.op('Acquire', { name, leaseId: lease.id, wait, permits: spec.permits, lockDelayMs: spec.lockDelayMs }, wait ? this.prng.range(3000, 12000) : 5000, wait, false, lease.id);
     const r = rec.result;

@@ -21,6 +21,34 @@ export function parseNodeBug(v: string | undefined): NodeBug {
   return v as NodeBug;
 }
 
+/** `npm run sim -- --app node ...`'s arguments (see the file comment); throws on a bad one. */
+export function parseNodeArgs(argv: readonly string[]): NodeCliArgs {
+  const a: { -readonly [K in keyof NodeCliArgs]: NodeCliArgs[K] } = { start: 1, catchRates: false, json: false };
+  const int = (flag: string, v: string | undefined, min: number): number => {
+    const n = Number(v);
+    if (v === undefined || !Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer ≥ ${min}, got ${v ?? 'nothing'}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const v = argv[i + 1];
+    switch (flag) {
+      case '--app': i++; break;
+      case '--seed': a.seed = int(flag, v, 0); i++; break;
+      case '--seeds': a.seeds = int(flag, v, 1); i++; break;
+      case '--start': a.start = int(flag, v, 0); i++; break;
+      case '--nodes': a.nodes = int(flag, v, 1); i++; break;
+      case '--duration-ms': a.durationMs = int(flag, v, 8000); i++; break;
+      case '--bug': a.bug = parseNodeBug(v); i++; break;
+      case '--catch-rates': a.catchRates = true; break;
+      case '--json': a.json = true; break;
+      default: throw new Error(`--app node: unknown argument ${JSON.stringify(flag)} (--seed S | --seeds N [--start K] | --catch-rates [--seeds N] [--json]) [--bug ${NODE_BUGS.join('|')}] [--nodes N] [--duration-ms MS]`);
+    }
+  }
+  if (!a.catchRates && (a.seed === undefined) === (a.seeds === undefined)) throw new Error('--app node: give exactly one of --seed, --seeds or --catch-rates');
+  return a;
+}
+
 function line(r: NodeRunReport): string {
   const v = r.violations[0];
   return `seed ${r.seed}${r.bug ? ` [${r.bug}]` : ''}: ${r.violations.length} violations${v ? ` — first: ${v.kind} at ${v.at} ms: ${v.message}` : ''}`;

@@ -40,11 +40,11 @@ export interface NodeRunReport {
 
 export const DEFAULT_NODE_DURATION_MS = 40_000;
 const CALM_MS = 6_000;
-const LOCKS: readonly LockSpec[] = [
+const locks = (): LockSpec[] => [
   { name: 'm0', permits: 1, lockDelayMs: 0 },
   { name: 'm1', permits: 1, lockDelayMs: 0 },
   { name: 's0', permits: 3, lockDelayMs: 300 },
-  { name: 's1', permits: 2, lockDelayMs: 500 },
+  { name: 's1', permits: 1, lockDelayMs: 500, permitRange: [1, 4] },
 ];
 
 export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
@@ -123,12 +123,13 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   // Clients.
   const log: ClientLog = { beliefs: [], ops: [], losses: [], pauses: new Map() };
   const clientPrng = prng.fork('clients');
+  const LOCKS = locks();
   const stalePause = swarm.pick([0.02, 0.05, 0.15]);
   const clients = Array.from(
     { length: clientCount },
     (_, k) =>
       new SimClient(`c${k + 1}`, world, rpc, ids, clientPrng.fork(`c${k + 1}`), {
-        locks: LOCKS,
+        locks: [...LOCKS, LOCKS[3], LOCKS[3]], // s1 taken more often: waiters queue behind permits 1, and growing it grants several in one entry
         ttlMs: [swarm.pick([600, 1000]), swarm.pick([1500, 3000])],
         stalePause,
         abandon: swarm.pick([0, 0.1]),
@@ -158,8 +159,9 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     if (at >= faultEnd || kinds.length === 0) return;
     world.at(at, '', () => {
       const kind = nem.pick(kinds);
-      const len = Math.min(nem.range(300, 6000), faultEnd - world.now);
-      const target = kind === 'isolate-leader' ? leader() ?? nem.pick(ids) : nem.pick(ids);
+      const len = Math.min(kind === 'isolate-leader' ? nem.range(2000, 6000) : kind === 'wall-fast' ? nem.range(3000, 12000) : nem.range(300, 6000), faultEnd - world.now);
+      // A fast wall clock matters where time is measured (the leader's lease clock), if anywhere.
+      const target = kind === 'isolate-leader' || kind === 'wall-fast' ? leader() ?? nem.pick(ids) : nem.pick(ids);
       faultLog.push(`${world.now} ${kind} ${target} ${len}ms`);
       if (kind === 'isolate' || kind === 'isolate-leader') {
         for (const other of ids) if (other !== target) net.partition(target, other);
@@ -216,6 +218,8 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     events: world.events,
     committed: oracle.applied,
     grants: oracle.grants.length,
+    multiGrantEntries: new Set(oracle.grants.filter((g) => g.token % 1024 > 0).map((g) => g.index)).size,
+    setPermits: log.ops.filter((x) => x.kind === 'SetPermits' && x.result?.ok).length,
     fencedWrites: oracle.writes.length,
     ops: log.ops.length,
     opsOk: ok,
