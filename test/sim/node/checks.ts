@@ -73,9 +73,32 @@ export function checkRun(oracle: Oracle, log: ClientLog, allFaults: FaultTimelin
   for (const op of log.ops) {
     const r = op.result;
     if (!r) continue;
-    if (op.kind === 'Grant' || op.kind === 'Acquire') {
+    if (op.kind === 'Campaign' && r.ok) {
+      const key = r.res.leader as { leaseId: number; fencingToken: number } | undefined;
+      const token = Number(key?.fencingToken ?? 0);
+      const g = oracle.grantOf(String(op.req.name), token);
+      if (!g || g.leaseId !== op.leaseId || Number(key?.leaseId) !== op.leaseId)
+        v('acquire-token', op.doneAt!, `${op.client}: Campaign ${String(op.req.name)} for lease ${op.leaseId} answered leadership token ${token} (lease ${key?.leaseId}), which ${g ? `is lease ${g.leaseId}'s grant` : 'no entry granted'}`);
+    }
+    if (op.kind === 'Proclaim' && r.ok) {
+      // Not deduplicated and without request id: it was applied between its send and its answer,
+      // so its grant, the caller's own, had not ended before the send.
+      const key = op.req.leader as { name: string; leaseId: number; fencingToken: number };
+      const g = oracle.grantOf(key.name, Number(key.fencingToken));
+      if (!g || g.leaseId !== op.leaseId || (g.endAt !== undefined && g.endAt < op.sentAt))
+        v('stale-write', op.doneAt!, `${op.client}${op.stale ? ' (stale)' : ''}: Proclaim ${key.name} token ${key.fencingToken} (lease ${op.leaseId}) acknowledged at ${op.doneAt}, sent at ${op.sentAt}, though ${g ? (g.leaseId !== op.leaseId ? `the token is lease ${g.leaseId}'s` : `that leadership ended at ${g.endAt}`) : 'no such leadership existed'}`);
+    }
+    if (op.kind === 'Resign' && r.ok && r.res.resigned) {
+      const key = op.req.leader as { name: string; fencingToken: number };
+      const g = oracle.grantOf(key.name, Number(key.fencingToken));
+      const landed = oracle.requests.get(op.requestId);
+      if (landed && !(g && g.leaseId === op.leaseId && g.endIndex === landed.index && g.endedBy === 'RELEASED'))
+        v('release-of-own-grant', op.doneAt!, `${op.client}: Resign ${key.name} token ${key.fencingToken} (lease ${op.leaseId}) answered resigned, applied at ${landed.index}, which did not end that leadership`);
+    }
+    if (op.kind === 'Grant' || op.kind === 'Acquire' || op.kind === 'Campaign') {
       const field = op.kind === 'Grant' ? 'leaseId' : 'fencingToken';
-      const seen = new Set(op.answers.filter((a) => op.kind === 'Grant' || a.acquired).map((a) => Number(a[field])));
+      const pick = (a: Record<string, unknown>) => (op.kind === 'Campaign' ? (a.leader as Record<string, unknown>) : a);
+      const seen = new Set(op.answers.filter((a) => op.kind !== 'Acquire' || a.acquired).map((a) => Number(pick(a)[field])));
       if (seen.size > 1) v('retry-answer', op.doneAt!, `${op.client} ${op.kind} ${op.requestId}: its attempts were answered ${field} ${[...seen].join(' and ')}`);
     }
     if (op.kind === 'Acquire' && r.ok && r.res.acquired) {
@@ -152,7 +175,7 @@ export function checkOpenCalls(oracle: Oracle, calls: Iterable<OpenCall>, faults
     if (seen.has(c)) continue;
     const req = c.request;
     const where = `${c.node}${c.forwarded ? ' (forwarded)' : ''}`;
-    if (c.path.endsWith('/Acquire') && req.wait) {
+    if ((c.path.endsWith('/Acquire') && req.wait) || c.path.endsWith('/Campaign')) {
       const name = String(req.name);
       const lease = Number(req.leaseId);
       const g = oracle.grants.find((x) => x.name === name && x.leaseId === lease && x.at >= c.arrivedAt && x.at <= now - BOUND_MS);
@@ -164,7 +187,7 @@ export function checkOpenCalls(oracle: Oracle, calls: Iterable<OpenCall>, faults
       }
       continue;
     }
-    if (c.path.endsWith('/Acquire') || c.path.endsWith('/CancelWait')) continue; // waits, and cleanups behind them
+    if (c.path.endsWith('/Acquire') || c.path.endsWith('/CancelWait') || c.path.endsWith('/KeepAlive')) continue; // waits, and cleanups behind them
     if (calmStretch(faults, c.arrivedAt, now, BOUND_MS)) {
       seen.add(c);
       out.push({ kind: 'unanswered', at: now, message: `${where} holds ${c.path} ${String(req.requestId ?? '')} (since ${c.arrivedAt}) unanswered at ${now}, with the cluster calm for ${BOUND_MS} ms meanwhile` });

@@ -21,7 +21,13 @@ const P = {
   Write: '/lockd.v1.Fence/Write',
   Read: '/lockd.v1.Fence/Read',
   SetPermits: '/lockd.v1.Lock/SetPermits',
+  Campaign: '/lockd.v1.Election/Campaign',
+  Proclaim: '/lockd.v1.Election/Proclaim',
+  Resign: '/lockd.v1.Election/Resign',
 };
+
+/** The election clients campaign in (a lock name of its own: Lock.Acquire on it is refused). */
+export const ELECTION = 'e0';
 
 /** A lock this client was told it holds, from when it heard it until it stopped trusting or released it. */
 export interface Belief {
@@ -37,7 +43,7 @@ export interface Belief {
 /** One logical operation (all attempts of one request id). */
 export interface OpRecord {
   readonly client: string;
-  readonly kind: 'Grant' | 'Acquire' | 'Release' | 'Write' | 'Read' | 'Revoke' | 'SetPermits';
+  readonly kind: 'Grant' | 'Acquire' | 'Release' | 'Write' | 'Read' | 'Revoke' | 'SetPermits' | 'Campaign' | 'Proclaim' | 'Resign';
   readonly requestId: string;
   readonly sentAt: number;
   readonly deadline: number;
@@ -180,8 +186,8 @@ export class SimClient {
 
   /** One operation: attempts with one request id until an answer other than UNAVAILABLE, or the deadline. */
   private async op(kind: OpRecord['kind'], req: Record<string, unknown>, budgetMs: number, wait = false, stale = false, leaseId?: number): Promise<OpRecord> {
-    const requestId = kind === 'Read' ? '' : this.rid();
-    const body = kind === 'Read' ? req : { ...req, requestId };
+    const requestId = kind === 'Read' || kind === 'Proclaim' ? '' : this.rid(); // Proclaim takes none (proto: not deduplicated)
+    const body = requestId ? { ...req, requestId } : req;
     const rec: OpRecord = { client: this.id, kind, requestId, sentAt: this.now, deadline: this.now + budgetMs, wait, req: body, attempts: 0, answers: [], ...(stale ? { stale } : {}), ...(leaseId ? { leaseId } : {}) };
     this.log.ops.push(rec);
     const abandonAt = wait && this.prng.chance(this.settings.abandon) ? this.now + this.prng.range(100, budgetMs) : Infinity;
@@ -280,8 +286,42 @@ export class SimClient {
     this.lapse(lease, this.now);
   }
 
-  /** Take a lock, use it through the fence, release it (or not). */
+  /** Campaign, proclaim and fence as the leader, resign (or not): Election on top of the lock state. */
+  private async campaign(lease: Lease): Promise<void> {
+    const rec = await this.op('Campaign', { name: ELECTION, leaseId: lease.id, value: `${this.id}:0` }, this.prng.range(3000, 12000), true, false, lease.id);
+    const r = rec.result;
+    if (!r?.ok) {
+      await this.sleep(this.prng.range(20, 300));
+      return;
+    }
+    const key = r.res.leader as { name: string; leaseId: number; fencingToken: number };
+    const token = Number(key.fencingToken);
+    const belief: Belief = { client: this.id, name: ELECTION, permits: 1, leaseId: lease.id, token, from: this.now, to: Infinity };
+    if (this.trusts(lease)) {
+      this.log.beliefs.push(belief);
+      lease.beliefs.push(belief);
+    }
+    for (let k = this.prng.range(1, 3); k > 0; k--) {
+      if (this.prng.chance(this.settings.stalePause)) {
+        this.pause(lease.trust - this.now + this.prng.range(200, 2000));
+        await this.sleep(1);
+      }
+      if (!this.trusts(lease)) this.lapse(lease, Math.min(this.now, lease.trust));
+      const stale = !this.trusts(lease);
+      if (this.prng.chance(0.5)) await this.op('Proclaim', { leader: key, value: `${this.id}:${this.now}` }, 5000, false, stale, lease.id);
+      else await this.op('Write', { key: `k-${ELECTION}`, value: Buffer.from(`${this.id}@${this.now}`), fencingToken: token, lock: ELECTION }, 5000, false, stale, lease.id);
+      await this.sleep(this.prng.range(10, 200));
+    }
+    if (this.prng.chance(0.85)) {
+      for (const b of lease.beliefs) if (b.name === ELECTION && b.to === Infinity) b.to = Math.max(b.from, Math.min(this.now, lease.trust));
+      lease.beliefs = lease.beliefs.filter((b) => b.name !== ELECTION);
+      await this.op('Resign', { leader: key }, 5000, false, !this.trusts(lease), lease.id);
+    }
+  }
+
+  /** Take a lock, use it through the fence, release it (or not); now and then campaign instead. */
   private async useLock(lease: Lease): Promise<void> {
+    if (this.prng.chance(0.15)) return this.campaign(lease);
     const spec = this.prng.pick(this.settings.locks);
     const name = spec.name;
     if (spec.permitRange && this.prng.chance(0.2)) {

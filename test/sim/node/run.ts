@@ -10,7 +10,7 @@ import { adaptersFor, type NodeBug } from './bugs.js';
 import { Rpc, type ClientStream } from './calls.js';
 import { checkObserve, checkOpenCalls, checkRun } from './checks.js';
 import { SimObserver, type ObservedStream } from './observer.js';
-import { SimClient, type ClientLog, type LockSpec } from './client.js';
+import { ELECTION, SimClient, type ClientLog, type LockSpec } from './client.js';
 import { NodeHost, type HostSettings } from './host.js';
 import { Net } from './net.js';
 import { Oracle, type Violation } from './oracle.js';
@@ -139,7 +139,7 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   const stopAt = duration;
   const done = clients.map((c) => c.run(stopAt));
   const observed: ObservedStream[] = [];
-  const observers = Array.from({ length: 2 }, (_, k) => new SimObserver(`o${k + 1}`, world, rpc, ids, LOCKS.map((l) => l.name), clientPrng.fork(`o${k + 1}`), observed));
+  const observers = Array.from({ length: 2 }, (_, k) => new SimObserver(`o${k + 1}`, world, rpc, ids, [...LOCKS.map((l) => l.name), ELECTION], clientPrng.fork(`o${k + 1}`), observed));
   for (const ob of observers) void ob.run();
 
   // The nemesis: this seed's fault kinds and rates.
@@ -227,6 +227,8 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     staleWrites: log.ops.filter((x) => x.kind === 'Write' && x.stale).length,
     staleWritesAccepted: log.ops.filter((x) => x.kind === 'Write' && x.stale && x.result?.ok).length,
     waits: log.ops.filter((x) => x.wait).length,
+    campaignsWon: log.ops.filter((x) => x.kind === 'Campaign' && x.result?.ok).length,
+    proclaims: log.ops.filter((x) => x.kind === 'Proclaim' && x.result?.ok).length,
     leaseLosses: log.losses.length,
     faults: faultLog.length,
     observeStreams: observed.length,
