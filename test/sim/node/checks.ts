@@ -80,6 +80,12 @@ export function checkRun(oracle: Oracle, log: ClientLog, allFaults: FaultTimelin
       if (!g || g.leaseId !== op.leaseId || Number(key?.leaseId) !== op.leaseId)
         v('acquire-token', op.doneAt!, `${op.client}: Campaign ${String(op.req.name)} for lease ${op.leaseId} answered leadership token ${token} (lease ${key?.leaseId}), which ${g ? `is lease ${g.leaseId}'s grant` : 'no entry granted'}`);
     }
+    if (op.kind === 'CancelWait' && r.ok && Number(r.res.fencingToken) > 0) {
+      const token = Number(r.res.fencingToken);
+      const g = oracle.grantOf(String(op.req.name), token);
+      if (!g || g.leaseId !== op.leaseId)
+        v('acquire-token', op.doneAt!, `${op.client}: CancelWait ${String(op.req.name)} for lease ${op.leaseId} answered it holds token ${token}, which ${g ? `is lease ${g.leaseId}'s grant` : 'no entry granted'}`);
+    }
     if (op.kind === 'Proclaim' && r.ok) {
       // Not deduplicated and without request id: it was applied between its send and its answer,
       // so its grant, the caller's own, had not ended before the send.

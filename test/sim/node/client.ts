@@ -24,6 +24,7 @@ const P = {
   Campaign: '/lockd.v1.Election/Campaign',
   Proclaim: '/lockd.v1.Election/Proclaim',
   Resign: '/lockd.v1.Election/Resign',
+  CancelWait: '/lockd.v1.Lock/CancelWait',
 };
 
 /** The election clients campaign in (a lock name of its own: Lock.Acquire on it is refused). */
@@ -43,7 +44,7 @@ export interface Belief {
 /** One logical operation (all attempts of one request id). */
 export interface OpRecord {
   readonly client: string;
-  readonly kind: 'Grant' | 'Acquire' | 'Release' | 'Write' | 'Read' | 'Revoke' | 'SetPermits' | 'Campaign' | 'Proclaim' | 'Resign';
+  readonly kind: 'Grant' | 'Acquire' | 'Release' | 'Write' | 'Read' | 'Revoke' | 'SetPermits' | 'Campaign' | 'Proclaim' | 'Resign' | 'CancelWait';
   readonly requestId: string;
   readonly sentAt: number;
   readonly deadline: number;
@@ -186,7 +187,7 @@ export class SimClient {
 
   /** One operation: attempts with one request id until an answer other than UNAVAILABLE, or the deadline. */
   private async op(kind: OpRecord['kind'], req: Record<string, unknown>, budgetMs: number, wait = false, stale = false, leaseId?: number): Promise<OpRecord> {
-    const requestId = kind === 'Read' || kind === 'Proclaim' ? '' : this.rid(); // Proclaim takes none (proto: not deduplicated)
+    const requestId = kind === 'Read' || kind === 'Proclaim' || kind === 'CancelWait' ? '' : this.rid(); // these take none
     const body = requestId ? { ...req, requestId } : req;
     const rec: OpRecord = { client: this.id, kind, requestId, sentAt: this.now, deadline: this.now + budgetMs, wait, req: body, attempts: 0, answers: [], ...(stale ? { stale } : {}), ...(leaseId ? { leaseId } : {}) };
     this.log.ops.push(rec);
@@ -334,11 +335,16 @@ export class SimClient {
     const wait = this.prng.chance(0.6);
     const rec = await this.op('Acquire', { name, leaseId: lease.id, wait, permits: spec.permits, lockDelayMs: spec.lockDelayMs }, wait ? this.prng.range(3000, 12000) : 5000, wait, false, lease.id);
     const r = rec.result;
-    if (!r?.ok || !r.res.acquired) {
+    let token = r?.ok && r.res.acquired ? Number(r.res.fencingToken) : 0;
+    if (wait && r && !r.ok && r.code === grpc.status.CANCELLED && this.prng.chance(0.5)) {
+      // It gave the wait up; it leaves the queue itself (Lock.CancelWait): granted meanwhile, the lock is its own to use or release.
+      const c = await this.op('CancelWait', { name, leaseId: lease.id }, 5000, false, false, lease.id);
+      if (c.result?.ok) token = Number(c.result.res.fencingToken);
+    }
+    if (token === 0) {
       await this.sleep(this.prng.range(20, 300));
       return;
     }
-    const token = Number(r.res.fencingToken);
     const belief: Belief = { client: this.id, name, permits: spec.permits, leaseId: lease.id, token, from: this.now, to: Infinity };
     if (this.trusts(lease)) {
       this.log.beliefs.push(belief);

@@ -132,7 +132,7 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
         locks: [...LOCKS, LOCKS[3], LOCKS[3]], // s1 taken more often: waiters queue behind permits 1, and growing it grants several in one entry
         ttlMs: [swarm.pick([600, 1000]), swarm.pick([1500, 3000])],
         stalePause,
-        abandon: swarm.pick([0, 0.1]),
+        abandon: swarm.pick([0.05, 0.15]),
         pauseInWait: swarm.pick([0.05, 0.15, 0.3]),
       }, log),
   );
@@ -229,6 +229,7 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     waits: log.ops.filter((x) => x.wait).length,
     campaignsWon: log.ops.filter((x) => x.kind === 'Campaign' && x.result?.ok).length,
     proclaims: log.ops.filter((x) => x.kind === 'Proclaim' && x.result?.ok).length,
+    cancelWaits: log.ops.filter((x) => x.kind === 'CancelWait' && x.result?.ok).length,
     leaseLosses: log.losses.length,
     faults: faultLog.length,
     observeStreams: observed.length,
