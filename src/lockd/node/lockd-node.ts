@@ -73,8 +73,11 @@ export class LockdNode {
     const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
     const stalls = new StallWatch(logger);
     stalls.onSecond = (maxMs) => bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
+    // Every timer and deadline of the node runs on its clock (the simulator gives its own: test/sim/node).
+    const clock = realClock;
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
+      clock,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
@@ -141,7 +144,6 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const clock = realClock;
     const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
     const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [stalls, leaseClock];
