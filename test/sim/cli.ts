@@ -2,6 +2,7 @@
 // npm run sim -- --seeds N [--start K] [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
 // Planted bugs: --bug (Raft core), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
+// npm run sim -- --app node (--seed S | --seeds N | --catch-rates) [--bug B]: the whole-node world (node/node-cli.ts, node/README in ../README.md).
 import type { PlantedBug } from '../../src/raft/types.js';
 import { LOCK_BUGS, type LockBug } from './lock-app.js';
 import { MEMBERSHIP_SCHEDULES, type MembershipSchedule } from './conf-nemesis.js';
@@ -11,6 +12,7 @@ import type { MembershipStats } from './membership.js';
 import { defaultWorkers, runSeeds, type SeedOptions } from './pool.js';
 import { DEFAULT_STEPS, SIM_APPS, formatViolation, runSim, type SimApp, type SimReport } from './runner.js';
 import { DISK_BUGS, type DiskBug } from './sim-storage.js';
+import { nodeMain, parseNodeArgs } from './node/node-cli.js';
 import { START_BUGS, type StartBug } from './voters.js';
 
 export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
@@ -178,6 +180,15 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
 }
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv[argv.indexOf('--app') + 1] === 'node' && argv.includes('--app')) {
+    try {
+      return await nodeMain(parseNodeArgs(argv));
+    } catch (e) {
+      console.error(`sim: ${(e as Error).message}`);
+      return 2;
+    }
+  }
   let args: Args;
   try {
     args = parse(process.argv.slice(2));

@@ -36,6 +36,12 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
  */
 const CONNECTIONS_PER_LEADER = 4;
 
+/**
+ * What the API uses of forwarding: the Forwarder below over gRPC, or the simulator's over its own
+ * network (test/sim/node). lock-api.ts takes a factory of it (lockApiRegistrar).
+ */
+export type ForwardPort = Pick<Forwarder, 'unary' | 'duplex' | 'failure' | 'close'>;
+
 export class Forwarder {
   private readonly clients = new Map<string, grpc.Client[]>();
   private next = 0;

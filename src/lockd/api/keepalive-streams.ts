@@ -14,7 +14,7 @@ import type { LeaseKeepAliveResponse, LeaseKeepAliveResponse__Output } from '../
 import { validateLeaseId } from '../state-machine/index.js';
 import { ApiError, asApiError, fromProblem } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
-import type { Forwarder } from './forwarder.js';
+import type { ForwardPort } from './forwarder.js';
 import type { Proposer } from './proposer.js';
 import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseRenewals } from '../node/lease-clock.js';
@@ -47,7 +47,7 @@ export class KeepAliveStreams {
     private readonly clock: LeaseRenewals,
     events: AppliedEvents,
     private readonly router: LeaderRouter,
-    private readonly forwarder: Forwarder,
+    private readonly forwarder: ForwardPort,
     private readonly proposer: Proposer,
   ) {
     this.logger = ctx.logger;

@@ -67,7 +67,7 @@ export class LeaderRouter {
     const forwardedBy = call.metadata.get(FORWARDED_HEADER)[0];
     if (this.ctx.driver.isLeader()) return { kind: 'local' };
     if (forwardedBy !== undefined) throw this.unavailable(`${this.selfId} is not the leader (call forwarded by ${String(forwardedBy)})`);
-    if (!this.ctx.driver.leaderId()) await this.waitForLeader(answerBy(deadline, this.timing.leaderWaitMs));
+    if (!this.ctx.driver.leaderId()) await this.waitForLeader(answerBy(deadline, this.timing.leaderWaitMs, this.ctx.clock.wallMs()));
     if (this.ctx.driver.isLeader()) return { kind: 'local' };
     const to = this.forwardTo(this.ctx.driver.leaderId());
     if (!to) throw this.unavailable(`${this.selfId} knows no leader (election in progress or no quorum)`);
@@ -76,15 +76,15 @@ export class LeaderRouter {
 
   /** Resolves when some leader is known, or at epoch ms `until`. */
   private waitForLeader(until: number): Promise<void> {
-    const ms = until - Date.now();
+    const ms = until - this.ctx.clock.wallMs();
     if (ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        timer.clear();
         this.wakers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = this.ctx.clock.after(ms, done);
       this.wakers.add(done);
     });
   }

@@ -5,14 +5,14 @@
 // Keepalives join the Ticks of the node's lease clock (../node/lease-clock.ts), which the node runs.
 import type * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
-import type { ServiceRegistrar } from '../node/node-context.js';
+import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';
 import { unavailable } from './api-error.js';
 import { electionHandlers, electionOps } from './election-service.js';
 import { fenceHandlers, fenceOps } from './fence-service.js';
 import { authHandlers } from './auth-service.js';
-import { Forwarder } from './forwarder.js';
+import { Forwarder, type ForwardPort } from './forwarder.js';
 import { KeepAliveStreams } from './keepalive-streams.js';
 import { WaitCleanup } from './wait-cleanup.js';
 import { LeaderRouter } from './leader-router.js';
@@ -28,18 +28,29 @@ import { scanSessionRequests } from './session-batch-scan.js';
 import { apiTiming } from './timing.js';
 import { checkRequestStrings } from './utf8-requests.js';
 
-export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
+/** What the composition chooses for the lock API: how it reaches the leader (default: gRPC to its peer port). */
+export interface LockApiPorts {
+  readonly forwarder?: (ctx: NodeContext) => ForwardPort;
+}
+
+/** The lock API's registrar on the given ports (the simulator passes its network's forwarder). */
+export function lockApiRegistrar(ports: LockApiPorts = {}): ServiceRegistrar {
+  return (registry, ctx) => registerOn(registry, ctx, (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx));
+}
+
+export const registerLockApi: ServiceRegistrar = lockApiRegistrar();
+
+function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext, forwarder: ForwardPort): ReturnType<ServiceRegistrar> {
   const timing = apiTiming(ctx.config);
   const events = new AppliedEvents(ctx.driver, ctx.logger);
   const router = new LeaderRouter(ctx, timing);
-  const forwarder = new Forwarder(ctx);
   const proposer = new Proposer(ctx, timing, router);
   const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
-  const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine);
+  const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine, ctx.clock);
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
-  const deps = { router, forwarder, timing };
+  const deps = { router, forwarder, timing, clock: ctx.clock };
   const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) });
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
@@ -76,4 +87,4 @@ export const registerLockApi: ServiceRegistrar = (registry, ctx) => {
       forwarder.close();
     },
   };
-};
+}

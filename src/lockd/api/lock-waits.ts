@@ -25,8 +25,9 @@ import type { StateEvent } from '../state-machine/index.js';
 import type { AppliedEvents } from './applied-events.js';
 import { settleFromState, type RestoredState } from './wait-reconcile.js';
 import type { WaitCleanup } from './wait-cleanup.js';
+import { realClock, type Clock, type ClockTimer } from '../node/clock.js';
 import { settleBy, type ApiTiming } from './timing.js';
-import { timerAt } from './timer-at.js';
+import { MAX_TIMER_MS, timerAt } from './timer-at.js';
 import { WakeQueue } from './wake-queue.js';
 
 /** A call that goes away this close to its deadline timed out (timers of gRPC and ours race). */
@@ -70,7 +71,7 @@ interface KeyState {
   abandonedRid?: string;
   landed?: Promise<number | undefined>;
   landedRid?: string;
-  graceTimer?: NodeJS.Timeout;
+  graceTimer?: ClockTimer;
   cleaning: boolean;
 }
 
@@ -78,7 +79,10 @@ export class Waiter {
   private outcome: WaitOutcome | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(readonly key: KeyState) {}
+  constructor(
+    readonly key: KeyState,
+    private readonly clock: Clock,
+  ) {}
 
   /** From an applied event, a restored snapshot (or shutdown). Final outcomes are not overwritten. */
   deliver(o: WaitOutcome): void {
@@ -104,7 +108,7 @@ export class Waiter {
   next(deadline: number, onGone: (cb: () => void) => void): Promise<WaitOutcome> {
     return new Promise((resolve) => {
       // A client deadline may lie beyond what one setTimeout can wait (30 days: timer-at.ts).
-      const timer = timerAt(deadline, () => settle({ kind: 'deadline' }));
+      const timer = timerAt(deadline, () => settle({ kind: 'deadline' }), MAX_TIMER_MS, this.clock);
       const settle = (o?: WaitOutcome) => {
         if (!this.wake) return;
         this.wake = undefined;
@@ -116,7 +120,7 @@ export class Waiter {
       this.wake = () => settle();
       if (this.outcome) return settle();
       // gRPC ends a call at its deadline on its own timer, which may beat ours: that is the deadline too.
-      onGone(() => settle(Date.now() >= deadline - DEADLINE_SLOP_MS ? { kind: 'deadline' } : { kind: 'gone' }));
+      onGone(() => settle(this.clock.wallMs() >= deadline - DEADLINE_SLOP_MS ? { kind: 'deadline' } : { kind: 'gone' }));
     });
   }
 }
@@ -129,7 +133,7 @@ const keyOf = (name: string, leaseId: number) => `${leaseId}\u0000${name}`; // n
 export class LockWaits {
   private readonly keys = new Map<string, KeyState>();
   /** Waits ended by the log are woken a bounded number per turn (wake-queue.ts). */
-  private readonly wakes = new WakeQueue();
+  private readonly wakes: WakeQueue;
   private closed = false;
 
   constructor(
@@ -138,7 +142,9 @@ export class LockWaits {
     private readonly timing: ApiTiming,
     private readonly logger: Logger,
     private readonly state: RestoredState,
+    private readonly clock: Clock = realClock,
   ) {
+    this.wakes = new WakeQueue((fn) => clock.soon(fn));
     events.onAny((ev) => this.event(ev));
     events.onReplaced((index) => this.restored(index));
   }
@@ -157,11 +163,11 @@ export class LockWaits {
     ks.principal = principal;
     ks.seq++;
     if (ks.graceTimer) {
-      clearTimeout(ks.graceTimer);
+      ks.graceTimer.clear();
       ks.graceTimer = undefined;
       this.logger.debug({ event: 'wait resumed', name, leaseId }, 'a retried wait arrived: the abandoned one is not cancelled');
     }
-    const w = new Waiter(ks);
+    const w = new Waiter(ks, this.clock);
     ks.waiters.add(w);
     return w;
   }
@@ -188,7 +194,7 @@ export class LockWaits {
         else this.forget(ks);
       };
       if (abandon.why === 'deadline') go();
-      else ks.graceTimer = setTimeout(go, this.timing.cancelGraceMs);
+      else ks.graceTimer = this.clock.after(this.timing.cancelGraceMs, go);
       return;
     }
     this.forget(ks);
@@ -201,11 +207,11 @@ export class LockWaits {
   private async cancel(ks: KeyState, why: Abandon): Promise<void> {
     const { name, leaseId } = ks;
     const seq = ks.seq;
-    const until = Date.now() + this.timing.cleanupBudgetMs;
+    const until = this.clock.wallMs() + this.timing.cleanupBudgetMs;
     ks.cleaning = true;
     try {
       // An entry of unknown outcome that lands here is the call's own: the bound covers it.
-      const landed = ks.landed ? await settleBy(ks.landed, until, 'the abandoned Acquire').catch(() => undefined) : undefined;
+      const landed = ks.landed ? await settleBy(ks.landed, until, 'the abandoned Acquire', this.clock).catch(() => undefined) : undefined;
       const abandonedAt = Math.max(ks.abandonedAt, landed ?? 0);
       const rid = landed !== undefined && landed > ks.abandonedAt ? ks.landedRid : ks.abandonedRid;
       if (ks.seq !== seq || ks.waiters.size > 0) return; // a retry arrived here while we waited
@@ -253,7 +259,7 @@ export class LockWaits {
   close(): void {
     this.closed = true;
     for (const ks of this.keys.values()) {
-      if (ks.graceTimer) clearTimeout(ks.graceTimer);
+      ks.graceTimer?.clear();
       ks.graceTimer = undefined;
       for (const w of ks.waiters) w.deliver({ kind: 'closed' });
     }

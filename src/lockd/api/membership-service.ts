@@ -117,7 +117,7 @@ export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: 
     if (added) addresses[cc.node] = added;
     const context = encodeMemberContext({ addresses, requestId });
     try {
-      const { index } = await settleBy(driver.proposeConfChange({ ...cc, context }), answerBy(deadline, deps.timing.writeBoundMs), `${cc.op} ${cc.node}`);
+      const { index } = await settleBy(driver.proposeConfChange({ ...cc, context }), answerBy(deadline, deps.timing.writeBoundMs, ctx.clock.wallMs()), `${cc.op} ${cc.node}`, ctx.clock);
       ctx.logger.info({ event: 'membership change', op: cc.op, member: cc.node, index }, `membership change at ${index}: ${cc.op} ${cc.node}`);
       return answer(index);
     } catch (e) {

@@ -40,7 +40,7 @@ export class Proposer {
     let out: ApplyOutput;
     const proposal = this.ctx.driver.propose(encodeCommand(cmd));
     try {
-      ({ result: out } = await settleBy(proposal, answerBy(deadline, this.timing.writeBoundMs), `${cmd.type}`));
+      ({ result: out } = await settleBy(proposal, answerBy(deadline, this.timing.writeBoundMs, this.ctx.clock.wallMs()), `${cmd.type}`, this.ctx.clock));
     } catch (e) {
       const err = this.driverFailure(e, cmd.type);
       // Timed out: the proposal is still pending here and may yet be applied at its index.
@@ -56,7 +56,7 @@ export class Proposer {
   /** Run `query` on state at least as new as every write committed before this call. */
   async read<T>(deadline: number, query: () => T): Promise<T> {
     try {
-      await settleBy(this.ctx.driver.readBarrier(), answerBy(deadline, this.timing.writeBoundMs), 'read barrier');
+      await settleBy(this.ctx.driver.readBarrier(), answerBy(deadline, this.timing.writeBoundMs, this.ctx.clock.wallMs()), 'read barrier', this.ctx.clock);
     } catch (e) {
       throw this.driverFailure(e, 'read');
     }

@@ -12,6 +12,7 @@
 //  - A waiting Acquire whose stream ends is abandoned like a cancelled unary call (lock-waits.ts).
 //  - Several requests may come in one message, and answers finished in one event-loop turn go out
 //    in one message to a client that asked for it (session-batch.ts).
+import type { ClockTimer } from '../node/clock.js';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { NodeContext } from '../node/node-context.js';
@@ -64,7 +65,7 @@ export class SessionStreams {
   private readonly logger: Logger;
   private closed = false;
   /** Set while a stepped-down node waits to learn the new leader before ending its sessions. */
-  private stepDown: NodeJS.Timeout | undefined;
+  private stepDown: ClockTimer | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -101,12 +102,12 @@ export class SessionStreams {
     if (role === 'leader' && !this.stepDown) return;
     if (!this.stepDown && this.streams.size === 0) return;
     const end = () => {
-      clearTimeout(this.stepDown);
+      this.stepDown?.clear();
       this.stepDown = undefined;
       this.streams.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader || undefined));
     };
     if (leader || role === 'leader') end();
-    else this.stepDown ??= setTimeout(end, this.timing.leaderWaitMs);
+    else this.stepDown ??= this.ctx.clock.after(this.timing.leaderWaitMs, end);
   }
 
   readonly handlers: SessionHandlers = {
@@ -201,7 +202,7 @@ export class SessionStreams {
       if (problem) throw fromProblem(problem);
       // A session lives only on the leader; this guards the moment between losing leadership and the stream's end.
       if (!this.ctx.driver.isLeader()) throw this.router.unavailable(`${this.router.selfId} is no longer the leader`);
-      const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? Date.now() + req.timeoutMs : Infinity);
+      const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? this.ctx.clock.wallMs() + req.timeoutMs : Infinity);
       return { id: req.id, [name]: await spec.onLeader(body, caller, deadline) };
     } catch (e) {
       return { id: req.id, error: sessionError(asApiError(e)) };
@@ -210,7 +211,7 @@ export class SessionStreams {
 
   close(): void {
     this.closed = true;
-    clearTimeout(this.stepDown);
+    this.stepDown?.clear();
     this.streams.endAll(this.router.unavailable(`${this.router.selfId} is shutting down`));
   }
 }

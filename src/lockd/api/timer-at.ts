@@ -2,11 +2,11 @@
 // Node's setTimeout fires a delay above 2^31-1 ms (~24.8 days) after 1 ms instead (a Node timer limit),
 // so a longer wait is a chain of shorter timers, each re-measuring what is left.
 // The deadline is read against the wall clock once, when the timer is made; what is left is then
-// measured on the monotonic clock (performance.now()), as grpc-js measures a call's own deadline: it
+// measured on the monotonic clock (performance.now(), or the node's Clock), as grpc-js measures a call's own deadline: it
 // came as a duration (grpc-timeout, Session timeout_ms), so a wall clock that steps during a long
 // wait (NTP, an operator, a resumed VM) neither fires it early nor holds it past its time.
 // An infinite (or NaN) deadline never fires.
-import { performance } from 'node:perf_hooks';
+import { realClock, type Clock, type ClockTimer } from '../node/clock.js';
 
 /** The longest delay setTimeout honours. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -17,19 +17,19 @@ export interface DeadlineTimer {
   unref(): DeadlineTimer;
 }
 
-/** Run `fn` once at epoch ms `at` (at once if it has passed). `maxStepMs` is for tests. */
-export function timerAt(at: number, fn: () => void, maxStepMs = MAX_TIMER_MS): DeadlineTimer {
-  let timer: NodeJS.Timeout | undefined;
+/** Run `fn` once at epoch ms `at` (at once if it has passed), on `clock` (the node's). `maxStepMs` is for tests. */
+export function timerAt(at: number, fn: () => void, maxStepMs = MAX_TIMER_MS, clock: Clock = realClock): DeadlineTimer {
+  let timer: ClockTimer | undefined;
   let unref = false;
-  const due = performance.now() + (at - Date.now());
+  const due = clock.monoMs() + (at - clock.wallMs());
   const arm = (): void => {
-    const left = due - performance.now();
-    timer = left > maxStepMs ? setTimeout(arm, maxStepMs) : setTimeout(fn, Math.max(0, left));
+    const left = due - clock.monoMs();
+    timer = left > maxStepMs ? clock.after(maxStepMs, arm) : clock.after(Math.max(0, left), fn);
     if (unref) timer.unref();
   };
   if (Number.isFinite(at)) arm();
   return {
-    clear: () => clearTimeout(timer),
+    clear: () => timer?.clear(),
     unref() {
       unref = true;
       timer?.unref();

@@ -3,7 +3,8 @@
 // decides a lease (the replicated clock does, docs/design.md §4).
 import type { NodeConfig } from '../node/config.js';
 import { leaseClockTiming, type LeaseClockTiming } from '../node/lease-clock.js';
-import { timerAt } from './timer-at.js';
+import { realClock, type Clock } from '../node/clock.js';
+import { MAX_TIMER_MS, timerAt } from './timer-at.js';
 
 /** The node's lease clock timing (leaseTickMs, maxElapsedMs: the margin a Grant carries) and the API's own bounds. */
 export interface ApiTiming extends LeaseClockTiming {
@@ -48,12 +49,12 @@ export function answerBy(deadline: number, boundMs: number, now = Date.now()): n
 
 export class TimeoutError extends Error {}
 
-/** `p`, or a TimeoutError at epoch ms `at` (the work itself is not cancelled). */
-export function settleBy<T>(p: Promise<T>, at: number, what: string): Promise<T> {
-  const ms = at - Date.now();
+/** `p`, or a TimeoutError at epoch ms `at` on `clock` (the work itself is not cancelled). */
+export function settleBy<T>(p: Promise<T>, at: number, what: string, clock: Clock = realClock): Promise<T> {
+  const ms = at - clock.wallMs();
   if (!Number.isFinite(ms)) return p;
   return new Promise<T>((resolve, reject) => {
-    const timer = timerAt(at, () => reject(new TimeoutError(`${what} did not complete within ${Math.max(0, Math.round(ms))} ms`))).unref(); // never keeps a stopping node alive: `p` is what the caller waits on
+    const timer = timerAt(at, () => reject(new TimeoutError(`${what} did not complete within ${Math.max(0, Math.round(ms))} ms`)), MAX_TIMER_MS, clock).unref(); // never keeps a stopping node alive: `p` is what the caller waits on
     p.then(
       (v) => {
         timer.clear();

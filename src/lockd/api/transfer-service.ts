@@ -26,7 +26,7 @@ export function transferLeaderHandler(ctx: NodeContext, router: LeaderRouter, fo
   const self = ctx.config.id;
 
   const onLeader = async (target: string, deadline: number): Promise<TransferLeaderResponse> => {
-    const now = Date.now();
+    const now = ctx.clock.wallMs();
     const until = answerBy(deadline, boundMs, now);
     const outcome = await ctx.driver.transferLeadership(target || undefined, Math.max(0, until - now));
     return answer(outcome, until < now + boundMs);
@@ -62,7 +62,7 @@ export function transferLeaderHandler(ctx: NodeContext, router: LeaderRouter, fo
       if (route.kind === 'local') return onLeader(target, deadline);
       // Up to the client's own deadline when that is the shorter (the leader then answers
       // DEADLINE_EXCEEDED itself, just before it), else the leader's bound plus a margin.
-      const answerAt = Math.min(deadline, Date.now() + boundMs + FORWARD_MARGIN_MS);
+      const answerAt = Math.min(deadline, ctx.clock.wallMs() + boundMs + FORWARD_MARGIN_MS);
       return forwarder.unary(route, principalOf(call.metadata), METHOD, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
     };
     serve().then(

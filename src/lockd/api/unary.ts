@@ -6,14 +6,17 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Problem } from '../state-machine/index.js';
 import { principalOf } from '../security/principal.js';
 import { asApiError, fromProblem } from './api-error.js';
-import type { ForwardMethod, Forwarder } from './forwarder.js';
+import type { Clock } from '../node/clock.js';
+import type { ForwardMethod, ForwardPort } from './forwarder.js';
 import type { LeaderRouter } from './leader-router.js';
 import { answerBy, deadlineOf, type ApiTiming } from './timing.js';
 
 export interface UnaryDeps {
   readonly router: LeaderRouter;
-  readonly forwarder: Forwarder;
+  readonly forwarder: ForwardPort;
   readonly timing: ApiTiming;
+  /** The node's clock (NodeContext.clock). */
+  readonly clock: Clock;
 }
 
 /** What an operation may know of its caller: who it is, and that it went away (a unary call cancelled, a session stream ended). */
@@ -48,7 +51,7 @@ export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grp
       const principal = principalOf(call.metadata);
       const route = await deps.router.route(call, deadline);
       if (route.kind === 'local') return spec.onLeader(call.request, { principal, onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
-      const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs);
+      const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs, deps.clock.wallMs());
       return deps.forwarder.unary(route, principal, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
     };
     serve().then(

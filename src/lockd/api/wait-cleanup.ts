@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { NodeContext } from '../node/node-context.js';
 import { ApiError, asApiError } from './api-error.js';
-import type { Forwarder } from './forwarder.js';
+import type { ForwardPort } from './forwarder.js';
 import type { Forward, LeaderRouter } from './leader-router.js';
 import type { Proposer } from './proposer.js';
 import { answerBy, type ApiTiming } from './timing.js';
@@ -21,7 +21,7 @@ export class WaitCleanup {
     private readonly timing: ApiTiming,
     private readonly router: LeaderRouter,
     private readonly proposer: Proposer,
-    private readonly forwarder: Forwarder,
+    private readonly forwarder: ForwardPort,
   ) {}
 
   /**
@@ -37,7 +37,7 @@ export class WaitCleanup {
         return { removed: r.removed, heldToken: r.heldToken, released: r.released };
       },
       async (to, deadline) => {
-        const r = await this.forwarder.unary(to, principal, LOCK.CancelWait, { name, leaseId, abandonedAtIndex, acquireRequestId: acquireRequestId ?? '' }, deadline, answerBy(deadline, this.timing.writeBoundMs), () => {});
+        const r = await this.forwarder.unary(to, principal, LOCK.CancelWait, { name, leaseId, abandonedAtIndex, acquireRequestId: acquireRequestId ?? '' }, deadline, answerBy(deadline, this.timing.writeBoundMs, this.ctx.clock.wallMs()), () => {});
         return { removed: r.removed, heldToken: r.fencingToken, released: r.released };
       },
     );
@@ -49,7 +49,7 @@ export class WaitCleanup {
     remote: (to: Forward, deadline: number) => Promise<T>,
   ): Promise<T> {
     let last: ApiError | undefined;
-    while (!this.closed && Date.now() < until) {
+    while (!this.closed && this.ctx.clock.wallMs() < until) {
       try {
         if (this.ctx.driver.isLeader()) return await local(until);
         const to = this.router.forwardTo(this.ctx.driver.leaderId());
@@ -59,7 +59,7 @@ export class WaitCleanup {
         last = asApiError(e);
         if (last.code !== grpc.status.UNAVAILABLE) throw last;
       }
-      await new Promise((r) => setTimeout(r, RETRY_MS));
+      await new Promise<void>((r) => this.ctx.clock.after(RETRY_MS, r));
     }
     throw last ?? this.router.unavailable(this.closed ? 'node shutting down' : 'out of time');
   }

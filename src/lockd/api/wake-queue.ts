@@ -11,6 +11,9 @@
 export const WAKES_PER_TURN = 64;
 
 export class WakeQueue {
+  /** `soon`: the node's next turn (Clock.soon; setImmediate by default). */
+  constructor(private readonly soon: (fn: () => void) => void = (fn) => void setImmediate(fn)) {}
+
   private queue: Array<() => void> = [];
   private head = 0;
   private woken = 0;
@@ -41,7 +44,7 @@ export class WakeQueue {
     // The budget is per turn: a check-phase callback starts the next one (and wakes what is left).
     if (this.woken > 0 && !this.armed) {
       this.armed = true;
-      setImmediate(() => {
+      this.soon(() => {
         this.armed = false;
         this.woken = 0;
         this.drain();

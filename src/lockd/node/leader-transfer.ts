@@ -3,6 +3,7 @@
 // knows a leader other than itself. Used by Cluster.TransferLeader and by a graceful SIGTERM on
 // the leader (main.ts). Why transfer before stopping: README "Operating a cluster", design note.
 import type { NodeId, Role, Status } from '../../raft/types.js';
+import { realClock, type Clock } from './clock.js';
 
 /** What the transfer needs of the driver (RaftDriver, or a test double). */
 export interface TransferPort {
@@ -57,7 +58,10 @@ export class LeaderTransfer {
   /** Calls in progress, told of every leader this node learns (itself included). */
   private readonly waiters = new Set<(leader: NodeId, term: number) => void>();
 
-  constructor(private readonly port: TransferPort) {
+  constructor(
+    private readonly port: TransferPort,
+    private readonly clock: Clock = realClock,
+  ) {
     port.onRoleChange((_role, leader, term) => {
       if (!leader) return;
       for (const w of [...this.waiters]) w(leader, term);
@@ -72,10 +76,10 @@ export class LeaderTransfer {
     if (target && !st.voters.includes(target)) return Promise.resolve({ kind: 'not-voter', target, learner: st.learners.includes(target), voters: st.voters });
     const to = target || pickTransferTarget(st);
     if (!to) return Promise.resolve({ kind: 'no-target' });
-    const started = Date.now();
+    const started = this.clock.monoMs();
     return new Promise<TransferOutcome>((resolve) => {
       const finish = (o: TransferOutcome) => {
-        clearTimeout(timer);
+        timer.clear();
         this.waiters.delete(onLeader);
         resolve(o);
       };
@@ -97,10 +101,10 @@ export class LeaderTransfer {
           ask();
         }
       };
-      const timer = setTimeout(() => {
+      const timer = this.clock.after(boundMs, () => {
         const now = this.port.status();
-        finish({ kind: 'timed-out', target: to, stillLeader: now.role === 'leader', waitedMs: Date.now() - started });
-      }, boundMs);
+        finish({ kind: 'timed-out', target: to, stillLeader: now.role === 'leader', waitedMs: Math.round(this.clock.monoMs() - started) });
+      });
       this.waiters.add(onLeader);
       ask();
     });

@@ -2,7 +2,7 @@
 // the replicated logical time and carry the keepalives received since the previous Tick. The node owns
 // it (lockd-node.ts builds and closes it), so replicated time runs whatever services are registered;
 // services hand it keepalives through NodeContext.leaseClock (LeaseRenewals) and never run it.
-//  - elapsedMs is measured on performance.now() and capped at maxElapsed (two intervals), so after
+//  - elapsedMs is measured on the node's monotonic clock (performance.now(): node/clock.ts) and capped at maxElapsed (two intervals), so after
 //    a stall time catches up slowly: logical time may run slower than real time, never faster;
 //  - at most one Tick is in flight: the next is proposed only after the previous was applied;
 //  - a new leader measures from its election: time without a leader does not count;
@@ -29,10 +29,10 @@
 //    node with a clear message rather than the clock;
 //  - a Tick that is lost (leadership change) or refused puts its renewals back at the head of the
 //    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Entry } from '../../raft/types.js';
 import { encodeCommand, leaderMargins, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type LockStateMachine, type TickCommand } from '../state-machine/index.js';
+import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { NodeConfig } from './config.js';
 import type { RaftDriver } from './raft-driver.js';
 import type { TestFaults } from './test-faults.js';
@@ -63,6 +63,8 @@ export interface LeaseClockDeps {
   readonly logger: Logger;
   /** --unsafe-test-faults: its clock jumps apply to this clock. */
   readonly testFaults?: TestFaults;
+  /** The node's time and timers (realClock unless given: the simulator gives its own). */
+  readonly clock?: Clock;
 }
 
 /** What a service may use of the node's lease clock: hand it keepalives, read its state. Its lifecycle is the node's. */
@@ -88,8 +90,9 @@ export class LeaseClock {
   private leaderTerm = 0;
   /** True once an entry of this leader's term was applied: from then on the state holds every lease a client was told of. */
   private caughtUp = false;
-  private timer: NodeJS.Timeout | undefined;
-  /** performance.now() up to which elapsed time has been counted. */
+  private timer: ClockTimer | undefined;
+  private readonly clock: Clock;
+  /** clock.monoMs() up to which elapsed time has been counted. */
   private lastMark = 0;
   private inflight: InFlight | undefined;
   private pending: Batch = new Map();
@@ -99,7 +102,7 @@ export class LeaseClock {
   private confirming: { readonly batch: Batch; readonly at: number } | undefined;
   private ticksProposed = 0;
   private readonly logger: Logger;
-  /** performance.now(), or with --unsafe-test-faults the same plus any injected clock jump. */
+  /** clock.monoMs(), or with --unsafe-test-faults performance.now() plus any injected clock jump. */
   private readonly now: () => number;
 
   constructor(
@@ -108,7 +111,8 @@ export class LeaseClock {
   ) {
     this.logger = ctx.logger;
     const faults = ctx.testFaults;
-    this.now = faults ? () => faults.now() : () => performance.now();
+    const clock = (this.clock = ctx.clock ?? realClock);
+    this.now = faults ? () => faults.now() : () => clock.monoMs();
     // The largest Tick this clock can build, as the state machine will judge it: refused means a
     // configuration this build cannot run (a tick cap beyond MAX_MARGIN_MS), so refuse to start.
     const widest = validateCommand({ type: 'Tick', elapsedMs: timing.maxElapsedMs, ...leaderMargins(timing.maxElapsedMs), renewed: [] });
@@ -167,13 +171,13 @@ export class LeaseClock {
     this.leaderTerm = term;
     this.caughtUp = false;
     this.lastMark = this.now();
-    this.timer = setInterval(() => this.tick(), this.timing.leaseTickMs);
+    this.timer = this.clock.every(this.timing.leaseTickMs, () => this.tick());
     this.logger.info({ event: 'lease clock started', term, intervalMs: this.timing.leaseTickMs, maxElapsedMs: this.timing.maxElapsedMs }, 'lease clock started');
   }
 
   private stop(): void {
     if (!this.timer) return;
-    clearInterval(this.timer);
+    this.timer.clear();
     this.timer = undefined;
     this.epoch++;
     this.inflight = undefined;

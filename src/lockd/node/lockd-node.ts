@@ -12,6 +12,7 @@ import { AccessControl } from '../security/access-control.js';
 import { LevelStorage, makeDataDirPrivate } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
+import { realClock } from './clock.js';
 import { Listeners } from './listeners.js';
 import { LeaseClock, leaseClockTiming } from './lease-clock.js';
 import { Membership } from './membership.js';
@@ -72,8 +73,11 @@ export class LockdNode {
     const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
     const stalls = new StallWatch(logger);
     stalls.onSecond = (maxMs) => bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
+    // Every timer and deadline of the node runs on its clock (the simulator gives its own: test/sim/node).
+    const clock = realClock;
     const driver = new RaftDriver<ApplyOutput>({
       id: config.id,
+      clock,
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
@@ -140,8 +144,8 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const leaseClock = new LeaseClock({ driver, stateMachine, logger, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
-    const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
+    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
+    const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [stalls, leaseClock];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);
     stalls.addQueue('proposals', () => driver.queued().proposals);

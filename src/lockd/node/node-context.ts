@@ -7,6 +7,7 @@ import type { StallWatch } from '../observe/stall-watch.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
 import type { AccessControl } from '../security/access-control.js';
+import type { Clock } from './clock.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
 import type { LeaseRenewals } from './lease-clock.js';
@@ -20,6 +21,8 @@ export interface NodeContext {
   readonly driver: RaftDriver<ApplyOutput>;
   readonly stateMachine: LockStateMachine;
   readonly logger: Logger;
+  /** The node's time and timers: every deadline, wait and retry of a service runs on it (node/clock.ts). */
+  readonly clock: Clock;
   /** Members' peer addresses (to dial) and client addresses (to tell clients). */
   readonly peers: PeerDirectory;
   /** Membership changes as the node sees them (request ids of committed changes). */

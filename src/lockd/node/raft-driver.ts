@@ -1,14 +1,16 @@
 // The running node's Raft driver: the deterministic loop of driver-loop.ts (ready → persist → send →
 // apply → advance, group commit, early leader replication, no commit-only writes) on LevelDB,
 // a tick timer and setImmediate, with promises for the API layer. The simulator runs the same loop
-// on its simulated disk, network and clock (test/sim/sim-node.ts).
+// on its simulated disk, network and clock (test/sim/sim-node.ts), and this very driver on them
+// too (test/sim/node: DriverStorage over the simulated disk, the node's Clock simulated).
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ConfChange } from '../../raft/membership.js';
-import type { Message, NodeId, Ready, Status } from '../../raft/types.js';
+import type { Message, NodeId, Ready, Snapshot, Status } from '../../raft/types.js';
 import type { DriverEvent } from '../observe/driver-events.js';
 import { loopActivity } from '../observe/loop-activity.js';
-import type { LevelStorage } from '../storage/level-storage.js';
+import type { MemoryStorage } from '../../raft/memory-storage.js';
+import { realClock, type Clock, type ClockTimer } from './clock.js';
 import {
   DriverLoop,
   type AppliedListener,
@@ -17,6 +19,7 @@ import {
   type LoopStorage,
   type MembershipListener,
   type Outbox,
+  type Persistable,
   type RemovedListener,
   type RoleListener,
   type StateReplacedListener,
@@ -25,10 +28,19 @@ import { LeaderTransfer, type TransferOutcome } from './leader-transfer.js';
 
 export type { AppliedListener, Applier, ConfigurationAt, MembershipListener, Outbox, RemovedListener, RoleListener } from './driver-loop.js';
 
+/** What the driver needs of the node's storage (LevelStorage has this shape; the simulator's disk too). */
+export interface DriverStorage {
+  readonly memory: MemoryStorage;
+  persist(batch: Persistable, opts: { sync: boolean }): Promise<void>;
+  compact(snapshot: Snapshot): Promise<void>;
+}
+
 export interface RaftDriverOptions<R> {
   readonly id: NodeId;
   readonly voters: readonly NodeId[];
-  readonly storage: LevelStorage;
+  readonly storage: DriverStorage;
+  /** The node's time and timers (realClock unless given). */
+  readonly clock?: Clock;
   readonly applier: Applier<R>;
   readonly logger: Logger;
   readonly electionTicks: number;
@@ -49,9 +61,11 @@ export interface RaftDriverOptions<R> {
 export class RaftDriver<R> {
   private readonly loop: DriverLoop<R>;
   private readonly transfers: LeaderTransfer;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
+  private readonly clock: Clock;
 
   constructor(private readonly opts: RaftDriverOptions<R>) {
+    const clock = (this.clock = opts.clock ?? realClock);
     this.loop = new DriverLoop<R>({
       id: opts.id,
       voters: opts.voters,
@@ -65,13 +79,13 @@ export class RaftDriver<R> {
       },
       storage: levelLoopStorage(opts.storage, opts.observer),
       applier: opts.applier,
-      scheduler: { soon: (fn) => setImmediate(loopActivity.wrap('raft ready batch', fn)) },
+      scheduler: { soon: (fn) => clock.soon(loopActivity.wrap('raft ready batch', fn)) },
       logger: opts.logger,
       snapshotEvery: opts.snapshotEvery,
       onFatal: (e) => this.fail(e),
       ...(opts.observer ? { observer: { persisted: (rd: Ready) => opts.observer!({ kind: 'persisted', rd }) } } : {}),
     });
-    this.transfers = new LeaderTransfer(this.loop);
+    this.transfers = new LeaderTransfer(this.loop, clock);
   }
 
   setOutbox(outbox: Outbox): void {
@@ -79,15 +93,15 @@ export class RaftDriver<R> {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.loop.tick(), this.opts.tickMs);
+    this.timer = this.clock.every(this.opts.tickMs, () => this.loop.tick());
     const st = this.loop.status();
     this.opts.logger.info({ event: 'node started', term: st.term, applied: this.loop.appliedIndex(), snapshotIndex: this.opts.storage.memory.snapshot().metadata.index }, 'node started');
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.clear();
     this.loop.stop();
-    while (this.loop.busy) await new Promise((r) => setImmediate(r));
+    while (this.loop.busy) await new Promise<void>((r) => this.clock.soon(r));
   }
 
   // ---- inputs -------------------------------------------------------------------------------
@@ -202,7 +216,7 @@ export class RaftDriver<R> {
   private fail(e: Error): void {
     // A failed disk write or a broken invariant: stop rather than diverge (docs/design.md §2).
     this.opts.logger.fatal({ event: 'fatal', err: e }, 'node stopping: ' + e.message);
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.clear();
     (this.opts.onFatal ?? (() => setImmediate(() => process.exit(70))))(e);
   }
 }
@@ -223,7 +237,7 @@ function timed(observer: (ev: DriverEvent) => void, entries: number, done: (err?
 const UNSYNCED: DriverEvent = { kind: 'unsynced' };
 
 /** LevelDB behind the loop's callback interface (LevelStorage serializes its writes in call order). */
-function levelLoopStorage(storage: LevelStorage, observer?: (ev: DriverEvent) => void): LoopStorage {
+function levelLoopStorage(storage: DriverStorage, observer?: (ev: DriverEvent) => void): LoopStorage {
   // What runs after a write (send, apply, answer proposals) is labelled as one task of the loop.
   const settle = (p: Promise<void>, done: (err?: Error) => void) =>
     p.then(
