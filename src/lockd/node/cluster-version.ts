@@ -68,3 +68,14 @@ export function clusterVersion(members: readonly string[], versionOf: (id: strin
 export function featureEnabled(feature: Feature, clusterVersion: string): boolean {
   return compareVersions(clusterVersion, FEATURES[feature]) >= 0;
 }
+
+/**
+ * The cluster version the leader's next Tick states (TickCommand.clusterVersion), or undefined to
+ * state none: only once every member is known to decode the field (tickClusterVersion), and only
+ * when it differs from what this leader last stated in its term (`stated`), so the log records each
+ * change once per term rather than in every Tick.
+ */
+export function tickClusterVersion(cv: { readonly version: string; readonly complete: boolean }, stated: string | undefined): string | undefined {
+  if (!cv.complete || !featureEnabled('tickClusterVersion', cv.version)) return undefined;
+  return cv.version === stated ? undefined : cv.version;
+}

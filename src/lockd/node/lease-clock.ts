@@ -36,6 +36,7 @@ import { encodeCommand, leaderMargins, MAX_TICK_RENEWALS, validateCommand, type 
 import type { NodeConfig } from './config.js';
 import type { RaftDriver } from './raft-driver.js';
 import type { TestFaults } from './test-faults.js';
+import { tickClusterVersion } from './cluster-version.js';
 
 /** Receives the lease's TTL once the Tick carrying its renewal is applied; 0 = the lease is gone. */
 export type RenewalReply = (ttlMs: number) => void;
@@ -63,6 +64,8 @@ export interface LeaseClockDeps {
   readonly logger: Logger;
   /** --unsafe-test-faults: its clock jumps apply to this clock. */
   readonly testFaults?: TestFaults;
+  /** The cluster version as this node knows it (PeerDirectory.clusterVersion); absent: Ticks never state one. */
+  readonly clusterVersion?: () => { readonly version: string; readonly complete: boolean };
 }
 
 /** What a service may use of the node's lease clock: hand it keepalives, read its state. Its lifecycle is the node's. */
@@ -86,6 +89,8 @@ export class LeaseClock {
   /** Bumped on every leadership change: results of an older leadership are ignored. */
   private epoch = 0;
   private leaderTerm = 0;
+  /** The cluster version this leader's Ticks last stated in its term (cluster-version.ts tickClusterVersion). */
+  private statedVersion: string | undefined;
   /** True once an entry of this leader's term was applied: from then on the state holds every lease a client was told of. */
   private caughtUp = false;
   private timer: NodeJS.Timeout | undefined;
@@ -165,6 +170,7 @@ export class LeaseClock {
     this.stop();
     this.epoch++;
     this.leaderTerm = term;
+    this.statedVersion = undefined;
     this.caughtUp = false;
     this.lastMark = this.now();
     this.timer = setInterval(() => this.tick(), this.timing.leaseTickMs);
@@ -204,7 +210,9 @@ export class LeaseClock {
     // Time beyond the cap is dropped (slower, never faster); below it the fraction carries over.
     this.lastMark = raw > this.timing.maxElapsedMs ? now : this.lastMark + elapsedMs;
     const batch = this.takeBatch();
-    const cmd: TickCommand = { type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()] };
+    // The cluster version, once every member decodes the field (cluster-version.ts): an older replica refuses it.
+    const clusterVersion = this.ctx.clusterVersion ? tickClusterVersion(this.ctx.clusterVersion(), this.statedVersion) : undefined;
+    const cmd: TickCommand = { type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()], ...(clusterVersion ? { clusterVersion } : {}) };
     const problem = validateCommand(cmd);
     if (problem) throw new LeaseClockInvariantError(`lease clock built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
     const flight: InFlight = { batch, epoch: this.epoch };
@@ -212,6 +220,7 @@ export class LeaseClock {
     this.ticksProposed++;
     this.ctx.driver.propose(encodeCommand(cmd)).then(
       ({ result: out }) => {
+        if (clusterVersion && flight.epoch === this.epoch) this.statedVersion = clusterVersion;
         // Normally applied() has answered it already; this covers a Tick that landed in another term.
         if (this.inflight !== flight) return;
         this.answer(flight, out);

@@ -122,6 +122,7 @@ export class LockdNode {
       authenticate: (call, sender) => security.peerCallerProblem(call, sender),
       clientAddress: config.advertiseClient,
       httpAddress: config.advertiseHttp ?? '',
+      build: buildLine(),
       onAddresses: (id, stated) => directory.learn(id, stated),
       isPeer: (id) => directory.isMember(id),
       isRemoved: (id) => directory.isRemoved(id),
@@ -150,7 +151,7 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const leaseClock = new LeaseClock({ driver, stateMachine, logger, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
+    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clusterVersion: () => directory.clusterVersion(), ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
     const ctx: NodeContext = { config, driver, stateMachine, logger, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [stalls, leaseClock];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);
