@@ -219,8 +219,11 @@ export class LeaseClock {
     this.inflight = flight;
     this.ticksProposed++;
     this.ctx.driver.propose(encodeCommand(cmd)).then(
-      ({ result: out }) => {
-        if (clusterVersion && flight.epoch === this.epoch) this.statedVersion = clusterVersion;
+      ({ index, result: out }) => {
+        if (clusterVersion && flight.epoch === this.epoch) {
+          this.statedVersion = clusterVersion;
+          this.logger.info({ event: 'cluster version stated', clusterVersion, index, term: this.leaderTerm }, `cluster version ${clusterVersion} stated in the log at ${index} (every member runs it or newer)`);
+        }
         // Normally applied() has answered it already; this covers a Tick that landed in another term.
         if (this.inflight !== flight) return;
         this.answer(flight, out);
