@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { LockClient, type Lock } from '../../src/client/index.js';
 import { LOCKD_VERSION } from '../../src/lockd/node/versions.js';
 import { encodeCommand, type TickCommand } from '../../src/lockd/state-machine/index.js';
-import { ROOT } from '../support/build.js';
+import { LOCKCTL_MAIN, ROOT } from '../support/build.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { killNow, reapOnExit } from '../support/reaper.js';
 
@@ -204,6 +204,11 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
       const g = grants.length;
       await waitFor(`fenced writes and grants after ${what}`, () => (writes >= w + 10 && grants.length >= g + 3 ? true : undefined), 30_000);
     };
+    // What an operator sees (docs/operating.md "Upgrades" shows these): lockctl status of this build.
+    const show = async (when: string): Promise<void> => {
+      const out = await run(process.execPath, [LOCKCTL_MAIN, '--endpoints', c.nodes.map((n) => n.address).join(','), 'status'], ROOT, 30_000).catch((e: unknown) => (e as Error).message);
+      process.stderr.write(`  lockctl status ${when}:\n${out.replace(/^/gm, '    ')}\n`);
+    };
     const checkHeld = async (when: string): Promise<void> => {
       const info = await client.inspect('upgrade/held');
       expect(info.holderLeaseId, `holder of the held lock ${when}`).to.equal(heldLease.id);
@@ -211,6 +216,7 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
     };
     await progress('the start');
     await checkHeld('on the previous release');
+    await show('on the previous release');
 
     // Followers first, the leader last (it hands leadership over on SIGTERM, to an upgraded node if one leads next).
     const leader = await c.waitForLeader();
@@ -249,6 +255,8 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
         await progress(`upgrading ${id}`);
       }
       await checkHeld(`after upgrading ${id}`);
+      await show(`after upgrading ${id}`);
+      if (upgraded.length === 1) process.stderr.write(`  ${id}'s log: ${c.log(id).split('\n').find((l) => l.includes('data dir migrated')) ?? '(no migration line)'}\n`);
       expect(problems, `after upgrading ${id}`).to.deep.equal([]);
     }
 
