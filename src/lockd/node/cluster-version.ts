@@ -4,6 +4,7 @@
 // once the cluster version reaches the version that introduced it, so a rolling upgrade never
 // hands an old replica an entry it would refuse (a replica that cannot apply an entry stops).
 // Learners count as members: they apply every entry too. Pure: the node passes what it heard.
+// Why this is enough, and what it cannot see (a member added on an older build): docs/design.md §12.
 
 /** The version a member that states none is taken for: the previous release, which predates the header. */
 export const UNSTATED_VERSION = '0.1.0';
