@@ -191,7 +191,9 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
             await lock.release();
             break;
           } catch {
-            if (stop) break;
+            // A retry after a release that applied is refused as stale: done if the grant is gone.
+            const info = await client.inspect('upgrade/churn').catch(() => undefined);
+            if (stop || (info && info.fencingToken !== lock.token)) break;
             await new Promise((r) => setTimeout(r, 20));
           }
         }
