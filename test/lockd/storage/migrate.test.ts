@@ -3,15 +3,20 @@
 // migrated, its log and state unchanged; one of a newer format (a downgrade) is refused with what
 // to do, and nothing is written or copied.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { statSync } from 'node:fs';
+import { chmodSync, cpSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Entry } from '../../../src/raft/types.js';
 import { DataDirError, LevelStorage, migrateDataDir } from '../../../src/lockd/storage/index.js';
 import { IDENTITY_KEY, entryKey } from '../../../src/lockd/storage/keys.js';
 import { decodeIdentity, sealJson, unsealJson } from '../../../src/lockd/storage/records.js';
 import { openLevel } from '../../../src/lockd/storage/db.js';
+import { LockStateMachine } from '../../../src/lockd/state-machine/index.js';
+
+/** A data dir the previous release wrote itself (test/fixtures/storage-2/README.md). */
+const FIXTURE = fileURLToPath(new URL('../../fixtures/storage-2/n1', import.meta.url));
 
 const VOTERS = ['n1', 'n2', 'n3'];
 const WRITER = 'lockd/0.2.0 storage=3 snapshot=8 command=2 frame=1 backup=1';
@@ -87,6 +92,28 @@ describe('storage format migration', () => {
       expect(again.memory.lastIndex()).to.equal(7);
       await again.close();
       expect((await readdir(parent)).filter((f) => f.includes('backup'))).to.have.length(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("migrates a data dir the previous release wrote (checked-in fixture) and reaches that build's state from it", async () => {
+    cpSync(FIXTURE, dir, { recursive: true });
+    chmodSync(dir, 0o700);
+    const s = await LevelStorage.open({ dir, clusterId: 'fixture', nodeId: 'n1', voters: VOTERS, writer: WRITER });
+    try {
+      expect(s.migrated?.from).to.equal(2);
+      expect(s.memory.hardState()).to.deep.equal({ term: 1, vote: 'n1', commit: 6 });
+      expect(s.memory.snapshot().metadata.index).to.equal(4);
+      const sm = new LockStateMachine();
+      sm.restore(s.memory.snapshot().data);
+      for (const e of s.memory.entries(5, 7)) sm.apply(e);
+      // What the previous release's own state machine had after the same six entries.
+      expect(sm.stateDigest()).to.equal('5e1595aa8e83c42a');
+      const lock = sm.inspectLock('db');
+      expect([lock.holderLeaseId, lock.token, lock.waitingLeaseIds]).to.deep.equal([1, 2048, [5]]);
+      const fence = sm.fenceRead('orders/42');
+      expect([new TextDecoder().decode(fence.value), fence.token]).to.deep.equal(['paid', 2048]);
     } finally {
       await s.close();
     }
