@@ -48,8 +48,9 @@ export function versionText(program: 'lockd' | 'lockctl'): string {
     `  storage format   ${f.storage} (reads ${PREVIOUS_STORAGE_FORMAT} and migrates it on start)`,
     `  snapshot format  ${f.snapshot}`,
     `  command format   ${f.command}`,
-    `  peer frame       ${f.frame}`,
+    `  peer frame       ${f.frame} (raft.v1)`,
     `  backup file      ${f.backup}`,
+    '  client API       lockd.v1',
     '',
   ].join('\n');
 }
