@@ -90,17 +90,24 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
   let cluster: ProcessCluster | undefined;
   const clients: LockClient[] = [];
 
+  /** LOCKD_PREVIOUS_BUILD=DIR: a checkout of that commit already built (kept; for reruns while debugging). */
+  const prebuilt = process.env.LOCKD_PREVIOUS_BUILD;
+
   before(async () => {
     parent = mkdtempSync(join(tmpdir(), 'lockd-upgrade-'));
     const t0 = Date.now();
-    previous = await buildPrevious(parent);
+    if (prebuilt) {
+      const head = (await run('git', ['rev-parse', 'HEAD'], prebuilt, 30_000)).trim();
+      if (head !== PREVIOUS) throw new Error(`LOCKD_PREVIOUS_BUILD=${prebuilt} is at ${head}, not compat/previous-release ${PREVIOUS}`);
+      previous = { dir: prebuilt, main: join(prebuilt, 'dist', 'src', 'lockd', 'main.js'), notes: ['prebuilt (LOCKD_PREVIOUS_BUILD)'] };
+    } else previous = await buildPrevious(parent);
     process.stderr.write(`  previous release ${PREVIOUS.slice(0, 12)} built in ${Math.round((Date.now() - t0) / 1000)} s (${previous.notes.join('; ')})\n`);
   });
 
   after(async () => {
     for (const c of clients) c.close();
     await cluster?.stop();
-    if (previous) await run('git', ['worktree', 'remove', '--force', previous.dir], ROOT, 60_000).catch((e: unknown) => process.stderr.write(`${(e as Error).message}\n`));
+    if (previous && !prebuilt) await run('git', ['worktree', 'remove', '--force', previous.dir], ROOT, 60_000).catch((e: unknown) => process.stderr.write(`${(e as Error).message}\n`));
     rmSync(parent, { recursive: true, force: true });
   });
 
