@@ -49,7 +49,7 @@ export const IMPORT_MAP = [
   { path: 'src/lockd/tools/log-dump/', may: ['src/client/', 'src/raft/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   { path: 'src/lockd/tools/backup/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   // Run by main.ts before any node starts; it reads the node's flag parsers.
-  { path: 'src/lockd/tools/restore/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/', 'src/lockd/node/config.ts'] },
+  { path: 'src/lockd/tools/restore/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/', 'src/lockd/node/config.ts', 'src/lockd/node/versions.ts'] },
   // The client speaks only the public contract.
   { path: 'src/client/', may: ['src/proto/lockd.ts', 'src/proto/gen/lockd/'] },
 ];

@@ -111,7 +111,11 @@ export function toNodeStatus(s: StatusResponse__Output): NodeStatus {
     leaderAddress: s.leaderAddress,
     commitIndex: s.commitIndex,
     appliedIndex: s.appliedIndex,
-    members: s.members.map((m) => ({ id: m.id, address: m.address, matchIndex: m.matchIndex })),
+    members: s.members.map((m) => ({ id: m.id, address: m.address, matchIndex: m.matchIndex, build: m.build })),
+    version: s.version,
+    build: s.build,
+    clusterVersion: s.clusterVersion,
+    clusterVersionComplete: s.clusterVersionComplete,
   };
 }
 

@@ -86,7 +86,14 @@ export interface NodeStatus {
   readonly leaderAddress: string;
   readonly commitIndex: number;
   readonly appliedIndex: number;
-  readonly members: ReadonlyArray<{ readonly id: string; readonly address: string; readonly matchIndex: number }>;
+  /** build: the member's build line as it stated it to this node ('' until heard, '(none)' before lockd 0.2.0). */
+  readonly members: ReadonlyArray<{ readonly id: string; readonly address: string; readonly matchIndex: number; readonly build: string }>;
+  /** The node's lockd version ('' from a lockd before 0.2.0) and build line (the formats it reads and writes). */
+  readonly version: string;
+  readonly build: string;
+  /** The lowest version among the members as this node knows them; complete: every member was heard from. */
+  readonly clusterVersion: string;
+  readonly clusterVersionComplete: boolean;
 }
 
 /** Cluster.Status asked of one endpoint: its answer, or why there was none. */

@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
+import { versionText } from './node/versions.js';
 import { registerClusterService } from './api/cluster-service.js';
 import { registerLockApi } from './api/lock-api.js';
 import { registerMaintenanceService } from './api/maintenance-service.js';
@@ -20,6 +21,11 @@ async function main(): Promise<void> {
   // election values, principals and access rules. Files 0600 and directories 0700, whatever umask
   // the process was started with (the data dir itself is checked in storage/private-dir.ts).
   process.umask(0o077);
+  // `lockd --version`: this build's version and the formats it reads and writes (node/versions.ts).
+  if (process.argv[2] === '--version' || process.argv[2] === 'version') {
+    process.stdout.write(versionText('lockd'));
+    return;
+  }
   // `lockd restore ...`: make a new cluster's data dir from a backup, then exit (tools/restore/).
   if (process.argv[2] === 'restore') {
     const { runRestore } = await import('./tools/restore/run-restore.js');

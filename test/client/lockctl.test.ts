@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { LockClient } from '../../src/client/index.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { LOCKCTL_MAIN } from '../support/build.js';
+import { LOCKD_VERSION, buildLine } from '../../src/lockd/node/versions.js';
 import { failuresSoFar } from '../support/failures.js';
 import { killNow, reapOnExit } from '../support/reaper.js';
 
@@ -129,14 +130,16 @@ describe('lockctl on a 3-node cluster', function () {
     const table = await lockctl('status');
     expect(table.code, table.stderr).to.equal(0);
     const lines = table.stdout.trim().split('\n');
-    expect(lines[0].split(/\s+/)).to.deep.equal(['ID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED']);
+    expect(lines[0].split(/\s+/)).to.deep.equal(['ID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED', 'VERSION', 'CLUSTER']);
     expect(lines).to.have.length(4);
     for (const n of cluster.nodes) expect(table.stdout).to.contain(n.address);
 
     const r = await lockctl('status', '--json');
     expect(r.code).to.equal(0);
-    const rows = JSON.parse(r.stdout) as Array<{ nodeId: string; role: string; leaderId: string; address: string }>;
+    const rows = JSON.parse(r.stdout) as Array<{ nodeId: string; role: string; leaderId: string; address: string; version: string; build: string }>;
     expect(rows.map((x) => x.nodeId).sort()).to.deep.equal(['n1', 'n2', 'n3']);
+    expect(rows.map((x) => x.version)).to.deep.equal([LOCKD_VERSION, LOCKD_VERSION, LOCKD_VERSION]);
+    expect(rows.every((x) => x.build === buildLine())).to.equal(true);
     expect(rows.filter((x) => x.role === 'leader').map((x) => x.nodeId)).to.deep.equal([leader]);
     expect(rows.every((x) => x.leaderId === leader)).to.equal(true);
   });

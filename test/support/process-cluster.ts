@@ -220,11 +220,15 @@ export class ProcessCluster {
     return [...Object.entries(flags).flat(), ...switches, ...extraSwitches, ...(this.opts.extraArgs ?? [])];
   }
 
-  startNode(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): ChildProcess {
+  /**
+   * Start node `id` from this build, or from another build's entry point (`build`: the rolling
+   * upgrade test runs the previous release's dist/ on the same data dir).
+   */
+  startNode(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = [], build?: { readonly main: string; readonly cwd: string }): ChildProcess {
     const n = this.node(id);
     if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
     const log = createWriteStream(n.logFile, { flags: 'a' });
-    const proc = spawn(process.execPath, [NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [build?.main ?? NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: build?.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     reapOnExit(proc);
     // The output reaches the file through this process's loop, after the child wrote it: a line the
     // node logged before answering an RPC, or before exiting, may not be in the file yet. Tests

@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes.js';
 import { Output } from './output.js';
 import { runCommand } from './run.js';
 import { snapshotSave } from './snapshot-commands.js';
-import { loadDemoTool, loadLogDumpTool, loadSnapshotStatusTool, type ToolIo } from './tools.js';
+import { loadDemoTool, loadLogDumpTool, loadSnapshotStatusTool, loadVersionText, type ToolIo } from './tools.js';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -64,6 +64,10 @@ export function interruptGraceMs(argv: readonly string[]): number {
 
 /** Run lockctl with argv (no node/script); resolves with the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
+    io.stdout.write(await loadVersionText());
+    return EXIT.OK;
+  }
   let p: Parsed;
   try {
     p = parseCommandLine(argv, io.env);

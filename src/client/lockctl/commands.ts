@@ -41,10 +41,21 @@ export async function status(ctx: Context): Promise<number> {
     .sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }) || a.address.localeCompare(b.address));
   ctx.out.result(
     table(
-      ['ID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED'],
+      ['ID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED', 'VERSION', 'CLUSTER'],
       rows.map((r) =>
         r.status
-          ? [r.id, r.address, r.status.role, String(r.status.term), r.status.leaderId || '-', String(r.status.commitIndex), String(r.status.appliedIndex)]
+          ? [
+              r.id,
+              r.address,
+              r.status.role,
+              String(r.status.term),
+              r.status.leaderId || '-',
+              String(r.status.commitIndex),
+              String(r.status.appliedIndex),
+              // A lockd before 0.2.0 states no version; CLUSTER: the lowest among the members ('?' while one was not heard from).
+              r.status.version || '<0.2.0',
+              r.status.clusterVersion ? r.status.clusterVersion + (r.status.clusterVersionComplete ? '' : '?') : '-',
+            ]
           : [r.id, r.address, `unreachable (${r.error instanceof LockdError ? r.error.codeName : 'ERROR'})`],
       ),
     ),

@@ -41,6 +41,13 @@ export async function loadLogDumpTool(): Promise<LogDumpTool> {
   return (await import(toolUrl('log-dump/run-log-dump'))) as LogDumpTool;
 }
 
+/** `lockctl --version`: the build's version text (src/lockd/node/versions.ts, next to this build as the tools are). */
+export async function loadVersionText(): Promise<string> {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  const m = (await import(new URL(`../../lockd/node/versions.${ext}`, import.meta.url).href)) as { versionText(program: 'lockctl'): string };
+  return m.versionText('lockctl');
+}
+
 export async function loadSnapshotStatusTool(): Promise<SnapshotStatusTool> {
   return (await import(toolUrl('backup/snapshot-status'))) as SnapshotStatusTool;
 }

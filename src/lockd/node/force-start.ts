@@ -6,6 +6,7 @@ import { DEFAULT_BUMP, MAX_TOKEN_INDEX, firstTokenOf, replayAndRebase } from '..
 import { forceNewCluster, type ForceOutcome } from '../storage/force-new-cluster.js';
 import type { NodeConfig } from './config.js';
 import { encodeMemberContext } from './member-context.js';
+import { buildLine } from './versions.js';
 
 export async function forceAtStart(config: NodeConfig, logger: Logger): Promise<ForceOutcome> {
   const at = new Date().toISOString();
@@ -18,6 +19,7 @@ export async function forceAtStart(config: NodeConfig, logger: Logger): Promise<
     bump: config.forceBumpIndex ?? DEFAULT_BUMP,
     maxIndex: MAX_TOKEN_INDEX - 1,
     rebase: replayAndRebase,
+    writer: buildLine(),
     context: () => encodeMemberContext({ addresses: { [config.id]: self }, requestId: '', forced: { by: config.id, at } }),
   });
   if (outcome.kind === 'alone') {

@@ -36,6 +36,7 @@ import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { NodeConfig } from './config.js';
 import type { RaftDriver } from './raft-driver.js';
 import type { TestFaults } from './test-faults.js';
+import { tickClusterVersion } from './cluster-version.js';
 
 /** Receives the lease's TTL once the Tick carrying its renewal is applied; 0 = the lease is gone. */
 export type RenewalReply = (ttlMs: number) => void;
@@ -65,6 +66,8 @@ export interface LeaseClockDeps {
   readonly testFaults?: TestFaults;
   /** The node's time and timers (realClock unless given: the simulator gives its own). */
   readonly clock?: Clock;
+  /** The cluster version as this node knows it (PeerDirectory.clusterVersion); absent: Ticks never state one. */
+  readonly clusterVersion?: () => { readonly version: string; readonly complete: boolean };
 }
 
 /** What a service may use of the node's lease clock: hand it keepalives, read its state. Its lifecycle is the node's. */
@@ -88,6 +91,8 @@ export class LeaseClock {
   /** Bumped on every leadership change: results of an older leadership are ignored. */
   private epoch = 0;
   private leaderTerm = 0;
+  /** The cluster version this leader's Ticks last stated in its term (cluster-version.ts tickClusterVersion). */
+  private statedVersion: string | undefined;
   /** True once an entry of this leader's term was applied: from then on the state holds every lease a client was told of. */
   private caughtUp = false;
   private timer: ClockTimer | undefined;
@@ -169,6 +174,7 @@ export class LeaseClock {
     this.stop();
     this.epoch++;
     this.leaderTerm = term;
+    this.statedVersion = undefined;
     this.caughtUp = false;
     this.lastMark = this.now();
     this.timer = this.clock.every(this.timing.leaseTickMs, () => this.tick());
@@ -208,14 +214,20 @@ export class LeaseClock {
     // Time beyond the cap is dropped (slower, never faster); below it the fraction carries over.
     this.lastMark = raw > this.timing.maxElapsedMs ? now : this.lastMark + elapsedMs;
     const batch = this.takeBatch();
-    const cmd: TickCommand = { type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()] };
+    // The cluster version, once every member decodes the field (cluster-version.ts): an older replica refuses it.
+    const clusterVersion = this.ctx.clusterVersion ? tickClusterVersion(this.ctx.clusterVersion(), this.statedVersion) : undefined;
+    const cmd: TickCommand = { type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()], ...(clusterVersion ? { clusterVersion } : {}) };
     const problem = validateCommand(cmd);
     if (problem) throw new LeaseClockInvariantError(`lease clock built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
     const flight: InFlight = { batch, epoch: this.epoch };
     this.inflight = flight;
     this.ticksProposed++;
     this.ctx.driver.propose(encodeCommand(cmd)).then(
-      ({ result: out }) => {
+      ({ index, result: out }) => {
+        if (clusterVersion && flight.epoch === this.epoch) {
+          this.statedVersion = clusterVersion;
+          this.logger.info({ event: 'cluster version stated', clusterVersion, index, term: this.leaderTerm }, `cluster version ${clusterVersion} stated in the log at ${index} (every member runs it or newer)`);
+        }
         // Normally applied() has answered it already; this covers a Tick that landed in another term.
         if (this.inflight !== flight) return;
         this.answer(flight, out);

@@ -9,7 +9,7 @@ import { StallWatch } from '../observe/stall-watch.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { AccessControl } from '../security/access-control.js';
-import { LevelStorage, makeDataDirPrivate } from '../storage/index.js';
+import { LevelStorage, makeDataDirPrivate, migrateDataDir } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
 import { realClock } from './clock.js';
@@ -22,6 +22,7 @@ import { RaftDriver } from './raft-driver.js';
 import { TestFaults } from './test-faults.js';
 import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
 import { forceAtStart } from './force-start.js';
+import { buildLine } from './versions.js';
 
 /** Why a node stopped itself: its id was removed from the cluster (main.ts exits EXIT_REMOVED). */
 export class RemovedError extends Error {}
@@ -56,6 +57,14 @@ export class LockdNode {
     const wasOpen = makeDataDirPrivate(config.dataDir);
     if (wasOpen !== undefined)
       logger.warn({ event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) }, `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`);
+    // A data dir of the previous storage format is copied, then migrated (storage/migrate.ts); a
+    // newer one is refused (DataDirError 'format', exit 3).
+    const migrated = await migrateDataDir(config.dataDir, buildLine());
+    if (migrated)
+      logger.warn(
+        { event: 'data dir migrated', dir: config.dataDir, from: migrated.from, to: migrated.to, backup: migrated.backup },
+        `data dir ${config.dataDir} migrated from storage format ${migrated.from} to ${migrated.to}; the dir as it was is kept at ${migrated.backup} (delete it once the upgrade is done)`,
+      );
     // Recovery from a lost quorum: the data dir becomes a one-voter cluster before it is opened.
     if (config.forceNewCluster) await forceAtStart(config, logger);
     const storage = await LevelStorage.open({
@@ -64,6 +73,7 @@ export class LockdNode {
       nodeId: config.id,
       // --join: a fresh data dir starts with no configuration and learns it from the cluster.
       voters: config.join ? [] : [...config.peers.keys()],
+      writer: buildLine(),
     });
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
     const testFaults = config.unsafeTestFaults === undefined ? undefined : new TestFaults(config.unsafeTestFaults, logger);
@@ -116,6 +126,7 @@ export class LockdNode {
       authenticate: (call, sender) => security.peerCallerProblem(call, sender),
       clientAddress: config.advertiseClient,
       httpAddress: config.advertiseHttp ?? '',
+      build: buildLine(),
       onAddresses: (id, stated) => directory.learn(id, stated),
       isPeer: (id) => directory.isMember(id),
       isRemoved: (id) => directory.isRemoved(id),
@@ -144,7 +155,7 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine);
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
+    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, clusterVersion: () => directory.clusterVersion(), ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
     const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [stalls, leaseClock];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);

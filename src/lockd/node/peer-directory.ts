@@ -17,7 +17,9 @@
 // the forwarding gate refuse removed ids (ids are never reused).
 import type { NodeId } from '../../raft/types.js';
 import type { StatedAddresses } from '../transport/metadata.js';
+import { clusterVersion, type MemberVersion, UNSTATED_VERSION } from './cluster-version.js';
 import { isAddress } from './config.js';
+import { buildLine, versionInLine } from './versions.js';
 
 /** One member's addresses, as a config entry carries them. */
 export interface MemberAddresses {
@@ -32,6 +34,8 @@ export class PeerDirectory {
   /** HTTP addresses (--advertise-http), learned the same way: what the dashboard reconnects to. */
   private readonly httpAddresses = new Map<NodeId, string>();
   private readonly clientHints = new Map<NodeId, string>();
+  /** Each member's build line as it last stated it ('' : it stated none, the previous release); absent until heard. */
+  private readonly builds = new Map<NodeId, string>();
   /** Members of the effective configuration; undefined until the node copies the core's in. */
   private config: { readonly voters: readonly NodeId[]; readonly learners: readonly NodeId[] } | undefined;
   /** Ids whose removal this node has committed: refused everywhere, for good. */
@@ -94,7 +98,25 @@ export class PeerDirectory {
     if (stated.client !== undefined) this.clientAddresses.set(id, stated.client);
     if (stated.http !== undefined) this.httpAddresses.set(id, stated.http);
     else this.httpAddresses.delete(id);
+    this.builds.set(id, stated.build ?? '');
     return true;
+  }
+
+  /** The build line member `id` stated ('' for none; undefined until heard from). This node's own is the build's. */
+  build(id: NodeId): string | undefined {
+    return id === this.selfId ? buildLine() : this.builds.get(id);
+  }
+
+  /** What this node knows of `id`'s version, for the cluster version (cluster-version.ts). */
+  versionOf(id: NodeId): MemberVersion {
+    const line = this.build(id);
+    if (line === undefined) return { heard: false };
+    return { heard: true, version: line === '' ? UNSTATED_VERSION : versionInLine(line) };
+  }
+
+  /** The cluster version as this node knows it: the lowest among the members of the effective configuration. */
+  clusterVersion(): { readonly version: string; readonly complete: boolean } {
+    return clusterVersion(this.members(), (id) => this.versionOf(id));
   }
 
   /** The HTTP address `id` advertised ('' until known, or when it has none). */

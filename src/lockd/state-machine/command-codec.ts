@@ -50,7 +50,8 @@ const AUTHORITY: readonly Field[] = [opt('principal', 'str', (v) => v === ANONYM
 const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ['Grant', [req('ttlMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), REQUEST_ID, ...AUTHORITY]],
   ['Revoke', [req('leaseId', 'num'), REQUEST_ID, ...AUTHORITY]],
-  ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums')]],
+  // clusterVersion came later (lockd 0.2.0): appended; a leader states it only when every member decodes it.
+  ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums'), opt('clusterVersion', 'str', empty)]],
   [
     'Acquire',
     [

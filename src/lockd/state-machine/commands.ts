@@ -51,6 +51,13 @@ export interface TickCommand {
   readonly driftPpm?: number;
   /** Lease ids whose keepalives reached the leader (at most MAX_TICK_RENEWALS; the leader sends no duplicates). */
   readonly renewed: readonly number[];
+  /**
+   * The cluster version the leader runs at (MAJOR.MINOR.PATCH: the lowest lockd version among the
+   * members, node/cluster-version.ts), stated when it changes. A statement in the log for every
+   * replica and `lockctl log dump`; it changes no state. Added in lockd 0.2.0: a 0.1.0 replica
+   * refuses the field, so a leader states it only once every member runs 0.2.0 or newer.
+   */
+  readonly clusterVersion?: string;
 }
 
 /**

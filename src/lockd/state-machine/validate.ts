@@ -31,6 +31,8 @@ const invalid = (message: string): Problem => ({ error: 'INVALID_ARGUMENT', mess
 // Cc = C0/C1 control characters; Cs in a `u` regex = a lone surrogate (not valid Unicode, cannot be UTF-8).
 const CONTROL = /\p{Cc}/u;
 const LONE_SURROGATE = /\p{Cs}/u;
+/** TickCommand.clusterVersion: node/cluster-version.ts's version shape (each part at most 6 digits). */
+const CLUSTER_VERSION = /^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$/;
 
 function checkName(what: string, name: unknown): Problem | undefined {
   if (typeof name !== 'string') return invalid(`${what} must be a string`);
@@ -211,6 +213,8 @@ function validateBody(cmd: Command): Problem | undefined {
         const q = validateLeaseId(id);
         if (q) return q;
       }
+      if (cmd.clusterVersion !== undefined && (typeof cmd.clusterVersion !== 'string' || !CLUSTER_VERSION.test(cmd.clusterVersion)))
+        return invalid('clusterVersion must be a MAJOR.MINOR.PATCH version');
       return undefined;
     }
     case 'Acquire':

@@ -1,11 +1,23 @@
 // The LevelDB handle type used by the storage: string keys, Buffer values.
 import { Level } from 'level';
+import { DataDirError } from './errors.js';
 
 export type Db = Level<string, Buffer>;
 
 /** `createIfMissing: false` for readers (log dump) that must not turn any directory into a database. */
 export function openLevel(dir: string, { createIfMissing = true }: { createIfMissing?: boolean } = {}): Db {
   return new Level<string, Buffer>(dir, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing });
+}
+
+/** Open `db` (of data dir `dir`); a failure is the DataDirError the node exits 3 with ('locked' or 'unusable'). */
+export async function openOrRefuse(db: Db, dir: string): Promise<void> {
+  try {
+    await db.open();
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', dir, 'another process has it open');
+    throw new DataDirError('unusable', dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
+  }
 }
 
 export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };

@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import { ConfigLog } from '../../raft/config-log.js';
 import { applyChange, encodeConfigEntry, type ConfChange, type Configuration } from '../../raft/membership.js';
 import type { Entry, HardState, NodeId } from '../../raft/types.js';
-import { type Db, openLevel, writeBatch } from './db.js';
+import { type Db, openLevel, openOrRefuse, writeBatch } from './db.js';
+import { migrateDataDir } from './migrate.js';
 import { DataDirError, RecordError } from './errors.js';
 import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { loadDataDir } from './load.js';
@@ -47,6 +48,8 @@ export interface ForceOptions {
    * moved to index `index` (state-machine replayAndRebase; storage knows no state machine).
    */
   readonly rebase: (data: Uint8Array, entries: readonly Entry[], index: number) => Uint8Array;
+  /** The build line of the lockd forcing it (node/versions.ts), recorded if the dir is migrated first. */
+  readonly writer?: string;
 }
 
 /** What --force-new-cluster found and did. */
@@ -86,14 +89,10 @@ export async function forceNewCluster(opts: ForceOptions): Promise<ForceOutcome>
   if (!existsSync(join(dir, 'CURRENT')))
     throw new DataDirError('unusable', dir, '--force-new-cluster needs the data dir of a surviving voter, and there is no LevelDB database here');
   refuseIfRestoring(dir);
+  // A survivor still on the previous storage format is migrated (and copied) first, as a start would.
+  await migrateDataDir(dir, opts.writer ?? '');
   const db = openLevel(dir, { createIfMissing: false });
-  try {
-    await db.open();
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', dir, 'another process has it open');
-    throw new DataDirError('unusable', dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
-  }
+  await openOrRefuse(db, dir);
   try {
     return await force(db, opts, self);
   } finally {

@@ -5,3 +5,4 @@ export type { Identity } from './records.js';
 export { DataDirReader } from './inspect.js';
 export { makeDataDirPrivate } from './private-dir.js';
 export { RESTORING_MARK, clearRestoring, markRestoring } from './restoring-mark.js';
+export { migrateDataDir, type Migrated } from './migrate.js';

@@ -3,7 +3,8 @@
 // mirror, so the mirror never shows the core anything that is not durable.
 import type { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, NodeId, Ready, Snapshot } from '../../raft/types.js';
-import { type BatchOp, type Db, openLevel, writeBatch } from './db.js';
+import { type BatchOp, type Db, openLevel, openOrRefuse, writeBatch } from './db.js';
+import { type Migrated, migrateDataDir } from './migrate.js';
 import { DataDirError } from './errors.js';
 import { HARD_STATE_KEY, PEERS_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { refuseIfRestoring } from './restoring-mark.js';
@@ -23,6 +24,8 @@ export interface LevelStorageOptions {
   readonly voters: readonly NodeId[];
   /** Only lockd restore, which is writing the dir: open it although it carries the restoring mark (restoring-mark.ts). */
   readonly restoring?: boolean;
+  /** The build line of the lockd opening it (node/versions.ts), recorded when it creates or migrates the dir. */
+  readonly writer?: string;
 }
 
 /** What persist() needs from a Ready batch. */
@@ -48,6 +51,8 @@ export class LevelStorage {
     /** Members' addresses as last saved (savePeers). */
     readonly peerBook: PeerBook,
     private snapshotIndex: number,
+    /** This open migrated the dir from the previous storage format (migrate.ts): where the copy of the old dir is. */
+    readonly migrated: Migrated | undefined,
   ) {}
 
   /** Open (or create) a data dir. Throws DataDirError if it is locked, foreign, made for other voters, or corrupt. */
@@ -57,18 +62,13 @@ export class LevelStorage {
     if (new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
       throw new Error(`LevelStorage: voters must be distinct non-empty ids, got ${JSON.stringify(opts.voters)}`);
     if (!opts.restoring) refuseIfRestoring(opts.dir);
+    const migrated = await migrateDataDir(opts.dir, opts.writer ?? '');
     const db = openLevel(opts.dir);
-    try {
-      await db.open();
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', opts.dir, 'another process has it open');
-      throw new DataDirError('unusable', opts.dir, `LevelDB failed to open: ${cause?.message ?? (e as Error).message}`);
-    }
+    await openOrRefuse(db, opts.dir);
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
-      const loaded = await loadDataDir(db, opts.dir, identity, opts.voters);
-      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.configured, loaded.peerBook, loaded.snapshotIndex);
+      const loaded = await loadDataDir(db, opts.dir, identity, opts.voters, opts.writer ?? '');
+      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.configured, loaded.peerBook, loaded.snapshotIndex, migrated);
     } catch (e) {
       await db.close();
       if (e instanceof DataDirError) throw e;

@@ -18,6 +18,7 @@ import {
   decodeSnapshot,
   encodeConfiguration,
   encodeIdentity,
+  STORAGE_FORMAT,
 } from './records.js';
 
 export interface Loaded {
@@ -45,7 +46,7 @@ export interface Loaded {
  * holds a configuration of its own, that is the one in effect and --peers only tells addresses.
  * `voters` empty (--join on a fresh data dir): the node learns the configuration from the cluster.
  */
-export async function loadDataDir(db: Db, dir: string, want: Identity, voters: readonly NodeId[]): Promise<Loaded> {
+export async function loadDataDir(db: Db, dir: string, want: Identity, voters: readonly NodeId[], writer = ''): Promise<Loaded> {
   const corrupt = (detail: string): DataDirError => new DataDirError('corrupt', dir, detail);
   const decode = <T>(key: string, value: Buffer, fn: (v: Buffer) => T): T => {
     try {
@@ -64,12 +65,14 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
     if (named.voters.length % 2 === 0 && named.voters.length > 0)
       throw new DataDirError('voters', dir, `a new cluster of ${named.voters.length} voters (--peers): use an odd number (3 or 5) so a majority survives a failure (or --join to join an existing cluster)`);
     await db.batch([
-      { type: 'put', key: IDENTITY_KEY, value: encodeIdentity(want) },
+      { type: 'put', key: IDENTITY_KEY, value: encodeIdentity(want, writer) },
       { type: 'put', key: CONFIG_KEY, value: encodeConfiguration(named) },
     ], { sync: true });
     return { memory: new MemoryStorage(named.voters), created: true, snapshotIndex: 0, voters: named.voters, configured: false, peerBook: {} };
   }
   const have = decode(IDENTITY_KEY, idValue, decodeIdentity);
+  // LevelStorage.open and --force-new-cluster migrate first (migrate.ts): the previous format reaches here only by a bug.
+  if (have.format !== STORAGE_FORMAT) throw new DataDirError('format', dir, `storage format ${have.format} has not been migrated to ${STORAGE_FORMAT} (open it with LevelStorage.open)`);
   // The cluster ids themselves are never in the message: it goes to the log, and the id is the secret a peer stream needs.
   if (have.clusterId !== want.clusterId) throw new DataDirError('foreign', dir, `it belongs to another cluster (its cluster id is not this node's --cluster-id-file / --cluster-id)`);
   if (have.nodeId !== want.nodeId) throw new DataDirError('foreign', dir, `it belongs to node "${have.nodeId}", not "${want.nodeId}"`);

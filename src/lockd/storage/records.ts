@@ -11,10 +11,16 @@ export interface Identity {
 
 /**
  * Bump when the layout changes, of these records or of what they carry; a node refuses a format it
- * does not know. 2: log entries hold commands in the binary command codec (command-codec.ts format 2);
- * format 1 held them as JSON, which this build would refuse at apply, mid-log.
+ * does not know, and migrates PREVIOUS_STORAGE_FORMAT on start (migrate.ts, after copying the dir).
+ * 2: log entries hold commands in the binary command codec (command-codec.ts format 2); format 1
+ * held them as JSON, which this build would refuse at apply, mid-log.
+ * 3: the identity record names the lockd that created or migrated the dir (`writer`, the build line
+ * of node/versions.ts), so a build that finds a newer format can say which lockd wrote it. Nothing
+ * else changed: a format 2 dir becomes format 3 by rewriting its identity record.
  */
-export const STORAGE_FORMAT = 2;
+export const STORAGE_FORMAT = 3;
+/** The format this build migrates on start (the one before STORAGE_FORMAT). */
+export const PREVIOUS_STORAGE_FORMAT = 2;
 
 function seal(payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(4 + payload.length);
@@ -63,19 +69,39 @@ function str(obj: Record<string, unknown>, field: string): string {
   return v;
 }
 
-export function encodeIdentity(id: Identity): Buffer {
-  return sealJson({ format: STORAGE_FORMAT, clusterId: id.clusterId, nodeId: id.nodeId });
+/** `writer`: the build line of the lockd writing it (node/versions.ts buildLine). */
+export function encodeIdentity(id: Identity, writer: string): Buffer {
+  return sealJson({ format: STORAGE_FORMAT, clusterId: id.clusterId, nodeId: id.nodeId, writer });
 }
 
-export function decodeIdentity(value: Uint8Array): Identity {
+/** The identity record as stored, in this format or the previous one (whose record lacks `writer`). */
+export interface StoredIdentity extends Identity {
+  readonly format: number;
+  /** The lockd that created or migrated the dir ('' in format 2). */
+  readonly writer: string;
+}
+
+export function decodeIdentity(value: Uint8Array): StoredIdentity {
   const obj = unsealJson(value);
   if (obj.format === 1)
     throw new FormatError(
       `storage format 1 was written by a lockd before the binary command codec (this build reads ${STORAGE_FORMAT}) and its log cannot be read here. ` +
         'A cluster cannot be upgraded in place across this change: run this version on fresh data dirs (clients acquire their leases and locks anew)',
     );
-  if (obj.format !== STORAGE_FORMAT) throw new FormatError(`unknown storage format ${String(obj.format)} (this build reads ${STORAGE_FORMAT})`);
-  return { clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId') };
+  if (typeof obj.format === 'number' && obj.format > STORAGE_FORMAT) throw new FormatError(newerFormat(obj.format, obj.writer));
+  if (obj.format !== STORAGE_FORMAT && obj.format !== PREVIOUS_STORAGE_FORMAT) throw new FormatError(`unknown storage format ${String(obj.format)} (this build reads ${STORAGE_FORMAT})`);
+  const writer = obj.format === STORAGE_FORMAT ? str(obj, 'writer') : '';
+  return { format: obj.format, clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId'), writer };
+}
+
+/** Why a data dir of a newer storage format is refused, and what to do: a downgrade is not supported. */
+export function newerFormat(format: number, writer: unknown): string {
+  const by = typeof writer === 'string' && writer !== '' ? ` by ${writer.slice(0, 120)}` : '';
+  return (
+    `storage format ${format} was written${by}, a newer lockd than this build (which reads ${STORAGE_FORMAT} and migrates ${PREVIOUS_STORAGE_FORMAT}). ` +
+    'Downgrades are not supported: run that lockd version (or newer) on this data dir; to run this build on this node instead, ' +
+    'remove the member (lockctl member remove ID) and add a new member in its place on an empty data dir (docs/operating.md "Upgrades")'
+  );
 }
 
 /**

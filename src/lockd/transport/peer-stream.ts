@@ -13,7 +13,7 @@ import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { newRaftClient } from './envelope-codec.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, VERSION_HEADER, statedIn, type StatedAddresses } from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;
@@ -36,6 +36,8 @@ export interface PeerStreamOptions {
   readonly clientAddress: string;
   /** This node's HTTP address ('' for none), stated the same way. */
   readonly httpAddress: string;
+  /** This node's build line (VERSION_HEADER; '' to state none). */
+  readonly build?: string;
   /** The peer accepted the stream and stated its addresses (unchecked: the caller validates). */
   readonly onAddresses: (stated: StatedAddresses) => void;
   /** The stream to this peer failed or could not be opened (called once per transition to down). */
@@ -105,6 +107,7 @@ export class PeerStream {
     md.set(NODE_ID_HEADER, this.opts.selfId);
     if (this.opts.clientAddress) md.set(CLIENT_ADDRESS_HEADER, this.opts.clientAddress);
     if (this.opts.httpAddress) md.set(HTTP_ADDRESS_HEADER, this.opts.httpAddress);
+    if (this.opts.build) md.set(VERSION_HEADER, this.opts.build);
     this.accepted = false;
     const call = this.client.Stream(md, (err) => this.ended(call, err));
     call.on('metadata', (res: grpc.Metadata) => this.up(call, res));

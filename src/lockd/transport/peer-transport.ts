@@ -42,6 +42,8 @@ export interface PeerTransportOptions {
   readonly clientAddress?: string;
   /** The same for this node's HTTP address (--advertise-http; default: none). */
   readonly httpAddress?: string;
+  /** This node's build line (node/versions.ts), stated the same way (metadata.ts VERSION_HEADER; default: none). */
+  readonly build?: string;
   /**
    * A peer stated its client and/or HTTP address: record them and return true, or return false and
    * record neither when one is unusable (the stream it came on is then refused).
@@ -117,6 +119,7 @@ export class PeerTransport {
       credentials: channel.credentials,
       clientAddress: opts.clientAddress ?? '',
       httpAddress: opts.httpAddress ?? '',
+      build: opts.build ?? '',
       onAddresses: (stated) => {
         if (!this.record(peerId, stated))
           opts.logger.warn({ peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) }, 'peer stated an unusable address; ignored');
@@ -147,6 +150,7 @@ export class PeerTransport {
       authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
       clientAddress: this.opts.clientAddress ?? '',
       httpAddress: this.opts.httpAddress ?? '',
+      build: this.opts.build ?? '',
       onAddresses: (sender, stated) => this.record(sender, stated),
     }));
   }

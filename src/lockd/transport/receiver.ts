@@ -7,7 +7,7 @@ import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
 import { decodeMessage } from './frame-codec.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, statedIn, type StatedAddresses } from './metadata.js';
+import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, VERSION_HEADER, statedIn, type StatedAddresses } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 export interface ReceiverOptions {
@@ -27,6 +27,8 @@ export interface ReceiverOptions {
   readonly clientAddress: string;
   /** The same for the HTTP address (HTTP_ADDRESS_HEADER). */
   readonly httpAddress: string;
+  /** This node's build line, stated the same way (VERSION_HEADER; '' for none). */
+  readonly build?: string;
   /** Record the addresses `sender` stated (both or neither); false: one is unusable, the stream is refused. */
   readonly onAddresses: (sender: NodeId, stated: StatedAddresses) => boolean;
 }
@@ -82,6 +84,7 @@ function serveStream(
   const accepted = new grpc.Metadata();
   if (opts.clientAddress) accepted.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
   if (opts.httpAddress) accepted.set(HTTP_ADDRESS_HEADER, opts.httpAddress);
+  if (opts.build) accepted.set(VERSION_HEADER, opts.build);
   call.sendMetadata(accepted); // tells the sender the stream is accepted: peer up
 
   call.on('data', (env: Envelope__Output) => {

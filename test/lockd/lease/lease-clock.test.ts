@@ -107,4 +107,31 @@ describe('lease: the leader’s lease clock', function () {
     const ctx = { config: {}, driver: new FakeDriver(sm), stateMachine: sm, logger: silent } as unknown as NodeContext;
     expect(() => new LeaseClock(ctx, { leaseTickMs: 60_000, maxElapsedMs: 120_000 })).to.throw(LeaseClockInvariantError, /elapsed_ms/);
   });
+
+  it('states the cluster version in a Tick only once every member runs 0.2.0 or newer, once per change and term', async () => {
+    const sm = new LockStateMachine();
+    const driver = new FakeDriver(sm);
+    let cv = { version: '0.1.0', complete: true };
+    const ctx = { config: {}, driver, stateMachine: sm, logger: silent, clusterVersion: () => cv } as unknown as NodeContext;
+    const clock = new LeaseClock(ctx, TIMING);
+    clock.run();
+    clocks.push(clock);
+    driver.grant(1, 3_600_000); // a live lease: the clock ticks
+    driver.elect(1);
+    driver.apply(new Uint8Array(0));
+    await waitFor('Ticks at 0.1.0', () => (driver.ticks.length >= 5 ? true : undefined), 5000, 2);
+    cv = { version: '0.2.0', complete: false }; // one member not heard from yet
+    const incomplete = driver.ticks.length;
+    await waitFor('more Ticks', () => (driver.ticks.length >= incomplete + 5 ? true : undefined), 5000, 2);
+    expect(driver.ticks.filter((t) => t.clusterVersion !== undefined)).to.have.length(0);
+    cv = { version: '0.2.0', complete: true };
+    const open = driver.ticks.length;
+    await waitFor('Ticks after the gate opened', () => (driver.ticks.length >= open + 5 ? true : undefined), 5000, 2);
+    expect(driver.ticks.map((t) => t.clusterVersion).filter((v) => v !== undefined)).to.deep.equal(['0.2.0']);
+    driver.elect(2); // a new term states it again
+    driver.apply(new Uint8Array(0));
+    const term2 = driver.ticks.length;
+    await waitFor('Ticks of term 2', () => (driver.ticks.length >= term2 + 5 ? true : undefined), 5000, 2);
+    expect(driver.ticks.map((t) => t.clusterVersion).filter((v) => v !== undefined)).to.deep.equal(['0.2.0', '0.2.0']);
+  });
 });

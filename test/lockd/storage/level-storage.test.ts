@@ -248,7 +248,7 @@ describe('LevelStorage', () => {
     await raw((db) => db.put(IDENTITY_KEY, sealed));
     const err = await refusal();
     expect(err.problem).to.equal('format');
-    expect(err.message).to.include('storage format 1 was written by a lockd before the binary command codec (this build reads 2)').and.include('fresh data dirs');
+    expect(err.message).to.include('storage format 1 was written by a lockd before the binary command codec (this build reads 3)').and.include('fresh data dirs');
     await raw(async (db) => {
       expect(await db.get(IDENTITY_KEY)).to.deep.equal(sealed);
       expect(await db.get(entryKey(2))).to.not.equal(undefined);
@@ -256,7 +256,13 @@ describe('LevelStorage', () => {
     sealed.set(Buffer.from(JSON.stringify({ format: 7, clusterId: 'c1', nodeId: 'n1' })), 4);
     sealed.writeUInt32BE(crc32(sealed.subarray(4)), 0);
     await raw((db) => db.put(IDENTITY_KEY, sealed));
-    expect((await refusal()).message).to.include('unknown storage format 7 (this build reads 2)');
+    const newer = await refusal();
+    expect(newer.problem).to.equal('format');
+    expect(newer.message).to.include('storage format 7 was written, a newer lockd than this build (which reads 3 and migrates 2)').and.include('Downgrades are not supported');
+    sealed.set(Buffer.from(JSON.stringify({ format: 0, clusterId: 'c1', nodeId: 'n1' })), 4);
+    sealed.writeUInt32BE(crc32(sealed.subarray(4, 4 + JSON.stringify({ format: 0, clusterId: 'c1', nodeId: 'n1' }).length)), 0);
+    await raw((db) => db.put(IDENTITY_KEY, sealed.subarray(0, 4 + JSON.stringify({ format: 0, clusterId: 'c1', nodeId: 'n1' }).length)));
+    expect((await refusal()).message).to.include('unknown storage format 0 (this build reads 3)');
   });
 
   it('writeBatch stores what the public batch() stores, byte for byte, and goes the public way on a database still opening or closed', async () => {

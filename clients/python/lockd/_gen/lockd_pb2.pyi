@@ -354,14 +354,16 @@ class LockHolder(_message.Message):
     def __init__(self, lease_id: _Optional[int] = ..., fencing_token: _Optional[int] = ..., shared: bool = ..., lock_delay_ms: _Optional[int] = ...) -> None: ...
 
 class Member(_message.Message):
-    __slots__ = ["address", "id", "match_index"]
+    __slots__ = ["address", "build", "id", "match_index"]
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    BUILD_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_INDEX_FIELD_NUMBER: _ClassVar[int]
     address: str
+    build: str
     id: str
     match_index: int
-    def __init__(self, id: _Optional[str] = ..., address: _Optional[str] = ..., match_index: _Optional[int] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., address: _Optional[str] = ..., match_index: _Optional[int] = ..., build: _Optional[str] = ...) -> None: ...
 
 class MemberAddRequest(_message.Message):
     __slots__ = ["client_url", "expected_config_index", "id", "learner", "peer_url", "request_id"]
@@ -650,8 +652,11 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ["applied_index", "commit_index", "leader_address", "leader_id", "members", "node_id", "role", "term"]
+    __slots__ = ["applied_index", "build", "cluster_version", "cluster_version_complete", "commit_index", "leader_address", "leader_id", "members", "node_id", "role", "term", "version"]
     APPLIED_INDEX_FIELD_NUMBER: _ClassVar[int]
+    BUILD_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_VERSION_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     COMMIT_INDEX_FIELD_NUMBER: _ClassVar[int]
     LEADER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     LEADER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -659,7 +664,11 @@ class StatusResponse(_message.Message):
     NODE_ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TERM_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     applied_index: int
+    build: str
+    cluster_version: str
+    cluster_version_complete: bool
     commit_index: int
     leader_address: str
     leader_id: str
@@ -667,7 +676,8 @@ class StatusResponse(_message.Message):
     node_id: str
     role: str
     term: int
-    def __init__(self, node_id: _Optional[str] = ..., role: _Optional[str] = ..., term: _Optional[int] = ..., leader_id: _Optional[str] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., leader_address: _Optional[str] = ...) -> None: ...
+    version: str
+    def __init__(self, node_id: _Optional[str] = ..., role: _Optional[str] = ..., term: _Optional[int] = ..., leader_id: _Optional[str] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., leader_address: _Optional[str] = ..., version: _Optional[str] = ..., build: _Optional[str] = ..., cluster_version: _Optional[str] = ..., cluster_version_complete: bool = ...) -> None: ...
 
 class TransferLeaderRequest(_message.Message):
     __slots__ = ["target_id"]

@@ -16,6 +16,7 @@ import { ConfigError, NODE_ID_PATTERN, parseBumpIndex, parsePeers } from '../../
 import { DEFAULT_BUMP, MAX_TOKEN_INDEX, SNAPSHOT_FORMAT_VERSION, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, clusterFingerprint, decodeBackup } from '../../storage/backup-file.js';
 import { DataDirError, LevelStorage, clearRestoring, makeDataDirPrivate, markRestoring } from '../../storage/index.js';
+import { buildLine } from '../../node/versions.js';
 
 /** How far past the backup the restored log starts, by default: state-machine/rebase.ts says why. */
 export { DEFAULT_BUMP };
@@ -105,7 +106,7 @@ async function restore(argv: readonly string[]): Promise<string> {
   // Marked until complete: an interrupted restore must not leave a dir that boots as an empty cluster.
   markRestoring(dir);
   const voters = [...peers.keys()].sort();
-  const storage = await LevelStorage.open({ dir, clusterId, nodeId: id, voters, restoring: true });
+  const storage = await LevelStorage.open({ dir, clusterId, nodeId: id, voters, restoring: true, writer: buildLine() });
   try {
     if (!storage.created) throw new Refusal(`--data-dir ${dir} already held a data dir`);
     await storage.persist({

@@ -16,6 +16,11 @@ export interface Member {
    * Leader only: highest log index known replicated on it.
    */
   'matchIndex'?: (number | string | Long);
+  /**
+   * The member's build line as it stated it to this node (StatusResponse.build): "" until heard
+   * from, "(none)" for a lockd before 0.2.0, which states none.
+   */
+  'build'?: (string);
 }
 
 export interface Member__Output {
@@ -32,4 +37,9 @@ export interface Member__Output {
    * Leader only: highest log index known replicated on it.
    */
   'matchIndex': (number);
+  /**
+   * The member's build line as it stated it to this node (StatusResponse.build): "" until heard
+   * from, "(none)" for a lockd before 0.2.0, which states none.
+   */
+  'build': (string);
 }

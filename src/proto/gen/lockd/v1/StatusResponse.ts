@@ -37,6 +37,24 @@ export interface StatusResponse {
    * Client address of the leader, when known ("" otherwise).
    */
   'leaderAddress'?: (string);
+  /**
+   * The answering node's lockd version (MAJOR.MINOR.PATCH) and build line, which names the formats
+   * it reads and writes: "lockd/0.2.0 storage=3 snapshot=8 command=2 frame=1 backup=1"
+   * (`lockd --version`). Absent ("") from a lockd before 0.2.0.
+   */
+  'version'?: (string);
+  'build'?: (string);
+  /**
+   * The cluster version as this node knows it: the lowest version among the members (voters and
+   * learners, which apply every entry too), as each states it on its peer streams; a member that
+   * states none runs a lockd before 0.2.0 and counts as 0.1.0. Features that an older member
+   * could not decode or would apply differently are used only once the cluster version reaches the
+   * version that introduced them. cluster_version_complete is false while some member has not been
+   * heard from since this node started: cluster_version is then at most 0.1.0 and every newer
+   * feature stays off.
+   */
+  'clusterVersion'?: (string);
+  'clusterVersionComplete'?: (boolean);
 }
 
 export interface StatusResponse__Output {
@@ -73,4 +91,22 @@ export interface StatusResponse__Output {
    * Client address of the leader, when known ("" otherwise).
    */
   'leaderAddress': (string);
+  /**
+   * The answering node's lockd version (MAJOR.MINOR.PATCH) and build line, which names the formats
+   * it reads and writes: "lockd/0.2.0 storage=3 snapshot=8 command=2 frame=1 backup=1"
+   * (`lockd --version`). Absent ("") from a lockd before 0.2.0.
+   */
+  'version': (string);
+  'build': (string);
+  /**
+   * The cluster version as this node knows it: the lowest version among the members (voters and
+   * learners, which apply every entry too), as each states it on its peer streams; a member that
+   * states none runs a lockd before 0.2.0 and counts as 0.1.0. Features that an older member
+   * could not decode or would apply differently are used only once the cluster version reaches the
+   * version that introduced them. cluster_version_complete is false while some member has not been
+   * heard from since this node started: cluster_version is then at most 0.1.0 and every newer
+   * feature stays off.
+   */
+  'clusterVersion': (string);
+  'clusterVersionComplete': (boolean);
 }

@@ -20,6 +20,12 @@ export interface RaftClient extends grpc.Client {
    * the lockd-client-address header: the sender in the call metadata, the receiver in its response
    * headers. A malformed one ends the stream with INVALID_ARGUMENT.
    * 
+   * Each side also states its build line in the lockd-version header (lockd 0.2.0 and newer):
+   * "lockd/VERSION storage=N snapshot=N command=N frame=N backup=N", the formats it reads and writes
+   * (src/lockd/node/versions.ts). It is how every node knows each member's version, and the cluster
+   * version (the lowest among the members) that gates new entry fields (node/cluster-version.ts).
+   * A lockd before 0.2.0 states none and ignores it; it never ends a stream.
+   * 
    * This service is served on the PEER port only (--peer-listen). With TLS, the caller's
    * certificate must carry the SAN DNS:<lockd-node-id>.peer.lockd, or the stream ends with
    * UNAUTHENTICATED; the caller in turn accepts the server only if its certificate names the id
@@ -41,6 +47,12 @@ export interface RaftClient extends grpc.Client {
    * Each side states its client address (what clients may dial, host:port, at most 300 bytes) in
    * the lockd-client-address header: the sender in the call metadata, the receiver in its response
    * headers. A malformed one ends the stream with INVALID_ARGUMENT.
+   * 
+   * Each side also states its build line in the lockd-version header (lockd 0.2.0 and newer):
+   * "lockd/VERSION storage=N snapshot=N command=N frame=N backup=N", the formats it reads and writes
+   * (src/lockd/node/versions.ts). It is how every node knows each member's version, and the cluster
+   * version (the lowest among the members) that gates new entry fields (node/cluster-version.ts).
+   * A lockd before 0.2.0 states none and ignores it; it never ends a stream.
    * 
    * This service is served on the PEER port only (--peer-listen). With TLS, the caller's
    * certificate must carry the SAN DNS:<lockd-node-id>.peer.lockd, or the stream ends with
@@ -70,6 +82,12 @@ export interface RaftHandlers extends grpc.UntypedServiceImplementation {
    * Each side states its client address (what clients may dial, host:port, at most 300 bytes) in
    * the lockd-client-address header: the sender in the call metadata, the receiver in its response
    * headers. A malformed one ends the stream with INVALID_ARGUMENT.
+   * 
+   * Each side also states its build line in the lockd-version header (lockd 0.2.0 and newer):
+   * "lockd/VERSION storage=N snapshot=N command=N frame=N backup=N", the formats it reads and writes
+   * (src/lockd/node/versions.ts). It is how every node knows each member's version, and the cluster
+   * version (the lowest among the members) that gates new entry fields (node/cluster-version.ts).
+   * A lockd before 0.2.0 states none and ignores it; it never ends a stream.
    * 
    * This service is served on the PEER port only (--peer-listen). With TLS, the caller's
    * certificate must carry the SAN DNS:<lockd-node-id>.peer.lockd, or the stream ends with

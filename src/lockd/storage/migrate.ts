@@ -1,0 +1,80 @@
+// Migration of a data dir of the previous storage format (records.ts PREVIOUS_STORAGE_FORMAT) on
+// start, so that an upgrade never refuses a node's own data dir without a way forward. First the
+// whole dir is copied, closed, beside itself (DIR.storage-2-backup-TIME, 0700): the way back for
+// forensics or a whole-cluster rollback (docs/operating.md "Upgrades"). Then the records are
+// rewritten in place in one synced batch; the copy is never deleted by lockd. A dir of a NEWER format
+// (a downgrade) is refused with what to do (records.ts newerFormat); other formats are left to the
+// loader, which refuses them with their own reason.
+import { chmodSync, cpSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openLevel, openOrRefuse } from './db.js';
+import { DataDirError, RecordError } from './errors.js';
+import { IDENTITY_KEY } from './keys.js';
+import { PREVIOUS_STORAGE_FORMAT, STORAGE_FORMAT, encodeIdentity, newerFormat, unsealJson } from './records.js';
+
+export interface Migrated {
+  readonly from: number;
+  readonly to: number;
+  /** Where the dir as it was is kept. */
+  readonly backup: string;
+}
+
+/**
+ * Bring `dir` to STORAGE_FORMAT if it holds the previous one (undefined: nothing to do — no
+ * database, no identity, or already current). `writer` is this build's line (node/versions.ts).
+ * Throws DataDirError 'format' for a newer format, 'locked'/'unusable' when LevelDB cannot open it.
+ */
+export async function migrateDataDir(dir: string, writer: string, now: Date = new Date()): Promise<Migrated | undefined> {
+  if (!existsSync(join(dir, 'CURRENT'))) return undefined; // no database yet: a new node
+  const identity = await readIdentity(dir);
+  const format = identity?.format;
+  if (typeof format === 'number' && format > STORAGE_FORMAT) throw new DataDirError('format', dir, newerFormat(format, identity?.writer));
+  if (format !== PREVIOUS_STORAGE_FORMAT) return undefined;
+  const backup = `${resolve(dir)}.storage-${PREVIOUS_STORAGE_FORMAT}-backup-${stamp(now)}`;
+  if (existsSync(backup)) throw new DataDirError('unusable', dir, `the migration's backup copy ${backup} exists already: move it away and start again`);
+  try {
+    cpSync(dir, backup, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
+    chmodSync(backup, 0o700);
+  } catch (e) {
+    throw new DataDirError('unusable', dir, `storage format ${PREVIOUS_STORAGE_FORMAT} must be migrated to ${STORAGE_FORMAT}, but the backup copy to ${backup} failed (${(e as Error).message}); nothing was changed`);
+  }
+  const db = openLevel(dir, { createIfMissing: false });
+  await openOrRefuse(db, dir);
+  try {
+    const value = await db.get(IDENTITY_KEY);
+    if (value === undefined) throw new DataDirError('corrupt', dir, 'the identity record vanished during migration');
+    const old = unsealJson(value);
+    if (typeof old.clusterId !== 'string' || typeof old.nodeId !== 'string') throw new DataDirError('corrupt', dir, `record ${IDENTITY_KEY}: clusterId or nodeId is not a string`);
+    // 2 → 3: the identity names its writer; every other record is unchanged.
+    await db.batch([{ type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: old.clusterId, nodeId: old.nodeId }, writer) }], { sync: true });
+  } catch (e) {
+    if (e instanceof RecordError) throw new DataDirError('corrupt', dir, `record ${IDENTITY_KEY}: ${e.message}`);
+    throw e;
+  } finally {
+    await db.close();
+  }
+  return { from: PREVIOUS_STORAGE_FORMAT, to: STORAGE_FORMAT, backup };
+}
+
+/** The identity record's fields (undefined: no identity, or a damaged one, which the loader refuses as corrupt). */
+async function readIdentity(dir: string): Promise<Record<string, unknown> | undefined> {
+  const db = openLevel(dir, { createIfMissing: false });
+  await openOrRefuse(db, dir);
+  try {
+    const value = await db.get(IDENTITY_KEY);
+    if (value === undefined) return undefined;
+    try {
+      return unsealJson(value);
+    } catch (e) {
+      if (e instanceof RecordError) return undefined;
+      throw e;
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** 20261202T201500Z: sortable, and no character a shell or a file system minds. */
+function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
