@@ -24,12 +24,14 @@ Prints "ready" on stdout once mounted and listening. SIGTERM, SIGINT or an exter
 `fusermount3 -u` unmounts and exits; pending data is then lost, as in a crash.
 """
 import errno
+import functools
 import json
 import os
 import random
 import signal
 import stat
 import sys
+import traceback
 
 import pyfuse3
 import trio
@@ -55,6 +57,32 @@ class Inode:
         self.size = 0  # the logical size while pending is not empty
 
 
+def answers_errors(cls):
+    """Every FUSE handler answers an OSError with its errno and anything else with EIO (logged):
+    pyfuse3 would otherwise end its main loop, and the mount with it, on one unexpected error."""
+    for name in [n for n in dir(pyfuse3.Operations) if not n.startswith('_') and n not in ('init', 'stacktrace')]:
+        fn = cls.__dict__.get(name)
+        if not callable(fn):
+            continue  # not overridden, or a setting such as enable_writeback_cache (which must stay False)
+
+        def wrap(fn):
+            @functools.wraps(fn)
+            async def handler(*args, **kwargs):
+                try:
+                    return await fn(*args, **kwargs)
+                except pyfuse3.FUSEError:
+                    raise
+                except OSError as e:
+                    raise pyfuse3.FUSEError(e.errno or errno.EIO)
+                except Exception:
+                    traceback.print_exc(file=sys.stderr)
+                    raise pyfuse3.FUSEError(errno.EIO)
+            return handler
+        setattr(cls, name, wrap(fn))
+    return cls
+
+
+@answers_errors
 class LazyFs(pyfuse3.Operations):
     enable_writeback_cache = False  # every write() comes here before it returns
 
