@@ -77,7 +77,8 @@ export function summarize(r: FaultReport): string {
   const opsLine = Object.entries(r.ops)
     .map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`)
     .join(', ');
-  lines.push(`fault run: seed ${r.seed}, ${r.timeSec} s (took ${(r.durationMs / 1000).toFixed(0)} s) — ${r.verdict.toUpperCase()}`);
+  const control = r.noFsyncControl ? ` (the no-fsync control: ${r.noFsyncControl.lostAcknowledgedState ? 'acknowledged state lost, as it must be — exit 0' : 'nothing acknowledged was lost — exit 1'})` : '';
+  lines.push(`fault run: seed ${r.seed}, ${r.timeSec} s (took ${(r.durationMs / 1000).toFixed(0)} s) — ${r.verdict.toUpperCase()}${control}`);
   lines.push(`  ops (ok/fail/unknown): ${opsLine}`);
   lines.push(`  faults: ${Object.entries(r.faults.byKind).map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`);
   lines.push(
