@@ -38,6 +38,10 @@ usage: ./cluster.sh COMMAND [ARG]
   isolate I / heal I / clock-jump I MS
                 test-only faults, for nodes started with LOCKD_TEST_FAULTS=1 (--unsafe-test-faults): drop node I's
                 Raft traffic to and from its peers / let it flow again / leap its lease clock's source forward MS ms
+  power-cut I|all
+                kill -9 node I (or every node) and drop every write its disk had not fsynced; for a cluster made with
+                LOCKD_LAZYFS=1 ./cluster.sh start (each data dir on a lazyfs mount: test/faults/lazyfs/README.md).
+                Restart with ./cluster.sh start. LOCKD_UNSAFE_NO_FSYNC=1 at start: nodes sync nothing (a control build)
   logs I        follow node I's log (pino JSON lines; Ctrl-C to quit)
   clean         stop every node and delete .cluster/
 EOF
@@ -140,12 +144,67 @@ start_node() {
   mkdir -p "$DIR"
   local faults=()
   [[ -f "$DIR/test-faults" ]] && faults=(--unsafe-test-faults "$DIR/n$i.fault")
+  [[ -f "$DIR/unsafe-no-fsync" ]] && faults+=(--unsafe-no-fsync)
+  [[ -f "$DIR/lazyfs" ]] && mount_disk "$i"
   (( i > $(cat "$DIR/bootstrap-size" 2>/dev/null || size) )) && join="--join"
   # shellcheck disable=SC2046,SC2086
   nohup node "$MAIN" "${faults[@]}" --id "n$i" --listen "127.0.0.1:$(port_of "$i")" --peer-listen "127.0.0.1:$(peer_port_of "$i")" \
     --peers "$(peers)" --data-dir "$DIR/n$i" --cluster-id-file "$DIR/cluster-id" $(tls_flags "$i") $join \
     --http-listen "127.0.0.1:$(http_port_of "$i")" >>"$DIR/n$i.log" 2>&1 </dev/null &
   echo $! >"$DIR/n$i.pid"
+}
+
+# lazyfs (test/faults/lazyfs/lazyfs.py): node I's data dir $DIR/nI is a FUSE mount of $DIR/nI.disk that keeps unsynced
+# writes in memory until fsync; power-cut drops them. One daemon per node (pid in nI.lazyfs.pid, control socket nI.lazyfs.sock).
+LAZYFS="$ROOT/test/faults/lazyfs/lazyfs.py"
+disk_mounted() { awk -v m="$DIR/n$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo; }
+mount_disk() {
+  local i=$1 k
+  disk_mounted "$i" && return 0
+  [[ -e /dev/fuse ]] && command -v fusermount3 >/dev/null && /usr/bin/python3 -c 'import pyfuse3' 2>/dev/null ||
+    die "LOCKD_LAZYFS needs /dev/fuse, fuse3 and Debian's python3-pyfuse3 (apt-get install fuse3 python3-pyfuse3)"
+  mkdir -p "$DIR/n$i.disk" "$DIR/n$i"
+  rm -f "$DIR/n$i.lazyfs.sock"
+  nohup /usr/bin/python3 "$LAZYFS" "$DIR/n$i.disk" "$DIR/n$i" "$DIR/n$i.lazyfs.sock" >>"$DIR/n$i.lazyfs.log" 2>&1 </dev/null &
+  echo $! >"$DIR/n$i.lazyfs.pid"
+  for ((k = 0; k < 100; k++)); do [[ -S "$DIR/n$i.lazyfs.sock" ]] && return 0; sleep 0.1; done
+  die "lazyfs for n$i did not come up; see $DIR/n$i.lazyfs.log"
+}
+# One command to node I's lazyfs (crash | sync | stats); prints its JSON answer.
+disk_command() {
+  node -e '
+    const s = require("net").connect(process.argv[1]); let d = "";
+    s.on("data", (x) => (d += x)).on("end", () => { process.stdout.write(d.trim()); process.exit(/"error"/.test(d) ? 1 : 0); });
+    s.on("error", (e) => { console.error(e.message); process.exit(1); });
+    s.write(process.argv[2] + "\n");' "$DIR/n$1.lazyfs.sock" "$2"
+}
+# Unmount node I's disk after a last sync (a clean shutdown flushes the page cache too); its node must be stopped.
+unmount_disk() {
+  local i=$1 pid k
+  disk_mounted "$i" || return 0
+  disk_command "$i" sync >/dev/null || true
+  pid=$(cat "$DIR/n$i.lazyfs.pid" 2>/dev/null || echo "")
+  if [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$LAZYFS"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((k = 0; k < 50; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  if disk_mounted "$i"; then fusermount3 -u -z "$DIR/n$i" || true; fi
+  rm -f "$DIR/n$i.lazyfs.pid"
+}
+cmd_power_cut() {
+  local what=${1:-} i pid k targets
+  [[ -f "$DIR/lazyfs" ]] || die "power-cut needs a cluster on lazyfs: ./cluster.sh clean; LOCKD_LAZYFS=1 ./cluster.sh start"
+  if [[ "$what" == all ]]; then targets=$(members); else check_index "$what"; targets=$what; fi
+  # Every target dies first (the power takes them all at once), then every disk forgets.
+  for i in $targets; do
+    pid=$(live_pid "$i") || continue
+    kill -KILL "$pid"
+  done
+  for i in $targets; do
+    for ((k = 0; k < 100; k++)); do live_pid "$i" >/dev/null || break; sleep 0.05; done
+    rm -f "$DIR/n$i.pid"
+  done
+  for i in $targets; do echo "power cut n$i: kill -9; lazyfs dropped what was not fsynced: $(disk_command "$i" crash)"; done
 }
 
 # lockctl against the current members (as root with TLS).
@@ -267,6 +326,16 @@ cmd_start() {
     1) touch "$DIR/test-faults" ;;
     0) rm -f "$DIR/test-faults" ;;
   esac
+  # The same for the control build's --unsafe-no-fsync (LOCKD_UNSAFE_NO_FSYNC=1 / 0).
+  case "${LOCKD_UNSAFE_NO_FSYNC:-}" in
+    1) touch "$DIR/unsafe-no-fsync" ;;
+    0) rm -f "$DIR/unsafe-no-fsync" ;;
+  esac
+  # lazyfs disks: chosen when the cluster is made (a mount over an existing data dir would hide it).
+  if [[ "${LOCKD_LAZYFS:-}" == 1 && ! -f "$DIR/lazyfs" ]]; then
+    ((old == 0)) || die "LOCKD_LAZYFS=1 makes a new cluster's data dirs lazyfs mounts; this one exists: ./cluster.sh clean first"
+    touch "$DIR/lazyfs"
+  fi
   # The cluster id is the secret a peer stream needs: 128 random bits, in a 0600 file the nodes read
   # (--cluster-id-file), never on a command line. A cluster made by an older cluster.sh keeps its id
   # (its data dirs are bound to it), in a file made private here.
@@ -298,6 +367,8 @@ cmd_start() {
     echo "  n$i  $scheme://127.0.0.1:$(http_port_of "$i")/metrics  /livez  /readyz  /events  /state"
   done
   if [[ -f "$DIR/test-faults" ]]; then echo "UNSAFE: the nodes run with test faults on (LOCKD_TEST_FAULTS=1): for tests and demos only"; fi
+  if [[ -f "$DIR/lazyfs" ]]; then echo "Data dirs on lazyfs: ./cluster.sh power-cut I|all drops what a node had not fsynced"; fi
+  if [[ -f "$DIR/unsafe-no-fsync" ]]; then echo "UNSAFE: the nodes sync nothing (LOCKD_UNSAFE_NO_FSYNC=1): a control build, a power cut loses acknowledged state"; fi
   echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints) status"
   if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
 }
@@ -354,12 +425,14 @@ case "$cmd" in
   replace) cmd_replace "${1:-}" ;;
   stop)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done
+    for ((i = 1; i <= $(size); i++)); do unmount_disk "$i"; done
     echo "stopped"
     ;;
   kill) cmd_signal KILL "${1:-}" ;;
   pause) cmd_signal STOP "${1:-}" ;;
   resume) cmd_signal CONT "${1:-}" ;;
   isolate) cmd_fault "${1:-}" isolate ;;
+  power-cut) cmd_power_cut "${1:-}" ;;
   heal) cmd_fault "${1:-}" heal ;;
   clock-jump)
     [[ "${2:-}" =~ ^[0-9]{1,8}$ ]] && (($2 >= 1 && $2 <= 86400000)) || die "clock-jump I MS: MS must be 1..86400000 milliseconds (got '${2:-}')"
@@ -378,6 +451,7 @@ case "$cmd" in
     ;;
   clean)
     for ((i = 1; i <= $(size); i++)); do stop_node "$i"; done
+    for ((i = 1; i <= $(size); i++)); do unmount_disk "$i"; done
     rm -rf "$DIR"
     echo "removed $DIR"
     ;;

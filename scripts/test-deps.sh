@@ -10,6 +10,7 @@
 #   python3-mypy                     that mypy reads the installed Python package's types (py.typed)
 #   openssl                          test certificates
 #   iproute2                         the network-namespace test (ip, tc)
+#   fuse3 python3-pyfuse3            lazyfs (test/faults/lazyfs): the FUSE file system the power-cut tests run nodes on
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Node packages first (a fresh clone that never ran ./cluster.sh start).
@@ -19,7 +20,7 @@ if [[ ! -d node_modules ]]; then
 fi
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc python3-venv python3-setuptools python3-wheel python3-mypy openssl iproute2; do
+for pkg in chromium python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc python3-venv python3-setuptools python3-wheel python3-mypy openssl iproute2 fuse3 python3-pyfuse3; do
   have "$pkg" || need+=("$pkg")
 done
 [[ ${#need[@]} -eq 0 ]] && exit 0

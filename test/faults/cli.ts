@@ -7,7 +7,7 @@ import { emergencyStop, runFaults } from './runner.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 import { ADVERSARY_CALLS, type AdversaryCall } from './workload-config.js';
 
-const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--recipe-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky] [--tls]';
+const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--recipe-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky] [--tls] [--no-fsync-control]';
 
 function int(name: string, v: string | undefined, def: number | undefined, min: number, max: number): number {
   if (v === undefined) {
@@ -24,7 +24,7 @@ async function main(): Promise<number> {
     options: {
       time: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, keep: { type: 'boolean' },
       nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' }, adversaries: { type: 'string' }, 'adversary-calls': { type: 'string' }, 'recipe-clients': { type: 'string' },
-      'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, sticky: { type: 'boolean' }, tls: { type: 'boolean' }, help: { type: 'boolean' },
+      'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, sticky: { type: 'boolean' }, tls: { type: 'boolean' }, 'no-fsync-control': { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -33,7 +33,10 @@ async function main(): Promise<number> {
   }
   const nodes = int('nodes', values.nodes, 5, 3, 5);
   if (nodes !== 3 && nodes !== 5) throw new Error('--nodes must be 3 or 5');
-  const kinds = values.kinds?.split(',').map((k) => k.trim()) as FaultKind[] | undefined;
+  const noFsyncControl = values['no-fsync-control'] === true;
+  // The control is about power cuts: they are its default kinds, and it needs them.
+  const kinds = (values.kinds?.split(',').map((k) => k.trim()) ?? (noFsyncControl ? ['power-cut'] : undefined)) as FaultKind[] | undefined;
+  if (noFsyncControl && !kinds?.includes('power-cut')) throw new Error('--no-fsync-control needs power-cut in --kinds');
   for (const k of kinds ?? []) if (!FAULT_KINDS.includes(k)) throw new Error(`unknown fault kind "${k}"; kinds: ${FAULT_KINDS.join(', ')}`);
   const adversaryCalls = values['adversary-calls'] === undefined ? undefined : values['adversary-calls'].split(',').map((k) => k.trim()).filter((k) => k !== '') as AdversaryCall[];
   for (const c of adversaryCalls ?? []) if (!ADVERSARY_CALLS.includes(c)) throw new Error(`unknown adversary call "${c}"; calls: ${ADVERSARY_CALLS.join(', ')}`);
@@ -52,7 +55,10 @@ async function main(): Promise<number> {
     kinds,
     sticky: values.sticky,
     tls: values.tls,
+    noFsyncControl,
   });
+  // The control passes when the build without fsync lost acknowledged state (the cuts are real).
+  if (noFsyncControl) return report.noFsyncControl?.lostAcknowledgedState ? 0 : 1;
   return report.verdict === 'pass' ? 0 : 1;
 }
 

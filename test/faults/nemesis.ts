@@ -7,14 +7,23 @@ import type { ProcessCluster } from '../support/process-cluster.js';
 import type { Prng } from '../sim/prng.js';
 import { oneWayLinks, ringLinks, splitLinks, type ProxyMesh } from './network.js';
 import type { ClientHandle, ClientPool } from './client-pool.js';
+import type { LazyFs } from './lazyfs/lazyfs.js';
 
 export const FAULT_KINDS = [
   'kill-node', 'kill-leader', 'pause-node', 'pause-leader', 'kill-all',
   'isolate-leader', 'split', 'ring', 'one-way', 'asym-link',
   'pause-client', 'kill-client',
   'delay-client', 'hold-client', 'delay-link',
+  'power-cut',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/**
+ * What a run without --kinds draws from: every kind but power-cut, which needs the nodes' data dirs
+ * on lazyfs (named in --kinds, the runner mounts it). Runs without --kinds keep the schedule their
+ * seed always gave.
+ */
+export const DEFAULT_KINDS: readonly FaultKind[] = FAULT_KINDS.filter((k) => k !== 'power-cut');
 
 /** Relative frequencies; client pauses are the scenario the control needs, so they come often. */
 const WEIGHTS: Record<FaultKind, number> = {
@@ -22,6 +31,7 @@ const WEIGHTS: Record<FaultKind, number> = {
   'isolate-leader': 2, split: 2, ring: 1, 'one-way': 1, 'asym-link': 1,
   'pause-client': 4, 'kill-client': 1,
   'delay-client': 3, 'hold-client': 2, 'delay-link': 2,
+  'power-cut': 2,
 };
 
 export interface FaultRecord {
@@ -50,10 +60,24 @@ export interface NemesisDeps {
   readonly log: (msg: string) => void;
   /** Restrict the kinds (e.g. a client-pause-only control run). */
   readonly kinds?: readonly FaultKind[];
+  /** Each node's disk, for power-cut: its data dir is on this lazyfs mount (lazyfs/). */
+  readonly disks?: ReadonlyMap<string, LazyFs>;
+}
+
+/** What the power cuts took, over the run. */
+export interface PowerCutStats {
+  cuts: number;
+  /** Node power cuts (a cut of all 5 nodes counts 5). */
+  nodesCut: number;
+  /** Unsynced writes dropped (files counted once per node cut). */
+  files: number;
+  bytes: number;
+  torn: number;
 }
 
 export class Nemesis {
   readonly faults: FaultRecord[] = [];
+  readonly powerCuts: PowerCutStats = { cuts: 0, nodesCut: 0, files: 0, bytes: 0, torn: 0 };
   private readonly pausedNodes = new Set<string>();
   private aborted = false;
   private wake: (() => void) | undefined;
@@ -82,7 +106,7 @@ export class Nemesis {
   }
 
   private pickKind(): FaultKind {
-    const kinds = this.d.kinds ?? FAULT_KINDS;
+    const kinds = this.d.kinds ?? DEFAULT_KINDS;
     const total = kinds.reduce((s, k) => s + WEIGHTS[k], 0);
     let x = this.d.rng.float() * total;
     for (const k of kinds) if ((x -= WEIGHTS[k]) < 0) return k;
@@ -124,6 +148,30 @@ export class Nemesis {
         await this.sleep(down);
         cluster.startNode(id);
         return { target: id, detail: `kill -9, restarted after ${down} ms` };
+      }
+      case 'power-cut': {
+        // Power lost on one node, a majority or all of them: each dies (kill -9) and its disk
+        // loses every write it had not fsynced (sometimes torn: a prefix of them lands), then it
+        // boots again. A whole-cluster cut loses whatever no node had synced.
+        const { disks } = this.d;
+        if (!disks) return { target: '-', detail: 'no lazyfs disks (the runner mounts them when --kinds names power-cut), skipped' };
+        const x = rng.float();
+        const victims = x < 0.4 ? ids : x < 0.7 ? rng.shuffle([...ids]).slice(0, Math.floor(ids.length / 2) + 1) : [rng.pick(ids)];
+        const torn = rng.chance(0.3);
+        await Promise.all(victims.map((id) => cluster.kill(id)));
+        let files = 0;
+        let bytes = 0;
+        for (const id of victims) {
+          const lost = await disks.get(id)!.crash(torn ? rng.u32() : undefined);
+          files += lost.files;
+          bytes += lost.bytes;
+        }
+        Object.assign(this.powerCuts, { cuts: this.powerCuts.cuts + 1, nodesCut: this.powerCuts.nodesCut + victims.length, files: this.powerCuts.files + files, bytes: this.powerCuts.bytes + bytes, torn: this.powerCuts.torn + (torn ? 1 : 0) });
+        const down = rng.range(200, 1500);
+        await this.sleep(down);
+        for (const id of victims) cluster.startNode(id);
+        const target = victims.length === ids.length ? 'all' : victims.join('+');
+        return { target, detail: `power cut: kill -9, ${bytes} unsynced bytes in ${files} files ${torn ? 'torn (a random prefix of each file\'s landed)' : 'dropped'}, restarted after ${down} ms` };
       }
       case 'pause-node':
       case 'pause-leader': {

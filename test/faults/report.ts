@@ -1,6 +1,6 @@
 // The run's report: figures from the checkers, the verdict, and a short human summary.
 import type { Op, OpKind, OpStatus } from './history.js';
-import type { FaultRecord } from './nemesis.js';
+import type { FaultRecord, PowerCutStats } from './nemesis.js';
 import type { StoreCheck } from './fencing-check.js';
 import type { ExclusionCheck } from './exclusion-check.js';
 import type { LinearizabilityReport } from './linearizable-check.js';
@@ -41,9 +41,24 @@ export interface FaultReport {
     anomaly: boolean;
     examples: StoreCheck['lostAcknowledged'];
   };
+  /** With power-cut in the kinds: what the cuts dropped. */
+  powerCuts?: PowerCutStats;
+  /** The control build (--no-fsync-control, nodes with --unsafe-no-fsync): what the checkers found lost. */
+  noFsyncControl?: {
+    lostAcknowledgedWrites: number;
+    fencingViolations: number;
+    tokenRegressions: number;
+    exclusionViolations: number;
+    notLinearizable: boolean;
+    recipeViolations: number;
+    /** The control's own verdict: it must be true (the power cuts are real). */
+    lostAcknowledgedState: boolean;
+  };
   problems: string[];
   verdict: 'pass' | 'fail';
   keptAt?: string;
+  /** A kept power-cut run: the nodes' disks (each node's lazyfs backing dir: what was durable). */
+  disksAt?: string;
 }
 
 export function countOps(ops: readonly Op[], process: (p: string) => boolean = () => true): Record<string, Record<OpStatus, number>> {
@@ -62,7 +77,8 @@ export function summarize(r: FaultReport): string {
   const opsLine = Object.entries(r.ops)
     .map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`)
     .join(', ');
-  lines.push(`fault run: seed ${r.seed}, ${r.timeSec} s (took ${(r.durationMs / 1000).toFixed(0)} s) — ${r.verdict.toUpperCase()}`);
+  const control = r.noFsyncControl ? ` (the no-fsync control: ${r.noFsyncControl.lostAcknowledgedState ? 'acknowledged state lost, as it must be — exit 0' : 'nothing acknowledged was lost — exit 1'})` : '';
+  lines.push(`fault run: seed ${r.seed}, ${r.timeSec} s (took ${(r.durationMs / 1000).toFixed(0)} s) — ${r.verdict.toUpperCase()}${control}`);
   lines.push(`  ops (ok/fail/unknown): ${opsLine}`);
   lines.push(`  faults: ${Object.entries(r.faults.byKind).map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`);
   lines.push(
@@ -87,7 +103,17 @@ export function summarize(r: FaultReport): string {
       `${r.control.tokenRegressions} stale overwrites, ${r.control.overlappingHolders} overlapping holders — anomaly ${r.control.anomaly ? 'SHOWN' : 'not shown'}`,
   );
   lines.push(`  node logs: ${r.nodeLogs.errors} errors, ${r.nodeLogs.fatal} fatal, ${r.nodeLogs.stray.length} non-log lines`);
+  const pc = r.powerCuts;
+  if (pc) lines.push(`  power cuts: ${pc.cuts} (${pc.nodesCut} node power cuts, ${pc.torn} torn), ${pc.bytes} unsynced bytes in ${pc.files} files lost`);
+  const nf = r.noFsyncControl;
+  if (nf)
+    lines.push(
+      `  NO-FSYNC CONTROL (nodes ran with --unsafe-no-fsync): acknowledged state ${nf.lostAcknowledgedState ? 'LOST, as it must be' : 'NOT lost: the power cuts showed nothing'} — ` +
+        `${nf.lostAcknowledgedWrites} acknowledged fenced writes lost, ${nf.fencingViolations} fencing violations, ${nf.tokenRegressions} token regressions, ` +
+        `${nf.exclusionViolations} exclusion violations, linearizable ${!nf.notLinearizable}, ${nf.recipeViolations} recipe violations`,
+    );
   for (const p of r.problems) lines.push(`  PROBLEM: ${p}`);
   if (r.keptAt) lines.push(`  history and node logs kept in ${r.keptAt}`);
+  if (r.disksAt) lines.push(`  the nodes' disks (durable contents) kept in ${r.disksAt}`);
   return lines.join('\n');
 }

@@ -1,7 +1,8 @@
 // One seeded fault run: a 5-node cluster behind per-link proxies, fenced and control workload
 // clients, the nemesis for `timeSec`, then a calm period, final reads, and the checkers.
 // Every process and socket it starts is stopped in `finally`, and by `emergencyStop` on exit.
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { Prng } from '../sim/prng.js';
@@ -12,6 +13,7 @@ import { clockSince, type Op } from './history.js';
 import { ProxyMesh } from './network.js';
 import { ClientPool, type ClientHandle } from './client-pool.js';
 import { Nemesis, type FaultKind } from './nemesis.js';
+import { LazyFs, lazyFsUnavailable } from './lazyfs/lazyfs.js';
 import { PlainStore } from './plain-store.js';
 import { decode, type GuardedValue } from './guarded-value.js';
 import { guardKey, type AdversaryCall, type ClientConfig } from './workload-config.js';
@@ -48,6 +50,11 @@ export interface RunOptions {
   readonly sticky?: boolean;
   /** Run the cluster with mutual TLS and client-certificate auth (certificates made for the run). */
   readonly tls?: boolean;
+  /**
+   * The control build: every node runs with --unsafe-no-fsync (nothing synced), so power cuts must
+   * lose acknowledged state; the report's noFsyncControl says how much. Needs power-cut in kinds.
+   */
+  readonly noFsyncControl?: boolean;
   /** Budget of the linearizability search (ms). */
   readonly checkBudgetMs?: number;
   readonly log?: (msg: string) => void;
@@ -73,10 +80,12 @@ export function emergencyStop(): void {
       }
     }
   }
+  LazyFs.unmountAllNow();
 }
 
 export async function runFaults(o: RunOptions): Promise<FaultReport> {
   const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  if (o.noFsyncControl && !o.kinds?.includes('power-cut')) throw new Error('the no-fsync control needs power-cut in the kinds');
   const size = o.nodes ?? 5;
   const ttlMs = o.ttlMs ?? 1500;
   const tickMs = o.tickMs ?? 25;
@@ -97,6 +106,11 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
   let store: PlainStore | undefined;
   let pool: ClientPool | undefined;
   let nemesis: Nemesis | undefined;
+  // Power cuts: each node's data dir on a lazyfs mount of its own (its "disk"), outside the cluster's
+  // dir (which stop() deletes) so that it is unmounted first.
+  const powerCuts = (o.kinds ?? []).includes('power-cut');
+  const disks = new Map<string, LazyFs>();
+  let diskDir: string | undefined;
   const finals = new Map<string, FinalValue>();
   const plainFinals = new Map<string, FinalValue>();
   let clientSeq = 0;
@@ -115,8 +129,19 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       startNodes: false,
       ...(pki ? { tls: pki, clientCertAuth: true } : {}),
       // Each node tells clients (Status, lockd-leader) its client link, so clients stay behind it.
-      nodeFlags: (id) => ({ '--peers': mesh!.peersFlagFor(id), '--advertise-client': mesh!.clientAddress(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks) }),
+      nodeFlags: (id) => ({
+        '--peers': mesh!.peersFlagFor(id), '--advertise-client': mesh!.clientAddress(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks),
+        ...(disks.has(id) ? { '--data-dir': join(disks.get(id)!.mountpoint, 'data') } : {}),
+      }),
+      ...(o.noFsyncControl ? { extraArgs: ['--unsafe-no-fsync'] } : {}),
     });
+    if (powerCuts) {
+      const why = lazyFsUnavailable();
+      if (why) throw new Error(`power-cut needs lazyfs (test/faults/lazyfs): ${why}`);
+      diskDir = mkdtempSync(join(tmpdir(), 'lockd-lazyfs-'));
+      for (const n of cluster.nodes) disks.set(n.id, await LazyFs.mount(join(diskDir, n.id)));
+      log(`faults: every node's data dir on lazyfs (unsynced writes lost on a power cut) under ${diskDir}${o.noFsyncControl ? '; CONTROL BUILD: nodes run with --unsafe-no-fsync' : ''}`);
+    }
     mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.peerAddress])), new Map(cluster.nodes.map((n) => [n.id, n.address])));
     for (const n of cluster.nodes) cluster.startNode(n.id);
     const leader = await cluster.waitForLeader(undefined, 30_000);
@@ -167,6 +192,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       replaceClient: (killed: ClientHandle) => pool!.start(clientConfig(killed.config.mode, killed.config.admin)),
       log,
       kinds: o.kinds,
+      ...(powerCuts ? { disks } : {}),
     });
     // Recipe clients draw their seeds after the nemesis forked its PRNG: the nemesis's stream and the
     // first clients' seeds stay what they were before recipe clients existed (a client pause or kill
@@ -209,6 +235,7 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       for (const n of cluster.nodes) if (existsSync(n.logFile)) copyFileSync(n.logFile, join(runDir, `${n.id}.log`));
       await cluster.stop(false).catch((e: Error) => problems.push(`stopping the cluster: ${e.message}`));
     }
+    for (const d of disks.values()) await d.unmount().catch((e: Error) => problems.push(`unmounting ${d.mountpoint}: ${e.message}`));
     await mesh?.close();
     await store?.close();
     live.delete(handles);
@@ -256,11 +283,16 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       anomaly: control.lostAcknowledged.length + control.staleWindowLosses.length + control.tokenRegressions > 0,
       examples: [...control.lostAcknowledged, ...control.staleWindowLosses].slice(0, 5),
     },
+    ...(powerCuts ? { powerCuts: nemesis?.powerCuts } : {}),
     problems,
     verdict: problems.length ? 'fail' : 'pass',
   };
+  if (o.noFsyncControl) report.noFsyncControl = noFsyncVerdict(report);
   if (report.verdict === 'fail' || o.keep) report.keptAt = runDir;
   else rmSync(runDir, { recursive: true, force: true });
+  // The disks' durable contents go with a kept run; the mounts are gone by now.
+  if (diskDir && report.keptAt) report.disksAt = diskDir;
+  else if (diskDir) rmSync(diskDir, { recursive: true, force: true });
   if (report.keptAt) writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2));
   if (o.out) writeFileSync(o.out, JSON.stringify(report, null, 2));
   log(summarize(report));
@@ -269,4 +301,23 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
 function serializableOp(op: Op): unknown {
   return { ...op, complete: op.complete === Infinity ? null : op.complete };
+}
+
+/**
+ * The no-fsync control's verdict: acknowledged state lost means some checker found an acknowledged
+ * effect missing or contradicted — a fenced write acknowledged and not in the final value, a token
+ * or write order broken, a grant given twice within its lease, a history no order explains, a recipe
+ * promise broken. Problems that are not findings (a final read that failed) do not count.
+ */
+function noFsyncVerdict(r: FaultReport): NonNullable<FaultReport['noFsyncControl']> {
+  const found = {
+    lostAcknowledgedWrites: r.fenced.lostAcknowledgedWrites,
+    fencingViolations: r.fenced.violations.length,
+    tokenRegressions: r.fenced.tokenRegressions,
+    exclusionViolations: r.exclusion.violations.length,
+    notLinearizable: r.linearizable === false,
+    recipeViolations: r.recipes.violations.length,
+  };
+  const lost = found.lostAcknowledgedWrites + found.fencingViolations + found.tokenRegressions + found.exclusionViolations + found.recipeViolations > 0 || found.notLinearizable;
+  return { ...found, lostAcknowledgedState: lost };
 }

@@ -3,7 +3,7 @@
 // never the user's .cluster/. It runs the build the tests made (LOCKD_SKIP_BUILD=1). stop() runs
 // `cluster.sh clean`; if mocha exits first, the nodes in its PID files are killed on the way out.
 // A cluster during whose life a test failed keeps its dir (node logs) and prints where.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,11 +30,14 @@ export class ScriptCluster {
     process.once('exit', this.onExit);
   }
 
-  /** Start `size` nodes with ./cluster.sh start (test faults on unless testFaults is false; `tls`: --tls); waits for a leader. */
-  static async start(size: 3 | 5, { testFaults = true, tls = false }: { testFaults?: boolean; tls?: boolean } = {}): Promise<ScriptCluster> {
+  /**
+   * Start `size` nodes with ./cluster.sh start (test faults on unless testFaults is false; `tls`: --tls;
+   * `env`: more of cluster.sh's variables, e.g. LOCKD_LAZYFS=1); waits for a leader.
+   */
+  static async start(size: 3 | 5, { testFaults = true, tls = false, env = {} }: { testFaults?: boolean; tls?: boolean; env?: Record<string, string> } = {}): Promise<ScriptCluster> {
     await ensureBuilt();
     const c = new ScriptCluster(mkdtempSync(join(tmpdir(), 'lockd-script-')), await freeClusterShBase(size), size);
-    const r = await c.sh(['start', String(size), ...(tls ? ['--tls'] : [])], { LOCKD_TEST_FAULTS: testFaults ? '1' : '0' });
+    const r = await c.sh(['start', String(size), ...(tls ? ['--tls'] : [])], { LOCKD_TEST_FAULTS: testFaults ? '1' : '0', ...env });
     if (r.code !== 0) {
       await c.stop();
       throw new Error(`./cluster.sh start failed (exit ${r.code}):\n${r.output}`);
@@ -92,6 +95,16 @@ export class ScriptCluster {
         if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(this.dir, `n${i}`))) continue;
         process.kill(pid, 'SIGCONT');
         process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+      // A LOCKD_LAZYFS=1 cluster: its disk's daemon and mount too.
+      const disk = join(this.dir, `n${i}.lazyfs.pid`);
+      if (!existsSync(disk)) continue;
+      spawnSync('fusermount3', ['-u', '-z', join(this.dir, `n${i}`)]);
+      try {
+        const daemon = Number(readFileSync(disk, 'utf8').trim());
+        if (daemon && readFileSync(`/proc/${daemon}/cmdline`, 'utf8').includes('lazyfs.py')) process.kill(daemon, 'SIGKILL');
       } catch {
         // gone already
       }

@@ -48,6 +48,12 @@ export interface NodeConfig extends SecuritySettings {
   /** Test-only: the fault command file SIGUSR2 reads (node/test-faults.ts); undefined = no faults (the default). */
   readonly unsafeTestFaults?: string;
   /**
+   * Test-only (--unsafe-no-fsync, flag only): every LevelDB write unsynced, so a power cut loses
+   * acknowledged state. The fault suite's control build (--no-fsync-control) shows with it that its
+   * power cuts are real; never on a node that holds anything.
+   */
+  readonly unsafeNoFsync?: boolean;
+  /**
    * Recovery from a lost quorum: before starting, make this voter's data dir a one-voter cluster
    * (node/force-start.ts, storage/force-new-cluster.ts); one-shot per data dir.
    */
@@ -67,6 +73,7 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
+             [--unsafe-no-fsync]           (tests only, flag only: no write is synced; a power cut then loses acknowledged state)
              [--force-new-cluster [--force-new-cluster-again] [--bump-index N]]   (lost quorum only, flag only: docs/operating.md)
        lockd restore --from BACKUP --data-dir DIR --id ID --peers ID=PEER_HOST:PORT,... --cluster-id-file FILE [--bump-index N]
 Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER_LISTEN, LOCKD_PEERS, ...
@@ -91,6 +98,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
         admin: { type: 'string', multiple: true },
         join: { type: 'boolean' },
         'force-new-cluster': { type: 'boolean' },
+        'unsafe-no-fsync': { type: 'boolean' },
         'force-new-cluster-again': { type: 'boolean' },
         'bump-index': { type: 'string' },
         help: { type: 'boolean' },
@@ -166,6 +174,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
   const faultsRaw = values['unsafe-test-faults'];
   const unsafeTestFaults = typeof faultsRaw === 'string' && faultsRaw !== '' ? faultsRaw : undefined;
+  // Flag only, never from the environment, for the same reason.
+  const unsafeNoFsync = values['unsafe-no-fsync'] === true;
   // Flags only, never from the environment: a leftover variable must not remove members.
   const forceNewCluster = values['force-new-cluster'] === true;
   const forceNewClusterAgain = values['force-new-cluster-again'] === true;
@@ -197,6 +207,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(httpListen === undefined ? {} : { httpListen }),
     ...(advertiseHttp === undefined ? {} : { advertiseHttp }),
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
+    ...(unsafeNoFsync ? { unsafeNoFsync } : {}),
     ...(forceNewCluster ? { forceNewCluster, forceNewClusterAgain, forceBumpIndex } : {}),
   };
 }

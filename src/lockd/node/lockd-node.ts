@@ -74,7 +74,10 @@ export class LockdNode {
       // --join: a fresh data dir starts with no configuration and learns it from the cluster.
       voters: config.join ? [] : [...config.peers.keys()],
       writer: buildLine(),
+      ...(config.unsafeNoFsync ? { unsafeNoSync: true } : {}),
     });
+    if (config.unsafeNoFsync)
+      logger.warn({ event: 'unsafe no fsync' }, 'UNSAFE: --unsafe-no-fsync: no LevelDB write is synced, a power cut loses acknowledged state; a test control build only, never run a real cluster like this');
     logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
     const testFaults = config.unsafeTestFaults === undefined ? undefined : new TestFaults(config.unsafeTestFaults, logger);
     const stateMachine = new LockStateMachine();

@@ -26,6 +26,11 @@ export interface LevelStorageOptions {
   readonly restoring?: boolean;
   /** The build line of the lockd opening it (node/versions.ts), recorded when it creates or migrates the dir. */
   readonly writer?: string;
+  /**
+   * Test-only (lockd's --unsafe-no-fsync): every write of this handle is unsynced whatever its
+   * caller asks, so a power cut loses what was acknowledged (the fault suite's control build).
+   */
+  readonly unsafeNoSync?: boolean;
 }
 
 /** What persist() needs from a Ready batch. */
@@ -53,6 +58,7 @@ export class LevelStorage {
     private snapshotIndex: number,
     /** This open migrated the dir from the previous storage format (migrate.ts): where the copy of the old dir is. */
     readonly migrated: Migrated | undefined,
+    private readonly noSync: boolean,
   ) {}
 
   /** Open (or create) a data dir. Throws DataDirError if it is locked, foreign, made for other voters, or corrupt. */
@@ -68,7 +74,7 @@ export class LevelStorage {
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
       const loaded = await loadDataDir(db, opts.dir, identity, opts.voters, opts.writer ?? '');
-      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.configured, loaded.peerBook, loaded.snapshotIndex, migrated);
+      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.configured, loaded.peerBook, loaded.snapshotIndex, migrated, opts.unsafeNoSync === true);
     } catch (e) {
       await db.close();
       if (e instanceof DataDirError) throw e;
@@ -103,7 +109,7 @@ export class LevelStorage {
       }
       if (rd.hardState) ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(rd.hardState) });
       if (ops.length === 0) return;
-      await writeBatch(this.db, ops, sync);
+      await writeBatch(this.db, ops, sync && !this.noSync);
       if (snap) {
         m.applySnapshot(snap);
         this.snapshotIndex = snap.metadata.index;
@@ -127,7 +133,7 @@ export class LevelStorage {
       if (m.term(index) !== term) throw new StorageUsageError(`compact: snapshot at ${index} has term ${term}, the log has ${m.term(index)}`);
       const ops: BatchOp[] = [{ type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snapshot) }];
       deleteRange(ops, m.firstIndex(), index);
-      await writeBatch(this.db, ops, true);
+      await writeBatch(this.db, ops, !this.noSync);
       this.snapshotIndex = index;
       m.createSnapshot(index, snapshot.data, snapshot.metadata); // its configuration too
       m.compact(index);

@@ -17,6 +17,12 @@ describe('test faults', () => {
     expect(parseConfig([...BASE, '--unsafe-test-faults', '/tmp/f'], {}).unsafeTestFaults).to.equal('/tmp/f');
   });
 
+  it('--unsafe-no-fsync (the power-cut control build) is off by default and set only by the flag, not by LOCKD_UNSAFE_NO_FSYNC', () => {
+    expect(parseConfig(BASE, {}).unsafeNoFsync).to.equal(undefined);
+    expect(parseConfig(BASE, { LOCKD_UNSAFE_NO_FSYNC: '1' }).unsafeNoFsync).to.equal(undefined);
+    expect(parseConfig([...BASE, '--unsafe-no-fsync'], {}).unsafeNoFsync).to.equal(true);
+  });
+
   it('parse isolate, heal and clock-jump MS within bounds, and nothing else', () => {
     expect(parseFaultCommand('isolate\n')).to.deep.equal({ kind: 'isolate' });
     expect(parseFaultCommand(' heal ')).to.deep.equal({ kind: 'heal' });

@@ -65,6 +65,16 @@ export class ClusterControl {
     return existsSync(join(this.dir, 'test-faults'));
   }
 
+  /** Whether the data dirs are lazyfs mounts (LOCKD_LAZYFS=1 ./cluster.sh start): power cuts lose unsynced writes. */
+  get lazyfs(): boolean {
+    return existsSync(join(this.dir, 'lazyfs'));
+  }
+
+  /** Whether the nodes run the control build that syncs nothing (LOCKD_UNSAFE_NO_FSYNC=1). */
+  get noFsync(): boolean {
+    return existsSync(join(this.dir, 'unsafe-no-fsync'));
+  }
+
   /** TLS files cluster.sh made (./cluster.sh start --tls), as the admin client root; undefined without TLS. */
   get tls(): { cacert: string; cert: string; key: string } | undefined {
     const t = join(this.dir, 'tls');
@@ -73,6 +83,13 @@ export class ClusterControl {
 
   kill(i: number): Promise<string> {
     return this.fault(i, 'killed', 'kill');
+  }
+
+  /** cluster.sh power-cut all: every node killed -9, every lazyfs disk loses what was not fsynced; restart with startAll. */
+  async powerCutAll(): Promise<string> {
+    const out = await this.sh('power-cut', 'all');
+    for (const i of this.nodes) this.broken.set(i, 'killed');
+    return out;
   }
 
   pause(i: number): Promise<string> {
