@@ -365,7 +365,12 @@ export class FaultSchedule {
     return a.point;
   }
 
-  /** Final phase: heal the network, restart everyone, no more faults. */
+  /** After a calm window (swarm schedule): the faults go on. */
+  resume(): void {
+    this.calm = false;
+  }
+
+  /** Final phase (or a calm window): heal the network, restart everyone, no more faults. */
   becomeCalm(step: number): void {
     this.calm = true;
     this.armed = undefined;
