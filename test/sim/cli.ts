@@ -217,7 +217,8 @@ async function main(): Promise<number> {
 /** Exit 0 when the correct build is clean (catch rates are a figure to read, not a pass/fail here). */
 async function rates(args: Args): Promise<number> {
   const t0 = performance.now();
-  const c = await catchRates(plantedRuns(BUGS), args.seeds!, args.start, args.workers, (l) => console.error(l));
+  const runs = plantedRuns(BUGS).map((r) => ({ ...r, opts: { ...r.opts, steps: args.opts.steps } }));
+  const c = await catchRates(runs, args.seeds!, args.start, args.workers, (l) => console.error(l));
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   if (args.json) console.log(catchRatesJson(c));
   else console.log(`${formatCatchRates(c)}\ntime ${secs} s on ${args.workers} worker(s)`);

@@ -195,7 +195,7 @@ class Sim implements DriverHooks, World, LockDriver {
     const drawnProfile = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug, opts.diskBug, opts.startBug);
     // Only swarm runs fork this stream here (a fork draws from root): default runs draw as before.
     const swarmPrng = opts.schedule === 'swarm' ? root.fork('swarm') : undefined;
-    const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes) : drawnProfile;
+    const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes, opts.membership ?? false) : drawnProfile;
     this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node } };
     this.swarm = swarmPrng ? { mix: drawSwarm(swarmPrng), prng: swarmPrng.fork('run') } : undefined;
     this.steps = opts.steps ?? DEFAULT_STEPS;
