@@ -354,7 +354,7 @@ class Sim implements DriverHooks, World, LockDriver {
     for (const m of this.network.takeDue(now)) {
       const from = this.byId.get(m.from)!;
       const to = this.byId.get(m.to)!;
-      if (!this.network.linked(m.from, m.to) || !to.up) {
+      if (!this.network.linked(m.from, m.to) || !to.up || (to.pauseDropsInbound && to.paused(now))) {
         this.stats.dropped++;
         this.trace.event(now, 'lost', m.type, m.from, m.to, m.term);
         if (m.type === 'Snap' && !this.network.replayed.has(m)) from.loop?.reportSnapshot(m.to, false);
@@ -526,11 +526,7 @@ class Sim implements DriverHooks, World, LockDriver {
       const up = this.nodes.filter((x) => x.up && !x.paused(step));
       const leader = this.leader();
       const victim = leader && !leader.paused(step) && prng.chance(0.5) ? leader : up.length > 0 ? prng.pick(up) : undefined;
-      if (victim) {
-        victim.pausedUntil = step + prng.range(mix.pauseSteps[0], mix.pauseSteps[1]);
-        this.stats.pauses++;
-        this.trace.event(step, 'pause', victim.id, victim.pausedUntil);
-      }
+      if (victim) this.pause(victim, step);
     }
     if (this.extraEnds > 0 && step >= this.extraEnds) {
       this.extraEnds = 0;
@@ -543,6 +539,14 @@ class Sim implements DriverHooks, World, LockDriver {
       this.stats.partitions++;
       this.applyCuts(`2nd ${kind}`);
     }
+  }
+
+  private pause(node: SimNode, step: number): void {
+    const { mix, prng } = this.swarm!;
+    node.pausedUntil = step + prng.range(mix.pauseSteps[0], mix.pauseSteps[1]);
+    node.pauseDropsInbound = prng.chance(mix.stalledShare);
+    this.stats.pauses++;
+    this.trace.event(step, node.pauseDropsInbound ? 'stall' : 'pause', node.id, node.pausedUntil);
   }
 
   private applyCuts(kind: string): void {
@@ -668,7 +672,12 @@ class Sim implements DriverHooks, World, LockDriver {
       // the loop's inbox, so it runs in the leader's next batch.
       if (this.swarm && !this.calm && this.swarm.prng.chance(this.swarm.mix.readOnElection)) this.read(node, this.now);
     }
-    else if (node.role === 'leader' && hs && hs.commit > node.commit) this.faults.leaderCommitted(node, this.now);
+    else if (node.role === 'leader' && hs && hs.commit > node.commit) {
+      this.faults.leaderCommitted(node, this.now);
+      // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
+      const sw = this.swarm;
+      if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) this.pause(node, this.now + 1);
+    }
   }
 
   crashPoint(node: SimNode): CrashPoint | undefined {

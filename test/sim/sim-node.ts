@@ -102,6 +102,8 @@ export class SimNode {
   private readonly reads = new Map<string, { resolve(): void; answered: boolean }>();
   /** Paused (a GC pause, a stopped VM): no ticks, no turns, no writes complete; messages wait in its inbox. */
   pausedUntil = 0;
+  /** During this pause, messages sent to it are lost (its peers' connections time out) instead of waiting. */
+  pauseDropsInbound = false;
 
   constructor(
     readonly id: NodeId,

@@ -21,6 +21,10 @@ export interface SwarmMix {
   /** Per-step chance to pause an up node, and for how many steps. */
   readonly pauseRate: number;
   readonly pauseSteps: readonly [number, number];
+  /** Share of pauses in which messages to the node are lost, not queued (its peers' connections to it time out). */
+  readonly stalledShare: number;
+  /** Chance that a leader whose batch advanced its commit is paused right then (before it could tell anyone). */
+  readonly pauseOnCommit: number;
   /** Per-step chance to start a second partition (while none of its own holds), overlapping the schedule's. */
   readonly extraPartitionRate: number;
   readonly extraPartitionSteps: readonly [number, number];
@@ -43,6 +47,8 @@ export function drawSwarm(prng: Prng): SwarmMix {
     replayRate: on(0.5) ? prng.pick([0.01, 0.05, 0.2]) : 0,
     pauseRate: on(0.5) ? prng.pick([0.002, 0.005, 0.01]) : 0,
     pauseSteps: prng.pick([[5, 30], [20, 120], [50, 300]] as const),
+    stalledShare: prng.pick([0, 0.5, 1]),
+    pauseOnCommit: on(0.5) ? prng.pick([0.01, 0.05]) : 0,
     extraPartitionRate: on(0.5) ? prng.pick([0.005, 0.02]) : 0,
     extraPartitionSteps: prng.pick([[10, 60], [30, 200]] as const),
     readAllLeaders: on(0.9),
@@ -81,7 +87,7 @@ export function describeSwarm(s: SwarmMix): string {
   return [
     'swarm:',
     `replay ${s.replayRate}`,
-    `pause ${s.pauseRate}`,
+    `pause ${s.pauseRate} for ${s.pauseSteps.join('-')} (stalled ${s.stalledShare}, on commit ${s.pauseOnCommit})`,
     `2nd partition ${s.extraPartitionRate}`,
     `reads ${s.readAllLeaders ? 'at every believed leader' : 'at one'}, on election ${s.readOnElection}`,
     `heal every ${s.healEvery ? s.healEvery.join('-') : 'never (final only)'}`,
