@@ -525,8 +525,8 @@ class Sim implements DriverHooks, World, LockDriver {
     if (mix.pauseRate > 0 && prng.chance(mix.pauseRate)) {
       const up = this.nodes.filter((x) => x.up && !x.paused(step));
       const leader = this.leader();
-      const victim = leader && !leader.paused(step) && prng.chance(0.5) ? leader : up.length > 0 ? prng.pick(up) : undefined;
-      if (victim) this.pause(victim, step);
+      const victim = leader && !leader.paused(step) && prng.chance(0.7) ? leader : up.length > 0 ? prng.pick(up) : undefined;
+      if (victim) this.pause(victim, step, mix.pauseSteps);
     }
     if (this.extraEnds > 0 && step >= this.extraEnds) {
       this.extraEnds = 0;
@@ -541,9 +541,9 @@ class Sim implements DriverHooks, World, LockDriver {
     }
   }
 
-  private pause(node: SimNode, step: number): void {
+  private pause(node: SimNode, step: number, steps: readonly [number, number]): void {
     const { mix, prng } = this.swarm!;
-    node.pausedUntil = step + prng.range(mix.pauseSteps[0], mix.pauseSteps[1]);
+    node.pausedUntil = step + prng.range(steps[0], steps[1]);
     node.pauseDropsInbound = prng.chance(mix.stalledShare);
     this.stats.pauses++;
     this.trace.event(step, node.pauseDropsInbound ? 'stall' : 'pause', node.id, node.pausedUntil);
@@ -676,7 +676,11 @@ class Sim implements DriverHooks, World, LockDriver {
       this.faults.leaderCommitted(node, this.now);
       // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
       const sw = this.swarm;
-      if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) this.pause(node, this.now + 1);
+      if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) {
+        // Long enough for the others to elect without it (a few election timeouts).
+        const e = this.profile.node.electionTick;
+        this.pause(node, this.now + 1, [2 * e, 8 * e]);
+      }
     }
   }
 

@@ -35,7 +35,8 @@ export interface SwarmMix {
   readonly healEvery: readonly [number, number] | undefined;
 }
 
-const EXTRA_KINDS: readonly PartitionKind[] = ['minority', 'asymmetric', 'mute-node', 'deaf-leader', 'random-links', 'isolated-leader'];
+// The leader cut off both ways twice as often: with CheckQuorum off it keeps leading (and answering) while the rest elect.
+const EXTRA_KINDS: readonly PartitionKind[] = ['minority', 'asymmetric', 'mute-node', 'deaf-leader', 'random-links', 'isolated-leader', 'isolated-leader'];
 export const SWARM_EXTRA_KINDS = EXTRA_KINDS;
 
 /** Shapes the swarm draws (even-sized 4 is where single-server changes and split votes bite). */
@@ -45,11 +46,11 @@ export function drawSwarm(prng: Prng): SwarmMix {
   const on = (p: number) => prng.chance(p);
   return {
     replayRate: on(0.5) ? prng.pick([0.01, 0.05, 0.2]) : 0,
-    pauseRate: on(0.5) ? prng.pick([0.002, 0.005, 0.01]) : 0,
+    pauseRate: on(0.7) ? prng.pick([0.002, 0.005, 0.01]) : 0,
     pauseSteps: prng.pick([[5, 30], [20, 120], [50, 300]] as const),
     stalledShare: prng.pick([0, 0.5, 1]),
-    pauseOnCommit: on(0.5) ? prng.pick([0.01, 0.05]) : 0,
-    extraPartitionRate: on(0.5) ? prng.pick([0.005, 0.02]) : 0,
+    pauseOnCommit: on(0.6) ? prng.pick([0.02, 0.1]) : 0,
+    extraPartitionRate: on(0.6) ? prng.pick([0.005, 0.02]) : 0,
     extraPartitionSteps: prng.pick([[10, 60], [30, 200]] as const),
     readAllLeaders: on(0.9),
     readOnElection: prng.pick([0.5, 1]),
@@ -73,7 +74,7 @@ export function swarmProfile(drawn: Profile, prng: Prng, fixedNodes: ClusterShap
     ...p,
     nodes: n,
     maxDown: p.maxDown >= p.nodes ? n : Math.max(1, Math.floor((n - 1) / 2)),
-    node: { ...p.node, checkQuorum: prng.chance(0.65), preVote },
+    node: { ...p.node, checkQuorum: prng.chance(0.5), preVote },
     misconfigRate: prng.pick([0, 0.2, 0.5]),
     partitionRate: off(p.partitionRate || 0.01),
     crashRate: off(p.crashRate || 0.005),
