@@ -430,7 +430,10 @@ class Sim implements DriverHooks, World, LockDriver {
 
   /** A linearizable read (ReadIndex through the driver loop), checked when it is served. */
   private read(node: SimNode, now: number): void {
-    const minIndex = this.checker.maxCommitted;
+    // Every index committed when the read is asked: recorded on some disk, or known committed to some node's core
+    // (a leader's commit index is committed; it reaches disk only with the next synced write).
+    let minIndex = this.checker.maxCommitted;
+    for (const x of this.nodes) if (x.up) minIndex = Math.max(minIndex, x.loop!.status().commit);
     this.stats.readsAsked++;
     if (node.role === 'leader' && this.nodes.some((x) => x.up && x.role === 'leader' && x.term > node.term)) this.stats.readsAskedOfStaleLeaders++;
     const id = ++this.readSeq;

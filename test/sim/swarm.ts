@@ -39,6 +39,9 @@ export interface SwarmMix {
 const EXTRA_KINDS: readonly PartitionKind[] = ['minority', 'asymmetric', 'mute-node', 'deaf-leader', 'random-links', 'isolated-leader', 'isolated-leader'];
 export const SWARM_EXTRA_KINDS = EXTRA_KINDS;
 
+/** Extra share of runs turned into leader churn (on top of the drawn family's 25%). */
+export const CHURN = 0;
+
 /** Shapes the swarm draws (even-sized 4 is where single-server changes and split votes bite). */
 const SWARM_SHAPES: readonly ClusterShape[] = [1, 3, 3, 4, 4, 5, 5];
 
@@ -63,8 +66,10 @@ export function swarmProfile(drawn: Profile, prng: Prng, fixedNodes: ClusterShap
   const nodes = prng.pick(SWARM_SHAPES);
   const n = fixedNodes ?? nodes;
   const off = (rate: number) => (prng.chance(0.25) ? 0 : rate);
-  // Half the runs are leader churn (faults.ts): the setting of Raft fig. 8 and of stale tails behind snapshots.
-  const churn = prng.chance(0.5);
+  // Leader churn (faults.ts) beyond the drawn family's share: tried at 0.5 and 0.25, it cut the catch of
+  // read-without-quorum from 38 to 13-18 in 100 seeds (leaders die before anyone reads from them) and barely moved
+  // fig. 8 (1-2 in 100), so it is 0; the knob stays to say so.
+  const churn = prng.chance(CHURN);
   const p = churn && drawn.family !== 'churn' ? churnOf({ ...drawn, nodes: n }, prng.pick([1, 2, 4])) : drawn;
   // Without preVote, a node left on a stale configuration (an uncommitted change naming other voters) can keep
   // outbidding the real candidates' terms for ever (seed 6 of --membership --schedule swarm, found so); lockd runs
