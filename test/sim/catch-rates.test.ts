@@ -28,12 +28,12 @@ describe('simulator: swarm schedule and catch rates', function () {
     expect(reports.filter((r) => r.profile.includes('preVote false')).length, 'preVote off').to.be.greaterThan(5);
   });
 
-  it('planted bugs of three layers caught in seeds 1..12; the registry has every layer\'s bugs', async () => {
+  it('planted bugs of three layers (core, driver adapter, storage) caught in seeds 1..12; the registry has every layer\'s bugs', async () => {
     const all = plantedRuns(RAFT_BUGS);
     for (const name of ['read-before-apply', 'snapshot-effective-config', 'ignore-sync', 'skip-voter-check', 'release-any-token', ...RAFT_BUGS]) {
       expect(all.map((r) => r.bug), name).to.include(name);
     }
-    const some = all.filter((r) => ['grant-two-votes-per-term', 'snapshot-effective-config', 'ignore-sync'].includes(r.bug));
+    const some = all.filter((r) => ['grant-two-votes-per-term', 'snapshot-effective-config', 'read-before-apply', 'ignore-sync'].includes(r.bug));
     const c = await catchRates(some, 12);
     for (const b of c.bugs) {
       expect(b.caught, `${b.bug} caught in seeds 1..12`).to.be.greaterThan(0);
