@@ -117,6 +117,8 @@ function parse(argv: string[]): Args {
   }
   if (args.catchRates) {
     if (args.seed !== undefined) throw new Error('--catch-rates takes --seeds N, not --seed');
+    const fixed = (['plantedBug', 'simBug', 'diskBug', 'startBug', 'lockBug', 'nodes', 'app', 'membership', 'schedule'] as const).filter((k) => opts[k] !== undefined);
+    if (fixed.length > 0) throw new Error(`--catch-rates picks each bug's run itself (test/sim/planted.ts); drop ${fixed.join(', ')}`);
     args.seeds ??= 100;
   } else if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
   if (args.json && !args.catchRates) throw new Error('--json goes with --catch-rates');
