@@ -20,6 +20,7 @@ export type CheckName =
   | 'Liveness' // after faults heal: a leader within bounded ticks, and proposals commit everywhere
   | 'Core Invariant' // the core threw its own InvariantError
   | 'Config Overlap' // consecutive configurations have majorities that intersect (membership.ts)
+  | 'Snapshot Config' // a snapshot at i carries the configuration of the committed history at i (runner.ts)
   // The lock app (lock-checkers.ts):
   | 'Lock Replica Agreement' // same applied index ⇒ same lock state digest, same result and events
   | 'Token Names Its Entry' // an ACQUIRED token names the entry that granted it (tokenIndex), unique per lock

@@ -1,8 +1,10 @@
 // npm run sim -- --seed S [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
 // npm run sim -- --seeds N [--start K] [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
-// Planted bugs: --bug (Raft core), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
-// npm run sim -- --app node (--seed S | --seeds N | --catch-rates) [--bug B]: the whole-node world (node/node-cli.ts, node/README in ../README.md).
+// npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W]
+//                                                                   every planted bug (planted.ts): seeds caught of N, first seed, median step; correct build
+// Planted bugs: --bug (Raft core), --sim-bug (driver adapter), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
+// npm run sim -- --app node (--seed S | --seeds N | --catch-rates) [--bug B]: the whole-node world (node/node-cli.ts, test/sim/README.md).
 import type { PlantedBug } from '../../src/raft/types.js';
 import { LOCK_BUGS, type LockBug } from './lock-app.js';
 import { MEMBERSHIP_SCHEDULES, type MembershipSchedule } from './conf-nemesis.js';
@@ -14,11 +16,16 @@ import { DEFAULT_STEPS, SIM_APPS, formatViolation, runSim, type SimApp, type Sim
 import { DISK_BUGS, type DiskBug } from './sim-storage.js';
 import { nodeMain, parseNodeArgs } from './node/node-cli.js';
 import { START_BUGS, type StartBug } from './voters.js';
+import { SIM_BUGS, type SimBug } from './sim-node.js';
+import { SCHEDULES, type Schedule } from './swarm.js';
+import { plantedRuns } from './planted.js';
+import { catchRates, catchRatesJson, formatCatchRates } from './catch-rates.js';
 
 export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUGS.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
-  `[--workers W] [--no-liveness] [--trace-lines L]`;
+  `[--schedule ${SCHEDULES.join('|')}] [--sim-bug ${SIM_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]\n` +
+  `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W]`;
 
 interface Args {
   seed?: number;
@@ -26,10 +33,12 @@ interface Args {
   start: number;
   opts: SeedOptions;
   workers: number;
+  catchRates: boolean;
+  json: boolean;
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { start: 1, opts: {}, workers: defaultWorkers() };
+  const args: Args = { start: 1, opts: {}, workers: defaultWorkers(), catchRates: false, json: false };
   const opts: { -readonly [K in keyof SeedOptions]: SeedOptions[K] } = { steps: DEFAULT_STEPS };
   const int = (flag: string, v: string | undefined, min: number): number => {
     const n = Number(v);
@@ -47,6 +56,18 @@ function parse(argv: string[]): Args {
       case '--workers': args.workers = int(flag, v, 1); i++; break;
       case '--trace-lines': opts.traceLines = int(flag, v, 1); i++; break;
       case '--no-liveness': opts.liveness = false; break;
+      case '--catch-rates': args.catchRates = true; break;
+      case '--json': args.json = true; break;
+      case '--schedule':
+        if (!SCHEDULES.includes(v as Schedule)) throw new Error(`--schedule must be one of ${SCHEDULES.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.schedule = v as Schedule;
+        i++;
+        break;
+      case '--sim-bug':
+        if (!SIM_BUGS.includes(v as SimBug)) throw new Error(`--sim-bug must be one of ${SIM_BUGS.join(', ')}, got ${v ?? 'nothing'}`);
+        opts.simBug = v as SimBug;
+        i++;
+        break;
       case '--membership': opts.membership = true; break;
       case '--membership-schedule':
         if (!MEMBERSHIP_SCHEDULES.includes(v as MembershipSchedule)) {
@@ -96,7 +117,13 @@ function parse(argv: string[]): Args {
         throw new Error(`unknown argument ${JSON.stringify(flag)}`);
     }
   }
-  if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
+  if (args.catchRates) {
+    if (args.seed !== undefined) throw new Error('--catch-rates takes --seeds N, not --seed');
+    const fixed = (['plantedBug', 'simBug', 'diskBug', 'startBug', 'lockBug', 'nodes', 'app', 'membership', 'schedule'] as const).filter((k) => opts[k] !== undefined);
+    if (fixed.length > 0) throw new Error(`--catch-rates picks each bug's run itself (test/sim/planted.ts); drop ${fixed.join(', ')}`);
+    args.seeds ??= 100;
+  } else if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
+  if (args.json && !args.catchRates) throw new Error('--json goes with --catch-rates');
   if (opts.lockBug && opts.app !== 'lock') throw new Error('--lock-bug needs --app lock');
   if (opts.membershipSchedule && !opts.membership) throw new Error('--membership-schedule needs --membership');
   args.opts = opts;
@@ -196,7 +223,20 @@ async function main(): Promise<number> {
     console.error(`sim: ${(e as Error).message}\n${USAGE}`);
     return 2;
   }
+  if (args.catchRates) return rates(args);
   return args.seed !== undefined ? replay(args.seed, args.opts) : many(args, args.seeds!);
+}
+
+/** Exit 0 when the correct build is clean (catch rates are a figure to read, not a pass/fail here). */
+async function rates(args: Args): Promise<number> {
+  const t0 = performance.now();
+  const runs = plantedRuns(BUGS).map((r) => ({ ...r, opts: { ...r.opts, steps: args.opts.steps } }));
+  const c = await catchRates(runs, args.seeds!, args.start, args.workers, (l) => console.error(l));
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  if (args.json) console.log(catchRatesJson(c));
+  else console.log(`${formatCatchRates(c)}\ntime ${secs} s on ${args.workers} worker(s)`);
+  if (args.json) console.error(`catch-rates: ${secs} s on ${args.workers} worker(s)`);
+  return c.correct.violations > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();

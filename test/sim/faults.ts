@@ -144,9 +144,15 @@ export function drawProfile(prng: Prng, nodes: ClusterShape | undefined, planted
   const mixed: Profile = { ...base, node: { ...base.node, diskDelayMax, snapshotOnReject, diskBug, startBug } };
   if (family === 'mixed') return mixed;
   // Snapshots every entry or few: a leader's snapshot then sits right at its commit, past what followers heard.
-  const snapshotEvery = prng.pick([1, 2, 4]);
+  return churnOf(mixed, prng.pick([1, 2, 4]));
+}
+
+/** The churn family's settings over a profile (drawProfile; the swarm schedule turns mixed runs into churn ones too). */
+export function churnOf(mixed: Profile, snapshotEvery: number): Profile {
+  const n = mixed.nodes;
   return {
     ...mixed,
+    family: 'churn',
     node: { ...mixed.node, maxSizePerMsg: 1, snapshotEvery, snapshotOnReject: true },
     partitionRate: 0.03,
     partitionSteps: [10, 60],
@@ -365,7 +371,12 @@ export class FaultSchedule {
     return a.point;
   }
 
-  /** Final phase: heal the network, restart everyone, no more faults. */
+  /** After a calm window (swarm schedule): the faults go on. */
+  resume(): void {
+    this.calm = false;
+  }
+
+  /** Final phase (or a calm window): heal the network, restart everyone, no more faults. */
   becomeCalm(step: number): void {
     this.calm = true;
     this.armed = undefined;

@@ -36,6 +36,10 @@ export class Network {
   private readonly index = new Map<NodeId, number>();
   private readonly due = new Map<number, Message[]>();
   private pending = 0;
+  /** Every message sent (swarm schedule: replayed later, from any term); off unless asked for (costs memory). */
+  private history: Message[] | undefined;
+  /** Messages delivered again by replay(): the runner reports no snapshot outcome for them. */
+  readonly replayed = new WeakSet<Message>();
 
   constructor(
     readonly ids: readonly NodeId[],
@@ -73,8 +77,27 @@ export class Network {
     return parts.length ? parts.join(' ') : 'none';
   }
 
+  keepHistory(): void {
+    this.history ??= [];
+  }
+
+  /** Deliver again, next step, a message sent at any earlier time (typically many terms back); undefined if none. */
+  replay(now: number): Message | undefined {
+    const h = this.history;
+    if (!h || h.length === 0) return undefined;
+    const m = { ...h[this.prng.int(h.length)] };
+    this.replayed.add(m);
+    this.enqueue(m, now + 1);
+    return m;
+  }
+
   /** Queue `m` for delivery; returns how many copies were queued (0 = dropped at send). */
   send(m: Message, now: number): number {
+    if (this.history) {
+      // Bounded: keep a spread over the whole run (replace a random old one once full).
+      if (this.history.length < 4096) this.history.push(m);
+      else this.history[this.prng.int(4096)] = m;
+    }
     if (!this.linked(m.from, m.to) || this.prng.chance(this.conditions.dropRate)) return 0;
     const copies = this.prng.chance(this.conditions.dupRate) ? 2 : 1;
     for (let k = 0; k < copies; k++) this.enqueue(m, now + this.delay());

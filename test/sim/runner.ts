@@ -11,10 +11,12 @@ import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
 import { LockChecker, type LockStats } from './lock-checkers.js';
 import { LockWorkload, describeLockMix, drawLockMix, type LockDriver, type Proposal } from './lock-workload.js';
-import { FaultSchedule, cutBetween, describeProfile, drawProfile, type ClusterShape, type Profile, type World } from './faults.js';
+import { FaultSchedule, cutBetween, describeProfile, drawProfile, partitionLinks, type ClusterShape, type Profile, type World } from './faults.js';
 import { Network, type NetworkConditions } from './network.js';
 import { Prng } from './prng.js';
-import { SimNode, type CrashKind, type CrashPoint, type DriverHooks } from './sim-node.js';
+import { SimNode, type CrashKind, type CrashPoint, type DriverHooks, type SimBug } from './sim-node.js';
+import { describeSwarm, drawSwarm, swarmProfile, SWARM_EXTRA_KINDS, type Schedule, type SwarmMix } from './swarm.js';
+import { decodeConfigEntry } from '../../src/raft/membership.js';
 import type { DiskBug } from './sim-storage.js';
 import type { StartBug } from './voters.js';
 import { ConfNemesis, type MembershipSchedule, type NemesisWorld } from './conf-nemesis.js';
@@ -46,6 +48,11 @@ export interface SimOptions {
   readonly membership?: boolean;
   /** Membership runs: 'nemesis' adds partitions timed to the changes (conf-nemesis.ts); default 'default'. */
   readonly membershipSchedule?: MembershipSchedule;
+  /** 'swarm' (swarm.ts): fault kinds switched on and off per seed, replays, pauses, overlapping partitions, calm
+   *  windows with liveness checks during the run. Default 'default'. */
+  readonly schedule?: Schedule;
+  /** A bug planted by the simulator's adapter around the driver loop (sim-node.ts). */
+  readonly simBug?: SimBug;
 }
 
 export type SimApp = 'hash' | 'lock';
@@ -80,6 +87,10 @@ export interface SimStats {
   transfers: number;
   /** Final phase: steps from heal to a stable leader, and from the proposals to applied everywhere. */
   healToLeaderSteps: number;
+  /** Swarm schedule: calm windows passed (liveness checked), old messages replayed, node pauses. */
+  heals: number;
+  replays: number;
+  pauses: number;
   proposeToAppliedSteps: number;
 }
 
@@ -167,19 +178,34 @@ class Sim implements DriverHooks, World, LockDriver {
     leaderTerms: 0, doubleVotes: 0, oldTermCommits: 0, crashes: 0, lostBatches: 0, lostWrites: 0, powerCuts: 0, unsyncedLost: 0,
     misconfiguredStarts: 0, refusedStarts: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
     committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAskedOfStaleLeaders: 0, readsAnswered: 0, transfers: 0,
-    healToLeaderSteps: -1, proposeToAppliedSteps: -1,
+    healToLeaderSteps: -1, proposeToAppliedSteps: -1, heals: 0, replays: 0, pauses: 0,
   };
+  /** Swarm schedule (swarm.ts): its mix and PRNG, its own partition (overlapping the schedule's), the next calm window. */
+  private readonly swarm: { mix: SwarmMix; prng: Prng } | undefined;
+  private baseCuts: [NodeId, NodeId][] = [];
+  private extraCuts: [NodeId, NodeId][] = [];
+  private extraEnds = 0;
+  private nextHeal = Infinity;
+  private calm = false;
+  /** Committed configuration entries (index → voters), as nodes apply them: what a snapshot at an index must carry. */
+  private readonly committedConfigs = new Map<number, string>();
 
   constructor(private readonly opts: SimOptions) {
     const root = new Prng(opts.seed);
-    const drawn = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug, opts.diskBug, opts.startBug);
-    this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...opts.mix?.node } };
+    const drawnProfile = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug, opts.diskBug, opts.startBug);
+    // Only swarm runs fork this stream here (a fork draws from root): default runs draw as before.
+    const swarmPrng = opts.schedule === 'swarm' ? root.fork('swarm') : undefined;
+    const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes, opts.membership ?? false) : drawnProfile;
+    this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node } };
+    this.swarm = swarmPrng ? { mix: drawSwarm(swarmPrng), prng: swarmPrng.fork('run') } : undefined;
     this.steps = opts.steps ?? DEFAULT_STEPS;
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
     const ids = Array.from({ length: this.profile.nodes }, (_, i) => `n${i + 1}`);
     // Membership runs: spare ids after the bootstrap ones (never reused), on the network from the start.
     const spareIds = opts.membership ? Array.from({ length: SPARES }, (_, i) => `n${this.profile.nodes + i + 1}`) : [];
     this.network = new Network([...ids, ...spareIds], root.fork('network'));
+    if (this.swarm && this.swarm.mix.replayRate > 0) this.network.keepHistory();
+    if (this.swarm?.mix.healEvery) this.nextHeal = this.swarm.prng.range(...this.swarm.mix.healEvery);
     this.client = root.fork('client');
     this.order = root.fork('order');
     const clocks = root.fork('clocks');
@@ -254,9 +280,16 @@ class Sim implements DriverHooks, World, LockDriver {
       this.trace.event(0, 'start', this.describeRun());
       while (this.now < this.steps) {
         this.faults.beforeStep(this.now + 1);
+        if (this.swarm) this.swarmFaults(this.now + 1);
         this.step(true);
+        if (this.now >= this.nextHeal && this.now < this.steps && (this.opts.liveness ?? true)) {
+          // A calm window: everything heals, liveness is checked as in the final phase, then the faults resume.
+          this.livenessPhase(false);
+          this.stats.heals++;
+          this.nextHeal = this.now + this.swarm!.prng.range(...this.swarm!.mix.healEvery!);
+        }
       }
-      if (this.opts.liveness ?? true) this.livenessPhase();
+      if (this.opts.liveness ?? true) this.livenessPhase(true);
     } catch (e) {
       violation = this.toViolation(e);
     }
@@ -272,6 +305,7 @@ class Sim implements DriverHooks, World, LockDriver {
       o.app && o.app !== 'hash' ? `--app ${o.app}` : '', o.lockBug ? `--lock-bug ${o.lockBug}` : '',
       o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '', o.membership ? '--membership' : '',
       o.membershipSchedule && o.membershipSchedule !== 'default' ? `--membership-schedule ${o.membershipSchedule}` : '',
+      o.schedule && o.schedule !== 'default' ? `--schedule ${o.schedule}` : '', o.simBug ? `--sim-bug ${o.simBug}` : '',
       o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
@@ -306,11 +340,11 @@ class Sim implements DriverHooks, World, LockDriver {
       this.trace.event(now, 'retired', node.id);
     }
     this.deliver(now);
-    for (const node of this.nodes) if (node.up) node.tick();
+    for (const node of this.nodes) if (node.up && !node.paused(now)) node.tick();
     if (clients) this.clients(now);
     const order = this.order.shuffle([...this.nodes]);
-    for (const node of order) if (node.up) node.runTurn();
-    for (const node of order) if (node.up) node.completeWrites();
+    for (const node of order) if (node.up && !node.paused(now)) node.runTurn();
+    for (const node of order) if (node.up && !node.paused(now)) node.completeWrites();
   }
 
   private deliver(now: number): void {
@@ -320,16 +354,16 @@ class Sim implements DriverHooks, World, LockDriver {
     for (const m of this.network.takeDue(now)) {
       const from = this.byId.get(m.from)!;
       const to = this.byId.get(m.to)!;
-      if (!this.network.linked(m.from, m.to) || !to.up) {
+      if (!this.network.linked(m.from, m.to) || !to.up || (to.pauseDropsInbound && to.paused(now))) {
         this.stats.dropped++;
         this.trace.event(now, 'lost', m.type, m.from, m.to, m.term);
-        if (m.type === 'Snap') from.loop?.reportSnapshot(m.to, false);
+        if (m.type === 'Snap' && !this.network.replayed.has(m)) from.loop?.reportSnapshot(m.to, false);
         else if (from.up && this.client.chance(0.1)) from.loop!.reportUnreachable(m.to);
         continue;
       }
       this.stats.delivered++;
       to.loop!.step(m);
-      if (m.type === 'Snap') from.loop?.reportSnapshot(m.to, true);
+      if (m.type === 'Snap' && !this.network.replayed.has(m)) from.loop?.reportSnapshot(m.to, true);
     }
   }
 
@@ -343,8 +377,17 @@ class Sim implements DriverHooks, World, LockDriver {
       if (target) this.propose(target, `v${++this.proposalSeq}`, textData(`v${this.proposalSeq}`));
     }
     if (rnd.chance(p.readRate)) {
-      const target = rnd.chance(0.1) ? this.randomUp() : this.believedLeader();
-      if (target) this.read(target, now);
+      if (this.swarm?.mix.readAllLeaders) {
+        // Every node that believes it leads (deposed ones that have not heard yet among them), and now and then another.
+        for (const x of this.nodes) if (x.up && x.role === 'leader') this.read(x, now);
+        if (rnd.chance(0.1)) {
+          const other = this.randomUp();
+          if (other) this.read(other, now);
+        }
+      } else {
+        const target = rnd.chance(0.1) ? this.randomUp() : this.believedLeader();
+        if (target) this.read(target, now);
+      }
     }
     if (rnd.chance(p.transferRate)) {
       const leader = this.leader();
@@ -387,26 +430,30 @@ class Sim implements DriverHooks, World, LockDriver {
 
   /** A linearizable read (ReadIndex through the driver loop), checked when it is served. */
   private read(node: SimNode, now: number): void {
-    const minIndex = this.checker.maxCommitted;
+    // Every index committed when the read is asked: recorded on some disk, or known committed to some node's core
+    // (a leader's commit index is committed; it reaches disk only with the next synced write).
+    let minIndex = this.checker.maxCommitted;
+    for (const x of this.nodes) if (x.up) minIndex = Math.max(minIndex, x.loop!.status().commit);
     this.stats.readsAsked++;
     if (node.role === 'leader' && this.nodes.some((x) => x.up && x.role === 'leader' && x.term > node.term)) this.stats.readsAskedOfStaleLeaders++;
     const id = ++this.readSeq;
     this.trace.event(now, 'read', node.id, id, minIndex);
-    node.loop!.readBarrier({
-      resolve: () => {
-        this.trace.event(this.now, 'read-served', node.id, id, node.app.index);
-        this.checker.readServed(node, minIndex, now);
-      },
-      reject: () => {},
-    });
+    node.read(() => {
+      this.trace.event(this.now, 'read-served', node.id, id, node.app.index);
+      this.checker.readServed(node, minIndex, now);
+    }, () => {});
   }
 
   // ---- the calm final phase: liveness -------------------------------------------------------
 
-  private livenessPhase(): void {
+  private livenessPhase(final: boolean): void {
     const healedAt = this.now;
+    this.calm = true;
+    this.extraCuts = [];
+    this.extraEnds = 0;
+    for (const x of this.nodes) x.pausedUntil = 0;
     this.faults.becomeCalm(this.now);
-    this.trace.event(this.now, 'calm');
+    this.trace.event(this.now, final ? 'calm' : 'calm-window');
     const electionBound = HEAL_TO_LEADER_ELECTION_TIMEOUTS * this.profile.node.electionTick;
     // "Stable" = the same leader, followed by all, for a whole window: long enough for a CheckQuorum round
     // and for any TimeoutNow or vote still in flight from before the heal to land.
@@ -427,7 +474,7 @@ class Sim implements DriverHooks, World, LockDriver {
       }
       this.step(false);
     }
-    this.stats.healToLeaderSteps = since - healedAt;
+    this.stats.healToLeaderSteps = Math.max(this.stats.healToLeaderSteps, since - healedAt);
     const term = leader.term;
 
     const proposedAt = this.now;
@@ -459,7 +506,55 @@ class Sim implements DriverHooks, World, LockDriver {
       const t = this.checker.committedTermAt(w.index);
       if (t !== w.term) fail('Liveness', leader.id, `proposal ${w.data} at ${w.index} (term ${w.term}) lost: term ${t} committed there`);
     }
-    this.stats.proposeToAppliedSteps = this.now - proposedAt;
+    this.stats.proposeToAppliedSteps = Math.max(this.stats.proposeToAppliedSteps, this.now - proposedAt);
+    if (!final) {
+      this.calm = false;
+      this.faults.resume();
+      this.trace.event(this.now, 'faults-resume');
+    }
+  }
+
+  /** The swarm's own faults for `step` (swarm.ts): replays, pauses, a second partition. */
+  private swarmFaults(step: number): void {
+    const { mix, prng } = this.swarm!;
+    if (this.calm) return;
+    if (mix.replayRate > 0 && prng.chance(mix.replayRate)) {
+      const m = this.network.replay(step - 1);
+      if (m) {
+        this.stats.replays++;
+        this.trace.event(step, 'replay', m.type, m.from, m.to, m.term, m.index);
+      }
+    }
+    if (mix.pauseRate > 0 && prng.chance(mix.pauseRate)) {
+      const up = this.nodes.filter((x) => x.up && !x.paused(step));
+      const leader = this.leader();
+      const victim = leader && !leader.paused(step) && prng.chance(0.7) ? leader : up.length > 0 ? prng.pick(up) : undefined;
+      if (victim) this.pause(victim, step, mix.pauseSteps);
+    }
+    if (this.extraEnds > 0 && step >= this.extraEnds) {
+      this.extraEnds = 0;
+      this.extraCuts = [];
+      this.applyCuts('heal-2nd');
+    } else if (this.extraEnds === 0 && mix.extraPartitionRate > 0 && prng.chance(mix.extraPartitionRate)) {
+      const kind = prng.pick(SWARM_EXTRA_KINDS);
+      this.extraEnds = step + prng.range(mix.extraPartitionSteps[0], mix.extraPartitionSteps[1]);
+      this.extraCuts = partitionLinks(kind, this.nodes.map((x) => x.id), this.leader()?.id, prng);
+      this.stats.partitions++;
+      this.applyCuts(`2nd ${kind}`);
+    }
+  }
+
+  private pause(node: SimNode, step: number, steps: readonly [number, number]): void {
+    const { mix, prng } = this.swarm!;
+    node.pausedUntil = step + prng.range(steps[0], steps[1]);
+    node.pauseDropsInbound = prng.chance(mix.stalledShare);
+    this.stats.pauses++;
+    this.trace.event(step, node.pauseDropsInbound ? 'stall' : 'pause', node.id, node.pausedUntil);
+  }
+
+  private applyCuts(kind: string): void {
+    this.network.setCuts([...this.baseCuts, ...this.extraCuts]);
+    this.trace.event(this.now, 'partition', kind, this.network.describeCuts());
   }
 
   /** One leader that every node follows, all in the same term, with no leader transfer under way. */
@@ -509,7 +604,7 @@ class Sim implements DriverHooks, World, LockDriver {
   }
 
   private describeRun(): string {
-    const p = describeProfile(this.profile);
+    const p = describeProfile(this.profile) + (this.swarm ? `; ${describeSwarm(this.swarm.mix)}` : '') + (this.opts.simBug ? `, PLANTED sim bug ${this.opts.simBug}` : '');
     if (!this.workload) return p;
     return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of ${this.opts.lockBug === 'grant-during-delay' ? 'every replica' : 'n1'}` : ''}`;
   }
@@ -536,8 +631,8 @@ class Sim implements DriverHooks, World, LockDriver {
   }
 
   setCuts(kind: string, cuts: [NodeId, NodeId][]): void {
-    this.network.setCuts(cuts);
-    this.trace.event(this.now, 'partition', kind, this.network.describeCuts());
+    this.baseCuts = cuts;
+    this.applyCuts(kind);
   }
 
   setWeather(w: NetworkConditions): void {
@@ -576,8 +671,20 @@ class Sim implements DriverHooks, World, LockDriver {
     if (rd.softState?.role === 'leader') {
       this.faults.newLeader(node, this.now);
       this.membership?.newLeader(node);
+      // Swarm: a new leader is read from at once (its commit may still lag; its applied index too). Asked through
+      // the loop's inbox, so it runs in the leader's next batch.
+      if (this.swarm && !this.calm && this.swarm.prng.chance(this.swarm.mix.readOnElection)) this.read(node, this.now);
     }
-    else if (node.role === 'leader' && hs && hs.commit > node.commit) this.faults.leaderCommitted(node, this.now);
+    else if (node.role === 'leader' && hs && hs.commit > node.commit) {
+      this.faults.leaderCommitted(node, this.now);
+      // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
+      const sw = this.swarm;
+      if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) {
+        // Long enough for the others to elect without it (a few election timeouts).
+        const e = this.profile.node.electionTick;
+        this.pause(node, this.now + 1, [2 * e, 8 * e]);
+      }
+    }
   }
 
   crashPoint(node: SimNode): CrashPoint | undefined {
@@ -610,6 +717,9 @@ class Sim implements DriverHooks, World, LockDriver {
 
   applied(node: SimNode, e: Entry, data: string, before: AppState): void {
     this.checker.applied(node, e, data, before);
+    if (e.type === 'config' && !this.committedConfigs.has(e.index)) {
+      this.committedConfigs.set(e.index, [...decodeConfigEntry(e.data, node.id, e.index).config.voters].sort().join(','));
+    }
     this.membership?.applied(node, e);
     if (!this.lockChecker) return;
     const out = node.lock!.last!;
@@ -619,6 +729,14 @@ class Sim implements DriverHooks, World, LockDriver {
 
   appSnapshot(node: SimNode, snap: Snapshot): void {
     this.stats.appSnapshots++;
+    // A snapshot at i carries the configuration of the committed history at i: made by an entry at or before i.
+    const md = snap.metadata;
+    const ci = md.configIndex ?? 0;
+    if (ci > md.index) fail('Snapshot Config', node.id, `snapshot at ${md.index} carries the configuration of entry ${ci} (voters ${md.voters.join(',')}), past its index`);
+    const committed = this.committedConfigs.get(ci);
+    if (ci > 0 && committed !== undefined && committed !== [...md.voters].sort().join(',')) {
+      fail('Snapshot Config', node.id, `snapshot at ${md.index} names voters ${md.voters.join(',')} for entry ${ci}, which committed voters ${committed}`);
+    }
     this.trace.event(this.now, 'app-snapshot', node.id, snap.metadata.index, snap.metadata.term);
   }
 

@@ -14,6 +14,15 @@ import type { Prng } from './prng.js';
 import { SimStorage, type DiskBug } from './sim-storage.js';
 import { startVoters, type StartBug } from './voters.js';
 
+/**
+ * Bugs planted by the simulator's adapter around the driver loop (never in src/), each the code a real driver
+ * could have had: 'read-before-apply' answers a read as soon as its read index is known, before applying up to
+ * it; 'snapshot-effective-config' writes snapshots with the configuration in effect (the newest in the log,
+ * perhaps uncommitted) instead of the one at the snapshot's index.
+ */
+export type SimBug = 'read-before-apply' | 'snapshot-effective-config';
+export const SIM_BUGS: readonly SimBug[] = ['read-before-apply', 'snapshot-effective-config'];
+
 /** Where, inside one batch of the driver loop, a crash may strike. */
 export type CrashPoint = 'before-persist' | 'after-persist' | 'after-send';
 export type CrashKind = CrashPoint | 'between-steps';
@@ -54,6 +63,7 @@ export interface NodeSettings {
   readonly diskDelayMax: number;
   readonly diskBug?: DiskBug;
   readonly startBug?: StartBug;
+  readonly simBug?: SimBug;
 }
 
 /** Thrown from inside the loop to crash the node at a CrashPoint; caught where the runner entered the loop. */
@@ -87,6 +97,13 @@ export class SimNode {
   private scheduled: (() => void)[] = [];
   private crashAt: CrashPoint | undefined;
   private restoring = false;
+  /** Reads of this incarnation by the loop's context (`${id}/${n}`: the loop numbers readBarrier calls from 1). */
+  private readSeq = 0;
+  private readonly reads = new Map<string, { resolve(): void; answered: boolean }>();
+  /** Paused (a GC pause, a stopped VM): no ticks, no turns, no writes complete; messages wait in its inbox. */
+  pausedUntil = 0;
+  /** During this pause, messages sent to it are lost (its peers' connections time out) instead of waiting. */
+  pauseDropsInbound = false;
 
   constructor(
     readonly id: NodeId,
@@ -128,6 +145,19 @@ export class SimNode {
       snapshotSaved: (snap) => this.hooks.appSnapshot(this, snap),
     });
     this.storage = storage;
+    this.readSeq = 0;
+    this.reads.clear();
+    this.pausedUntil = 0;
+    // The loop's view of storage; the planted bug 'snapshot-effective-config' rewrites a snapshot's configuration.
+    const loopStorage = s.simBug !== 'snapshot-effective-config' ? storage : {
+      memory: storage.memory,
+      write: storage.write.bind(storage),
+      compact: (snap: Snapshot, done: (err?: Error) => void) => {
+        const st = this.loop?.status();
+        const metadata = st ? { ...snap.metadata, voters: st.voters, learners: st.learners, removed: st.removed, configIndex: st.configIndex } : snap.metadata;
+        storage.compact({ ...snap, metadata }, done);
+      },
+    };
     this.scheduled = [];
     this.crashAt = undefined;
     this.role = 'follower';
@@ -150,7 +180,7 @@ export class SimNode {
         plantedBug: s.plantedBug,
         snapshotOnReject: s.snapshotOnReject,
       },
-      storage,
+      storage: loopStorage,
       applier: {
         apply: (e) => this.apply(e),
         snapshot: () => encodeAppSnapshot(this.app, this.lock?.snapshot()),
@@ -187,12 +217,33 @@ export class SimNode {
     const inflight = this.storage?.inflight ?? 0;
     this.loop = undefined;
     this.storage = undefined;
+    this.pausedUntil = 0;
+    this.reads.clear();
     this.scheduled = [];
     this.crashAt = undefined;
     this.role = 'follower';
     this.leader = '';
     const unsynced = powerCut ? this.disk.powerCut(this.prng) : 0;
     this.hooks.crashed(this, kind, { inflight, unsynced, powerCut });
+  }
+
+  /** A linearizable read through the loop (ReadIndex); 'read-before-apply' answers it once its read index is known. */
+  read(resolve: () => void, reject: () => void): void {
+    const ctx = `${this.id}/${++this.readSeq}`;
+    const r = { resolve, answered: false };
+    this.reads.set(ctx, r);
+    const answer = () => {
+      this.reads.delete(ctx);
+      if (!r.answered) {
+        r.answered = true;
+        resolve();
+      }
+    };
+    this.mustRun().readBarrier({ resolve: answer, reject: () => { this.reads.delete(ctx); reject(); } });
+  }
+
+  paused(step: number): boolean {
+    return this.pausedUntil > step;
   }
 
   /** Forget a crash drawn for the batch under way (the calm phase has no faults). */
@@ -247,6 +298,15 @@ export class SimNode {
 
   private readyTaken(rd: Ready): void {
     this.hooks.readyTaken(this, rd);
+    if (this.settings.simBug === 'read-before-apply') {
+      for (const rs of rd.readStates) {
+        const r = this.reads.get(rs.context);
+        if (r && !r.answered) {
+          r.answered = true;
+          r.resolve();
+        }
+      }
+    }
     if (rd.softState) {
       this.role = rd.softState.role;
       this.leader = rd.softState.leader;
