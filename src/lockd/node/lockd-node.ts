@@ -59,7 +59,7 @@ export class LockdNode {
       logger.warn({ event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) }, `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`);
     // A data dir of the previous storage format is copied, then migrated (storage/migrate.ts); a
     // newer one is refused (DataDirError 'format', exit 3).
-    const migrated = await migrateDataDir(config.dataDir, buildLine());
+    const migrated = await migrateDataDir(config.dataDir, buildLine(), { clusterId: config.clusterId, nodeId: config.id });
     if (migrated)
       logger.warn(
         { event: 'data dir migrated', dir: config.dataDir, from: migrated.from, to: migrated.to, backup: migrated.backup },

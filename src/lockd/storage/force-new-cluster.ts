@@ -90,7 +90,7 @@ export async function forceNewCluster(opts: ForceOptions): Promise<ForceOutcome>
     throw new DataDirError('unusable', dir, '--force-new-cluster needs the data dir of a surviving voter, and there is no LevelDB database here');
   refuseIfRestoring(dir);
   // A survivor still on the previous storage format is migrated (and copied) first, as a start would.
-  await migrateDataDir(dir, opts.writer ?? '');
+  await migrateDataDir(dir, opts.writer ?? '', identity);
   const db = openLevel(dir, { createIfMissing: false });
   await openOrRefuse(db, dir);
   try {

@@ -68,7 +68,8 @@ export class LevelStorage {
     if (new Set(opts.voters).size !== opts.voters.length || opts.voters.includes(''))
       throw new Error(`LevelStorage: voters must be distinct non-empty ids, got ${JSON.stringify(opts.voters)}`);
     if (!opts.restoring) refuseIfRestoring(opts.dir);
-    const migrated = await migrateDataDir(opts.dir, opts.writer ?? '');
+    // (a restore writes the current format: nothing to migrate)
+    const migrated = opts.restoring ? undefined : await migrateDataDir(opts.dir, opts.writer ?? '', { clusterId: opts.clusterId, nodeId: opts.nodeId });
     const db = openLevel(opts.dir);
     await openOrRefuse(db, opts.dir);
     try {

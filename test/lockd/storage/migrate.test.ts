@@ -119,21 +119,31 @@ describe('storage format migration', () => {
     }
   });
 
-  it('still refuses a format 2 dir of another cluster after migrating it (the identity check is unchanged)', async () => {
+  it("refuses another cluster's or another node's format 2 dir before copying or migrating anything (a wrong --data-dir must not leave the owner's dir unreadable to its own build)", async () => {
     await previousFormatDir();
-    const err = await LevelStorage.open({ dir, clusterId: 'other', nodeId: 'n1', voters: VOTERS, writer: WRITER }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(DataDirError);
-    expect((err as DataDirError).problem).to.equal('foreign');
+    for (const [clusterId, nodeId] of [['other', 'n1'], ['c1', 'n2']]) {
+      const err = await LevelStorage.open({ dir, clusterId, nodeId, voters: VOTERS, writer: WRITER }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(DataDirError);
+      expect((err as DataDirError).problem).to.equal('foreign');
+      expect((err as Error).message).to.include('nothing was copied or migrated');
+      expect(await readdir(parent)).to.deep.equal(['n1']);
+      expect(await withDb(dir, async (db) => unsealJson((await db.get(IDENTITY_KEY))!).format)).to.equal(2);
+    }
+    // The owner's own open still migrates it.
+    const s = await LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, writer: WRITER });
+    await s.close();
+    expect((await readdir(parent)).length).to.equal(2);
+    expect(await withDb(dir, async (db) => unsealJson((await db.get(IDENTITY_KEY))!).format)).to.equal(3);
   });
 
   it('refuses a dir of a newer storage format (a downgrade) saying which lockd wrote it and what to do, and writes or copies nothing', async () => {
     await previousFormatDir();
     const newer = sealJson({ format: 4, clusterId: 'c1', nodeId: 'n1', writer: 'lockd/0.3.0 storage=4' });
     await withDb(dir, (db) => db.put(IDENTITY_KEY, newer));
-    for (const attempt of [() => LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, writer: WRITER }), () => migrateDataDir(dir, WRITER)]) {
+    for (const attempt of [() => LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, writer: WRITER }), () => migrateDataDir(dir, WRITER, { clusterId: 'c1', nodeId: 'n1' })]) {
       const err = await attempt().then(
         () => undefined,
         (e: unknown) => e,
@@ -150,12 +160,12 @@ describe('storage format migration', () => {
   });
 
   it('does nothing to a dir with no database (a new node) or of the current format', async () => {
-    expect(await migrateDataDir(dir, WRITER)).to.equal(undefined);
+    expect(await migrateDataDir(dir, WRITER, { clusterId: 'c1', nodeId: 'n1' })).to.equal(undefined);
     const s = await LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, writer: WRITER });
     expect(s.created).to.equal(true);
     expect(s.migrated).to.equal(undefined);
     await s.close();
-    expect(await migrateDataDir(dir, WRITER)).to.equal(undefined);
+    expect(await migrateDataDir(dir, WRITER, { clusterId: 'c1', nodeId: 'n1' })).to.equal(undefined);
     expect(await readdir(parent)).to.deep.equal(['n1']);
   });
 });
