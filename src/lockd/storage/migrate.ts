@@ -5,13 +5,14 @@
 // rewritten in place in one synced batch; the copy is never deleted by lockd. A dir of a NEWER format
 // (a downgrade) is refused with what to do (records.ts newerFormat); other formats are left to the
 // loader, which refuses them with their own reason.
-import { chmodSync, closeSync, cpSync, existsSync, fsyncSync, openSync, readdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openLevel, openOrRefuse } from './db.js';
 import { DataDirError, RecordError } from './errors.js';
 import { IDENTITY_KEY } from './keys.js';
 import { refuseIfRestoring } from './restoring-mark.js';
 import { PREVIOUS_STORAGE_FORMAT, STORAGE_FORMAT, encodeIdentity, newerFormat, unsealJson } from './records.js';
+import { syncPath } from './sync-path.js';
 
 export interface Migrated {
   readonly from: number;
@@ -94,14 +95,6 @@ function syncTree(dir: string): void {
   syncPath(dir);
 }
 
-function syncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** 20261202T201500Z: sortable, and no character a shell or a file system minds. */
 function stamp(d: Date): string {

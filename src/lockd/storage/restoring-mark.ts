@@ -7,6 +7,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError } from './errors.js';
+import { syncPath } from './sync-path.js';
 
 export const RESTORING_MARK = 'LOCKD-RESTORING';
 
@@ -25,20 +26,12 @@ export function markRestoring(dir: string): void {
   } finally {
     closeSync(fd);
   }
-  syncDir(dir);
+  syncPath(dir);
 }
 
 /** Take the mark out once the data dir is complete (and synced). */
 export function clearRestoring(dir: string): void {
   unlinkSync(join(dir, RESTORING_MARK));
-  syncDir(dir);
+  syncPath(dir);
 }
 
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
