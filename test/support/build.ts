@@ -18,6 +18,8 @@ let built: Promise<void> | undefined;
 
 /** Build src/ into dist/ (what `npm run build` does), once per process. */
 export function ensureBuilt(): Promise<void> {
+  // A parallel run built it once in mocha's main process before any worker started (root-hooks.ts).
+  if (process.env.LOCKD_TEST_BUILT === '1') return Promise.resolve();
   built ??= build().catch((e: unknown) => {
     built = undefined; // a later fixture tries again
     throw e;

@@ -4,7 +4,7 @@
 // test or hook fail while it ran keeps its data dirs and logs and prints where; otherwise stop()
 // deletes them. If mocha exits first, its nodes are killed on the way out (test/support/reaper.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, rmSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,26 @@ export interface NodeHandle {
 /** Ports this process has handed out: never twice, even once released. */
 const handedOut = new Set<number>();
 
+/**
+ * Claim `port` for this process: never handed out here before and, in a parallel run, not claimed
+ * by another worker (an exclusive create in the run's ports dir, root-hooks.ts). A worker's node
+ * that stops and restarts on its port leaves it unbound meanwhile: without the claim the other
+ * worker's canBind would find it free and take it.
+ */
+function claim(port: number): boolean {
+  if (handedOut.has(port)) return false;
+  const dir = process.env.LOCKD_TEST_PORTS_DIR;
+  if (dir) {
+    try {
+      closeSync(openSync(join(dir, String(port)), 'wx'));
+    } catch {
+      return false;
+    }
+  }
+  handedOut.add(port);
+  return true;
+}
+
 /** The kernel's ephemeral port range (what listen(0) and outgoing connections draw from). */
 function ephemeralRange(): [number, number] {
   try {
@@ -85,7 +105,8 @@ export async function freeClusterShBase(size: number): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const base = 10_000 + Math.floor(Math.random() * (max - 10_000));
     const ports = [0, 100, 200].flatMap((off) => Array.from({ length: size }, (_, k) => base + off + k));
-    if ((await Promise.all(ports.map(canBind))).every(Boolean)) return base;
+    if (!(await Promise.all(ports.map(canBind))).every(Boolean)) continue;
+    if (ports.every(claim)) return base;
   }
   throw new Error('no free block of ports for a cluster.sh cluster');
 }
@@ -96,8 +117,7 @@ export async function freePort(): Promise<number> {
   const max = Math.min(lo, 65_536) - 1;
   for (let attempt = 0; max > min && attempt < 500; attempt++) {
     const port = min + Math.floor(Math.random() * (max - min + 1));
-    if (handedOut.has(port) || !(await canBind(port))) continue;
-    handedOut.add(port);
+    if (!(await canBind(port)) || !claim(port)) continue;
     return port;
   }
   // No room below the ephemeral range: fall back to bind-to-0, still never handing a port out twice.
@@ -111,10 +131,7 @@ export async function freePort(): Promise<number> {
         srv.close(() => resolve(p));
       });
     });
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
+    if (claim(port)) return port;
   }
   throw new Error('no free TCP port found on 127.0.0.1');
 }

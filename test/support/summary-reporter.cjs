@@ -2,20 +2,16 @@
 //   tests: N passed, N failed
 // "failed" counts pending tests too: the suite forbids them (.mocharc.cjs), so a skipped test is
 // never silently a pass (with forbid-pending mocha already reports each as a failure, not pending).
-// Every failure, also of a hook, is counted on globalThis for the process fixtures, which keep the
-// data and logs of a cluster that saw one (test/support/failures.ts).
 // With LOCKD_TEST_TIMES=FILE it also writes each test file's wall time, hooks included, slowest
-// first: where the suite's 15-minute budget goes (docs/testing.md).
+// first: where the suite's 15-minute budget goes (docs/testing.md); the run is then serial
+// (.mocharc.cjs), as in a parallel run a file's events reach this process only once it is done.
 const Mocha = require('mocha');
 const { writeFileSync } = require('node:fs');
-const { EVENT_RUN_END, EVENT_TEST_FAIL, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
 
 class SummaryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
-    runner.on(EVENT_TEST_FAIL, () => {
-      globalThis.__lockdTestFailures = (globalThis.__lockdTestFailures ?? 0) + 1;
-    });
     const timesFile = process.env.LOCKD_TEST_TIMES;
     const started = new Map();
     const spent = new Map();
