@@ -108,13 +108,13 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     for (let i = 0; i < 100_000; i++) ids.push((apply({ type: 'Grant', ttlMs: 1000, marginMs: 0 }).result as { leaseId: number }).leaseId);
     // 20,000 of them renewed in one Tick, at the cap.
     const renew = ids.slice(0, MAX_TICK_RENEWALS);
-    const r = apply({ type: 'Tick', elapsedMs: 500, marginMs: 0, renewed: renew }).result as { renewed: unknown[] };
+    const r = apply({ type: 'Tick', elapsedMs: 500, marginMs: 0, renewed: renew }).result as unknown as { renewed: unknown[] };
     expect(r.renewed).to.have.length(MAX_TICK_RENEWALS);
     let ticks = 0;
     let ended = 0;
     let elapsed = 500;
     while (sm.hasLiveLeases()) {
-      const out = apply({ type: 'Tick', elapsedMs: elapsed, marginMs: 0, renewed: [] }).result as { expired: number[] };
+      const out = apply({ type: 'Tick', elapsedMs: elapsed, marginMs: 0, renewed: [] }).result as unknown as { expired: number[] };
       elapsed = 0;
       expect(out.expired.length).to.be.at.most(MAX_TICK_EXPIRY_WORK);
       ended += out.expired.length;
