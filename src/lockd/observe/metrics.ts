@@ -50,7 +50,7 @@ export class NodeMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192],
       registers,
     });
-    new Gauge({ name: 'lockd_lease_active', help: 'Live leases in this node\'s applied state.', registers, collect() { this.set(ctx.stateMachine.listLeases().length); } });
+    new Gauge({ name: 'lockd_lease_active', help: 'Live leases in this node\'s applied state.', registers, collect() { this.set(ctx.stateMachine.leaseCounts().live); } });
     this.leaseExpired = new Counter({ name: 'lockd_lease_expired_total', help: 'Leases expired by Ticks this node applied.', registers });
     this.grants = new Counter({ name: 'lockd_lock_grants_total', help: 'Lock grants this node applied (direct acquires and hand-offs to a waiter).', labelNames: ['kind'], registers });
     new Gauge({
@@ -58,7 +58,7 @@ export class NodeMetrics {
       help: 'Leases queued waiting for a lock, in this node\'s applied state.',
       registers,
       collect() {
-        this.set(ctx.stateMachine.listLeases().reduce((n, l) => n + l.waiting.length, 0));
+        this.set(ctx.stateMachine.leaseCounts().waiting);
       },
     });
     this.fenceRejected = new Counter({ name: 'lockd_fence_rejected_total', help: 'Fenced writes and deletes refused (reason stale: token below the key\'s highest).', labelNames: ['reason'], registers });

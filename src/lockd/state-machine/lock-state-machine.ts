@@ -234,6 +234,18 @@ export class LockStateMachine {
     return [...this.s.leases.keys()].filter((id) => leaseIsLive(this.s, id)).sort((a, b) => a - b).map((id) => this.timeToLive(id)!);
   }
 
+  /** Live leases and the queue places they hold, counted without building views (a /metrics scrape: O(leases), no sort). */
+  leaseCounts(): { live: number; waiting: number } {
+    let live = 0;
+    let waiting = 0;
+    for (const lease of this.s.leases.values()) {
+      if (!isLive(this.s, lease)) continue;
+      live++;
+      waiting += lease.waiting.size;
+    }
+    return { live, waiting };
+  }
+
   hasLease(leaseId: number): boolean {
     return leaseIsLive(this.s, leaseId);
   }
