@@ -47,7 +47,7 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
   });
 
   it('a lease past its deadline whose cleanup is pending cannot be used anywhere', () => {
-    const { h, live, waiter, v, a, e } = setUp();
+    const { h, live, waiter, v } = setUp();
     // Still in the table, cleanup pending...
     expect(h.sm.hasLiveLeases()).to.equal(true);
     // ...and dead for every read: TimeToLive, List, ownership, KeepAlive's check.
