@@ -74,8 +74,12 @@ export function checkInvariants(s: MachineState): void {
   check(heap === undefined, 'expiry-index', () => `${heap}`);
   check(s.expiry.size === s.leases.size, 'expiry-index', () => `${s.expiry.size} leases indexed, ${s.leases.size} live`);
   let pending = 0;
+  let lastId = 0;
   for (const [id, lease] of s.leases) {
     check(lease.id === id && id > 0 && id <= s.appliedIndex, 'lease-ids', () => `lease keyed ${id} has id ${lease.id}`);
+    // List pages walk the table in this order (LockStateMachine.listLeasesPage).
+    check(id > lastId, 'lease-order', () => `lease ${id} is kept after lease ${lastId}`);
+    lastId = id;
     // A lease may sit past its deadline (cleanup pending: lease-live.ts) when a Tick hit its work bound.
     if (lease.deadline <= s.now) pending++;
     check(s.expiry.deadlineOf(id) === lease.deadline, 'expiry-index', () => `lease ${id}: deadline ${lease.deadline}, indexed at ${s.expiry.deadlineOf(id)}`);

@@ -246,6 +246,22 @@ export class LockStateMachine {
     return { live, waiting };
   }
 
+  /**
+   * One page of List: up to `limit` live leases with id > `afterId` that `visible` admits, ascending by
+   * id, and whether more such may follow. The table iterates in ascending id (ids are Grant indices,
+   * inserted in log order; a restore inserts them sorted: the invariant sweep checks it), so a page
+   * costs the leases before it and its own, never a sort of the table.
+   */
+  listLeasesPage(afterId: number, limit: number, visible: (owner: string) => boolean = () => true): { leases: LeaseView[]; more: boolean } {
+    const leases: LeaseView[] = [];
+    for (const [id, lease] of this.s.leases) {
+      if (id <= afterId || !isLive(this.s, lease) || !visible(lease.owner)) continue;
+      if (leases.length === limit) return { leases, more: true };
+      leases.push(this.timeToLive(id)!);
+    }
+    return { leases, more: false };
+  }
+
   hasLease(leaseId: number): boolean {
     return leaseIsLive(this.s, leaseId);
   }

@@ -55,6 +55,10 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     expect(h.sm.hasLease(v)).to.equal(false);
     expect(h.sm.leaseOwner(v)).to.equal(undefined);
     expect(h.sm.listLeases().map((l) => l.leaseId)).to.deep.equal([live, waiter]);
+    expect(h.sm.listLeasesPage(0, 1)).to.deep.include({ more: true });
+    expect(h.sm.listLeasesPage(live, 1).leases.map((l) => l.leaseId)).to.deep.equal([waiter]);
+    expect(h.sm.listLeasesPage(waiter, 1)).to.deep.equal({ leases: [], more: false });
+    expect(h.sm.leaseCounts()).to.deep.equal({ live: 2, waiting: 1 });
     // Its grants and queue places are not shown: a is free, e has no leader, b's queue is W alone.
     expect(h.sm.inspectLock('a')).to.include({ held: false, holderLeaseId: 0 });
     expect(h.sm.inspectLock('e')).to.include({ held: false });
