@@ -1,4 +1,4 @@
-// Bounded work per entry on real processes (issue 26, docs/design.md §4): 100,000 leases (the
+// Bounded work per entry on real processes (docs/design.md §4, "Bounded work per entry"): 100,000 leases (the
 // cluster cap) falling due together, 20,000 of them renewed by one keepalive write (one Tick's cap)
 // just before, must not stall any node's loop or a leader's heartbeats past half an election timeout,
 // nor cost an election. Judged by the stall watch's own histograms on /metrics (loop delay per 50 ms
