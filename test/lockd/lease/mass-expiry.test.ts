@@ -4,8 +4,9 @@
 // nor cost an election. Judged by the stall watch's own histograms on /metrics (loop delay per 50 ms
 // watchdog turn, heartbeat gaps per peer) and by the leadership (term, leader-change counters).
 //
-// How the deadlines are made to coincide: lease i is granted with ttl = T_END − (time since the
-// start), so every deadline lands near the same logical instant (within the Ticks' granularity);
+// How the deadlines are made to coincide: before each window of grants the logical clock is read
+// (a probe lease's remaining_ms) and the window's ttl aimed at one logical instant, so every
+// deadline lands there but for the Ticks applied between the read and the grants;
 // the grants go through SESSIONS Sessions, WINDOW calls in flight on each. The window judged opens
 // once they are all granted.
 import { expect } from 'chai';
@@ -17,11 +18,14 @@ import { MAX_LEASES, MAX_TICK_RENEWALS } from '../../../src/lockd/state-machine/
 
 /** ProcessCluster's nodes: --election-ticks 20 of --tick-ms 20 = 400 ms; half of it is the bound. */
 const HALF_ELECTION_S = 0.2;
-const LEASES = MAX_LEASES;
+/** The cap, less the probe lease that reads the logical clock. */
+const LEASES = MAX_LEASES - 1;
 const RENEWED = MAX_TICK_RENEWALS;
 /** Sessions granting side by side, each with up to WINDOW calls in flight (a session allows 1,024). */
 const SESSIONS = 4;
-const WINDOW = 1000;
+const WINDOW = 250;
+/** The deadline margin a ProcessCluster leader adds (two lease-clock ticks of 100 ms): deadline-margin.ts. */
+const MARGIN_MS = 200;
 /** The common deadline, from the start of the grants (ms); the grants must end 1.5 s before it. */
 const T_END_MS = Number(process.env.LOCKD_MASS_EXPIRY_T_END_MS ?? 16_000);
 
@@ -66,6 +70,11 @@ describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall 
     sessions = Array.from({ length: SESSIONS }, () => new SessionClient({ endpoints: [cluster.node(leader).address] }));
 
     const t0 = Date.now();
+    // The logical clock, read through a probe lease: its remaining_ms falls as logical now rises
+    // (which, under this load, runs slower than the wall clock: a Tick counts at most 200 ms).
+    const probe = (await sessions[0].grant(3_600_000, { requestId: '' })).leaseId;
+    const logicalLeft = async (s: SessionClient) => (await s.timeToLive(probe)).remainingMs;
+    const target = (await logicalLeft(sessions[0])) - T_END_MS; // every deadline: where the probe has this much left
     const leases: number[] = [];
     let sent = 0;
     await Promise.all(
@@ -73,15 +82,23 @@ describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall 
         while (sent < LEASES) {
           const n = Math.min(WINDOW, LEASES - sent);
           sent += n;
-          const ttl = T_END_MS - (Date.now() - t0);
-          if (ttl < 1500) throw new Error(`granting ${LEASES} leases took longer than ${T_END_MS - 1500} ms (${leases.length} granted): raise LOCKD_MASS_EXPIRY_T_END_MS`);
+          // deadline = now + ttl + 200 ms + ⌈ttl / 1000⌉ (the margins): aim it at the target.
+          const room = (await logicalLeft(session)) - target - MARGIN_MS;
+          const ttl = Math.floor(room / 1.001);
+          if (ttl < 1500) throw new Error(`granting ${LEASES} leases took longer than ${T_END_MS - 1500} ms of logical time (${leases.length} granted): raise LOCKD_MASS_EXPIRY_T_END_MS`);
           const got = await Promise.all(Array.from({ length: n }, () => session.grant(ttl, { requestId: '' })));
           for (const g of got) leases.push(g.leaseId);
         }
       }),
     );
+    await sessions[0].revoke(probe);
     leases.sort((a, b) => a - b);
     const grantMs = Date.now() - t0;
+    // How "at once": the deadlines of 200 leases spread over the grant order, read together (one
+    // logical now, but for a Tick applied among the reads), against the Ticks' ~100 ms of logical time.
+    const sample = Array.from({ length: 200 }, (_, k) => leases[Math.floor((k * (leases.length - 1)) / 199)]);
+    const remaining = (await Promise.all(sample.map((id) => sessions[0].timeToLive(id)))).map((t) => t.remainingMs);
+    const spreadMs = Math.max(...remaining) - Math.min(...remaining);
     // The window judged starts here: granting is the leader's ordinary write path (admission control's
     // concern, not this test's); the renewals and the expiry are what one Tick's apply costs.
     const before = new Map(await Promise.all(ids.map(async (id) => [id, await scrape(base(id))] as const)));
@@ -112,9 +129,11 @@ describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall 
           `Tick apply max ${maxBound(b, a, 'lockd_apply_seconds', { type: 'Tick' })}, Grant apply max ${maxBound(b, a, 'lockd_apply_seconds', { type: 'Grant' })}`,
       );
     }
-    console.log(`      ${LEASES} grants in ${grantMs} ms, ${renewedLive}/${RENEWED} renewals answered live, all ended by ${doneMs} ms after the start\n      ${lines.join('\n      ')}`);
+    console.log(`      ${LEASES} grants in ${grantMs} ms (deadlines spread over ${spreadMs} ms of logical time), ${renewedLive}/${RENEWED} renewals answered live, all ended by ${doneMs} ms after the start\n      ${lines.join('\n      ')}`);
 
     expect(renewedLive, 'renewals answered with a live ttl').to.equal(RENEWED);
+    const ticks = (text: string) => metric(text, 'lockd_apply_seconds_count', { type: 'Tick' }) ?? 0;
+    for (const id of ids) expect(ticks(after.get(id)!), `${id}: lockd_apply_seconds{type="Tick"} counts the Ticks applied`).to.be.greaterThan(ticks(before.get(id)!));
     for (const id of ids) {
       const b = before.get(id)!;
       const a = after.get(id)!;
