@@ -198,9 +198,28 @@ export class LockClient {
     return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks, owner: r.owner };
   }
 
-  async listLeases(opts?: CallOptions): Promise<LeaseSummary[]> {
-    const r = await this.router.unary<LeaseListResponse__Output>('Lease.List', (ep, o, cb) => ep.lease.List({}, o, cb), this.ctl(opts));
-    return r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs, owner: l.owner }));
+  /**
+   * Every live lease the caller may see, ascending by id: follows Lease.List's pages to the end
+   * (each page a linearizable read of its own; see leasePages).
+   */
+  async listLeases(opts?: CallOptions & { pageSize?: number }): Promise<LeaseSummary[]> {
+    const out: LeaseSummary[] = [];
+    for await (const page of this.leasePages(opts)) out.push(...page);
+    return out;
+  }
+
+  /**
+   * Lease.List one page at a time (pageSize: 0/absent = the server's default, 1,000; at most 10,000).
+   * A lease live throughout is listed exactly once; one granted or ended meanwhile may or may not be.
+   */
+  async *leasePages(opts?: CallOptions & { pageSize?: number }): AsyncGenerator<LeaseSummary[]> {
+    let pageToken = '';
+    do {
+      const req = { pageSize: opts?.pageSize ?? 0, pageToken };
+      const r = await this.router.unary<LeaseListResponse__Output>('Lease.List', (ep, o, cb) => ep.lease.List(req, o, cb), this.ctl(opts));
+      yield r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs, owner: l.owner }));
+      pageToken = r.nextPageToken;
+    } while (pageToken !== '');
   }
 
   // ---- locks --------------------------------------------------------------------------------

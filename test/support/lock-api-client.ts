@@ -85,8 +85,10 @@ export class LockApi {
     return this.unary((md, opts, cb) => this.lease.TimeToLive({ leaseId }, md, opts, cb), o);
   }
 
-  list(o: CallOpts = {}): Promise<LeaseListResponse__Output> {
-    return this.unary((md, opts, cb) => this.lease.List({}, md, opts, cb), o);
+  /** Lease.List; with no page fields the request is what a client from before paging sent. */
+  list(o: CallOpts & { pageSize?: number; pageToken?: string } = {}): Promise<LeaseListResponse__Output> {
+    const req = o.pageSize === undefined && o.pageToken === undefined ? {} : { pageSize: o.pageSize ?? 0, pageToken: o.pageToken ?? '' };
+    return this.unary((md, opts, cb) => this.lease.List(req, md, opts, cb), o);
   }
 
   acquire(name: string, leaseId: number, o: CallOpts & { wait?: boolean; requestId?: string; permits?: number } = {}): Promise<AcquireResponse__Output> {

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 import uuid
-from typing import Callable, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
 import grpc
 
@@ -157,8 +157,23 @@ class Client:
         """Lease.TimeToLive: granted_ttl_ms, remaining_ms, locks (a linearizable read)."""
         return self._call("Lease.TimeToLive", lambda ep: ep.lease.TimeToLive, pb.LeaseTimeToLiveRequest(lease_id=lease_id), timeout)
 
-    def list_leases(self, timeout: Optional[float] = None) -> list:
-        return list(self._call("Lease.List", lambda ep: ep.lease.List, pb.LeaseListRequest(), timeout).leases)
+    def list_leases(self, timeout: Optional[float] = None, page_size: int = 0) -> list:
+        """Every live lease the caller may see, ascending by id: follows Lease.List's pages to the end."""
+        out: list = []
+        for page in self.lease_pages(timeout=timeout, page_size=page_size):
+            out.extend(page)
+        return out
+
+    def lease_pages(self, timeout: Optional[float] = None, page_size: int = 0) -> Iterator[list]:
+        """Lease.List one page at a time (page_size 0: the server's default, 1,000; at most 10,000).
+        Each page is a linearizable read of its own: a lease live throughout is listed exactly once."""
+        token = ""
+        while True:
+            r = self._call("Lease.List", lambda ep: ep.lease.List, pb.LeaseListRequest(page_size=page_size, page_token=token), timeout)
+            yield list(r.leases)
+            token = r.next_page_token
+            if not token:
+                return
 
     # ---- locks ---------------------------------------------------------------------------
 

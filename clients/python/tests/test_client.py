@@ -233,6 +233,24 @@ class LossTest(ClusterTest):
         new.release()
 
 
+class LeaseListTest(ClusterTest):
+    def test_lease_pages_follow_the_tokens_and_list_leases_gets_every_page(self):
+        c = self.client()
+        mine = [c.grant_lease(60_000).id for _ in range(3)]
+        try:
+            pages = list(c.lease_pages(page_size=1))
+            self.assertTrue(all(len(p) <= 1 for p in pages))
+            paged = [l.lease_id for p in pages for l in p]
+            self.assertEqual(paged, sorted(paged))
+            for lid in mine:
+                self.assertEqual(paged.count(lid), 1)
+            listed = [l.lease_id for l in c.list_leases()]
+            self.assertTrue(set(mine) <= set(listed))
+        finally:
+            for lid in mine:
+                c.revoke_lease(lid)
+
+
 class RetryTest(ClusterTest):
     def test_the_same_request_id_returns_the_same_result(self):
         c = self.client()

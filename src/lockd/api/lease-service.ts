@@ -20,6 +20,7 @@ import type { Proposer } from './proposer.js';
 import type { ApiTiming } from './timing.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
 import { denied, requireOwner } from './access.js';
+import { decodePageToken, encodePageToken, pageSize, validateListPage } from './list-page.js';
 
 const LEASE = lockdProto.lockd.v1.Lease.service;
 
@@ -83,12 +84,18 @@ export function leaseOps(ctx: NodeContext, timing: ApiTiming, proposer: Proposer
 
     List: {
       method: LEASE.List,
-      validate: () => undefined,
+      validate: (req) => validateListPage(req),
       // An admin sees every lease; anyone else their own (without client certificates: all, anonymous's).
-      onLeader: async (_req, caller, deadline) => {
+      // One page per call (list-page.ts): a response stays far below a client's receive limit.
+      onLeader: async (req, caller, deadline) => {
         const all = access.isAdmin(caller.principal);
-        const leases = await proposer.read(deadline, () => sm.listLeases().filter((v) => all || v.owner === caller.principal));
-        return { leases: leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, owner: v.owner })) };
+        const after = decodePageToken(req.pageToken)!;
+        const page = await proposer.read(deadline, () => sm.listLeasesPage(after, pageSize(req.pageSize), (owner) => all || owner === caller.principal));
+        const last = page.leases.at(-1);
+        return {
+          leases: page.leases.map((v) => ({ leaseId: v.leaseId, grantedTtlMs: v.grantedTtlMs, remainingMs: v.remainingMs, owner: v.owner })),
+          nextPageToken: page.more && last ? encodePageToken(last.leaseId) : '',
+        };
       },
     },
   };

@@ -94,7 +94,7 @@ export class LockdNode {
       voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
       storage,
       applier: {
-        apply: (e) => stateMachine.apply(e),
+        apply: (e) => source.timedApply(e, () => stateMachine.apply(e)),
         snapshot: () => loopActivity.run('snapshot build', () => stateMachine.snapshot()),
         restore: (data) => loopActivity.run('snapshot install', () => stateMachine.restore(data)),
       },

@@ -32,6 +32,17 @@ export class NodeSource {
     this.commit = start.commit;
   }
 
+  /** Each applied entry's apply time in seconds, by command type ('noop', 'config' for the core's own): metrics.ts's lockd_apply_seconds. */
+  onApplyTime?: (type: string, seconds: number) => void;
+
+  /** Run the state machine's apply of `e`, timed (a histogram, not an event: it runs once per entry). */
+  timedApply(e: Pick<Entry, 'type' | 'data'>, apply: () => ApplyOutput): ApplyOutput {
+    const t0 = performance.now();
+    const out = apply();
+    this.onApplyTime?.(out.result?.type ?? (e.type === 'config' ? 'config' : 'noop'), (performance.now() - t0) / 1000);
+    return out;
+  }
+
   /** How long the synced write in progress has been outstanding (0: none): /livez's disk bound. */
   syncOutstandingMs(): number {
     return this.syncSince === undefined ? 0 : performance.now() - this.syncSince;

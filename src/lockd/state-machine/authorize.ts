@@ -16,6 +16,7 @@
 //    name for all its holders): admins only when rules are enforced, like Membership.
 // Admin = the command says the leader's --admin names the principal, or an admin rule does.
 
+import { leaseIsLive, liveLease } from './lease-live.js';
 import type { Command } from './commands.js';
 import type { Holder, MachineState } from './state.js';
 import { ANONYMOUS, aclAllows, type AclVerb } from './acl-table.js';
@@ -31,7 +32,7 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
       ? deny(`${who} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`)
       : undefined;
   const notOwner = (leaseId: number, what: string) => {
-    const owner = state.leases.get(leaseId)?.owner;
+    const owner = liveLease(state, leaseId)?.owner; // a lease past its deadline: NOT_FOUND at apply
     return owner !== undefined && owner !== who ? deny(`${who} may not ${what} lease ${leaseId}: it was granted by another principal`) : undefined;
   };
   switch (cmd.type) {
@@ -45,12 +46,12 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
       return needs(['lock'], cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
     case 'Release': {
       const byLease = cmd.leaseId || undefined;
-      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease)) ?? [];
+      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease) && leaseIsLive(state, h.leaseId)) ?? [];
       return needs(['lock'], cmd.name, 'release') ?? noneOwned(state, candidates, who, () => deny(`${who} may not release a lock of lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
     }
     case 'Proclaim': {
       const byLease = cmd.leaseId || undefined;
-      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease)) ?? [];
+      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease) && leaseIsLive(state, h.leaseId)) ?? [];
       return needs(['lock'], cmd.name, 'proclaim on') ?? noneOwned(state, candidates, who, () => deny(`${who} may not proclaim for lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
     }
     case 'SetPermits':
@@ -79,7 +80,7 @@ function tokenNotOwned(state: MachineState, token: number, lock: string | undefi
   let held = false;
   for (const name of names) {
     for (const h of state.locks.get(name)?.holders ?? []) {
-      if (h.token !== token) continue;
+      if (h.token !== token || !leaseIsLive(state, h.leaseId)) continue;
       held = true;
       if (state.leases.get(h.leaseId)?.owner === who) return undefined;
     }

@@ -77,6 +77,50 @@ export class ExpiryIndex<K extends number | string = number> {
     return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  /**
+   * The ids due at `now` in (deadline, id) order, earliest first, produced lazily: taking the first k
+   * costs O(k log k) whatever the heap holds. The order depends only on the (deadline, id) pairs, not
+   * on the heap's layout, so every replica (and one restored from a snapshot) takes the same ones.
+   * Nothing is removed; the caller deletes what it ends before calling again.
+   */
+  *dueInOrder(now: number): Generator<K> {
+    // A second heap of candidate slots: the root, then the children of each slot taken.
+    const cand: number[] = [];
+    const push = (k: number) => {
+      if (k >= this.ids.length || this.deadlines[k] > now) return;
+      cand.push(k);
+      for (let i = cand.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (!this.less(cand[i], cand[p])) break;
+        [cand[i], cand[p]] = [cand[p], cand[i]];
+        i = p;
+      }
+    };
+    const pop = (): number => {
+      const top = cand[0];
+      const last = cand.pop()!;
+      if (cand.length > 0) {
+        cand[0] = last;
+        for (let i = 0; ; ) {
+          const l = 2 * i + 1;
+          if (l >= cand.length) break;
+          const c = l + 1 < cand.length && this.less(cand[l + 1], cand[l]) ? l + 1 : l;
+          if (!this.less(cand[c], cand[i])) break;
+          [cand[i], cand[c]] = [cand[c], cand[i]];
+          i = c;
+        }
+      }
+      return top;
+    };
+    push(0);
+    while (cand.length > 0) {
+      const k = pop();
+      yield this.ids[k];
+      push(2 * k + 1);
+      push(2 * k + 2);
+    }
+  }
+
   /** The earliest (deadline, id), if any: for tests and the invariant sweep. */
   peek(): { id: K; deadline: number } | undefined {
     return this.ids.length === 0 ? undefined : { id: this.ids[0], deadline: this.deadlines[0] };

@@ -5,6 +5,7 @@
 //  3. the token is >= the key's highest (value or tombstone)       FAILED_PRECONDITION (stale)
 //  4. a write creating a key: floor (no lock), then quotas         FAILED_PRECONDITION / RESOURCE_EXHAUSTED
 
+import { leaseIsLive } from './lease-live.js';
 import type { ApplyContext } from './apply-context.js';
 import type { FenceDeleteCommand, FenceWriteCommand } from './commands.js';
 import type { MachineState } from './state.js';
@@ -101,6 +102,6 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
 function grantLease(state: MachineState, token: number, lock: string | undefined): number {
   let owner = 0;
   for (const name of lock !== undefined ? [lock] : state.grants.names(token))
-    for (const h of state.locks.get(name)?.holders ?? []) if (h.token === token && (owner === 0 || h.leaseId < owner)) owner = h.leaseId;
+    for (const h of state.locks.get(name)?.holders ?? []) if (h.token === token && leaseIsLive(state, h.leaseId) && (owner === 0 || h.leaseId < owner)) owner = h.leaseId;
   return owner;
 }

@@ -73,9 +73,15 @@ export function checkInvariants(s: MachineState): void {
   const heap = s.expiry.breach();
   check(heap === undefined, 'expiry-index', () => `${heap}`);
   check(s.expiry.size === s.leases.size, 'expiry-index', () => `${s.expiry.size} leases indexed, ${s.leases.size} live`);
+  let pending = 0;
+  let lastId = 0;
   for (const [id, lease] of s.leases) {
     check(lease.id === id && id > 0 && id <= s.appliedIndex, 'lease-ids', () => `lease keyed ${id} has id ${lease.id}`);
-    check(lease.deadline > s.now, 'live-before-deadline', () => `lease ${id}: deadline ${lease.deadline} <= now ${s.now}`);
+    // List pages walk the table in this order (LockStateMachine.listLeasesPage).
+    check(id > lastId, 'lease-order', () => `lease ${id} is kept after lease ${lastId}`);
+    lastId = id;
+    // A lease may sit past its deadline (cleanup pending: lease-live.ts) when a Tick hit its work bound.
+    if (lease.deadline <= s.now) pending++;
     check(s.expiry.deadlineOf(id) === lease.deadline, 'expiry-index', () => `lease ${id}: deadline ${lease.deadline}, indexed at ${s.expiry.deadlineOf(id)}`);
     for (const name of lease.held)
       check(holderOf(s.locks.get(name), id), 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
@@ -86,6 +92,14 @@ export function checkInvariants(s: MachineState): void {
         () => `lease ${id} lists ${name} as waited on but is not queued`,
       );
   }
+  // The leases awaiting cleanup are exactly those the index hands to the next Ticks.
+  let due = 0;
+  for (const id of s.expiry.dueInOrder(s.now)) {
+    const lease = s.leases.get(id);
+    check(lease !== undefined && lease.deadline <= s.now, 'expiry-index', () => `lease ${id} handed out as due at ${s.now}`);
+    due++;
+  }
+  check(due === pending, 'pending-cleanup', () => `${pending} leases are past their deadline, the index hands out ${due}`);
   for (const [id, lease] of s.leases)
     check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
   let grants = 0;

@@ -11,9 +11,10 @@ import { newLease } from './state.js';
 import { endDelay, grantWaiters, releaseHolder, removeWaiter } from './lock-transitions.js';
 import { check } from './invariant-error.js';
 import { sortedNames } from './order.js';
-import { MAX_LEASES } from './limits.js';
+import { MAX_LEASES, MAX_TICK_EXPIRY_WORK } from './limits.js';
 import { leaseDeadline } from './deadline-margin.js';
 import { ANONYMOUS } from './acl-table.js';
+import { liveLease } from './lease-live.js';
 
 export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCommand): ResultFor<'Grant'> {
   const rid = cmd.requestId || undefined;
@@ -41,7 +42,7 @@ export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCom
 }
 
 export function applyRevoke(state: MachineState, ctx: ApplyContext, cmd: RevokeCommand): ResultFor<'Revoke'> {
-  const lease = state.leases.get(cmd.leaseId);
+  const lease = liveLease(state, cmd.leaseId);
   if (!lease) return failure('Revoke', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
   const releasedLocks = sortedNames(lease.held);
   endLeases(state, ctx, [lease], 'revoked');
@@ -49,9 +50,11 @@ export function applyRevoke(state: MachineState, ctx: ApplyContext, cmd: RevokeC
 }
 
 export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickCommand): ResultFor<'Tick'> {
+  const before = state.now;
   state.now += cmd.elapsedMs;
   // Renew first: a keepalive that reached the leader during this interval counts, as long as the lease
-  // was still live before this entry (i.e. no earlier entry expired it).
+  // was still live before this entry (its deadline not reached at the previous now). A lease already
+  // past its deadline (its cleanup pending: lease-live.ts) is gone, like one ended.
   const renewed: RenewedLease[] = [];
   const gone: number[] = [];
   const seen = new Set<number>();
@@ -59,7 +62,7 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
     if (seen.has(id)) continue;
     seen.add(id);
     const lease = state.leases.get(id);
-    if (!lease) {
+    if (!lease || lease.deadline <= before) {
       gone.push(id);
       continue;
     }
@@ -71,12 +74,7 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
     }
     renewed.push({ leaseId: id, ttlMs: lease.ttlMs });
   }
-  // The index hands over exactly the leases due (ascending by id), without visiting the others.
-  const expiring = state.expiry.due(state.now).map((id) => {
-    const lease = state.leases.get(id);
-    check(lease && lease.deadline <= state.now, 'expiry-index', () => `the expiry index lists lease ${id} as due at ${state.now}, deadline ${lease?.deadline}`);
-    return lease;
-  });
+  const expiring = dueBatch(state);
   endLeases(state, ctx, expiring, 'expired');
   // Then the lock-delays this Tick reaches, from their own index: a delay set just now by
   // an expiry above ends later (now + delay > now). Its waiters are granted by this entry.
@@ -86,6 +84,26 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
     endDelay(state, ctx, lock);
   }
   return { type: 'Tick', ok: true, now: state.now, renewed, gone, expired: expiring.map((l) => l.id) };
+}
+
+/**
+ * The leases this Tick ends: the due ones in (deadline, id) order — the earliest deadline first, so
+ * none waits behind later ones — up to MAX_TICK_EXPIRY_WORK (limits.ts), at least one. They are ended
+ * ascending by id (the order a Tick has always ended them in). The index hands them over without
+ * visiting the leases that are not due.
+ */
+function dueBatch(state: MachineState): LeaseRecord[] {
+  const batch: LeaseRecord[] = [];
+  let work = 0;
+  for (const id of state.expiry.dueInOrder(state.now)) {
+    const lease = state.leases.get(id);
+    check(lease && lease.deadline <= state.now, 'expiry-index', () => `the expiry index lists lease ${id} as due at ${state.now}, deadline ${lease?.deadline}`);
+    const cost = 1 + lease.held.size + lease.waiting.size;
+    if (batch.length > 0 && work + cost > MAX_TICK_EXPIRY_WORK) break;
+    batch.push(lease);
+    work += cost;
+  }
+  return batch.sort((a, b) => a.id - b.id);
 }
 
 /**

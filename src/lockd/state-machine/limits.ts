@@ -20,6 +20,15 @@ export const MAX_DRIFT_PPM = 100_000;
  */
 export const MAX_TICK_RENEWALS = 20_000;
 
+/**
+ * Cleanup work one Tick may do ending leases past their deadline: a lease costs 1 plus the locks it
+ * holds and waits for (each a release or a queue removal, maybe a hand-off). A Tick ends the due
+ * leases in (deadline, id) order until the next would pass this budget (always at least one, so a
+ * lease with MAX_LOCKS_PER_LEASE locks still ends); the rest stay pending — dead for every check
+ * (lease-live.ts) — and the next Ticks end them. 100,000 leases due at once take ~25 Ticks (~2.5 s).
+ */
+export const MAX_TICK_EXPIRY_WORK = 4096;
+
 // Quotas. A cluster-wide bound is one client's lever against everyone, so each
 // cluster-wide bound that a client's calls fill has a per-lease bound under it: one lease (one
 // holder) cannot spend it alone. One client with many leases still can: there is no identity to

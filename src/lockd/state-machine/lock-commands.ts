@@ -2,6 +2,7 @@
 // tokens (one per grant: token.ts), compare-and-delete, and a FIFO wait queue granted by the entry that makes room — for
 // mutexes, semaphores (permits) and read-write locks (shared) alike (lock-transitions.ts `fits`).
 
+import { liveLease } from './lease-live.js';
 import type { ApplyContext } from './apply-context.js';
 import type { AcquireCommand, CancelWaitCommand, ProclaimCommand, ReleaseCommand, SetPermitsCommand } from './commands.js';
 import type { AcquireRecord } from './dedup.js';
@@ -71,7 +72,7 @@ function sameRecipe(rec: AcquireRecord, cmd: AcquireCommand): boolean {
  */
 function replay(state: MachineState, ctx: ApplyContext, rid: string, rec: AcquireRecord): { ok: true; outcome: Outcome } | { ok: false; failure: Failure } {
   const lock = state.locks.get(rec.name);
-  const lease = state.leases.get(rec.leaseId);
+  const lease = liveLease(state, rec.leaseId);
   if (!lease) {
     const ended = rec.status === 'acquired' ? `; the grant of ${rec.name} (token ${rec.token}) made for request_id ${rid} ended with it` : '';
     return { ok: false, failure: failure('Acquire', 'NOT_FOUND', `lease ${rec.leaseId} not found (expired, revoked or never granted)${ended}`) };
@@ -120,7 +121,7 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   });
   const election = cmd.election === true;
   // Grant-time validity (docs/lessons.md 3): the lease must be live at this log position.
-  const lease = state.leases.get(cmd.leaseId);
+  const lease = liveLease(state, cmd.leaseId);
   if (!lease) return failure('Acquire', 'NOT_FOUND', `lease ${cmd.leaseId} not found (expired, revoked or never granted)`);
   const { permits, shared, lockDelayMs, value } = recipeOf(cmd);
   const ask: Ask = { shared, lockDelayMs, value };
@@ -272,7 +273,7 @@ export function applyCancelWait(state: MachineState, ctx: ApplyContext, cmd: Can
   if (abandonedAt >= ctx.index)
     return failure('CancelWait', 'INVALID_ARGUMENT', `abandoned_at_index ${abandonedAt} names no earlier log entry (this is entry ${ctx.index})`);
   const lock = state.locks.get(cmd.name);
-  const lease = state.leases.get(cmd.leaseId);
+  const lease = liveLease(state, cmd.leaseId);
   if (!lock || !lease) return answer(false, 0, false);
   const mine = holderOf(lock, lease.id);
   const cancel = () => {

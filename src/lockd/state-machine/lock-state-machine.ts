@@ -23,6 +23,25 @@ import { decodeState, encodeState } from './snapshot-codec.js';
 import { bytesEqual, digest64 } from './bytes.js';
 import { sortedNames } from './order.js';
 import { machineView, type MachineView, type ViewFilter } from './machine-view.js';
+import { reapLock } from './lock-transitions.js';
+import { isLive, leaseIsLive } from './lease-live.js';
+
+/** The lock a command reads or changes, if any ('' = none). */
+function lockNamed(cmd: Command): string {
+  switch (cmd.type) {
+    case 'Acquire':
+    case 'Release':
+    case 'CancelWait':
+    case 'SetPermits':
+    case 'Proclaim':
+      return cmd.name;
+    case 'FenceWrite':
+    case 'FenceDelete':
+      return cmd.lock ?? '';
+    default:
+      return '';
+  }
+}
 
 /** A committed Raft entry (src/raft Entry fits); term is not used by the state machine. */
 export type EntryLike = Pick<Entry, 'index' | 'data'> & { readonly term?: number; readonly type?: Entry['type'] };
@@ -139,6 +158,10 @@ export class LockStateMachine {
     if (problem) return failure(cmd.type, problem.error, problem.message);
     const denied = authorize(this.s, cmd);
     if (denied) return denied;
+    // The lock this command reads loses its holders and waiters past their deadline first (their
+    // cleanup may be pending: lease-live.ts), so the command sees only live ones.
+    const lockName = lockNamed(cmd);
+    if (lockName) reapLock(this.s, ctx, lockName);
     switch (cmd.type) {
       case 'Grant':
         return applyGrant(this.s, ctx, cmd);
@@ -169,17 +192,22 @@ export class LockStateMachine {
 
   // ---- Queries: serve them after ReadIndex (applied >= read index) for linearizable reads. ----
 
+  /** Holders and waiters whose lease is past its deadline (cleanup pending) are not shown: they are dead. */
   inspectLock(name: string): LockView {
-    const lock = this.s.locks.get(name);
+    const stored = this.s.locks.get(name);
+    const live = (leaseId: number) => leaseIsLive(this.s, leaseId);
+    const holders = stored ? stored.holders.filter((h) => live(h.leaseId)) : [];
+    const waiters = stored ? stored.waiters.filter((w) => live(w.leaseId)) : [];
+    const lock = stored && (holders.length > 0 || waiters.length > 0 || stored.delayUntil !== 0) ? stored : undefined;
     if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [], waitingShared: [], holders: [], permits: 1, delayUntil: 0, delayRemainingMs: 0, election: false };
-    const first = lock.holders[0];
+    const first = holders[0];
     return {
       held: first !== undefined,
       token: first?.token ?? 0,
       holderLeaseId: first?.leaseId ?? 0,
-      waitingLeaseIds: lock.waiters.map((w) => w.leaseId),
-      waitingShared: lock.waiters.map((w) => w.shared),
-      holders: lock.holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs, value: h.value })),
+      waitingLeaseIds: waiters.map((w) => w.leaseId),
+      waitingShared: waiters.map((w) => w.shared),
+      holders: holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, lockDelayMs: h.lockDelayMs, value: h.value })),
       permits: lock.permits,
       delayUntil: lock.delayUntil,
       delayRemainingMs: lock.delayUntil === 0 ? 0 : lock.delayUntil - this.s.now,
@@ -190,7 +218,7 @@ export class LockStateMachine {
   /** undefined: the lease is unknown, expired or revoked. */
   timeToLive(leaseId: number): LeaseView | undefined {
     const lease = this.s.leases.get(leaseId);
-    if (!lease) return undefined;
+    if (!isLive(this.s, lease)) return undefined; // past its deadline: dead, even with cleanup pending
     return {
       leaseId,
       grantedTtlMs: lease.ttlMs,
@@ -203,11 +231,39 @@ export class LockStateMachine {
 
   /** Live leases, ascending by id. */
   listLeases(): LeaseView[] {
-    return [...this.s.leases.keys()].sort((a, b) => a - b).map((id) => this.timeToLive(id)!);
+    return [...this.s.leases.keys()].filter((id) => leaseIsLive(this.s, id)).sort((a, b) => a - b).map((id) => this.timeToLive(id)!);
+  }
+
+  /** Live leases and the queue places they hold, counted without building views (a /metrics scrape: O(leases), no sort). */
+  leaseCounts(): { live: number; waiting: number } {
+    let live = 0;
+    let waiting = 0;
+    for (const lease of this.s.leases.values()) {
+      if (!isLive(this.s, lease)) continue;
+      live++;
+      waiting += lease.waiting.size;
+    }
+    return { live, waiting };
+  }
+
+  /**
+   * One page of List: up to `limit` live leases with id > `afterId` that `visible` admits, ascending by
+   * id, and whether more such may follow. The table iterates in ascending id (ids are Grant indices,
+   * inserted in log order; a restore inserts them sorted: the invariant sweep checks it), so a page
+   * costs the leases before it and its own, never a sort of the table.
+   */
+  listLeasesPage(afterId: number, limit: number, visible: (owner: string) => boolean = () => true): { leases: LeaseView[]; more: boolean } {
+    const leases: LeaseView[] = [];
+    for (const [id, lease] of this.s.leases) {
+      if (id <= afterId || !isLive(this.s, lease) || !visible(lease.owner)) continue;
+      if (leases.length === limit) return { leases, more: true };
+      leases.push(this.timeToLive(id)!);
+    }
+    return { leases, more: false };
   }
 
   hasLease(leaseId: number): boolean {
-    return this.s.leases.has(leaseId);
+    return leaseIsLive(this.s, leaseId);
   }
 
   /** The principal that granted a live lease; undefined: unknown, expired or revoked. */
@@ -217,7 +273,8 @@ export class LockStateMachine {
   }
 
   leaseOwner(leaseId: number): string | undefined {
-    return this.s.leases.get(leaseId)?.owner;
+    const lease = this.s.leases.get(leaseId);
+    return isLive(this.s, lease) ? lease.owner : undefined;
   }
 
   // ---- Access rules (acl-table.ts). ----
@@ -242,7 +299,7 @@ export class LockStateMachine {
     return this.s.acl.holdsAnywhere(principal, verb);
   }
 
-  /** The leader proposes Ticks only while this is true. */
+  /** The leader proposes Ticks only while this is true: also while leases past their deadline await cleanup. */
   hasLiveLeases(): boolean {
     return this.s.leases.size > 0;
   }

@@ -11,6 +11,7 @@ import type { AcquireRecord } from './dedup.js';
 import type { Ask, Holder, LeaseRecord, LockRecord, MachineState } from './state.js';
 import { check } from './invariant-error.js';
 import { MAX_PERMITS } from './limits.js';
+import { isLive } from './lease-live.js';
 
 /** Whether a grant for `ask` may be made now (ignoring the queue: callers grant only its head, or with it empty). */
 export function fits(lock: LockRecord, ask: Ask): boolean {
@@ -43,7 +44,8 @@ function grant(
   acquire: { readonly index: number; readonly wait: boolean; readonly fromQueue: boolean; readonly requestId?: string },
   requestId: string | undefined,
 ): Holder {
-  check(state.leases.get(lease.id) === lease, 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live`);
+  // Never to a lease past its deadline, even one whose cleanup is pending (lease-live.ts).
+  check(state.leases.get(lease.id) === lease && isLive(state, lease), 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live (deadline ${lease.deadline}, now ${state.now})`);
   check(lock.delayUntil === 0, 'no-grant-in-delay', () => `${lock.name} granted to lease ${lease.id} during its lock-delay (until ${lock.delayUntil}, now ${state.now})`);
   check(fits(lock, ask), 'holders-fit', () => `${lock.name}: ${ask.shared ? 'shared' : 'exclusive'} grant beside ${describeHolders(lock)} (permits ${lock.permits})`);
   check(acquire.fromQueue || lock.waiters.length === 0, 'fifo', () => `${lock.name} granted to lease ${lease.id} ahead of ${lock.waiters.length} waiters`);
@@ -139,10 +141,17 @@ export function endDelay(state: MachineState, ctx: ApplyContext, lock: LockRecor
  * fit beside A and B but waits behind X; when A and B release, X is granted alone, and C after X.
  */
 export function grantWaiters(state: MachineState, ctx: ApplyContext, lock: LockRecord): void {
-  while (lock.waiters.length > 0 && fits(lock, lock.waiters[0])) {
+  while (lock.waiters.length > 0) {
+    const head = state.leases.get(lock.waiters[0].leaseId);
+    check(head, 'waiters-live', () => `${lock.name}: next waiter's lease ${lock.waiters[0].leaseId} is not live`);
+    // A waiter past its deadline whose cleanup is pending is dead: it leaves the queue, never granted.
+    if (!isLive(state, head)) {
+      removeWaiter(state, ctx, lock, head, 'WAITER_REMOVED');
+      continue;
+    }
+    if (!fits(lock, lock.waiters[0])) break;
     const next = lock.waiters.shift()!;
-    const lease = state.leases.get(next.leaseId);
-    check(lease, 'waiters-live', () => `${lock.name}: next waiter's lease ${next.leaseId} is not live`);
+    const lease = head;
     lease.waiting.delete(lock.name);
     const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true, requestId: next.lastAcquireRequestId }, next.requestId);
     settleWaitRecords(state, lock.name, h);
@@ -202,4 +211,27 @@ export function removeWaiter(
   // forget them and a retry is applied afresh (a waiting retry is a waiting call: it has its own cleanup).
   for (const rid of state.dedup.waitsOf(lease.id, lock.name)) state.dedup.delete(rid);
   return true;
+}
+
+/**
+ * Before a command reads lock `name`: the grants and queue places of its leases that are past their
+ * deadline with cleanup pending (lease-live.ts) end now, as their expiry would have ended them (a
+ * lost grant starts its lock-delay, from now), and the waiters that then fit are granted. So every
+ * command sees a lock whose holders and waiters are live, at a cost bounded by one lock's holders
+ * and queue (MAX_PERMITS + MAX_WAITERS_PER_LOCK), never the backlog. The leases themselves end
+ * later, at their Tick. A view already hides them, so this changes nothing a reader could see.
+ */
+export function reapLock(state: MachineState, ctx: ApplyContext, name: string): void {
+  const lock = state.locks.get(name);
+  if (!lock) return;
+  const dead = (leaseId: number) => !isLive(state, state.leases.get(leaseId));
+  const waiters = lock.waiters.filter((w) => dead(w.leaseId));
+  const holders = lock.holders.filter((h) => dead(h.leaseId));
+  if (waiters.length === 0 && holders.length === 0) return;
+  for (const w of waiters) removeWaiter(state, ctx, lock, state.leases.get(w.leaseId)!, 'WAITER_REMOVED');
+  for (const h of holders) {
+    if (state.locks.get(name) !== lock) break; // released to nobody: the lock is gone
+    releaseHolder(state, ctx, lock, state.leases.get(h.leaseId)!, 'EXPIRED', true);
+  }
+  if (state.locks.get(name) === lock) grantWaiters(state, ctx, lock);
 }

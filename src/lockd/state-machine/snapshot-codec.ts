@@ -112,8 +112,11 @@ function build(doc: unknown): MachineState {
   const s = new MachineState();
   s.appliedIndex = int(d.appliedIndex, 'appliedIndex');
   s.now = int(d.now, 'now');
-  for (const l of arr(d.leases, 'leases')) {
-    const [id, ttl, deadline, ownerJ] = tuple(l, 4, 'lease');
+  // Inserted ascending by id whatever order the snapshot lists them in: List pages walk the table
+  // in that order (LockStateMachine.listLeasesPage). Encoders have always written them sorted.
+  const leaseRows = arr(d.leases, 'leases').map((l) => tuple(l, 4, 'lease'));
+  leaseRows.sort((a, b) => Number(a[0]) - Number(b[0]));
+  for (const [id, ttl, deadline, ownerJ] of leaseRows) {
     const owner = str(ownerJ, 'lease owner');
     const bad = validatePrincipal(owner);
     if (bad) throw new SnapshotDecodeError(`lease owner: ${bad.message}`);

@@ -125,7 +125,6 @@ describe('state machine: snapshots', () => {
     ['a negative clock', snapJson({ ...good, now: -1 }), /now/, SnapshotDecodeError],
     ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 1, 0, [[3, 5, false, 0, '', 5, true, null, null]], [], false]] }), /lease 3/, SnapshotDecodeError],
     ['a lease twice', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [2, 1000, 900, 'anonymous']] }), /twice/, SnapshotDecodeError],
-    ['a lease past its deadline', snapJson({ ...good, leases: [[2, 1000, 50, 'anonymous']] }), /live-before-deadline/, StateMachineInvariantError],
     ['a holder that also waits', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[2, 5, false, 0, '', null, null]], false]] }), /holder-not-waiting/, StateMachineInvariantError],
     ['a token from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, grantToken(11, 0), false, 0, '', 5, true, null, null]], [], false]] }), /token-range/, StateMachineInvariantError],
     ['a holder Acquire from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 11, true, null, null]], [], false]] }), /acquire-index-range/, StateMachineInvariantError],
@@ -160,6 +159,16 @@ describe('state machine: snapshots', () => {
       expect(sm.snapshot()).to.deep.equal(before);
     });
   }
+
+  it('restores a lease past its deadline as dead with its cleanup pending (derived from now and the deadline), ended by the next Tick', () => {
+    const sm = LockStateMachine.fromSnapshot(snapJson({ ...good, leases: [[2, 1000, 50, 'anonymous']] }));
+    expect(sm.hasLease(2)).to.equal(false);
+    expect(sm.inspectLock('l').held).to.equal(false);
+    expect(sm.hasLiveLeases(), 'Ticks still come to end it').to.equal(true);
+    const out = sm.apply({ index: 11, data: encodeCommand({ type: 'Tick', elapsedMs: 0, marginMs: 0, renewed: [] }) });
+    expect(out.result).to.deep.include({ ok: true, expired: [2] });
+    expect(sm.hasLiveLeases()).to.equal(false);
+  });
 
   it('accepts the hand-written valid snapshot the corrupt cases are built from', () => {
     const sm = LockStateMachine.fromSnapshot(snapJson(good));

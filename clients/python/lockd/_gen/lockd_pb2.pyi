@@ -284,14 +284,20 @@ class LeaseKeepAliveResponse(_message.Message):
     def __init__(self, lease_id: _Optional[int] = ..., ttl_ms: _Optional[int] = ...) -> None: ...
 
 class LeaseListRequest(_message.Message):
-    __slots__ = []
-    def __init__(self) -> None: ...
+    __slots__ = ["page_size", "page_token"]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class LeaseListResponse(_message.Message):
-    __slots__ = ["leases"]
+    __slots__ = ["leases", "next_page_token"]
     LEASES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     leases: _containers.RepeatedCompositeFieldContainer[LeaseInfo]
-    def __init__(self, leases: _Optional[_Iterable[_Union[LeaseInfo, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, leases: _Optional[_Iterable[_Union[LeaseInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class LeaseRevokeRequest(_message.Message):
     __slots__ = ["lease_id", "request_id"]

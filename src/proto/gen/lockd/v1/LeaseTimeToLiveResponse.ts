@@ -22,7 +22,9 @@ export interface LeaseTimeToLiveResponse {
    */
   'remainingMs'?: (number | string | Long);
   /**
-   * Names of the locks it holds.
+   * Names of the locks it holds, sorted. Bounded: a lease holds and waits for at most 1,024 locks
+   * together, each name at most 512 bytes, so the list is at most 512 KiB (well under a client's usual 4 MiB receive
+   * limit) and is always complete: nothing is left off.
    */
   'locks'?: (string)[];
   /**
@@ -51,7 +53,9 @@ export interface LeaseTimeToLiveResponse__Output {
    */
   'remainingMs': (number);
   /**
-   * Names of the locks it holds.
+   * Names of the locks it holds, sorted. Bounded: a lease holds and waits for at most 1,024 locks
+   * together, each name at most 512 bytes, so the list is at most 512 KiB (well under a client's usual 4 MiB receive
+   * limit) and is always complete: nothing is left off.
    */
   'locks': (string)[];
   /**
