@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveEndpoints } from '../endpoints.js';
+import { clusterDir, clusterShEndpoints } from './cluster-sh.js';
 import type { ClientTlsOptions } from '../tls.js';
 
 export class UsageError extends Error {
@@ -87,8 +88,10 @@ export function usageLine(spec: CommandSpec): string {
 }
 
 export const GLOBAL_USAGE = [
-  'global flags: --endpoints host:port,... (default $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005)  --json  --timeout MS',
-  '              --cacert FILE --cert FILE --key FILE (TLS; default $LOCKD_CACERT/$LOCKD_CERT/$LOCKD_KEY, else .cluster/tls/ as root if present)',
+  'global flags: --endpoints host:port,... (default $LOCKD_ENDPOINTS, else the ./cluster.sh cluster of $LOCKD_CLUSTER_DIR',
+  '              and $LOCKD_BASE_PORT if either is set, else 127.0.0.1:7001..7005)  --json  --timeout MS',
+  '              --cacert FILE --cert FILE --key FILE (TLS; default $LOCKD_CACERT/$LOCKD_CERT/$LOCKD_KEY, else',
+  '              $LOCKD_CLUSTER_DIR/tls/ or .cluster/tls/ as root if present)',
 ].join('\n');
 
 export function usageText(): string {
@@ -230,7 +233,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
 
   let endpoints: string[];
   try {
-    endpoints = resolveEndpoints(values.endpoints, env);
+    endpoints = values.endpoints === undefined && !env.LOCKD_ENDPOINTS ? (clusterShEndpoints(env, process.cwd()) ?? resolveEndpoints(undefined, env)) : resolveEndpoints(values.endpoints, env);
   } catch (e) {
     throw new UsageError((e as Error).message, usage);
   }
@@ -279,13 +282,14 @@ export const CLUSTER_TLS_DIR = join('.cluster', 'tls');
 
 /**
  * TLS files: each of --cacert/--cert/--key, else its LOCKD_* variable; with none of the six given,
- * .cluster/tls/ (of the working directory) if it exists, as principal root. Undefined: plaintext.
+ * the cluster.sh cluster's tls/ ($LOCKD_CLUSTER_DIR/tls, else .cluster/tls of the working
+ * directory) if it exists, as principal root. Undefined: plaintext.
  */
 export function resolveTls(values: { cacert?: string; cert?: string; key?: string }, env: NodeJS.ProcessEnv, cwd = process.cwd()): ClientTlsOptions | undefined {
   const pick = (flag: 'cacert' | 'cert' | 'key', name: string): string | undefined => values[flag] ?? (env[name] || undefined);
   const given = { cacert: pick('cacert', 'LOCKD_CACERT'), cert: pick('cert', 'LOCKD_CERT'), key: pick('key', 'LOCKD_KEY') };
   if (given.cacert === undefined && given.cert === undefined && given.key === undefined) {
-    const dir = join(cwd, CLUSTER_TLS_DIR);
+    const dir = env.LOCKD_CLUSTER_DIR ? join(clusterDir(env, cwd), 'tls') : join(cwd, CLUSTER_TLS_DIR);
     if (!existsSync(join(dir, 'ca.crt'))) return undefined;
     return { cacert: join(dir, 'ca.crt'), cert: join(dir, 'root.crt'), key: join(dir, 'root.key') };
   }
