@@ -5,6 +5,13 @@
 //  - elapsedMs is measured on the node's monotonic clock (performance.now(): node/clock.ts) and capped at maxElapsed (two intervals), so after
 //    a stall time catches up slowly: logical time may run slower than real time, never faster;
 //  - at most one Tick is in flight: the next is proposed only after the previous was applied;
+//  - a renewal does not wait for the interval: queuing one prompts a Tick at once (after the current
+//    input, so the keepalives of one event-loop turn share it), or, with a Tick in flight, as soon as
+//    that one is applied (renewals arriving meanwhile ride the next). Ticks are never closer than
+//    RENEWAL_TICK_GAP_MS apart, so a keepalive flood costs at most 1000 / RENEWAL_TICK_GAP_MS Ticks a
+//    second (and, one at a time, at most one per commit round trip). Safety is unchanged: a renewal
+//    still counts from the committed Tick's logical time, and a Tick proposed sooner only means
+//    logical time lags real time by less (elapsed is still measured, floored, and capped);
 //  - a new leader measures from its election: time without a leader does not count;
 //  - no Tick while no lease is live and no keepalive waits (an idle cluster writes nothing).
 // A keepalive is answered from the applied Tick that carried it, in log order with the other events.
@@ -81,6 +88,12 @@ interface InFlight {
   readonly epoch: number;
 }
 
+/**
+ * Ticks prompted by renewals are at least this far apart (measured between proposals): at most 500
+ * a second under a keepalive flood, on top of which the interval timer adds its ~10 a second.
+ */
+export const RENEWAL_TICK_GAP_MS = 2;
+
 /** A ReadIndex for unknown leases not settled after this long (a read context lost) is asked again. */
 export const CONFIRM_RETRY_MS = 1000;
 
@@ -106,6 +119,11 @@ export class LeaseClock {
   /** The ReadIndex in flight for unknown leases, if any: its renewals and when it was asked. */
   private confirming: { readonly batch: Batch; readonly at: number } | undefined;
   private ticksProposed = 0;
+  /** this.now() at the last Tick proposal (the gap between renewal-prompted Ticks counts from it). */
+  private lastProposedAt = -Infinity;
+  /** The epoch a prompted Tick is scheduled for (at most one scheduled), or -1. */
+  private promptEpoch = -1;
+  private promptTimer: ClockTimer | undefined;
   private readonly logger: Logger;
   /** clock.monoMs(), or with --unsafe-test-faults performance.now() plus any injected clock jump. */
   private readonly now: () => number;
@@ -141,7 +159,10 @@ export class LeaseClock {
     const sm = this.ctx.stateMachine;
     const replies = this.pending.get(leaseId) ?? this.unconfirmed.get(leaseId);
     if (replies) replies.push(reply);
-    else if (!this.caughtUp || sm.hasLease(leaseId)) this.pending.set(leaseId, [reply]);
+    else if (!this.caughtUp || sm.hasLease(leaseId)) {
+      this.pending.set(leaseId, [reply]);
+      this.prompt();
+    }
     else if (leaseId <= sm.appliedIndex) this.answerGone(leaseId, [reply]);
     else {
       this.unconfirmed.set(leaseId, [reply]);
@@ -185,6 +206,9 @@ export class LeaseClock {
     if (!this.timer) return;
     this.timer.clear();
     this.timer = undefined;
+    this.promptTimer?.clear();
+    this.promptTimer = undefined;
+    this.promptEpoch = -1;
     this.epoch++;
     this.inflight = undefined;
     // Renewals not yet committed are dropped unanswered: the keepalive streams end on step-down and
@@ -204,7 +228,30 @@ export class LeaseClock {
       this.confirming = undefined;
     }
     if (!this.confirming && this.unconfirmed.size > 0) this.confirmGone();
-    if (this.inflight) return;
+    this.proposeTick(now);
+  }
+
+  /**
+   * Queued renewals want a Tick now: schedule one (once) for after the current input, or after the
+   * gap since the last proposal. With a Tick in flight, nothing: its answer() prompts again.
+   */
+  private prompt(): void {
+    if (!this.timer || this.inflight || this.promptEpoch === this.epoch || this.pending.size === 0) return;
+    const epoch = (this.promptEpoch = this.epoch);
+    const fire = () => {
+      if (this.promptEpoch !== epoch) return; // stepped down (or re-elected) since
+      this.promptEpoch = -1;
+      this.promptTimer = undefined;
+      if (this.pending.size > 0) this.proposeTick(this.now());
+    };
+    const wait = this.lastProposedAt + RENEWAL_TICK_GAP_MS - this.now();
+    if (wait > 0) this.promptTimer = this.clock.after(Math.ceil(wait), fire);
+    else this.clock.soon(fire);
+  }
+
+  /** Propose the next Tick (none while one is in flight, or when idle). */
+  private proposeTick(now: number): void {
+    if (this.inflight || !this.timer) return;
     if (this.pending.size === 0 && !this.ctx.stateMachine.hasLiveLeases()) {
       this.lastMark = now; // idle: nothing to expire, nothing to count
       return;
@@ -222,6 +269,7 @@ export class LeaseClock {
     const flight: InFlight = { batch, epoch: this.epoch };
     this.inflight = flight;
     this.ticksProposed++;
+    this.lastProposedAt = now;
     this.ctx.driver.propose(encodeCommand(cmd)).then(
       ({ index, result: out }) => {
         if (clusterVersion && flight.epoch === this.epoch) {
@@ -280,6 +328,7 @@ export class LeaseClock {
           if (!this.ctx.stateMachine.hasLease(id)) this.answerGone(id, replies);
           else joinQueue(this.pending, id, replies); // granted after all (its id guessed before its Grant applied)
         }
+        this.prompt();
         if (this.unconfirmed.size > 0) this.confirmGone();
       },
       (e: unknown) => {
@@ -324,6 +373,9 @@ export class LeaseClock {
     const ttl = new Map(r.renewed.map((x) => [x.leaseId, x.ttlMs]));
     for (const [id, replies] of flight.batch) this.reply(id, replies, ttl.get(id) ?? 0);
     if (r.expired.length > 0) this.logger.debug({ event: 'tick', index: out.index, now: r.now, expired: r.expired }, 'tick expired leases');
+    // Renewals that arrived while this Tick was in flight ride the next, now (or after the gap).
+    // Not after a refused or lost Tick: those retry on the interval, so a failing log is not hammered.
+    this.prompt();
   }
 
   private answerGone(id: number, replies: RenewalReply[]): void {
