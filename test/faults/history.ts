@@ -12,7 +12,9 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 export type OpKind =
   | 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write' | 'inspect' | 'cancelwait'
   // Recipes (the recipes, recipe-client.ts): kept out of the lock linearizability model, judged by recipe-check.ts.
-  | 'racquire' | 'rrelease' | 'setpermits' | 'campaign' | 'proclaim' | 'resign' | 'leader' | 'observe';
+  | 'racquire' | 'rrelease' | 'setpermits' | 'campaign' | 'proclaim' | 'resign' | 'leader' | 'observe'
+  // A stale actor's Fence.Write or Fence.Delete with lock = the name of a grant that has ended (stale-check.ts).
+  | 'lockwrite';
 
 /** ok: it happened, with this output; fail: it definitely did not happen (output says why); unknown: either. */
 export type OpStatus = 'ok' | 'fail' | 'unknown';
@@ -86,17 +88,24 @@ export const ADVERSARY_INDEX = 1e12;
  * model and the exclusion checker, which know only mutexes, never see them. A racquire with shared =
  * true by a lease holding the name exclusively is a downgrade (answered with the same token).
  */
-export interface RAcquireInput { name: string; leaseId: number; wait: boolean; permits: number; shared: boolean; lockDelayMs: number; requestId: string }
+/** cross (here and in SetPermits and Campaign): a call of another recipe on this name (recipe-client.ts crossMove). */
+export interface RAcquireInput { name: string; leaseId: number; wait: boolean; permits: number; shared: boolean; lockDelayMs: number; requestId: string; cross?: boolean }
 export interface RAcquireOutput { acquired: boolean; token: number; holder: number; delayRemainingMs: number }
-export interface RReleaseInput { name: string; leaseId: number; token: number; requestId: string }
-export interface SetPermitsInput { name: string; permits: number; requestId: string }
+/**
+ * stale: a stale actor's call, made after this client learned the grant (name, leaseId, token) had
+ * ended (stale-check.ts); noLease: sent with lease_id 0 (the token alone names the grant).
+ */
+export interface RReleaseInput { name: string; leaseId: number; token: number; requestId: string; stale?: boolean; noLease?: boolean }
+export interface SetPermitsInput { name: string; permits: number; requestId: string; cross?: boolean }
 export interface SetPermitsOutput { previous: number; granted: number }
 /** Election.Campaign (waits until it leads); value: the leader's value once it leads (unique per call). */
-export interface CampaignInput { name: string; leaseId: number; value: string; requestId: string }
+export interface CampaignInput { name: string; leaseId: number; value: string; requestId: string; cross?: boolean }
 export interface CampaignOutput { token: number }
 /** Election.Proclaim / Resign of the leadership (name, lease, token). Proclaim has no request id (not deduplicated). */
-export interface ProclaimInput { name: string; leaseId: number; token: number; value: string }
-export interface ResignInput { name: string; leaseId: number; token: number; requestId: string }
+export interface ProclaimInput { name: string; leaseId: number; token: number; value: string; stale?: boolean }
+export interface ResignInput { name: string; leaseId: number; token: number; requestId: string; stale?: boolean }
+/** Fence.Write (or delete) of key with lock = name and the ended grant's token: always a stale actor's. */
+export interface LockWriteInput { name: string; leaseId: number; token: number; key: string; del: boolean; requestId: string }
 export interface ResignOutput { resigned: boolean }
 /** Election.Leader (a linearizable read; NOT_FOUND when nobody leads), and one response of an Election.Observe stream. */
 export interface LeaderInput { name: string }
@@ -114,6 +123,7 @@ export interface OpInputs {
   resign: ResignInput;
   leader: LeaderInput;
   observe: ObserveInput;
+  lockwrite: LockWriteInput;
   grant: GrantInput;
   keepalive: KeepAliveInput;
   revoke: RevokeInput;
@@ -133,6 +143,7 @@ export interface OpOutputs {
   resign: ResignOutput;
   leader: LeaderOutput;
   observe: ObserveOutput;
+  lockwrite: Record<string, never>;
   grant: GrantOutput;
   keepalive: KeepAliveOutput;
   revoke: Record<string, never>;

@@ -179,4 +179,46 @@ describe('faults: recipe checkers', () => {
       expect(checkers(history(...clean, leader(40, 45, v2)))).to.deep.equal(['Leader Identity']);
     });
   });
+
+  describe('stale actors and lost grants (the proto promises on an ended grant)', () => {
+    const stale = (f: 'rrelease' | 'resign' | 'proclaim' | 'lockwrite', l: number, name: string, token: number, t0: number, t1: number, status: OpStatus, out: object | undefined, extra: object = {}): Op =>
+      f === 'lockwrite'
+        ? op(seq++, `c${l}`, 'lockwrite', { name, leaseId: l, token, key: `stale/c${l}`, del: false, requestId: `q${seq}` }, t0, t1, status, out as Record<string, never>)
+        : op(seq++, `c${l}`, f, { name, leaseId: l, token, requestId: `q${seq}`, value: 'x', stale: true, ...extra } as never, t0, t1, status, out as never);
+    // Readers 1 and 2 share rw (tokens 10, 11); reader 1 releases at 100–110, then acts stale.
+    const base = [lease(1), lease(2), acq(1, 'rw', 10, 0, 10, { shared: true }), acq(2, 'rw', 11, 5, 15, { shared: true }), rel(1, 'rw', 10, 100, 110)];
+
+    it('accepts stale calls that changed nothing, and counts them', () => {
+      const ops = history(...base, stale('rrelease', 1, 'rw', 10, 120, 130, 'ok', { released: false }), stale('lockwrite', 1, 'rw', 10, 140, 150, 'fail', { code: 'FAILED_PRECONDITION' }),
+        stale('rrelease', 1, 'rw', 10, 160, 170, 'unknown', undefined), rel(2, 'rw', 11, 300, 310));
+      const r = checkRecipes(ops);
+      expect(r.violations).to.deep.equal([]);
+      expect(r.staleCalls).to.equal(2);
+    });
+
+    it('refuses a stale Release answered released, an accepted stale write, Proclaim or Resign', () => {
+      expect(checkers(history(...base, stale('rrelease', 1, 'rw', 10, 120, 130, 'ok', { released: true }, { noLease: true }), rel(2, 'rw', 11, 300, 310)))).to.deep.equal(['Stale Actor']);
+      expect(checkers(history(...base, stale('lockwrite', 1, 'rw', 10, 120, 130, 'ok', {}), rel(2, 'rw', 11, 300, 310)))).to.deep.equal(['Stale Actor']);
+      const el = [lease(1), campaign(1, 'v1', 10, 0, 10), resign(1, 10, 100, 110)];
+      expect(checkers(history(...el, stale('proclaim', 1, 'e', 10, 120, 130, 'ok', {})))).to.deep.equal(['Stale Actor']);
+      expect(checkers(history(...el, stale('resign', 1, 'e', 10, 120, 130, 'ok', { resigned: true })))).to.deep.equal(['Stale Actor']);
+      expect(checkers(history(...el, stale('resign', 1, 'e', 10, 120, 130, 'ok', { resigned: false })))).to.deep.equal([]);
+    });
+
+    it('refuses a grant gone at its own Release while its lease was alive, but not after its lease may have ended or was revoked', () => {
+      const gone = op(seq++, 'c2', 'rrelease', { name: 'rw', leaseId: 2, token: 11, requestId: 'gone' }, 300, 310, 'ok', { released: false });
+      expect(checkers(history(...base, gone))).to.deep.equal(['Grant Lost']);
+      // Lease 2 trusted only until 5 + 200: the release ran after, so the lease may have expired.
+      const short = [lease(1), lease(2, 5, 200), acq(1, 'rw', 10, 0, 10, { shared: true }), acq(2, 'rw', 11, 5, 15, { shared: true }), rel(1, 'rw', 10, 100, 110)];
+      expect(checkers(history(...short, gone))).to.deep.equal([]);
+      expect(checkers(history(...base, revoke(2, 250, 260), gone))).to.deep.equal([]);
+    });
+
+    it('holds an election to one leader even with a SetPermits on its name in flight', () => {
+      const sp = op(seq++, 'x', 'setpermits', { name: 'e', permits: 2, requestId: 'sp', cross: true }, 3, 50, 'ok', { previous: 1, granted: 1 });
+      expect(checkers(history(lease(1), lease(2), campaign(1, 'v1', 10, 0, 10), sp, campaign(2, 'w1', 20, 5, 40), resign(1, 10, 200, 210)))).to.deep.equal(['Holder Limit']);
+      // And a semaphore grant beside a leader on its name.
+      expect(checkers(history(lease(1), lease(2), campaign(1, 'v1', 10, 0, 10), acq(2, 'e', 20, 5, 40, { permits: 2 }), resign(1, 10, 200, 210)))).to.deep.equal(['Holder Limit']);
+    });
+  });
 });

@@ -1,11 +1,12 @@
 // Every recipe checker over a history: holders (semaphore limit, read-write exclusion,
-// token order), lock-delay and elections. The recipe operations are not in the linearizability
+// token order), lock-delay, elections, stale actors and lost grants. The recipe operations are not in the linearizability
 // check (its lock model knows mutexes only); these judge them instead.
 import type { Op, RAcquireOutput } from './history.js';
 import { recipeGrants } from './recipe-grants.js';
 import { checkRecipeHolders, type RecipeViolation } from './recipe-holders-check.js';
 import { checkLockDelay } from './lock-delay-check.js';
 import { checkElections } from './election-check.js';
+import { checkStaleActors } from './stale-check.js';
 
 /** One Tick may count up to its cap (2 × the ~100 ms lease-clock interval) from before a delay began. */
 export const DELAY_CLOCK_SLACK_MS = 200;
@@ -17,6 +18,10 @@ export interface RecipeCheck {
   maxHolders: Record<string, number>;
   downgrades: number;
   setPermits: number;
+  /** Calls by stale actors that were answered (each must have changed nothing: stale-check.ts). */
+  staleCalls: number;
+  /** Calls of one recipe made on another recipe's name (recipe-client.ts crossMove), answered. */
+  crossCalls: number;
   /** Try-locks answered "not acquired" while a lock-delay ran (lock_delay_remaining_ms > 0). */
   delayedAnswers: number;
   delaysJudged: number;
@@ -29,6 +34,7 @@ export function checkRecipes(ops: readonly Op[], slackMs = DELAY_CLOCK_SLACK_MS)
   const holders = checkRecipeHolders(ops, grants);
   const delay = checkLockDelay(grants, slackMs);
   const el = checkElections(ops, grants);
+  const stale = checkStaleActors(ops, grants);
   const count: Record<string, number> = { semaphore: 0, shared: 0, exclusive: 0, lockDelay: 0, leadership: 0 };
   for (const g of grants) {
     if (g.op.f === 'campaign') count.leadership++;
@@ -44,9 +50,11 @@ export function checkRecipes(ops: readonly Op[], slackMs = DELAY_CLOCK_SLACK_MS)
     maxHolders: holders.maxHolders,
     downgrades: grants.filter((g) => Number.isFinite(g.downgradedFrom)).length,
     setPermits: ops.filter((o) => o.f === 'setpermits' && o.status === 'ok').length,
+    staleCalls: stale.staleCalls,
+    crossCalls: ops.filter((o) => 'cross' in o.input && o.input.cross === true && o.status !== 'unknown').length,
     delayedAnswers,
     delaysJudged: delay.judged,
     elections: { campaigns: el.campaigns, leaderReads: el.leaderReads, observed: el.observed, streams: el.streams },
-    violations: [...holders.violations, ...delay.violations, ...el.violations],
+    violations: [...holders.violations, ...delay.violations, ...el.violations, ...stale.violations],
   };
 }

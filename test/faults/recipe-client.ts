@@ -12,6 +12,14 @@
 //    the lease expire — both start the delay. The nemesis pauses and kills holders too;
 //  - election (RECIPE.election): Campaign (waits), Proclaim 0–2 new values, maybe a Leader read,
 //    then Resign (80 %), revoke the lease (10 %) or let it expire (10 %); Leader reads on their own;
+//  - stale actors (staleMove, 15 % of rounds once it has one): with a grant it knows has ended (its
+//    own Release or Resign answered, its lease's Revoke answered), a Release (with or without
+//    lease_id), a Fence.Write or Fence.Delete with lock = the name (key stale/<client>), a Proclaim or
+//    a Resign — each must change nothing (stale-check.ts);
+//  - mixed recipes (crossMove, 8 % of rounds): SetPermits or a Lock.Acquire (shared, permits 2 or
+//    exclusive) on the election's name, a Campaign on the semaphore's or read-write lock's name, a
+//    shared Acquire on the semaphore, permits 2 on the read-write lock; granted, it holds briefly
+//    and lets go. The holder checkers judge those grants with the others of the name;
 //  - all along, an Election.Observe stream (on a random node, replaced by a new one when it ends and
 //    every 2–6 s), every response recorded as an 'observe' operation when it arrived.
 // It prints HOLD/FREE like the workload, so the nemesis pauses and kills it in its critical sections.
@@ -40,6 +48,10 @@ import type { ProclaimResponse__Output } from '../../src/proto/gen/lockd/v1/Proc
 import type { ResignRequest } from '../../src/proto/gen/lockd/v1/ResignRequest.js';
 import type { ResignResponse__Output } from '../../src/proto/gen/lockd/v1/ResignResponse.js';
 import type { LeaderRequest } from '../../src/proto/gen/lockd/v1/LeaderRequest.js';
+import type { FenceWriteRequest } from '../../src/proto/gen/lockd/v1/FenceWriteRequest.js';
+import type { FenceWriteResponse__Output } from '../../src/proto/gen/lockd/v1/FenceWriteResponse.js';
+import type { FenceDeleteRequest } from '../../src/proto/gen/lockd/v1/FenceDeleteRequest.js';
+import type { FenceDeleteResponse__Output } from '../../src/proto/gen/lockd/v1/FenceDeleteResponse.js';
 import type { LeaderResponse__Output } from '../../src/proto/gen/lockd/v1/LeaderResponse.js';
 
 const cfg = JSON.parse(process.env.FAULTS_CLIENT ?? 'null') as ClientConfig | null;
@@ -94,11 +106,13 @@ async function grantLease(): Promise<LeaseKeeper | undefined> {
   return r.lease;
 }
 
+/** Revoke (recorded); answered, the grant held on it (if any) has ended. */
 async function revoke(lease: LeaseKeeper): Promise<void> {
   lease.stop();
-  await recorded('revoke', { leaseId: lease.leaseId },
+  const o = await recorded('revoke', { leaseId: lease.leaseId },
     (i, q: LeaseRevokeRequest, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((r, o, cb) => ep(i).lease.Revoke(r, o, cb), q, t),
     { leaseId: lease.leaseId, requestId: newId() }, () => ({}));
+  if (o.kind === 'ok' && holding?.lease === lease.leaseId) endGrant(holding);
 }
 
 /** Stop renewing and let the lease expire while holding (a holder that died without a word). */
@@ -110,9 +124,9 @@ async function abandon(lease: LeaseKeeper): Promise<void> {
 
 type Got = { kind: 'acquired'; token: number } | { kind: 'no' } | { kind: 'gone' } | { kind: 'refused'; code: string } | { kind: 'unknown' };
 
-async function racquire(name: string, lease: LeaseKeeper, a: { wait: boolean; permits?: number; shared?: boolean; lockDelayMs?: number }): Promise<Got> {
+async function racquire(name: string, lease: LeaseKeeper, a: { wait: boolean; permits?: number; shared?: boolean; lockDelayMs?: number; cross?: boolean }): Promise<Got> {
   const requestId = newId();
-  const input = { name, leaseId: lease.leaseId, wait: a.wait, permits: a.permits ?? 0, shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0, requestId };
+  const input = { name, leaseId: lease.leaseId, wait: a.wait, permits: a.permits ?? 0, shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0, requestId, ...(a.cross ? { cross: true } : {}) };
   const req: AcquireRequest = { name, leaseId: lease.leaseId, wait: a.wait, permits: input.permits, shared: input.shared, lockDelayMs: input.lockDelayMs, requestId };
   const o = await recorded('racquire', input,
     (i, q: AcquireRequest, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((r, op, cb) => ep(i).lock.Acquire(r, op, cb), q, t), req,
@@ -127,13 +141,98 @@ function outcome<T>(o: Outcome<T> & { uncertain: boolean }, ok: (v: T) => Got): 
   return o.code === 'NOT_FOUND' ? { kind: 'gone' } : { kind: 'refused', code: o.code };
 }
 
-/** true: released or nothing to release (definite); false: unknown (the lease is then revoked). */
+/**
+ * true: released or nothing to release (definite: the grant has ended, and joins `ended`); false:
+ * unknown (the lease is then revoked).
+ */
 async function rrelease(name: string, lease: LeaseKeeper, token: number): Promise<boolean> {
   const requestId = newId();
   const o = await recorded('rrelease', { name, leaseId: lease.leaseId, token, requestId },
     (i, q: ReleaseRequest, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((r, op, cb) => ep(i).lock.Release(r, op, cb), q, t),
     { name, fencingToken: token, leaseId: lease.leaseId, requestId }, (v) => ({ released: v.released }));
-  return (o.kind === 'ok' && (o.value.released || !o.uncertain)) || (o.kind === 'fail' && !o.uncertain && (o.code === 'NOT_FOUND' || o.code === 'FAILED_PRECONDITION'));
+  const definite = (o.kind === 'ok' && (o.value.released || !o.uncertain)) || (o.kind === 'fail' && !o.uncertain && (o.code === 'NOT_FOUND' || o.code === 'FAILED_PRECONDITION'));
+  if (definite) endGrant({ name, lease: lease.leaseId, token, election: false });
+  return definite;
+}
+
+/** A grant this client knows has ended (stale actors act with it), and the grant it holds now. */
+interface GrantKey { name: string; lease: number; token: number; election: boolean }
+const ended: GrantKey[] = [];
+const MAX_ENDED = 16;
+let holding: GrantKey | undefined;
+
+function endGrant(g: GrantKey): void {
+  ended.push(g);
+  if (ended.length > MAX_ENDED) ended.shift();
+}
+
+/**
+ * A stale actor: act with a grant known to have ended, as a client paused past its grant would.
+ * Each call is recorded with stale = true (lockwrite always is); stale-check.ts requires that none
+ * changed anything.
+ */
+async function staleMove(): Promise<void> {
+  const g = rng.pick(ended);
+  const requestId = newId();
+  const r = rng.float();
+  if (g.election) {
+    const key = { name: g.name, leaseId: g.lease, fencingToken: g.token };
+    if (r < 0.5) {
+      const value = newId();
+      await recorded('proclaim', { name: g.name, leaseId: g.lease, token: g.token, value, stale: true },
+        (i, q: ProclaimRequest, t) => unaryCall<ProclaimRequest, ProclaimResponse__Output>((x, op, cb) => ep(i).election.Proclaim(x, op, cb), q, t),
+        { leader: key, value }, () => ({}));
+    } else {
+      await recorded('resign', { name: g.name, leaseId: g.lease, token: g.token, requestId, stale: true },
+        (i, q: ResignRequest, t) => unaryCall<ResignRequest, ResignResponse__Output>((x, op, cb) => ep(i).election.Resign(x, op, cb), q, t),
+        { leader: key, requestId }, (v) => ({ resigned: v.resigned }));
+    }
+    return;
+  }
+  if (r < 0.5) {
+    const noLease = rng.chance(0.5);
+    await recorded('rrelease', { name: g.name, leaseId: g.lease, token: g.token, requestId, stale: true, ...(noLease ? { noLease } : {}) },
+      (i, q: ReleaseRequest, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((x, op, cb) => ep(i).lock.Release(x, op, cb), q, t),
+      { name: g.name, fencingToken: g.token, leaseId: noLease ? 0 : g.lease, requestId }, (v) => ({ released: v.released }));
+    return;
+  }
+  const key = `stale/${cfg!.id}`;
+  const del = r >= 0.8;
+  const input = { name: g.name, leaseId: g.lease, token: g.token, key, del, requestId };
+  if (del)
+    await recorded('lockwrite', input,
+      (i, q: FenceDeleteRequest, t) => unaryCall<FenceDeleteRequest, FenceDeleteResponse__Output>((x, op, cb) => ep(i).fence.Delete(x, op, cb), q, t),
+      { key, fencingToken: g.token, lock: g.name, requestId }, () => ({}));
+  else
+    await recorded('lockwrite', input,
+      (i, q: FenceWriteRequest, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((x, op, cb) => ep(i).fence.Write(x, op, cb), q, t),
+      { key, value: Buffer.from(requestId), fencingToken: g.token, lock: g.name, requestId }, () => ({}));
+}
+
+/**
+ * Mixed recipes: another recipe's call on a name (see the header). A grant it gets is held briefly
+ * and let go like any other (so it can turn stale too).
+ */
+async function crossMove(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
+  const r = rng.float();
+  if (r < 0.2) {
+    const requestId = newId();
+    const permits = rng.range(2, 3);
+    await recorded('setpermits', { name: RECIPE.election, permits, requestId, cross: true },
+      (i, q: SetPermitsRequest, t) => unaryCall<SetPermitsRequest, SetPermitsResponse__Output>((x, op, cb) => ep(i).lock.SetPermits(x, op, cb), q, t),
+      { name: RECIPE.election, permits, requestId }, (v) => ({ previous: v.previous, granted: v.granted }));
+    return lease;
+  }
+  if (r < 0.45) return campaignFor(rng.chance(0.5) ? RECIPE.semaphore : RECIPE.rw, lease, true);
+  const ask =
+    r < 0.7 ? { name: RECIPE.election, a: rng.pick([{ shared: true }, { permits: 2 }, {}]) }
+      : r < 0.85 ? { name: RECIPE.semaphore, a: { shared: true, permits: permitsBelief } }
+        : { name: RECIPE.rw, a: { permits: 2 } };
+  const g = await racquire(ask.name, lease, { wait: false, ...ask.a, cross: true });
+  return afterAcquire(lease, g, async (token) => {
+    await hold(ask.name, token, work());
+    return (await rrelease(ask.name, lease, token)) ? lease : dropLease(lease);
+  }, ask.name);
 }
 
 async function hold(name: string, token: number, ms: number): Promise<void> {
@@ -166,7 +265,7 @@ async function semaphore(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
     }
     await hold(RECIPE.semaphore, token, holdMs());
     return (await rrelease(RECIPE.semaphore, lease, token)) ? lease : dropLease(lease);
-  });
+  }, RECIPE.semaphore);
 }
 
 async function readWrite(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
@@ -184,7 +283,7 @@ async function readWrite(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
       await hold(RECIPE.rw, token, holdMs());
     }
     return (await rrelease(RECIPE.rw, lease, token)) ? lease : dropLease(lease);
-  });
+  }, RECIPE.rw);
 }
 
 async function delayed(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
@@ -192,7 +291,7 @@ async function delayed(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   return afterAcquire(lease, g, async (token) => {
     await hold(RECIPE.delay, token, work());
     return endHold(lease, async () => ((await rrelease(RECIPE.delay, lease, token)) ? lease : dropLease(lease)));
-  });
+  }, RECIPE.delay);
 }
 
 /** A holder's way out: the normal one, or (20 %) revoke its lease, or (10 %) let it expire. */
@@ -207,10 +306,14 @@ async function endHold(lease: LeaseKeeper, normal: () => Promise<LeaseKeeper | u
 }
 
 async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
-  const name = RECIPE.election;
+  return campaignFor(RECIPE.election, lease, false);
+}
+
+/** Campaign for name (cross: a mixed-recipe move on another recipe's name), lead a while, let go. */
+async function campaignFor(name: string, lease: LeaseKeeper, cross: boolean): Promise<LeaseKeeper | undefined> {
   const value = newId();
   const requestId = newId();
-  const o = await recorded('campaign', { name, leaseId: lease.leaseId, value, requestId },
+  const o = await recorded('campaign', { name, leaseId: lease.leaseId, value, requestId, ...(cross ? { cross } : {}) },
     (i, q: CampaignRequest, t) => unaryCall<CampaignRequest, CampaignResponse__Output>((r, op, cb) => ep(i).election.Campaign(r, op, cb), q, t),
     { name, leaseId: lease.leaseId, value, requestId }, (v) => ({ token: v.leader?.fencingToken ?? 0 }), cfg!.acquireWaitMs);
   const g = outcome(o, (v) => ({ kind: 'acquired', token: v.leader?.fencingToken ?? 0 }));
@@ -224,7 +327,7 @@ async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
         (i, q: ProclaimRequest, t) => unaryCall<ProclaimRequest, ProclaimResponse__Output>((r, op, cb) => ep(i).election.Proclaim(r, op, cb), q, t),
         { leader: key, value: v }, () => ({}));
     }
-    if (rng.chance(0.3)) await leaderRead();
+    if (!cross && rng.chance(0.3)) await leaderRead();
     await sleep(work());
     process.stdout.write(`${FREE}\n`);
     return endHold(lease, async () => {
@@ -232,9 +335,11 @@ async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
       const r = await recorded('resign', { name, leaseId: lease.leaseId, token, requestId: rid },
         (i, q: ResignRequest, t) => unaryCall<ResignRequest, ResignResponse__Output>((x, op, cb) => ep(i).election.Resign(x, op, cb), q, t),
         { leader: key, requestId: rid }, (v) => ({ resigned: v.resigned }));
-      return r.kind === 'ok' || (r.kind === 'fail' && !r.uncertain) ? lease : dropLease(lease);
+      const definite = r.kind === 'ok' || (r.kind === 'fail' && !r.uncertain);
+      if (definite) endGrant({ name, lease: lease.leaseId, token, election: true });
+      return definite ? lease : dropLease(lease);
     });
-  });
+  }, name, true);
 }
 
 async function leaderRead(): Promise<void> {
@@ -254,10 +359,15 @@ async function setPermits(): Promise<void> {
 }
 
 /** What follows an Acquire or Campaign: hold on success; a lost lease is replaced; an unknown outcome revokes it. */
-async function afterAcquire(lease: LeaseKeeper, g: Got, held: (token: number) => Promise<LeaseKeeper | undefined>): Promise<LeaseKeeper | undefined> {
+async function afterAcquire(lease: LeaseKeeper, g: Got, held: (token: number) => Promise<LeaseKeeper | undefined>, name: string, election = false): Promise<LeaseKeeper | undefined> {
   switch (g.kind) {
     case 'acquired':
-      return held(g.token);
+      holding = { name, lease: lease.leaseId, token: g.token, election };
+      try {
+        return await held(g.token);
+      } finally {
+        holding = undefined;
+      }
     case 'unknown':
       return dropLease(lease);
     case 'gone':
@@ -318,8 +428,10 @@ async function main(): Promise<void> {
         continue;
       }
     }
+    if (ended.length > 0 && rng.chance(0.15)) await staleMove();
     const r = rng.float();
-    if (r < 0.3) lease = await semaphore(lease);
+    if (r < 0.08) lease = await crossMove(lease);
+    else if (r < 0.3) lease = await semaphore(lease);
     else if (r < 0.55) lease = await readWrite(lease);
     else if (r < 0.75) lease = await delayed(lease);
     else if (r < 0.92) lease = await election(lease);

@@ -6,7 +6,9 @@
 //  - Holder Limit: b plus its exclusive co-holders must fit the permits then in force. Those are b's
 //    own permits (everyone holding or waiting must agree, so b's Acquire entry found or set them) or
 //    the value of a SetPermits that may have been applied while b's call was in flight — the bound
-//    is the largest of these (an election or a mutex: 1);
+//    is the largest of these (a mutex: 1). An election has one leader whatever other RPCs touch its
+//    name (SetPermits, a semaphore Acquire): a leadership among b and its co-holders makes the
+//    bound 1 (a shared b beside a leader is a Read-Write Exclusion: a leadership is exclusive);
 //  - Read-Write Exclusion: an exclusive b has no co-holder at all (a shared one included), and a
 //    shared b no co-holder that was certainly still exclusive (granted exclusive, no possible
 //    downgrade invoked before b's answer: recipe-grants.ts, exclusiveUntil);
@@ -58,11 +60,12 @@ export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGr
         if (a !== b && a.lease !== b.lease && a.protectedUntil > when) co.push(a);
       }
       maxHolders[name] = Math.max(maxHolders[name] ?? 0, co.length + 1);
+      const leads = b.op.f === 'campaign' || co.some((a) => a.op.f === 'campaign');
       const desc = (a: RecipeGrant) => `lease ${a.lease} token ${a.token}${a.shared ? ' shared' : ''} (held until at least ${at(a.protectedUntil)})`;
       if (!b.shared) {
         const shared = co.filter((a) => a.shared);
         if (shared.length) report('Read-Write Exclusion', name, `lease ${b.lease} got ${name} exclusively (token ${b.token}, answer at ${at(when)}) beside shared ${shared.map(desc).join(', ')}`);
-        const bound = permitsBound(b, setPermits);
+        const bound = leads ? 1 : permitsBound(b, setPermits);
         if (co.length + 1 > bound) report('Holder Limit', name, `${co.length + 1} holders of ${name} at lease ${b.lease}'s grant (token ${b.token}, answer at ${at(when)}), permits at most ${bound}: also ${co.map(desc).join(', ')}`);
       } else {
         const excl = co.filter((a) => !a.shared && a.exclusiveUntil > when);

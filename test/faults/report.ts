@@ -91,7 +91,7 @@ export function summarize(r: FaultReport): string {
   lines.push(
     `  recipes: grants ${Object.entries(rc.grants).map(([k, v]) => `${k} ${v}`).join(', ')}; most holders at once ${Object.entries(rc.maxHolders).map(([k, v]) => `${k} ${v}`).join(', ')}; ${rc.downgrades} downgrades, ${rc.setPermits} SetPermits, ` +
       `${rc.delaysJudged} lock-delays judged, ${rc.delayedAnswers} answers "delay running"; elections: ${rc.elections.campaigns} leaderships, ` +
-      `${rc.elections.leaderReads} Leader reads, ${rc.elections.observed} Observe responses on ${rc.elections.streams} streams — ${rc.violations.length} violations`,
+      `${rc.elections.leaderReads} Leader reads, ${rc.elections.observed} Observe responses on ${rc.elections.streams} streams; ${rc.staleCalls} stale-actor calls, ${rc.crossCalls} mixed-recipe calls — ${rc.violations.length} violations`,
   );
   const adv = Object.entries(r.adversary.ops).map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`).join(', ');
   const fl = r.adversary.flood;

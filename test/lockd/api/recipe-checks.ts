@@ -5,6 +5,7 @@
 // leader the model made is a Lock.Observe event.
 import type { LockEvent__Output } from '../../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { Answer, RecipeModel, RecipeReq } from './recipe-model.js';
+import { staleActBroken } from '../../support/grant-promises.js';
 
 /** Per name, the events its Observe stream delivered so far. */
 export type Events = Map<string, LockEvent__Output[]>;
@@ -13,13 +14,11 @@ export type Events = Map<string, LockEvent__Output[]>;
 export function promiseBroken(m: RecipeModel, req: RecipeReq, got: Answer, at: { stale: boolean; election: boolean }): string | undefined {
   if (!got.ok) return undefined;
   const b = got.body;
-  if (at.stale) {
+  if (at.stale && (req.t === 'release' || req.t === 'resign' || req.t === 'proclaim' || req.t === 'fenceWrite')) {
     const g = 'grant' in req ? m.ended.find((e) => e.sym === req.grant) : undefined;
-    const who = `the ended grant (token ${g?.token}, lease ${g?.lease})`;
-    if (req.t === 'release' && b.released === true) return `a stale token released a live grant: Release by ${who}${req.lease === 0 ? ' without lease_id' : ''} answered released`;
-    if (req.t === 'resign' && b.resigned === true) return `a stale leadership resigned: Resign by ${who} answered resigned`;
-    if (req.t === 'proclaim') return `a stale leadership proclaimed: Proclaim by ${who} was accepted`;
-    if (req.t === 'fenceWrite') return `a stale token wrote: Fence.Write(lock = ${req.name}) by ${who} was accepted`;
+    const who = `the ended grant (token ${g?.token}, lease ${g?.lease})${req.t === 'release' && req.lease === 0 ? ', without lease_id' : ''}`;
+    const broken = staleActBroken(req.t, b, who);
+    if (broken) return broken;
   }
   if (req.t === 'cancelWait' && (b.released === true || b.removed === true)) return `a third party's CancelWait (an index read from a QUEUED event, not the waiter's request id) ${b.released ? 'released the grant handed to' : 'took out of the queue'} lease ${req.lease}`;
   if (req.t === 'inspect' && at.election && Array.isArray(b.holders) && b.holders.length > 1) return `at most one leader per election: ${req.name} has ${b.holders.length} holders`;

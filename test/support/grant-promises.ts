@@ -1,0 +1,36 @@
+// The proto's promises about a grant that has ended, written once for every harness that judges
+// recipes from the outside: the recipe property test (test/lockd/api/recipe-checks.ts) and the
+// fault suite (test/faults/stale-check.ts). "Ended" means the caller learned it definitely: its own
+// Release or Resign was answered, or its lease's Revoke was. From then on its token names a grant
+// that is over (a token names one grant: proto ReleaseRequest.lease_id, FenceWriteRequest.lock), so
+//  - Release(token) must not answer released = true,
+//  - Resign(leader key) must not answer resigned = true,
+//  - Proclaim(leader key) must not be accepted,
+//  - Fence.Write / Fence.Delete with lock = the name must not be accepted.
+// Any of these succeeding means a paused client acted as the live holder of someone else's grant.
+
+/** A call by which a holder acts on its grant. */
+export type GrantAct = 'release' | 'resign' | 'proclaim' | 'fenceWrite' | 'fenceDelete';
+
+/** Whether a successful answer to `act` says the call acted on a grant (Release and Resign can answer "nothing to do"). */
+export function actedOnGrant(act: GrantAct, answer: { readonly released?: unknown; readonly resigned?: unknown }): boolean {
+  if (act === 'release') return answer.released === true;
+  if (act === 'resign') return answer.resigned === true;
+  return true;
+}
+
+const WHAT: Record<GrantAct, string> = {
+  release: 'a stale token released a live grant: Release answered released',
+  resign: 'a stale leadership resigned: Resign answered resigned',
+  proclaim: 'a stale leadership proclaimed: Proclaim was accepted',
+  fenceWrite: 'a stale token wrote: Fence.Write with lock was accepted',
+  fenceDelete: 'a stale token deleted: Fence.Delete with lock was accepted',
+};
+
+/**
+ * What a successful answer to a call made with an ended grant broke, or undefined. `who` names the
+ * ended grant for the message (its token and lease).
+ */
+export function staleActBroken(act: GrantAct, answer: { readonly released?: unknown; readonly resigned?: unknown }, who: string): string | undefined {
+  return actedOnGrant(act, answer) ? `${WHAT[act]} (by ${who}, whose grant had ended)` : undefined;
+}
