@@ -12,12 +12,13 @@
 //    the lease expire — both start the delay. The nemesis pauses and kills holders too;
 //  - election (RECIPE.election): Campaign (waits), Proclaim 0–2 new values, maybe a Leader read,
 //    then Resign (80 %), revoke the lease (10 %) or let it expire (10 %); Leader reads on their own;
-//  - stale actors (staleMove, 15 % of rounds once it has one): with a grant it knows has ended (its
+//  - stale actors (staleMove, 30 % of rounds once it has one, mostly the grant just ended): with a grant it knows has ended (its
 //    own Release or Resign answered, its lease's Revoke answered), a Release (with or without
 //    lease_id), a Fence.Write or Fence.Delete with lock = the name (key stale/<client>), a Proclaim or
 //    a Resign — each must change nothing (stale-check.ts);
-//  - mixed recipes (crossMove, 8 % of rounds): SetPermits or a Lock.Acquire (shared, permits 2 or
-//    exclusive) on the election's name, a Campaign on the semaphore's or read-write lock's name, a
+//  - mixed recipes (crossMove, 12 % of rounds): SetPermits or a Lock.Acquire (shared, permits 2 or
+//    exclusive) on the election's name; an impatient waiter that, while its Campaign or semaphore
+//    Acquire waits, calls SetPermits on that name; a Campaign on the semaphore's or read-write lock's name, a
 //    shared Acquire on the semaphore, permits 2 on the read-write lock; granted, it holds briefly
 //    and lets go. The holder checkers judge those grants with the others of the name;
 //  - all along, an Election.Observe stream (on a random node, replaced by a new one when it ends and
@@ -172,7 +173,8 @@ function endGrant(g: GrantKey): void {
  * changed anything.
  */
 async function staleMove(): Promise<void> {
-  const g = rng.pick(ended);
+  // Mostly the grant that has just ended (its co-holders, granted by the same entry, may still hold).
+  const g = rng.chance(0.6) ? ended[ended.length - 1] : rng.pick(ended);
   const requestId = newId();
   const r = rng.float();
   if (g.election) {
@@ -215,18 +217,19 @@ async function staleMove(): Promise<void> {
  */
 async function crossMove(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   const r = rng.float();
-  if (r < 0.2) {
-    const requestId = newId();
-    const permits = rng.range(2, 3);
-    await recorded('setpermits', { name: RECIPE.election, permits, requestId, cross: true },
-      (i, q: SetPermitsRequest, t) => unaryCall<SetPermitsRequest, SetPermitsResponse__Output>((x, op, cb) => ep(i).lock.SetPermits(x, op, cb), q, t),
-      { name: RECIPE.election, permits, requestId }, (v) => ({ previous: v.previous, granted: v.granted }));
+  if (r < 0.1) {
+    await setPermits(RECIPE.election, rng.range(2, 3), true);
     return lease;
   }
-  if (r < 0.45) return campaignFor(rng.chance(0.5) ? RECIPE.semaphore : RECIPE.rw, lease, true);
+  // An impatient waiter: while its own Campaign or semaphore Acquire waits, it asks SetPermits to
+  // make room. On an election that must be refused; on a semaphore it may grant several waiters in
+  // one entry (grants that must still get tokens of their own).
+  if (r < 0.2) return campaignFor(RECIPE.election, lease, false, rng.range(2, 3));
+  if (r < 0.35) return semaphore(lease, Math.min(3, permitsBelief + 1));
+  if (r < 0.55) return campaignFor(rng.chance(0.5) ? RECIPE.semaphore : RECIPE.rw, lease, true);
   const ask =
-    r < 0.7 ? { name: RECIPE.election, a: rng.pick([{ shared: true }, { permits: 2 }, {}]) }
-      : r < 0.85 ? { name: RECIPE.semaphore, a: { shared: true, permits: permitsBelief } }
+    r < 0.75 ? { name: RECIPE.election, a: rng.pick([{ shared: true }, { permits: 2 }, {}]) }
+      : r < 0.88 ? { name: RECIPE.semaphore, a: { shared: true, permits: permitsBelief } }
         : { name: RECIPE.rw, a: { permits: 2 } };
   const g = await racquire(ask.name, lease, { wait: false, ...ask.a, cross: true });
   return afterAcquire(lease, g, async (token) => {
@@ -254,13 +257,15 @@ async function learnPermits(): Promise<void> {
 }
 
 /** Each recipe returns the lease to go on with (undefined: it was revoked or abandoned). */
-async function semaphore(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
-  const g = await racquire(RECIPE.semaphore, lease, { wait: rng.chance(cfg!.waitShare), permits: permitsBelief });
+/** impatientPermits: wait, and SetPermits(that) while waiting (crossMove). */
+async function semaphore(lease: LeaseKeeper, impatientPermits?: number): Promise<LeaseKeeper | undefined> {
+  const ask = racquire(RECIPE.semaphore, lease, { wait: impatientPermits !== undefined || rng.chance(cfg!.waitShare), permits: permitsBelief });
+  const g = impatientPermits === undefined ? await ask : await impatient(ask, RECIPE.semaphore, impatientPermits, false);
   if (g.kind === 'refused' && g.code === 'FAILED_PRECONDITION') await learnPermits();
   return afterAcquire(lease, g, async (token) => {
     // The admin changes the permits while it holds the name (a free name has none to change: NOT_FOUND).
     if (cfg!.admin && now() >= nextSetPermits) {
-      await setPermits();
+      await setPermits(RECIPE.semaphore, rng.range(1, 3), false);
       nextSetPermits = now() + rng.range(1000, 4000);
     }
     await hold(RECIPE.semaphore, token, holdMs());
@@ -310,12 +315,13 @@ async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
 }
 
 /** Campaign for name (cross: a mixed-recipe move on another recipe's name), lead a while, let go. */
-async function campaignFor(name: string, lease: LeaseKeeper, cross: boolean): Promise<LeaseKeeper | undefined> {
+async function campaignFor(name: string, lease: LeaseKeeper, cross: boolean, impatientPermits?: number): Promise<LeaseKeeper | undefined> {
   const value = newId();
   const requestId = newId();
-  const o = await recorded('campaign', { name, leaseId: lease.leaseId, value, requestId, ...(cross ? { cross } : {}) },
+  const ask = recorded('campaign', { name, leaseId: lease.leaseId, value, requestId, ...(cross ? { cross } : {}) },
     (i, q: CampaignRequest, t) => unaryCall<CampaignRequest, CampaignResponse__Output>((r, op, cb) => ep(i).election.Campaign(r, op, cb), q, t),
     { name, leaseId: lease.leaseId, value, requestId }, (v) => ({ token: v.leader?.fencingToken ?? 0 }), cfg!.acquireWaitMs);
+  const o = impatientPermits === undefined ? await ask : await impatient(ask, name, impatientPermits, true);
   const g = outcome(o, (v) => ({ kind: 'acquired', token: v.leader?.fencingToken ?? 0 }));
   return afterAcquire(lease, g, async (token) => {
     const key = { name, leaseId: lease.leaseId, fencingToken: token };
@@ -349,13 +355,20 @@ async function leaderRead(): Promise<void> {
     { name }, (v) => ({ leaseId: v.leader?.leaseId ?? 0, token: v.leader?.fencingToken ?? 0, value: v.value }));
 }
 
-async function setPermits(): Promise<void> {
-  const name = RECIPE.semaphore;
-  const permits = rng.range(1, 3);
+async function setPermits(name: string, permits: number, cross: boolean): Promise<void> {
   const requestId = newId();
-  await recorded('setpermits', { name, permits, requestId },
+  await recorded('setpermits', { name, permits, requestId, ...(cross ? { cross } : {}) },
     (i, q: SetPermitsRequest, t) => unaryCall<SetPermitsRequest, SetPermitsResponse__Output>((r, op, cb) => ep(i).lock.SetPermits(r, op, cb), q, t),
     { name, permits, requestId }, (v) => ({ previous: v.previous, granted: v.granted }));
+}
+
+/** A waiting call that, still waiting after 50–300 ms, asks SetPermits(name, permits) meanwhile. */
+async function impatient<T>(call: Promise<T>, name: string, permits: number, cross: boolean): Promise<T> {
+  let settled = false;
+  const done = call.finally(() => (settled = true));
+  await Promise.race([done, sleep(rng.range(50, 300))]);
+  if (!settled) await setPermits(name, permits, cross);
+  return done;
 }
 
 /** What follows an Acquire or Campaign: hold on success; a lost lease is replaced; an unknown outcome revokes it. */
@@ -428,9 +441,9 @@ async function main(): Promise<void> {
         continue;
       }
     }
-    if (ended.length > 0 && rng.chance(0.15)) await staleMove();
+    if (ended.length > 0 && rng.chance(0.3)) await staleMove();
     const r = rng.float();
-    if (r < 0.08) lease = await crossMove(lease);
+    if (r < 0.12) lease = await crossMove(lease);
     else if (r < 0.3) lease = await semaphore(lease);
     else if (r < 0.55) lease = await readWrite(lease);
     else if (r < 0.75) lease = await delayed(lease);

@@ -16,6 +16,8 @@ export const UNSTATED_VERSION = '0.1.0';
 export const FEATURES = {
   /** TickCommand.clusterVersion: the leader states the cluster version in its Ticks (a 0.1.0 replica refuses the field). */
   tickClusterVersion: '0.2.0',
+  /** TickCommand.expiryWork: a Tick ends at most that much expiry work (0.1.0 refuses the field, and ends every due lease). */
+  boundedExpiry: '0.2.0',
 } as const;
 export type Feature = keyof typeof FEATURES;
 
@@ -76,6 +78,17 @@ export function featureEnabled(feature: Feature, clusterVersion: string): boolea
  * when it differs from what this leader last stated in its term (`stated`), so the log records each
  * change once per term rather than in every Tick.
  */
+/**
+ * The expiry bound the leader's next Tick carries (TickCommand.expiryWork), or undefined for none
+ * (every due lease ends, the 0.1.0 meaning): set once every member is known to run a build that
+ * applies it. Without a cluster version to go by (`cv` undefined: a node that tracks no peers'
+ * versions, as in the simulator) every member is this build.
+ */
+export function tickExpiryWork(cv: { readonly version: string; readonly complete: boolean } | undefined, budget: number): number | undefined {
+  if (cv && (!cv.complete || !featureEnabled('boundedExpiry', cv.version))) return undefined;
+  return budget;
+}
+
 export function tickClusterVersion(cv: { readonly version: string; readonly complete: boolean }, stated: string | undefined): string | undefined {
   if (!cv.complete || !featureEnabled('tickClusterVersion', cv.version)) return undefined;
   return cv.version === stated ? undefined : cv.version;

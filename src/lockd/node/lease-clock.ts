@@ -38,12 +38,12 @@
 //    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
 import type { Logger } from 'pino';
 import type { Entry } from '../../raft/types.js';
-import { encodeCommand, leaderMargins, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type LockStateMachine, type TickCommand } from '../state-machine/index.js';
+import { encodeCommand, leaderMargins, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type LockStateMachine, type TickCommand } from '../state-machine/index.js';
 import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { NodeConfig } from './config.js';
 import type { RaftDriver } from './raft-driver.js';
 import type { TestFaults } from './test-faults.js';
-import { tickClusterVersion } from './cluster-version.js';
+import { tickClusterVersion, tickExpiryWork } from './cluster-version.js';
 
 /** Receives the lease's TTL once the Tick carrying its renewal is applied; 0 = the lease is gone. */
 export type RenewalReply = (ttlMs: number) => void;
@@ -262,8 +262,13 @@ export class LeaseClock {
     this.lastMark = raw > this.timing.maxElapsedMs ? now : this.lastMark + elapsedMs;
     const batch = this.takeBatch();
     // The cluster version, once every member decodes the field (cluster-version.ts): an older replica refuses it.
-    const clusterVersion = this.ctx.clusterVersion ? tickClusterVersion(this.ctx.clusterVersion(), this.statedVersion) : undefined;
-    const cmd: TickCommand = { type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()], ...(clusterVersion ? { clusterVersion } : {}) };
+    const cv = this.ctx.clusterVersion?.();
+    const clusterVersion = cv ? tickClusterVersion(cv, this.statedVersion) : undefined;
+    const expiryWork = tickExpiryWork(cv, MAX_TICK_EXPIRY_WORK);
+    const cmd: TickCommand = {
+      type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()],
+      ...(clusterVersion ? { clusterVersion } : {}), ...(expiryWork ? { expiryWork } : {}),
+    };
     const problem = validateCommand(cmd);
     if (problem) throw new LeaseClockInvariantError(`lease clock built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
     const flight: InFlight = { batch, epoch: this.epoch };

@@ -50,8 +50,8 @@ const AUTHORITY: readonly Field[] = [opt('principal', 'str', (v) => v === ANONYM
 const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ['Grant', [req('ttlMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), REQUEST_ID, ...AUTHORITY]],
   ['Revoke', [req('leaseId', 'num'), REQUEST_ID, ...AUTHORITY]],
-  // clusterVersion came later (lockd 0.2.0): appended; a leader states it only when every member decodes it.
-  ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums'), opt('clusterVersion', 'str', empty)]],
+  // clusterVersion and expiryWork came later (lockd 0.2.0): appended; a leader sets them only when every member decodes them.
+  ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums'), opt('clusterVersion', 'str', empty), opt('expiryWork', 'num', zero)]],
   [
     'Acquire',
     [

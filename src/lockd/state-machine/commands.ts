@@ -58,6 +58,14 @@ export interface TickCommand {
    * refuses the field, so a leader states it only once every member runs 0.2.0 or newer.
    */
   readonly clusterVersion?: string;
+  /**
+   * At most this much expiry work (a lease ended costs 1 + its locks and waits) in this Tick: the due
+   * leases beyond it stay pending, dead for every check, and later Ticks end them (MAX_TICK_EXPIRY_WORK).
+   * Absent: every due lease ends in this Tick, as lockd 0.1.0 applies every Tick — so an entry means the
+   * same on every build that applies it, on replay too. Added in lockd 0.2.0 (a 0.1.0 replica refuses
+   * the field): a leader sets it only once every member runs 0.2.0 or newer.
+   */
+  readonly expiryWork?: number;
 }
 
 /**

@@ -11,7 +11,7 @@ import { newLease } from './state.js';
 import { endDelay, grantWaiters, releaseHolder, removeWaiter } from './lock-transitions.js';
 import { check } from './invariant-error.js';
 import { sortedNames } from './order.js';
-import { MAX_LEASES, MAX_TICK_EXPIRY_WORK } from './limits.js';
+import { MAX_LEASES } from './limits.js';
 import { leaseDeadline } from './deadline-margin.js';
 import { ANONYMOUS } from './acl-table.js';
 import { liveLease } from './lease-live.js';
@@ -74,7 +74,7 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
     }
     renewed.push({ leaseId: id, ttlMs: lease.ttlMs });
   }
-  const expiring = dueBatch(state);
+  const expiring = dueBatch(state, cmd.expiryWork ?? Infinity);
   endLeases(state, ctx, expiring, 'expired');
   // Then the lock-delays this Tick reaches, from their own index: a delay set just now by
   // an expiry above ends later (now + delay > now). Its waiters are granted by this entry.
@@ -88,18 +88,19 @@ export function applyTick(state: MachineState, ctx: ApplyContext, cmd: TickComma
 
 /**
  * The leases this Tick ends: the due ones in (deadline, id) order — the earliest deadline first, so
- * none waits behind later ones — up to MAX_TICK_EXPIRY_WORK (limits.ts), at least one. They are ended
+ * none waits behind later ones — up to the Tick's expiryWork (MAX_TICK_EXPIRY_WORK from a 0.2.0
+ * leader; absent, all of them, as 0.1.0 did), at least one. They are ended
  * ascending by id (the order a Tick has always ended them in). The index hands them over without
  * visiting the leases that are not due.
  */
-function dueBatch(state: MachineState): LeaseRecord[] {
+function dueBatch(state: MachineState, budget: number): LeaseRecord[] {
   const batch: LeaseRecord[] = [];
   let work = 0;
   for (const id of state.expiry.dueInOrder(state.now)) {
     const lease = state.leases.get(id);
     check(lease && lease.deadline <= state.now, 'expiry-index', () => `the expiry index lists lease ${id} as due at ${state.now}, deadline ${lease?.deadline}`);
     const cost = 1 + lease.held.size + lease.waiting.size;
-    if (batch.length > 0 && work + cost > MAX_TICK_EXPIRY_WORK) break;
+    if (batch.length > 0 && work + cost > budget) break;
     batch.push(lease);
     work += cost;
   }

@@ -16,6 +16,7 @@ import {
   MAX_PRINCIPAL_BYTES,
   MAX_REQUEST_ID_BYTES,
   MAX_TICK_ELAPSED_MS,
+  MAX_TICK_EXPIRY_WORK,
   MAX_TICK_RENEWALS,
   MAX_TTL_MS,
   MIN_TTL_MS,
@@ -215,6 +216,8 @@ function validateBody(cmd: Command): Problem | undefined {
       }
       if (cmd.clusterVersion !== undefined && (typeof cmd.clusterVersion !== 'string' || !CLUSTER_VERSION.test(cmd.clusterVersion)))
         return invalid('clusterVersion must be a MAJOR.MINOR.PATCH version');
+      if (cmd.expiryWork !== undefined && !(Number.isSafeInteger(cmd.expiryWork) && cmd.expiryWork >= 1 && cmd.expiryWork <= MAX_TICK_EXPIRY_WORK))
+        return invalid(`expiryWork must be an integer from 1 to ${MAX_TICK_EXPIRY_WORK}`);
       return undefined;
     }
     case 'Acquire':

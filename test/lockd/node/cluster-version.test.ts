@@ -3,7 +3,7 @@
 // previous release) or one whose version does not parse keeps every 0.2.0 feature shut. The real
 // feature it gates: TickCommand.clusterVersion, a field the previous release's decoder refuses.
 import { expect } from 'chai';
-import { FEATURES, UNSTATED_VERSION, clusterVersion, compareVersions, featureEnabled, tickClusterVersion, type MemberVersion } from '../../../src/lockd/node/cluster-version.js';
+import { FEATURES, UNSTATED_VERSION, clusterVersion, compareVersions, featureEnabled, tickClusterVersion, tickExpiryWork, type MemberVersion } from '../../../src/lockd/node/cluster-version.js';
 import { PeerDirectory } from '../../../src/lockd/node/peer-directory.js';
 import { LOCKD_VERSION, buildLine, versionInLine } from '../../../src/lockd/node/versions.js';
 import { decodeCommand, encodeCommand, validateCommand } from '../../../src/lockd/state-machine/index.js';
@@ -46,6 +46,18 @@ describe('cluster version', () => {
     expect(tickClusterVersion({ version: '0.2.0', complete: true }, undefined)).to.equal('0.2.0');
     expect(tickClusterVersion({ version: '0.2.0', complete: true }, '0.2.0')).to.equal(undefined);
     expect(tickClusterVersion({ version: '0.3.0', complete: true }, '0.2.0')).to.equal('0.3.0');
+  });
+
+  it('bounds a Tick\'s expiry work only when every member runs 0.2.0 or newer (else every due lease ends, as 0.1.0 applies it)', () => {
+    expect(tickExpiryWork({ version: '0.2.0', complete: true }, 4096)).to.equal(4096);
+    expect(tickExpiryWork({ version: '0.1.0', complete: true }, 4096)).to.equal(undefined);
+    expect(tickExpiryWork({ version: '0.2.0', complete: false }, 4096)).to.equal(undefined);
+    expect(tickExpiryWork(undefined, 4096)).to.equal(4096); // no peers' versions tracked: every member is this build
+    const bounded = { type: 'Tick', elapsedMs: 100, marginMs: 20, renewed: [7], expiryWork: 4096 } as const;
+    expect(decodeCommand(encodeCommand(bounded))).to.deep.equal(bounded);
+    expect(validateCommand({ ...bounded, expiryWork: 0 })?.message).to.match(/expiryWork/);
+    expect(validateCommand({ ...bounded, expiryWork: 4097 })?.message).to.match(/expiryWork/);
+    expect(validateCommand({ ...bounded, expiryWork: 1.5 })?.message).to.match(/expiryWork/);
   });
 
   it("the field is what the previous release refuses: a Tick without it encodes as before, with it a second presence bit is set", () => {

@@ -2,7 +2,7 @@
 
 import { expect } from 'chai';
 import type { ApplyOutput, ApplyResult, Command, Failure, StateEvent, Success } from '../../../src/lockd/state-machine/index.js';
-import { LockStateMachine, encodeCommand, grantToken } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_TICK_EXPIRY_WORK, encodeCommand, grantToken } from '../../../src/lockd/state-machine/index.js';
 
 export class Harness {
   readonly outputs: ApplyOutput[] = [];
@@ -48,8 +48,9 @@ export class Harness {
     return this.ok({ type: 'Acquire', name, leaseId, wait, requestId });
   }
 
-  tick(elapsedMs: number, renewed: number[] = [], marginMs = 0) {
-    return this.ok({ type: 'Tick', elapsedMs, marginMs, renewed });
+  /** A Tick as a 0.2.0 leader sends it: expiry bounded by MAX_TICK_EXPIRY_WORK (expiryWork undefined: unbounded, as 0.1.0). */
+  tick(elapsedMs: number, renewed: number[] = [], marginMs = 0, expiryWork: number | undefined = MAX_TICK_EXPIRY_WORK) {
+    return this.ok({ type: 'Tick', elapsedMs, marginMs, renewed, ...(expiryWork === undefined ? {} : { expiryWork }) });
   }
 
   /** Events of the last applied entry, as compact tuples [type, name, leaseId, token]. */

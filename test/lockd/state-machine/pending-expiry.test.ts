@@ -97,7 +97,7 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     const { h } = setUp();
     const restored = LockStateMachine.fromSnapshot(h.sm.snapshot());
     restored.checkInvariants();
-    const cmd = encodeCommand({ type: 'Tick', elapsedMs: 0, marginMs: 0, renewed: [] });
+    const cmd = encodeCommand({ type: 'Tick', elapsedMs: 0, marginMs: 0, renewed: [], expiryWork: MAX_TICK_EXPIRY_WORK });
     const x = h.sm.apply({ index: h.next, data: cmd });
     const y = restored.apply({ index: restored.appliedIndex + 1, data: cmd });
     expect(y).to.deep.equal(x);
@@ -118,7 +118,7 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     let ended = 0;
     let elapsed = 500;
     while (sm.hasLiveLeases()) {
-      const out = apply({ type: 'Tick', elapsedMs: elapsed, marginMs: 0, renewed: [] }).result as unknown as { expired: number[] };
+      const out = apply({ type: 'Tick', elapsedMs: elapsed, marginMs: 0, renewed: [], expiryWork: MAX_TICK_EXPIRY_WORK }).result as unknown as { expired: number[] };
       elapsed = 0;
       expect(out.expired.length).to.be.at.most(MAX_TICK_EXPIRY_WORK);
       ended += out.expired.length;
@@ -128,5 +128,21 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     expect(ended).to.equal(100_000);
     expect(ticks).to.equal(Math.ceil(80_000 / MAX_TICK_EXPIRY_WORK) + Math.ceil(20_000 / MAX_TICK_EXPIRY_WORK));
     sm.checkInvariants();
+  });
+
+  it('a Tick without expiryWork (from a 0.1.0 leader, or one that has not heard every member run 0.2.0) ends every due lease, as 0.1.0 did', () => {
+    const { h, v } = setUp();
+    // setUp's first Tick was bounded and left V pending; an unbounded Tick ends it and anything else due.
+    const out = h.tick(0, [], 0, undefined);
+    expect(out.expired).to.include(v);
+    expect(h.sm.inspectLock('a').held).to.equal(false);
+    h.sm.checkInvariants();
+    const sm = new LockStateMachine();
+    let index = 0;
+    const apply = (cmd: Command) => sm.apply({ index: ++index, data: encodeCommand(cmd) });
+    for (let i = 0; i < 3 * MAX_TICK_EXPIRY_WORK; i++) apply({ type: 'Grant', ttlMs: 1000, marginMs: 0 });
+    const all = apply({ type: 'Tick', elapsedMs: 1000, marginMs: 0, renewed: [] }).result as unknown as { expired: number[] };
+    expect(all.expired).to.have.length(3 * MAX_TICK_EXPIRY_WORK);
+    expect(sm.hasLiveLeases()).to.equal(false);
   });
 });
