@@ -232,21 +232,27 @@ export class LeaseClock {
   }
 
   /**
-   * Queued renewals want a Tick now: schedule one (once) for after the current input, or after the
-   * gap since the last proposal. With a Tick in flight, nothing: its answer() prompts again.
+   * Queued renewals, or leases a bounded Tick left past their deadline (their cleanup pending), want
+   * a Tick now: schedule one (once) for after the current input, or after the gap since the last
+   * proposal. With a Tick in flight, nothing: its answer() prompts again. So a backlog of 100,000
+   * due leases is cleaned up by Ticks back to back, not one per interval.
    */
   private prompt(): void {
-    if (!this.timer || this.inflight || this.promptEpoch === this.epoch || this.pending.size === 0) return;
+    if (!this.timer || this.inflight || this.promptEpoch === this.epoch || !this.wantsTick()) return;
     const epoch = (this.promptEpoch = this.epoch);
     const fire = () => {
       if (this.promptEpoch !== epoch) return; // stepped down (or re-elected) since
       this.promptEpoch = -1;
       this.promptTimer = undefined;
-      if (this.pending.size > 0) this.proposeTick(this.now());
+      if (this.wantsTick()) this.proposeTick(this.now());
     };
     const wait = this.lastProposedAt + RENEWAL_TICK_GAP_MS - this.now();
     if (wait > 0) this.promptTimer = this.clock.after(Math.ceil(wait), fire);
     else this.clock.soon(fire);
+  }
+
+  private wantsTick(): boolean {
+    return this.pending.size > 0 || this.ctx.stateMachine.cleanupPending();
   }
 
   /** Propose the next Tick (none while one is in flight, or when idle). */
@@ -378,7 +384,8 @@ export class LeaseClock {
     const ttl = new Map(r.renewed.map((x) => [x.leaseId, x.ttlMs]));
     for (const [id, replies] of flight.batch) this.reply(id, replies, ttl.get(id) ?? 0);
     if (r.expired.length > 0) this.logger.debug({ event: 'tick', index: out.index, now: r.now, expired: r.expired }, 'tick expired leases');
-    // Renewals that arrived while this Tick was in flight ride the next, now (or after the gap).
+    // Renewals that arrived while this Tick was in flight ride the next, now (or after the gap), and
+    // a cleanup backlog this Tick left (bounded expiry) is worked off the same way.
     // Not after a refused or lost Tick: those retry on the interval, so a failing log is not hammered.
     this.prompt();
   }

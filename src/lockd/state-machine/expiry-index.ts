@@ -77,6 +77,11 @@ export class ExpiryIndex<K extends number | string = number> {
     return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  /** Whether any id is due at `now` (deadline <= now): O(1), the heap's root. */
+  hasDue(now: number): boolean {
+    return this.ids.length > 0 && this.deadlines[0] <= now;
+  }
+
   /**
    * The ids due at `now` in (deadline, id) order, earliest first, produced lazily: taking the first k
    * costs O(k log k) whatever the heap holds. The order depends only on the (deadline, id) pairs, not

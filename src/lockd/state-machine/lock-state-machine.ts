@@ -304,6 +304,11 @@ export class LockStateMachine {
     return this.s.leases.size > 0;
   }
 
+  /** Whether leases past their deadline await cleanup (a bounded Tick left them: the next Tick should come at once). */
+  cleanupPending(): boolean {
+    return this.s.expiry.hasDue(this.s.now);
+  }
+
   /** The whole state for a viewer (the study dashboard), each table cut to `limit` rows; `only`: what this viewer may see. */
   view(limit: number, only?: ViewFilter): MachineView {
     return machineView(this.s, limit, only);

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { LeaseClock, RENEWAL_TICK_GAP_MS } from '../../../src/lockd/node/lease-clock.js';
 import type { Clock, ClockTimer } from '../../../src/lockd/node/clock.js';
 import type { NodeContext } from '../../../src/lockd/node/node-context.js';
-import { LockStateMachine, leaderMargins, driftAllowanceMs } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_TICK_EXPIRY_WORK, leaderMargins, driftAllowanceMs } from '../../../src/lockd/state-machine/index.js';
 import { FakeDriver } from './fake-driver.js';
 
 const silent = pino({ level: 'silent' });
@@ -149,5 +149,30 @@ describe('lease: a renewal prompts a Tick at once', function () {
     await turns(3);
     expect(driver.ticks).to.have.length(0);
     expect(ttl).to.equal(-1); // dropped unanswered: the client resends to the new leader
+  });
+
+  it('a cleanup backlog left by a bounded Tick prompts the next Ticks back to back, not one per interval', async () => {
+    const { driver, clock, sm, hand } = setup();
+    const doomed = driver.grant(3 * MAX_TICK_EXPIRY_WORK, 500);
+    const [keeper] = driver.grant(1, TTL);
+    driver.elect(1);
+    driver.apply(new Uint8Array(0));
+    // Five renewals of a kept lease prompt five Ticks (each counts at most 200 ms), which pass the
+    // doomed leases' deadlines; no interval fires (HandClock.every never does).
+    for (let i = 0; i < 5; i++) {
+      hand.advance(200);
+      clock.renew(keeper, () => undefined);
+      await turns(3);
+    }
+    // Nothing is queued now: only the backlog can ask for more Ticks.
+    for (let i = 0; i < 6; i++) {
+      hand.advance(RENEWAL_TICK_GAP_MS);
+      await turns(3);
+    }
+    expect(sm.cleanupPending()).to.equal(false);
+    expect(doomed.filter((id) => sm.hasLease(id))).to.deep.equal([]);
+    expect(driver.ticks.length, 'Ticks beyond the five renewals: prompted by the backlog').to.be.above(5);
+    for (const t of driver.ticks) expect(t.expiryWork).to.equal(MAX_TICK_EXPIRY_WORK);
+    sm.checkInvariants();
   });
 });
