@@ -123,6 +123,10 @@ describe('lockd restore (in process)', () => {
     writeFileSync(bad, b);
     expect(await run(['--data-dir', join(base, 'n7'), '--id', 'n1', '--from', bad, '--peers', peers, '--cluster-id-file', join(base, 'y')])).to.equal(3);
     expect(text(err)).to.match(/checksum mismatch/);
+    // A directory given as the backup (e.g. the node's own data dir): refused by name, exit 3, nothing made.
+    expect(await run(['--data-dir', join(base, 'n4'), '--id', 'n1', '--from', base, '--peers', peers, '--cluster-id-file', join(base, 'w')])).to.equal(3);
+    expect(text(err)).to.match(/not a file \(a directory\)/);
+    expect(existsSync(join(base, 'n4'))).to.equal(false);
     expect(await run(['--data-dir', join(base, 'n6'), '--id', 'n1', '--peers', peers])).to.equal(2);
     expect(await run(['--data-dir', join(base, 'n5'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', join(base, 'z'), '--bump-index=-1'])).to.equal(2);
     expect(text(err)).to.match(/--bump-index must be an integer ≥ 0, got "-1"/);

@@ -80,8 +80,11 @@ async function restore(argv: readonly string[]): Promise<string> {
   // The backup: checksum, header, and the state as a node would restore it (decode, invariant sweep).
   let size: number;
   try {
-    size = statSync(from).size;
+    const st = statSync(from);
+    if (!st.isFile()) throw new Refusal(`--from ${from}: not a file (${st.isDirectory() ? 'a directory' : 'not a regular file'}); pass the backup file lockctl snapshot save wrote`);
+    size = st.size;
   } catch (e) {
+    if (e instanceof Refusal) throw e;
     throw new Refusal(`--from ${from}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   if (size > MAX_BACKUP_BYTES) throw new Refusal(`--from ${from}: ${size} bytes, larger than any backup`);
