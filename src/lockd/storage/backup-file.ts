@@ -129,6 +129,7 @@ function checkHeader(raw: unknown): BackupHeader {
     stateBytes: uint('stateBytes'),
   };
   if (h.index < 1) throw new BackupFileError('header index is 0: a backup reflects at least one applied entry');
+  if (h.term < 1) throw new BackupFileError('header term is 0: the entry a backup reflects was written in a term of at least 1');
   if (h.voters.length === 0) throw new BackupFileError('header names no voters');
   return h;
 }

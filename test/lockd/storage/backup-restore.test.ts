@@ -47,6 +47,9 @@ describe('backup file', () => {
     expect(() => decodeBackup(damaged)).to.throw(BackupFileError, /checksum mismatch/);
     expect(() => decodeBackup(bytes.subarray(0, bytes.length - 10))).to.throw(BackupFileError, /checksum mismatch/);
     expect(() => decodeBackup(Buffer.from('hello world, this is not a backup at all, nope'))).to.throw(BackupFileError, /not a lockd backup/);
+    // Well-formed and checksummed, but crafted: an entry at index >= 1 has a term >= 1.
+    const crafted = encodeBackup({ ...header, term: 0 }, state);
+    expect(() => decodeBackup(crafted)).to.throw(BackupFileError, /header term is 0/);
   });
 });
 
