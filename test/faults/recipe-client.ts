@@ -17,8 +17,8 @@
 //    lease_id), a Fence.Write or Fence.Delete with lock = the name (key stale/<client>), a Proclaim or
 //    a Resign — each must change nothing (stale-check.ts);
 //  - mixed recipes (crossMove, 12 % of rounds): SetPermits or a Lock.Acquire (shared, permits 2 or
-//    exclusive) on the election's name; an impatient waiter that, while its Campaign or semaphore
-//    Acquire waits, calls SetPermits on that name; a Campaign on the semaphore's or read-write lock's name, a
+//    exclusive) on the election's name; an impatient waiter (also one campaign in five and one
+//    semaphore round in seven) that, while its Campaign or Acquire waits, calls SetPermits on that name; a Campaign on the semaphore's or read-write lock's name, a
 //    shared Acquire on the semaphore, permits 2 on the read-write lock; granted, it holds briefly
 //    and lets go. The holder checkers judge those grants with the others of the name;
 //  - all along, an Election.Observe stream (on a random node, replaced by a new one when it ends and
@@ -311,7 +311,8 @@ async function endHold(lease: LeaseKeeper, normal: () => Promise<LeaseKeeper | u
 }
 
 async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
-  return campaignFor(RECIPE.election, lease, false);
+  // One campaign in five is impatient: waiting, it asks SetPermits to make room (must be refused).
+  return campaignFor(RECIPE.election, lease, false, rng.chance(0.2) ? rng.range(2, 3) : undefined);
 }
 
 /** Campaign for name (cross: a mixed-recipe move on another recipe's name), lead a while, let go. */
@@ -444,7 +445,7 @@ async function main(): Promise<void> {
     if (ended.length > 0 && rng.chance(0.3)) await staleMove();
     const r = rng.float();
     if (r < 0.12) lease = await crossMove(lease);
-    else if (r < 0.3) lease = await semaphore(lease);
+    else if (r < 0.3) lease = await semaphore(lease, rng.chance(0.15) ? Math.min(3, permitsBelief + 1) : undefined);
     else if (r < 0.55) lease = await readWrite(lease);
     else if (r < 0.75) lease = await delayed(lease);
     else if (r < 0.92) lease = await election(lease);

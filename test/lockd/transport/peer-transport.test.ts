@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { type Message, message } from '../../../src/raft/types.js';
 import { raftProto } from '../../../src/proto/raft.js';
-import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../../src/lockd/transport/metadata.js';
+import { CLUSTER_ID_HEADER, MAX_BUILD_LENGTH, NODE_ID_HEADER, VERSION_HEADER, type StatedAddresses } from '../../../src/lockd/transport/metadata.js';
 import { messageToProto } from '../../../src/lockd/transport/convert.js';
 import { type TestNode, attach, startCluster, startServer, stopNode, waitFor } from './harness.js';
 
@@ -118,6 +118,40 @@ describe('PeerTransport', () => {
       expect(err?.code).to.equal(grpc.status.FAILED_PRECONDITION);
       expect(err?.details).to.include('envelope tagged with cluster id "c9"');
       expect(n2.received.map((m) => m.entries[0].index)).to.deep.equal([1]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('takes an oversized lockd-version header cut to its bound, and serves the next stream after a 256 KB one', async () => {
+    const stated: StatedAddresses[] = [];
+    nodes = await startCluster(['n1', 'n2'], { onAddresses: (_id, s) => (stated.push(s), true) });
+    const n2 = nodes[1];
+    const client = new raftProto.raft.v1.Raft(`127.0.0.1:${n2.port}`, grpc.credentials.createInsecure());
+    const stream = (build: string, index: number) =>
+      new Promise<grpc.ServiceError | null>((resolve) => {
+        const md = new grpc.Metadata();
+        md.set(CLUSTER_ID_HEADER, 'c1');
+        md.set(NODE_ID_HEADER, 'n1');
+        md.set(VERSION_HEADER, build);
+        const call = client.Stream(md, (e) => resolve(e));
+        call.write({ clusterId: 'c1', senderId: 'n1', message: messageToProto(app('n1', 'n2', index)) });
+        setTimeout(() => call.end(), 200);
+      });
+    try {
+      // 6 KB: within grpc-js's metadata limit; the node keeps MAX_BUILD_LENGTH characters of it.
+      await stream(`lockd 9.9.9 ${'x'.repeat(6000)}`, 1);
+      await waitFor('the envelope on the 6 KB stream is delivered', () => n2.received.some((m) => m.entries[0]?.index === 1));
+      const big = stated.find((s) => s.build?.startsWith('lockd 9.9.9'));
+      expect(big?.build).to.have.length(MAX_BUILD_LENGTH);
+      // 256 KB: past the HTTP/2 header list the server takes; the stream is reset before lockd sees
+      // it (nothing delivered), and the node serves the next stream.
+      const err = await stream(`lockd 8.8.8 ${'y'.repeat(256 * 1024)}`, 2);
+      expect(err?.details).to.match(/RST_STREAM/);
+      expect(n2.received.some((m) => m.entries[0]?.index === 2)).to.equal(false);
+      for (const s of stated) expect(s.build?.length ?? 0).to.be.at.most(MAX_BUILD_LENGTH);
+      await stream('lockd 0.2.0', 3);
+      await waitFor('a normal stream after it is served', () => n2.received.some((m) => m.entries[0]?.index === 3));
     } finally {
       client.close();
     }
