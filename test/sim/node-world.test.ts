@@ -11,11 +11,11 @@ import { runNodeSeed, type NodeRunReport } from './node/run.js';
 const CLEAN_SEEDS = [1, 2, 3, 4, 5, 6];
 /** First seed that caught each bug (npm run sim -- --app node --catch-rates; README's table). */
 const FIRST_CAUGHT: Record<NodeBug, number> = {
-  'snapshot-install-no-events': 5,
+  'snapshot-install-no-events': 1,
   'wait-not-settled': 1,
   'lease-clock-wall-time': 1,
-  'forwarder-drops-request-id': 2,
-  'shared-token-release': 3,
+  'forwarder-drops-request-id': 3,
+  'shared-token-release': 1,
 };
 
 const show = (r: NodeRunReport) => r.violations.slice(0, 3).map((v) => `seed ${r.seed}: ${v.kind} at ${v.at} ms: ${v.message}`).join('\n');
