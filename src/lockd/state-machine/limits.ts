@@ -65,11 +65,37 @@ export const MAX_LOCKS = 100_000;
 /** Client request ids (dedup keys). */
 export const MAX_REQUEST_ID_BYTES = 128;
 /**
- * Remembered request ids; the oldest is forgotten first (FIFO). Shared by every client and every
- * mutating command, so a client sending many calls shortens everyone's window for a late attempt to
- * be recognised (after it, a late attempt applies as a new call). A per-principal table is access control's.
+ * Remembered request ids; the oldest is forgotten first (FIFO). Before quotas (entries without the
+ * `quota` mark) one window shared by every client and every mutating command, so a client sending
+ * many calls shortened everyone's window for a late attempt to be recognised. With quotas each
+ * principal has its own window (its `dedupIds` quota: its oldest id goes first), and
+ * DEDUP_CAPACITY_QUOTAS bounds them all together (the global oldest goes first past it).
  */
 export const DEDUP_CAPACITY = 10_000;
+export const DEDUP_CAPACITY_QUOTAS = 100_000;
+
+// Per-principal quotas (quotas.ts), in the replicated state: with --acl each principal is charged
+// for its own; without --acl every caller is one shared principal (SHARED_PRINCIPAL). An admin
+// changes a principal's with a QuotaSet entry (`lockctl acl quota`). The cluster-wide caps above
+// stay as the memory bound. Exceeded: RESOURCE_EXHAUSTED naming the quota, its value and the principal.
+
+/** A named principal's defaults (--acl): a tenth of the cluster each, so one cannot fill the cluster alone. */
+export const DEFAULT_QUOTA_LEASES = 10_000;
+/** Locks held plus waited for, over all of the principal's leases. */
+export const DEFAULT_QUOTA_LOCKS = 10_000;
+/** Request ids remembered for the principal (its dedup window). */
+export const DEFAULT_QUOTA_DEDUP_IDS = 10_000;
+/**
+ * The shared principal's defaults (no --acl): the cluster-wide caps, so a cluster without --acl
+ * behaves as before unless an admin lowers them.
+ */
+export const SHARED_QUOTA_LEASES = MAX_LEASES;
+export const SHARED_QUOTA_LOCKS = MAX_LEASES * MAX_LOCKS_PER_LEASE;
+export const SHARED_QUOTA_DEDUP_IDS = DEDUP_CAPACITY;
+/** Largest value a quota may be set to (an integer; 0 refuses everything of that kind). */
+export const MAX_QUOTA_VALUE = 1_000_000_000;
+/** Principals with quotas set (each a row in the state and the snapshot). */
+export const MAX_QUOTA_PRINCIPALS = 4096;
 /** Semaphore permits of one name (and holders of a shared lock): more is INVALID_ARGUMENT / waits. */
 export const MAX_PERMITS = 1024;
 /** Longest lock-delay an Acquire may ask for (ms of logical time; Chubby's and Consul's cap is a minute). */

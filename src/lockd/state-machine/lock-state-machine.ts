@@ -16,6 +16,7 @@ import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';
 import { authorize } from './authorize.js';
 import { applyAclGrant, applyAclRevoke } from './acl-commands.js';
+import { applyQuotaSet } from './quota-commands.js';
 import { aclAllows, type AclRule, type AclVerb } from './acl-table.js';
 import { checkInvariants } from './invariant-sweep.js';
 import { check } from './invariant-error.js';
@@ -187,6 +188,8 @@ export class LockStateMachine {
         return applyOnce(this.s, ctx, cmd, applyAclGrant);
       case 'AclRevoke':
         return applyOnce(this.s, ctx, cmd, applyAclRevoke);
+      case 'QuotaSet':
+        return applyOnce(this.s, ctx, cmd, applyQuotaSet);
     }
   }
 
