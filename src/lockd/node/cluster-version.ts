@@ -16,6 +16,12 @@ export const UNSTATED_VERSION = '0.1.0';
 export const FEATURES = {
   /** TickCommand.clusterVersion: the leader states the cluster version in its Ticks (a 0.1.0 replica refuses the field). */
   tickClusterVersion: '0.2.0',
+  /**
+   * Per-principal quotas (state-machine/quotas.ts): the leader marks client commands `quota` and
+   * proposes QuotaSet, which a build before quotas refuses (and it would apply the marked ones
+   * without them). 0.2.0 is unreleased: builds of it before quotas are not supported in a mixed cluster.
+   */
+  quotas: '0.2.0',
 } as const;
 export type Feature = keyof typeof FEATURES;
 
@@ -79,4 +85,9 @@ export function featureEnabled(feature: Feature, clusterVersion: string): boolea
 export function tickClusterVersion(cv: { readonly version: string; readonly complete: boolean }, stated: string | undefined): string | undefined {
   if (!cv.complete || !featureEnabled('tickClusterVersion', cv.version)) return undefined;
   return cv.version === stated ? undefined : cv.version;
+}
+
+/** Whether every member is known to run `feature` (heard from all, and the lowest version has it). */
+export function clusterHas(feature: Feature, cv: { readonly version: string; readonly complete: boolean }): boolean {
+  return cv.complete && featureEnabled(feature, cv.version);
 }

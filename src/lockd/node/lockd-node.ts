@@ -7,6 +7,7 @@ import { NodeSource } from '../observe/node-source.js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { StallWatch } from '../observe/stall-watch.js';
 import { loggerLimiter } from '../observe/log-limiter.js';
+import { clusterHas } from './cluster-version.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { AccessControl } from '../security/access-control.js';
@@ -160,7 +161,7 @@ export class LockdNode {
 
     const listeners = new Listeners(config, security, directory, refusals.log, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
-    const access = new AccessControl(config, stateMachine);
+    const access = new AccessControl(config, stateMachine, () => clusterHas('quotas', directory.clusterVersion()));
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
     const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, clusterVersion: () => directory.clusterVersion(), ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
     const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, refusals: refusals.log, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
