@@ -6,7 +6,7 @@ export * from './events.js';
 export * from './limits.js';
 export { grantToken, tokenIndex, firstTokenOf, TOKEN_ORDINAL_BITS, MAX_TOKEN_INDEX } from './token.js';
 export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';
-export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS } from './snapshot-codec.js';
+export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS, READABLE_SNAPSHOT_FORMATS } from './snapshot-codec.js';
 export { SHARED_PRINCIPAL, QUOTA_KEYS, QUOTA_NAMES, defaultQuotas, type QuotaKey, type Quotas, type QuotaOverrides } from './quotas.js';
 export { StateMachineInvariantError } from './invariant-error.js';
 export { DRIFT_BOUND_PPM, driftAllowanceMs, leaseDeadline, leaderMargins } from './deadline-margin.js';

@@ -39,6 +39,8 @@ import { QUOTA_KEYS, type QuotaKey } from './quotas.js';
 export const SNAPSHOT_FORMAT_VERSION = 9;
 /** The version before quotas: still written when the state fits it (see the top), and read. */
 export const SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS = 8;
+/** Every snapshot format this build reads (a backup's state format must be one). */
+export const READABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS, SNAPSHOT_FORMAT_VERSION];
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
