@@ -31,9 +31,9 @@ export const MAX_TICK_EXPIRY_WORK = 4096;
 
 // Quotas. A cluster-wide bound is one client's lever against everyone, so each
 // cluster-wide bound that a client's calls fill has a per-lease bound under it: one lease (one
-// holder) cannot spend it alone. One client with many leases still can: there is no identity to
-// charge yet. Once principals exist these become per-principal, and the cluster-wide
-// caps stay as the memory bound. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
+// holder) cannot spend it alone, and (below) per-principal quotas for leases, locks and request
+// ids: one principal with many leases cannot either. Fenced keys and election values are bounded
+// per lease and cluster-wide only. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
 
 /** Fenced store: value size (INVALID_ARGUMENT above) and live keys in the whole cluster. */
 export const MAX_FENCE_VALUE_BYTES = 65_536;
@@ -56,9 +56,9 @@ export const MAX_WAITERS_PER_LOCK = 1024;
 /** Locks one lease holds and waits for, together (each queue place may become a hold). */
 export const MAX_LOCKS_PER_LEASE = 1024;
 /**
- * Live leases and held locks in the whole cluster. Leases have no per-lease bound to sit under
- * (a Grant has no owner yet): one client can take all MAX_LEASES for up to MAX_TTL_MS, blocking
- * every Grant until they expire. A per-principal lease quota is not built yet.
+ * Live leases and held locks in the whole cluster. Under them, the per-principal quotas (below):
+ * with --acl one principal holds at most its `leases` quota. Without --acl every caller is one
+ * principal, whose default is this cap: one client can still take all MAX_LEASES.
  */
 export const MAX_LEASES = 100_000;
 export const MAX_LOCKS = 100_000;
