@@ -198,6 +198,7 @@ export interface QuotaSetCommand extends Authority {
   readonly leases?: number;
   readonly locks?: number;
   readonly dedupIds?: number;
+  readonly electionBytes?: number;
   readonly reset?: boolean;
   readonly requestId?: string;
 }

@@ -7,6 +7,7 @@ import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_L
 import { fits, holderOf } from './lock-transitions.js';
 import { firstTokenOf, tokenIndex } from './token.js';
 import { validateElectionValue } from './validate.js';
+import { utf8ByteLength } from './bytes.js';
 
 export function checkInvariants(s: MachineState): void {
   let holders = 0;
@@ -127,17 +128,24 @@ export function checkInvariants(s: MachineState): void {
 
 /** The derived per-owner counts (quotas.ts PrincipalUsage) equal a recount of the lease table. */
 function checkUsage(s: MachineState): void {
-  const counted = new Map<string, { leases: number; locks: number }>();
+  const counted = new Map<string, { leases: number; locks: number; electionBytes: number }>();
   let locks = 0;
   for (const l of s.leases.values()) {
-    const c = counted.get(l.owner) ?? { leases: 0, locks: 0 };
+    const c = counted.get(l.owner) ?? { leases: 0, locks: 0, electionBytes: 0 };
     c.leases++;
     c.locks += l.held.size + l.waiting.size;
     locks += l.held.size + l.waiting.size;
     counted.set(l.owner, c);
   }
+  for (const lock of s.locks.values())
+    for (const x of [...lock.holders, ...lock.waiters]) {
+      const owner = s.leases.get(x.leaseId)?.owner;
+      if (owner !== undefined) counted.get(owner)!.electionBytes += utf8ByteLength(x.value);
+    }
   const kept = s.usage.owners();
-  const same = kept.size === counted.size && [...counted].every(([o, c]) => kept.get(o)?.leases === c.leases && kept.get(o)?.locks === c.locks);
+  const same =
+    kept.size === counted.size &&
+    [...counted].every(([o, c]) => kept.get(o)?.leases === c.leases && kept.get(o)?.locks === c.locks && kept.get(o)?.electionBytes === c.electionBytes);
   check(same, 'quota-usage', () => `usage ${JSON.stringify([...kept])} for a recount of ${JSON.stringify([...counted])}`);
   check(s.usage.totals().leases === s.leases.size && s.usage.totals().locks === locks, 'quota-usage', () => `usage totals ${JSON.stringify(s.usage.totals())} for ${s.leases.size} leases, ${locks} locks`);
 }

@@ -12,7 +12,8 @@ import { failure } from './results.js';
 import { createLock, firstHolder, fits, grantNow, grantWaiters, holderOf, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
 import { check } from './invariant-error.js';
 import { MAX_LOCKS, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
-import { dedupCharge, lockQuotaFailure } from './quotas.js';
+import { dedupCharge, electionBytesFailure, lockQuotaFailure } from './quotas.js';
+import { utf8ByteLength } from './bytes.js';
 
 type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate' | 'delayRemainingMs'>;
 
@@ -195,6 +196,7 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   }
   lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid, lastAcquireRequestId: rid }) });
   if (!lease.waiting.has(cmd.name)) state.usage.lock(lease.owner, 1);
+  state.usage.value(lease.owner, value, 1);
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
@@ -214,7 +216,7 @@ const leaseFullFailure = (lease: LeaseRecord) =>
 
 /** Room for one more lock held or waited for: the lease's own bound, then its owner's `locks` quota. */
 function noRoom(state: MachineState, cmd: AcquireCommand, lease: LeaseRecord): Failure | undefined {
-  return leaseFull(lease) ? leaseFullFailure(lease) : lockQuotaFailure(state, cmd, lease);
+  return leaseFull(lease) ? leaseFullFailure(lease) : lockQuotaFailure(state, cmd, lease, utf8ByteLength(cmd.value ?? ''));
 }
 
 export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: ReleaseCommand): ResultFor<'Release'> {
@@ -253,7 +255,13 @@ export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: Procl
   check(lock.holders.length === 1 && !leader.shared && lock.permits === 1, 'one-leader', () => `election ${cmd.name} has ${lock.holders.length} holders, permits ${lock.permits}`);
   if (leader.token !== cmd.token || (byLease !== undefined && leader.leaseId !== byLease))
     return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`);
+  const lease = state.leases.get(leader.leaseId);
+  check(lease, 'held-locks-exist', () => `${cmd.name} is led by lease ${leader.leaseId}, which is not in the table`);
+  const over = electionBytesFailure(state, cmd, lease, utf8ByteLength(cmd.value) - utf8ByteLength(leader.value));
+  if (over) return over;
+  state.usage.value(lease.owner, leader.value, -1);
   leader.value = cmd.value;
+  state.usage.value(lease.owner, leader.value, 1);
   ctx.emit('PROCLAIMED', cmd.name, leader.leaseId, cmd.token);
   return { type: 'Proclaim', ok: true };
 }

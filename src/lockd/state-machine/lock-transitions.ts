@@ -67,6 +67,7 @@ function grant(
   lock.holders.push(h);
   state.grants.add(h.token, lock.name);
   if (!lease.held.has(lock.name)) state.usage.lock(lease.owner, 1);
+  state.usage.value(lease.owner, h.value, 1);
   lease.held.add(lock.name);
   ctx.emit('ACQUIRED', lock.name, lease.id, h.token);
   return h;
@@ -119,6 +120,7 @@ export function releaseHolder(
   const [h] = lock.holders.splice(i, 1);
   state.grants.remove(h.token, lock.name);
   if (holder.held.delete(lock.name)) state.usage.lock(holder.owner, -1);
+  state.usage.value(holder.owner, h.value, -1);
   ctx.emit(cause, lock.name, holder.id, h.token);
   if (lostLease && h.lockDelayMs > 0) {
     lock.delayUntil = Math.max(lock.delayUntil, state.now + h.lockDelayMs);
@@ -154,6 +156,7 @@ export function grantWaiters(state: MachineState, ctx: ApplyContext, lock: LockR
     const next = lock.waiters.shift()!;
     const lease = head;
     if (lease.waiting.delete(lock.name)) state.usage.lock(lease.owner, -1);
+    state.usage.value(lease.owner, next.value, -1);
     const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true, requestId: next.lastAcquireRequestId }, next.requestId);
     settleWaitRecords(state, lock.name, h);
   }
@@ -205,8 +208,9 @@ export function removeWaiter(
 ): boolean {
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
   if (i < 0) return false;
-  lock.waiters.splice(i, 1);
+  const [gone] = lock.waiters.splice(i, 1);
   if (lease.waiting.delete(lock.name)) state.usage.lock(lease.owner, -1);
+  state.usage.value(lease.owner, gone.value, -1);
   ctx.emit(cause, lock.name, lease.id, 0);
   // The wait ended without a grant: its requests' outcome is no longer "queued" and took nothing, so
   // forget them and a retry is applied afresh (a waiting retry is a waiting call: it has its own cleanup).

@@ -7,15 +7,18 @@
 // Pure: the overrides are replicated (QuotaSet entries, snapshots), the usage counts are derived.
 
 import type { Authority } from './commands.js';
-import type { LeaseRecord, MachineState } from './state.js';
+import type { LeaseRecord, LockRecord, MachineState } from './state.js';
+import { utf8ByteLength } from './bytes.js';
 import type { CommandType } from './commands.js';
 import { ANONYMOUS } from './acl-table.js';
 import { failure, type Failure } from './results.js';
 import {
   DEFAULT_QUOTA_DEDUP_IDS,
+  DEFAULT_QUOTA_ELECTION_BYTES,
   DEFAULT_QUOTA_LEASES,
   DEFAULT_QUOTA_LOCKS,
   SHARED_QUOTA_DEDUP_IDS,
+  SHARED_QUOTA_ELECTION_BYTES,
   SHARED_QUOTA_LEASES,
   SHARED_QUOTA_LOCKS,
 } from './limits.js';
@@ -23,18 +26,18 @@ import {
 /** Every caller, charged together, when rules are not enforced (no --acl). */
 export const SHARED_PRINCIPAL = '*';
 
-export type QuotaKey = 'leases' | 'locks' | 'dedupIds';
+export type QuotaKey = 'leases' | 'locks' | 'dedupIds' | 'electionBytes';
 /** In snapshot and display order. */
-export const QUOTA_KEYS: readonly QuotaKey[] = ['leases', 'locks', 'dedupIds'];
+export const QUOTA_KEYS: readonly QuotaKey[] = ['leases', 'locks', 'dedupIds', 'electionBytes'];
 /** The names operators use (lockctl, the API's messages). */
-export const QUOTA_NAMES: Readonly<Record<QuotaKey, string>> = { leases: 'leases', locks: 'locks', dedupIds: 'dedup_ids' };
-const WHAT: Readonly<Record<QuotaKey, string>> = { leases: 'live leases', locks: 'locks held or waited for', dedupIds: 'remembered request ids' };
+export const QUOTA_NAMES: Readonly<Record<QuotaKey, string>> = { leases: 'leases', locks: 'locks', dedupIds: 'dedup_ids', electionBytes: 'election_bytes' };
+const WHAT: Readonly<Record<QuotaKey, string>> = { leases: 'live leases', locks: 'locks held or waited for', dedupIds: 'remembered request ids', electionBytes: 'bytes of election values' };
 
 export type Quotas = Readonly<Record<QuotaKey, number>>;
 export type QuotaOverrides = Readonly<Partial<Record<QuotaKey, number>>>;
 
-const NAMED: Quotas = { leases: DEFAULT_QUOTA_LEASES, locks: DEFAULT_QUOTA_LOCKS, dedupIds: DEFAULT_QUOTA_DEDUP_IDS };
-const SHARED: Quotas = { leases: SHARED_QUOTA_LEASES, locks: SHARED_QUOTA_LOCKS, dedupIds: SHARED_QUOTA_DEDUP_IDS };
+const NAMED: Quotas = { leases: DEFAULT_QUOTA_LEASES, locks: DEFAULT_QUOTA_LOCKS, dedupIds: DEFAULT_QUOTA_DEDUP_IDS, electionBytes: DEFAULT_QUOTA_ELECTION_BYTES };
+const SHARED: Quotas = { leases: SHARED_QUOTA_LEASES, locks: SHARED_QUOTA_LOCKS, dedupIds: SHARED_QUOTA_DEDUP_IDS, electionBytes: SHARED_QUOTA_ELECTION_BYTES };
 
 export function defaultQuotas(principal: string): Quotas {
   return principal === SHARED_PRINCIPAL ? SHARED : NAMED;
@@ -69,13 +72,25 @@ export function leaseQuotaFailure(state: MachineState, cmd: Authority & { readon
   return used >= limit ? quotaFailure(cmd.type, 'leases', principal, limit) : undefined;
 }
 
-/** One more lock held or waited for by `lease` over its owner's `locks` quota (the shared one's without rules). */
-export function lockQuotaFailure(state: MachineState, cmd: Authority & { readonly type: CommandType }, lease: LeaseRecord): Failure | undefined {
+/**
+ * One more lock held or waited for by `lease`, carrying `valueBytes` of election value, over its
+ * owner's `locks` or `electionBytes` quota (the shared principal's without rules).
+ */
+export function lockQuotaFailure(state: MachineState, cmd: Authority & { readonly type: CommandType }, lease: LeaseRecord, valueBytes: number): Failure | undefined {
   if (!quotasApply(cmd)) return undefined;
   const principal = cmd.acl === true ? lease.owner : SHARED_PRINCIPAL;
-  const limit = state.quotas.of(principal).locks;
-  const used = state.usage.locks(cmd.acl === true ? lease.owner : undefined);
-  return used >= limit ? quotaFailure(cmd.type, 'locks', principal, limit) : undefined;
+  const owner = cmd.acl === true ? lease.owner : undefined;
+  const q = state.quotas.of(principal);
+  if (state.usage.locks(owner) >= q.locks) return quotaFailure(cmd.type, 'locks', principal, q.locks);
+  return electionBytesFailure(state, cmd, lease, valueBytes);
+}
+
+/** `addBytes` more election value bytes on `lease` over its owner's `electionBytes` quota (a Proclaim passes the growth). */
+export function electionBytesFailure(state: MachineState, cmd: Authority & { readonly type: CommandType }, lease: LeaseRecord, addBytes: number): Failure | undefined {
+  if (!quotasApply(cmd) || addBytes <= 0) return undefined;
+  const principal = cmd.acl === true ? lease.owner : SHARED_PRINCIPAL;
+  const limit = state.quotas.of(principal).electionBytes;
+  return state.usage.electionBytes(cmd.acl === true ? lease.owner : undefined) + addBytes > limit ? quotaFailure(cmd.type, 'electionBytes', principal, limit) : undefined;
 }
 
 /** The refusal: names the quota, its value and the principal. Changes nothing. */
@@ -100,7 +115,7 @@ export class QuotaTable {
   of(principal: string): Quotas {
     const o = this.rows.get(principal);
     const d = defaultQuotas(principal);
-    return o ? { leases: o.leases ?? d.leases, locks: o.locks ?? d.locks, dedupIds: o.dedupIds ?? d.dedupIds } : d;
+    return o ? { leases: o.leases ?? d.leases, locks: o.locks ?? d.locks, dedupIds: o.dedupIds ?? d.dedupIds, electionBytes: o.electionBytes ?? d.electionBytes } : d;
   }
 
   overridesOf(principal: string): QuotaOverrides {
@@ -124,6 +139,8 @@ export class QuotaTable {
 interface Counts {
   leases: number;
   locks: number;
+  /** UTF-8 bytes of the election values its grants and waits carry. */
+  electionBytes: number;
 }
 
 /**
@@ -134,7 +151,7 @@ interface Counts {
  */
 export class PrincipalUsage {
   private readonly byOwner = new Map<string, Counts>();
-  private readonly total: Counts = { leases: 0, locks: 0 };
+  private readonly total: Counts = { leases: 0, locks: 0, electionBytes: 0 };
 
   /** `owner` undefined: everyone (the shared principal). */
   leases(owner: string | undefined): number {
@@ -145,6 +162,15 @@ export class PrincipalUsage {
     return owner === undefined ? this.total.locks : (this.byOwner.get(owner)?.locks ?? 0);
   }
 
+  electionBytes(owner: string | undefined): number {
+    return owner === undefined ? this.total.electionBytes : (this.byOwner.get(owner)?.electionBytes ?? 0);
+  }
+
+  /** A grant or wait of `owner`'s with election value `value` came (+1) or went (-1). */
+  value(owner: string, value: string, by: 1 | -1): void {
+    if (value !== '') this.bump(owner, 'electionBytes', by * utf8ByteLength(value));
+  }
+
   lease(owner: string, by: 1 | -1): void {
     this.bump(owner, 'leases', by);
   }
@@ -153,14 +179,21 @@ export class PrincipalUsage {
     this.bump(owner, 'locks', by);
   }
 
-  rebuild(leases: Iterable<LeaseRecord>): void {
+  /** From the lease table and the locks (election values are on holders and waiters). */
+  rebuild(leases: Iterable<LeaseRecord>, locks: Iterable<LockRecord> = [], ownerOf: (leaseId: number) => string | undefined = () => undefined): void {
     this.byOwner.clear();
     this.total.leases = 0;
     this.total.locks = 0;
+    this.total.electionBytes = 0;
     for (const l of leases) {
       this.bump(l.owner, 'leases', 1);
       this.bump(l.owner, 'locks', l.held.size + l.waiting.size);
     }
+    for (const lock of locks)
+      for (const x of [...lock.holders, ...lock.waiters]) {
+        const owner = ownerOf(x.leaseId);
+        if (owner !== undefined) this.value(owner, x.value, 1);
+      }
   }
 
   /** Every owner's counts (the invariant sweep compares them with a recount). */
@@ -174,10 +207,10 @@ export class PrincipalUsage {
 
   private bump(owner: string, key: keyof Counts, by: number): void {
     let c = this.byOwner.get(owner);
-    if (!c) this.byOwner.set(owner, (c = { leases: 0, locks: 0 }));
+    if (!c) this.byOwner.set(owner, (c = { leases: 0, locks: 0, electionBytes: 0 }));
     c[key] += by;
     this.total[key] += by;
-    if (c.leases === 0 && c.locks === 0) this.byOwner.delete(owner);
+    if (c.leases === 0 && c.locks === 0 && c.electionBytes === 0) this.byOwner.delete(owner);
   }
 }
 

@@ -16,7 +16,7 @@
 // end with their lastAcquire request id (or null), after the (now always written) grant/queueing
 // request id (or null): [..., requestId | null, lastAcquireRequestId | null].
 // Version 8: a Grant record carries the principal that asked: [rid, 'G', ttl, leaseId, owner].
-// Version 9 (quotas): `quotas`, the admins' overrides, [[principal, leases, locks, dedupIds], ...]
+// Version 9 (quotas): `quotas`, the admins' overrides, [[principal, leases, locks, dedupIds, electionBytes], ...]
 // sorted by principal (null = the default); the principal each dedup record is charged to, as
 // `dedupOwners` (one index into `dedupPrincipals` per record, in the records' order); QuotaSet
 // records (Q). A state with no override, no Q record and every record charged as before quotas
@@ -55,8 +55,8 @@ type WaiterJson = [number, number, boolean, number, string, Rid, Rid];
 type HolderJson = [number, number, boolean, number, string, number, boolean, Rid, Rid];
 /** [name, permits, delayUntil, holders, waiters, election] */
 type LockJson = [string, number, number, HolderJson[], WaiterJson[], boolean];
-/** [principal, leases, locks, dedupIds] (null: the default) */
-type QuotaJson = [string, number | null, number | null, number | null];
+/** [principal, leases, locks, dedupIds, electionBytes] (null: the default) */
+type QuotaJson = [string, ...(number | null)[]];
 type DedupJson =
   | [string, 'G', number, number, string]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number, string]
@@ -124,7 +124,7 @@ function quotaDoc(s: MachineState): { quotas: QuotaJson[]; dedupPrincipals: stri
     }
     owners.push(i);
   }
-  const quotas = s.quotas.entries().map(([p, o]): QuotaJson => [p, o.leases ?? null, o.locks ?? null, o.dedupIds ?? null]);
+  const quotas = s.quotas.entries().map(([p, o]): QuotaJson => [p, ...QUOTA_KEYS.map((k) => o[k] ?? null)]);
   return { quotas, dedupPrincipals: principals, dedupOwners: owners };
 }
 
@@ -260,7 +260,7 @@ function build(doc: unknown, version: number): MachineState {
       s.quotas.set(principal, o);
     }
   }
-  s.usage.rebuild(s.leases.values()); // derived: rebuilt here, not stored
+  s.usage.rebuild(s.leases.values(), s.locks.values(), (id) => s.leases.get(id)?.owner); // derived: rebuilt here, not stored
   return s;
 }
 

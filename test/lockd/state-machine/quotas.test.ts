@@ -85,6 +85,29 @@ describe('state machine: per-principal quotas', () => {
     expect(h.sm.quotaUsage('alice')).to.deep.include({ leases: 1, locks: 0 });
   });
 
+  it('election values count against election_bytes: a Campaign or a Proclaim over it is refused; the grant’s end gives them back', () => {
+    const h = setup();
+    h.ok({ type: 'QuotaSet', subject: 'alice', electionBytes: 10, ...root });
+    const a = h.ok({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...alice }).leaseId;
+    const b = h.ok({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...bob }).leaseId;
+    const t = h.ok({ type: 'Acquire', name: 'e1', leaseId: a, wait: true, election: true, value: 'host:1', ...alice }).token;
+    expect(h.sm.quotaUsage('alice').electionBytes).to.equal(6);
+    const r = h.fail({ type: 'Acquire', name: 'e2', leaseId: a, wait: true, election: true, value: 'host:22', ...alice });
+    expect(r.message).to.contain('quota election_bytes=10 of alice');
+    expect(h.fail({ type: 'Proclaim', name: 'e1', token: t, value: 'a-longer-value', leaseId: a, ...alice }).message).to.contain('election_bytes=10');
+    expect(h.sm.inspectLock('e1').holders[0].value).to.equal('host:1'); // unchanged
+    h.ok({ type: 'Proclaim', name: 'e1', token: t, value: 'h:2', leaseId: a, ...alice }); // shrinking is always allowed
+    expect(h.sm.quotaUsage('alice').electionBytes).to.equal(3);
+    // Bob's waits carry his own bytes, and a hand-off moves them with the grant.
+    h.ok({ type: 'Acquire', name: 'e1', leaseId: b, wait: true, election: true, value: 'bob-host', ...bob });
+    expect(h.sm.quotaUsage('bob').electionBytes).to.equal(8);
+    h.ok({ type: 'Release', name: 'e1', token: t, leaseId: a, ...alice });
+    expect(h.sm.quotaUsage('alice').electionBytes).to.equal(0);
+    expect(h.sm.quotaUsage('bob').electionBytes).to.equal(8);
+    h.ok({ type: 'Revoke', leaseId: b, ...bob });
+    expect(h.sm.quotaUsage('bob').electionBytes).to.equal(0);
+  });
+
   it('each principal has its own request-id window: 12,000 of bob’s Grants do not evict alice’s id', () => {
     const h = setup(false);
     const first = grant(h, alice, 'alice-1');
@@ -126,14 +149,14 @@ describe('state machine: per-principal quotas', () => {
   it('QuotaSet: admins only; fields given replace, others kept; reset goes back to the defaults; a retry is answered once', () => {
     const h = setup();
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 5, ...alice })).to.include({ error: 'PERMISSION_DENIED' });
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas).to.deep.equal({ leases: 5, locks: 10_000, dedupIds: 10_000 });
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', locks: 7, ...root }).quotas).to.deep.equal({ leases: 5, locks: 7, dedupIds: 10_000 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas).to.deep.equal({ leases: 5, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', locks: 7, ...root }).quotas).to.deep.equal({ leases: 5, locks: 7, dedupIds: 10_000, electionBytes: 1_048_576 });
     // A late duplicate of q1 does not undo a later change: it answers what is in force.
     h.ok({ type: 'QuotaSet', subject: 'alice', leases: 9, ...root });
     expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas.leases).to.equal(9);
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 6, requestId: 'q1', ...root })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.sm.quotaOverrides()).to.deep.equal([['alice', { leases: 9, locks: 7 }]]);
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root }).quotas).to.deep.equal({ leases: 10_000, locks: 10_000, dedupIds: 10_000 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root }).quotas).to.deep.equal({ leases: 10_000, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576 });
     expect(h.sm.quotaOverrides()).to.deep.equal([]);
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', ...root })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: -1, ...root }).message).to.contain('quota leases');
@@ -166,9 +189,9 @@ describe('state machine: per-principal quotas', () => {
     expect(bytes[0]).to.equal(SNAPSHOT_FORMAT_VERSION);
     const copy = LockStateMachine.fromSnapshot(bytes, { checkEveryApply: true });
     expect(statesEqual(copy, h.sm)).to.equal(true);
-    expect(copy.quotaOf('alice')).to.deep.equal({ leases: 3, locks: 1, dedupIds: 10_000 });
-    expect(copy.quotaUsage('alice')).to.deep.equal({ leases: 1, locks: 1, dedupIds: 2 });
-    expect(copy.quotaUsage('bob')).to.deep.equal({ leases: 1, locks: 0, dedupIds: 1 });
+    expect(copy.quotaOf('alice')).to.deep.equal({ leases: 3, locks: 1, dedupIds: 10_000, electionBytes: 1_048_576 });
+    expect(copy.quotaUsage('alice')).to.deep.equal({ leases: 1, locks: 1, dedupIds: 2, electionBytes: 0 });
+    expect(copy.quotaUsage('bob')).to.deep.equal({ leases: 1, locks: 0, dedupIds: 1, electionBytes: 0 });
     // The copy goes on deciding as the original does.
     const next = new Harness(copy);
     expect(next.fail({ type: 'Acquire', name: 'y', leaseId: a, wait: false, ...alice }).message).to.contain('quota locks=1 of alice');

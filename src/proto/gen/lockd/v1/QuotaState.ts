@@ -4,7 +4,7 @@ import type { Long } from '@grpc/proto-loader';
 
 export interface QuotaState {
   /**
-   * "leases", "locks" or "dedup_ids".
+   * "leases", "locks", "dedup_ids" or "election_bytes".
    */
   'name'?: (string);
   /**
@@ -23,7 +23,7 @@ export interface QuotaState {
 
 export interface QuotaState__Output {
   /**
-   * "leases", "locks" or "dedup_ids".
+   * "leases", "locks", "dedup_ids" or "election_bytes".
    */
   'name': (string);
   /**

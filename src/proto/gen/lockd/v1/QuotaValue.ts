@@ -4,7 +4,7 @@ import type { Long } from '@grpc/proto-loader';
 
 export interface QuotaValue {
   /**
-   * "leases", "locks" or "dedup_ids".
+   * "leases", "locks", "dedup_ids" or "election_bytes".
    */
   'name'?: (string);
   /**
@@ -15,7 +15,7 @@ export interface QuotaValue {
 
 export interface QuotaValue__Output {
   /**
-   * "leases", "locks" or "dedup_ids".
+   * "leases", "locks", "dedup_ids" or "election_bytes".
    */
   'name': (string);
   /**
