@@ -447,7 +447,7 @@ export class LockClient {
     return r.rules.map((x) => ({ principal: x.principal, prefix: x.prefix, verb: x.verb as AclRule['verb'] }));
   }
 
-  /** Set `principal`'s quotas (`values`: leases, locks, dedup_ids, election_bytes → N; `reset`: first back to the defaults); admins only. Returns them all after. */
+  /** Set `principal`'s quotas (`values`: leases, locks, dedup_ids, election_bytes, fence_keys → N; `reset`: first back to the defaults); admins only. Returns them all after. */
   async quotaSet(principal: string, values: Readonly<Record<string, number>>, opts?: WriteOptions & { reset?: boolean }): Promise<QuotaInfo[]> {
     const req = { principal, set: Object.entries(values).map(([name, value]) => ({ name, value })), reset: opts?.reset ?? false, requestId: opts?.requestId ?? randomUUID() };
     return (await this.router.unary<AuthQuotaResponse__Output>('Auth.SetQuota', (ep, o, cb) => ep.auth.SetQuota(req, o, cb), this.ctl(opts))).quotas;

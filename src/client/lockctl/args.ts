@@ -55,7 +55,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
   { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
   { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
-  { path: ['acl', 'quota'], positionals: ['PRINCIPAL', '[QUOTA=N...]'], flags: ['reset'], summary: "show PRINCIPAL's quotas and use, or set them (leases, locks, dedup_ids, election_bytes; '*' = every caller without --acl); setting: admins only" },
+  { path: ['acl', 'quota'], positionals: ['PRINCIPAL', '[QUOTA=N...]'], flags: ['reset'], summary: "show PRINCIPAL's quotas and use, or set them (leases, locks, dedup_ids, election_bytes, fence_keys; '*' = every caller without --acl); setting: admins only" },
   { path: ['member', 'list'], positionals: [], flags: [], summary: 'members: id, peer and client address, voter/learner, match index, lag (admin)' },
   { path: ['member', 'add'], positionals: ['ID'], flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'], summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)' },
   { path: ['member', 'promote'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'make a caught-up learner a voter' },

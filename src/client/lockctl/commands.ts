@@ -314,7 +314,7 @@ export async function aclQuota(ctx: Context): Promise<number> {
   const values: Record<string, number> = {};
   for (const kv of ctx.p.more) {
     const m = /^([a-z_]+)=(\d+)$/.exec(kv);
-    if (!m) throw new UsageError(`expected QUOTA=N (leases, locks, dedup_ids, election_bytes), got ${JSON.stringify(kv)}`, usageLine(ctx.p.spec));
+    if (!m) throw new UsageError(`expected QUOTA=N (leases, locks, dedup_ids, election_bytes, fence_keys), got ${JSON.stringify(kv)}`, usageLine(ctx.p.spec));
     values[m[1]] = Number(m[2]);
   }
   const set = Object.keys(values).length > 0 || ctx.p.flags.reset;

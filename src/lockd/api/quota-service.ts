@@ -21,7 +21,7 @@ const invalid = (message: string): Problem => ({ error: 'INVALID_ARGUMENT', mess
 function setProblem(req: AuthSetQuotaRequest__Output): Problem | undefined {
   const p = validatePrincipal(req.principal);
   if (p) return p;
-  if (req.set.length === 0 && !req.reset) return invalid('name at least one quota to set (leases, locks, dedup_ids, election_bytes), or reset');
+  if (req.set.length === 0 && !req.reset) return invalid('name at least one quota to set (leases, locks, dedup_ids, election_bytes, fence_keys), or reset');
   const seen = new Set<string>();
   for (const v of req.set) {
     if (!BY_NAME.has(v.name)) return invalid(`unknown quota ${JSON.stringify(v.name.slice(0, 64))}: the quotas are ${QUOTA_KEYS.map((k) => QUOTA_NAMES[k]).join(', ')}`);

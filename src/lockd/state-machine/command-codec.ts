@@ -84,7 +84,7 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ['AclGrant', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   ['AclRevoke', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   // QuotaSet came with quotas (a leader proposes it only once every member decodes it).
-  ['QuotaSet', [req('subject', 'str'), opt('leases', 'num', never), opt('locks', 'num', never), opt('dedupIds', 'num', never), opt('electionBytes', 'num', never), opt('reset', 'flag', no), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  ['QuotaSet', [req('subject', 'str'), opt('leases', 'num', never), opt('locks', 'num', never), opt('dedupIds', 'num', never), opt('electionBytes', 'num', never), opt('fenceKeys', 'num', never), opt('reset', 'flag', no), REQUEST_ID, ...AUTHORITY, QUOTA]],
 ];
 
 interface Schema {

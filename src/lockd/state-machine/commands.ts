@@ -199,6 +199,7 @@ export interface QuotaSetCommand extends Authority {
   readonly locks?: number;
   readonly dedupIds?: number;
   readonly electionBytes?: number;
+  readonly fenceKeys?: number;
   readonly reset?: boolean;
   readonly requestId?: string;
 }

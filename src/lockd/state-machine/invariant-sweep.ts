@@ -116,6 +116,7 @@ export function checkInvariants(s: MachineState): void {
   for (const [rid] of s.dedup.entries()) if (s.dedup.ownerOf(rid) !== undefined) charged++;
   check(charged === s.dedup.size, 'dedup-owners', () => `${s.dedup.size - charged} request ids are charged to nobody`);
   checkUsage(s);
+  for (const [key] of s.fenceCharges.entries()) check(s.fence.has(key), 'fence-charges', () => `fence key ${key} is charged to ${s.fenceCharges.principalOf(key)} but not in the store`);
   // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
   for (const [rid, r] of s.dedup.entries())
     if (r.type === 'Acquire' && r.wait && r.status === 'queued')

@@ -31,9 +31,8 @@ export const MAX_TICK_EXPIRY_WORK = 4096;
 
 // Quotas. A cluster-wide bound is one client's lever against everyone, so each
 // cluster-wide bound that a client's calls fill has a per-lease bound under it: one lease (one
-// holder) cannot spend it alone, and (below) per-principal quotas for leases, locks, request ids
-// and election values: one principal with many leases cannot either. Fenced keys are bounded per
-// lease and cluster-wide only. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
+// holder) cannot spend it alone, and (below) per-principal quotas for leases, locks, request ids,
+// election values and fenced keys: one principal with many leases cannot either. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
 
 /** Fenced store: value size (INVALID_ARGUMENT above) and live keys in the whole cluster. */
 export const MAX_FENCE_VALUE_BYTES = 65_536;
@@ -87,6 +86,8 @@ export const DEFAULT_QUOTA_LOCKS = 10_000;
 export const DEFAULT_QUOTA_DEDUP_IDS = 10_000;
 /** UTF-8 bytes of election values (Campaign, Proclaim) its leases' grants and waits carry together. */
 export const DEFAULT_QUOTA_ELECTION_BYTES = 1_048_576;
+/** Live fenced keys it created (a write that creates a key is charged to its caller; Fence.Delete gives it back). */
+export const DEFAULT_QUOTA_FENCE_KEYS = 256;
 /**
  * The shared principal's defaults (no --acl): the cluster-wide caps, so a cluster without --acl
  * behaves as before unless an admin lowers them.
@@ -96,6 +97,8 @@ export const SHARED_QUOTA_LOCKS = MAX_LEASES * MAX_LOCKS_PER_LEASE;
 export const SHARED_QUOTA_DEDUP_IDS = DEDUP_CAPACITY;
 /** Every lock with the largest value (MAX_ELECTION_VALUE_BYTES, 1024, is defined below: a const is not hoisted). */
 export const SHARED_QUOTA_ELECTION_BYTES = SHARED_QUOTA_LOCKS * 1024;
+/** The whole store (MAX_FENCE_KEYS, 1024, defined above). */
+export const SHARED_QUOTA_FENCE_KEYS = MAX_FENCE_KEYS;
 /** Largest value a quota may be set to (an integer; 0 refuses everything of that kind). */
 export const MAX_QUOTA_VALUE = 1_000_000_000;
 /** Principals with quotas set (each a row in the state and the snapshot). */

@@ -318,7 +318,7 @@ export class LockStateMachine {
   /** What `principal` uses of each quota (SHARED_PRINCIPAL: everyone's leases and locks together). Leases past their deadline count until their cleanup. */
   quotaUsage(principal: string): Quotas {
     const owner = principal === SHARED_PRINCIPAL ? undefined : principal;
-    return { leases: this.s.usage.leases(owner), locks: this.s.usage.locks(owner), dedupIds: this.s.dedup.countOf(principal), electionBytes: this.s.usage.electionBytes(owner) };
+    return { leases: this.s.usage.leases(owner), locks: this.s.usage.locks(owner), dedupIds: this.s.dedup.countOf(principal), electionBytes: this.s.usage.electionBytes(owner), fenceKeys: this.s.fenceCharges.countOf(principal) };
   }
 
   /** The leader proposes Ticks only while this is true: also while leases past their deadline await cleanup. */

@@ -15,10 +15,12 @@ import { failure, type Failure } from './results.js';
 import {
   DEFAULT_QUOTA_DEDUP_IDS,
   DEFAULT_QUOTA_ELECTION_BYTES,
+  DEFAULT_QUOTA_FENCE_KEYS,
   DEFAULT_QUOTA_LEASES,
   DEFAULT_QUOTA_LOCKS,
   SHARED_QUOTA_DEDUP_IDS,
   SHARED_QUOTA_ELECTION_BYTES,
+  SHARED_QUOTA_FENCE_KEYS,
   SHARED_QUOTA_LEASES,
   SHARED_QUOTA_LOCKS,
 } from './limits.js';
@@ -26,18 +28,18 @@ import {
 /** Every caller, charged together, when rules are not enforced (no --acl). */
 export const SHARED_PRINCIPAL = '*';
 
-export type QuotaKey = 'leases' | 'locks' | 'dedupIds' | 'electionBytes';
+export type QuotaKey = 'leases' | 'locks' | 'dedupIds' | 'electionBytes' | 'fenceKeys';
 /** In snapshot and display order. */
-export const QUOTA_KEYS: readonly QuotaKey[] = ['leases', 'locks', 'dedupIds', 'electionBytes'];
+export const QUOTA_KEYS: readonly QuotaKey[] = ['leases', 'locks', 'dedupIds', 'electionBytes', 'fenceKeys'];
 /** The names operators use (lockctl, the API's messages). */
-export const QUOTA_NAMES: Readonly<Record<QuotaKey, string>> = { leases: 'leases', locks: 'locks', dedupIds: 'dedup_ids', electionBytes: 'election_bytes' };
-const WHAT: Readonly<Record<QuotaKey, string>> = { leases: 'live leases', locks: 'locks held or waited for', dedupIds: 'remembered request ids', electionBytes: 'bytes of election values' };
+export const QUOTA_NAMES: Readonly<Record<QuotaKey, string>> = { leases: 'leases', locks: 'locks', dedupIds: 'dedup_ids', electionBytes: 'election_bytes', fenceKeys: 'fence_keys' };
+const WHAT: Readonly<Record<QuotaKey, string>> = { leases: 'live leases', locks: 'locks held or waited for', dedupIds: 'remembered request ids', electionBytes: 'bytes of election values', fenceKeys: 'fenced keys created' };
 
 export type Quotas = Readonly<Record<QuotaKey, number>>;
 export type QuotaOverrides = Readonly<Partial<Record<QuotaKey, number>>>;
 
-const NAMED: Quotas = { leases: DEFAULT_QUOTA_LEASES, locks: DEFAULT_QUOTA_LOCKS, dedupIds: DEFAULT_QUOTA_DEDUP_IDS, electionBytes: DEFAULT_QUOTA_ELECTION_BYTES };
-const SHARED: Quotas = { leases: SHARED_QUOTA_LEASES, locks: SHARED_QUOTA_LOCKS, dedupIds: SHARED_QUOTA_DEDUP_IDS, electionBytes: SHARED_QUOTA_ELECTION_BYTES };
+const NAMED: Quotas = { leases: DEFAULT_QUOTA_LEASES, locks: DEFAULT_QUOTA_LOCKS, dedupIds: DEFAULT_QUOTA_DEDUP_IDS, electionBytes: DEFAULT_QUOTA_ELECTION_BYTES, fenceKeys: DEFAULT_QUOTA_FENCE_KEYS };
+const SHARED: Quotas = { leases: SHARED_QUOTA_LEASES, locks: SHARED_QUOTA_LOCKS, dedupIds: SHARED_QUOTA_DEDUP_IDS, electionBytes: SHARED_QUOTA_ELECTION_BYTES, fenceKeys: SHARED_QUOTA_FENCE_KEYS };
 
 export function defaultQuotas(principal: string): Quotas {
   return principal === SHARED_PRINCIPAL ? SHARED : NAMED;
@@ -93,6 +95,14 @@ export function electionBytesFailure(state: MachineState, cmd: Authority & { rea
   return state.usage.electionBytes(cmd.acl === true ? lease.owner : undefined) + addBytes > limit ? quotaFailure(cmd.type, 'electionBytes', principal, limit) : undefined;
 }
 
+/** A FenceWrite creating a key over its caller's `fenceKeys` quota (undefined: within it, or no quotas). */
+export function fenceKeyQuotaFailure(state: MachineState, cmd: Authority & { readonly type: CommandType }): Failure | undefined {
+  if (!quotasApply(cmd)) return undefined;
+  const principal = chargedPrincipal(cmd);
+  const limit = state.quotas.of(principal).fenceKeys;
+  return state.fenceCharges.countOf(principal) >= limit ? quotaFailure(cmd.type, 'fenceKeys', principal, limit) : undefined;
+}
+
 /** The refusal: names the quota, its value and the principal. Changes nothing. */
 export function quotaFailure(type: CommandType, key: QuotaKey, principal: string, value: number): Failure {
   const who = principal === SHARED_PRINCIPAL ? 'the shared principal * (every caller: rules are not enforced)' : principal;
@@ -115,7 +125,7 @@ export class QuotaTable {
   of(principal: string): Quotas {
     const o = this.rows.get(principal);
     const d = defaultQuotas(principal);
-    return o ? { leases: o.leases ?? d.leases, locks: o.locks ?? d.locks, dedupIds: o.dedupIds ?? d.dedupIds, electionBytes: o.electionBytes ?? d.electionBytes } : d;
+    return o ? { leases: o.leases ?? d.leases, locks: o.locks ?? d.locks, dedupIds: o.dedupIds ?? d.dedupIds, electionBytes: o.electionBytes ?? d.electionBytes, fenceKeys: o.fenceKeys ?? d.fenceKeys } : d;
   }
 
   overridesOf(principal: string): QuotaOverrides {
@@ -217,4 +227,47 @@ export class PrincipalUsage {
 /** A QuotaSet's request in one canonical string (its dedup record): `reset;leases=5;locks=-;dedup_ids=-`. */
 export function quotaSpec(cmd: { readonly reset?: boolean } & QuotaOverrides): string {
   return [cmd.reset === true ? 'reset' : 'keep', ...QUOTA_KEYS.map((k) => `${QUOTA_NAMES[k]}=${cmd[k] ?? '-'}`)].join(';');
+}
+
+/**
+ * Which principal each live fenced key was charged to when a marked FenceWrite created it (keys
+ * created before quotas are charged to nobody). Replicated (snapshot format 9): the creating
+ * lease may be long gone, so it cannot be derived.
+ */
+export class FenceCharges {
+  private readonly byKey = new Map<string, string>();
+  private readonly counts = new Map<string, number>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  countOf(principal: string): number {
+    return this.counts.get(principal) ?? 0;
+  }
+
+  principalOf(key: string): string | undefined {
+    return this.byKey.get(key);
+  }
+
+  charge(key: string, principal: string): void {
+    this.release(key);
+    this.byKey.set(key, principal);
+    this.counts.set(principal, this.countOf(principal) + 1);
+  }
+
+  /** The key is gone (deleted): give its charge back. */
+  release(key: string): void {
+    const p = this.byKey.get(key);
+    if (p === undefined) return;
+    this.byKey.delete(key);
+    const n = this.countOf(p) - 1;
+    if (n === 0) this.counts.delete(p);
+    else this.counts.set(p, n);
+  }
+
+  /** Sorted by key (the snapshot order). */
+  entries(): Array<[string, string]> {
+    return [...this.byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
 }

@@ -156,7 +156,7 @@ export interface QuotaSetResult {
   readonly type: 'QuotaSet';
   readonly ok: true;
   /** The principal's quotas in force after this entry (defaults filled in). */
-  readonly quotas: Readonly<Record<'leases' | 'locks' | 'dedupIds' | 'electionBytes', number>>;
+  readonly quotas: Readonly<Record<'leases' | 'locks' | 'dedupIds' | 'electionBytes' | 'fenceKeys', number>>;
 }
 
 export type Success =

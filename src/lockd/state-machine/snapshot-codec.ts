@@ -16,12 +16,13 @@
 // end with their lastAcquire request id (or null), after the (now always written) grant/queueing
 // request id (or null): [..., requestId | null, lastAcquireRequestId | null].
 // Version 8: a Grant record carries the principal that asked: [rid, 'G', ttl, leaseId, owner].
-// Version 9 (quotas): `quotas`, the admins' overrides, [[principal, leases, locks, dedupIds, electionBytes], ...]
-// sorted by principal (null = the default); the principal each dedup record is charged to, as
-// `dedupOwners` (one index into `dedupPrincipals` per record, in the records' order); QuotaSet
-// records (Q). A state with no override, no Q record and every record charged as before quotas
-// (dedup.ts legacyOwner) is still written as version 8, so a cluster not yet using quotas hands a
-// build before them snapshots it reads (a rolling upgrade); both versions are read.
+// Version 9 (quotas): `quotas`, the admins' overrides, [[principal, leases, locks, dedupIds,
+// electionBytes, fenceKeys], ...] sorted by principal (null = the default); the principal each
+// dedup record is charged to, as `dedupOwners` (one index into `dedupPrincipals` per record, in the
+// records' order); QuotaSet records (Q); `fenceCharged`, [[key, principal], ...] sorted by key, for
+// keys created under quotas. A state with no override, no charged key, no Q record and every record
+// charged as before quotas (dedup.ts legacyOwner) is still written as version 8, so a cluster not
+// yet using quotas hands a build before them snapshots it reads (a rolling upgrade); both are read.
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -104,14 +105,14 @@ export function encodeState(s: MachineState): Uint8Array {
   return out;
 }
 
-/** Nothing of quotas to write: no override, no QuotaSet record, every dedup record charged as before quotas. */
+/** Nothing of quotas to write: no override, no charged fenced key, no QuotaSet record, every dedup record charged as before quotas. */
 function fitsBeforeQuotas(s: MachineState): boolean {
-  if (s.quotas.size > 0) return false;
+  if (s.quotas.size > 0 || s.fenceCharges.size > 0) return false;
   for (const [rid, r] of s.dedup.entries()) if (r.type === 'QuotaSet' || s.dedup.ownerOf(rid) !== legacyOwner(r)) return false;
   return true;
 }
 
-function quotaDoc(s: MachineState): { quotas: QuotaJson[]; dedupPrincipals: string[]; dedupOwners: number[] } {
+function quotaDoc(s: MachineState): { quotas: QuotaJson[]; dedupPrincipals: string[]; dedupOwners: number[]; fenceCharged: Array<[string, string]> } {
   const principals: string[] = [];
   const at = new Map<string, number>();
   const owners: number[] = [];
@@ -125,7 +126,7 @@ function quotaDoc(s: MachineState): { quotas: QuotaJson[]; dedupPrincipals: stri
     owners.push(i);
   }
   const quotas = s.quotas.entries().map(([p, o]): QuotaJson => [p, ...QUOTA_KEYS.map((k) => o[k] ?? null)]);
-  return { quotas, dedupPrincipals: principals, dedupOwners: owners };
+  return { quotas, dedupPrincipals: principals, dedupOwners: owners, fenceCharged: s.fenceCharges.entries() };
 }
 
 /** Rebuilds the state (including the leases' reverse indexes). Throws SnapshotDecodeError on any malformation. */
@@ -258,6 +259,16 @@ function build(doc: unknown, version: number): MachineState {
       });
       if (Object.keys(o).length === 0) throw new SnapshotDecodeError(`quota row of ${principal} sets nothing`);
       s.quotas.set(principal, o);
+    }
+    for (const f of arr(d.fenceCharged, 'fenceCharged')) {
+      const [keyJ, pJ] = tuple(f, 2, 'fence charge');
+      const key = str(keyJ, 'charged fence key');
+      const principal = str(pJ, 'fence key principal');
+      const bad = validatePrincipal(principal);
+      if (bad) throw new SnapshotDecodeError(`fence key principal: ${bad.message}`);
+      if (!s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} is charged but not in the store`);
+      if (s.fenceCharges.principalOf(key) !== undefined) throw new SnapshotDecodeError(`fence key ${key} is charged twice`);
+      s.fenceCharges.charge(key, principal);
     }
   }
   s.usage.rebuild(s.leases.values(), s.locks.values(), (id) => s.leases.get(id)?.owner); // derived: rebuilt here, not stored

@@ -8,7 +8,7 @@ import { AclTable } from './acl-table.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
 import { GrantIndex } from './grant-index.js';
-import { PrincipalUsage, QuotaTable } from './quotas.js';
+import { FenceCharges, PrincipalUsage, QuotaTable } from './quotas.js';
 
 export interface LeaseRecord {
   /** Index of the Grant entry. */
@@ -118,6 +118,8 @@ export class MachineState {
   readonly acl = new AclTable();
   /** Quotas set by admins (quotas.ts); the rest are the defaults. */
   readonly quotas = new QuotaTable();
+  /** The principal each fenced key created under quotas is charged to (quotas.ts). */
+  readonly fenceCharges = new FenceCharges();
   /** Derived: live leases and locks per lease owner (quotas.ts), kept in step with `leases`. */
   readonly usage = new PrincipalUsage();
 }

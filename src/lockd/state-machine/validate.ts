@@ -256,7 +256,7 @@ function validateBody(cmd: Command): Problem | undefined {
       if (p) return p;
       if (cmd.reset !== undefined && typeof cmd.reset !== 'boolean') return invalid('reset must be a boolean');
       const given = QUOTA_KEYS.filter((k) => cmd[k] !== undefined);
-      if (given.length === 0 && cmd.reset !== true) return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes) or resets them');
+      if (given.length === 0 && cmd.reset !== true) return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes, fence_keys) or resets them');
       for (const k of given) {
         const q = validateQuotaValue(QUOTA_NAMES[k], cmd[k]);
         if (q) return q;

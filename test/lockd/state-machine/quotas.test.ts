@@ -108,6 +108,27 @@ describe('state machine: per-principal quotas', () => {
     expect(h.sm.quotaUsage('bob').electionBytes).to.equal(0);
   });
 
+  it('fenced keys a principal creates count against fence_keys; overwriting costs nothing, a delete gives one back', () => {
+    const h = setup();
+    for (const subject of ['alice', 'bob']) h.ok({ type: 'AclGrant', subject, prefix: '', verb: 'fence', ...root });
+    h.ok({ type: 'QuotaSet', subject: 'alice', fenceKeys: 2, ...root });
+    const a = h.ok({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...alice }).leaseId;
+    const t = h.ok({ type: 'Acquire', name: 'x', leaseId: a, wait: false, ...alice }).token;
+    const write = (key: string, who: object, token = t) => h.apply({ type: 'FenceWrite', key, value: new Uint8Array([7]), token, ...who } as Command).result!;
+    expect(write('k1', alice).ok).to.equal(true);
+    expect(write('k2', alice).ok).to.equal(true);
+    expect(write('k1', alice).ok).to.equal(true); // an overwrite creates nothing
+    const r = h.fail({ type: 'FenceWrite', key: 'k3', value: new Uint8Array([7]), token: t, ...alice });
+    expect(r.message).to.contain('quota fence_keys=2 of alice');
+    expect(h.sm.fenceRead('k3').found).to.equal(false);
+    const b = h.ok({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...bob }).leaseId;
+    const tb = h.ok({ type: 'Acquire', name: 'y', leaseId: b, wait: false, ...bob }).token;
+    expect(write('k3', bob, tb).ok).to.equal(true); // bob has his own
+    h.ok({ type: 'FenceDelete', key: 'k2', token: t, ...alice });
+    expect(h.sm.quotaUsage('alice').fenceKeys).to.equal(1);
+    expect(write('k4', alice).ok).to.equal(true);
+  });
+
   it('each principal has its own request-id window: 12,000 of bob’s Grants do not evict alice’s id', () => {
     const h = setup(false);
     const first = grant(h, alice, 'alice-1');
@@ -149,14 +170,14 @@ describe('state machine: per-principal quotas', () => {
   it('QuotaSet: admins only; fields given replace, others kept; reset goes back to the defaults; a retry is answered once', () => {
     const h = setup();
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 5, ...alice })).to.include({ error: 'PERMISSION_DENIED' });
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas).to.deep.equal({ leases: 5, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576 });
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', locks: 7, ...root }).quotas).to.deep.equal({ leases: 5, locks: 7, dedupIds: 10_000, electionBytes: 1_048_576 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas).to.deep.equal({ leases: 5, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', locks: 7, ...root }).quotas).to.deep.equal({ leases: 5, locks: 7, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
     // A late duplicate of q1 does not undo a later change: it answers what is in force.
     h.ok({ type: 'QuotaSet', subject: 'alice', leases: 9, ...root });
     expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas.leases).to.equal(9);
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 6, requestId: 'q1', ...root })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.sm.quotaOverrides()).to.deep.equal([['alice', { leases: 9, locks: 7 }]]);
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root }).quotas).to.deep.equal({ leases: 10_000, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root }).quotas).to.deep.equal({ leases: 10_000, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
     expect(h.sm.quotaOverrides()).to.deep.equal([]);
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', ...root })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: -1, ...root }).message).to.contain('quota leases');
@@ -183,18 +204,22 @@ describe('state machine: per-principal quotas', () => {
     expect(h.sm.snapshot()[0]).to.equal(SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS); // rules, no quota yet
     h.ok({ type: 'QuotaSet', subject: 'alice', leases: 3, locks: 1, ...root });
     const a = h.ok({ type: 'Grant', ttlMs: 10_000, marginMs: 0, requestId: 'g1', ...alice }).leaseId;
-    h.ok({ type: 'Acquire', name: 'x', leaseId: a, wait: false, requestId: 'q1', ...alice });
+    const t = h.ok({ type: 'Acquire', name: 'x', leaseId: a, wait: false, requestId: 'q1', ...alice }).token;
+    h.ok({ type: 'AclGrant', subject: 'alice', prefix: 'k/', verb: 'fence', ...root });
+    h.ok({ type: 'FenceWrite', key: 'k/1', value: new Uint8Array([1]), token: t, ...alice });
     grant(h, bob, 'g2');
     const bytes = h.sm.snapshot();
     expect(bytes[0]).to.equal(SNAPSHOT_FORMAT_VERSION);
     const copy = LockStateMachine.fromSnapshot(bytes, { checkEveryApply: true });
     expect(statesEqual(copy, h.sm)).to.equal(true);
-    expect(copy.quotaOf('alice')).to.deep.equal({ leases: 3, locks: 1, dedupIds: 10_000, electionBytes: 1_048_576 });
-    expect(copy.quotaUsage('alice')).to.deep.equal({ leases: 1, locks: 1, dedupIds: 2, electionBytes: 0 });
-    expect(copy.quotaUsage('bob')).to.deep.equal({ leases: 1, locks: 0, dedupIds: 1, electionBytes: 0 });
+    expect(copy.quotaOf('alice')).to.deep.equal({ leases: 3, locks: 1, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
+    expect(copy.quotaUsage('alice')).to.deep.equal({ leases: 1, locks: 1, dedupIds: 2, electionBytes: 0, fenceKeys: 1 });
+    expect(copy.quotaUsage('bob')).to.deep.equal({ leases: 1, locks: 0, dedupIds: 1, electionBytes: 0, fenceKeys: 0 });
     // The copy goes on deciding as the original does.
     const next = new Harness(copy);
     expect(next.fail({ type: 'Acquire', name: 'y', leaseId: a, wait: false, ...alice }).message).to.contain('quota locks=1 of alice');
+    next.ok({ type: 'FenceDelete', key: 'k/1', token: t, ...alice });
+    expect(copy.quotaUsage('alice').fenceKeys).to.equal(0);
     // Back to no overrides and ids of marked entries: still format 9 (the ids are charged to principals now).
     h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root });
     expect(h.sm.snapshot()[0]).to.equal(SNAPSHOT_FORMAT_VERSION);

@@ -1057,8 +1057,9 @@ class AuthServicer(object):
         """Change one principal's quotas (replicated, like the rules). Quotas bound what a principal holds
         at once: "leases" (live leases it granted), "locks" (locks held plus waited for by its leases),
         "dedup_ids" (request ids remembered for it: its retry window), "election_bytes" (UTF-8 bytes of
-        the election values its leases' grants and waits carry). With --acl every principal is charged
-        for its own (defaults 10,000 leases, locks and ids each, 1 MiB of election values); without --acl every caller is one shared principal,
+        the election values its leases' grants and waits carry), "fence_keys" (live fenced keys its
+        writes created). With --acl every principal is charged for its own (defaults 10,000 leases,
+        locks and ids each, 1 MiB of election values, 256 fenced keys); without --acl every caller is one shared principal,
         "*" (defaults: the cluster-wide caps). A call over a quota fails RESOURCE_EXHAUSTED naming the
         quota, its value and the principal, and changes nothing. A lowered quota takes nothing away.
         Unknown quota names and values above 1,000,000,000 are INVALID_ARGUMENT; FAILED_PRECONDITION

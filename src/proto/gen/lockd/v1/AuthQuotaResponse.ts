@@ -5,7 +5,7 @@ import type { QuotaState as _lockd_v1_QuotaState, QuotaState__Output as _lockd_v
 export interface AuthQuotaResponse {
   'principal'?: (string);
   /**
-   * Every quota, in the order leases, locks, dedup_ids, election_bytes.
+   * Every quota, in the order leases, locks, dedup_ids, election_bytes, fence_keys.
    */
   'quotas'?: (_lockd_v1_QuotaState)[];
 }
@@ -13,7 +13,7 @@ export interface AuthQuotaResponse {
 export interface AuthQuotaResponse__Output {
   'principal': (string);
   /**
-   * Every quota, in the order leases, locks, dedup_ids, election_bytes.
+   * Every quota, in the order leases, locks, dedup_ids, election_bytes, fence_keys.
    */
   'quotas': (_lockd_v1_QuotaState__Output)[];
 }

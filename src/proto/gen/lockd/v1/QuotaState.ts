@@ -4,7 +4,7 @@ import type { Long } from '@grpc/proto-loader';
 
 export interface QuotaState {
   /**
-   * "leases", "locks", "dedup_ids" or "election_bytes".
+   * "leases", "locks", "dedup_ids", "election_bytes" or "fence_keys".
    */
   'name'?: (string);
   /**
@@ -23,7 +23,7 @@ export interface QuotaState {
 
 export interface QuotaState__Output {
   /**
-   * "leases", "locks", "dedup_ids" or "election_bytes".
+   * "leases", "locks", "dedup_ids", "election_bytes" or "fence_keys".
    */
   'name': (string);
   /**

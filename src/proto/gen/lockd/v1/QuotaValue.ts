@@ -4,7 +4,7 @@ import type { Long } from '@grpc/proto-loader';
 
 export interface QuotaValue {
   /**
-   * "leases", "locks", "dedup_ids" or "election_bytes".
+   * "leases", "locks", "dedup_ids", "election_bytes" or "fence_keys".
    */
   'name'?: (string);
   /**
@@ -15,7 +15,7 @@ export interface QuotaValue {
 
 export interface QuotaValue__Output {
   /**
-   * "leases", "locks", "dedup_ids" or "election_bytes".
+   * "leases", "locks", "dedup_ids", "election_bytes" or "fence_keys".
    */
   'name': (string);
   /**
