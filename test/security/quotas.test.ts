@@ -5,6 +5,9 @@
 // are tested in test/lockd/state-machine/quotas.test.ts; this checks the wiring (the leader's
 // `quota` mark, the RPCs, the refusal as the client sees it).
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { LOCKCTL_MAIN } from '../support/build.js';
 import { LockClient } from '../../src/client/index.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
@@ -69,5 +72,26 @@ describe('per-principal quotas with --acl (real processes, gRPC)', function () {
     expect((await root.quotaSet('alice', {}, { reset: true })).find((q) => q.name === 'leases')).to.include({ limit: 10_000, isDefault: true });
     await alice.grantLease(10_000);
     await b.revoke();
+  });
+
+  it('lockctl acl quota: root sets and shows; a principal without admin is refused setting', async () => {
+    const lockctl = (who: string, ...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        certs[who] ??= pki.client(who);
+        const tls = ['--cacert', pki.caCert, '--cert', certs[who].cert, '--key', certs[who].key, '--endpoints', cluster.nodes.map((n) => n.address).join(',')];
+        // Not from the checkout: lockctl would pick up a ./cluster.sh cluster's .cluster/tls/.
+        execFile(process.execPath, [LOCKCTL_MAIN, ...tls, ...args], { cwd: tmpdir(), timeout: 20_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+        );
+      });
+    const set = await lockctl('root', '--json', 'acl', 'quota', 'carol', 'locks=3', 'fence_keys=0');
+    expect(set.code, set.stderr).to.equal(0);
+    const quotas = (JSON.parse(set.stdout) as { quotas: Array<{ name: string; limit: number; isDefault: boolean }> }).quotas;
+    expect(quotas.find((q) => q.name === 'locks')).to.include({ limit: 3, isDefault: false });
+    expect(quotas.find((q) => q.name === 'fence_keys')).to.include({ limit: 0, isDefault: false });
+    const shown = await lockctl('root', 'acl', 'quota', 'carol');
+    expect(shown.stdout).to.match(/locks\s+3\s+0\s+set/);
+    expect((await lockctl('carol', 'acl', 'quota', 'carol', 'locks=100')).stderr).to.contain('PERMISSION_DENIED');
+    expect((await lockctl('root', 'acl', 'quota', 'carol', 'nonsense')).code).to.equal(2);
   });
 });
