@@ -18,6 +18,7 @@ import type { FenceReadResponse__Output } from '../proto/gen/lockd/v1/FenceReadR
 import type { AuthGrantResponse__Output } from '../proto/gen/lockd/v1/AuthGrantResponse.js';
 import type { AuthRevokeResponse__Output } from '../proto/gen/lockd/v1/AuthRevokeResponse.js';
 import type { AuthListResponse__Output } from '../proto/gen/lockd/v1/AuthListResponse.js';
+import type { AuthQuotaResponse__Output } from '../proto/gen/lockd/v1/AuthQuotaResponse.js';
 import type { MemberListResponse__Output } from '../proto/gen/lockd/v1/MemberListResponse.js';
 import type { MemberChangeResponse__Output } from '../proto/gen/lockd/v1/MemberChangeResponse.js';
 import type { TransferLeaderResponse__Output } from '../proto/gen/lockd/v1/TransferLeaderResponse.js';
@@ -36,7 +37,7 @@ import { saveSnapshot, type SavedSnapshot } from './snapshot-save.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
 import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
-import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus } from './types.js';
+import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus, QuotaInfo } from './types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -444,6 +445,17 @@ export class LockClient {
   async aclList(principal = '', opts?: CallOptions): Promise<AclRule[]> {
     const r = await this.router.unary<AuthListResponse__Output>('Auth.List', (ep, o, cb) => ep.auth.List({ principal }, o, cb), this.ctl(opts));
     return r.rules.map((x) => ({ principal: x.principal, prefix: x.prefix, verb: x.verb as AclRule['verb'] }));
+  }
+
+  /** Set `principal`'s quotas (`values`: leases, locks, dedup_ids, election_bytes, fence_keys → N; `reset`: first back to the defaults); admins only. Returns them all after. */
+  async quotaSet(principal: string, values: Readonly<Record<string, number>>, opts?: WriteOptions & { reset?: boolean }): Promise<QuotaInfo[]> {
+    const req = { principal, set: Object.entries(values).map(([name, value]) => ({ name, value })), reset: opts?.reset ?? false, requestId: opts?.requestId ?? randomUUID() };
+    return (await this.router.unary<AuthQuotaResponse__Output>('Auth.SetQuota', (ep, o, cb) => ep.auth.SetQuota(req, o, cb), this.ctl(opts))).quotas;
+  }
+
+  /** `principal`'s quotas in force and what it uses (an admin, or the principal itself). */
+  async quotaGet(principal: string, opts?: CallOptions): Promise<QuotaInfo[]> {
+    return (await this.router.unary<AuthQuotaResponse__Output>('Auth.GetQuota', (ep, o, cb) => ep.auth.GetQuota({ principal }, o, cb), this.ctl(opts))).quotas;
   }
 
   // ---- cluster ------------------------------------------------------------------------------

@@ -66,6 +66,14 @@ export interface AclRule {
   readonly verb: 'lock' | 'fence' | 'read' | 'admin';
 }
 
+/** One of a principal's quotas (Auth.GetQuota / SetQuota): its limit, what the principal uses, and whether it is the default. */
+export interface QuotaInfo {
+  readonly name: string;
+  readonly limit: number;
+  readonly used: number;
+  readonly isDefault: boolean;
+}
+
 /** A fenced store entry (Fence.Read). */
 export interface FenceValue {
   readonly key: string;

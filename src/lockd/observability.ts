@@ -32,7 +32,7 @@ export class Observability {
     const { bus, source } = ctx.observe;
     const health = (this.health = new NodeHealth(ctx, source));
     const grpcHealth = addGrpcHealth(registry, health, bus);
-    const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader());
+    const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader(), ctx.refusals);
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));
       const snapshot = (this.snapshot = (only) => takeSnapshot(ctx, bus, only));

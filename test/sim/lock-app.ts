@@ -115,5 +115,6 @@ export function describeCommand(c: Command): string {
     case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;
     case 'AclGrant':
     case 'AclRevoke': return `${c.type} ${c.subject} ${c.verb} ${JSON.stringify(c.prefix)}`;
+    case 'QuotaSet': return `QuotaSet ${c.subject}${c.reset ? ' reset' : ''}${c.leases !== undefined ? ` leases ${c.leases}` : ''}${c.locks !== undefined ? ` locks ${c.locks}` : ''}${c.dedupIds !== undefined ? ` dedup_ids ${c.dedupIds}` : ''}`;
   }
 }

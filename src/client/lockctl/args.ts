@@ -55,6 +55,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
   { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
   { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
+  { path: ['acl', 'quota'], positionals: ['PRINCIPAL', '[QUOTA=N...]'], flags: ['reset'], summary: "show PRINCIPAL's quotas and use, or set them (leases, locks, dedup_ids, election_bytes, fence_keys; '*' = every caller without --acl); setting: admins only" },
   { path: ['member', 'list'], positionals: [], flags: [], summary: 'members: id, peer and client address, voter/learner, match index, lag (admin)' },
   { path: ['member', 'add'], positionals: ['ID'], flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'], summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)' },
   { path: ['member', 'promote'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'make a caught-up learner a voter' },
@@ -80,6 +81,7 @@ const FLAG_USAGE: Record<string, string> = {
   'client-url': '[--client-url HOST:PORT]',
   learner: '[--learner]',
   'expect-config-index': '[--expect-config-index N]',
+  reset: '[--reset]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -130,9 +132,12 @@ export interface Parsed {
     observe: boolean;
     dataDir?: string; from?: number; type?: string;
     peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
+    reset: boolean;
   };
   /** `run`: the command and its arguments. */
   readonly command: string[];
+  /** What a last positional `[NAME...]` collected (none: []). */
+  readonly more: string[];
 }
 
 const OPTIONS = {
@@ -157,6 +162,7 @@ const OPTIONS = {
   'client-url': { type: 'string' },
   learner: { type: 'boolean' },
   'expect-config-index': { type: 'string' },
+  reset: { type: 'boolean' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -221,8 +227,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   // `elect --observe NAME` takes no VALUE.
   const wanted = spec.path[0] === 'elect' && values.observe ? ['NAME'] : spec.positionals;
   const requiredCount = wanted.filter((p) => !p.startsWith('[')).length; // "[ID]": optional, last
-  if (rest.length < requiredCount || rest.length > wanted.length) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index'] as const) {
+  const variadic = wanted.length > 0 && wanted[wanted.length - 1].endsWith('...]'); // "[QUOTA=N...]": any number, last
+  const fixed = variadic ? wanted.slice(0, -1) : wanted;
+  if (rest.length < requiredCount || (!variadic && rest.length > wanted.length)) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index', 'reset'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
@@ -244,7 +252,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       throw e instanceof UsageError ? new UsageError(e.message, usage) : e;
     }
   };
-  const args: Record<string, string> = Object.fromEntries(wanted.flatMap((p, i) => (rest[i] === undefined ? [] : [[p.replace(/^\[(.*)\]$/, '$1'), rest[i]]])));
+  const args: Record<string, string> = Object.fromEntries(fixed.flatMap((p, i) => (rest[i] === undefined ? [] : [[p.replace(/^\[(.*)\]$/, '$1'), rest[i]]])));
   const tls = wrap(() => resolveTls(values, env));
   return {
     spec,
@@ -272,8 +280,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       clientUrl: values['client-url'],
       learner: values.learner ?? false,
       expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
+      reset: values.reset ?? false,
     },
     command,
+    more: variadic ? rest.slice(fixed.length) : [],
   };
 }
 

@@ -38,6 +38,7 @@ function dispatch(ctx: cmd.Context): Promise<number> {
     case 'acl grant': return cmd.aclChange(ctx, 'grant');
     case 'acl revoke': return cmd.aclChange(ctx, 'revoke');
     case 'acl list': return cmd.aclList(ctx);
+    case 'acl quota': return cmd.aclQuota(ctx);
     case 'run': return runCommand(ctx);
     case 'member list': return cmd.memberList(ctx);
     case 'member add': return cmd.memberAdd(ctx);

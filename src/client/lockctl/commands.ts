@@ -308,6 +308,22 @@ export async function aclList(ctx: Context): Promise<number> {
   return EXIT.OK;
 }
 
+/** `acl quota PRINCIPAL [QUOTA=N...] [--reset]`: set (admins) or, with nothing to set, show. */
+export async function aclQuota(ctx: Context): Promise<number> {
+  const principal = ctx.p.args.PRINCIPAL;
+  const values: Record<string, number> = {};
+  for (const kv of ctx.p.more) {
+    const m = /^([a-z_]+)=(\d+)$/.exec(kv);
+    if (!m) throw new UsageError(`expected QUOTA=N (leases, locks, dedup_ids, election_bytes, fence_keys), got ${JSON.stringify(kv)}`, usageLine(ctx.p.spec));
+    values[m[1]] = Number(m[2]);
+  }
+  const set = Object.keys(values).length > 0 || ctx.p.flags.reset;
+  const quotas = set ? await ctx.client.quotaSet(principal, values, { ...callOpts(ctx), reset: ctx.p.flags.reset }) : await ctx.client.quotaGet(principal, callOpts(ctx));
+  const rows = quotas.map((q) => [q.name, String(q.limit), String(q.used), q.isDefault ? 'default' : 'set']);
+  ctx.out.result([`quotas of ${principal}${set ? ' (changed)' : ''}:`, ...table(['QUOTA', 'LIMIT', 'USED', ''], rows)], { principal, quotas });
+  return EXIT.OK;
+}
+
 // ---- member (operators) -----------------------------------------------------------------------
 
 export async function memberList(ctx: Context): Promise<number> {

@@ -15,6 +15,7 @@ import { validateAclRule, validatePrincipal, validateRequestId, type AclVerb, ty
 import { denied } from './access.js';
 import type { Proposer } from './proposer.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
+import { quotaOps } from './quota-service.js';
 
 const AUTH = lockdProto.lockd.v1.Auth.service;
 
@@ -61,5 +62,6 @@ export function authHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
       return { rules: rules.map((r) => ({ principal: r.principal, prefix: r.prefix, verb: r.verb })) };
     },
   };
-  return { Grant: unary(deps, Grant), Revoke: unary(deps, Revoke), List: unary(deps, List) };
+  const quotas = quotaOps(ctx, proposer);
+  return { Grant: unary(deps, Grant), Revoke: unary(deps, Revoke), List: unary(deps, List), SetQuota: unary(deps, quotas.SetQuota), GetQuota: unary(deps, quotas.GetQuota) };
 }

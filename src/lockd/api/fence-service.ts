@@ -34,7 +34,7 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
   const access = ctx.access;
   const refused = (e: unknown, what: string, req: { key: string; fencingToken: number; lock: string }): never => {
     if (e instanceof ApiError && e.code === grpc.status.FAILED_PRECONDITION)
-      log.info({ event: `stale fence ${what}`, key: req.key, token: req.fencingToken, lock: req.lock || undefined }, `fenced ${what} of ${req.key} refused: ${e.message}`);
+      ctx.refusals.note(`stale fenced ${what}s`, 'info', { event: `stale fence ${what}`, key: req.key, token: req.fencingToken, lock: req.lock || undefined }, `fenced ${what} of ${req.key} refused: ${e.message}`);
     throw e;
   };
   return {

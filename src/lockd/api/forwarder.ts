@@ -49,7 +49,7 @@ export class Forwarder {
   private readonly inFlight = new Set<grpc.ClientUnaryCall>();
   private closed = false;
 
-  constructor(private readonly ctx: Pick<NodeContext, 'config' | 'logger' | 'security'>) {}
+  constructor(private readonly ctx: Pick<NodeContext, 'config' | 'logger' | 'security'> & Partial<Pick<NodeContext, 'refusals'>>) {}
 
   private get selfId(): string {
     return this.ctx.config.id;
@@ -57,6 +57,12 @@ export class Forwarder {
 
   private get logger(): NodeContext['logger'] {
     return this.ctx.logger;
+  }
+
+  /** A transport error, rate-limited when the node has a limiter (a dead leader fails every call until the next election). */
+  private warn(kind: string, fields: Record<string, unknown>, msg: string): void {
+    if (this.ctx.refusals) this.ctx.refusals.note(kind, 'warn', fields, msg);
+    else this.logger.warn(fields, msg);
   }
 
   private client(to: Forward): grpc.Client {
@@ -131,11 +137,11 @@ export class Forwarder {
     const where = to.clientAddress ? `${to.leaderId} at ${to.clientAddress}` : to.leaderId;
     const logged = { path, leader: to.leaderId, peerAddress: to.peerAddress };
     if (err.code === grpc.status.DEADLINE_EXCEEDED && answerAt < deadline) {
-      this.logger.warn({ event: 'forward failed', ...logged, reason: 'no answer' }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress}: no answer in time`);
+      this.warn(`forwards to ${to.leaderId} unanswered`, { event: 'forward failed', ...logged, reason: 'no answer' }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress}: no answer in time`);
       return new ApiError(grpc.status.UNAVAILABLE, `the leader ${where} did not answer in time (stopped or cut off?); retry`, trailers);
     }
     if (err.code === grpc.status.UNAVAILABLE) {
-      if (!trailers[LEADER_TRAILER]) this.logger.warn({ event: 'forward failed', ...logged, err: err.details }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress} failed: ${err.details}`);
+      if (!trailers[LEADER_TRAILER]) this.warn(`forwards to ${to.leaderId} failed`, { event: 'forward failed', ...logged, err: err.details }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress} failed: ${err.details}`);
       return new ApiError(err.code, `forwarded to the leader ${where}, which could not be reached; retry`, trailers);
     }
     return new ApiError(err.code, err.details, trailers);

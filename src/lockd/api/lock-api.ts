@@ -50,7 +50,7 @@ function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext,
   const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine, ctx.clock);
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
-  const deps = { router, forwarder, timing, clock: ctx.clock };
+  const deps = { router, forwarder, timing, clock: ctx.clock, refusals: ctx.refusals };
   const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) });
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;

@@ -12,7 +12,7 @@ import { lockdProto } from '../../proto/lockd.js';
 import type { SnapshotChunk } from '../../proto/gen/lockd/v1/SnapshotChunk.js';
 import type { SnapshotRequest__Output } from '../../proto/gen/lockd/v1/SnapshotRequest.js';
 import type { ServiceRegistrar } from '../node/node-context.js';
-import { SNAPSHOT_FORMAT_VERSION, StateMachineInvariantError, summarizeState } from '../state-machine/index.js';
+import { StateMachineInvariantError, summarizeState } from '../state-machine/index.js';
 import { BACKUP_FILE_FORMAT, clusterFingerprint, encodeBackup } from '../storage/backup-file.js';
 import { ApiError, asApiError } from './api-error.js';
 import { LeaderRouter } from './leader-router.js';
@@ -50,7 +50,7 @@ export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
     const c = ctx.driver.configurationAt(index);
     const bytes = encodeBackup(
       {
-        stateFormat: SNAPSHOT_FORMAT_VERSION,
+        stateFormat: state[0], // the bytes' own format (snapshot-codec.ts writes 8 while no quota is in use)
         index,
         term,
         voters: [...c.voters].sort(),
@@ -70,7 +70,7 @@ export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
       learners: [...(c.learners ?? [])].sort(),
       leaderId: ctx.config.id,
       fileFormat: BACKUP_FILE_FORMAT,
-      stateFormat: SNAPSHOT_FORMAT_VERSION,
+      stateFormat: state[0],
     };
     return { bytes, state, chunk0: { info } };
   };

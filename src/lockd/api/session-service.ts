@@ -20,6 +20,7 @@ import type { SessionHandlers } from '../../proto/gen/lockd/v1/Session.js';
 import type { SessionRequest__Output } from '../../proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse } from '../../proto/gen/lockd/v1/SessionResponse.js';
 import type { SessionError } from '../../proto/gen/lockd/v1/SessionError.js';
+import { noteRefusal } from './refusal-log.js';
 import { ApiError, asApiError, fromProblem, HIGHEST_TOKEN_TRAILER, LEADER_TRAILER } from './api-error.js';
 import type { ElectionOps } from './election-service.js';
 import type { FenceOps } from './fence-service.js';
@@ -205,7 +206,9 @@ export class SessionStreams {
       const deadline = Math.min(s.deadline, req.timeoutMs > 0 ? this.ctx.clock.wallMs() + req.timeoutMs : Infinity);
       return { id: req.id, [name]: await spec.onLeader(body, caller, deadline) };
     } catch (e) {
-      return { id: req.id, error: sessionError(asApiError(e)) };
+      const err = asApiError(e);
+      noteRefusal(this.ctx.refusals, `Session.${req.op || 'none'}`, caller.principal, err);
+      return { id: req.id, error: sessionError(err) };
     }
   }
 

@@ -9,6 +9,8 @@ import { asApiError, fromProblem } from './api-error.js';
 import type { Clock } from '../node/clock.js';
 import type { ForwardMethod, ForwardPort } from './forwarder.js';
 import type { LeaderRouter } from './leader-router.js';
+import type { RefusalLog } from '../observe/log-limiter.js';
+import { noteRefusal } from './refusal-log.js';
 import { answerBy, deadlineOf, type ApiTiming } from './timing.js';
 
 export interface UnaryDeps {
@@ -17,6 +19,8 @@ export interface UnaryDeps {
   readonly timing: ApiTiming;
   /** The node's clock (NodeContext.clock). */
   readonly clock: Clock;
+  /** Refusals to log, rate-limited (NodeContext.refusals); none: not logged. */
+  readonly refusals?: RefusalLog;
 }
 
 /** What an operation may know of its caller: who it is, and that it went away (a unary call cancelled, a session stream ended). */
@@ -45,18 +49,24 @@ export interface UnarySpec<Req, Res> extends OpSpec<Req, Res> {
 export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const deadline = deadlineOf(call);
+    let forwarded = false; // the leader logs a refusal of a forwarded call, not this node too
     const serve = async (): Promise<Res> => {
       const problem = spec.validate(call.request);
       if (problem) throw fromProblem(problem);
       const principal = principalOf(call.metadata);
       const route = await deps.router.route(call, deadline);
       if (route.kind === 'local') return spec.onLeader(call.request, { principal, onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
+      forwarded = true;
       const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs, deps.clock.wallMs());
       return deps.forwarder.unary(route, principal, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));
     };
     serve().then(
       (res) => callback(null, res),
-      (e: unknown) => callback(asApiError(e).toStatus(), null),
+      (e: unknown) => {
+        const err = asApiError(e);
+        if (!forwarded) noteRefusal(deps.refusals, spec.method.path, principalOf(call.metadata), err);
+        callback(err.toStatus(), null);
+      },
     );
   };
 }

@@ -18,6 +18,12 @@ export const FEATURES = {
   tickClusterVersion: '0.2.0',
   /** TickCommand.expiryWork: a Tick ends at most that much expiry work (0.1.0 refuses the field, and ends every due lease). */
   boundedExpiry: '0.2.0',
+  /**
+   * Per-principal quotas (state-machine/quotas.ts): the leader marks client commands `quota` and
+   * proposes QuotaSet, which a build before quotas refuses (and it would apply the marked ones
+   * without them). 0.2.0 is unreleased: builds of it before quotas are not supported in a mixed cluster.
+   */
+  quotas: '0.2.0',
 } as const;
 export type Feature = keyof typeof FEATURES;
 
@@ -92,4 +98,9 @@ export function tickExpiryWork(cv: { readonly version: string; readonly complete
 export function tickClusterVersion(cv: { readonly version: string; readonly complete: boolean }, stated: string | undefined): string | undefined {
   if (!cv.complete || !featureEnabled('tickClusterVersion', cv.version)) return undefined;
   return cv.version === stated ? undefined : cv.version;
+}
+
+/** Whether every member is known to run `feature` (heard from all, and the lowest version has it). */
+export function clusterHas(feature: Feature, cv: { readonly version: string; readonly complete: boolean }): boolean {
+  return cv.complete && featureEnabled(feature, cv.version);
 }

@@ -16,7 +16,7 @@
 //   sent; on the peer port taken from the forwarding member (which derived it on its public port),
 //   and only once the member is authenticated.
 import * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
+import type { RefusalLog } from '../observe/log-limiter.js';
 import type { AuthenticatedCall, NodeSecurity } from '../security/node-security.js';
 import { CLUSTER_ID_HEADER } from '../transport/metadata.js';
 import { PRINCIPAL_HEADER, principalFromHeader, principalHeaderValue } from '../security/principal.js';
@@ -93,7 +93,8 @@ export class Listeners {
     private readonly config: NodeConfig,
     private readonly security: NodeSecurity,
     private readonly directory: PeerDirectory,
-    private readonly logger: Logger,
+    /** Refused forwarded calls, rate-limited (observe/log-limiter.ts). */
+    private readonly refusals: RefusalLog,
     publicOptions: grpc.ServerOptions,
     peerOptions: grpc.ServerOptions,
   ) {
@@ -157,7 +158,8 @@ export class Listeners {
     else if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
     else if (by === this.config.id || !this.directory.isMember(by)) refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
     else refused = this.forwardedPrincipal(call.metadata);
-    if (refused) this.logger.warn({ event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
+    if (refused)
+      this.refusals.note(`refused forwarded calls: ${refused.details.slice(0, 100)}`, 'warn', { event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
     return refused;
   };
 

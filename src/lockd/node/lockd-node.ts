@@ -6,6 +6,8 @@ import { EventBus } from '../observe/bus.js';
 import { NodeSource } from '../observe/node-source.js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { StallWatch } from '../observe/stall-watch.js';
+import { loggerLimiter } from '../observe/log-limiter.js';
+import { clusterHas } from './cluster-version.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { AccessControl } from '../security/access-control.js';
@@ -85,6 +87,8 @@ export class LockdNode {
     const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
     const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
     const stalls = new StallWatch(logger);
+    // Refusals and protocol errors: a count per interval, not a line each (observe/log-limiter.ts).
+    const refusals = loggerLimiter(logger, () => realClock.monoMs(), (ms, fn) => realClock.every(ms, fn).unref());
     stalls.onSecond = (maxMs) => bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
     // Every timer and deadline of the node runs on its clock (the simulator gives its own: test/sim/node).
     const clock = realClock;
@@ -118,6 +122,7 @@ export class LockdNode {
       selfId: config.id,
       peers,
       logger,
+      refusals: refusals.log,
       onMessage: (m) => {
         if (testFaults?.isolated) return; // test fault: as if the network lost it
         source.message(m);
@@ -154,13 +159,13 @@ export class LockdNode {
       },
     });
 
-    const listeners = new Listeners(config, security, directory, logger, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
+    const listeners = new Listeners(config, security, directory, refusals.log, serverOptions, { ...serverOptions, ...PEER_SERVER_OPTIONS });
     transport.addToServer(listeners.peerServer);
-    const access = new AccessControl(config, stateMachine);
+    const access = new AccessControl(config, stateMachine, () => clusterHas('quotas', directory.clusterVersion()));
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
     const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, clusterVersion: () => directory.clusterVersion(), ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
-    const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
-    const closers: Array<{ close(): void }> = [stalls, leaseClock];
+    const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, refusals: refusals.log, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
+    const closers: Array<{ close(): void }> = [stalls, leaseClock, refusals];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);
     stalls.addQueue('proposals', () => driver.queued().proposals);
     stalls.addQueue('reads', () => driver.queued().reads);

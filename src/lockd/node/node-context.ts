@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../observe/bus.js';
 import type { NodeSource } from '../observe/node-source.js';
 import type { StallWatch } from '../observe/stall-watch.js';
+import type { RefusalLog } from '../observe/log-limiter.js';
 import type { ApplyOutput, LockStateMachine } from '../state-machine/index.js';
 import type { NodeSecurity } from '../security/node-security.js';
 import type { AccessControl } from '../security/access-control.js';
@@ -33,6 +34,8 @@ export interface NodeContext {
   readonly access: AccessControl;
   /** The node's lease clock (it runs while this node leads, whatever services are registered): keepalives join its Ticks. */
   readonly leaseClock: LeaseRenewals;
+  /** Refusals and protocol errors to log: a count per interval, not a line each (observe/log-limiter.ts). */
+  readonly refusals: RefusalLog;
   /** The node's observation stream (src/lockd/observe) and the source that feeds it. */
   readonly observe: { readonly bus: EventBus; readonly source: NodeSource; readonly stalls: StallWatch };
   /** Test-only faults (--unsafe-test-faults); undefined on every node started without it. */

@@ -1,6 +1,6 @@
 // What this build is and which formats it reads and writes: `lockd --version`, the version header
 // every node states to its peers (transport/metadata.ts VERSION_HEADER) and Cluster.Status.
-import { COMMAND_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION } from '../state-machine/index.js';
+import { COMMAND_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS } from '../state-machine/index.js';
 import { BACKUP_FILE_FORMAT } from '../storage/backup-file.js';
 import { STORAGE_FORMAT, PREVIOUS_STORAGE_FORMAT } from '../storage/records.js';
 import { FRAME_VERSION } from '../transport/frame-codec.js';
@@ -46,7 +46,7 @@ export function versionText(program: 'lockd' | 'lockctl'): string {
   return [
     `${program} ${LOCKD_VERSION}`,
     `  storage format   ${f.storage} (reads ${PREVIOUS_STORAGE_FORMAT} and migrates it on start)`,
-    `  snapshot format  ${f.snapshot}`,
+    `  snapshot format  ${f.snapshot} (reads ${SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS}, and writes it while no quota is in use)`,
     `  command format   ${f.command}`,
     `  peer frame       ${f.frame} (raft.v1)`,
     `  backup file      ${f.backup}`,

@@ -34,6 +34,11 @@ export class AccessControl {
   constructor(
     config: Pick<SecuritySettings, 'acl' | 'admins' | 'clientCertAuth'>,
     private readonly sm: Pick<LockStateMachine, 'aclIsAdmin' | 'aclAllows' | 'aclHoldsAnywhere'>,
+    /**
+     * Whether quotas apply: every member runs a build with them (the node asks its cluster version,
+     * node/cluster-version.ts FEATURES.quotas). Read at each command: the leader marks it `quota`.
+     */
+    readonly quotasOn: () => boolean = () => false,
   ) {
     this.admins = new Set(config.admins);
     this.enforced = config.acl;
@@ -92,6 +97,6 @@ export class AccessControl {
 
   /** What the leader writes into a command for `principal` (state-machine/authorize.ts decides with it at apply). */
   authority(principal: string): Authority {
-    return { principal, ...(this.admins.has(principal) ? { admin: true } : {}), ...(this.enforced ? { acl: true } : {}) };
+    return { principal, ...(this.admins.has(principal) ? { admin: true } : {}), ...(this.enforced ? { acl: true } : {}), ...(this.quotasOn() ? { quota: true } : {}) };
   }
 }

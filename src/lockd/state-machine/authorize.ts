@@ -12,7 +12,7 @@
 //    need `lock` on the name, FenceWrite/FenceDelete `fence` on the key (and, naming a lock, `lock`
 //    or `read` on it, as Inspect would), Grant `lock` on some prefix
 //    (a lease has no name). Revoke needs ownership only (ending one's own lease only gives up).
-//  - AclGrant/AclRevoke: admins only, whether rules are enforced or not. SetPermits (it changes a
+//  - AclGrant/AclRevoke/QuotaSet: admins only, whether rules are enforced or not. SetPermits (it changes a
 //    name for all its holders): admins only when rules are enforced, like Membership.
 // Admin = the command says the leader's --admin names the principal, or an admin rule does.
 
@@ -67,6 +67,8 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
     case 'AclGrant':
     case 'AclRevoke':
       return deny(`${who} may not change access rules: that needs \`admin\``);
+    case 'QuotaSet':
+      return deny(`${who} may not change quotas: that needs \`admin\``);
   }
 }
 

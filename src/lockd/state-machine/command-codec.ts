@@ -7,7 +7,7 @@
 // Layout (primitives in codec/binary.ts: uint = minimal LEB128 ≤ 2^53 - 1, str = uint length + UTF-8,
 // bytes = uint length + bytes):
 //   u8 COMMAND_FORMAT_VERSION (2)
-//   u8 type code            SCHEMAS below, in order: Grant = 1 … AclRevoke = 12
+//   u8 type code            SCHEMAS below, in order: Grant = 1 … AclRevoke = 12, QuotaSet = 13
 //   uint presence           bit k set: the k-th optional field of the type is present
 //   the fields, in schema order: required ones always, optional ones when present; a `flag`
 //   (an optional boolean that is only ever true) has no bytes, its presence bit is its value.
@@ -42,14 +42,19 @@ const opt = (key: string, kind: Kind, omit: (v: unknown) => boolean): Field => (
 const zero = (v: unknown): boolean => v === 0;
 const empty = (v: unknown): boolean => v === '';
 const no = (v: unknown): boolean => v === false;
+/** Optional with no default (a quota of 0 is a value): present whenever given. */
+const never = (): boolean => false;
 
 const REQUEST_ID = opt('requestId', 'str', empty);
 const AUTHORITY: readonly Field[] = [opt('principal', 'str', (v) => v === ANONYMOUS), opt('admin', 'flag', no), opt('acl', 'flag', no)];
+// Authority.quota came later (quotas.ts): appended to every client command's schema, after its
+// other fields, so entries written before it decode with it absent.
+const QUOTA = opt('quota', 'flag', no);
 
 /** Field order is byte order; never reorder, renumber or drop (that is a new format version). */
 const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
-  ['Grant', [req('ttlMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), REQUEST_ID, ...AUTHORITY]],
-  ['Revoke', [req('leaseId', 'num'), REQUEST_ID, ...AUTHORITY]],
+  ['Grant', [req('ttlMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  ['Revoke', [req('leaseId', 'num'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   // clusterVersion and expiryWork came later (lockd 0.2.0): appended; a leader sets them only when every member decodes them.
   ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums'), opt('clusterVersion', 'str', empty), opt('expiryWork', 'num', zero)]],
   [
@@ -66,17 +71,20 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
       REQUEST_ID,
       ...AUTHORITY,
       opt('election', 'flag', no),
+      QUOTA,
     ],
   ],
-  ['Release', [req('name', 'str'), req('token', 'num'), opt('leaseId', 'num', zero), REQUEST_ID, ...AUTHORITY]],
-  ['SetPermits', [req('name', 'str'), req('permits', 'num'), REQUEST_ID, ...AUTHORITY]],
+  ['Release', [req('name', 'str'), req('token', 'num'), opt('leaseId', 'num', zero), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  ['SetPermits', [req('name', 'str'), req('permits', 'num'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   // leaseId came later: appended, so entries written before it decode with it absent.
-  ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY, opt('leaseId', 'num', zero)]],
-  ['FenceWrite', [req('key', 'str'), req('value', 'bytes'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
-  ['FenceDelete', [req('key', 'str'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY]],
-  ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY, opt('acquireRequestId', 'str', empty)]],
-  ['AclGrant', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY]],
-  ['AclRevoke', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY]],
+  ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY, opt('leaseId', 'num', zero), QUOTA]],
+  ['FenceWrite', [req('key', 'str'), req('value', 'bytes'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  ['FenceDelete', [req('key', 'str'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY, opt('acquireRequestId', 'str', empty), QUOTA]],
+  ['AclGrant', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  ['AclRevoke', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  // QuotaSet came with quotas (a leader proposes it only once every member decodes it).
+  ['QuotaSet', [req('subject', 'str'), opt('leases', 'num', never), opt('locks', 'num', never), opt('dedupIds', 'num', never), opt('electionBytes', 'num', never), opt('fenceKeys', 'num', never), opt('reset', 'flag', no), REQUEST_ID, ...AUTHORITY, QUOTA]],
 ];
 
 interface Schema {

@@ -15,6 +15,12 @@ export interface Authority {
   readonly admin?: boolean;
   /** The leader enforces access rules (--acl): the command needs a rule granting its verb. */
   readonly acl?: boolean;
+  /**
+   * Per-principal quotas apply (quotas.ts): the leader marks every client command once every member
+   * applies quotas alike (node/cluster-version.ts FEATURES.quotas). Absent: the entry is applied as
+   * before quotas existed (one shared request-id window, no per-principal counts checked).
+   */
+  readonly quota?: boolean;
 }
 
 /**
@@ -188,6 +194,24 @@ export interface AclRevokeCommand extends Authority {
   readonly requestId?: string;
 }
 
+/**
+ * Set a principal's quotas (admins only): each field present replaces that quota, an absent one is
+ * unchanged; `reset` first drops every quota set for the principal (back to the defaults). Quotas
+ * lowered below what the principal uses take nothing away: only new leases, locks and ids are refused.
+ */
+export interface QuotaSetCommand extends Authority {
+  readonly type: 'QuotaSet';
+  /** The principal, or SHARED_PRINCIPAL ('*'): every caller when rules are not enforced. */
+  readonly subject: string;
+  readonly leases?: number;
+  readonly locks?: number;
+  readonly dedupIds?: number;
+  readonly electionBytes?: number;
+  readonly fenceKeys?: number;
+  readonly reset?: boolean;
+  readonly requestId?: string;
+}
+
 export type Command =
   | GrantCommand
   | RevokeCommand
@@ -200,7 +224,8 @@ export type Command =
   | SetPermitsCommand
   | ProclaimCommand
   | AclGrantCommand
-  | AclRevokeCommand;
+  | AclRevokeCommand
+  | QuotaSetCommand;
 
 export type CommandType = Command['type'];
 
@@ -217,4 +242,5 @@ export const COMMAND_TYPES: readonly CommandType[] = [
   'Proclaim',
   'AclGrant',
   'AclRevoke',
+  'QuotaSet',
 ];

@@ -2,11 +2,16 @@
 // applying twice (Grant/Acquire here and in their commands; the rest in request-once.ts).
 // Bounded FIFO (oldest id forgotten first). Map insertion order is the FIFO order, and it is replicated:
 // every replica inserts the same ids in the same log order, and snapshots preserve the order.
+// Each id is charged to a principal (quotas.ts). An id added under quotas (`window` given) first
+// forgets its principal's oldest ids beyond that principal's window, then the table's oldest beyond
+// DEDUP_CAPACITY_QUOTAS; one added before quotas forgets the table's oldest beyond DEDUP_CAPACITY,
+// as it always did, so one principal's calls no longer shorten another's window once quotas apply.
 // A record is a memory, not the truth (docs/lessons.md 11): lock-commands.ts `replay` answers a retry with
 // what is true now, and the records of open waits are kept true as the waits end (lock-transitions.ts).
 
 import type { AcquireStatus, ErrorKind } from './results.js';
-import { DEDUP_CAPACITY } from './limits.js';
+import { DEDUP_CAPACITY, DEDUP_CAPACITY_QUOTAS } from './limits.js';
+import { ANONYMOUS } from './acl-table.js';
 
 export interface GrantRecord {
   readonly type: 'Grant';
@@ -100,6 +105,13 @@ export interface AclRecord {
   readonly changed: boolean;
 }
 
+/** QuotaSet: what it asked (a late attempt must not undo a later change). `spec` is the request's canonical form. */
+export interface QuotaRecord {
+  readonly type: 'QuotaSet';
+  readonly subject: string;
+  readonly spec: string;
+}
+
 export type DedupRecord =
   | GrantRecord
   | AcquireRecord
@@ -108,7 +120,8 @@ export type DedupRecord =
   | CancelWaitRecord
   | FenceRecord
   | SetPermitsRecord
-  | AclRecord;
+  | AclRecord
+  | QuotaRecord;
 
 /** Records of open waits (Acquire, wait = true, status = queued), by the waiter they follow. */
 const openWait = (r: DedupRecord | undefined): r is AcquireRecord => r?.type === 'Acquire' && r.wait && r.status === 'queued';
@@ -122,7 +135,17 @@ export class DedupTable {
    */
   private readonly waits = new Map<string, Set<string>>();
 
-  constructor(readonly capacity: number = DEDUP_CAPACITY) {}
+  /** The principal each id is charged to (snapshotted from format 9; before it, legacyOwner). */
+  private readonly owners = new Map<string, string>();
+  /** Derived: each principal's ids in FIFO order. */
+  private readonly byOwner = new Map<string, Set<string>>();
+
+  constructor(
+    /** The shared window of entries before quotas. */
+    readonly capacity: number = DEDUP_CAPACITY,
+    /** The bound on every principal's windows together. */
+    readonly maxSize: number = Math.max(capacity, DEDUP_CAPACITY_QUOTAS),
+  ) {}
 
   get size(): number {
     return this.records.size;
@@ -132,15 +155,44 @@ export class DedupTable {
     return this.records.get(requestId);
   }
 
-  /** Remember a new id, forgetting the oldest beyond capacity. */
-  add(requestId: string, rec: DedupRecord): void {
+  /**
+   * Remember a new id. `charge` undefined (an entry before quotas): charged to legacyOwner, the
+   * table's oldest forgotten beyond `capacity`. Else charged to `charge.principal`, whose oldest ids
+   * beyond `charge.window` go first, then the table's oldest beyond `maxSize`.
+   */
+  add(requestId: string, rec: DedupRecord, charge?: { readonly principal: string; readonly window: number }): void {
+    this.put(requestId, rec, charge?.principal ?? legacyOwner(rec));
+    if (charge) {
+      const mine = this.byOwner.get(charge.principal);
+      while (mine && mine.size > charge.window) this.delete(mine.values().next().value as string);
+    }
+    const bound = charge ? this.maxSize : this.capacity;
+    while (this.records.size > bound) this.delete(this.records.keys().next().value as string);
+  }
+
+  /** A snapshot's record, in FIFO order, forgetting nothing (the snapshot holds what the table held). */
+  restore(requestId: string, rec: DedupRecord, owner: string): void {
+    this.put(requestId, rec, owner);
+  }
+
+  /** The principal `requestId` is charged to. */
+  ownerOf(requestId: string): string | undefined {
+    return this.owners.get(requestId);
+  }
+
+  /** Ids charged to `principal`. */
+  countOf(principal: string): number {
+    return this.byOwner.get(principal)?.size ?? 0;
+  }
+
+  private put(requestId: string, rec: DedupRecord, owner: string): void {
     if (this.records.has(requestId)) throw new Error(`dedup: request id ${requestId} already recorded`);
     this.records.set(requestId, rec);
+    this.owners.set(requestId, owner);
+    let mine = this.byOwner.get(owner);
+    if (!mine) this.byOwner.set(owner, (mine = new Set()));
+    mine.add(requestId);
     this.index(requestId, undefined, rec);
-    while (this.records.size > this.capacity) {
-      const oldest = this.records.keys().next().value as string;
-      this.delete(oldest);
-    }
   }
 
   /** Replace an existing record's outcome, keeping its place in the FIFO. */
@@ -154,6 +206,12 @@ export class DedupTable {
   delete(requestId: string): void {
     this.index(requestId, this.records.get(requestId), undefined);
     this.records.delete(requestId);
+    const owner = this.owners.get(requestId);
+    if (owner === undefined) return;
+    this.owners.delete(requestId);
+    const mine = this.byOwner.get(owner);
+    mine?.delete(requestId);
+    if (mine?.size === 0) this.byOwner.delete(owner);
   }
 
   /** Request ids whose open-wait record follows the waiter (leaseId, name), oldest first. */
@@ -180,4 +238,13 @@ export class DedupTable {
   entries(): IterableIterator<[string, DedupRecord]> {
     return this.records.entries();
   }
+}
+
+/**
+ * Who an id recorded before quotas is charged to: a Grant's asker, else the anonymous principal.
+ * A snapshot of format 8 (no owners) is read this way, and one whose owners are all these is still
+ * written as format 8 (snapshot-codec.ts), which a build before quotas reads.
+ */
+export function legacyOwner(rec: DedupRecord): string {
+  return rec.type === 'Grant' ? rec.owner : ANONYMOUS;
 }

@@ -3,7 +3,7 @@
 //  1. the token was issued (by an entry below this one: token.ts)  INVALID_ARGUMENT
 //  2. with `lock`: the token is a live exclusive grant of that lock FAILED_PRECONDITION (sequencer)
 //  3. the token is >= the key's highest (value or tombstone)       FAILED_PRECONDITION (stale)
-//  4. a write creating a key: floor (no lock), then quotas         FAILED_PRECONDITION / RESOURCE_EXHAUSTED
+//  4. a write creating a key: floor (no lock), then quotas (cluster, lease, the caller's fence_keys)  FAILED_PRECONDITION / RESOURCE_EXHAUSTED
 
 import { leaseIsLive } from './lease-live.js';
 import type { ApplyContext } from './apply-context.js';
@@ -13,6 +13,7 @@ import type { Failure, ResultFor } from './results.js';
 import { failure } from './results.js';
 import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED } from './limits.js';
 import { firstTokenOf, tokenIndex } from './token.js';
+import { chargedPrincipal, fenceKeyQuotaFailure, quotasApply } from './quotas.js';
 
 export function applyFenceWrite(state: MachineState, ctx: ApplyContext, cmd: FenceWriteCommand): ResultFor<'FenceWrite'> {
   const refused = checkToken(state, ctx, cmd);
@@ -41,6 +42,9 @@ export function applyFenceWrite(state: MachineState, ctx: ApplyContext, cmd: Fen
         'RESOURCE_EXHAUSTED',
         `fencing token ${cmd.token} is no live grant's token, and writes with such tokens already created ${MAX_FENCE_KEYS_UNOWNED} keys (their shared limit)`,
       );
+    const over = fenceKeyQuotaFailure(state, cmd);
+    if (over) return over;
+    if (quotasApply(cmd)) state.fenceCharges.charge(cmd.key, chargedPrincipal(cmd));
   }
   store.put(cmd.key, cmd.value, cmd.token, owner);
   return { type: 'FenceWrite', ok: true, highestToken: cmd.token };
@@ -52,6 +56,7 @@ export function applyFenceDelete(state: MachineState, ctx: ApplyContext, cmd: Fe
   const store = state.fence;
   if (!store.has(cmd.key)) return { type: 'FenceDelete', ok: true, deleted: false, highestToken: store.highest(cmd.key) ?? 0 };
   store.delete(cmd.key, cmd.token);
+  state.fenceCharges.release(cmd.key);
   return { type: 'FenceDelete', ok: true, deleted: true, highestToken: cmd.token };
 }
 

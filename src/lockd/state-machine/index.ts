@@ -6,7 +6,8 @@ export * from './events.js';
 export * from './limits.js';
 export { grantToken, tokenIndex, firstTokenOf, TOKEN_ORDINAL_BITS, MAX_TOKEN_INDEX } from './token.js';
 export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';
-export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION } from './snapshot-codec.js';
+export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS, READABLE_SNAPSHOT_FORMATS } from './snapshot-codec.js';
+export { SHARED_PRINCIPAL, QUOTA_KEYS, QUOTA_NAMES, defaultQuotas, type QuotaKey, type Quotas, type QuotaOverrides } from './quotas.js';
 export { StateMachineInvariantError } from './invariant-error.js';
 export { DRIFT_BOUND_PPM, driftAllowanceMs, leaseDeadline, leaderMargins } from './deadline-margin.js';
 export type { Problem } from './validate.js';
@@ -31,6 +32,7 @@ export {
   validateElectionValue,
   validatePrincipal,
   validateAclRule,
+  validateQuotaValue,
 } from './validate.js';
 export { ANONYMOUS, ACL_VERBS, type AclVerb, type AclRule } from './acl-table.js';
 export type { ApplyOutput, EntryLike, HolderView, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';

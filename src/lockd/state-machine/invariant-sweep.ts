@@ -7,6 +7,7 @@ import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_L
 import { fits, holderOf } from './lock-transitions.js';
 import { firstTokenOf, tokenIndex } from './token.js';
 import { validateElectionValue } from './validate.js';
+import { utf8ByteLength } from './bytes.js';
 
 export function checkInvariants(s: MachineState): void {
   let holders = 0;
@@ -110,7 +111,12 @@ export function checkInvariants(s: MachineState): void {
   }
   check(grants === holders, 'grant-index', () => `grant index lists ${grants} grants for ${holders} holders`);
   checkFence(s);
-  check(s.dedup.size <= s.dedup.capacity, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+  check(s.dedup.size <= s.dedup.maxSize, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+  let charged = 0;
+  for (const [rid] of s.dedup.entries()) if (s.dedup.ownerOf(rid) !== undefined) charged++;
+  check(charged === s.dedup.size, 'dedup-owners', () => `${s.dedup.size - charged} request ids are charged to nobody`);
+  checkUsage(s);
+  for (const [key] of s.fenceCharges.entries()) check(s.fence.has(key), 'fence-charges', () => `fence key ${key} is charged to ${s.fenceCharges.principalOf(key)} but not in the store`);
   // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
   for (const [rid, r] of s.dedup.entries())
     if (r.type === 'Acquire' && r.wait && r.status === 'queued')
@@ -119,6 +125,30 @@ export function checkInvariants(s: MachineState): void {
         'dedup-open-waits',
         () => `request ${rid} is recorded queued for ${r.name}, but lease ${r.leaseId} does not wait for it`,
       );
+}
+
+/** The derived per-owner counts (quotas.ts PrincipalUsage) equal a recount of the lease table. */
+function checkUsage(s: MachineState): void {
+  const counted = new Map<string, { leases: number; locks: number; electionBytes: number }>();
+  let locks = 0;
+  for (const l of s.leases.values()) {
+    const c = counted.get(l.owner) ?? { leases: 0, locks: 0, electionBytes: 0 };
+    c.leases++;
+    c.locks += l.held.size + l.waiting.size;
+    locks += l.held.size + l.waiting.size;
+    counted.set(l.owner, c);
+  }
+  for (const lock of s.locks.values())
+    for (const x of [...lock.holders, ...lock.waiters]) {
+      const owner = s.leases.get(x.leaseId)?.owner;
+      if (owner !== undefined) counted.get(owner)!.electionBytes += utf8ByteLength(x.value);
+    }
+  const kept = s.usage.owners();
+  const same =
+    kept.size === counted.size &&
+    [...counted].every(([o, c]) => kept.get(o)?.leases === c.leases && kept.get(o)?.locks === c.locks && kept.get(o)?.electionBytes === c.electionBytes);
+  check(same, 'quota-usage', () => `usage ${JSON.stringify([...kept])} for a recount of ${JSON.stringify([...counted])}`);
+  check(s.usage.totals().leases === s.leases.size && s.usage.totals().locks === locks, 'quota-usage', () => `usage totals ${JSON.stringify(s.usage.totals())} for ${s.leases.size} leases, ${locks} locks`);
 }
 
 function checkFence(s: MachineState): void {

@@ -15,6 +15,7 @@ import { MAX_LEASES } from './limits.js';
 import { leaseDeadline } from './deadline-margin.js';
 import { ANONYMOUS } from './acl-table.js';
 import { liveLease } from './lease-live.js';
+import { dedupCharge, leaseQuotaFailure } from './quotas.js';
 
 export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCommand): ResultFor<'Grant'> {
   const rid = cmd.requestId || undefined;
@@ -32,12 +33,15 @@ export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCom
   }
   if (state.leases.size >= MAX_LEASES)
     return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases are live; revoke some first`);
+  const over = leaseQuotaFailure(state, cmd);
+  if (over) return over;
   const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), principal);
   check(!state.leases.has(lease.id), 'lease-ids-unique', () => `lease ${lease.id} granted twice`);
   state.leases.set(lease.id, lease);
+  state.usage.lease(lease.owner, 1);
   state.expiry.set(lease.id, lease.deadline);
   ctx.emit('LEASE_GRANTED', '', lease.id, 0);
-  if (rid !== undefined) state.dedup.add(rid, { type: 'Grant', ttlMs: cmd.ttlMs, leaseId: lease.id, owner: principal });
+  if (rid !== undefined) state.dedup.add(rid, { type: 'Grant', ttlMs: cmd.ttlMs, leaseId: lease.id, owner: principal }, dedupCharge(state, cmd));
   return { type: 'Grant', ok: true, leaseId: lease.id, ttlMs: cmd.ttlMs, duplicate: false };
 }
 
@@ -115,7 +119,7 @@ function dueBatch(state: MachineState, budget: number): LeaseRecord[] {
  */
 function endLeases(state: MachineState, ctx: ApplyContext, leases: LeaseRecord[], how: 'expired' | 'revoked'): void {
   for (const lease of leases) {
-    state.leases.delete(lease.id);
+    if (state.leases.delete(lease.id)) state.usage.lease(lease.owner, -1);
     state.expiry.delete(lease.id);
   }
   const shortened = new Set<string>();

@@ -31,9 +31,8 @@ export const MAX_TICK_EXPIRY_WORK = 4096;
 
 // Quotas. A cluster-wide bound is one client's lever against everyone, so each
 // cluster-wide bound that a client's calls fill has a per-lease bound under it: one lease (one
-// holder) cannot spend it alone. One client with many leases still can: there is no identity to
-// charge yet. Once principals exist these become per-principal, and the cluster-wide
-// caps stay as the memory bound. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
+// holder) cannot spend it alone, and (below) per-principal quotas for leases, locks, request ids,
+// election values and fenced keys: one principal with many leases cannot either. Every refusal is RESOURCE_EXHAUSTED with a message naming its limit.
 
 /** Fenced store: value size (INVALID_ARGUMENT above) and live keys in the whole cluster. */
 export const MAX_FENCE_VALUE_BYTES = 65_536;
@@ -56,20 +55,54 @@ export const MAX_WAITERS_PER_LOCK = 1024;
 /** Locks one lease holds and waits for, together (each queue place may become a hold). */
 export const MAX_LOCKS_PER_LEASE = 1024;
 /**
- * Live leases and held locks in the whole cluster. Leases have no per-lease bound to sit under
- * (a Grant has no owner yet): one client can take all MAX_LEASES for up to MAX_TTL_MS, blocking
- * every Grant until they expire. A per-principal lease quota is not built yet.
+ * Live leases and held locks in the whole cluster. Under them, the per-principal quotas (below):
+ * with --acl one principal holds at most its `leases` quota. Without --acl every caller is one
+ * principal, whose default is this cap: one client can still take all MAX_LEASES.
  */
 export const MAX_LEASES = 100_000;
 export const MAX_LOCKS = 100_000;
 /** Client request ids (dedup keys). */
 export const MAX_REQUEST_ID_BYTES = 128;
 /**
- * Remembered request ids; the oldest is forgotten first (FIFO). Shared by every client and every
- * mutating command, so a client sending many calls shortens everyone's window for a late attempt to
- * be recognised (after it, a late attempt applies as a new call). A per-principal table is access control's.
+ * Remembered request ids; the oldest is forgotten first (FIFO). Before quotas (entries without the
+ * `quota` mark) one window shared by every client and every mutating command, so a client sending
+ * many calls shortened everyone's window for a late attempt to be recognised. With quotas each
+ * principal has its own window (its `dedupIds` quota: its oldest id goes first), and
+ * DEDUP_CAPACITY_QUOTAS bounds them all together (the global oldest goes first past it).
  */
 export const DEDUP_CAPACITY = 10_000;
+export const DEDUP_CAPACITY_QUOTAS = 100_000;
+
+// Per-principal quotas (quotas.ts), in the replicated state: with --acl each principal is charged
+// for its own; without --acl every caller is one shared principal (SHARED_PRINCIPAL). An admin
+// changes a principal's with a QuotaSet entry (`lockctl acl quota`). The cluster-wide caps above
+// stay as the memory bound. Exceeded: RESOURCE_EXHAUSTED naming the quota, its value and the principal.
+
+/** A named principal's defaults (--acl): a tenth of the cluster each, so one cannot fill the cluster alone. */
+export const DEFAULT_QUOTA_LEASES = 10_000;
+/** Locks held plus waited for, over all of the principal's leases. */
+export const DEFAULT_QUOTA_LOCKS = 10_000;
+/** Request ids remembered for the principal (its dedup window). */
+export const DEFAULT_QUOTA_DEDUP_IDS = 10_000;
+/** UTF-8 bytes of election values (Campaign, Proclaim) its leases' grants and waits carry together. */
+export const DEFAULT_QUOTA_ELECTION_BYTES = 1_048_576;
+/** Live fenced keys it created (a write that creates a key is charged to its caller; Fence.Delete gives it back). */
+export const DEFAULT_QUOTA_FENCE_KEYS = 256;
+/**
+ * The shared principal's defaults (no --acl): the cluster-wide caps, so a cluster without --acl
+ * behaves as before unless an admin lowers them.
+ */
+export const SHARED_QUOTA_LEASES = MAX_LEASES;
+export const SHARED_QUOTA_LOCKS = MAX_LEASES * MAX_LOCKS_PER_LEASE;
+export const SHARED_QUOTA_DEDUP_IDS = DEDUP_CAPACITY;
+/** Every lock with the largest value (MAX_ELECTION_VALUE_BYTES, 1024, is defined below: a const is not hoisted). */
+export const SHARED_QUOTA_ELECTION_BYTES = SHARED_QUOTA_LOCKS * 1024;
+/** The whole store (MAX_FENCE_KEYS, 1024, defined above). */
+export const SHARED_QUOTA_FENCE_KEYS = MAX_FENCE_KEYS;
+/** Largest value a quota may be set to (an integer; 0 refuses everything of that kind). */
+export const MAX_QUOTA_VALUE = 1_000_000_000;
+/** Principals with quotas set (each a row in the state and the snapshot). */
+export const MAX_QUOTA_PRINCIPALS = 4096;
 /** Semaphore permits of one name (and holders of a shared lock): more is INVALID_ARGUMENT / waits. */
 export const MAX_PERMITS = 1024;
 /** Longest lock-delay an Acquire may ask for (ms of logical time; Chubby's and Consul's cap is a minute). */

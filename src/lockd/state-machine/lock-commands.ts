@@ -12,6 +12,8 @@ import { failure } from './results.js';
 import { createLock, firstHolder, fits, grantNow, grantWaiters, holderOf, releaseHolder, removeWaiter, takeBackGrant } from './lock-transitions.js';
 import { check } from './invariant-error.js';
 import { MAX_LOCKS, MAX_LOCKS_PER_LEASE, MAX_WAITERS_PER_LOCK } from './limits.js';
+import { dedupCharge, electionBytesFailure, lockQuotaFailure } from './quotas.js';
+import { utf8ByteLength } from './bytes.js';
 
 type Outcome = Omit<AcquireResult, 'type' | 'ok' | 'duplicate' | 'delayRemainingMs'>;
 
@@ -29,17 +31,21 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
   const r = acquire(state, ctx, cmd, rid);
   if (r.ok && rid !== undefined) {
     check(r.status !== 'ended', 'acquire-status', () => `a first Acquire answered ${r.status}`);
-    state.dedup.add(rid, {
-      type: 'Acquire',
-      name: cmd.name,
-      leaseId: cmd.leaseId,
-      wait: cmd.wait,
-      ...recipeOf(cmd),
-      status: r.status,
-      token: r.token,
-      holderLeaseId: r.holderLeaseId,
-      holderToken: r.holderToken,
-    });
+    state.dedup.add(
+      rid,
+      {
+        type: 'Acquire',
+        name: cmd.name,
+        leaseId: cmd.leaseId,
+        wait: cmd.wait,
+        ...recipeOf(cmd),
+        status: r.status,
+        token: r.token,
+        holderLeaseId: r.holderLeaseId,
+        holderToken: r.holderToken,
+      },
+      dedupCharge(state, cmd),
+    );
   }
   return r;
 }
@@ -127,7 +133,8 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   const ask: Ask = { shared, lockDelayMs, value };
   const lock = state.locks.get(cmd.name);
   if (!lock) {
-    if (leaseFull(lease)) return leaseFullFailure(lease);
+    const full = noRoom(state, cmd, lease);
+    if (full) return full;
     if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
     const h = createLock(state, ctx, cmd.name, permits, lease, ask, cmd.wait, rid, election);
     return ok({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
@@ -170,12 +177,14 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   }
   // FIFO: with anyone waiting, a newcomer queues behind them even if it would fit now.
   if (lock.waiters.length === 0 && fits(lock, ask)) {
-    if (leaseFull(lease)) return leaseFullFailure(lease);
+    const full = noRoom(state, cmd, lease);
+    if (full) return full;
     const h = grantNow(state, ctx, lock, lease, ask, cmd.wait, rid);
     return ok({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
   }
   if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
-  if (leaseFull(lease)) return leaseFullFailure(lease);
+  const full = noRoom(state, cmd, lease);
+  if (full) return full;
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
     return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
   if (idle) {
@@ -186,6 +195,8 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
     }
   }
   lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid, lastAcquireRequestId: rid }) });
+  if (!lease.waiting.has(cmd.name)) state.usage.lock(lease.owner, 1);
+  state.usage.value(lease.owner, value, 1);
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
   return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
@@ -202,6 +213,11 @@ function kindFailure(name: string, lock: LockRecord): Failure {
 const leaseFull = (lease: LeaseRecord): boolean => lease.held.size + lease.waiting.size >= MAX_LOCKS_PER_LEASE;
 const leaseFullFailure = (lease: LeaseRecord) =>
   failure('Acquire', 'RESOURCE_EXHAUSTED', `lease ${lease.id} already holds or waits for ${MAX_LOCKS_PER_LEASE} locks (the limit per lease)`);
+
+/** Room for one more lock held or waited for: the lease's own bound, then its owner's `locks` quota. */
+function noRoom(state: MachineState, cmd: AcquireCommand, lease: LeaseRecord): Failure | undefined {
+  return leaseFull(lease) ? leaseFullFailure(lease) : lockQuotaFailure(state, cmd, lease, utf8ByteLength(cmd.value ?? ''));
+}
 
 export function applyRelease(state: MachineState, ctx: ApplyContext, cmd: ReleaseCommand): ResultFor<'Release'> {
   const lock = state.locks.get(cmd.name);
@@ -239,7 +255,13 @@ export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: Procl
   check(lock.holders.length === 1 && !leader.shared && lock.permits === 1, 'one-leader', () => `election ${cmd.name} has ${lock.holders.length} holders, permits ${lock.permits}`);
   if (leader.token !== cmd.token || (byLease !== undefined && leader.leaseId !== byLease))
     return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`);
+  const lease = state.leases.get(leader.leaseId);
+  check(lease, 'held-locks-exist', () => `${cmd.name} is led by lease ${leader.leaseId}, which is not in the table`);
+  const over = electionBytesFailure(state, cmd, lease, utf8ByteLength(cmd.value) - utf8ByteLength(leader.value));
+  if (over) return over;
+  state.usage.value(lease.owner, leader.value, -1);
   leader.value = cmd.value;
+  state.usage.value(lease.owner, leader.value, 1);
   ctx.emit('PROCLAIMED', cmd.name, leader.leaseId, cmd.token);
   return { type: 'Proclaim', ok: true };
 }

@@ -16,6 +16,8 @@ import { applyFenceDelete, applyFenceWrite } from './fence-commands.js';
 import { applyOnce } from './request-once.js';
 import { authorize } from './authorize.js';
 import { applyAclGrant, applyAclRevoke } from './acl-commands.js';
+import { applyQuotaSet } from './quota-commands.js';
+import { SHARED_PRINCIPAL, type QuotaOverrides, type Quotas } from './quotas.js';
 import { aclAllows, type AclRule, type AclVerb } from './acl-table.js';
 import { checkInvariants } from './invariant-sweep.js';
 import { check } from './invariant-error.js';
@@ -187,6 +189,8 @@ export class LockStateMachine {
         return applyOnce(this.s, ctx, cmd, applyAclGrant);
       case 'AclRevoke':
         return applyOnce(this.s, ctx, cmd, applyAclRevoke);
+      case 'QuotaSet':
+        return applyOnce(this.s, ctx, cmd, applyQuotaSet);
     }
   }
 
@@ -297,6 +301,24 @@ export class LockStateMachine {
   /** Whether `principal` has `verb` on some prefix. */
   aclHoldsAnywhere(principal: string, verb: AclVerb): boolean {
     return this.s.acl.holdsAnywhere(principal, verb);
+  }
+
+  // ---- Quotas (quotas.ts). ----
+
+  /** The quotas in force for `principal` (SHARED_PRINCIPAL: every caller without --acl). */
+  quotaOf(principal: string): Quotas {
+    return this.s.quotas.of(principal);
+  }
+
+  /** The quotas admins set, by principal (sorted); every other principal has the defaults. */
+  quotaOverrides(): Array<[string, QuotaOverrides]> {
+    return this.s.quotas.entries();
+  }
+
+  /** What `principal` uses of each quota (SHARED_PRINCIPAL: everyone's leases and locks together). Leases past their deadline count until their cleanup. */
+  quotaUsage(principal: string): Quotas {
+    const owner = principal === SHARED_PRINCIPAL ? undefined : principal;
+    return { leases: this.s.usage.leases(owner), locks: this.s.usage.locks(owner), dedupIds: this.s.dedup.countOf(principal), electionBytes: this.s.usage.electionBytes(owner), fenceKeys: this.s.fenceCharges.countOf(principal) };
   }
 
   /** The leader proposes Ticks only while this is true: also while leases past their deadline await cleanup. */

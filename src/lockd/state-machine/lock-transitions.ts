@@ -66,6 +66,8 @@ function grant(
   };
   lock.holders.push(h);
   state.grants.add(h.token, lock.name);
+  if (!lease.held.has(lock.name)) state.usage.lock(lease.owner, 1);
+  state.usage.value(lease.owner, h.value, 1);
   lease.held.add(lock.name);
   ctx.emit('ACQUIRED', lock.name, lease.id, h.token);
   return h;
@@ -117,7 +119,8 @@ export function releaseHolder(
   check(i >= 0, 'lease-index', () => `${lock.name}: releasing lease ${holder.id} but the holders are ${describeHolders(lock)}`);
   const [h] = lock.holders.splice(i, 1);
   state.grants.remove(h.token, lock.name);
-  holder.held.delete(lock.name);
+  if (holder.held.delete(lock.name)) state.usage.lock(holder.owner, -1);
+  state.usage.value(holder.owner, h.value, -1);
   ctx.emit(cause, lock.name, holder.id, h.token);
   if (lostLease && h.lockDelayMs > 0) {
     lock.delayUntil = Math.max(lock.delayUntil, state.now + h.lockDelayMs);
@@ -152,7 +155,8 @@ export function grantWaiters(state: MachineState, ctx: ApplyContext, lock: LockR
     if (!fits(lock, lock.waiters[0])) break;
     const next = lock.waiters.shift()!;
     const lease = head;
-    lease.waiting.delete(lock.name);
+    if (lease.waiting.delete(lock.name)) state.usage.lock(lease.owner, -1);
+    state.usage.value(lease.owner, next.value, -1);
     const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true, requestId: next.lastAcquireRequestId }, next.requestId);
     settleWaitRecords(state, lock.name, h);
   }
@@ -204,8 +208,9 @@ export function removeWaiter(
 ): boolean {
   const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
   if (i < 0) return false;
-  lock.waiters.splice(i, 1);
-  lease.waiting.delete(lock.name);
+  const [gone] = lock.waiters.splice(i, 1);
+  if (lease.waiting.delete(lock.name)) state.usage.lock(lease.owner, -1);
+  state.usage.value(lease.owner, gone.value, -1);
   ctx.emit(cause, lock.name, lease.id, 0);
   // The wait ended without a grant: its requests' outcome is no longer "queued" and took nothing, so
   // forget them and a retry is applied afresh (a waiting retry is a waiting call: it has its own cleanup).

@@ -1,4 +1,4 @@
-// Request ids for Revoke, Release, CancelWait, FenceWrite, FenceDelete and SetPermits (Grant and Acquire keep
+// Request ids for Revoke, Release, CancelWait, FenceWrite, FenceDelete, SetPermits, AclGrant/AclRevoke and QuotaSet (Grant and Acquire keep
 // theirs in their own commands). A call can land after its own retry — bytes held in a network, a
 // paused forwarding follower — so the second landing must not apply again: e.g. a Fence.Write retried
 // after a timeout, then a later write, then the first attempt arriving would overwrite the later
@@ -13,13 +13,14 @@
 // A record forgotten by the FIFO (DEDUP_CAPACITY) makes the attempt a new call.
 
 import type { ApplyContext } from './apply-context.js';
-import type { AclGrantCommand, AclRevokeCommand, CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand, SetPermitsCommand } from './commands.js';
+import type { AclGrantCommand, AclRevokeCommand, QuotaSetCommand, CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand, SetPermitsCommand } from './commands.js';
 import type { DedupRecord, FenceRecord } from './dedup.js';
 import type { MachineState } from './state.js';
 import type { ResultFor } from './results.js';
 import { failure } from './results.js';
 import { digest64 } from './bytes.js';
 import { holderOf } from './lock-transitions.js';
+import { dedupCharge, quotaSpec } from './quotas.js';
 
 export type OnceCommand =
   | RevokeCommand
@@ -29,7 +30,8 @@ export type OnceCommand =
   | FenceDeleteCommand
   | SetPermitsCommand
   | AclGrantCommand
-  | AclRevokeCommand;
+  | AclRevokeCommand
+  | QuotaSetCommand;
 
 /** Apply `cmd` at most once per request id: `apply` runs only for a new id (or none). */
 export function applyOnce<C extends OnceCommand>(
@@ -47,7 +49,7 @@ export function applyOnce<C extends OnceCommand>(
   }
   const r = apply(state, ctx, cmd);
   const next = record(cmd, r);
-  if (next) state.dedup.add(rid, next);
+  if (next) state.dedup.add(rid, next, dedupCharge(state, cmd));
   return r;
 }
 
@@ -76,6 +78,9 @@ function record(cmd: OnceCommand, r: ResultFor<OnceCommand['type']>): DedupRecor
       // A refusal (quota) is not recorded: a retry tries again.
       if (!r.ok) return undefined;
       return { type: cmd.type, subject: cmd.subject, prefix: cmd.prefix, verb: cmd.verb, changed: r.type === 'AclGrant' ? r.created : r.type === 'AclRevoke' && r.removed };
+    case 'QuotaSet':
+      // A refusal (too many principals with quotas) is not recorded: a retry tries again.
+      return r.ok ? { type: 'QuotaSet', subject: cmd.subject, spec: quotaSpec(cmd) } : undefined;
   }
 }
 
@@ -112,6 +117,10 @@ function replay(state: MachineState, cmd: OnceCommand, rec: DedupRecord): Result
     case 'AclRevoke':
       if (rec.type !== cmd.type || rec.subject !== cmd.subject || rec.prefix !== cmd.prefix || rec.verb !== cmd.verb) return undefined;
       return cmd.type === 'AclGrant' ? { type: 'AclGrant', ok: true, created: rec.changed } : { type: 'AclRevoke', ok: true, removed: rec.changed };
+    case 'QuotaSet':
+      if (rec.type !== 'QuotaSet' || rec.subject !== cmd.subject || rec.spec !== quotaSpec(cmd)) return undefined;
+      // What is in force now (a later change may have replaced what this request set: that is the point).
+      return { type: 'QuotaSet', ok: true, quotas: state.quotas.of(cmd.subject) };
   }
 }
 

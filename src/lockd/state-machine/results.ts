@@ -152,6 +152,13 @@ export interface AclRevokeResult {
   readonly removed: boolean;
 }
 
+export interface QuotaSetResult {
+  readonly type: 'QuotaSet';
+  readonly ok: true;
+  /** The principal's quotas in force after this entry (defaults filled in). */
+  readonly quotas: Readonly<Record<'leases' | 'locks' | 'dedupIds' | 'electionBytes' | 'fenceKeys', number>>;
+}
+
 export type Success =
   | GrantResult
   | RevokeResult
@@ -164,7 +171,8 @@ export type Success =
   | SetPermitsResult
   | ProclaimResult
   | AclGrantResult
-  | AclRevokeResult;
+  | AclRevokeResult
+  | QuotaSetResult;
 
 export type ApplyResult = Success | Failure;
 

@@ -16,6 +16,13 @@
 // end with their lastAcquire request id (or null), after the (now always written) grant/queueing
 // request id (or null): [..., requestId | null, lastAcquireRequestId | null].
 // Version 8: a Grant record carries the principal that asked: [rid, 'G', ttl, leaseId, owner].
+// Version 9 (quotas): `quotas`, the admins' overrides, [[principal, leases, locks, dedupIds,
+// electionBytes, fenceKeys], ...] sorted by principal (null = the default); the principal each
+// dedup record is charged to, as `dedupOwners` (one index into `dedupPrincipals` per record, in the
+// records' order); QuotaSet records (Q); `fenceCharged`, [[key, principal], ...] sorted by key, for
+// keys created under quotas. A state with no override, no charged key, no Q record and every record
+// charged as before quotas (dedup.ts legacyOwner) is still written as version 8, so a cluster not
+// yet using quotas hands a build before them snapshots it reads (a rolling upgrade); both are read.
 
 import type { AcquireStatus, ErrorKind } from './results.js';
 import type { DedupRecord } from './dedup.js';
@@ -24,11 +31,17 @@ import type { Holder, LockRecord, Waiter } from './state.js';
 import { MachineState, newLease } from './state.js';
 import { fromBase64, fromUtf8, toBase64, utf8Bytes } from './bytes.js';
 import { sortedNames } from './order.js';
-import { validateAclRule, validatePrincipal } from './validate.js';
+import { validateAclRule, validatePrincipal, validateQuotaValue } from './validate.js';
 import type { AclVerb } from './acl-table.js';
-import { MAX_ACL_RULES } from './limits.js';
+import { MAX_ACL_RULES, MAX_QUOTA_PRINCIPALS } from './limits.js';
+import { legacyOwner } from './dedup.js';
+import { QUOTA_KEYS, type QuotaKey } from './quotas.js';
 
-export const SNAPSHOT_FORMAT_VERSION = 8;
+export const SNAPSHOT_FORMAT_VERSION = 9;
+/** The version before quotas: still written when the state fits it (see the top), and read. */
+export const SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS = 8;
+/** Every snapshot format this build reads (a backup's state format must be one). */
+export const READABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS, SNAPSHOT_FORMAT_VERSION];
 
 export class SnapshotDecodeError extends Error {
   constructor(detail: string) {
@@ -43,6 +56,8 @@ type WaiterJson = [number, number, boolean, number, string, Rid, Rid];
 type HolderJson = [number, number, boolean, number, string, number, boolean, Rid, Rid];
 /** [name, permits, delayUntil, holders, waiters, election] */
 type LockJson = [string, number, number, HolderJson[], WaiterJson[], boolean];
+/** [principal, leases, locks, dedupIds, electionBytes] (null: the default) */
+type QuotaJson = [string, ...(number | null)[]];
 type DedupJson =
   | [string, 'G', number, number, string]
   | [string, 'A', string, number, boolean, AcquireStatus, number, number, number, number, boolean, number, string]
@@ -81,18 +96,44 @@ export function encodeState(s: MachineState): Uint8Array {
           : dedupJsonOnce(rid, r),
     ),
   };
+  const version = fitsBeforeQuotas(s) ? SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS : SNAPSHOT_FORMAT_VERSION;
+  if (version === SNAPSHOT_FORMAT_VERSION) Object.assign(doc, quotaDoc(s));
   const json = utf8Bytes(JSON.stringify(doc));
   const out = new Uint8Array(json.length + 1);
-  out[0] = SNAPSHOT_FORMAT_VERSION;
+  out[0] = version;
   out.set(json, 1);
   return out;
+}
+
+/** Nothing of quotas to write: no override, no charged fenced key, no QuotaSet record, every dedup record charged as before quotas. */
+function fitsBeforeQuotas(s: MachineState): boolean {
+  if (s.quotas.size > 0 || s.fenceCharges.size > 0) return false;
+  for (const [rid, r] of s.dedup.entries()) if (r.type === 'QuotaSet' || s.dedup.ownerOf(rid) !== legacyOwner(r)) return false;
+  return true;
+}
+
+function quotaDoc(s: MachineState): { quotas: QuotaJson[]; dedupPrincipals: string[]; dedupOwners: number[]; fenceCharged: Array<[string, string]> } {
+  const principals: string[] = [];
+  const at = new Map<string, number>();
+  const owners: number[] = [];
+  for (const [rid] of s.dedup.entries()) {
+    const p = s.dedup.ownerOf(rid)!;
+    let i = at.get(p);
+    if (i === undefined) {
+      at.set(p, (i = principals.length));
+      principals.push(p);
+    }
+    owners.push(i);
+  }
+  const quotas = s.quotas.entries().map(([p, o]): QuotaJson => [p, ...QUOTA_KEYS.map((k) => o[k] ?? null)]);
+  return { quotas, dedupPrincipals: principals, dedupOwners: owners, fenceCharged: s.fenceCharges.entries() };
 }
 
 /** Rebuilds the state (including the leases' reverse indexes). Throws SnapshotDecodeError on any malformation. */
 export function decodeState(bytes: Uint8Array): MachineState {
   if (bytes.length === 0) throw new SnapshotDecodeError('empty');
-  if (bytes[0] !== SNAPSHOT_FORMAT_VERSION)
-    throw new SnapshotDecodeError(`format version ${bytes[0]} is not supported (this build reads ${SNAPSHOT_FORMAT_VERSION})`);
+  if (bytes[0] !== SNAPSHOT_FORMAT_VERSION && bytes[0] !== SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS)
+    throw new SnapshotDecodeError(`format version ${bytes[0]} is not supported (this build reads ${SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS} and ${SNAPSHOT_FORMAT_VERSION})`);
   let doc: unknown;
   try {
     doc = JSON.parse(fromUtf8(bytes.subarray(1)));
@@ -100,14 +141,14 @@ export function decodeState(bytes: Uint8Array): MachineState {
     throw new SnapshotDecodeError(`malformed JSON: ${(e as Error).message}`);
   }
   try {
-    return build(doc);
+    return build(doc, bytes[0]);
   } catch (e) {
     if (e instanceof SnapshotDecodeError) throw e;
     throw new SnapshotDecodeError((e as Error).message);
   }
 }
 
-function build(doc: unknown): MachineState {
+function build(doc: unknown, version: number): MachineState {
   const d = obj(doc, 'snapshot');
   const s = new MachineState();
   s.appliedIndex = int(d.appliedIndex, 'appliedIndex');
@@ -190,11 +231,65 @@ function build(doc: unknown): MachineState {
     if (bad) throw new SnapshotDecodeError(`access rule: ${bad.message}`);
     if (!s.acl.add({ principal: principal as string, prefix: prefix as string, verb: verb as AclVerb })) throw new SnapshotDecodeError(`access rule ${JSON.stringify(r)} appears twice`);
   }
-  for (const r of arr(d.dedup, 'dedup')) {
+  const records = arr(d.dedup, 'dedup');
+  if (records.length > s.dedup.maxSize) throw new SnapshotDecodeError(`${records.length} request ids; at most ${s.dedup.maxSize} are kept`);
+  const owners = version === SNAPSHOT_FORMAT_VERSION ? dedupOwners(d, records.length) : undefined;
+  records.forEach((r, i) => {
     const a = arr(r, 'dedup record');
-    s.dedup.add(str(a[0], 'request id'), dedupRecord(a));
+    const rid = str(a[0], 'request id');
+    if (s.dedup.get(rid)) throw new SnapshotDecodeError(`request id ${rid} appears twice`);
+    const rec = dedupRecord(a);
+    s.dedup.restore(rid, rec, owners ? owners[i] : legacyOwner(rec));
+  });
+  if (version === SNAPSHOT_FORMAT_VERSION) {
+    const rows = arr(d.quotas, 'quotas');
+    if (rows.length > MAX_QUOTA_PRINCIPALS) throw new SnapshotDecodeError(`${rows.length} principals with quotas; at most ${MAX_QUOTA_PRINCIPALS} are kept`);
+    for (const q of rows) {
+      const [pJ, ...values] = tuple(q, 1 + QUOTA_KEYS.length, 'quota row');
+      const principal = str(pJ, 'quota principal');
+      const bad = validatePrincipal(principal);
+      if (bad) throw new SnapshotDecodeError(`quota principal: ${bad.message}`);
+      if (s.quotas.has(principal)) throw new SnapshotDecodeError(`quotas of ${principal} appear twice`);
+      const o: Partial<Record<QuotaKey, number>> = {};
+      QUOTA_KEYS.forEach((k, i) => {
+        if (values[i] === null) return;
+        const v = int(values[i], `quota ${k}`);
+        if (validateQuotaValue(k, v)) throw new SnapshotDecodeError(`quota ${k} of ${principal} is out of range`);
+        o[k] = v;
+      });
+      if (Object.keys(o).length === 0) throw new SnapshotDecodeError(`quota row of ${principal} sets nothing`);
+      s.quotas.set(principal, o);
+    }
+    for (const f of arr(d.fenceCharged, 'fenceCharged')) {
+      const [keyJ, pJ] = tuple(f, 2, 'fence charge');
+      const key = str(keyJ, 'charged fence key');
+      const principal = str(pJ, 'fence key principal');
+      const bad = validatePrincipal(principal);
+      if (bad) throw new SnapshotDecodeError(`fence key principal: ${bad.message}`);
+      if (!s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} is charged but not in the store`);
+      if (s.fenceCharges.principalOf(key) !== undefined) throw new SnapshotDecodeError(`fence key ${key} is charged twice`);
+      s.fenceCharges.charge(key, principal);
+    }
   }
+  s.usage.rebuild(s.leases.values(), s.locks.values(), (id) => s.leases.get(id)?.owner); // derived: rebuilt here, not stored
   return s;
+}
+
+/** Version 9: the principal of each of the `n` dedup records. */
+function dedupOwners(d: Record<string, unknown>, n: number): string[] {
+  const principals = arr(d.dedupPrincipals, 'dedupPrincipals').map((p) => {
+    const v = str(p, 'dedup principal');
+    const bad = validatePrincipal(v);
+    if (bad) throw new SnapshotDecodeError(`dedup principal: ${bad.message}`);
+    return v;
+  });
+  const owners = arr(d.dedupOwners, 'dedupOwners');
+  if (owners.length !== n) throw new SnapshotDecodeError(`dedupOwners has ${owners.length} entries for ${n} request ids`);
+  return owners.map((o) => {
+    const i = int(o, 'dedup owner');
+    if (i >= principals.length) throw new SnapshotDecodeError(`dedup owner ${i} names no principal`);
+    return principals[i];
+  });
 }
 
 function dedupRecord(a: unknown[]): DedupRecord {

@@ -12,7 +12,8 @@ export type DedupJsonOnce =
   | [string, 'V', number]
   | [string, 'C', string, number, number, boolean, boolean, number]
   | [string, 'F' | 'D', string, number, string, string, string, string, number, boolean]
-  | [string, 'L' | 'U', string, string, string, boolean];
+  | [string, 'L' | 'U', string, string, string, boolean]
+  | [string, 'Q', string, string];
 
 export function dedupJsonOnce(rid: string, r: OnceRecord): DedupJsonOnce {
   switch (r.type) {
@@ -30,6 +31,8 @@ export function dedupJsonOnce(rid: string, r: OnceRecord): DedupJsonOnce {
     case 'AclGrant':
     case 'AclRevoke':
       return [rid, r.type === 'AclGrant' ? 'L' : 'U', r.subject, r.prefix, r.verb, r.changed];
+    case 'QuotaSet':
+      return [rid, 'Q', r.subject, r.spec];
   }
 }
 
@@ -88,6 +91,10 @@ export function dedupRecordOnce(a: unknown[], r: Readers): OnceRecord {
     case 'U': {
       const [, kind, subject, prefix, verb, changed] = r.tuple(a, 6, 'dedup access rule');
       return { type: kind === 'L' ? 'AclGrant' : 'AclRevoke', subject: r.str(subject, 'subject'), prefix: r.str(prefix, 'prefix'), verb: r.str(verb, 'verb'), changed: r.bool(changed, 'changed') };
+    }
+    case 'Q': {
+      const [, , subject, spec] = r.tuple(a, 4, 'dedup QuotaSet');
+      return { type: 'QuotaSet', subject: r.str(subject, 'subject'), spec: r.str(spec, 'spec') };
     }
     default:
       throw new Error(`dedup record kind ${JSON.stringify(a[1])}`);

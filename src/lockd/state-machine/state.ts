@@ -1,12 +1,14 @@
 // The replicated state, as plain tables. Every field here is covered by snapshots (snapshot-codec.ts);
 // `held` and `waiting` on a lease and `grants` are reverse indexes of the lock table, and `expiry`
-// orders the leases by deadline (and `delays` the locks' lock-delay ends): derived, rebuilt on restore.
+// orders the leases by deadline (and `delays` the locks' lock-delay ends), and `usage` counts leases and
+// locks per owner: derived, rebuilt on restore.
 
 import { ExpiryIndex } from './expiry-index.js';
 import { AclTable } from './acl-table.js';
 import { DedupTable } from './dedup.js';
 import { FenceStore } from './fence-store.js';
 import { GrantIndex } from './grant-index.js';
+import { FenceCharges, PrincipalUsage, QuotaTable } from './quotas.js';
 
 export interface LeaseRecord {
   /** Index of the Grant entry. */
@@ -114,6 +116,12 @@ export class MachineState {
   readonly dedup = new DedupTable();
   /** Access rules (acl-table.ts). */
   readonly acl = new AclTable();
+  /** Quotas set by admins (quotas.ts); the rest are the defaults. */
+  readonly quotas = new QuotaTable();
+  /** The principal each fenced key created under quotas is charged to (quotas.ts). */
+  readonly fenceCharges = new FenceCharges();
+  /** Derived: live leases and locks per lease owner (quotas.ts), kept in step with `leases`. */
+  readonly usage = new PrincipalUsage();
 }
 
 export function newLease(id: number, ttlMs: number, deadline: number, owner: string): LeaseRecord {

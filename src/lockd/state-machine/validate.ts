@@ -20,7 +20,9 @@ import {
   MAX_TICK_RENEWALS,
   MAX_TTL_MS,
   MIN_TTL_MS,
+  MAX_QUOTA_VALUE,
 } from './limits.js';
+import { QUOTA_KEYS, QUOTA_NAMES } from './quotas.js';
 
 export interface Problem {
   readonly error: ErrorKind;
@@ -191,6 +193,7 @@ function validateAuthority(cmd: Exclude<Command, { type: 'Tick' }>): Problem | u
   }
   if (cmd.admin !== undefined && typeof cmd.admin !== 'boolean') return invalid('admin must be a boolean');
   if (cmd.acl !== undefined && typeof cmd.acl !== 'boolean') return invalid('acl must be a boolean');
+  if (cmd.quota !== undefined && typeof cmd.quota !== 'boolean') return invalid('quota must be a boolean');
   return undefined;
 }
 
@@ -251,5 +254,23 @@ function validateBody(cmd: Command): Problem | undefined {
     case 'AclGrant':
     case 'AclRevoke':
       return validateAclRule(cmd.subject, cmd.prefix, cmd.verb) ?? validateRequestId(cmd.requestId);
+    case 'QuotaSet': {
+      const p = validatePrincipal(cmd.subject);
+      if (p) return p;
+      if (cmd.reset !== undefined && typeof cmd.reset !== 'boolean') return invalid('reset must be a boolean');
+      const given = QUOTA_KEYS.filter((k) => cmd[k] !== undefined);
+      if (given.length === 0 && cmd.reset !== true) return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes, fence_keys) or resets them');
+      for (const k of given) {
+        const q = validateQuotaValue(QUOTA_NAMES[k], cmd[k]);
+        if (q) return q;
+      }
+      return validateRequestId(cmd.requestId);
+    }
   }
+}
+
+/** A quota's value: an integer in [0, MAX_QUOTA_VALUE] (0 refuses every new one of its kind). */
+export function validateQuotaValue(name: string, v: unknown): Problem | undefined {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > MAX_QUOTA_VALUE) return invalid(`quota ${name} must be an integer in [0, ${MAX_QUOTA_VALUE}], got ${String(v)}`);
+  return undefined;
 }

@@ -11,7 +11,7 @@ import { raftService } from './envelope-codec.js';
 import { encodeMessage } from './frame-codec.js';
 import { type Backoff, PeerStream, type PeerState } from './peer-stream.js';
 import { MAX_CLIENT_ADDRESS_LENGTH, type StatedAddresses } from './metadata.js';
-import { raftHandlers } from './receiver.js';
+import { raftHandlers, refusalsTo, type RefusalPort } from './receiver.js';
 import { DEFAULT_CHUNK_BYTES, snapshotEnvelopes } from './snapshot-chunks.js';
 
 export interface PeerTransportOptions {
@@ -20,6 +20,8 @@ export interface PeerTransportOptions {
   /** Every other node: id → host:port of its gRPC server. */
   readonly peers: ReadonlyMap<NodeId, string>;
   readonly logger: Logger;
+  /** Refusals and protocol errors, rate-limited (default: a line each on `logger`). */
+  readonly refusals?: RefusalPort;
   /** A message from a peer, whole (snapshots reassembled), in the order the peer sent it. */
   readonly onMessage: (m: Message) => void;
   /** Messages to `id` were dropped (peer down or backed up): tell the core (reportUnreachable). */
@@ -88,9 +90,11 @@ export class PeerTransport {
   private readonly chunkBytes: number;
   private readonly warnedUnknown = new Set<NodeId>();
   private readonly backoff: Backoff;
+  private readonly refusals: RefusalPort;
   private closed = false;
 
   constructor(private readonly opts: PeerTransportOptions) {
+    this.refusals = opts.refusals ?? refusalsTo(opts.logger);
     if (!opts.clusterId) throw new Error('PeerTransport: clusterId must not be empty');
     if (opts.peers.has(opts.selfId)) throw new Error(`PeerTransport: peers must not include self (${opts.selfId})`);
     this.chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
@@ -122,7 +126,7 @@ export class PeerTransport {
       build: opts.build ?? '',
       onAddresses: (stated) => {
         if (!this.record(peerId, stated))
-          opts.logger.warn({ peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) }, 'peer stated an unusable address; ignored');
+          this.refusals.note('unusable peer addresses', 'warn', { peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) }, 'peer stated an unusable address; ignored');
       },
       onDown: () => opts.onUnreachable(peerId),
       onRemoved: () => opts.onRemoved?.(peerId),
@@ -145,6 +149,7 @@ export class PeerTransport {
       isPeer: (id) => this.opts.isPeer?.(id) ?? this.streams.has(id),
       isRemoved: (id) => this.opts.isRemoved?.(id) ?? false,
       logger: this.opts.logger,
+      refusals: this.refusals,
       onMessage: this.opts.onMessage,
       maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
       authenticate: (call, sender) => this.opts.authenticate?.(call, sender),

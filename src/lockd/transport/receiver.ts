@@ -10,6 +10,19 @@ import { decodeMessage } from './frame-codec.js';
 import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, VERSION_HEADER, statedIn, type StatedAddresses } from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
+/**
+ * Where refusals go, counted per interval rather than a line each (observe/log-limiter.ts is one):
+ * a stranger that opens streams in a loop must not flood the log. `kind` is from a bounded set.
+ */
+export interface RefusalPort {
+  note(kind: string, level: 'debug' | 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string): void;
+}
+
+/** Without a RefusalPort: a line per refusal (tests of the transport alone). */
+export function refusalsTo(logger: Logger): RefusalPort {
+  return { note: (_kind, level, fields, msg) => logger[level](fields, msg) };
+}
+
 export interface ReceiverOptions {
   readonly clusterId: string;
   readonly selfId: NodeId;
@@ -18,6 +31,8 @@ export interface ReceiverOptions {
   /** Whether this node committed the removal of `id`: its stream is refused with REMOVED_TRAILER, also mid-stream. */
   readonly isRemoved: (id: NodeId) => boolean;
   readonly logger: Logger;
+  /** Refused streams are logged here (rate-limited). */
+  readonly refusals: RefusalPort;
   readonly onMessage: (m: Message) => void;
   /** Largest snapshot accepted, in bytes. */
   readonly maxSnapshotBytes: number;
@@ -55,7 +70,8 @@ function serveStream(
   const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION, metadata?: grpc.Metadata): void => {
     if (done) return;
     done = true;
-    log.warn({ ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
+    // One kind per reason (cut short): it may carry the caller's text, so the limiter's cap on kinds is what bounds them.
+    opts.refusals.note(`refused peer streams: ${reason.slice(0, 100)}`, 'warn', { peer: sender.slice(0, 64) || undefined, remote: call.getPeer(), ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
     callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}`, ...(metadata ? { metadata } : {}) });
   };
   const refuseRemoved = (): void => {

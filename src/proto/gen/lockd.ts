@@ -5,12 +5,15 @@ import type { AclRule as _lockd_v1_AclRule, AclRule__Output as _lockd_v1_AclRule
 import type { AcquireRequest as _lockd_v1_AcquireRequest, AcquireRequest__Output as _lockd_v1_AcquireRequest__Output } from './lockd/v1/AcquireRequest.js';
 import type { AcquireResponse as _lockd_v1_AcquireResponse, AcquireResponse__Output as _lockd_v1_AcquireResponse__Output } from './lockd/v1/AcquireResponse.js';
 import type { AuthClient as _lockd_v1_AuthClient, AuthDefinition as _lockd_v1_AuthDefinition } from './lockd/v1/Auth.js';
+import type { AuthGetQuotaRequest as _lockd_v1_AuthGetQuotaRequest, AuthGetQuotaRequest__Output as _lockd_v1_AuthGetQuotaRequest__Output } from './lockd/v1/AuthGetQuotaRequest.js';
 import type { AuthGrantRequest as _lockd_v1_AuthGrantRequest, AuthGrantRequest__Output as _lockd_v1_AuthGrantRequest__Output } from './lockd/v1/AuthGrantRequest.js';
 import type { AuthGrantResponse as _lockd_v1_AuthGrantResponse, AuthGrantResponse__Output as _lockd_v1_AuthGrantResponse__Output } from './lockd/v1/AuthGrantResponse.js';
 import type { AuthListRequest as _lockd_v1_AuthListRequest, AuthListRequest__Output as _lockd_v1_AuthListRequest__Output } from './lockd/v1/AuthListRequest.js';
 import type { AuthListResponse as _lockd_v1_AuthListResponse, AuthListResponse__Output as _lockd_v1_AuthListResponse__Output } from './lockd/v1/AuthListResponse.js';
+import type { AuthQuotaResponse as _lockd_v1_AuthQuotaResponse, AuthQuotaResponse__Output as _lockd_v1_AuthQuotaResponse__Output } from './lockd/v1/AuthQuotaResponse.js';
 import type { AuthRevokeRequest as _lockd_v1_AuthRevokeRequest, AuthRevokeRequest__Output as _lockd_v1_AuthRevokeRequest__Output } from './lockd/v1/AuthRevokeRequest.js';
 import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResponse__Output as _lockd_v1_AuthRevokeResponse__Output } from './lockd/v1/AuthRevokeResponse.js';
+import type { AuthSetQuotaRequest as _lockd_v1_AuthSetQuotaRequest, AuthSetQuotaRequest__Output as _lockd_v1_AuthSetQuotaRequest__Output } from './lockd/v1/AuthSetQuotaRequest.js';
 import type { CampaignRequest as _lockd_v1_CampaignRequest, CampaignRequest__Output as _lockd_v1_CampaignRequest__Output } from './lockd/v1/CampaignRequest.js';
 import type { CampaignResponse as _lockd_v1_CampaignResponse, CampaignResponse__Output as _lockd_v1_CampaignResponse__Output } from './lockd/v1/CampaignResponse.js';
 import type { CancelWaitRequest as _lockd_v1_CancelWaitRequest, CancelWaitRequest__Output as _lockd_v1_CancelWaitRequest__Output } from './lockd/v1/CancelWaitRequest.js';
@@ -57,6 +60,8 @@ import type { MembershipClient as _lockd_v1_MembershipClient, MembershipDefiniti
 import type { ObserveRequest as _lockd_v1_ObserveRequest, ObserveRequest__Output as _lockd_v1_ObserveRequest__Output } from './lockd/v1/ObserveRequest.js';
 import type { ProclaimRequest as _lockd_v1_ProclaimRequest, ProclaimRequest__Output as _lockd_v1_ProclaimRequest__Output } from './lockd/v1/ProclaimRequest.js';
 import type { ProclaimResponse as _lockd_v1_ProclaimResponse, ProclaimResponse__Output as _lockd_v1_ProclaimResponse__Output } from './lockd/v1/ProclaimResponse.js';
+import type { QuotaState as _lockd_v1_QuotaState, QuotaState__Output as _lockd_v1_QuotaState__Output } from './lockd/v1/QuotaState.js';
+import type { QuotaValue as _lockd_v1_QuotaValue, QuotaValue__Output as _lockd_v1_QuotaValue__Output } from './lockd/v1/QuotaValue.js';
 import type { ReleaseRequest as _lockd_v1_ReleaseRequest, ReleaseRequest__Output as _lockd_v1_ReleaseRequest__Output } from './lockd/v1/ReleaseRequest.js';
 import type { ReleaseResponse as _lockd_v1_ReleaseResponse, ReleaseResponse__Output as _lockd_v1_ReleaseResponse__Output } from './lockd/v1/ReleaseResponse.js';
 import type { ResignRequest as _lockd_v1_ResignRequest, ResignRequest__Output as _lockd_v1_ResignRequest__Output } from './lockd/v1/ResignRequest.js';
@@ -106,12 +111,15 @@ export interface ProtoGrpcType {
        * without --acl. Grant and Revoke take a request_id like every mutating request.
        */
       Auth: SubtypeConstructor<typeof grpc.Client, _lockd_v1_AuthClient> & { service: _lockd_v1_AuthDefinition }
+      AuthGetQuotaRequest: MessageTypeDefinition<_lockd_v1_AuthGetQuotaRequest, _lockd_v1_AuthGetQuotaRequest__Output>
       AuthGrantRequest: MessageTypeDefinition<_lockd_v1_AuthGrantRequest, _lockd_v1_AuthGrantRequest__Output>
       AuthGrantResponse: MessageTypeDefinition<_lockd_v1_AuthGrantResponse, _lockd_v1_AuthGrantResponse__Output>
       AuthListRequest: MessageTypeDefinition<_lockd_v1_AuthListRequest, _lockd_v1_AuthListRequest__Output>
       AuthListResponse: MessageTypeDefinition<_lockd_v1_AuthListResponse, _lockd_v1_AuthListResponse__Output>
+      AuthQuotaResponse: MessageTypeDefinition<_lockd_v1_AuthQuotaResponse, _lockd_v1_AuthQuotaResponse__Output>
       AuthRevokeRequest: MessageTypeDefinition<_lockd_v1_AuthRevokeRequest, _lockd_v1_AuthRevokeRequest__Output>
       AuthRevokeResponse: MessageTypeDefinition<_lockd_v1_AuthRevokeResponse, _lockd_v1_AuthRevokeResponse__Output>
+      AuthSetQuotaRequest: MessageTypeDefinition<_lockd_v1_AuthSetQuotaRequest, _lockd_v1_AuthSetQuotaRequest__Output>
       CampaignRequest: MessageTypeDefinition<_lockd_v1_CampaignRequest, _lockd_v1_CampaignRequest__Output>
       CampaignResponse: MessageTypeDefinition<_lockd_v1_CampaignResponse, _lockd_v1_CampaignResponse__Output>
       CancelWaitRequest: MessageTypeDefinition<_lockd_v1_CancelWaitRequest, _lockd_v1_CancelWaitRequest__Output>
@@ -233,6 +241,8 @@ export interface ProtoGrpcType {
       ObserveRequest: MessageTypeDefinition<_lockd_v1_ObserveRequest, _lockd_v1_ObserveRequest__Output>
       ProclaimRequest: MessageTypeDefinition<_lockd_v1_ProclaimRequest, _lockd_v1_ProclaimRequest__Output>
       ProclaimResponse: MessageTypeDefinition<_lockd_v1_ProclaimResponse, _lockd_v1_ProclaimResponse__Output>
+      QuotaState: MessageTypeDefinition<_lockd_v1_QuotaState, _lockd_v1_QuotaState__Output>
+      QuotaValue: MessageTypeDefinition<_lockd_v1_QuotaValue, _lockd_v1_QuotaValue__Output>
       ReleaseRequest: MessageTypeDefinition<_lockd_v1_ReleaseRequest, _lockd_v1_ReleaseRequest__Output>
       ReleaseResponse: MessageTypeDefinition<_lockd_v1_ReleaseResponse, _lockd_v1_ReleaseResponse__Output>
       ResignRequest: MessageTypeDefinition<_lockd_v1_ResignRequest, _lockd_v1_ResignRequest__Output>

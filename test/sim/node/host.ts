@@ -176,6 +176,7 @@ export class NodeHost {
       security: NodeSecurity.fromConfig(config),
       access,
       leaseClock,
+      refusals: { note: () => {} },
       observe: { bus, source, stalls: undefined as never },
     };
     this.registry = new CapturingRegistry(this.id, this.adapt.response);

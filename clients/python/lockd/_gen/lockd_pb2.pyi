@@ -51,6 +51,12 @@ class AcquireResponse(_message.Message):
     shared: bool
     def __init__(self, acquired: bool = ..., fencing_token: _Optional[int] = ..., holder_lease_id: _Optional[int] = ..., grant_ended: bool = ..., ended_fencing_token: _Optional[int] = ..., lock_delay_remaining_ms: _Optional[int] = ..., shared: bool = ...) -> None: ...
 
+class AuthGetQuotaRequest(_message.Message):
+    __slots__ = ["principal"]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    def __init__(self, principal: _Optional[str] = ...) -> None: ...
+
 class AuthGrantRequest(_message.Message):
     __slots__ = ["request_id", "rule"]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -77,6 +83,14 @@ class AuthListResponse(_message.Message):
     rules: _containers.RepeatedCompositeFieldContainer[AclRule]
     def __init__(self, rules: _Optional[_Iterable[_Union[AclRule, _Mapping]]] = ...) -> None: ...
 
+class AuthQuotaResponse(_message.Message):
+    __slots__ = ["principal", "quotas"]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    QUOTAS_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    quotas: _containers.RepeatedCompositeFieldContainer[QuotaState]
+    def __init__(self, principal: _Optional[str] = ..., quotas: _Optional[_Iterable[_Union[QuotaState, _Mapping]]] = ...) -> None: ...
+
 class AuthRevokeRequest(_message.Message):
     __slots__ = ["request_id", "rule"]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -90,6 +104,18 @@ class AuthRevokeResponse(_message.Message):
     REMOVED_FIELD_NUMBER: _ClassVar[int]
     removed: bool
     def __init__(self, removed: bool = ...) -> None: ...
+
+class AuthSetQuotaRequest(_message.Message):
+    __slots__ = ["principal", "request_id", "reset", "set"]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RESET_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    request_id: str
+    reset: bool
+    set: _containers.RepeatedCompositeFieldContainer[QuotaValue]
+    def __init__(self, principal: _Optional[str] = ..., set: _Optional[_Iterable[_Union[QuotaValue, _Mapping]]] = ..., reset: bool = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CampaignRequest(_message.Message):
     __slots__ = ["lease_id", "name", "request_id", "value"]
@@ -472,6 +498,26 @@ class ProclaimRequest(_message.Message):
 class ProclaimResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class QuotaState(_message.Message):
+    __slots__ = ["is_default", "limit", "name", "used"]
+    IS_DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    USED_FIELD_NUMBER: _ClassVar[int]
+    is_default: bool
+    limit: int
+    name: str
+    used: int
+    def __init__(self, name: _Optional[str] = ..., limit: _Optional[int] = ..., used: _Optional[int] = ..., is_default: bool = ...) -> None: ...
+
+class QuotaValue(_message.Message):
+    __slots__ = ["name", "value"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: int
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
 
 class ReleaseRequest(_message.Message):
     __slots__ = ["fencing_token", "lease_id", "name", "request_id"]

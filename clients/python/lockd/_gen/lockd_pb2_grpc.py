@@ -999,6 +999,16 @@ class AuthStub(object):
                 request_serializer=lockd_dot___gen_dot_lockd__pb2.AuthListRequest.SerializeToString,
                 response_deserializer=lockd_dot___gen_dot_lockd__pb2.AuthListResponse.FromString,
                 )
+        self.SetQuota = channel.unary_unary(
+                '/lockd.v1.Auth/SetQuota',
+                request_serializer=lockd_dot___gen_dot_lockd__pb2.AuthSetQuotaRequest.SerializeToString,
+                response_deserializer=lockd_dot___gen_dot_lockd__pb2.AuthQuotaResponse.FromString,
+                )
+        self.GetQuota = channel.unary_unary(
+                '/lockd.v1.Auth/GetQuota',
+                request_serializer=lockd_dot___gen_dot_lockd__pb2.AuthGetQuotaRequest.SerializeToString,
+                response_deserializer=lockd_dot___gen_dot_lockd__pb2.AuthQuotaResponse.FromString,
+                )
 
 
 class AuthServicer(object):
@@ -1043,6 +1053,29 @@ class AuthServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetQuota(self, request, context):
+        """Change one principal's quotas (replicated, like the rules). Quotas bound what a principal holds
+        at once: "leases" (live leases it granted), "locks" (locks held plus waited for by its leases),
+        "dedup_ids" (request ids remembered for it: its retry window), "election_bytes" (UTF-8 bytes of
+        the election values its leases' grants and waits carry), "fence_keys" (live fenced keys its
+        writes created). With --acl every principal is charged for its own (defaults 10,000 leases,
+        locks and ids each, 1 MiB of election values, 256 fenced keys); without --acl every caller is one shared principal,
+        "*" (defaults: the cluster-wide caps). A call over a quota fails RESOURCE_EXHAUSTED naming the
+        quota, its value and the principal, and changes nothing. A lowered quota takes nothing away.
+        Unknown quota names and values above 1,000,000,000 are INVALID_ARGUMENT; FAILED_PRECONDITION
+        until every member runs a lockd with quotas (the cluster version).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetQuota(self, request, context):
+        """One principal's quotas in force and what it uses of each (a linearizable read).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuthServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1060,6 +1093,16 @@ def add_AuthServicer_to_server(servicer, server):
                     servicer.List,
                     request_deserializer=lockd_dot___gen_dot_lockd__pb2.AuthListRequest.FromString,
                     response_serializer=lockd_dot___gen_dot_lockd__pb2.AuthListResponse.SerializeToString,
+            ),
+            'SetQuota': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetQuota,
+                    request_deserializer=lockd_dot___gen_dot_lockd__pb2.AuthSetQuotaRequest.FromString,
+                    response_serializer=lockd_dot___gen_dot_lockd__pb2.AuthQuotaResponse.SerializeToString,
+            ),
+            'GetQuota': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetQuota,
+                    request_deserializer=lockd_dot___gen_dot_lockd__pb2.AuthGetQuotaRequest.FromString,
+                    response_serializer=lockd_dot___gen_dot_lockd__pb2.AuthQuotaResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1137,6 +1180,40 @@ class Auth(object):
         return grpc.experimental.unary_unary(request, target, '/lockd.v1.Auth/List',
             lockd_dot___gen_dot_lockd__pb2.AuthListRequest.SerializeToString,
             lockd_dot___gen_dot_lockd__pb2.AuthListResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetQuota(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/lockd.v1.Auth/SetQuota',
+            lockd_dot___gen_dot_lockd__pb2.AuthSetQuotaRequest.SerializeToString,
+            lockd_dot___gen_dot_lockd__pb2.AuthQuotaResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetQuota(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/lockd.v1.Auth/GetQuota',
+            lockd_dot___gen_dot_lockd__pb2.AuthGetQuotaRequest.SerializeToString,
+            lockd_dot___gen_dot_lockd__pb2.AuthQuotaResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -3,7 +3,7 @@
 // (src/client/lockctl/tools.ts). Exit 0 when the file is a sound backup, 1 otherwise.
 import { readFileSync, statSync } from 'node:fs';
 import type { ToolIo } from '../../../client/lockctl/tools.js';
-import { SNAPSHOT_FORMAT_VERSION, SnapshotDecodeError, StateMachineInvariantError, summarizeState } from '../../state-machine/index.js';
+import { READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, StateMachineInvariantError, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, decodeBackup } from '../../storage/backup-file.js';
 
 export async function runSnapshotStatus(file: string, io: ToolIo): Promise<number> {
@@ -12,7 +12,7 @@ export async function runSnapshotStatus(file: string, io: ToolIo): Promise<numbe
     if (size > MAX_BACKUP_BYTES) throw new BackupFileError(`${size} bytes: larger than any backup`);
     const bytes = readFileSync(file);
     const { header: h, state } = decodeBackup(bytes);
-    if (h.stateFormat !== SNAPSHOT_FORMAT_VERSION) throw new BackupFileError(`state format ${h.stateFormat}; this build reads ${SNAPSHOT_FORMAT_VERSION} (check it with the lockd version that took it)`);
+    if (!READABLE_SNAPSHOT_FORMATS.includes(h.stateFormat)) throw new BackupFileError(`state format ${h.stateFormat}; this build reads ${READABLE_SNAPSHOT_FORMATS.join(' and ')} (check it with the lockd version that took it)`);
     const s = summarizeState(state);
     if (s.appliedIndex !== h.index) throw new BackupFileError(`the header says index ${h.index}, the state reflects ${s.appliedIndex}`);
     const sha256 = backupDigest(bytes);

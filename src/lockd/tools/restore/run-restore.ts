@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, NODE_ID_PATTERN, parseBumpIndex, parsePeers } from '../../node/config.js';
-import { DEFAULT_BUMP, MAX_TOKEN_INDEX, SNAPSHOT_FORMAT_VERSION, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
+import { DEFAULT_BUMP, MAX_TOKEN_INDEX, READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, clusterFingerprint, decodeBackup } from '../../storage/backup-file.js';
 import { DataDirError, LevelStorage, clearRestoring, makeDataDirPrivate, markRestoring } from '../../storage/index.js';
 import { buildLine } from '../../node/versions.js';
@@ -90,8 +90,8 @@ async function restore(argv: readonly string[]): Promise<string> {
   if (size > MAX_BACKUP_BYTES) throw new Refusal(`--from ${from}: ${size} bytes, larger than any backup`);
   const bytes = readFileSync(from);
   const { header, state } = decodeBackup(bytes);
-  if (header.stateFormat !== SNAPSHOT_FORMAT_VERSION)
-    throw new Refusal(`${from} holds state format ${header.stateFormat}; this build reads ${SNAPSHOT_FORMAT_VERSION}: restore it with the lockd version that took it`);
+  if (!READABLE_SNAPSHOT_FORMATS.includes(header.stateFormat))
+    throw new Refusal(`${from} holds state format ${header.stateFormat}; this build reads ${READABLE_SNAPSHOT_FORMATS.join(' and ')}: restore it with the lockd version that took it`);
   const summary = summarizeState(state);
   if (summary.appliedIndex !== header.index) throw new Refusal(`${from}: the header says index ${header.index}, the state reflects ${summary.appliedIndex}`);
   const index = header.index + bump;

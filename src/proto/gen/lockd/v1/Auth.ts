@@ -2,12 +2,15 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AuthGetQuotaRequest as _lockd_v1_AuthGetQuotaRequest, AuthGetQuotaRequest__Output as _lockd_v1_AuthGetQuotaRequest__Output } from '../../lockd/v1/AuthGetQuotaRequest.js';
 import type { AuthGrantRequest as _lockd_v1_AuthGrantRequest, AuthGrantRequest__Output as _lockd_v1_AuthGrantRequest__Output } from '../../lockd/v1/AuthGrantRequest.js';
 import type { AuthGrantResponse as _lockd_v1_AuthGrantResponse, AuthGrantResponse__Output as _lockd_v1_AuthGrantResponse__Output } from '../../lockd/v1/AuthGrantResponse.js';
 import type { AuthListRequest as _lockd_v1_AuthListRequest, AuthListRequest__Output as _lockd_v1_AuthListRequest__Output } from '../../lockd/v1/AuthListRequest.js';
 import type { AuthListResponse as _lockd_v1_AuthListResponse, AuthListResponse__Output as _lockd_v1_AuthListResponse__Output } from '../../lockd/v1/AuthListResponse.js';
+import type { AuthQuotaResponse as _lockd_v1_AuthQuotaResponse, AuthQuotaResponse__Output as _lockd_v1_AuthQuotaResponse__Output } from '../../lockd/v1/AuthQuotaResponse.js';
 import type { AuthRevokeRequest as _lockd_v1_AuthRevokeRequest, AuthRevokeRequest__Output as _lockd_v1_AuthRevokeRequest__Output } from '../../lockd/v1/AuthRevokeRequest.js';
 import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResponse__Output as _lockd_v1_AuthRevokeResponse__Output } from '../../lockd/v1/AuthRevokeResponse.js';
+import type { AuthSetQuotaRequest as _lockd_v1_AuthSetQuotaRequest, AuthSetQuotaRequest__Output as _lockd_v1_AuthSetQuotaRequest__Output } from '../../lockd/v1/AuthSetQuotaRequest.js';
 
 /**
  * Access rules, kept in the replicated log (every node enforces the same rules; snapshots carry
@@ -30,6 +33,21 @@ import type { AuthRevokeResponse as _lockd_v1_AuthRevokeResponse, AuthRevokeResp
  * without --acl. Grant and Revoke take a request_id like every mutating request.
  */
 export interface AuthClient extends grpc.Client {
+  /**
+   * One principal's quotas in force and what it uses of each (a linearizable read).
+   */
+  GetQuota(argument: _lockd_v1_AuthGetQuotaRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  GetQuota(argument: _lockd_v1_AuthGetQuotaRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  GetQuota(argument: _lockd_v1_AuthGetQuotaRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  GetQuota(argument: _lockd_v1_AuthGetQuotaRequest, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * One principal's quotas in force and what it uses of each (a linearizable read).
+   */
+  getQuota(argument: _lockd_v1_AuthGetQuotaRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  getQuota(argument: _lockd_v1_AuthGetQuotaRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  getQuota(argument: _lockd_v1_AuthGetQuotaRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  getQuota(argument: _lockd_v1_AuthGetQuotaRequest, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  
   /**
    * Add a rule; created = false if it existed already.
    */
@@ -75,6 +93,39 @@ export interface AuthClient extends grpc.Client {
   revoke(argument: _lockd_v1_AuthRevokeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
   revoke(argument: _lockd_v1_AuthRevokeRequest, callback: grpc.requestCallback<_lockd_v1_AuthRevokeResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * Change one principal's quotas (replicated, like the rules). Quotas bound what a principal holds
+   * at once: "leases" (live leases it granted), "locks" (locks held plus waited for by its leases),
+   * "dedup_ids" (request ids remembered for it: its retry window), "election_bytes" (UTF-8 bytes of
+   * the election values its leases' grants and waits carry), "fence_keys" (live fenced keys its
+   * writes created). With --acl every principal is charged for its own (defaults 10,000 leases,
+   * locks and ids each, 1 MiB of election values, 256 fenced keys); without --acl every caller is one shared principal,
+   * "*" (defaults: the cluster-wide caps). A call over a quota fails RESOURCE_EXHAUSTED naming the
+   * quota, its value and the principal, and changes nothing. A lowered quota takes nothing away.
+   * Unknown quota names and values above 1,000,000,000 are INVALID_ARGUMENT; FAILED_PRECONDITION
+   * until every member runs a lockd with quotas (the cluster version).
+   */
+  SetQuota(argument: _lockd_v1_AuthSetQuotaRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  SetQuota(argument: _lockd_v1_AuthSetQuotaRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  SetQuota(argument: _lockd_v1_AuthSetQuotaRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  SetQuota(argument: _lockd_v1_AuthSetQuotaRequest, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Change one principal's quotas (replicated, like the rules). Quotas bound what a principal holds
+   * at once: "leases" (live leases it granted), "locks" (locks held plus waited for by its leases),
+   * "dedup_ids" (request ids remembered for it: its retry window), "election_bytes" (UTF-8 bytes of
+   * the election values its leases' grants and waits carry), "fence_keys" (live fenced keys its
+   * writes created). With --acl every principal is charged for its own (defaults 10,000 leases,
+   * locks and ids each, 1 MiB of election values, 256 fenced keys); without --acl every caller is one shared principal,
+   * "*" (defaults: the cluster-wide caps). A call over a quota fails RESOURCE_EXHAUSTED naming the
+   * quota, its value and the principal, and changes nothing. A lowered quota takes nothing away.
+   * Unknown quota names and values above 1,000,000,000 are INVALID_ARGUMENT; FAILED_PRECONDITION
+   * until every member runs a lockd with quotas (the cluster version).
+   */
+  setQuota(argument: _lockd_v1_AuthSetQuotaRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _lockd_v1_AuthSetQuotaRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _lockd_v1_AuthSetQuotaRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _lockd_v1_AuthSetQuotaRequest, callback: grpc.requestCallback<_lockd_v1_AuthQuotaResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -99,6 +150,11 @@ export interface AuthClient extends grpc.Client {
  */
 export interface AuthHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * One principal's quotas in force and what it uses of each (a linearizable read).
+   */
+  GetQuota: grpc.handleUnaryCall<_lockd_v1_AuthGetQuotaRequest__Output, _lockd_v1_AuthQuotaResponse>;
+  
+  /**
    * Add a rule; created = false if it existed already.
    */
   Grant: grpc.handleUnaryCall<_lockd_v1_AuthGrantRequest__Output, _lockd_v1_AuthGrantResponse>;
@@ -113,10 +169,26 @@ export interface AuthHandlers extends grpc.UntypedServiceImplementation {
    */
   Revoke: grpc.handleUnaryCall<_lockd_v1_AuthRevokeRequest__Output, _lockd_v1_AuthRevokeResponse>;
   
+  /**
+   * Change one principal's quotas (replicated, like the rules). Quotas bound what a principal holds
+   * at once: "leases" (live leases it granted), "locks" (locks held plus waited for by its leases),
+   * "dedup_ids" (request ids remembered for it: its retry window), "election_bytes" (UTF-8 bytes of
+   * the election values its leases' grants and waits carry), "fence_keys" (live fenced keys its
+   * writes created). With --acl every principal is charged for its own (defaults 10,000 leases,
+   * locks and ids each, 1 MiB of election values, 256 fenced keys); without --acl every caller is one shared principal,
+   * "*" (defaults: the cluster-wide caps). A call over a quota fails RESOURCE_EXHAUSTED naming the
+   * quota, its value and the principal, and changes nothing. A lowered quota takes nothing away.
+   * Unknown quota names and values above 1,000,000,000 are INVALID_ARGUMENT; FAILED_PRECONDITION
+   * until every member runs a lockd with quotas (the cluster version).
+   */
+  SetQuota: grpc.handleUnaryCall<_lockd_v1_AuthSetQuotaRequest__Output, _lockd_v1_AuthQuotaResponse>;
+  
 }
 
 export interface AuthDefinition extends grpc.ServiceDefinition {
+  GetQuota: MethodDefinition<_lockd_v1_AuthGetQuotaRequest, _lockd_v1_AuthQuotaResponse, _lockd_v1_AuthGetQuotaRequest__Output, _lockd_v1_AuthQuotaResponse__Output>
   Grant: MethodDefinition<_lockd_v1_AuthGrantRequest, _lockd_v1_AuthGrantResponse, _lockd_v1_AuthGrantRequest__Output, _lockd_v1_AuthGrantResponse__Output>
   List: MethodDefinition<_lockd_v1_AuthListRequest, _lockd_v1_AuthListResponse, _lockd_v1_AuthListRequest__Output, _lockd_v1_AuthListResponse__Output>
   Revoke: MethodDefinition<_lockd_v1_AuthRevokeRequest, _lockd_v1_AuthRevokeResponse, _lockd_v1_AuthRevokeRequest__Output, _lockd_v1_AuthRevokeResponse__Output>
+  SetQuota: MethodDefinition<_lockd_v1_AuthSetQuotaRequest, _lockd_v1_AuthQuotaResponse, _lockd_v1_AuthSetQuotaRequest__Output, _lockd_v1_AuthQuotaResponse__Output>
 }

@@ -1,0 +1,16 @@
+// Original file: proto/lockd.proto
+
+
+export interface AuthGetQuotaRequest {
+  /**
+   * A principal, or "*".
+   */
+  'principal'?: (string);
+}
+
+export interface AuthGetQuotaRequest__Output {
+  /**
+   * A principal, or "*".
+   */
+  'principal': (string);
+}
