@@ -121,10 +121,11 @@ function render() {
   renderLocks(p);
   renderFence(p);
   const up = all.filter(live).length;
+  const refused = all.filter((m) => m.conn?.status === 'refused').length;
   const leader = p?.leader;
   document.getElementById('status').textContent = primary
-    ? `reading ${primary}${p.role === 'leader' ? ' (leader)' : ''} · leader ${leader || 'unknown'} · term ${p.term.toLocaleString('en-US')} · ${up}/${all.length} nodes live${lost ? ` · ${lost} events lost (slow connection)` : ''}`
-    : 'no node reachable — retrying';
+    ? `reading ${primary}${p.role === 'leader' ? ' (leader)' : ''} · leader ${leader || 'unknown'} · term ${p.term.toLocaleString('en-US')} · ${up}/${all.length} nodes live${refused ? ` · ${refused} need a client certificate` : ''}${lost ? ` · ${lost} events lost (slow connection)` : ''}`
+    : refused ? `${refused} node${refused > 1 ? 's' : ''} refuse this browser: a client certificate is needed — retrying` : 'no node reachable — retrying';
   document.getElementById('status').dataset.state = up === all.length ? 'ok' : up > 0 ? 'degraded' : 'down';
   if (selected && !rows.includes(selected)) selected = undefined;
 }

@@ -37,7 +37,7 @@ const LOOP_STALL_MS = 200;
 export function renderNodes(nodes, primary, maxCommit) {
   replace('nodes', ...nodes.map(({ id, conn, model }) => {
     const live = conn?.status === 'live' && model.synced;
-    const role = live ? model.role : conn ? 'down' : 'unknown';
+    const role = live ? model.role : conn?.status === 'refused' ? 'refused' : conn ? 'down' : 'unknown';
     const lag = live ? Math.max(0, maxCommit - model.applied) : undefined;
     const stat = (label, value, cls = '') => h('div', { class: `stat ${cls}` }, h('span', { class: 'k' }, label), h('span', { class: 'v' }, value));
     return h('article', { class: `node role-${role}${id === primary ? ' primary' : ''}`, dataset: { node: id, role, status: conn?.status ?? 'none' } },
@@ -52,7 +52,7 @@ export function renderNodes(nodes, primary, maxCommit) {
             stat('loop lag', model.loopLagMs === undefined ? '—' : `${fmt(model.loopLagMs)} ms`, model.loopLagMs > LOOP_STALL_MS ? 'behind' : 'caught-up'),
             h('div', { class: 'leader-of' }, model.role === 'leader' ? 'leads the cluster' : model.leader ? `follows ${model.leader}` : 'knows no leader'),
           ]
-        : h('p', { class: 'down-note' }, conn ? (conn.status === 'down' ? `unreachable since ${new Date(conn.since).toLocaleTimeString()}; retrying` : 'connecting…') : 'no HTTP address known yet'),
+        : h('p', { class: 'down-note' }, downNote(conn)),
       id === primary ? h('div', { class: 'reading' }, 'panels below read this node') : undefined,
     );
   }));
@@ -60,7 +60,15 @@ export function renderNodes(nodes, primary, maxCommit) {
 
 function roleName(role, conn) {
   if (role === 'down') return conn?.status === 'connecting' ? 'connecting' : 'down';
+  if (role === 'refused') return 'certificate needed';
   return role;
+}
+
+function downNote(conn) {
+  if (!conn) return 'no HTTP address known yet';
+  if (conn.status === 'refused')
+    return `up, but it refuses this browser: ${conn.refusal} — import a client certificate of the cluster's CA for this node's address too (every node's HTTP port asks for it; a read-only principal is enough), then reload`;
+  return conn.status === 'down' ? `unreachable since ${new Date(conn.since).toLocaleTimeString()}; retrying` : 'connecting…';
 }
 
 export function renderClock(model, source) {
