@@ -3,7 +3,7 @@
 // it observed its expected outcome; it must also leave the cluster whole (every node up, one leader).
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCKCTL_MAIN, ROOT } from '../../support/build.js';
@@ -189,6 +189,37 @@ describe('test-only faults are off unless the cluster was started with them', fu
       expect(r.code, r.stdout + r.stderr).to.equal(1);
       expect(r.stdout).to.match(/^FAILED: .*LOCKD_TEST_FAULTS=1 \.\/cluster\.sh start/m);
     }
+  });
+
+  it('cluster.sh status: a node alive but not answering has ROLE "no answer", and why is below the table, not in a column', async () => {
+    expect((await cluster.sh(['pause', '3'])).code).to.equal(0);
+    try {
+      const r = await cluster.sh(['status']);
+      const lines = r.output.split('\n');
+      const row = lines.find((l) => l.startsWith('n3 '))!.split(/\s{2,}/); // ID ADDRESS PID ALIVE ROLE ...
+      expect(row[3], r.output).to.equal('yes');
+      expect(row[4], r.output).to.equal('no answer');
+      expect(lines.some((l) => /^ {2}n3: no answer/.test(l)), r.output).to.equal(true);
+    } finally {
+      await cluster.sh(['resume', '3']);
+    }
+  });
+
+  it('LOCKD_TEST_FAULTS=1 ./cluster.sh start on it restarts the running nodes with test faults (a demo before says which lack them)', async () => {
+    // The state an older cluster.sh left: faults asked for, nodes still running without them.
+    writeFileSync(join(cluster.dir, 'test-faults'), '');
+    const before = await lockctl(['demo', 'clock-jump'], cluster.env);
+    expect(before.code, before.stdout + before.stderr).to.equal(1);
+    expect(before.stdout).to.match(/^FAILED: .*n1, n2, n3 run without them .*LOCKD_TEST_FAULTS=1 \.\/cluster\.sh start/m);
+    expect(before.stdout + before.stderr).to.not.contain('    at ');
+    const pids = [1, 2, 3].map((i) => cluster.pid(i));
+    const r = await cluster.sh(['start', '3'], { LOCKD_TEST_FAULTS: '1' });
+    expect(r.code, r.output).to.equal(0);
+    expect(r.output).to.contain('restarting n1');
+    expect([1, 2, 3].map((i) => cluster.pid(i)).filter((p, k) => p !== pids[k])).to.have.length(3);
+    const iso = await cluster.sh(['isolate', '2']);
+    expect(iso.code, iso.output).to.equal(0);
+    expect((await cluster.sh(['heal', '2'])).code).to.equal(0);
   });
 });
 
