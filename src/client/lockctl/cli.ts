@@ -124,6 +124,6 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
   const toolIo: ToolIo = { ...io, json: p.json, ...(p.tls ? { tls: p.tls as ToolIo['tls'] } : {}) };
   if (command === 'snapshot status') return loadSnapshotStatusTool().then((t) => t.runSnapshotStatus(p.args.FILE, toolIo));
   if (command === 'demo') return loadDemoTool().then((t) => t.runDemo(p.args.NAME, toolIo));
-  const { dataDir, from, type } = p.flags;
-  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }) }, toolIo));
+  const { dataDir, from, type, exclude } = p.flags;
+  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }), ...(exclude === undefined ? {} : { exclude }) }, toolIo));
 }
