@@ -374,9 +374,10 @@ cmd_start() {
   echo
   echo "Study dashboard: $scheme://127.0.0.1:$(http_port_of "$(members | head -n 1)")/   (any node's HTTP port serves it; it follows the others when one dies)"
   if tls_on; then
-    echo "  HTTPS with client certificates: import a client certificate into the browser, e.g."
+    echo "  HTTPS with client certificates, on every node's port (the page reads them all): import one into the browser,"
+    echo "  e.g. a read-only viewer: ./cluster.sh cert viewer --read-only (it prints the .p12 step), or root's:"
     echo "  openssl pkcs12 -export -in $TLS_DIR/root.crt -inkey $TLS_DIR/root.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/root.p12"
-    echo "  and trust $TLS_DIR/ca.crt; curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
+    echo "  and trust $TLS_DIR/ca.crt (docs/study.md#the-dashboard-with-tls); curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
   fi
   echo "Metrics, health and events ($scheme, per node; /livez and /readyz need no certificate):"
   for i in $(members); do

@@ -239,6 +239,22 @@ describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event stream
     expect(out).to.match(/REFUSED \(\d+ < \d+\)/);
   });
 
+  it('cluster.sh cert viewer --read-only: viewer may read (lock inspect) but not lock; a plaintext lockctl is told "TLS cluster: pass --cacert"', async () => {
+    const r = await cluster.sh(['cert', 'viewer', '--read-only']);
+    expect(r.code, r.output).to.equal(0);
+    expect(r.output).to.contain("granted viewer read on ''");
+    const tls = join(cluster.dir, 'tls');
+    const as = ['--endpoints', cluster.endpoints.join(','), '--cacert', join(tls, 'ca.crt'), '--cert', join(tls, 'viewer.crt'), '--key', join(tls, 'viewer.key')];
+    const read = await lockctl([...as, 'lock', 'inspect', 'viewer/x'], {});
+    expect(read.code, read.stderr).to.equal(0);
+    const write = await lockctl([...as, 'lock', 'try', 'viewer/x', '--ttl', '5s'], {});
+    expect(write.code).to.equal(1);
+    expect(write.stderr).to.contain('PERMISSION_DENIED');
+    const plain = await lockctl(['--endpoints', cluster.endpoints.join(','), '--timeout', '2000', 'status'], { LOCKD_CLUSTER_DIR: join(cluster.dir, 'no-such-dir') });
+    expect(plain.code).to.equal(1);
+    expect(plain.stderr).to.match(/TLS cluster: .* TLS and this call was plaintext; pass --cacert/);
+  });
+
   it('holder-crash: its holder, a child lockctl, connects with the cluster\'s certificates too', async () => {
     const out = await runDemoOn(cluster, 'holder-crash');
     expect(out).to.match(/fencing token \d+, granted by the Tick \(index \d+\)/);
