@@ -10,7 +10,7 @@ const TYPES = ['role', 'leader-changed', 'term-changed', 'vote', 'appended', 'co
   'lock-granted', 'lock-freed', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync'];
 
 export class NodeConnection {
-  /** handlers: onState(snapshot), onEvent(ev), onLost(n), onStatus() */
+  /** handlers: onState(snapshot), onHistory({ complete, events }), onEvent(ev), onLost(n), onStatus() */
   constructor(id, base, handlers) {
     this.id = id;
     this.base = base;
@@ -37,6 +37,10 @@ export class NodeConnection {
     for (const t of TYPES) es.addEventListener(t, (e) => {
       const ev = parse(e.data);
       if (ev && ev.node === this.id) this.h.onEvent(ev);
+    });
+    es.addEventListener('history', (e) => {
+      const h = parse(e.data);
+      if (h && h.node === this.id) this.h.onHistory(h);
     });
     es.addEventListener('lost', (e) => {
       this.h.onLost(parse(e.data)?.lost ?? 0);

@@ -5,6 +5,7 @@
 import { NodeModel } from './model.js';
 import { NodeConnection } from './connection.js';
 import { describe, dedupKey } from './explain.js';
+import { insertAt } from './order.js';
 import { renderClock, renderExplanation, renderFence, renderLeases, renderLocks, renderNodes, timelineRow } from './view.js';
 
 /** Rows in the timeline; older ones scroll away. */
@@ -51,6 +52,12 @@ function handlers(m) {
       m.model.applyState(s);
       changed();
     },
+    onHistory: (h) => {
+      // Decisions made before this connection (or while the page was away): timeline rows, in
+      // their place by index; the node already applied them, so they change no table.
+      for (const ev of m.model.applyHistory(h)) record(m, ev, {}, ev.term);
+      changed();
+    },
     onEvent: (ev) => {
       const ctx = m.model.applyEvent(ev);
       record(m, ev, ctx);
@@ -65,17 +72,24 @@ function handlers(m) {
   };
 }
 
-function record(m, ev, ctx) {
+/** term: the entry's term when known better than the model knows it (a replayed event's). */
+function record(m, ev, ctx, term) {
   const key = dedupKey(ev);
   if (seen.has(key)) return;
   seen.set(key, true);
   if (seen.size > SEEN_KEYS) seen.delete(seen.keys().next().value);
   const d = describe(ev, ctx, opts());
   if (!d) return;
-  const row = { ev, ...d, term: ev.index !== undefined ? m.model.termOf(ev.index) : ev.term, seenBy: m.id };
-  rows.push(row);
+  const row = { ev, ...d, term: term ?? (ev.index !== undefined ? m.model.termOf(ev.index) : ev.term), seenBy: m.id };
+  // In (index, then time) order: a replayed or late row goes where it belongs, not on top.
+  const at = insertAt(rows, row);
+  if (at === 0 && rows.length >= TIMELINE_ROWS) return; // older than every row kept
   const list = document.getElementById('timeline');
-  list.prepend(timelineRow(row, () => select(row)));
+  const newer = list.children[rows.length - 1 - at]; // the list is newest first: rows[at]'s element, if any
+  rows.splice(at, 0, row);
+  const el = timelineRow(row, () => select(row));
+  if (at < rows.length - 1 && newer) newer.after(el);
+  else list.prepend(el);
   if (rows.length > TIMELINE_ROWS) {
     rows.shift();
     list.lastElementChild?.remove();

@@ -30,6 +30,8 @@ export class NodeModel {
     /** key → { token, deleted, refused?: { token, highest, index } } */
     this.fence = new Map();
     this.cut = { leases: false, locks: false, fence: false };
+    /** What the node's replayed history covered: { complete, count } (undefined: none received yet). */
+    this.history = undefined;
     this.entryTerms = new Map();
     this.lost = 0;
     this.seq = 0;
@@ -59,6 +61,22 @@ export class NodeModel {
       locks: m.locks.total > m.locks.rows.length || m.locks.rows.some((l) => l.queueLength > l.queue.length),
       fence: m.fence.total > m.fence.rows.length,
     };
+  }
+
+  /**
+   * The `history` event after the state: the node's recent decisions, which the state already
+   * reflects (never applied again). What no table holds is read from them: each fenced key's last
+   * refusal. Returns the events, for the timeline.
+   */
+  applyHistory(h) {
+    const events = Array.isArray(h?.events) ? h.events : [];
+    this.history = { complete: h?.complete === true, count: events.length };
+    for (const ev of events) {
+      if (ev.type !== 'fence' || ev.accepted) continue;
+      const row = this.fence.get(ev.key);
+      if (row) row.refused = { token: ev.token, highest: ev.highest, index: ev.index }; // the latest wins
+    }
+    return events;
   }
 
   /** The entry term of `index` when this node applied it (its current term otherwise). */

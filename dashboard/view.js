@@ -26,6 +26,12 @@ function empty(text) {
   return h('p', { class: 'empty' }, text);
 }
 
+/** No node to read: the state is not known, which is not the same as empty (a lock may well be held). */
+const UNKNOWN = 'unknown — no node reachable (the cluster may still hold leases, locks and keys: nothing can be read now)';
+function unknown() {
+  return h('p', { class: 'unknown' }, UNKNOWN);
+}
+
 function cutNote(cut, what) {
   return cut ? h('p', { class: 'cut' }, `showing part of the ${what}: the node's snapshot lists at most 200 rows per table`) : undefined;
 }
@@ -74,13 +80,16 @@ function downNote(conn) {
 export function renderClock(model, source) {
   document.getElementById('clock-now').textContent = model ? fmt(model.now) : '–';
   document.getElementById('clock-source').textContent = source ? `as applied by ${source}` : '';
-  document.getElementById('clock-tick').textContent = model?.lastTick
-    ? `last Tick: index ${fmt(model.lastTick.index)}, +${fmt(model.lastTick.elapsedMs)} ms`
-    : 'no Tick seen since connecting (Ticks run only while a lease is live)';
+  document.getElementById('clock-tick').textContent = !model
+    ? 'unknown — no node reachable'
+    : model.lastTick
+      ? `last Tick: index ${fmt(model.lastTick.index)}, +${fmt(model.lastTick.elapsedMs)} ms`
+      : 'no Tick seen since connecting (Ticks run only while a lease is live)';
 }
 
 export function renderLeases(model) {
-  if (!model || model.leases.size === 0) return replace('leases', empty('no live leases'));
+  if (!model) return replace('leases', unknown());
+  if (model.leases.size === 0) return replace('leases', empty('no live leases'));
   // Which locks each lease holds or waits for, read off the lock table (one source).
   const holds = new Map();
   const waits = new Map();
@@ -103,7 +112,8 @@ export function renderLeases(model) {
 }
 
 export function renderLocks(model) {
-  if (!model || model.locks.size === 0) return replace('locks', empty('no lock is held'));
+  if (!model) return replace('locks', unknown());
+  if (model.locks.size === 0) return replace('locks', empty('no lock is held or waited for'));
   const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => h('tr', { dataset: { lock: name } },
     h('td', { class: 'name' }, name),
     // A semaphore or shared readers: several holders, one line each (token beside its lease).
@@ -114,11 +124,16 @@ export function renderLocks(model) {
 }
 
 export function renderFence(model) {
-  if (!model || model.fence.size === 0) return replace('fence', empty('no fenced key written yet'));
+  // A refusal is a decision, not state: it is known from the node's replayed history and the live events since.
+  const noRefusal = model?.history && !model.history.complete
+    ? `none among the ${fmt(model.history.count)} recent decisions ${model.node} replayed (older ones are not kept)`
+    : `none since ${model?.node ?? 'the node'} started`;
+  if (!model) return replace('fence', unknown());
+  if (model.fence.size === 0) return replace('fence', empty('no fenced key written yet'));
   const rows = [...model.fence].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([key, f]) => h('tr', { dataset: { key }, class: f.refused ? 'has-refusal' : undefined },
     h('td', { class: 'name' }, key, f.deleted ? h('span', { class: 'muted' }, ' (deleted)') : undefined),
     h('td', { class: 'num token' }, fmt(f.token)),
-    h('td', {}, f.refused ? h('span', { class: 'refusal' }, `refused ${fmt(f.refused.token)} < ${fmt(f.refused.highest)} at #${fmt(f.refused.index)}`) : h('span', { class: 'muted' }, '–'))));
+    h('td', {}, f.refused ? h('span', { class: 'refusal' }, `refused ${fmt(f.refused.token)} < ${fmt(f.refused.highest)} at #${fmt(f.refused.index)}`) : h('span', { class: 'muted', title: noRefusal }, '–'))));
   replace('fence', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'key'), h('th', {}, 'highest token'), h('th', {}, 'last refusal'))), h('tbody', {}, rows)), cutNote(model.cut.fence, 'fenced keys'));
 }
 

@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { setImmediate as turn } from 'node:timers/promises';
 import { EventBus } from '../../../src/lockd/observe/bus.js';
+import { EventHistory } from '../../../src/lockd/observe/event-history.js';
 import type { ObservedEvent } from '../../../src/lockd/observe/events.js';
 import { NodeSource } from '../../../src/lockd/observe/node-source.js';
 import { LockStateMachine, encodeCommand, type MachineView } from '../../../src/lockd/state-machine/index.js';
@@ -21,6 +22,8 @@ interface Model {
   fence: Map<string, { token: number; deleted: boolean; refused?: { token: number; highest: number; index: number } }>;
   applyState(s: unknown): void;
   applyEvent(ev: ObservedEvent): Record<string, number | undefined> | undefined;
+  applyHistory(h: unknown): ObservedEvent[];
+  history: { complete: boolean; count: number } | undefined;
 }
 interface Described {
   kind: string;
@@ -29,6 +32,7 @@ interface Described {
 }
 const modelUrl = new URL('../../../dashboard/model.js', import.meta.url).href;
 const explainUrl = new URL('../../../dashboard/explain.js', import.meta.url).href;
+const orderUrl = new URL('../../../dashboard/order.js', import.meta.url).href;
 
 /** The model's tables in the view's shape, sorted the same way. */
 function asView(m: Model): Pick<MachineView, 'now'> & { leases: unknown[]; locks: unknown[]; fence: unknown[] } {
@@ -119,6 +123,45 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(asView(model)).to.not.deep.equal(ofView(follower.view(10_000)));
     // ... so the model must not be read as this node's state until a fresh snapshot replaces it.
     expect(model.synced).to.equal(false);
+  });
+
+  it('the last refusal of a fenced key comes from the node\'s replayed history, not the page\'s memory: a page that connected after it shows the same as one that watched it', async () => {
+    const history = scriptedHistory();
+    const sm = new LockStateMachine();
+    const bus = new EventBus('n1', () => 1);
+    const recent = new EventHistory(bus);
+    const source = new NodeSource(bus, 'n1', undefined, sm);
+    const watching = new NodeModel('n1');
+    watching.applyState({ type: 'state', node: 'n1', seq: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: sm.view(10_000) });
+    const sub = bus.subscribe(100_000, () => {});
+    for (let i = 0; i < history.length; i++) {
+      const cmd = history[i];
+      const entry = { index: i + 1, term: 1, data: cmd === 'noop' ? new Uint8Array(0) : encodeCommand(cmd) };
+      source.applied(entry, sm.apply(entry));
+      for (const ev of sub.take().events) watching.applyEvent(ev);
+    }
+    // A page opened now (or reconnected after a failover): the snapshot, then the history.
+    const late = new NodeModel('n1');
+    late.applyState({ type: 'state', node: 'n1', seq: bus.lastSeq, term: 1, role: 'leader', leader: 'n1', lastIndex: history.length, commit: history.length, applied: history.length, machine: sm.view(10_000) });
+    expect(late.fence.get('out')?.refused).to.equal(undefined); // the snapshot alone cannot know it
+    const replayed = late.applyHistory({ node: 'n1', ...recent.take() });
+    expect(late.fence.get('out')?.refused).to.deep.equal({ token: 7168, highest: 17408, index: 20 });
+    expect([...late.fence].map(([k, f]) => [k, f.refused])).to.deep.equal([...watching.fence].map(([k, f]) => [k, f.refused]));
+    expect(late.history).to.deep.equal({ complete: true, count: replayed.length });
+    expect(replayed.some((ev) => ev.type === 'lease-ended' && ev.leaseId === 5)).to.equal(true);
+    recent.close();
+    sub.close();
+    await turn();
+  });
+
+  it('timeline order: rows by entry index when both name one (a replayed or late row goes in its place), else by publication time', async () => {
+    const { insertAt } = (await import(orderUrl)) as { insertAt: (rows: unknown[], row: unknown) => number };
+    const row = (index: number | undefined, at: number) => ({ ev: { index, at } });
+    const rows = [row(3, 100), row(5, 90), row(undefined, 120), row(9, 130)];
+    expect(insertAt(rows, row(10, 50))).to.equal(4); // newest entry: on top, whatever its clock
+    expect(insertAt(rows, row(7, 140))).to.equal(3); // between #5 … and #9
+    expect(insertAt(rows, row(1, 10))).to.equal(0);
+    expect(insertAt(rows, row(undefined, 125))).to.equal(3); // an election, by time
   });
 
   it('explains decisions by their numbers: a lease expired (now vs deadline), a stale fenced write (token < highest), a stale release, a hand-off', async () => {

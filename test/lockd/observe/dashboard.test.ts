@@ -101,6 +101,26 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     expect(pageErrors).to.deep.equal([]);
   });
 
+  it('a page opened after the GC pause shows the refusal too: from the node\'s replayed history, not the page\'s memory', async () => {
+    const late = await browser!.newPage({ viewport: { width: 1440, height: 1100 } });
+    late.on('pageerror', (e) => pageErrors.push(e.message));
+    try {
+      await late.goto(`${base(f.leaderId)}/`);
+      const key = late.locator('#fence tr[data-key="gc-key"] .refusal');
+      await key.waitFor({ timeout: 10_000 });
+      expect(await key.textContent()).to.match(/^refused [\d,]+ < [\d,]+ at #[\d,]+$/);
+      expect(await key.textContent()).to.equal(await page.locator('#fence tr[data-key="gc-key"] .refusal').textContent());
+      await late.locator('#timeline li.kind-refused', { hasText: 'fenced write refused' }).first().waitFor({ timeout: 10_000 });
+      await late.locator('#timeline li[data-type="lease-ended"]').first().waitFor({ timeout: 10_000 });
+      // Rows in log order, newest first: indexes never go up down the list.
+      const indexes = (await late.locator('#timeline li[data-index]:not([data-index=""])').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.index))));
+      expect(indexes.length).to.be.above(2);
+      expect(indexes).to.deep.equal([...indexes].sort((a, b) => b - a));
+    } finally {
+      await late.close();
+    }
+  });
+
   it('the node the page reads is killed (the leader that served it): the page reads another and still shows new decisions', async () => {
     const reading = await page.locator('body').getAttribute('data-primary');
     expect(reading).to.equal(f.leaderId); // it reads the leader when it can
@@ -118,6 +138,19 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     expect(await row.locator('td.token').textContent()).to.equal(fmt(token));
     await page.locator('#timeline li.kind-grant', { hasText: `"after-kill" granted to lease ${fmt(d.leaseId)}, token ${fmt(token)}` }).waitFor({ timeout: 10_000 });
     expect(await page.locator('.node[data-status="live"]').count()).to.equal(4);
+    // The refusal is still shown: the node read now replayed it (the page reconnected to it afresh).
+    expect(await page.locator('#fence tr[data-key="gc-key"] .refusal').textContent()).to.match(/^refused [\d,]+ < [\d,]+ at #/);
+    expect(pageErrors).to.deep.equal([]);
+  });
+
+  it('every node down: the panels say "unknown — no node reachable", not "no lock is held"', async () => {
+    await Promise.all(f.cluster.nodes.map((n) => f.cluster.kill(n.id)));
+    await waitFor('every card down', async () => ((await page.locator('.node[data-status="live"]').count()) === 0 ? true : undefined), 15_000);
+    for (const panel of ['leases', 'locks', 'fence']) {
+      await page.locator(`#${panel} .unknown`).waitFor({ timeout: 5_000 });
+      expect(await page.locator(`#${panel} .empty`).count(), panel).to.equal(0);
+    }
+    expect(await page.locator('#status').textContent()).to.contain('no node reachable');
     expect(pageErrors).to.deep.equal([]);
   });
 });
