@@ -13,6 +13,8 @@ const TIMELINE_ROWS = 400;
 /** Decisions remembered to show each once although every node reports it. */
 const SEEN_KEYS = 8192;
 const CLUSTER_POLL_MS = 5000;
+/** Events the node cards and tables read, never timeline rows. */
+const QUIET = new Set(['appended', 'committed', 'disk-sync', 'loop-lag', 'lock-mode']);
 const RENDER_MS = 150;
 
 const members = new Map(); // id → { id, conn?: NodeConnection, model: NodeModel }
@@ -74,6 +76,7 @@ function handlers(m) {
 
 /** term: the entry's term when known better than the model knows it (a replayed event's). */
 function record(m, ev, ctx, term) {
+  if (QUIET.has(ev.type)) return; // never a row: not worth a dedup key either
   const key = dedupKey(ev);
   if (seen.has(key)) return;
   seen.set(key, true);

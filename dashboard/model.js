@@ -25,7 +25,10 @@ export class NodeModel {
     this.lastTick = undefined; // { index, elapsedMs }
     /** leaseId → { ttlMs, deadline } */
     this.leases = new Map();
-    /** name → { holders: { leaseId, token }[] (grant order; a semaphore or shared readers: several), queue: leaseId[] } */
+    /**
+     * name → { holders: { leaseId, token, shared, value }[] (grant order; a semaphore or shared readers: several),
+     * queue: leaseId[], permits, election, delayUntil (logical ms, 0 = none) }
+     */
     this.locks = new Map();
     /** key → { token, deleted, refused?: { token, highest, index } } */
     this.fence = new Map();
@@ -54,7 +57,7 @@ export class NodeModel {
     const m = s.machine;
     this.now = m.now;
     for (const l of m.leases.rows) this.leases.set(l.leaseId, { ttlMs: l.ttlMs, deadline: l.deadline });
-    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue] });
+    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue], permits: l.permits, election: l.election, delayUntil: l.delayUntil });
     for (const f of m.fence.rows) this.fence.set(f.key, { token: f.token, deleted: f.deleted });
     this.cut = {
       leases: m.leases.total > m.leases.rows.length,
@@ -127,6 +130,8 @@ export class NodeModel {
           const l = this.leases.get(id);
           if (l && ev.deadlines[k] > 0) l.deadline = ev.deadlines[k];
         });
+        // A lock-delay ends at the first Tick whose now reaches it (no event of its own when nobody waits).
+        for (const l of this.locks.values()) if (l.delayUntil !== 0 && l.delayUntil <= ev.now) l.delayUntil = 0;
         return { before };
       }
       case 'lease-granted':
@@ -140,8 +145,24 @@ export class NodeModel {
       case 'lock-granted': {
         const prev = this.locks.get(ev.name);
         const queue = (prev?.queue ?? []).filter((id) => id !== ev.leaseId);
-        const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token }];
-        this.put(this.locks, 'locks', ev.name, { holders, queue });
+        // Mode fields until the entry's lock-mode event says them: exclusive, no value.
+        const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token, shared: false, value: '' }];
+        this.put(this.locks, 'locks', ev.name, { holders, queue, permits: prev?.permits ?? 1, election: prev?.election ?? false, delayUntil: prev?.delayUntil ?? 0 });
+        return undefined;
+      }
+      case 'lock-mode': {
+        const l = this.locks.get(ev.name);
+        if (!l) return undefined; // shown only while held or waited for
+        l.permits = ev.permits;
+        l.election = ev.election;
+        l.delayUntil = ev.delayUntil;
+        const at = new Map(ev.holders.map((id, k) => [id, k]));
+        for (const x of l.holders) {
+          const k = at.get(x.leaseId);
+          if (k === undefined) continue;
+          x.shared = ev.shared[k] === true;
+          x.value = ev.values[k] ?? '';
+        }
         return undefined;
       }
       case 'lock-freed': {

@@ -114,13 +114,34 @@ export function renderLeases(model) {
 export function renderLocks(model) {
   if (!model) return replace('locks', unknown());
   if (model.locks.size === 0) return replace('locks', empty('no lock is held or waited for'));
-  const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => h('tr', { dataset: { lock: name } },
-    h('td', { class: 'name' }, name),
-    // A semaphore or shared readers: several holders, one line each (token beside its lease).
-    h('td', { class: 'num' }, l.holders.length ? l.holders.map((x) => h('div', {}, `lease ${fmt(x.leaseId)}`)) : 'free'),
-    h('td', { class: 'num token' }, l.holders.length ? l.holders.map((x) => h('div', {}, fmt(x.token))) : '–'),
-    h('td', { class: 'queue' }, l.queue.length ? l.queue.map((id, k) => h('span', { class: 'chip', title: `position ${k + 1}` }, fmt(id))) : h('span', { class: 'muted' }, 'empty'))));
-  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name'), h('th', {}, 'holders'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
+  const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => {
+    const mode = lockMode(l);
+    return h('tr', { dataset: { lock: name, mode: mode.kind } },
+      h('td', { class: 'name' }, name,
+        h('div', { class: `mode mode-${mode.kind}`, title: mode.title }, mode.label),
+        l.delayUntil > 0 && l.delayUntil > model.now ? h('div', { class: 'delay', title: 'lock-delay: its last holder\'s lease ended; nobody is granted it before this logical time' }, `lock-delay until ${fmt(l.delayUntil)} ms (${fmt(l.delayUntil - model.now)} ms left)`) : undefined),
+      // A semaphore or shared readers: several holders, one line each (token beside its lease), each with its mode.
+      h('td', { class: 'num holders' }, l.holders.length ? l.holders.map((x, k) => h('div', { dataset: { holder: String(x.leaseId), share: x.shared ? 'shared' : 'exclusive' } }, `lease ${fmt(x.leaseId)} `, h('span', { class: `hmode ${x.shared ? 'shared' : 'exclusive'}` }, l.election ? (k === 0 ? 'leader' : 'exclusive') : x.shared ? 'shared' : 'exclusive'), l.election && x.value ? h('span', { class: 'value', title: 'the leader\'s value (Campaign, then each Proclaim)' }, ` ${JSON.stringify(x.value)}`) : undefined)) : 'free'),
+      h('td', { class: 'num token' }, l.holders.length ? l.holders.map((x) => h('div', {}, fmt(x.token))) : '–'),
+      h('td', { class: 'queue' }, l.queue.length ? l.queue.map((id, k) => h('span', { class: 'chip', title: `position ${k + 1}` }, fmt(id))) : h('span', { class: 'muted' }, 'empty')));
+  });
+  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name · mode'), h('th', {}, 'holders'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
+}
+
+/**
+ * What kind of lock a row is, so that several holders never look like an exclusion violation:
+ * kind (mutex | semaphore | shared | election), a short label, and a sentence for its tooltip.
+ */
+export function lockMode(l) {
+  const used = l.holders.length;
+  if (l.election) {
+    const leader = l.holders[0];
+    return { kind: 'election', label: leader ? `election · leader lease ${fmt(leader.leaseId)}${leader.value ? ` = ${JSON.stringify(leader.value)}` : ''}` : 'election · no leader', title: 'An election (Election.Campaign): one leader at a time, holding a value it proclaims; the others wait in the queue.' };
+  }
+  if (l.permits > 1) return { kind: 'semaphore', label: `semaphore · ${fmt(used)}/${fmt(l.permits)} permits used`, title: `A semaphore: up to ${fmt(l.permits)} exclusive holders at once, each with its own token.` };
+  const readers = l.holders.filter((x) => x.shared).length;
+  if (readers > 0) return { kind: 'shared', label: `read-write · ${fmt(readers)} shared reader${readers > 1 ? 's' : ''}`, title: 'A read-write lock held shared: readers coexist, a writer (exclusive) waits for them all.' };
+  return { kind: 'mutex', label: used ? 'mutex · exclusive' : 'mutex', title: 'One exclusive holder at a time.' };
 }
 
 export function renderFence(model) {

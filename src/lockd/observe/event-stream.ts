@@ -44,6 +44,7 @@ export function visibleEvent(ev: ObservedEvent, only: ViewFilter | undefined): O
     case 'lock-freed':
     case 'waiter':
     case 'release':
+    case 'lock-mode':
       return only.lock(ev.name) ? ev : undefined;
     case 'fence':
       return only.fence(ev.key) ? ev : undefined;

@@ -18,7 +18,7 @@ interface Model {
   synced: boolean;
   now: number;
   leases: Map<number, { ttlMs: number; deadline: number }>;
-  locks: Map<string, { holders: { leaseId: number; token: number }[]; queue: number[] }>;
+  locks: Map<string, { holders: { leaseId: number; token: number; shared: boolean; value: string }[]; queue: number[]; permits: number; election: boolean; delayUntil: number }>;
   fence: Map<string, { token: number; deleted: boolean; refused?: { token: number; highest: number; index: number } }>;
   applyState(s: unknown): void;
   applyEvent(ev: ObservedEvent): Record<string, number | undefined> | undefined;
@@ -39,7 +39,7 @@ function asView(m: Model): Pick<MachineView, 'now'> & { leases: unknown[]; locks
   return {
     now: m.now,
     leases: [...m.leases].map(([leaseId, l]) => ({ leaseId, ttlMs: l.ttlMs, deadline: l.deadline })).sort((a, b) => a.leaseId - b.leaseId),
-    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue, permits: l.permits, election: l.election, delayUntil: l.delayUntil })).sort((a, b) => (a.name < b.name ? -1 : 1)),
     fence: [...m.fence].map(([key, f]) => ({ key, token: f.token, deleted: f.deleted })).sort((a, b) => (a.key < b.key ? -1 : 1)),
   };
 }
@@ -48,7 +48,7 @@ function ofView(v: MachineView) {
   return {
     now: v.now,
     leases: v.leases.rows,
-    locks: v.locks.rows.map(({ name, holders, queue }) => ({ name, holders, queue })),
+    locks: v.locks.rows.map(({ name, holders, queue, permits, election, delayUntil }) => ({ name, holders, queue, permits, election, delayUntil })),
     fence: v.fence.rows,
   };
 }

@@ -13,6 +13,7 @@ import { ApiFixture, waitFor } from '../api/api-fixture.js';
 import { freePort } from '../../support/process-cluster.js';
 import { ROOT } from '../../support/build.js';
 import { statusOf } from '../../support/lock-api-client.js';
+import { LockClient } from '../../../src/client/index.js';
 
 const ARTIFACT = join(ROOT, '.artifacts', 'dashboard.png');
 const DOCS_SHOT = join(ROOT, 'docs', 'dashboard.png');
@@ -119,6 +120,38 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     } finally {
       await late.close();
     }
+  });
+
+  it('lock modes: a semaphore\'s permits used/limit, shared readers, an election\'s leader and value, a lock-delay\'s end', async () => {
+    const client = new LockClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
+    const abort = new AbortController();
+    try {
+      const sem = await Promise.all([client.acquire('m/sem', { ttlMs: 10_000, wait: false, permits: 3 }), client.acquire('m/sem', { ttlMs: 10_000, wait: false, permits: 3 })]);
+      await Promise.all([client.acquire('m/rw', { ttlMs: 10_000, wait: false, shared: true }), client.acquire('m/rw', { ttlMs: 10_000, wait: false, shared: true })]);
+      const voter = await client.grantLease(10_000);
+      const key = await client.campaign('m/elect', voter.id, 'first');
+      await client.proclaim(key, 'proclaimed');
+      const holder = await client.acquire('m/delay', { ttlMs: 10_000, wait: false, lockDelayMs: 5_000 });
+      const waiter = client.acquire('m/delay', { ttlMs: 10_000, wait: true, signal: abort.signal });
+      waiter.catch(() => undefined);
+      await waitFor('the waiter queued', async () => ((await client.inspect('m/delay')).waitingLeaseIds.length === 1 ? true : undefined));
+      await holder.lease.revoke(); // the lock-delay starts: the waiter is not granted before it ends
+
+      const row = (name: string) => page.locator(`#locks tr[data-lock="${name}"]`);
+      await row('m/sem').locator('.mode', { hasText: 'semaphore · 2/3 permits used' }).waitFor({ timeout: 10_000 });
+      expect(await row('m/sem').locator('[data-share="exclusive"]').count()).to.equal(2);
+      expect(await row('m/rw').locator('.mode').textContent()).to.equal('read-write · 2 shared readers');
+      expect(await row('m/rw').locator('[data-share="shared"]').count()).to.equal(2);
+      await row('m/elect').locator('.mode', { hasText: `election · leader lease ${fmt(voter.id)} = "proclaimed"` }).waitFor({ timeout: 10_000 });
+      const delay = await row('m/delay').locator('.delay').textContent({ timeout: 10_000 });
+      expect(delay).to.match(/^lock-delay until [\d,]+ ms \([\d,]+ ms left\)$/);
+      expect(await row('m/delay').locator('td.holders').textContent()).to.equal('free');
+      void sem;
+    } finally {
+      abort.abort();
+      client.close();
+    }
+    expect(pageErrors).to.deep.equal([]);
   });
 
   it('the node the page reads is killed (the leader that served it): the page reads another and still shows new decisions', async () => {
