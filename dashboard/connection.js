@@ -7,7 +7,7 @@
 const REOPEN_MS = 3000;
 /** The event types of src/lockd/observe/events.ts; an unknown type is simply not listened to. */
 const TYPES = ['role', 'leader-changed', 'term-changed', 'vote', 'appended', 'committed', 'applied', 'tick', 'lease-granted', 'lease-ended',
-  'lock-granted', 'lock-freed', 'lock-mode', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync', 'loop-lag'];
+  'lock-granted', 'lock-freed', 'lock-mode', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync', 'loop-lag', 'progress'];
 
 export class NodeConnection {
   /** handlers: onState(snapshot), onHistory({ complete, events }), onEvent(ev), onLost(n), onStatus() */

@@ -14,7 +14,7 @@ const TIMELINE_ROWS = 400;
 const SEEN_KEYS = 8192;
 const CLUSTER_POLL_MS = 5000;
 /** Events the node cards and tables read, never timeline rows. */
-const QUIET = new Set(['appended', 'committed', 'disk-sync', 'loop-lag', 'lock-mode']);
+const QUIET = new Set(['appended', 'committed', 'disk-sync', 'loop-lag', 'lock-mode', 'progress']);
 const RENDER_MS = 150;
 
 const members = new Map(); // id → { id, conn?: NodeConnection, model: NodeModel }

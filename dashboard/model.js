@@ -36,6 +36,10 @@ export class NodeModel {
     /** What the node's replayed history covered: { complete, count } (undefined: none received yet). */
     this.history = undefined;
     this.entryTerms = new Map();
+    /** index → term of entries appended here and not yet applied, where an `appended` event said it (its last entry's). */
+    this.appendedTerms = new Map();
+    /** Leader only, about once a second: [{ id, match, next, state }] (undefined: not leader, or not heard yet). */
+    this.progress = undefined;
     this.lost = 0;
     this.seq = 0;
     /** The node's worst event-loop delay and heartbeat gap (as leader) in its last reported second, ms. */
@@ -82,6 +86,19 @@ export class NodeModel {
     return events;
   }
 
+  /**
+   * The last `n` entries of this node's log, oldest first, for the log strip: index, term (known when
+   * applied here, or as the last entry of an append; undefined otherwise: appended before the page
+   * connected, or inside an append of several terms), and whether it is committed and applied.
+   */
+  tail(n) {
+    const out = [];
+    for (let i = Math.max(1, this.last - n + 1); i <= this.last; i++) {
+      out.push({ index: i, term: this.entryTerms.get(i) ?? this.appendedTerms.get(i), committed: i <= this.commit, applied: i <= this.applied });
+    }
+    return out;
+  }
+
   /** The entry term of `index` when this node applied it (its current term otherwise). */
   termOf(index) {
     return this.entryTerms.get(index) ?? this.term;
@@ -98,6 +115,10 @@ export class NodeModel {
       case 'role':
         this.role = ev.role;
         this.leader = ev.leader;
+        if (ev.role !== 'leader') this.progress = undefined;
+        return undefined;
+      case 'progress':
+        this.progress = ev.followers.map((id, k) => ({ id, match: ev.match[k], next: ev.next[k], state: ev.state[k] }));
         return undefined;
       case 'leader-changed':
         this.leader = ev.leader;
@@ -108,6 +129,9 @@ export class NodeModel {
         return undefined;
       case 'appended':
         this.last = ev.last; // a conflicting suffix may have been cut: last can go down
+        for (const i of this.appendedTerms.keys()) if (i >= ev.first) this.appendedTerms.delete(i); // replaced
+        this.appendedTerms.set(ev.last, ev.lastTerm);
+        if (this.appendedTerms.size > TERMS_KEPT) this.appendedTerms.delete(this.appendedTerms.keys().next().value);
         return undefined;
       case 'committed':
         this.commit = Math.max(this.commit, ev.index);
@@ -115,6 +139,7 @@ export class NodeModel {
       case 'applied':
         this.applied = Math.max(this.applied, ev.index);
         this.entryTerms.set(ev.index, ev.entryTerm);
+        this.appendedTerms.delete(ev.index);
         if (this.entryTerms.size > TERMS_KEPT) this.entryTerms.delete(this.entryTerms.keys().next().value);
         return undefined;
       case 'snapshot':

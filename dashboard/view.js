@@ -57,11 +57,46 @@ export function renderNodes(nodes, primary, maxCommit) {
             stat('lag', fmt(lag), lag > 0 ? 'behind' : 'caught-up'),
             stat('loop lag', model.loopLagMs === undefined ? '—' : `${fmt(model.loopLagMs)} ms`, model.loopLagMs > LOOP_STALL_MS ? 'behind' : 'caught-up'),
             h('div', { class: 'leader-of' }, model.role === 'leader' ? 'leads the cluster' : model.leader ? `follows ${model.leader}` : 'knows no leader'),
+            logStrip(model),
+            model.role === 'leader' && model.progress ? progressList(model) : undefined,
           ]
         : h('p', { class: 'down-note' }, downNote(conn)),
       id === primary ? h('div', { class: 'reading' }, 'panels below read this node') : undefined,
     );
   }));
+}
+
+/** Entries shown per node in the log strip. */
+const STRIP_ENTRIES = 24;
+
+/** A term's colour: the same term the same hue on every card. */
+export function termHue(term) {
+  return (term * 67) % 360;
+}
+
+/**
+ * RaftScope's view of one log: the last entries, each coloured by its term (hatched: term not known
+ * to the page), solid once committed, with the commit and applied indexes marked.
+ */
+function logStrip(model) {
+  const cells = model.tail(STRIP_ENTRIES).map((e) => h('span', {
+    class: `entry${e.term === undefined ? ' unknown-term' : ''}${e.committed ? ' committed' : ''}${e.applied ? ' applied' : ''}${e.index === model.commit ? ' commit-mark' : ''}`,
+    dataset: { index: String(e.index), term: e.term === undefined ? '' : String(e.term) },
+    style: e.term === undefined ? {} : { '--hue': String(termHue(e.term)) },
+    title: `#${fmt(e.index)} · ${e.term === undefined ? 'term not known here (appended before the page connected)' : `term ${fmt(e.term)}`} · ${e.applied ? 'applied' : e.committed ? 'committed, not applied yet' : 'appended, not committed'}`,
+  }, e.term === undefined ? '' : String(e.term)));
+  return h('div', { class: 'log' },
+    h('div', { class: 'strip', title: 'the last entries of this log, coloured by term; faded: not committed yet' }, cells),
+    h('div', { class: 'strip-key' }, `#${fmt(Math.max(1, model.last - STRIP_ENTRIES + 1))}…#${fmt(model.last)} · commit #${fmt(model.commit)} · applied #${fmt(model.applied)}`));
+}
+
+/** The leader's per-member replication progress: match (stored there) and next (sent next). */
+function progressList(model) {
+  return h('div', { class: 'progress', title: 'the leader\'s replication progress per follower, reported once a second: match = highest entry known stored there, next = the next it sends' },
+    h('div', { class: 'progress-head' }, 'replication (≤ 1 s old)'),
+    model.progress.filter((p) => p.id !== model.node).map((p) => h('div', { class: 'follower', dataset: { follower: p.id } },
+    h('span', { class: 'k' }, p.id),
+    h('span', { class: 'v' }, `match ${fmt(p.match)} · next ${fmt(p.next)}${p.state === 'replicate' ? '' : ` · ${p.state}`}`))));
 }
 
 function roleName(role, conn) {

@@ -22,6 +22,7 @@ export function historyForm(ev: ObservedEvent): ObservedEvent | undefined {
     case 'committed':
     case 'disk-sync':
     case 'loop-lag':
+    case 'progress':
     case 'lock-mode': // state, which the snapshot holds
       return undefined;
     case 'applied':

@@ -65,6 +65,12 @@ export type ObservedBody =
   | { readonly type: 'snapshot'; readonly how: 'taken' | 'installed'; readonly index: number; readonly bytes: number }
   /** One synced LevelDB write of the Raft loop (hard state, entries, snapshot). */
   | { readonly type: 'disk-sync'; readonly ms: number; readonly entries: number }
+  /**
+   * Once a second while leader: its replication progress per member (itself included), as Raft keeps
+   * it: followers[k]'s match index (highest entry known stored there), next index (the next it sends)
+   * and state (probe, replicate, snapshot).
+   */
+  | { readonly type: 'progress'; readonly followers: readonly NodeId[]; readonly match: readonly number[]; readonly next: readonly number[]; readonly state: readonly string[] }
   /** Once a second (stall-watch.ts): the event loop's worst delay, and the longest gap between heartbeats sent as leader (0: none), in that second. */
   | { readonly type: 'loop-lag'; readonly maxMs: number; readonly heartbeatGapMs: number };
 

@@ -154,6 +154,32 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     await turn();
   });
 
+  it('log strip: the last entries with their terms where the node said them (applied, or an append\'s last), commit and applied; the leader\'s match/next', () => {
+    const model = new NodeModel('n1') as Model & { tail(n: number): unknown[]; progress: unknown };
+    const base = { seq: 0, at: 0, node: 'n1', term: 3 };
+    model.applyState({ type: 'state', node: 'n1', seq: 0, term: 3, role: 'leader', leader: 'n1', lastIndex: 6, commit: 6, applied: 6, machine: { now: 0, applied: 6, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } });
+    const evs = [
+      { type: 'appended', first: 7, last: 9, lastTerm: 3 },
+      { type: 'committed', index: 8 },
+      { type: 'applied', index: 7, entryTerm: 2, command: 'Tick', ok: true },
+      { type: 'applied', index: 8, entryTerm: 3, command: 'Tick', ok: true },
+      { type: 'progress', followers: ['n1', 'n2'], match: [9, 8], next: [10, 9], state: ['replicate', 'probe'] },
+    ];
+    for (const [k, ev] of evs.entries()) model.applyEvent({ ...base, seq: k + 1, ...ev } as unknown as ObservedEvent);
+    expect(model.tail(4)).to.deep.equal([
+      { index: 6, term: undefined, committed: true, applied: true }, // before the page connected
+      { index: 7, term: 2, committed: true, applied: true },
+      { index: 8, term: 3, committed: true, applied: true },
+      { index: 9, term: 3, committed: false, applied: false },
+    ]);
+    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate' }, { id: 'n2', match: 8, next: 9, state: 'probe' }]);
+    // A new leader cut the uncommitted #9 and appended its own entry there: the old term is gone.
+    model.applyEvent({ ...base, seq: 9, type: 'role', role: 'follower', leader: 'n2' } as unknown as ObservedEvent);
+    model.applyEvent({ ...base, seq: 10, type: 'appended', first: 9, last: 9, lastTerm: 4 } as unknown as ObservedEvent);
+    expect(model.tail(1)).to.deep.equal([{ index: 9, term: 4, committed: false, applied: false }]);
+    expect(model.progress).to.equal(undefined);
+  });
+
   it('timeline order: rows by entry index when both name one (a replayed or late row goes in its place), else by publication time', async () => {
     const { insertAt } = (await import(orderUrl)) as { insertAt: (rows: unknown[], row: unknown) => number };
     const row = (index: number | undefined, at: number) => ({ ev: { index, at } });

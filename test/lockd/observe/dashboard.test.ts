@@ -154,6 +154,23 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     expect(pageErrors).to.deep.equal([]);
   });
 
+  it('log strip: each live card shows its log\'s last entries by term, up to its last index; the leader lists every follower\'s match and next', async () => {
+    const card = page.locator(`.node[data-node="${f.leaderId}"]`);
+    await card.locator('.progress .follower').nth(3).waitFor({ timeout: 10_000 });
+    const shown = await card.evaluate((el) => ({
+      last: Number(el.querySelector('.stat:nth-of-type(2) .v')!.textContent!.replace(/,/g, '')),
+      cells: [...el.querySelectorAll('.strip .entry')].map((c) => ({ index: Number((c as HTMLElement).dataset.index), term: (c as HTMLElement).dataset.term })),
+      followers: [...el.querySelectorAll('.progress .follower')].map((r) => ({ id: (r as HTMLElement).dataset.follower, text: r.textContent })),
+    }));
+    expect(shown.cells.length).to.equal(24);
+    expect(shown.cells.map((c) => c.index)).to.deep.equal(shown.cells.map((_, k) => shown.cells[0].index + k));
+    expect(shown.cells.at(-1)!.index).to.be.within(shown.last - 5, shown.last + 5); // both read within one render
+    expect(shown.cells.some((c) => c.term === String(1) || Number(c.term) > 0)).to.equal(true);
+    expect(shown.followers.map((x) => x.id).sort()).to.deep.equal(['n1', 'n2', 'n3', 'n4', 'n5'].filter((id) => id !== f.leaderId));
+    for (const x of shown.followers) expect(x.text).to.match(/match [\d,]+ · next [\d,]+/);
+    expect(pageErrors).to.deep.equal([]);
+  });
+
   it('the node the page reads is killed (the leader that served it): the page reads another and still shows new decisions', async () => {
     const reading = await page.locator('body').getAttribute('data-primary');
     expect(reading).to.equal(f.leaderId); // it reads the leader when it can
