@@ -386,8 +386,13 @@ cmd_start() {
   if [[ -f "$DIR/test-faults" ]]; then echo "UNSAFE: the nodes run with test faults on (LOCKD_TEST_FAULTS=1): for tests and demos only"; fi
   if [[ -f "$DIR/lazyfs" ]]; then echo "Data dirs on lazyfs: ./cluster.sh power-cut I|all drops what a node had not fsynced"; fi
   if [[ -f "$DIR/unsafe-no-fsync" ]]; then echo "UNSAFE: the nodes sync nothing (LOCKD_UNSAFE_NO_FSYNC=1): a control build, a power cut loses acknowledged state"; fi
-  echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints) status"
-  if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
+  if [[ "$DIR" != "$ROOT/.cluster" || "$BASE_PORT" != 7001 ]]; then
+    # lockctl finds this cluster (its endpoints, and with --tls its certificates as root) by the same two variables.
+    echo "Try: LOCKD_CLUSTER_DIR=$DIR LOCKD_BASE_PORT=$BASE_PORT node $LOCKCTL status"
+  else
+    echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints) status"
+    if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
+  fi
 }
 
 cmd_cert() {

@@ -255,6 +255,25 @@ describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event stream
     expect(plain.stderr).to.match(/TLS cluster: .* TLS and this call was plaintext; pass --cacert/);
   });
 
+  it('the lockctl command cluster.sh start prints works as printed, from anywhere (the cluster dir and its certificates found by LOCKD_CLUSTER_DIR)', async () => {
+    const r = await cluster.sh(['start', '3']); // running already: it waits for the leader and prints the same
+    expect(r.code, r.output).to.equal(0);
+    const line = /^Try: (.*)$/m.exec(r.output)?.[1];
+    expect(line, r.output).to.match(/^LOCKD_CLUSTER_DIR=\S+ LOCKD_BASE_PORT=\d+ node \S+lockctl\.js status$/);
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LOCKD_')));
+    const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      const proc = spawn('bash', ['-c', line!], { cwd: tmpdir(), env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
+      reapOnExit(proc);
+      let text = '';
+      proc.stdout.on('data', (d) => (text += d));
+      proc.stderr.on('data', (d) => (text += d));
+      proc.on('exit', (code) => resolve({ code, text }));
+    });
+    expect(out.code, out.text).to.equal(0);
+    expect(out.text).to.match(/\bleader\b/);
+    expect(out.text).to.not.contain('unreachable');
+  });
+
   it('holder-crash: its holder, a child lockctl, connects with the cluster\'s certificates too', async () => {
     const out = await runDemoOn(cluster, 'holder-crash');
     expect(out).to.match(/fencing token \d+, granted by the Tick \(index \d+\)/);
