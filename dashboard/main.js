@@ -57,11 +57,11 @@ function handlers(m) {
     onHistory: (h) => {
       // Decisions made before this connection (or while the page was away): timeline rows, in
       // their place by index; the node already applied them, so they change no table.
-      for (const ev of m.model.applyHistory(h)) record(m, ev, {}, ev.term);
+      for (const ev of m.model.applyHistory(h)) record(m, ev, electionContext(ev) ?? {}, ev.term);
       changed();
     },
     onEvent: (ev) => {
-      const ctx = m.model.applyEvent(ev);
+      const ctx = m.model.applyEvent(ev) ?? electionContext(ev);
       record(m, ev, ctx);
       if (!m.model.synced) m.conn.open(); // the events cannot follow (a snapshot was installed): a fresh state
       changed();
@@ -72,6 +72,22 @@ function handlers(m) {
     },
     onStatus: changed,
   };
+}
+
+/** Votes granted per (candidate, term), as any node reported them: a leader's row says how it won. */
+const votes = new Map(); // `${candidate}|${term}` → Set of voters
+function electionContext(ev) {
+  if (ev.type === 'vote' && ev.granted && !ev.pre) {
+    const key = `${ev.candidate}|${ev.voteTerm}`;
+    if (!votes.has(key)) votes.set(key, new Set([ev.candidate])); // a candidate votes for itself
+    votes.get(key).add(ev.voter);
+    if (votes.size > 256) votes.delete(votes.keys().next().value);
+  }
+  if (ev.type === 'role' && ev.role === 'leader') {
+    const got = votes.get(`${ev.node}|${ev.term}`) ?? new Set([ev.node]);
+    return { voters: [...got].sort(), members: members.size };
+  }
+  return undefined;
 }
 
 /** term: the entry's term when known better than the model knows it (a replayed event's). */

@@ -180,6 +180,14 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(model.progress).to.equal(undefined);
   });
 
+  it('an election\'s row says how it was won: the votes granted against the quorum', () => {
+    const ev = { seq: 1, at: 0, node: 'n4', term: 7, type: 'role', role: 'leader', leader: 'n4' } as unknown as ObservedEvent;
+    const d = describeEvent(ev, { voters: ['n1', 'n2', 'n4'], members: 5 })!;
+    expect(d.title).to.equal('n4 is leader of term 7 (3/5 votes, quorum 3)');
+    expect(d.sentence).to.equal('n4 won 3 votes of 5 (n1, n2, n4), a majority being 3, and leads term 7: it alone proposes entries, including the Ticks that advance logical time.');
+    expect(describeEvent(ev, {})!.sentence).to.match(/^n4 won a majority of votes and leads term 7/);
+  });
+
   it('timeline order: rows by entry index when both name one (a replayed or late row goes in its place), else by publication time', async () => {
     const { insertAt } = (await import(orderUrl)) as { insertAt: (rows: unknown[], row: unknown) => number };
     const row = (index: number | undefined, at: number) => ({ ev: { index, at } });

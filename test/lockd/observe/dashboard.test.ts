@@ -51,6 +51,11 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     await waitFor('one leader card', async () => ((await page.locator('.node[data-role="leader"]').count()) === 1 ? true : undefined));
     expect(await page.locator('.node[data-role="leader"]').getAttribute('data-node')).to.equal(f.leaderId);
     expect(await page.locator('.node[data-role="follower"]').count()).to.equal(4);
+    // The election happened before the page opened: its row comes from the replayed history, with the votes that won it.
+    const won = page.locator('#timeline li.kind-election', { hasText: `${f.leaderId} is leader of term` });
+    await won.first().waitFor({ timeout: 10_000 });
+    const [, votes] = /\((\d)\/5 votes, quorum 3\)/.exec((await won.first().textContent()) ?? '') ?? [];
+    expect(Number(votes)).to.be.within(3, 5);
     expect(pageErrors).to.deep.equal([]);
   });
 
