@@ -352,14 +352,18 @@ cmd_start() {
   # A running node started with other test-only flags than now asked for (LOCKD_TEST_FAULTS=1 on a
   # cluster running without, say) is restarted with them: otherwise the flags would apply only to
   # later restarts, and isolate/clock-jump would be refused on nodes said to have them.
+  local restart=()
   for i in $(members); do
     pid=$(live_pid "$i") || continue
     if [[ "$(flag_state "$pid" "--unsafe-test-faults")" != "$([[ -f "$DIR/test-faults" ]] && echo on || echo off)" ||
       "$(flag_state "$pid" "--unsafe-no-fsync")" != "$([[ -f "$DIR/unsafe-no-fsync" ]] && echo on || echo off)" ]]; then
       echo "restarting n$i (pid $pid): its test-only flags differ from those asked for now"
-      stop_node "$i"
+      restart+=("$i")
     fi
   done
+  # Stopped together (each stop may wait up to 5 s), started again by the loop below.
+  for i in "${restart[@]}"; do stop_node "$i" & done
+  wait
   for i in $(members); do start_node "$i"; done
   echo "waiting up to ${START_TIMEOUT}s for a leader..."
   # shellcheck disable=SC2046
