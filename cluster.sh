@@ -27,7 +27,9 @@ usage: ./cluster.sh COMMAND [ARG]
                 --tls: make a throwaway CA and certificates in .cluster/tls/ (openssl) and run with mutual TLS,
                 client-certificate auth and access rules (--acl, admin: root); lockctl then uses
                 .cluster/tls/root.* (principal root) by itself; grant others rules with lockctl acl grant
-  cert NAME     issue .cluster/tls/NAME.crt / NAME.key, a client certificate for principal NAME (CN=NAME)
+  cert NAME [--read-only]
+                issue .cluster/tls/NAME.crt / NAME.key, a client certificate for principal NAME (CN=NAME);
+                --read-only also grants it read on '' (lockctl acl grant NAME read ''): enough for the dashboard
   status        table of id, address, pid, alive, role, term, leader, commit index; then the member list
   add           start a new node under the next unused id as a learner (--join), wait until it has caught up, promote it
   remove I      remove node nI from the cluster for good (it stops itself); not the leader: transfer leadership first
@@ -119,6 +121,9 @@ live_pid() {
   tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--data-dir $DIR/n$1 " || return 1
   echo "$pid"
 }
+
+# flag_state PID FLAG: "on" if process PID was started with FLAG, else "off".
+flag_state() { tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -qx -- "$2" && echo on || echo off; }
 
 check_index() {
   [[ "${1:-}" =~ ^[0-9]+$ ]] && is_member "$1" || die "node index must be one of the members: $(members | tr '\n' ' ')(got '${1:-}'); is the cluster started?"
@@ -302,7 +307,7 @@ status_args() {
 status_tls() { tls_on && echo "--tls $TLS_DIR" || true; }
 
 cmd_start() {
-  local n=5 tls=0 arg i
+  local n=5 tls=0 arg i pid
   for arg in "$@"; do
     case "$arg" in
       --tls) tls=1 ;;
@@ -344,6 +349,21 @@ cmd_start() {
   fi
   chmod 600 "$DIR/cluster-id"
   chmod 700 "$DIR"
+  # A running node started with other test-only flags than now asked for (LOCKD_TEST_FAULTS=1 on a
+  # cluster running without, say) is restarted with them: otherwise the flags would apply only to
+  # later restarts, and isolate/clock-jump would be refused on nodes said to have them.
+  local restart=()
+  for i in $(members); do
+    pid=$(live_pid "$i") || continue
+    if [[ "$(flag_state "$pid" "--unsafe-test-faults")" != "$([[ -f "$DIR/test-faults" ]] && echo on || echo off)" ||
+      "$(flag_state "$pid" "--unsafe-no-fsync")" != "$([[ -f "$DIR/unsafe-no-fsync" ]] && echo on || echo off)" ]]; then
+      echo "restarting n$i (pid $pid): its test-only flags differ from those asked for now"
+      restart+=("$i")
+    fi
+  done
+  # Stopped together (each stop may wait up to 5 s), started again by the loop below.
+  for i in "${restart[@]}"; do stop_node "$i" & done
+  wait
   for i in $(members); do start_node "$i"; done
   echo "waiting up to ${START_TIMEOUT}s for a leader..."
   # shellcheck disable=SC2046
@@ -358,9 +378,10 @@ cmd_start() {
   echo
   echo "Study dashboard: $scheme://127.0.0.1:$(http_port_of "$(members | head -n 1)")/   (any node's HTTP port serves it; it follows the others when one dies)"
   if tls_on; then
-    echo "  HTTPS with client certificates: import a client certificate into the browser, e.g."
+    echo "  HTTPS with client certificates, on every node's port (the page reads them all): import one into the browser,"
+    echo "  e.g. a read-only viewer: ./cluster.sh cert viewer --read-only (it prints the .p12 step), or root's:"
     echo "  openssl pkcs12 -export -in $TLS_DIR/root.crt -inkey $TLS_DIR/root.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/root.p12"
-    echo "  and trust $TLS_DIR/ca.crt; curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
+    echo "  and trust $TLS_DIR/ca.crt (docs/study.md#the-dashboard-with-tls); curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
   fi
   echo "Metrics, health and events ($scheme, per node; /livez and /readyz need no certificate):"
   for i in $(members); do
@@ -369,19 +390,37 @@ cmd_start() {
   if [[ -f "$DIR/test-faults" ]]; then echo "UNSAFE: the nodes run with test faults on (LOCKD_TEST_FAULTS=1): for tests and demos only"; fi
   if [[ -f "$DIR/lazyfs" ]]; then echo "Data dirs on lazyfs: ./cluster.sh power-cut I|all drops what a node had not fsynced"; fi
   if [[ -f "$DIR/unsafe-no-fsync" ]]; then echo "UNSAFE: the nodes sync nothing (LOCKD_UNSAFE_NO_FSYNC=1): a control build, a power cut loses acknowledged state"; fi
-  echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints) status"
-  if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
+  if [[ "$DIR" != "$ROOT/.cluster" || "$BASE_PORT" != 7001 ]]; then
+    # lockctl finds this cluster (its endpoints, and with --tls its certificates as root) by the same two variables.
+    echo "Try: LOCKD_CLUSTER_DIR=$DIR LOCKD_BASE_PORT=$BASE_PORT node $LOCKCTL status"
+  else
+    echo "Try: node dist/src/client/lockctl.js --endpoints $(endpoints) status"
+    if tls_on; then echo "(run it from $ROOT: lockctl finds .cluster/tls/ and connects as root)"; fi
+  fi
 }
 
 cmd_cert() {
-  local name=${1:-}
+  local name=${1:-} readonly=0
+  case "${2:-}" in
+    --read-only) readonly=1 ;;
+    "") ;;
+    *) die "cert NAME [--read-only] (got '${2:-}')" ;;
+  esac
   [[ "$name" =~ ^[A-Za-z0-9_.-]{1,64}$ ]] || die "cert NAME: use 1-64 letters, digits, '.', '_' or '-' (got '$name')"
   [[ "$name" != ca && ! "$name" =~ ^n[0-9]+$ ]] || die "'$name' is the CA's or a node's own file name; pick another"
   tls_on || die "no CA in $TLS_DIR; run './cluster.sh start --tls' first"
   issue "$name" "$name" clientAuth
   echo "issued $TLS_DIR/$name.crt and $TLS_DIR/$name.key (principal $name)"
   echo "use: lockctl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/$name.crt --key $TLS_DIR/$name.key ..."
-  echo "it may do nothing yet: give it rules, e.g. lockctl acl grant $name lock $name/"
+  if ((readonly)); then
+    # read on the empty prefix: every lock, key and the nodes' observations (the dashboard, /events, /metrics); nothing more.
+    lockctl acl grant "$name" read '' >/dev/null || die "could not grant $name read on '' (is the cluster running?)"
+    echo "granted $name read on '' (a read-only viewer: the dashboard, /events, /metrics, lock inspect, fence read; no writes)"
+    echo "for a browser: openssl pkcs12 -export -in $TLS_DIR/$name.crt -inkey $TLS_DIR/$name.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/$name.p12"
+    echo "then import $name.p12 (and trust $TLS_DIR/ca.crt) in the browser: docs/study.md#the-dashboard-with-tls"
+  else
+    echo "it may do nothing yet: give it rules, e.g. lockctl acl grant $name lock $name/ (or issue it with --read-only for a dashboard viewer)"
+  fi
 }
 
 cmd_signal() {

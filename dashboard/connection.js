@@ -7,15 +7,16 @@
 const REOPEN_MS = 3000;
 /** The event types of src/lockd/observe/events.ts; an unknown type is simply not listened to. */
 const TYPES = ['role', 'leader-changed', 'term-changed', 'vote', 'appended', 'committed', 'applied', 'tick', 'lease-granted', 'lease-ended',
-  'lock-granted', 'lock-freed', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync'];
+  'lock-granted', 'lock-freed', 'lock-mode', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync', 'loop-lag', 'progress'];
 
 export class NodeConnection {
-  /** handlers: onState(snapshot), onEvent(ev), onLost(n), onStatus() */
+  /** handlers: onState(snapshot), onHistory({ complete, events }), onEvent(ev), onLost(n), onStatus() */
   constructor(id, base, handlers) {
     this.id = id;
     this.base = base;
     this.h = handlers;
-    this.status = 'connecting'; // connecting | live | down
+    this.status = 'connecting'; // connecting | live | down | refused (403: with TLS, no client certificate the node accepts)
+    this.refusal = ''; // the node's reason, while refused
     this.since = Date.now();
     this.es = undefined;
     this.timer = undefined;
@@ -37,14 +38,38 @@ export class NodeConnection {
       const ev = parse(e.data);
       if (ev && ev.node === this.id) this.h.onEvent(ev);
     });
+    es.addEventListener('history', (e) => {
+      const h = parse(e.data);
+      if (h && h.node === this.id) this.h.onHistory(h);
+    });
     es.addEventListener('lost', (e) => {
       this.h.onLost(parse(e.data)?.lost ?? 0);
       this.open();
     });
     es.onerror = () => {
-      this.set('down');
-      if (es.readyState === EventSource.CLOSED) this.timer = setTimeout(() => this.open(), REOPEN_MS);
+      if (es.readyState !== EventSource.CLOSED) return this.set('down'); // a dropped stream: EventSource retries
+      // The browser gave up: a refused or non-200 answer, which EventSource does not show. Ask
+      // again to see it: with TLS a 403 (no client certificate for this origin, or a principal that
+      // may not read) is "certificate needed", not down; the node says why in the body.
+      this.timer = setTimeout(() => this.open(), REOPEN_MS);
+      this.diagnose(es);
     };
+  }
+
+  async diagnose(es) {
+    let refusal = '';
+    try {
+      const res = await fetch(`${this.base}/cluster`, { credentials: this.base.startsWith('https:') ? 'include' : 'omit', cache: 'no-store' });
+      if (res.status === 403) refusal = (await res.text()).trim().slice(0, 300) || 'refused (403)';
+    } catch {
+      // unreachable, or a TLS handshake the browser refused (a CA it does not trust): down
+    }
+    if (this.es !== es) return; // reopened meanwhile
+    if (refusal && refusal !== this.refusal) {
+      this.refusal = refusal;
+      this.h.onStatus();
+    }
+    this.set(refusal ? 'refused' : 'down');
   }
 
   fail() {

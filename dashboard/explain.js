@@ -16,7 +16,7 @@ export function describe(ev, ctx = {}, opts = {}) {
   switch (ev.type) {
     case 'role':
       // Leaders and candidates always; followers settling on a leader with "terms & leaders".
-      return ev.role === 'follower' && !opts.raft ? undefined : roleLine(ev);
+      return ev.role === 'follower' && !opts.raft ? undefined : roleLine(ev, ctx);
     case 'vote': {
       const what = ev.pre ? 'pre-vote' : 'vote';
       return ev.granted
@@ -74,10 +74,16 @@ export function describe(ev, ctx = {}, opts = {}) {
   }
 }
 
-function roleLine(ev) {
+/** ctx for a leader: { voters: ids that granted it their vote in this term (itself included), members: how many vote }. */
+function roleLine(ev, ctx = {}) {
   switch (ev.role) {
-    case 'leader':
-      return { kind: 'election', title: `${ev.node} is leader of term ${n(ev.term)}`, sentence: `${ev.node} won a majority of votes and leads term ${n(ev.term)}: it alone proposes entries, including the Ticks that advance logical time.` };
+    case 'leader': {
+      const quorum = ctx.members ? Math.floor(ctx.members / 2) + 1 : undefined;
+      const won = ctx.voters && quorum
+        ? `won ${ctx.voters.length} vote${ctx.voters.length > 1 ? 's' : ''} of ${ctx.members} (${list(ctx.voters)}), a majority being ${quorum},`
+        : 'won a majority of votes';
+      return { kind: 'election', title: `${ev.node} is leader of term ${n(ev.term)}${ctx.voters && quorum ? ` (${ctx.voters.length}/${ctx.members} votes, quorum ${quorum})` : ''}`, sentence: `${ev.node} ${won} and leads term ${n(ev.term)}: it alone proposes entries, including the Ticks that advance logical time.` };
+    }
     case 'candidate':
       return { kind: 'election', title: `${ev.node} stands for term ${n(ev.term)}`, sentence: `${ev.node} heard no leader within its election timeout, raised its term to ${n(ev.term)} and asked the others for votes.` };
     case 'precandidate':

@@ -5,6 +5,7 @@
 import { NodeModel } from './model.js';
 import { NodeConnection } from './connection.js';
 import { describe, dedupKey } from './explain.js';
+import { insertAt } from './order.js';
 import { renderClock, renderExplanation, renderFence, renderLeases, renderLocks, renderNodes, timelineRow } from './view.js';
 
 /** Rows in the timeline; older ones scroll away. */
@@ -12,6 +13,8 @@ const TIMELINE_ROWS = 400;
 /** Decisions remembered to show each once although every node reports it. */
 const SEEN_KEYS = 8192;
 const CLUSTER_POLL_MS = 5000;
+/** Events the node cards and tables read, never timeline rows. */
+const QUIET = new Set(['appended', 'committed', 'disk-sync', 'loop-lag', 'lock-mode', 'progress']);
 const RENDER_MS = 150;
 
 const members = new Map(); // id → { id, conn?: NodeConnection, model: NodeModel }
@@ -51,8 +54,14 @@ function handlers(m) {
       m.model.applyState(s);
       changed();
     },
+    onHistory: (h) => {
+      // Decisions made before this connection (or while the page was away): timeline rows, in
+      // their place by index; the node already applied them, so they change no table.
+      for (const ev of m.model.applyHistory(h)) record(m, ev, electionContext(ev) ?? {}, ev.term);
+      changed();
+    },
     onEvent: (ev) => {
-      const ctx = m.model.applyEvent(ev);
+      const ctx = m.model.applyEvent(ev) ?? electionContext(ev);
       record(m, ev, ctx);
       if (!m.model.synced) m.conn.open(); // the events cannot follow (a snapshot was installed): a fresh state
       changed();
@@ -65,17 +74,41 @@ function handlers(m) {
   };
 }
 
-function record(m, ev, ctx) {
+/** Votes granted per (candidate, term), as any node reported them: a leader's row says how it won. */
+const votes = new Map(); // `${candidate}|${term}` → Set of voters
+function electionContext(ev) {
+  if (ev.type === 'vote' && ev.granted && !ev.pre) {
+    const key = `${ev.candidate}|${ev.voteTerm}`;
+    if (!votes.has(key)) votes.set(key, new Set([ev.candidate])); // a candidate votes for itself
+    votes.get(key).add(ev.voter);
+    if (votes.size > 256) votes.delete(votes.keys().next().value);
+  }
+  if (ev.type === 'role' && ev.role === 'leader') {
+    const got = votes.get(`${ev.node}|${ev.term}`) ?? new Set([ev.node]);
+    return { voters: [...got].sort(), members: members.size };
+  }
+  return undefined;
+}
+
+/** term: the entry's term when known better than the model knows it (a replayed event's). */
+function record(m, ev, ctx, term) {
+  if (QUIET.has(ev.type)) return; // never a row: not worth a dedup key either
   const key = dedupKey(ev);
   if (seen.has(key)) return;
   seen.set(key, true);
   if (seen.size > SEEN_KEYS) seen.delete(seen.keys().next().value);
   const d = describe(ev, ctx, opts());
   if (!d) return;
-  const row = { ev, ...d, term: ev.index !== undefined ? m.model.termOf(ev.index) : ev.term, seenBy: m.id };
-  rows.push(row);
+  const row = { ev, ...d, term: term ?? (ev.index !== undefined ? m.model.termOf(ev.index) : ev.term), seenBy: m.id };
+  // In (index, then time) order: a replayed or late row goes where it belongs, not on top.
+  const at = insertAt(rows, row);
+  if (at === 0 && rows.length >= TIMELINE_ROWS) return; // older than every row kept
   const list = document.getElementById('timeline');
-  list.prepend(timelineRow(row, () => select(row)));
+  const newer = list.children[rows.length - 1 - at]; // the list is newest first: rows[at]'s element, if any
+  rows.splice(at, 0, row);
+  const el = timelineRow(row, () => select(row));
+  if (at < rows.length - 1 && newer) newer.after(el);
+  else list.prepend(el);
   if (rows.length > TIMELINE_ROWS) {
     rows.shift();
     list.lastElementChild?.remove();
@@ -121,10 +154,11 @@ function render() {
   renderLocks(p);
   renderFence(p);
   const up = all.filter(live).length;
+  const refused = all.filter((m) => m.conn?.status === 'refused').length;
   const leader = p?.leader;
   document.getElementById('status').textContent = primary
-    ? `reading ${primary}${p.role === 'leader' ? ' (leader)' : ''} · leader ${leader || 'unknown'} · term ${p.term.toLocaleString('en-US')} · ${up}/${all.length} nodes live${lost ? ` · ${lost} events lost (slow connection)` : ''}`
-    : 'no node reachable — retrying';
+    ? `reading ${primary}${p.role === 'leader' ? ' (leader)' : ''} · leader ${leader || 'unknown'} · term ${p.term.toLocaleString('en-US')} · ${up}/${all.length} nodes live${refused ? ` · ${refused} need a client certificate` : ''}${lost ? ` · ${lost} events lost (slow connection)` : ''}`
+    : refused ? `${refused} node${refused > 1 ? 's' : ''} refuse this browser: a client certificate is needed — retrying` : 'no node reachable — retrying';
   document.getElementById('status').dataset.state = up === all.length ? 'ok' : up > 0 ? 'degraded' : 'down';
   if (selected && !rows.includes(selected)) selected = undefined;
 }

@@ -25,12 +25,21 @@ export class NodeModel {
     this.lastTick = undefined; // { index, elapsedMs }
     /** leaseId → { ttlMs, deadline } */
     this.leases = new Map();
-    /** name → { holders: { leaseId, token }[] (grant order; a semaphore or shared readers: several), queue: leaseId[] } */
+    /**
+     * name → { holders: { leaseId, token, shared, value }[] (grant order; a semaphore or shared readers: several),
+     * queue: leaseId[], permits, election, delayUntil (logical ms, 0 = none) }
+     */
     this.locks = new Map();
     /** key → { token, deleted, refused?: { token, highest, index } } */
     this.fence = new Map();
     this.cut = { leases: false, locks: false, fence: false };
+    /** What the node's replayed history covered: { complete, count } (undefined: none received yet). */
+    this.history = undefined;
     this.entryTerms = new Map();
+    /** index → term of entries appended here and not yet applied, where an `appended` event said it (its last entry's). */
+    this.appendedTerms = new Map();
+    /** Leader only, about once a second: [{ id, match, next, state }] (undefined: not leader, or not heard yet). */
+    this.progress = undefined;
     this.lost = 0;
     this.seq = 0;
     /** The node's worst event-loop delay and heartbeat gap (as leader) in its last reported second, ms. */
@@ -52,13 +61,42 @@ export class NodeModel {
     const m = s.machine;
     this.now = m.now;
     for (const l of m.leases.rows) this.leases.set(l.leaseId, { ttlMs: l.ttlMs, deadline: l.deadline });
-    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue] });
+    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue], permits: l.permits, election: l.election, delayUntil: l.delayUntil });
     for (const f of m.fence.rows) this.fence.set(f.key, { token: f.token, deleted: f.deleted });
     this.cut = {
       leases: m.leases.total > m.leases.rows.length,
       locks: m.locks.total > m.locks.rows.length || m.locks.rows.some((l) => l.queueLength > l.queue.length),
       fence: m.fence.total > m.fence.rows.length,
     };
+  }
+
+  /**
+   * The `history` event after the state: the node's recent decisions, which the state already
+   * reflects (never applied again). What no table holds is read from them: each fenced key's last
+   * refusal. Returns the events, for the timeline.
+   */
+  applyHistory(h) {
+    const events = Array.isArray(h?.events) ? h.events : [];
+    this.history = { complete: h?.complete === true, count: events.length };
+    for (const ev of events) {
+      if (ev.type !== 'fence' || ev.accepted) continue;
+      const row = this.fence.get(ev.key);
+      if (row) row.refused = { token: ev.token, highest: ev.highest, index: ev.index }; // the latest wins
+    }
+    return events;
+  }
+
+  /**
+   * The last `n` entries of this node's log, oldest first, for the log strip: index, term (known when
+   * applied here, or as the last entry of an append; undefined otherwise: appended before the page
+   * connected, or inside an append of several terms), and whether it is committed and applied.
+   */
+  tail(n) {
+    const out = [];
+    for (let i = Math.max(1, this.last - n + 1); i <= this.last; i++) {
+      out.push({ index: i, term: this.entryTerms.get(i) ?? this.appendedTerms.get(i), committed: i <= this.commit, applied: i <= this.applied });
+    }
+    return out;
   }
 
   /** The entry term of `index` when this node applied it (its current term otherwise). */
@@ -77,6 +115,10 @@ export class NodeModel {
       case 'role':
         this.role = ev.role;
         this.leader = ev.leader;
+        if (ev.role !== 'leader') this.progress = undefined;
+        return undefined;
+      case 'progress':
+        this.progress = ev.followers.map((id, k) => ({ id, match: ev.match[k], next: ev.next[k], state: ev.state[k] }));
         return undefined;
       case 'leader-changed':
         this.leader = ev.leader;
@@ -87,6 +129,9 @@ export class NodeModel {
         return undefined;
       case 'appended':
         this.last = ev.last; // a conflicting suffix may have been cut: last can go down
+        for (const i of this.appendedTerms.keys()) if (i >= ev.first) this.appendedTerms.delete(i); // replaced
+        this.appendedTerms.set(ev.last, ev.lastTerm);
+        if (this.appendedTerms.size > TERMS_KEPT) this.appendedTerms.delete(this.appendedTerms.keys().next().value);
         return undefined;
       case 'committed':
         this.commit = Math.max(this.commit, ev.index);
@@ -94,6 +139,7 @@ export class NodeModel {
       case 'applied':
         this.applied = Math.max(this.applied, ev.index);
         this.entryTerms.set(ev.index, ev.entryTerm);
+        this.appendedTerms.delete(ev.index);
         if (this.entryTerms.size > TERMS_KEPT) this.entryTerms.delete(this.entryTerms.keys().next().value);
         return undefined;
       case 'snapshot':
@@ -109,6 +155,8 @@ export class NodeModel {
           const l = this.leases.get(id);
           if (l && ev.deadlines[k] > 0) l.deadline = ev.deadlines[k];
         });
+        // A lock-delay ends at the first Tick whose now reaches it (no event of its own when nobody waits).
+        for (const l of this.locks.values()) if (l.delayUntil !== 0 && l.delayUntil <= ev.now) l.delayUntil = 0;
         return { before };
       }
       case 'lease-granted':
@@ -122,8 +170,24 @@ export class NodeModel {
       case 'lock-granted': {
         const prev = this.locks.get(ev.name);
         const queue = (prev?.queue ?? []).filter((id) => id !== ev.leaseId);
-        const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token }];
-        this.put(this.locks, 'locks', ev.name, { holders, queue });
+        // Mode fields until the entry's lock-mode event says them: exclusive, no value.
+        const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token, shared: false, value: '' }];
+        this.put(this.locks, 'locks', ev.name, { holders, queue, permits: prev?.permits ?? 1, election: prev?.election ?? false, delayUntil: prev?.delayUntil ?? 0 });
+        return undefined;
+      }
+      case 'lock-mode': {
+        const l = this.locks.get(ev.name);
+        if (!l) return undefined; // shown only while held or waited for
+        l.permits = ev.permits;
+        l.election = ev.election;
+        l.delayUntil = ev.delayUntil;
+        const at = new Map(ev.holders.map((id, k) => [id, k]));
+        for (const x of l.holders) {
+          const k = at.get(x.leaseId);
+          if (k === undefined) continue;
+          x.shared = ev.shared[k] === true;
+          x.value = ev.values[k] ?? '';
+        }
         return undefined;
       }
       case 'lock-freed': {

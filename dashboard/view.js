@@ -26,6 +26,12 @@ function empty(text) {
   return h('p', { class: 'empty' }, text);
 }
 
+/** No node to read: the state is not known, which is not the same as empty (a lock may well be held). */
+const UNKNOWN = 'unknown — no node reachable (the cluster may still hold leases, locks and keys: nothing can be read now)';
+function unknown() {
+  return h('p', { class: 'unknown' }, UNKNOWN);
+}
+
 function cutNote(cut, what) {
   return cut ? h('p', { class: 'cut' }, `showing part of the ${what}: the node's snapshot lists at most 200 rows per table`) : undefined;
 }
@@ -37,7 +43,7 @@ const LOOP_STALL_MS = 200;
 export function renderNodes(nodes, primary, maxCommit) {
   replace('nodes', ...nodes.map(({ id, conn, model }) => {
     const live = conn?.status === 'live' && model.synced;
-    const role = live ? model.role : conn ? 'down' : 'unknown';
+    const role = live ? model.role : conn?.status === 'refused' ? 'refused' : conn ? 'down' : 'unknown';
     const lag = live ? Math.max(0, maxCommit - model.applied) : undefined;
     const stat = (label, value, cls = '') => h('div', { class: `stat ${cls}` }, h('span', { class: 'k' }, label), h('span', { class: 'v' }, value));
     return h('article', { class: `node role-${role}${id === primary ? ' primary' : ''}`, dataset: { node: id, role, status: conn?.status ?? 'none' } },
@@ -51,28 +57,74 @@ export function renderNodes(nodes, primary, maxCommit) {
             stat('lag', fmt(lag), lag > 0 ? 'behind' : 'caught-up'),
             stat('loop lag', model.loopLagMs === undefined ? '—' : `${fmt(model.loopLagMs)} ms`, model.loopLagMs > LOOP_STALL_MS ? 'behind' : 'caught-up'),
             h('div', { class: 'leader-of' }, model.role === 'leader' ? 'leads the cluster' : model.leader ? `follows ${model.leader}` : 'knows no leader'),
+            logStrip(model),
+            model.role === 'leader' && model.progress ? progressList(model) : undefined,
           ]
-        : h('p', { class: 'down-note' }, conn ? (conn.status === 'down' ? `unreachable since ${new Date(conn.since).toLocaleTimeString()}; retrying` : 'connecting…') : 'no HTTP address known yet'),
+        : h('p', { class: 'down-note' }, downNote(conn)),
       id === primary ? h('div', { class: 'reading' }, 'panels below read this node') : undefined,
     );
   }));
 }
 
+/** Entries shown per node in the log strip. */
+const STRIP_ENTRIES = 24;
+
+/** A term's colour: the same term the same hue on every card. */
+export function termHue(term) {
+  return (term * 67) % 360;
+}
+
+/**
+ * RaftScope's view of one log: the last entries, each coloured by its term (hatched: term not known
+ * to the page), solid once committed, with the commit and applied indexes marked.
+ */
+function logStrip(model) {
+  const cells = model.tail(STRIP_ENTRIES).map((e) => h('span', {
+    class: `entry${e.term === undefined ? ' unknown-term' : ''}${e.committed ? ' committed' : ''}${e.applied ? ' applied' : ''}${e.index === model.commit ? ' commit-mark' : ''}`,
+    dataset: { index: String(e.index), term: e.term === undefined ? '' : String(e.term) },
+    style: e.term === undefined ? {} : { '--hue': String(termHue(e.term)) },
+    title: `#${fmt(e.index)} · ${e.term === undefined ? 'term not known here (appended before the page connected)' : `term ${fmt(e.term)}`} · ${e.applied ? 'applied' : e.committed ? 'committed, not applied yet' : 'appended, not committed'}`,
+  }, e.term === undefined ? '' : String(e.term)));
+  return h('div', { class: 'log' },
+    h('div', { class: 'strip', title: 'the last entries of this log, coloured by term; faded: not committed yet' }, cells),
+    h('div', { class: 'strip-key' }, `#${fmt(Math.max(1, model.last - STRIP_ENTRIES + 1))}…#${fmt(model.last)} · commit #${fmt(model.commit)} · applied #${fmt(model.applied)}`));
+}
+
+/** The leader's per-member replication progress: match (stored there) and next (sent next). */
+function progressList(model) {
+  return h('div', { class: 'progress', title: 'the leader\'s replication progress per follower, reported once a second: match = highest entry known stored there, next = the next it sends' },
+    h('div', { class: 'progress-head' }, 'replication (≤ 1 s old)'),
+    model.progress.filter((p) => p.id !== model.node).map((p) => h('div', { class: 'follower', dataset: { follower: p.id } },
+    h('span', { class: 'k' }, p.id),
+    h('span', { class: 'v' }, `match ${fmt(p.match)} · next ${fmt(p.next)}${p.state === 'replicate' ? '' : ` · ${p.state}`}`))));
+}
+
 function roleName(role, conn) {
   if (role === 'down') return conn?.status === 'connecting' ? 'connecting' : 'down';
+  if (role === 'refused') return 'certificate needed';
   return role;
+}
+
+function downNote(conn) {
+  if (!conn) return 'no HTTP address known yet';
+  if (conn.status === 'refused')
+    return `up, but it refuses this browser: ${conn.refusal} — import a client certificate of the cluster's CA for this node's address too (every node's HTTP port asks for it; a read-only principal is enough), then reload`;
+  return conn.status === 'down' ? `unreachable since ${new Date(conn.since).toLocaleTimeString()}; retrying` : 'connecting…';
 }
 
 export function renderClock(model, source) {
   document.getElementById('clock-now').textContent = model ? fmt(model.now) : '–';
   document.getElementById('clock-source').textContent = source ? `as applied by ${source}` : '';
-  document.getElementById('clock-tick').textContent = model?.lastTick
-    ? `last Tick: index ${fmt(model.lastTick.index)}, +${fmt(model.lastTick.elapsedMs)} ms`
-    : 'no Tick seen since connecting (Ticks run only while a lease is live)';
+  document.getElementById('clock-tick').textContent = !model
+    ? 'unknown — no node reachable'
+    : model.lastTick
+      ? `last Tick: index ${fmt(model.lastTick.index)}, +${fmt(model.lastTick.elapsedMs)} ms`
+      : 'no Tick seen since connecting (Ticks run only while a lease is live)';
 }
 
 export function renderLeases(model) {
-  if (!model || model.leases.size === 0) return replace('leases', empty('no live leases'));
+  if (!model) return replace('leases', unknown());
+  if (model.leases.size === 0) return replace('leases', empty('no live leases'));
   // Which locks each lease holds or waits for, read off the lock table (one source).
   const holds = new Map();
   const waits = new Map();
@@ -95,22 +147,49 @@ export function renderLeases(model) {
 }
 
 export function renderLocks(model) {
-  if (!model || model.locks.size === 0) return replace('locks', empty('no lock is held'));
-  const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => h('tr', { dataset: { lock: name } },
-    h('td', { class: 'name' }, name),
-    // A semaphore or shared readers: several holders, one line each (token beside its lease).
-    h('td', { class: 'num' }, l.holders.length ? l.holders.map((x) => h('div', {}, `lease ${fmt(x.leaseId)}`)) : 'free'),
-    h('td', { class: 'num token' }, l.holders.length ? l.holders.map((x) => h('div', {}, fmt(x.token))) : '–'),
-    h('td', { class: 'queue' }, l.queue.length ? l.queue.map((id, k) => h('span', { class: 'chip', title: `position ${k + 1}` }, fmt(id))) : h('span', { class: 'muted' }, 'empty'))));
-  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name'), h('th', {}, 'holders'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
+  if (!model) return replace('locks', unknown());
+  if (model.locks.size === 0) return replace('locks', empty('no lock is held or waited for'));
+  const rows = [...model.locks].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, l]) => {
+    const mode = lockMode(l);
+    return h('tr', { dataset: { lock: name, mode: mode.kind } },
+      h('td', { class: 'name' }, name,
+        h('div', { class: `mode mode-${mode.kind}`, title: mode.title }, mode.label),
+        l.delayUntil > 0 && l.delayUntil > model.now ? h('div', { class: 'delay', title: 'lock-delay: its last holder\'s lease ended; nobody is granted it before this logical time' }, `lock-delay until ${fmt(l.delayUntil)} ms (${fmt(l.delayUntil - model.now)} ms left)`) : undefined),
+      // A semaphore or shared readers: several holders, one line each (token beside its lease), each with its mode.
+      h('td', { class: 'num holders' }, l.holders.length ? l.holders.map((x, k) => h('div', { dataset: { holder: String(x.leaseId), share: x.shared ? 'shared' : 'exclusive' } }, `lease ${fmt(x.leaseId)} `, h('span', { class: `hmode ${x.shared ? 'shared' : 'exclusive'}` }, l.election ? (k === 0 ? 'leader' : 'exclusive') : x.shared ? 'shared' : 'exclusive'), l.election && x.value ? h('span', { class: 'value', title: 'the leader\'s value (Campaign, then each Proclaim)' }, ` ${JSON.stringify(x.value)}`) : undefined)) : 'free'),
+      h('td', { class: 'num token' }, l.holders.length ? l.holders.map((x) => h('div', {}, fmt(x.token))) : '–'),
+      h('td', { class: 'queue' }, l.queue.length ? l.queue.map((id, k) => h('span', { class: 'chip', title: `position ${k + 1}` }, fmt(id))) : h('span', { class: 'muted' }, 'empty')));
+  });
+  replace('locks', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'name · mode'), h('th', {}, 'holders'), h('th', {}, 'token'), h('th', {}, 'queue (next first)'))), h('tbody', {}, rows)), cutNote(model.cut.locks, 'locks'));
+}
+
+/**
+ * What kind of lock a row is, so that several holders never look like an exclusion violation:
+ * kind (mutex | semaphore | shared | election), a short label, and a sentence for its tooltip.
+ */
+export function lockMode(l) {
+  const used = l.holders.length;
+  if (l.election) {
+    const leader = l.holders[0];
+    return { kind: 'election', label: leader ? `election · leader lease ${fmt(leader.leaseId)}${leader.value ? ` = ${JSON.stringify(leader.value)}` : ''}` : 'election · no leader', title: 'An election (Election.Campaign): one leader at a time, holding a value it proclaims; the others wait in the queue.' };
+  }
+  if (l.permits > 1) return { kind: 'semaphore', label: `semaphore · ${fmt(used)}/${fmt(l.permits)} permits used`, title: `A semaphore: up to ${fmt(l.permits)} exclusive holders at once, each with its own token.` };
+  const readers = l.holders.filter((x) => x.shared).length;
+  if (readers > 0) return { kind: 'shared', label: `read-write · ${fmt(readers)} shared reader${readers > 1 ? 's' : ''}`, title: 'A read-write lock held shared: readers coexist, a writer (exclusive) waits for them all.' };
+  return { kind: 'mutex', label: used ? 'mutex · exclusive' : 'mutex', title: 'One exclusive holder at a time.' };
 }
 
 export function renderFence(model) {
-  if (!model || model.fence.size === 0) return replace('fence', empty('no fenced key written yet'));
+  // A refusal is a decision, not state: it is known from the node's replayed history and the live events since.
+  const noRefusal = model?.history && !model.history.complete
+    ? `none among the ${fmt(model.history.count)} recent decisions ${model.node} replayed (older ones are not kept)`
+    : `none since ${model?.node ?? 'the node'} started`;
+  if (!model) return replace('fence', unknown());
+  if (model.fence.size === 0) return replace('fence', empty('no fenced key written yet'));
   const rows = [...model.fence].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([key, f]) => h('tr', { dataset: { key }, class: f.refused ? 'has-refusal' : undefined },
     h('td', { class: 'name' }, key, f.deleted ? h('span', { class: 'muted' }, ' (deleted)') : undefined),
     h('td', { class: 'num token' }, fmt(f.token)),
-    h('td', {}, f.refused ? h('span', { class: 'refusal' }, `refused ${fmt(f.refused.token)} < ${fmt(f.refused.highest)} at #${fmt(f.refused.index)}`) : h('span', { class: 'muted' }, '–'))));
+    h('td', {}, f.refused ? h('span', { class: 'refusal' }, `refused ${fmt(f.refused.token)} < ${fmt(f.refused.highest)} at #${fmt(f.refused.index)}`) : h('span', { class: 'muted', title: noRefusal }, '–'))));
   replace('fence', h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'key'), h('th', {}, 'highest token'), h('th', {}, 'last refusal'))), h('tbody', {}, rows)), cutNote(model.cut.fence, 'fenced keys'));
 }
 

@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { ServiceRegistry } from './node/listeners.js';
 import type { NodeContext, ServiceRegistrar } from './node/node-context.js';
 import { DashboardFiles } from './observe/dashboard-files.js';
+import { EventHistory } from './observe/event-history.js';
 import { EventStreams } from './observe/event-stream.js';
 import { logDecisions } from './observe/decision-log.js';
 import { addGrpcHealth } from './api/health-service.js';
@@ -36,7 +37,7 @@ export class Observability {
     if (ctx.config.httpListen) {
       const metrics = (this.metrics = new NodeMetrics(ctx, bus));
       const snapshot = (this.snapshot = (only) => takeSnapshot(ctx, bus, only));
-      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), snapshot);
+      this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), snapshot, new EventHistory(bus));
     }
     return {
       close: () => {

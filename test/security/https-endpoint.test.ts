@@ -129,6 +129,25 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     expect(res?.status()).to.equal(403);
   });
 
+  it('the dashboard with a certificate for one node\'s origin only: the others are drawn "certificate needed" with the node\'s reason, not down', async () => {
+    const origins = ['n1', 'n2', 'n3'].map((id) => `https://127.0.0.1:${httpPort.get(id)}`);
+    const ctx = await browser!.newContext({ ignoreHTTPSErrors: true, clientCertificates: [{ origin: origins[0], certPath: reader.cert, keyPath: reader.key }] });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(`${origins[0]}/`);
+      await page.locator('.node[data-node="n1"][data-status="live"]').waitFor({ timeout: 15_000 });
+      for (const id of ['n2', 'n3']) {
+        const card = page.locator(`.node[data-node="${id}"][data-role="refused"]`);
+        await card.waitFor({ timeout: 15_000 });
+        expect(await card.locator('.badge').textContent()).to.equal('certificate needed');
+        expect(await card.locator('.down-note').textContent()).to.contain('needs a client certificate signed by the cluster\'s CA');
+      }
+      expect(await page.locator('.node[data-role="down"]').count()).to.equal(0);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('a member stating a malformed HTTP address is refused, and what the dashboard is told does not change', async () => {
     const n1 = cluster.node('n1');
     const asN2 = pki.channelCredentials(pki.nodeFiles('n2'));

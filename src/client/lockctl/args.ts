@@ -49,7 +49,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
   { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
-  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type'], summary: "print a stopped node's log entries (decoded) and its snapshot summary" },
+  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type', 'exclude'], summary: "print a stopped node's log entries (decoded, with logical now) and its snapshot summary" },
   { path: ['snapshot', 'save'], positionals: ['FILE'], flags: [], summary: 'save a backup of the whole cluster state from the leader to FILE (admin; lockd restore reads it)' },
   { path: ['snapshot', 'status'], positionals: ['FILE'], flags: [], summary: "verify a backup FILE (checksum, state) and summarize it: index, term, members, what it holds" },
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
@@ -77,6 +77,7 @@ const FLAG_USAGE: Record<string, string> = {
   'data-dir': '--data-dir DIR',
   from: '[--from INDEX]',
   type: '[--type T]',
+  exclude: '[--exclude T,...]',
   'peer-url': '--peer-url HOST:PORT',
   'client-url': '[--client-url HOST:PORT]',
   learner: '[--learner]',
@@ -130,7 +131,7 @@ export interface Parsed {
     shared: boolean;
     lockDelayMs?: number;
     observe: boolean;
-    dataDir?: string; from?: number; type?: string;
+    dataDir?: string; from?: number; type?: string; exclude?: string;
     peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
     reset: boolean;
   };
@@ -158,6 +159,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   from: { type: 'string' },
   type: { type: 'string' },
+  exclude: { type: 'string' },
   'peer-url': { type: 'string' },
   'client-url': { type: 'string' },
   learner: { type: 'boolean' },
@@ -276,6 +278,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       dataDir: values['data-dir'],
       from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
       type: values.type,
+      exclude: values.exclude,
       peerUrl: values['peer-url'],
       clientUrl: values['client-url'],
       learner: values.learner ?? false,

@@ -1,10 +1,12 @@
 // lockctl's driver: parse, connect, dispatch, map failures to exit statuses.
+import { LockdError } from '../errors.js';
 import { LockClient } from '../lock-client.js';
 import { parseCommandLine, usageLine, usageText, UsageError, type Parsed } from './args.js';
 import * as cmd from './commands.js';
 import { EXIT } from './exit-codes.js';
 import { Output } from './output.js';
 import { runCommand } from './run.js';
+import { tlsHint } from './tls-hint.js';
 import { snapshotSave } from './snapshot-commands.js';
 import { loadDemoTool, loadLogDumpTool, loadSnapshotStatusTool, loadVersionText, type ToolIo } from './tools.js';
 
@@ -92,17 +94,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.USAGE;
   }
   try {
-    return await dispatch({ client, p, out, interrupted: io.interrupted });
+    const code = await dispatch({ client, p, out, interrupted: io.interrupted });
+    if (code !== EXIT.OK && p.spec.path[0] === 'status') await hintTls(p, out, io.env);
+    return code;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`lockctl: ${e.message}\nusage: ${e.usage ?? usageLine(p.spec)}\n`);
       return EXIT.USAGE;
     }
     out.error(e);
+    const code = e instanceof LockdError ? e.codeName : '';
+    if (code === 'UNAVAILABLE' || code === 'DEADLINE_EXCEEDED') await hintTls(p, out, io.env);
     return EXIT.ERROR;
   } finally {
     client.close();
   }
+}
+
+/** A plaintext call that reached no node: say so if the endpoints speak TLS (tls-hint.ts). */
+async function hintTls(p: Parsed, out: Output, env: NodeJS.ProcessEnv): Promise<void> {
+  if (p.tls) return;
+  const hint = await tlsHint(p.endpoints, env, process.cwd());
+  if (hint) out.note(hint);
 }
 
 /** `demo`, `log dump` and `snapshot status` are tools outside src/client (tools.ts): they need no LockClient of lockctl's. */
@@ -112,6 +125,6 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
   const toolIo: ToolIo = { ...io, json: p.json, ...(p.tls ? { tls: p.tls as ToolIo['tls'] } : {}) };
   if (command === 'snapshot status') return loadSnapshotStatusTool().then((t) => t.runSnapshotStatus(p.args.FILE, toolIo));
   if (command === 'demo') return loadDemoTool().then((t) => t.runDemo(p.args.NAME, toolIo));
-  const { dataDir, from, type } = p.flags;
-  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }) }, toolIo));
+  const { dataDir, from, type, exclude } = p.flags;
+  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }), ...(exclude === undefined ? {} : { exclude }) }, toolIo));
 }

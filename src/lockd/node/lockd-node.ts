@@ -89,7 +89,16 @@ export class LockdNode {
     const stalls = new StallWatch(logger);
     // Refusals and protocol errors: a count per interval, not a line each (observe/log-limiter.ts).
     const refusals = loggerLimiter(logger, () => realClock.monoMs(), (ms, fn) => realClock.every(ms, fn).unref());
-    stalls.onSecond = (maxMs) => bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
+    const driverRef: { current?: RaftDriver<ApplyOutput> } = {}; // set just below, before any second has passed
+    stalls.onSecond = (maxMs) => {
+      bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
+      // The leader's view of each member's log, for the dashboard's log strip (RaftScope's match/next).
+      const progress = driverRef.current?.status().progress;
+      if (progress && progress.size > 0) {
+        const ids = [...progress.keys()].sort();
+        bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state) });
+      }
+    };
     // Every timer and deadline of the node runs on its clock (the simulator gives its own: test/sim/node).
     const clock = realClock;
     const driver = new RaftDriver<ApplyOutput>({
@@ -110,6 +119,7 @@ export class LockdNode {
       promoteMaxLag: config.promoteMaxLag,
       observer: source.driverEvent,
     });
+    driverRef.current = driver;
     // --peers first (this start's word wins), then the addresses saved by earlier runs.
     const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient, config.advertiseHttp);
     directory.addAddresses(storage.peerBook);

@@ -1,6 +1,8 @@
 // /events: the node's ObservedEvent stream as server-sent events (text/event-stream), for the
 // study dashboard and anyone with curl. It opens with `event: state`, a snapshot of the node taken
-// in the same turn as the subscription (state-snapshot.ts), so every event after it applies to it.
+// in the same turn as the subscription (state-snapshot.ts), so every event after it applies to it,
+// then `event: history`: the node's recent decisions up to that snapshot (event-history.ts),
+// {node, seq, complete, events}, which the snapshot already reflects.
 // Each client has its own bounded queue on the bus (EVENTS_QUEUE events and about
 // EVENTS_QUEUE_BYTES of JSON, whichever is reached first): while its socket is backed up (write() said
 // wait) nothing more is taken, the queue fills, the oldest events are dropped, and the client is
@@ -13,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { EventBus } from './bus.js';
+import type { EventHistory } from './event-history.js';
 import type { ObservedEvent } from './events.js';
 import type { StateSnapshot } from './state-snapshot.js';
 import type { ViewFilter } from '../state-machine/index.js';
@@ -41,6 +44,7 @@ export function visibleEvent(ev: ObservedEvent, only: ViewFilter | undefined): O
     case 'lock-freed':
     case 'waiter':
     case 'release':
+    case 'lock-mode':
       return only.lock(ev.name) ? ev : undefined;
     case 'fence':
       return only.fence(ev.key) ? ev : undefined;
@@ -85,6 +89,8 @@ export class EventStreams {
     private readonly bus: EventBus,
     private readonly onLost: (n: number) => void,
     private readonly snapshot: (only?: ViewFilter) => StateSnapshot,
+    /** The node's recent decisions, sent after the snapshot (none: an empty history). */
+    private readonly history?: EventHistory,
   ) {}
 
   /** Extra response headers (CORS) are the caller's. */
@@ -126,8 +132,18 @@ export class EventStreams {
     };
     // Snapshot and subscription in one turn: no event can fall between them.
     const sub = this.bus.subscribe(EVENTS_QUEUE, flush, EVENTS_QUEUE_BYTES);
-    const snap = this.snapshot(reader?.only());
+    const only = reader?.only();
+    const snap = this.snapshot(only);
     send(`event: state\ndata: ${JSON.stringify(snap)}\n\n`);
+    // The recent decisions the snapshot already reflects (event-history.ts): for the timeline and
+    // the facts no state holds (the last refusal of a fenced key), never to apply again. Not for a
+    // response pipelined behind another (no socket of its own yet; no browser pipelines): what it
+    // writes waits in memory, and enough of it pauses the connection's reads, so its close goes unseen.
+    if (res.socket) {
+      const past = this.history?.take() ?? { events: [], complete: false };
+      const events = past.events.flatMap((ev) => visibleEvent(ev, only) ?? []);
+      send(`event: history\ndata: ${JSON.stringify({ node: this.bus.node, seq: snap.seq, complete: past.complete, events })}\n\n`);
+    }
     res.on('drain', flush);
     const keepalive = setInterval(() => {
       if (!res.writableNeedDrain) res.write(': keepalive\n\n');
@@ -171,6 +187,7 @@ export class EventStreams {
   }
 
   close(): void {
+    this.history?.close();
     for (const res of this.open) res.end();
   }
 }

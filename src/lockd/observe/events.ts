@@ -46,6 +46,13 @@ export type ObservedBody =
   | { readonly type: 'lock-freed'; readonly index: number; readonly name: string; readonly leaseId: number; readonly token: number; readonly why: 'released' | 'expired' }
   /** A waiter joined ('queued') or left ('removed': its lease ended; 'cancelled': CancelWait) a lock's FIFO. */
   | { readonly type: 'waiter'; readonly index: number; readonly name: string; readonly leaseId: number; readonly action: 'queued' | 'removed' | 'cancelled' }
+  /**
+   * The mode of lock `name` after an entry that touched it (granted, freed, queued, downgraded,
+   * proclaimed, permits changed): permits, election, lock-delay end (logical ms, 0 = none), and per
+   * holder (in grant order: holders[k] is a lease id) whether it is shared and, for an election, its
+   * value (cut to 64 characters; [] when not an election). Published after the entry's other lock events.
+   */
+  | { readonly type: 'lock-mode'; readonly index: number; readonly name: string; readonly permits: number; readonly election: boolean; readonly delayUntil: number; readonly holders: readonly number[]; readonly shared: readonly boolean[]; readonly values: readonly string[] }
   /** A Release command: ok false = the token was not the holder's (stale), nothing changed. */
   | { readonly type: 'release'; readonly index: number; readonly name: string; readonly token: number; readonly ok: boolean }
   /**
@@ -58,6 +65,12 @@ export type ObservedBody =
   | { readonly type: 'snapshot'; readonly how: 'taken' | 'installed'; readonly index: number; readonly bytes: number }
   /** One synced LevelDB write of the Raft loop (hard state, entries, snapshot). */
   | { readonly type: 'disk-sync'; readonly ms: number; readonly entries: number }
+  /**
+   * Once a second while leader: its replication progress per member (itself included), as Raft keeps
+   * it: followers[k]'s match index (highest entry known stored there), next index (the next it sends)
+   * and state (probe, replicate, snapshot).
+   */
+  | { readonly type: 'progress'; readonly followers: readonly NodeId[]; readonly match: readonly number[]; readonly next: readonly number[]; readonly state: readonly string[] }
   /** Once a second (stall-watch.ts): the event loop's worst delay, and the longest gap between heartbeats sent as leader (0: none), in that second. */
   | { readonly type: 'loop-lag'; readonly maxMs: number; readonly heartbeatGapMs: number };
 

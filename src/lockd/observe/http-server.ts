@@ -58,7 +58,9 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
     }
     const refusal = readRefusal(req, path, tls, parts.mayRead);
     if (refusal) {
-      res.writeHead(refusal.status, { 'content-type': TEXT });
+      // With the members' CORS headers, so the dashboard (a page of another member) can read the
+      // 403 and say "certificate needed" instead of seeing a network error and drawing the node down.
+      res.writeHead(refusal.status, { ...cors(req, parts.cluster(), scheme), 'content-type': TEXT, 'cache-control': 'no-store' });
       res.end(`${refusal.message}\n`);
       return;
     }

@@ -26,7 +26,7 @@ export class NodeSource {
     private readonly self: NodeId,
     start: { readonly term: number; readonly commit: number } = { term: 0, commit: 0 },
     /** The applied state, read (right after an entry's apply) for the lease deadlines the results do not carry. */
-    private readonly machine?: Pick<LockStateMachine, 'now' | 'timeToLive'>,
+    private readonly machine?: Pick<LockStateMachine, 'now' | 'timeToLive' | 'lockMode'>,
   ) {
     this.term = start.term;
     this.commit = start.commit;
@@ -155,7 +155,9 @@ export class NodeSource {
 
   private lockEvents(events: readonly StateEvent[]): void {
     const freed = new Set<string>();
+    const touched = new Map<string, number>(); // name → the entry's index
     for (const ev of events) {
+      if (ev.name !== '') touched.set(ev.name, ev.index);
       switch (ev.type) {
         case 'ACQUIRED':
           this.bus.publish({ type: 'lock-granted', index: ev.index, name: ev.name, leaseId: ev.leaseId, token: ev.token, handoff: freed.has(ev.name) });
@@ -181,6 +183,17 @@ export class NodeSource {
           this.bus.publish({ type: 'lease-ended', index: ev.index, leaseId: ev.leaseId, why: ev.type === 'LEASE_EXPIRED' ? 'expired' : 'revoked' });
           break;
       }
+    }
+    // Each touched lock's mode after the entry (permits, shared/exclusive, lock-delay, election value):
+    // what its grants alone do not tell a viewer. A lock that no longer exists has none to tell.
+    if (!this.machine) return;
+    for (const [name, index] of touched) {
+      const m = this.machine.lockMode(name);
+      if (!m) continue;
+      this.bus.publish({
+        type: 'lock-mode', index, name, permits: m.permits, election: m.election, delayUntil: m.delayUntil,
+        holders: m.holders.map((h) => h.leaseId), shared: m.holders.map((h) => h.shared), values: m.election ? m.holders.map((h) => h.value) : [],
+      });
     }
   }
 }

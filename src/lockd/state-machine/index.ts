@@ -37,6 +37,6 @@ export {
 export { ANONYMOUS, ACL_VERBS, type AclVerb, type AclRule } from './acl-table.js';
 export type { ApplyOutput, EntryLike, HolderView, LockView, LeaseView, FenceView, LockStateMachineOptions } from './lock-state-machine.js';
 export { LockStateMachine, statesEqual } from './lock-state-machine.js';
-export type { MachineView, LeaseRow, LockRow, LockHolderRow, FenceRow, ViewFilter } from './machine-view.js';
+export type { MachineView, LeaseRow, LockRow, LockHolderRow, LockMode, FenceRow, ViewFilter } from './machine-view.js';
 export { summarizeState, rebaseState, type StateSummary } from './snapshot-backup.js';
 export { DEFAULT_BUMP, replayAndRebase } from './rebase.js';

@@ -24,7 +24,7 @@ import { check } from './invariant-error.js';
 import { decodeState, encodeState } from './snapshot-codec.js';
 import { bytesEqual, digest64 } from './bytes.js';
 import { sortedNames } from './order.js';
-import { machineView, type MachineView, type ViewFilter } from './machine-view.js';
+import { lockMode, machineView, type LockMode, type MachineView, type ViewFilter } from './machine-view.js';
 import { reapLock } from './lock-transitions.js';
 import { isLive, leaseIsLive } from './lease-live.js';
 
@@ -334,6 +334,12 @@ export class LockStateMachine {
   /** The whole state for a viewer (the study dashboard), each table cut to `limit` rows; `only`: what this viewer may see. */
   view(limit: number, only?: ViewFilter): MachineView {
     return machineView(this.s, limit, only);
+  }
+
+  /** Lock `name`'s mode as the view shows it (undefined: no such lock), read as applied so far. */
+  lockMode(name: string): LockMode | undefined {
+    const l = this.s.locks.get(name);
+    return l ? lockMode(l) : undefined;
   }
 
   fenceRead(key: string): FenceView {

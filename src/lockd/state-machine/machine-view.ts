@@ -31,9 +31,27 @@ export interface LeaseRow {
 export interface LockHolderRow {
   readonly leaseId: number;
   readonly token: number;
+  /** A shared (reader) grant; false: exclusive (a mutex's holder, one of a semaphore's permits, a writer). */
+  readonly shared: boolean;
+  /** Election: the leader's value, cut to VIEW_VALUE_CHARS ('' = none, or not an election). */
+  readonly value: string;
 }
 
-export interface LockRow {
+/** An election value is shown up to this many characters (a value may be far longer). */
+export const VIEW_VALUE_CHARS = 64;
+
+/** A lock's mode as a viewer needs it: what makes a semaphore of 3 or two readers not look like an exclusion violation. */
+export interface LockMode {
+  /** Exclusive holders allowed at once (1: a mutex or an election; N > 1: a semaphore). */
+  readonly permits: number;
+  /** Made by Election.Campaign: holders[0] is the leader, its value the proclaimed one. */
+  readonly election: boolean;
+  /** Logical ms a lock-delay ends (no grant before it); 0 = none. */
+  readonly delayUntil: number;
+  readonly holders: readonly LockHolderRow[];
+}
+
+export interface LockRow extends LockMode {
   readonly name: string;
   /** In grant order (one for a mutex; a semaphore's or shared readers' several; none while only queued in a lock-delay). */
   readonly holders: readonly LockHolderRow[];
@@ -99,9 +117,18 @@ export function machineView(s: MachineState, limit: number, only?: ViewFilter): 
 function lockRow(l: LockRecord): LockRow {
   return {
     name: l.name,
-    holders: l.holders.map((h) => ({ leaseId: h.leaseId, token: h.token })),
+    ...lockMode(l),
     queue: l.waiters.slice(0, VIEW_QUEUE_ROWS).map((w) => w.leaseId),
     queueLength: l.waiters.length,
+  };
+}
+
+export function lockMode(l: LockRecord): LockMode {
+  return {
+    permits: l.permits,
+    election: l.election,
+    delayUntil: l.delayUntil,
+    holders: l.holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, value: h.value.length > VIEW_VALUE_CHARS ? `${h.value.slice(0, VIEW_VALUE_CHARS)}…` : h.value })),
   };
 }
 

@@ -47,11 +47,19 @@ function table(rows: Row[]): string {
   const head = ['ID', 'ADDRESS', 'PID', 'ALIVE', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED'];
   const body = rows.map((r) => [
     r.id, r.address, r.pid || '-', r.alive ? 'yes' : 'no',
-    r.status?.role ?? (r.alive ? `(${r.error ?? '?'})` : '-'),
+    // A live process not answering yet (starting, paused) has no role: why goes below the table.
+    r.status?.role ?? (r.alive ? 'no answer' : '-'),
     String(r.status?.term ?? '-'), r.status?.leaderId || '-', String(r.status?.commitIndex ?? '-'), String(r.status?.appliedIndex ?? '-'),
   ]);
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
-  return [head, ...body].map((cols) => cols.map((c, k) => c.padEnd(widths[k])).join('  ').trimEnd()).join('\n');
+  const notes = rows.filter((r) => !r.status && r.alive && r.error).map((r) => `  ${r.id}: ${oneLine(r.error!)}`);
+  return [...[head, ...body].map((cols) => cols.map((c, k) => c.padEnd(widths[k])).join('  ').trimEnd()), ...notes].join('\n');
+}
+
+/** A gRPC error's detail on one short line ("No connection established. Last error: …"). */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
 }
 
 async function main(): Promise<void> {

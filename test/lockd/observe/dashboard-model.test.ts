@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { setImmediate as turn } from 'node:timers/promises';
 import { EventBus } from '../../../src/lockd/observe/bus.js';
+import { EventHistory } from '../../../src/lockd/observe/event-history.js';
 import type { ObservedEvent } from '../../../src/lockd/observe/events.js';
 import { NodeSource } from '../../../src/lockd/observe/node-source.js';
 import { LockStateMachine, encodeCommand, type MachineView } from '../../../src/lockd/state-machine/index.js';
@@ -17,10 +18,12 @@ interface Model {
   synced: boolean;
   now: number;
   leases: Map<number, { ttlMs: number; deadline: number }>;
-  locks: Map<string, { holders: { leaseId: number; token: number }[]; queue: number[] }>;
+  locks: Map<string, { holders: { leaseId: number; token: number; shared: boolean; value: string }[]; queue: number[]; permits: number; election: boolean; delayUntil: number }>;
   fence: Map<string, { token: number; deleted: boolean; refused?: { token: number; highest: number; index: number } }>;
   applyState(s: unknown): void;
   applyEvent(ev: ObservedEvent): Record<string, number | undefined> | undefined;
+  applyHistory(h: unknown): ObservedEvent[];
+  history: { complete: boolean; count: number } | undefined;
 }
 interface Described {
   kind: string;
@@ -29,13 +32,14 @@ interface Described {
 }
 const modelUrl = new URL('../../../dashboard/model.js', import.meta.url).href;
 const explainUrl = new URL('../../../dashboard/explain.js', import.meta.url).href;
+const orderUrl = new URL('../../../dashboard/order.js', import.meta.url).href;
 
 /** The model's tables in the view's shape, sorted the same way. */
 function asView(m: Model): Pick<MachineView, 'now'> & { leases: unknown[]; locks: unknown[]; fence: unknown[] } {
   return {
     now: m.now,
     leases: [...m.leases].map(([leaseId, l]) => ({ leaseId, ttlMs: l.ttlMs, deadline: l.deadline })).sort((a, b) => a.leaseId - b.leaseId),
-    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue, permits: l.permits, election: l.election, delayUntil: l.delayUntil })).sort((a, b) => (a.name < b.name ? -1 : 1)),
     fence: [...m.fence].map(([key, f]) => ({ key, token: f.token, deleted: f.deleted })).sort((a, b) => (a.key < b.key ? -1 : 1)),
   };
 }
@@ -44,7 +48,7 @@ function ofView(v: MachineView) {
   return {
     now: v.now,
     leases: v.leases.rows,
-    locks: v.locks.rows.map(({ name, holders, queue }) => ({ name, holders, queue })),
+    locks: v.locks.rows.map(({ name, holders, queue, permits, election, delayUntil }) => ({ name, holders, queue, permits, election, delayUntil })),
     fence: v.fence.rows,
   };
 }
@@ -119,6 +123,79 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(asView(model)).to.not.deep.equal(ofView(follower.view(10_000)));
     // ... so the model must not be read as this node's state until a fresh snapshot replaces it.
     expect(model.synced).to.equal(false);
+  });
+
+  it('the last refusal of a fenced key comes from the node\'s replayed history, not the page\'s memory: a page that connected after it shows the same as one that watched it', async () => {
+    const history = scriptedHistory();
+    const sm = new LockStateMachine();
+    const bus = new EventBus('n1', () => 1);
+    const recent = new EventHistory(bus);
+    const source = new NodeSource(bus, 'n1', undefined, sm);
+    const watching = new NodeModel('n1');
+    watching.applyState({ type: 'state', node: 'n1', seq: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: sm.view(10_000) });
+    const sub = bus.subscribe(100_000, () => {});
+    for (let i = 0; i < history.length; i++) {
+      const cmd = history[i];
+      const entry = { index: i + 1, term: 1, data: cmd === 'noop' ? new Uint8Array(0) : encodeCommand(cmd) };
+      source.applied(entry, sm.apply(entry));
+      for (const ev of sub.take().events) watching.applyEvent(ev);
+    }
+    // A page opened now (or reconnected after a failover): the snapshot, then the history.
+    const late = new NodeModel('n1');
+    late.applyState({ type: 'state', node: 'n1', seq: bus.lastSeq, term: 1, role: 'leader', leader: 'n1', lastIndex: history.length, commit: history.length, applied: history.length, machine: sm.view(10_000) });
+    expect(late.fence.get('out')?.refused).to.equal(undefined); // the snapshot alone cannot know it
+    const replayed = late.applyHistory({ node: 'n1', ...recent.take() });
+    expect(late.fence.get('out')?.refused).to.deep.equal({ token: 7168, highest: 17408, index: 20 });
+    expect([...late.fence].map(([k, f]) => [k, f.refused])).to.deep.equal([...watching.fence].map(([k, f]) => [k, f.refused]));
+    expect(late.history).to.deep.equal({ complete: true, count: replayed.length });
+    expect(replayed.some((ev) => ev.type === 'lease-ended' && ev.leaseId === 5)).to.equal(true);
+    recent.close();
+    sub.close();
+    await turn();
+  });
+
+  it('log strip: the last entries with their terms where the node said them (applied, or an append\'s last), commit and applied; the leader\'s match/next', () => {
+    const model = new NodeModel('n1') as Model & { tail(n: number): unknown[]; progress: unknown };
+    const base = { seq: 0, at: 0, node: 'n1', term: 3 };
+    model.applyState({ type: 'state', node: 'n1', seq: 0, term: 3, role: 'leader', leader: 'n1', lastIndex: 6, commit: 6, applied: 6, machine: { now: 0, applied: 6, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } });
+    const evs = [
+      { type: 'appended', first: 7, last: 9, lastTerm: 3 },
+      { type: 'committed', index: 8 },
+      { type: 'applied', index: 7, entryTerm: 2, command: 'Tick', ok: true },
+      { type: 'applied', index: 8, entryTerm: 3, command: 'Tick', ok: true },
+      { type: 'progress', followers: ['n1', 'n2'], match: [9, 8], next: [10, 9], state: ['replicate', 'probe'] },
+    ];
+    for (const [k, ev] of evs.entries()) model.applyEvent({ ...base, seq: k + 1, ...ev } as unknown as ObservedEvent);
+    expect(model.tail(4)).to.deep.equal([
+      { index: 6, term: undefined, committed: true, applied: true }, // before the page connected
+      { index: 7, term: 2, committed: true, applied: true },
+      { index: 8, term: 3, committed: true, applied: true },
+      { index: 9, term: 3, committed: false, applied: false },
+    ]);
+    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate' }, { id: 'n2', match: 8, next: 9, state: 'probe' }]);
+    // A new leader cut the uncommitted #9 and appended its own entry there: the old term is gone.
+    model.applyEvent({ ...base, seq: 9, type: 'role', role: 'follower', leader: 'n2' } as unknown as ObservedEvent);
+    model.applyEvent({ ...base, seq: 10, type: 'appended', first: 9, last: 9, lastTerm: 4 } as unknown as ObservedEvent);
+    expect(model.tail(1)).to.deep.equal([{ index: 9, term: 4, committed: false, applied: false }]);
+    expect(model.progress).to.equal(undefined);
+  });
+
+  it('an election\'s row says how it was won: the votes granted against the quorum', () => {
+    const ev = { seq: 1, at: 0, node: 'n4', term: 7, type: 'role', role: 'leader', leader: 'n4' } as unknown as ObservedEvent;
+    const d = describeEvent(ev, { voters: ['n1', 'n2', 'n4'], members: 5 })!;
+    expect(d.title).to.equal('n4 is leader of term 7 (3/5 votes, quorum 3)');
+    expect(d.sentence).to.equal('n4 won 3 votes of 5 (n1, n2, n4), a majority being 3, and leads term 7: it alone proposes entries, including the Ticks that advance logical time.');
+    expect(describeEvent(ev, {})!.sentence).to.match(/^n4 won a majority of votes and leads term 7/);
+  });
+
+  it('timeline order: rows by entry index when both name one (a replayed or late row goes in its place), else by publication time', async () => {
+    const { insertAt } = (await import(orderUrl)) as { insertAt: (rows: unknown[], row: unknown) => number };
+    const row = (index: number | undefined, at: number) => ({ ev: { index, at } });
+    const rows = [row(3, 100), row(5, 90), row(undefined, 120), row(9, 130)];
+    expect(insertAt(rows, row(10, 50))).to.equal(4); // newest entry: on top, whatever its clock
+    expect(insertAt(rows, row(7, 140))).to.equal(3); // between #5 … and #9
+    expect(insertAt(rows, row(1, 10))).to.equal(0);
+    expect(insertAt(rows, row(undefined, 125))).to.equal(3); // an election, by time
   });
 
   it('explains decisions by their numbers: a lease expired (now vs deadline), a stale fenced write (token < highest), a stale release, a hand-off', async () => {

@@ -121,7 +121,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
     const lease = snap.machine.leases.rows.find((l) => l.leaseId === a.leaseId)!;
     expect(lease.ttlMs).to.equal(TTL_MS);
     expect(lease.deadline).to.be.greaterThan(snap.machine.now);
-    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({ name: 'snap-lock', holders: [{ leaseId: a.leaseId, token: fencingToken }], queue: [b.leaseId], queueLength: 1 });
+    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({ name: 'snap-lock', permits: 1, election: false, delayUntil: 0, holders: [{ leaseId: a.leaseId, token: fencingToken, shared: false, value: '' }], queue: [b.leaseId], queueLength: 1 });
     expect(snap.machine.fence.rows.find((k) => k.key === 'snap/key')).to.deep.equal({ key: 'snap/key', token: fencingToken, deleted: false });
     // The next event is seq + 1: nothing falls between the snapshot and the stream.
     await f.leader.release('snap-lock', fencingToken); // hands it to b

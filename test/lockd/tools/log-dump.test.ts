@@ -35,11 +35,11 @@ function lockctl(args: readonly string[]): Promise<Run> {
   });
 }
 
-/** The entry rows of a human dump: index, term, type, command. */
-function rows(out: string): Array<{ index: number; term: number; type: string; command: string }> {
+/** The entry rows of a human dump: index, term, logical now (undefined: '?'), type, command. */
+function rows(out: string): Array<{ index: number; term: number; now: number | undefined; type: string; command: string }> {
   return out.split('\n').flatMap((l) => {
-    const m = /^\s*(\d+)\s+(\d+)\s{2}(\S+)\s+(.*)$/.exec(l);
-    return m ? [{ index: Number(m[1]), term: Number(m[2]), type: m[3], command: m[4] }] : [];
+    const m = /^\s*(\d+)\s+(\d+)\s+(\d+|\?)\s{2}(\S+)\s+(.*)$/.exec(l);
+    return m ? [{ index: Number(m[1]), term: Number(m[2]), now: m[3] === '?' ? undefined : Number(m[3]), type: m[4], command: m[5] }] : [];
   });
 }
 
@@ -123,6 +123,31 @@ describe('lockctl log dump', function () {
     const bad = await lockctl(['log', 'dump', '--data-dir', dir, '--type', 'Nonsense']);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.contain('not an entry type; one of: noop, Grant');
+  });
+
+  it('--exclude leaves types out (Tick,noop); NOW is logical now after each entry: the snapshot\'s plus every Tick\'s elapsed', async () => {
+    const r = await lockctl(['log', 'dump', '--data-dir', dir]);
+    const all = rows(r.stdout);
+    const snapIndex = Number(/^snapshot: index (\d+)/m.exec(r.stdout)![1]);
+    const snapNow = Number(/logical now (\d+) ms/.exec(r.stdout)![1]);
+    let now = snapNow;
+    for (const e of all) {
+      if (e.index <= snapIndex) {
+        expect(e.now, `entry ${e.index}, before the snapshot`).to.equal(undefined);
+        continue;
+      }
+      if (e.type === 'Tick') now += Number(/elapsedMs=(\d+)/.exec(e.command)![1]);
+      expect(e.now, `entry ${e.index}`).to.equal(now);
+    }
+    expect(all.some((e) => e.type === 'Tick')).to.equal(true);
+    const quiet = await lockctl(['log', 'dump', '--data-dir', dir, '--exclude', 'tick,noop']);
+    expect(quiet.code, quiet.stderr).to.equal(0);
+    const kept = rows(quiet.stdout);
+    expect(kept.map((e) => e.index)).to.deep.equal(all.filter((e) => e.type !== 'Tick' && e.type !== 'noop').map((e) => e.index));
+    expect(quiet.stdout).to.match(/\(without Tick, noop\): \d+ shown/);
+    const bad = await lockctl(['log', 'dump', '--data-dir', dir, '--exclude', 'Tick,Nope']);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.contain('--exclude "Nope" is not an entry type');
   });
 
   it('--json prints one object per line', async () => {

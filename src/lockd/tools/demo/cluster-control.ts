@@ -12,6 +12,9 @@ const CLUSTER_SH_TIMEOUT_MS = 60_000;
 
 type Broken = 'paused' | 'killed' | 'isolated';
 
+/** A cluster.sh call that failed: its own words say what went wrong (no stack trace needed). */
+export class ClusterShError extends Error {}
+
 export class ClusterControl {
   /** Node i (1-based) → what this demo did to it and has not undone. */
   private readonly broken = new Map<number, Broken>();
@@ -62,7 +65,35 @@ export class ClusterControl {
 
   /** Whether the nodes run with test faults (LOCKD_TEST_FAULTS=1 ./cluster.sh start). */
   get testFaults(): boolean {
-    return existsSync(join(this.dir, 'test-faults'));
+    return existsSync(join(this.dir, 'test-faults')) && this.withoutTestFaults().length === 0;
+  }
+
+  /**
+   * Why a demo needing test faults cannot run here, with what to do (undefined: it can): the
+   * cluster was not started with them, or some running nodes were started before they were asked for.
+   */
+  testFaultsProblem(what: string): string | undefined {
+    const how = 'LOCKD_TEST_FAULTS=1 ./cluster.sh start';
+    const env = this.dir === join(findRoot(), '.cluster') ? '' : `LOCKD_CLUSTER_DIR=${this.dir} LOCKD_BASE_PORT=${this.basePort} `;
+    if (!existsSync(join(this.dir, 'test-faults'))) return `this demo ${what} through a test-only fault, and the nodes run without them: run \`${env}${how}\` (it restarts the running nodes with --unsafe-test-faults; for tests and demos only), then the demo again`;
+    const missing = this.withoutTestFaults();
+    if (missing.length > 0) return `this demo ${what} through a test-only fault, but ${missing.map((i) => `n${i}`).join(', ')} ${missing.length > 1 ? 'run' : 'runs'} without them (started before they were asked for): run \`${env}${how}\` again to restart ${missing.length > 1 ? 'them' : 'it'} with --unsafe-test-faults`;
+    return undefined;
+  }
+
+  /** Running nodes (by their PID file) whose command line lacks --unsafe-test-faults. */
+  private withoutTestFaults(): number[] {
+    return this.nodes.filter((i) => {
+      try {
+        const pid = readFileSync(join(this.dir, `n${i}.pid`), 'utf8').trim();
+        if (!/^\d+$/.test(pid)) return false;
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (!argv.includes(join(this.dir, `n${i}`))) return false; // not this cluster's node (a stale PID file)
+        return !argv.includes('--unsafe-test-faults');
+      } catch {
+        return false; // not running: cluster.sh starts it with the flags the cluster has now
+      }
+    });
   }
 
   /** Whether the data dirs are lazyfs mounts (LOCKD_LAZYFS=1 ./cluster.sh start): power cuts lose unsynced writes. */
@@ -162,7 +193,7 @@ export class ClusterControl {
       proc.on('exit', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) resolveRun(out.trim());
-        else reject(new Error(`cluster.sh ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${out.trim()}`));
+        else reject(new ClusterShError(`cluster.sh ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${out.trim()}`));
       });
     });
   }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ToolIo } from '../../../client/lockctl/tools.js';
-import { ClusterControl } from './cluster-control.js';
+import { ClusterControl, ClusterShError } from './cluster-control.js';
 import { EventTap, type TapTls } from './event-tap.js';
 import { Demo, DemoFailure, Timeline } from './framework.js';
 import { SCENARIOS } from './scenarios/index.js';
@@ -65,7 +65,7 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
     code = 0;
   } catch (e) {
     // A refused call (a LockdError: its gRPC code) is something seen; anything else is a bug here.
-    const seen = e instanceof DemoFailure ? e.message : (e as { codeName?: string }).codeName ? `a call failed: ${(e as Error).message}` : `unexpected error: ${(e as Error).stack ?? String(e)}`;
+    const seen = e instanceof DemoFailure || e instanceof ClusterShError ? e.message : (e as { codeName?: string }).codeName ? `a call failed: ${(e as Error).message}` : `unexpected error: ${(e as Error).stack ?? String(e)}`;
     say(`FAILED: ${seen}`, { ok: false, seen });
   } finally {
     const problems = await d.finish();

@@ -1,4 +1,4 @@
-// `lockctl log dump --data-dir DIR [--from INDEX] [--type T]`: a stopped node's data dir for people,
+// `lockctl log dump --data-dir DIR [--from INDEX] [--type T] [--exclude T,...]`: a stopped node's data dir for people,
 // in the spirit of etcd-dump-logs — whose dir it is, its hard state, its snapshot's summary (index,
 // term, configuration, what the state holds) and its log entries decoded (index, term, type,
 // command), and where the log ends (last term, last index: the up-to-date rule). It reads through src/lockd/storage, which refuses a running node's dir (LevelDB's lock)
@@ -15,11 +15,27 @@ export const ENTRY_TYPES: readonly string[] = ['noop', ...COMMAND_TYPES, 'config
 /** A value (a fenced write's bytes) is shown up to this many characters. */
 const MAX_VALUE_CHARS = 64;
 
-export async function runLogDump(opts: { dataDir: string; from?: number; type?: string }, io: ToolIo): Promise<number> {
-  const type = opts.type === undefined ? undefined : ENTRY_TYPES.find((t) => t.toLowerCase() === opts.type!.toLowerCase());
+/** An entry type as --type and --exclude name it (any case), or undefined. */
+function entryType(name: string): string | undefined {
+  return ENTRY_TYPES.find((t) => t.toLowerCase() === name.trim().toLowerCase());
+}
+
+export async function runLogDump(opts: { dataDir: string; from?: number; type?: string; exclude?: string }, io: ToolIo): Promise<number> {
+  const type = opts.type === undefined ? undefined : entryType(opts.type);
   if (opts.type !== undefined && type === undefined) {
     io.stderr.write(`lockctl: --type ${JSON.stringify(opts.type)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
     return 2;
+  }
+  // --exclude Tick,noop: the routine entries left out (Ticks are most of a log).
+  const excludeNames = opts.exclude === undefined ? [] : opts.exclude.split(',').filter((x) => x.trim() !== '');
+  const exclude = new Set<string>();
+  for (const name of excludeNames) {
+    const t = entryType(name);
+    if (t === undefined) {
+      io.stderr.write(`lockctl: --exclude ${JSON.stringify(name)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
+      return 2;
+    }
+    exclude.add(t);
   }
   let reader: DataDirReader;
   try {
@@ -41,23 +57,36 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
     out(hs ? `hard state: term ${hs.term}, voted for ${hs.vote || '(nobody)'}, commit index ${hs.commit}` : 'hard state: none (never written)', { hardState: hs ?? null });
     const snap = snapshot ? summarize(snapshot) : undefined;
     out(snap ? `snapshot: ${snap.text}` : 'snapshot: none (the log starts at entry 1)', { snapshot: snap?.data ?? null });
-    if (!io.json) io.stdout.write(`${'INDEX'.padStart(8)}  ${'TERM'.padStart(5)}  ${'TYPE'.padEnd(11)}  COMMAND\n`);
+    if (!io.json) io.stdout.write(`${'INDEX'.padStart(8)}  ${'TERM'.padStart(5)}  ${'NOW ms'.padStart(9)}  ${'TYPE'.padEnd(11)}  COMMAND\n`);
     let shown = 0;
     let first: number | undefined;
     let last: number | undefined;
     let lastTerm: number | undefined;
-    for await (const e of reader.entries(opts.from ?? 1)) {
+    // The logical clock after each entry, as the state machine moves it: the snapshot's now (0 for a
+    // log from entry 1) plus every Tick's elapsed time. Every entry is read for it, those before
+    // --from too; unknown ('?') when the log does not start right after the snapshot.
+    const start = snapshot ? snapshot.metadata.index + 1 : 1;
+    const base = snapshot ? (snap?.data.logicalNowMs as number | undefined) : 0;
+    let now: number | undefined;
+    let prev: number | undefined;
+    for await (const e of reader.entries(Math.min(start, opts.from ?? 1))) {
       if (closed) break;
+      if (e.index === start) now = base;
+      else if (prev === undefined || e.index !== prev + 1) now = undefined; // before the snapshot, or a gap: unknown
+      prev = e.index;
+      const d = decodeEntry(e);
+      if (d.type === 'Tick' && now !== undefined) now += (d.command?.elapsedMs as number | undefined) ?? 0;
+      if (e.index < (opts.from ?? 1)) continue;
       first ??= e.index;
       last = e.index;
       lastTerm = e.term;
-      const d = decodeEntry(e);
       if (type !== undefined && d.type !== type) continue;
+      if (exclude.has(d.type)) continue;
       shown++;
-      out(`${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${d.type.padEnd(11)}  ${d.text}`, { index: e.index, term: e.term, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) });
+      out(`${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}`, { index: e.index, term: e.term, logicalNowMs: now ?? null, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) });
     }
     const range = first === undefined ? 'no entries' : `entries ${first}..${last}`;
-    const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`].filter(Boolean).join(', ');
+    const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`, exclude.size === 0 ? '' : `without ${[...exclude].join(', ')}`].filter(Boolean).join(', ');
     // Where the log ends, as Raft's up-to-date rule compares logs (last term first, then last
     // index): what picks the survivor for --force-new-cluster. With no entries it ends at the
     // snapshot; unknown when --from skipped past every entry.

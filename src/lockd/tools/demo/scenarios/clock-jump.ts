@@ -13,7 +13,8 @@ export const clockJump: Scenario = {
   name: 'clock-jump',
   title: "the leader's measured clock leaps forward 60 s; logical time advances by at most one capped Tick and no lease expires early",
   async run(d) {
-    if (!d.cluster.testFaults) throw new DemoFailure('this demo leaps the leader\'s clock through a test-only fault: restart the cluster with it on (./cluster.sh stop; LOCKD_TEST_FAULTS=1 ./cluster.sh start)');
+    const noFaults = d.cluster.testFaultsProblem("leaps the leader's clock");
+    if (noFaults) throw new DemoFailure(noFaults);
     const c = d.client();
     const grantSent = performance.now();
     const leaseId = await unkeptLease(c, TTL_MS);

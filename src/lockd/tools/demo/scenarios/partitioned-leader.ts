@@ -9,7 +9,8 @@ export const partitionedLeader: Scenario = {
   name: 'partitioned-leader',
   title: 'an isolated leader cannot commit a Tick and so expires nothing, while the majority elects a new leader',
   async run(d) {
-    if (!d.cluster.testFaults) throw new DemoFailure('this demo isolates a node through a test-only fault: restart the cluster with it on (./cluster.sh stop; LOCKD_TEST_FAULTS=1 ./cluster.sh start)');
+    const noFaults = d.cluster.testFaultsProblem('isolates a node');
+    if (noFaults) throw new DemoFailure(noFaults);
     const lock = `demo/partitioned-leader/${d.runId}`;
     const c = d.client();
     const leaseId = await unkeptLease(c, 3_000);
