@@ -1,0 +1,81 @@
+// The public (client) port's own TCP listener. grpc-js's bindAsync accepts every connection and
+// gives no hook before it does; here the node accepts them itself, asks admission
+// (public-admission.ts) about each — a connection over a limit is closed at once, before TLS or
+// HTTP/2 read a byte of it — and hands the rest to the gRPC server through its connection injector,
+// which serves them exactly as a bound port would (the same credentials, reloaded on SIGHUP, and
+// server options). Like bindAsync, a host name is bound on every address it resolves to.
+import { lookup } from 'node:dns/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import type * as grpc from '@grpc/grpc-js';
+import type { PublicAdmission } from './public-admission.js';
+
+/** HOST:PORT (or [v6]:PORT) into its parts. */
+export function splitHostPort(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  return { host, port: Number(address.slice(colon + 1)) };
+}
+
+export class PublicPort {
+  private readonly listeners: Server[] = [];
+  /** Accepted and handed to gRPC, not yet closed: what a forced stop destroys (a TLS handshake in progress is no session yet). */
+  private readonly sockets = new Set<Socket>();
+  private injector: grpc.ConnectionInjector | undefined;
+
+  constructor(
+    private readonly server: grpc.Server,
+    private readonly admission: () => PublicAdmission | undefined,
+  ) {}
+
+  /** Listen on `address` with `creds`; resolves with the bound port. On failure nothing stays bound. */
+  async listen(address: string, creds: grpc.ServerCredentials): Promise<number> {
+    const { host, port } = splitHostPort(address);
+    const addresses = (await lookup(host, { all: true })).map((a) => a.address);
+    const injector = (this.injector = this.server.createConnectionInjector(creds));
+    let bound = port;
+    try {
+      for (const a of [...new Set(addresses)]) {
+        const l = createServer({ noDelay: true }, (socket) => this.accepted(socket, injector));
+        await new Promise<void>((resolve, reject) => {
+          l.once('error', reject);
+          l.listen({ host: a, port: bound }, () => {
+            l.off('error', reject);
+            resolve();
+          });
+        });
+        this.listeners.push(l);
+        // Port 0: the first address picks it, the others take the same (as grpc-js does).
+        const at = l.address();
+        if (at && typeof at === 'object') bound = at.port;
+      }
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+    return bound;
+  }
+
+  private accepted(socket: Socket, injector: grpc.ConnectionInjector): void {
+    // Errors of a refused or dropped socket are its own (ECONNRESET): never the process's.
+    socket.on('error', () => {});
+    if (this.admission()?.admitConnection(socket) === false) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    injector.injectConnection(socket);
+  }
+
+  /** Stop accepting; the gRPC server's own shutdown ends the sessions it serves. */
+  close(): void {
+    for (const l of this.listeners.splice(0)) l.close();
+  }
+
+  /** Stop accepting and destroy every connection, sessions or not. */
+  destroy(): void {
+    this.close();
+    this.injector?.destroy();
+    for (const s of [...this.sockets]) s.destroy();
+  }
+}
