@@ -103,6 +103,7 @@ export class ServerStream<Req, Res> {
     private readonly limits: StreamLimits,
     /** This stream's share of the node's outbound budget (none: unbounded bytes, e.g. a test's streams). */
     private readonly account?: OutboundAccount,
+    private readonly budgetEnded?: (call: Call<Req, Res>) => void,
   ) {}
 
   get open(): boolean {
@@ -127,7 +128,7 @@ export class ServerStream<Req, Res> {
     if (!this.isOpen) return;
     const bytes = this.account ? messageBytes(res) : 0;
     const over = this.account?.charge(bytes);
-    if (over) return this.fail(over);
+    if (over) return this.failForBytes(over);
     if (this.writeBlocked) {
       this.queue.push(res);
       this.sizes.push(bytes);
@@ -193,6 +194,13 @@ export class ServerStream<Req, Res> {
     else if (!stop && source.isPaused()) source.resume();
   }
 
+  /** Ended by the outbound budget (its cap, or evicted): the reader may not take the status (admission/stuck-streams.ts). */
+  failForBytes(err: ApiError): void {
+    if (!this.isOpen) return;
+    this.fail(err);
+    this.budgetEnded?.(this.call);
+  }
+
   /** End the stream with an error status. */
   fail(err: ApiError): void {
     if (this.close()) this.call.emit('error', err.toStatus());
@@ -243,8 +251,9 @@ export class ServerStreams<Req, Res> {
   serve(call: Call<Req, Res>, hooks: StreamHooks<Req>, limits: StreamLimits = {}): ServerStream<Req, Res> {
     const onRequest = hooks.onRequest;
     const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
-    const account = this.budget?.open((err) => s.fail(err));
-    const s: ServerStream<Req, Res> = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits, account);
+    const budget = this.budget;
+    const account = budget?.open((err) => s.failForBytes(err));
+    const s: ServerStream<Req, Res> = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits, account, budget && ((c) => budget.ended(c)));
     this.streams.add(s);
     call.on('cancelled', () => s.close());
     call.on('error', () => s.close());

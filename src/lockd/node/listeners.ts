@@ -23,7 +23,7 @@ import { PRINCIPAL_HEADER, principalFromHeader, principalHeaderValue } from '../
 import { ANONYMOUS } from '../state-machine/index.js';
 import type { NodeConfig } from './config.js';
 import type { PeerDirectory } from './peer-directory.js';
-import type { PublicAdmission } from './public-admission.js';
+import type { ConnectionControl, PublicAdmission } from './public-admission.js';
 import { PublicPort } from './public-port.js';
 
 /** Request header a forwarding node sets (value: its member id). A call carrying it is served locally or fails. */
@@ -53,7 +53,7 @@ export interface ServiceRegistry {
   /** Served on the public port, and to members on the peer port for forwarding. */
   addForwardable(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
   /** The public port's admission control (connections and calls); at most one, before the node binds. */
-  setAdmission(admission: PublicAdmission): void;
+  setAdmission(admission: PublicAdmission): ConnectionControl;
 }
 
 /** How long a stopping node lets open calls finish before it cuts them. */
@@ -177,6 +177,7 @@ export class Listeners {
       setAdmission: (admission) => {
         if (this.admission) throw new Error('the public port already has its admission control');
         this.admission = admission;
+        return { closeConnection: (peer) => this.publicPort.closeConnection(peer) };
       },
       addPublic: (service, impl) => this.publicServer.addService(service, guarded(service, impl, this.publicGuard)),
       addForwardable: (service, impl) => {

@@ -16,6 +16,12 @@ export interface CallInfo {
   readonly connection: string;
 }
 
+/** What the node gives admission in return: a way to close a client connection that cannot be ended otherwise. */
+export interface ConnectionControl {
+  /** Close the connection `peer` names (a call's getPeer(): address:port) and every stream on it; false if it is not open. */
+  closeConnection(peer: string): boolean;
+}
+
 export interface PublicAdmission {
   /** A TCP connection accepted on the public port: false closes it at once, before TLS or HTTP/2 read a byte. */
   admitConnection(socket: Socket): boolean;

@@ -18,8 +18,12 @@ export function splitHostPort(address: string): { host: string; port: number } {
 
 export class PublicPort {
   private readonly listeners: Server[] = [];
-  /** Accepted and handed to gRPC, not yet closed: what a forced stop destroys (a TLS handshake in progress is no session yet). */
-  private readonly sockets = new Set<Socket>();
+  /**
+   * Accepted and handed to gRPC, not yet closed, by the client's address and port (as grpc-js's
+   * getPeer() names a call's connection): what a forced stop destroys (a TLS handshake in progress
+   * is no session yet), and what closeConnection finds.
+   */
+  private readonly sockets = new Map<string, Socket>();
   private injector: grpc.ConnectionInjector | undefined;
 
   constructor(
@@ -62,9 +66,20 @@ export class PublicPort {
       socket.destroy();
       return;
     }
-    this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
+    const peer = peerOf(socket);
+    this.sockets.set(peer, socket);
+    socket.once('close', () => {
+      if (this.sockets.get(peer) === socket) this.sockets.delete(peer);
+    });
     injector.injectConnection(socket);
+  }
+
+  /** Close the connection of `peer` (a call's getPeer()) at once, every stream on it; false if there is none. */
+  closeConnection(peer: string): boolean {
+    const socket = this.sockets.get(peer);
+    if (!socket) return false;
+    socket.destroy();
+    return true;
   }
 
   /** Stop accepting; the gRPC server's own shutdown ends the sessions it serves. */
@@ -76,6 +91,11 @@ export class PublicPort {
   destroy(): void {
     this.close();
     this.injector?.destroy();
-    for (const s of [...this.sockets]) s.destroy();
+    for (const s of [...this.sockets.values()]) s.destroy();
   }
+}
+
+/** A connection as grpc-js's getPeer() names it: address:port (an IPv6 address unbracketed). */
+function peerOf(socket: Socket): string {
+  return `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
 }

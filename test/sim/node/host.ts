@@ -77,8 +77,10 @@ class CapturingRegistry implements ServiceRegistry, SimServer {
     this.add(service, impl, true);
   }
 
-  /** The simulated network has no sockets or HTTP/2 calls to admit. */
-  setAdmission(): void {}
+  /** The simulated network has no sockets or HTTP/2 calls to admit, nor connections to close. */
+  setAdmission(): { closeConnection(): boolean } {
+    return { closeConnection: () => false };
+  }
 
   private add(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation, forwardable: boolean): void {
     for (const [name, def] of Object.entries(service)) {

@@ -45,6 +45,7 @@ export class Admission implements PublicAdmission {
 
   /** Installs this on the node's public listener (register it before the services). */
   readonly registrar: ServiceRegistrar = (registry) => {
-    registry.setAdmission(this);
+    const control = registry.setAdmission(this);
+    this.outbound.closeConnection = (peer) => control.closeConnection(peer);
   };
 }

@@ -7,8 +7,10 @@
 // the most are ended (RESOURCE_EXHAUSTED naming max-outbound-bytes) until the total fits: the slow
 // readers go, not whichever stream happened to send next. Ending a stream drops its queue at once
 // (server-stream.ts), so nothing here waits on a client, and an eviction is O(streams), run after
-// the send that went over has returned (never inside another stream's send).
+// the send that went over has returned (never inside another stream's send). A stream so ended
+// whose reader does not take its status has its connection closed (stuck-streams.ts).
 import type { ApiError } from '../api-error.js';
+import { closeIfStuck, type EndedCall } from './stuck-streams.js';
 import type { AdmissionSettings } from '../../node/admission-settings.js';
 import { LimitUse } from './limit-use.js';
 
@@ -63,6 +65,14 @@ export class OutboundBudget {
   constructor(settings: Pick<AdmissionSettings, 'outboundBytes' | 'streamOutboundBytes'>, onRefusal?: (use: LimitUse) => void) {
     this.totalUse = new LimitUse('max-outbound-bytes', settings.outboundBytes, () => this.total, onRefusal);
     this.streamUse = new LimitUse('max-stream-outbound-bytes', settings.streamOutboundBytes, () => this.largest()?.bytes ?? 0, onRefusal);
+  }
+
+  /** Set by admission once the node can close client connections (admission.ts); none: a stuck stream stays until its client goes. */
+  closeConnection: ((peer: string) => boolean) | undefined;
+
+  /** A stream this budget ended (its cap, or evicted): its connection goes if its status cannot. */
+  ended(call: EndedCall): void {
+    if (this.closeConnection) closeIfStuck(call, this.closeConnection);
   }
 
   /** Bytes held by every stream (tests, status). */
