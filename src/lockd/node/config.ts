@@ -191,11 +191,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const bumpRaw = values['bump-index'];
   if (typeof bumpRaw === 'string' && !forceNewCluster) throw new ConfigError('--bump-index goes with --force-new-cluster (or lockd restore)');
   const forceBumpIndex = parseBumpIndex(typeof bumpRaw === 'string' ? bumpRaw : undefined);
-  const admission = Object.fromEntries(ADMISSION_FLAGS.map((f) => [f.key, int(f.flag, f.def, f.min, f.max)])) as unknown as AdmissionSettings;
-  if (admission.streamOutboundBytes > admission.outboundBytes)
-    throw new ConfigError(`--max-stream-outbound-bytes (${admission.streamOutboundBytes}) must not exceed --max-outbound-bytes (${admission.outboundBytes})`);
-  if (admission.maxConnectionsPerAddress > admission.maxConnections)
-    throw new ConfigError(`--max-connections-per-address (${admission.maxConnectionsPerAddress}) must not exceed --max-connections (${admission.maxConnections})`);
+  const admission = parseAdmission(get, int);
   return {
     id,
     listen,
@@ -223,6 +219,22 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(forceNewCluster ? { forceNewCluster, forceNewClusterAgain, forceBumpIndex } : {}),
     admission,
   };
+}
+
+/**
+ * The admission flags (node/admission-settings.ts). A per-address or per-stream limit left at its
+ * default shrinks to a smaller total given; one given above its total is refused.
+ */
+function parseAdmission(get: (flag: string) => string | undefined, int: (flag: string, def: number, min: number, max: number) => number): AdmissionSettings {
+  const a = Object.fromEntries(ADMISSION_FLAGS.map((f) => [f.key, int(f.flag, f.def, f.min, f.max)])) as unknown as { -readonly [K in keyof AdmissionSettings]: number };
+  const within = (part: keyof AdmissionSettings, partFlag: string, whole: keyof AdmissionSettings, wholeFlag: string) => {
+    if (a[part] <= a[whole]) return;
+    if (get(partFlag) === undefined) a[part] = a[whole];
+    else throw new ConfigError(`--${partFlag} (${a[part]}) must not exceed --${wholeFlag} (${a[whole]})`);
+  };
+  within('maxConnectionsPerAddress', 'max-connections-per-address', 'maxConnections', 'max-connections');
+  within('streamOutboundBytes', 'max-stream-outbound-bytes', 'outboundBytes', 'max-outbound-bytes');
+  return a;
 }
 
 /** --bump-index (lockd restore, --force-new-cluster): an integer ≥ 0; absent: DEFAULT_BUMP (state-machine/rebase.ts says why). */
