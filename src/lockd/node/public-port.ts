@@ -3,7 +3,10 @@
 // (public-admission.ts) about each — a connection over a limit is closed at once, before TLS or
 // HTTP/2 read a byte of it — and hands the rest to the gRPC server through its connection injector,
 // which serves them exactly as a bound port would (the same credentials, reloaded on SIGHUP, and
-// server options). Like bindAsync, a host name is bound on every address it resolves to.
+// server options). Like bindAsync, a host name is bound on every address it resolves to. A
+// connection that sends nothing within FIRST_BYTE_MS of being accepted is closed: an idle socket
+// would otherwise hold a slot of the connection limits for ever (grpc-js sets no timeout on a
+// plaintext session that never sends its preface).
 import { lookup } from 'node:dns/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
@@ -15,6 +18,9 @@ export function splitHostPort(address: string): { host: string; port: number } {
   const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
   return { host, port: Number(address.slice(colon + 1)) };
 }
+
+/** How long an accepted connection may send nothing (not even the start of a TLS handshake or the HTTP/2 preface). */
+export const FIRST_BYTE_MS = 10_000;
 
 export class PublicPort {
   private readonly listeners: Server[] = [];
@@ -29,6 +35,7 @@ export class PublicPort {
   constructor(
     private readonly server: grpc.Server,
     private readonly admission: () => PublicAdmission | undefined,
+    private readonly firstByteMs = FIRST_BYTE_MS,
   ) {}
 
   /** Listen on `address` with `creds`; resolves with the bound port. On failure nothing stays bound. */
@@ -66,6 +73,12 @@ export class PublicPort {
       socket.destroy();
       return;
     }
+    // bytesRead, not a 'data' listener: the HTTP/2 session reads the socket itself.
+    const idle = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.resetAndDestroy();
+    }, this.firstByteMs);
+    idle.unref();
+    socket.once('close', () => clearTimeout(idle));
     const peer = peerOf(socket);
     this.sockets.set(peer, socket);
     socket.once('close', () => {
@@ -74,11 +87,15 @@ export class PublicPort {
     injector.injectConnection(socket);
   }
 
-  /** Close the connection of `peer` (a call's getPeer()) at once, every stream on it; false if there is none. */
+  /**
+   * Close the connection of `peer` (a call's getPeer()) at once, every stream on it; false if there
+   * is none. A reset (RST), not a FIN: what the kernel still holds for the client is dropped too, and
+   * a socket an HTTP/2 session has taken over does not always send its FIN on destroy().
+   */
   closeConnection(peer: string): boolean {
     const socket = this.sockets.get(peer);
     if (!socket) return false;
-    socket.destroy();
+    socket.resetAndDestroy();
     return true;
   }
 
@@ -91,7 +108,7 @@ export class PublicPort {
   destroy(): void {
     this.close();
     this.injector?.destroy();
-    for (const s of [...this.sockets.values()]) s.destroy();
+    for (const s of [...this.sockets.values()]) s.resetAndDestroy();
   }
 }
 
