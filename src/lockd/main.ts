@@ -2,16 +2,11 @@
 // The lockd server process: `node dist/src/lockd/main.js --id n1 --listen ... --peers ... --data-dir ... --cluster-id-file ...`
 import { pino } from 'pino';
 import { ConfigError, parseConfig } from './node/config.js';
-import { LockdNode } from './node/lockd-node.js';
+import type { LockdNode } from './node/lockd-node.js';
 import { versionText } from './node/versions.js';
-import { registerClusterService } from './api/cluster-service.js';
-import { registerLockApi } from './api/lock-api.js';
-import { registerMaintenanceService } from './api/maintenance-service.js';
-import { PUBLIC_SERVER_OPTIONS } from './api/public-limits.js';
-import { registerReflection } from './api/reflection-service.js';
 import { TlsMaterialError } from './security/tls-material.js';
 import { DataDirError } from './storage/index.js';
-import { Observability } from './observability.js';
+import { startComposedNode } from './composition.js';
 
 /** Exit status of a node that stopped because it was removed from the cluster (not a crash: do not restart it). */
 const EXIT_REMOVED = 4;
@@ -45,10 +40,10 @@ async function main(): Promise<void> {
   // seconds); telling clusters' logs apart is the log pipeline's job (where they come from).
   const logger = pino({ level: config.logLevel, base: { node: config.id } });
   let node: LockdNode;
-  const observability = new Observability();
   try {
-    node = await LockdNode.start(config, logger, [registerClusterService, registerLockApi, registerMaintenanceService, observability.registrar, registerReflection], PUBLIC_SERVER_OPTIONS);
-    await observability.listen();
+    const composed = await startComposedNode(config, logger);
+    node = composed.node;
+    await composed.observability.listen();
   } catch (e) {
     if (e instanceof TlsMaterialError) {
       logger.fatal({ event: 'refused tls files', err: e }, e.message);

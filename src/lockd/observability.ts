@@ -17,6 +17,7 @@ import { listenHttp } from './observe/http-server.js';
 import { NodeMetrics } from './observe/metrics.js';
 import { clusterView, takeSnapshot, type StateSnapshot } from './observe/state-snapshot.js';
 import type { ViewFilter } from './state-machine/index.js';
+import type { ObservedLimit } from './observe/admission-metrics.js';
 
 export class Observability {
   private ctx: NodeContext | undefined;
@@ -27,6 +28,9 @@ export class Observability {
   private stopReload: (() => void) | undefined;
   private snapshot: ((only?: ViewFilter) => StateSnapshot) | undefined;
 
+  /** `limits`: the client port's admission limits, for /metrics (api/admission/admission.ts). */
+  constructor(private readonly limits?: () => readonly ObservedLimit[]) {}
+
   /** Registered with the node's services: runs before its driver starts. */
   readonly registrar: ServiceRegistrar = (registry: ServiceRegistry, ctx: NodeContext) => {
     this.ctx = ctx;
@@ -35,7 +39,7 @@ export class Observability {
     const grpcHealth = addGrpcHealth(registry, health, bus);
     const decisions = logDecisions(bus, ctx.logger, () => ctx.driver.isLeader(), ctx.refusals);
     if (ctx.config.httpListen) {
-      const metrics = (this.metrics = new NodeMetrics(ctx, bus));
+      const metrics = (this.metrics = new NodeMetrics(ctx, bus, this.limits));
       const snapshot = (this.snapshot = (only) => takeSnapshot(ctx, bus, only));
       this.events = new EventStreams(bus, (n) => metrics.lostBy('events', n), snapshot, new EventHistory(bus));
     }

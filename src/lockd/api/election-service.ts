@@ -29,6 +29,7 @@ import type { AppliedEvents } from './applied-events.js';
 import { MAX_OBSERVE_BACKLOG } from './observe-streams.js';
 import type { Proposer } from './proposer.js';
 import { ServerStreams } from './server-stream.js';
+import type { OutboundBudget } from './admission/outbound-budget.js';
 import { unary, type UnaryDeps, type UnarySpec } from './unary.js';
 import { checkedAcquire } from './lock-service.js';
 import { denied, requireOn } from './access.js';
@@ -47,10 +48,10 @@ function leaderOf(name: string, v: LockView): LeaderResponse {
   return h ? { hasLeader: true, leader: { name, leaseId: h.leaseId, fencingToken: h.token }, value: h.value } : { hasLeader: false, leader: null, value: '' };
 }
 
-export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents): { handlers: ElectionHandlers; close(err: ApiError): void } {
+export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents, outbound?: OutboundBudget): { handlers: ElectionHandlers; close(err: ApiError): void } {
   const sm = ctx.stateMachine;
   const access = ctx.access;
-  const streams = new ServerStreams<LeaderRequest__Output, LeaderResponse>();
+  const streams = new ServerStreams<LeaderRequest__Output, LeaderResponse>(outbound);
 
   const Observe: grpc.handleServerStreamingCall<LeaderRequest__Output, LeaderResponse> = (call) => {
     const { name } = call.request;

@@ -19,6 +19,7 @@ import type { Proposer } from './proposer.js';
 import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseRenewals } from '../node/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
+import type { OutboundBudget } from './admission/outbound-budget.js';
 import { principalOf } from '../security/principal.js';
 import { denied, requireOwner } from './access.js';
 
@@ -34,7 +35,7 @@ const METHOD = lockdProto.lockd.v1.Lease.service.KeepAlive;
 export const MAX_PENDING_KEEPALIVES = 1024;
 
 export class KeepAliveStreams {
-  private readonly local = new ServerStreams<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>();
+  private readonly local: ServerStreams<LeaseKeepAliveRequest__Output, LeaseKeepAliveResponse>;
   /** Leases renewed on each local stream and still live: told when they end. */
   private readonly leasesOf = new Map<Stream, Set<number>>();
   private readonly byLease = new Map<number, Set<Stream>>();
@@ -49,7 +50,9 @@ export class KeepAliveStreams {
     private readonly router: LeaderRouter,
     private readonly forwarder: ForwardPort,
     private readonly proposer: Proposer,
+    outbound?: OutboundBudget,
   ) {
+    this.local = new ServerStreams(outbound);
     this.logger = ctx.logger;
     events.onAny((ev) => {
       if (ev.type === 'LEASE_EXPIRED' || ev.type === 'LEASE_REVOKED') this.leaseGone(ev.leaseId);

@@ -22,6 +22,7 @@ import { LockWaits } from './lock-waits.js';
 import { membershipHandlers } from './membership-service.js';
 import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
+import { OutboundBudget } from './admission/outbound-budget.js';
 import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
 import { scanSessionRequests } from './session-batch-scan.js';
@@ -31,27 +32,32 @@ import { checkRequestStrings } from './utf8-requests.js';
 /** What the composition chooses for the lock API: how it reaches the leader (default: gRPC to its peer port). */
 export interface LockApiPorts {
   readonly forwarder?: (ctx: NodeContext) => ForwardPort;
+  /**
+   * The node's outbound byte budget (admission/outbound-budget.ts), shared with its admission
+   * control and /metrics; default: one of this registrar's own, from the node's --max-*-outbound-bytes.
+   */
+  readonly outbound?: OutboundBudget;
 }
 
 /** The lock API's registrar on the given ports (the simulator passes its network's forwarder). */
 export function lockApiRegistrar(ports: LockApiPorts = {}): ServiceRegistrar {
-  return (registry, ctx) => registerOn(registry, ctx, (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx));
+  return (registry, ctx) => registerOn(registry, ctx, (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx), ports.outbound ?? new OutboundBudget(ctx.config.admission));
 }
 
 export const registerLockApi: ServiceRegistrar = lockApiRegistrar();
 
-function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext, forwarder: ForwardPort): ReturnType<ServiceRegistrar> {
+function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext, forwarder: ForwardPort, outbound: OutboundBudget): ReturnType<ServiceRegistrar> {
   const timing = apiTiming(ctx.config);
   const events = new AppliedEvents(ctx.driver, ctx.logger);
   const router = new LeaderRouter(ctx, timing);
   const proposer = new Proposer(ctx, timing, router);
-  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer);
+  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer, outbound);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
   const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine, ctx.clock);
-  const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine);
+  const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine, outbound);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
   const deps = { router, forwarder, timing, clock: ctx.clock, refusals: ctx.refusals };
-  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) });
+  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) }, outbound);
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).
@@ -63,7 +69,7 @@ function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext,
   forwardable(lockdProto.lockd.v1.Lease.service, leaseHandlers(ctx, deps, proposer, keepAlive));
   forwardable(lockdProto.lockd.v1.Lock.service, lockHandlers(ctx, deps, proposer, acquirer, observe));
   forwardable(lockdProto.lockd.v1.Fence.service, fenceHandlers(ctx, deps, proposer));
-  const election = electionHandlers(ctx, deps, proposer, acquirer, events);
+  const election = electionHandlers(ctx, deps, proposer, acquirer, events, outbound);
   forwardable(lockdProto.lockd.v1.Election.service, election.handlers);
   forwardable(lockdProto.lockd.v1.Auth.service, authHandlers(ctx, deps, proposer));
   // Session checks each operation's strings itself (session-service.ts), so a batch answers only its bad element.

@@ -11,6 +11,7 @@ import { inspectResponse } from './inspect-response.js';
 import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
 import { ServerStreams } from './server-stream.js';
+import type { OutboundBudget } from './admission/outbound-budget.js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { principalOf } from '../security/principal.js';
 import type { AccessControl } from '../security/access-control.js';
@@ -25,13 +26,16 @@ export const MAX_OBSERVE_BACKLOG = 1_000;
 type Call = grpc.ServerWritableStream<ObserveRequest__Output, LockEventMessage>;
 
 export class ObserveStreams {
-  private readonly streams = new ServerStreams<ObserveRequest__Output, LockEventMessage>();
+  private readonly streams: ServerStreams<ObserveRequest__Output, LockEventMessage>;
 
   constructor(
     private readonly events: AppliedEvents,
     private readonly access: AccessControl,
     private readonly sm: Pick<LockStateMachine, 'inspectLock'>,
-  ) {}
+    outbound?: OutboundBudget,
+  ) {
+    this.streams = new ServerStreams(outbound);
+  }
 
   readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => loopActivity.run('observe open', () => this.open(call));
 

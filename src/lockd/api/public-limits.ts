@@ -12,20 +12,22 @@
 // decoding it, and a server interceptor (PUBLIC_SERVER_OPTIONS) ends the call when it meets a marker.
 import * as grpc from '@grpc/grpc-js';
 import { PUBLIC_PREFIX } from '../node/listeners.js';
+import { DEFAULT_ADMISSION, type AdmissionSettings } from '../node/admission-settings.js';
 
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /**
- * Concurrent streams (calls) one client connection may have open: HTTP/2
- * SETTINGS_MAX_CONCURRENT_STREAMS. A conforming client queues further calls until one ends; one
+ * Concurrent streams (calls) one client connection may have open by default
+ * (--max-streams-per-connection): HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS. A conforming client queues further calls until one ends; one
  * that does not is refused (RST_STREAM REFUSED_STREAM). Every stream's buffers are bounded
  * (server-stream.ts), so this bounds what one connection can make the node hold. The number sits
  * above what one client legitimately keeps open (a KeepAlive per lease and an Observe per held lock
  * with the TS client, a full queue of 1,024 waiting Acquires on one lock plus a few calls) and far
- * below HTTP/2's default of no limit. It applies to the whole node server, so a follower spreads
- * what it forwards to the leader over several connections (forwarder.ts).
+ * below HTTP/2's default of no limit. The peer port keeps this value whatever the flag says
+ * (transport/peer-transport.ts), and a follower spreads what it forwards to the leader over several
+ * connections (forwarder.ts).
  */
-export const MAX_STREAMS_PER_CONNECTION = 4096;
+export const MAX_STREAMS_PER_CONNECTION = DEFAULT_ADMISSION.maxStreamsPerConnection;
 
 const TOO_LARGE = Symbol('request over the public message limit');
 
@@ -80,9 +82,17 @@ const refuseOversized: grpc.ServerInterceptor = (method, call) => {
   });
 };
 
-/** Options the node's servers need for the public API (on the peer listener, merged under the peer transport's). */
-export const PUBLIC_SERVER_OPTIONS: grpc.ServerOptions = {
-  'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
-  'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
-  interceptors: [refuseOversized],
-};
+/**
+ * Options the node's servers need for the public API (on the peer listener, merged under the peer
+ * transport's), with `maxStreamsPerConnection` from --max-streams-per-connection (node/admission-settings.ts).
+ */
+export function publicServerOptions(settings: Pick<AdmissionSettings, 'maxStreamsPerConnection'> = { maxStreamsPerConnection: MAX_STREAMS_PER_CONNECTION }): grpc.ServerOptions {
+  return {
+    'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
+    'grpc.max_concurrent_streams': settings.maxStreamsPerConnection,
+    interceptors: [refuseOversized],
+  };
+}
+
+/** publicServerOptions with the default limits. */
+export const PUBLIC_SERVER_OPTIONS: grpc.ServerOptions = publicServerOptions();

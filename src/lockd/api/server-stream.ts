@@ -20,9 +20,15 @@
 //    streams holding 900 events each held a leader's loop for seconds when their connection
 //    closed, past an election timeout. A queue of ours is dropped at once.
 //  - a relay (the follower's KeepAlive proxy) reads each side only as fast as the other drains.
+//  - bytes: every message sent is charged to the stream's account of the node's outbound budget
+//    (admission/outbound-budget.ts) until grpc-js has flushed it; a stream over its cap ends with
+//    RESOURCE_EXHAUSTED naming max-stream-outbound-bytes, and the budget ends the streams holding
+//    the most when the node's total is over max-outbound-bytes.
 import * as grpc from '@grpc/grpc-js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { ApiError } from './api-error.js';
+import { messageBytes } from './admission/message-size.js';
+import type { OutboundAccount, OutboundBudget } from './admission/outbound-budget.js';
 
 /** Messages a stream hands grpc-js before they are flushed (see the file comment). */
 export const CALL_WRITES = 4;
@@ -83,8 +89,9 @@ export class ServerStream<Req, Res> {
   private isOpen = true;
   /** write() returned false and 'drain' has not come yet. */
   private writeBlocked = false;
-  /** Messages waiting for 'drain', oldest at `head` (see the file comment). */
+  /** Messages waiting for 'drain', oldest at `head` (see the file comment), and their charged bytes. */
   private queue: Res[] = [];
+  private sizes: number[] = [];
   private head = 0;
 
   constructor(
@@ -94,6 +101,9 @@ export class ServerStream<Req, Res> {
     /** The call as read (a duplex call with onRequest): paused while the client does not read. */
     private readonly source: Source | undefined,
     private readonly limits: StreamLimits,
+    /** This stream's share of the node's outbound budget (none: unbounded bytes, e.g. a test's streams). */
+    private readonly account?: OutboundAccount,
+    private readonly budgetEnded?: (call: Call<Req, Res>) => void,
   ) {}
 
   get open(): boolean {
@@ -116,8 +126,13 @@ export class ServerStream<Req, Res> {
   /** Send a message (dropped if the stream is over), honouring backpressure (see the file comment). */
   send(res: Res): void {
     if (!this.isOpen) return;
-    if (this.writeBlocked) this.queue.push(res);
-    else this.write(res);
+    const bytes = this.account ? messageBytes(res) : 0;
+    const over = this.account?.charge(bytes);
+    if (over) return this.failForBytes(over);
+    if (this.writeBlocked) {
+      this.queue.push(res);
+      this.sizes.push(bytes);
+    } else this.write(res, bytes);
     const backlog = this.limits.backlog;
     if (backlog && this.call.writableLength + this.queued > backlog.messages)
       this.fail(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${backlog.what} fell ${backlog.messages} messages behind; reconnect`));
@@ -128,14 +143,18 @@ export class ServerStream<Req, Res> {
     return this.queue.length - this.head;
   }
 
-  private write(res: Res): void {
+  private write(res: Res, bytes: number): void {
+    const account = this.account;
     if (this.call.writableLength + 1 < CALL_WRITES) {
-      this.call.write(res);
+      // Flushed (or dropped with the stream): its bytes leave the budget.
+      if (account) this.call.write(res, () => account.credit(bytes));
+      else this.call.write(res);
       return;
     }
     // Full: this write's callback comes once it (and every write before it) is flushed.
     this.writeBlocked = true;
     this.call.write(res, (err?: Error | null) => {
+      account?.credit(bytes);
       if (!err) this.drained();
     });
     this.updateReading();
@@ -146,12 +165,14 @@ export class ServerStream<Req, Res> {
     this.writeBlocked = false;
     while (this.isOpen && !this.writeBlocked && this.queued > 0) {
       const res = this.queue[this.head];
+      const bytes = this.sizes[this.head];
       this.queue[this.head++] = undefined as Res; // let it go now
-      this.write(res);
+      this.write(res, bytes);
     }
     if (this.queued === 0) this.dropQueue();
     else if (this.head > 1024) {
       this.queue = this.queue.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
       this.head = 0;
     }
     this.updateReading();
@@ -160,6 +181,7 @@ export class ServerStream<Req, Res> {
 
   private dropQueue(): void {
     this.queue = [];
+    this.sizes = [];
     this.head = 0;
   }
 
@@ -170,6 +192,13 @@ export class ServerStream<Req, Res> {
     const stop = this.writeBlocked || this.pending >= (this.limits.maxPending ?? Infinity);
     if (stop && !source.isPaused()) source.pause();
     else if (!stop && source.isPaused()) source.resume();
+  }
+
+  /** Ended by the outbound budget (its cap, or evicted): the reader may not take the status (admission/stuck-streams.ts). */
+  failForBytes(err: ApiError): void {
+    if (!this.isOpen) return;
+    this.fail(err);
+    this.budgetEnded?.(this.call);
   }
 
   /** End the stream with an error status. */
@@ -194,6 +223,7 @@ export class ServerStream<Req, Res> {
     if (!this.isOpen) return false;
     this.isOpen = false;
     this.dropQueue(); // O(1), however far behind the reader was
+    this.account?.close(); // and its bytes leave the budget at once
     loopActivity.run('stream teardown', () => {
       this.closed(this);
       this.hooks.onClose?.();
@@ -205,6 +235,9 @@ export class ServerStream<Req, Res> {
 /** The open streams of one kind (e.g. every KeepAlive stream this node serves). */
 export class ServerStreams<Req, Res> {
   private readonly streams = new Set<ServerStream<Req, Res>>();
+
+  /** `budget`: the node's outbound budget, which every stream served here charges (admission/outbound-budget.ts). */
+  constructor(private readonly budget?: OutboundBudget) {}
 
   get size(): number {
     return this.streams.size;
@@ -218,7 +251,9 @@ export class ServerStreams<Req, Res> {
   serve(call: Call<Req, Res>, hooks: StreamHooks<Req>, limits: StreamLimits = {}): ServerStream<Req, Res> {
     const onRequest = hooks.onRequest;
     const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
-    const s = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits);
+    const budget = this.budget;
+    const account = budget?.open((err) => s.failForBytes(err));
+    const s: ServerStream<Req, Res> = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits, account, budget && ((c) => budget.ended(c)));
     this.streams.add(s);
     call.on('cancelled', () => s.close());
     call.on('error', () => s.close());

@@ -28,6 +28,7 @@ import type { LeaderRouter } from './leader-router.js';
 import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
 import { ServerStream, ServerStreams } from './server-stream.js';
+import type { OutboundBudget } from './admission/outbound-budget.js';
 import { principalOf } from '../security/principal.js';
 import { AnswerBatcher, BATCH_HEADER } from './session-batch.js';
 import { refusedBeforeDecoding } from './session-batch-scan.js';
@@ -61,7 +62,7 @@ interface Session {
 }
 
 export class SessionStreams {
-  private readonly streams = new ServerStreams<SessionRequest__Output, SessionResponse>();
+  private readonly streams: ServerStreams<SessionRequest__Output, SessionResponse>;
   private readonly ops: OpTable;
   private readonly logger: Logger;
   private closed = false;
@@ -73,7 +74,9 @@ export class SessionStreams {
     private readonly router: LeaderRouter,
     private readonly timing: ApiTiming,
     ops: { lock: LockOps; lease: LeaseOps; fence: FenceOps; election: ElectionOps },
+    outbound?: OutboundBudget,
   ) {
+    this.streams = new ServerStreams(outbound);
     this.logger = ctx.logger;
     this.ops = {
       grant: ops.lease.Grant,

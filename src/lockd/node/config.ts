@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { NodeId } from '../../raft/types.js';
 import { DEFAULT_BUMP, validatePrincipal } from '../state-machine/index.js';
 import type { SecuritySettings, TlsFiles } from '../security/settings.js';
+import { ADMISSION_FLAGS, type AdmissionSettings } from './admission-settings.js';
 
 /** The security fields (tls, clientCertAuth, acl, admins) are the security layer's own: security/settings.ts. */
 export interface NodeConfig extends SecuritySettings {
@@ -62,6 +63,8 @@ export interface NodeConfig extends SecuritySettings {
   readonly forceNewClusterAgain?: boolean;
   /** With forceNewCluster: how far past the survivor's last entry the new log starts (--bump-index, as lockd restore's). */
   readonly forceBumpIndex?: number;
+  /** Limits of the public port: connections, streams, calls, outbound bytes (admission-settings.ts). */
+  readonly admission: AdmissionSettings;
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +75,9 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--tls-cert FILE --tls-key FILE --tls-ca FILE [--client-cert-auth [--acl] [--admin PRINCIPAL]...]]
              [--tick-ms 50] [--election-ticks 20] [--heartbeat-ticks 2] [--snapshot-every 10000] [--log-level info]
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
+             [--max-connections 4096] [--max-connections-per-address 1024] [--max-streams-per-connection 4096]
+             [--max-streams-per-principal 16384] [--max-unary-per-principal 8192]
+             [--max-outbound-bytes 134217728] [--max-stream-outbound-bytes 8388608]   (client-port admission: docs/operating.md)
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
              [--unsafe-no-fsync]           (tests only, flag only: no write is synced; a power cut then loses acknowledged state)
              [--force-new-cluster [--force-new-cluster-again] [--bump-index N]]   (lost quorum only, flag only: docs/operating.md)
@@ -83,8 +89,9 @@ const FLAGS = [
   'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id', 'cluster-id-file',
   'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
   'http-listen', 'advertise-http', 'unsafe-test-faults', 'promote-max-lag',
+  ...ADMISSION_FLAGS.map((f) => f.flag),
 ] as const;
-type Flag = (typeof FLAGS)[number];
+type Flag = string;
 
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
   let values: Record<string, string | boolean | string[] | undefined>;
@@ -184,6 +191,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const bumpRaw = values['bump-index'];
   if (typeof bumpRaw === 'string' && !forceNewCluster) throw new ConfigError('--bump-index goes with --force-new-cluster (or lockd restore)');
   const forceBumpIndex = parseBumpIndex(typeof bumpRaw === 'string' ? bumpRaw : undefined);
+  const admission = parseAdmission(get, int);
   return {
     id,
     listen,
@@ -209,7 +217,24 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(unsafeTestFaults === undefined ? {} : { unsafeTestFaults }),
     ...(unsafeNoFsync ? { unsafeNoFsync } : {}),
     ...(forceNewCluster ? { forceNewCluster, forceNewClusterAgain, forceBumpIndex } : {}),
+    admission,
   };
+}
+
+/**
+ * The admission flags (node/admission-settings.ts). A per-address or per-stream limit left at its
+ * default shrinks to a smaller total given; one given above its total is refused.
+ */
+function parseAdmission(get: (flag: string) => string | undefined, int: (flag: string, def: number, min: number, max: number) => number): AdmissionSettings {
+  const a = Object.fromEntries(ADMISSION_FLAGS.map((f) => [f.key, int(f.flag, f.def, f.min, f.max)])) as unknown as { -readonly [K in keyof AdmissionSettings]: number };
+  const within = (part: keyof AdmissionSettings, partFlag: string, whole: keyof AdmissionSettings, wholeFlag: string) => {
+    if (a[part] <= a[whole]) return;
+    if (get(partFlag) === undefined) a[part] = a[whole];
+    else throw new ConfigError(`--${partFlag} (${a[part]}) must not exceed --${wholeFlag} (${a[whole]})`);
+  };
+  within('maxConnectionsPerAddress', 'max-connections-per-address', 'maxConnections', 'max-connections');
+  within('streamOutboundBytes', 'max-stream-outbound-bytes', 'outboundBytes', 'max-outbound-bytes');
+  return a;
 }
 
 /** --bump-index (lockd restore, --force-new-cluster): an integer ≥ 0; absent: DEFAULT_BUMP (state-machine/rebase.ts says why). */

@@ -23,6 +23,8 @@ import { PRINCIPAL_HEADER, principalFromHeader, principalHeaderValue } from '../
 import { ANONYMOUS } from '../state-machine/index.js';
 import type { NodeConfig } from './config.js';
 import type { PeerDirectory } from './peer-directory.js';
+import type { ConnectionControl, PublicAdmission } from './public-admission.js';
+import { PublicPort } from './public-port.js';
 
 /** Request header a forwarding node sets (value: its member id). A call carrying it is served locally or fails. */
 export const FORWARDED_HEADER = 'lockd-forwarded';
@@ -50,6 +52,8 @@ export interface ServiceRegistry {
   addPublic(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
   /** Served on the public port, and to members on the peer port for forwarding. */
   addForwardable(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): void;
+  /** The public port's admission control (connections and calls); at most one, before the node binds. */
+  setAdmission(admission: PublicAdmission): ConnectionControl;
 }
 
 /** How long a stopping node lets open calls finish before it cuts them. */
@@ -88,6 +92,8 @@ function guarded(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImple
 export class Listeners {
   readonly publicServer: grpc.Server;
   readonly peerServer: grpc.Server;
+  private admission: PublicAdmission | undefined;
+  private readonly publicPort: PublicPort;
 
   constructor(
     private readonly config: NodeConfig,
@@ -98,7 +104,10 @@ export class Listeners {
     publicOptions: grpc.ServerOptions,
     peerOptions: grpc.ServerOptions,
   ) {
-    this.publicServer = new grpc.Server(publicOptions);
+    // The admission gate is the outermost interceptor of the public server: a call over a limit is
+    // refused on its headers, before any of its request is read.
+    this.publicServer = new grpc.Server({ ...publicOptions, interceptors: [...(publicOptions.interceptors ?? []), this.admissionGate] });
+    this.publicPort = new PublicPort(this.publicServer, () => this.admission);
     // The gate is the outermost interceptor (the last one listed wraps the others), so it sees the
     // call's metadata first.
     this.peerServer = new grpc.Server({ ...peerOptions, interceptors: [...(peerOptions.interceptors ?? []), this.forwardedGate] });
@@ -125,8 +134,52 @@ export class Listeners {
     });
   };
 
+  /**
+   * Asks admission about every public call when its headers arrive, and tells it when the call
+   * ends (its status sent, or cancelled: whichever comes first, once). The principal is the one the
+   * public guard derives (a call without one is admitted here and refused by the guard).
+   */
+  private readonly admissionGate: grpc.ServerInterceptor = (method, call) => {
+    const admission = this.admission;
+    if (!admission) return call as grpc.ServerInterceptingCall;
+    let release: (() => void) | undefined;
+    const ended = () => {
+      const r = release;
+      release = undefined;
+      r?.();
+    };
+    return new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            const who = this.security.clientPrincipal({ getAuthContext: () => call.getAuthContext() });
+            const { remoteAddress, remotePort } = call.getConnectionInfo();
+            const verdict = admission.admitCall({
+              path: method.path,
+              streaming: method.requestStream || method.responseStream,
+              principal: 'principal' in who ? who.principal : undefined,
+              connection: `${remoteAddress ?? ''}:${remotePort ?? ''}`,
+            });
+            if ('refused' in verdict) return call.sendStatus(verdict.refused);
+            release = verdict.release;
+            pass(metadata);
+          },
+          onCancel: ended,
+        }),
+      sendStatus: (status, next) => {
+        ended();
+        next(status);
+      },
+    });
+  };
+
   get registry(): ServiceRegistry {
     return {
+      setAdmission: (admission) => {
+        if (this.admission) throw new Error('the public port already has its admission control');
+        this.admission = admission;
+        return { closeConnection: (peer) => this.publicPort.closeConnection(peer) };
+      },
       addPublic: (service, impl) => this.publicServer.addService(service, guarded(service, impl, this.publicGuard)),
       addForwardable: (service, impl) => {
         this.publicServer.addService(service, guarded(service, impl, this.publicGuard));
@@ -178,13 +231,14 @@ export class Listeners {
   async bind(): Promise<{ clientPort: number; peerPort: number }> {
     const bindOne = (server: grpc.Server, address: string, creds: grpc.ServerCredentials) =>
       new Promise<number>((resolve, reject) => server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p))));
-    const clientPort = await bindOne(this.publicServer, this.config.listen, this.security.serverCredentials('client')).catch((e: Error) => {
+    const clientPort = await this.publicPort.listen(this.config.listen, this.security.serverCredentials('client')).catch((e: Error) => {
       throw new Error(`cannot listen on --listen ${this.config.listen}: ${e.message}`);
     });
     try {
       const peerPort = await bindOne(this.peerServer, this.config.peerListen, this.security.serverCredentials('peer'));
       return { clientPort, peerPort };
     } catch (e) {
+      this.publicPort.destroy();
       this.publicServer.forceShutdown();
       throw new Error(`cannot listen on --peer-listen ${this.config.peerListen}: ${(e as Error).message}`);
     }
@@ -196,11 +250,13 @@ export class Listeners {
    * would wait for it forever (a SIGTERM then never stopped the node).
    */
   async shutdown(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+    this.publicPort.close();
     await Promise.all(
       [this.publicServer, this.peerServer].map(
         (s) =>
           new Promise<void>((resolve) => {
             const timer = setTimeout(() => {
+              if (s === this.publicServer) this.publicPort.destroy();
               s.forceShutdown();
               resolve();
             }, graceMs);

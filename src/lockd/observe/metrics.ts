@@ -11,6 +11,7 @@ import type { EventBus } from './bus.js';
 import type { ObservedEvent } from './events.js';
 import { MESSAGE_TYPES, type LoopCounters } from './loop-counters.js';
 import { WATCH_MS } from './stall-watch.js';
+import { admissionMetrics, type ObservedLimit } from './admission-metrics.js';
 
 /** Events the metrics reader may fall behind by before it loses some (it never should: it only counts). */
 const METRICS_QUEUE = 100_000;
@@ -32,7 +33,8 @@ export class NodeMetrics {
   private leadership = '';
   private readonly close_: () => void;
 
-  constructor(ctx: ObservedNode, bus: EventBus) {
+  /** `limits`: the client port's admission limits (api/admission/), when the node has them. */
+  constructor(ctx: ObservedNode, bus: EventBus, limits?: () => readonly ObservedLimit[]) {
     const r = this.registry;
     r.setDefaultLabels({ node: ctx.config.id });
     collectDefaultMetrics({ register: r });
@@ -64,6 +66,7 @@ export class NodeMetrics {
     this.fenceRejected = new Counter({ name: 'lockd_fence_rejected_total', help: 'Fenced writes and deletes refused (reason stale: token below the key\'s highest).', labelNames: ['reason'], registers });
     loopCounters(ctx.observe.source.counters, registers);
     loopTiming(ctx, registers);
+    if (limits) admissionMetrics(limits, registers);
     this.lost = new Counter({ name: 'lockd_observe_events_lost_total', help: 'Observation events dropped because a reader fell behind.', labelNames: ['reader'], registers });
     // Levels as of the start (a restored node begins at its snapshot); events move them from here.
     this.term.set(st.term);

@@ -83,6 +83,9 @@ export function peerChannelOptions(backoff: Backoff): grpc.ChannelOptions {
 /** Server options the node's grpc.Server needs for peer traffic (whole messages up to 64 MiB). */
 export const PEER_SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  // Fixed, whatever --max-streams-per-connection says of the client port: members spread what they
+  // forward over a few connections (api/forwarder.ts), and the peer port serves members only.
+  'grpc.max_concurrent_streams': 4096,
 };
 
 export class PeerTransport {

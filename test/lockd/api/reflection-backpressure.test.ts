@@ -30,6 +30,9 @@ describe('reflection: backpressure on a client that does not read', function () 
       addForwardable: () => {
         throw new Error('reflection is public only');
       },
+      setAdmission: () => {
+        throw new Error('reflection sets no admission control');
+      },
     };
     registerReflection(counting);
     const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));

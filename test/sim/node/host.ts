@@ -77,6 +77,11 @@ class CapturingRegistry implements ServiceRegistry, SimServer {
     this.add(service, impl, true);
   }
 
+  /** The simulated network has no sockets or HTTP/2 calls to admit, nor connections to close. */
+  setAdmission(): { closeConnection(): boolean } {
+    return { closeConnection: () => false };
+  }
+
   private add(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation, forwardable: boolean): void {
     for (const [name, def] of Object.entries(service)) {
       const own = (impl[name] ?? impl[def.originalName ?? '']) as Served['handler'] | undefined;
