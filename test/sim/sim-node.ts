@@ -148,7 +148,6 @@ export class SimNode {
     if (!decision.ok) return decision.reason;
     if (decision.record) this.disk.voters = decision.record;
     const loaded = this.load(decision.record);
-    if (!loaded.ok) return loaded.reason;
     const s = this.settings;
     this.incarnation++;
     this.voters = decision.voters;
@@ -287,10 +286,10 @@ export class SimNode {
   /**
    * Read the data dir through the real loader (sim-load.ts), after the bit flip drawn for this start. A fresh
    * one first gets its identity and voters (`record`) as the simulator's bootstrap writes them. A store the
-   * loader refuses is repaired by the simulated operator (the node stays down till its next start); one it
-   * accepts must hold exactly what was written.
+   * loader refuses (the fail-stop) is repaired by the simulated operator and read again; one it accepts must
+   * hold exactly what was written.
    */
-  private load(record: readonly NodeId[] | undefined): { ok: true; verified: Verified } | { ok: false; reason: string } {
+  private load(record: readonly NodeId[] | undefined): { ok: true; verified: Verified } {
     const kv = this.disk.kv;
     if (record) {
       kv.writeSync([
@@ -303,12 +302,14 @@ export class SimNode {
       if (key) this.hooks.diskFault?.(this, 'bit-flip', key);
     }
     const bug = this.settings.diskBug === 'torn-record-accepted' ? this.settings.diskBug : undefined;
-    const r = loadSimDir(kv, this.id, [], bug);
+    let r = loadSimDir(kv, this.id, [], bug);
     if (!r.ok) {
       if (!kv.damaged) throw new Error(`sim: ${this.id}: the loader refused an undamaged data dir: ${r.error.message}`);
+      // Fail-stop with the loader's error; the simulated operator restores the store and starts the node again.
       this.hooks.diskFault?.(this, 'start-refused', r.error.message);
       kv.repair();
-      return { ok: false, reason: r.error.message };
+      r = loadSimDir(kv, this.id, [], bug);
+      if (!r.ok) throw new Error(`sim: ${this.id}: the loader refused the repaired data dir: ${r.error.message}`);
     }
     const problem = integrityProblem(r.verified, this.disk.cached);
     if (problem) fail('Storage Integrity', this.id, `started on a data dir that does not hold what was written: ${problem}`);
