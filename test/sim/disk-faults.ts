@@ -17,7 +17,7 @@ export interface DiskFaults {
 export function drawDiskFaults(prng: Prng): DiskFaults {
   return {
     tornWrite: prng.pick([0.5, 1]),
-    bitFlip: prng.pick([0.05, 0.2, 0.5]),
+    bitFlip: prng.pick([0.2, 0.4, 0.7]),
     writeError: prng.pick([0, 0.0005, 0.002]),
   };
 }

@@ -313,6 +313,7 @@ export class SimNode {
     }
     const problem = integrityProblem(r.verified, this.disk.cached);
     if (problem) fail('Storage Integrity', this.id, `started on a data dir that does not hold what was written: ${problem}`);
+    if (kv.damaged) this.hooks.diskFault?.(this, 'damage-unseen', 'damage that changed nothing the loader reads');
     if (kv.damaged) kv.repair(); // damage the loader could not see and that changed nothing it reads (e.g. a torn value rewritten later)
     return { ok: true, verified: r.verified };
   }
