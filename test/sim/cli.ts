@@ -21,9 +21,10 @@ import { SCHEDULES, type Schedule } from './swarm.js';
 import { plantedRuns } from './planted.js';
 import { catchRates, catchRatesJson, formatCatchRates } from './catch-rates.js';
 
-export const BUGS: readonly (PlantedBug | DiskBug)[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit',
-  'torn-record-accepted', 'ack-before-sync'];
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUGS.join('|')}] ` +
+export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
+/** `--bug` also takes the storage layer's bugs (adapters of the simulated disk: sim-storage.ts, sim-load.ts), as `--disk-bug`. */
+const BUG_FLAG_NAMES: readonly string[] = [...BUGS, ...DISK_BUGS.filter((b) => b !== 'ignore-sync')];
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUG_FLAG_NAMES.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--schedule ${SCHEDULES.join('|')}] [--sim-bug ${SIM_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]\n` +
   `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W]`;
@@ -85,8 +86,7 @@ function parse(argv: string[]): Args {
         break;
       }
       case '--bug':
-        if (!BUGS.includes(v as PlantedBug)) throw new Error(`--bug must be one of ${BUGS.join(', ')}, got ${v ?? 'nothing'}`);
-        // The storage layer's bugs are adapters of the simulated disk (sim-storage.ts, sim-load.ts), the rest the core's.
+        if (!BUG_FLAG_NAMES.includes(v ?? '')) throw new Error(`--bug must be one of ${BUG_FLAG_NAMES.join(', ')}, got ${v ?? 'nothing'}`);
         if (DISK_BUGS.includes(v as DiskBug)) opts.diskBug = v as DiskBug;
         else opts.plantedBug = v as PlantedBug;
         i++;
