@@ -10,7 +10,7 @@ export interface DiskFaults {
   readonly tornWrite: number;
   /** Chance, per start, that one bit of one stored value flipped while the node was down. */
   readonly bitFlip: number;
-  /** Chance, per write, that it fails (EIO or ENOSPC): nothing written, the node stops. */
+  /** Chance, per write, that it fails (EIO or ENOSPC): nothing written, the node stops (swarm schedule only: NodeSettings.writeErrors). */
   readonly writeError: number;
 }
 

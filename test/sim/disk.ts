@@ -148,16 +148,17 @@ export class Disk {
   /**
    * Power lost: the synced part and a random prefix of the unsynced writes remain. With `tear`, the first
    * write lost (the next unsynced one, else `inflight`, the one the process was writing) lands torn on the
-   * byte store (the images, the writes a correct recovery keeps, do not have it). Returns the writes lost.
+   * byte store (the images, the writes a correct recovery keeps, do not have it), where it tears drawn from
+   * `tearPrng` (the disk faults' own stream, so a tear changes no other draw of the run). Returns the writes lost.
    */
-  powerCut(prng: Prng, tear = false, inflight?: DiskWrite): { lost: number; torn: boolean } {
+  powerCut(prng: Prng, tear = false, inflight?: DiskWrite, tearPrng: Prng = prng): { lost: number; torn: boolean } {
     const kept = prng.range(0, this.unsynced.length);
     for (const u of this.unsynced.slice(0, kept)) this.synced.apply(u.w);
     const lost = this.unsynced.length - kept;
     let tornOps: readonly BatchOp[] | undefined;
     if (tear) tornOps = kept < this.unsynced.length ? this.unsynced[kept].ops : inflight && plannable(this.synced, inflight);
     this.unsynced = [];
-    const torn = this.kv.powerCut(kept, prng, tornOps);
+    const torn = this.kv.powerCut(kept, tearPrng, tornOps);
     this.cached = this.synced.clone();
     this.lostToPowerCuts += lost;
     return { lost, torn };

@@ -6,7 +6,8 @@
 // anything else is a node serving state that was never written, the check 'Storage Integrity'.
 //
 // Planted bug 'torn-record-accepted' (an adapter of this loader, never in src/): records whose CRC fails
-// are resealed before the loader sees them, so a torn or flipped value is taken as valid.
+// are resealed before the loader sees them, so a torn or flipped value is taken as valid. The start path's
+// 'skip-voter-check' (voters.ts) reads no stored configuration here (see loadSimDir).
 
 import { crc32 } from 'node:zlib';
 import { DataDirError } from '../../src/lockd/storage/errors.js';
@@ -15,6 +16,7 @@ import { type DirContents, type Verified, verifyDataDir } from '../../src/lockd/
 import type { NodeId } from '../../src/raft/types.js';
 import type { LogImage } from './disk.js';
 import type { SimKv } from './sim-kv.js';
+import type { StartBug } from './voters.js';
 
 export type LoadBug = 'torn-record-accepted';
 
@@ -43,13 +45,20 @@ export function readSimDir(kv: SimKv): DirContents {
 
 export type SimLoad = { readonly ok: true; readonly verified: Verified } | { readonly ok: false; readonly error: DataDirError };
 
-/** Load `node`'s data dir as a real start would (voters: what --peers names; [] skips the voter check). */
-export function loadSimDir(kv: SimKv, node: NodeId, voters: readonly NodeId[], bug?: LoadBug): SimLoad {
+/**
+ * Load `node`'s data dir as a real start would (voters: what --peers names; [] skips the voter check).
+ * `startBug` 'skip-voter-check' (voters.ts) is the start path before the voter check existed, when no data dir
+ * recorded its voters: the loader sees no stored configuration (and records none), so it cannot compare the
+ * voters of a snapshot the bug's wrong set wrote with the ones the dir was made for.
+ */
+export function loadSimDir(kv: SimKv, node: NodeId, voters: readonly NodeId[], bug?: LoadBug, startBug?: StartBug): SimLoad {
   let contents = readSimDir(kv);
   if (bug === 'torn-record-accepted') contents = resealed(contents);
+  if (startBug === 'skip-voter-check') contents = { ...contents, config: undefined };
   try {
     const verified = verifyDataDir(contents, `(${node}'s simulated data dir)`, { clusterId: SIM_CLUSTER, nodeId: node }, voters, SIM_WRITER);
-    if (verified.writes.length > 0) kv.writeSync(verified.writes, true);
+    const writes = startBug === 'skip-voter-check' ? verified.writes.filter((w) => w.key !== CONFIG_KEY) : verified.writes;
+    if (writes.length > 0) kv.writeSync(writes, true);
     return { ok: true, verified };
   } catch (e) {
     if (e instanceof DataDirError) return { ok: false, error: e };

@@ -71,6 +71,14 @@ export interface NodeSettings {
   /** A disk write reaches the disk 0..diskDelayMax steps after it is issued (in order). */
   readonly diskDelayMax: number;
   readonly diskBug?: DiskBug;
+  /**
+   * The disk may fail writes (EIO/ENOSPC, at the rate disk-faults.ts draws for the node): only the swarm schedule
+   * switches them on. A failed write stops the node and restarts it later, a crash the fault schedule did not
+   * draw, so it moves everything after it; the default schedule keeps its runs as they were (its seeds, which
+   * npm test runs, replay the same world with the same crashes), and its disk faults are the ones that change
+   * no timing: tears and bit flips, refused and repaired at the next start.
+   */
+  readonly writeErrors?: boolean;
   readonly startBug?: StartBug;
   readonly simBug?: SimBug;
 }
@@ -159,7 +167,7 @@ export class SimNode {
       queued: () => {
         if (this.crashAt === 'before-persist') throw new SimCrash('before-persist');
       },
-      writeError: () => (this.calm ? undefined : drawWriteError(this.diskPrng, this.diskFaults)),
+      writeError: () => (this.calm || !s.writeErrors ? undefined : drawWriteError(this.diskPrng, this.diskFaults)),
       snapshotSaved: (snap) => this.hooks.appSnapshot(this, snap),
     });
     this.storage = storage;
@@ -251,7 +259,7 @@ export class SimNode {
     let unsynced = 0;
     if (powerCut) {
       const tear = !this.calm && this.diskPrng.chance(this.diskFaults.tornWrite);
-      const cut = this.disk.powerCut(this.prng, tear, head);
+      const cut = this.disk.powerCut(this.prng, tear, head, this.diskPrng);
       unsynced = cut.lost;
       if (cut.torn) this.hooks.diskFault?.(this, 'torn-write', 'the first write the power cut lost landed torn');
     }
@@ -302,13 +310,14 @@ export class SimNode {
       if (key) this.hooks.diskFault?.(this, 'bit-flip', key);
     }
     const bug = this.settings.diskBug === 'torn-record-accepted' ? this.settings.diskBug : undefined;
-    let r = loadSimDir(kv, this.id, [], bug);
+    const startBug = this.settings.startBug;
+    let r = loadSimDir(kv, this.id, [], bug, startBug);
     if (!r.ok) {
       if (!kv.damaged) throw new Error(`sim: ${this.id}: the loader refused an undamaged data dir: ${r.error.message}`);
       // Fail-stop with the loader's error; the simulated operator restores the store and starts the node again.
       this.hooks.diskFault?.(this, 'start-refused', r.error.message);
       kv.repair();
-      r = loadSimDir(kv, this.id, [], bug);
+      r = loadSimDir(kv, this.id, [], bug, startBug);
       if (!r.ok) throw new Error(`sim: ${this.id}: the loader refused the repaired data dir: ${r.error.message}`);
     }
     const problem = integrityProblem(r.verified, this.disk.cached);

@@ -79,7 +79,8 @@ export function swarmProfile(drawn: Profile, prng: Prng, fixedNodes: ClusterShap
     ...p,
     nodes: n,
     maxDown: p.maxDown >= p.nodes ? n : Math.max(1, Math.floor((n - 1) / 2)),
-    node: { ...p.node, checkQuorum: prng.chance(0.5), preVote },
+    // The disk fails writes too (EIO/ENOSPC: sim-node.ts NodeSettings.writeErrors), at the rate drawn per node.
+    node: { ...p.node, checkQuorum: prng.chance(0.5), preVote, writeErrors: true },
     misconfigRate: prng.pick([0, 0.2, 0.5]),
     partitionRate: off(p.partitionRate || 0.01),
     crashRate: off(p.crashRate || 0.005),
