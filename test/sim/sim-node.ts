@@ -138,7 +138,8 @@ export class SimNode {
     /** The lock app, when the run drives it (its state is rebuilt on every start, like the hash chain's). */
     readonly lock?: LockReplica,
   ) {
-    this.diskPrng = prng.fork(`disk-faults ${id}`);
+    // split, not fork: a fork draws from the node's stream, which would move every later draw of the run.
+    this.diskPrng = prng.split(`disk-faults ${id}`);
     this.diskFaults = drawDiskFaults(this.diskPrng);
   }
 
