@@ -374,6 +374,7 @@ export class FaultSchedule {
   /** After a calm window (swarm schedule): the faults go on. */
   resume(): void {
     this.calm = false;
+    for (const node of this.world.nodes) node.resumeFaults();
   }
 
   /** Final phase (or a calm window): heal the network, restart everyone, no more faults. */

@@ -292,6 +292,11 @@ export class SimNode {
     this.calm = true;
   }
 
+  /** After a calm window (swarm schedule): the disk's faults strike again (disarm stopped them). */
+  resumeFaults(): void {
+    this.calm = false;
+  }
+
   /**
    * Read the data dir through the real loader (sim-load.ts), after the bit flip drawn for this start. A fresh
    * one first gets its identity and voters (`record`) as the simulator's bootstrap writes them. A store the
