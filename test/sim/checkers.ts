@@ -14,6 +14,7 @@ export type CheckName =
   | 'Leader Completeness' // a committed entry is in the log of every leader of a later term
   | 'State Machine Safety' // every node applies a prefix of one history
   | 'Commit Monotonic' // a node's commit index (and term) never go back, across restarts too
+  | 'Storage Integrity' // a node starts only on what was written to its data dir: a torn or flipped record is refused (sim-load.ts)
   | 'Durability' // nothing is acknowledged (or applied) before it is synced on the node's disk
   | 'Ack Matches Leader' // an acknowledged index is in the leader's log, with the leader's term there
   | 'Linearizable Read' // a read served by any node that believes it leads sees every write committed before it was asked

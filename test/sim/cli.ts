@@ -22,7 +22,9 @@ import { plantedRuns } from './planted.js';
 import { catchRates, catchRatesJson, formatCatchRates } from './catch-rates.js';
 
 export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUGS.join('|')}] ` +
+/** `--bug` also takes the storage layer's bugs (adapters of the simulated disk: sim-storage.ts, sim-load.ts), as `--disk-bug`. */
+const BUG_FLAG_NAMES: readonly string[] = [...BUGS, ...DISK_BUGS.filter((b) => b !== 'ignore-sync')];
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUG_FLAG_NAMES.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--schedule ${SCHEDULES.join('|')}] [--sim-bug ${SIM_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]\n` +
   `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W]`;
@@ -84,8 +86,9 @@ function parse(argv: string[]): Args {
         break;
       }
       case '--bug':
-        if (!BUGS.includes(v as PlantedBug)) throw new Error(`--bug must be one of ${BUGS.join(', ')}, got ${v ?? 'nothing'}`);
-        opts.plantedBug = v as PlantedBug;
+        if (!BUG_FLAG_NAMES.includes(v ?? '')) throw new Error(`--bug must be one of ${BUG_FLAG_NAMES.join(', ')}, got ${v ?? 'nothing'}`);
+        if (DISK_BUGS.includes(v as DiskBug)) opts.diskBug = v as DiskBug;
+        else opts.plantedBug = v as PlantedBug;
         i++;
         break;
       case '--app':
@@ -194,6 +197,7 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
       `(${sum((r) => r.stats.lostBatches)} with writes in flight, ${sum((r) => r.stats.lostWrites)} writes lost), ` +
       `${sum((r) => r.stats.powerCuts)} power cuts (${sum((r) => r.stats.unsyncedLost)} unsynced writes lost), ` +
       `${sum((r) => r.stats.misconfiguredStarts)} starts with a wrong --peers (${sum((r) => r.stats.refusedStarts)} refused), ` +
+      `disk faults ${['torn-write', 'bit-flip', 'write-error', 'start-refused', 'damage-unseen'].map((k) => `${sum((r) => r.stats.diskFaults[k] ?? 0)} ${k}`).join(', ')}, ` +
       `${sum((r) => r.stats.partitions)} partitions, ` +
       `${sum((r) => r.stats.sent)} messages (${sum((r) => r.stats.dropped)} lost), ${sum((r) => r.stats.proposals)} proposals accepted, ` +
       `${sum((r) => r.stats.committed)} entries committed, ${sum((r) => r.stats.appSnapshots)} app snapshots, ` +

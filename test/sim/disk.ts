@@ -9,7 +9,10 @@
 
 import { MemoryStorage } from '../../src/raft/memory-storage.js';
 import { EMPTY_SNAPSHOT, type Entry, type HardState, type NodeId, type Snapshot } from '../../src/raft/types.js';
+import { planCompact, planPersist } from '../../src/lockd/storage/batch-plan.js';
+import type { BatchOp } from '../../src/lockd/storage/kv.js';
 import type { Prng } from './prng.js';
+import { SimKv } from './sim-kv.js';
 
 export type DiskWrite =
   /** A Ready batch's durable parts. */
@@ -98,13 +101,25 @@ export class LogImage {
   }
 }
 
+/** The write plans of LevelStorage over an image: the ops it would write, given what the disk holds. */
+export function planWrite(img: LogImage, w: DiskWrite): readonly BatchOp[] {
+  const shape = { offset: img.snapshotIndex, last: img.lastIndex(), term: (i: number) => img.term(i) };
+  if (w.kind === 'compact') return planCompact(shape, w.snapshot) ?? [];
+  return planPersist(shape, w).ops;
+}
+
 export class Disk {
   /** What survives a power cut. */
   synced = new LogImage();
   /** What survives a process crash: every write handed to the OS. */
   cached = new LogImage();
-  /** Writes in `cached` that are not in `synced` yet, oldest first. */
-  private unsynced: DiskWrite[] = [];
+  /**
+   * The same data dir as bytes: the records LevelStorage writes (sim-kv.ts). The images above are the
+   * simulator's knowledge of what was written; this is what a starting node reads, through the real loader.
+   */
+  readonly kv = new SimKv();
+  /** Writes in `cached` that are not in `synced` yet, oldest first, with their ops. */
+  private unsynced: { w: DiskWrite; ops: readonly BatchOp[] }[] = [];
   /** The voter set recorded when the data dir was created (undefined: never started). */
   voters: readonly NodeId[] | undefined;
   /** Writes, synced writes, and unsynced writes lost to power cuts, for the stats. */
@@ -112,27 +127,49 @@ export class Disk {
   syncs = 0;
   lostToPowerCuts = 0;
 
+  /** One batch, as LevelStorage writes it. Throws KvWriteError (nothing written) if the disk refuses it. */
   write(w: DiskWrite): void {
+    const ops = planWrite(this.cached, w);
+    this.kv.writeSync(ops, w.sync);
     this.writes++;
     this.cached.apply(w);
-    if (!w.sync) {
-      this.unsynced.push(w);
-      return;
-    }
-    this.syncs++;
-    for (const u of this.unsynced) this.synced.apply(u);
-    this.unsynced = [];
-    this.synced.apply(w);
+    this.unsynced.push({ w, ops });
+    if (w.sync) this.sync();
   }
 
-  /** Power lost: the synced part and a random prefix of the unsynced writes remain. Returns the writes lost. */
-  powerCut(prng: Prng): number {
-    const kept = prng.range(0, this.unsynced.length);
-    for (const u of this.unsynced.slice(0, kept)) this.synced.apply(u);
-    const lost = this.unsynced.length - kept;
+  /** An fsync: every earlier write becomes durable. */
+  sync(): void {
+    this.syncs++;
+    this.kv.sync();
+    for (const u of this.unsynced) this.synced.apply(u.w);
     this.unsynced = [];
+  }
+
+  /**
+   * Power lost: the synced part and a random prefix of the unsynced writes remain. With `tear`, the first
+   * write lost (the next unsynced one, else `inflight`, the one the process was writing) lands torn on the
+   * byte store (the images, the writes a correct recovery keeps, do not have it), where it tears drawn from
+   * `tearPrng` (the disk faults' own stream, so a tear changes no other draw of the run). Returns the writes lost.
+   */
+  powerCut(prng: Prng, tear = false, inflight?: DiskWrite, tearPrng: Prng = prng): { lost: number; torn: boolean } {
+    const kept = prng.range(0, this.unsynced.length);
+    for (const u of this.unsynced.slice(0, kept)) this.synced.apply(u.w);
+    const lost = this.unsynced.length - kept;
+    let tornOps: readonly BatchOp[] | undefined;
+    if (tear) tornOps = kept < this.unsynced.length ? this.unsynced[kept].ops : inflight && plannable(this.synced, inflight);
+    this.unsynced = [];
+    const torn = this.kv.powerCut(kept, tearPrng, tornOps);
     this.cached = this.synced.clone();
     this.lostToPowerCuts += lost;
-    return lost;
+    return { lost, torn };
+  }
+}
+
+/** The ops of a write still in flight, if it fits the image (else it is simply lost). */
+function plannable(img: LogImage, w: DiskWrite): readonly BatchOp[] | undefined {
+  try {
+    return planWrite(img, w);
+  } catch {
+    return undefined;
   }
 }

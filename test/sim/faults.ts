@@ -191,7 +191,7 @@ export function describeProfile(p: Profile): string {
     `drop ${p.weather.map((w) => w.dropRate).join('/')}`,
     `partitions ${p.partitionRate}`,
     `crashes ${p.crashRate} (power cuts ${p.powerCutShare}${p.maxDown === p.nodes && p.clusterPowerCutRate > 0 ? `, cluster ${p.clusterPowerCutRate}` : ''})`,
-    `disk delay ≤${s.diskDelayMax}`,
+    `disk delay ≤${s.diskDelayMax}${s.writeErrors ? " (write errors)" : ""}`,
     p.misconfigRate > 0 ? `wrong --peers ${p.misconfigRate}` : '',
     `propose ${p.proposeRate}`,
     s.plantedBug ? `PLANTED ${s.plantedBug}` : '',
@@ -374,6 +374,7 @@ export class FaultSchedule {
   /** After a calm window (swarm schedule): the faults go on. */
   resume(): void {
     this.calm = false;
+    for (const node of this.world.nodes) node.resumeFaults();
   }
 
   /** Final phase (or a calm window): heal the network, restart everyone, no more faults. */

@@ -72,6 +72,8 @@ export interface SimStats {
   /** Restarts whose --peers named other voters than the data dir was made with, and how many were refused. */
   misconfiguredStarts: number;
   refusedStarts: number;
+  /** The disk's faults (sim-kv.ts): torn writes, bit flips, failed writes, and starts the loader refused on a damaged store. */
+  diskFaults: Record<string, number>;
   partitions: number;
   sent: number;
   delivered: number;
@@ -176,7 +178,7 @@ class Sim implements DriverHooks, World, LockDriver {
   private snapReports: { from: NodeId; to: NodeId; ok: boolean }[] = [];
   private readonly stats: SimStats = {
     leaderTerms: 0, doubleVotes: 0, oldTermCommits: 0, crashes: 0, lostBatches: 0, lostWrites: 0, powerCuts: 0, unsyncedLost: 0,
-    misconfiguredStarts: 0, refusedStarts: 0, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
+    misconfiguredStarts: 0, refusedStarts: 0, diskFaults: {}, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
     committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAskedOfStaleLeaders: 0, readsAnswered: 0, transfers: 0,
     healToLeaderSteps: -1, proposeToAppliedSteps: -1, heals: 0, replays: 0, pauses: 0,
   };
@@ -738,6 +740,11 @@ class Sim implements DriverHooks, World, LockDriver {
       fail('Snapshot Config', node.id, `snapshot at ${md.index} names voters ${md.voters.join(',')} for entry ${ci}, which committed voters ${committed}`);
     }
     this.trace.event(this.now, 'app-snapshot', node.id, snap.metadata.index, snap.metadata.term);
+  }
+
+  diskFault(node: SimNode, what: string, detail: string): void {
+    this.stats.diskFaults[what] = (this.stats.diskFaults[what] ?? 0) + 1;
+    this.trace.event(this.now, 'disk-fault', node.id, what, detail);
   }
 
   crashed(node: SimNode, kind: CrashKind, lost: { inflight: number; unsynced: number; powerCut: boolean }): void {

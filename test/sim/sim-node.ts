@@ -12,6 +12,13 @@ import { Disk } from './disk.js';
 import type { LockReplica } from './lock-app.js';
 import type { Prng } from './prng.js';
 import { SimStorage, type DiskBug } from './sim-storage.js';
+import { fail } from './checkers.js';
+import { type DiskFaults, drawDiskFaults, drawWriteError } from './disk-faults.js';
+import { KvWriteError } from './sim-kv.js';
+import { SIM_CLUSTER, SIM_WRITER, integrityProblem, loadSimDir } from './sim-load.js';
+import { CONFIG_KEY, IDENTITY_KEY } from '../../src/lockd/storage/keys.js';
+import { mirrorOf, type Verified } from '../../src/lockd/storage/load.js';
+import { encodeConfiguration, encodeIdentity } from '../../src/lockd/storage/records.js';
 import { startVoters, type StartBug } from './voters.js';
 
 /**
@@ -25,7 +32,7 @@ export const SIM_BUGS: readonly SimBug[] = ['read-before-apply', 'snapshot-effec
 
 /** Where, inside one batch of the driver loop, a crash may strike. */
 export type CrashPoint = 'before-persist' | 'after-persist' | 'after-send';
-export type CrashKind = CrashPoint | 'between-steps';
+export type CrashKind = CrashPoint | 'between-steps' | 'disk-error';
 
 /** What the runner (checks, network, trace) gets to see of a node's driver loop, in order. */
 export interface DriverHooks {
@@ -40,6 +47,8 @@ export interface DriverHooks {
   applied(node: SimNode, e: Entry, data: string, before: AppState): void;
   appSnapshot(node: SimNode, snap: Snapshot): void;
   crashed(node: SimNode, kind: CrashKind, lost: { inflight: number; unsynced: number; powerCut: boolean }): void;
+  /** The disk's faults, as they strike (a torn write, a bit flip, a failed write, a start refused on a damaged store). */
+  diskFault?(node: SimNode, what: string, detail: string): void;
 }
 
 export interface NodeSettings {
@@ -62,13 +71,21 @@ export interface NodeSettings {
   /** A disk write reaches the disk 0..diskDelayMax steps after it is issued (in order). */
   readonly diskDelayMax: number;
   readonly diskBug?: DiskBug;
+  /**
+   * The disk may fail writes (EIO/ENOSPC, at the rate disk-faults.ts draws for the node): only the swarm schedule
+   * switches them on. A failed write stops the node and restarts it later, a crash the fault schedule did not
+   * draw, so it moves everything after it; the default schedule keeps its runs as they were (its seeds, which
+   * npm test runs, replay the same world with the same crashes), and its disk faults are the ones that change
+   * no timing: tears and bit flips, refused and repaired at the next start.
+   */
+  readonly writeErrors?: boolean;
   readonly startBug?: StartBug;
   readonly simBug?: SimBug;
 }
 
 /** Thrown from inside the loop to crash the node at a CrashPoint; caught where the runner entered the loop. */
 class SimCrash extends Error {
-  constructor(readonly point: CrashPoint) {
+  constructor(readonly point: CrashPoint | 'disk-error') {
     super(`sim crash ${point}`);
   }
 }
@@ -104,6 +121,10 @@ export class SimNode {
   pausedUntil = 0;
   /** During this pause, messages sent to it are lost (its peers' connections time out) instead of waiting. */
   pauseDropsInbound = false;
+  /** The disk's faults for this run, drawn from their own stream (disk-faults.ts); none once calm. */
+  private readonly diskFaults: DiskFaults;
+  private readonly diskPrng: Prng;
+  private calm = false;
 
   constructor(
     readonly id: NodeId,
@@ -116,7 +137,11 @@ export class SimNode {
     private readonly now: () => number,
     /** The lock app, when the run drives it (its state is rebuilt on every start, like the hash chain's). */
     readonly lock?: LockReplica,
-  ) {}
+  ) {
+    // split, not fork: a fork draws from the node's stream, which would move every later draw of the run.
+    this.diskPrng = prng.split(`disk-faults ${id}`);
+    this.diskFaults = drawDiskFaults(this.diskPrng);
+  }
 
   get up(): boolean {
     return this.loop !== undefined;
@@ -131,10 +156,11 @@ export class SimNode {
     const decision = startVoters(this.id, this.disk.voters, named, this.settings.startBug);
     if (!decision.ok) return decision.reason;
     if (decision.record) this.disk.voters = decision.record;
+    const loaded = this.load(decision.record);
     const s = this.settings;
     this.incarnation++;
     this.voters = decision.voters;
-    const storage = new SimStorage(this.disk, this.disk.cached, this.voters, {
+    const storage = new SimStorage(this.disk, mirrorOf(loaded.verified, this.voters), {
       now: this.now,
       latency: () => (s.diskDelayMax > 0 ? this.prng.range(0, s.diskDelayMax) : 0),
       compactKeep: s.compactKeep,
@@ -142,6 +168,7 @@ export class SimNode {
       queued: () => {
         if (this.crashAt === 'before-persist') throw new SimCrash('before-persist');
       },
+      writeError: () => (this.calm || !s.writeErrors ? undefined : drawWriteError(this.diskPrng, this.diskFaults)),
       snapshotSaved: (snap) => this.hooks.appSnapshot(this, snap),
     });
     this.storage = storage;
@@ -192,6 +219,12 @@ export class SimNode {
       // Everything the loop catches comes back out: a SimCrash to runTurn/completeWrites, a Violation or an
       // invariant error to the runner, which reports it.
       onFatal: (e) => {
+        if (e instanceof KvWriteError) {
+          // Fail-stop on a failed write (LevelStorage rejects, the driver stops the node); it starts again later.
+          this.hooks.diskFault?.(this, 'write-error', e.message);
+          this.restartAt = this.now() + this.diskPrng.range(5, 40);
+          throw new SimCrash('disk-error');
+        }
         throw e;
       },
       observer: {
@@ -215,6 +248,7 @@ export class SimNode {
   /** Lose everything not on disk; with a power cut, also the disk's unsynced writes (a random tail of them). */
   crash(kind: CrashKind, powerCut = false): void {
     const inflight = this.storage?.inflight ?? 0;
+    const head = this.storage?.head;
     this.loop = undefined;
     this.storage = undefined;
     this.pausedUntil = 0;
@@ -223,7 +257,13 @@ export class SimNode {
     this.crashAt = undefined;
     this.role = 'follower';
     this.leader = '';
-    const unsynced = powerCut ? this.disk.powerCut(this.prng) : 0;
+    let unsynced = 0;
+    if (powerCut) {
+      const tear = !this.calm && this.diskPrng.chance(this.diskFaults.tornWrite);
+      const cut = this.disk.powerCut(this.prng, tear, head, this.diskPrng);
+      unsynced = cut.lost;
+      if (cut.torn) this.hooks.diskFault?.(this, 'torn-write', 'the first write the power cut lost landed torn');
+    }
     this.hooks.crashed(this, kind, { inflight, unsynced, powerCut });
   }
 
@@ -249,6 +289,48 @@ export class SimNode {
   /** Forget a crash drawn for the batch under way (the calm phase has no faults). */
   disarm(): void {
     this.crashAt = undefined;
+    this.calm = true;
+  }
+
+  /** After a calm window (swarm schedule): the disk's faults strike again (disarm stopped them). */
+  resumeFaults(): void {
+    this.calm = false;
+  }
+
+  /**
+   * Read the data dir through the real loader (sim-load.ts), after the bit flip drawn for this start. A fresh
+   * one first gets its identity and voters (`record`) as the simulator's bootstrap writes them. A store the
+   * loader refuses (the fail-stop) is repaired by the simulated operator and read again; one it accepts must
+   * hold exactly what was written.
+   */
+  private load(record: readonly NodeId[] | undefined): { ok: true; verified: Verified } {
+    const kv = this.disk.kv;
+    if (record) {
+      kv.writeSync([
+        { type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: SIM_CLUSTER, nodeId: this.id }, SIM_WRITER) },
+        { type: 'put', key: CONFIG_KEY, value: encodeConfiguration({ voters: record }) },
+      ], true);
+    }
+    if (!this.calm && this.diskPrng.chance(this.diskFaults.bitFlip)) {
+      const key = kv.flipBit(this.diskPrng);
+      if (key) this.hooks.diskFault?.(this, 'bit-flip', key);
+    }
+    const bug = this.settings.diskBug === 'torn-record-accepted' ? this.settings.diskBug : undefined;
+    const startBug = this.settings.startBug;
+    let r = loadSimDir(kv, this.id, [], bug, startBug);
+    if (!r.ok) {
+      if (!kv.damaged) throw new Error(`sim: ${this.id}: the loader refused an undamaged data dir: ${r.error.message}`);
+      // Fail-stop with the loader's error; the simulated operator restores the store and starts the node again.
+      this.hooks.diskFault?.(this, 'start-refused', r.error.message);
+      kv.repair();
+      r = loadSimDir(kv, this.id, [], bug, startBug);
+      if (!r.ok) throw new Error(`sim: ${this.id}: the loader refused the repaired data dir: ${r.error.message}`);
+    }
+    const problem = integrityProblem(r.verified, this.disk.cached);
+    if (problem) fail('Storage Integrity', this.id, `started on a data dir that does not hold what was written: ${problem}`);
+    if (kv.damaged) this.hooks.diskFault?.(this, 'damage-unseen', 'damage that changed nothing the loader reads');
+    if (kv.damaged) kv.repair(); // damage the loader could not see and that changed nothing it reads (e.g. a torn value rewritten later)
+    return { ok: true, verified: r.verified };
   }
 
   /** One tick of this node's clock, which runs a little fast or slow. */

@@ -5,15 +5,19 @@
 
 import type { MemoryStorage } from '../../src/raft/memory-storage.js';
 import type { LoopStorage, Persistable } from '../../src/lockd/node/driver-loop.js';
-import type { NodeId, Snapshot } from '../../src/raft/types.js';
-import type { Disk, DiskWrite, LogImage } from './disk.js';
+import type { Snapshot } from '../../src/raft/types.js';
+import type { Disk, DiskWrite } from './disk.js';
+import type { WriteErrorCode } from './sim-kv.js';
+import type { LoadBug } from './sim-load.js';
 
 /**
- * A bug planted into the storage adapter (never into src/) to show that the disk model and the checks catch
- * a node whose writes are not as durable as the driver asked: ignore-sync writes every batch unsynced.
+ * Bugs planted into the storage adapter or the start's loader (never into src/) to show that the disk model
+ * and the checks catch them: ignore-sync writes every batch unsynced; ack-before-sync (an fsync that lies)
+ * acknowledges a synced write once it reaches the OS, and makes it durable only some steps later;
+ * torn-record-accepted (sim-load.ts) loads records whose CRC fails as valid ones.
  */
-export type DiskBug = 'ignore-sync';
-export const DISK_BUGS: readonly DiskBug[] = ['ignore-sync'];
+export type DiskBug = 'ignore-sync' | 'ack-before-sync' | LoadBug;
+export const DISK_BUGS: readonly DiskBug[] = ['ignore-sync', 'ack-before-sync', 'torn-record-accepted'];
 
 export interface SimStorageOptions {
   /** The current step, and the latency (in steps) of the next write. */
@@ -24,6 +28,8 @@ export interface SimStorageOptions {
   readonly bug?: DiskBug;
   /** Called as each write is queued (a crash may strike right after), and as an app snapshot reaches the disk. */
   queued?(w: DiskWrite): void;
+  /** Should the next write fail (the disk's EIO/ENOSPC)? */
+  writeError?(): WriteErrorCode | undefined;
   snapshotSaved?(snap: Snapshot): void;
 }
 
@@ -37,15 +43,21 @@ export class SimStorage implements LoopStorage {
   readonly memory: MemoryStorage;
   private readonly queue: Queued[] = [];
   private lastDue = 0;
+  /** ack-before-sync: the steps at which the fsyncs behind acknowledged writes really happen. */
+  private readonly lateSyncs: number[] = [];
 
   constructor(
     private readonly disk: Disk,
-    /** The image this incarnation starts from (the cache after a process crash, what survived a power cut). */
-    image: LogImage,
-    voters: readonly NodeId[],
+    /** The mirror of what this incarnation read from its data dir (sim-load.ts). */
+    memory: MemoryStorage,
     private readonly opts: SimStorageOptions,
   ) {
-    this.memory = image.toStorage(voters);
+    this.memory = memory;
+  }
+
+  /** The write the process is handing to the disk now (a power cut may tear it), if any. */
+  get head(): DiskWrite | undefined {
+    return this.queue[0]?.w;
   }
 
   /** Writes queued and not yet on the disk. */
@@ -65,9 +77,22 @@ export class SimStorage implements LoopStorage {
   /** Hand every write due by now to the disk, in order; each one's `done` may crash the node (it throws). */
   completeDue(): void {
     const now = this.opts.now();
+    while (this.lateSyncs.length > 0 && this.lateSyncs[0] <= now) {
+      this.lateSyncs.shift();
+      this.disk.sync();
+    }
     while (this.queue.length > 0 && this.queue[0].due <= now) {
       const q = this.queue.shift()!;
-      this.disk.write(q.w);
+      const code = this.opts.writeError?.();
+      if (code) this.disk.kv.failNext = code;
+      const lie = this.opts.bug === 'ack-before-sync' && q.w.sync;
+      try {
+        this.disk.write(lie ? { ...q.w, sync: false } as DiskWrite : q.w);
+      } catch (e) {
+        q.done(e as Error); // fail-stop: the loop's onFatal; nothing of this write is acknowledged
+        return;
+      }
+      if (lie) this.lateSyncs.push(now + 1 + this.opts.latency() + this.opts.latency());
       this.mirror(q.w);
       q.done();
     }

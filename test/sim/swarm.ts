@@ -79,8 +79,12 @@ export function swarmProfile(drawn: Profile, prng: Prng, fixedNodes: ClusterShap
     ...p,
     nodes: n,
     maxDown: p.maxDown >= p.nodes ? n : Math.max(1, Math.floor((n - 1) / 2)),
-    node: { ...p.node, checkQuorum: prng.chance(0.5), preVote },
-    misconfigRate: prng.pick([0, 0.2, 0.5]),
+    // The disk fails writes too (EIO/ENOSPC: sim-node.ts NodeSettings.writeErrors), at the rate drawn per node.
+    node: { ...p.node, checkQuorum: prng.chance(0.5), preVote, writeErrors: true },
+    // A wrong --peers on half or four in five of the restarts of a seed that has them (was 0.2 or 0.5): a node
+    // started on the wrong voter set breaks safety only once its leader is gone while it runs, so the start
+    // check is exercised where it matters more often (a refused start is retried 1-20 steps later).
+    misconfigRate: prng.pick([0, 0.5, 0.8]),
     partitionRate: off(p.partitionRate || 0.01),
     crashRate: off(p.crashRate || 0.005),
     tickSkipMax: off(prng.pick([0.05, 0.15, 0.3])),

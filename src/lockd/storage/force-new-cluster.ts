@@ -26,6 +26,7 @@ import { type Db, openLevel, openOrRefuse, writeBatch } from './db.js';
 import { migrateDataDir } from './migrate.js';
 import { DataDirError, RecordError } from './errors.js';
 import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
+import { levelKv } from './kv.js';
 import { loadDataDir } from './load.js';
 import { refuseIfRestoring } from './restoring-mark.js';
 import { type Identity, encodeEntry, encodeHardState, encodeSnapshot, sealJson, unsealJson } from './records.js';
@@ -105,7 +106,7 @@ async function force(db: Db, opts: ForceOptions, self: NodeId): Promise<ForceOut
   const refuse = (detail: string) => new DataDirError('voters', dir, `--force-new-cluster: ${detail}`);
   // An empty database would be made a fresh one by the loader: nothing to force from.
   if ((await db.get(IDENTITY_KEY)) === undefined) throw new DataDirError('foreign', dir, '--force-new-cluster: not a lockd data dir (no identity record)');
-  const loaded = await loadDataDir(db, dir, opts.identity, []);
+  const loaded = await loadDataDir(levelKv(db, dir), dir, opts.identity, []);
   const m = loaded.memory;
   const snap = m.snapshot().metadata;
   const base: Configuration =

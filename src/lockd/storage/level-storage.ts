@@ -2,14 +2,15 @@
 // synchronously. Every change is one synced LevelDB batch first, then the same change to the
 // mirror, so the mirror never shows the core anything that is not durable.
 import type { MemoryStorage } from '../../raft/memory-storage.js';
-import type { Entry, NodeId, Ready, Snapshot } from '../../raft/types.js';
-import { type BatchOp, type Db, openLevel, openOrRefuse, writeBatch } from './db.js';
+import type { NodeId, Ready, Snapshot } from '../../raft/types.js';
+import { type LogShape, StorageUsageError, planCompact, planPersist } from './batch-plan.js';
 import { type Migrated, migrateDataDir } from './migrate.js';
 import { DataDirError } from './errors.js';
-import { HARD_STATE_KEY, PEERS_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
+import { type KvStore, openLevelKv } from './kv.js';
+import { PEERS_KEY } from './keys.js';
 import { refuseIfRestoring } from './restoring-mark.js';
 import { loadDataDir } from './load.js';
-import { type Identity, type PeerBook, encodeEntry, encodeHardState, encodePeerBook, encodeSnapshot } from './records.js';
+import { type Identity, type PeerBook, encodePeerBook } from './records.js';
 
 export interface LevelStorageOptions {
   /** The data directory (created if missing). */
@@ -31,6 +32,12 @@ export interface LevelStorageOptions {
    * caller asks, so a power cut loses what was acknowledged (the fault suite's control build).
    */
   readonly unsafeNoSync?: boolean;
+  /**
+   * The store behind the data dir: LevelDB (openLevelKv), the only one in production; tests put a
+   * simulated disk here. (Migration, migrate.ts, works on the LevelDB files of `dir`: a store with no
+   * LevelDB database there has nothing to migrate.)
+   */
+  readonly openKv?: (dir: string) => KvStore;
 }
 
 /** What persist() needs from a Ready batch. */
@@ -42,7 +49,7 @@ export class LevelStorage {
   private closed = false;
 
   private constructor(
-    private readonly db: Db,
+    private readonly db: KvStore,
     readonly dir: string,
     readonly identity: Identity,
     /** The synchronous mirror to hand to the Raft core (RaftConfig.storage). Do not mutate it directly. */
@@ -70,8 +77,8 @@ export class LevelStorage {
     if (!opts.restoring) refuseIfRestoring(opts.dir);
     // (a restore writes the current format: nothing to migrate)
     const migrated = opts.restoring ? undefined : await migrateDataDir(opts.dir, opts.writer ?? '', { clusterId: opts.clusterId, nodeId: opts.nodeId });
-    const db = openLevel(opts.dir);
-    await openOrRefuse(db, opts.dir);
+    const db = (opts.openKv ?? openLevelKv)(opts.dir);
+    await db.open();
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
       const loaded = await loadDataDir(db, opts.dir, identity, opts.voters, opts.writer ?? '');
@@ -93,24 +100,9 @@ export class LevelStorage {
   persist(rd: Persistable, { sync = true }: { sync?: boolean } = {}): Promise<void> {
     return this.serialized(async () => {
       const m = this.memory;
-      const ops: BatchOp[] = [];
-      const snap = rd.snapshot && rd.snapshot.metadata.index > m.snapshot().metadata.index ? rd.snapshot : undefined;
-      // The log as it will stand after the snapshot (if any) is installed: (offset, last].
-      let offset = m.firstIndex() - 1;
-      let last = m.lastIndex();
-      if (snap) {
-        ops.push({ type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snap) });
-        deleteRange(ops, offset + 1, last);
-        offset = last = snap.metadata.index;
-      }
-      if (rd.entries.length > 0) {
-        checkAppend(rd.entries, offset, last);
-        for (const e of rd.entries) ops.push({ type: 'put', key: entryKey(e.index), value: encodeEntry(e) });
-        deleteRange(ops, rd.entries[rd.entries.length - 1].index + 1, last); // the conflicting suffix
-      }
-      if (rd.hardState) ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(rd.hardState) });
+      const { ops, snapshot: snap } = planPersist(shapeOf(m), rd);
       if (ops.length === 0) return;
-      await writeBatch(this.db, ops, sync && !this.noSync);
+      await this.db.batch(ops, { sync: sync && !this.noSync });
       if (snap) {
         m.applySnapshot(snap);
         this.snapshotIndex = snap.metadata.index;
@@ -128,13 +120,11 @@ export class LevelStorage {
   compact(snapshot: Snapshot): Promise<void> {
     return this.serialized(async () => {
       const m = this.memory;
-      const { index, term } = snapshot.metadata;
+      const index = snapshot.metadata.index;
       if (index <= this.snapshotIndex) return;
-      if (index > m.lastIndex()) throw new StorageUsageError(`compact: snapshot index ${index} is beyond the last index ${m.lastIndex()}`);
-      if (m.term(index) !== term) throw new StorageUsageError(`compact: snapshot at ${index} has term ${term}, the log has ${m.term(index)}`);
-      const ops: BatchOp[] = [{ type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snapshot) }];
-      deleteRange(ops, m.firstIndex(), index);
-      await writeBatch(this.db, ops, !this.noSync);
+      const ops = planCompact(shapeOf(m), snapshot);
+      if (!ops) return;
+      await this.db.batch(ops, { sync: !this.noSync });
       this.snapshotIndex = index;
       m.createSnapshot(index, snapshot.data, snapshot.metadata); // its configuration too
       m.compact(index);
@@ -143,7 +133,7 @@ export class LevelStorage {
 
   /** Save members' addresses for the next start (unsynced: a hint, re-learned from the log and --peers if lost). */
   savePeers(book: PeerBook): Promise<void> {
-    return this.serialized(() => this.db.put(PEERS_KEY, encodePeerBook(book)));
+    return this.serialized(() => this.db.batch([{ type: 'put', key: PEERS_KEY, value: encodePeerBook(book) }], { sync: false }));
   }
 
   /** Wait for pending writes, then close the database. */
@@ -174,18 +164,7 @@ export class LevelStorage {
   }
 }
 
-/** A caller's mistake (nothing was written), as opposed to a failed write. */
-class StorageUsageError extends Error {}
-
-function deleteRange(ops: BatchOp[], from: number, to: number): void {
-  for (let i = Math.max(from, 1); i <= to; i++) ops.push({ type: 'del', key: entryKey(i) });
-}
-
-function checkAppend(entries: readonly Entry[], offset: number, last: number): void {
-  const first = entries[0].index;
-  if (first <= offset) throw new StorageUsageError(`persist: entry ${first} is at or below the snapshot index ${offset}`);
-  if (first > last + 1) throw new StorageUsageError(`persist: entry ${first} leaves a gap after the last index ${last}`);
-  entries.forEach((e, k) => {
-    if (e.index !== first + k) throw new StorageUsageError(`persist: entries not contiguous: ${e.index} at position ${k} after ${first}`);
-  });
+/** The mirror's log, which is the stored one (every change reaches the disk first). */
+function shapeOf(m: MemoryStorage): LogShape {
+  return { offset: m.firstIndex() - 1, last: m.lastIndex(), term: (i) => m.term(i) };
 }

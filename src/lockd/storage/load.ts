@@ -3,7 +3,7 @@
 // with acknowledged entries missing or altered.
 import { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, HardState, NodeId, Snapshot } from '../../raft/types.js';
-import type { Db } from './db.js';
+import type { BatchOp, KvStore } from './kv.js';
 import { DataDirError, FormatError, RecordError } from './errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, PEERS_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
 import {
@@ -38,15 +38,78 @@ export interface Loaded {
   readonly peerBook: PeerBook;
 }
 
+/** The raw records of a data dir, as read from its store: nothing decoded or checked yet. */
+export interface DirContents {
+  readonly identity?: Buffer;
+  readonly snapshot?: Buffer;
+  readonly config?: Buffer;
+  readonly hardState?: Buffer;
+  readonly peers?: Buffer;
+  /** The first key of a store without an identity record (it must be empty to be made a data dir). */
+  readonly firstKey?: string;
+  /** Every key in the entry range, in key order. */
+  readonly entries: readonly (readonly [string, Buffer])[];
+}
+
+/** What a store must answer for a start (a KvStore is one; the simulator reads its disk synchronously). */
+export async function readDataDir(kv: Pick<KvStore, 'get' | 'entries'>): Promise<DirContents> {
+  const identity = await kv.get(IDENTITY_KEY);
+  if (identity === undefined) {
+    for await (const [key] of kv.entries({ limit: 1 })) return { firstKey: key, entries: [] };
+    return { entries: [] };
+  }
+  const entries: [string, Buffer][] = [];
+  for await (const kvp of kv.entries(ENTRY_RANGE)) entries.push(kvp);
+  return {
+    identity,
+    snapshot: await kv.get(SNAPSHOT_KEY),
+    config: await kv.get(CONFIG_KEY),
+    hardState: await kv.get(HARD_STATE_KEY),
+    peers: await kv.get(PEERS_KEY),
+    entries,
+  };
+}
+
+/** A data dir's records decoded and checked (verifyDataDir), and the writes the start must make before running. */
+export interface Verified extends Omit<Loaded, 'memory'> {
+  readonly snapshot?: Snapshot;
+  readonly entries: readonly Entry[];
+  readonly hardState?: HardState;
+  /** Writes (synced) to make before the node runs: a fresh dir's identity and configuration, a missing configuration. */
+  readonly writes: readonly BatchOp[];
+}
+
 /**
+ * Open a data dir's records: read them, check them (verifyDataDir), make the writes the start needs.
+ * `voters` and `writer` as for verifyDataDir.
+ */
+export async function loadDataDir(kv: Pick<KvStore, 'get' | 'entries' | 'batch'>, dir: string, want: Identity, voters: readonly NodeId[], writer = ''): Promise<Loaded> {
+  const v = verifyDataDir(await readDataDir(kv), dir, want, voters, writer);
+  if (v.writes.length > 0) await kv.batch(v.writes, { sync: true });
+  return { ...v, memory: mirrorOf(v, v.voters) };
+}
+
+/** The in-memory mirror the Raft core reads, holding exactly the verified records; `voters`: its bootstrap voters. */
+export function mirrorOf(v: Pick<Verified, 'snapshot' | 'entries' | 'hardState'>, voters: readonly NodeId[]): MemoryStorage {
+  const memory = new MemoryStorage([...voters]);
+  if (v.snapshot) memory.applySnapshot(v.snapshot);
+  memory.append([...v.entries]);
+  if (v.hardState) memory.setHardState(v.hardState);
+  return memory;
+}
+
+/**
+ * Pure: check whose the data dir is, verify every record (checksums, keys, contiguity, terms, the
+ * commit index), and say what the start must write. Throws DataDirError on anything doubtful.
  * The bootstrap voters are stored beside the identity (m:config) and checked on every start: a
  * node that reopened a 3-voter data dir as one of 5 would count majorities of 5 while its old
  * peers count majorities of 3, and two leaders could be elected in one term. Membership changes
  * go through the log (config entries, snapshots' metadata), never through flags: once the data dir
  * holds a configuration of its own, that is the one in effect and --peers only tells addresses.
  * `voters` empty (--join on a fresh data dir): the node learns the configuration from the cluster.
+ * `writer`: this build's line (node/versions.ts), recorded in a fresh dir's identity.
  */
-export async function loadDataDir(db: Db, dir: string, want: Identity, voters: readonly NodeId[], writer = ''): Promise<Loaded> {
+export function verifyDataDir(c: DirContents, dir: string, want: Identity, voters: readonly NodeId[], writer = ''): Verified {
   const corrupt = (detail: string): DataDirError => new DataDirError('corrupt', dir, detail);
   const decode = <T>(key: string, value: Buffer, fn: (v: Buffer) => T): T => {
     try {
@@ -59,16 +122,16 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   };
 
   const named: Configuration = { voters: sortedIds(voters) };
-  const idValue = await db.get(IDENTITY_KEY);
+  const idValue = c.identity;
   if (idValue === undefined) {
-    for await (const key of db.keys({ limit: 1 })) throw corrupt(`holds data (key ${key}) but no identity record`);
+    if (c.firstKey !== undefined) throw corrupt(`holds data (key ${c.firstKey}) but no identity record`);
     if (named.voters.length % 2 === 0 && named.voters.length > 0)
       throw new DataDirError('voters', dir, `a new cluster of ${named.voters.length} voters (--peers): use an odd number (3 or 5) so a majority survives a failure (or --join to join an existing cluster)`);
-    await db.batch([
+    const writes: BatchOp[] = [
       { type: 'put', key: IDENTITY_KEY, value: encodeIdentity(want, writer) },
       { type: 'put', key: CONFIG_KEY, value: encodeConfiguration(named) },
-    ], { sync: true });
-    return { memory: new MemoryStorage(named.voters), created: true, snapshotIndex: 0, voters: named.voters, configured: false, peerBook: {} };
+    ];
+    return { created: true, snapshotIndex: 0, voters: named.voters, configured: false, peerBook: {}, entries: [], writes };
   }
   const have = decode(IDENTITY_KEY, idValue, decodeIdentity);
   // LevelStorage.open and --force-new-cluster migrate first (migrate.ts): the previous format reaches here only by a bug.
@@ -77,10 +140,10 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   if (have.clusterId !== want.clusterId) throw new DataDirError('foreign', dir, `it belongs to another cluster (its cluster id is not this node's --cluster-id-file / --cluster-id)`);
   if (have.nodeId !== want.nodeId) throw new DataDirError('foreign', dir, `it belongs to node "${have.nodeId}", not "${want.nodeId}"`);
 
-  const snapValue = await db.get(SNAPSHOT_KEY);
+  const snapValue = c.snapshot;
   const snap: Snapshot | undefined = snapValue && decode(SNAPSHOT_KEY, snapValue, decodeSnapshot);
   const snapConfigured = (snap?.metadata.configIndex ?? 0) > 0;
-  const configValue = await db.get(CONFIG_KEY);
+  const configValue = c.config;
   // A data dir made before the configuration was stored: its snapshot's voters if it has one,
   // else (nothing recorded to compare with) the ones this start names; recorded below.
   const stored: Configuration = configValue
@@ -90,9 +153,9 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   // have any: it came from the cluster).
   if (snap && !snapConfigured && stored.voters.length > 0 && snap.metadata.voters.length > 0 && !sameIds(snap.metadata.voters, stored.voters))
     throw corrupt(`the snapshot at ${snap.metadata.index} has voters ${show(snap.metadata.voters)}, the stored configuration ${show(stored.voters)}`);
-  const hsValue = await db.get(HARD_STATE_KEY);
+  const hsValue = c.hardState;
   const hs: HardState | undefined = hsValue && decode(HARD_STATE_KEY, hsValue, decodeHardState);
-  const entries = await readEntries(db, snap?.metadata.index ?? 0, snap?.metadata.term ?? 0, corrupt, decode);
+  const entries = checkEntries(c.entries, snap?.metadata.index ?? 0, snap?.metadata.term ?? 0, corrupt, decode);
   const configured = snapConfigured || entries.some((e) => e.type === 'config');
   checkStartVoters(dir, stored.voters, named.voters, configured);
 
@@ -100,14 +163,12 @@ export async function loadDataDir(db: Db, dir: string, want: Identity, voters: r
   if (hs && hs.commit > lastIndex) {
     throw corrupt(`hard state says entries up to ${hs.commit} are committed, but the log ends at ${lastIndex}`);
   }
-  if (!configValue) await db.put(CONFIG_KEY, encodeConfiguration(stored), { sync: true });
-  const memory = new MemoryStorage(stored.voters);
-  if (snap) memory.applySnapshot(snap);
-  memory.append(entries);
-  if (hs) memory.setHardState(hs);
-  const peersValue = await db.get(PEERS_KEY);
-  const peerBook = peersValue ? decode(PEERS_KEY, peersValue, decodePeerBook) : {};
-  return { memory, created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters, configured, peerBook };
+  const writes: BatchOp[] = configValue ? [] : [{ type: 'put', key: CONFIG_KEY, value: encodeConfiguration(stored) }];
+  const peerBook = c.peers ? decode(PEERS_KEY, c.peers, decodePeerBook) : {};
+  return {
+    created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters, configured, peerBook, writes, entries,
+    ...(snap ? { snapshot: snap } : {}), ...(hs ? { hardState: hs } : {}),
+  };
 }
 
 /**
@@ -131,17 +192,17 @@ const sameIds = (a: readonly NodeId[], b: readonly NodeId[]): boolean => sortedI
 const show = (ids: readonly NodeId[]): string => `{${sortedIds(ids).join(', ')}}`;
 
 /** All entries in index order, checking checksum, key/index agreement, contiguity and term order. */
-async function readEntries(
-  db: Db,
+function checkEntries(
+  pairs: readonly (readonly [string, Buffer])[],
   snapIndex: number,
   snapTerm: number,
   corrupt: (detail: string) => DataDirError,
   decode: <T>(key: string, value: Buffer, fn: (v: Buffer) => T) => T,
-): Promise<Entry[]> {
+): Entry[] {
   const entries: Entry[] = [];
   let prevIndex = snapIndex;
   let prevTerm = snapTerm;
-  for await (const [key, value] of db.iterator(ENTRY_RANGE)) {
+  for (const [key, value] of pairs) {
     const keyIndex = parseEntryKey(key);
     if (keyIndex === undefined) throw corrupt(`malformed entry key ${JSON.stringify(key)}`);
     const e = decode(key, value, decodeEntry);

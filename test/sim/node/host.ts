@@ -133,7 +133,8 @@ export class NodeHost {
     if (!this.disk.voters) this.disk.voters = this.ids;
     // Each write reaches the disk after its drawn latency, in order (sim-storage.ts); its completion is a world event.
     let latency = 0;
-    const sim = new SimStorage(this.disk, this.disk.cached, this.disk.voters, {
+    // (no restarts in this world: it starts from the image, not through the loader as sim-node.ts does)
+    const sim = new SimStorage(this.disk, this.disk.cached.toStorage(this.disk.voters), {
       now: () => world.now,
       latency: () => (latency = s.diskMaxMs > 0 ? prng.range(0, s.diskMaxMs) : 0),
       compactKeep: s.compactKeep,
