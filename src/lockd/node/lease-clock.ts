@@ -5,8 +5,9 @@
 //  - elapsedMs is measured on the node's monotonic clock (performance.now(): node/clock.ts) and capped at maxElapsed (two intervals), so after
 //    a stall time catches up slowly: logical time may run slower than real time, never faster;
 //  - at most one Tick is in flight: the next is proposed only after the previous was applied;
-//  - a renewal does not wait for the interval: queuing one prompts a Tick at once (after the current
-//    input, so the keepalives of one event-loop turn share it), or, with a Tick in flight, as soon as
+//  - a renewal (or a cleanup backlog a bounded Tick left: lease-commands.ts) does not wait for the
+//    interval: it prompts a Tick at once (after the current input, so the keepalives of one
+//    event-loop turn share it), or, with a Tick in flight, as soon as
 //    that one is applied (renewals arriving meanwhile ride the next). Ticks are never closer than
 //    RENEWAL_TICK_GAP_MS apart, so a keepalive flood costs at most 1000 / RENEWAL_TICK_GAP_MS Ticks a
 //    second (and, one at a time, at most one per commit round trip). Safety is unchanged: a renewal
