@@ -43,7 +43,9 @@ export function checkStaleActors(ops: readonly Op[], grants: readonly RecipeGran
   for (const o of ops) {
     if (o.status !== 'ok' || (o.f !== 'rrelease' && o.f !== 'resign') || o.input.stale) continue;
     const k = `${o.input.name}|${o.input.leaseId}|${o.input.token}`;
-    own.set(k, [...(own.get(k) ?? []), o]);
+    const list = own.get(k);
+    if (list) list.push(o);
+    else own.set(k, [o]);
   }
   for (const g of grants) {
     for (const o of own.get(`${g.name}|${g.lease}|${g.token}`) ?? []) {

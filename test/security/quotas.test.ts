@@ -4,39 +4,18 @@
 // answers an admin or the principal itself, and only admins set quotas. The state machine's rules
 // are tested in test/lockd/state-machine/quotas.test.ts; this checks the wiring (the leader's
 // `quota` mark, the RPCs, the refusal as the client sees it).
+import { useMtlsCluster } from '../support/mtls-cluster.js';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { LOCKCTL_MAIN } from '../support/build.js';
-import { LockClient } from '../../src/client/index.js';
-import { ProcessCluster, waitFor } from '../support/process-cluster.js';
-import { TestPki, type CertFiles } from '../support/test-pki.js';
+import { waitFor } from '../support/process-cluster.js';
 import { failure } from '../support/lockd-failure.js';
 
 describe('per-principal quotas with --acl (real processes, gRPC)', function () {
   this.timeout(120_000);
-  let pki: TestPki;
-  let cluster: ProcessCluster;
-  const certs: Record<string, CertFiles> = {};
-  const clients: LockClient[] = [];
-  const clientAs = (who: string) => {
-    certs[who] ??= pki.client(who);
-    const c = new LockClient({ endpoints: cluster.nodes.map((n) => n.address), cacert: pki.caCert, cert: certs[who].cert, key: certs[who].key, timeoutMs: 10_000, watchLocks: false });
-    clients.push(c);
-    return c;
-  };
-
-  before(async () => {
-    pki = TestPki.create();
-    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root'] });
-    await cluster.waitForLeader();
-  });
-  after(async function () {
-    for (const c of clients) c.close();
-    const failed = this.test?.parent?.tests.some((t) => t.state === 'failed');
-    await cluster?.stop(failed);
-    if (!failed) pki?.remove();
-  });
+  const fx = useMtlsCluster(['--acl', '--admin', 'root']);
+  const clientAs = (who: string) => fx.clientAs(who);
 
   it('a Grant over alice’s lease quota is RESOURCE_EXHAUSTED naming it; bob is unaffected; only admins set quotas', async () => {
     const root = clientAs('root');
@@ -77,9 +56,8 @@ describe('per-principal quotas with --acl (real processes, gRPC)', function () {
   it('lockctl acl quota: root sets and shows; a principal without admin is refused setting', async () => {
     const lockctl = (who: string, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        certs[who] ??= pki.client(who);
-        const tls = ['--cacert', pki.caCert, '--cert', certs[who].cert, '--key', certs[who].key, '--endpoints', cluster.nodes.map((n) => n.address).join(',')];
-        // Not from the checkout: lockctl would pick up a ./cluster.sh cluster's .cluster/tls/.
+                const tls = ['--cacert', fx.pki.caCert, '--cert', fx.certs(who).cert, '--key', fx.certs(who).key, '--endpoints', fx.cluster.nodes.map((n) => n.address).join(',')];
+        // Not from the checkout: lockctl would pick up a ./fx.cluster.sh cluster's .cluster/tls/.
         execFile(process.execPath, [LOCKCTL_MAIN, ...tls, ...args], { cwd: tmpdir(), timeout: 20_000 }, (err, stdout, stderr) =>
           resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
         );

@@ -2,13 +2,11 @@
 // certificates): TimeToLive of another principal's live lease answers exactly as a dead lease's;
 // a peer stream opened with a client certificate of the cluster's CA gets one answer whatever
 // member id it claims and whatever cluster id it sends.
+import { useMtlsCluster } from '../support/mtls-cluster.js';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { LockClient } from '../../src/client/index.js';
 import { raftProto } from '../../src/proto/raft.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../src/lockd/transport/metadata.js';
-import { ProcessCluster } from '../support/process-cluster.js';
-import { TestPki, type CertFiles } from '../support/test-pki.js';
 import { failure } from '../support/lockd-failure.js';
 
 /** Open a raft.v1 stream claiming member `as` with `clusterId`; resolves with how it ended (OK: accepted). */
@@ -32,28 +30,8 @@ function peerStream(address: string, creds: grpc.ChannelCredentials, clusterId: 
 
 describe('uniform refusals: no existence oracle (real processes, mTLS)', function () {
   this.timeout(90_000);
-  let pki: TestPki;
-  let cluster: ProcessCluster;
-  const certs: Record<string, CertFiles> = {};
-  const clients: LockClient[] = [];
-  const clientAs = (who: string) => {
-    certs[who] ??= pki.client(who);
-    const c = new LockClient({ endpoints: cluster.nodes.map((n) => n.address), cacert: pki.caCert, cert: certs[who].cert, key: certs[who].key, timeoutMs: 10_000, watchLocks: false });
-    clients.push(c);
-    return c;
-  };
-
-  before(async () => {
-    pki = TestPki.create();
-    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true });
-    await cluster.waitForLeader();
-  });
-  after(async function () {
-    for (const c of clients) c.close();
-    const failed = this.test?.parent?.tests.some((t) => t.state === 'failed');
-    await cluster?.stop(failed);
-    if (!failed) pki?.remove();
-  });
+  const fx = useMtlsCluster();
+  const clientAs = (who: string) => fx.clientAs(who);
 
   it("TimeToLive of another principal's live lease answers as a dead lease does: NOT_FOUND, the same message", async () => {
     const alice = clientAs('alice');
@@ -72,13 +50,13 @@ describe('uniform refusals: no existence oracle (real processes, mTLS)', functio
   });
 
   it('a peer stream with a client certificate: the same refusal for a member id, another id, and a wrong cluster id', async () => {
-    const leader = await cluster.waitForLeader();
-    const member = cluster.nodes.find((n) => n.id !== leader)!.id;
-    const creds = pki.channelCredentials((certs.mallory ??= pki.client('mallory')));
-    const at = cluster.node(leader).peerAddress;
+    const leader = await fx.cluster.waitForLeader();
+    const member = fx.cluster.nodes.find((n) => n.id !== leader)!.id;
+    const creds = fx.pki.channelCredentials(fx.certs('mallory'));
+    const at = fx.cluster.node(leader).peerAddress;
     const answers = [
-      await peerStream(at, creds, cluster.clusterId, member),
-      await peerStream(at, creds, cluster.clusterId, 'n77'),
+      await peerStream(at, creds, fx.cluster.clusterId, member),
+      await peerStream(at, creds, fx.cluster.clusterId, 'n77'),
       await peerStream(at, creds, 'a-guess', member),
       await peerStream(at, creds, 'a-guess', 'n77'),
     ];
