@@ -7,6 +7,7 @@ import {
   DEDUP_CAPACITY,
   DEFAULT_QUOTA_LEASES,
   LockStateMachine,
+  MAX_QUOTA_VALUE,
   SHARED_PRINCIPAL,
   SNAPSHOT_FORMAT_VERSION,
   SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS,
@@ -33,6 +34,20 @@ function setup(sweep = true): Harness {
 const grant = (h: Harness, who: object, requestId?: string) => h.apply({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...(requestId ? { requestId } : {}), ...who } as Command).result!;
 
 describe('state machine: per-principal quotas', () => {
+  it('a QuotaSet with a value out of range, none given, or by a non-admin is refused and changes nothing', () => {
+    const h = setup();
+    for (const bad of [-1, 1.5, MAX_QUOTA_VALUE + 1, Number.MAX_SAFE_INTEGER + 2]) {
+      const r = h.fail({ type: 'QuotaSet', subject: 'alice', leases: bad, ...root } as Command);
+      expect(r.error, String(bad)).to.equal('INVALID_ARGUMENT');
+      expect(r.message).to.match(/quota leases must be an integer/);
+    }
+    expect(h.fail({ type: 'QuotaSet', subject: 'alice', ...root } as Command).error).to.equal('INVALID_ARGUMENT');
+    expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 5, ...alice } as Command).error).to.equal('PERMISSION_DENIED');
+    grant(h, alice);
+    grant(h, alice);
+    expect(grant(h, alice)).to.include({ ok: true }); // the default applies: no refused value (1.5 would floor to 1) took effect
+  });
+
   it('a Grant over the leases quota is refused, naming the quota, its value and the principal, and changes nothing; bob is unaffected', () => {
     const h = setup();
     h.ok({ type: 'QuotaSet', subject: 'alice', leases: 2, ...root });
