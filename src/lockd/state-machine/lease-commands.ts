@@ -32,7 +32,7 @@ export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCom
     }
   }
   if (state.leases.size >= MAX_LEASES)
-    return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases are live; revoke some first`);
+    return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases exist (live, or expired with their cleanup pending: the next Ticks end those); revoke some or retry shortly`);
   const over = leaseQuotaFailure(state, cmd);
   if (over) return over;
   const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), principal);

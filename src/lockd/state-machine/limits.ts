@@ -24,8 +24,8 @@ export const MAX_TICK_RENEWALS = 20_000;
  * Cleanup work one Tick may do ending leases past their deadline: a lease costs 1 plus the locks it
  * holds and waits for (each a release or a queue removal, maybe a hand-off). A Tick ends the due
  * leases in (deadline, id) order until the next would pass this budget (always at least one, so a
- * lease with MAX_LOCKS_PER_LEASE locks still ends); the rest stay pending — dead for every check
- * (lease-live.ts) — and the next Ticks end them. 100,000 leases due at once take ~25 Ticks, back to back (the lease clock prompts the next while a backlog remains).
+ * lease with MAX_LOCKS_PER_LEASE locks still ends); the rest stay pending — dead for their own use,
+ * their grants standing (lease-live.ts) — and the next Ticks end them. 100,000 leases due at once take ~25 Ticks, back to back (the lease clock prompts the next while a backlog remains).
  */
 export const MAX_TICK_EXPIRY_WORK = 4096;
 

@@ -196,14 +196,16 @@ export class LockStateMachine {
 
   // ---- Queries: serve them after ReadIndex (applied >= read index) for linearizable reads. ----
 
-  /** Holders and waiters whose lease is past its deadline (cleanup pending) are not shown: they are dead. */
+  /**
+   * The lock as the state holds it. A holder or waiter whose lease is past its deadline with cleanup
+   * pending (lease-live.ts) is still shown: its grant stands until its cleanup Tick or the next
+   * command naming the lock ends it, and that entry carries the events. Hiding it here would show a
+   * free lock with a queue and change the view in an entry that emits nothing.
+   */
   inspectLock(name: string): LockView {
-    const stored = this.s.locks.get(name);
-    const live = (leaseId: number) => leaseIsLive(this.s, leaseId);
-    const holders = stored ? stored.holders.filter((h) => live(h.leaseId)) : [];
-    const waiters = stored ? stored.waiters.filter((w) => live(w.leaseId)) : [];
-    const lock = stored && (holders.length > 0 || waiters.length > 0 || stored.delayUntil !== 0) ? stored : undefined;
+    const lock = this.s.locks.get(name);
     if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [], waitingShared: [], holders: [], permits: 1, delayUntil: 0, delayRemainingMs: 0, election: false };
+    const { holders, waiters } = lock;
     const first = holders[0];
     return {
       held: first !== undefined,

@@ -224,7 +224,7 @@ export function removeWaiter(
  * lost grant starts its lock-delay, from now), and the waiters that then fit are granted. So every
  * command sees a lock whose holders and waiters are live, at a cost bounded by one lock's holders
  * and queue (MAX_PERMITS + MAX_WAITERS_PER_LOCK), never the backlog. The leases themselves end
- * later, at their Tick. A view already hides them, so this changes nothing a reader could see.
+ * later, at their Tick. The views showed those grants until now: this entry's events say they ended.
  */
 export function reapLock(state: MachineState, ctx: ApplyContext, name: string): void {
   const lock = state.locks.get(name);

@@ -42,6 +42,12 @@ describe('settling waits from a restored state', () => {
     expect(settleFromState('y', 1, st)).to.deep.equal({ kind: 'resync' }); // holds x, not y
   });
 
+  it('settleFromState: a lease past its deadline still shown as holder or waiter (cleanup pending) → removed, never its token', () => {
+    const st = stateOf({ 6: 8192 }, [7], [1]); // 6 holds and 7 waits, both dead: not live
+    expect(settleFromState('x', 6, st)).to.deep.equal({ kind: 'removed' });
+    expect(settleFromState('x', 7, st)).to.deep.equal({ kind: 'removed' });
+  });
+
   it('LockWaits: a snapshot install wakes every waiting call with what the restored state says', async () => {
     let st = stateOf({}, [1, 2, 3], [1, 2, 3]);
     const ev = events();

@@ -1,8 +1,10 @@
 // Bounded work per entry (docs/design.md §4): a Tick ends at most MAX_TICK_EXPIRY_WORK of the leases
-// due, and a lease past its deadline whose cleanup is still pending is dead for every check.
+// due, and a lease past its deadline whose cleanup is still pending is dead for every check of its
+// own (it cannot renew, acquire, write, release or proclaim), while its grants stand, visibly, until
+// the entry that ends them — which carries their events.
 
 import { expect } from 'chai';
-import { LockStateMachine, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, encodeCommand, statesEqual, type Command } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_LEASES, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, encodeCommand, statesEqual, type Command } from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
 
 /** Entries applied to a replica, for replaying them on another. */
@@ -59,10 +61,11 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     expect(h.sm.listLeasesPage(live, 1).leases.map((l) => l.leaseId)).to.deep.equal([waiter]);
     expect(h.sm.listLeasesPage(waiter, 1)).to.deep.equal({ leases: [], more: false });
     expect(h.sm.leaseCounts()).to.deep.equal({ live: 2, waiting: 1 });
-    // Its grants and queue places are not shown: a is free, e has no leader, b's queue is W alone.
-    expect(h.sm.inspectLock('a')).to.include({ held: false, holderLeaseId: 0 });
-    expect(h.sm.inspectLock('e')).to.include({ held: false });
-    expect(h.sm.inspectLock('b').waitingLeaseIds).to.deep.equal([waiter]);
+    // Its grants and queue places still show — they stand until its cleanup or a reap ends them,
+    // in an entry that carries the events — so no view shows a free lock with a queue.
+    expect(h.sm.inspectLock('a')).to.include({ held: true, holderLeaseId: v });
+    expect(h.sm.inspectLock('e')).to.include({ held: true, holderLeaseId: v });
+    expect(h.sm.inspectLock('b').waitingLeaseIds).to.deep.equal([v, waiter]);
     // Every command refuses it.
     expect(h.fail({ type: 'Acquire', name: 'z', leaseId: v, wait: false }).error).to.equal('NOT_FOUND');
     expect(h.fail({ type: 'Acquire', name: 'z', leaseId: v, wait: true }).error).to.equal('NOT_FOUND');
@@ -144,5 +147,72 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     const all = apply({ type: 'Tick', elapsedMs: 1000, marginMs: 0, renewed: [] }).result as unknown as { expired: number[] };
     expect(all.expired).to.have.length(3 * MAX_TICK_EXPIRY_WORK);
     expect(sm.hasLiveLeases()).to.equal(false);
+  });
+});
+
+// The promises a reader relies on while a cleanup is pending (a hostile review of the bounded-expiry
+// change found each broken: the view hid dead holders, so a lock read free with a queue, and views
+// changed in entries that emitted nothing). proto/lockd.proto LockEvent: "Every change of holders,
+// mode, permits or leader is one of these"; AcquireRequest: FIFO, "granted as soon as the head of
+// the queue fits"; lock_delay_ms: "Inspect shows when".
+describe('state machine: what readers see while a cleanup is pending', () => {
+  /** MAX_TICK_EXPIRY_WORK fillers due at 1000, then `n` victims due at 1000: the first Tick past 1000 ends only the fillers. */
+  function backlog(h: Harness, n: number): number[] {
+    for (let i = 0; i < MAX_TICK_EXPIRY_WORK; i++) h.grant(1000);
+    return Array.from({ length: n }, () => h.grant(1000));
+  }
+  const view = (h: Harness, name: string) => {
+    const v = h.sm.inspectLock(name);
+    return { holders: v.holders.map((x) => x.leaseId), waiting: v.waitingLeaseIds, delay: v.delayUntil };
+  };
+
+  it('no view shows a free lock with a queue; the view changes only in entries with events for it', () => {
+    const h = new Harness(new LockStateMachine());
+    const w = h.grant(100_000);
+    const [v] = backlog(h, 1);
+    h.acquire('L', v);
+    h.ok({ type: 'Acquire', name: 'rw', leaseId: v, wait: false, shared: true });
+    expect(h.acquire('L', w, true).status).to.equal('queued');
+    expect(h.ok({ type: 'Acquire', name: 'rw', leaseId: w, wait: true }).status).to.equal('queued');
+    const before = [view(h, 'L'), view(h, 'rw')];
+    h.tick(1000); // V past its deadline, cleanup pending
+    expect(h.sm.timeToLive(v), 'precondition: V is dead for its own reads').to.equal(undefined);
+    const named = (ev: [string, string, number, number]) => ev[1] === 'L' || ev[1] === 'rw';
+    expect(h.lastEvents().filter(named), 'the killing entry changes no lock').to.deep.equal([]);
+    expect([view(h, 'L'), view(h, 'rw')], 'so no view changes').to.deep.equal(before);
+    // The cleanup Tick ends V: the views change in the entry whose events say so.
+    expect(h.tick(0).expired).to.deep.equal([v]);
+    const events = h.lastEvents().filter(named).map(([type, name, leaseId]) => [type, name, leaseId]);
+    expect(events).to.deep.include.members([['EXPIRED', 'L', v], ['ACQUIRED', 'L', w], ['EXPIRED', 'rw', v], ['ACQUIRED', 'rw', w]]);
+    expect([view(h, 'L').holders, view(h, 'rw').holders]).to.deep.equal([[w], [w]]);
+    h.sm.checkInvariants();
+  });
+
+  it('a command naming the lock ends the dead grant first, with its events, and the view before it was true', () => {
+    const h = new Harness(new LockStateMachine());
+    const x = h.grant(100_000);
+    const [v] = backlog(h, 1);
+    h.ok({ type: 'Acquire', name: 'L', leaseId: v, wait: false, lockDelayMs: 500 });
+    h.tick(1000);
+    expect(view(h, 'L'), 'held by V until its grant ends: no delay yet').to.deep.equal({ holders: [v], waiting: [], delay: 0 });
+    const r = h.ok({ type: 'Acquire', name: 'L', leaseId: x, wait: false }); // no time passes
+    expect(r.status, 'the reap ends V and starts its lock-delay from now').to.equal('held');
+    expect(r.delayRemainingMs).to.equal(500);
+    expect(h.lastEvents().map(([type, name, leaseId]) => [type, name, leaseId])).to.deep.include(['EXPIRED', 'L', v]);
+    expect(view(h, 'L').delay, 'Inspect shows the delay the Acquire was answered').to.equal(h.sm.inspectLock('L').delayUntil);
+    expect(h.sm.inspectLock('L').delayRemainingMs).to.equal(500);
+  });
+
+  it('Grant refused at the lease cap says pending cleanups count, and that retrying helps', function () {
+    this.timeout(60_000);
+    const h = new Harness(new LockStateMachine());
+    for (let i = 0; i < MAX_LEASES; i++) h.grant(1000);
+    h.tick(1000); // all due; MAX_TICK_EXPIRY_WORK of them end, the rest are pending
+    for (let i = 0; i < MAX_TICK_EXPIRY_WORK; i++) h.grant(100_000);
+    const refused = h.fail({ type: 'Grant', ttlMs: 1000, marginMs: 0 });
+    expect(refused.error).to.equal('RESOURCE_EXHAUSTED');
+    expect(refused.message).to.match(/cleanup pending/).and.match(/retry/);
+    h.tick(0); // the next cleanup frees room
+    h.grant(1000);
   });
 });

@@ -165,10 +165,11 @@ describe('state machine: snapshots', () => {
   it('restores a lease past its deadline as dead with its cleanup pending (derived from now and the deadline), ended by the next Tick', () => {
     const sm = LockStateMachine.fromSnapshot(snapJson({ ...good, leases: [[2, 1000, 50, 'anonymous']] }));
     expect(sm.hasLease(2)).to.equal(false);
-    expect(sm.inspectLock('l').held).to.equal(false);
+    expect(sm.inspectLock('l').holderLeaseId, 'its grant stands until the entry that ends it').to.equal(2);
     expect(sm.hasLiveLeases(), 'Ticks still come to end it').to.equal(true);
     const out = sm.apply({ index: 11, data: encodeCommand({ type: 'Tick', elapsedMs: 0, marginMs: 0, renewed: [] }) });
     expect(out.result).to.deep.include({ ok: true, expired: [2] });
+    expect(sm.inspectLock('l').held).to.equal(false);
     expect(sm.hasLiveLeases()).to.equal(false);
   });
 
