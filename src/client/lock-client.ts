@@ -212,13 +212,19 @@ export class LockClient {
   /**
    * Lease.List one page at a time (pageSize: 0/absent = the server's default, 1,000; at most 10,000).
    * A lease live throughout is listed exactly once; one granted or ended meanwhile may or may not be.
+   * Pages ascend by id, so a page is cut to the ids after the last one yielded: a failover between
+   * pages to a leader of the release before paging (it ignores the token and answers every lease)
+   * repeats nothing.
    */
   async *leasePages(opts?: CallOptions & { pageSize?: number }): AsyncGenerator<LeaseSummary[]> {
     let pageToken = '';
+    let last = 0;
     do {
       const req = { pageSize: opts?.pageSize ?? 0, pageToken };
       const r = await this.router.unary<LeaseListResponse__Output>('Lease.List', (ep, o, cb) => ep.lease.List(req, o, cb), this.ctl(opts));
-      yield r.leases.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs, owner: l.owner }));
+      const fresh = r.leases.filter((l) => l.leaseId > last);
+      if (fresh.length > 0) last = fresh[fresh.length - 1].leaseId;
+      yield fresh.map((l) => ({ leaseId: l.leaseId, grantedTtlMs: l.grantedTtlMs, remainingMs: l.remainingMs, owner: l.owner }));
       pageToken = r.nextPageToken;
     } while (pageToken !== '');
   }

@@ -166,11 +166,17 @@ class Client:
 
     def lease_pages(self, timeout: Optional[float] = None, page_size: int = 0) -> Iterator[list]:
         """Lease.List one page at a time (page_size 0: the server's default, 1,000; at most 10,000).
-        Each page is a linearizable read of its own: a lease live throughout is listed exactly once."""
+        Each page is a linearizable read of its own: a lease live throughout is listed exactly once.
+        Pages ascend by id, so each is cut to the ids after the last one yielded: a failover to a
+        leader of the release before paging (it answers every lease, ignoring the token) repeats none."""
         token = ""
+        last = 0
         while True:
             r = self._call("Lease.List", lambda ep: ep.lease.List, pb.LeaseListRequest(page_size=page_size, page_token=token), timeout)
-            yield list(r.leases)
+            fresh = [l for l in r.leases if l.lease_id > last]
+            if fresh:
+                last = fresh[-1].lease_id
+            yield fresh
             token = r.next_page_token
             if not token:
                 return

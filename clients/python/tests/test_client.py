@@ -17,6 +17,7 @@ import grpc
 
 import lockd
 from lockd.errors import LockHeldError, LockdError, StaleTokenError
+from lockd._proto import pb
 from lockd.lease import _Stream
 
 from lost_answer_node import LostAnswerNode
@@ -249,6 +250,16 @@ class LeaseListTest(ClusterTest):
         finally:
             for lid in mine:
                 c.revoke_lease(lid)
+
+    def test_a_failover_to_a_leader_without_paging_lists_no_lease_twice(self):
+        # Page 1 from this release's leader, then the release before paging answers page 2: every
+        # lease and no token. Pages ascend by id, so the client keeps only ids after page 1's last.
+        c = self.client()
+        every = [pb.LeaseInfo(lease_id=i, granted_ttl_ms=1000, remaining_ms=900) for i in (1, 2, 3, 4)]
+        answers = iter([pb.LeaseListResponse(leases=every[:2], next_page_token="l1.2"), pb.LeaseListResponse(leases=every)])
+        with mock.patch.object(c, "_call", side_effect=lambda *a, **k: next(answers)):
+            ids = [l.lease_id for p in c.lease_pages(page_size=2) for l in p]
+        self.assertEqual(ids, [1, 2, 3, 4])
 
 
 class RetryTest(ClusterTest):
