@@ -86,7 +86,7 @@ export function checkCitations(file: string, text: string, read: (path: string) 
     } else {
       for (const m of line.matchAll(/\b(docs\/[\w-]+\.md#[\w-]+)/g)) link(m[1]!, true, at);
     }
-    if (/\bissues? #?\d+|\bissue \(#|\(#\d+\)|\b(PR|pull request|bug) #\d+/i.test(line)) at('cites an issue number; the issue tracker is not in the repository: say what it means');
+    if (/\bissues? #?\d+|\bissue \(#|\(#\d+\)|\b(PR|pull request|bug) #\d+|\bitems? \d+\.\d/i.test(line)) at('cites an issue number; the issue tracker is not in the repository: say what it means');
     if (/\bLESSONS\.?(md)? \d+/.test(line)) at('cites LESSONS N; cite docs/lessons.md N');
     if (/(^|[^/\w])DESIGN(\.md)?( §|\b)/.test(line)) at('cites DESIGN.md; cite docs/design.md §N');
   });
@@ -121,6 +121,7 @@ describe('docs: every citation in the repository resolves inside it', () => {
       '// DESIGN.md §4',
       '// see docs/design.md §4 and docs/lessons.md 11',
       '// a security issue (#12)',
+      '// the sharper paths of item 22.4',
       '// see docs/design.md#no-such-heading and docs/design.md#4-leases-on-logical-time-the-tick-and-deadline-margins',
     ].join('\n');
     const why = checkCitations('src/planted.ts', planted, read).map((p) => `${p.line}: ${p.why}`);
@@ -132,7 +133,8 @@ describe('docs: every citation in the repository resolves inside it', () => {
       '5: cites LESSONS N; cite docs/lessons.md N',
       '6: cites DESIGN.md; cite docs/design.md §N',
       '8: cites an issue number; the issue tracker is not in the repository: say what it means',
-      '9: docs/design.md has no heading for #no-such-heading',
+      '9: cites an issue number; the issue tracker is not in the repository: say what it means',
+      '10: docs/design.md has no heading for #no-such-heading',
     ]);
     const md = ['[a](docs/api.md#2-clients) [b](docs/gone.md) [c](#nowhere) [d](https://example.com/x.md#y)', '## Here', '[e](#here)'].join('\n');
     expect(checkCitations('README.md', md, read).map((p) => `${p.line}: ${p.why}`)).to.deep.equal([
