@@ -3,7 +3,7 @@
 // Markdown link (or a bare `docs/<file>.md#anchor`) a file and heading that exist, and nothing
 // cites an issue tracker or a document the repository does not hold.
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -21,15 +21,20 @@ function files(path: string): string[] {
   return readdirSync(path).flatMap((name) => files(join(path, name)));
 }
 
-/** The section numbers of `## §N` headings in a docs file. */
-function sections(doc: string): Set<string> {
-  return new Set([...doc.matchAll(/^## §(\d+)\b/gm)].map((m) => m[1]!));
+/** Computes once per document text: the same docs are consulted for every citation of them. */
+function memo<T>(f: (doc: string) => T): (doc: string) => T {
+  const seen = new Map<string, T>();
+  return (doc) => {
+    if (!seen.has(doc)) seen.set(doc, f(doc));
+    return seen.get(doc)!;
+  };
 }
 
+/** The section numbers of `## §N` headings in a docs file. */
+const sections = memo((doc: string): Set<string> => new Set([...doc.matchAll(/^## §(\d+)\b/gm)].map((m) => m[1]!)));
+
 /** The numbers of the lessons in docs/lessons.md (`N. **…`). */
-function lessons(doc: string): Set<string> {
-  return new Set([...doc.matchAll(/^(\d+)\. /gm)].map((m) => m[1]!));
-}
+const lessons = memo((doc: string): Set<string> => new Set([...doc.matchAll(/^(\d+)\. /gm)].map((m) => m[1]!)));
 
 /** GitHub's anchor for a heading: lower case, punctuation (and `§`) dropped, spaces to hyphens. */
 export function slug(heading: string): string {
@@ -37,7 +42,7 @@ export function slug(heading: string): string {
 }
 
 /** The anchors of a Markdown file: its headings (outside code blocks; repeats get -1, -2…) and `<a id>`s. */
-export function anchors(doc: string): Set<string> {
+export const anchors = memo((doc: string): Set<string> => {
   const out = new Set<string>();
   const seen = new Map<string, number>();
   let fence = false;
@@ -53,7 +58,7 @@ export function anchors(doc: string): Set<string> {
     for (const m of line.matchAll(/<a (?:id|name)="([^"]+)"/g)) out.add(m[1]!);
   }
   return out;
-}
+});
 
 export interface Problem { readonly file: string; readonly line: number; readonly text: string; readonly why: string }
 
@@ -93,13 +98,28 @@ export function checkCitations(file: string, text: string, read: (path: string) 
   return out;
 }
 
+/** The repository paths (`src/…`, `test/…`, …) a text names that do not exist; `dist/…` and globs are skipped. */
+export function missingPaths(text: string, exists: (path: string) => boolean): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![\w./@-])((?:src|test|bench|scripts|clients|proto|deploy|dashboard|compat|docs)\/[\w./@-]+)/g)) {
+    if (/[{*]/.test(text[m.index + m[0].length] ?? '')) continue; // a glob: test/sim/*.ts, run5-{a,b}.json
+    const path = m[1]!.replace(/[.]+$/, '');
+    if (!exists(path)) out.add(path);
+  }
+  return [...out];
+}
+
 describe('docs: every citation in the repository resolves inside it', () => {
+  const cache = new Map<string, string | undefined>();
   const read = (p: string): string | undefined => {
-    try {
-      return readFileSync(join(ROOT, p), 'utf8');
-    } catch {
-      return undefined;
+    if (!cache.has(p)) {
+      try {
+        cache.set(p, readFileSync(join(ROOT, p), 'utf8'));
+      } catch {
+        cache.set(p, undefined);
+      }
     }
+    return cache.get(p);
   };
 
   it('every docs/<file>.md §N names a heading, every lesson and link target exists, no issue/LESSONS/DESIGN.md citation is left', () => {
@@ -109,6 +129,13 @@ describe('docs: every citation in the repository resolves inside it', () => {
       return rel === 'test/docs/citations.test.ts' ? [] : checkCitations(rel, readFileSync(f, 'utf8'), read);
     });
     expect(problems.map((p) => `${p.file}:${p.line}: ${p.why}: ${p.text}`)).to.deep.equal([]);
+  });
+
+  it('every repository path a Markdown doc names exists (dist/ paths and globs aside)', () => {
+    const docs = [...['README.md', 'BENCHMARKS.md'].map((f) => join(ROOT, f)), ...['docs', 'src', 'test', 'clients', 'deploy', 'bench'].flatMap((p) => files(join(ROOT, p)))]
+      .filter((f) => f.endsWith('.md') && !relative(ROOT, f).startsWith('bench/results/'));
+    const missing = docs.flatMap((f) => missingPaths(readFileSync(f, 'utf8'), (p) => existsSync(join(ROOT, p))).map((p) => `${relative(ROOT, f)}: ${p}`));
+    expect(missing).to.deep.equal([]);
   });
 
   it('finds a planted bad citation of each kind', () => {
@@ -136,6 +163,7 @@ describe('docs: every citation in the repository resolves inside it', () => {
       '9: cites an issue number; the issue tracker is not in the repository: say what it means',
       '10: docs/design.md has no heading for #no-such-heading',
     ]);
+    expect(missingPaths('see `src/raft/quorum.ts`, src/raft/nowhere.ts and dist/src/lockd/main.js, test/**/x.ts, test/raft/x*.ts.', (p) => existsSync(join(ROOT, p)))).to.deep.equal(['src/raft/nowhere.ts']);
     const md = ['[a](docs/api.md#2-clients) [b](docs/gone.md) [c](#nowhere) [d](https://example.com/x.md#y)', '## Here', '[e](#here)'].join('\n');
     expect(checkCitations('README.md', md, read).map((p) => `${p.line}: ${p.why}`)).to.deep.equal([
       '1: docs/gone.md does not exist',
