@@ -381,7 +381,7 @@ cmd_start() {
     echo "  HTTPS with client certificates, on every node's port (the page reads them all): import one into the browser,"
     echo "  e.g. a read-only viewer: ./cluster.sh cert viewer --read-only (it prints the .p12 step), or root's:"
     echo "  openssl pkcs12 -export -in $TLS_DIR/root.crt -inkey $TLS_DIR/root.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/root.p12"
-    echo "  and trust $TLS_DIR/ca.crt (docs/study.md#the-dashboard-with-tls); curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
+    echo "  and trust $TLS_DIR/ca.crt (docs/study.md#2-the-dashboard-with-tls); curl: curl --cacert $TLS_DIR/ca.crt --cert $TLS_DIR/root.crt --key $TLS_DIR/root.key ..."
   fi
   echo "Metrics, health and events ($scheme, per node; /livez and /readyz need no certificate):"
   for i in $(members); do
@@ -417,7 +417,7 @@ cmd_cert() {
     lockctl acl grant "$name" read '' >/dev/null || die "could not grant $name read on '' (is the cluster running?)"
     echo "granted $name read on '' (a read-only viewer: the dashboard, /events, /metrics, lock inspect, fence read; no writes)"
     echo "for a browser: openssl pkcs12 -export -in $TLS_DIR/$name.crt -inkey $TLS_DIR/$name.key -certfile $TLS_DIR/ca.crt -passout pass: -out $TLS_DIR/$name.p12"
-    echo "then import $name.p12 (and trust $TLS_DIR/ca.crt) in the browser: docs/study.md#the-dashboard-with-tls"
+    echo "then import $name.p12 (and trust $TLS_DIR/ca.crt) in the browser: docs/study.md#2-the-dashboard-with-tls"
   else
     echo "it may do nothing yet: give it rules, e.g. lockctl acl grant $name lock $name/ (or issue it with --read-only for a dashboard viewer)"
   fi

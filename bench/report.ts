@@ -211,7 +211,7 @@ export interface TargetCheck {
   readonly met: boolean | undefined;
 }
 
-/** Issue 15's targets, on medians: `rat` lockd/etcd, `base` lockd-base's medians (the CPU target), `etcd` etcd's. */
+/** The performance targets (BENCHMARKS.md), on medians: `rat` lockd/etcd, `base` lockd-base's medians (the CPU target), `etcd` etcd's. */
 export function targets(lockd: Record<string, unknown>, rat: Record<string, number> | undefined, floors: Floors | undefined, base?: Record<string, unknown>, etcd?: Record<string, unknown>): TargetCheck[] {
   const out: TargetCheck[] = [];
   const check = (target: string, v: number | undefined, ok: (v: number) => boolean, unit = '×') =>

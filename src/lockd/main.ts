@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   // A leader hands leadership over first (bounded, then stops anyway): the cluster gets a new
-  // leader in a few heartbeats instead of an election timeout (README "Operating a cluster"). A
+  // leader in a few heartbeats instead of an election timeout (docs/operating.md §3). A
   // second signal while handing off stops at once.
   let stopping = false;
   let stopped: Promise<void> | undefined;

@@ -38,7 +38,7 @@ export interface ClientConfig {
    * Send a lease's Acquire/Release only to the node it was granted through, never retry them once
    * sent, and abandon the lease on any unknown outcome. This kept clear of the cleanup of abandoned
    * waits releasing a grant the same lease obtained by a later call (a lockd bug this suite found,
-   * since fixed; see README), so the rest could be checked while it was open.
+   * since fixed; see README.md "Bugs found"), so the rest could be checked while it was open.
    */
   readonly sticky: boolean;
   /** Recipe only: this client also changes the semaphore's permits now and then (Lock.SetPermits, an admin call). */

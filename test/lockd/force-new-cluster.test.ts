@@ -3,7 +3,7 @@
 // before are still held (or ended, as the replicated state says), tokens keep increasing, and the
 // flag is one-shot (a leftover one is refused, exit 3). Then the wedge an outside review built —
 // two voters added that never start, leaving no margin, and one more node lost — recovered by the
-// procedure docs/operating.md gives (log dump to pick the survivor, force, wipe and re-add the rest).
+// procedure docs/operating.md §5 gives (log dump to pick the survivor, force, wipe and re-add the rest).
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { LockClient } from '../../src/client/index.js';

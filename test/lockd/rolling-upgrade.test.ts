@@ -214,7 +214,7 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
       const g = grants.length;
       await waitFor(`fenced writes and grants after ${what}`, () => (writes >= w + 10 && grants.length >= g + 3 ? true : undefined), 30_000);
     };
-    // What an operator sees (docs/operating.md "Upgrades" shows these): lockctl status of this build.
+    // What an operator sees (docs/operating.md §4 shows these): lockctl status of this build.
     const show = async (when: string): Promise<void> => {
       const out = await run(process.execPath, [LOCKCTL_MAIN, '--endpoints', c.nodes.map((n) => n.address).join(','), 'status'], ROOT, 30_000).catch((e: unknown) => (e as Error).message);
       process.stderr.write(`  lockctl status ${when}:\n${out.replace(/^/gm, '    ')}\n`);

@@ -1,6 +1,6 @@
 // A CI-sized slice of `npm run sim -- --catch-rates`: the swarm schedule clean on the correct build, a few planted
 // bugs caught on a handful of seeds, every registered bug runnable, and the --json shape. The full figure (100
-// seeds, every bug) is in README.md and docs/testing.md.
+// seeds, every bug) is in docs/testing.md §2.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect } from 'chai';

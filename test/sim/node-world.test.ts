@@ -9,7 +9,7 @@ import { NODE_BUGS, type NodeBug } from './node/bugs.js';
 import { runNodeSeed, type NodeRunReport } from './node/run.js';
 
 const CLEAN_SEEDS = [1, 2, 3, 4, 5, 6];
-/** First seed that caught each bug (npm run sim -- --app node --catch-rates; README's table). */
+/** First seed that caught each bug (npm run sim -- --app node --catch-rates; docs/testing.md §2). */
 const FIRST_CAUGHT: Record<NodeBug, number> = {
   'snapshot-install-no-events': 1,
   'wait-not-settled': 1,

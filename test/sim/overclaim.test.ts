@@ -3,7 +3,7 @@
 // from a newer leader. It must answer with its commit (= the snapshot index); with the planted bug
 // 'snapshot-fast-forward-overclaim' it answers its last index, and the simulator's Ack Matches Leader check
 // reports it at the moment it is sent. (Random seeds reach it only with RaftConfig.snapshotOnReject: our default
-// leader probes back instead of sending this Snap, see README, simulator; sim.test.ts hunts it that way.)
+// leader probes back instead of sending this Snap, see docs/testing.md §2; sim.test.ts hunts it that way.)
 import { expect } from 'chai';
 import { message, type PlantedBug } from '../../src/raft/types.js';
 import { Violation } from './checkers.js';

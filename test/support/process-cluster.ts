@@ -164,7 +164,7 @@ export class ProcessCluster {
   private constructor(private readonly opts: ClusterOptions) {
     this.baseDir = mkdtempSync(join(tmpdir(), 'lockd-test-'));
     this.clusterId = opts.clusterId ?? `test-${process.pid}`;
-    // Passed by file, as an operator should (README "Security"): never on a command line.
+    // Passed by file, as an operator should (docs/security.md §1): never on a command line.
     this.clusterIdFile = join(this.baseDir, 'cluster-id');
     writeFileSync(this.clusterIdFile, `${this.clusterId}\n`, { mode: 0o600 });
   }

@@ -3,7 +3,7 @@
 // "failed" counts pending tests too: the suite forbids them (.mocharc.cjs), so a skipped test is
 // never silently a pass (with forbid-pending mocha already reports each as a failure, not pending).
 // With LOCKD_TEST_TIMES=FILE it also writes each test file's wall time, hooks included, slowest
-// first: where the suite's 15-minute budget goes (docs/testing.md); the run is then serial
+// first: where the suite's 15-minute budget goes (docs/testing.md §1); the run is then serial
 // (.mocharc.cjs), as in a parallel run a file's events reach this process only once it is done.
 const Mocha = require('mocha');
 const { writeFileSync } = require('node:fs');

@@ -1,5 +1,5 @@
 // lockd.v1.Maintenance: Snapshot streams a backup of the replicated state (proto/lockd.proto,
-// docs/operating.md "Backup, restore and recovery"). Served by the leader only, after a ReadIndex
+// docs/operating.md §5). Served by the leader only, after a ReadIndex
 // barrier: the state, its index and term and the configuration there are taken in one turn of the
 // loop (between two applies), so the backup is one applied index, never a mix. Admin-only whenever
 // client certificates are verified (requireAdmin, as Membership). Bounded: at most

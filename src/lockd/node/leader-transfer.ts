@@ -1,7 +1,7 @@
 // Leadership transfer as the node runs it (thesis §3.10; the core's transferLeader does the
 // protocol): pick the target, hand the request to the core, and wait — bounded — until this node
 // knows a leader other than itself. Used by Cluster.TransferLeader and by a graceful SIGTERM on
-// the leader (main.ts). Why transfer before stopping: README "Operating a cluster", design note.
+// the leader (main.ts). Why transfer before stopping: docs/operating.md §3, "Graceful shutdown".
 import type { NodeId, Role, Status } from '../../raft/types.js';
 import { realClock, type Clock } from './clock.js';
 

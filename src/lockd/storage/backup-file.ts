@@ -1,6 +1,6 @@
 // The backup file (`lockctl snapshot save FILE`, read by `lockd restore --from FILE` and
 // `lockctl snapshot status FILE`): the leader builds these bytes and streams them as they are
-// (lockd.v1 Maintenance.Snapshot), the client writes them down. docs/operating.md "Backup file":
+// (lockd.v1 Maintenance.Snapshot), the client writes them down. docs/operating.md §5 ("Backup file"):
 //
 //   "LOCKDBAK" (8 bytes) | header length (u32 big-endian) | header (UTF-8 JSON) | state | SHA-256 (32 bytes)
 //

@@ -12,7 +12,7 @@
 //    with a record of the change (FORCED_KEY), all in one synced batch. The entries carry the
 //    FORCED mark lockctl log dump shows.
 // Entries the lost majority committed that this node never received are gone (pick the survivor
-// with the highest (last term, last index)). docs/operating.md "Lost quorum: --force-new-cluster".
+// with the highest (last term, last index)). docs/operating.md §5 ("Lost quorum").
 //
 // One-shot: a data dir forced once is not forced again by a flag left in a start command. When the
 // configuration is still the forced one, the flag changes nothing; when members were added since,

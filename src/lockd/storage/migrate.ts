@@ -1,7 +1,7 @@
 // Migration of a data dir of the previous storage format (records.ts PREVIOUS_STORAGE_FORMAT) on
 // start, so that an upgrade never refuses a node's own data dir without a way forward. First the
 // whole dir is copied, closed, beside itself (DIR.storage-2-backup-TIME, 0700): the way back for
-// forensics or a whole-cluster rollback (docs/operating.md "Upgrades"). Then the records are
+// forensics or a whole-cluster rollback (docs/operating.md §4). Then the records are
 // rewritten in place in one synced batch; the copy is never deleted by lockd. A dir of a NEWER format
 // (a downgrade) is refused with what to do (records.ts newerFormat); other formats are left to the
 // loader, which refuses them with their own reason.

@@ -505,7 +505,7 @@ export class RecipeModel {
     }
     const previous = l.permits;
     const before = l.holders.length;
-    // Item 4's case: no waiter is granted, so only the PERMITS_CHANGED event shows the change.
+    // SetPermits with nobody to grant: no waiter is granted, so only the PERMITS_CHANGED event shows the change.
     if (permits !== previous && l.queue.length === 0) this.tag('setPermits changed with no waiters');
     l.permits = permits;
     if (permits !== previous) this.event(name, 'PERMITS_CHANGED', 0, 0);

@@ -137,7 +137,7 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
   const k = rnd.int(8);
   const out: OpBody[] = [];
   const acquire = (lease: number, shared: boolean, permits: number): OpBody => ({ k: 'acquire', name, lease: { live: lease }, wait: true, permits, shared, odd: false, delay: false });
-  // A third party cancels a wait that has just been granted, with the index of its QUEUED event (item 22.6).
+  // A third party cancels a wait that has just been granted, with the index of its QUEUED event (docs/lessons.md 13).
   const cancel = (): OpBody[] => (rnd.int(2) === 0 ? [{ k: 'cancelWait', name, q: rnd.int(2) }] : []);
   if (kind.k === 'election') {
     // Three campaigners; the leader resigns and the next leads; the one that led acts on (stale Proclaim, Resign).

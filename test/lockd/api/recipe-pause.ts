@@ -2,7 +2,7 @@
 // would) while the others move on and compact their logs past it, then resumed. It catches up by
 // snapshot, which carries no per-entry events. Two variants:
 //  - a follower: the leader keeps serving;
-//  - the leader (item 22.2b/2c): it is deposed; the test waits, bounded, until the other two agree
+//  - the leader: it is deposed; the test waits, bounded, until the other two agree
 //    on a new leader (asking them), and everything goes there until the old one has caught up.
 // What the paused node served must then be settled from the restored state, never left silent
 // (proto: Lock.Observe a RESYNC, Election.Observe the leadership the snapshot holds, KeepAlive

@@ -49,7 +49,7 @@ function sequence(seed: number): Op[] {
   // by snapshot (drawn apart, so the other requests of a seed are the same with or without it). Just
   // before it, a holder takes a name and a waiting call (an Acquire, or a Campaign on an election)
   // goes to the node to be paused (via 4); just after, the holder's lease is revoked: the wait is
-  // decided while its node is paused (item 22.2b/2c), and must be answered after the catch-up.
+  // decided while its node is paused (docs/lessons.md 17), and must be answered after the catch-up.
   const world = new Prng(seed * 104_729 + 3);
   const leader = seed % 2 === 0; // every other seed: both variants in any range of seeds
   // The leader early, before calls wait on it through other nodes (the runner skips it then).
@@ -138,18 +138,18 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
       'setPermits on an election refused',
       'invalid UTF-8 name refused',
       'follower caught up by snapshot',
-      // The sharper paths of items 22.1, 22.4, 22.6: the ended leadership acts on; SetPermits with
+      // The sharper paths: the ended leadership acts on; SetPermits with
       // nobody to grant (only PERMITS_CHANGED shows it); a grant handed to a waiter, cancelled by a third party.
       'stale proclaim',
       'stale resign',
       'setPermits changed with no waiters',
       'third-party cancel of a grant',
-      // Item 22.7 beyond names: each refused whole, and what it would have changed reads unchanged.
+      // Invalid input beyond names: each refused whole, and what it would have changed reads unchanged.
       'invalid UTF-8 fence key refused',
       'invalid UTF-8 request id refused',
       'invalid UTF-8 election value refused',
       'out-of-range 64-bit number refused',
-      // Item 22.2: the leader paused and deposed too; a wait decided while its node was paused; a
+      // Snapshot catch-up: the leader paused and deposed too; a wait decided while its node was paused; a
       // KeepAlive stream on the paused node told its lease ended.
       'leader caught up by snapshot',
       'waiting call decided while its node was paused (follower)',

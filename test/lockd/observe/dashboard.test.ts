@@ -3,7 +3,7 @@
 // API, and the page showing the late write refused with both tokens, explained on click; then the
 // node the page reads (the leader, which also served the page) is killed and the page reads another
 // and keeps showing new decisions. A screenshot is kept in .artifacts/dashboard.png
-// (LOCKD_UPDATE_DOCS_SCREENSHOT=1, or `npm run screenshot`: also docs/dashboard.png for the README).
+// (LOCKD_UPDATE_DOCS_SCREENSHOT=1, or `npm run screenshot`: also docs/dashboard.png for docs/study.md).
 import { expect } from 'chai';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
