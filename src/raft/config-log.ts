@@ -35,6 +35,12 @@ export class ConfigLog {
     return this.confs[0];
   }
 
+  /** The configurations in effect anywhere from index i on: the one at i, then every later one. */
+  from(i: number): IndexedConfiguration[] {
+    const base = this.at(i);
+    return this.confs.filter((c) => c === base || c.index > i);
+  }
+
   /** How many config entries above `index` the log holds (not committed, if `index` is the commit). */
   countAfter(index: number): number {
     return this.confs.filter((c) => c.index > index).length;

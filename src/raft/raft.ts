@@ -4,7 +4,7 @@
 // and what was handed out into what is durable, is RaftNode's job (raft-node.ts, as etcd's
 // rawnode.go is to raft.go). Pure: no I/O, no clock, no randomness of its own. Membership changes
 // are single-server and in effect when appended (src/raft/README.md, membership.ts).
-import { ConfigLog, isMember, isVoter } from './config-log.js';
+import { ConfigLog, isVoter } from './config-log.js';
 import { ConfChangeError, applyChange, encodeConfigEntry, type ConfChange, type Configuration, type IndexedConfiguration } from './membership.js';
 import { committedIndex, quorumSize, voteResult } from './quorum.js';
 import { Progress } from './progress.js';
@@ -45,7 +45,7 @@ export class Raft {
   /** Every configuration the log holds; the last one is in effect (config-log.ts). */
   private readonly configs: ConfigLog;
   readonly log: RaftLog;
-  /** Leader: voters, learners, and a node whose removal is not committed yet (it must hear of it). */
+  /** Leader: every member of a configuration from the committed one on (syncProgress). */
   private prs = new Map<NodeId, Progress>();
   private readonly votes = new Map<NodeId, boolean>();
   /** Output not yet handed out: RaftNode takes it in ready(). */
@@ -353,14 +353,19 @@ export class Raft {
   }
 
   /**
-   * Progress for every member of the effective configuration; a node no longer a member keeps
-   * its progress at the leader until its removal commits, so the leader tells it (the last App
-   * carries the commit index that covers the removal), then it goes.
+   * A leader tracks every member of every configuration from the committed one on: a node whose
+   * removal is not committed yet keeps hearing from it (the last App carries the commit index that
+   * covers the removal), then it goes. That holds for a removal this leader found in its log, not
+   * only for one it proposed: a leader elected with another's uncommitted "remove d" in its log
+   * must still send d heartbeats, or d, a voter of the committed configuration, times out and
+   * campaigns (simulator seed 2 of `--nodes 4 --membership --membership-schedule nemesis --schedule
+   * swarm`). The leader itself is among them even when its own log removes it (promotable()).
+   * Others track the effective configuration only (their progress is never read).
    */
   private syncProgress(): void {
-    const c = this.conf();
+    const tracked = this.trackedIds();
     const last = this.log.lastIndex();
-    for (const id of [...c.voters, ...c.learners]) {
+    for (const id of tracked) {
       if (this.prs.has(id)) continue;
       const pr = new Progress(0, last + 1, this.maxInflight);
       if (id === this.id) pr.match = this.log.stableIndex();
@@ -368,10 +373,16 @@ export class Raft {
       pr.recentActive = this.role === 'leader';
       this.prs.set(id, pr);
     }
-    const removalCommitted = this.configs.current().index <= this.log.committed;
-    for (const id of [...this.prs.keys()]) {
-      if (!isMember(c, id) && (removalCommitted || this.role !== 'leader')) this.prs.delete(id);
-    }
+    for (const id of [...this.prs.keys()]) if (!tracked.has(id)) this.prs.delete(id);
+  }
+
+  private trackedIds(): Set<NodeId> {
+    const tracked = new Set<NodeId>();
+    const confs = this.role === 'leader' ? this.configs.from(this.log.committed) : [this.configs.current()];
+    for (const { config } of confs) for (const id of [...config.voters, ...config.learners]) tracked.add(id);
+    // Until it steps down, right after its own removal committed (maybeCommit), a leader counts its own writes.
+    if (this.role === 'leader') tracked.add(this.id);
+    return tracked;
   }
 
   private becomeFollower(term: number, leader: NodeId): void {
@@ -397,11 +408,12 @@ export class Raft {
 
   private becomeLeader(): void {
     invariant(this.role === 'candidate', 'only a candidate becomes leader', this.id, () => `role ${this.role}`);
-    invariant(isVoter(this.conf(), this.id), 'a leader is a voter of its effective configuration', this.id, () =>
+    invariant(this.promotable(), 'a leader is a voter of a configuration from its committed one on', this.id, () =>
       `voters ${this.conf().voters.join(',')}`);
     this.reset(this.term);
     this.leader = this.id;
     this.role = 'leader';
+    this.syncProgress(); // as leader: the members of the configurations not committed yet too
     for (const [id, pr] of this.prs) {
       pr.recentActive = true;
       if (id === this.id) pr.becomeReplicate();
@@ -410,9 +422,19 @@ export class Raft {
     this.appendEntries([new Uint8Array(0)]);
   }
 
-  /** Only a voter campaigns: never a learner, a removed node, or one that joined and knows no configuration. */
+  /**
+   * Who campaigns: a voter of any configuration in effect from the commit index on. Not only of the
+   * effective one: a node that its own log removes, by an entry not committed yet, may hold the
+   * longest log, so the others cannot win without it (thesis §4.2.2: "a server that is not part of
+   * its own latest configuration should still start new elections, as it might still be needed
+   * until the Cnew entry is committed"); it counts only its configuration's votes, never its own
+   * (voteResult counts voters only), and once its removal commits it steps down (maybeCommit).
+   * Worked example: test/raft/transcripts/conf_removed_by_own_log.txt (simulator seed 415 of
+   * `--schedule swarm --membership`). Never a learner, a node whose removal committed, or one that
+   * joined and knows no configuration.
+   */
   private promotable(): boolean {
-    return isVoter(this.conf(), this.id);
+    return this.configs.from(this.log.committed).some(({ config }) => isVoter(config, this.id));
   }
 
   private conf(): Configuration {
@@ -584,6 +606,7 @@ export class Raft {
     } else if (pr.state === 'replicate') pr.inflights.freeLE(m.index);
 
     this.maybeCommit();
+    if (this.role !== 'leader') return; // it committed its own removal and stepped down
     while (this.sendAppend(m.from, false)) {
       // fill the in-flight window with whatever else is ready to go
     }
@@ -746,7 +769,7 @@ export class Raft {
   private maybeCommit(): void {
     // The quorum is that of the effective configuration, committed or not (thesis §4.1).
     const { voters } = this.conf();
-    invariant(voters.includes(this.id) && voters.every((id) => this.prs.has(id)), 'the leader tracks every voter of its configuration', this.id, () =>
+    invariant(voters.every((id) => this.prs.has(id)), 'the leader tracks every voter of its configuration', this.id, () =>
       `voters ${voters.join(',')}, progress for ${[...this.prs.keys()].join(',')}`);
     const mci = committedIndex(voters, (id) => this.prs.get(id)!.match);
     if (mci <= this.log.committed) return;
@@ -756,6 +779,9 @@ export class Raft {
     this.log.commitTo(mci);
     if (!hadCommitInTerm && this.committedEntryInCurrentTerm()) this.releasePendingReads();
     if (this.configs.countAfter(this.log.committed) < configsPending) this.bcastAppend();
+    // A leader its own log removed (promotable) steps down once the removal commits (thesis §4.2.2),
+    // after the Apps above told the others the commit index.
+    if (!this.promotable()) this.becomeFollower(this.term, NONE);
   }
 
   private committedEntryInCurrentTerm(): boolean {
@@ -769,17 +795,29 @@ export class Raft {
   }
 
   private startRead(context: string): void {
-    if (this.conf().voters.length === 1 || this.cfg.plantedBug === 'read-without-quorum') {
+    const { voters } = this.conf();
+    if ((voters.length === 1 && voters[0] === this.id) || this.cfg.plantedBug === 'read-without-quorum') {
       this.readStates.push({ index: this.log.committed, context });
       return;
     }
-    this.readOnly.add(this.log.committed, context, this.id);
+    // The leader's own ack counts only if it is a voter (its own log may have removed it).
+    this.readOnly.add(this.log.committed, context, voters.includes(this.id) ? this.id : undefined);
     this.readRoundPending = true;
   }
 
-  /** After a config entry commits: everyone hears the new commit index, then a node whose removal committed is dropped. */
+  /**
+   * After a config entry commits: everyone hears the new commit index, then a node whose removal
+   * committed is dropped. That App is the last it gets from us (its answer will be refused), so it
+   * goes even if the node's flow is paused: following the ones in flight, it tells the commit
+   * index they lacked.
+   */
   private bcastAppend(): void {
-    for (const id of this.prs.keys()) if (id !== this.id) this.sendAppend(id);
+    const tracked = this.trackedIds();
+    for (const [id, pr] of this.prs) {
+      if (id === this.id) continue;
+      if (!tracked.has(id)) pr.paused = false;
+      this.sendAppend(id);
+    }
     this.syncProgress();
   }
 

@@ -13,9 +13,10 @@ export class ReadOnlyQueue {
   private readonly pending = new Map<string, PendingRead>();
   private readonly order: string[] = [];
 
-  add(index: number, context: string, self: NodeId): void {
+  /** `self`: the leader, when it is a voter (its ack is the asking itself). */
+  add(index: number, context: string, self: NodeId | undefined): void {
     if (this.pending.has(context)) return; // a duplicate context would be ambiguous; keep the first
-    this.pending.set(context, { index, context, acks: new Set([self]) });
+    this.pending.set(context, { index, context, acks: new Set(self === undefined ? [] : [self]) });
     this.order.push(context);
   }
 

@@ -57,6 +57,19 @@ describe('raft config log (src/raft/config-log.ts)', () => {
     for (const [i, want] of cases) it(`at(${i}) = ${want}`, () => expect(show(cl.at(i))).to.equal(want));
   });
 
+  describe('from(i): the configurations in effect anywhere from an index on (who may campaign, whom a leader tracks)', () => {
+    const cl = history();
+    const cases: Array<[number, string]> = [
+      [0, '0:a,b,c 10:a,b,c,d 20:a,b,c,d/e'],
+      [9, '0:a,b,c 10:a,b,c,d 20:a,b,c,d/e'],
+      [10, '10:a,b,c,d 20:a,b,c,d/e'], // the one made at i is in effect at i
+      [15, '10:a,b,c,d 20:a,b,c,d/e'],
+      [20, '20:a,b,c,d/e'],
+      [1000, '20:a,b,c,d/e'],
+    ];
+    for (const [i, want] of cases) it(`from(${i}) = ${want}`, () => expect(cl.from(i).map(show).join(' ')).to.equal(want));
+  });
+
   it('countAfter: the config entries above an index (uncommitted, when it is the commit index)', () => {
     const cl = history();
     expect([0, 9, 10, 19, 20].map((i) => cl.countAfter(i))).to.deep.equal([2, 2, 1, 1, 0]);

@@ -264,6 +264,10 @@ class Sim implements DriverHooks, World, LockDriver {
       activate: (node) => {
         if (!this.nodes.includes(node)) this.nodes.push(node);
         if (node.up) return;
+        // A spare that joins during a calm window is calm too, as becomeCalm made the others: else its disk's
+        // faults strike (an EIO/ENOSPC fail-stop) and nothing restarts it until the window ends, while
+        // liveness waits for it as a member (seeds 1712 and 1342 of the nemesis swarm runs).
+        if (this.calm) node.disarm();
         node.start();
         this.membership?.started(node);
         this.trace.event(this.now, 'join', node.id);
