@@ -321,6 +321,16 @@ export class LockStateMachine {
     return { leases: this.s.usage.leases(owner), locks: this.s.usage.locks(owner), dedupIds: this.s.dedup.countOf(principal), electionBytes: this.s.usage.electionBytes(owner), fenceKeys: this.s.fenceCharges.countOf(principal) };
   }
 
+  /** Every principal that uses some quota or has quotas set, and SHARED_PRINCIPAL (unsorted; O(principals)). */
+  quotaPrincipals(): string[] {
+    const all = new Set<string>([SHARED_PRINCIPAL]);
+    for (const p of this.s.usage.owners().keys()) all.add(p);
+    for (const p of this.s.dedup.principals()) all.add(p);
+    for (const p of this.s.fenceCharges.principals()) all.add(p);
+    for (const [p] of this.s.quotas.entries()) all.add(p);
+    return [...all];
+  }
+
   /** The leader proposes Ticks only while this is true: also while leases past their deadline await cleanup. */
   hasLiveLeases(): boolean {
     return this.s.leases.size > 0;

@@ -13,6 +13,6 @@ floodScenario('flood: KeepAlive streams, connections and slow readers cost no el
   sessions: 4,
   readsPerSession: 512,
   churn: 300,
-  outboundBytes: 16 * MiB,
+  outboundBytes: 8 * MiB,
   unloadedMs: 3000,
 });
