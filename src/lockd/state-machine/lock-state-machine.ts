@@ -109,15 +109,20 @@ export interface FenceView {
 export interface LockStateMachineOptions {
   /** Run the full invariant sweep after every apply (tests, simulator). O(state) per entry. */
   readonly checkEveryApply?: boolean;
+  /** The live-lease cap, for an in-process benchmark only (state.ts maxLeases); a node never sets it. */
+  readonly maxLeases?: number;
 }
 
 export class LockStateMachine {
   private s: MachineState;
   private readonly checkEveryApply: boolean;
+  private readonly maxLeases: number | undefined;
 
   constructor(opts: LockStateMachineOptions = {}) {
     this.s = new MachineState();
     this.checkEveryApply = opts.checkEveryApply ?? false;
+    this.maxLeases = opts.maxLeases;
+    if (this.maxLeases !== undefined) this.s.maxLeases = this.maxLeases;
   }
 
   static fromSnapshot(bytes: Uint8Array, opts: LockStateMachineOptions = {}): LockStateMachine {
@@ -379,6 +384,7 @@ export class LockStateMachine {
   restore(bytes: Uint8Array): void {
     const s = decodeState(bytes);
     checkInvariants(s);
+    if (this.maxLeases !== undefined) s.maxLeases = this.maxLeases;
     this.s = s;
   }
 
