@@ -1,4 +1,4 @@
-// How the state machine's lease costs grow with the number of live leases (issue #26's scale
+// How the state machine's lease costs grow with the number of live leases (the scale
 // figures, in one process: what every replica pays on its loop). For N leases:
 //   npx tsx --expose-gc bench/lease-scale.ts --leases 1000000
 // grants N (Grant entries, encoded and applied as a node applies them; the cap raised to N for

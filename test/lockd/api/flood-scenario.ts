@@ -1,4 +1,4 @@
-// The flood of issue #26's "done when", on real processes: 3 nodes with the production election
+// A flood of abusive clients (no client may stall the cluster), on real processes: 3 nodes with the production election
 // timing (--tick-ms 50, --election-ticks 20: 1-2 s) and the default admission limits but for a
 // small outbound budget; one abusive client process (test/support/flood-client.ts) opens many
 // KeepAlive streams over many connections and keeps their leases alive, then slow readers that

@@ -1,4 +1,4 @@
-// The flood of issue #26 at full size (flood-scenario.ts): 10,000 KeepAlive streams over 1,000
+// The flood (flood-scenario.ts) at full size: 10,000 KeepAlive streams over 1,000
 // connections, 400 unread observers on one connection, 8 unread Sessions with 1,024 reads of
 // 64 KiB each. A command, not part of npm test (too heavy for a shared 2-core run):
 //   npx mocha --timeout 180000 --spec test/lockd/api/flood.check.ts

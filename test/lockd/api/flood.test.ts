@@ -1,4 +1,4 @@
-// The flood of issue #26 (flood-scenario.ts), sized for npm test on 2 cores: 2,000 KeepAlive
+// The flood of flood-scenario.ts, sized for npm test on 2 cores: 2,000 KeepAlive
 // streams over 200 connections, 200 unread observers on one connection, 4 unread Sessions with
 // 512 reads of 64 KiB each. The full sizes (10,000 streams, 1,000 connections, 400 observers,
 // 8 Sessions × 1,024 reads) are the command test/lockd/api/flood.check.ts.
