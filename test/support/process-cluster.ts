@@ -31,6 +31,8 @@ export interface ClusterOptions {
   readonly tls?: TestPki;
   /** With tls: also --client-cert-auth; the cluster's own status calls then present a client certificate (CN=root). */
   readonly clientCertAuth?: boolean;
+  /** Flags of the node runtime itself, before the entry point (e.g. ['--cpu-prof']). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface NodeHandle {
@@ -245,7 +247,7 @@ export class ProcessCluster {
     const n = this.node(id);
     if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
     const log = createWriteStream(n.logFile, { flags: 'a' });
-    const proc = spawn(process.execPath, [build?.main ?? NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: build?.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...(this.opts.nodeArgs ?? []), build?.main ?? NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: build?.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     reapOnExit(proc);
     // The output reaches the file through this process's loop, after the child wrote it: a line the
     // node logged before answering an RPC, or before exiting, may not be in the file yet. Tests

@@ -36,12 +36,33 @@ export function keepAliveFrames(leaseIds: readonly number[]): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Every whole LeaseKeepAliveResponse in `buf` (gRPC framing) to `answer`; returns the bytes of an unfinished one. */
+export function readKeepAliveAnswers(buf: Buffer, answer: (leaseId: number, ttlMs: number) => void): Buffer {
+  while (buf.length >= 5) {
+    const len = buf.readUInt32BE(1);
+    if (buf.length < 5 + len) break;
+    const msg = buf.subarray(5, 5 + len);
+    buf = buf.subarray(5 + len);
+    let leaseId = 0;
+    let ttlMs = 0;
+    for (let at = 0; at < msg.length; ) {
+      const [tag, next] = readVarint(msg, at);
+      const [v, after] = readVarint(msg, next);
+      at = after;
+      if (tag === 0x08) leaseId = v;
+      else if (tag === 0x10) ttlMs = v;
+    }
+    answer(leaseId, ttlMs);
+  }
+  return buf;
+}
+
 export class RawKeepAlive {
   /** Every response so far, in order: [lease_id, ttl_ms]. */
   readonly answers: [number, number][] = [];
   private readonly session: http2.ClientHttp2Session;
   private readonly stream: http2.ClientHttp2Stream;
-  private buf = Buffer.alloc(0);
+  private buf: Buffer = Buffer.alloc(0);
 
   constructor(address: string) {
     this.session = http2.connect(`http://${address}`);
@@ -56,23 +77,7 @@ export class RawKeepAlive {
   }
 
   private read(d: Buffer): void {
-    this.buf = Buffer.concat([this.buf, d]);
-    while (this.buf.length >= 5) {
-      const len = this.buf.readUInt32BE(1);
-      if (this.buf.length < 5 + len) return;
-      const msg = this.buf.subarray(5, 5 + len);
-      this.buf = this.buf.subarray(5 + len);
-      let leaseId = 0;
-      let ttlMs = 0;
-      for (let at = 0; at < msg.length; ) {
-        const [tag, next] = readVarint(msg, at);
-        const [v, after] = readVarint(msg, next);
-        at = after;
-        if (tag === 0x08) leaseId = v;
-        else if (tag === 0x10) ttlMs = v;
-      }
-      this.answers.push([leaseId, ttlMs]);
-    }
+    this.buf = readKeepAliveAnswers(Buffer.concat([this.buf, d]), (leaseId, ttlMs) => this.answers.push([leaseId, ttlMs]));
   }
 
   close(): void {

@@ -69,8 +69,9 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
       validate: (req) => validateFenceKey(req.key),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['fence', 'read'], req.key, 'read fenced key');
-        const v = await proposer.read(deadline, () => sm.fenceRead(req.key));
-        return { value: Buffer.from(v.value), fencingToken: v.token };
+        const v = await proposer.read(deadline, () => sm.fenceReadView(req.key));
+        // A view of the stored bytes, not a copy (fenceReadView): the answer is only serialized.
+        return { value: Buffer.from(v.value.buffer, v.value.byteOffset, v.value.byteLength), fencingToken: v.token };
       },
     },
   };

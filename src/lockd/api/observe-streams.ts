@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ObserveRequest__Output } from '../../proto/gen/lockd/v1/ObserveRequest.js';
 import type { LockEvent as LockEventMessage } from '../../proto/gen/lockd/v1/LockEvent.js';
-import { validateLockName, type LockStateMachine } from '../state-machine/index.js';
+import { validateLockName, type LockStateMachine, type StateEvent } from '../state-machine/index.js';
 import { inspectResponse } from './inspect-response.js';
 import { fromProblem, type ApiError } from './api-error.js';
 import type { AppliedEvents } from './applied-events.js';
@@ -60,13 +60,29 @@ export class ObserveStreams {
         unresync();
       },
     }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
-    const unsubscribe = this.events.onName(name, (ev) => s.send({ name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index }));
+    const unsubscribe = this.events.onName(name, (ev) => s.send(this.message(ev)));
     const unresync = this.events.onReplaced((index) => {
       const v = this.sm.inspectLock(name);
       s.send({ name, type: 'RESYNC', fencingToken: v.token, leaseId: v.holderLeaseId, index, state: inspectResponse(v) });
     });
     call.sendMetadata(new grpc.Metadata());
   }
+
+  /**
+   * One message object per event, shared by every observer of its name: what waits for slow
+   * readers is then a reference per observer, not an object each (400 unread observers of one
+   * lock held 400 copies of every event).
+   */
+  private message(ev: StateEvent): LockEventMessage {
+    let m = this.messages.get(ev);
+    if (!m) {
+      m = { name: ev.name, type: ev.type, fencingToken: ev.token, leaseId: ev.leaseId, index: ev.index };
+      this.messages.set(ev, m);
+    }
+    return m;
+  }
+
+  private readonly messages = new WeakMap<StateEvent, LockEventMessage>();
 
   get count(): number {
     return this.streams.size;

@@ -12,6 +12,7 @@ import type { ObservedEvent } from './events.js';
 import { MESSAGE_TYPES, type LoopCounters } from './loop-counters.js';
 import { WATCH_MS } from './stall-watch.js';
 import { admissionMetrics, type ObservedLimit } from './admission-metrics.js';
+import { quotaMetrics } from './quota-metrics.js';
 
 /** Events the metrics reader may fall behind by before it loses some (it never should: it only counts). */
 const METRICS_QUEUE = 100_000;
@@ -67,6 +68,7 @@ export class NodeMetrics {
     loopCounters(ctx.observe.source.counters, registers);
     loopTiming(ctx, registers);
     if (limits) admissionMetrics(limits, registers);
+    quotaMetrics(ctx.stateMachine, registers);
     this.lost = new Counter({ name: 'lockd_observe_events_lost_total', help: 'Observation events dropped because a reader fell behind.', labelNames: ['reader'], registers });
     // Levels as of the start (a restored node begins at its snapshot); events move them from here.
     this.term.set(st.term);

@@ -15,7 +15,7 @@ export interface ObservedNode {
     /** '' = none known. */
     leaderId(): NodeId;
   };
-  readonly stateMachine: Pick<LockStateMachine, 'listLeases' | 'leaseCounts' | 'view'>;
+  readonly stateMachine: Pick<LockStateMachine, 'listLeases' | 'leaseCounts' | 'view' | 'quotaPrincipals' | 'quotaOf' | 'quotaUsage'>;
   readonly observe: { readonly source: NodeSource; readonly stalls: StallWatch };
   /** The members and their advertised HTTP addresses ('' = none known). */
   readonly peers: { members(): NodeId[]; httpAddress(id: NodeId): string };

@@ -180,6 +180,11 @@ export class DedupTable {
     return this.owners.get(requestId);
   }
 
+  /** The principals charged at least one id. */
+  principals(): IterableIterator<string> {
+    return this.byOwner.keys();
+  }
+
   /** Ids charged to `principal`. */
   countOf(principal: string): number {
     return this.byOwner.get(principal)?.size ?? 0;

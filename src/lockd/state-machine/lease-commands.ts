@@ -11,7 +11,6 @@ import { newLease } from './state.js';
 import { endDelay, grantWaiters, releaseHolder, removeWaiter } from './lock-transitions.js';
 import { check } from './invariant-error.js';
 import { sortedNames } from './order.js';
-import { MAX_LEASES } from './limits.js';
 import { leaseDeadline } from './deadline-margin.js';
 import { ANONYMOUS } from './acl-table.js';
 import { liveLease } from './lease-live.js';
@@ -31,8 +30,8 @@ export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCom
       return { type: 'Grant', ok: true, leaseId: rec.leaseId, ttlMs: rec.ttlMs, duplicate: true };
     }
   }
-  if (state.leases.size >= MAX_LEASES)
-    return failure('Grant', 'RESOURCE_EXHAUSTED', `${MAX_LEASES} leases exist (live, or expired with their cleanup pending: the next Ticks end those); revoke some or retry shortly`);
+  if (state.leases.size >= state.maxLeases)
+    return failure('Grant', 'RESOURCE_EXHAUSTED', `${state.maxLeases} leases exist (live, or expired with their cleanup pending: the next Ticks end those); revoke some or retry shortly`);
   const over = leaseQuotaFailure(state, cmd);
   if (over) return over;
   const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), principal);

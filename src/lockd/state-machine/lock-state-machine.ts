@@ -109,15 +109,20 @@ export interface FenceView {
 export interface LockStateMachineOptions {
   /** Run the full invariant sweep after every apply (tests, simulator). O(state) per entry. */
   readonly checkEveryApply?: boolean;
+  /** The live-lease cap, for an in-process benchmark only (state.ts maxLeases); a node never sets it. */
+  readonly maxLeases?: number;
 }
 
 export class LockStateMachine {
   private s: MachineState;
   private readonly checkEveryApply: boolean;
+  private readonly maxLeases: number | undefined;
 
   constructor(opts: LockStateMachineOptions = {}) {
     this.s = new MachineState();
     this.checkEveryApply = opts.checkEveryApply ?? false;
+    this.maxLeases = opts.maxLeases;
+    if (this.maxLeases !== undefined) this.s.maxLeases = this.maxLeases;
   }
 
   static fromSnapshot(bytes: Uint8Array, opts: LockStateMachineOptions = {}): LockStateMachine {
@@ -323,6 +328,16 @@ export class LockStateMachine {
     return { leases: this.s.usage.leases(owner), locks: this.s.usage.locks(owner), dedupIds: this.s.dedup.countOf(principal), electionBytes: this.s.usage.electionBytes(owner), fenceKeys: this.s.fenceCharges.countOf(principal) };
   }
 
+  /** Every principal that uses some quota or has quotas set, and SHARED_PRINCIPAL (unsorted; O(principals)). */
+  quotaPrincipals(): string[] {
+    const all = new Set<string>([SHARED_PRINCIPAL]);
+    for (const p of this.s.usage.owners().keys()) all.add(p);
+    for (const p of this.s.dedup.principals()) all.add(p);
+    for (const p of this.s.fenceCharges.principals()) all.add(p);
+    for (const [p] of this.s.quotas.entries()) all.add(p);
+    return [...all];
+  }
+
   /** The leader proposes Ticks only while this is true: also while leases past their deadline await cleanup. */
   hasLiveLeases(): boolean {
     return this.s.leases.size > 0;
@@ -349,6 +364,17 @@ export class LockStateMachine {
     return e ? { found: true, value: e.value.slice(), token: e.token } : { found: false, value: new Uint8Array(0), token: 0 };
   }
 
+  /**
+   * fenceRead without the copy: `value` is the stored bytes themselves, for an answer that is only
+   * serialized (Fence.Read: copying a 64 KiB value per read cost a leader ~1 s and hundreds of MiB
+   * when 8,192 reads were answered in one turn). Never write to it. A later write stores a new
+   * array (the store copies on put), so a view handed out earlier keeps the bytes it was read with.
+   */
+  fenceReadView(key: string): FenceView {
+    const e = this.s.fence.get(key);
+    return e ? { found: true, value: e.value, token: e.token } : { found: false, value: new Uint8Array(0), token: 0 };
+  }
+
   // ---- Snapshots and replica comparison. ----
 
   /** Everything replicated, as deterministic bytes (equal states give equal bytes). */
@@ -360,6 +386,7 @@ export class LockStateMachine {
   restore(bytes: Uint8Array): void {
     const s = decodeState(bytes);
     checkInvariants(s);
+    if (this.maxLeases !== undefined) s.maxLeases = this.maxLeases;
     this.s = s;
   }
 

@@ -246,6 +246,11 @@ export class FenceCharges {
     return this.counts.get(principal) ?? 0;
   }
 
+  /** The principals charged at least one key. */
+  principals(): IterableIterator<string> {
+    return this.counts.keys();
+  }
+
   principalOf(key: string): string | undefined {
     return this.byKey.get(key);
   }

@@ -3,6 +3,7 @@
 // orders the leases by deadline (and `delays` the locks' lock-delay ends), and `usage` counts leases and
 // locks per owner: derived, rebuilt on restore.
 
+import { MAX_LEASES } from './limits.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { AclTable } from './acl-table.js';
 import { DedupTable } from './dedup.js';
@@ -101,6 +102,12 @@ export interface LockRecord {
 }
 
 export class MachineState {
+  /**
+   * Live leases at which a Grant is refused: MAX_LEASES in every node (a constant of the build, not
+   * replicated: replicas with different caps would split on a Grant at the cap). Only an in-process
+   * benchmark of the state machine sets another (LockStateMachineOptions.maxLeases).
+   */
+  maxLeases = MAX_LEASES;
   /** Logical clock (ms), advanced only by Tick entries. */
   now = 0;
   appliedIndex = 0;

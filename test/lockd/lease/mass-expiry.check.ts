@@ -12,6 +12,7 @@
 import { expect } from 'chai';
 import { ProcessCluster, freePort, waitFor } from '../../support/process-cluster.js';
 import { metric, scrape } from '../../support/observe-client.js';
+import { above, maxBound } from '../../support/histogram-window.js';
 import { RawKeepAlive } from '../../support/raw-keepalive.js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_LEASES, MAX_TICK_RENEWALS } from '../../../src/lockd/state-machine/index.js';
@@ -28,21 +29,6 @@ const WINDOW = 250;
 const MARGIN_MS = 200;
 /** The common deadline, from the start of the grants (ms); the grants must end 1.5 s before it. */
 const T_END_MS = Number(process.env.LOCKD_MASS_EXPIRY_T_END_MS ?? 16_000);
-
-/** The histogram's observations in (before, after] above `le` seconds (a bound as /metrics prints it). */
-function above(before: string, after: string, name: string, le: number | string, labels: Record<string, string> = {}): number {
-  const d = (text: string) => (metric(text, `${name}_count`, labels) ?? 0) - (metric(text, `${name}_bucket`, { ...labels, le: String(le) }) ?? 0);
-  return d(after) - d(before);
-}
-
-/** The smallest bucket bound no observation in (before, after] exceeded: an upper bound on the window's maximum (seconds). */
-function maxBound(before: string, after: string, name: string, labels: Record<string, string> = {}): string {
-  const les = [...new Set([...after.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"`, 'gm'))].map((m) => m[1]))].filter((le) => le !== '+Inf');
-  const n = (text: string) => metric(text, `${name}_count`, labels) ?? 0;
-  if (n(after) - n(before) === 0) return 'no observations';
-  for (const le of les.sort((a, b) => Number(a) - Number(b))) if (above(before, after, name, le, labels) === 0) return `≤ ${Number(le)} s`;
-  return '> the largest bucket';
-}
 
 describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall no loop (real processes)', function () {
   this.timeout(120_000);

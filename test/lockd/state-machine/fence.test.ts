@@ -81,6 +81,17 @@ describe('state machine: fenced store', () => {
     expect(text(h.sm.fenceRead('k').value)).to.equal('abc');
   });
 
+  it('fenceReadView answers the stored bytes without a copy, and a later write leaves a view already handed out as it was', () => {
+    const h = setup();
+    h.ok({ type: 'FenceWrite', key: 'k', value: bytes('abc'), token: 1 });
+    const view = h.sm.fenceReadView('k');
+    expect(view.value, 'the same bytes on a second read: no copy').to.equal(h.sm.fenceReadView('k').value);
+    h.ok({ type: 'FenceWrite', key: 'k', value: bytes('xyz'), token: 1 });
+    expect(text(view.value), 'the earlier view').to.equal('abc');
+    expect(text(h.sm.fenceReadView('k').value)).to.equal('xyz');
+    expect(h.sm.fenceReadView('missing')).to.deep.include({ found: false, token: 0 });
+  });
+
   it(`refuses key number ${MAX_FENCE_KEYS + 1} with RESOURCE_EXHAUSTED, but existing keys stay writable`, () => {
     const h = new Harness(new LockStateMachine());
     // Many holders, each within its own per-lease quota, fill the store.
