@@ -9,8 +9,11 @@
 //    and completed while its lease was certainly alive (before its trust end, no Revoke invoked),
 //    must find the grant: released/resigned = false then means someone else ended it (e.g. a stale
 //    actor whose token was shared with it).
+//  - Token Unique: two grants of one name answered to different leases with one token (the
+//    shared-token bug the third review found, which the crowd moves of recipe-client.ts provoke:
+//    several waiters granted by one entry).
 import type { Op } from './history.js';
-import { staleActBroken } from '../support/grant-promises.js';
+import { sharedTokens, staleActBroken } from '../support/grant-promises.js';
 import type { RecipeGrant } from './recipe-grants.js';
 import type { RecipeViolation } from './recipe-holders-check.js';
 
@@ -54,5 +57,6 @@ export function checkStaleActors(ops: readonly Op[], grants: readonly RecipeGran
       report('Grant Lost', g.name, `lease ${g.lease}'s grant (token ${g.token}, answered ${g.op.complete.toFixed(1)} ms) was gone when its holder's own ${o.f === 'rrelease' ? 'Release' : 'Resign'} (${o.id}, ${o.invoke.toFixed(1)}–${o.complete.toFixed(1)} ms) ran, while its lease was certainly alive (trusted until ${g.trustEnd.toFixed(1)} ms, never revoked before): someone else ended it`);
     }
   }
+  for (const s of sharedTokens(grants)) report('Token Unique', s.name, s.detail);
   return { staleCalls, violations };
 }
