@@ -31,6 +31,8 @@ export function checkStaleActors(ops: readonly Op[], grants: readonly RecipeGran
     if (violations.length < MAX_REPORTED) violations.push({ checker, name, detail });
   };
   let staleCalls = 0;
+  // First, so a run's first few reports name the cause when stale calls then succeed by it.
+  for (const s of sharedTokens(grants).slice(0, 5)) report('Token Unique', s.name, s.detail);
   for (const o of ops) {
     const stale = o.f === 'lockwrite' || ((o.f === 'rrelease' || o.f === 'resign' || o.f === 'proclaim') && o.input.stale === true);
     if (!stale || o.status === 'unknown') continue;
@@ -57,6 +59,5 @@ export function checkStaleActors(ops: readonly Op[], grants: readonly RecipeGran
       report('Grant Lost', g.name, `lease ${g.lease}'s grant (token ${g.token}, answered ${g.op.complete.toFixed(1)} ms) was gone when its holder's own ${o.f === 'rrelease' ? 'Release' : 'Resign'} (${o.id}, ${o.invoke.toFixed(1)}–${o.complete.toFixed(1)} ms) ran, while its lease was certainly alive (trusted until ${g.trustEnd.toFixed(1)} ms, never revoked before): someone else ended it`);
     }
   }
-  for (const s of sharedTokens(grants)) report('Token Unique', s.name, s.detail);
   return { staleCalls, violations };
 }
