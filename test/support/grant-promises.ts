@@ -46,19 +46,30 @@ export interface SeenGrant {
 }
 
 /**
- * What grants answered with one token on one name to different leases broke (one message per such
- * pair; none: every token names one grant). A retry or a downgrade answers a lease its own token
- * again, which is the same grant, not a second one.
+ * The grants seen so far, by name and token: `add` answers what a grant broke (another lease's grant
+ * of its name answered the same token), or undefined. A retry or a downgrade answers a lease its own
+ * token again, which is the same grant, not a second one.
  */
+export class TokenOwners {
+  private readonly first = new Map<string, SeenGrant>();
+
+  add(g: SeenGrant): string | undefined {
+    if (!(g.token > 0)) return undefined;
+    const k = `${g.name}\u0000${g.token}`;
+    const f = this.first.get(k);
+    if (!f) this.first.set(k, g);
+    else if (f.lease !== g.lease) return `two grants of ${g.name} got one fencing token ${g.token} (leases ${f.lease} and ${g.lease}; a token names one grant)`;
+    return undefined;
+  }
+}
+
+/** What grants answered with one token on one name to different leases broke (one per such pair; none: every token names one grant). */
 export function sharedTokens(grants: Iterable<SeenGrant>): Array<{ name: string; detail: string }> {
-  const first = new Map<string, SeenGrant>();
+  const owners = new TokenOwners();
   const out: Array<{ name: string; detail: string }> = [];
   for (const g of grants) {
-    if (!(g.token > 0)) continue;
-    const k = `${g.name}\u0000${g.token}`;
-    const f = first.get(k);
-    if (!f) first.set(k, g);
-    else if (f.lease !== g.lease) out.push({ name: g.name, detail: `two grants of ${g.name} got one fencing token ${g.token} (leases ${f.lease} and ${g.lease}; a token names one grant)` });
+    const detail = owners.add(g);
+    if (detail) out.push({ name: g.name, detail });
   }
   return out;
 }
