@@ -10,7 +10,11 @@
 //    its cap (two lease-clock intervals) of time from before the start: `slackMs`.
 // So every later grant of the name (a higher token) was answered no earlier than E + D - slackMs.
 // A grant with any Release invoked before that later answer is not judged (it may have been released,
-// which starts no delay); nor is one whose end the history cannot bound (no trust known).
+// which starts no delay); nor is one whose end the history cannot bound (no trust known); nor a
+// semaphore or shared grant (asked with permits > 1, or shared): a higher token may be a co-holder's,
+// granted while it still held (recipe-client.ts crowds ask the semaphore with a delay). The
+// simulator judges those delays on the logical clock itself (test/sim/lock-checkers.ts).
+const oneHolder = (g: RecipeGrant) => !g.shared && (g.op.f === 'campaign' || g.op.input.permits <= 1);
 import { byName, type RecipeGrant } from './recipe-grants.js';
 import type { RecipeViolation } from './recipe-holders-check.js';
 
@@ -34,7 +38,7 @@ export function checkLockDelay(grants: readonly RecipeGrant[], slackMs: number):
       let j = i + 1;
       while (j < list.length && list[j].token === a.token) j++; // granted by the same entry
       const b = firstAfter[j];
-      if (a.lockDelayMs <= 0 || !b || a.releasedFrom < b.op.complete) continue;
+      if (a.lockDelayMs <= 0 || !b || a.releasedFrom < b.op.complete || !oneHolder(a)) continue;
       const ended = Math.min(a.revokedFrom, a.trustEnd);
       if (!Number.isFinite(ended)) continue;
       res.judged++;

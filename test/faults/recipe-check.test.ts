@@ -214,6 +214,17 @@ describe('faults: recipe checkers', () => {
       expect(checkers(history(...base, revoke(2, 250, 260), gone))).to.deep.equal([]);
     });
 
+    it('refuses two grants of one name to different leases with one token (one entry granting a crowd), not a lease answered its own token again', () => {
+      // A semaphore of 2 raised to 4 grants waiters 3 and 4 in one entry: tokens 4096 and 4097, never one.
+      const crowd = [lease(1), lease(2), lease(3), lease(4), acq(1, 'sem', 10, 0, 10, { permits: 2 }), acq(2, 'sem', 11, 5, 15, { permits: 2 }), setPermits(4, 20, 30)];
+      const ends = [rel(1, 'sem', 10, 100, 110), rel(2, 'sem', 11, 100, 110), rel(3, 'sem', 4096, 120, 130), rel(4, 'sem', 4097, 120, 130)];
+      expect(checkers(history(...crowd, acq(3, 'sem', 4096, 18, 30, { permits: 2 }), acq(4, 'sem', 4097, 19, 30, { permits: 2 }), ...ends))).to.deep.equal([]);
+      const shared = [acq(3, 'sem', 4096, 18, 30, { permits: 2 }), acq(4, 'sem', 4096, 19, 30, { permits: 2 }), rel(3, 'sem', 4096, 120, 130), rel(4, 'sem', 4096, 120, 130)];
+      expect(checkers(history(...crowd, ...shared, ...ends.slice(0, 2)))).to.deep.equal(['Token Unique']);
+      // The same lease answered the same token (a retry): one grant.
+      expect(checkers(history(...crowd, acq(3, 'sem', 4096, 18, 30, { permits: 2 }), acq(3, 'sem', 4096, 40, 50, { permits: 2 }), ...ends.slice(0, 3)))).to.deep.equal([]);
+    });
+
     it('holds an election to one leader even with a SetPermits on its name in flight', () => {
       const sp = op(seq++, 'x', 'setpermits', { name: 'e', permits: 2, requestId: 'sp', cross: true }, 3, 50, 'ok', { previous: 1, granted: 1 });
       expect(checkers(history(lease(1), lease(2), campaign(1, 'v1', 10, 0, 10), sp, campaign(2, 'w1', 20, 5, 40), resign(1, 10, 200, 210)))).to.deep.equal(['Holder Limit']);

@@ -21,6 +21,10 @@
 //    semaphore round in seven) that, while its Campaign or Acquire waits, calls SetPermits on that name; a Campaign on the semaphore's or read-write lock's name, a
 //    shared Acquire on the semaphore, permits 2 on the read-write lock; granted, it holds briefly
 //    and lets go. The holder checkers judge those grants with the others of the name;
+//  - crowds (crowdMove, 8 % of rounds): permits + 2 leases of this client wait on the semaphore at
+//    once and one entry grants the queued together (SetPermits raising, the holders' leases expiring
+//    in one Tick, or a lock-delay's end); one of those grants ends and its holder acts on with its
+//    token beside the others (staleAct): tokens must be unique (Token Unique, stale-check.ts);
 //  - all along, an Election.Observe stream (on a random node, replaced by a new one when it ends and
 //    every 2–6 s), every response recorded as an 'observe' operation when it arrived.
 // It prints HOLD/FREE like the workload, so the nemesis pauses and kills it in its critical sections.
@@ -107,13 +111,14 @@ async function grantLease(): Promise<LeaseKeeper | undefined> {
   return r.lease;
 }
 
-/** Revoke (recorded); answered, the grant held on it (if any) has ended. */
-async function revoke(lease: LeaseKeeper): Promise<void> {
+/** Revoke (recorded); answered (true), the grant held on it (if any) has ended. */
+async function revoke(lease: LeaseKeeper): Promise<boolean> {
   lease.stop();
   const o = await recorded('revoke', { leaseId: lease.leaseId },
     (i, q: LeaseRevokeRequest, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((r, o, cb) => ep(i).lease.Revoke(r, o, cb), q, t),
     { leaseId: lease.leaseId, requestId: newId() }, () => ({}));
   if (o.kind === 'ok' && holding?.lease === lease.leaseId) endGrant(holding);
+  return o.kind === 'ok';
 }
 
 /** Stop renewing and let the lease expire while holding (a holder that died without a word). */
@@ -174,7 +179,11 @@ function endGrant(g: GrantKey): void {
  */
 async function staleMove(): Promise<void> {
   // Mostly the grant that has just ended (its co-holders, granted by the same entry, may still hold).
-  const g = rng.chance(0.6) ? ended[ended.length - 1] : rng.pick(ended);
+  await staleAct(rng.chance(0.6) ? ended[ended.length - 1] : rng.pick(ended));
+}
+
+/** One call with the ended grant g, as its paused holder would make it (see staleMove). */
+async function staleAct(g: GrantKey): Promise<void> {
   const requestId = newId();
   const r = rng.float();
   if (g.election) {
@@ -236,6 +245,90 @@ async function crossMove(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
     await hold(ask.name, token, work());
     return (await rrelease(ask.name, lease, token)) ? lease : dropLease(lease);
   }, ask.name);
+}
+
+/** How a crowd's queued waiters come to be granted by one entry (crowdMove). */
+const CROWD_TRIGGERS = ['setPermits', 'expire', 'delay'] as const;
+const MAX_CROWD = 6;
+
+/**
+ * A crowd on the semaphore: this client's lease and permits + 1 more it grants for the purpose all
+ * ask at once (waiting), so some hold and at least two queue; then one entry grants the queued
+ * together, as real users make happen: SetPermits raising the permits by the number queued (an admin
+ * making room; lowered back after), the crowd's holders all stopping their keepalives (their leases
+ * expire in one Tick), or holders that asked with a lock-delay revoked (the Tick ending the delay
+ * grants the queue). Then one of the grants made together ends (its Release, or its lease's
+ * Revoke, answered) and its holder keeps acting with its token while the others hold (staleAct, 1–3
+ * calls); the others then release as usual, so a grant a stale call ended shows as Grant Lost.
+ */
+async function crowdMove(own: LeaseKeeper): Promise<LeaseKeeper | undefined> {
+  const name = RECIPE.semaphore;
+  const permits = permitsBelief;
+  const trigger = permits < 2 ? 'setPermits' : rng.pick(CROWD_TRIGGERS);
+  const crowd: LeaseKeeper[] = [own];
+  while (crowd.length < Math.min(MAX_CROWD, permits + 2)) {
+    const l = await grantLease();
+    if (!l) break;
+    crowd.push(l);
+  }
+  const gone = new Set<LeaseKeeper>(); // revoked or left to expire
+  const drop = async (l: LeaseKeeper): Promise<boolean> => {
+    gone.add(l);
+    return revoke(l);
+  };
+  const delay = trigger === 'delay' ? LOCK_DELAY_MS : 0;
+  const answers = new Map<LeaseKeeper, Got>();
+  const asks = crowd.map((l) => racquire(name, l, { wait: true, permits, lockDelayMs: delay }).then((g) => void answers.set(l, g)));
+  await Promise.race([Promise.all(asks), sleep(rng.range(200, 400))]);
+  const first = new Set(answers.keys()); // answered before the trigger: holders (or refused)
+  const tokenOf = (l: LeaseKeeper) => {
+    const g = answers.get(l);
+    return g?.kind === 'acquired' ? g.token : 0;
+  };
+  const holders = crowd.filter((l) => tokenOf(l) > 0);
+  const queued = crowd.length - first.size;
+  hist.note('crowd', { name, trigger, leases: crowd.map((l) => l.leaseId), holders: holders.map((l) => l.leaseId), queued });
+  if (queued > 0 && trigger === 'setPermits') {
+    const raised = Math.min(MAX_CROWD + 2, permits + queued);
+    await setPermits(name, raised, false);
+    permitsBelief = raised;
+  } else if (queued > 0 && trigger === 'expire') {
+    for (const l of holders) {
+      l.stop();
+      hist.note('abandon', { leaseId: l.leaseId });
+      gone.add(l);
+    }
+  } else if (queued > 0) {
+    for (const l of holders) if (await drop(l)) endGrant({ name, lease: l.leaseId, token: tokenOf(l), election: false });
+  }
+  await Promise.all(asks);
+  for (const l of crowd) if (answers.get(l)?.kind === 'unknown' && !gone.has(l)) await drop(l);
+  const live = crowd.filter((l) => !gone.has(l) && tokenOf(l) > 0);
+  const late = live.filter((l) => !first.has(l)); // granted together by the trigger's entry (or soon after)
+  process.stdout.write(`${HOLD} ${name} ${live.length}\n`);
+  // One of the grants made together ends; its holder acts on with its token while the rest hold.
+  const victim = late.length > 0 ? rng.pick(late) : undefined;
+  if (victim) {
+    const g: GrantKey = { name, lease: victim.leaseId, token: tokenOf(victim), election: false };
+    let over = false;
+    if (rng.chance(0.5)) over = await rrelease(name, victim, g.token);
+    else if ((over = await drop(victim))) endGrant(g);
+    if (!over && !gone.has(victim)) await drop(victim);
+    if (over) for (let k = rng.range(1, 3); k > 0; k--) await staleAct(g);
+  }
+  await sleep(work());
+  process.stdout.write(`${FREE}\n`);
+  for (const l of live) if (l !== victim && !(await rrelease(name, l, tokenOf(l)))) await drop(l);
+  if (trigger === 'setPermits' && queued > 0) {
+    await setPermits(name, permits, false);
+    await learnPermits();
+  }
+  for (const l of crowd) if (l !== own && !gone.has(l)) await drop(l);
+  if (gone.has(own) || own.lost) {
+    own.stop();
+    return undefined;
+  }
+  return own;
 }
 
 async function hold(name: string, token: number, ms: number): Promise<void> {
@@ -444,7 +537,8 @@ async function main(): Promise<void> {
     }
     if (ended.length > 0 && rng.chance(0.3)) await staleMove();
     const r = rng.float();
-    if (r < 0.12) lease = await crossMove(lease);
+    if (rng.chance(0.08)) lease = await crowdMove(lease);
+    else if (r < 0.12) lease = await crossMove(lease);
     else if (r < 0.3) lease = await semaphore(lease, rng.chance(0.15) ? Math.min(3, permitsBelief + 1) : undefined);
     else if (r < 0.55) lease = await readWrite(lease);
     else if (r < 0.75) lease = await delayed(lease);

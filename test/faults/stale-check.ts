@@ -9,8 +9,11 @@
 //    and completed while its lease was certainly alive (before its trust end, no Revoke invoked),
 //    must find the grant: released/resigned = false then means someone else ended it (e.g. a stale
 //    actor whose token was shared with it).
+//  - Token Unique: two grants of one name answered to different leases with one token (the
+//    shared-token bug the third review found, which the crowd moves of recipe-client.ts provoke:
+//    several waiters granted by one entry).
 import type { Op } from './history.js';
-import { staleActBroken } from '../support/grant-promises.js';
+import { sharedTokens, staleActBroken } from '../support/grant-promises.js';
 import type { RecipeGrant } from './recipe-grants.js';
 import type { RecipeViolation } from './recipe-holders-check.js';
 
@@ -28,6 +31,8 @@ export function checkStaleActors(ops: readonly Op[], grants: readonly RecipeGran
     if (violations.length < MAX_REPORTED) violations.push({ checker, name, detail });
   };
   let staleCalls = 0;
+  // First, so a run's first few reports name the cause when stale calls then succeed by it.
+  for (const s of sharedTokens(grants).slice(0, 5)) report('Token Unique', s.name, s.detail);
   for (const o of ops) {
     const stale = o.f === 'lockwrite' || ((o.f === 'rrelease' || o.f === 'resign' || o.f === 'proclaim') && o.input.stale === true);
     if (!stale || o.status === 'unknown') continue;

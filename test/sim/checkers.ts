@@ -33,6 +33,8 @@ export type CheckName =
   | 'Holder Limit' // at most `permits` exclusive holders; never an exclusive beside a shared one
   | 'Permits Agreement' // an Acquire with other permits than a held or waited-on name's is refused
   | 'Lock Delay' // no grant of a name while its lock-delay runs
+  | 'Stale Actor' // a call with a grant that has ended changed nothing (test/support/grant-promises.ts)
+  | 'Token Unique' // two grants of one name never carry one token (grant-promises.ts)
   | 'Lock Invariant' // the lock state machine threw its own StateMachineInvariantError
   | 'Crash'; // anything else threw
 

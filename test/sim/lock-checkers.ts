@@ -9,7 +9,7 @@
 //    and a lease that ends holds nothing; after each apply, every touched lock's holder has a live lease
 //    (remaining time > 0) and is not also queued;
 //  - Fenced Store: an accepted write never carries a token below the highest accepted for its key, and a
-//    refused one always does;
+//    refused one without a lock always does (one naming its lock may also be refused by the sequencer check);
 //  - Lease Timing: a model of docs/design.md §4 (logical now = sum of Tick elapsed; deadline = now + ttl + margin at the
 //    Grant, pushed out, never in, by a renewal; a Tick expires exactly the leases whose deadline <= now) agrees
 //    with every Tick's result: no lease expires early or late;
@@ -295,7 +295,7 @@ export class LockChecker {
     if ((r.type === 'Grant' || r.type === 'Acquire') && r.ok && r.duplicate) st.duplicates++;
     if (r.type === 'Acquire' && r.ok && r.status === 'held') st.tryHeld++;
     if (r.type === 'Release' && r.ok && !r.released) st.staleReleases++;
-    if (cmd.type === 'FenceWrite') this.fence(node, index, cmd.key, cmd.token, r.ok, r.ok ? undefined : r.error);
+    if (cmd.type === 'FenceWrite' || cmd.type === 'FenceDelete') this.fence(node, index, cmd.key, cmd.token, r.ok, r.ok ? undefined : r.error, !!cmd.lock, r.type === 'FenceDelete' && r.ok ? (r.deleted ? 'deleted' : 'absent') : undefined);
   }
 
   /** Before the entry's events: an Acquire that disagrees with a held or waited-on name's permits must be refused. */
@@ -356,13 +356,15 @@ export class LockChecker {
     }
   }
 
-  private fence(node: NodeId, index: number, key: string, token: number, ok: boolean, error: string | undefined): void {
+  /** bound: the write names its lock, so it may also be refused for a token that is no live grant's (the sequencer check). */
+  private fence(node: NodeId, index: number, key: string, token: number, ok: boolean, error: string | undefined, bound: boolean, del: 'deleted' | 'absent' | undefined): void {
     const highest = this.fenceHighest.get(key) ?? 0;
     if (ok) {
-      if (token < highest) fail('Fenced Store', node, `entry ${index} accepted a write to ${key} with token ${token} below the accepted ${highest}`);
-      this.fenceHighest.set(key, token);
-      this.stats.fenceWrites++;
-    } else if (error === 'FAILED_PRECONDITION') {
+      if (token < highest) fail('Fenced Store', node, `entry ${index} accepted a ${del ? 'delete' : 'write'} of ${key} with token ${token} below the accepted ${highest}`);
+      // A delete that found no key leaves the highest as it was; one that deleted leaves its token as a tombstone.
+      if (del !== 'absent') this.fenceHighest.set(key, token);
+      if (!del) this.stats.fenceWrites++;
+    } else if (error === 'FAILED_PRECONDITION' && !bound) {
       if (token >= highest) fail('Fenced Store', node, `entry ${index} refused a write to ${key} with token ${token}, not below the accepted ${highest}`);
       this.stats.staleFenceRejected++;
     }

@@ -8,6 +8,10 @@
 // Recipes: each name is a mutex, a semaphore (permits 2-3, changed now and then by SetPermits,
 // and sometimes asked with the wrong permits) or a read-write lock (shared and exclusive asks, downgrades,
 // refused upgrades); Acquires carry lock-delays drawn from the mix, so expiries and revokes start delays.
+// Crowds (lock-crowd.ts) make one entry grant several waiters of one name. Stale actors act with a token
+// whose grant has ended (Release with and without the lease, lock-bound Fence.Write/Delete, Proclaim), and
+// every answer is judged by the proto's promises (test/support/grant-promises.ts): an ended grant never
+// acts (Stale Actor), and a token names one grant of its lock (Token Unique).
 
 import {
   MIN_TTL_MS,
@@ -17,6 +21,11 @@ import {
   type StateEvent,
 } from '../../src/lockd/state-machine/index.js';
 import { DRIFT_BOUND_PPM } from '../../src/lockd/state-machine/deadline-margin.js';
+import { MAX_TICK_EXPIRY_WORK } from '../../src/lockd/state-machine/limits.js';
+import { tickExpiryWork } from '../../src/lockd/node/cluster-version.js';
+import { staleActBroken, TokenOwners, type GrantAct } from '../support/grant-promises.js';
+import { fail } from './checkers.js';
+import { Crowds, type CrowdHost } from './lock-crowd.js';
 import type { Entry } from '../../src/raft/types.js';
 import type { Prng } from './prng.js';
 import type { SimNode } from './sim-node.js';
@@ -85,6 +94,15 @@ interface Pending {
   readonly proposal: Proposal;
   readonly cmd: Command;
   readonly step: number;
+  /** A stale actor's call: the ended grant it acts with (its answer must show it changed nothing). */
+  readonly stale?: { readonly act: GrantAct; readonly grant: EndedGrant };
+}
+
+/** A grant a session learned had ended (its RELEASED or EXPIRED event): what a client waking from a pause still holds. */
+interface EndedGrant {
+  readonly name: string;
+  readonly token: number;
+  readonly lease: number;
 }
 
 interface Session {
@@ -98,7 +116,11 @@ interface Session {
   readonly held: Map<string, number>;
   readonly waiting: Set<string>;
   /** Tokens it held and lost (most recent last): what a client waking from a pause would still use. */
-  readonly stale: { name: string; token: number }[];
+  readonly stale: EndedGrant[];
+  /** A crowd's grant to let go (lock-crowd.ts), then the ended grant to act on at once, how many times. */
+  endDue?: string;
+  staleDue?: { grant: EndedGrant; times: number };
+  crowdEnding?: string;
   /** A name just acquired: write the fenced store with it next. */
   writeDue?: string;
   /** The last Grant/Acquire with a request id, for a retry. */
@@ -122,6 +144,10 @@ export class LockWorkload {
   private clock: { node: SimNode; term: number; incarnation: number; lastMarkMs: number; nextTickStep: number;
     inflight?: { proposal: Proposal; renewed: readonly number[] }; renewals: Set<number> } | undefined;
   ticksProposed = 0;
+  /** Stale actors' calls answered, and crowds (gathered; triggered with waiters queued). */
+  staleCalls = 0;
+  readonly crowds: Crowds;
+  private readonly owners = new TokenOwners();
 
   constructor(
     readonly mix: LockMix,
@@ -141,12 +167,31 @@ export class LockWorkload {
       pausedUntilMs: 0,
       seq: 0,
     }));
+    const host: CrowdHost = {
+      rnd, stepMs: mix.stepMs, tickEvery: mix.tickEvery,
+      members: () => this.sessions,
+      names: () => mix.names,
+      candidate: (name) => {
+        const view = this.driver.leader()?.lock?.machine.inspectLock(name);
+        if (!view || view.election) return undefined;
+        const free = !view.held && view.waitingLeaseIds.length === 0;
+        return { permits: free ? mix.kinds[name].permits : view.permits, free, rw: mix.kinds[name].rw || view.holders.some((x) => x.shared) };
+      },
+      propose: (s, cmd, step) => {
+        const target = this.driver.leader();
+        if (!target) return;
+        const proposal = this.driver.proposeCommand(target, cmd, s ? `s${s.id}` : 'admin');
+        if (s) (s as Session).pending = { proposal, cmd, step };
+      },
+    };
+    this.crowds = new Crowds(host);
   }
 
   /** One step of client traffic and of the leader's lease clock. */
   step(step: number): void {
     const nowMs = step * this.mix.stepMs;
     this.runClock(step, nowMs);
+    this.crowds.step(step, nowMs);
     for (const s of this.sessions) {
       if (s.pending && (s.pending.proposal.refused || step - s.pending.step > PENDING_STEPS)) s.pending = undefined;
       if (s.lease === 0 || nowMs < s.pausedUntilMs) continue;
@@ -163,10 +208,10 @@ export class LockWorkload {
     if (!this.rnd.chance(this.mix.actRate)) return;
     const s = this.rnd.pick(this.sessions);
     if (s.pending || nowMs < s.pausedUntilMs) return;
-    const cmd = this.nextCommand(s);
+    const { cmd, stale } = this.nextMove(s);
     const target = this.rnd.chance(0.1) ? this.driver.anyUp() : this.driver.leader();
     if (!target) return;
-    s.pending = { proposal: this.driver.proposeCommand(target, cmd, `s${s.id}`), cmd, step };
+    s.pending = { proposal: this.driver.proposeCommand(target, cmd, `s${s.id}`), cmd, step, ...(stale ? { stale } : {}) };
   }
 
   /** The lease clock: the leader proposes a Tick every `tickEvery` steps, one at a time, while leases live. */
@@ -198,10 +243,48 @@ export class LockWorkload {
     const raw = nowMs - c.lastMarkMs;
     const elapsedMs = Math.min(raw, this.maxElapsedMs);
     c.lastMarkMs = raw > this.maxElapsedMs ? nowMs : c.lastMarkMs + elapsedMs;
-    const cmd: Command = { type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, driftPpm: DRIFT_BOUND_PPM, renewed: [...c.renewals].sort((a, b) => a - b) };
+    // Bounded expiry as production's lease clock sets it (lease-clock.ts: every member runs this build here).
+    const expiryWork = tickExpiryWork(undefined, MAX_TICK_EXPIRY_WORK);
+    const cmd: Command = {
+      type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, driftPpm: DRIFT_BOUND_PPM, renewed: [...c.renewals].sort((a, b) => a - b),
+      ...(expiryWork ? { expiryWork } : {}),
+    };
     c.renewals = new Set();
     c.inflight = { proposal: this.driver.proposeCommand(leader, cmd, 'clock'), renewed: cmd.renewed };
     this.ticksProposed++;
+  }
+
+  /** The session's next call: a crowd's release or stale act when one is due, else a drawn command. */
+  private nextMove(s: Session): { cmd: Command; stale?: Pending['stale'] } {
+    if (s.endDue !== undefined) {
+      const name = s.endDue;
+      s.endDue = undefined;
+      const token = s.held.get(name);
+      if (token !== undefined && s.lease !== 0) {
+        s.crowdEnding = name;
+        return { cmd: { type: 'Release', name, token, leaseId: s.lease } };
+      }
+    }
+    if (s.staleDue) {
+      const due = s.staleDue;
+      if (--due.times <= 0) s.staleDue = undefined;
+      return this.staleMove(s, due.grant);
+    }
+    if (s.stale.length > 0 && s.lease !== 0 && this.rnd.chance(0.08)) return this.staleMove(s, this.rnd.pick(s.stale));
+    return { cmd: this.nextCommand(s) };
+  }
+
+  /** A client that missed its loss acts with the ended grant g (lock-bound, so only its grant's token can pass). */
+  private staleMove(s: Session, g: EndedGrant): { cmd: Command; stale?: Pending['stale'] } {
+    const rnd = this.rnd;
+    const r = rnd.float();
+    const key = `stale/${g.name}`;
+    const as = (act: GrantAct, cmd: Command) => ({ cmd, stale: { act, grant: g } });
+    if (r < 0.3) return as('release', { type: 'Release', name: g.name, token: g.token });
+    if (r < 0.5) return as('release', { type: 'Release', name: g.name, token: g.token, leaseId: g.lease });
+    if (r < 0.8) return as('fenceWrite', { type: 'FenceWrite', key, value: new TextEncoder().encode(`s${s.id}@${g.token}`), token: g.token, lock: g.name });
+    if (r < 0.9) return as('fenceDelete', { type: 'FenceDelete', key, token: g.token, lock: g.name });
+    return as('proclaim', { type: 'Proclaim', name: g.name, token: g.token, value: `stale${s.id}`, leaseId: g.lease });
   }
 
   private nextCommand(s: Session): Command {
@@ -225,6 +308,7 @@ export class LockWorkload {
     if (s.stale.length > 0) {
       // A client that missed its loss still uses its old token.
       choices.push([10, () => {
+        // Unbound writes are judged by the fenced store's order (lock-checkers.ts), lock-bound ones by staleMove.
         const old = rnd.pick(s.stale);
         return rnd.chance(0.6) ? this.write(s, old.name, old.token) : { type: 'Release', name: old.name, token: old.token };
       }]);
@@ -289,6 +373,7 @@ export class LockWorkload {
       if (p.proposal.at.term !== e.term) continue; // lost: another entry was committed there
       const r = out.result;
       if (!r) continue;
+      if (p.stale) this.judgeStale(s, p.stale, r, e.index);
       if (r.type === 'Grant' && r.ok) {
         s.lease = r.leaseId;
         s.nextRenewMs = 0;
@@ -306,7 +391,20 @@ export class LockWorkload {
     for (const ev of out.events) this.event(ev);
   }
 
+  /** A stale actor's answer: anything but "changed nothing" breaks the proto's promise. */
+  private judgeStale(s: Session, st: NonNullable<Pending['stale']>, r: NonNullable<ApplyOutput['result']>, index: number): void {
+    this.staleCalls++;
+    if (!r.ok) return;
+    const answer = r.type === 'Release' ? { released: r.released } : {};
+    const broken = staleActBroken(st.act, answer, `session s${s.id}'s ended grant (${st.grant.name}, lease ${st.grant.lease}, token ${st.grant.token})`);
+    if (broken) fail('Stale Actor', undefined, `entry ${index}: ${broken}`);
+  }
+
   private event(ev: StateEvent): void {
+    if (ev.type === 'ACQUIRED') {
+      const broken = this.owners.add({ name: ev.name, lease: ev.leaseId, token: ev.token });
+      if (broken) fail('Token Unique', undefined, broken);
+    }
     const s = this.sessions.find((x) => x.lease === ev.leaseId && x.lease !== 0);
     if (!s) return;
     switch (ev.type) {
@@ -316,11 +414,18 @@ export class LockWorkload {
         if (this.rnd.chance(0.8)) s.writeDue = ev.name;
         return;
       case 'RELEASED':
-      case 'EXPIRED':
+      case 'EXPIRED': {
         s.held.delete(ev.name);
-        s.stale.push({ name: ev.name, token: ev.token });
+        const g = { name: ev.name, token: ev.token, lease: ev.leaseId };
+        s.stale.push(g);
         if (s.stale.length > 4) s.stale.shift();
+        // A crowd's grant let go: act on with it at once, while the others granted with it hold.
+        if (s.crowdEnding === ev.name) {
+          s.crowdEnding = undefined;
+          s.staleDue = { grant: g, times: this.rnd.range(1, 3) };
+        }
         return;
+      }
       case 'QUEUED':
         s.waiting.add(ev.name);
         return;
