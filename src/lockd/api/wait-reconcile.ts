@@ -12,9 +12,9 @@ export interface RestoredState {
 /**
  * How the wait of `leaseId` for `name` stands in `st`: its lease ended (or is past its deadline) →
  * removed; it holds → its grant; still queued → undefined (it waits on, and later entries' events
- * end it); live but
- * neither holding nor queued (its wait was cancelled, or its grant has ended since) → resync: the
- * call asks the log again as a retry with its request id would, and is answered what is true.
+ * end it); live but neither holding nor queued (its wait was cancelled, or its grant has ended
+ * since) → resync: the call asks the log again as a retry with its request id would, and is
+ * answered what is true.
  */
 export function settleFromState(name: string, leaseId: number, st: RestoredState): WaitOutcome | undefined {
   // A lease past its deadline still shows its grant until its cleanup (the state machine's

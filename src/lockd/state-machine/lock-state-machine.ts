@@ -359,9 +359,10 @@ export class LockStateMachine {
     return l ? lockMode(l) : undefined;
   }
 
+  /** A fenced key's value and token, the value a copy the caller may keep or change. */
   fenceRead(key: string): FenceView {
-    const e = this.s.fence.get(key);
-    return e ? { found: true, value: e.value.slice(), token: e.token } : { found: false, value: new Uint8Array(0), token: 0 };
+    const v = this.fenceReadView(key);
+    return { ...v, value: v.value.slice() };
   }
 
   /**
