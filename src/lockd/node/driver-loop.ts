@@ -126,7 +126,8 @@ export type ConfigurationAt = Pick<SnapshotMetadata, 'voters' | 'learners' | 're
 export class DriverLoop<R> {
   private readonly raft: RaftNode;
   private outbox: Outbox = { send: () => {} };
-  private readonly inbox: Array<() => void> = [];
+  /** Inputs for the next batch; `drop` answers one that will never run (the loop stopped or failed). */
+  private readonly inbox: Array<{ readonly run: () => void; readonly drop?: (e: Error) => void }> = [];
   /** A batch is between ready() and advance() (its write may be in flight). */
   private processing = false;
   private scheduled = false;
@@ -172,6 +173,10 @@ export class DriverLoop<R> {
   stop(): void {
     this.stopped = true;
     const err = new Error('node is shutting down');
+    // Input queued for a batch that will never run is answered too: a proposal that arrived in the
+    // same event-loop turn as the SIGTERM would otherwise wait for its caller's deadline (seen: a
+    // forwarded Acquire held 833 ms, until the listener's shutdown grace cut the connection).
+    for (const i of this.inbox.splice(0)) i.drop?.(err);
     for (const p of this.proposals.values()) p.reject(err);
     for (const r of this.reads.values()) r.reject(err);
     for (const r of this.readsAwaitingApply) r.reject(err);
@@ -218,10 +223,10 @@ export class DriverLoop<R> {
 
   /** Hand leadership to `to`; `done(false)` if this node does not lead or `to` is no voter (node/leader-transfer.ts, the simulator). */
   transferLeader(to: NodeId, done?: (accepted: boolean) => void): void {
-    this.input(() => {
-      const ok = this.raft.transferLeader(to);
-      done?.(ok);
-    });
+    this.input(
+      () => done?.(this.raft.transferLeader(to)),
+      () => done?.(false),
+    );
   }
 
   /**
@@ -240,7 +245,7 @@ export class DriverLoop<R> {
       this.proposals.get(at.index)?.reject(new ProposalLostError(at.index));
       this.proposals.set(at.index, { ...cb, term: at.term });
       cb.accepted?.(at);
-    });
+    }, cb.reject);
   }
 
   /**
@@ -261,7 +266,7 @@ export class DriverLoop<R> {
       this.proposals.get(at.index)?.reject(new ProposalLostError(at.index));
       this.proposals.set(at.index, { ...cb, term: at.term });
       cb.accepted?.(at);
-    });
+    }, cb.reject);
   }
 
   /** Resolves when this node's applied state is at least as new as any write committed before the call (ReadIndex). */
@@ -273,7 +278,7 @@ export class DriverLoop<R> {
         return;
       }
       this.reads.set(ctx, { resolve: cb.resolve, reject: cb.reject });
-    });
+    }, cb.reject);
   }
 
   // ---- observation --------------------------------------------------------------------------
@@ -337,9 +342,13 @@ export class DriverLoop<R> {
 
   // ---- the loop -----------------------------------------------------------------------------
 
-  private input(fn: () => void): void {
-    if (this.stopped || this.failed) return;
-    this.inbox.push(fn);
+  /** Queue `run` for the next batch; once the loop has stopped or failed, `drop` answers it at once instead. */
+  private input(run: () => void, drop?: (e: Error) => void): void {
+    if (this.stopped || this.failed) {
+      drop?.(this.failed ?? new Error('node is shutting down'));
+      return;
+    }
+    this.inbox.push({ run, drop });
     this.schedule();
   }
 
@@ -356,7 +365,7 @@ export class DriverLoop<R> {
   private runBatch(): void {
     if (this.processing || this.stopped || this.failed) return;
     this.guard(() => {
-      for (const fn of this.inbox.splice(0)) fn();
+      for (const i of this.inbox.splice(0)) i.run();
       if (!this.raft.hasReady()) return;
       this.processing = true;
       this.handleReady(this.raft.ready());

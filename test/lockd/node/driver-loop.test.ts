@@ -159,4 +159,28 @@ describe('driver loop (shared by RaftDriver and the simulator)', () => {
     expect(h.loop.busy).to.equal(false);
     expect(h.sent).to.deep.equal([]); // the Vote never left
   });
+
+  it('stopping answers every call at once: proposals and reads queued for the next batch, and any made afterwards', () => {
+    const h = harness();
+    elect(h);
+    const answers: string[] = [];
+    const cb = (what: string) => ({ resolve: () => answers.push(`${what} resolved`), reject: (e: Error) => answers.push(`${what}: ${e.message}`) });
+    // Queued in the same event-loop turn as the stop: no batch ran them yet.
+    h.loop.propose(new Uint8Array([1]), cb('queued proposal'));
+    h.loop.readBarrier(cb('queued read'));
+    let transferred: boolean | undefined;
+    h.loop.transferLeader('n2', (ok) => (transferred = ok));
+    h.loop.stop();
+    h.loop.propose(new Uint8Array([2]), cb('later proposal'));
+    h.loop.readBarrier(cb('later read'));
+    expect(answers).to.deep.equal([
+      'queued proposal: node is shutting down',
+      'queued read: node is shutting down',
+      'later proposal: node is shutting down',
+      'later read: node is shutting down',
+    ]);
+    expect(transferred).to.equal(false);
+    h.run();
+    expect(answers).to.have.length(4); // nothing ran after the stop
+  });
 });
