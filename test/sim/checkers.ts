@@ -33,7 +33,7 @@ export type CheckName =
   | 'Holder Limit' // at most `permits` exclusive holders; never an exclusive beside a shared one
   | 'Permits Agreement' // an Acquire with other permits than a held or waited-on name's is refused
   | 'Lock Delay' // no grant of a name while its lock-delay runs
-  | 'Lock Invariant' // the lock state machine threw its own StateMachineInvariantError
+  | 'Lock Invariant' // the lock state machine threw its own InvariantError (where STATE_MACHINE)
   | 'Crash'; // anything else threw
 
 export class Violation extends Error {

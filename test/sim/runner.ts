@@ -5,7 +5,7 @@
 // driven by lock-workload.ts, checked by lock-checkers.ts).
 
 import { InvariantError, type Entry, type Message, type NodeId, type PlantedBug, type Ready, type Snapshot } from '../../src/raft/types.js';
-import { StateMachineInvariantError, encodeCommand, type Command } from '../../src/lockd/state-machine/index.js';
+import { STATE_MACHINE, encodeCommand, type Command } from '../../src/lockd/state-machine/index.js';
 import { describeApp, textData, type AppState } from './app-state.js';
 import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
@@ -765,7 +765,7 @@ class Sim implements DriverHooks, World, LockDriver {
     let detail: string;
     if (e instanceof Violation) {
       ({ check, node, detail } = e);
-    } else if (e instanceof StateMachineInvariantError) {
+    } else if (e instanceof InvariantError && e.where === STATE_MACHINE) {
       check = 'Lock Invariant';
       detail = e.message;
     } else if (e instanceof InvariantError) {
