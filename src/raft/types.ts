@@ -199,9 +199,9 @@ export interface RaftConfig {
   /** Voters to start with when storage holds no snapshot (a fresh cluster). */
   readonly peers: readonly NodeId[];
   readonly storage: Storage;
-  /** Ticks without hearing a leader before a follower campaigns; randomized in [electionTick, 2*electionTick). */
-  readonly electionTick: number;
-  readonly heartbeatTick: number;
+  /** Ticks without hearing a leader before a follower campaigns; randomized in [electionTicks, 2*electionTicks). */
+  readonly electionTicks: number;
+  readonly heartbeatTicks: number;
   readonly random: RandomInt;
   /** Last index the application has applied (on restart). */
   readonly applied?: number;
