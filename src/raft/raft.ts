@@ -61,8 +61,8 @@ export class Raft {
   /** ReadIndex requests await a heartbeat round: one round, in ready(), serves all of this batch. */
   private readRoundPending = false;
 
-  private readonly electionTimeout: number;
-  private readonly heartbeatTimeout: number;
+  private readonly electionTicks: number;
+  private readonly heartbeatTicks: number;
   private readonly maxSizePerMsg: number;
   private readonly maxInflight: number;
   private readonly preVote: boolean;
@@ -71,11 +71,11 @@ export class Raft {
 
   constructor(private readonly cfg: RaftConfig) {
     invariant(cfg.id !== NONE, 'node id is set', cfg.id, () => 'empty node id');
-    invariant(cfg.heartbeatTick > 0 && cfg.electionTick > cfg.heartbeatTick, 'election tick > heartbeat tick', cfg.id, () =>
-      `election ${cfg.electionTick}, heartbeat ${cfg.heartbeatTick}`);
+    invariant(cfg.heartbeatTicks > 0 && cfg.electionTicks > cfg.heartbeatTicks, 'election tick > heartbeat tick', cfg.id, () =>
+      `election ${cfg.electionTicks}, heartbeat ${cfg.heartbeatTicks}`);
     this.id = cfg.id;
-    this.electionTimeout = cfg.electionTick;
-    this.heartbeatTimeout = cfg.heartbeatTick;
+    this.electionTicks = cfg.electionTicks;
+    this.heartbeatTicks = cfg.heartbeatTicks;
     this.maxSizePerMsg = cfg.maxSizePerMsg ?? DEFAULT_MAX_SIZE_PER_MSG;
     this.maxInflight = cfg.maxInflightMsgs ?? DEFAULT_MAX_INFLIGHT;
     this.preVote = cfg.preVote ?? true;
@@ -300,7 +300,7 @@ export class Raft {
   private tickHeartbeat(): void {
     this.heartbeatElapsed++;
     this.electionElapsed++;
-    if (this.electionElapsed >= this.electionTimeout) {
+    if (this.electionElapsed >= this.electionTicks) {
       this.electionElapsed = 0;
       // CheckQuorum: a leader that has not heard from a majority for an election timeout steps
       // down, so a partitioned leader stops serving (and stops ticking leases) on its own.
@@ -312,9 +312,9 @@ export class Raft {
     }
     for (const [id, pr] of this.prs) {
       // A snapshot that never got answered is presumed lost: go back to probing.
-      if (id !== this.id && pr.state === 'snapshot' && ++pr.snapshotTicks >= this.electionTimeout) pr.becomeProbe();
+      if (id !== this.id && pr.state === 'snapshot' && ++pr.snapshotTicks >= this.electionTicks) pr.becomeProbe();
     }
-    if (this.heartbeatElapsed >= this.heartbeatTimeout) {
+    if (this.heartbeatElapsed >= this.heartbeatTicks) {
       this.heartbeatElapsed = 0;
       this.bcastHeartbeat();
     }
@@ -342,7 +342,7 @@ export class Raft {
     this.leader = NONE;
     this.electionElapsed = 0;
     this.heartbeatElapsed = 0;
-    this.randomizedElectionTimeout = this.electionTimeout + this.cfg.random(this.electionTimeout);
+    this.randomizedElectionTimeout = this.electionTicks + this.cfg.random(this.electionTicks);
     this.leadTransferee = NONE;
     this.votes.clear();
     this.readOnly.clear();
@@ -505,7 +505,7 @@ export class Raft {
   private stepTerm(m: Message): boolean {
     if (m.term > this.term) {
       if (m.type === 'Vote' || m.type === 'PreVote') {
-        const inLease = this.checkQuorum && this.leader !== NONE && this.electionElapsed < this.electionTimeout;
+        const inLease = this.checkQuorum && this.leader !== NONE && this.electionElapsed < this.electionTicks;
         // Thesis §4.2.3: ignore a disruptive candidate while we still hear from a live leader.
         if (inLease && m.context !== TRANSFER_CONTEXT) return false;
       }

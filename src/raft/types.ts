@@ -169,19 +169,26 @@ export class UnavailableError extends Error {
   }
 }
 
-/** Thrown when a safety invariant of the core breaks: a bug, never an expected condition. */
+/**
+ * Thrown when a safety invariant breaks: a bug, never an expected condition. The one invariant error
+ * of the code base: the core throws it (`where` 'raft'), and so do the layers above that name their
+ * own `where` (lockd's state machine and lease clock).
+ */
 export class InvariantError extends Error {
   constructor(
+    /** Whose rule broke: 'raft' for the core. */
+    readonly where: string,
     readonly invariant: string,
-    readonly node: NodeId,
     detail: string,
+    /** The node it broke on, when the thrower knows it ('' otherwise). */
+    readonly node: NodeId = '',
   ) {
-    super(`raft invariant "${invariant}" violated on node ${node}: ${detail}`);
+    super(`${where} invariant "${invariant}" violated${node ? ` on node ${node}` : ''}: ${detail}`);
   }
 }
 
 export function invariant(cond: unknown, name: string, node: NodeId, detail: () => string): asserts cond {
-  if (!cond) throw new InvariantError(name, node, detail());
+  if (!cond) throw new InvariantError('raft', name, detail(), node);
 }
 
 /** Deterministic randomness, injected: returns an integer in [0, n). */
@@ -192,9 +199,9 @@ export interface RaftConfig {
   /** Voters to start with when storage holds no snapshot (a fresh cluster). */
   readonly peers: readonly NodeId[];
   readonly storage: Storage;
-  /** Ticks without hearing a leader before a follower campaigns; randomized in [electionTick, 2*electionTick). */
-  readonly electionTick: number;
-  readonly heartbeatTick: number;
+  /** Ticks without hearing a leader before a follower campaigns; randomized in [electionTicks, 2*electionTicks). */
+  readonly electionTicks: number;
+  readonly heartbeatTicks: number;
   readonly random: RandomInt;
   /** Last index the application has applied (on restart). */
   readonly applied?: number;

@@ -39,7 +39,7 @@ export class TestCluster {
     for (const id of ids) {
       const storage = makeStorage(id);
       const raft = new RaftNode({
-        id, peers: ids, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(seed + ids.indexOf(id)), ...overrides,
+        id, peers: ids, storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(seed + ids.indexOf(id)), ...overrides,
       });
       this.nodes.set(id, { raft, storage, applied: [], reads: [] });
     }
@@ -48,7 +48,7 @@ export class TestCluster {
   /** A node joining the cluster with no configuration of its own (it learns it from the leader). */
   join(id: NodeId, overrides: Partial<RaftConfig> = {}): TestNode {
     const storage = new MemoryStorage([]);
-    const raft = new RaftNode({ id, peers: [], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(99 + this.nodes.size), ...overrides });
+    const raft = new RaftNode({ id, peers: [], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(99 + this.nodes.size), ...overrides });
     const n: TestNode = { raft, storage, applied: [], reads: [] };
     this.nodes.set(id, n);
     return n;

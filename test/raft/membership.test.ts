@@ -16,7 +16,7 @@ const confEntry = (index: number, term: number, op: string, node: string, voters
 const noop = (index: number, term: number): Entry => ({ index, term, data: new Uint8Array(0) });
 
 function restart(id: string, storage: MemoryStorage, peers = ['a', 'b', 'c']): RaftNode {
-  return new RaftNode({ id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(3) });
+  return new RaftNode({ id, peers, storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(3) });
 }
 
 /** A 3-node cluster led by a, its no-op committed. */

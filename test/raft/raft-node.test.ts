@@ -7,7 +7,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const ent = (index: number, term: number): Entry => ({ index, term, data: enc(`e${index}`) });
 
 function lone(id = 'a', peers = ['a', 'b', 'c'], storage = new MemoryStorage(peers)): RaftNode {
-  return new RaftNode({ id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7) });
+  return new RaftNode({ id, peers, storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(7) });
 }
 
 /** Persist and "send" one Ready; returns its messages. */
@@ -197,7 +197,7 @@ describe('raft core', () => {
   describe('durability: nothing acknowledged before it is persisted', () => {
     it('a leader does not count its own entry before advance() (its disk write)', () => {
       const storage = new MemoryStorage(['a']);
-      const r = new RaftNode({ id: 'a', peers: ['a'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1) });
+      const r = new RaftNode({ id: 'a', peers: ['a'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(1) });
       r.campaign();
       drain(r, storage);
       r.propose(enc('x'));
@@ -211,7 +211,7 @@ describe('raft core', () => {
 
     it('a Ready says what must be synced (mustSync) and when no message may precede the write (termOrVoteChanged)', () => {
       const storage = new MemoryStorage(['a']);
-      const r = new RaftNode({ id: 'a', peers: ['a'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1) });
+      const r = new RaftNode({ id: 'a', peers: ['a'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(1) });
       const flags = () => {
         const rd = r.ready();
         if (rd.hardState) storage.setHardState(rd.hardState);
@@ -249,7 +249,7 @@ describe('raft core', () => {
       c.elect('a');
       c.propose('a', 'x');
       const { storage } = c.node('b');
-      const restarted = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(3) });
+      const restarted = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(3) });
       const st = restarted.status();
       expect(st.term).to.equal(c.node('b').raft.status().term);
       expect(st.vote).to.equal('a');
@@ -385,7 +385,7 @@ describe('raft core', () => {
       const storage = new MemoryStorage(['a', 'b', 'c']);
       storage.append([ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1), ent(5, 1), ent(6, 2), ent(7, 2), ent(8, 2)]);
       storage.setHardState({ term: 2, vote: 'c', commit: 4 });
-      const b = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
+      const b = new RaftNode({ id: 'b', peers: ['a', 'b', 'c'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(7), plantedBug });
       return { b, storage };
     }
 
@@ -396,7 +396,7 @@ describe('raft core', () => {
       storage.createSnapshot(5, enc('state@5'));
       storage.compact(5);
       storage.setHardState({ term: 2, vote: '', commit: 5 });
-      const a = new RaftNode({ id: 'a', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7), plantedBug });
+      const a = new RaftNode({ id: 'a', peers: ['a', 'b', 'c'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(7), plantedBug });
       a.campaign();
       drain(a, storage);
       a.step(message({ type: 'PreVoteResp', from: 'c', to: 'a', term: 3 }));

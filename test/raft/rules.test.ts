@@ -52,7 +52,7 @@ function follower(st: State, overrides: Partial<RaftConfig> = {}): { r: RaftNode
   storage.append(ents(st.log ?? '1@1 2@2 3@2'));
   storage.setHardState({ term: st.term, vote: st.vote ?? '', commit: st.commit ?? 0 });
   const r = new RaftNode({
-    id: 'a', peers: ['a', 'b', 'c'], storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(7),
+    id: 'a', peers: ['a', 'b', 'c'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(7),
     checkQuorum: st.checkQuorum, ...overrides,
   });
   if (st.leader) {

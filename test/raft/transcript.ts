@@ -229,7 +229,7 @@ class World {
     const term = num(args.get('term') ?? '0');
     storage.setHardState({ term, vote: args.get('vote') ?? '', commit: num(args.get('commit') ?? '0') });
     const cfg: RaftConfig = {
-      id, peers, storage, electionTick: 10, heartbeatTick: 1, random: seededRandom(1 + this.nodes.size),
+      id, peers, storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(1 + this.nodes.size),
       maxInflightMsgs: args.has('inflight') ? num(need(args, 'inflight')) : undefined,
       maxSizePerMsg: args.has('maxsize') ? num(need(args, 'maxsize')) : undefined,
       promoteMaxLag: args.has('promotelag') ? num(need(args, 'promotelag')) : undefined,

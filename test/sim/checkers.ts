@@ -35,7 +35,7 @@ export type CheckName =
   | 'Lock Delay' // no grant of a name while its lock-delay runs
   | 'Stale Actor' // a call with a grant that has ended changed nothing (test/support/grant-promises.ts)
   | 'Token Unique' // two grants of one name never carry one token (grant-promises.ts)
-  | 'Lock Invariant' // the lock state machine threw its own StateMachineInvariantError
+  | 'Lock Invariant' // the lock state machine threw its own InvariantError (where STATE_MACHINE)
   | 'Crash'; // anything else threw
 
 export class Violation extends Error {

@@ -99,8 +99,8 @@ export function drawProfile(prng: Prng, nodes: ClusterShape | undefined, planted
     family,
     nodes: n,
     node: {
-      electionTick: prng.pick([8, 10, 12]),
-      heartbeatTick: prng.pick([1, 2, 3]),
+      electionTicks: prng.pick([8, 10, 12]),
+      heartbeatTicks: prng.pick([1, 2, 3]),
       preVote: prng.chance(0.8),
       checkQuorum: prng.chance(0.8),
       maxSizePerMsg: prng.pick([undefined, 1, 1, 8, 64]), // 1 byte ⇒ one entry per App: entries travel separately
@@ -184,7 +184,7 @@ export function describeProfile(p: Profile): string {
   return [
     `${p.family} mix`,
     `${p.nodes} nodes`,
-    `election ${s.electionTick}/heartbeat ${s.heartbeatTick}`,
+    `election ${s.electionTicks}/heartbeat ${s.heartbeatTicks}`,
     `preVote ${s.preVote} checkQuorum ${s.checkQuorum}`,
     `msg ${s.maxSizePerMsg ?? 'default'}B inflight ${s.maxInflightMsgs ?? 'default'}`,
     `snapshot every ${s.snapshotEvery} keep ${s.compactKeep}${s.snapshotOnReject ? ' (sent on reject)' : ''}`,

@@ -4,7 +4,8 @@
 
 import {
   LockStateMachine,
-  StateMachineInvariantError,
+  InvariantError,
+  STATE_MACHINE,
   decodeCommand,
   encodeCommand,
   type ApplyOutput,
@@ -78,7 +79,7 @@ export class LockReplica {
     try {
       return f();
     } catch (e) {
-      if (e instanceof StateMachineInvariantError) throw new Violation('Lock Invariant', this.node, `${what}: ${e.message}`);
+      if (e instanceof InvariantError && e.where === STATE_MACHINE) throw new Violation('Lock Invariant', this.node, `${what}: ${e.message}`);
       throw e;
     }
   }

@@ -20,7 +20,7 @@
 //  - Permits Agreement: an Acquire with other permits than a held or waited-on name's is refused;
 //  - Lock Delay: no grant of a name while a lock-delay runs on it (started when a holder's lease expired or
 //    was revoked: now + that grant's lock_delay_ms, on the modelled logical clock).
-// The state machine's own assertions (StateMachineInvariantError) are reported as Lock Invariant (lock-app.ts).
+// The state machine's own assertions (InvariantError, where STATE_MACHINE) are reported as Lock Invariant (lock-app.ts).
 
 import { decodeCommand, MAX_PERMITS, tokenIndex, type ApplyOutput, type Command } from '../../src/lockd/state-machine/index.js';
 import type { Entry, NodeId } from '../../src/raft/types.js';

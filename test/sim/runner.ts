@@ -5,7 +5,7 @@
 // driven by lock-workload.ts, checked by lock-checkers.ts).
 
 import { InvariantError, type Entry, type Message, type NodeId, type PlantedBug, type Ready, type Snapshot } from '../../src/raft/types.js';
-import { StateMachineInvariantError, encodeCommand, type Command } from '../../src/lockd/state-machine/index.js';
+import { STATE_MACHINE, encodeCommand, type Command } from '../../src/lockd/state-machine/index.js';
 import { describeApp, textData, type AppState } from './app-state.js';
 import { Checker, Violation, fail, type CheckName } from './checkers.js';
 import { LockReplica, describeCommand, type LockBug } from './lock-app.js';
@@ -460,10 +460,10 @@ class Sim implements DriverHooks, World, LockDriver {
     for (const x of this.nodes) x.pausedUntil = 0;
     this.faults.becomeCalm(this.now);
     this.trace.event(this.now, final ? 'calm' : 'calm-window');
-    const electionBound = HEAL_TO_LEADER_ELECTION_TIMEOUTS * this.profile.node.electionTick;
+    const electionBound = HEAL_TO_LEADER_ELECTION_TIMEOUTS * this.profile.node.electionTicks;
     // "Stable" = the same leader, followed by all, for a whole window: long enough for a CheckQuorum round
     // and for any TimeoutNow or vote still in flight from before the heal to land.
-    const window = 2 * this.profile.node.electionTick + 2;
+    const window = 2 * this.profile.node.electionTicks + 2;
     // A message sent before the heal may have drawn a long delay that outlasts that window: e.g. a
     // TimeoutNow of a transfer the leader has since abandoned lands 31 steps later and starts an
     // election (seed 3836). Stability is judged only once everything sent before the heal has landed.
@@ -687,7 +687,7 @@ class Sim implements DriverHooks, World, LockDriver {
       const sw = this.swarm;
       if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) {
         // Long enough for the others to elect without it (a few election timeouts).
-        const e = this.profile.node.electionTick;
+        const e = this.profile.node.electionTicks;
         this.pause(node, this.now + 1, [2 * e, 8 * e]);
       }
     }
@@ -769,7 +769,7 @@ class Sim implements DriverHooks, World, LockDriver {
     let detail: string;
     if (e instanceof Violation) {
       ({ check, node, detail } = e);
-    } else if (e instanceof StateMachineInvariantError) {
+    } else if (e instanceof InvariantError && e.where === STATE_MACHINE) {
       check = 'Lock Invariant';
       detail = e.message;
     } else if (e instanceof InvariantError) {

@@ -20,8 +20,8 @@ export class ScriptedCluster implements DriverHooks {
   constructor(size: number, overrides: Partial<NodeSettings> = {}, plantedBug?: PlantedBug) {
     const ids = Array.from({ length: size }, (_, i) => `n${i + 1}`);
     const settings: NodeSettings = {
-      electionTick: 10,
-      heartbeatTick: 1,
+      electionTicks: 10,
+      heartbeatTicks: 1,
       preVote: false,
       checkQuorum: false,
       snapshotEvery: 1000,

@@ -52,8 +52,8 @@ export interface DriverHooks {
 }
 
 export interface NodeSettings {
-  readonly electionTick: number;
-  readonly heartbeatTick: number;
+  readonly electionTicks: number;
+  readonly heartbeatTicks: number;
   readonly preVote: boolean;
   readonly checkQuorum: boolean;
   readonly maxSizePerMsg?: number;
@@ -197,8 +197,8 @@ export class SimNode {
       id: this.id,
       voters: this.voters,
       raft: {
-        electionTick: s.electionTick,
-        heartbeatTick: s.heartbeatTick,
+        electionTicks: s.electionTicks,
+        heartbeatTicks: s.heartbeatTicks,
         random: (n) => this.prng.int(n),
         preVote: s.preVote,
         checkQuorum: s.checkQuorum,

@@ -12,7 +12,7 @@ import { lockdProto } from '../../proto/lockd.js';
 import type { SnapshotChunk } from '../../proto/gen/lockd/v1/SnapshotChunk.js';
 import type { SnapshotRequest__Output } from '../../proto/gen/lockd/v1/SnapshotRequest.js';
 import type { ServiceRegistrar } from '../node/node-context.js';
-import { StateMachineInvariantError, summarizeState } from '../state-machine/index.js';
+import { InvariantError, STATE_MACHINE, summarizeState } from '../state-machine/index.js';
 import { BACKUP_FILE_FORMAT, clusterFingerprint, encodeBackup } from '../storage/backup-file.js';
 import { ApiError, asApiError } from './api-error.js';
 import { LeaderRouter } from './leader-router.js';
@@ -43,7 +43,7 @@ export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
     const sm = ctx.stateMachine;
     const index = sm.appliedIndex;
     if (index !== ctx.driver.appliedIndex())
-      throw new StateMachineInvariantError('backup-one-index', `state machine applied ${index}, the driver ${ctx.driver.appliedIndex()}`);
+      throw new InvariantError(STATE_MACHINE, 'backup-one-index', `state machine applied ${index}, the driver ${ctx.driver.appliedIndex()}`);
     if (index === 0) throw new ApiError(grpc.status.UNAVAILABLE, `${ctx.config.id} has applied nothing yet; retry shortly`);
     const state = sm.snapshot();
     const term = ctx.driver.termAt(index);

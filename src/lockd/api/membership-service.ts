@@ -70,95 +70,25 @@ function validateId(id: string, what = 'id'): ReturnType<typeof invalid> | undef
 
 type ChangeRequest = Pick<MemberPromoteRequest__Output, 'id' | 'requestId' | 'expectedConfigIndex' | '_expectedConfigIndex'>;
 
+/** Hints a person can act on, after the core's own message. */
+const REFUSAL_HINT: Partial<Record<ConfChangeRefusal, string>> = {
+  'remove-leader': ' (lockctl leader transfer)',
+  'id-removed': '; start the machine with a wiped data dir and add it under a new id',
+  'learner-behind': '; wait until it has caught up (lockctl member list shows its lag) and retry',
+  'change-pending': '; retry shortly, with the same request_id',
+  'no-commit-in-term': '; retry shortly, with the same request_id',
+};
+
 export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer): MembershipHandlers {
-  const { driver, peers, membership } = ctx;
-
-  const list = (): MemberListResponse => {
-    const st = driver.status();
-    const members: MemberInfo[] = peers.members().map((id) => {
-      const match = id === st.id ? st.lastIndex : (st.progress.get(id)?.match ?? 0);
-      return {
-        id,
-        peerAddress: peers.peerAddress(id),
-        clientAddress: peers.clientAddress(id),
-        role: peers.role(id) ?? 'voter',
-        matchIndex: match,
-        lag: Math.max(0, st.commit - match),
-        leader: id === st.leader,
-      };
-    });
-    return {
-      leaderId: st.leader,
-      commitIndex: st.commit,
-      configIndex: st.configIndex,
-      members,
-      removedIds: [...st.removed],
-      promoteMaxLag: ctx.config.promoteMaxLag,
-    };
-  };
-
-  /**
-   * Propose `cc` (with every member's addresses, `added`'s too) and answer once it is committed; a
-   * retry (same request id) of a committed change answers as the first attempt did.
-   */
-  const change = async (cc: ConfChange, requestId: string, deadline: number, added?: MemberAddresses): Promise<MemberChangeResponse> => {
-    const done = membership.committedRequest(requestId);
-    if (done) {
-      if (done.op !== cc.op || done.node !== cc.node)
-        throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was used for another change (${done.op} ${done.node} at ${done.index})`);
-      return answer(done.index);
-    }
-    // One namespace with every other request: an id the state machine remembers (after a barrier,
-    // so one answered by an earlier leader counts) is not this change's.
-    const used = await proposer.read(deadline, () => ctx.stateMachine.requestKind(requestId));
-    if (used !== undefined) throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was already used for a different request (a ${used})`);
-    const addresses = peers.book();
-    if (cc.op === 'remove') delete addresses[cc.node];
-    if (added) addresses[cc.node] = added;
-    const context = encodeMemberContext({ addresses, requestId });
-    try {
-      const { index } = await settleBy(driver.proposeConfChange({ ...cc, context }), answerBy(deadline, deps.timing.writeBoundMs, ctx.clock.wallMs()), `${cc.op} ${cc.node}`, ctx.clock);
-      ctx.logger.info({ event: 'membership change', op: cc.op, member: cc.node, index }, `membership change at ${index}: ${cc.op} ${cc.node}`);
-      return answer(index);
-    } catch (e) {
-      if (e instanceof ConfChangeError) throw refusal(e);
-      if (e instanceof TimeoutError) throw deps.router.unavailable(`${cc.op} ${cc.node} not committed in time (no quorum?); it may still take effect: check with MemberList, retry with the same request_id`);
-      if (e instanceof NotLeaderError) throw deps.router.unavailable(`${ctx.config.id} is no longer the leader`, e.leader);
-      if (e instanceof ProposalLostError) {
-        throw e.outcomeUnknown
-          ? deps.router.unavailable(`${cc.op} ${cc.node}: ${e.message}; check with MemberList, retry with the same request_id`)
-          : deps.router.unavailable(`${cc.op} ${cc.node} was not applied: leadership changed before it committed; retry`);
-      }
-      throw e;
-    }
-  };
-
-  const answer = (index: number): MemberChangeResponse => {
-    const c = driver.configurationAt(Infinity);
-    return { configIndex: index, voters: [...c.voters], learners: [...(c.learners ?? [])] };
-  };
-
-  const refusal = (e: ConfChangeError): ApiError => {
-    if (e.reason === 'not-leader') return deps.router.unavailable(`${ctx.config.id} is no longer the leader`);
-    const hint: Partial<Record<ConfChangeRefusal, string>> = {
-      'remove-leader': ' (lockctl leader transfer)',
-      'id-removed': '; start the machine with a wiped data dir and add it under a new id',
-      'learner-behind': '; wait until it has caught up (lockctl member list shows its lag) and retry',
-      'change-pending': '; retry shortly, with the same request_id',
-      'no-commit-in-term': '; retry shortly, with the same request_id',
-    };
-    return new ApiError(REFUSAL_CODE[e.reason], e.message + (hint[e.reason] ?? ''));
-  };
-
-  const cas = (req: ChangeRequest): Pick<ConfChange, 'expectConfigIndex'> =>
-    req._expectedConfigIndex === 'expectedConfigIndex' ? { expectConfigIndex: req.expectedConfigIndex ?? 0 } : {};
+  const { peers, membership } = ctx;
+  const change = (cc: ConfChange, requestId: string, deadline: number, added?: MemberAddresses) => proposeChange(ctx, deps, proposer, cc, requestId, deadline, added);
 
   const ops = {
     MemberList: {
       method: MEMBERSHIP.MemberList,
       validate: () => undefined,
       // The member list is the leader's (match indexes): a barrier first, so a deposed leader does not answer.
-      onLeader: async (_req: unknown, _caller: unknown, deadline: number) => proposer.read(deadline, list),
+      onLeader: async (_req: unknown, _caller: unknown, deadline: number) => proposer.read(deadline, () => memberList(ctx)),
     } satisfies UnarySpec<object, MemberListResponse>,
 
     MemberAdd: {
@@ -190,22 +120,100 @@ export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: 
     } satisfies UnarySpec<ChangeRequest, MemberChangeResponse>,
   };
 
-  const admin = <Req, Res>(spec: UnarySpec<Req, Res>): grpc.handleUnaryCall<Req, Res> => {
-    const inner = unary(deps, spec);
-    return (call, callback) => {
-      try {
-        requireAdmin(ctx.access, call);
-      } catch (e) {
-        return callback(e instanceof ApiError ? e.toStatus() : { code: grpc.status.PERMISSION_DENIED, details: String(e) }, null);
-      }
-      inner(call, callback);
-    };
-  };
   return {
-    MemberList: admin(ops.MemberList),
-    MemberAdd: admin(ops.MemberAdd),
-    MemberPromote: admin(ops.MemberPromote),
-    MemberRemove: admin(ops.MemberRemove),
+    MemberList: adminOnly(ctx, deps, ops.MemberList),
+    MemberAdd: adminOnly(ctx, deps, ops.MemberAdd),
+    MemberPromote: adminOnly(ctx, deps, ops.MemberPromote),
+    MemberRemove: adminOnly(ctx, deps, ops.MemberRemove),
   };
 }
 
+/** MemberList's answer: the members as the directory knows them, their logs as this leader sees them. */
+function memberList(ctx: NodeContext): MemberListResponse {
+  const { driver, peers } = ctx;
+  const st = driver.status();
+  const members: MemberInfo[] = peers.members().map((id) => {
+    const match = id === st.id ? st.lastIndex : (st.progress.get(id)?.match ?? 0);
+    return {
+      id,
+      peerAddress: peers.peerAddress(id),
+      clientAddress: peers.clientAddress(id),
+      role: peers.role(id) ?? 'voter',
+      matchIndex: match,
+      lag: Math.max(0, st.commit - match),
+      leader: id === st.leader,
+    };
+  });
+  return {
+    leaderId: st.leader,
+    commitIndex: st.commit,
+    configIndex: st.configIndex,
+    members,
+    removedIds: [...st.removed],
+    promoteMaxLag: ctx.config.promoteMaxLag,
+  };
+}
+
+/**
+ * Propose `cc` (with every member's addresses, `added`'s too) and answer once it is committed; a
+ * retry (same request id) of a committed change answers as the first attempt did.
+ */
+async function proposeChange(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, cc: ConfChange, requestId: string, deadline: number, added?: MemberAddresses): Promise<MemberChangeResponse> {
+  const { driver, peers, membership } = ctx;
+  const done = membership.committedRequest(requestId);
+  if (done) {
+    if (done.op !== cc.op || done.node !== cc.node)
+      throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was used for another change (${done.op} ${done.node} at ${done.index})`);
+    return changeAnswer(ctx, done.index);
+  }
+  // One namespace with every other request: an id the state machine remembers (after a barrier,
+  // so one answered by an earlier leader counts) is not this change's.
+  const used = await proposer.read(deadline, () => ctx.stateMachine.requestKind(requestId));
+  if (used !== undefined) throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was already used for a different request (a ${used})`);
+  const addresses = peers.book();
+  if (cc.op === 'remove') delete addresses[cc.node];
+  if (added) addresses[cc.node] = added;
+  const context = encodeMemberContext({ addresses, requestId });
+  try {
+    const { index } = await settleBy(driver.proposeConfChange({ ...cc, context }), answerBy(deadline, deps.timing.writeBoundMs, ctx.clock.wallMs()), `${cc.op} ${cc.node}`, ctx.clock);
+    ctx.logger.info({ event: 'membership change', op: cc.op, member: cc.node, index }, `membership change at ${index}: ${cc.op} ${cc.node}`);
+    return changeAnswer(ctx, index);
+  } catch (e) {
+    if (e instanceof ConfChangeError) throw refusal(ctx, deps, e);
+    if (e instanceof TimeoutError) throw deps.router.unavailable(`${cc.op} ${cc.node} not committed in time (no quorum?); it may still take effect: check with MemberList, retry with the same request_id`);
+    if (e instanceof NotLeaderError) throw deps.router.unavailable(`${ctx.config.id} is no longer the leader`, e.leader);
+    if (e instanceof ProposalLostError) {
+      throw e.outcomeUnknown
+        ? deps.router.unavailable(`${cc.op} ${cc.node}: ${e.message}; check with MemberList, retry with the same request_id`)
+        : deps.router.unavailable(`${cc.op} ${cc.node} was not applied: leadership changed before it committed; retry`);
+    }
+    throw e;
+  }
+}
+
+function changeAnswer(ctx: NodeContext, index: number): MemberChangeResponse {
+  const c = ctx.driver.configurationAt(Infinity);
+  return { configIndex: index, voters: [...c.voters], learners: [...(c.learners ?? [])] };
+}
+
+function refusal(ctx: NodeContext, deps: UnaryDeps, e: ConfChangeError): ApiError {
+  if (e.reason === 'not-leader') return deps.router.unavailable(`${ctx.config.id} is no longer the leader`);
+  return new ApiError(REFUSAL_CODE[e.reason], e.message + (REFUSAL_HINT[e.reason] ?? ''));
+}
+
+function cas(req: ChangeRequest): Pick<ConfChange, 'expectConfigIndex'> {
+  return req._expectedConfigIndex === 'expectedConfigIndex' ? { expectConfigIndex: req.expectedConfigIndex ?? 0 } : {};
+}
+
+/** The unary handler of `spec`, behind requireAdmin. */
+function adminOnly<Req, Res>(ctx: NodeContext, deps: UnaryDeps, spec: UnarySpec<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  const inner = unary(deps, spec);
+  return (call, callback) => {
+    try {
+      requireAdmin(ctx.access, call);
+    } catch (e) {
+      return callback(e instanceof ApiError ? e.toStatus() : { code: grpc.status.PERMISSION_DENIED, details: String(e) }, null);
+    }
+    inner(call, callback);
+  };
+}

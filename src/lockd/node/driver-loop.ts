@@ -67,7 +67,7 @@ export interface LoopObserver {
   sent?(rd: Ready): void;
 }
 
-export type RaftSettings = Pick<RaftConfig, 'electionTick' | 'heartbeatTick' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'promoteMaxLag' | 'plantedBug' | 'snapshotOnReject'>;
+export type RaftSettings = Pick<RaftConfig, 'electionTicks' | 'heartbeatTicks' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'promoteMaxLag' | 'plantedBug' | 'snapshotOnReject'>;
 
 export interface DriverLoopOptions<R> {
   readonly id: NodeId;

@@ -38,7 +38,7 @@
 //  - a Tick that is lost (leadership change) or refused puts its renewals back at the head of the
 //    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
 import type { Logger } from 'pino';
-import type { Entry } from '../../raft/types.js';
+import { InvariantError, type Entry } from '../../raft/types.js';
 import { encodeCommand, leaderMargins, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type LockStateMachine, type TickCommand } from '../state-machine/index.js';
 import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { NodeConfig } from './config.js';
@@ -98,8 +98,8 @@ export const RENEWAL_TICK_GAP_MS = 2;
 /** A ReadIndex for unknown leases not settled after this long (a read context lost) is asked again. */
 export const CONFIRM_RETRY_MS = 1000;
 
-/** The leader built a Tick its own state machine would refuse: a bug in lockd, never a client's doing. */
-export class LeaseClockInvariantError extends Error {}
+/** The `where` of the clock's InvariantError: its Ticks are ones its own state machine accepts (a refused one is a bug in lockd, never a client's doing). */
+export const LEASE_CLOCK = 'lockd lease clock';
 
 export class LeaseClock {
   /** Bumped on every leadership change: results of an older leadership are ignored. */
@@ -140,7 +140,7 @@ export class LeaseClock {
     // The largest Tick this clock can build, as the state machine will judge it: refused means a
     // configuration this build cannot run (a tick cap beyond MAX_MARGIN_MS), so refuse to start.
     const widest = validateCommand({ type: 'Tick', elapsedMs: timing.maxElapsedMs, ...leaderMargins(timing.maxElapsedMs), renewed: [] });
-    if (widest) throw new LeaseClockInvariantError(`lease clock timing gives Ticks the state machine refuses: ${widest.message}`);
+    if (widest) throw new InvariantError(LEASE_CLOCK, 'widest-tick-accepted', `its timing gives Ticks the state machine refuses: ${widest.message}`);
   }
 
   /** Follow the driver's role changes and applies: from now on the clock runs whenever this node leads. Once. */
@@ -277,7 +277,7 @@ export class LeaseClock {
       ...(clusterVersion ? { clusterVersion } : {}), ...(expiryWork ? { expiryWork } : {}),
     };
     const problem = validateCommand(cmd);
-    if (problem) throw new LeaseClockInvariantError(`lease clock built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
+    if (problem) throw new InvariantError(LEASE_CLOCK, 'tick-accepted', `it built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
     const flight: InFlight = { batch, epoch: this.epoch };
     this.inflight = flight;
     this.ticksProposed++;

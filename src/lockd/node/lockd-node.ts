@@ -6,15 +6,15 @@ import { EventBus } from '../observe/bus.js';
 import { NodeSource } from '../observe/node-source.js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { StallWatch } from '../observe/stall-watch.js';
-import { loggerLimiter } from '../observe/log-limiter.js';
+import { loggerLimiter, type RefusalLog } from '../observe/log-limiter.js';
 import { clusterHas } from './cluster-version.js';
 import { LockStateMachine, type ApplyOutput } from '../state-machine/index.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { AccessControl } from '../security/access-control.js';
-import { LevelStorage, makeDataDirPrivate, migrateDataDir } from '../storage/index.js';
+import type { LevelStorage } from '../storage/index.js';
 import { PEER_SERVER_OPTIONS, PeerTransport } from '../transport/index.js';
 import type { NodeConfig } from './config.js';
-import { realClock } from './clock.js';
+import { realClock, type Clock } from './clock.js';
 import { Listeners } from './listeners.js';
 import { LeaseClock, leaseClockTiming } from './lease-clock.js';
 import { Membership } from './membership.js';
@@ -23,7 +23,7 @@ import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';
 import { TestFaults } from './test-faults.js';
 import { transferBoundMs, type TransferOutcome } from './leader-transfer.js';
-import { forceAtStart } from './force-start.js';
+import { openStorage } from './open-storage.js';
 import { buildLine } from './versions.js';
 
 /** Why a node stopped itself: its id was removed from the cluster (main.ts exits EXIT_REMOVED). */
@@ -56,109 +56,21 @@ export class LockdNode {
   static async start(config: NodeConfig, logger: Logger, registrars: ServiceRegistrar[] = [], serverOptions: grpc.ServerOptions = {}): Promise<LockdNode> {
     // TLS files first: unusable ones must stop the node before it touches its data dir.
     const security = NodeSecurity.fromConfig(config);
-    const wasOpen = makeDataDirPrivate(config.dataDir);
-    if (wasOpen !== undefined)
-      logger.warn({ event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) }, `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`);
-    // A data dir of the previous storage format is copied, then migrated (storage/migrate.ts); a
-    // newer one is refused (DataDirError 'format', exit 3).
-    const migrated = await migrateDataDir(config.dataDir, buildLine(), { clusterId: config.clusterId, nodeId: config.id });
-    if (migrated)
-      logger.warn(
-        { event: 'data dir migrated', dir: config.dataDir, from: migrated.from, to: migrated.to, backup: migrated.backup },
-        `data dir ${config.dataDir} migrated from storage format ${migrated.from} to ${migrated.to}; the dir as it was is kept at ${migrated.backup} (delete it once the upgrade is done)`,
-      );
-    // Recovery from a lost quorum: the data dir becomes a one-voter cluster before it is opened.
-    if (config.forceNewCluster) await forceAtStart(config, logger);
-    const storage = await LevelStorage.open({
-      dir: config.dataDir,
-      clusterId: config.clusterId,
-      nodeId: config.id,
-      // --join: a fresh data dir starts with no configuration and learns it from the cluster.
-      voters: config.join ? [] : [...config.peers.keys()],
-      writer: buildLine(),
-      ...(config.unsafeNoFsync ? { unsafeNoSync: true } : {}),
-    });
-    if (config.unsafeNoFsync)
-      logger.warn({ event: 'unsafe no fsync' }, 'UNSAFE: --unsafe-no-fsync: no LevelDB write is synced, a power cut loses acknowledged state; a test control build only, never run a real cluster like this');
-    logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
+    const storage = await openStorage(config, logger);
     const testFaults = config.unsafeTestFaults === undefined ? undefined : new TestFaults(config.unsafeTestFaults, logger);
     const stateMachine = new LockStateMachine();
     // The observation stream exists before the driver, so its first decisions are published too.
-    const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
-    const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
-    const stalls = new StallWatch(logger);
-    // Refusals and protocol errors: a count per interval, not a line each (observe/log-limiter.ts).
-    const refusals = loggerLimiter(logger, () => realClock.monoMs(), (ms, fn) => realClock.every(ms, fn).unref());
-    const driverRef: { current?: RaftDriver<ApplyOutput> } = {}; // set just below, before any second has passed
-    stalls.onSecond = (maxMs) => {
-      bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
-      // The leader's view of each member's log, for the dashboard's log strip (RaftScope's match/next).
-      const progress = driverRef.current?.status().progress;
-      if (progress && progress.size > 0) {
-        const ids = [...progress.keys()].sort();
-        bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state) });
-      }
-    };
+    const { bus, source, stalls, refusals } = observation(config, logger, storage, stateMachine);
     // Every timer and deadline of the node runs on its clock (the simulator gives its own: test/sim/node).
     const clock = realClock;
-    const driver = new RaftDriver<ApplyOutput>({
-      id: config.id,
-      clock,
-      voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
-      storage,
-      applier: {
-        apply: (e) => source.timedApply(e, () => stateMachine.apply(e)),
-        snapshot: () => loopActivity.run('snapshot build', () => stateMachine.snapshot()),
-        restore: (data) => loopActivity.run('snapshot install', () => stateMachine.restore(data)),
-      },
-      logger,
-      electionTicks: config.electionTicks,
-      heartbeatTicks: config.heartbeatTicks,
-      tickMs: config.tickMs,
-      snapshotEvery: config.snapshotEvery,
-      promoteMaxLag: config.promoteMaxLag,
-      observer: source.driverEvent,
-    });
-    driverRef.current = driver;
+    const driver = newDriver(config, logger, clock, storage, stateMachine, source);
+    stalls.onSecond = everySecond(bus, source, driver);
     // --peers first (this start's word wins), then the addresses saved by earlier runs.
     const directory = new PeerDirectory(config.id, config.peers, config.advertiseClient, config.advertiseHttp);
     directory.addAddresses(storage.peerBook);
-    const peers = new Map(Object.entries(directory.book()).filter(([id]) => id !== config.id).map(([id, a]) => [id, a.peer]));
-    // Until the node exists, a removal it hears of waits here.
-    let removedEarly: string | undefined;
-    let removed = (why: string): void => void (removedEarly ??= why);
-    const transport = new PeerTransport({
-      clusterId: config.clusterId,
-      selfId: config.id,
-      peers,
-      logger,
-      refusals: refusals.log,
-      onMessage: (m) => {
-        if (testFaults?.isolated) return; // test fault: as if the network lost it
-        source.message(m);
-        driver.step(m);
-      },
-      onUnreachable: (id) => driver.reportUnreachable(id),
-      onSnapshotStatus: (id, ok) => driver.reportSnapshot(id, ok),
-      channel: (id) => security.peerChannel(id),
-      authenticate: (call, sender) => security.peerCallerProblem(call, sender),
-      clientAddress: config.advertiseClient,
-      httpAddress: config.advertiseHttp ?? '',
-      build: buildLine(),
-      onAddresses: (id, stated) => directory.learn(id, stated),
-      isPeer: (id) => directory.isMember(id),
-      isRemoved: (id) => directory.isRemoved(id),
-      onRemoved: (by) => removed(`${by} refused this node's stream: its committed configuration removed ${config.id}`),
-    });
-    const saveBook = () => void storage.savePeers(directory.book()).catch((e: unknown) => logger.warn({ err: e }, 'saving member addresses failed'));
-    const membership = new Membership(config.id, driver, directory, logger, (id) => transport.removePeer(id), saveBook);
-    directory.onAdded((id, address) => {
-      logger.info({ event: 'member address', member: id, peerAddress: address }, `new member ${id} at ${address}`);
-      transport.addPeer(id, address);
-    });
-    const memory = storage.memory;
-    membership.replay(memory.lastIndex() >= memory.firstIndex() ? memory.entries(memory.firstIndex(), memory.lastIndex() + 1) : [], memory.hardState().commit);
-    saveBook();
+    const removal = new Removal();
+    const transport = newTransport(config, logger, { security, directory, driver, source, refusals, removal, ...(testFaults ? { testFaults } : {}) });
+    const membership = followMembership(config, logger, storage, driver, directory, transport);
     driver.onRoleChange(source.roleChanged);
     driver.onApplied(source.applied);
     driver.setOutbox({
@@ -198,11 +110,11 @@ export class LockdNode {
     }
     driver.start();
     const node = new LockdNode(ctx, storage, transport, listeners, closers, ports.clientPort, ports.peerPort);
-    removed = (why) => node.removed(why);
+    // The node's own log says it was removed, or (if not) a member refused its stream before now.
     const byOwnLog = `this node's log holds, committed, the change that removed ${config.id}`;
-    driver.onRemoved(() => removed(byOwnLog));
-    if (driver.selfRemoved()) removed(byOwnLog);
-    else if (removedEarly) removed(removedEarly);
+    driver.onRemoved(() => node.removed(byOwnLog));
+    if (driver.selfRemoved()) node.removed(byOwnLog);
+    removal.tell((why) => node.removed(why));
     logger.info(
       { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth, acl: config.acl, admins: config.admins },
       `listening on ${config.listen} (clients) and ${config.peerListen} (peers)${security.enabled ? ' with TLS' : ''}`,
@@ -261,5 +173,119 @@ export class LockdNode {
     await this.listeners.shutdown();
     await this.storage.close();
     this.ctx.logger.info({ event: 'stopped' }, 'node stopped');
+  }
+}
+
+/** The node's observation stream (observe/), its loop-stall watch, and the refusal log. */
+function observation(config: NodeConfig, logger: Logger, storage: LevelStorage, stateMachine: LockStateMachine) {
+  const bus = new EventBus(config.id, () => storage.memory.hardState().term); // the term as on disk
+  const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
+  const stalls = new StallWatch(logger);
+  // Refusals and protocol errors: a count per interval, not a line each (observe/log-limiter.ts).
+  const refusals = loggerLimiter(logger, () => realClock.monoMs(), (ms, fn) => realClock.every(ms, fn).unref());
+  return { bus, source, stalls, refusals };
+}
+
+/** What the stall watch publishes once a second: the loop's lag and, on a leader, each member's log. */
+function everySecond(bus: EventBus, source: NodeSource, driver: RaftDriver<ApplyOutput>): (maxMs: number) => void {
+  return (maxMs) => {
+    bus.publish({ type: 'loop-lag', maxMs: Math.round(maxMs), heartbeatGapMs: Math.round(source.heartbeats.takeMax()) });
+    // The leader's view of each member's log, for the dashboard's log strip (RaftScope's match/next).
+    const progress = driver.status().progress;
+    if (progress.size > 0) {
+      const ids = [...progress.keys()].sort();
+      bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state) });
+    }
+  };
+}
+
+function newDriver(config: NodeConfig, logger: Logger, clock: Clock, storage: LevelStorage, stateMachine: LockStateMachine, source: NodeSource): RaftDriver<ApplyOutput> {
+  return new RaftDriver<ApplyOutput>({
+    id: config.id,
+    clock,
+    voters: storage.voters, // the stored configuration (the same ids as --peers: storage checked)
+    storage,
+    applier: {
+      apply: (e) => source.timedApply(e, () => stateMachine.apply(e)),
+      snapshot: () => loopActivity.run('snapshot build', () => stateMachine.snapshot()),
+      restore: (data) => loopActivity.run('snapshot install', () => stateMachine.restore(data)),
+    },
+    logger,
+    electionTicks: config.electionTicks,
+    heartbeatTicks: config.heartbeatTicks,
+    tickMs: config.tickMs,
+    snapshotEvery: config.snapshotEvery,
+    promoteMaxLag: config.promoteMaxLag,
+    observer: source.driverEvent,
+  });
+}
+
+interface TransportParts {
+  readonly security: NodeSecurity;
+  readonly directory: PeerDirectory;
+  readonly driver: RaftDriver<ApplyOutput>;
+  readonly source: NodeSource;
+  readonly refusals: { readonly log: RefusalLog };
+  readonly removal: Removal;
+  readonly testFaults?: TestFaults;
+}
+
+/** The peer transport: what it receives goes to the driver (through the observation source), what it learns to the directory. */
+function newTransport(config: NodeConfig, logger: Logger, p: TransportParts): PeerTransport {
+  const { security, directory, driver, source, testFaults } = p;
+  const peers = new Map(Object.entries(directory.book()).filter(([id]) => id !== config.id).map(([id, a]) => [id, a.peer]));
+  return new PeerTransport({
+    clusterId: config.clusterId,
+    selfId: config.id,
+    peers,
+    logger,
+    refusals: p.refusals.log,
+    onMessage: (m) => {
+      if (testFaults?.isolated) return; // test fault: as if the network lost it
+      source.message(m);
+      driver.step(m);
+    },
+    onUnreachable: (id) => driver.reportUnreachable(id),
+    onSnapshotStatus: (id, ok) => driver.reportSnapshot(id, ok),
+    channel: (id) => security.peerChannel(id),
+    authenticate: (call, sender) => security.peerCallerProblem(call, sender),
+    clientAddress: config.advertiseClient,
+    httpAddress: config.advertiseHttp ?? '',
+    build: buildLine(),
+    onAddresses: (id, stated) => directory.learn(id, stated),
+    isPeer: (id) => directory.isMember(id),
+    isRemoved: (id) => directory.isRemoved(id),
+    onRemoved: (by) => p.removal.report(`${by} refused this node's stream: its committed configuration removed ${config.id}`),
+  });
+}
+
+/** Membership as the node follows it: the stored log replayed, then every change the driver applies; the directory's addresses saved. */
+function followMembership(config: NodeConfig, logger: Logger, storage: LevelStorage, driver: RaftDriver<ApplyOutput>, directory: PeerDirectory, transport: PeerTransport): Membership {
+  const saveBook = () => void storage.savePeers(directory.book()).catch((e: unknown) => logger.warn({ err: e }, 'saving member addresses failed'));
+  const membership = new Membership(config.id, driver, directory, logger, (id) => transport.removePeer(id), saveBook);
+  directory.onAdded((id, address) => {
+    logger.info({ event: 'member address', member: id, peerAddress: address }, `new member ${id} at ${address}`);
+    transport.addPeer(id, address);
+  });
+  const memory = storage.memory;
+  membership.replay(memory.lastIndex() >= memory.firstIndex() ? memory.entries(memory.firstIndex(), memory.lastIndex() + 1) : [], memory.hardState().commit);
+  saveBook();
+  return membership;
+}
+
+/** A removal heard of before the node exists (a member refused its stream) waits here until the node is told. */
+class Removal {
+  private early: string | undefined;
+  private sink: ((why: string) => void) | undefined;
+
+  report(why: string): void {
+    if (this.sink) this.sink(why);
+    else this.early ??= why;
+  }
+
+  /** From now on every report goes to `sink`; one that came earlier goes at once. */
+  tell(sink: (why: string) => void): void {
+    this.sink = sink;
+    if (this.early !== undefined) sink(this.early);
   }
 }

@@ -70,8 +70,8 @@ export class RaftDriver<R> {
       id: opts.id,
       voters: opts.voters,
       raft: {
-        electionTick: opts.electionTicks,
-        heartbeatTick: opts.heartbeatTicks,
+        electionTicks: opts.electionTicks,
+        heartbeatTicks: opts.heartbeatTicks,
         random: opts.random ?? ((n) => Math.floor(Math.random() * n)), // jitter only; the core itself stays deterministic
         preVote: true,
         checkQuorum: true,

@@ -8,7 +8,7 @@ export { grantToken, tokenIndex, firstTokenOf, TOKEN_ORDINAL_BITS, MAX_TOKEN_IND
 export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';
 export { SnapshotDecodeError, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS, READABLE_SNAPSHOT_FORMATS } from './snapshot-codec.js';
 export { SHARED_PRINCIPAL, QUOTA_KEYS, QUOTA_NAMES, defaultQuotas, type QuotaKey, type Quotas, type QuotaOverrides } from './quotas.js';
-export { StateMachineInvariantError } from './invariant-error.js';
+export { InvariantError, STATE_MACHINE } from './invariant-error.js';
 export { DRIFT_BOUND_PPM, driftAllowanceMs, leaseDeadline, leaderMargins } from './deadline-margin.js';
 export type { Problem } from './validate.js';
 export {

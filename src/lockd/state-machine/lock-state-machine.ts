@@ -142,7 +142,7 @@ export class LockStateMachine {
 
   /**
    * Apply one committed entry. Entries must come in log order (index strictly increasing). A malformed
-   * entry throws CommandDecodeError and an invariant breach throws StateMachineInvariantError: both are
+   * entry throws CommandDecodeError and an invariant breach throws InvariantError: both are
    * bugs or corruption, after which this instance must be discarded.
    */
   apply(entry: EntryLike): ApplyOutput {
@@ -383,7 +383,7 @@ export class LockStateMachine {
     return encodeState(this.s);
   }
 
-  /** Replace the whole state. Throws SnapshotDecodeError / StateMachineInvariantError; on throw the state is unchanged. */
+  /** Replace the whole state. Throws SnapshotDecodeError / InvariantError; on throw the state is unchanged. */
   restore(bytes: Uint8Array): void {
     const s = decodeState(bytes);
     checkInvariants(s);
@@ -396,7 +396,7 @@ export class LockStateMachine {
     return digest64(this.snapshot());
   }
 
-  /** Full invariant sweep; throws StateMachineInvariantError. */
+  /** Full invariant sweep; throws InvariantError. */
   checkInvariants(): void {
     checkInvariants(this.s);
   }

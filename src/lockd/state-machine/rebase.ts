@@ -21,7 +21,7 @@ export const DEFAULT_BUMP = 1_000_000_000;
  * `data` (empty: the empty state), moved to index `index` (≥ the last entry's): what a survivor's
  * data dir holds, all of it, committed or not — a one-voter cluster would commit it all anyway.
  * Leases keep their deadlines and the clock its last Tick's `now` (rebaseState). Throws
- * CommandDecodeError / SnapshotDecodeError / StateMachineInvariantError.
+ * CommandDecodeError / SnapshotDecodeError / InvariantError.
  */
 export function replayAndRebase(data: Uint8Array, entries: readonly EntryLike[], index: number): Uint8Array {
   const sm = data.length > 0 ? LockStateMachine.fromSnapshot(data) : new LockStateMachine();

@@ -25,7 +25,7 @@ export interface StateSummary {
   readonly highestToken: number;
 }
 
-/** Decode, run the full invariant sweep, count. Throws SnapshotDecodeError / StateMachineInvariantError. */
+/** Decode, run the full invariant sweep, count. Throws SnapshotDecodeError / InvariantError. */
 export function summarizeState(bytes: Uint8Array): StateSummary {
   const s = decodeState(bytes);
   checkInvariants(s);
@@ -57,7 +57,7 @@ export function summarizeState(bytes: Uint8Array): StateSummary {
  * The same state as of log index `index` (≥ its own applied index): nothing in it changes but the
  * index it says it reflects. Leases keep their deadlines and the logical clock its `now`, so no
  * lease gains time; every token, lease id and index in the state stays below `index`, so every
- * grant after it gets a greater token (token.ts). Throws StateMachineInvariantError.
+ * grant after it gets a greater token (token.ts). Throws InvariantError.
  */
 export function rebaseState(bytes: Uint8Array, index: number): Uint8Array {
   const s = decodeState(bytes);

@@ -26,7 +26,7 @@ describe('driver loop: snapshot install', () => {
     const loop = new DriverLoop<string>({
       id: 'n1',
       voters: ['n1', 'n2'],
-      raft: { electionTick: 10, heartbeatTick: 1, random: () => 0, preVote: false, checkQuorum: false },
+      raft: { electionTicks: 10, heartbeatTicks: 1, random: () => 0, preVote: false, checkQuorum: false },
       storage,
       applier: {
         apply: (e) => (log.push(`apply ${e.index}`), 'ok'),

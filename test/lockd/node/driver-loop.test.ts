@@ -43,7 +43,7 @@ function harness() {
   const loop = new DriverLoop<string>({
     id: 'n1',
     voters: ['n1', 'n2'],
-    raft: { electionTick: 10, heartbeatTick: 1, random: () => 0, preVote: false, checkQuorum: false },
+    raft: { electionTicks: 10, heartbeatTicks: 1, random: () => 0, preVote: false, checkQuorum: false },
     storage,
     applier: { apply: (e) => `applied ${e.index}`, snapshot: () => new Uint8Array(0), restore: () => {} },
     scheduler: { soon: (fn) => soon.push(fn) },

@@ -40,7 +40,7 @@ export function harnessLoop(o: HarnessOptions) {
   const loop = new DriverLoop<string>({
     id: o.id,
     voters: [...o.voters],
-    raft: { electionTick: 10, heartbeatTick: 1, random: () => 0, preVote: o.preVote ?? false, checkQuorum: false },
+    raft: { electionTicks: 10, heartbeatTicks: 1, random: () => 0, preVote: o.preVote ?? false, checkQuorum: false },
     storage,
     applier: { apply: (e) => `applied ${e.index}`, snapshot: () => new Uint8Array(0), restore: () => {} },
     scheduler: { soon: (fn) => soon.push(fn) },

@@ -3,7 +3,7 @@
 // live holder's grant — not through a lock-bound fenced write, not through Release without lease_id.
 
 import { expect } from 'chai';
-import { grantToken, tokenIndex, MAX_TOKEN_INDEX, StateMachineInvariantError } from '../../../src/lockd/state-machine/index.js';
+import { grantToken, tokenIndex, MAX_TOKEN_INDEX, InvariantError } from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -71,8 +71,8 @@ describe('state machine: every grant has a token of its own', () => {
 
   it('the token bound is asserted: ordinals stay below 2^10 and indexes within 2^43 (tokens < 2^53)', () => {
     expect(grantToken(MAX_TOKEN_INDEX, 1023)).to.equal(Number.MAX_SAFE_INTEGER);
-    expect(() => grantToken(7, 1024)).to.throw(StateMachineInvariantError, /token-ordinal-bound/);
-    expect(() => grantToken(MAX_TOKEN_INDEX + 1, 0)).to.throw(StateMachineInvariantError, /token-index-range/);
+    expect(() => grantToken(7, 1024)).to.throw(InvariantError, /token-ordinal-bound/);
+    expect(() => grantToken(MAX_TOKEN_INDEX + 1, 0)).to.throw(InvariantError, /token-index-range/);
     expect(tokenIndex(grantToken(123_456, 1023))).to.equal(123_456);
   });
 });

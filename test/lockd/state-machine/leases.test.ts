@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LockStateMachine, MAX_LEASES, StateMachineInvariantError, encodeCommand } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_LEASES, InvariantError, encodeCommand } from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
 
 describe('state machine: leases on the replicated logical clock', () => {
@@ -159,9 +159,9 @@ describe('state machine: leases on the replicated logical clock', () => {
     const sm = new LockStateMachine();
     const data = encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 });
     sm.apply({ index: 5, data });
-    expect(() => sm.apply({ index: 5, data })).to.throw(StateMachineInvariantError, /applied-index-increases/);
-    expect(() => sm.apply({ index: 4, data })).to.throw(StateMachineInvariantError);
-    expect(() => sm.apply({ index: 0, data: new Uint8Array(0) })).to.throw(StateMachineInvariantError);
+    expect(() => sm.apply({ index: 5, data })).to.throw(InvariantError, /applied-index-increases/);
+    expect(() => sm.apply({ index: 4, data })).to.throw(InvariantError);
+    expect(() => sm.apply({ index: 0, data: new Uint8Array(0) })).to.throw(InvariantError);
   });
 
   it(`refuses more than ${MAX_LEASES} live leases with RESOURCE_EXHAUSTED`, function () {

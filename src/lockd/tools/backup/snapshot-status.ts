@@ -3,7 +3,7 @@
 // (src/client/lockctl/tools.ts). Exit 0 when the file is a sound backup, 1 otherwise.
 import { readFileSync, statSync } from 'node:fs';
 import type { ToolIo } from '../../../client/lockctl/tools.js';
-import { READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, StateMachineInvariantError, summarizeState } from '../../state-machine/index.js';
+import { READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, InvariantError, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, decodeBackup } from '../../storage/backup-file.js';
 
 export async function runSnapshotStatus(file: string, io: ToolIo): Promise<number> {
@@ -25,7 +25,7 @@ export async function runSnapshotStatus(file: string, io: ToolIo): Promise<numbe
     io.stdout.write(io.json ? `${JSON.stringify({ file, ok: true, bytes: bytes.length, sha256, ...h, summary: s })}\n` : `${human.join('\n')}\n`);
     return 0;
   } catch (e) {
-    const known = e instanceof BackupFileError || e instanceof SnapshotDecodeError || e instanceof StateMachineInvariantError || (e as NodeJS.ErrnoException).code !== undefined;
+    const known = e instanceof BackupFileError || e instanceof SnapshotDecodeError || e instanceof InvariantError || (e as NodeJS.ErrnoException).code !== undefined;
     if (!known) throw e;
     const message = `${file}: not a usable backup: ${(e as Error).message}`;
     io.stderr.write(io.json ? `${JSON.stringify({ file, ok: false, error: message })}\n` : `lockctl: ${message}\n`);

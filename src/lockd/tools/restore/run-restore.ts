@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, NODE_ID_PATTERN, parseBumpIndex, parsePeers } from '../../node/config.js';
-import { DEFAULT_BUMP, MAX_TOKEN_INDEX, READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, StateMachineInvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
+import { DEFAULT_BUMP, MAX_TOKEN_INDEX, READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, InvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, clusterFingerprint, decodeBackup } from '../../storage/backup-file.js';
 import { DataDirError, LevelStorage, clearRestoring, makeDataDirPrivate, markRestoring } from '../../storage/index.js';
 import { buildLine } from '../../node/versions.js';
@@ -41,7 +41,7 @@ export async function runRestore(argv: readonly string[], io: RestoreIo): Promis
       io.stderr.write(`lockd restore: ${e.message}\n${USAGE}\n`);
       return 2;
     }
-    if (e instanceof Refusal || e instanceof BackupFileError || e instanceof DataDirError || e instanceof SnapshotDecodeError || e instanceof StateMachineInvariantError) {
+    if (e instanceof Refusal || e instanceof BackupFileError || e instanceof DataDirError || e instanceof SnapshotDecodeError || e instanceof InvariantError) {
       io.stderr.write(`lockd restore: refused: ${e.message}\n`);
       return 3;
     }
