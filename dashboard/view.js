@@ -195,8 +195,8 @@ export function renderFence(model) {
 
 /** One timeline row (newest on top); clicking it shows its explanation. */
 export function timelineRow(row, onClick) {
-  return h('li', { class: `ev kind-${row.kind}`, dataset: { type: row.ev.type, index: String(row.ev.index ?? '') }, tabindex: '0', onclick: onClick, onkeydown: (e) => (e.key === 'Enter' ? onClick() : undefined) },
-    h('span', { class: 'key' }, row.ev.index !== undefined ? `t${fmt(row.term)} · #${fmt(row.ev.index)}` : `t${fmt(row.term)}`),
+  return h('li', { class: `ev kind-${row.kind}`, dataset: { type: row.ev.type, index: String(row.ev.index ?? ''), term: String(row.pos.term), pos: String(row.pos.index) }, tabindex: '0', onclick: onClick, onkeydown: (e) => (e.key === 'Enter' ? onClick() : undefined) },
+    h('span', { class: 'key' }, row.ev.index !== undefined ? `t${fmt(row.pos.term)} · #${fmt(row.ev.index)}` : `t${fmt(row.pos.term)} · after #${fmt(row.pos.index)}`),
     h('span', { class: 'what' }, row.title),
     h('span', { class: 'from' }, `${row.seenBy} · ${new Date(row.ev.at).toLocaleTimeString()}`));
 }
