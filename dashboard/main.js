@@ -67,11 +67,13 @@ function handlers(m) {
     onHistory: (h) => {
       // Decisions made before this connection (or while the page was away): timeline rows, in
       // their place by index; the node already applied them, so they change no table.
-      for (const ev of m.model.applyHistory(h)) record(m, ev, electionContext(ev) ?? {}, ev.term);
+      for (const ev of m.model.applyHistory(h)) record(m, ev, { ...electionContext(ev), ...(m.model.timing ? { timing: m.model.timing } : {}) }, ev.term);
       changed();
     },
     onEvent: (ev) => {
-      const ctx = m.model.applyEvent(ev) ?? electionContext(ev);
+      const mine = m.model.applyEvent(ev);
+      const votes = electionContext(ev);
+      const ctx = mine || votes ? { ...votes, ...mine } : undefined;
       record(m, ev, ctx);
       if (!m.model.synced) m.conn.open(); // the events cannot follow (a snapshot was installed): a fresh state
       changed();
@@ -128,6 +130,7 @@ function electionContext(ev) {
     const got = votes.get(`${ev.node}|${ev.term}`) ?? new Set([ev.node]);
     return { voters: [...got].sort(), members: members.size };
   }
+  if (ev.type === 'role' && (ev.role === 'candidate' || ev.role === 'precandidate')) return { members: members.size };
   return undefined;
 }
 

@@ -96,7 +96,7 @@ export class LockdNode {
       const progress = driverRef.current?.status().progress;
       if (progress && progress.size > 0) {
         const ids = [...progress.keys()].sort();
-        bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state) });
+        bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state), inflight: ids.map((id) => progress.get(id)!.inflight) });
       }
     };
     // Every timer and deadline of the node runs on its clock (the simulator gives its own: test/sim/node).

@@ -163,7 +163,7 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
       { type: 'committed', index: 8 },
       { type: 'applied', index: 7, entryTerm: 2, command: 'Tick', ok: true },
       { type: 'applied', index: 8, entryTerm: 3, command: 'Tick', ok: true },
-      { type: 'progress', followers: ['n1', 'n2'], match: [9, 8], next: [10, 9], state: ['replicate', 'probe'] },
+      { type: 'progress', followers: ['n1', 'n2'], match: [9, 8], next: [10, 9], state: ['replicate', 'probe'], inflight: [2, 0] },
     ];
     for (const [k, ev] of evs.entries()) model.applyEvent({ ...base, seq: k + 1, ...ev } as unknown as ObservedEvent);
     expect(model.tail(4)).to.deep.equal([
@@ -172,7 +172,7 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
       { index: 8, term: 3, committed: true, applied: true },
       { index: 9, term: 3, committed: false, applied: false },
     ]);
-    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate' }, { id: 'n2', match: 8, next: 9, state: 'probe' }]);
+    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate', inflight: 2 }, { id: 'n2', match: 8, next: 9, state: 'probe', inflight: 0 }]);
     // A new leader cut the uncommitted #9 and appended its own entry there: the old term is gone.
     model.applyEvent({ ...base, seq: 9, type: 'role', role: 'follower', leader: 'n2' } as unknown as ObservedEvent);
     model.applyEvent({ ...base, seq: 10, type: 'appended', first: 9, last: 9, lastTerm: 4 } as unknown as ObservedEvent);
@@ -186,6 +186,9 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(d.title).to.equal('n4 is leader of term 7 (3/5 votes, quorum 3)');
     expect(d.sentence).to.equal('n4 won 3 votes of 5 (n1, n2, n4), a majority being 3, and leads term 7: it alone proposes entries, including the Ticks that advance logical time.');
     expect(describeEvent(ev, {})!.sentence).to.match(/^n4 won a majority of votes and leads term 7/);
+    // A candidate's why: the timeout it waited, by the node's own timing, and the quorum it needs.
+    const cand = { ...ev, role: 'candidate', leader: '' } as unknown as ObservedEvent;
+    expect(describeEvent(cand, { timing: { tickMs: 50, heartbeatMs: 100, electionMs: 1000 }, members: 5 } as never)!.sentence).to.equal('n4 heard no leader within its election timeout (drawn at random in 1,000–2,000 ms: 20–40 ticks of 50 ms), raised its term to 7 and asked the others for votes (it needs a majority: 3 of 5).');
   });
 
   it('timeline order: (term, index), then time — an entry by its own, an unindexed row (election, demo step, node down) by where the log was', async () => {
