@@ -34,7 +34,7 @@ export function describe(ev, ctx = {}, opts = {}) {
         title: `Tick +${ms(ev.elapsedMs)} → now ${ms(ev.now)}${ev.expired.length ? `, expired ${list(ev.expired)}` : ''}`,
         sentence: `The leader's Tick at index ${n(ev.index)} advanced logical time by ${ms(ev.elapsedMs)}${ctx.before !== undefined ? `, from ${ms(ctx.before)}` : ''} to ${ms(ev.now)}` +
           `${ev.renewed.length ? `; it renewed lease${ev.renewed.length > 1 ? 's' : ''} ${list(ev.renewed)} (their keepalives reached the leader)` : ''}` +
-          `${ev.expired.length ? `; it expired lease${ev.expired.length > 1 ? 's' : ''} ${list(ev.expired)}, whose deadlines this now reached` : ''}. Logical time moves only by committed Ticks, so every replica expires the same leases at the same index.`,
+          `${ev.expired.length ? `; it expired lease${ev.expired.length > 1 ? 's' : ''} ${list(ev.expired)}, whose deadline${ev.expired.length > 1 ? 's' : ''} this now reached${expiredDeadlines(ev, ctx)}` : ''}. Logical time moves only by committed Ticks, so every replica expires the same leases at the same index.`,
       };
     case 'lease-granted':
       return { kind: 'lease', title: `lease ${ev.leaseId} granted, TTL ${ms(ev.ttlMs)}`, sentence: `Lease ${ev.leaseId} (its id is the index of the granting entry) was granted at index ${n(ev.index)} with a TTL of ${ms(ev.ttlMs)}: at logical now ${ms(ctx.now ?? 0)} its deadline is ${ms(ev.deadline)} (TTL plus the leader's tick cap and clock-drift margin); each keepalive renews it.` };
@@ -74,6 +74,23 @@ export function describe(ev, ctx = {}, opts = {}) {
   }
 }
 
+/** " (drawn in 1,000–2,000 ms: 20–40 ticks of 50 ms)" when the node said its timing. */
+function timeout(ctx) {
+  const t = ctx.timing;
+  return t ? ` (drawn at random in ${n(t.electionMs)}–${n(2 * t.electionMs)} ms: ${n(t.electionMs / t.tickMs)}–${n((2 * t.electionMs) / t.tickMs)} ticks of ${ms(t.tickMs)})` : '';
+}
+
+/** " (a majority: 3 of 5)" when the page knows how many vote. */
+function quorumOf(ctx) {
+  return ctx.members ? ` (it needs a majority: ${Math.floor(ctx.members / 2) + 1} of ${ctx.members})` : '';
+}
+
+/** " (lease 5: deadline 2,303 ms ≤ now 2,310 ms; …)" where the page knew the deadlines before the Tick. */
+function expiredDeadlines(ev, ctx) {
+  const known = ev.expired.map((id, k) => [id, ctx.deadlines?.[k]]).filter(([, d]) => d !== undefined);
+  return known.length ? ` (${known.slice(0, 8).map(([id, d]) => `lease ${id}: deadline ${ms(d)} ≤ now ${ms(ev.now)}`).join('; ')})` : '';
+}
+
 /** ctx for a leader: { voters: ids that granted it their vote in this term (itself included), members: how many vote }. */
 function roleLine(ev, ctx = {}) {
   switch (ev.role) {
@@ -82,12 +99,13 @@ function roleLine(ev, ctx = {}) {
       const won = ctx.voters && quorum
         ? `won ${ctx.voters.length} vote${ctx.voters.length > 1 ? 's' : ''} of ${ctx.members} (${list(ctx.voters)}), a majority being ${quorum},`
         : 'won a majority of votes';
-      return { kind: 'election', title: `${ev.node} is leader of term ${n(ev.term)}${ctx.voters && quorum ? ` (${ctx.voters.length}/${ctx.members} votes, quorum ${quorum})` : ''}`, sentence: `${ev.node} ${won} and leads term ${n(ev.term)}: it alone proposes entries, including the Ticks that advance logical time.` };
+      const heartbeat = ctx.timing ? ` It sends heartbeats every ${ms(ctx.timing.heartbeatMs)}, well inside the others' election timeout${timeout(ctx)}.` : '';
+      return { kind: 'election', title: `${ev.node} is leader of term ${n(ev.term)}${ctx.voters && quorum ? ` (${ctx.voters.length}/${ctx.members} votes, quorum ${quorum})` : ''}`, sentence: `${ev.node} ${won} and leads term ${n(ev.term)}: it alone proposes entries, including the Ticks that advance logical time.${heartbeat}` };
     }
     case 'candidate':
-      return { kind: 'election', title: `${ev.node} stands for term ${n(ev.term)}`, sentence: `${ev.node} heard no leader within its election timeout, raised its term to ${n(ev.term)} and asked the others for votes.` };
+      return { kind: 'election', title: `${ev.node} stands for term ${n(ev.term)}`, sentence: `${ev.node} heard no leader within its election timeout${timeout(ctx)}, raised its term to ${n(ev.term)} and asked the others for votes${quorumOf(ctx)}.` };
     case 'precandidate':
-      return { kind: 'election', title: `${ev.node} polls a pre-vote`, sentence: `${ev.node} heard no leader within its election timeout and asks, without raising its term (${n(ev.term)}), whether a majority would vote for it: a node cut off cannot disturb the cluster by raising terms.` };
+      return { kind: 'election', title: `${ev.node} polls a pre-vote`, sentence: `${ev.node} heard no leader within its election timeout${timeout(ctx)} and asks, without raising its term (${n(ev.term)}), whether a majority would vote for it${quorumOf(ctx)}: a node cut off cannot disturb the cluster by raising terms.` };
     default:
       return { kind: 'election', title: `${ev.node} follows ${ev.leader || '(no leader yet)'}`, sentence: ev.leader ? `${ev.node} is a follower in term ${n(ev.term)}; its leader is ${ev.leader}.` : `${ev.node} is a follower in term ${n(ev.term)} and knows no leader yet.` };
   }

@@ -7,6 +7,8 @@ import { NodeConnection } from './connection.js';
 import { describe, dedupKey } from './explain.js';
 import { insertAt } from './order.js';
 import { renderClock, renderExplanation, renderFence, renderLeases, renderLocks, renderNodes, timelineRow } from './view.js';
+import { StoryModel, connectStory, storyUrl } from './story.js';
+import { renderClients, renderStory } from './story-view.js';
 
 /** Rows in the timeline; older ones scroll away. */
 const TIMELINE_ROWS = 400;
@@ -25,6 +27,14 @@ let lost = 0;
 let selected;
 let dirty = false;
 let primary = '';
+/** Story mode: the demo's record (undefined: no ?story= on this page). */
+const storyBase = storyUrl(location.search);
+const story = storyBase ? new StoryModel() : undefined;
+let storyStatus = 'connecting';
+let storySeq = 0;
+/** Whether any node was live before (so "every node down" is news, not the page still connecting). */
+let everLive = false;
+let allDown = false;
 
 const opts = () => ({ ticks: document.getElementById('show-ticks').checked, raft: document.getElementById('show-raft').checked });
 
@@ -57,11 +67,13 @@ function handlers(m) {
     onHistory: (h) => {
       // Decisions made before this connection (or while the page was away): timeline rows, in
       // their place by index; the node already applied them, so they change no table.
-      for (const ev of m.model.applyHistory(h)) record(m, ev, electionContext(ev) ?? {}, ev.term);
+      for (const ev of m.model.applyHistory(h)) record(m, ev, { ...electionContext(ev), ...(m.model.timing ? { timing: m.model.timing } : {}) }, ev.term);
       changed();
     },
     onEvent: (ev) => {
-      const ctx = m.model.applyEvent(ev) ?? electionContext(ev);
+      const mine = m.model.applyEvent(ev);
+      const votes = electionContext(ev);
+      const ctx = mine || votes ? { ...votes, ...mine } : undefined;
       record(m, ev, ctx);
       if (!m.model.synced) m.conn.open(); // the events cannot follow (a snapshot was installed): a fresh state
       changed();
@@ -70,8 +82,39 @@ function handlers(m) {
       lost += k;
       changed();
     },
-    onStatus: changed,
+    onStatus: () => {
+      noteStatus(m);
+      changed();
+    },
   };
+}
+
+/** Where the log stands as far as the page knows: the highest term and applied index any node reported. */
+function logPosition() {
+  let term = 0;
+  let index = 0;
+  for (const m of members.values()) {
+    term = Math.max(term, m.model.term);
+    index = Math.max(index, m.model.applied);
+  }
+  return { term, index };
+}
+
+/** A node's stream dropped or came back, and every node down: rows of their own (the page saw them). */
+function noteStatus(m) {
+  const now = m.conn?.status;
+  const was = m.seen;
+  m.seen = now;
+  const at = Date.now();
+  const pos = logPosition();
+  const row = (kind, title, sentence, type) => addRow({ ev: { type, node: m.id, at }, kind, title, sentence, term: pos.term, seenBy: 'page', pos, at });
+  if (now === 'live') everLive = true;
+  if (was === 'live' && now === 'down') row('fault', `${m.id} down: its stream dropped`, `The page lost ${m.id}'s /events stream at ${new Date(at).toLocaleTimeString()} and cannot reach it (killed, stopped, or cut off): its card is drawn down until it answers again. After #${pos.index} (term ${pos.term}), the last entry any node reported applied.`, 'node-down');
+  else if (was && was !== 'live' && now === 'live' && m.wasLive) row('fault', `${m.id} up: reading it again`, `${m.id} answered again and its stream opened with a fresh state snapshot: it is back (restarted from its data dir, or reachable again).`, 'node-up');
+  if (now === 'live') m.wasLive = true;
+  const down = everLive && ![...members.values()].some((x) => x.conn?.status === 'live');
+  if (down && !allDown) row('refused', 'no node reachable: the state is unknown', `Every member's stream is down: the page cannot read the cluster, so the panels say "unknown", not "no lock is held" — the cluster may well still hold leases and locks durably, and will again show them when a node is back.`, 'all-down');
+  allDown = down;
 }
 
 /** Votes granted per (candidate, term), as any node reported them: a leader's row says how it won. */
@@ -87,6 +130,7 @@ function electionContext(ev) {
     const got = votes.get(`${ev.node}|${ev.term}`) ?? new Set([ev.node]);
     return { voters: [...got].sort(), members: members.size };
   }
+  if (ev.type === 'role' && (ev.role === 'candidate' || ev.role === 'precandidate')) return { members: members.size };
   return undefined;
 }
 
@@ -97,10 +141,19 @@ function record(m, ev, ctx, term) {
   if (seen.has(key)) return;
   seen.set(key, true);
   if (seen.size > SEEN_KEYS) seen.delete(seen.keys().next().value);
+  story?.noteCluster(ev);
   const d = describe(ev, ctx, opts());
   if (!d) return;
-  const row = { ev, ...d, term: term ?? (ev.index !== undefined ? m.model.termOf(ev.index) : ev.term), seenBy: m.id };
-  // In (index, then time) order: a replayed or late row goes where it belongs, not on top.
+  const rowTerm = term ?? (ev.index !== undefined ? m.model.termOf(ev.index) : ev.term);
+  // Its place in the log: an entry's (term, index); an election or other unindexed decision goes
+  // after the entries this node had when it reported it (a replayed one: first in its term).
+  const pos = { term: rowTerm, index: ev.index ?? (term === undefined ? m.model.last : 0) };
+  addRow({ ev, ...d, term: rowTerm, seenBy: m.id, pos, at: ev.at });
+}
+
+/** Put a row on the timeline in its (term, index) place, newest first. */
+function addRow(row) {
+  // A replayed or late row goes where it belongs, not on top.
   const at = insertAt(rows, row);
   if (at === 0 && rows.length >= TIMELINE_ROWS) return; // older than every row kept
   const list = document.getElementById('timeline');
@@ -153,6 +206,11 @@ function render() {
   renderLeases(p);
   renderLocks(p);
   renderFence(p);
+  if (story) {
+    renderStory(story, storyStatus);
+    renderClients(story, Date.now());
+    document.body.dataset.storyState = story.end ? (story.end.ok ? 'ok' : 'failed') : story.demo ? 'running' : 'waiting';
+  }
   const up = all.filter(live).length;
   const refused = all.filter((m) => m.conn?.status === 'refused').length;
   const leader = p?.leader;
@@ -193,7 +251,36 @@ async function start() {
     document.getElementById('status').textContent = `cannot read /cluster: ${e.message}`;
   }
   setTimeout(poll, CLUSTER_POLL_MS);
+  if (story) startStory();
   changed();
+}
+
+function startStory() {
+  document.body.dataset.story = 'on';
+  const onEvent = (id, e) => {
+    if (id !== story.id) {
+      story.reset(id); // another demo on this port: start afresh
+      storySeq = 0;
+    }
+    if (!(e.seq > storySeq)) return; // seen before this reconnect
+    storySeq = e.seq;
+    const r = story.apply(e);
+    if (r) {
+      const pos = r.pos;
+      addRow({ ev: { ...e, type: `story-${e.kind}`, index: r.index, node: 'demo' }, kind: r.kind, title: r.title, sentence: r.sentence, term: pos.term, seenBy: 'demo', pos, at: r.at });
+    }
+    changed();
+  };
+  connectStory(storyBase, (id, events) => {
+    for (const e of events) onEvent(id, e);
+  }, onEvent, (s) => {
+    storyStatus = s;
+    changed();
+  });
+  // While a story runs its lanes grow with time, events or not.
+  setInterval(() => {
+    if (story.demo && !story.end) changed();
+  }, 500);
 }
 
 void start();

@@ -36,6 +36,8 @@ export class NodeModel {
     /** What the node's replayed history covered: { complete, count } (undefined: none received yet). */
     this.history = undefined;
     this.entryTerms = new Map();
+    /** index → what that entry granted ("name → lease L, token T"), for the log strip. */
+    this.grants = new Map();
     /** index → term of entries appended here and not yet applied, where an `appended` event said it (its last entry's). */
     this.appendedTerms = new Map();
     /** Leader only, about once a second: [{ id, match, next, state }] (undefined: not leader, or not heard yet). */
@@ -45,6 +47,8 @@ export class NodeModel {
     /** The node's worst event-loop delay and heartbeat gap (as leader) in its last reported second, ms. */
     this.loopLagMs = undefined;
     this.heartbeatGapMs = undefined;
+    /** The node's Raft timing, ms: { tickMs, heartbeatMs, electionMs } (undefined: an older node said none). */
+    this.timing = undefined;
   }
 
   /** The `state` event: replaces everything. */
@@ -58,6 +62,7 @@ export class NodeModel {
     this.last = s.lastIndex;
     this.commit = s.commit;
     this.applied = s.applied;
+    if (s.timing && Number.isFinite(s.timing.electionMs)) this.timing = { tickMs: s.timing.tickMs, heartbeatMs: s.timing.heartbeatMs, electionMs: s.timing.electionMs };
     const m = s.machine;
     this.now = m.now;
     for (const l of m.leases.rows) this.leases.set(l.leaseId, { ttlMs: l.ttlMs, deadline: l.deadline });
@@ -94,7 +99,7 @@ export class NodeModel {
   tail(n) {
     const out = [];
     for (let i = Math.max(1, this.last - n + 1); i <= this.last; i++) {
-      out.push({ index: i, term: this.entryTerms.get(i) ?? this.appendedTerms.get(i), committed: i <= this.commit, applied: i <= this.applied });
+      out.push({ index: i, term: this.entryTerms.get(i) ?? this.appendedTerms.get(i), committed: i <= this.commit, applied: i <= this.applied, ...(this.grants.has(i) ? { grants: this.grants.get(i) } : {}) });
     }
     return out;
   }
@@ -116,9 +121,9 @@ export class NodeModel {
         this.role = ev.role;
         this.leader = ev.leader;
         if (ev.role !== 'leader') this.progress = undefined;
-        return undefined;
+        return this.timing ? { timing: this.timing } : undefined;
       case 'progress':
-        this.progress = ev.followers.map((id, k) => ({ id, match: ev.match[k], next: ev.next[k], state: ev.state[k] }));
+        this.progress = ev.followers.map((id, k) => ({ id, match: ev.match[k], next: ev.next[k], state: ev.state[k], inflight: ev.inflight?.[k] }));
         return undefined;
       case 'leader-changed':
         this.leader = ev.leader;
@@ -149,6 +154,8 @@ export class NodeModel {
         return undefined;
       case 'tick': {
         const before = this.now;
+        // The deadlines of the leases this Tick expires, as they stood before it (their lease-ended events follow).
+        const deadlines = ev.expired.map((id) => this.leases.get(id)?.deadline);
         this.now = ev.now;
         this.lastTick = { index: ev.index, elapsedMs: ev.elapsedMs };
         ev.renewed.forEach((id, k) => {
@@ -157,7 +164,7 @@ export class NodeModel {
         });
         // A lock-delay ends at the first Tick whose now reaches it (no event of its own when nobody waits).
         for (const l of this.locks.values()) if (l.delayUntil !== 0 && l.delayUntil <= ev.now) l.delayUntil = 0;
-        return { before };
+        return { before, deadlines };
       }
       case 'lease-granted':
         this.put(this.leases, 'leases', ev.leaseId, { ttlMs: ev.ttlMs, deadline: ev.deadline });
@@ -168,6 +175,8 @@ export class NodeModel {
         return { now: this.now, deadline: l?.deadline, ttlMs: l?.ttlMs };
       }
       case 'lock-granted': {
+        this.grants.set(ev.index, [...(this.grants.get(ev.index) ?? []), `${ev.name} → lease ${ev.leaseId}, token ${ev.token}`]);
+        if (this.grants.size > TERMS_KEPT) this.grants.delete(this.grants.keys().next().value);
         const prev = this.locks.get(ev.name);
         const queue = (prev?.queue ?? []).filter((id) => id !== ev.leaseId);
         // Mode fields until the entry's lock-mode event says them: exclusive, no value.

@@ -1,13 +1,13 @@
-// Where a timeline row goes. Rows are kept oldest first, in log order: by the entry's index when
-// both rows name one (two nodes report an entry at different wall times, a replayed history arrives
-// after newer live rows), else by when the event was published. Pure.
+// Where a timeline row goes. Rows are kept oldest first, in (term, index) order — the order the
+// page's header claims — then by time: every row has a position in the log, `pos`: an entry's
+// own (term, index); an unindexed row (an election, a demo step, a node going down) the position
+// the log had reached when it happened. A total order, so a replayed history or a late report
+// goes where it belongs whatever order rows arrive in (two nodes report an entry at different
+// wall times). Pure.
 
 /** Negative when row a comes before row b. */
 export function compareRows(a, b) {
-  const ia = a.ev.index;
-  const ib = b.ev.index;
-  if (ia !== undefined && ib !== undefined && ia !== ib) return ia - ib;
-  return a.ev.at - b.ev.at;
+  return a.pos.term - b.pos.term || a.pos.index - b.pos.index || a.at - b.at;
 }
 
 /** The position in `rows` (oldest first) at which `row` goes: after every row not later than it. Scans from the newest end (most rows arrive in order). */

@@ -58,6 +58,7 @@ export function renderNodes(nodes, primary, maxCommit) {
             stat('loop lag', model.loopLagMs === undefined ? '—' : `${fmt(model.loopLagMs)} ms`, model.loopLagMs > LOOP_STALL_MS ? 'behind' : 'caught-up'),
             h('div', { class: 'leader-of' }, model.role === 'leader' ? 'leads the cluster' : model.leader ? `follows ${model.leader}` : 'knows no leader'),
             logStrip(model),
+            model.timing ? h('div', { class: 'timing', title: 'this node\'s Raft timing: as follower it stands for election after hearing no leader for a timeout drawn at random in this range; as leader it sends heartbeats this often' }, `election timeout ${fmt(model.timing.electionMs)}–${fmt(2 * model.timing.electionMs)} ms · heartbeat ${fmt(model.timing.heartbeatMs)} ms`) : undefined,
             model.role === 'leader' && model.progress ? progressList(model) : undefined,
           ]
         : h('p', { class: 'down-note' }, downNote(conn)),
@@ -80,10 +81,10 @@ export function termHue(term) {
  */
 function logStrip(model) {
   const cells = model.tail(STRIP_ENTRIES).map((e) => h('span', {
-    class: `entry${e.term === undefined ? ' unknown-term' : ''}${e.committed ? ' committed' : ''}${e.applied ? ' applied' : ''}${e.index === model.commit ? ' commit-mark' : ''}`,
-    dataset: { index: String(e.index), term: e.term === undefined ? '' : String(e.term) },
+    class: `entry${e.term === undefined ? ' unknown-term' : ''}${e.committed ? ' committed' : ''}${e.applied ? ' applied' : ''}${e.index === model.commit ? ' commit-mark' : ''}${e.grants ? ' grants' : ''}`,
+    dataset: { index: String(e.index), term: e.term === undefined ? '' : String(e.term), ...(e.grants ? { grants: e.grants.join('; ') } : {}) },
     style: e.term === undefined ? {} : { '--hue': String(termHue(e.term)) },
-    title: `#${fmt(e.index)} · ${e.term === undefined ? 'term not known here (appended before the page connected)' : `term ${fmt(e.term)}`} · ${e.applied ? 'applied' : e.committed ? 'committed, not applied yet' : 'appended, not committed'}`,
+    title: `#${fmt(e.index)} · ${e.term === undefined ? 'term not known here (appended before the page connected)' : `term ${fmt(e.term)}`} · ${e.applied ? 'applied' : e.committed ? 'committed, not applied yet' : 'appended, not committed'}${e.grants ? ` · granted ${e.grants.join('; ')}` : ''}`,
   }, e.term === undefined ? '' : String(e.term)));
   return h('div', { class: 'log' },
     h('div', { class: 'strip', title: 'the last entries of this log, coloured by term; faded: not committed yet' }, cells),
@@ -96,7 +97,7 @@ function progressList(model) {
     h('div', { class: 'progress-head' }, 'replication (≤ 1 s old)'),
     model.progress.filter((p) => p.id !== model.node).map((p) => h('div', { class: 'follower', dataset: { follower: p.id } },
     h('span', { class: 'k' }, p.id),
-    h('span', { class: 'v' }, `match ${fmt(p.match)} · next ${fmt(p.next)}${p.state === 'replicate' ? '' : ` · ${p.state}`}`))));
+    h('span', { class: 'v' }, `match ${fmt(p.match)} · next ${fmt(p.next)}${p.inflight ? ` · ${fmt(p.inflight)} in flight` : ''}${p.state === 'replicate' ? '' : ` · ${p.state}`}`))));
 }
 
 function roleName(role, conn) {
@@ -195,8 +196,8 @@ export function renderFence(model) {
 
 /** One timeline row (newest on top); clicking it shows its explanation. */
 export function timelineRow(row, onClick) {
-  return h('li', { class: `ev kind-${row.kind}`, dataset: { type: row.ev.type, index: String(row.ev.index ?? '') }, tabindex: '0', onclick: onClick, onkeydown: (e) => (e.key === 'Enter' ? onClick() : undefined) },
-    h('span', { class: 'key' }, row.ev.index !== undefined ? `t${fmt(row.term)} · #${fmt(row.ev.index)}` : `t${fmt(row.term)}`),
+  return h('li', { class: `ev kind-${row.kind}`, dataset: { type: row.ev.type, index: String(row.ev.index ?? ''), term: String(row.pos.term), pos: String(row.pos.index) }, tabindex: '0', onclick: onClick, onkeydown: (e) => (e.key === 'Enter' ? onClick() : undefined) },
+    h('span', { class: 'key' }, row.ev.index !== undefined ? `t${fmt(row.pos.term)} · #${fmt(row.ev.index)}` : `t${fmt(row.pos.term)} · after #${fmt(row.pos.index)}`),
     h('span', { class: 'what' }, row.title),
     h('span', { class: 'from' }, `${row.seenBy} · ${new Date(row.ev.at).toLocaleTimeString()}`));
 }

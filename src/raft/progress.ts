@@ -142,6 +142,6 @@ export class Progress {
   }
 
   view(): ProgressView {
-    return { match: this.match, next: this.next, state: this.state, recentActive: this.recentActive };
+    return { match: this.match, next: this.next, state: this.state, recentActive: this.recentActive, inflight: this.inflights.count() };
   }
 }

@@ -249,6 +249,8 @@ export interface ProgressView {
   readonly next: number;
   readonly state: 'probe' | 'replicate' | 'snapshot';
   readonly recentActive: boolean;
+  /** App messages sent to it and not yet acknowledged (the flow-control window's use). */
+  readonly inflight: number;
 }
 
 export interface Status {

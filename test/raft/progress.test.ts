@@ -188,6 +188,6 @@ describe('raft progress (src/raft/progress.ts)', () => {
   it('view() shows what the leader reports in Status', () => {
     const pr = progress('replicate', 3, 7);
     pr.recentActive = true;
-    expect(pr.view()).to.deep.equal({ match: 3, next: 7, state: 'replicate', recentActive: true });
+    expect(pr.view()).to.deep.equal({ match: 3, next: 7, state: 'replicate', recentActive: true, inflight: 0 });
   });
 });

@@ -48,7 +48,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
   { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
-  { path: ['demo'], positionals: ['NAME'], flags: [], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
+  { path: ['demo'], positionals: ['NAME'], flags: ['dashboard', 'story-port', 'step'], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
   { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type', 'exclude'], summary: "print a stopped node's log entries (decoded, with logical now) and its snapshot summary" },
   { path: ['snapshot', 'save'], positionals: ['FILE'], flags: [], summary: 'save a backup of the whole cluster state from the leader to FILE (admin; lockd restore reads it)' },
   { path: ['snapshot', 'status'], positionals: ['FILE'], flags: [], summary: "verify a backup FILE (checksum, state) and summarize it: index, term, members, what it holds" },
@@ -83,6 +83,9 @@ const FLAG_USAGE: Record<string, string> = {
   learner: '[--learner]',
   'expect-config-index': '[--expect-config-index N]',
   reset: '[--reset]',
+  dashboard: '[--dashboard]',
+  'story-port': '[--story-port PORT]',
+  step: '[--step MS]',
 };
 
 export function usageLine(spec: CommandSpec): string {
@@ -134,6 +137,7 @@ export interface Parsed {
     dataDir?: string; from?: number; type?: string; exclude?: string;
     peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
     reset: boolean;
+    dashboard: boolean; storyPort?: number; stepMs?: number;
   };
   /** `run`: the command and its arguments. */
   readonly command: string[];
@@ -165,6 +169,9 @@ const OPTIONS = {
   learner: { type: 'boolean' },
   'expect-config-index': { type: 'string' },
   reset: { type: 'boolean' },
+  dashboard: { type: 'boolean' },
+  'story-port': { type: 'string' },
+  step: { type: 'string' },
   cacert: { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
@@ -185,6 +192,13 @@ export function parsePositive(what: string, text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${what} must be a positive integer, got ${JSON.stringify(text)}`);
   const n = Number(text.trim());
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer below 2^53, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** A TCP port (1..65535). */
+export function parsePort(text: string): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 65_535) throw new UsageError(`--story-port must be a port (1..65535), got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -232,7 +246,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const variadic = wanted.length > 0 && wanted[wanted.length - 1].endsWith('...]'); // "[QUOTA=N...]": any number, last
   const fixed = variadic ? wanted.slice(0, -1) : wanted;
   if (rest.length < requiredCount || (!variadic && rest.length > wanted.length)) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index', 'reset'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index', 'reset', 'dashboard', 'story-port', 'step'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
@@ -284,6 +298,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       learner: values.learner ?? false,
       expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
       reset: values.reset ?? false,
+      dashboard: values.dashboard ?? false,
+      storyPort: values['story-port'] === undefined ? undefined : wrap(() => parsePort(values['story-port']!)),
+      stepMs: values.step === undefined ? undefined : wrap(() => parseDuration('--step', values.step!)),
     },
     command,
     more: variadic ? rest.slice(fixed.length) : [],

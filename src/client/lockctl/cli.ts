@@ -124,7 +124,15 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
   if (command !== 'demo' && command !== 'log dump' && command !== 'snapshot status') return undefined;
   const toolIo: ToolIo = { ...io, json: p.json, ...(p.tls ? { tls: p.tls as ToolIo['tls'] } : {}) };
   if (command === 'snapshot status') return loadSnapshotStatusTool().then((t) => t.runSnapshotStatus(p.args.FILE, toolIo));
-  if (command === 'demo') return loadDemoTool().then((t) => t.runDemo(p.args.NAME, toolIo));
+  if (command === 'demo') {
+    const { dashboard, storyPort, stepMs } = p.flags;
+    if (!dashboard && (storyPort !== undefined || stepMs !== undefined)) {
+      io.stderr.write('lockctl: --story-port and --step apply with --dashboard (story mode)\n');
+      return Promise.resolve(EXIT.USAGE);
+    }
+    const story = dashboard ? { story: { ...(storyPort === undefined ? {} : { port: storyPort }), ...(stepMs === undefined ? {} : { stepMs }) } } : {};
+    return loadDemoTool().then((t) => t.runDemo(p.args.NAME, { ...toolIo, ...story }));
+  }
   const { dataDir, from, type, exclude } = p.flags;
   return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }), ...(exclude === undefined ? {} : { exclude }) }, toolIo));
 }

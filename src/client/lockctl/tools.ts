@@ -13,6 +13,8 @@ export interface ToolIo {
   readonly json: boolean;
   /** TLS files from lockctl's flags (paths), if any. */
   readonly tls?: { readonly cacert?: string; readonly cert?: string; readonly key?: string };
+  /** `demo --dashboard`: story mode (the story's port, the pause after each step). */
+  readonly story?: { readonly port?: number; readonly stepMs?: number };
 }
 
 export interface DemoTool {

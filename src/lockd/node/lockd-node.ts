@@ -194,7 +194,7 @@ function everySecond(bus: EventBus, source: NodeSource, driver: RaftDriver<Apply
     const progress = driver.status().progress;
     if (progress.size > 0) {
       const ids = [...progress.keys()].sort();
-      bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state) });
+      bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state), inflight: ids.map((id) => progress.get(id)!.inflight) });
     }
   };
 }

@@ -68,9 +68,9 @@ export type ObservedBody =
   /**
    * Once a second while leader: its replication progress per member (itself included), as Raft keeps
    * it: followers[k]'s match index (highest entry known stored there), next index (the next it sends)
-   * and state (probe, replicate, snapshot).
+   * and state (probe, replicate, snapshot), and inflight: its App messages sent and not yet acknowledged.
    */
-  | { readonly type: 'progress'; readonly followers: readonly NodeId[]; readonly match: readonly number[]; readonly next: readonly number[]; readonly state: readonly string[] }
+  | { readonly type: 'progress'; readonly followers: readonly NodeId[]; readonly match: readonly number[]; readonly next: readonly number[]; readonly state: readonly string[]; readonly inflight: readonly number[] }
   /** Once a second (stall-watch.ts): the event loop's worst delay, and the longest gap between heartbeats sent as leader (0: none), in that second. */
   | { readonly type: 'loop-lag'; readonly maxMs: number; readonly heartbeatGapMs: number };
 

@@ -7,7 +7,8 @@ import type { NodeSource } from './node-source.js';
 import type { StallWatch } from './stall-watch.js';
 
 export interface ObservedNode {
-  readonly config: { readonly id: NodeId };
+  /** Its id, and the Raft timing the dashboard explains elections with (--tick-ms, --election-ticks, --heartbeat-ticks). */
+  readonly config: { readonly id: NodeId; readonly tickMs: number; readonly electionTicks: number; readonly heartbeatTicks: number };
   readonly driver: {
     status(): Status;
     appliedIndex(): number;

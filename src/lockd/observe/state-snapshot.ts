@@ -25,6 +25,11 @@ export interface StateSnapshot {
   readonly commit: number;
   readonly applied: number;
   readonly machine: MachineView;
+  /**
+   * This node's Raft timing in ms: heartbeats every heartbeatMs as leader; as follower it stands
+   * for election after hearing no leader for a timeout drawn in [electionMs, 2 × electionMs).
+   */
+  readonly timing?: { readonly tickMs: number; readonly heartbeatMs: number; readonly electionMs: number };
 }
 
 /** `only`: the reader's view (state-machine ViewFilter); undefined: everything. */
@@ -42,6 +47,7 @@ export function takeSnapshot(ctx: ObservedNode, bus: EventBus, only?: ViewFilter
     commit: st.commit,
     applied: ctx.driver.appliedIndex(),
     machine: ctx.stateMachine.view(STATE_ROWS, only),
+    timing: { tickMs: ctx.config.tickMs, heartbeatMs: ctx.config.tickMs * ctx.config.heartbeatTicks, electionMs: ctx.config.tickMs * ctx.config.electionTicks },
   };
 }
 

@@ -163,7 +163,7 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
       { type: 'committed', index: 8 },
       { type: 'applied', index: 7, entryTerm: 2, command: 'Tick', ok: true },
       { type: 'applied', index: 8, entryTerm: 3, command: 'Tick', ok: true },
-      { type: 'progress', followers: ['n1', 'n2'], match: [9, 8], next: [10, 9], state: ['replicate', 'probe'] },
+      { type: 'progress', followers: ['n1', 'n2'], match: [9, 8], next: [10, 9], state: ['replicate', 'probe'], inflight: [2, 0] },
     ];
     for (const [k, ev] of evs.entries()) model.applyEvent({ ...base, seq: k + 1, ...ev } as unknown as ObservedEvent);
     expect(model.tail(4)).to.deep.equal([
@@ -172,7 +172,7 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
       { index: 8, term: 3, committed: true, applied: true },
       { index: 9, term: 3, committed: false, applied: false },
     ]);
-    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate' }, { id: 'n2', match: 8, next: 9, state: 'probe' }]);
+    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate', inflight: 2 }, { id: 'n2', match: 8, next: 9, state: 'probe', inflight: 0 }]);
     // A new leader cut the uncommitted #9 and appended its own entry there: the old term is gone.
     model.applyEvent({ ...base, seq: 9, type: 'role', role: 'follower', leader: 'n2' } as unknown as ObservedEvent);
     model.applyEvent({ ...base, seq: 10, type: 'appended', first: 9, last: 9, lastTerm: 4 } as unknown as ObservedEvent);
@@ -186,16 +186,52 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(d.title).to.equal('n4 is leader of term 7 (3/5 votes, quorum 3)');
     expect(d.sentence).to.equal('n4 won 3 votes of 5 (n1, n2, n4), a majority being 3, and leads term 7: it alone proposes entries, including the Ticks that advance logical time.');
     expect(describeEvent(ev, {})!.sentence).to.match(/^n4 won a majority of votes and leads term 7/);
+    // A candidate's why: the timeout it waited, by the node's own timing, and the quorum it needs.
+    const cand = { ...ev, role: 'candidate', leader: '' } as unknown as ObservedEvent;
+    expect(describeEvent(cand, { timing: { tickMs: 50, heartbeatMs: 100, electionMs: 1000 }, members: 5 } as never)!.sentence).to.equal('n4 heard no leader within its election timeout (drawn at random in 1,000–2,000 ms: 20–40 ticks of 50 ms), raised its term to 7 and asked the others for votes (it needs a majority: 3 of 5).');
   });
 
-  it('timeline order: rows by entry index when both name one (a replayed or late row goes in its place), else by publication time', async () => {
+  it('timeline order: (term, index), then time — an entry by its own, an unindexed row (election, demo step, node down) by where the log was', async () => {
     const { insertAt } = (await import(orderUrl)) as { insertAt: (rows: unknown[], row: unknown) => number };
-    const row = (index: number | undefined, at: number) => ({ ev: { index, at } });
-    const rows = [row(3, 100), row(5, 90), row(undefined, 120), row(9, 130)];
-    expect(insertAt(rows, row(10, 50))).to.equal(4); // newest entry: on top, whatever its clock
-    expect(insertAt(rows, row(7, 140))).to.equal(3); // between #5 … and #9
-    expect(insertAt(rows, row(1, 10))).to.equal(0);
-    expect(insertAt(rows, row(undefined, 125))).to.equal(3); // an election, by time
+    const row = (term: number, index: number, at: number) => ({ pos: { term, index }, at });
+    const rows = [row(1, 3, 100), row(1, 5, 90), row(2, 5, 120), row(2, 9, 130)]; // row(2, 5): term 2's election, after #5
+    expect(insertAt(rows, row(2, 10, 50))).to.equal(4); // newest entry: on top, whatever its clock
+    expect(insertAt(rows, row(2, 7, 140))).to.equal(3); // between #5 … and #9
+    expect(insertAt(rows, row(1, 1, 10))).to.equal(0);
+    expect(insertAt(rows, row(2, 5, 125))).to.equal(3); // a demo step after the same entry: by time
+    expect(insertAt(rows, row(2, 0, 999))).to.equal(2); // a replayed election of term 2: first in its term
+  });
+
+  it('story mode: a client\'s calls as intervals, its trust deadline, a pause, and the cluster\'s expiry and grant on its lane', async () => {
+    const { StoryModel, storyUrl } = (await import(new URL('../../../dashboard/story.js', import.meta.url).href)) as {
+      StoryModel: new () => { apply(e: unknown): { kind: string; title: string; pos: { term: number; index: number } } | undefined; noteCluster(ev: unknown): void; clients: Map<string, { ops: Map<number, { start: number; end?: number; ok?: boolean }>; trust: Map<number, { until: number }>; marks: { mark: string; at: number }[]; beliefs: { state: string }[] }>; end?: { ok: boolean } };
+      storyUrl: (search: string) => string;
+    };
+    expect(storyUrl('?story=http://127.0.0.1:7300')).to.equal('http://127.0.0.1:7300');
+    for (const bad of ['?story=http://evil.example:7300', '?story=https://127.0.0.1:7300', '?story=http://127.0.0.1:7300/x', '?story=javascript:alert(1)', '']) expect(storyUrl(bad), bad).to.equal('');
+    const s = new StoryModel();
+    const after = { term: 1, index: 4 };
+    let seq = 0;
+    const e = (at: number, body: Record<string, unknown>) => s.apply({ seq: ++seq, at, after, ...body });
+    expect(e(1000, { kind: 'begin', demo: 'gc-pause', title: 't', stepMs: 300 })?.kind).to.equal('story');
+    e(1010, { kind: 'invoke', client: 'A', op: 1, text: 'grant lease, ttl 2000 ms' });
+    e(1020, { kind: 'lease', client: 'A', leaseId: 2 });
+    e(1020, { kind: 'trust', client: 'A', leaseId: 2, until: 3010 });
+    e(1021, { kind: 'complete', client: 'A', op: 1, ok: true, text: 'lease 2' });
+    e(1700, { kind: 'trust', client: 'A', leaseId: 2, until: 3690 });
+    expect(e(1800, { kind: 'belief', client: 'A', state: 'paused', lock: 'L', token: 3072, text: 'A is paused' })?.title).to.equal('A is paused');
+    s.noteCluster({ type: 'lease-ended', why: 'expired', leaseId: 2, index: 29, at: 4100 });
+    s.noteCluster({ type: 'lease-ended', why: 'expired', leaseId: 99, index: 29, at: 4100 }); // not the story's
+    const line = e(4200, { kind: 'line', text: 'Tick …', term: 1, index: 29 });
+    expect(line?.pos).to.deep.equal({ term: 1, index: 29 });
+    e(4300, { kind: 'end', ok: true, text: 'refused' });
+    const a = s.clients.get('A')!;
+    expect([...a.ops.values()][0]).to.include({ start: 1010, end: 1021, ok: true });
+    expect(a.trust.get(2)!.until).to.equal(3690); // the last deadline it computed
+    expect(a.marks).to.deep.equal([{ mark: 'expired', at: 4100, text: 'the cluster expired lease 2 at #29' }]);
+    expect(a.beliefs.map((b) => b.state)).to.deep.equal(['paused']);
+    expect(s.end?.ok).to.equal(true);
+    expect(s.apply({ kind: 'invoke', client: 'x'.repeat(5000), op: 9, at: 1 })).to.equal(undefined); // long names are cut, never rows
   });
 
   it('explains decisions by their numbers: a lease expired (now vs deadline), a stale fenced write (token < highest), a stale release, a hand-off', async () => {

@@ -15,9 +15,19 @@ type Broken = 'paused' | 'killed' | 'isolated';
 /** A cluster.sh call that failed: its own words say what went wrong (no stack trace needed). */
 export class ClusterShError extends Error {}
 
+/** The verbs that take nodes down, bring them up or inject a fault: story mode draws each as a row. */
+const FAULT_VERBS = new Set(['kill', 'power-cut', 'pause', 'resume', 'isolate', 'heal', 'restart', 'start', 'clock-jump']);
+
+/** Told of each fault (story mode): before it runs (may pause the demo), and once cluster.sh did it. */
+export interface FaultWatcher {
+  before(verb: string): Promise<void>;
+  done(verb: string, nodes: readonly string[], args: readonly string[]): void;
+}
+
 export class ClusterControl {
   /** Node i (1-based) → what this demo did to it and has not undone. */
   private readonly broken = new Map<number, Broken>();
+  watcher: FaultWatcher | undefined;
 
   private constructor(
     private readonly script: string,
@@ -178,8 +188,19 @@ export class ClusterControl {
     return out;
   }
 
-  /** Run cluster.sh VERB ARGS (bounded); its output, or an Error with it. */
-  sh(...args: string[]): Promise<string> {
+  /** Run cluster.sh VERB ARGS (bounded); its output, or an Error with it. A fault verb is told to the watcher. */
+  async sh(...args: string[]): Promise<string> {
+    const fault = FAULT_VERBS.has(args[0]) ? this.watcher : undefined;
+    await fault?.before(args[0]);
+    const out = await this.run(args);
+    if (fault) {
+      const which = args[0] === 'start' || args[1] === 'all' ? this.nodes : [Number(args[1])];
+      fault.done(args[0], which.map((i) => `n${i}`), args);
+    }
+    return out;
+  }
+
+  private run(args: readonly string[]): Promise<string> {
     return new Promise((resolveRun, reject) => {
       const proc = spawn('bash', [this.script, ...args], { env: { ...this.env, LOCKD_CLUSTER_DIR: this.dir, LOCKD_BASE_PORT: String(this.basePort) }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';

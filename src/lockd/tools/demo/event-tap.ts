@@ -30,6 +30,8 @@ export class EventTap {
   private closed = false;
   /** Address → why its stream last failed (cleared when it delivers), for a failure message. */
   private readonly problems = new Map<string, string>();
+  /** The highest entry any node reported applied, with its term (story mode places steps after it). */
+  private lastApplied = { term: 0, index: 0 };
 
   constructor(
     addresses: readonly string[],
@@ -43,9 +45,23 @@ export class EventTap {
     return this.base + this.events.length;
   }
 
+  /** The highest entry any node reported applied so far ({0, 0}: none yet). */
+  position(): { term: number; index: number } {
+    return this.lastApplied;
+  }
+
   /** The first event from position `from` that `pick` maps to a value. */
   find<T>(pick: Pick<T>, from = 0): T | undefined {
     for (let k = Math.max(0, from - this.base); k < this.events.length; k++) {
+      const v = pick(this.events[k]);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  }
+
+  /** The last event (of those kept) that `pick` maps to a value. */
+  findLast<T>(pick: Pick<T>): T | undefined {
+    for (let k = this.events.length - 1; k >= 0; k--) {
       const v = pick(this.events[k]);
       if (v !== undefined) return v;
     }
@@ -139,6 +155,7 @@ export class EventTap {
         this.base += MAX_EVENTS / 10;
       }
       this.events.push(ev);
+      if (ev.type === 'applied' && ev.index > this.lastApplied.index) this.lastApplied = { term: ev.entryTerm, index: ev.index };
     } catch {
       return; // not ours to judge: a demo only reads what it understands
     }

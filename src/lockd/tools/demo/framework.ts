@@ -7,6 +7,8 @@ import type { Writable } from 'node:stream';
 import { LockClient, type NodeStatus } from '../../../client/index.js';
 import type { ClusterControl } from './cluster-control.js';
 import type { EventTap } from './event-tap.js';
+import type { Story } from './story.js';
+import { reportingClient, type StoryActor } from './story-client.js';
 
 export interface Scenario {
   readonly name: string;
@@ -22,9 +24,14 @@ export class DemoFailure extends Error {
 }
 
 export class Timeline {
+  /** Wall-clock ms of the last line (story mode pauses after it). */
+  lastLineAt = 0;
+
   constructor(
     private readonly out: Writable,
     private readonly json: boolean,
+    /** Story mode: every line is a story step for the dashboard too. */
+    private readonly story?: Story,
   ) {}
 
   header(): void {
@@ -33,6 +40,8 @@ export class Timeline {
 
   /** A decision the log made: entry `index` of `term` (undefined: not an entry, e.g. a client action or a fault). */
   line(term: number | undefined, index: number | undefined, what: string): void {
+    this.lastLineAt = Date.now();
+    this.story?.publish({ kind: 'line', text: what, ...(term === undefined ? {} : { term }), ...(index === undefined ? {} : { index }) });
     if (this.json) this.out.write(`${JSON.stringify({ term: term ?? null, index: index ?? null, what })}\n`);
     else this.out.write(`${(term === undefined ? '·' : String(term)).padStart(5)}  ${(index === undefined ? '·' : `#${index}`).padStart(6)}  ${what}\n`);
   }
@@ -47,6 +56,9 @@ export interface DemoOptions {
   /** node's arguments that start lockctl (its entry point, after any loader flags), for holders run as child processes. */
   readonly lockctl: readonly string[];
   readonly signal: AbortSignal;
+  /** Story mode (`--dashboard`): the record the dashboard reads, and the pause after each step (ms). */
+  readonly story?: Story;
+  readonly stepMs?: number;
 }
 
 export class Demo {
@@ -56,6 +68,9 @@ export class Demo {
   readonly signal: AbortSignal;
   private readonly clients: LockClient[] = [];
   private readonly children = new Set<ChildProcess>();
+  private readonly actors = new Map<string, StoryActor>();
+  /** Story mode: the record the dashboard reads (undefined: terminal only). */
+  readonly story: Story | undefined;
   /** A name no earlier run on this cluster used (locks and keys persist across demos). */
   readonly runId = Date.now().toString(36);
 
@@ -64,13 +79,51 @@ export class Demo {
     this.events = opts.events;
     this.timeline = opts.timeline;
     this.signal = opts.signal;
+    this.story = opts.story;
+    const story = opts.story;
+    if (story)
+      this.cluster.watcher = {
+        before: () => this.beat(),
+        done: (verb, nodes, args) => story.publish({ kind: 'fault', verb, nodes, text: faultText(verb, nodes, args) }),
+      };
   }
 
-  /** A client of every node (closed when the demo ends). */
-  client(): LockClient {
+  /**
+   * A client of every node (closed when the demo ends). Named (a story's character: "A", "B"),
+   * it reports its calls and beliefs to the story in story mode; unnamed, it is the demo's own probe.
+   */
+  client(name?: string): LockClient {
     const c = new LockClient({ endpoints: this.cluster.endpoints, timeoutMs: 8_000, ...this.opts.tls });
     this.clients.push(c);
-    return c;
+    if (!name || !this.story) return c;
+    return reportingClient(c, this.actor(name), this.story);
+  }
+
+  private actor(name: string): StoryActor {
+    let a = this.actors.get(name);
+    if (!a) this.actors.set(name, (a = { name, paused: false, beat: () => this.beat() }));
+    return a;
+  }
+
+  /**
+   * Client `name` stops the world (a GC pause, a VM frozen): from now on it cannot look at its clock
+   * or hear its lease end, so it goes on believing it holds `lock` (story mode draws that belief).
+   */
+  pause(name: string, lock: string, token: number): void {
+    this.actor(name).paused = true;
+    this.story?.publish({ kind: 'belief', client: name, state: 'paused', lock, token, text: `${name} is paused: it still thinks it holds ${lock} (token ${token})` });
+  }
+
+  /** Client `name` runs again, still believing what it believed when paused. */
+  wake(name: string): void {
+    this.actor(name).paused = false;
+    this.story?.publish({ kind: 'belief', client: name, state: 'awake', text: `${name} wakes up` });
+  }
+
+  /** Story mode: wait until the last step has been on the page for stepMs (a pause between steps). */
+  async beat(): Promise<void> {
+    const left = this.timeline.lastLineAt + (this.opts.stepMs ?? 0) - Date.now();
+    if (this.story && left > 0) await new Promise((r) => setTimeout(r, left));
   }
 
   /** Print a client action or a fault (no log entry of its own). */
@@ -132,18 +185,25 @@ export class Demo {
     }, timeoutMs);
   }
 
-  /** Start `lockctl ARGS` against this cluster as a child process (killed when the demo ends). */
-  lockctl(args: readonly string[]): ChildProcess {
+  /** Start `lockctl ARGS` against this cluster as a child process (killed when the demo ends); named: drawn as that client's one operation. */
+  lockctl(args: readonly string[], name?: string): ChildProcess {
     const tls = this.opts.tls;
     const tlsArgs = tls?.cacert ? ['--cacert', tls.cacert, ...(tls.cert && tls.key ? ['--cert', tls.cert, '--key', tls.key] : [])] : [];
     const proc = spawn(process.execPath, [...this.opts.lockctl, '--endpoints', this.cluster.endpoints.join(','), ...tlsArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.children.add(proc);
     proc.once('exit', () => this.children.delete(proc));
+    if (name && this.story) {
+      const story = this.story;
+      const op = 1_000_000 + this.children.size; // apart from the in-process clients' numbers
+      story.publish({ kind: 'invoke', client: name, op, text: `lockctl ${args.join(' ')}`.slice(0, 200) });
+      proc.once('exit', (code, sig) => story.publish({ kind: 'complete', client: name, op, ok: code === 0, text: sig ? `killed by ${sig}` : `exit ${code}`, ...(code === 0 ? {} : { code: sig ?? `exit ${code}` }) }));
+    }
     return proc;
   }
 
   /** Close clients, kill child processes (their process groups), undo faults. Problems are returned, not thrown. */
   async finish(): Promise<string[]> {
+    this.cluster.watcher = this.story ? { before: async () => {}, done: this.cluster.watcher!.done } : undefined; // undoing faults: no pauses
     for (const c of this.clients) c.close();
     for (const p of this.children) {
       try {
@@ -153,6 +213,23 @@ export class Demo {
       }
     }
     return this.cluster.restore();
+  }
+}
+
+/** A fault in words, for its story row. */
+function faultText(verb: string, nodes: readonly string[], args: readonly string[]): string {
+  const which = nodes.join(', ');
+  switch (verb) {
+    case 'kill': return `${which} killed (kill -9): down`;
+    case 'power-cut': return `power cut of ${which}: killed, unsynced writes dropped`;
+    case 'pause': return `${which} paused (SIGSTOP)`;
+    case 'resume': return `${which} resumed (SIGCONT)`;
+    case 'isolate': return `${which} isolated: its Raft messages dropped`;
+    case 'heal': return `${which} healed: Raft messages flow again`;
+    case 'restart': return `${which} restarted from its data dir`;
+    case 'start': return `cluster.sh start: every node not running started (${which})`;
+    case 'clock-jump': return `${which}'s clock jumps ${args[2] ?? '?'} ms`;
+    default: return `${verb} ${which}`;
   }
 }
 
@@ -190,15 +267,29 @@ export async function unkeptLease(client: LockClient, ttlMs: number): Promise<nu
   return lease.id;
 }
 
-/** The Tick that expired `leaseId`, as a node applied it (index, term of the node, logical now). */
-export function expiryTick(d: Demo, leaseId: number, timeoutMs: number, from = 0): Promise<{ index: number; term: number; now: number; node: string }> {
-  return d.events.waitFor(
+/**
+ * The Tick that expired `leaseId`, as a node applied it (index, term of the node, logical now), and
+ * the lease's deadline then: the last one the nodes published for it (its Grant's, or a renewing
+ * Tick's) before that entry.
+ */
+export async function expiryTick(d: Demo, leaseId: number, timeoutMs: number, from = 0): Promise<{ index: number; term: number; now: number; node: string; deadline?: number }> {
+  const tick = await d.events.waitFor(
     `a Tick expiring lease ${leaseId}`,
     (e) => (e.type === 'tick' && e.expired.includes(leaseId) ? { index: e.index, term: e.term, now: e.now, node: e.node } : undefined),
     timeoutMs,
     from,
     d.signal,
   );
+  const deadline = d.events.findLast((e) => {
+    if (!('index' in e) || e.index >= tick.index) return undefined;
+    if (e.type === 'lease-granted' && e.leaseId === leaseId) return e.deadline;
+    if (e.type === 'tick') {
+      const k = e.renewed.indexOf(leaseId);
+      return k >= 0 && e.deadlines[k] > 0 ? e.deadlines[k] : undefined;
+    }
+    return undefined;
+  });
+  return { ...tick, ...(deadline === undefined ? {} : { deadline }) };
 }
 
 /** The fenced write or delete of `key` under `token` (its entry index, verdict and reason). */

@@ -9,8 +9,13 @@ import { ClusterControl, ClusterShError } from './cluster-control.js';
 import { EventTap, type TapTls } from './event-tap.js';
 import { Demo, DemoFailure, Timeline } from './framework.js';
 import { SCENARIOS } from './scenarios/index.js';
+import { Story } from './story.js';
+import { StoryServer } from './story-server.js';
 
 export const DEMO_TIMEOUT_MS = 120_000;
+/** Story mode: the pause after each step unless --step says, and how long to wait for a page first. */
+export const STORY_STEP_MS = 1500;
+export const STORY_WAIT_MS = 60_000;
 
 export function demoList(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
@@ -37,9 +42,23 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
     io.stderr.write(`lockctl: ${(e as Error).message}\n`);
     return 1;
   }
-  const timeline = new Timeline(io.stdout as never, io.json);
-  const signal = AbortSignal.any([io.interrupted, AbortSignal.timeout(DEMO_TIMEOUT_MS)]);
   const events = new EventTap(cluster.nodes.map((i) => cluster.httpAddress(i)), tapTls);
+  const story = io.story ? new Story(() => events.position()) : undefined;
+  let server: StoryServer | undefined;
+  if (story) {
+    // Beside cluster.sh's ports (client BASE.., peer BASE+100.., HTTP BASE+200..): BASE+299 by default.
+    const port = io.story?.port ?? Number(cluster.httpAddress(1).split(':')[1]) + 99;
+    try {
+      server = await StoryServer.listen(story, port, cluster.nodes.map((i) => `http://${cluster.httpAddress(i)}`));
+    } catch (e) {
+      events.close();
+      io.stderr.write(`lockctl: story mode cannot listen on 127.0.0.1:${port}: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  const stepMs = io.story?.stepMs ?? STORY_STEP_MS;
+  const timeline = new Timeline(io.stdout as never, io.json, story);
+  const signal = AbortSignal.any([io.interrupted, AbortSignal.timeout(DEMO_TIMEOUT_MS)]);
   // The cluster's own TLS files, not lockctl's --cacert or the working directory's .cluster/tls:
   // those may be another cluster's (LOCKD_CLUSTER_DIR), and a demo needs root, the admin: it takes
   // any lock and reads every node's /events.
@@ -47,11 +66,18 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
   // This lockctl's entry point, run the way this process runs (node, or node with tsx's loader).
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
   const lockctl = [...process.execArgv, fileURLToPath(new URL(`../../../client/lockctl.${ext}`, import.meta.url))];
-  const d = new Demo({ cluster, events, timeline, lockctl, signal, ...(tls ? { tls } : {}) });
+  const d = new Demo({ cluster, events, timeline, lockctl, signal, ...(tls ? { tls } : {}), ...(story ? { story, stepMs } : {}) });
   const say = (line: string, data: Record<string, unknown>): void => {
     io.stdout.write(io.json ? `${JSON.stringify({ demo: name, ...data })}\n` : `${line}\n`);
   };
   say(`demo ${name}: ${scenario.title}`, { title: scenario.title });
+  if (server && story) {
+    const page = `http://${cluster.httpAddress(1)}/?story=${server.url}`;
+    const tlsNote = tls ? ' (a TLS cluster: story mode reads the story over plain HTTP, which an HTTPS page may not; use a plaintext cluster to study)' : '';
+    say(`story mode: open ${page} — waiting up to ${STORY_WAIT_MS / 1000} s for the page; ${stepMs} ms between steps${tlsNote}`, { story: server.url, page, stepMs });
+    if (!(await server.waitForPage(STORY_WAIT_MS, io.interrupted))) say('story mode: no page connected; the demo runs anyway (a page opened later replays it while it runs)', { storyWaited: STORY_WAIT_MS });
+    story.publish({ kind: 'begin', demo: name, title: scenario.title, stepMs });
+  }
   timeline.header();
   let code = 1;
   try {
@@ -62,14 +88,17 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
     });
     const outcome = await Promise.race([scenario.run(d), aborted]);
     say(`OK: ${outcome}`, { ok: true, outcome });
+    story?.publish({ kind: 'end', ok: true, text: outcome });
     code = 0;
   } catch (e) {
     // A refused call (a LockdError: its gRPC code) is something seen; anything else is a bug here.
     const seen = e instanceof DemoFailure || e instanceof ClusterShError ? e.message : (e as { codeName?: string }).codeName ? `a call failed: ${(e as Error).message}` : `unexpected error: ${(e as Error).stack ?? String(e)}`;
     say(`FAILED: ${seen}`, { ok: false, seen });
+    story?.publish({ kind: 'end', ok: false, text: seen });
   } finally {
     const problems = await d.finish();
     events.close();
+    await server?.close();
     for (const p of problems) io.stderr.write(`lockctl: could not restore ${p}\n`);
     if (problems.length > 0) code = 1;
   }

@@ -14,13 +14,13 @@ export const holderCrash: Scenario = {
   title: "the holder is killed mid-section; its lease expires by logical time; the first waiter is granted by that very entry",
   async run(d) {
     const lock = `demo/holder-crash/${d.runId}`;
-    const holder = d.lockctl(['run', lock, '--ttl', '2000', '--', 'sh', '-c', SECTION]);
+    const holder = d.lockctl(['run', lock, '--ttl', '2000', '--', 'sh', '-c', SECTION], 'holder');
     const [shellPid, token] = await firstLine(d, holder);
     const info = await d.client().inspect(lock);
     d.check(info.held && info.fencingToken === token, `${lock} held with token ${token}`, `Inspect says ${JSON.stringify(info)}`);
     await d.entry(tokenIndex(token), `holder: \`lockctl run\` (pid ${holder.pid}, lease ${info.holderLeaseId}, ttl 2000 ms, kept alive) holds ${lock}: fencing token ${token}; its command (pid ${shellPid}) is in its critical section`);
 
-    const b = d.client();
+    const b = d.client('B');
     const leaseB = await b.grantLease(10_000);
     const mark = d.events.mark();
     const gotB = pending(b.acquire(lock, { lease: leaseB }));
@@ -33,10 +33,10 @@ export const holderCrash: Scenario = {
     } catch {
       // gone already
     }
-    d.say(`kill -9 the holder (pid ${holder.pid}) mid-section: no release, no more keepalives`);
+    d.say(`kill -9 the holder's process group: \`lockctl run\` (pid ${holder.pid}) and its command (pid ${shellPid}), mid-section: no release, no more keepalives`);
     const tick = await expiryTick(d, info.holderLeaseId, 10_000, crashAt);
     const lockB = await gotB;
-    await d.entry(tick.index, `Tick: logical now ${tick.now} ms passed lease ${info.holderLeaseId}'s deadline: it expires, freeing ${lock}, and this same entry grants it to B`);
+    await d.entry(tick.index, `Tick: logical now ${tick.now} ms passed lease ${info.holderLeaseId}'s deadline${tick.deadline === undefined ? '' : ` ${tick.deadline} ms`}: it expires, freeing ${lock}, and this same entry grants it to B`);
     d.check(tokenIndex(lockB.token) === tick.index, `B's fencing token to name the expiring Tick's index ${tick.index}`, `B got token ${lockB.token}`);
     d.check(lockB.token > token, `B's token above the crashed holder's ${token}`, `B got ${lockB.token}`);
     d.say(`client B holds ${lock}: fencing token ${lockB.token}, granted by the Tick (index ${tick.index})`);

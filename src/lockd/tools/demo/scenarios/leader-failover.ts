@@ -10,7 +10,7 @@ export const leaderFailover: Scenario = {
   title: 'the leader is killed while a lock is held; the lease is not shortened and the same token still holds',
   async run(d) {
     const lock = `demo/leader-failover/${d.runId}`;
-    const c = d.client();
+    const c = d.client('C');
     const leaseId = await unkeptLease(c, 8_000);
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 8000 ms, not kept alive: it lives exactly its logical time`);
     const got = await c.acquireRaw(lock, leaseId);

@@ -12,7 +12,7 @@ export const partitionedLeader: Scenario = {
     const noFaults = d.cluster.testFaultsProblem('isolates a node');
     if (noFaults) throw new DemoFailure(noFaults);
     const lock = `demo/partitioned-leader/${d.runId}`;
-    const c = d.client();
+    const c = d.client('C');
     const leaseId = await unkeptLease(c, 3_000);
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 3000 ms, not kept alive`);
     const got = await c.acquireRaw(lock, leaseId);
@@ -30,7 +30,7 @@ export const partitionedLeader: Scenario = {
     d.timeline.line(fresh.term, undefined, `the majority elects ${fresh.nodeId} leader in term ${fresh.term}`);
     const tick = await expiryTick(d, leaseId, 15_000, mark);
     d.check(tick.node !== old.nodeId, `only the majority to apply the Tick expiring lease ${leaseId}`, `the isolated ${old.nodeId} applied it (entry ${tick.index}) while cut off`);
-    await d.entry(tick.index, `on the majority, a Tick of ${fresh.nodeId}'s expires lease ${leaseId} (logical now ${tick.now} ms) and frees ${lock}`);
+    await d.entry(tick.index, `on the majority, a Tick of ${fresh.nodeId}'s expires lease ${leaseId} (logical now ${tick.now} ms${tick.deadline === undefined ? '' : ` ≥ its deadline ${tick.deadline} ms`}) and frees ${lock}`);
 
     const mine = (await d.statuses()).find((s) => s.nodeId === old.nodeId);
     d.check(mine !== undefined, `the isolated ${old.nodeId} to answer Cluster.Status on its client port`, 'it did not answer');

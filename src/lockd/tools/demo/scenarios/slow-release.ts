@@ -9,8 +9,8 @@ export const slowRelease: Scenario = {
   title: "a stale holder's release after its lease ended is refused by compare-and-delete and does not free the new holder's lock",
   async run(d) {
     const lock = `demo/slow-release/${d.runId}`;
-    const a = d.client();
-    const b = d.client();
+    const a = d.client('A');
+    const b = d.client('B');
     const slow = new AbortController();
     const leaseA = await a.grantLease(1_500, { liveness: slow.signal });
     const lockA = await a.acquire(lock, { lease: leaseA, wait: false });
@@ -21,13 +21,15 @@ export const slowRelease: Scenario = {
     await d.entry(await queued(d, lock, leaseB.id, mark), `client B (lease ${leaseB.id}) waits for ${lock}`);
 
     const slowAt = d.events.mark();
+    d.pause('A', lock, lockA.token);
     slow.abort();
-    d.say('client A is slow: its keepalives stop while it works on');
+    d.say(`client A is slow: its keepalives stop while it works on (ttl ${leaseA.ttlMs} ms), still believing it holds ${lock}`);
     const tick = await expiryTick(d, leaseA.id, 10_000, slowAt);
     const lockB = await gotB;
-    await d.entry(tick.index, `Tick: lease ${leaseA.id} expires (logical now ${tick.now} ms); the same entry grants ${lock} to B: token ${lockB.token}`);
+    await d.entry(tick.index, `Tick: lease ${leaseA.id} expires (logical now ${tick.now} ms${tick.deadline === undefined ? '' : ` ≥ its deadline ${tick.deadline} ms`}); the same entry grants ${lock} to B: token ${lockB.token}`);
 
     const relAt = d.events.mark();
+    d.wake('A');
     const rel = await attempt(a.release(lock, lockA.token));
     const released = rel.ok && rel.value;
     d.check(!released, `A's late release with token ${lockA.token} to change nothing`, `it answered released = true`);

@@ -13,7 +13,7 @@ export const wholeClusterCrash: Scenario = {
   title: 'every node is killed -9 right after a grant is acknowledged; after restart the grant, its token and the lease\'s remaining logical time are still there',
   async run(d) {
     const lock = `demo/whole-cluster-crash/${d.runId}`;
-    const c = d.client();
+    const c = d.client('C');
     const leaseId = await unkeptLease(c, 10_000);
     await d.entry(leaseId, `lease ${leaseId} granted, ttl 10000 ms, not kept alive`);
     const t0 = performance.now();
