@@ -1,7 +1,7 @@
 // npm run sim -- --seed S [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
 // npm run sim -- --seeds N [--start K] [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
-// npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W]
+// npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG]
 //                                                                   every planted bug (planted.ts): seeds caught of N, first seed, median step; correct build
 // Planted bugs: --bug (Raft core), --sim-bug (driver adapter), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
 // npm run sim -- --app node (--seed S | --seeds N | --catch-rates) [--bug B]: the whole-node world (node/node-cli.ts, test/sim/README.md).
@@ -27,7 +27,7 @@ const BUG_FLAG_NAMES: readonly string[] = [...BUGS, ...DISK_BUGS.filter((b) => b
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUG_FLAG_NAMES.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--schedule ${SCHEDULES.join('|')}] [--sim-bug ${SIM_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]\n` +
-  `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W]`;
+  `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG]`;
 
 interface Args {
   seed?: number;
@@ -37,6 +37,8 @@ interface Args {
   workers: number;
   catchRates: boolean;
   json: boolean;
+  /** --catch-rates --only a,b: just these planted bugs (and the correct build on their runs). */
+  only?: string[];
 }
 
 function parse(argv: string[]): Args {
@@ -60,6 +62,7 @@ function parse(argv: string[]): Args {
       case '--no-liveness': opts.liveness = false; break;
       case '--catch-rates': args.catchRates = true; break;
       case '--json': args.json = true; break;
+      case '--only': args.only = (v ?? '').split(',').filter(Boolean); i++; break;
       case '--schedule':
         if (!SCHEDULES.includes(v as Schedule)) throw new Error(`--schedule must be one of ${SCHEDULES.join(', ')}, got ${v ?? 'nothing'}`);
         opts.schedule = v as Schedule;
@@ -127,6 +130,7 @@ function parse(argv: string[]): Args {
     args.seeds ??= 100;
   } else if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
   if (args.json && !args.catchRates) throw new Error('--json goes with --catch-rates');
+  if (args.only && !args.catchRates) throw new Error('--only goes with --catch-rates');
   if (opts.lockBug && opts.app !== 'lock') throw new Error('--lock-bug needs --app lock');
   if (opts.membershipSchedule && !opts.membership) throw new Error('--membership-schedule needs --membership');
   args.opts = opts;
@@ -234,7 +238,13 @@ async function main(): Promise<number> {
 /** Exit 0 when the correct build is clean (catch rates are a figure to read, not a pass/fail here). */
 async function rates(args: Args): Promise<number> {
   const t0 = performance.now();
-  const runs = plantedRuns(BUGS).map((r) => ({ ...r, opts: { ...r.opts, steps: args.opts.steps } }));
+  const all = plantedRuns(BUGS);
+  const unknown = (args.only ?? []).filter((b) => !all.some((r) => r.bug === b));
+  if (unknown.length > 0) {
+    console.error(`sim: --only names no planted bug: ${unknown.join(', ')} (known: ${all.map((r) => r.bug).join(', ')})`);
+    return 2;
+  }
+  const runs = all.filter((r) => !args.only || args.only.includes(r.bug)).map((r) => ({ ...r, opts: { ...r.opts, steps: args.opts.steps } }));
   const c = await catchRates(runs, args.seeds!, args.start, args.workers, (l) => console.error(l));
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   if (args.json) console.log(catchRatesJson(c));

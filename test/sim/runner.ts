@@ -20,6 +20,7 @@ import { decodeConfigEntry } from '../../src/raft/membership.js';
 import type { DiskBug } from './sim-storage.js';
 import type { StartBug } from './voters.js';
 import { ConfNemesis, type MembershipSchedule, type NemesisWorld } from './conf-nemesis.js';
+import { LeaderFlap, describeFlap, drawFlap, type FlapMix } from './leader-flap.js';
 import { Membership, SPARES, type MembershipStats, type MembershipWorld } from './membership.js';
 import { Trace } from './trace.js';
 
@@ -53,6 +54,8 @@ export interface SimOptions {
   readonly schedule?: Schedule;
   /** A bug planted by the simulator's adapter around the driver loop (sim-node.ts). */
   readonly simBug?: SimBug;
+  /** Swarm runs: leader flapping as given, or none (false), instead of the seed's draw (experiments and tests). */
+  readonly flap?: FlapMix | false;
 }
 
 export type SimApp = 'hash' | 'lock';
@@ -168,6 +171,8 @@ class Sim implements DriverHooks, World, LockDriver {
   private readonly workload: LockWorkload | undefined;
   private readonly membership: Membership | undefined;
   private readonly nemesis: ConfNemesis | undefined;
+  /** Swarm seeds with leader flapping (leader-flap.ts). */
+  private readonly flap: LeaderFlap | undefined;
   /** Nodes whose removal committed, to take out of the run at the start of the next step. */
   private toRetire: SimNode[] = [];
   private now = 0;
@@ -197,8 +202,16 @@ class Sim implements DriverHooks, World, LockDriver {
     const drawnProfile = drawProfile(root.fork('profile'), opts.nodes, opts.plantedBug, opts.diskBug, opts.startBug);
     // Only swarm runs fork this stream here (a fork draws from root): default runs draw as before.
     const swarmPrng = opts.schedule === 'swarm' ? root.fork('swarm') : undefined;
+    // Split (not forked) off the swarm's stream: seeds without leader flapping draw exactly as before it existed.
+    const flapPrng = swarmPrng?.split('leader-flap');
+    const drawnFlap = flapPrng ? drawFlap(flapPrng) : undefined;
+    const flapMix = opts.flap === false ? undefined : (flapPrng && opts.flap) || drawnFlap;
     const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes, opts.membership ?? false) : drawnProfile;
-    this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node } };
+    const flapNode: Partial<Profile['node']> = !flapMix ? {} : {
+      ...(flapMix.oneEntryPerMsg ? { maxSizePerMsg: 1 } : {}),
+      ...(flapMix.snapshotEvery ? { snapshotEvery: flapMix.snapshotEvery, snapshotOnReject: true } : {}),
+    };
+    this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...flapNode, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node } };
     this.swarm = swarmPrng ? { mix: drawSwarm(swarmPrng), prng: swarmPrng.fork('run') } : undefined;
     this.steps = opts.steps ?? DEFAULT_STEPS;
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
@@ -224,6 +237,11 @@ class Sim implements DriverHooks, World, LockDriver {
     });
     this.checker = new Checker(this.nodes);
     this.faults = new FaultSchedule(this.profile, root.fork('faults'), this);
+    this.flap = flapMix && flapPrng ? new LeaderFlap(flapMix, flapPrng.fork('run'), {
+      ids: () => this.nodes.map((x) => x.id),
+      electionTick: this.profile.node.electionTick,
+      isolate: (kind, side, steps) => this.faults.impose(kind, cutBetween(side, this.nodes.map((x) => x.id).filter((x) => !side.includes(x))), this.now, steps),
+    }) : undefined;
     // Forked last, so that a seed's Raft-level draws are the same with either app.
     if (lockApp) {
       const locks = root.fork('locks');
@@ -287,6 +305,7 @@ class Sim implements DriverHooks, World, LockDriver {
       while (this.now < this.steps) {
         this.faults.beforeStep(this.now + 1);
         if (this.swarm) this.swarmFaults(this.now + 1);
+        this.flap?.beforeStep(this.now + 1);
         this.step(true);
         if (this.now >= this.nextHeal && this.now < this.steps && (this.opts.liveness ?? true)) {
           // A calm window: everything heals, liveness is checked as in the final phase, then the faults resume.
@@ -312,7 +331,7 @@ class Sim implements DriverHooks, World, LockDriver {
       o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '', o.membership ? '--membership' : '',
       o.membershipSchedule && o.membershipSchedule !== 'default' ? `--membership-schedule ${o.membershipSchedule}` : '',
       o.schedule && o.schedule !== 'default' ? `--schedule ${o.schedule}` : '', o.simBug ? `--sim-bug ${o.simBug}` : '',
-      o.mix ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
+      o.mix || o.flap !== undefined ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
     return {
       seed: this.opts.seed,
       replay,
@@ -423,6 +442,7 @@ class Sim implements DriverHooks, World, LockDriver {
         this.stats.proposals++;
         this.trace.event(this.now, 'propose', node.id, what, at.index, at.term);
         if (this.client.chance(this.profile.proposeCrashRate)) this.faults.arm(node, 'after-persist', this.now);
+        if (node.role === 'leader') this.flap?.appended(node.id, this.now);
       },
       resolve: () => {},
       reject: () => {
@@ -610,7 +630,7 @@ class Sim implements DriverHooks, World, LockDriver {
   }
 
   private describeRun(): string {
-    const p = describeProfile(this.profile) + (this.swarm ? `; ${describeSwarm(this.swarm.mix)}` : '') + (this.opts.simBug ? `, PLANTED sim bug ${this.opts.simBug}` : '');
+    const p = describeProfile(this.profile) + (this.swarm ? `; ${describeSwarm(this.swarm.mix)}` : '') + (this.flap ? `; ${describeFlap(this.flap.mix)}` : '') + (this.opts.simBug ? `, PLANTED sim bug ${this.opts.simBug}` : '');
     if (!this.workload) return p;
     return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of ${this.opts.lockBug === 'grant-during-delay' ? 'every replica' : 'n1'}` : ''}`;
   }
@@ -676,6 +696,7 @@ class Sim implements DriverHooks, World, LockDriver {
     this.checker.readyTaken(node, rd);
     if (rd.softState?.role === 'leader') {
       this.faults.newLeader(node, this.now);
+      this.flap?.elected(node.id, this.now);
       this.membership?.newLeader(node);
       // Swarm: a new leader is read from at once (its commit may still lag; its applied index too). Asked through
       // the loop's inbox, so it runs in the leader's next batch.
@@ -683,6 +704,7 @@ class Sim implements DriverHooks, World, LockDriver {
     }
     else if (node.role === 'leader' && hs && hs.commit > node.commit) {
       this.faults.leaderCommitted(node, this.now);
+      this.flap?.committed(node.id, this.now);
       // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
       const sw = this.swarm;
       if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) {
