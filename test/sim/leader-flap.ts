@@ -50,7 +50,7 @@ export function describeFlap(m: FlapMix): string {
 
 export interface FlapWorld {
   ids(): NodeId[];
-  electionTick: number;
+  electionTicks: number;
   /** Replace any partition by `side` cut off from all others, for `steps` steps; false once the run is calm. */
   isolate(kind: string, side: readonly NodeId[], steps: number): boolean;
 }
@@ -107,7 +107,7 @@ export class LeaderFlap {
     const minority = Math.floor((ids.length - 1) / 2);
     const side = [leader, ...others.slice(0, this.prng.range(0, Math.max(0, minority - 1)))];
     const [lo, hi] = this.mix.holdTimeouts;
-    const steps = this.prng.range(lo * this.world.electionTick, hi * this.world.electionTick);
+    const steps = this.prng.range(lo * this.world.electionTicks, hi * this.world.electionTicks);
     if (!this.world.isolate(kind, side, steps)) return;
     this.cuts++;
     this.away = { side, until: now + steps };

@@ -239,7 +239,7 @@ class Sim implements DriverHooks, World, LockDriver {
     this.faults = new FaultSchedule(this.profile, root.fork('faults'), this);
     this.flap = flapMix && flapPrng ? new LeaderFlap(flapMix, flapPrng.fork('run'), {
       ids: () => this.nodes.map((x) => x.id),
-      electionTick: this.profile.node.electionTick,
+      electionTicks: this.profile.node.electionTicks,
       isolate: (kind, side, steps) => this.faults.impose(kind, cutBetween(side, this.nodes.map((x) => x.id).filter((x) => !side.includes(x))), this.now, steps),
     }) : undefined;
     // Forked last, so that a seed's Raft-level draws are the same with either app.
