@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The lockd server process: `node dist/src/lockd/main.js --id n1 --listen ... --peers ... --data-dir ... --cluster-id-file ...`
-import { pino } from 'pino';
-import { ConfigError, parseConfig } from './node/config.js';
+import { pino, type Logger } from 'pino';
+import { ConfigError, parseConfig, type NodeConfig } from './node/config.js';
 import type { LockdNode } from './node/lockd-node.js';
 import { versionText } from './node/versions.js';
 import { TlsMaterialError } from './security/tls-material.js';
@@ -26,24 +26,33 @@ async function main(): Promise<void> {
     const { runRestore } = await import('./tools/restore/run-restore.js');
     process.exit(await runRestore(process.argv.slice(3), { stdout: process.stdout, stderr: process.stderr }));
   }
-  let config;
-  try {
-    config = parseConfig(process.argv.slice(2), process.env);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`lockd: ${e.message}\n`);
-    process.exit(2);
-  }
+  const config = configOrExit();
   // The cluster id is what a stranger needs to open a peer stream (the node does not echo it), and
   // logs travel further than the node: they carry nothing derived from it. A short hash on every
   // line was an offline oracle (any id a person picks, or a timestamp-made one, falls to it in
   // seconds); telling clusters' logs apart is the log pipeline's job (where they come from).
   const logger = pino({ level: config.logLevel, base: { node: config.id } });
-  let node: LockdNode;
+  const node = await startOrExit(config, logger);
+  handleSignals(node, logger);
+}
+
+/** The node's configuration, or exit 2 with the reason (and the usage). */
+function configOrExit(): NodeConfig {
+  try {
+    return parseConfig(process.argv.slice(2), process.env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`lockd: ${e.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** The started node, or exit: 2 for unusable TLS files, 3 for a data dir it refuses, 1 otherwise. */
+async function startOrExit(config: NodeConfig, logger: Logger): Promise<LockdNode> {
   try {
     const composed = await startComposedNode(config, logger);
-    node = composed.node;
     await composed.observability.listen();
+    return composed.node;
   } catch (e) {
     if (e instanceof TlsMaterialError) {
       logger.fatal({ event: 'refused tls files', err: e }, e.message);
@@ -59,6 +68,10 @@ async function main(): Promise<void> {
     process.stderr.write(`lockd: failed to start: ${(e as Error).message}\n`);
     process.exit(1);
   }
+}
+
+/** SIGTERM/SIGINT hand off then stop, removal stops, SIGUSR2 runs test faults, SIGHUP reloads TLS. */
+function handleSignals(node: LockdNode, logger: Logger): void {
   // A leader hands leadership over first (bounded, then stops anyway): the cluster gets a new
   // leader in a few heartbeats instead of an election timeout (docs/operating.md §3). A
   // second signal while handing off stops at once.

@@ -10,7 +10,7 @@
 // 'skip-voter-check' (voters.ts) reads no stored configuration here (see loadSimDir).
 
 import { crc32 } from 'node:zlib';
-import { DataDirError } from '../../src/lockd/storage/errors.js';
+import { DataDirError } from '../../src/lockd/storage/data-dir-errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, PEERS_KEY, SNAPSHOT_KEY } from '../../src/lockd/storage/keys.js';
 import { type DirContents, type Verified, verifyDataDir } from '../../src/lockd/storage/load.js';
 import type { NodeId } from '../../src/raft/types.js';

@@ -5,7 +5,7 @@
 // set is used, unchecked.
 
 import { checkStartVoters } from '../../src/lockd/storage/load.js';
-import { DataDirError } from '../../src/lockd/storage/errors.js';
+import { DataDirError } from '../../src/lockd/storage/data-dir-errors.js';
 import type { NodeId } from '../../src/raft/types.js';
 
 export type StartBug = 'skip-voter-check';

@@ -216,25 +216,62 @@ export function parseLockName(text: string): string {
   return text;
 }
 
+function readArgs(own: string[]) {
+  try {
+    return parseArgs({ args: own, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+type Values = ReturnType<typeof readArgs>['values'];
+
+/** The command the positionals name; unknown ones are a UsageError listing the group's commands. */
+function findCommand(positionals: string[]): (typeof COMMANDS)[number] {
+  const spec = COMMANDS.find((c) => c.path.every((w, i) => positionals[i] === w));
+  if (spec) return spec;
+  const group = COMMANDS.filter((c) => c.path[0] === positionals[0]);
+  if (group.length) throw new UsageError(`unknown ${positionals[0]} command ${JSON.stringify(positionals[1] ?? '')}; one of: ${group.map((c) => c.path[1]).join(', ')}`, usageLine(group[0]));
+  throw new UsageError(`unknown command ${JSON.stringify(positionals[0])}`);
+}
+
+/** The flags' values, each parsed (`wrap` adds the command's usage line to a refusal). */
+function flagsOf(values: Values, wrap: <T>(f: () => T) => T): Parsed['flags'] {
+  return {
+    lease: values.lease === undefined ? undefined : wrap(() => parsePositive('--lease', values.lease!)),
+    wait: values.wait ?? false,
+    ttlMs: values.ttl === undefined ? undefined : wrap(() => parseDuration('--ttl', values.ttl!)),
+    count: values.count === undefined ? undefined : wrap(() => parsePositive('--count', values.count!)),
+    token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
+    graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
+    lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
+    permits: values.permits === undefined ? undefined : wrap(() => parsePositive('--permits', values.permits!)),
+    shared: values.shared ?? false,
+    lockDelayMs: values['lock-delay'] === undefined ? undefined : wrap(() => parseDuration('--lock-delay', values['lock-delay']!)),
+    observe: values.observe ?? false,
+    dataDir: values['data-dir'],
+    from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
+    type: values.type,
+    exclude: values.exclude,
+    peerUrl: values['peer-url'],
+    clientUrl: values['client-url'],
+    learner: values.learner ?? false,
+    expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
+    reset: values.reset ?? false,
+    dashboard: values.dashboard ?? false,
+    storyPort: values['story-port'] === undefined ? undefined : wrap(() => parsePort(values['story-port']!)),
+    stepMs: values.step === undefined ? undefined : wrap(() => parseDuration('--step', values.step!)),
+  };
+}
+
 /** Parse argv (without node and script). `--help` (or no command) is a UsageError with no message. */
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Parsed {
   const dashdash = argv.indexOf('--');
   const own = dashdash >= 0 ? argv.slice(0, dashdash) : [...argv];
   const command = dashdash >= 0 ? argv.slice(dashdash + 1) : [];
-  let parsed;
-  try {
-    parsed = parseArgs({ args: own, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = readArgs(own);
   if (values.help || positionals.length === 0) throw new UsageError('');
-  const spec = COMMANDS.find((c) => c.path.every((w, i) => positionals[i] === w));
-  if (!spec) {
-    const group = COMMANDS.filter((c) => c.path[0] === positionals[0]);
-    if (group.length) throw new UsageError(`unknown ${positionals[0]} command ${JSON.stringify(positionals[1] ?? '')}; one of: ${group.map((c) => c.path[1]).join(', ')}`, usageLine(group[0]));
-    throw new UsageError(`unknown command ${JSON.stringify(positionals[0])}`);
-  }
+  const spec = findCommand(positionals);
   const usage = usageLine(spec);
   const fail = (msg: string): never => {
     throw new UsageError(msg, usage);
@@ -277,31 +314,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     ...(tls ? { tls } : {}),
     json: values.json ?? false,
     timeoutMs: values.timeout === undefined ? undefined : wrap(() => parseDuration('--timeout', values.timeout!)),
-    flags: {
-      lease: values.lease === undefined ? undefined : wrap(() => parsePositive('--lease', values.lease!)),
-      wait: values.wait ?? false,
-      ttlMs: values.ttl === undefined ? undefined : wrap(() => parseDuration('--ttl', values.ttl!)),
-      count: values.count === undefined ? undefined : wrap(() => parsePositive('--count', values.count!)),
-      token: values.token === undefined ? undefined : wrap(() => parsePositive('--token', values.token!)),
-      graceMs: values.grace === undefined ? undefined : wrap(() => parseDuration('--grace', values.grace!)),
-      lock: values.lock === undefined ? undefined : wrap(() => parseLockName(values.lock!)),
-      permits: values.permits === undefined ? undefined : wrap(() => parsePositive('--permits', values.permits!)),
-      shared: values.shared ?? false,
-      lockDelayMs: values['lock-delay'] === undefined ? undefined : wrap(() => parseDuration('--lock-delay', values['lock-delay']!)),
-      observe: values.observe ?? false,
-      dataDir: values['data-dir'],
-      from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
-      type: values.type,
-      exclude: values.exclude,
-      peerUrl: values['peer-url'],
-      clientUrl: values['client-url'],
-      learner: values.learner ?? false,
-      expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
-      reset: values.reset ?? false,
-      dashboard: values.dashboard ?? false,
-      storyPort: values['story-port'] === undefined ? undefined : wrap(() => parsePort(values['story-port']!)),
-      stepMs: values.step === undefined ? undefined : wrap(() => parseDuration('--step', values.step!)),
-    },
+    flags: flagsOf(values, wrap),
     command,
     more: variadic ? rest.slice(fixed.length) : [],
   };

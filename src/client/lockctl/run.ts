@@ -39,15 +39,11 @@ export function graceFor(ttlMs: number, graceMs: number | undefined): number {
   return graceMs;
 }
 
-export async function runCommand(ctx: Context): Promise<number> {
-  const { client, p, out } = ctx;
-  const name = p.args.NAME;
-  const [cmd, ...cmdArgs] = p.command;
-  const ttlMs = p.flags.ttlMs ?? DEFAULT_TTL_MS;
-  const graceMs = graceFor(ttlMs, p.flags.graceMs);
-  let lock: Lock;
+/** The lock the command runs under, or the exit code saying why it does not run (held, timed out, interrupted). */
+async function acquireToRun(ctx: Context, name: string, ttlMs: number): Promise<Lock | number> {
+  const { p, out } = ctx;
   try {
-    lock = await client.acquire(name, {
+    return await ctx.client.acquire(name, {
       ttlMs,
       wait: p.flags.wait,
       ...recipeOf(ctx),
@@ -69,6 +65,16 @@ export async function runCommand(ctx: Context): Promise<number> {
     }
     throw e;
   }
+}
+
+export async function runCommand(ctx: Context): Promise<number> {
+  const { client, p, out } = ctx;
+  const name = p.args.NAME;
+  const [cmd, ...cmdArgs] = p.command;
+  const ttlMs = p.flags.ttlMs ?? DEFAULT_TTL_MS;
+  const graceMs = graceFor(ttlMs, p.flags.graceMs);
+  const lock = await acquireToRun(ctx, name, ttlMs);
+  if (typeof lock === 'number') return lock;
   out.note(`acquired lock ${name} (fencing token ${lock.token}, lease ${lock.lease.id}); running ${cmd}`, { name, fencingToken: lock.token, leaseId: lock.lease.id });
 
   const child = spawn(cmd, cmdArgs, {

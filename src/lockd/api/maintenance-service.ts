@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../proto/lockd.js';
 import type { SnapshotChunk } from '../../proto/gen/lockd/v1/SnapshotChunk.js';
 import type { SnapshotRequest__Output } from '../../proto/gen/lockd/v1/SnapshotRequest.js';
-import type { ServiceRegistrar } from '../node/node-context.js';
+import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
 import { InvariantError, STATE_MACHINE, summarizeState } from '../state-machine/index.js';
 import { BACKUP_FILE_FORMAT, clusterFingerprint, encodeBackup } from '../storage/backup-file.js';
 import { ApiError, asApiError } from './api-error.js';
@@ -31,49 +31,49 @@ export const STALL_MS = 30_000;
 /** No backup streams longer than this, whatever the call's deadline (lockctl's default is 5 minutes). */
 export const MAX_BACKUP_MS = 10 * 60_000;
 
+/** The backup as of the applied index, in one synchronous step (run as a linearizable read). */
+function takeBackup(ctx: NodeContext): { bytes: Buffer; chunk0: SnapshotChunk; state: Uint8Array } {
+  const sm = ctx.stateMachine;
+  const index = sm.appliedIndex;
+  if (index !== ctx.driver.appliedIndex())
+    throw new InvariantError(STATE_MACHINE, 'backup-one-index', `state machine applied ${index}, the driver ${ctx.driver.appliedIndex()}`);
+  if (index === 0) throw new ApiError(grpc.status.UNAVAILABLE, `${ctx.config.id} has applied nothing yet; retry shortly`);
+  const state = sm.snapshot();
+  const term = ctx.driver.termAt(index);
+  const c = ctx.driver.configurationAt(index);
+  const bytes = encodeBackup(
+    {
+      stateFormat: state[0], // the bytes' own format (snapshot-codec.ts writes 8 while no quota is in use)
+      index,
+      term,
+      voters: [...c.voters].sort(),
+      learners: [...(c.learners ?? [])].sort(),
+      removed: [...(c.removed ?? [])].sort(),
+      takenBy: ctx.config.id,
+      takenAt: new Date().toISOString(),
+      sourceCluster: clusterFingerprint(ctx.config.clusterId),
+    },
+    state,
+  );
+  const info = {
+    index,
+    term,
+    sizeBytes: bytes.length,
+    voters: [...c.voters].sort(),
+    learners: [...(c.learners ?? [])].sort(),
+    leaderId: ctx.config.id,
+    fileFormat: BACKUP_FILE_FORMAT,
+    stateFormat: state[0],
+  };
+  return { bytes, state, chunk0: { info } };
+}
+
 export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
   const timing = apiTiming(ctx.config);
   const router = new LeaderRouter(ctx, timing);
   const proposer = new Proposer(ctx, timing, router);
   const open = new Set<grpc.ServerWritableStream<SnapshotRequest__Output, SnapshotChunk>>();
   let closed = false;
-
-  /** The backup as of the applied index, in one synchronous step. */
-  const take = (): { bytes: Buffer; chunk0: SnapshotChunk; state: Uint8Array } => {
-    const sm = ctx.stateMachine;
-    const index = sm.appliedIndex;
-    if (index !== ctx.driver.appliedIndex())
-      throw new InvariantError(STATE_MACHINE, 'backup-one-index', `state machine applied ${index}, the driver ${ctx.driver.appliedIndex()}`);
-    if (index === 0) throw new ApiError(grpc.status.UNAVAILABLE, `${ctx.config.id} has applied nothing yet; retry shortly`);
-    const state = sm.snapshot();
-    const term = ctx.driver.termAt(index);
-    const c = ctx.driver.configurationAt(index);
-    const bytes = encodeBackup(
-      {
-        stateFormat: state[0], // the bytes' own format (snapshot-codec.ts writes 8 while no quota is in use)
-        index,
-        term,
-        voters: [...c.voters].sort(),
-        learners: [...(c.learners ?? [])].sort(),
-        removed: [...(c.removed ?? [])].sort(),
-        takenBy: ctx.config.id,
-        takenAt: new Date().toISOString(),
-        sourceCluster: clusterFingerprint(ctx.config.clusterId),
-      },
-      state,
-    );
-    const info = {
-      index,
-      term,
-      sizeBytes: bytes.length,
-      voters: [...c.voters].sort(),
-      learners: [...(c.learners ?? [])].sort(),
-      leaderId: ctx.config.id,
-      fileFormat: BACKUP_FILE_FORMAT,
-      stateFormat: state[0],
-    };
-    return { bytes, state, chunk0: { info } };
-  };
 
   const snapshot = async (call: grpc.ServerWritableStream<SnapshotRequest__Output, SnapshotChunk>): Promise<void> => {
     requireAdmin(ctx.access, call, 'take a backup (Maintenance.Snapshot)');
@@ -85,7 +85,7 @@ export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
     if (open.size >= MAX_CONCURRENT_BACKUPS) throw new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_CONCURRENT_BACKUPS} backups are streaming from ${ctx.config.id} already; retry once one has finished`);
     open.add(call);
     try {
-      const { bytes, state, chunk0 } = await proposer.read(deadline, take);
+      const { bytes, state, chunk0 } = await proposer.read(deadline, () => takeBackup(ctx));
       if (call.cancelled) return;
       // Check the state as a restore will (decode, full invariant sweep) before anyone keeps it,
       // and count what it holds for the first message.

@@ -13,7 +13,7 @@ import type { MemberListResponse } from '../../proto/gen/lockd/v1/MemberListResp
 import type { MemberPromoteRequest__Output } from '../../proto/gen/lockd/v1/MemberPromoteRequest.js';
 import { ConfChangeError, type ConfChange, type ConfChangeRefusal } from '../../raft/index.js';
 import { isAddress, NODE_ID_PATTERN } from '../node/config.js';
-import { NotLeaderError, ProposalLostError } from '../node/errors.js';
+import { NotLeaderError, ProposalLostError } from '../node/proposal-errors.js';
 import { encodeMemberContext } from '../node/member-context.js';
 import type { MemberAddresses } from '../node/peer-directory.js';
 import type { NodeContext } from '../node/node-context.js';

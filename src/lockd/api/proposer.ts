@@ -3,7 +3,7 @@
 // call's answer time: a leader without a quorum answers UNAVAILABLE instead of hanging.
 import * as grpc from '@grpc/grpc-js';
 import type { NodeContext } from '../node/node-context.js';
-import { NotLeaderError, ProposalLostError } from '../node/errors.js';
+import { NotLeaderError, ProposalLostError } from '../node/proposal-errors.js';
 import { encodeCommand, validateCommand, type ApplyOutput, type Command, type Success } from '../state-machine/index.js';
 import { ApiError, fromProblem } from './api-error.js';
 import type { LeaderRouter } from './leader-router.js';

@@ -93,8 +93,17 @@ const FLAGS = [
 ] as const;
 type Flag = string;
 
-export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
-  let values: Record<string, string | boolean | string[] | undefined>;
+type FlagValues = Record<string, string | boolean | string[] | undefined>;
+
+interface FlagReaders {
+  get(flag: Flag): string | undefined;
+  required(flag: Flag): string;
+  int(flag: Flag, def: number, min: number, max: number): number;
+}
+
+/** The command line as parsed flags; unknown flags, positionals and --help are a ConfigError. */
+function readFlags(argv: readonly string[]): FlagValues {
+  let values: FlagValues;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -117,6 +126,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     throw new ConfigError(`${(e as Error).message}\n${USAGE}`);
   }
   if (values.help) throw new ConfigError(USAGE);
+  return values;
+}
+
+/** A flag's value, or its LOCKD_* environment variable; required and bounded integers. */
+function flagReaders(values: FlagValues, env: NodeJS.ProcessEnv): FlagReaders {
   const get = (flag: Flag): string | undefined => {
     const v = values[flag] ?? env[`LOCKD_${flag.toUpperCase().replace(/-/g, '_')}`];
     return typeof v === 'string' && v !== '' ? v : undefined;
@@ -133,7 +147,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${flag} must be an integer in [${min}, ${max}], got "${raw}"`);
     return n;
   };
+  return { get, required, int };
+}
 
+/** This node's id, its listen and advertised addresses, and --peers (which must name it there). */
+function parseAddresses({ get, required }: FlagReaders) {
   const id = required('id');
   if (!NODE_ID_PATTERN.test(id)) throw new ConfigError(`--id "${id}": use 1-64 letters, digits, '.', '_' or '-'`);
   const listen = checkAddress('--listen', required('listen'));
@@ -145,6 +163,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (!peers.has(id)) throw new ConfigError(`--peers must include this node (${id}); got ${[...peers.keys()].join(', ')}`);
   if (peers.get(id) !== advertisePeer)
     throw new ConfigError(`--peers says ${id} is at ${peers.get(id)}, but this node's peer address is ${advertisePeer} (--advertise-peer, default --peer-listen): --peers names PEER addresses`);
+  return { id, listen, peerListen, advertiseClient, advertisePeer, peers };
+}
+
+/** TLS files, client certificates, --acl and --admin (each needing the one before it). */
+function parseSecurity(values: FlagValues, env: NodeJS.ProcessEnv, get: FlagReaders['get']) {
   const tlsParts = { cert: get('tls-cert'), key: get('tls-key'), ca: get('tls-ca') };
   const tlsGiven = Object.values(tlsParts).filter((v) => v !== undefined).length;
   if (tlsGiven !== 0 && tlsGiven !== 3) throw new ConfigError('--tls-cert, --tls-key and --tls-ca go together: give all three or none');
@@ -161,6 +184,26 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     const bad = validatePrincipal(a);
     if (bad) throw new ConfigError(`--admin "${a.slice(0, 80)}": ${bad.message}`);
   }
+  return { tls, clientCertAuth, acl, admins };
+}
+
+/** --http-listen and the address others are told (--advertise-http). */
+function parseHttp(get: FlagReaders['get']) {
+  const httpRaw = get('http-listen');
+  const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
+  const advertiseHttpRaw = get('advertise-http');
+  if (advertiseHttpRaw !== undefined && httpListen === undefined) throw new ConfigError('--advertise-http needs --http-listen');
+  // A wildcard bind address is nobody's to dial: advertised only when named with --advertise-http.
+  const advertiseHttp = advertiseHttpRaw !== undefined ? checkAdvertised('--advertise-http', advertiseHttpRaw) : httpListen !== undefined && !isWildcard(httpListen) ? httpListen : undefined;
+  return { httpListen, advertiseHttp };
+}
+
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig {
+  const values = readFlags(argv);
+  const readers = flagReaders(values, env);
+  const { get, required, int } = readers;
+  const { id, listen, peerListen, advertiseClient, advertisePeer, peers } = parseAddresses(readers);
+  const { tls, clientCertAuth, acl, admins } = parseSecurity(values, env, get);
   const join = flagSwitch(values.join, env.LOCKD_JOIN, 'LOCKD_JOIN');
   if (join && peers.size < 2) throw new ConfigError('--join needs --peers to name the members of the cluster to join (their peer addresses), not only this node');
   // (An odd number of voters for a new cluster is checked when the data dir is created: after a
@@ -172,12 +215,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   if (electionTicks <= heartbeatTicks) throw new ConfigError(`--election-ticks (${electionTicks}) must exceed --heartbeat-ticks (${heartbeatTicks})`);
   const logLevel = get('log-level') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
-  const httpRaw = get('http-listen');
-  const httpListen = httpRaw === undefined ? undefined : checkAddress('--http-listen', httpRaw);
-  const advertiseHttpRaw = get('advertise-http');
-  if (advertiseHttpRaw !== undefined && httpListen === undefined) throw new ConfigError('--advertise-http needs --http-listen');
-  // A wildcard bind address is nobody's to dial: advertised only when named with --advertise-http.
-  const advertiseHttp = advertiseHttpRaw !== undefined ? checkAdvertised('--advertise-http', advertiseHttpRaw) : httpListen !== undefined && !isWildcard(httpListen) ? httpListen : undefined;
+  const { httpListen, advertiseHttp } = parseHttp(get);
   // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
   const faultsRaw = values['unsafe-test-faults'];
   const unsafeTestFaults = typeof faultsRaw === 'string' && faultsRaw !== '' ? faultsRaw : undefined;

@@ -24,7 +24,7 @@ import {
   type SnapshotMetadata,
   type Status,
 } from '../../raft/types.js';
-import { NotLeaderError, ProposalLostError } from './errors.js';
+import { NotLeaderError, ProposalLostError } from './proposal-errors.js';
 import { planPersist, type Persistable } from './persist-plan.js';
 
 /** What the driver applies committed entries to (the lock state machine, or a test double). */

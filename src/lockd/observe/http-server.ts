@@ -46,10 +46,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 // endpoints, whose ports it learns at run time: connect-src is the scheme, nothing else is allowed.
 const csp = (scheme: string) => `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ${scheme}:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-export async function listenHttp(address: string, parts: HttpParts): Promise<HttpEndpoint> {
-  const tls = parts.tls !== undefined;
+/** One request: refused (method, certificate, rules), or one of the endpoints. */
+function requestHandler(parts: HttpParts, tls: boolean): (req: IncomingMessage, res: ServerResponse) => void {
   const scheme = tls ? 'https' : 'http';
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+  return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': TEXT });
@@ -76,18 +76,7 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
     };
     switch (path) {
       case '/metrics':
-        parts.metrics.registry.metrics().then(
-          (text) => {
-            res.writeHead(200, { 'content-type': parts.metrics.registry.contentType });
-            res.end(text);
-          },
-          (e: unknown) => {
-            parts.logger.error({ event: 'metrics failed', err: e }, 'collecting metrics failed');
-            res.writeHead(500, { 'content-type': TEXT });
-            res.end('collecting metrics failed\n');
-          },
-        );
-        return;
+        return serveMetrics(parts, res);
       case '/livez':
         return probe(parts.health.live());
       case '/readyz':
@@ -103,19 +92,43 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
           return;
         }
         return parts.events.serve(req, res, cors(req, parts.cluster(), scheme), principal === undefined ? undefined : { only, mayRead: () => parts.mayRead(principal) });
-      default: {
-        const file = parts.dashboard.get(path);
-        if (file) {
-          res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'no-cache', 'content-security-policy': csp(scheme), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
-          res.end(req.method === 'HEAD' ? undefined : file.body);
-          return;
-        }
-        res.writeHead(404, { 'content-type': TEXT });
-        if (path === '/' && parts.dashboard.problem) res.end(`no dashboard here: ${parts.dashboard.problem}\n`);
-        else res.end('not found: try / (the dashboard), /metrics, /livez, /readyz, /events, /state or /cluster\n');
-      }
+      default:
+        return serveFile(parts, req, res, path, scheme);
     }
   };
+}
+
+function serveMetrics(parts: HttpParts, res: ServerResponse): void {
+  parts.metrics.registry.metrics().then(
+    (text) => {
+      res.writeHead(200, { 'content-type': parts.metrics.registry.contentType });
+      res.end(text);
+    },
+    (e: unknown) => {
+      parts.logger.error({ event: 'metrics failed', err: e }, 'collecting metrics failed');
+      res.writeHead(500, { 'content-type': TEXT });
+      res.end('collecting metrics failed\n');
+    },
+  );
+}
+
+/** A dashboard file, or 404 (saying why there is no dashboard, or what there is). */
+function serveFile(parts: HttpParts, req: IncomingMessage, res: ServerResponse, path: string, scheme: string): void {
+  const file = parts.dashboard.get(path);
+  if (file) {
+    res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'no-cache', 'content-security-policy': csp(scheme), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+    return;
+  }
+  res.writeHead(404, { 'content-type': TEXT });
+  if (path === '/' && parts.dashboard.problem) res.end(`no dashboard here: ${parts.dashboard.problem}\n`);
+  else res.end('not found: try / (the dashboard), /metrics, /livez, /readyz, /events, /state or /cluster\n');
+}
+
+export async function listenHttp(address: string, parts: HttpParts): Promise<HttpEndpoint> {
+  const tls = parts.tls !== undefined;
+  const handler = requestHandler(parts, tls);
+
   // With TLS a client certificate is asked for but not required at the handshake (probes have
   // none); readRefusal() requires a verified one on every path but the probes'. A handshake must
   // finish within 10 s, like the request's headers.

@@ -1,7 +1,7 @@
 // A full sweep of the state's invariants. apply() asserts the local ones as it goes; this checks the
 // whole picture (for tests, the simulator, and every restore).
 
-import type { MachineState } from './state.js';
+import type { LockRecord, MachineState } from './state.js';
 import { check } from './invariant-error.js';
 import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCK_DELAY_MS, MAX_LOCKS_PER_LEASE, MAX_PERMITS, MAX_WAITERS_PER_LOCK } from './limits.js';
 import { fits, holderOf } from './lock-transitions.js';
@@ -13,60 +13,11 @@ export function checkInvariants(s: MachineState): void {
   let holders = 0;
   let delayed = 0;
   for (const [name, lock] of s.locks) {
-    check(lock.name === name, 'lock-table', () => `lock keyed ${name} is named ${lock.name}`);
-    check(lock.holders.length > 0 || lock.delayUntil > 0, 'lock-table', () => `${name} exists with no holder and no lock-delay`);
-    check(Number.isSafeInteger(lock.permits) && lock.permits >= 1 && lock.permits <= MAX_PERMITS, 'permits-range', () => `${name}: permits ${lock.permits}`);
-    // The recipes' safety: at most `permits` exclusive holders, no exclusive beside a shared one.
-    const shared = lock.holders.filter((h) => h.shared).length;
-    if (shared > 0)
-      check(shared === lock.holders.length && lock.permits === 1 && shared <= MAX_PERMITS, 'holders-fit', () => `${name}: ${shared} shared among ${lock.holders.length} holders (permits ${lock.permits})`);
-    else check(lock.holders.length <= lock.permits, 'holders-fit', () => `${name}: ${lock.holders.length} holders, permits ${lock.permits}`);
-    // An election has one leader: one exclusive holder at most, permits 1, only exclusive campaigners.
-    if (lock.election)
-      check(lock.permits === 1 && shared === 0 && lock.holders.length <= 1 && lock.waiters.every((w) => !w.shared), 'one-leader', () => `election ${name}: ${lock.holders.length} holders (${shared} shared), permits ${lock.permits}`);
-    check(lock.delayUntil === 0 || lock.delayUntil > s.now, 'delay-ends', () => `${name}: lock-delay until ${lock.delayUntil} outlived now ${s.now}`);
-    check(s.delays.deadlineOf(name) === (lock.delayUntil === 0 ? undefined : lock.delayUntil), 'delay-index', () => `${name}: delay until ${lock.delayUntil}, indexed at ${s.delays.deadlineOf(name)}`);
+    checkLock(s, name, lock);
     if (lock.delayUntil > 0) delayed++;
-    // FIFO without idling: a head waiter that fits would have been granted by the entry that made room.
-    check(lock.waiters.length === 0 || !fits(lock, lock.waiters[0]), 'fifo', () => `${name}: head waiter ${lock.waiters[0].leaseId} fits but waits`);
-    let lastToken = 0;
-    const holding = new Set<number>();
-    for (const h of lock.holders) {
-      holders++;
-      const holder = s.leases.get(h.leaseId);
-      check(holder, 'holder-lease-live', () => `${name} is held by lease ${h.leaseId}, which is not live`);
-      check(holder.held.has(name), 'lease-index', () => `lease ${holder.id} does not list ${name} as held`);
-      check(!holding.has(h.leaseId), 'one-grant-per-lease', () => `${name}: lease ${h.leaseId} holds it twice`);
-      holding.add(h.leaseId);
-      // Strict for tokens minted per grant (token.ts); grants restored from before that may share one.
-      check(h.token > lastToken || (h.token === lastToken && h.token <= s.appliedIndex), 'tokens-increase', () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`);
-      lastToken = h.token;
-      check(h.token > h.leaseId && tokenIndex(h.token) <= s.appliedIndex, 'token-range', () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`);
-      check(
-        h.lastAcquireIndex > h.leaseId && h.lastAcquireIndex <= s.appliedIndex,
-        'acquire-index-range',
-        () => `${name}: lastAcquireIndex ${h.lastAcquireIndex} (holder ${h.leaseId}, applied ${s.appliedIndex})`,
-      );
-      check(validateElectionValue(h.value) === undefined, 'value-bound', () => `${name}: holder ${h.leaseId} value of ${h.value.length} chars`);
-      check(h.lockDelayMs >= 0 && h.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: holder ${h.leaseId} lock-delay ${h.lockDelayMs}`);
-    }
-    check(lock.waiters.length <= MAX_WAITERS_PER_LOCK, 'waiter-bound', () => `${name} has ${lock.waiters.length} waiters`);
-    const seen = new Set<number>();
-    for (const w of lock.waiters) {
-      check(!holding.has(w.leaseId), 'holder-not-waiting', () => `${name}: holder ${w.leaseId} is also waiting`);
-      check(!seen.has(w.leaseId), 'waiters-unique', () => `${name}: lease ${w.leaseId} queued twice`);
-      seen.add(w.leaseId);
-      check(!w.shared || lock.permits === 1, 'permits-range', () => `${name}: shared waiter ${w.leaseId} on permits ${lock.permits}`);
-      check(w.lockDelayMs >= 0 && w.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: waiter ${w.leaseId} lock-delay ${w.lockDelayMs}`);
-      check(
-        w.lastAcquireIndex > w.leaseId && w.lastAcquireIndex <= s.appliedIndex,
-        'acquire-index-range',
-        () => `${name}: waiter ${w.leaseId} lastAcquireIndex ${w.lastAcquireIndex} (applied ${s.appliedIndex})`,
-      );
-      const lease = s.leases.get(w.leaseId);
-      check(lease, 'waiters-live', () => `${name}: waiter lease ${w.leaseId} is not live`);
-      check(lease.waiting.has(name), 'lease-index', () => `lease ${w.leaseId} does not list ${name} as waited on`);
-    }
+    holders += lock.holders.length;
+    const holding = checkHolders(s, name, lock);
+    checkWaiters(s, name, lock, holding);
   }
   const delays = s.delays.breach();
   check(delays === undefined, 'delay-index', () => `${delays}`);
@@ -74,6 +25,92 @@ export function checkInvariants(s: MachineState): void {
   const heap = s.expiry.breach();
   check(heap === undefined, 'expiry-index', () => `${heap}`);
   check(s.expiry.size === s.leases.size, 'expiry-index', () => `${s.expiry.size} leases indexed, ${s.leases.size} live`);
+  checkLeases(s);
+  checkGrants(s, holders);
+  checkFence(s);
+  check(s.dedup.size <= s.dedup.maxSize, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
+  let charged = 0;
+  for (const [rid] of s.dedup.entries()) if (s.dedup.ownerOf(rid) !== undefined) charged++;
+  check(charged === s.dedup.size, 'dedup-owners', () => `${s.dedup.size - charged} request ids are charged to nobody`);
+  checkUsage(s);
+  for (const [key] of s.fenceCharges.entries()) check(s.fence.has(key), 'fence-charges', () => `fence key ${key} is charged to ${s.fenceCharges.principalOf(key)} but not in the store`);
+  // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
+  for (const [rid, r] of s.dedup.entries())
+    if (r.type === 'Acquire' && r.wait && r.status === 'queued')
+      check(
+        s.locks.get(r.name)?.waiters.some((w) => w.leaseId === r.leaseId),
+        'dedup-open-waits',
+        () => `request ${rid} is recorded queued for ${r.name}, but lease ${r.leaseId} does not wait for it`,
+      );
+}
+
+/** One lock's own fields: its name, permits, the recipes' fit, the election's one leader, its delay. */
+function checkLock(s: MachineState, name: string, lock: LockRecord): void {
+  check(lock.name === name, 'lock-table', () => `lock keyed ${name} is named ${lock.name}`);
+  check(lock.holders.length > 0 || lock.delayUntil > 0, 'lock-table', () => `${name} exists with no holder and no lock-delay`);
+  check(Number.isSafeInteger(lock.permits) && lock.permits >= 1 && lock.permits <= MAX_PERMITS, 'permits-range', () => `${name}: permits ${lock.permits}`);
+  // The recipes' safety: at most `permits` exclusive holders, no exclusive beside a shared one.
+  const shared = lock.holders.filter((h) => h.shared).length;
+  if (shared > 0)
+    check(shared === lock.holders.length && lock.permits === 1 && shared <= MAX_PERMITS, 'holders-fit', () => `${name}: ${shared} shared among ${lock.holders.length} holders (permits ${lock.permits})`);
+  else check(lock.holders.length <= lock.permits, 'holders-fit', () => `${name}: ${lock.holders.length} holders, permits ${lock.permits}`);
+  // An election has one leader: one exclusive holder at most, permits 1, only exclusive campaigners.
+  if (lock.election)
+    check(lock.permits === 1 && shared === 0 && lock.holders.length <= 1 && lock.waiters.every((w) => !w.shared), 'one-leader', () => `election ${name}: ${lock.holders.length} holders (${shared} shared), permits ${lock.permits}`);
+  check(lock.delayUntil === 0 || lock.delayUntil > s.now, 'delay-ends', () => `${name}: lock-delay until ${lock.delayUntil} outlived now ${s.now}`);
+  check(s.delays.deadlineOf(name) === (lock.delayUntil === 0 ? undefined : lock.delayUntil), 'delay-index', () => `${name}: delay until ${lock.delayUntil}, indexed at ${s.delays.deadlineOf(name)}`);
+  // FIFO without idling: a head waiter that fits would have been granted by the entry that made room.
+  check(lock.waiters.length === 0 || !fits(lock, lock.waiters[0]), 'fifo', () => `${name}: head waiter ${lock.waiters[0].leaseId} fits but waits`);
+}
+
+/** A lock's holders: live, indexed, one grant per lease, tokens in grant order. Returns their leases. */
+function checkHolders(s: MachineState, name: string, lock: LockRecord): Set<number> {
+  let lastToken = 0;
+  const holding = new Set<number>();
+  for (const h of lock.holders) {
+    const holder = s.leases.get(h.leaseId);
+    check(holder, 'holder-lease-live', () => `${name} is held by lease ${h.leaseId}, which is not live`);
+    check(holder.held.has(name), 'lease-index', () => `lease ${holder.id} does not list ${name} as held`);
+    check(!holding.has(h.leaseId), 'one-grant-per-lease', () => `${name}: lease ${h.leaseId} holds it twice`);
+    holding.add(h.leaseId);
+    // Strict for tokens minted per grant (token.ts); grants restored from before that may share one.
+    check(h.token > lastToken || (h.token === lastToken && h.token <= s.appliedIndex), 'tokens-increase', () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`);
+    lastToken = h.token;
+    check(h.token > h.leaseId && tokenIndex(h.token) <= s.appliedIndex, 'token-range', () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`);
+    check(
+      h.lastAcquireIndex > h.leaseId && h.lastAcquireIndex <= s.appliedIndex,
+      'acquire-index-range',
+      () => `${name}: lastAcquireIndex ${h.lastAcquireIndex} (holder ${h.leaseId}, applied ${s.appliedIndex})`,
+    );
+    check(validateElectionValue(h.value) === undefined, 'value-bound', () => `${name}: holder ${h.leaseId} value of ${h.value.length} chars`);
+    check(h.lockDelayMs >= 0 && h.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: holder ${h.leaseId} lock-delay ${h.lockDelayMs}`);
+  }
+  return holding;
+}
+
+/** A lock's waiters: bounded, unique, not holding it, live and indexed. */
+function checkWaiters(s: MachineState, name: string, lock: LockRecord, holding: Set<number>): void {
+  check(lock.waiters.length <= MAX_WAITERS_PER_LOCK, 'waiter-bound', () => `${name} has ${lock.waiters.length} waiters`);
+  const seen = new Set<number>();
+  for (const w of lock.waiters) {
+    check(!holding.has(w.leaseId), 'holder-not-waiting', () => `${name}: holder ${w.leaseId} is also waiting`);
+    check(!seen.has(w.leaseId), 'waiters-unique', () => `${name}: lease ${w.leaseId} queued twice`);
+    seen.add(w.leaseId);
+    check(!w.shared || lock.permits === 1, 'permits-range', () => `${name}: shared waiter ${w.leaseId} on permits ${lock.permits}`);
+    check(w.lockDelayMs >= 0 && w.lockDelayMs <= MAX_LOCK_DELAY_MS, 'lock-delay-range', () => `${name}: waiter ${w.leaseId} lock-delay ${w.lockDelayMs}`);
+    check(
+      w.lastAcquireIndex > w.leaseId && w.lastAcquireIndex <= s.appliedIndex,
+      'acquire-index-range',
+      () => `${name}: waiter ${w.leaseId} lastAcquireIndex ${w.lastAcquireIndex} (applied ${s.appliedIndex})`,
+    );
+    const lease = s.leases.get(w.leaseId);
+    check(lease, 'waiters-live', () => `${name}: waiter lease ${w.leaseId} is not live`);
+    check(lease.waiting.has(name), 'lease-index', () => `lease ${w.leaseId} does not list ${name} as waited on`);
+  }
+}
+
+/** The lease table: ids in order, the expiry index, pending cleanup, the per-lease lock bound. */
+function checkLeases(s: MachineState): void {
   let pending = 0;
   let lastId = 0;
   for (const [id, lease] of s.leases) {
@@ -103,6 +140,10 @@ export function checkInvariants(s: MachineState): void {
   check(due === pending, 'pending-cleanup', () => `${pending} leases are past their deadline, the index hands out ${due}`);
   for (const [id, lease] of s.leases)
     check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
+}
+
+/** The grant index counts exactly the holders the lock table has. */
+function checkGrants(s: MachineState, holders: number): void {
   let grants = 0;
   for (const [token, name, n] of s.grants.pairs()) {
     grants += n;
@@ -110,21 +151,6 @@ export function checkInvariants(s: MachineState): void {
     check(actual === n, 'grant-index', () => `grant index counts ${n} grants of ${name} under token ${token}; ${actual} holders have it`);
   }
   check(grants === holders, 'grant-index', () => `grant index lists ${grants} grants for ${holders} holders`);
-  checkFence(s);
-  check(s.dedup.size <= s.dedup.maxSize, 'dedup-bound', () => `${s.dedup.size} request ids kept`);
-  let charged = 0;
-  for (const [rid] of s.dedup.entries()) if (s.dedup.ownerOf(rid) !== undefined) charged++;
-  check(charged === s.dedup.size, 'dedup-owners', () => `${s.dedup.size - charged} request ids are charged to nobody`);
-  checkUsage(s);
-  for (const [key] of s.fenceCharges.entries()) check(s.fence.has(key), 'fence-charges', () => `fence key ${key} is charged to ${s.fenceCharges.principalOf(key)} but not in the store`);
-  // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
-  for (const [rid, r] of s.dedup.entries())
-    if (r.type === 'Acquire' && r.wait && r.status === 'queued')
-      check(
-        s.locks.get(r.name)?.waiters.some((w) => w.leaseId === r.leaseId),
-        'dedup-open-waits',
-        () => `request ${rid} is recorded queued for ${r.name}, but lease ${r.leaseId} does not wait for it`,
-      );
 }
 
 /** The derived per-owner counts (quotas.ts PrincipalUsage) equal a recount of the lease table. */

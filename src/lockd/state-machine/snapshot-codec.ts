@@ -153,6 +153,17 @@ function build(doc: unknown, version: number): MachineState {
   const s = new MachineState();
   s.appliedIndex = int(d.appliedIndex, 'appliedIndex');
   s.now = int(d.now, 'now');
+  buildLeases(s, d);
+  buildLocks(s, d);
+  buildFence(s, d);
+  buildAcl(s, d);
+  buildDedup(s, d, version);
+  if (version === SNAPSHOT_FORMAT_VERSION) buildQuotas(s, d);
+  s.usage.rebuild(s.leases.values(), s.locks.values(), (id) => s.leases.get(id)?.owner); // derived: rebuilt here, not stored
+  return s;
+}
+
+function buildLeases(s: MachineState, d: Record<string, unknown>): void {
   // Inserted ascending by id whatever order the snapshot lists them in: List pages walk the table
   // in that order (LockStateMachine.listLeasesPage). Encoders have always written them sorted.
   const leaseRows = arr(d.leases, 'leases').map((l) => tuple(l, 4, 'lease'));
@@ -166,38 +177,16 @@ function build(doc: unknown, version: number): MachineState {
     s.leases.set(lease.id, lease);
     s.expiry.set(lease.id, lease.deadline); // derived: rebuilt here, not stored
   }
+}
+
+/** The lock table, and what it implies: the delay and grant indexes, each lease's held and waiting sets. */
+function buildLocks(s: MachineState, d: Record<string, unknown>): void {
   for (const l of arr(d.locks, 'locks')) {
     const [nameJ, permitsJ, delayJ, holdersJ, waitersJ, electionJ] = tuple(l, 6, 'lock');
     const name = str(nameJ, 'lock name');
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
-    const holders: Holder[] = arr(holdersJ, 'holders').map((x) => {
-      const [leaseJ, tokenJ, sharedJ, delayMsJ, valueJ, lastJ, lastWaitJ, ridJ, lastRidJ] = tuple(x, 9, 'holder');
-      const h: Holder = {
-        leaseId: int(leaseJ, 'holder lease'),
-        token: int(tokenJ, 'holder token'),
-        shared: bool(sharedJ, 'holder shared'),
-        lockDelayMs: int(delayMsJ, 'holder lock-delay'),
-        value: str(valueJ, 'holder value'),
-        lastAcquireIndex: int(lastJ, 'holder lastAcquireIndex'),
-        lastAcquireWait: bool(lastWaitJ, 'holder lastAcquireWait'),
-      };
-      const rid = optStr(ridJ, 'holder grant request id');
-      const lastRid = optStr(lastRidJ, 'holder lastAcquire request id');
-      return { ...h, ...(rid === undefined ? {} : { grantRequestId: rid }), ...(lastRid === undefined ? {} : { lastAcquireRequestId: lastRid }) };
-    });
-    const waiters: Waiter[] = arr(waitersJ, 'waiters').map((w) => {
-      const [leaseJ, wLastJ, sharedJ, delayMsJ, valueJ, ridJ, lastRidJ] = tuple(w, 7, 'waiter');
-      const waiter = {
-        leaseId: int(leaseJ, 'waiter lease'),
-        lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex'),
-        shared: bool(sharedJ, 'waiter shared'),
-        lockDelayMs: int(delayMsJ, 'waiter lock-delay'),
-        value: str(valueJ, 'waiter value'),
-      };
-      const rid = optStr(ridJ, 'waiter request id');
-      const lastRid = optStr(lastRidJ, 'waiter lastAcquire request id');
-      return { ...waiter, ...(rid === undefined ? {} : { requestId: rid }), ...(lastRid === undefined ? {} : { lastAcquireRequestId: lastRid }) };
-    });
+    const holders: Holder[] = arr(holdersJ, 'holders').map(decodeHolder);
+    const waiters: Waiter[] = arr(waitersJ, 'waiters').map(decodeWaiter);
     const lock: LockRecord = { name, permits: int(permitsJ, 'lock permits'), delayUntil: int(delayJ, 'lock delay'), holders, waiters, election: bool(electionJ, 'lock election') };
     s.locks.set(name, lock);
     if (lock.delayUntil !== 0) s.delays.set(name, lock.delayUntil); // derived: rebuilt here, not stored
@@ -207,6 +196,40 @@ function build(doc: unknown, version: number): MachineState {
     }
     for (const w of waiters) leaseOf(s, w.leaseId, name).waiting.add(name);
   }
+}
+
+function decodeHolder(x: unknown): Holder {
+  const [leaseJ, tokenJ, sharedJ, delayMsJ, valueJ, lastJ, lastWaitJ, ridJ, lastRidJ] = tuple(x, 9, 'holder');
+  const h: Holder = {
+    leaseId: int(leaseJ, 'holder lease'),
+    token: int(tokenJ, 'holder token'),
+    shared: bool(sharedJ, 'holder shared'),
+    lockDelayMs: int(delayMsJ, 'holder lock-delay'),
+    value: str(valueJ, 'holder value'),
+    lastAcquireIndex: int(lastJ, 'holder lastAcquireIndex'),
+    lastAcquireWait: bool(lastWaitJ, 'holder lastAcquireWait'),
+  };
+  const rid = optStr(ridJ, 'holder grant request id');
+  const lastRid = optStr(lastRidJ, 'holder lastAcquire request id');
+  return { ...h, ...(rid === undefined ? {} : { grantRequestId: rid }), ...(lastRid === undefined ? {} : { lastAcquireRequestId: lastRid }) };
+}
+
+function decodeWaiter(w: unknown): Waiter {
+  const [leaseJ, wLastJ, sharedJ, delayMsJ, valueJ, ridJ, lastRidJ] = tuple(w, 7, 'waiter');
+  const waiter = {
+    leaseId: int(leaseJ, 'waiter lease'),
+    lastAcquireIndex: int(wLastJ, 'waiter lastAcquireIndex'),
+    shared: bool(sharedJ, 'waiter shared'),
+    lockDelayMs: int(delayMsJ, 'waiter lock-delay'),
+    value: str(valueJ, 'waiter value'),
+  };
+  const rid = optStr(ridJ, 'waiter request id');
+  const lastRid = optStr(lastRidJ, 'waiter lastAcquire request id');
+  return { ...waiter, ...(rid === undefined ? {} : { requestId: rid }), ...(lastRid === undefined ? {} : { lastAcquireRequestId: lastRid }) };
+}
+
+/** Fenced keys, their tombstones and the floor. */
+function buildFence(s: MachineState, d: Record<string, unknown>): void {
   for (const f of arr(d.fence, 'fence')) {
     const [keyJ, token, value, owner] = tuple(f, 4, 'fence entry');
     const key = str(keyJ, 'fence key');
@@ -223,6 +246,9 @@ function build(doc: unknown, version: number): MachineState {
     s.fence.addTombstone(key, int(token, 'tombstone token'));
   }
   s.fence.floor = int(d.fenceFloor, 'fence floor');
+}
+
+function buildAcl(s: MachineState, d: Record<string, unknown>): void {
   const rules = arr(d.acl, 'acl');
   if (rules.length > MAX_ACL_RULES) throw new SnapshotDecodeError(`${rules.length} access rules; at most ${MAX_ACL_RULES} are kept`);
   for (const r of rules) {
@@ -231,6 +257,9 @@ function build(doc: unknown, version: number): MachineState {
     if (bad) throw new SnapshotDecodeError(`access rule: ${bad.message}`);
     if (!s.acl.add({ principal: principal as string, prefix: prefix as string, verb: verb as AclVerb })) throw new SnapshotDecodeError(`access rule ${JSON.stringify(r)} appears twice`);
   }
+}
+
+function buildDedup(s: MachineState, d: Record<string, unknown>, version: number): void {
   const records = arr(d.dedup, 'dedup');
   if (records.length > s.dedup.maxSize) throw new SnapshotDecodeError(`${records.length} request ids; at most ${s.dedup.maxSize} are kept`);
   const owners = version === SNAPSHOT_FORMAT_VERSION ? dedupOwners(d, records.length) : undefined;
@@ -241,38 +270,38 @@ function build(doc: unknown, version: number): MachineState {
     const rec = dedupRecord(a);
     s.dedup.restore(rid, rec, owners ? owners[i] : legacyOwner(rec));
   });
-  if (version === SNAPSHOT_FORMAT_VERSION) {
-    const rows = arr(d.quotas, 'quotas');
-    if (rows.length > MAX_QUOTA_PRINCIPALS) throw new SnapshotDecodeError(`${rows.length} principals with quotas; at most ${MAX_QUOTA_PRINCIPALS} are kept`);
-    for (const q of rows) {
-      const [pJ, ...values] = tuple(q, 1 + QUOTA_KEYS.length, 'quota row');
-      const principal = str(pJ, 'quota principal');
-      const bad = validatePrincipal(principal);
-      if (bad) throw new SnapshotDecodeError(`quota principal: ${bad.message}`);
-      if (s.quotas.has(principal)) throw new SnapshotDecodeError(`quotas of ${principal} appear twice`);
-      const o: Partial<Record<QuotaKey, number>> = {};
-      QUOTA_KEYS.forEach((k, i) => {
-        if (values[i] === null) return;
-        const v = int(values[i], `quota ${k}`);
-        if (validateQuotaValue(k, v)) throw new SnapshotDecodeError(`quota ${k} of ${principal} is out of range`);
-        o[k] = v;
-      });
-      if (Object.keys(o).length === 0) throw new SnapshotDecodeError(`quota row of ${principal} sets nothing`);
-      s.quotas.set(principal, o);
-    }
-    for (const f of arr(d.fenceCharged, 'fenceCharged')) {
-      const [keyJ, pJ] = tuple(f, 2, 'fence charge');
-      const key = str(keyJ, 'charged fence key');
-      const principal = str(pJ, 'fence key principal');
-      const bad = validatePrincipal(principal);
-      if (bad) throw new SnapshotDecodeError(`fence key principal: ${bad.message}`);
-      if (!s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} is charged but not in the store`);
-      if (s.fenceCharges.principalOf(key) !== undefined) throw new SnapshotDecodeError(`fence key ${key} is charged twice`);
-      s.fenceCharges.charge(key, principal);
-    }
+}
+
+/** Version 9 only: per-principal quotas and the fence keys charged to each principal. */
+function buildQuotas(s: MachineState, d: Record<string, unknown>): void {
+  const rows = arr(d.quotas, 'quotas');
+  if (rows.length > MAX_QUOTA_PRINCIPALS) throw new SnapshotDecodeError(`${rows.length} principals with quotas; at most ${MAX_QUOTA_PRINCIPALS} are kept`);
+  for (const q of rows) {
+    const [pJ, ...values] = tuple(q, 1 + QUOTA_KEYS.length, 'quota row');
+    const principal = str(pJ, 'quota principal');
+    const bad = validatePrincipal(principal);
+    if (bad) throw new SnapshotDecodeError(`quota principal: ${bad.message}`);
+    if (s.quotas.has(principal)) throw new SnapshotDecodeError(`quotas of ${principal} appear twice`);
+    const o: Partial<Record<QuotaKey, number>> = {};
+    QUOTA_KEYS.forEach((k, i) => {
+      if (values[i] === null) return;
+      const v = int(values[i], `quota ${k}`);
+      if (validateQuotaValue(k, v)) throw new SnapshotDecodeError(`quota ${k} of ${principal} is out of range`);
+      o[k] = v;
+    });
+    if (Object.keys(o).length === 0) throw new SnapshotDecodeError(`quota row of ${principal} sets nothing`);
+    s.quotas.set(principal, o);
   }
-  s.usage.rebuild(s.leases.values(), s.locks.values(), (id) => s.leases.get(id)?.owner); // derived: rebuilt here, not stored
-  return s;
+  for (const f of arr(d.fenceCharged, 'fenceCharged')) {
+    const [keyJ, pJ] = tuple(f, 2, 'fence charge');
+    const key = str(keyJ, 'charged fence key');
+    const principal = str(pJ, 'fence key principal');
+    const bad = validatePrincipal(principal);
+    if (bad) throw new SnapshotDecodeError(`fence key principal: ${bad.message}`);
+    if (!s.fence.has(key)) throw new SnapshotDecodeError(`fence key ${key} is charged but not in the store`);
+    if (s.fenceCharges.principalOf(key) !== undefined) throw new SnapshotDecodeError(`fence key ${key} is charged twice`);
+    s.fenceCharges.charge(key, principal);
+  }
 }
 
 /** Version 9: the principal of each of the `n` dedup records. */

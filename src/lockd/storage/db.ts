@@ -1,6 +1,6 @@
 // The LevelDB handle type used by the storage: string keys, Buffer values.
 import { Level } from 'level';
-import { DataDirError } from './errors.js';
+import { DataDirError } from './data-dir-errors.js';
 
 export type Db = Level<string, Buffer>;
 

@@ -24,7 +24,7 @@ import { applyChange, encodeConfigEntry, type ConfChange, type Configuration } f
 import type { Entry, HardState, NodeId } from '../../raft/types.js';
 import { type Db, openLevel, openOrRefuse, writeBatch } from './db.js';
 import { migrateDataDir } from './migrate.js';
-import { DataDirError, RecordError } from './errors.js';
+import { DataDirError, RecordError } from './data-dir-errors.js';
 import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { levelKv } from './kv.js';
 import { loadDataDir } from './load.js';

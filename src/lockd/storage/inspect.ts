@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Entry, HardState, Snapshot } from '../../raft/types.js';
 import { type Db, openLevel } from './db.js';
-import { DataDirError, FormatError, RecordError } from './errors.js';
+import { DataDirError, FormatError, RecordError } from './data-dir-errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey, parseEntryKey } from './keys.js';
 import { type Configuration, type Identity, decodeConfiguration, decodeEntry, decodeHardState, decodeIdentity, decodeSnapshot } from './records.js';
 

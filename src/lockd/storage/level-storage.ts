@@ -5,7 +5,7 @@ import type { MemoryStorage } from '../../raft/memory-storage.js';
 import type { NodeId, Ready, Snapshot } from '../../raft/types.js';
 import { type LogShape, StorageUsageError, planCompact, planPersist } from './batch-plan.js';
 import { type Migrated, migrateDataDir } from './migrate.js';
-import { DataDirError } from './errors.js';
+import { DataDirError } from './data-dir-errors.js';
 import { type KvStore, openLevelKv } from './kv.js';
 import { PEERS_KEY } from './keys.js';
 import { refuseIfRestoring } from './restoring-mark.js';

@@ -4,7 +4,7 @@
 import { MemoryStorage } from '../../raft/memory-storage.js';
 import type { Entry, HardState, NodeId, Snapshot } from '../../raft/types.js';
 import type { BatchOp, KvStore } from './kv.js';
-import { DataDirError, FormatError, RecordError } from './errors.js';
+import { DataDirError, FormatError, RecordError } from './data-dir-errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, PEERS_KEY, SNAPSHOT_KEY, parseEntryKey } from './keys.js';
 import {
   type Configuration,

@@ -8,7 +8,7 @@
 import { chmodSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openLevel, openOrRefuse } from './db.js';
-import { DataDirError, RecordError } from './errors.js';
+import { DataDirError, RecordError } from './data-dir-errors.js';
 import { IDENTITY_KEY } from './keys.js';
 import { refuseIfRestoring } from './restoring-mark.js';
 import { PREVIOUS_STORAGE_FORMAT, STORAGE_FORMAT, encodeIdentity, newerFormat, unsealJson } from './records.js';

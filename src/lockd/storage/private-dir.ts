@@ -3,7 +3,7 @@
 // (group or world bits, e.g. made by an older lockd or by hand) is tightened to 0700, and the node
 // says so: that closes every file in it to others, whatever their own modes.
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import { DataDirError } from './errors.js';
+import { DataDirError } from './data-dir-errors.js';
 
 /** The mode `dir` had before it was tightened to 0700, or undefined when it was private already (or new). */
 export function makeDataDirPrivate(dir: string): number | undefined {

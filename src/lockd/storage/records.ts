@@ -2,7 +2,7 @@
 // is detected on load instead of being handed to Raft.
 import { crc32 } from 'node:zlib';
 import type { Entry, HardState, Snapshot } from '../../raft/types.js';
-import { FormatError, RecordError } from './errors.js';
+import { FormatError, RecordError } from './data-dir-errors.js';
 
 export interface Identity {
   readonly clusterId: string;

@@ -6,7 +6,7 @@
 // place, because a data dir is often a mount point (a volume), which cannot be renamed onto.
 import { closeSync, existsSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataDirError } from './errors.js';
+import { DataDirError } from './data-dir-errors.js';
 import { syncPath } from './sync-path.js';
 
 export const RESTORING_MARK = 'LOCKD-RESTORING';

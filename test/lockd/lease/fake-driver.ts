@@ -1,7 +1,7 @@
 // A stand-in for the Raft driver, for the lease clock's tests: it applies each proposal to a real state
 // machine at once (or loses, refuses or holds it on demand), and answers read barriers at once (or
 // holds or fails them on demand).
-import { ProposalLostError, NotLeaderError } from '../../../src/lockd/node/errors.js';
+import { ProposalLostError, NotLeaderError } from '../../../src/lockd/node/proposal-errors.js';
 import type { Entry } from '../../../src/raft/types.js';
 import { LockStateMachine, decodeCommand, encodeCommand, type ApplyOutput, type TickCommand } from '../../../src/lockd/state-machine/index.js';
 

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { CONFIRM_RETRY_MS, LeaseClock } from '../../../src/lockd/node/lease-clock.js';
-import { NotLeaderError } from '../../../src/lockd/node/errors.js';
+import { NotLeaderError } from '../../../src/lockd/node/proposal-errors.js';
 import type { NodeContext } from '../../../src/lockd/node/node-context.js';
 import { LockStateMachine, encodeCommand } from '../../../src/lockd/state-machine/index.js';
 import { waitFor } from '../../support/process-cluster.js';

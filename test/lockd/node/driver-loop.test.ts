@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { DriverLoop, type LoopStorage, type Persistable } from '../../../src/lockd/node/driver-loop.js';
-import { NotLeaderError } from '../../../src/lockd/node/errors.js';
+import { NotLeaderError } from '../../../src/lockd/node/proposal-errors.js';
 import { MemoryStorage } from '../../../src/raft/memory-storage.js';
 import { message, type Message, type Snapshot } from '../../../src/raft/types.js';
 

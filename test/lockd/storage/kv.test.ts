@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { DataDirError } from '../../../src/lockd/storage/errors.js';
+import { DataDirError } from '../../../src/lockd/storage/data-dir-errors.js';
 import { LevelStorage } from '../../../src/lockd/storage/index.js';
 import { ENTRY_RANGE, entryKey } from '../../../src/lockd/storage/keys.js';
 import { type KvStore, openLevelKv } from '../../../src/lockd/storage/kv.js';
