@@ -5,7 +5,7 @@
 // leader the model made is a Lock.Observe event.
 import type { LockEvent__Output } from '../../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { Answer, RecipeModel, RecipeReq } from './recipe-model.js';
-import { staleActBroken } from '../../support/grant-promises.js';
+import { sharedTokens, staleActBroken, type SeenGrant } from '../../support/grant-promises.js';
 
 /** Per name, the events its Observe stream delivered so far. */
 export type Events = Map<string, LockEvent__Output[]>;
@@ -62,4 +62,18 @@ export function foldDisagrees(events: readonly LockEvent__Output[], holders: Rea
   const want = [...new Set(holders.map((h) => `${h.leaseId}/${h.fencingToken}`))].sort();
   const got = [...foldHolders(events)].sort();
   return want.join(' ') === got.join(' ') ? undefined : `its events add up to holders [${got.join(' ')}], Inspect says [${want.join(' ')}] (${events.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') || 'no events'})`;
+}
+
+/**
+ * Two grants of one name told to different leases with one token (a token names one grant), read
+ * from the ACQUIRED events and RESYNC pictures every Observe stream delivered; undefined: none.
+ */
+export function tokenShared(events: Events): string | undefined {
+  const grants: SeenGrant[] = [];
+  for (const [name, list] of events)
+    for (const e of list) {
+      if (e.type === 'ACQUIRED') grants.push({ name, lease: Number(e.leaseId), token: Number(e.fencingToken) });
+      else if (e.type === 'RESYNC') for (const h of e.state?.holders ?? []) grants.push({ name, lease: Number(h.leaseId), token: Number(h.fencingToken) });
+    }
+  return sharedTokens(grants)[0]?.detail;
 }

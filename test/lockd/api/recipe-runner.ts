@@ -10,7 +10,7 @@ import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_DELAY_MS, RecipeModel, type Answer, type RecipeReq } from './recipe-model.js';
 import { isFresh, isRange, matchAnswer, type Fresh } from './answer-match.js';
 import { electionStub, nameOf, NAMES, resolve, sessionSender, unaryOnly, unarySender, waits, type Op, type Sender } from './recipe-ops.js';
-import { foldDisagrees, missingEvents, promiseBroken, type Events } from './recipe-checks.js';
+import { foldDisagrees, missingEvents, promiseBroken, tokenShared, type Events } from './recipe-checks.js';
 import { NodePause } from './recipe-pause.js';
 import type { LeaderResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaderResponse.js';
 import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js';
@@ -203,6 +203,8 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       await step(m, to(op.via, req), req, op.id, w, log, tokens, events);
       // A refused request changed nothing: read what it would have changed (each checked against the model).
       if (req.t === 'invalid') for (const r of req.after) await step(m, to(op.via, r), r, op.id, w, log, tokens, events);
+      const shared = tokenShared(events);
+      if (shared) throw new Mismatch(`after #${op.id}: promise broken — ${shared}`);
       const call = waiting.get(op.id);
       if (call) call.via = target(op.via, req);
       // The state a snapshot taken now would hold: each deferred call's settle answer from it.
@@ -230,6 +232,8 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     let missing = missingEvents(m, events);
     for (const until = Date.now() + END_MS; missing && Date.now() < until; missing = missingEvents(m, events)) await new Promise((r) => setTimeout(r, 20));
     if (missing) throw new Mismatch(`promise broken — every change of a lock is an Observe event: ${missing}`);
+    const shared = tokenShared(events);
+    if (shared) throw new Mismatch(`promise broken — ${shared}`);
     await foldsAgree([[`${steady}`, observers], [`${pause.id}${caughtUp ? ', which caught up by snapshot' : ''}`, paused]]);
     await leadersAgree(leaderWatches, ' at the end of the run');
     const caught = pause.leader ? 'leader caught up by snapshot' : 'follower caught up by snapshot';

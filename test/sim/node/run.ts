@@ -9,6 +9,7 @@ import { hashString, Prng } from '../prng.js';
 import { adaptersFor, type NodeBug } from './bugs.js';
 import { Rpc, type ClientStream } from './calls.js';
 import { checkObserve, checkOpenCalls, checkRun } from './checks.js';
+import { checkGrantPromises } from './promise-checks.js';
 import { SimObserver, type ObservedStream } from './observer.js';
 import { ELECTION, SimClient, type ClientLog, type LockSpec } from './client.js';
 import { NodeHost, type HostSettings } from './host.js';
@@ -209,7 +210,7 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   void done;
   for (const h of hosts.values()) h.close();
 
-  const violations = [...fatal, ...served, ...checkRun(oracle, log, timeline, stopAt), ...checkObserve(oracle, observed)];
+  const violations = [...fatal, ...served, ...checkRun(oracle, log, timeline, stopAt), ...checkGrantPromises(log), ...checkObserve(oracle, observed)];
   o.inspect?.({ oracle, log });
   const ok = log.ops.filter((x) => x.result?.ok).length;
   Object.assign(stats, {
