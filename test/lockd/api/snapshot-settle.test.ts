@@ -10,8 +10,9 @@
 //  - a waiting Acquire (no deadline) it served is answered the grant the others made meanwhile;
 //  - the same for a waiting Campaign;
 //  - a KeepAlive stream it served is told ttl_ms 0 for a lease revoked meanwhile (a follower's
-//    stream is the leader's, proxied), or — a deposed leader ends its streams UNAVAILABLE — a fresh
-//    KeepAlive there says ttl_ms 0: never silence.
+//    stream is the leader's, proxied), or — a deposed leader ends its streams UNAVAILABLE, and so
+//    does a follower whose connection to the leader dropped — a fresh KeepAlive there says
+//    ttl_ms 0: never silence.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
@@ -151,7 +152,28 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
   };
   const toldGone = (answers: readonly LeaseKeepAliveResponse__Output[], leaseId: number) => answers.some((a) => Number(a.leaseId) === leaseId && Number(a.ttlMs) === 0);
 
-  it('a KeepAlive stream on a paused follower is told ttl 0, once it caught up by snapshot, for a lease revoked meanwhile', async () => {
+  /**
+   * The stream on `on` hears that `leaseId` ended: ttl_ms 0 on it, or — never silence — it ends
+   * UNAVAILABLE (its node stopped leading, or, on a follower, the proxied stream's connection to the
+   * leader dropped: a node resumed after a pause may time out its own keepalive ping before it reads
+   * the answer). Then the client reconnects and resends (proto), and a fresh KeepAlive on `on` says
+   * ttl_ms 0 (served or proxied to the leader).
+   */
+  const hearsGone = async (ka: Awaited<ReturnType<typeof keepAlive>>, on: string, leaseId: number): Promise<void> => {
+    const how = await waitFor(`the stream on ${on} hears of lease ${leaseId}`, () => (toldGone(ka.answers, leaseId) ? 'ttl 0' : ka.error() ? 'ended' : undefined), SETTLE_MS);
+    if (how === 'ttl 0') return;
+    expect(ka.error()!.code, ka.error()!.details).to.equal(grpc.status.UNAVAILABLE);
+    const s = f.api(on).keepAliveStream();
+    cleanups.push(() => s.cancel());
+    const first = within(new Promise<LeaseKeepAliveResponse__Output>((resolve, reject) => {
+      s.once('data', resolve);
+      s.once('error', reject);
+    }), `a fresh KeepAlive of ${leaseId} on ${on}`);
+    s.write({ leaseId });
+    expect(await first).to.deep.include({ leaseId, ttlMs: 0 });
+  };
+
+  it('a KeepAlive stream on a paused follower hears of a lease revoked meanwhile once it caught up by snapshot: ttl 0, or it ends UNAVAILABLE and a fresh KeepAlive says ttl 0', async () => {
     const follower = others(f.leaderId)[0];
     const [a, filler] = [await lease(), await lease()];
     const ka = await keepAlive(follower, a);
@@ -163,8 +185,7 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     expect(toldGone(ka.answers, a), 'nothing reaches a paused node').to.equal(false);
     await resumeBySnapshot(follower, before);
 
-    await waitFor(`the stream on ${follower} tells lease ${a} ended`, () => (toldGone(ka.answers, a) ? true : undefined), SETTLE_MS);
-    expect(ka.error()).to.equal(undefined);
+    await hearsGone(ka, follower, a);
   });
 
   it('a KeepAlive stream on a leader paused, deposed and caught up by snapshot ends UNAVAILABLE (or says ttl 0); a fresh KeepAlive there says ttl 0', async () => {
@@ -179,19 +200,7 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     await compactedPastNow(next);
     await resumeBySnapshot(old, before);
 
-    const how = await waitFor(`the stream on ${old} hears of lease ${a}`, () => (toldGone(ka.answers, a) ? 'ttl 0' : ka.error() ? 'ended' : undefined), SETTLE_MS);
-    if (how === 'ended') {
-      expect(ka.error()!.code, ka.error()!.details).to.equal(grpc.status.UNAVAILABLE);
-      // The client reconnects and resends (proto): the lease is gone, so ttl 0 (proxied to the new leader).
-      const s = f.api(old).keepAliveStream();
-      cleanups.push(() => s.cancel());
-      const first = within(new Promise<LeaseKeepAliveResponse__Output>((resolve, reject) => {
-        s.once('data', resolve);
-        s.once('error', reject);
-      }), `a fresh KeepAlive of ${a} on ${old}`);
-      s.write({ leaseId: a });
-      expect(await first).to.deep.include({ leaseId: a, ttlMs: 0 });
-    }
+    await hearsGone(ka, old, a);
   });
 
   it('a waiting Acquire (no deadline) on a leader paused, deposed and caught up by snapshot is answered its grant', async () => {
