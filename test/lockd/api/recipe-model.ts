@@ -169,15 +169,20 @@ export class RecipeModel {
   saw(value: number): void {
     this.maxSeen = Math.max(this.maxSeen, value);
   }
-  /** What a fresh value must exceed, as of now: the highest seen of its class (each lock's tokens; lease ids). */
-  floorsNow(): (f: Fresh) => number {
-    const copy = new Map(this.floors);
-    const all = this.maxSeen;
-    return (f) => (f.cls === undefined ? all : copy.get(f.cls) ?? 0);
-  }
+  /**
+   * What a fresh value must exceed: the highest of its class (each lock's tokens; lease ids; else
+   * any value) seen when the model made it, i.e. before the request that makes it was sent. Not as
+   * of when it is first seen: a grant made while its answer is held up (a waiter on a paused node)
+   * is older than the tokens seen meanwhile. Seed 14 with LOCKD_PROP_BURST=5: a Revoke hands the
+   * paused node's waiter token 11508736, a SetPermits then grants 11512832 on another node and is
+   * answered at once, and an Inspect shows the waiter's token below it — right, not a stale token.
+   */
+  floorOf = (f: Fresh): number => this.symFloor.get(f.fresh) ?? 0;
+  private readonly symFloor = new Map<string, number>();
   private fresh(cls?: string): Fresh {
     const f = { fresh: `v${this.nextSym++}`, cls };
     if (cls !== undefined) this.symCls.set(f.fresh, cls);
+    this.symFloor.set(f.fresh, cls === undefined ? this.maxSeen : this.floors.get(cls) ?? 0);
     return f;
   }
   private tokenFor(name: string): Fresh {

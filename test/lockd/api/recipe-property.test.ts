@@ -14,7 +14,7 @@
 // current leadership, its KeepAlive stream hear that its lease ended, the wait answer what the
 // restored state says. A failing sequence is shrunk and printed with its seed. The mutex's
 // request-id and CancelWait semantics are api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other
-// seeds; LOCKD_PROP_OPS sets the length.
+// seeds; LOCKD_PROP_OPS sets the length, LOCKD_PROP_BURST how often a burst is drawn (1 in 10).
 //
 // What it catches (LOCKD_PROP_SURVEY=1, seeds 1–16, each break made by hand and undone; 2026-12-02):
 // the snapshot's RESYNC taken out, 14 of seeds 1–32 (e008ec1); Proclaim accepting any token, 5/16;
@@ -34,6 +34,8 @@ import { SNAPSHOT_EVERY } from './recipe-pause.js';
 
 const [FIRST, LAST] = (process.env.LOCKD_PROP_SEEDS ?? '1-16').split('-').map(Number);
 const OPS = Number(process.env.LOCKD_PROP_OPS ?? 60);
+/** One op in BURST, drawn at random, is a burst (LOCKD_PROP_BURST: fewer means more bursts). */
+const BURST = Number(process.env.LOCKD_PROP_BURST ?? 10);
 const SHRINK_RUNS = 40;
 
 function sequence(seed: number): Op[] {
@@ -42,7 +44,7 @@ function sequence(seed: number): Op[] {
   const ops: Op[] = [];
   while (ops.length < OPS) {
     // Now and then a burst: one entry grants several, one of them ends, its holder acts on.
-    if (ops.length >= 5 && rnd.int(10) === 0) ops.push(...drawBurst(rnd, ops.length, kinds));
+    if (ops.length >= 5 && rnd.int(BURST) === 0) ops.push(...drawBurst(rnd, ops.length, kinds));
     else ops.push(drawOp(rnd, ops.length, kinds));
   }
   // A node — a follower, or in even seeds the leader — is paused for a few ops and catches up

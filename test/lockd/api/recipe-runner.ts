@@ -260,7 +260,7 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
 
 async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, w: Waits, log: string[], tokens: number[], events: Events): Promise<void> {
   const { waiting, defer, deferred } = w;
-  const floor = m.floorsNow();
+  const floor = m.floorOf;
   // Whether the caller acts with a grant that has ended (a stale actor), as of before this request.
   const stale = 'grant' in req && req.grant !== undefined && !m.holds(req.name, req.grant);
   const electionBefore = 'name' in req && m.isElection(req.name);
