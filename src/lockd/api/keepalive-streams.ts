@@ -1,9 +1,10 @@
 // Lease.KeepAlive, the bidi stream that keeps leases alive.
-// On the leader: each request joins the next Tick (LeaseClock) and is answered once that Tick is
-// applied; every lease renewed on a stream is watched, and when it expires or is revoked later the
-// stream is told (ttl_ms = 0) — the holder learns it lost its locks (docs/lessons.md 1); also when a
-// snapshot install shows a watched lease gone (its end came with no event here). When this node
-// stops leading, its streams end with UNAVAILABLE (+ lockd-leader): the client reconnects.
+// On the leader: each request joins the next Tick (LeaseClock proposes one at once, coalesced) and is
+// answered once that Tick is applied; every lease renewed on a stream is watched, and when it
+// expires or is revoked later the stream is told (ttl_ms = 0) — the holder learns it lost its locks
+// (docs/lessons.md 1); also when a snapshot install shows a watched lease gone (its end came with no
+// event here). When this node stops leading, its streams end with UNAVAILABLE (+ lockd-leader):
+// the client reconnects.
 // On a follower: the stream is proxied to the leader, and ends when the leader's stream ends.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';

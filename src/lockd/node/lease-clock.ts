@@ -266,6 +266,10 @@ export class LeaseClock {
     const raw = now - this.lastMark;
     const elapsedMs = Math.floor(Math.min(raw, this.timing.maxElapsedMs));
     // Time beyond the cap is dropped (slower, never faster); below it the fraction carries over.
+    // Prompted by a renewal or by the interval, a Tick counts only time measured since the previous
+    // mark: early Ticks split that time finer and add none, and the deadline of a renewal in this
+    // batch (which arrived before now) counts from here, after its client sent it. So "the client
+    // stops trusting first" holds as it did with interval Ticks (docs/design.md §4).
     this.lastMark = raw > this.timing.maxElapsedMs ? now : this.lastMark + elapsedMs;
     const batch = this.takeBatch();
     // The cluster version, once every member decodes the field (cluster-version.ts): an older replica refuses it.

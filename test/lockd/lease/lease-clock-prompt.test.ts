@@ -7,7 +7,7 @@ import pino from 'pino';
 import { LeaseClock, RENEWAL_TICK_GAP_MS } from '../../../src/lockd/node/lease-clock.js';
 import type { Clock, ClockTimer } from '../../../src/lockd/node/clock.js';
 import type { NodeContext } from '../../../src/lockd/node/node-context.js';
-import { LockStateMachine, MAX_TICK_EXPIRY_WORK, leaderMargins, driftAllowanceMs } from '../../../src/lockd/state-machine/index.js';
+import { LockStateMachine, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, leaderMargins, driftAllowanceMs } from '../../../src/lockd/state-machine/index.js';
 import { FakeDriver } from './fake-driver.js';
 
 const silent = pino({ level: 'silent' });
@@ -116,6 +116,47 @@ describe('lease: a renewal prompts a Tick at once', function () {
     await turns(3);
     expect(driver.ticks.map((t) => t.renewed)).to.deep.equal([[ids[0], ids[1]], [ids[2], ids[3]]]);
     expect(answered).to.deep.equal([ids[0], ids[1], ids[2], ids[2], ids[3]]); // a lease's keepalives answered together
+  });
+
+  it(`many keepalives while a Tick is in flight make exactly one more Tick (at most ${MAX_TICK_RENEWALS} leases; the rest the one after)`, async () => {
+    const { driver, clock, hand } = setup();
+    const over = 100; // beyond what one Tick may carry
+    const ids = driver.grant(MAX_TICK_RENEWALS + over + 1, TTL);
+    const [first, ...rest] = ids;
+    driver.elect(1);
+    driver.apply(new Uint8Array(0));
+    driver.mode = 'hold';
+    let answered = 0;
+    clock.renew(first, () => answered++);
+    await turns(3);
+    expect(driver.ticks, 'the first keepalive’s Tick, held in flight').to.have.length(1);
+    // Every other lease renews (some twice) over many event-loop turns and much clock time.
+    for (let k = 0; k < rest.length; k += 1000) {
+      for (const id of rest.slice(k, k + 1000)) clock.renew(id, () => answered++);
+      clock.renew(rest[k], () => answered++);
+      await turns(2);
+      hand.advance(RENEWAL_TICK_GAP_MS);
+    }
+    expect(driver.ticks, 'nothing proposed while one is in flight').to.have.length(1);
+    expect(hand.waiting, 'and nothing scheduled either').to.equal(0);
+    driver.mode = 'apply';
+    driver.held.shift()!();
+    await turns(3);
+    // The gap since that Tick's proposal has long passed: the next goes at once, with the oldest
+    // MAX_TICK_RENEWALS arrivals, and nothing else is proposed while it is in flight.
+    expect(driver.ticks.map((t) => t.renewed.length)).to.deep.equal([1, MAX_TICK_RENEWALS]);
+    // It was applied at once; the rest ride the one after, the gap after it.
+    hand.advance(RENEWAL_TICK_GAP_MS);
+    await turns(3);
+    expect(driver.ticks.map((t) => t.renewed.length)).to.deep.equal([1, MAX_TICK_RENEWALS, over]);
+    expect(driver.ticks[1].renewed).to.deep.equal(rest.slice(0, MAX_TICK_RENEWALS));
+    expect(driver.ticks[2].renewed).to.deep.equal(rest.slice(MAX_TICK_RENEWALS));
+    expect(answered).to.equal(1 + rest.length + Math.ceil(rest.length / 1000));
+    // Nothing is queued now: no further Tick until a keepalive comes (or the interval fires).
+    hand.advance(RENEWAL_TICK_GAP_MS);
+    await turns(3);
+    expect(driver.ticks).to.have.length(3);
+    expect(hand.waiting).to.equal(0);
   });
 
   it(`a keepalive flood costs at most one Tick per ${RENEWAL_TICK_GAP_MS} ms`, async () => {
