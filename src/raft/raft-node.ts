@@ -141,7 +141,7 @@ export class RaftNode {
       entries,
       snapshot,
       committedEntries: log.nextCommittedEnts(MAX_APPLY_BYTES_PER_READY),
-      messages: this.raft.msgs,
+      messages: withoutStaleAcks(this.raft.msgs, hard.term),
       readStates: this.raft.readStates,
     };
     this.raft.msgs = [];
@@ -183,4 +183,17 @@ function sameSoft(a: SoftState, b: SoftState): boolean {
 
 function sameHard(a: HardState, b: HardState): boolean {
   return a.term === b.term && a.vote === b.vote && a.commit === b.commit;
+}
+
+/**
+ * The messages of a Ready minus the acknowledgments of an older term than the one it persists. An
+ * ack leaves only once the Ready is durable, and it must be true of what is durable then. Worked
+ * example (simulator seed 1452, membership nemesis): in one batch a follower takes entry 45 of the
+ * term-27 leader and queues its ack, then an append of the term-28 leader replaces 45; the Ready
+ * persists 45@28 and, unfiltered, would still tell the term-27 leader "I hold 45 as you do". Votes
+ * keep that from committing anything today, but a quorum must never count a copy that was never
+ * written; dropping the ack is safe (any message may be lost) and the old leader is deposed anyway.
+ */
+function withoutStaleAcks(msgs: Message[], term: number): Message[] {
+  return msgs.filter((m) => !(m.type === 'AppResp' && m.term < term));
 }

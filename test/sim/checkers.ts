@@ -258,8 +258,8 @@ export class Checker {
         }
         return;
       case 'AppResp':
-        // An ack of an older term may name entries that a newer leader replaced within the same batch: that is
-        // as if they were persisted, acked, then replaced (the ack only leaves after the batch is durable).
+        // Only acks of the durable term are judged here: a Ready drops acks of an older term (raft-node.ts
+        // withoutStaleAcks), and one sent after a later Ready moved the term on was true when it was made.
         if (!m.reject && m.term === hs.term && m.index > synced.lastIndex()) {
           fail('Durability', node.id, `acknowledged index ${m.index} to ${m.to}, but its synced log ends at ${synced.lastIndex()}`);
         }
