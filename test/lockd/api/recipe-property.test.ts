@@ -16,7 +16,8 @@
 // request-id and CancelWait semantics are api-property.test.ts's. LOCKD_PROP_SEEDS=a-b runs other
 // seeds; LOCKD_PROP_OPS sets the length.
 //
-// What it catches (LOCKD_PROP_SURVEY=1, seeds 1–16, each break made by hand and undone; 2026-12-02):
+// What it caught (LOCKD_PROP_SURVEY=1, seeds 1–16, each break made by hand and undone; 2026-12-02; a
+// record: the sequences changed since, and the bugs kept in test/plants are measured in docs/testing.md §4):
 // the snapshot's RESYNC taken out, 14 of seeds 1–32 (e008ec1); Proclaim accepting any token, 5/16;
 // no UTF-8 check of Fence.Write's key, 5/16; of request ids, 2/16; of election values, 6/16; ids
 // past 2^53 accepted (isInteger for isSafeInteger), seed 5 (then a node exited and the survey
