@@ -41,8 +41,9 @@ function sequence(seed: number): Op[] {
   const rnd = new Prng(seed * 7919 + 16);
   const kinds = drawKinds(rnd);
   // Every seed has an election (a name mixed recipes reach: SetPermits, shared, Acquire on it), made
-  // by a draw of its own, so a seed that drew one keeps its sequence.
-  if (!kinds.some((k) => k.k === 'election')) kinds[new Prng(seed * 15_485_863 + 7).int(NAMES)] = { k: 'election' };
+  // by draws of their own, so a seed that drew one keeps its sequence; and a crowd (below).
+  const mix = new Prng(seed * 15_485_863 + 7);
+  if (!kinds.some((k) => k.k === 'election')) kinds[mix.int(NAMES)] = { k: 'election' };
   const ops: Op[] = [];
   while (ops.length < OPS) {
     // Now and then a burst: one entry grants several, one of them ends, its holder acts on.
@@ -74,6 +75,16 @@ function sequence(seed: number): Op[] {
     { id: 10_000, via: 0, body: { k: 'pause', ops: 3 + world.int(8), leader } },
     { id: 10_011, via: world.int(3), body: { k: 'revoke', lease: { holderOf: n, k: 0 } } },
   );
+  // One crowd burst on a name that is no election (its holders granted by one entry, one of them
+  // ended and acting on), outside the pause's ops: a seed whose other name became the election
+  // above would otherwise have half the crowds.
+  const crowd = kinds.findIndex((k) => k.k !== 'election');
+  if (crowd >= 0) {
+    const block = holders.length + 3;
+    let pos = 5 + mix.int(ops.length - 5);
+    if (pos > at && pos < at + block) pos = at + block;
+    ops.splice(pos, 0, ...drawBurst(mix, 20_000, kinds, crowd));
+  }
   return ops;
 }
 
