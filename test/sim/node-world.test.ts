@@ -12,9 +12,9 @@ const CLEAN_SEEDS = [1, 2, 3, 4, 5, 6];
 /** First seed that caught each bug (npm run sim -- --app node --catch-rates; docs/testing.md §2). */
 const FIRST_CAUGHT: Record<NodeBug, number> = {
   'snapshot-install-no-events': 1,
-  'wait-not-settled': 1,
+  'wait-not-settled': 5,
   'lease-clock-wall-time': 1,
-  'forwarder-drops-request-id': 3,
+  'forwarder-drops-request-id': 1,
   'shared-token-release': 1,
 };
 

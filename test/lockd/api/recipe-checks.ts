@@ -1,8 +1,9 @@
 // The recipe property test's checkers of the proto's promises, read from the answers themselves
 // rather than from the model's next state: a grant that has ended never acts (no release, resign,
 // proclaim or lock-bound write by a caller whose grant ended; a third party's CancelWait releases
-// nothing), at most one leader per election name, and every change of holders, mode, permits or
-// leader the model made is a Lock.Observe event.
+// nothing), at most one leader per election name (Inspect never shows two holders of one; SetPermits
+// on one is refused), and every change of holders, mode, permits or leader the model made is a
+// Lock.Observe event.
 import type { LockEvent__Output } from '../../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { Answer, RecipeModel, RecipeReq } from './recipe-model.js';
 import { sharedTokens, staleActBroken, type SeenGrant } from '../../support/grant-promises.js';
@@ -22,6 +23,8 @@ export function promiseBroken(m: RecipeModel, req: RecipeReq, got: Answer, at: {
   }
   if (req.t === 'cancelWait' && (b.released === true || b.removed === true)) return `a third party's CancelWait (an index read from a QUEUED event, not the waiter's request id) ${b.released ? 'released the grant handed to' : 'took out of the queue'} lease ${req.lease}`;
   if (req.t === 'inspect' && at.election && Array.isArray(b.holders) && b.holders.length > 1) return `at most one leader per election: ${req.name} has ${b.holders.length} holders`;
+  // proto Lock.SetPermits: refused on an election (one leader); accepted, it could crown a waiting campaigner beside the leader.
+  if (req.t === 'setPermits' && at.election) return `at most one leader per election: SetPermits(${req.permits}) on the election ${req.name} was accepted${Number(b.granted) > 0 ? ` and granted ${b.granted} waiting campaigner(s) beside its leader` : ''}`;
   return undefined;
 }
 

@@ -131,8 +131,7 @@ export function drawOp(rnd: Prng, id: number, kinds: readonly Kind[]): Op {
  * entry grants them together (the writer's Release, Revoke or downgrade; SetPermits growing), one of
  * them loses its lease (Revoke), and it keeps acting: Release with and without lease_id, Fence.Write.
  */
-export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[]): Op[] {
-  const name = rnd.int(NAMES);
+export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[], name = rnd.int(NAMES)): Op[] {
   const kind = kinds[name];
   const k = rnd.int(8);
   const out: OpBody[] = [];

@@ -2,8 +2,8 @@
 // a client can be paused like a process): a lease kept alive over Lease.KeepAlive, mutex Acquire
 // (try and wait) / Release, Fence.Write with and without `lock`, Fence.Read; every call retried
 // with its request id on UNAVAILABLE, at the leader a trailer names or another node; waits given up
-// (cancelled) now and then; and stale actors: a client paused past its lease that then goes on
-// writing and releasing with the token it had. What each client saw is recorded for checks.ts:
+// (cancelled) now and then; stale actors: a client paused past its lease that then goes on
+// writing and releasing with the token it had; and mixed recipes: SetPermits on the election's name. What each client saw is recorded for checks.ts:
 // when it trusted its lease (the first attempt's send time + ttl, renewed from each keepalive's
 // send time: proto/lockd.proto LeaseGrantRequest), which grants it believed it held and when.
 import * as grpc from '@grpc/grpc-js';
@@ -111,6 +111,8 @@ export class SimClient {
   private seq = 0;
   private lease: Lease | undefined;
   private stopped = false;
+  /** Draws for the mixed-recipe moves (a stream apart from `prng`). */
+  private readonly mixed: Prng;
 
   constructor(
     readonly id: string,
@@ -123,6 +125,7 @@ export class SimClient {
   ) {
     this.clock = rpc.clockOf(id);
     this.leader = prng.pick(nodes);
+    this.mixed = prng.split('mixed');
   }
 
   private get now(): number {
@@ -302,6 +305,8 @@ export class SimClient {
       this.log.beliefs.push(belief);
       lease.beliefs.push(belief);
     }
+    // Mixed recipes: the leader asks for more permits of its election (refused: one leader at most).
+    if (this.mixed.chance(0.3)) await this.op('SetPermits', { name: ELECTION, permits: this.mixed.range(2, 3) }, 5000);
     for (let k = this.prng.range(1, 3); k > 0; k--) {
       if (this.prng.chance(this.settings.stalePause)) {
         this.pause(lease.trust - this.now + this.prng.range(200, 2000));
@@ -328,6 +333,12 @@ export class SimClient {
     if (spec.permitRange && this.prng.chance(0.2)) {
       // Grow or shrink the semaphore: growing grants the waiters that now fit in one entry.
       const permits = this.prng.range(spec.permitRange[0], spec.permitRange[1]);
+      // Mixed recipes: now and then the election's name instead (the proto refuses it: one leader at
+      // most). Drawn from a stream of its own, so the seeds' other draws stay as they were.
+      if (this.mixed.chance(0.3)) {
+        await this.op('SetPermits', { name: ELECTION, permits: Math.max(2, permits) }, 5000);
+        return;
+      }
       const r = await this.op('SetPermits', { name, permits }, 5000);
       if (r.result?.ok) spec.permits = permits;
       return;
