@@ -33,6 +33,8 @@ export function describe(ev, ctx = {}, opts = {}) {
         kind: ev.expired.length ? 'expire' : 'tick',
         title: `Tick +${ms(ev.elapsedMs)} → now ${ms(ev.now)}${ev.expired.length ? `, expired ${list(ev.expired)}` : ''}`,
         sentence: `The leader's Tick at index ${n(ev.index)} advanced logical time by ${ms(ev.elapsedMs)}${ctx.before !== undefined ? `, from ${ms(ctx.before)}` : ''} to ${ms(ev.now)}` +
+          // Only the proposing leader's copy of the event carries what its clock measured.
+          `${ev.measuredMs === undefined ? '' : ev.measuredMs > ev.elapsedMs + 1 ? ` (${ev.node} measured ${ms(ev.measuredMs)} since its previous Tick; one Tick counts at most the cap, so time beyond it is dropped: logical time may run slow, never fast)` : ` (${ev.node} measured ${ms(ev.measuredMs)} since its previous Tick)`}` +
           `${ev.renewed.length ? `; it renewed lease${ev.renewed.length > 1 ? 's' : ''} ${list(ev.renewed)} (their keepalives reached the leader)` : ''}` +
           `${ev.expired.length ? `; it expired lease${ev.expired.length > 1 ? 's' : ''} ${list(ev.expired)}, whose deadline${ev.expired.length > 1 ? 's' : ''} this now reached${expiredDeadlines(ev, ctx)}` : ''}. Logical time moves only by committed Ticks, so every replica expires the same leases at the same index.`,
       };

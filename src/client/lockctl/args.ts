@@ -49,7 +49,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
   { path: ['demo'], positionals: ['NAME'], flags: ['dashboard', 'story-port', 'step'], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
-  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type', 'exclude'], summary: "print a stopped node's log entries (decoded, with logical now) and its snapshot summary" },
+  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type', 'exclude', 'compare'], summary: "print a stopped node's log entries (decoded, with logical now) and its snapshot summary; --compare DIR2: the first index where two nodes' logs differ" },
   { path: ['snapshot', 'save'], positionals: ['FILE'], flags: [], summary: 'save a backup of the whole cluster state from the leader to FILE (admin; lockd restore reads it)' },
   { path: ['snapshot', 'status'], positionals: ['FILE'], flags: [], summary: "verify a backup FILE (checksum, state) and summarize it: index, term, members, what it holds" },
   { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
@@ -78,6 +78,7 @@ const FLAG_USAGE: Record<string, string> = {
   from: '[--from INDEX]',
   type: '[--type T]',
   exclude: '[--exclude T,...]',
+  compare: '[--compare DIR2]',
   'peer-url': '--peer-url HOST:PORT',
   'client-url': '[--client-url HOST:PORT]',
   learner: '[--learner]',
@@ -134,7 +135,7 @@ export interface Parsed {
     shared: boolean;
     lockDelayMs?: number;
     observe: boolean;
-    dataDir?: string; from?: number; type?: string; exclude?: string;
+    dataDir?: string; from?: number; type?: string; exclude?: string; compare?: string;
     peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
     reset: boolean;
     dashboard: boolean; storyPort?: number; stepMs?: number;
@@ -164,6 +165,7 @@ const OPTIONS = {
   from: { type: 'string' },
   type: { type: 'string' },
   exclude: { type: 'string' },
+  compare: { type: 'string' },
   'peer-url': { type: 'string' },
   'client-url': { type: 'string' },
   learner: { type: 'boolean' },
@@ -253,6 +255,7 @@ function flagsOf(values: Values, wrap: <T>(f: () => T) => T): Parsed['flags'] {
     from: values.from === undefined ? undefined : wrap(() => parsePositive('--from', values.from!)),
     type: values.type,
     exclude: values.exclude,
+    compare: values.compare,
     peerUrl: values['peer-url'],
     clientUrl: values['client-url'],
     learner: values.learner ?? false,
@@ -283,7 +286,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const variadic = wanted.length > 0 && wanted[wanted.length - 1].endsWith('...]'); // "[QUOTA=N...]": any number, last
   const fixed = variadic ? wanted.slice(0, -1) : wanted;
   if (rest.length < requiredCount || (!variadic && rest.length > wanted.length)) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'peer-url', 'client-url', 'learner', 'expect-config-index', 'reset', 'dashboard', 'story-port', 'step'] as const) {
+  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'exclude', 'compare', 'peer-url', 'client-url', 'learner', 'expect-config-index', 'reset', 'dashboard', 'story-port', 'step'] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');

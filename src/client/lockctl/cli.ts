@@ -133,6 +133,6 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
     const story = dashboard ? { story: { ...(storyPort === undefined ? {} : { port: storyPort }), ...(stepMs === undefined ? {} : { stepMs }) } } : {};
     return loadDemoTool().then((t) => t.runDemo(p.args.NAME, { ...toolIo, ...story }));
   }
-  const { dataDir, from, type, exclude } = p.flags;
-  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }), ...(exclude === undefined ? {} : { exclude }) }, toolIo));
+  const { dataDir, from, type, exclude, compare } = p.flags;
+  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }), ...(exclude === undefined ? {} : { exclude }), ...(compare === undefined ? {} : { compare }) }, toolIo));
 }

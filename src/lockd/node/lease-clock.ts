@@ -76,6 +76,11 @@ export interface LeaseClockDeps {
   readonly clock?: Clock;
   /** The cluster version as this node knows it (PeerDirectory.clusterVersion); absent: Ticks never state one. */
   readonly clusterVersion?: () => { readonly version: string; readonly complete: boolean };
+  /**
+   * Told of each Tick proposed: its term and bytes, and the time measured for it before the cap
+   * (the Tick carries only what it counted): the observation stream shows both (NodeSource.tickProposed).
+   */
+  readonly onTickProposed?: (term: number, data: Uint8Array, measuredMs: number) => void;
 }
 
 /** What a service may use of the node's lease clock: hand it keepalives, read its state. Its lifecycle is the node's. */
@@ -286,7 +291,9 @@ export class LeaseClock {
     this.inflight = flight;
     this.ticksProposed++;
     this.lastProposedAt = now;
-    this.ctx.driver.propose(encodeCommand(cmd)).then(
+    const data = encodeCommand(cmd);
+    this.ctx.onTickProposed?.(this.leaderTerm, data, Math.round(raw));
+    this.ctx.driver.propose(data).then(
       ({ index, result: out }) => {
         if (clusterVersion && flight.epoch === this.epoch) {
           this.statedVersion = clusterVersion;

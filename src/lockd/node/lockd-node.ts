@@ -85,7 +85,7 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine, () => clusterHas('quotas', directory.clusterVersion()));
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, clusterVersion: () => directory.clusterVersion(), ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
+    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, clusterVersion: () => directory.clusterVersion(), onTickProposed: source.tickProposed, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
     const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, refusals: refusals.log, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
     const closers: Array<{ close(): void }> = [stalls, leaseClock, refusals];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);

@@ -35,8 +35,10 @@ export type ObservedBody =
   /**
    * A Tick applied: logical now after it, elapsed it added, leases it renewed and expired.
    * deadlines[k]: renewed[k]'s deadline after the entry (logical ms), as the state holds it.
+   * measuredMs, only from the node that proposed it (its leader then): the time its lease clock
+   * measured since the previous Tick, before the cap; elapsedMs is what the Tick counted of it.
    */
-  | { readonly type: 'tick'; readonly index: number; readonly now: number; readonly elapsedMs: number; readonly renewed: readonly number[]; readonly deadlines: readonly number[]; readonly expired: readonly number[] }
+  | { readonly type: 'tick'; readonly index: number; readonly now: number; readonly elapsedMs: number; readonly measuredMs?: number; readonly renewed: readonly number[]; readonly deadlines: readonly number[]; readonly expired: readonly number[] }
   /** deadline: logical time the lease expires at (now + ttl + the entry's margins). */
   | { readonly type: 'lease-granted'; readonly index: number; readonly leaseId: number; readonly ttlMs: number; readonly deadline: number }
   | { readonly type: 'lease-ended'; readonly index: number; readonly leaseId: number; readonly why: 'expired' | 'revoked' }

@@ -20,6 +20,8 @@ export class NodeSource {
   private commit: number;
   /** performance.now() when the synced write in progress began; undefined when none is. */
   private syncSince: number | undefined;
+  /** The Tick this node proposed last, as leader (one is in flight at a time): its term, bytes and measured time. */
+  private proposedTick: { readonly term: number; readonly data: Uint8Array; readonly measuredMs: number } | undefined;
 
   constructor(
     private readonly bus: EventBus,
@@ -115,6 +117,19 @@ export class NodeSource {
     });
   };
 
+  /** LeaseClock's onTickProposed: the applied Tick with these bytes in this term gets `measuredMs` in its event. */
+  readonly tickProposed = (term: number, data: Uint8Array, measuredMs: number): void => {
+    this.proposedTick = { term, data, measuredMs };
+  };
+
+  /** The time measured for Tick `entry` when this node proposed it (undefined: another node's, or unknown). */
+  private measuredFor(entry: Entry): number | undefined {
+    const p = this.proposedTick;
+    if (!p || p.term !== entry.term || Buffer.compare(p.data, entry.data) !== 0) return undefined;
+    this.proposedTick = undefined;
+    return p.measuredMs;
+  }
+
   /** RaftDriver.onApplied. */
   readonly applied = (entry: Entry, out: ApplyOutput): void => {
     const bus = this.bus;
@@ -130,7 +145,8 @@ export class NodeSource {
     );
     if (r?.type === 'Tick' && r.ok && cmd?.type === 'Tick') {
       const renewed = r.renewed.map((x) => x.leaseId);
-      bus.publish({ type: 'tick', index: entry.index, now: r.now, elapsedMs: cmd.elapsedMs, renewed, deadlines: renewed.map((id) => this.deadline(id)), expired: r.expired });
+      const measuredMs = this.measuredFor(entry);
+      bus.publish({ type: 'tick', index: entry.index, now: r.now, elapsedMs: cmd.elapsedMs, ...(measuredMs === undefined ? {} : { measuredMs }), renewed, deadlines: renewed.map((id) => this.deadline(id)), expired: r.expired });
     }
     if (r?.type === 'Grant' && r.ok && !r.duplicate) bus.publish({ type: 'lease-granted', index: entry.index, leaseId: r.leaseId, ttlMs: r.ttlMs, deadline: this.deadline(r.leaseId) });
     if (r?.type === 'Release' && cmd?.type === 'Release' && r.ok) bus.publish({ type: 'release', index: entry.index, name: cmd.name, token: cmd.token, ok: r.released });

@@ -191,6 +191,14 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(describeEvent(cand, { timing: { tickMs: 50, heartbeatMs: 100, electionMs: 1000 }, members: 5 } as never)!.sentence).to.equal('n4 heard no leader within its election timeout (drawn at random in 1,000–2,000 ms: 20–40 ticks of 50 ms), raised its term to 7 and asked the others for votes (it needs a majority: 3 of 5).');
   });
 
+  it('a Tick\'s why says what the proposing leader measured, and that time beyond the cap is dropped', () => {
+    const tick = { type: 'tick' as const, node: 'n3', term: 1, at: 0, seq: 1, index: 36, now: 3_503, elapsedMs: 200, renewed: [], deadlines: [], expired: [] };
+    const leap = describeEvent({ ...tick, measuredMs: 60_101 } as ObservedEvent, { before: 3_303 }, { ticks: true })!;
+    expect(leap.sentence).to.match(/^The leader's Tick at index 36 advanced logical time by 200 ms, from 3,303 ms to 3,503 ms \(n3 measured 60,101 ms since its previous Tick; one Tick counts at most the cap, so time beyond it is dropped/);
+    expect(describeEvent({ ...tick, elapsedMs: 99, measuredMs: 99 } as ObservedEvent, {}, { ticks: true })!.sentence).to.contain('(n3 measured 99 ms since its previous Tick)');
+    expect(describeEvent(tick as ObservedEvent, {}, { ticks: true })!.sentence).to.not.contain('measured'); // a follower's copy
+  });
+
   it('timeline order: (term, index), then time — an entry by its own, an unindexed row (election, demo step, node down) by where the log was', async () => {
     const { insertAt } = (await import(orderUrl)) as { insertAt: (rows: unknown[], row: unknown) => number };
     const row = (term: number, index: number, at: number) => ({ pos: { term, index }, at });

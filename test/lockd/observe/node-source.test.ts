@@ -83,6 +83,19 @@ describe('observe: events sourced from applies, roles and votes', () => {
     expect(evs.filter((e) => e.type === 'leader-changed')).to.have.length(1);
   });
 
+  it('a Tick this node proposed carries the time its lease clock measured (before the cap); another Tick does not', async () => {
+    const { source, apply, events } = setup();
+    apply({ type: 'Grant', ttlMs: 90_000, marginMs: 0 }); // a live lease, as when a leader ticks
+    const leap: Command = { type: 'Tick', elapsedMs: 200, marginMs: 0, renewed: [] };
+    source.tickProposed(2, encodeCommand(leap), 60_101);
+    const mine = apply(leap);
+    const other = apply(leap); // the same bytes again, not proposed here since: unknown
+    source.tickProposed(1, encodeCommand({ type: 'Tick', elapsedMs: 100, marginMs: 0, renewed: [] }), 100); // an older term's
+    const stale = apply({ type: 'Tick', elapsedMs: 100, marginMs: 0, renewed: [] });
+    const ticks = (await events()).filter((e) => e.type === 'tick');
+    expect(ticks.map((t) => [t.index, t.elapsedMs, t.measuredMs])).to.deep.equal([[mine, 200, 60_101], [other, 200, undefined], [stale, 100, undefined]]);
+  });
+
   it('the loop\'s facts: a term change with the vote, appended entries, the commit moving, a synced write timed, snapshots', async () => {
     const bus = new EventBus('n1', () => 5);
     const source = new NodeSource(bus, 'n1', { term: 4, commit: 10 });

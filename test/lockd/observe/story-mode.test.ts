@@ -3,12 +3,15 @@
 // the paused client believed against what the cluster decided — A's trust deadline (its own clock)
 // passes before the cluster grants the lock to B; the refused write with both tokens; the granting
 // entry in the log strip — and during `whole-cluster-crash` the panels say "unknown" while every
-// node is down. Each final page is kept as docs/study/NAME.png (`npm run study-shots` takes every demo's).
+// node is down. The other five demos run on the page too, each checked for its outcome and its
+// story (every printed step a caption, its faults as rows). Every demo's final page is kept in
+// .artifacts/study/NAME.png, and with LOCKD_UPDATE_DOCS_SCREENSHOT=1 (`npm run screenshot`) in
+// docs/study/ as well.
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../../support/process-cluster.js';
 import { ScriptCluster } from '../../support/script-cluster.js';
-import { keepShot, startStory } from './story-page.js';
+import { endStory, keepShot, startStory, type StoryRun } from './story-page.js';
 
 const fmt = (x: number) => x.toLocaleString('en-US');
 /** The pause between steps: long enough for the page to draw each one, short for the suite. */
@@ -22,7 +25,7 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
   const pageErrors: string[] = [];
 
   before(async () => {
-    cluster = await ScriptCluster.start(3, { testFaults: false });
+    cluster = await ScriptCluster.start(3); // test faults on: partitioned-leader and clock-jump need them
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
     storyPort = await freePort();
   });
@@ -70,7 +73,7 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
       await keepShot(page, 'gc-pause');
       expect(pageErrors).to.deep.equal([]);
     } finally {
-      await page.close();
+      await endStory(run);
     }
   });
 
@@ -91,10 +94,81 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
       await keepShot(page, 'whole-cluster-crash');
       expect(pageErrors).to.deep.equal([]);
     } finally {
-      await page.close();
+      await endStory(run);
     }
   });
+
+  /** What each of the other demos must show on the page, besides its outcome and every step. */
+  const others: ReadonlyArray<{ name: string; what: string; check: (page: Page) => Promise<void> }> = [
+    {
+      name: 'holder-crash', what: 'the killed `lockctl run` holder\'s call ends killed; B is granted the lock',
+      check: async (page) => {
+        expect(await page.locator('#clients .lane[data-client="holder"] .op.refused').first().getAttribute('title')).to.contain('killed by SIGKILL');
+        await page.locator('#clients .lane[data-client="B"] [data-mark="granted"]').first().waitFor({ timeout: 5_000 });
+      },
+    },
+    {
+      name: 'slow-release', what: 'A and B each have a lane; B is granted the lock',
+      check: async (page) => {
+        await page.locator('#clients .lane[data-client="A"] .op').first().waitFor({ timeout: 5_000 });
+        await page.locator('#clients .lane[data-client="B"] [data-mark="granted"]').first().waitFor({ timeout: 5_000 });
+      },
+    },
+    {
+      name: 'leader-failover', what: 'the leader\'s kill and restart are rows',
+      check: async (page) => {
+        await faultRow(page, 'killed (kill -9)');
+        await faultRow(page, 'restarted from its data dir');
+      },
+    },
+    {
+      name: 'partitioned-leader', what: 'the isolate and the heal are rows',
+      check: async (page) => {
+        await faultRow(page, 'isolated: its Raft messages dropped');
+        await faultRow(page, 'healed: Raft messages flow again');
+      },
+    },
+    {
+      name: 'clock-jump', what: 'the clock jump is a row',
+      check: async (page) => {
+        await faultRow(page, 'clock jumps 60000 ms');
+      },
+    },
+  ];
+  for (const demo of others) {
+    it(`${demo.name}: its outcome and every step it printed are on the page; ${demo.what}`, async () => {
+      const run = await startStory(browser!, cluster, demo.name, storyPort, STEP_MS);
+      run.page.on('pageerror', (e) => pageErrors.push(e.message));
+      try {
+        await storyDone(run);
+        await demo.check(run.page);
+        await keepShot(run.page, demo.name);
+        expect(pageErrors).to.deep.equal([]);
+      } finally {
+        await endStory(run);
+      }
+    });
+  }
 });
+
+/**
+ * The demo exited 0 and the page shows its end: the OK caption it printed, and one step per line of
+ * its timeline, in order.
+ */
+async function storyDone(run: StoryRun): Promise<void> {
+  const { page, lines } = run;
+  expect(await run.exit, lines.join('\n')).to.equal(0);
+  await page.locator('body[data-story-state="ok"]').waitFor({ timeout: 5_000 });
+  const ok = lines.find((l) => l.startsWith('OK: '));
+  expect(await page.locator('#story .caption').textContent(), lines.join('\n')).to.equal(ok);
+  const printed = lines.flatMap((l) => /^\s*(?:\d+|·)\s+(?:#\d+|·)\s{2}(.*)$/.exec(l)?.slice(1) ?? []);
+  expect(await page.locator('#story .steps li > span:last-child').allTextContents()).to.deep.equal(printed);
+}
+
+/** A fault row on the timeline with this text (bounded wait). */
+async function faultRow(page: Page, text: string): Promise<void> {
+  await page.locator('#timeline li[data-type="story-fault"]', { hasText: text }).first().waitFor({ timeout: 5_000 });
+}
 
 /** Wait for a demo output line matching `re` (bounded). */
 async function waitLine(lines: string[], re: RegExp, timeoutMs: number): Promise<RegExpExecArray> {

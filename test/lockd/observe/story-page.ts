@@ -51,6 +51,14 @@ export async function startStory(browser: Browser, cluster: ScriptCluster, name:
   return { page, lines, exit, proc };
 }
 
+/** Stop a demo still running (a failed test): SIGINT, so it undoes its faults before the next test's demo starts. */
+export async function endStory(run: StoryRun): Promise<void> {
+  await run.page.close();
+  if (run.proc.exitCode !== null || run.proc.signalCode !== null) return;
+  run.proc.kill('SIGINT');
+  await run.exit;
+}
+
 /** The final page as docs/study/NAME.png (.artifacts/study/ on every run; docs/ with LOCKD_UPDATE_DOCS_SCREENSHOT=1). */
 export async function keepShot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -110,12 +110,28 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(Number(m![1])).to.be.above(0).and.at.most(Number(m![2]));
   });
 
-  it('clock-jump: a 60 s leap of the leader\'s clock moves logical time by one capped Tick; the lease expires on time', async () => {
+  it('clock-jump: a 60 s leap of the leader\'s clock moves logical time by one capped Tick, whose measured time it prints; the printed sums add up; the lease expires on time', async () => {
     const out = await demo('clock-jump');
-    const capped = /Tick: elapsed (\d+) ms — the 60000 ms leap is capped/.exec(out);
-    expect(capped, out).to.not.equal(null);
-    expect(Number(capped![1])).to.be.at.most(200);
-    expect(out).to.match(/on time, not 60 s early/);
+    const tl = lines(out);
+    const k = tl.findIndex((l) => /^Tick: n\d+ measured \d+ ms since #/.test(l.what));
+    expect(k, out).to.be.above(0);
+    // The Tick before the leap's, printed right above it: what logical time the leap's Tick adds to.
+    const before = /^Tick: (?:n\d+ measured (\d+) ms, )?counted (\d+) ms: logical now (\d+) ms/.exec(tl[k - 1].what);
+    const leap = /^Tick: (n\d+) measured (\d+) ms since #(\d+), counted (\d+) ms \(the cap\): logical now (\d+) \+ (\d+) = (\d+) ms$/.exec(tl[k].what);
+    expect(before, out).to.not.equal(null);
+    expect(leap, out).to.not.equal(null);
+    const [, , measured, since, counted, from, plus, sum] = leap!.map(Number);
+    expect(measured, 'the leader measured the whole leap').to.be.at.least(60_000);
+    expect(counted).to.equal(200);
+    expect(since, 'the leap\'s Tick counts from the Tick printed above it').to.equal(tl[k - 1].index);
+    expect(tl[k].index, out).to.be.above(since);
+    expect(from, 'it adds to that Tick\'s logical now: no Tick skipped').to.equal(Number(before![3]));
+    expect(plus).to.equal(counted);
+    expect(from + plus, 'the printed sum').to.equal(sum);
+    if (before![1] !== undefined) expect(Number(before![1])).to.be.below(1_000); // the Tick before: an ordinary ~100 ms
+    const expiry = /expires at logical now (\d+) ms \(its deadline (\d+) ms\).*on time, not 60 s early/.exec(out);
+    expect(expiry, out).to.not.equal(null);
+    expect(Number(expiry![1])).to.be.at.least(Number(expiry![2])).and.above(sum);
   });
 
   it('piped into a reader that stops early (| head), a demo ends quietly with exit 0 and still undoes its faults (heals the isolated leader)', async () => {

@@ -1,6 +1,10 @@
 // `lockctl log dump` on real data dirs: a 3-node cluster that took snapshots (--snapshot-every 20),
 // one node stopped and dumped — entries decoded, --from, --type, --json, the snapshot summary — and
 // the refusals: a running node's dir (LevelDB's lock), a dir that is not a data dir (left untouched).
+// --compare on the dirs of another cluster whose logs really diverged: its leader, cut off from
+// both followers (they are killed), appends an entry no majority stores; it dies, the followers come
+// back and elect a new leader, whose first entry takes that index. The two followers compare
+// identical; the old leader and a follower differ first at that index.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -215,5 +219,96 @@ describe('lockctl log dump', function () {
       rmSync(empty, { recursive: true, force: true });
       rmSync(foreign, { recursive: true, force: true });
     }
+  });
+});
+
+describe('lockctl log dump --compare: two nodes\' data dirs entry by entry', function () {
+  this.timeout(60_000);
+  let cluster: ProcessCluster;
+  let oldLeader: string;
+  let followers: string[];
+  let commitBefore: number;
+  let oldTerm: number;
+
+  before(async () => {
+    cluster = await ProcessCluster.start({ size: 3 });
+    oldLeader = await cluster.waitForLeader();
+    followers = cluster.nodes.map((n) => n.id).filter((id) => id !== oldLeader);
+    const client = new LockClient({ endpoints: cluster.nodes.map((n) => n.address) });
+    try {
+      const lock = await client.acquire('compare/lock', { ttlMs: 5_000, wait: false });
+      await client.fenceWrite('compare/row', 'v1', lock.token);
+      await lock.release();
+      await lock.lease.revoke(); // no live lease: no Ticks, so the logs stop growing
+      const st = await cluster.status(oldLeader);
+      commitBefore = st.commitIndex;
+      oldTerm = st.term;
+      await cluster.waitForApplied(commitBefore);
+    } finally {
+      client.close();
+    }
+    // The leader alone: what it appends now no majority stores.
+    for (const id of followers) await cluster.kill(id);
+    const lonely = new LockClient({ endpoints: [cluster.node(oldLeader).address], timeoutMs: 1_000 });
+    try {
+      await lonely.grantLease(5_000).then(() => expect.fail('granted without a majority'), () => undefined);
+    } finally {
+      lonely.close();
+    }
+    await cluster.kill(oldLeader);
+    for (const id of followers) cluster.startNode(id);
+    const fresh = await cluster.waitForLeader(followers);
+    const st = await cluster.status(fresh);
+    await cluster.waitForApplied(st.commitIndex, followers);
+    for (const id of followers) {
+      const exited = new Promise((r) => cluster.node(id).proc!.once('exit', r));
+      cluster.signal(id, 'SIGTERM');
+      await exited;
+    }
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('two followers: identical up to the last entry both hold', async () => {
+    const [a, b] = followers.map((id) => cluster.node(id).dataDir);
+    const r = await lockctl(['log', 'dump', '--data-dir', a, '--compare', b]);
+    expect(r.code, r.stderr).to.equal(0);
+    const m = /^identical up to (\d+): entries 1\.\.(\d+) compared \((n\d)'s log 1\.\.(\d+), (n\d)'s 1\.\.(\d+)\)/m.exec(r.stdout);
+    expect(m, r.stdout).to.not.equal(null);
+    expect(Number(m![1])).to.equal(Math.min(Number(m![4]), Number(m![6])));
+    expect(Number(m![1]), 'up to the new leader\'s first entry, at least').to.be.at.least(commitBefore + 1);
+    expect([m![3], m![5]]).to.deep.equal(followers);
+  });
+
+  it('the old leader and a follower: the first difference is the index the old leader appended alone; --json says the same', async () => {
+    const dirs = [cluster.node(oldLeader).dataDir, cluster.node(followers[0]).dataDir];
+    const r = await lockctl(['log', 'dump', '--data-dir', dirs[0], '--compare', dirs[1]]);
+    expect(r.code, r.stderr).to.equal(0);
+    const at = commitBefore + 1;
+    expect(r.stdout, r.stdout).to.match(new RegExp(`^first difference at index ${at} \\(identical up to ${commitBefore}; ${oldLeader}'s log 1\\.\\.\\d+, ${followers[0]}'s 1\\.\\.\\d+\\)$`, 'm'));
+    // Each side's entry at that index: the lonely leader's Grant in its term, the new leader's empty entry in a later one.
+    const row = (node: string) => new RegExp(`^  ${node}\\s+${at}\\s+(\\d+)\\s+(\\S+)`, 'm').exec(r.stdout);
+    const mine = row(oldLeader);
+    const theirs = row(followers[0]);
+    expect(mine, r.stdout).to.not.equal(null);
+    expect(theirs, r.stdout).to.not.equal(null);
+    expect([Number(mine![1]), mine![2]]).to.deep.equal([oldTerm, 'Grant']);
+    expect(Number(theirs![1])).to.be.above(oldTerm);
+    expect(theirs![2]).to.equal('noop');
+
+    const j = await lockctl(['--json', 'log', 'dump', '--data-dir', dirs[0], '--compare', dirs[1]]);
+    const docs = j.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(docs.find((d) => 'firstDifference' in d)).to.deep.include({ firstDifference: at, identicalUpTo: commitBefore });
+  });
+
+  it('refuses one dir twice (exit 2) and --compare with filters (exit 2)', async () => {
+    const dir = cluster.node(followers[0]).dataDir;
+    const twice = await lockctl(['log', 'dump', '--data-dir', dir, '--compare', `${dir}/`]);
+    expect(twice.code).to.equal(2);
+    expect(twice.stderr).to.contain('is the same data dir as --data-dir');
+    const filtered = await lockctl(['log', 'dump', '--data-dir', dir, '--compare', cluster.node(oldLeader).dataDir, '--type', 'Tick']);
+    expect(filtered.code).to.equal(2);
+    expect(filtered.stderr).to.contain('--compare compares whole logs');
   });
 });

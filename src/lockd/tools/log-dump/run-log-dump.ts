@@ -1,26 +1,34 @@
 // `lockctl log dump --data-dir DIR [--from INDEX] [--type T] [--exclude T,...]`: a stopped node's data dir for people,
+// (`--compare DIR2`: two nodes' logs entry by entry, compare.ts)
 // in the spirit of etcd-dump-logs — whose dir it is, its hard state, its snapshot's summary (index,
 // term, configuration, what the state holds) and its log entries decoded (index, term, type,
 // command), and where the log ends (last term, last index: the up-to-date rule). It reads through src/lockd/storage, which refuses a running node's dir (LevelDB's lock)
 // and anything that is not a lockd data dir; exit 1 then, with the reason.
 import type { ToolIo } from '../../../client/lockctl/tools.js';
-import type { Entry, Snapshot } from '../../../raft/types.js';
-import { decodeConfigEntry } from '../../../raft/index.js';
-import { COMMAND_TYPES, CommandDecodeError, decodeCommand, type Command } from '../../state-machine/index.js';
+import type { Snapshot } from '../../../raft/types.js';
+import { COMMAND_TYPES } from '../../state-machine/index.js';
 import { decodeState } from '../../state-machine/snapshot-codec.js';
-import { DataDirError, DataDirReader } from '../../storage/index.js';
+import { DataDirReader } from '../../storage/index.js';
+import { recordWriter, refusedDir } from './dump-io.js';
+import { runLogCompare } from './compare.js';
+import { decodeEntry } from './decode-entry.js';
 
 /** --type takes a command type (Grant, Tick, ...) or noop, the empty entry a new leader appends. */
 export const ENTRY_TYPES: readonly string[] = ['noop', ...COMMAND_TYPES, 'config'];
-/** A value (a fenced write's bytes) is shown up to this many characters. */
-const MAX_VALUE_CHARS = 64;
 
 /** An entry type as --type and --exclude name it (any case), or undefined. */
 function entryType(name: string): string | undefined {
   return ENTRY_TYPES.find((t) => t.toLowerCase() === name.trim().toLowerCase());
 }
 
-export async function runLogDump(opts: { dataDir: string; from?: number; type?: string; exclude?: string }, io: ToolIo): Promise<number> {
+export async function runLogDump(opts: { dataDir: string; from?: number; type?: string; exclude?: string; compare?: string }, io: ToolIo): Promise<number> {
+  if (opts.compare !== undefined) {
+    if (opts.from !== undefined || opts.type !== undefined || opts.exclude !== undefined) {
+      io.stderr.write('lockctl: --compare compares whole logs: it takes no --from, --type or --exclude\n');
+      return 2;
+    }
+    return runLogCompare(opts.dataDir, opts.compare, io);
+  }
   const type = opts.type === undefined ? undefined : entryType(opts.type);
   if (opts.type !== undefined && type === undefined) {
     io.stderr.write(`lockctl: --type ${JSON.stringify(opts.type)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
@@ -41,16 +49,10 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
   try {
     reader = await DataDirReader.open(opts.dataDir);
   } catch (e) {
-    if (!(e instanceof DataDirError)) throw e;
-    io.stderr.write(`lockctl: ${e.message}\n`);
-    return 1;
+    return refusedDir(e, io);
   }
   // A reader that stops reading (| head) ends the dump quietly.
-  let closed = false;
-  io.stdout.on('error', () => (closed = true));
-  const out = (human: string, data: Record<string, unknown>): void => {
-    if (!closed) io.stdout.write(io.json ? `${JSON.stringify(data)}\n` : `${human}\n`);
-  };
+  const { out, closed } = recordWriter(io);
   try {
     const { identity: id, configuration: config, hardState: hs, snapshot } = reader;
     out(`data dir ${reader.dir}: node ${id.nodeId} of cluster ${id.clusterId}, voters ${config?.voters.join(', ') ?? '(not recorded)'}`, { dataDir: reader.dir, nodeId: id.nodeId, clusterId: id.clusterId, voters: config?.voters ?? null });
@@ -70,7 +72,7 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
     let now: number | undefined;
     let prev: number | undefined;
     for await (const e of reader.entries(Math.min(start, opts.from ?? 1))) {
-      if (closed) break;
+      if (closed()) break;
       if (e.index === start) now = base;
       else if (prev === undefined || e.index !== prev + 1) now = undefined; // before the snapshot, or a gap: unknown
       prev = e.index;
@@ -95,42 +97,10 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
     out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown${ends}`, { shown, first: first ?? null, last: last ?? null, lastTerm: lastTerm ?? null, logEnd: end ?? null });
     return 0;
   } catch (e) {
-    if (!(e instanceof DataDirError)) throw e;
-    io.stderr.write(`lockctl: ${e.message}\n`);
-    return 1;
+    return refusedDir(e, io);
   } finally {
     await reader.close();
   }
-}
-
-interface Decoded {
-  readonly type: string;
-  readonly text: string;
-  readonly command?: Record<string, unknown>;
-  readonly error?: string;
-}
-
-function decodeEntry(e: Entry): Decoded {
-  if (e.type === 'config') return decodeConfig(e);
-  if (e.data.length === 0) return { type: 'noop', text: '(a new leader\'s empty entry)' };
-  let cmd: Command;
-  try {
-    cmd = decodeCommand(e.data);
-  } catch (err) {
-    if (!(err instanceof CommandDecodeError)) throw err;
-    return { type: '?', text: `undecodable (${e.data.length} bytes): ${err.message}`, error: err.message };
-  }
-  const { type, ...fields } = cmd;
-  const shown = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v instanceof Uint8Array ? showBytes(v) : v]));
-  return { type, text: Object.entries(shown).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' '), command: shown };
-}
-
-/** Bytes as text when they are printable UTF-8, else hex; cut at MAX_VALUE_CHARS. */
-function showBytes(b: Uint8Array): string {
-  const text = Buffer.from(b).toString('utf8');
-  const printable = !/[\p{Cc}\uFFFD]/u.test(text);
-  const body = printable ? JSON.stringify(text) : `0x${Buffer.from(b).toString('hex')}`;
-  return `${body.length > MAX_VALUE_CHARS ? `${body.slice(0, MAX_VALUE_CHARS)}…` : body} (${b.length} bytes)`;
 }
 
 function summarize(s: Snapshot): { text: string; data: Record<string, unknown> } {
@@ -146,23 +116,5 @@ function summarize(s: Snapshot): { text: string; data: Record<string, unknown> }
     };
   } catch (e) {
     return { text: `${head}: state undecodable (${(e as Error).message})`, data: { ...meta, error: (e as Error).message } };
-  }
-}
-
-/** A membership change: the change, the configuration after it, and --force-new-cluster's mark when it wrote it. */
-function decodeConfig(e: Entry): Decoded {
-  try {
-    const { change, config } = decodeConfigEntry(e.data, 'log-dump', e.index);
-    let forced: { by?: unknown; at?: unknown } | undefined;
-    try {
-      forced = change.context === undefined ? undefined : (JSON.parse(change.context) as { forced?: { by?: unknown; at?: unknown } }).forced;
-    } catch {
-      forced = undefined;
-    }
-    const mark = forced ? ` FORCED by ${String(forced.by)} at ${String(forced.at)} (--force-new-cluster)` : '';
-    const command = { op: change.op, node: change.node, voters: config.voters, learners: config.learners, ...(forced ? { forced } : {}) };
-    return { type: 'config', text: `${change.op} ${change.node} → voters ${config.voters.join(',')}${config.learners.length ? ` learners ${config.learners.join(',')}` : ''}${mark}`, command };
-  } catch (err) {
-    return { type: '?', text: `undecodable config entry (${e.data.length} bytes): ${(err as Error).message}`, error: (err as Error).message };
   }
 }
