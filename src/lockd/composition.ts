@@ -1,7 +1,7 @@
 // One lockd node with every public service, as main.ts runs it (and tests start it in-process):
 // admission control first (node/public-admission.ts: it must be in place before anything binds),
 // then the services, observability and reflection; the lock API's streams and /metrics share the
-// admission's outbound budget and limits.
+// admission's byte budgets (outbound and inbound) and limits.
 import type { Logger } from 'pino';
 import type { NodeConfig } from './node/config.js';
 import { LockdNode } from './node/lockd-node.js';
@@ -23,7 +23,7 @@ export interface ComposedNode {
 export async function startComposedNode(config: NodeConfig, logger: Logger): Promise<ComposedNode> {
   const admission = new Admission(config.admission, logger);
   const observability = new Observability(() => admission.limits);
-  const registrars = [admission.registrar, registerClusterService, lockApiRegistrar({ outbound: admission.outbound }), registerMaintenanceService, observability.registrar, registerReflection];
+  const registrars = [admission.registrar, registerClusterService, lockApiRegistrar({ outbound: admission.outbound, inbound: admission.inbound }), registerMaintenanceService, observability.registrar, registerReflection];
   const node = await LockdNode.start(config, logger, registrars, publicServerOptions(config.admission));
   return { node, observability, admission };
 }

@@ -21,6 +21,7 @@ import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseRenewals } from '../node/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
 import type { OutboundBudget } from './admission/outbound-budget.js';
+import type { InboundBudget } from './admission/inbound-budget.js';
 import { principalOf } from '../security/principal.js';
 import { denied, requireOwner } from './access.js';
 
@@ -52,8 +53,9 @@ export class KeepAliveStreams {
     private readonly forwarder: ForwardPort,
     private readonly proposer: Proposer,
     outbound?: OutboundBudget,
+    inbound?: InboundBudget,
   ) {
-    this.local = new ServerStreams(outbound);
+    this.local = new ServerStreams(outbound, inbound);
     this.logger = ctx.logger;
     events.onAny((ev) => {
       if (ev.type === 'LEASE_EXPIRED' || ev.type === 'LEASE_REVOKED') this.leaseGone(ev.leaseId);
@@ -119,17 +121,17 @@ export class KeepAliveStreams {
     // A lease id is its Grant's index: at or below the applied index, an absent lease has ended (or
     // never was) and no later entry can grant it, so that is the answer now, with or without a quorum.
     if (leaseId <= this.ctx.stateMachine.appliedIndex) return this.gone(s, leaseId);
-    s.begin();
+    const settle = s.begin();
     this.proposer.read(Infinity, () => this.ctx.stateMachine.leaseOwner(leaseId)).then(
       (owner) => {
-        if (!s.open) return s.settle();
+        if (!s.open) return settle();
         if (owner !== undefined) this.renew(s, leaseId, principal);
         else this.gone(s, leaseId);
-        s.settle();
+        settle();
       },
       (e: unknown) => {
         s.fail(asApiError(e));
-        s.settle();
+        settle();
       },
     );
   }
@@ -150,7 +152,7 @@ export class KeepAliveStreams {
     } catch (e) {
       return s.fail(asApiError(e));
     }
-    s.begin();
+    const settle = s.begin();
     const queued = this.clock.renew(leaseId, (ttlMs) => {
       if (s.open) {
         if (ttlMs > 0) this.watch(s, leaseId);
@@ -158,7 +160,7 @@ export class KeepAliveStreams {
         s.send({ leaseId, ttlMs });
         this.logger.trace({ event: 'keepalive', leaseId, ttlMs }, 'keepalive answered');
       }
-      s.settle();
+      settle();
     });
     if (!queued) s.fail(this.router.unavailable(`${this.router.selfId} is not the leader; reconnect`));
   }

@@ -23,6 +23,7 @@ import { membershipHandlers } from './membership-service.js';
 import { limitRequests } from './public-limits.js';
 import { ObserveStreams } from './observe-streams.js';
 import { OutboundBudget } from './admission/outbound-budget.js';
+import { InboundBudget } from './admission/inbound-budget.js';
 import { Proposer } from './proposer.js';
 import { SessionStreams } from './session-service.js';
 import { scanSessionRequests } from './session-batch-scan.js';
@@ -37,27 +38,30 @@ export interface LockApiPorts {
    * control and /metrics; default: one of this registrar's own, from the node's --max-*-outbound-bytes.
    */
   readonly outbound?: OutboundBudget;
+  /** The node's inbound byte budget (admission/inbound-budget.ts), which its streams' requests are charged to; default: one of this registrar's own. */
+  readonly inbound?: InboundBudget;
 }
 
 /** The lock API's registrar on the given ports (the simulator passes its network's forwarder). */
 export function lockApiRegistrar(ports: LockApiPorts = {}): ServiceRegistrar {
-  return (registry, ctx) => registerOn(registry, ctx, (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx), ports.outbound ?? new OutboundBudget(ctx.config.admission));
+  return (registry, ctx) =>
+    registerOn(registry, ctx, (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx), ports.outbound ?? new OutboundBudget(ctx.config.admission), ports.inbound ?? new InboundBudget(ctx.config.admission));
 }
 
 export const registerLockApi: ServiceRegistrar = lockApiRegistrar();
 
-function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext, forwarder: ForwardPort, outbound: OutboundBudget): ReturnType<ServiceRegistrar> {
+function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext, forwarder: ForwardPort, outbound: OutboundBudget, inbound: InboundBudget): ReturnType<ServiceRegistrar> {
   const timing = apiTiming(ctx.config);
   const events = new AppliedEvents(ctx.driver, ctx.logger);
   const router = new LeaderRouter(ctx, timing);
   const proposer = new Proposer(ctx, timing, router);
-  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer, outbound);
+  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer, outbound, inbound);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
   const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine, ctx.clock);
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine, outbound);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
   const deps = { router, forwarder, timing, clock: ctx.clock, refusals: ctx.refusals };
-  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) }, outbound);
+  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) }, outbound, inbound);
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).

@@ -23,12 +23,15 @@
 //  - bytes: every message sent is charged to the stream's account of the node's outbound budget
 //    (admission/outbound-budget.ts) until grpc-js has flushed it; a stream over its cap ends with
 //    RESOURCE_EXHAUSTED naming max-stream-outbound-bytes, and the budget ends the streams holding
-//    the most when the node's total is over max-outbound-bytes.
+//    the most when the node's total is over max-outbound-bytes. Each request read is charged to the
+//    node's inbound budget (admission/inbound-budget.ts) until the work it began settles or the
+//    stream ends; one over max-inbound-bytes is refused (hooks.onRefused, else the stream ends).
 import * as grpc from '@grpc/grpc-js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { ApiError } from './api-error.js';
 import { messageBytes } from './admission/message-size.js';
 import type { OutboundAccount, OutboundBudget } from './admission/outbound-budget.js';
+import type { InboundBudget } from './admission/inbound-budget.js';
 
 /** Messages a stream hands grpc-js before they are flushed (see the file comment). */
 export const CALL_WRITES = 4;
@@ -65,6 +68,8 @@ type Call<Req, Res> = grpc.ServerDuplexStream<Req, Res> | grpc.ServerWritableStr
 export interface StreamHooks<Req> {
   /** A request arrived on an open duplex stream (given: the call is read). */
   onRequest?(req: Req): void;
+  /** A request refused by the inbound budget, never handled: answer it (default: the stream ends with `err`). */
+  onRefused?(req: Req, err: ApiError): void;
   /** The stream ended, however: release what it holds. Runs once, before any status is sent. */
   onClose?(): void;
 }
@@ -83,9 +88,18 @@ export interface StreamLimits {
   readonly backlog?: Backlog;
 }
 
+/** A request read and charged to the inbound budget: credited once the work it began is over. */
+interface Held {
+  pending: number;
+  readonly credit: () => void;
+}
+
 export class ServerStream<Req, Res> {
   private halfClosed = false;
   private pending = 0;
+  /** Requests whose work is pending, holding their bytes; `reading`: the one whose handler runs now. */
+  private readonly held = new Set<Held>();
+  private reading: Held | undefined;
   private isOpen = true;
   /** write() returned false and 'drain' has not come yet. */
   private writeBlocked = false;
@@ -104,23 +118,52 @@ export class ServerStream<Req, Res> {
     /** This stream's share of the node's outbound budget (none: unbounded bytes, e.g. a test's streams). */
     private readonly account?: OutboundAccount,
     private readonly budgetEnded?: (call: Call<Req, Res>) => void,
+    /** The node's inbound budget, charged for each request read (none: unbounded, e.g. a test's streams). */
+    private readonly inbound?: InboundBudget,
   ) {}
 
   get open(): boolean {
     return this.isOpen;
   }
 
-  /** Work begun that answers later: after a half-close the stream does not finish before it settles. */
-  begin(): void {
-    this.pending++;
-    this.updateReading();
+  /** A request read: charged to the inbound budget while its handler and the work it begins run. */
+  receive(req: Req, handle: (req: Req) => void): void {
+    if (!this.inbound) return handle(req);
+    const charge = this.inbound.charge(messageBytes(req));
+    if ('refused' in charge) return this.hooks.onRefused ? this.hooks.onRefused(req, charge.refused) : this.fail(charge.refused);
+    const held: Held = { pending: 0, credit: charge.credit };
+    this.reading = held;
+    try {
+      handle(req);
+    } finally {
+      this.reading = undefined;
+      if (held.pending > 0 && this.isOpen) this.held.add(held);
+      else charge.credit();
+    }
   }
 
-  /** Work begun with begin() is over (answered or not); finishes a half-closed stream with nothing left. */
-  settle(): void {
-    this.pending--;
+  /**
+   * Work begun that answers later: after a half-close the stream does not finish before it settles.
+   * Returns its settle (only its first run counts): the work is over, answered or not; that finishes
+   * a half-closed stream with nothing left, and credits the request that began it once all its work is.
+   */
+  begin(): () => void {
+    this.pending++;
+    const held = this.reading;
+    if (held) held.pending++;
     this.updateReading();
-    this.maybeFinish();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.pending--;
+      if (held && --held.pending === 0) {
+        this.held.delete(held);
+        held.credit();
+      }
+      this.updateReading();
+      this.maybeFinish();
+    };
   }
 
   /** Send a message (dropped if the stream is over), honouring backpressure (see the file comment). */
@@ -224,6 +267,8 @@ export class ServerStream<Req, Res> {
     this.isOpen = false;
     this.dropQueue(); // O(1), however far behind the reader was
     this.account?.close(); // and its bytes leave the budget at once
+    for (const h of this.held) h.credit(); // its requests' too: what they began is bounded by their deadlines, as a cancelled unary call's
+    this.held.clear();
     loopActivity.run('stream teardown', () => {
       this.closed(this);
       this.hooks.onClose?.();
@@ -236,8 +281,11 @@ export class ServerStream<Req, Res> {
 export class ServerStreams<Req, Res> {
   private readonly streams = new Set<ServerStream<Req, Res>>();
 
-  /** `budget`: the node's outbound budget, which every stream served here charges (admission/outbound-budget.ts). */
-  constructor(private readonly budget?: OutboundBudget) {}
+  /** `budget`/`inbound`: the node's outbound and inbound budgets, which every stream served here charges (admission/). */
+  constructor(
+    private readonly budget?: OutboundBudget,
+    private readonly inbound?: InboundBudget,
+  ) {}
 
   get size(): number {
     return this.streams.size;
@@ -253,13 +301,13 @@ export class ServerStreams<Req, Res> {
     const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
     const budget = this.budget;
     const account = budget?.open((err) => s.failForBytes(err));
-    const s: ServerStream<Req, Res> = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits, account, budget && ((c) => budget.ended(c)));
+    const s: ServerStream<Req, Res> = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits, account, budget && ((c) => budget.ended(c)), this.inbound);
     this.streams.add(s);
     call.on('cancelled', () => s.close());
     call.on('error', () => s.close());
     if (duplex && onRequest) {
       duplex.on('data', (req: Req) => {
-        if (s.open) onRequest(req);
+        if (s.open) s.receive(req, onRequest);
       });
       duplex.on('end', () => s.halfClose());
     }

@@ -38,28 +38,27 @@ function batchable(res: SessionResponse): boolean {
 
 /**
  * Collects one stream's answers during an event-loop turn and sends them at its end: one answer
- * as itself, several as batches. `sent` runs for every answer once it has been handed to the
+ * as itself, several as batches. Each answer's `sent` runs once it has been handed to the
  * stream (the session settles the operation then, so a half-closed stream never finishes with
  * answers still queued here).
  */
 export class AnswerBatcher {
   private queue: SessionResponse[] = [];
+  private sent: Array<() => void> = [];
   private scheduled = false;
 
-  constructor(
-    private readonly send: (res: SessionResponse) => void,
-    private readonly sent: () => void,
-  ) {}
+  constructor(private readonly send: (res: SessionResponse) => void) {}
 
-  add(res: SessionResponse): void {
+  add(res: SessionResponse, sent: () => void): void {
     if (!batchable(res)) {
       // Keep completion order: what is queued goes first.
       this.flush();
       this.send(res);
-      this.sent();
+      sent();
       return;
     }
     this.queue.push(res);
+    this.sent.push(sent);
     // A full message goes at once: what one turn may queue stays bounded and backpressure
     // (ServerStream.send) is seen as early as without batching.
     if (this.queue.length >= MAX_ANSWERS_PER_MESSAGE) return this.flush();
@@ -74,8 +73,10 @@ export class AnswerBatcher {
   flush(): void {
     const q = this.queue;
     if (q.length === 0) return;
+    const sent = this.sent;
     this.queue = [];
+    this.sent = [];
     this.send(q.length === 1 ? q[0] : { id: 0, batch: q });
-    for (let k = 0; k < q.length; k++) this.sent();
+    for (const done of sent) done();
   }
 }

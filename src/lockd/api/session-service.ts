@@ -7,7 +7,8 @@
 //    every session ends the same way and the client reconnects to the new leader.
 //  - An operation's failure is its own response (SessionError); only leadership loss, shutdown and
 //    a reused in-flight id end the stream.
-//  - At most MAX_IN_FLIGHT operations per stream; more are answered RESOURCE_EXHAUSTED.
+//  - At most MAX_IN_FLIGHT operations per stream; more are answered RESOURCE_EXHAUSTED. A request
+//    message over the node's max-inbound-bytes has each of its operations answered so, none run.
 //  - Deadline of an operation: timeout_ms after it arrives, capped by the stream's deadline.
 //  - A waiting Acquire whose stream ends is abandoned like a cancelled unary call (lock-waits.ts).
 //  - Several requests may come in one message, and answers finished in one event-loop turn go out
@@ -29,6 +30,7 @@ import type { LeaseOps } from './lease-service.js';
 import type { LockOps } from './lock-service.js';
 import { ServerStream, ServerStreams } from './server-stream.js';
 import type { OutboundBudget } from './admission/outbound-budget.js';
+import type { InboundBudget } from './admission/inbound-budget.js';
 import { principalOf } from '../security/principal.js';
 import { AnswerBatcher, BATCH_HEADER } from './session-batch.js';
 import { refusedBeforeDecoding } from './session-batch-scan.js';
@@ -75,8 +77,9 @@ export class SessionStreams {
     private readonly timing: ApiTiming,
     ops: { lock: LockOps; lease: LeaseOps; fence: FenceOps; election: ElectionOps },
     outbound?: OutboundBudget,
+    inbound?: InboundBudget,
   ) {
-    this.streams = new ServerStreams(outbound);
+    this.streams = new ServerStreams(outbound, inbound);
     this.logger = ctx.logger;
     this.ops = {
       grant: ops.lease.Grant,
@@ -138,6 +141,11 @@ export class SessionStreams {
     const inFlight = new Map<number, Op>();
     const stream = this.streams.serve(call, {
       onRequest: (req) => this.request(s, req),
+      // Over max-inbound-bytes: each of its operations is answered so, none is run.
+      onRefused: (req, err) => {
+        const error = sessionError(err);
+        for (const r of req.batch.length > 0 ? req.batch : [req]) stream.send({ id: r.id, error });
+      },
       // The stream is over: operations still in flight learn their caller went away (a waiting Acquire abandons).
       onClose: () => {
         for (const op of inFlight.values()) for (const cb of op.gone.splice(0)) cb();
@@ -145,7 +153,7 @@ export class SessionStreams {
       },
     });
     const batches = call.metadata.get(BATCH_HEADER)[0] === '1';
-    const batcher = batches ? new AnswerBatcher((res) => stream.send(res), () => stream.settle()) : undefined;
+    const batcher = batches ? new AnswerBatcher((res) => stream.send(res)) : undefined;
     const s: Session = { stream, deadline, principal: principalOf(call.metadata), inFlight, batcher };
     // Tell the client it may batch requests (SessionRequest.batch).
     const headers = new grpc.Metadata();
@@ -179,13 +187,13 @@ export class SessionStreams {
     }
     const op: Op = { gone: [] };
     s.inFlight.set(id, op);
-    s.stream.begin();
+    const settle = s.stream.begin();
     const caller: Caller = { principal: s.principal, onGone: (cb) => (s.stream.open ? op.gone.push(cb) : cb()) };
     void this.run(s, req, caller).then((res) => {
       s.inFlight.delete(id);
-      if (s.batcher) return s.batcher.add(res); // settles once sent
+      if (s.batcher) return s.batcher.add(res, settle); // settles once sent
       s.stream.send(res);
-      s.stream.settle();
+      settle();
     });
   }
 

@@ -20,6 +20,8 @@ export interface AdmissionSettings {
   readonly outboundBytes: number;
   /** The same, for one stream: past it the stream ends with RESOURCE_EXHAUSTED. */
   readonly streamOutboundBytes: number;
+  /** Bytes of decoded client requests being handled on this node (unary calls in flight, stream requests pending). */
+  readonly inboundBytes: number;
 }
 
 const MiB = 1024 * 1024;
@@ -38,7 +40,10 @@ export interface AdmissionFlag {
  * node: a file descriptor, TLS state and HTTP/2 session per connection (~50-100 KiB); ~10 KiB of
  * grpc-js and HTTP/2 state per stream. Without --client-cert-auth every caller is the one principal
  * 'anonymous', so the per-principal limits are then limits of the whole node: their defaults leave
- * room for that.
+ * room for that. Requests being handled: 64 MiB is 16 requests at the 4 MiB message limit at once, or
+ * 1,000 in-flight Fence.Writes of the largest value (64 KiB), while a busy node's ordinary requests
+ * (under 1 KiB) fit by the ten thousand; a budget below 4 MiB refuses the largest valid requests
+ * even on an idle node.
  */
 export const ADMISSION_FLAGS: readonly AdmissionFlag[] = [
   { flag: 'max-connections', key: 'maxConnections', def: 4096, min: 1, max: 1_000_000 },
@@ -48,6 +53,7 @@ export const ADMISSION_FLAGS: readonly AdmissionFlag[] = [
   { flag: 'max-unary-per-principal', key: 'maxUnaryPerPrincipal', def: 8192, min: 1, max: 10_000_000 },
   { flag: 'max-outbound-bytes', key: 'outboundBytes', def: 128 * MiB, min: 64 * 1024, max: 64 * 1024 * MiB },
   { flag: 'max-stream-outbound-bytes', key: 'streamOutboundBytes', def: 8 * MiB, min: 64 * 1024, max: 64 * 1024 * MiB },
+  { flag: 'max-inbound-bytes', key: 'inboundBytes', def: 64 * MiB, min: 64 * 1024, max: 64 * 1024 * MiB },
 ];
 
 export const DEFAULT_ADMISSION: AdmissionSettings = Object.fromEntries(ADMISSION_FLAGS.map((f) => [f.key, f.def])) as unknown as AdmissionSettings;

@@ -63,7 +63,7 @@ export interface NodeConfig extends SecuritySettings {
   readonly forceNewClusterAgain?: boolean;
   /** With forceNewCluster: how far past the survivor's last entry the new log starts (--bump-index, as lockd restore's). */
   readonly forceBumpIndex?: number;
-  /** Limits of the public port: connections, streams, calls, outbound bytes (admission-settings.ts). */
+  /** Limits of the public port: connections, streams, calls, outbound and inbound bytes (admission-settings.ts). */
   readonly admission: AdmissionSettings;
 }
 
@@ -77,7 +77,8 @@ const USAGE = `usage: lockd --id ID --listen HOST:PORT --peer-listen HOST:PORT -
              [--http-listen HOST:PORT [--advertise-http HOST:PORT]] [--join] [--promote-max-lag 1000]
              [--max-connections 4096] [--max-connections-per-address 1024] [--max-streams-per-connection 4096]
              [--max-streams-per-principal 16384] [--max-unary-per-principal 8192]
-             [--max-outbound-bytes 134217728] [--max-stream-outbound-bytes 8388608]   (client-port admission: docs/operating.md)
+             [--max-outbound-bytes 134217728] [--max-stream-outbound-bytes 8388608]
+             [--max-inbound-bytes 67108864]   (client-port admission: docs/operating.md)
              [--unsafe-test-faults FILE]   (tests and demos only, flag only: SIGUSR2 runs the fault command in FILE)
              [--unsafe-no-fsync]           (tests only, flag only: no write is synced; a power cut then loses acknowledged state)
              [--force-new-cluster [--force-new-cluster-again] [--bump-index N]]   (lost quorum only, flag only: docs/operating.md)

@@ -23,7 +23,7 @@ import { PRINCIPAL_HEADER, principalFromHeader, principalHeaderValue } from '../
 import { ANONYMOUS } from '../state-machine/index.js';
 import type { NodeConfig } from './config.js';
 import type { PeerDirectory } from './peer-directory.js';
-import type { ConnectionControl, PublicAdmission } from './public-admission.js';
+import type { CallAdmission, ConnectionControl, PublicAdmission } from './public-admission.js';
 import { PublicPort } from './public-port.js';
 
 /** Request header a forwarding node sets (value: its member id). A call carrying it is served locally or fails. */
@@ -135,18 +135,19 @@ export class Listeners {
   };
 
   /**
-   * Asks admission about every public call when its headers arrive, and tells it when the call
-   * ends (its status sent, or cancelled: whichever comes first, once). The principal is the one the
+   * Asks admission about every public call when its headers arrive (and about each request message
+   * it decodes), and tells it when the call ends (its status sent, or cancelled: whichever comes
+   * first, once). The principal is the one the
    * public guard derives (a call without one is admitted here and refused by the guard).
    */
   private readonly admissionGate: grpc.ServerInterceptor = (method, call) => {
     const admission = this.admission;
     if (!admission) return call as grpc.ServerInterceptingCall;
-    let release: (() => void) | undefined;
+    let admitted: Exclude<CallAdmission, { refused: unknown }> | undefined;
     const ended = () => {
-      const r = release;
-      release = undefined;
-      r?.();
+      const a = admitted;
+      admitted = undefined;
+      a?.release();
     };
     return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
@@ -161,8 +162,15 @@ export class Listeners {
               connection: `${remoteAddress ?? ''}:${remotePort ?? ''}`,
             });
             if ('refused' in verdict) return call.sendStatus(verdict.refused);
-            release = verdict.release;
+            admitted = verdict;
             pass(metadata);
+          },
+          onReceiveMessage: (message, pass) => {
+            const refused = admitted?.received?.(message);
+            if (!refused) return pass(message);
+            // Sent past this interceptor's own sendStatus below, so the call is released here.
+            ended();
+            call.sendStatus(refused);
           },
           onCancel: ended,
         }),

@@ -26,5 +26,13 @@ export interface PublicAdmission {
   /** A TCP connection accepted on the public port: false closes it at once, before TLS or HTTP/2 read a byte. */
   admitConnection(socket: Socket): boolean;
   /** A call whose headers arrived: a status refuses it; else the call is admitted and `release` runs once when it ends (status sent or cancelled). */
-  admitCall(call: CallInfo): { readonly refused: grpc.StatusObject } | { readonly release: () => void };
+  admitCall(call: CallInfo): CallAdmission;
 }
+
+export type CallAdmission =
+  | { readonly refused: grpc.StatusObject }
+  | {
+      readonly release: () => void;
+      /** Each request message of an admitted call, decoded, before its handler sees it: a status refuses the call there (then `release` runs). */
+      readonly received?: (message: unknown) => grpc.StatusObject | undefined;
+    };

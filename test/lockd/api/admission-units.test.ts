@@ -1,6 +1,6 @@
 // The parts of admission control alone (no sockets): the flags, the outbound budget's accounts and
-// evictions, the per-principal and per-address counts, the message size estimate, and the refusal
-// log's counts per interval.
+// evictions, the inbound budget and a stream's requests charged to it, the per-principal and
+// per-address counts, the message size estimate, and the refusal log's counts per interval.
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { expect } from 'chai';
@@ -9,6 +9,9 @@ import { pino } from 'pino';
 import { ConfigError, parseConfig } from '../../../src/lockd/node/config.js';
 import { DEFAULT_ADMISSION } from '../../../src/lockd/node/admission-settings.js';
 import { OutboundBudget } from '../../../src/lockd/api/admission/outbound-budget.js';
+import { InboundBudget } from '../../../src/lockd/api/admission/inbound-budget.js';
+import { ServerStreams } from '../../../src/lockd/api/server-stream.js';
+import { Admission } from '../../../src/lockd/api/admission/admission.js';
 import { CallLimits } from '../../../src/lockd/api/admission/call-limits.js';
 import { ConnectionLimits } from '../../../src/lockd/api/admission/connection-limits.js';
 import { LimitUse } from '../../../src/lockd/api/admission/limit-use.js';
@@ -24,6 +27,8 @@ describe('admission control: its parts', () => {
       expect(parseConfig(BASE, {}).admission).to.deep.equal(DEFAULT_ADMISSION);
       const c = parseConfig([...BASE, '--max-connections', '10', '--max-unary-per-principal', '7'], { LOCKD_MAX_CONNECTIONS: '99', LOCKD_MAX_STREAMS_PER_PRINCIPAL: '5' });
       expect(c.admission).to.include({ maxConnections: 10, maxUnaryPerPrincipal: 7, maxStreamsPerPrincipal: 5, maxConnectionsPerAddress: 10 });
+      expect(DEFAULT_ADMISSION.inboundBytes).to.equal(64 * 1024 * 1024);
+      expect(parseConfig([...BASE, '--max-inbound-bytes', '100000'], {}).admission.inboundBytes).to.equal(100_000);
     });
 
     it('refuse what is no integer in bounds, and a per-stream or per-address limit given above its total, naming the flag', () => {
@@ -39,6 +44,7 @@ describe('admission control: its parts', () => {
       expect(refused(['--max-connections', '0'])).to.contain('--max-connections must be an integer in [1,');
       expect(refused(['--max-streams-per-principal', '1.5'])).to.contain('--max-streams-per-principal');
       expect(refused(['--max-outbound-bytes', '1000'])).to.contain('--max-outbound-bytes must be an integer in [65536,');
+      expect(refused(['--max-inbound-bytes', '65535'])).to.contain('--max-inbound-bytes must be an integer in [65536,');
       expect(refused(['--max-outbound-bytes', '100000', '--max-stream-outbound-bytes', '200000'])).to.contain('--max-stream-outbound-bytes (200000) must not exceed --max-outbound-bytes (100000)');
       expect(refused(['--max-connections', '5', '--max-connections-per-address', '6'])).to.contain('--max-connections-per-address (6) must not exceed --max-connections (5)');
       // Left at their defaults, the parts shrink to a smaller whole.
@@ -80,6 +86,115 @@ describe('admission control: its parts', () => {
       expect(evicted).to.deep.equal(['y: max-outbound-bytes limit of 1000 reached']);
       expect(b.bytes).to.equal(700);
       expect(b.totalUse.refused).to.equal(1);
+    });
+  });
+
+  describe('the inbound budget', () => {
+    it('charges and credits requests, refuses one that does not fit naming max-inbound-bytes with nothing charged, and never goes below zero', () => {
+      const b = new InboundBudget({ inboundBytes: 1000 });
+      const x = b.charge(600);
+      const y = b.charge(300);
+      expect(b.bytes).to.equal(900);
+      const over = b.charge(101);
+      expect('refused' in over && over.refused.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+      expect('refused' in over && over.refused.message).to.contain('max-inbound-bytes limit of 1000 reached: this node is handling 900 bytes of requests and this one needs 101 more');
+      expect(b.bytes, 'a refusal charges nothing').to.equal(900);
+      expect(b.use.refused).to.equal(1);
+      if (!('credit' in x) || !('credit' in y)) throw new Error('refused within the budget');
+      x.credit();
+      x.credit(); // a second credit of the same request changes nothing
+      expect(b.bytes).to.equal(300);
+      expect('credit' in b.charge(700), 'what was credited is free again').to.equal(true);
+      const huge = b.charge(1001);
+      expect('refused' in huge && huge.refused.message).to.contain('a request of 1001 bytes never fits');
+      y.credit();
+      expect(b.bytes).to.equal(700);
+    });
+
+    it('holds a unary call\'s request from its arrival until the call ends, and refuses one that does not fit with nothing held', () => {
+      const a = new Admission({ ...DEFAULT_ADMISSION, inboundBytes: 64 * 1024 });
+      const call = { path: '/p', streaming: false, principal: 'alice', connection: 'c1' };
+      const v = a.admitCall(call);
+      if ('refused' in v || !v.received) throw new Error('a unary call without its request hook');
+      expect(v.received({ value: Buffer.alloc(40_000) })).to.equal(undefined);
+      expect(a.inbound.bytes).to.be.above(40_000);
+      const w = a.admitCall(call);
+      if ('refused' in w || !w.received) throw new Error('a unary call without its request hook');
+      expect(w.received({ value: Buffer.alloc(40_000) })?.details).to.contain('max-inbound-bytes limit of 65536 reached');
+      w.release();
+      v.release();
+      v.release();
+      expect([a.inbound.bytes, a.calls.of('alice').unary]).to.deep.equal([0, 0]);
+      expect(v.received({ value: Buffer.alloc(10) }), 'a message after the call ended').to.equal(undefined);
+      expect(a.inbound.bytes).to.equal(0);
+      const stream = a.admitCall({ ...call, streaming: true });
+      expect('received' in stream, 'a stream\'s requests are charged as it reads them').to.equal(false);
+    });
+
+    /** A duplex call as ServerStreams uses it: emits requests, records what the stream sends and how it ends. */
+    const fakeCall = () => {
+      let paused = false;
+      const sent: unknown[] = [];
+      const statuses: grpc.StatusObject[] = [];
+      const call = Object.assign(new EventEmitter(), {
+        writableLength: 0,
+        write: (m: unknown, cb?: () => void) => (sent.push(m), cb?.(), true),
+        end: () => {},
+        pause: () => (paused = true),
+        resume: () => (paused = false),
+        isPaused: () => paused,
+      });
+      call.on('error', (s: grpc.StatusObject) => statuses.push(s));
+      return { call: call as unknown as grpc.ServerDuplexStream<unknown, unknown>, emitter: call, sent, statuses };
+    };
+
+    it('charges a stream\'s request until all the work its handler began has settled, or the stream ends, whichever is first', () => {
+      const b = new InboundBudget({ inboundBytes: 100_000 });
+      const streams = new ServerStreams<{ value: Buffer }, unknown>(undefined, b);
+      const { call, emitter, sent } = fakeCall();
+      const settles: Array<() => void> = [];
+      const s = streams.serve(call, {
+        onRequest: () => {
+          settles.push(s.begin(), s.begin());
+        },
+        onRefused: (_req, err) => s.send({ refused: err.message }),
+      });
+      emitter.emit('data', { value: Buffer.alloc(30_000) });
+      const one = b.bytes;
+      expect(one).to.be.above(30_000);
+      settles[0]();
+      settles[0](); // only its first run counts
+      expect(b.bytes, 'half its work is pending').to.equal(one);
+      settles[1]();
+      expect(b.bytes, 'all its work settled').to.equal(0);
+      // Over the budget: refused, the handler not run, nothing charged.
+      emitter.emit('data', { value: Buffer.alloc(30_000) });
+      emitter.emit('data', { value: Buffer.alloc(80_000) });
+      expect(settles).to.have.length(4);
+      expect(sent, 'the refused request answered').to.have.length(1);
+      expect((sent[0] as { refused: string }).refused).to.contain('max-inbound-bytes limit of 100000 reached');
+      expect(b.bytes).to.equal(one);
+      // The stream ends with that work pending: its bytes leave the budget at once; a late settle changes nothing.
+      emitter.emit('cancelled');
+      expect(b.bytes).to.equal(0);
+      settles[2]();
+      settles[3]();
+      expect(b.bytes).to.equal(0);
+    });
+
+    it('ends a stream without onRefused with RESOURCE_EXHAUSTED naming the limit; a request that begins nothing is credited at once', () => {
+      const b = new InboundBudget({ inboundBytes: 70_000 });
+      const streams = new ServerStreams<{ value: Buffer }, unknown>(undefined, b);
+      const { call, emitter, statuses } = fakeCall();
+      let handled = 0;
+      streams.serve(call, { onRequest: () => void handled++ });
+      emitter.emit('data', { value: Buffer.alloc(60_000) });
+      expect([handled, b.bytes]).to.deep.equal([1, 0]);
+      emitter.emit('data', { value: Buffer.alloc(80_000) });
+      expect(handled).to.equal(1);
+      expect(statuses.map((x) => x.code)).to.deep.equal([grpc.status.RESOURCE_EXHAUSTED]);
+      expect(statuses[0].details).to.contain('max-inbound-bytes limit of 70000 reached');
+      expect(streams.size).to.equal(0);
     });
   });
 

@@ -2,13 +2,16 @@
 // limits, more connections, streams, unary calls and unread bytes than they allow from test
 // clients, and what must hold — RESOURCE_EXHAUSTED naming the limit and its value (or the
 // connection closed), well-behaved calls served meanwhile, the refusal counters on /metrics moved,
-// and a reader that never reads ended at its cap with the node's buffered bytes bounded.
+// a reader that never reads ended at its cap with the node's buffered bytes bounded, and requests
+// over the node's inbound byte budget refused while it holds others.
 import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { lockdProto } from '../../../src/proto/lockd.js';
 import type { LockEvent__Output } from '../../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { AcquireResponse__Output } from '../../../src/proto/gen/lockd/v1/AcquireResponse.js';
+import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
+import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';
 import type { LimitUse } from '../../../src/lockd/api/admission/limit-use.js';
 import { messageBytes } from '../../../src/lockd/api/admission/message-size.js';
 import { LockApi } from '../../support/lock-api-client.js';
@@ -29,6 +32,7 @@ const LIMITS = {
   'max-unary-per-principal': 3,
   'max-outbound-bytes': 640 * KiB,
   'max-stream-outbound-bytes': 256 * KiB,
+  'max-inbound-bytes': 160 * KiB,
 };
 /** A fenced value of this size makes each Fence.Read answer ~60 KB. */
 const VALUE_BYTES = 60_000;
@@ -56,6 +60,9 @@ describe('admission control of the client port (a real node, small limits)', fun
       s.on('error', reject);
       cleanup.push(() => s.destroy());
     });
+  const metricsText = async () => (await fetch(`http://127.0.0.1:${n.httpPort}/metrics`)).text();
+  /** The max-inbound-bytes use /metrics shows. */
+  const inboundGauge = async () => Number(/lockd_admission_in_use\{[^}]*limit="max-inbound-bytes"[^}]*\} (\d+)\n/.exec(await metricsText())?.[1]);
   const closed = (s: Socket) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
 
   before(async () => {
@@ -68,7 +75,8 @@ describe('admission control of the client port (a real node, small limits)', fun
   afterEach(async () => {
     for (const c of cleanup.splice(0)) c();
     // Everything the test opened is gone before the next one counts.
-    await waitFor('streams and calls of the test to end', () => (use('max-streams-per-principal').used() === 0 && use('max-unary-per-principal').used() === 0 ? true : undefined));
+    // ...and the requests it sent have left the inbound budget (credited on every path).
+    await waitFor('streams, calls and requests of the test to end', () => (use('max-streams-per-principal').used() === 0 && use('max-unary-per-principal').used() === 0 && n.admission.inbound.bytes === 0 ? true : undefined));
     // (Connections from 127.0.0.1 are not awaited: a closed grpc-js client's may linger a while; the connection tests count from what is open.)
     await waitFor('connections of the test to close', () => (['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.9', '127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4', '127.0.1.9'].every((a) => n.admission.connections.from(a) === 0) ? true : undefined));
   });
@@ -257,8 +265,61 @@ describe('admission control of the client port (a real node, small limits)', fun
     await waitFor('everything released once the readers are gone', () => (n.admission.outbound.bytes === 0 ? true : undefined));
   });
 
+  it('refuses requests over max-inbound-bytes with RESOURCE_EXHAUSTED naming it while others are held, serves small ones, and holds nothing after', async () => {
+    const limit = LIMITS['max-inbound-bytes'];
+    const before = refused('max-inbound-bytes');
+    const { leaseId: holder } = await api.grant(60_000);
+    const held = await api.acquire('inbound-held', holder);
+    const { leaseId: waiter } = await api.grant(60_000);
+    const client = new lockdProto.lockd.v1.Session(n.address, insecure, OWN_CONNECTION);
+    cleanup.push(() => client.close());
+    const call = client.Open();
+    cleanup.push(() => call.cancel());
+    call.on('error', () => {});
+    const answers = new Map<number, SessionResponse__Output>();
+    call.on('data', (r: SessionResponse__Output) => {
+      for (const a of r.batch.length > 0 ? r.batch : [r]) answers.set(a.id, a);
+    });
+    const answer = (id: number) => waitFor(`the answer to ${id}`, () => answers.get(id));
+    const write = (id: number, fill: number): SessionRequest => ({ id, fenceWrite: { key: 'inbound', value: Buffer.alloc(VALUE_BYTES, fill), fencingToken: Number(held.fencingToken) } });
+    // One message: an Acquire that waits for 'inbound-held' and two writes of 60 KB, answered at
+    // once. The message stays charged until all of it has settled: until the Acquire is answered.
+    call.write({ batch: [{ id: 1, acquire: { name: 'inbound-held', leaseId: waiter, wait: true }, timeoutMs: 30_000 }, write(2, 1), write(3, 1)] });
+    for (const id of [2, 3]) expect((await answer(id)).result, `write ${id}`).to.equal('fenceWrite');
+    const holding = n.admission.inbound.bytes;
+    expect(holding, 'the waiting message\'s bytes').to.be.above(2 * VALUE_BYTES).and.at.most(limit);
+    // Two more such writes in one message do not fit: each is answered so, none is run.
+    call.write({ batch: [write(4, 9), write(5, 9)] });
+    for (const id of [4, 5]) {
+      const a = await answer(id);
+      expect(a.error?.code, `operation ${id}`).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+      expect(a.error?.message).to.contain(`max-inbound-bytes limit of ${limit} reached`);
+    }
+    // Nor does a unary call of 60 KB.
+    const err = await api.fenceWrite('inbound-unary', Buffer.alloc(VALUE_BYTES, 2), Number(held.fencingToken)).then(() => undefined, (e: grpc.ServiceError) => e);
+    expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+    expect(err?.details).to.contain(`max-inbound-bytes limit of ${limit} reached`);
+    expect((await api.fenceRead('inbound-unary')).value.length, 'the refused writes changed nothing').to.equal(0);
+    expect((await api.fenceRead('inbound')).value[0]).to.equal(1);
+    expect(refused('max-inbound-bytes'), 'one refusal per request message').to.equal(before + 2);
+    // Small calls are served meanwhile, unary and on the session.
+    expect((await api.grant(1000)).leaseId).to.be.above(0);
+    call.write({ id: 6, inspect: { name: 'inbound-held' } });
+    expect((await answer(6)).inspect?.holders.map((h) => Number(h.leaseId))).to.deep.equal([holder]);
+    expect(n.admission.inbound.bytes, 'what the node holds: the waiting message only').to.equal(holding);
+    expect(await inboundGauge()).to.equal(holding);
+    // The Acquire is granted: its message leaves the budget, the stream still open, and the large write fits.
+    await api.release('inbound-held', Number(held.fencingToken), { leaseId: holder });
+    const granted = (await answer(1)).acquire;
+    expect(granted?.acquired).to.equal(true);
+    await waitFor('the granted message credited', () => (n.admission.inbound.bytes === 0 ? true : undefined));
+    await api.fenceWrite('inbound-unary', Buffer.alloc(VALUE_BYTES, 2), Number(granted?.fencingToken));
+    expect(n.admission.inbound.bytes).to.equal(0);
+    expect(await inboundGauge()).to.equal(0);
+  });
+
   it('shows every limit on /metrics: its value, its use and its refusals', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${n.httpPort}/metrics`)).text();
+    const text = await metricsText();
     for (const [name, value] of Object.entries(LIMITS)) {
       expect(text).to.match(new RegExp(`lockd_admission_limit\\{[^}]*limit="${name}"[^}]*\\} ${value}\\n`));
       expect(text).to.match(new RegExp(`lockd_admission_in_use\\{[^}]*limit="${name}"[^}]*\\} \\d+\\n`));

@@ -160,7 +160,8 @@ describe('AnswerBatcher', () => {
   const make = () => {
     const sent: SessionResponse[] = [];
     let settled = 0;
-    const b = new AnswerBatcher((r) => sent.push(r), () => settled++);
+    const batcher = new AnswerBatcher((r) => sent.push(r));
+    const b = { add: (r: SessionResponse) => batcher.add(r, () => settled++) };
     return { b, sent, settled: () => settled };
   };
 
