@@ -45,7 +45,7 @@ export const IMPORT_MAP = [
   { path: 'src/lockd/*.ts', may: ['src/lockd/'] },
   // Operator tools speak to nodes as clients do; lockctl loads demo and log-dump by path at run time.
   { path: 'src/lockd/tools/', may: ['src/client/'] },
-  { path: 'src/lockd/tools/demo/', may: ['src/client/', 'src/lockd/observe/events.ts', 'src/lockd/state-machine/token.ts'] },
+  { path: 'src/lockd/tools/demo/', may: ['src/client/', 'src/lockd/observe/observed-events.ts', 'src/lockd/state-machine/token.ts'] },
   { path: 'src/lockd/tools/log-dump/', may: ['src/client/', 'src/raft/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   { path: 'src/lockd/tools/backup/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   // Run by main.ts before any node starts; it reads the node's flag parsers.
