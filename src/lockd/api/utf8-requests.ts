@@ -21,7 +21,7 @@ interface Descriptor {
 
 /** What the walk does with one field of a message. */
 interface FieldPlan {
-  /** camelCase, as decoded (load.ts keepCase: false). */
+  /** camelCase, as decoded (src/proto/load.ts keepCase: false). */
   readonly key: string;
   /** snake_case, as the proto names it, for messages. */
   readonly protoName: string;

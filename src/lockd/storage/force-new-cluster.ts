@@ -27,7 +27,7 @@ import { migrateDataDir } from './migrate.js';
 import { DataDirError, RecordError } from './data-dir-errors.js';
 import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { levelKv } from './kv.js';
-import { loadDataDir } from './load.js';
+import { loadDataDir } from './load-data-dir.js';
 import { refuseIfRestoring } from './restoring-mark.js';
 import { type Identity, encodeEntry, encodeHardState, encodeSnapshot, sealJson, unsealJson } from './records.js';
 
