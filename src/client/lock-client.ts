@@ -35,7 +35,7 @@ import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { saveSnapshot, type SavedSnapshot } from './snapshot-save.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
-import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
+import { deadlineAfter, grpcDeadline, monoNow } from './deadlines.js';
 import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
 import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus, QuotaInfo } from './types.js';
 

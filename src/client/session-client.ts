@@ -19,7 +19,7 @@ import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
 import { recipeFields } from './recipe.js';
 import { Router } from './router.js';
-import { abortError, deadlineAfter, longTimeout } from './timing.js';
+import { abortError, deadlineAfter, longTimeout } from './deadlines.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import type { LockRecipe } from './types.js';
 

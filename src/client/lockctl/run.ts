@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { LockdError, LockHeldError } from '../errors.js';
 import type { Lock } from '../lock.js';
-import { monoNow } from '../timing.js';
+import { monoNow } from '../deadlines.js';
 import { UsageError } from './args.js';
 import { recipeOf, type Context } from './commands.js';
 import { EXIT } from './exit-codes.js';
