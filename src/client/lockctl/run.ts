@@ -23,7 +23,7 @@ import { LockdError, LockHeldError } from '../errors.js';
 import type { Lock } from '../lock.js';
 import { monoNow } from '../deadlines.js';
 import { UsageError } from './args.js';
-import { recipeOf, type Context } from './commands.js';
+import { recipeOf, type Context } from './actions.js';
 import { EXIT } from './exit-codes.js';
 
 const DEFAULT_TTL_MS = 10_000;
