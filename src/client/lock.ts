@@ -12,7 +12,7 @@ import { deadlineAfter } from './deadlines.js';
 import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
 import type { ReleaseResponse__Output } from '../proto/gen/lockd/v1/ReleaseResponse.js';
 import type { AcquireResponse__Output } from '../proto/gen/lockd/v1/AcquireResponse.js';
-import type { LockRecipe } from './types.js';
+import type { LockRecipe } from './result-types.js';
 
 export class Lock {
   /** Aborts when the lock is no longer held by this grant; the reason is a LockLostError. */
