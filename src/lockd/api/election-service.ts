@@ -10,7 +10,7 @@
 // authority (state-machine/authorize.ts). Campaign, Proclaim, Leader and Resign are also Session
 // operations (electionOps); Observe is not (a session answers each request once, on the leader).
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { ElectionHandlers } from '../../proto/gen/lockd/v1/Election.js';
 import type { CampaignRequest__Output } from '../../proto/gen/lockd/v1/CampaignRequest.js';
 import type { CampaignResponse } from '../../proto/gen/lockd/v1/CampaignResponse.js';

@@ -2,7 +2,7 @@
 // and KeepAlive (a stream, see keepalive-streams.ts).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { LeaseHandlers } from '../../proto/gen/lockd/v1/Lease.js';
 import type { LeaseGrantRequest__Output } from '../../proto/gen/lockd/v1/LeaseGrantRequest.js';
 import type { LeaseGrantResponse } from '../../proto/gen/lockd/v1/LeaseGrantResponse.js';

@@ -1,7 +1,7 @@
 // lockd.v1.Lock: Acquire (acquire.ts), Release, Inspect, CancelWait, SetPermits (unary, on the
 // leader; also Session operations) and Observe (served locally, observe-streams.ts).
 import type { Logger } from 'pino';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { LockHandlers } from '../../proto/gen/lockd/v1/Lock.js';
 import type { AcquireRequest__Output } from '../../proto/gen/lockd/v1/AcquireRequest.js';
 import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';

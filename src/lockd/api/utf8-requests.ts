@@ -11,7 +11,7 @@
 // with other bytes handed to buffer.isUtf8.
 import { isUtf8 } from 'node:buffer';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 
 const INVALID = Symbol('request string field that is not UTF-8');
 
