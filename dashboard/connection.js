@@ -5,7 +5,7 @@
 // would leave the model wrong, so that too reconnects at once, to a fresh snapshot.
 
 const REOPEN_MS = 3000;
-/** The event types of src/lockd/observe/events.ts; an unknown type is simply not listened to. */
+/** The event types of src/lockd/observe/observed-events.ts; an unknown type is simply not listened to. */
 const TYPES = ['role', 'leader-changed', 'term-changed', 'vote', 'appended', 'committed', 'applied', 'tick', 'lease-granted', 'lease-ended',
   'lock-granted', 'lock-freed', 'lock-mode', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync', 'loop-lag', 'progress'];
 

@@ -4,7 +4,7 @@
 // snapshot chunks). `npx tsx scripts/codec-bench.ts [iterations]`. Each figure: the median of 5 runs.
 // For figures to compare, run it compiled (tsc into a scratch dir): tsx keeps function names by
 // wrapping every closure it creates, which inflates closure-heavy code (the protobuf conversion).
-import { raftProto } from '../src/proto/raft.js';
+import { raftProto } from '../src/proto/raft-package.js';
 import type { Entry, Message } from '../src/raft/types.js';
 import { encodeCommand, decodeCommand, type Command } from '../src/lockd/state-machine/index.js';
 import { messageFromProto, messageToProto } from '../src/lockd/transport/convert.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../src/proto/lockd.js';
+import { lockdProto } from '../src/proto/lockd-package.js';
 import { Proc, freePort, waitFor } from '../bench/lib/procs.js';
 import { LockdLocker } from '../bench/systems/lockd-locker.js';
 

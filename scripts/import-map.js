@@ -28,7 +28,7 @@ export const IMPORT_MAP = [
   { path: 'src/lockd/state-machine/', pure: true, may: ['src/lockd/codec/', 'src/raft/'] },
   { path: 'src/lockd/storage/', may: ['src/raft/'] },
   // The peer protocol only: a public (lockd.v1) type here would let the peer port serve clients.
-  { path: 'src/lockd/transport/', may: ['src/raft/', 'src/lockd/codec/', 'src/proto/raft.ts', 'src/proto/gen/raft/'] },
+  { path: 'src/lockd/transport/', may: ['src/raft/', 'src/lockd/codec/', 'src/proto/raft-package.ts', 'src/proto/gen/raft/'] },
   // Below the node: it owns its settings type (security/settings.ts) rather than reading NodeConfig.
   { path: 'src/lockd/security/', may: ['src/lockd/state-machine/'] },
   // Below the node: the node publishes into it; it reads a node through its own port (node-view.ts).
@@ -39,19 +39,19 @@ export const IMPORT_MAP = [
   // Maintenance.Snapshot streams the backup file's format (storage/backup-file.ts).
   {
     path: 'src/lockd/api/',
-    may: ['src/raft/', 'src/lockd/state-machine/', 'src/lockd/security/', 'src/lockd/observe/', 'src/lockd/transport/', 'src/lockd/node/', 'src/lockd/storage/backup-file.ts', 'src/proto/lockd.ts', 'src/proto/load.ts', 'src/proto/gen/lockd/'],
+    may: ['src/raft/', 'src/lockd/state-machine/', 'src/lockd/security/', 'src/lockd/observe/', 'src/lockd/transport/', 'src/lockd/node/', 'src/lockd/storage/backup-file.ts', 'src/proto/lockd-package.ts', 'src/proto/load.ts', 'src/proto/gen/lockd/'],
   },
   // The compositions (main.ts, composition.ts, observability.ts): nothing in src/ imports them but main.ts.
   { path: 'src/lockd/*.ts', may: ['src/lockd/'] },
   // Operator tools speak to nodes as clients do; lockctl loads demo and log-dump by path at run time.
   { path: 'src/lockd/tools/', may: ['src/client/'] },
-  { path: 'src/lockd/tools/demo/', may: ['src/client/', 'src/lockd/observe/events.ts', 'src/lockd/state-machine/token.ts'] },
+  { path: 'src/lockd/tools/demo/', may: ['src/client/', 'src/lockd/observe/observed-events.ts', 'src/lockd/state-machine/token.ts'] },
   { path: 'src/lockd/tools/log-dump/', may: ['src/client/', 'src/raft/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   { path: 'src/lockd/tools/backup/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   // Run by main.ts before any node starts; it reads the node's flag parsers.
   { path: 'src/lockd/tools/restore/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/', 'src/lockd/node/config.ts', 'src/lockd/node/versions.ts'] },
   // The client speaks only the public contract.
-  { path: 'src/client/', may: ['src/proto/lockd.ts', 'src/proto/gen/lockd/'] },
+  { path: 'src/client/', may: ['src/proto/lockd-package.ts', 'src/proto/gen/lockd/'] },
 ];
 
 /** Whether `entry` (a row's path or a `may` item) covers the repository file `file`. */

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import { Proc, freePort, waitFor } from '../lib/procs.js';

@@ -1,7 +1,7 @@
 // lockd.v1 Lease/Lock over unary gRPC calls (the same pattern as the etcd lockers).
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { AcquireResponse__Output } from '../../src/proto/gen/lockd/v1/AcquireResponse.js';
 import type { LeaseGrantResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseGrantResponse.js';
 import type { LeaseKeepAliveResponse__Output } from '../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';

@@ -1,6 +1,6 @@
 // One gRPC channel per endpoint, shared by the lockd.v1 service stubs on it.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../proto/lockd.js';
+import { lockdProto } from '../proto/lockd-package.js';
 import type { AuthClient } from '../proto/gen/lockd/v1/Auth.js';
 import type { ClusterClient } from '../proto/gen/lockd/v1/Cluster.js';
 import type { FenceClient } from '../proto/gen/lockd/v1/Fence.js';

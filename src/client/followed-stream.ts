@@ -7,7 +7,7 @@ import { AsyncQueue } from './async-queue.js';
 import type { Endpoint } from './connections.js';
 import { codeName, LockdError } from './errors.js';
 import type { Router } from './router.js';
-import { Backoff, monoNow, sleep } from './timing.js';
+import { Backoff, monoNow, sleep } from './deadlines.js';
 
 export interface FollowOptions<Out> {
   readonly signal?: AbortSignal;

@@ -9,4 +9,4 @@ export type { LeaderKey, Leadership } from './election.js';
 export { LockdError, LeaseLostError, LockLostError, LockHeldError } from './errors.js';
 export type { ClientTlsOptions, PemSource } from './tls.js';
 export { DEFAULT_ENDPOINTS, parseEndpoints, resolveEndpoints } from './endpoints.js';
-export type { LockInfo, LockHolderInfo, LockRecipe, LeaseTtl, LeaseSummary, FenceValue, NodeStatus, EndpointStatus, AclRule, QuotaInfo, LeaderTransfer } from './types.js';
+export type { LockInfo, LockHolderInfo, LockRecipe, LeaseTtl, LeaseSummary, FenceValue, NodeStatus, EndpointStatus, AclRule, QuotaInfo, LeaderTransfer } from './result-types.js';

@@ -6,7 +6,7 @@
 // Each answer on a keepalive stream acknowledges the oldest unanswered request sent on it. Should
 // the server ever answer fewer times than asked, an answer is matched to an older send time than
 // its own — an earlier deadline, never a later one.
-import { monoNow } from './timing.js';
+import { monoNow } from './deadlines.js';
 
 export class LeaseDeadline {
   private until: number;

@@ -17,7 +17,7 @@ import type { LeaseKeepAliveResponse__Output } from '../proto/gen/lockd/v1/Lease
 import { LeaseDeadline } from './lease-deadline.js';
 import { codeName, LeaseLostError, LockdError, toLockdError } from './errors.js';
 import type { Router } from './router.js';
-import { Backoff, deadlineAfter, monoNow } from './timing.js';
+import { Backoff, deadlineAfter, monoNow } from './deadlines.js';
 
 export interface LeaseEvents {
   /** A keepalive was acknowledged: the lease is trusted until `deadline` (performance.now() time). */

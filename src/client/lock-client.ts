@@ -35,9 +35,9 @@ import { renewOnce } from './renew-once.js';
 import { Router, type CallControl } from './router.js';
 import { saveSnapshot, type SavedSnapshot } from './snapshot-save.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
-import { deadlineAfter, grpcDeadline, monoNow } from './timing.js';
+import { deadlineAfter, grpcDeadline, monoNow } from './deadlines.js';
 import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
-import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus, QuotaInfo } from './types.js';
+import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus, QuotaInfo } from './result-types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */

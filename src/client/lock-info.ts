@@ -1,6 +1,6 @@
 // A lock's state from the wire (Lock.Inspect's answer, a RESYNC event's state) as a LockInfo.
 import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
-import type { LockInfo } from './types.js';
+import type { LockInfo } from './result-types.js';
 
 export function toLockInfo(name: string, r: InspectResponse__Output): LockInfo {
   return {

@@ -8,11 +8,11 @@ import { LockdError, LockLostError, toLockdError } from './errors.js';
 import type { Lease } from './lease.js';
 import { observeLock } from './observe.js';
 import type { Router } from './router.js';
-import { deadlineAfter } from './timing.js';
+import { deadlineAfter } from './deadlines.js';
 import type { InspectResponse__Output } from '../proto/gen/lockd/v1/InspectResponse.js';
 import type { ReleaseResponse__Output } from '../proto/gen/lockd/v1/ReleaseResponse.js';
 import type { AcquireResponse__Output } from '../proto/gen/lockd/v1/AcquireResponse.js';
-import type { LockRecipe } from './types.js';
+import type { LockRecipe } from './result-types.js';
 
 export class Lock {
   /** Aborts when the lock is no longer held by this grant; the reason is a LockLostError. */

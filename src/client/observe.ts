@@ -9,7 +9,7 @@ import type { LockEvent__Output } from '../proto/gen/lockd/v1/LockEvent.js';
 import { followStream } from './followed-stream.js';
 import { toLockInfo } from './lock-info.js';
 import type { Router } from './router.js';
-import type { LockInfo } from './types.js';
+import type { LockInfo } from './result-types.js';
 
 /** A lock event as the server sends it, or the client's RESYNC marker (all numbers 0). */
 export interface LockEvent {

@@ -6,7 +6,7 @@ import { status as Status, type StatusObject } from '@grpc/grpc-js';
 import type { LeaseKeepAliveResponse__Output } from '../proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { clientError, codeName, LockdError } from './errors.js';
 import type { Router } from './router.js';
-import { abortError, Backoff, monoNow, sleep } from './timing.js';
+import { abortError, Backoff, monoNow, sleep } from './deadlines.js';
 
 export async function renewOnce(router: Router, leaseId: number, deadline: number, signal?: AbortSignal): Promise<{ sentAt: number; ttlMs: number }> {
   const backoff = new Backoff(50, 1000);

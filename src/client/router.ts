@@ -8,7 +8,7 @@ import { status as Status, type CallOptions, type ClientUnaryCall, type ServiceE
 import { Connections, type Endpoint } from './connections.js';
 import type { TlsMaterial } from './tls.js';
 import { clientError, leaderHint, toLockdError } from './errors.js';
-import { abortError, Backoff, grpcDeadline, longTimeout, monoNow, sleep } from './timing.js';
+import { abortError, Backoff, grpcDeadline, longTimeout, monoNow, sleep } from './deadlines.js';
 
 export interface RouterOptions {
   readonly endpoints: readonly string[];

@@ -19,9 +19,9 @@ import { resolveEndpoints } from './endpoints.js';
 import { clientError, codeName, leaderHint, LockdError } from './errors.js';
 import { recipeFields } from './recipe.js';
 import { Router } from './router.js';
-import { abortError, deadlineAfter, longTimeout } from './timing.js';
+import { abortError, deadlineAfter, longTimeout } from './deadlines.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
-import type { LockRecipe } from './types.js';
+import type { LockRecipe } from './result-types.js';
 
 export interface SessionClientOptions extends ClientTlsOptions {
   /** host:port of any nodes (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */

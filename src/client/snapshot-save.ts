@@ -11,7 +11,7 @@ import type { SnapshotChunk__Output } from '../proto/gen/lockd/v1/SnapshotChunk.
 import type { SnapshotInfo__Output } from '../proto/gen/lockd/v1/SnapshotInfo.js';
 import { codeName, LockdError, clientError } from './errors.js';
 import type { Router } from './router.js';
-import { abortError, Backoff, grpcDeadline, monoNow, sleep } from './timing.js';
+import { abortError, Backoff, grpcDeadline, monoNow, sleep } from './deadlines.js';
 
 /** The largest backup a client accepts (a server announcing more is refused before anything is written). */
 export const MAX_BACKUP_BYTES = 1024 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // cluster will not show on demand (a follower's UNAVAILABLE + leader trailer, a hung node, a
 // keepalive stream that goes quiet). Unimplemented methods answer UNIMPLEMENTED.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { LeaseHandlers } from '../../src/proto/gen/lockd/v1/Lease.js';
 import type { LockHandlers } from '../../src/proto/gen/lockd/v1/Lock.js';
 import type { ClusterHandlers } from '../../src/proto/gen/lockd/v1/Cluster.js';

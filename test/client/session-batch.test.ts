@@ -5,7 +5,7 @@
 // did not (an older lockd).
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { SessionRequest__Output } from '../../src/proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse } from '../../src/proto/gen/lockd/v1/SessionResponse.js';
 import { SessionClient } from '../../src/client/session-client.js';

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { saveSnapshot } from '../../src/client/snapshot-save.js';
 import type { Router } from '../../src/client/router.js';
-import { monoNow } from '../../src/client/timing.js';
+import { monoNow } from '../../src/client/deadlines.js';
 
 type Msg = { info?: Record<string, unknown> | null; data?: Buffer };
 

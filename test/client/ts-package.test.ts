@@ -44,7 +44,7 @@ describe('the TypeScript client as a package: npm pack, npm install in a scratch
   after(() => scratch?.finish(hookFailed));
 
   it('the tarball holds the built client, its declarations and proto/lockd.proto, and nothing of the server or lockctl', () => {
-    for (const f of ['package.json', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/proto/load.js', 'dist/proto/lockd.js', 'proto/lockd.proto']) expect(packed).to.include(f);
+    for (const f of ['package.json', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/proto/load.js', 'dist/proto/lockd-package.js', 'proto/lockd.proto']) expect(packed).to.include(f);
     const stray = packed.filter((p) => !/^(package\.json|README\.md|proto\/lockd\.proto|dist\/(client|proto)\/.*\.(js|d\.ts))$/.test(p) || /lockctl|raft/.test(p));
     expect(stray, 'files outside the client library').to.deep.equal([]);
   });

@@ -93,7 +93,7 @@ describe('docs: the import map of src/ (scripts/import-map.js) is true', () => {
 
   it('finds a planted disallowed import and a planted cycle', () => {
     expect(importProblem('src/lockd/observe/node-source.ts', '../node/raft-driver.js')).to.match(/^src\/lockd\/observe\/ may not import src\/lockd\/node\//);
-    expect(importProblem('src/client/router.ts', '../proto/raft.js')).to.match(/may not import src\/proto\//);
+    expect(importProblem('src/client/router.ts', '../proto/raft-package.js')).to.match(/may not import src\/proto\//);
     expect(importProblem('src/lockd/api/unary.ts', '../../../test/support/x.js')).to.match(/outside every row/);
     expect(importProblem('src/lockd/newfolder/x.ts', '../node/config.js')).to.match(/in no row of the map/);
     expect(importProblem('src/lockd/node/lockd-node.ts', '../observe/bus.js')).to.equal(undefined);

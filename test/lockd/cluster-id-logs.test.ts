@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { raftProto } from '../../src/proto/raft.js';
+import { raftProto } from '../../src/proto/raft-package.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../src/lockd/transport/metadata.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 

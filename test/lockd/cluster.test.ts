@@ -2,7 +2,7 @@
 // and refused data dirs. Proposals are lease grants (each is one log entry).
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
 import { LevelStorage } from '../../src/lockd/storage/index.js';
 import { openLevel } from '../../src/lockd/storage/db.js';

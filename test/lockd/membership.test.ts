@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import type { ChildProcess } from 'node:child_process';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
 import { Members } from '../support/membership-client.js';
 import { ProcessCluster } from '../support/process-cluster.js';

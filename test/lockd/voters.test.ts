@@ -3,7 +3,7 @@
 // not exist. Real processes, real LevelDB.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
 import { ProcessCluster, freePort } from '../support/process-cluster.js';
 

@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline';
 import * as grpc from '@grpc/grpc-js';
 import { LockClient, type Lease, type Lock } from '../../src/client/index.js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
 
 interface Request {

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { LockClient } from '../../src/client/index.js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 import { PassThrough } from 'node:stream';

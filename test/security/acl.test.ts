@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockClient, LockdError } from '../../src/client/index.js';
 import { tokenIndex } from '../../src/lockd/state-machine/token.js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import { execFile } from 'node:child_process';
 import { ProcessCluster, freePort, waitFor } from '../support/process-cluster.js';
 import { LOCKCTL_MAIN } from '../support/build.js';

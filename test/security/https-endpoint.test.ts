@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import { chromium, type Browser } from 'playwright-core';
-import { raftProto } from '../../src/proto/raft.js';
+import { raftProto } from '../../src/proto/raft-package.js';
 import { freePort, ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 import { httpsGet } from '../support/https-get.js';

@@ -4,7 +4,7 @@
 // and Membership request ids share the one namespace with every other request.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import { ProcessCluster } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 import { LockClient } from '../../src/client/index.js';

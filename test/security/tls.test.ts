@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { LockClient } from '../../src/client/index.js';
-import { lockdProto } from '../../src/proto/lockd.js';
-import { raftProto } from '../../src/proto/raft.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
+import { raftProto } from '../../src/proto/raft-package.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { TestPki, type CertFiles } from '../support/test-pki.js';
 

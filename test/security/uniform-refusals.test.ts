@@ -5,7 +5,7 @@
 import { useMtlsCluster } from '../support/mtls-cluster.js';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { raftProto } from '../../src/proto/raft.js';
+import { raftProto } from '../../src/proto/raft-package.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../src/lockd/transport/metadata.js';
 import { failure } from '../support/lockd-failure.js';
 

@@ -1,4 +1,4 @@
-// A simulated node's start on its data dir: the real loader (src/lockd/storage/load.ts: identity, voters,
+// A simulated node's start on its data dir: the real loader (src/lockd/storage/load-data-dir.ts: identity, voters,
 // every record's CRC, the log's shape) over the node's byte store (sim-kv.ts), read synchronously. A start
 // the loader refuses as corrupt is a fail-stop (the node stays down, with the loader's error); the
 // simulated operator then repairs the store (back to what it held before the damage) and starts it again.
@@ -12,7 +12,7 @@
 import { crc32 } from 'node:zlib';
 import { DataDirError } from '../../src/lockd/storage/data-dir-errors.js';
 import { CONFIG_KEY, ENTRY_RANGE, HARD_STATE_KEY, IDENTITY_KEY, PEERS_KEY, SNAPSHOT_KEY } from '../../src/lockd/storage/keys.js';
-import { type DirContents, type Verified, verifyDataDir } from '../../src/lockd/storage/load.js';
+import { type DirContents, type Verified, verifyDataDir } from '../../src/lockd/storage/load-data-dir.js';
 import type { NodeId } from '../../src/raft/types.js';
 import type { LogImage } from './disk.js';
 import type { SimKv } from './sim-kv.js';
@@ -25,7 +25,7 @@ export const SIM_CLUSTER = 'sim';
 /** The build line a simulated node records in its identity (node/versions.ts's format for a real one). */
 export const SIM_WRITER = 'lockd sim';
 
-/** What load.ts's readDataDir reads, from the simulated store, synchronously. */
+/** What load-data-dir.ts's readDataDir reads, from the simulated store, synchronously. */
 export function readSimDir(kv: SimKv): DirContents {
   const identity = kv.getSync(IDENTITY_KEY);
   if (identity === undefined) {

@@ -17,7 +17,7 @@ import { type DiskFaults, drawDiskFaults, drawWriteError } from './disk-faults.j
 import { KvWriteError } from './sim-kv.js';
 import { SIM_CLUSTER, SIM_WRITER, integrityProblem, loadSimDir } from './sim-load.js';
 import { CONFIG_KEY, IDENTITY_KEY } from '../../src/lockd/storage/keys.js';
-import { mirrorOf, type Verified } from '../../src/lockd/storage/load.js';
+import { mirrorOf, type Verified } from '../../src/lockd/storage/load-data-dir.js';
 import { encodeConfiguration, encodeIdentity } from '../../src/lockd/storage/records.js';
 import { startVoters, type StartBug } from './voters.js';
 

@@ -1,10 +1,10 @@
 // Which voters a starting node runs with, given the ones its data dir was made for and the ones its --peers
-// names: the rule of src/lockd/storage/load.ts (the start-time voter check), through its own check (checkStartVoters). A
+// names: the rule of src/lockd/storage/load-data-dir.ts (the start-time voter check), through its own check (checkStartVoters). A
 // fresh data dir records the named set; a start naming another set is refused (the node exits 3); otherwise
 // the node runs with the stored set. The planted bug 'skip-voter-check' is the code before that fix: the named
 // set is used, unchecked.
 
-import { checkStartVoters } from '../../src/lockd/storage/load.js';
+import { checkStartVoters } from '../../src/lockd/storage/load-data-dir.js';
 import { DataDirError } from '../../src/lockd/storage/data-dir-errors.js';
 import type { NodeId } from '../../src/raft/types.js';
 

@@ -10,7 +10,7 @@
 // Argument: one JSON object (FloodArgs).
 import http2 from 'node:http2';
 import { SessionClient } from '../../src/client/session-client.js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import { keepAliveFrames, readKeepAliveAnswers } from './raw-keepalive.js';
 import { nonReadingSession } from './raw-stream.js';
 

@@ -5,7 +5,7 @@
 // caller gave none), as the real client does: for tests that are not about a leader change.
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { LeaseClient } from '../../src/proto/gen/lockd/v1/Lease.js';
 import type { LockClient } from '../../src/proto/gen/lockd/v1/Lock.js';
 import type { FenceClient } from '../../src/proto/gen/lockd/v1/Fence.js';

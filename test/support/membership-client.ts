@@ -1,6 +1,6 @@
 // lockd.v1.Membership for tests: promise wrappers, and waits on the member list.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { MembershipClient } from '../../src/proto/gen/lockd/v1/Membership.js';
 import type { MemberListResponse__Output } from '../../src/proto/gen/lockd/v1/MemberListResponse.js';
 import type { MemberChangeResponse__Output } from '../../src/proto/gen/lockd/v1/MemberChangeResponse.js';

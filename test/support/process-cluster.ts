@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../src/proto/lockd.js';
+import { lockdProto } from '../../src/proto/lockd-package.js';
 import type { StatusResponse__Output } from '../../src/proto/gen/lockd/v1/StatusResponse.js';
 import type { ClusterClient } from '../../src/proto/gen/lockd/v1/Cluster.js';
 import type { TransferLeaderResponse__Output } from '../../src/proto/gen/lockd/v1/TransferLeaderResponse.js';

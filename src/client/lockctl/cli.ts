@@ -2,7 +2,7 @@
 import { LockdError } from '../errors.js';
 import { LockClient } from '../lock-client.js';
 import { parseCommandLine, usageLine, usageText, UsageError, type Parsed } from './args.js';
-import * as cmd from './commands.js';
+import * as cmd from './actions.js';
 import { EXIT } from './exit-codes.js';
 import { Output } from './output.js';
 import { runCommand } from './run.js';

@@ -21,9 +21,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { LockdError, LockHeldError } from '../errors.js';
 import type { Lock } from '../lock.js';
-import { monoNow } from '../timing.js';
+import { monoNow } from '../deadlines.js';
 import { UsageError } from './args.js';
-import { recipeOf, type Context } from './commands.js';
+import { recipeOf, type Context } from './actions.js';
 import { EXIT } from './exit-codes.js';
 
 const DEFAULT_TTL_MS = 10_000;
@@ -68,7 +68,7 @@ async function acquireToRun(ctx: Context, name: string, ttlMs: number): Promise<
 }
 
 export async function runCommand(ctx: Context): Promise<number> {
-  const { client, p, out } = ctx;
+  const { p, out } = ctx;
   const name = p.args.NAME;
   const [cmd, ...cmdArgs] = p.command;
   const ttlMs = p.flags.ttlMs ?? DEFAULT_TTL_MS;
@@ -77,7 +77,29 @@ export async function runCommand(ctx: Context): Promise<number> {
   if (typeof lock === 'number') return lock;
   out.note(`acquired lock ${name} (fencing token ${lock.token}, lease ${lock.lease.id}); running ${cmd}`, { name, fencingToken: lock.token, leaseId: lock.lease.id });
 
-  const child = spawn(cmd, cmdArgs, {
+  const child = spawnUnderLock(ctx, cmd, cmdArgs, name, lock);
+  const group = new ProcessGroup(child);
+  // lockctl itself exiting (a crash, process.exit) must not leave the command running unlocked.
+  const onExit = (): void => group.signal('SIGKILL');
+  process.once('exit', onExit);
+  const watch = watchLock(ctx, name, lock, group, graceMs);
+
+  const outcome = await new Promise<Outcome>((resolve) => {
+    child.once('error', (error) => resolve({ error }));
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  // What the command left behind in its group would run without the lock: gone before the release.
+  group.signal('SIGKILL');
+  await group.gone(GROUP_EXIT_WAIT_MS);
+  process.removeListener('exit', onExit);
+  watch.stop();
+  await lock.release().catch((e) => out.note(`releasing lock ${name} failed (${(e as Error).message}); it ends with its lease`));
+  return exitCodeOf(ctx, cmd, outcome, watch.lost());
+}
+
+/** The command, in a process group of its own, with the grant in its environment. */
+function spawnUnderLock(ctx: Context, cmd: string, cmdArgs: string[], name: string, lock: Lock): ChildProcess {
+  return spawn(cmd, cmdArgs, {
     stdio: 'inherit',
     detached: true, // its own process group: the group is what gets signalled
     env: {
@@ -85,14 +107,26 @@ export async function runCommand(ctx: Context): Promise<number> {
       LOCKD_FENCING_TOKEN: String(lock.token),
       LOCKD_LEASE_ID: String(lock.lease.id),
       LOCKD_LOCK_NAME: name,
-      LOCKD_ENDPOINTS: client.endpoints().join(','),
+      LOCKD_ENDPOINTS: ctx.client.endpoints().join(','),
     },
   });
-  const group = new ProcessGroup(child);
-  // lockctl itself exiting (a crash, process.exit) must not leave the command running unlocked.
-  const onExit = (): void => group.signal('SIGKILL');
-  process.once('exit', onExit);
+}
 
+/** How the command ended: its exit, or why it could not start. */
+type Outcome = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
+
+/** What watches the lock while the command runs: `lost()` once it stopped the command; `stop()` ends the watch. */
+interface LockWatch {
+  lost(): boolean;
+  stop(): void;
+}
+
+/**
+ * Stops the group when the lock's trust runs low (keepalives stalled) or the cluster ends the grant,
+ * and passes lockctl's own interruption on to it.
+ */
+function watchLock(ctx: Context, name: string, lock: Lock, group: ProcessGroup, graceMs: number): LockWatch {
+  const { out } = ctx;
   let lost = false;
   let killAt = Infinity;
   let killTimer: NodeJS.Timeout | undefined;
@@ -130,24 +164,22 @@ export async function runCommand(ctx: Context): Promise<number> {
     group.signal((ctx.interrupted.reason as NodeJS.Signals | undefined) ?? 'SIGTERM');
   };
   ctx.interrupted.addEventListener('abort', onInterrupt, { once: true });
+  return {
+    lost: () => lost,
+    stop: () => {
+      if (killTimer) clearTimeout(killTimer);
+      if (trustTimer) clearTimeout(trustTimer);
+      lock.lease.off('renewed', watchTrust);
+      lock.signal.removeEventListener('abort', onLost);
+      ctx.interrupted.removeEventListener('abort', onInterrupt);
+    },
+  };
+}
 
-  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
-    child.once('error', (error) => resolve({ error }));
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  // What the command left behind in its group would run without the lock: gone before the release.
-  group.signal('SIGKILL');
-  await group.gone(GROUP_EXIT_WAIT_MS);
-  process.removeListener('exit', onExit);
-  if (killTimer) clearTimeout(killTimer);
-  if (trustTimer) clearTimeout(trustTimer);
-  lock.lease.off('renewed', watchTrust);
-  lock.signal.removeEventListener('abort', onLost);
-  ctx.interrupted.removeEventListener('abort', onInterrupt);
-  await lock.release().catch((e) => out.note(`releasing lock ${name} failed (${(e as Error).message}); it ends with its lease`));
-
+/** lockctl's exit status: CANNOT_RUN, LOCK_LOST, or the command's own (128 + signal number if killed). */
+function exitCodeOf(ctx: Context, cmd: string, outcome: Outcome, lost: boolean): number {
   if ('error' in outcome) {
-    out.error(new Error(`cannot run ${cmd}: ${outcome.error.message}`));
+    ctx.out.error(new Error(`cannot run ${cmd}: ${outcome.error.message}`));
     return EXIT.CANNOT_RUN;
   }
   if (lost) return EXIT.LOCK_LOST;

@@ -1,7 +1,7 @@
 // lockctl snapshot save FILE: a backup from the leader (LockClient.saveSnapshot). `snapshot status`
 // is a tool outside src/client (tools.ts): it checks the file as lockd restore would.
 import { EXIT } from './exit-codes.js';
-import type { Context } from './commands.js';
+import type { Context } from './actions.js';
 
 export async function snapshotSave(ctx: Context): Promise<number> {
   const file = ctx.p.args.FILE;

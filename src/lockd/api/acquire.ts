@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AcquireResponse } from '../../proto/gen/lockd/v1/AcquireResponse.js';
-import type { AcquireCommand, AcquireResult } from '../state-machine/index.js';
+import type { AcquireCommand, AcquireResult, Authority } from '../state-machine/index.js';
 import { ApiError } from './api-error.js';
 import type { Abandoned, LockWaits } from './lock-waits.js';
 import { UncertainWriteError, type Proposer } from './proposer.js';
@@ -61,20 +61,11 @@ export class Acquirer {
   ) {}
 
   async acquire(a: AcquireArgs): Promise<AcquireResponse> {
-    // Optional fields only when set (the command's encoding leaves absent ones out). Assigned, not
-    // spread from literals: this runs for every Acquire.
     const au = this.access.authority(a.principal);
     // A waiting call always has a request id: its cleanup must name it (CancelWait.acquire_request_id),
     // so nobody who merely reads the index can take back what it was granted.
     const requestId = a.requestId ?? (a.wait ? `lockd-wait-${randomUUID()}` : undefined);
-    const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId, principal: au.principal };
-    if (a.permits > 1) cmd.permits = a.permits;
-    if (a.shared) cmd.shared = true;
-    if (a.lockDelayMs > 0) cmd.lockDelayMs = a.lockDelayMs;
-    if (a.value) cmd.value = a.value;
-    if (a.election) cmd.election = true;
-    if (au.admin) cmd.admin = true;
-    if (au.acl) cmd.acl = true;
+    const cmd = acquireCommand(a, au, requestId);
     if (!a.wait) return acquireResponse(await this.proposer.write(cmd, a.deadline));
     const w = this.waits.register(a.name, a.leaseId, a.principal);
     let abandon: Abandoned | undefined;
@@ -126,4 +117,18 @@ export class Acquirer {
       this.waits.unregister(w, abandon);
     }
   }
+}
+
+// The Acquire a call proposes. Optional fields only when set (the command's encoding leaves absent
+// ones out). Assigned, not spread from literals: this runs for every Acquire.
+function acquireCommand(a: AcquireArgs, au: Authority, requestId: string | undefined): AcquireCommand {
+  const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId, principal: au.principal };
+  if (a.permits > 1) cmd.permits = a.permits;
+  if (a.shared) cmd.shared = true;
+  if (a.lockDelayMs > 0) cmd.lockDelayMs = a.lockDelayMs;
+  if (a.value) cmd.value = a.value;
+  if (a.election) cmd.election = true;
+  if (au.admin) cmd.admin = true;
+  if (au.acl) cmd.acl = true;
+  return cmd;
 }

@@ -1,7 +1,7 @@
 // lockd.v1.Auth: the access rules (state-machine/acl-table.ts) as log entries. Admins only (checked
 // here before proposing, and at apply from the command's authority); Grant and Revoke go to the
 // leader like every write, List is a linearizable read there.
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { AuthHandlers } from '../../proto/gen/lockd/v1/Auth.js';
 import type { AclRule__Output } from '../../proto/gen/lockd/v1/AclRule.js';
 import type { AuthGrantRequest__Output } from '../../proto/gen/lockd/v1/AuthGrantRequest.js';

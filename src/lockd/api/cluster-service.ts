@@ -3,7 +3,7 @@
 // (transfer-service.ts). Addresses are CLIENT addresses (learned from each member; '' until heard
 // from), never peer ones.
 import type * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { ClusterHandlers } from '../../proto/gen/lockd/v1/Cluster.js';
 import type { ServiceRegistry } from '../node/listeners.js';
 import type { NodeContext } from '../node/node-context.js';

@@ -10,7 +10,7 @@
 // authority (state-machine/authorize.ts). Campaign, Proclaim, Leader and Resign are also Session
 // operations (electionOps); Observe is not (a session answers each request once, on the leader).
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { ElectionHandlers } from '../../proto/gen/lockd/v1/Election.js';
 import type { CampaignRequest__Output } from '../../proto/gen/lockd/v1/CampaignRequest.js';
 import type { CampaignResponse } from '../../proto/gen/lockd/v1/CampaignResponse.js';
@@ -112,65 +112,83 @@ export interface ElectionOps {
 }
 
 export function electionOps(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): ElectionOps {
+  return {
+    Campaign: campaignOp(ctx, proposer, acquirer),
+    Proclaim: proclaimOp(ctx, proposer),
+    Leader: leaderOp(ctx, proposer),
+    Resign: resignOp(ctx, proposer),
+  };
+}
+
+function campaignOp(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): ElectionOps['Campaign'] {
+  return {
+    method: ELECTION.Campaign,
+    validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateElectionValue(req.value) ?? validateRequestId(req.requestId),
+    waits: () => true,
+    onLeader: async (req, caller, deadline) => {
+      const r = await checkedAcquire(ctx, proposer, acquirer, caller, deadline, 'campaign', {
+        name: req.name,
+        leaseId: req.leaseId,
+        wait: true,
+        permits: 0,
+        shared: false,
+        lockDelayMs: 0,
+        value: req.value,
+        election: true,
+        requestId: req.requestId || undefined,
+      });
+      if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
+      return { leader: { name: req.name, leaseId: req.leaseId, fencingToken: r.fencingToken } };
+    },
+  };
+}
+
+function proclaimOp(ctx: NodeContext, proposer: Proposer): ElectionOps['Proclaim'] {
+  const access = ctx.access;
+  return {
+    method: ELECTION.Proclaim,
+    validate: (req) => validateKey(req.leader) ?? validateElectionValue(req.value),
+    onLeader: async (req, caller, deadline) => {
+      const k = req.leader!;
+      requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
+      await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, leaseId: k.leaseId, value: req.value, ...access.authority(caller.principal) }, deadline);
+      return {};
+    },
+  };
+}
+
+function leaderOp(ctx: NodeContext, proposer: Proposer): ElectionOps['Leader'] {
   const sm = ctx.stateMachine;
   const access = ctx.access;
   return {
-    Campaign: {
-      method: ELECTION.Campaign,
-      validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateElectionValue(req.value) ?? validateRequestId(req.requestId),
-      waits: () => true,
-      onLeader: async (req, caller, deadline) => {
-        const r = await checkedAcquire(ctx, proposer, acquirer, caller, deadline, 'campaign', {
-          name: req.name,
-          leaseId: req.leaseId,
-          wait: true,
-          permits: 0,
-          shared: false,
-          lockDelayMs: 0,
-          value: req.value,
-          election: true,
-          requestId: req.requestId || undefined,
-        });
-        if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
-        return { leader: { name: req.name, leaseId: req.leaseId, fencingToken: r.fencingToken } };
-      },
+    method: ELECTION.Leader,
+    validate: (req) => validateLockName(req.name),
+    onLeader: async (req, caller, deadline) => {
+      requireOn(access, caller.principal, ['lock', 'read'], req.name, 'read the leader of');
+      const r = leaderOf(req.name, await proposer.read(deadline, () => sm.inspectLock(req.name)));
+      if (!r.hasLeader) throw new ApiError(grpc.status.NOT_FOUND, `nobody leads ${req.name}`);
+      return r;
     },
-    Proclaim: {
-      method: ELECTION.Proclaim,
-      validate: (req) => validateKey(req.leader) ?? validateElectionValue(req.value),
-      onLeader: async (req, caller, deadline) => {
-        const k = req.leader!;
-        requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
-        await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, leaseId: k.leaseId, value: req.value, ...access.authority(caller.principal) }, deadline);
-        return {};
-      },
-    },
-    Leader: {
-      method: ELECTION.Leader,
-      validate: (req) => validateLockName(req.name),
-      onLeader: async (req, caller, deadline) => {
-        requireOn(access, caller.principal, ['lock', 'read'], req.name, 'read the leader of');
-        const r = leaderOf(req.name, await proposer.read(deadline, () => sm.inspectLock(req.name)));
-        if (!r.hasLeader) throw new ApiError(grpc.status.NOT_FOUND, `nobody leads ${req.name}`);
-        return r;
-      },
-    },
-    Resign: {
-      method: ELECTION.Resign,
-      validate: (req) => validateKey(req.leader) ?? validateRequestId(req.requestId),
-      onLeader: async (req, caller, deadline) => {
-        const k = req.leader!;
-        requireOn(access, caller.principal, ['lock'], k.name, 'resign from');
-        try {
-          const cmd = { type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
-          const r = await proposer.write(cmd, deadline);
-          return { resigned: r.released };
-        } catch (e) {
-          // Nobody leads any more: the leadership is over either way.
-          if (e instanceof ApiError && e.code === grpc.status.NOT_FOUND) return { resigned: false };
-          throw e;
-        }
-      },
+  };
+}
+
+function resignOp(ctx: NodeContext, proposer: Proposer): ElectionOps['Resign'] {
+  const access = ctx.access;
+  return {
+    method: ELECTION.Resign,
+    validate: (req) => validateKey(req.leader) ?? validateRequestId(req.requestId),
+    onLeader: async (req, caller, deadline) => {
+      const k = req.leader!;
+      requireOn(access, caller.principal, ['lock'], k.name, 'resign from');
+      try {
+        const cmd = { type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const r = await proposer.write(cmd, deadline);
+        return { resigned: r.released };
+      } catch (e) {
+        // Nobody leads any more: the leadership is over either way.
+        if (e instanceof ApiError && e.code === grpc.status.NOT_FOUND) return { resigned: false };
+        throw e;
+      }
     },
   };
 }

@@ -4,7 +4,7 @@
 // Read is linearizable and answers an unknown key with an empty value and token 0 (not NOT_FOUND).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { FenceHandlers } from '../../proto/gen/lockd/v1/Fence.js';
 import type { FenceWriteRequest__Output } from '../../proto/gen/lockd/v1/FenceWriteRequest.js';
 import type { FenceWriteResponse } from '../../proto/gen/lockd/v1/FenceWriteResponse.js';

@@ -8,7 +8,7 @@
 // On a follower: the stream is proxied to the leader, and ends when the leader's stream ends.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { NodeContext } from '../node/node-context.js';
 import type { LeaseKeepAliveRequest__Output } from '../../proto/gen/lockd/v1/LeaseKeepAliveRequest.js';
 import type { LeaseKeepAliveResponse, LeaseKeepAliveResponse__Output } from '../../proto/gen/lockd/v1/LeaseKeepAliveResponse.js';

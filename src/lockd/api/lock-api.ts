@@ -4,7 +4,7 @@
 // Session streams (the same operations multiplexed on one stream) are served by the leader only.
 // Keepalives join the Ticks of the node's lease clock (../node/lease-clock.ts), which the node runs.
 import type * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';
 import { Acquirer } from './acquire.js';
 import { AppliedEvents } from './applied-events.js';

@@ -8,7 +8,7 @@
 // reads nothing for STALL_MS (bounded-write.ts): a client that never reads, or whose deadline is far
 // off, cannot hold a slot and its copy of the state for good.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { SnapshotChunk } from '../../proto/gen/lockd/v1/SnapshotChunk.js';
 import type { SnapshotRequest__Output } from '../../proto/gen/lockd/v1/SnapshotRequest.js';
 import type { NodeContext, ServiceRegistrar } from '../node/node-context.js';

@@ -4,7 +4,7 @@
 // status a person understands, carries the members' addresses in the change (node/member-context.ts)
 // and answers once the change is committed. With client certificates admin-only: requireAdmin() is the one place to check it.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { MembershipHandlers } from '../../proto/gen/lockd/v1/Membership.js';
 import type { MemberAddRequest__Output } from '../../proto/gen/lockd/v1/MemberAddRequest.js';
 import type { MemberChangeResponse } from '../../proto/gen/lockd/v1/MemberChangeResponse.js';

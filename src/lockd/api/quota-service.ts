@@ -3,7 +3,7 @@
 // authority), proposed only once every member applies quotas alike (the cluster version); GetQuota
 // answers an admin, or a principal about itself, from a linearizable read on the leader.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { AuthSetQuotaRequest__Output } from '../../proto/gen/lockd/v1/AuthSetQuotaRequest.js';
 import type { AuthGetQuotaRequest__Output } from '../../proto/gen/lockd/v1/AuthGetQuotaRequest.js';
 import type { AuthQuotaResponse } from '../../proto/gen/lockd/v1/AuthQuotaResponse.js';

@@ -13,7 +13,7 @@
 // wrong wire type is refused here. So is a tag or length longer than 5 bytes (protobufjs takes 5
 // and then skips 5 more unread) and a varint over 10: where the two readers could disagree, refuse.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import { MAX_BATCH } from './session-batch.js';
 
 /**

@@ -21,7 +21,7 @@ import type { SessionHandlers } from '../../proto/gen/lockd/v1/Session.js';
 import type { SessionRequest__Output } from '../../proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse } from '../../proto/gen/lockd/v1/SessionResponse.js';
 import type { SessionError } from '../../proto/gen/lockd/v1/SessionError.js';
-import { noteRefusal } from './refusal-log.js';
+import { noteRefusal } from './call-refusal-log.js';
 import { ApiError, asApiError, fromProblem, HIGHEST_TOKEN_TRAILER, LEADER_TRAILER } from './api-error.js';
 import type { ElectionOps } from './election-service.js';
 import type { FenceOps } from './fence-service.js';

@@ -2,7 +2,7 @@
 // the node's bounded transfer (node/leader-transfer.ts) and turn its outcome into a status. With
 // client certificates verified, admins only (like membership changes).
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { TransferLeaderRequest__Output } from '../../proto/gen/lockd/v1/TransferLeaderRequest.js';
 import type { TransferLeaderResponse } from '../../proto/gen/lockd/v1/TransferLeaderResponse.js';
 import { NODE_ID_PATTERN } from '../node/config.js';

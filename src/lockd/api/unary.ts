@@ -10,7 +10,7 @@ import type { Clock } from '../node/clock.js';
 import type { ForwardMethod, ForwardPort } from './forwarder.js';
 import type { LeaderRouter } from './leader-router.js';
 import type { RefusalLog } from '../observe/log-limiter.js';
-import { noteRefusal } from './refusal-log.js';
+import { noteRefusal } from './call-refusal-log.js';
 import { answerBy, deadlineOf, type ApiTiming } from './timing.js';
 
 export interface UnaryDeps {

@@ -11,7 +11,7 @@
 // with other bytes handed to buffer.isUtf8.
 import { isUtf8 } from 'node:buffer';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 
 const INVALID = Symbol('request string field that is not UTF-8');
 
@@ -21,7 +21,7 @@ interface Descriptor {
 
 /** What the walk does with one field of a message. */
 interface FieldPlan {
-  /** camelCase, as decoded (load.ts keepCase: false). */
+  /** camelCase, as decoded (src/proto/load.ts keepCase: false). */
   readonly key: string;
   /** snake_case, as the proto names it, for messages. */
   readonly protoName: string;

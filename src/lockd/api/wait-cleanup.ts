@@ -2,7 +2,7 @@
 // proposed here while leading, else sent to the leader as a forwarded call (its peer port). Retried
 // while no leader answers, until a time budget runs out.
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../proto/lockd.js';
+import { lockdProto } from '../../proto/lockd-package.js';
 import type { NodeContext } from '../node/node-context.js';
 import { ApiError, asApiError } from './api-error.js';
 import type { ForwardPort } from './forwarder.js';

@@ -17,7 +17,7 @@ import type { NodeConfig } from './config.js';
 import { realClock, type Clock } from './clock.js';
 import { Listeners } from './listeners.js';
 import { LeaseClock, leaseClockTiming } from './lease-clock.js';
-import { Membership } from './membership.js';
+import { Membership } from './peer-membership.js';
 import type { NodeContext, ServiceRegistrar } from './node-context.js';
 import { PeerDirectory } from './peer-directory.js';
 import { RaftDriver } from './raft-driver.js';

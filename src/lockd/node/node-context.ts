@@ -12,7 +12,7 @@ import type { Clock } from './clock.js';
 import type { NodeConfig } from './config.js';
 import type { ServiceRegistry } from './listeners.js';
 import type { LeaseRenewals } from './lease-clock.js';
-import type { Membership } from './membership.js';
+import type { Membership } from './peer-membership.js';
 import type { PeerDirectory } from './peer-directory.js';
 import type { RaftDriver } from './raft-driver.js';
 import type { TestFaults } from './test-faults.js';

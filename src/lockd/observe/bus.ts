@@ -7,7 +7,7 @@
 // magnitude (a Tick lists its renewals), so a count alone does not bound what a stalled reader pins.
 import type { NodeId } from '../../raft/types.js';
 import { approxEventBytes } from './event-size.js';
-import type { ObservedBody, ObservedEvent } from './events.js';
+import type { ObservedBody, ObservedEvent } from './observed-events.js';
 
 export interface Taken {
   readonly events: readonly ObservedEvent[];

@@ -4,7 +4,7 @@
 // own lines (elected, term changed, snapshots) are logged by the loop itself.
 import type { Logger } from 'pino';
 import type { EventBus } from './bus.js';
-import type { ObservedEvent } from './events.js';
+import type { ObservedEvent } from './observed-events.js';
 import type { RefusalLog } from './log-limiter.js';
 
 /** Events the log may fall behind by before it loses some (and says so). */

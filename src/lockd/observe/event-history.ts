@@ -7,7 +7,7 @@
 // Bounded in count and approximate bytes; the oldest go first. It is this process's memory: a
 // restarted node's history starts empty, and the viewer is told how far back it reaches.
 import type { EventBus, Subscription } from './bus.js';
-import type { ObservedEvent } from './events.js';
+import type { ObservedEvent } from './observed-events.js';
 import { approxEventBytes } from './event-size.js';
 
 /** Decisions kept. */

@@ -1,10 +1,10 @@
 // About how many bytes an ObservedEvent takes as JSON, without serializing it (the bus sizes every
 // event it publishes; serializing a Tick of 20,000 renewals costs ~3 ms). Events are flat records
-// of strings, numbers, booleans and arrays of numbers, booleans or strings (events.ts), so a walk of the fields is
+// of strings, numbers, booleans and arrays of numbers, booleans or strings (observed-events.ts), so a walk of the fields is
 // enough: a number counts NUMBER_BYTES (lease ids, indexes and deadlines have 5 to 13 digits, plus
 // a comma), a string its length plus quotes, every field its name. An estimate for bounding memory,
 // not an exact length: a string of escapes is counted short.
-import type { ObservedEvent } from './events.js';
+import type { ObservedEvent } from './observed-events.js';
 
 const NUMBER_BYTES = 12;
 

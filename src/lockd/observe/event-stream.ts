@@ -16,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { EventBus } from './bus.js';
 import type { EventHistory } from './event-history.js';
-import type { ObservedEvent } from './events.js';
+import type { ObservedEvent } from './observed-events.js';
 import type { StateSnapshot } from './state-snapshot.js';
 import type { ViewFilter } from '../state-machine/index.js';
 

@@ -8,7 +8,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ObservedNode } from './node-view.js';
 import type { EventBus } from './bus.js';
-import type { ObservedEvent } from './events.js';
+import type { ObservedEvent } from './observed-events.js';
 import { MESSAGE_TYPES, type LoopCounters } from './loop-counters.js';
 import { WATCH_MS } from './stall-watch.js';
 import { admissionMetrics, type ObservedLimit } from './admission-metrics.js';

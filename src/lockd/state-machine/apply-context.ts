@@ -1,6 +1,6 @@
 // What one entry's apply carries around: its index (lease ids and tokens come from it) and its events.
 
-import type { StateEvent, StateEventType } from './events.js';
+import type { StateEvent, StateEventType } from './state-events.js';
 import { grantToken } from './token.js';
 
 export class ApplyContext {

@@ -2,7 +2,7 @@
 
 export * from './commands.js';
 export * from './results.js';
-export * from './events.js';
+export * from './state-events.js';
 export * from './limits.js';
 export { grantToken, tokenIndex, firstTokenOf, TOKEN_ORDINAL_BITS, MAX_TOKEN_INDEX } from './token.js';
 export { encodeCommand, decodeCommand, CommandDecodeError, COMMAND_FORMAT_VERSION } from './command-codec.js';

@@ -115,8 +115,9 @@ function markWaiter(w: Waiter, ctx: ApplyContext, rid: string | undefined): void
   else w.lastAcquireRequestId = rid;
 }
 
-function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
-  const ok = (o: Omit<Outcome, 'endedToken' | 'shared'> & { shared?: boolean }): AcquireResult => ({
+/** An Acquire's success answer: `o` with the name's running lock-delay. */
+function acquireOk(state: MachineState, cmd: AcquireCommand, o: Omit<Outcome, 'endedToken' | 'shared'> & { shared?: boolean }): AcquireResult {
+  return {
     type: 'Acquire',
     ok: true,
     shared: false,
@@ -124,7 +125,15 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
     endedToken: 0,
     delayRemainingMs: delayOf(state, cmd.name, o.status),
     duplicate: false,
-  });
+  };
+}
+
+/** The answer for a grant this lease now holds. */
+function acquiredBy(state: MachineState, cmd: AcquireCommand, lease: LeaseRecord, h: Holder): AcquireResult {
+  return acquireOk(state, cmd, { status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
+}
+
+function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined): ResultFor<'Acquire'> {
   const election = cmd.election === true;
   // Grant-time validity (docs/lessons.md 3): the lease must be live at this log position.
   const lease = liveLease(state, cmd.leaseId);
@@ -132,57 +141,75 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
   const { permits, shared, lockDelayMs, value } = recipeOf(cmd);
   const ask: Ask = { shared, lockDelayMs, value };
   const lock = state.locks.get(cmd.name);
-  if (!lock) {
+  if (!lock) return acquireNewLock(state, ctx, cmd, rid, lease, permits, ask, election);
+  // A lock under a lock-delay with nobody holding or waiting has nobody to disagree with: the first
+  // waiter then sets its permits (enqueue).
+  const idle = lock.holders.length === 0 && lock.waiters.length === 0;
+  const disagrees = idle ? undefined : disagreement(cmd, lock, permits, election);
+  if (disagrees) return disagrees;
+  // Answering the lease's existing grant or queue place hands it to this call too: record that, so a
+  // cleanup for an earlier, abandoned call leaves it alone. A try-lock answered 'queued' does not wait.
+  const mine = holderOf(lock, lease.id);
+  if (mine) return answerOwnGrant(state, ctx, cmd, rid, lease, lock, mine, shared);
+  const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
+  if (i >= 0) return answerOwnWait(state, ctx, cmd, rid, lease, lock, i, shared);
+  // FIFO: with anyone waiting, a newcomer queues behind them even if it would fit now.
+  if (lock.waiters.length === 0 && fits(lock, ask)) {
     const full = noRoom(state, cmd, lease);
     if (full) return full;
-    if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
-    const h = createLock(state, ctx, cmd.name, permits, lease, ask, cmd.wait, rid, election);
-    return ok({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
+    return acquiredBy(state, cmd, lease, grantNow(state, ctx, lock, lease, ask, cmd.wait, rid));
   }
-  // A lock under a lock-delay with nobody holding or waiting has nobody to disagree with: the first
-  // waiter then sets its permits (below).
-  const idle = lock.holders.length === 0 && lock.waiters.length === 0;
+  if (!cmd.wait) return acquireOk(state, cmd, { status: 'held', token: 0, ...firstHolder(lock), position: 0 });
+  return enqueue(state, ctx, cmd, rid, lease, lock, idle, permits, ask, election);
+}
+
+/** A name nobody holds or waits on: the lock is created with this lease its first holder. */
+function acquireNewLock(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, permits: number, ask: Ask, election: boolean): ResultFor<'Acquire'> {
+  const full = noRoom(state, cmd, lease);
+  if (full) return full;
+  if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
+  return acquiredBy(state, cmd, lease, createLock(state, ctx, cmd.name, permits, lease, ask, cmd.wait, rid, election));
+}
+
+/** Why this Acquire cannot join a name others hold or wait on: another kind, or other permits. */
+function disagreement(cmd: AcquireCommand, lock: LockRecord, permits: number, election: boolean): Failure | undefined {
   // One leader per election: only campaigns (exclusive, permits 1) ever join an election, and a
   // campaign never joins a lock, whose holders could be shared or many.
-  if (lock.election !== election && !idle) return kindFailure(cmd.name, lock);
-  if (lock.permits !== permits && !idle)
+  if (lock.election !== election) return kindFailure(cmd.name, lock);
+  if (lock.permits !== permits)
     return failure(
       'Acquire',
       'FAILED_PRECONDITION',
       `${cmd.name} has permits ${lock.permits}, this Acquire asks for permits ${permits}: everyone holding or waiting on a name must agree (0 and 1 both mean a mutex)`,
     );
-  const held = firstHolder(lock);
-  // Answering the lease's existing grant or queue place hands it to this call too: record that, so a
-  // cleanup for an earlier, abandoned call leaves it alone. A try-lock answered 'queued' does not wait.
-  const mine = holderOf(lock, lease.id);
-  if (mine) {
-    // Upgrading would deadlock two readers that both try it (each waits for the other to leave).
-    if (mine.shared && !shared)
-      return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} holds ${cmd.name} shared; upgrading to exclusive is refused (two readers upgrading would wait for each other forever): release it and acquire exclusive`);
-    reassertGrant(mine, ctx, cmd.wait, rid);
-    if (!mine.shared && shared) {
-      // Downgrade: same grant and token, now shared, so the shared waiters at the queue's head join it.
-      mine.shared = true;
-      ctx.emit('DOWNGRADED', cmd.name, lease.id, mine.token);
-      grantWaiters(state, ctx, lock);
-    }
-    return ok({ status: 'acquired', token: mine.token, shared: mine.shared, holderLeaseId: lease.id, holderToken: mine.token, position: 0 });
+  return undefined;
+}
+
+/** The lease already holds the name: answered with its grant (downgraded if this call asks shared). */
+function answerOwnGrant(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, lock: LockRecord, mine: Holder, shared: boolean): ResultFor<'Acquire'> {
+  // Upgrading would deadlock two readers that both try it (each waits for the other to leave).
+  if (mine.shared && !shared)
+    return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} holds ${cmd.name} shared; upgrading to exclusive is refused (two readers upgrading would wait for each other forever): release it and acquire exclusive`);
+  reassertGrant(mine, ctx, cmd.wait, rid);
+  if (!mine.shared && shared) {
+    // Downgrade: same grant and token, now shared, so the shared waiters at the queue's head join it.
+    mine.shared = true;
+    ctx.emit('DOWNGRADED', cmd.name, lease.id, mine.token);
+    grantWaiters(state, ctx, lock);
   }
-  const i = lock.waiters.findIndex((w) => w.leaseId === lease.id);
-  if (i >= 0) {
-    if (lock.waiters[i].shared !== shared)
-      return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} already waits for ${cmd.name} ${lock.waiters[i].shared ? 'shared' : 'exclusive'}; cancel that wait to ask otherwise`);
-    if (cmd.wait) markWaiter(lock.waiters[i], ctx, rid);
-    return ok({ status: 'queued', token: 0, ...held, position: i + 1 });
-  }
-  // FIFO: with anyone waiting, a newcomer queues behind them even if it would fit now.
-  if (lock.waiters.length === 0 && fits(lock, ask)) {
-    const full = noRoom(state, cmd, lease);
-    if (full) return full;
-    const h = grantNow(state, ctx, lock, lease, ask, cmd.wait, rid);
-    return ok({ status: 'acquired', token: h.token, shared: h.shared, holderLeaseId: lease.id, holderToken: h.token, position: 0 });
-  }
-  if (!cmd.wait) return ok({ status: 'held', token: 0, ...held, position: 0 });
+  return acquiredBy(state, cmd, lease, mine);
+}
+
+/** The lease already waits for the name (place i): answered with its place, if it asks the same way. */
+function answerOwnWait(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, lock: LockRecord, i: number, shared: boolean): ResultFor<'Acquire'> {
+  if (lock.waiters[i].shared !== shared)
+    return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} already waits for ${cmd.name} ${lock.waiters[i].shared ? 'shared' : 'exclusive'}; cancel that wait to ask otherwise`);
+  if (cmd.wait) markWaiter(lock.waiters[i], ctx, rid);
+  return acquireOk(state, cmd, { status: 'queued', token: 0, ...firstHolder(lock), position: i + 1 });
+}
+
+/** A waiting Acquire that does not fit now: the lease joins the back of the queue. */
+function enqueue(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, lock: LockRecord, idle: boolean, permits: number, ask: Ask, election: boolean): ResultFor<'Acquire'> {
   const full = noRoom(state, cmd, lease);
   if (full) return full;
   if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
@@ -194,12 +221,13 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
       ctx.emit('PERMITS_CHANGED', cmd.name, 0, 0);
     }
   }
+  const { shared, lockDelayMs, value } = ask;
   lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid, lastAcquireRequestId: rid }) });
   if (!lease.waiting.has(cmd.name)) state.usage.lock(lease.owner, 1);
   state.usage.value(lease.owner, value, 1);
   lease.waiting.add(cmd.name);
   ctx.emit('QUEUED', cmd.name, lease.id, 0);
-  return ok({ status: 'queued', token: 0, ...held, position: lock.waiters.length });
+  return acquireOk(state, cmd, { status: 'queued', token: 0, ...firstHolder(lock), position: lock.waiters.length });
 }
 
 /** An Acquire of the other kind than the name's: a Lock.Acquire on an election, or a Campaign on a lock. */

@@ -3,7 +3,7 @@
 
 import type { Entry } from '../../raft/types.js';
 import type { ApplyResult } from './results.js';
-import type { StateEvent } from './events.js';
+import type { StateEvent } from './state-events.js';
 import type { Command } from './commands.js';
 import { ApplyContext } from './apply-context.js';
 import { decodeCommand } from './command-codec.js';
@@ -52,7 +52,7 @@ export interface ApplyOutput {
   readonly index: number;
   /** The proposer's answer; undefined for a Raft no-op (empty data) and a config entry. */
   readonly result: ApplyResult | undefined;
-  /** What happened, in order (see events.ts). */
+  /** What happened, in order (see state-events.ts). */
   readonly events: readonly StateEvent[];
 }
 

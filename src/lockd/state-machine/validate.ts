@@ -1,7 +1,7 @@
 // Pure input checks. The service calls them before proposing (so bad input never reaches the log);
 // apply calls validateCommand again, so a replica never depends on the proposer having checked.
 
-import type { Command } from './commands.js';
+import type { Command, QuotaSetCommand, TickCommand } from './commands.js';
 import type { ErrorKind } from './results.js';
 import { utf8ByteLength } from './bytes.js';
 import { ACL_VERBS } from './acl-table.js';
@@ -208,21 +208,8 @@ function validateBody(cmd: Command): Problem | undefined {
       return validateTtlMs(cmd.ttlMs) ?? validateMarginMs(cmd.marginMs) ?? validateDriftPpm(cmd.driftPpm) ?? validateRequestId(cmd.requestId);
     case 'Revoke':
       return validateLeaseId(cmd.leaseId) ?? validateRequestId(cmd.requestId);
-    case 'Tick': {
-      const p = validateElapsedMs(cmd.elapsedMs) ?? validateMarginMs(cmd.marginMs) ?? validateDriftPpm(cmd.driftPpm);
-      if (p) return p;
-      if (!Array.isArray(cmd.renewed)) return invalid('renewed must be a list of lease ids');
-      if (cmd.renewed.length > MAX_TICK_RENEWALS) return invalid(`renewed lists ${cmd.renewed.length} leases; the limit is ${MAX_TICK_RENEWALS}`);
-      for (const id of cmd.renewed) {
-        const q = validateLeaseId(id);
-        if (q) return q;
-      }
-      if (cmd.clusterVersion !== undefined && (typeof cmd.clusterVersion !== 'string' || !CLUSTER_VERSION.test(cmd.clusterVersion)))
-        return invalid('clusterVersion must be a MAJOR.MINOR.PATCH version');
-      if (cmd.expiryWork !== undefined && !(Number.isSafeInteger(cmd.expiryWork) && cmd.expiryWork >= 1 && cmd.expiryWork <= MAX_TICK_EXPIRY_WORK))
-        return invalid(`expiryWork must be an integer from 1 to ${MAX_TICK_EXPIRY_WORK}`);
-      return undefined;
-    }
+    case 'Tick':
+      return validateTick(cmd);
     case 'Acquire':
       if (typeof cmd.wait !== 'boolean') return invalid('wait must be a boolean');
       return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAcquireRecipe(cmd.permits, cmd.shared, cmd.lockDelayMs) ?? validateElectionValue(cmd.value) ?? validateRequestId(cmd.requestId);
@@ -254,19 +241,40 @@ function validateBody(cmd: Command): Problem | undefined {
     case 'AclGrant':
     case 'AclRevoke':
       return validateAclRule(cmd.subject, cmd.prefix, cmd.verb) ?? validateRequestId(cmd.requestId);
-    case 'QuotaSet': {
-      const p = validatePrincipal(cmd.subject);
-      if (p) return p;
-      if (cmd.reset !== undefined && typeof cmd.reset !== 'boolean') return invalid('reset must be a boolean');
-      const given = QUOTA_KEYS.filter((k) => cmd[k] !== undefined);
-      if (given.length === 0 && cmd.reset !== true) return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes, fence_keys) or resets them');
-      for (const k of given) {
-        const q = validateQuotaValue(QUOTA_NAMES[k], cmd[k]);
-        if (q) return q;
-      }
-      return validateRequestId(cmd.requestId);
-    }
+    case 'QuotaSet':
+      return validateQuotaSet(cmd);
   }
+}
+
+/** A Tick: its elapsed time and margins, the leases it renews (bounded), the version and expiry work it carries. */
+function validateTick(cmd: TickCommand): Problem | undefined {
+  const p = validateElapsedMs(cmd.elapsedMs) ?? validateMarginMs(cmd.marginMs) ?? validateDriftPpm(cmd.driftPpm);
+  if (p) return p;
+  if (!Array.isArray(cmd.renewed)) return invalid('renewed must be a list of lease ids');
+  if (cmd.renewed.length > MAX_TICK_RENEWALS) return invalid(`renewed lists ${cmd.renewed.length} leases; the limit is ${MAX_TICK_RENEWALS}`);
+  for (const id of cmd.renewed) {
+    const q = validateLeaseId(id);
+    if (q) return q;
+  }
+  if (cmd.clusterVersion !== undefined && (typeof cmd.clusterVersion !== 'string' || !CLUSTER_VERSION.test(cmd.clusterVersion)))
+    return invalid('clusterVersion must be a MAJOR.MINOR.PATCH version');
+  if (cmd.expiryWork !== undefined && !(Number.isSafeInteger(cmd.expiryWork) && cmd.expiryWork >= 1 && cmd.expiryWork <= MAX_TICK_EXPIRY_WORK))
+    return invalid(`expiryWork must be an integer from 1 to ${MAX_TICK_EXPIRY_WORK}`);
+  return undefined;
+}
+
+/** A quota change: whose, at least one quota or a reset, each value in range. */
+function validateQuotaSet(cmd: QuotaSetCommand): Problem | undefined {
+  const p = validatePrincipal(cmd.subject);
+  if (p) return p;
+  if (cmd.reset !== undefined && typeof cmd.reset !== 'boolean') return invalid('reset must be a boolean');
+  const given = QUOTA_KEYS.filter((k) => cmd[k] !== undefined);
+  if (given.length === 0 && cmd.reset !== true) return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes, fence_keys) or resets them');
+  for (const k of given) {
+    const q = validateQuotaValue(QUOTA_NAMES[k], cmd[k]);
+    if (q) return q;
+  }
+  return validateRequestId(cmd.requestId);
 }
 
 /** A quota's value: an integer in [0, MAX_QUOTA_VALUE] (0 refuses every new one of its kind). */

@@ -8,7 +8,7 @@
 //    must not reuse those indexes, so they start past anything the old cluster could have reached
 //    unless it committed `bump` entries or more after the survivor's last one;
 //  - after that snapshot, config entries removing every other member, one per entry (the
-//    single-server rule every node checks on append: membership.ts checkSuccessor), in a new term,
+//    single-server rule every node checks on append: src/raft/membership.ts checkSuccessor), in a new term,
 //    with a record of the change (FORCED_KEY), all in one synced batch. The entries carry the
 //    FORCED mark lockctl log dump shows.
 // Entries the lost majority committed that this node never received are gone (pick the survivor
@@ -27,7 +27,7 @@ import { migrateDataDir } from './migrate.js';
 import { DataDirError, RecordError } from './data-dir-errors.js';
 import { FORCED_KEY, HARD_STATE_KEY, IDENTITY_KEY, SNAPSHOT_KEY, entryKey } from './keys.js';
 import { levelKv } from './kv.js';
-import { loadDataDir } from './load.js';
+import { loadDataDir } from './load-data-dir.js';
 import { refuseIfRestoring } from './restoring-mark.js';
 import { type Identity, encodeEntry, encodeHardState, encodeSnapshot, sealJson, unsealJson } from './records.js';
 

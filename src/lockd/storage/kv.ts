@@ -1,7 +1,7 @@
 // The key-value port under LevelStorage and the data dir's loader: just what they need of a store
 // (point reads, ordered range reads, atomic batches with a sync flag, open and close). Production has
 // one implementation, LevelDB (levelKv); the simulator puts its simulated disk behind the same port so
-// that records.ts and load.ts, the real storage format, run over simulated faults.
+// that records.ts and load-data-dir.ts, the real storage format, run over simulated faults.
 import { type BatchOp, type Db, openLevel, openOrRefuse, writeBatch } from './db.js';
 
 export type { BatchOp } from './db.js';

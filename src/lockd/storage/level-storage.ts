@@ -9,7 +9,7 @@ import { DataDirError } from './data-dir-errors.js';
 import { type KvStore, openLevelKv } from './kv.js';
 import { PEERS_KEY } from './keys.js';
 import { refuseIfRestoring } from './restoring-mark.js';
-import { loadDataDir } from './load.js';
+import { loadDataDir } from './load-data-dir.js';
 import { type Identity, type PeerBook, encodePeerBook } from './records.js';
 
 export interface LevelStorageOptions {
@@ -20,7 +20,7 @@ export interface LevelStorageOptions {
   /**
    * The voter ids this start names (--peers): stored in a fresh data dir; an existing one made for
    * another set is refused (DataDirError 'voters') unless it holds a configuration of its own
-   * (load.ts). Empty: a node joining a cluster (--join), which learns the configuration from it.
+   * (load-data-dir.ts). Empty: a node joining a cluster (--join), which learns the configuration from it.
    */
   readonly voters: readonly NodeId[];
   /** Only lockd restore, which is writing the dir: open it although it carries the restoring mark (restoring-mark.ts). */
@@ -58,7 +58,7 @@ export class LevelStorage {
     readonly created: boolean,
     /** The bootstrap voters the data dir was made for (sorted; empty if it joined a cluster). */
     readonly voters: readonly NodeId[],
-    /** The data dir holds a configuration of its own (load.ts): --peers named addresses only. */
+    /** The data dir holds a configuration of its own (load-data-dir.ts): --peers named addresses only. */
     readonly configured: boolean,
     /** Members' addresses as last saved (savePeers). */
     readonly peerBook: PeerBook,

@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
-import { raftProto } from '../../proto/raft.js';
+import { raftProto } from '../../proto/raft-package.js';
 import { copyInto } from '../codec/binary.js';
 
 const generated = raftProto.raft.v1.Raft.service.Stream;

@@ -52,6 +52,13 @@ export function raftHandlers(opts: ReceiverOptions): RaftHandlers {
   return { Stream: (call, callback) => serveStream(opts, call, callback) };
 }
 
+/** How one stream ends: refused with a status (once), or completed; `done` after either, or a break. */
+interface StreamEnd {
+  done: boolean;
+  refuse(reason: string, fields?: Record<string, unknown>, code?: grpc.status, metadata?: grpc.Metadata): void;
+  refuseRemoved(): void;
+}
+
 function serveStream(
   opts: ReceiverOptions,
   call: grpc.ServerReadableStream<Envelope__Output, unknown>,
@@ -62,74 +69,96 @@ function serveStream(
   const log = opts.logger.child({ peer: sender || undefined, remote: call.getPeer() });
   const assembler = new SnapshotAssembler(opts.maxSnapshotBytes);
   let envelopes = 0;
-  let done = false;
+  const end = streamEnd(opts, call, callback, sender);
+  if (refusedAtOpen(opts, call, sender, cluster, end)) return;
+  call.sendMetadata(acceptedMetadata(opts)); // tells the sender the stream is accepted: peer up
 
-  // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
-  // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
-  // (what was expected, who asked) go only to our own log.
-  const refuse = (reason: string, fields: Record<string, unknown> = {}, code = grpc.status.FAILED_PRECONDITION, metadata?: grpc.Metadata): void => {
-    if (done) return;
-    done = true;
-    // One kind per reason (cut short): it may carry the caller's text, so the limiter's cap on kinds is what bounds them.
-    opts.refusals.note(`refused peer streams: ${reason.slice(0, 100)}`, 'warn', { peer: sender.slice(0, 64) || undefined, remote: call.getPeer(), ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
-    callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}`, ...(metadata ? { metadata } : {}) });
-  };
-  const refuseRemoved = (): void => {
-    const md = new grpc.Metadata();
-    md.set(REMOVED_TRAILER, '1');
-    refuse(`${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`, {}, grpc.status.PERMISSION_DENIED, md);
-  };
+  call.on('data', (env: Envelope__Output) => {
+    if (end.done) return;
+    envelopes++;
+    receiveEnvelope(opts, sender, assembler, end, env);
+  });
+  call.on('end', () => {
+    if (end.done) return;
+    end.done = true;
+    callback(null, { envelopes });
+  });
+  call.on('error', (err) => {
+    end.done = true;
+    log.debug({ err: err.message }, 'peer stream broke');
+  });
+}
 
+function streamEnd(opts: ReceiverOptions, call: grpc.ServerReadableStream<Envelope__Output, unknown>, callback: grpc.sendUnaryData<{ envelopes: number }>, sender: NodeId): StreamEnd {
+  const end: StreamEnd = {
+    done: false,
+    // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
+    // `reason` goes to the sender, so it must not reveal anything a stranger could use: the details
+    // (what was expected, who asked) go only to our own log.
+    refuse: (reason, fields = {}, code = grpc.status.FAILED_PRECONDITION, metadata) => {
+      if (end.done) return;
+      end.done = true;
+      // One kind per reason (cut short): it may carry the caller's text, so the limiter's cap on kinds is what bounds them.
+      opts.refusals.note(`refused peer streams: ${reason.slice(0, 100)}`, 'warn', { peer: sender.slice(0, 64) || undefined, remote: call.getPeer(), ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
+      callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}`, ...(metadata ? { metadata } : {}) });
+    },
+    refuseRemoved: () => {
+      const md = new grpc.Metadata();
+      md.set(REMOVED_TRAILER, '1');
+      end.refuse(`${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`, {}, grpc.status.PERMISSION_DENIED, md);
+    },
+  };
+  return end;
+}
+
+/** The checks of a new stream, in order: true if one refused it (the refusal is sent). */
+function refusedAtOpen(opts: ReceiverOptions, call: grpc.ServerReadableStream<Envelope__Output, unknown>, sender: NodeId, cluster: string, { refuse, refuseRemoved }: StreamEnd): boolean {
   // With TLS the certificate is checked first: a caller that cannot prove it is the member it
   // claims gets one answer, whatever id it claims (a member's, a removed one's or none) and whatever
   // cluster id it sent, so a client certificate of the cluster's CA learns neither which ids are
   // members nor whether its guess of the cluster id is right. (Without TLS this checks nothing.)
   const authProblem = opts.authenticate(call, sender);
-  if (authProblem) return refuse(`the caller cannot act as ${sender.slice(0, 64)}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
+  if (authProblem) refuse(`the caller cannot act as ${sender.slice(0, 64)}: ${authProblem}`, {}, grpc.status.UNAUTHENTICATED);
   // Never echo our cluster id: it is all a stranger needs to open a peer stream. Nor log it (the
   // operator knows it; logs travel): what the caller sent is logged, cut short (it is the caller's).
-  if (cluster !== opts.clusterId) return refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
+  else if (cluster !== opts.clusterId) refuse('wrong cluster id', { remoteClusterId: cluster.slice(0, 64) });
   // Only after the credentials check: a stranger must not learn which ids were removed, nor be told to stop.
-  if (opts.isRemoved(sender)) return refuseRemoved();
-  if (!opts.isPeer(sender)) return refuse(`"${sender}" is not a configured peer`);
-  const stated = statedIn(call.metadata);
-  if (!opts.onAddresses(sender, stated)) {
+  else if (opts.isRemoved(sender)) refuseRemoved();
+  else if (!opts.isPeer(sender)) refuse(`"${sender}" is not a configured peer`);
+  else {
+    const stated = statedIn(call.metadata);
+    if (opts.onAddresses(sender, stated)) return false;
     const said = [stated.client !== undefined && `${CLIENT_ADDRESS_HEADER} "${stated.client.slice(0, 80)}"`, stated.http !== undefined && `${HTTP_ADDRESS_HEADER} "${stated.http.slice(0, 80)}"`].filter(Boolean);
-    return refuse(`${said.join(', ')}: each must be a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
+    refuse(`${said.join(', ')}: each must be a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
   }
+  return true;
+}
+
+/** This node's addresses and build, stated to the sender as the stream is accepted. */
+function acceptedMetadata(opts: ReceiverOptions): grpc.Metadata {
   const accepted = new grpc.Metadata();
   if (opts.clientAddress) accepted.set(CLIENT_ADDRESS_HEADER, opts.clientAddress);
   if (opts.httpAddress) accepted.set(HTTP_ADDRESS_HEADER, opts.httpAddress);
   if (opts.build) accepted.set(VERSION_HEADER, opts.build);
-  call.sendMetadata(accepted); // tells the sender the stream is accepted: peer up
+  return accepted;
+}
 
-  call.on('data', (env: Envelope__Output) => {
-    if (done) return;
-    envelopes++;
-    if (env.clusterId !== opts.clusterId) return refuse(`envelope tagged with cluster id "${env.clusterId}"`, { remoteClusterId: env.clusterId });
-    if (env.senderId !== sender) return refuse(`envelope from "${env.senderId}" on the stream of "${sender}"`);
-    if (opts.isRemoved(sender)) return refuseRemoved(); // removed while its stream was open
-    let m: Message | undefined;
-    try {
-      if (env.body === 'frame' && env.frame) m = decodeMessage(env.frame);
-      else if (env.message) m = messageFromProto(env.message);
-      else if (env.snapshotChunk) m = assembler.add(env.snapshotChunk);
-      else throw new ProtocolError('empty envelope');
-    } catch (e) {
-      if (e instanceof ProtocolError) return refuse(e.message);
-      throw e;
-    }
-    if (!m) return; // more snapshot chunks to come
-    if (m.from !== sender || m.to !== opts.selfId) return refuse(`message ${m.from}→${m.to} on the stream ${sender}→${opts.selfId}`);
-    opts.onMessage(m);
-  });
-  call.on('end', () => {
-    if (done) return;
-    done = true;
-    callback(null, { envelopes });
-  });
-  call.on('error', (err) => {
-    done = true;
-    log.debug({ err: err.message }, 'peer stream broke');
-  });
+/** One envelope of an admitted stream: checked, decoded (a snapshot reassembled from its chunks), handed on. */
+function receiveEnvelope(opts: ReceiverOptions, sender: NodeId, assembler: SnapshotAssembler, { refuse, refuseRemoved }: StreamEnd, env: Envelope__Output): void {
+  if (env.clusterId !== opts.clusterId) return refuse(`envelope tagged with cluster id "${env.clusterId}"`, { remoteClusterId: env.clusterId });
+  if (env.senderId !== sender) return refuse(`envelope from "${env.senderId}" on the stream of "${sender}"`);
+  if (opts.isRemoved(sender)) return refuseRemoved(); // removed while its stream was open
+  let m: Message | undefined;
+  try {
+    if (env.body === 'frame' && env.frame) m = decodeMessage(env.frame);
+    else if (env.message) m = messageFromProto(env.message);
+    else if (env.snapshotChunk) m = assembler.add(env.snapshotChunk);
+    else throw new ProtocolError('empty envelope');
+  } catch (e) {
+    if (e instanceof ProtocolError) return refuse(e.message);
+    throw e;
+  }
+  if (!m) return; // more snapshot chunks to come
+  if (m.from !== sender || m.to !== opts.selfId) return refuse(`message ${m.from}→${m.to} on the stream ${sender}→${opts.selfId}`);
+  opts.onMessage(m);
 }

@@ -7,7 +7,7 @@
 import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { LockEvent__Output } from '../../../src/proto/gen/lockd/v1/LockEvent.js';
 import type { AcquireResponse__Output } from '../../../src/proto/gen/lockd/v1/AcquireResponse.js';
 import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 import { MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION } from '../../../src/lockd/api/public-limits.js';
@@ -16,7 +16,7 @@ import { LEASE_TICK_TARGET_MS } from '../../../src/lockd/node/lease-clock.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 import { LockApi } from '../../support/lock-api-client.js';
 import { withStableLeader } from '../../support/stable-leader.js';
-import { raftProto } from '../../../src/proto/raft.js';
+import { raftProto } from '../../../src/proto/raft-package.js';
 import { CLUSTER_ID_HEADER, NODE_ID_HEADER } from '../../../src/lockd/transport/metadata.js';
 
 const MiB = 1024 * 1024;

@@ -6,7 +6,7 @@ import { ApiFixture, useApiFixture, waitFor } from './api-fixture.js';
 import { statusOf } from '../../support/lock-api-client.js';
 import { withStableLeader } from '../../support/stable-leader.js';
 import { tokenIndex } from '../../../src/lockd/state-machine/index.js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { LeaseKeepAliveResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaseKeepAliveResponse.js';
 
 describe('lock API on a 3-node cluster', function () {

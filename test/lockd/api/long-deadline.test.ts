@@ -3,7 +3,7 @@
 // with a 30-day deadline through each public path: the TS client's unary call and a Session op.
 import { expect } from 'chai';
 import { LockClient, SessionClient } from '../../../src/client/index.js';
-import { grpcDeadline, longTimeout, MAX_TIMER_MS, MAX_WIRE_DEADLINE_MS, monoNow } from '../../../src/client/timing.js';
+import { grpcDeadline, longTimeout, MAX_TIMER_MS, MAX_WIRE_DEADLINE_MS, monoNow } from '../../../src/client/deadlines.js';
 import { timerAt } from '../../../src/lockd/api/timer-at.js';
 import { ProcessCluster, waitFor } from '../../support/process-cluster.js';
 

@@ -7,7 +7,7 @@
 // untyped requests, so new fields reach the server as protobufjs sends them.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import { useApiFixture, waitFor, type ApiFixture } from './api-fixture.js';
 import { statusOf, type Observation } from '../../support/lock-api-client.js';
 

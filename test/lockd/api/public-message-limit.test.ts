@@ -8,7 +8,7 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { MAX_REQUEST_BYTES } from '../../../src/lockd/api/public-limits.js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import { ProcessCluster } from '../../support/process-cluster.js';
 import { announce } from '../../support/raw-grpc.js';
 

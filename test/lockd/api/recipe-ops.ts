@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Prng } from '../../sim/prng.js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js';
 import type { SessionClient } from '../../../src/client/session-client.js';
 import type { LockApi } from '../../support/lock-api-client.js';

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import { ProcessCluster } from '../../support/process-cluster.js';
 import { fileDescriptorSet, ReflectionClient } from '../../support/reflection-client.js';
 

@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { SessionClient } from '../../../src/client/session-client.js';
 import { MAX_FENCE_VALUE_BYTES } from '../../../src/lockd/state-machine/limits.js';
 import { readFileSync } from 'node:fs';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';
 import { BATCH_HEADER } from '../../../src/lockd/api/session-batch.js';

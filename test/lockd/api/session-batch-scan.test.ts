@@ -3,7 +3,7 @@
 // throws), and never accepts a message that protobufjs decodes into more elements than it counted.
 import { expect } from 'chai';
 import type * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { SessionRequest, SessionRequest__Output } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
 import { MAX_BATCH } from '../../../src/lockd/api/session-batch.js';
 import { MAX_BATCH_DEPTH, refusedBeforeDecoding, scanSessionRequest, scanSessionRequests } from '../../../src/lockd/api/session-batch-scan.js';

@@ -5,7 +5,7 @@
 // what it sends alone, when it flushes, and that it settles only what it has sent.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { SessionClient as SessionStub } from '../../../src/proto/gen/lockd/v1/Session.js';
 import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';

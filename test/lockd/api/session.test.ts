@@ -4,7 +4,7 @@
 // SessionClient on top (reconnecting to the new leader after a step-down).
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { SessionClient as SessionStub } from '../../../src/proto/gen/lockd/v1/Session.js';
 import type { SessionRequest } from '../../../src/proto/gen/lockd/v1/SessionRequest.js';
 import type { SessionResponse__Output } from '../../../src/proto/gen/lockd/v1/SessionResponse.js';

@@ -16,7 +16,7 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
 import { ApiFixture, waitFor } from './api-fixture.js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import type { ElectionClient } from '../../../src/proto/gen/lockd/v1/Election.js';
 import type { CampaignResponse__Output } from '../../../src/proto/gen/lockd/v1/CampaignResponse.js';
 import type { LeaderResponse__Output } from '../../../src/proto/gen/lockd/v1/LeaderResponse.js';

@@ -1,7 +1,7 @@
 // The byte-level UTF-8 check of request strings (utf8-requests.ts) where protobufjs and a naive walk
 // would disagree: every string protobufjs decodes is checked, at the path it decodes to.
 import { expect } from 'chai';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import { checkUtf8, invalidUtf8Field } from '../../../src/lockd/api/utf8-requests.js';
 
 const v1 = lockdProto.lockd.v1;

@@ -4,7 +4,7 @@
 // merged with another name. A real U+FFFD (valid UTF-8) stays a valid name.
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { lockdProto } from '../../../src/proto/lockd.js';
+import { lockdProto } from '../../../src/proto/lockd-package.js';
 import { BATCH_HEADER } from '../../../src/lockd/api/session-batch.js';
 import { ApiFixture } from './api-fixture.js';
 

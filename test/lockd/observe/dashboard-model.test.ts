@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { setImmediate as turn } from 'node:timers/promises';
 import { EventBus } from '../../../src/lockd/observe/bus.js';
 import { EventHistory } from '../../../src/lockd/observe/event-history.js';
-import type { ObservedEvent } from '../../../src/lockd/observe/events.js';
+import type { ObservedEvent } from '../../../src/lockd/observe/observed-events.js';
 import { NodeSource } from '../../../src/lockd/observe/node-source.js';
 import { LockStateMachine, encodeCommand, type MachineView } from '../../../src/lockd/state-machine/index.js';
 import { scriptedHistory } from '../state-machine/workload.js';

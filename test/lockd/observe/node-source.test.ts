@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { setImmediate as turn } from 'node:timers/promises';
 import { EventBus } from '../../../src/lockd/observe/bus.js';
-import type { ObservedEvent } from '../../../src/lockd/observe/events.js';
+import type { ObservedEvent } from '../../../src/lockd/observe/observed-events.js';
 import { NodeSource } from '../../../src/lockd/observe/node-source.js';
 import { message } from '../../../src/raft/types.js';
 import { LockStateMachine, encodeCommand, type Command } from '../../../src/lockd/state-machine/index.js';

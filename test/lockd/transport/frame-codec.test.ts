@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { type Entry, type Message, type MessageType, message } from '../../../src/raft/types.js';
-import { raftProto } from '../../../src/proto/raft.js';
+import { raftProto } from '../../../src/proto/raft-package.js';
 import { ProtocolError, messageToProto } from '../../../src/lockd/transport/convert.js';
 import { FRAME_VERSION, MAX_CONTEXT_BYTES, MAX_ID_BYTES, decodeMessage, encodeMessage } from '../../../src/lockd/transport/frame-codec.js';
 import { deserializeEnvelope, serializeEnvelope } from '../../../src/lockd/transport/envelope-codec.js';

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { type Message, message } from '../../../src/raft/types.js';
-import { raftProto } from '../../../src/proto/raft.js';
+import { raftProto } from '../../../src/proto/raft-package.js';
 import { CLUSTER_ID_HEADER, MAX_BUILD_LENGTH, NODE_ID_HEADER, VERSION_HEADER, type StatedAddresses } from '../../../src/lockd/transport/metadata.js';
 import { messageToProto } from '../../../src/lockd/transport/convert.js';
 import { type TestNode, attach, startCluster, startServer, stopNode, waitFor } from './harness.js';

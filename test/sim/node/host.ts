@@ -10,7 +10,7 @@ import { parseConfig, type NodeConfig } from '../../../src/lockd/node/config.js'
 import type { NodeContext, ServiceRegistrar } from '../../../src/lockd/node/node-context.js';
 import { RaftDriver, type DriverStorage } from '../../../src/lockd/node/raft-driver.js';
 import { LeaseClock, leaseClockTiming } from '../../../src/lockd/node/lease-clock.js';
-import { Membership } from '../../../src/lockd/node/membership.js';
+import { Membership } from '../../../src/lockd/node/peer-membership.js';
 import { PeerDirectory } from '../../../src/lockd/node/peer-directory.js';
 import { forwardedPath, type ServiceRegistry } from '../../../src/lockd/node/listeners.js';
 import { EventBus } from '../../../src/lockd/observe/bus.js';

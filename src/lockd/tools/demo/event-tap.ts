@@ -5,7 +5,7 @@
 // and asks for a client certificate (observe/http-access.ts): the tap presents the cluster's.
 import { request, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { ObservedEvent } from '../../observe/events.js';
+import type { ObservedEvent } from '../../observe/observed-events.js';
 import { DemoFailure } from './framework.js';
 
 const RECONNECT_MS = 250;

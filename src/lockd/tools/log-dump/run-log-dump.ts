@@ -21,7 +21,32 @@ function entryType(name: string): string | undefined {
   return ENTRY_TYPES.find((t) => t.toLowerCase() === name.trim().toLowerCase());
 }
 
-export async function runLogDump(opts: { dataDir: string; from?: number; type?: string; exclude?: string; compare?: string }, io: ToolIo): Promise<number> {
+interface DumpOptions {
+  readonly dataDir: string;
+  readonly from?: number;
+  readonly type?: string;
+  readonly exclude?: string;
+  readonly compare?: string;
+}
+
+/** The entries shown: of one type (--type), without some (--exclude). */
+interface Filters {
+  readonly type: string | undefined;
+  readonly exclude: ReadonlySet<string>;
+}
+
+/** A line for people, or its JSON object with --json. */
+type Out = (human: string, data: Record<string, unknown>) => void;
+
+/** What the dump saw of the log from --from on. */
+interface Seen {
+  shown: number;
+  first: number | undefined;
+  last: number | undefined;
+  lastTerm: number | undefined;
+}
+
+export async function runLogDump(opts: DumpOptions, io: ToolIo): Promise<number> {
   if (opts.compare !== undefined) {
     if (opts.from !== undefined || opts.type !== undefined || opts.exclude !== undefined) {
       io.stderr.write('lockctl: --compare compares whole logs: it takes no --from, --type or --exclude\n');
@@ -29,22 +54,8 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
     }
     return runLogCompare(opts.dataDir, opts.compare, io);
   }
-  const type = opts.type === undefined ? undefined : entryType(opts.type);
-  if (opts.type !== undefined && type === undefined) {
-    io.stderr.write(`lockctl: --type ${JSON.stringify(opts.type)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
-    return 2;
-  }
-  // --exclude Tick,noop: the routine entries left out (Ticks are most of a log).
-  const excludeNames = opts.exclude === undefined ? [] : opts.exclude.split(',').filter((x) => x.trim() !== '');
-  const exclude = new Set<string>();
-  for (const name of excludeNames) {
-    const t = entryType(name);
-    if (t === undefined) {
-      io.stderr.write(`lockctl: --exclude ${JSON.stringify(name)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
-      return 2;
-    }
-    exclude.add(t);
-  }
+  const filters = parseFilters(opts, io);
+  if (filters === undefined) return 2;
   let reader: DataDirReader;
   try {
     reader = await DataDirReader.open(opts.dataDir);
@@ -54,53 +65,90 @@ export async function runLogDump(opts: { dataDir: string; from?: number; type?: 
   // A reader that stops reading (| head) ends the dump quietly.
   const { out, closed } = recordWriter(io);
   try {
-    const { identity: id, configuration: config, hardState: hs, snapshot } = reader;
-    out(`data dir ${reader.dir}: node ${id.nodeId} of cluster ${id.clusterId}, voters ${config?.voters.join(', ') ?? '(not recorded)'}`, { dataDir: reader.dir, nodeId: id.nodeId, clusterId: id.clusterId, voters: config?.voters ?? null });
-    out(hs ? `hard state: term ${hs.term}, voted for ${hs.vote || '(nobody)'}, commit index ${hs.commit}` : 'hard state: none (never written)', { hardState: hs ?? null });
-    const snap = snapshot ? summarize(snapshot) : undefined;
-    out(snap ? `snapshot: ${snap.text}` : 'snapshot: none (the log starts at entry 1)', { snapshot: snap?.data ?? null });
+    const snap = printHeader(reader, out);
     if (!io.json) io.stdout.write(`${'INDEX'.padStart(8)}  ${'TERM'.padStart(5)}  ${'NOW ms'.padStart(9)}  ${'TYPE'.padEnd(11)}  COMMAND\n`);
-    let shown = 0;
-    let first: number | undefined;
-    let last: number | undefined;
-    let lastTerm: number | undefined;
-    // The logical clock after each entry, as the state machine moves it: the snapshot's now (0 for a
-    // log from entry 1) plus every Tick's elapsed time. Every entry is read for it, those before
-    // --from too; unknown ('?') when the log does not start right after the snapshot.
-    const start = snapshot ? snapshot.metadata.index + 1 : 1;
-    const base = snapshot ? (snap?.data.logicalNowMs as number | undefined) : 0;
-    let now: number | undefined;
-    let prev: number | undefined;
-    for await (const e of reader.entries(Math.min(start, opts.from ?? 1))) {
-      if (closed()) break;
-      if (e.index === start) now = base;
-      else if (prev === undefined || e.index !== prev + 1) now = undefined; // before the snapshot, or a gap: unknown
-      prev = e.index;
-      const d = decodeEntry(e);
-      if (d.type === 'Tick' && now !== undefined) now += (d.command?.elapsedMs as number | undefined) ?? 0;
-      if (e.index < (opts.from ?? 1)) continue;
-      first ??= e.index;
-      last = e.index;
-      lastTerm = e.term;
-      if (type !== undefined && d.type !== type) continue;
-      if (exclude.has(d.type)) continue;
-      shown++;
-      out(`${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}`, { index: e.index, term: e.term, logicalNowMs: now ?? null, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) });
-    }
-    const range = first === undefined ? 'no entries' : `entries ${first}..${last}`;
-    const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`, exclude.size === 0 ? '' : `without ${[...exclude].join(', ')}`].filter(Boolean).join(', ');
-    // Where the log ends, as Raft's up-to-date rule compares logs (last term first, then last
-    // index): what picks the survivor for --force-new-cluster. With no entries it ends at the
-    // snapshot; unknown when --from skipped past every entry.
-    const end = last !== undefined && lastTerm !== undefined ? { term: lastTerm, index: last } : opts.from === undefined ? { term: snapshot?.metadata.term ?? 0, index: snapshot?.metadata.index ?? 0 } : undefined;
-    const ends = end ? `; the log ends at term ${end.term}, index ${end.index}` : '';
-    out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown${ends}`, { shown, first: first ?? null, last: last ?? null, lastTerm: lastTerm ?? null, logEnd: end ?? null });
+    const seen = await printEntries(reader, opts, filters, snap, out, closed);
+    printSummary(reader, opts, filters, seen, out);
     return 0;
   } catch (e) {
     return refusedDir(e, io);
   } finally {
     await reader.close();
   }
+}
+
+/** --type and --exclude as entry types; undefined (after saying why) if one names none. */
+function parseFilters(opts: DumpOptions, io: ToolIo): Filters | undefined {
+  const type = opts.type === undefined ? undefined : entryType(opts.type);
+  if (opts.type !== undefined && type === undefined) {
+    io.stderr.write(`lockctl: --type ${JSON.stringify(opts.type)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
+    return undefined;
+  }
+  // --exclude Tick,noop: the routine entries left out (Ticks are most of a log).
+  const excludeNames = opts.exclude === undefined ? [] : opts.exclude.split(',').filter((x) => x.trim() !== '');
+  const exclude = new Set<string>();
+  for (const name of excludeNames) {
+    const t = entryType(name);
+    if (t === undefined) {
+      io.stderr.write(`lockctl: --exclude ${JSON.stringify(name)} is not an entry type; one of: ${ENTRY_TYPES.join(', ')}\n`);
+      return undefined;
+    }
+    exclude.add(t);
+  }
+  return { type, exclude };
+}
+
+/** Whose dir it is, its hard state and its snapshot's summary (returned: the entries' clock starts from it). */
+function printHeader(reader: DataDirReader, out: Out): ReturnType<typeof summarize> | undefined {
+  const { identity: id, configuration: config, hardState: hs, snapshot } = reader;
+  out(`data dir ${reader.dir}: node ${id.nodeId} of cluster ${id.clusterId}, voters ${config?.voters.join(', ') ?? '(not recorded)'}`, { dataDir: reader.dir, nodeId: id.nodeId, clusterId: id.clusterId, voters: config?.voters ?? null });
+  out(hs ? `hard state: term ${hs.term}, voted for ${hs.vote || '(nobody)'}, commit index ${hs.commit}` : 'hard state: none (never written)', { hardState: hs ?? null });
+  const snap = snapshot ? summarize(snapshot) : undefined;
+  out(snap ? `snapshot: ${snap.text}` : 'snapshot: none (the log starts at entry 1)', { snapshot: snap?.data ?? null });
+  return snap;
+}
+
+/** One line per entry from --from on that the filters let through. */
+async function printEntries(reader: DataDirReader, opts: DumpOptions, { type, exclude }: Filters, snap: ReturnType<typeof summarize> | undefined, out: Out, closed: () => boolean): Promise<Seen> {
+  const { snapshot } = reader;
+  const seen: Seen = { shown: 0, first: undefined, last: undefined, lastTerm: undefined };
+  // The logical clock after each entry, as the state machine moves it: the snapshot's now (0 for a
+  // log from entry 1) plus every Tick's elapsed time. Every entry is read for it, those before
+  // --from too; unknown ('?') when the log does not start right after the snapshot.
+  const start = snapshot ? snapshot.metadata.index + 1 : 1;
+  const base = snapshot ? (snap?.data.logicalNowMs as number | undefined) : 0;
+  let now: number | undefined;
+  let prev: number | undefined;
+  for await (const e of reader.entries(Math.min(start, opts.from ?? 1))) {
+    if (closed()) break;
+    if (e.index === start) now = base;
+    else if (prev === undefined || e.index !== prev + 1) now = undefined; // before the snapshot, or a gap: unknown
+    prev = e.index;
+    const d = decodeEntry(e);
+    if (d.type === 'Tick' && now !== undefined) now += (d.command?.elapsedMs as number | undefined) ?? 0;
+    if (e.index < (opts.from ?? 1)) continue;
+    seen.first ??= e.index;
+    seen.last = e.index;
+    seen.lastTerm = e.term;
+    if (type !== undefined && d.type !== type) continue;
+    if (exclude.has(d.type)) continue;
+    seen.shown++;
+    out(`${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}`, { index: e.index, term: e.term, logicalNowMs: now ?? null, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) });
+  }
+  return seen;
+}
+
+/** The range read, the filters, how many shown, and where the log ends. */
+function printSummary(reader: DataDirReader, opts: DumpOptions, { type, exclude }: Filters, { shown, first, last, lastTerm }: Seen, out: Out): void {
+  const { snapshot } = reader;
+  const range = first === undefined ? 'no entries' : `entries ${first}..${last}`;
+  const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`, exclude.size === 0 ? '' : `without ${[...exclude].join(', ')}`].filter(Boolean).join(', ');
+  // Where the log ends, as Raft's up-to-date rule compares logs (last term first, then last
+  // index): what picks the survivor for --force-new-cluster. With no entries it ends at the
+  // snapshot; unknown when --from skipped past every entry.
+  const end = last !== undefined && lastTerm !== undefined ? { term: lastTerm, index: last } : opts.from === undefined ? { term: snapshot?.metadata.term ?? 0, index: snapshot?.metadata.index ?? 0 } : undefined;
+  const ends = end ? `; the log ends at term ${end.term}, index ${end.index}` : '';
+  out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown${ends}`, { shown, first: first ?? null, last: last ?? null, lastTerm: lastTerm ?? null, logEnd: end ?? null });
 }
 
 function summarize(s: Snapshot): { text: string; data: Record<string, unknown> } {

@@ -50,7 +50,48 @@ export async function runRestore(argv: readonly string[], io: RestoreIo): Promis
   }
 }
 
+/** restore's flags, checked. */
+interface RestoreArgs {
+  readonly from: string;
+  readonly dir: string;
+  readonly id: string;
+  readonly peers: ReturnType<typeof parsePeers>;
+  readonly idFile: string;
+  readonly bump: number;
+}
+
+/** The backup as read and checked, and the index the new log starts after. */
+interface CheckedBackup extends ReturnType<typeof decodeBackup> {
+  readonly bytes: Buffer;
+  readonly summary: ReturnType<typeof summarizeState>;
+  readonly index: number;
+}
+
 async function restore(argv: readonly string[]): Promise<string> {
+  const args = parseRestoreArgs(argv);
+  const { from, dir, id, idFile, bump } = args;
+  const backup = readBackup(from, bump);
+  const { header, summary, index } = backup;
+
+  // The restore point every node of the new cluster must share, in its cluster id: nodes restored
+  // at different indexes (another backup, another --bump-index) would disagree about what the log
+  // holds, so they refuse each other's streams instead (the id differs).
+  const point = `restore-${index}-${backupDigest(backup.bytes).slice(0, 12)}`;
+  const clusterId = clusterIdFor(idFile, point, header.sourceCluster);
+
+  const voters = await writeDataDir(args, clusterId, backup);
+  const lines = [
+    `restored ${from} into ${dir}: node ${id} of a new cluster (voters ${voters.join(', ')}; cluster id in ${idFile})`,
+    `  backup: index ${header.index} (term ${header.term}) taken by ${header.takenBy} at ${header.takenAt}, from voters ${header.voters.join(', ')}`,
+    `  the log starts at ${index + 1} (--bump-index ${bump}): every new fencing token is at least ${firstTokenOf(index + 1)}, above the backup's highest (${summary.highestToken})`,
+    `  state: ${summary.leases} leases (kept with their remaining logical time: logical now ${summary.logicalNowMs} ms), ${summary.locks} locks (${summary.holders} grants, ${summary.waiters} waiting), ${summary.fencedKeys} fenced keys, ${summary.aclRules} access rules`,
+    `  next: restore every other node the same way (same backup, --peers, --bump-index and cluster id file), then start each with --cluster-id-file ${idFile} and --peers as above`,
+  ];
+  return lines.join('\n');
+}
+
+/** The flags, each checked in turn; a ConfigError names the first one wrong. */
+function parseRestoreArgs(argv: readonly string[]): RestoreArgs {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -76,8 +117,11 @@ async function restore(argv: readonly string[]): Promise<string> {
   if (peers.size % 2 === 0) throw new ConfigError(`--peers names ${peers.size} voters: a new cluster needs an odd number (3 or 5) so a majority survives a failure`);
   const idFile = required('cluster-id-file');
   const bump = parseBumpIndex(typeof values['bump-index'] === 'string' ? values['bump-index'] : undefined);
+  return { from, dir, id, peers, idFile, bump };
+}
 
-  // The backup: checksum, header, and the state as a node would restore it (decode, invariant sweep).
+/** The backup: checksum, header, and the state as a node would restore it (decode, invariant sweep). */
+function readBackup(from: string, bump: number): CheckedBackup {
   let size: number;
   try {
     const st = statSync(from);
@@ -96,13 +140,11 @@ async function restore(argv: readonly string[]): Promise<string> {
   if (summary.appliedIndex !== header.index) throw new Refusal(`${from}: the header says index ${header.index}, the state reflects ${summary.appliedIndex}`);
   const index = header.index + bump;
   if (index >= MAX_TOKEN_INDEX - 1) throw new Refusal(`--bump-index ${bump}: the log would start at ${index + 1}, past the last index that can mint a fencing token (${MAX_TOKEN_INDEX})`);
+  return { bytes, header, state, summary, index };
+}
 
-  // The restore point every node of the new cluster must share, in its cluster id: nodes restored
-  // at different indexes (another backup, another --bump-index) would disagree about what the log
-  // holds, so they refuse each other's streams instead (the id differs).
-  const point = `restore-${index}-${backupDigest(bytes).slice(0, 12)}`;
-  const clusterId = clusterIdFor(idFile, point, header.sourceCluster);
-
+/** The new data dir, made only where none is: the backup's state as its snapshot at `index`. Returns the voters. */
+async function writeDataDir({ dir, id, peers }: RestoreArgs, clusterId: string, { header, state, index }: CheckedBackup): Promise<string[]> {
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0))
     throw new Refusal(`--data-dir ${dir} exists and is not an empty directory: restore makes a new data dir and never writes over one`);
   makeDataDirPrivate(dir);
@@ -122,14 +164,7 @@ async function restore(argv: readonly string[]): Promise<string> {
     await storage.close();
   }
   clearRestoring(dir); // persist() synced the snapshot and hard state: the dir is complete (the address book is --peers again at start)
-  const lines = [
-    `restored ${from} into ${dir}: node ${id} of a new cluster (voters ${voters.join(', ')}; cluster id in ${idFile})`,
-    `  backup: index ${header.index} (term ${header.term}) taken by ${header.takenBy} at ${header.takenAt}, from voters ${header.voters.join(', ')}`,
-    `  the log starts at ${index + 1} (--bump-index ${bump}): every new fencing token is at least ${firstTokenOf(index + 1)}, above the backup's highest (${summary.highestToken})`,
-    `  state: ${summary.leases} leases (kept with their remaining logical time: logical now ${summary.logicalNowMs} ms), ${summary.locks} locks (${summary.holders} grants, ${summary.waiters} waiting), ${summary.fencedKeys} fenced keys, ${summary.aclRules} access rules`,
-    `  next: restore every other node the same way (same backup, --peers, --bump-index and cluster id file), then start each with --cluster-id-file ${idFile} and --peers as above`,
-  ];
-  return lines.join('\n');
+  return voters;
 }
 
 /** The new cluster's id: made (and written, 0600) on the first node's run, else read and checked against this restore point. */

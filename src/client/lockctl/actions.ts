@@ -3,7 +3,7 @@
 import type { LockClient } from '../lock-client.js';
 import { LockdError } from '../errors.js';
 import type { Lease } from '../lease.js';
-import type { AclRule, LockInfo, LockRecipe } from '../types.js';
+import type { AclRule, LockInfo, LockRecipe } from '../result-types.js';
 import type { Parsed } from './args.js';
 import { parseDuration, parsePositive, usageLine, UsageError } from './args.js';
 import { EXIT } from './exit-codes.js';
