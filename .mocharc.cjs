@@ -6,7 +6,9 @@
 // a file named on the command line, or LOCKD_TEST_TIMES (per-file times) run serially.
 // test/support/root-hooks.ts counts failures for the process fixtures and, in a parallel run,
 // builds dist/ once and keeps the workers' free ports apart.
-const named = process.argv.slice(2).some((a, k, all) => a === '--spec' || a.startsWith('--spec=') || (/\.test\.[cm]?[jt]s$/.test(a) && all[k - 1] !== '--spec'));
+const named = process.argv
+  .slice(2)
+  .some((a, k, all) => a === '--spec' || a.startsWith('--spec=') || (/\.test\.[cm]?[jt]s$/.test(a) && all[k - 1] !== '--spec'));
 const jobs = Number(process.env.LOCKD_TEST_JOBS ?? 2);
 const parallel = !named && !process.env.LOCKD_TEST_TIMES && Number.isInteger(jobs) && jobs > 1;
 if (parallel) process.env.LOCKD_TEST_PARALLEL = '1';

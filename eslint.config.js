@@ -31,9 +31,16 @@ export default tseslint.config(
     files: ['dashboard/**/*.js'],
     languageOptions: { sourceType: 'module' },
     rules: {
-      'no-restricted-properties': ['error',
-        ...['innerHTML', 'outerHTML'].map((property) => ({ property, message: 'dashboard: build DOM nodes and set textContent (view.js h()), never markup from data' })),
-        ...['insertAdjacentHTML', 'write', 'writeln', 'createContextualFragment'].map((property) => ({ property, message: 'dashboard: no HTML parsing of data' })),
+      'no-restricted-properties': [
+        'error',
+        ...['innerHTML', 'outerHTML'].map((property) => ({
+          property,
+          message: 'dashboard: build DOM nodes and set textContent (view.js h()), never markup from data',
+        })),
+        ...['insertAdjacentHTML', 'write', 'writeln', 'createContextualFragment'].map((property) => ({
+          property,
+          message: 'dashboard: no HTML parsing of data',
+        })),
       ],
       'no-eval': 'error',
       'no-implied-eval': 'error',
@@ -42,15 +49,19 @@ export default tseslint.config(
   {
     files: pureFiles(),
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { regex: '^node:', message: impure },
-          { regex: '^(fs|net|os|path|child_process|timers|crypto|http|http2|dgram|worker_threads|perf_hooks)(/.*)?$', message: impure },
-          { regex: '^@grpc/', message: impure },
-          { regex: '^(level|classic-level|pino)$', message: impure },
-        ],
-      }],
-      'no-restricted-globals': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^node:', message: impure },
+            { regex: '^(fs|net|os|path|child_process|timers|crypto|http|http2|dgram|worker_threads|perf_hooks)(/.*)?$', message: impure },
+            { regex: '^@grpc/', message: impure },
+            { regex: '^(level|classic-level|pino)$', message: impure },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
         { name: 'Date', message: impure },
         { name: 'performance', message: impure },
         { name: 'setTimeout', message: impure },
@@ -61,7 +72,8 @@ export default tseslint.config(
         { name: 'queueMicrotask', message: impure },
         { name: 'process', message: impure },
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Math', property: 'random', message: impure },
         { object: 'globalThis', property: 'Date', message: impure },
         { object: 'globalThis', property: 'performance', message: impure },

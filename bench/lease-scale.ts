@@ -68,18 +68,20 @@ for (let guard = 0; machine.hasLiveLeases(); guard++) {
 }
 
 const f = (x: number, d = 1) => x.toFixed(d);
-console.log(JSON.stringify({
-  leases: N,
-  grantsPerS: Math.round(N / (grantMs / 1000)),
-  heapMiB: +f((m1.heap - m0.heap) / MiB),
-  rssMiB: +f(m1.rss / MiB),
-  bytesPerLease: Math.round((m1.heap - m0.heap) / N),
-  idleTickMeanMs: +f(idle.reduce((a, b) => a + b, 0) / idle.length, 3),
-  idleTickMaxMs: +f(Math.max(...idle), 3),
-  snapshotMiB: +f(snap.byteLength / MiB, 2),
-  snapshotMs: Math.round(snapMs),
-  restoreMs: Math.round(restoreMs),
-  expiryTicks: ticks,
-  expiryLongestTickMs: +f(longest),
-  expiryTotalMs: Math.round(expiryMs),
-}));
+console.log(
+  JSON.stringify({
+    leases: N,
+    grantsPerS: Math.round(N / (grantMs / 1000)),
+    heapMiB: +f((m1.heap - m0.heap) / MiB),
+    rssMiB: +f(m1.rss / MiB),
+    bytesPerLease: Math.round((m1.heap - m0.heap) / N),
+    idleTickMeanMs: +f(idle.reduce((a, b) => a + b, 0) / idle.length, 3),
+    idleTickMaxMs: +f(Math.max(...idle), 3),
+    snapshotMiB: +f(snap.byteLength / MiB, 2),
+    snapshotMs: Math.round(snapMs),
+    restoreMs: Math.round(restoreMs),
+    expiryTicks: ticks,
+    expiryLongestTickMs: +f(longest),
+    expiryTotalMs: Math.round(expiryMs),
+  }),
+);

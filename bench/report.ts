@@ -65,8 +65,7 @@ const round3 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 
 
 function baseHeadline(r: SystemResults): Head {
   const unc = (c: number) => r.uncontended.find((u) => u.clients === c);
-  const best = (c: number) =>
-    r.contended.filter((x) => x.clients === c).sort((a, b) => b.handoffs_per_s - a.handoffs_per_s)[0];
+  const best = (c: number) => r.contended.filter((x) => x.clients === c).sort((a, b) => b.handoffs_per_s - a.handoffs_per_s)[0];
   const out: Head = {
     uncontended_c1_acquire_p50_ms: unc(1)?.acquire_p50_ms,
     uncontended_c1_cycles_per_s: unc(1)?.cycles_per_s,
@@ -86,7 +85,11 @@ function baseHeadline(r: SystemResults): Head {
     failover_defaults_ms_median: r.failover.find((f) => f.setting.startsWith('lockd defaults'))?.median_ms,
   };
   const metered: Record<string, Metered<UncontendedResult> | Metered<ContendedResult> | undefined> = {
-    uncontended_c1: unc(1), uncontended_c16: unc(16), uncontended_c64: unc(64), contended_16: best(16), contended_2: best(2),
+    uncontended_c1: unc(1),
+    uncontended_c16: unc(16),
+    uncontended_c64: unc(64),
+    contended_16: best(16),
+    contended_2: best(2),
   };
   for (const [prefix] of METERED) Object.assign(out, perCycleKeys(prefix, metered[prefix]?.per_cycle));
   return out;
@@ -169,7 +172,15 @@ export interface TableInput {
  */
 export function markdownTable(t: TableInput): string {
   const hasSession = (n: string) => Object.keys(t.systems[n]).some((k) => k.endsWith('_session'));
-  const columns = Object.keys(t.systems).flatMap((n) => (hasSession(n) ? [[n, ''], [n, '_session']] : [[n, '']]) as Array<[string, string]>);
+  const columns = Object.keys(t.systems).flatMap(
+    (n) =>
+      (hasSession(n)
+        ? [
+            [n, ''],
+            [n, '_session'],
+          ]
+        : [[n, '']]) as Array<[string, string]>,
+  );
   const ratioColumns: Array<[header: string, a: string, aSfx: string, b: string, bSfx: string]> = [];
   const m = t.medians;
   if (m.lockd && m.etcd) {
@@ -212,7 +223,13 @@ export interface TargetCheck {
 }
 
 /** The performance targets (BENCHMARKS.md), on medians: `rat` lockd/etcd, `base` lockd-base's medians (the CPU target), `etcd` etcd's. */
-export function targets(lockd: Record<string, unknown>, rat: Record<string, number> | undefined, floors: Floors | undefined, base?: Record<string, unknown>, etcd?: Record<string, unknown>): TargetCheck[] {
+export function targets(
+  lockd: Record<string, unknown>,
+  rat: Record<string, number> | undefined,
+  floors: Floors | undefined,
+  base?: Record<string, unknown>,
+  etcd?: Record<string, unknown>,
+): TargetCheck[] {
   const out: TargetCheck[] = [];
   const check = (target: string, v: number | undefined, ok: (v: number) => boolean, unit = '×') =>
     out.push({ target, actual: v === undefined ? 'n/a' : `${v}${unit}`, met: v === undefined ? undefined : ok(v) });
@@ -234,7 +251,8 @@ export function targets(lockd: Record<string, unknown>, rat: Record<string, numb
     const v = typeof now === 'number' && typeof was === 'number' && was > 0 ? round(now / was) : undefined;
     out.push({
       target: `server CPU/cycle at uncontended C=64 ≤ ½ of lockd-base's (${api})`,
-      actual: v === undefined ? (base ? 'n/a' : 'n/a (needs --lockd-baseline)') : `${v}× (${now} against ${was} ms; etcd ${typeof e === 'number' ? e : 'n/a'} ms)`,
+      actual:
+        v === undefined ? (base ? 'n/a' : 'n/a (needs --lockd-baseline)') : `${v}× (${now} against ${was} ms; etcd ${typeof e === 'number' ? e : 'n/a'} ms)`,
       met: v === undefined ? undefined : v <= 0.5,
     });
   }

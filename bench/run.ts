@@ -96,9 +96,12 @@ function options() {
   if (values.tls && values.profile) throw new Error(`--profile runs without TLS; drop --tls\n${USAGE}`);
   const baseline = values['lockd-baseline'];
   const baselineMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist', 'src', 'lockd', 'main.js');
-  if (baselineMain && !existsSync(baselineMain)) throw new Error(`--lockd-baseline: ${baselineMain} is missing (run \`npm run build\` in ${baseline})\n${USAGE}`);
+  if (baselineMain && !existsSync(baselineMain))
+    throw new Error(`--lockd-baseline: ${baselineMain} is missing (run \`npm run build\` in ${baseline})\n${USAGE}`);
   const clients = values.clients === undefined ? undefined : values.clients.split(',').map((x) => Number(x.trim()));
-  for (const c of clients ?? []) if (!UNCONTENDED_CLIENTS.includes(c) && !CONTENDED_CLIENTS.includes(c)) throw new Error(`--clients: ${c} is none of ${[...new Set([...UNCONTENDED_CLIENTS, ...CONTENDED_CLIENTS])].join(', ')}\n${USAGE}`);
+  for (const c of clients ?? [])
+    if (!UNCONTENDED_CLIENTS.includes(c) && !CONTENDED_CLIENTS.includes(c))
+      throw new Error(`--clients: ${c} is none of ${[...new Set([...UNCONTENDED_CLIENTS, ...CONTENDED_CLIENTS])].join(', ')}\n${USAGE}`);
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...WORKLOADS];
   for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`unknown workload "${w}"\n${USAGE}`);
   return {
@@ -178,7 +181,6 @@ function systemsFor(o: Opts, etcdBin: string | undefined, baselineSession?: type
   return out;
 }
 
-
 /** Uncontended and contended runs in one repetition (each system, API and recipe). */
 function runsPerRep(o: Opts, systems: readonly System[]): number {
   let n = 0;
@@ -208,8 +210,12 @@ const fmt2 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 function perCycleLine(p: PerCycle): string {
   const c = p.counters;
   const n = (k: string, d = 2) => (c[k] === undefined ? undefined : c[k]!.toFixed(d));
-  const msgs = n('msgs_sent') === undefined ? '' : `; msgs ${n('msgs_sent')} (App ${n('msgs_App')}, AppResp ${n('msgs_AppResp')}, Heartbeat ${n('msgs_Heartbeat')})`;
-  const disk = n('disk_synced') === undefined ? '' : `; synced writes ${n('disk_synced')}${n('disk_unsynced') === undefined ? '' : `, unsynced ${n('disk_unsynced')}`}${n('entries_per_persist') === undefined ? '' : `, ${n('entries_per_persist')} entries/persist`}`;
+  const msgs =
+    n('msgs_sent') === undefined ? '' : `; msgs ${n('msgs_sent')} (App ${n('msgs_App')}, AppResp ${n('msgs_AppResp')}, Heartbeat ${n('msgs_Heartbeat')})`;
+  const disk =
+    n('disk_synced') === undefined
+      ? ''
+      : `; synced writes ${n('disk_synced')}${n('disk_unsynced') === undefined ? '' : `, unsynced ${n('disk_unsynced')}`}${n('entries_per_persist') === undefined ? '' : `, ${n('entries_per_persist')} entries/persist`}`;
   const followers = p.followers.map((f, k) => `${f} ${fmt2(p.cpu_followers_ms[k])}`).join(', ');
   return `per cycle (${p.cycles} cycles): CPU ms leader ${p.leader} ${fmt2(p.cpu_leader_ms)}, followers ${followers}, servers ${fmt2(p.cpu_servers_ms)}, load gen ${fmt2(p.cpu_loadgen_ms)}${msgs}${disk}`;
 }
@@ -238,8 +244,18 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
     await findLeaders();
     const at = (sys: System) => leaders.get(sys.name)!.clientAddress;
     const procs = (sys: System): MeteredProcess[] =>
-      clusters.get(sys.name)!.nodes.map((n) => ({ name: n.id, leader: n.id === leaders.get(sys.name)!.id, pid: n.proc!.pid, ...(o.counters && n.metricsUrl ? { metricsUrl: n.metricsUrl } : {}) }));
-    const metered = async <T extends { cycles: number }>(sys: System, newLocker: (a: string) => Locker, run: (ctx: WorkloadContext) => Promise<T>, label: string): Promise<Metered<T>> => {
+      clusters.get(sys.name)!.nodes.map((n) => ({
+        name: n.id,
+        leader: n.id === leaders.get(sys.name)!.id,
+        pid: n.proc!.pid,
+        ...(o.counters && n.metricsUrl ? { metricsUrl: n.metricsUrl } : {}),
+      }));
+    const metered = async <T extends { cycles: number }>(
+      sys: System,
+      newLocker: (a: string) => Locker,
+      run: (ctx: WorkloadContext) => Promise<T>,
+      label: string,
+    ): Promise<Metered<T>> => {
       const meter = new WindowMeter(sys.kind, procs(sys), scrapeTls, (line) => log(`[${label}] ${line}`));
       try {
         const res = await run({ log, spec: o.spec, newLocker, onWindow: (w) => void meter.attach(w) });
@@ -258,7 +274,11 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
     for (const run of interleave(systems, workloads, o.reps)) {
       if (run.rep !== rep) {
         rep = run.rep;
-        log(`repetition ${rep + 1}/${o.reps}: ${rotation(systems, rep).map((s) => s.name).join(', ')}`);
+        log(
+          `repetition ${rep + 1}/${o.reps}: ${rotation(systems, rep)
+            .map((s) => s.name)
+            .join(', ')}`,
+        );
         if (rep > 0) await findLeaders();
       }
       const sys = run.system;
@@ -266,10 +286,16 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
       const r = reps[sys.name][rep];
       if (kind === 'uncontended') {
         if (sys.unary) r.uncontended.push(await metered(sys, sys.lockers[0], (ctx) => runUncontended(ctx, at(sys), c, sys.name), sys.name));
-        if (sys.session) (r.uncontended_session ??= []).push(await metered(sys, sys.session, (ctx) => runUncontended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`));
+        if (sys.session)
+          (r.uncontended_session ??= []).push(
+            await metered(sys, sys.session, (ctx) => runUncontended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`),
+          );
       } else {
         if (sys.unary) for (const mk of sys.lockers) r.contended.push(await metered(sys, mk, (ctx) => runContended(ctx, at(sys), c, sys.name), sys.name));
-        if (sys.session) (r.contended_session ??= []).push(await metered(sys, sys.session, (ctx) => runContended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`));
+        if (sys.session)
+          (r.contended_session ??= []).push(
+            await metered(sys, sys.session, (ctx) => runContended(ctx, at(sys), c, `${sys.name} session`), `${sys.name} session`),
+          );
       }
     }
     if (o.only.has('keepalive')) {
@@ -279,8 +305,14 @@ async function steadyWorkloads(o: Opts, systems: System[], reps: Record<string, 
         const cluster = clusters.get(sys.name)!;
         const leader = leaders.get(sys.name)!;
         const followers = cluster.nodes.filter((n) => n.id !== leader.id).map((n) => n.proc!.pid);
-        reps[sys.name][0].keepalive = await runKeepAlive({ log, spec, newLocker: sys.lockers[0] }, leader.clientAddress, leader.proc!.pid, followers,
-          { leases: o.leases, ttlMs: 15_000, intervalMs: 5000, streams: 4 }, sys.name);
+        reps[sys.name][0].keepalive = await runKeepAlive(
+          { log, spec, newLocker: sys.lockers[0] },
+          leader.clientAddress,
+          leader.proc!.pid,
+          followers,
+          { leases: o.leases, ttlMs: 15_000, intervalMs: 5000, streams: 4 },
+          sys.name,
+        );
         clusters.delete(sys.name);
         await cluster.stop();
       }
@@ -338,8 +370,10 @@ async function main(): Promise<void> {
   const sut = systemsFor(o, etcdBin, baselineSession);
   const estimatedMs = estimate(o, sut);
   const maxMinutes = o.maxMinutes ?? Math.max(9, Math.ceil((1.5 * estimatedMs) / 60_000) + 3);
-  log(`plan: ${sut.map((s) => s.name).join(', ')}; ${o.reps} repetition(s) of ${runsPerRep(o, sut)} runs (${o.spec.warmupMs} ms warm-up + ${o.spec.windowMs} ms window each); ` +
-    `estimated ${(estimatedMs / 60_000).toFixed(1)} min; watchdog ${maxMinutes} min${o.counters ? '' : '; counters off'}`);
+  log(
+    `plan: ${sut.map((s) => s.name).join(', ')}; ${o.reps} repetition(s) of ${runsPerRep(o, sut)} runs (${o.spec.warmupMs} ms warm-up + ${o.spec.windowMs} ms window each); ` +
+      `estimated ${(estimatedMs / 60_000).toFixed(1)} min; watchdog ${maxMinutes} min${o.counters ? '' : '; counters off'}`,
+  );
   if (estimatedMs > maxMinutes * 60_000) log(`warning: the estimate exceeds --max-minutes ${maxMinutes}: the watchdog will stop the run`);
   if (o.planOnly) return;
   const watchdog = setTimeout(() => {
@@ -348,11 +382,15 @@ async function main(): Promise<void> {
   }, maxMinutes * 60_000);
   watchdog.unref();
   const before = machine(etcdBin);
-  log(`machine: ${before.nproc} × ${before.cpu}, node ${before.node}${before.etcd ? `, etcd ${before.etcd}` : ''}, load ${before.loadavg.join(' ')}, ps lines matching lockd|mocha: ${before.ps_lockd_or_mocha_lines}`);
+  log(
+    `machine: ${before.nproc} × ${before.cpu}, node ${before.node}${before.etcd ? `, etcd ${before.etcd}` : ''}, load ${before.loadavg.join(' ')}, ps lines matching lockd|mocha: ${before.ps_lockd_or_mocha_lines}`,
+  );
   const started = Date.now();
 
   const floors: Floors | undefined = o.only.has('floors') ? await measureFloors(o.spec, log) : undefined;
-  const reps: Record<string, SystemResults[]> = Object.fromEntries(sut.map((s) => [s.name, Array.from({ length: o.reps }, (): SystemResults => ({ uncontended: [], contended: [], failover: [] }))]));
+  const reps: Record<string, SystemResults[]> = Object.fromEntries(
+    sut.map((s) => [s.name, Array.from({ length: o.reps }, (): SystemResults => ({ uncontended: [], contended: [], failover: [] }))]),
+  );
   if (['uncontended', 'contended', 'keepalive'].some((w) => o.only.has(w as Workload))) await steadyWorkloads(o, sut, reps);
   if (o.only.has('failover')) await failovers(o, sut, reps);
   const summaries = Object.fromEntries(Object.entries(reps).map(([k, rs]) => [k, summarizeReps(rs.map(headline))]));
@@ -368,21 +406,38 @@ async function main(): Promise<void> {
   const out = process.stdout;
   out.write('\n' + markdownTable({ systems: summaries, medians: heads, followers: o.nodes - 1, reps: o.reps }) + '\n');
   if (floors) {
-    out.write(`\nfloors: 4 KiB append+fsync p50 ${floors.fsync_4k_p50_ms} ms (fdatasync ${floors.fdatasync_4k_p50_ms} ms); gRPC unary echo p50 ${floors.grpc_unary_rtt_p50_ms} ms, ` +
-      `64 callers ${floors.grpc_unary_64_calls_per_s} calls/s; stream ping-pong p50 ${floors.grpc_stream_rtt_p50_ms} ms\n`);
+    out.write(
+      `\nfloors: 4 KiB append+fsync p50 ${floors.fsync_4k_p50_ms} ms (fdatasync ${floors.fdatasync_4k_p50_ms} ms); gRPC unary echo p50 ${floors.grpc_unary_rtt_p50_ms} ms, ` +
+        `64 callers ${floors.grpc_unary_64_calls_per_s} calls/s; stream ping-pong p50 ${floors.grpc_stream_rtt_p50_ms} ms\n`,
+    );
   }
   if (checks.length) {
     out.write(`\ntargets (the performance round, set for 3 nodes${o.nodes !== 3 ? `; this run has ${o.nodes}` : ''}; medians):\n`);
     for (const c of checks) out.write(`  ${c.met === undefined ? '?   ' : c.met ? 'MET ' : 'MISS'}  ${c.target}: ${c.actual}\n`);
   }
   const after = machine(etcdBin);
-  out.write(`\nrun took ${((Date.now() - started) / 1000).toFixed(0)} s (estimated ${(estimatedMs / 1000).toFixed(0)} s); load before ${before.loadavg.join(' ')}, after ${after.loadavg.join(' ')}\n`);
+  out.write(
+    `\nrun took ${((Date.now() - started) / 1000).toFixed(0)} s (estimated ${(estimatedMs / 1000).toFixed(0)} s); load before ${before.loadavg.join(' ')}, after ${after.loadavg.join(' ')}\n`,
+  );
   if (o.out) {
     const json = {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
       machine: { ...before, loadavg_after: after.loadavg, ps_lockd_or_mocha_lines_after: after.ps_lockd_or_mocha_lines },
-      config: { nodes: o.nodes, ...o.spec, reps: o.reps, systems: sut.map((s) => s.name), lockd_baseline: o.baselineMain, counters: o.counters, lockd_api: o.unary && o.session ? 'both' : o.session ? 'session' : 'unary', keepalive_leases: o.leases, tls: o.tls !== undefined, failover_trials: o.trials, etcd_timeouts: ETCD_TIMEOUTS, lockd_equal_flags: LOCKD_EQUAL_FLAGS },
+      config: {
+        nodes: o.nodes,
+        ...o.spec,
+        reps: o.reps,
+        systems: sut.map((s) => s.name),
+        lockd_baseline: o.baselineMain,
+        counters: o.counters,
+        lockd_api: o.unary && o.session ? 'both' : o.session ? 'session' : 'unary',
+        keepalive_leases: o.leases,
+        tls: o.tls !== undefined,
+        failover_trials: o.trials,
+        etcd_timeouts: ETCD_TIMEOUTS,
+        lockd_equal_flags: LOCKD_EQUAL_FLAGS,
+      },
       floors,
       ...heads,
       ratios: rat,

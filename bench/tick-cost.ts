@@ -40,7 +40,9 @@ function run(label: string, renewPerTick: number): void {
   times.sort((a, b) => a - b);
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
   const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))];
-  console.log(`${label.padEnd(22)} ${leases} leases: mean ${mean.toFixed(3)} ms, p50 ${q(0.5).toFixed(3)} ms, p99 ${q(0.99).toFixed(3)} ms per Tick (${ticks} Ticks)`);
+  console.log(
+    `${label.padEnd(22)} ${leases} leases: mean ${mean.toFixed(3)} ms, p50 ${q(0.5).toFixed(3)} ms, p99 ${q(0.99).toFixed(3)} ms per Tick (${ticks} Ticks)`,
+  );
 }
 
 console.log(`src: ${values.src}`);

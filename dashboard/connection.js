@@ -6,8 +6,28 @@
 
 const REOPEN_MS = 3000;
 /** The event types of src/lockd/observe/observed-events.ts; an unknown type is simply not listened to. */
-const TYPES = ['role', 'leader-changed', 'term-changed', 'vote', 'appended', 'committed', 'applied', 'tick', 'lease-granted', 'lease-ended',
-  'lock-granted', 'lock-freed', 'lock-mode', 'waiter', 'release', 'fence', 'snapshot', 'disk-sync', 'loop-lag', 'progress'];
+const TYPES = [
+  'role',
+  'leader-changed',
+  'term-changed',
+  'vote',
+  'appended',
+  'committed',
+  'applied',
+  'tick',
+  'lease-granted',
+  'lease-ended',
+  'lock-granted',
+  'lock-freed',
+  'lock-mode',
+  'waiter',
+  'release',
+  'fence',
+  'snapshot',
+  'disk-sync',
+  'loop-lag',
+  'progress',
+];
 
 export class NodeConnection {
   /** handlers: onState(snapshot), onHistory({ complete, events }), onEvent(ev), onLost(n), onStatus() */
@@ -34,10 +54,11 @@ export class NodeConnection {
       this.set('live');
       this.h.onState(s);
     });
-    for (const t of TYPES) es.addEventListener(t, (e) => {
-      const ev = parse(e.data);
-      if (ev && ev.node === this.id) this.h.onEvent(ev);
-    });
+    for (const t of TYPES)
+      es.addEventListener(t, (e) => {
+        const ev = parse(e.data);
+        if (ev && ev.node === this.id) this.h.onEvent(ev);
+      });
     es.addEventListener('history', (e) => {
       const h = parse(e.data);
       if (h && h.node === this.id) this.h.onHistory(h);

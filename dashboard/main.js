@@ -109,11 +109,29 @@ function noteStatus(m) {
   const pos = logPosition();
   const row = (kind, title, sentence, type) => addRow({ ev: { type, node: m.id, at }, kind, title, sentence, term: pos.term, seenBy: 'page', pos, at });
   if (now === 'live') everLive = true;
-  if (was === 'live' && now === 'down') row('fault', `${m.id} down: its stream dropped`, `The page lost ${m.id}'s /events stream at ${new Date(at).toLocaleTimeString()} and cannot reach it (killed, stopped, or cut off): its card is drawn down until it answers again. After #${pos.index} (term ${pos.term}), the last entry any node reported applied.`, 'node-down');
-  else if (was && was !== 'live' && now === 'live' && m.wasLive) row('fault', `${m.id} up: reading it again`, `${m.id} answered again and its stream opened with a fresh state snapshot: it is back (restarted from its data dir, or reachable again).`, 'node-up');
+  if (was === 'live' && now === 'down')
+    row(
+      'fault',
+      `${m.id} down: its stream dropped`,
+      `The page lost ${m.id}'s /events stream at ${new Date(at).toLocaleTimeString()} and cannot reach it (killed, stopped, or cut off): its card is drawn down until it answers again. After #${pos.index} (term ${pos.term}), the last entry any node reported applied.`,
+      'node-down',
+    );
+  else if (was && was !== 'live' && now === 'live' && m.wasLive)
+    row(
+      'fault',
+      `${m.id} up: reading it again`,
+      `${m.id} answered again and its stream opened with a fresh state snapshot: it is back (restarted from its data dir, or reachable again).`,
+      'node-up',
+    );
   if (now === 'live') m.wasLive = true;
   const down = everLive && ![...members.values()].some((x) => x.conn?.status === 'live');
-  if (down && !allDown) row('refused', 'no node reachable: the state is unknown', `Every member's stream is down: the page cannot read the cluster, so the panels say "unknown", not "no lock is held" — the cluster may well still hold leases and locks durably, and will again show them when a node is back.`, 'all-down');
+  if (down && !allDown)
+    row(
+      'refused',
+      'no node reachable: the state is unknown',
+      `Every member's stream is down: the page cannot read the cluster, so the panels say "unknown", not "no lock is held" — the cluster may well still hold leases and locks durably, and will again show them when a node is back.`,
+      'all-down',
+    );
   allDown = down;
 }
 
@@ -216,7 +234,9 @@ function render() {
   const leader = p?.leader;
   document.getElementById('status').textContent = primary
     ? `reading ${primary}${p.role === 'leader' ? ' (leader)' : ''} · leader ${leader || 'unknown'} · term ${p.term.toLocaleString('en-US')} · ${up}/${all.length} nodes live${refused ? ` · ${refused} need a client certificate` : ''}${lost ? ` · ${lost} events lost (slow connection)` : ''}`
-    : refused ? `${refused} node${refused > 1 ? 's' : ''} refuse this browser: a client certificate is needed — retrying` : 'no node reachable — retrying';
+    : refused
+      ? `${refused} node${refused > 1 ? 's' : ''} refuse this browser: a client certificate is needed — retrying`
+      : 'no node reachable — retrying';
   document.getElementById('status').dataset.state = up === all.length ? 'ok' : up > 0 ? 'degraded' : 'down';
   if (selected && !rows.includes(selected)) selected = undefined;
 }
@@ -267,16 +287,30 @@ function startStory() {
     const r = story.apply(e);
     if (r) {
       const pos = r.pos;
-      addRow({ ev: { ...e, type: `story-${e.kind}`, index: r.index, node: 'demo' }, kind: r.kind, title: r.title, sentence: r.sentence, term: pos.term, seenBy: 'demo', pos, at: r.at });
+      addRow({
+        ev: { ...e, type: `story-${e.kind}`, index: r.index, node: 'demo' },
+        kind: r.kind,
+        title: r.title,
+        sentence: r.sentence,
+        term: pos.term,
+        seenBy: 'demo',
+        pos,
+        at: r.at,
+      });
     }
     changed();
   };
-  connectStory(storyBase, (id, events) => {
-    for (const e of events) onEvent(id, e);
-  }, onEvent, (s) => {
-    storyStatus = s;
-    changed();
-  });
+  connectStory(
+    storyBase,
+    (id, events) => {
+      for (const e of events) onEvent(id, e);
+    },
+    onEvent,
+    (s) => {
+      storyStatus = s;
+      changed();
+    },
+  );
   // While a story runs its lanes grow with time, events or not.
   setInterval(() => {
     if (story.demo && !story.end) changed();

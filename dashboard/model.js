@@ -62,11 +62,19 @@ export class NodeModel {
     this.last = s.lastIndex;
     this.commit = s.commit;
     this.applied = s.applied;
-    if (s.timing && Number.isFinite(s.timing.electionMs)) this.timing = { tickMs: s.timing.tickMs, heartbeatMs: s.timing.heartbeatMs, electionMs: s.timing.electionMs };
+    if (s.timing && Number.isFinite(s.timing.electionMs))
+      this.timing = { tickMs: s.timing.tickMs, heartbeatMs: s.timing.heartbeatMs, electionMs: s.timing.electionMs };
     const m = s.machine;
     this.now = m.now;
     for (const l of m.leases.rows) this.leases.set(l.leaseId, { ttlMs: l.ttlMs, deadline: l.deadline });
-    for (const l of m.locks.rows) this.locks.set(l.name, { holders: l.holders.map((x) => ({ ...x })), queue: [...l.queue], permits: l.permits, election: l.election, delayUntil: l.delayUntil });
+    for (const l of m.locks.rows)
+      this.locks.set(l.name, {
+        holders: l.holders.map((x) => ({ ...x })),
+        queue: [...l.queue],
+        permits: l.permits,
+        election: l.election,
+        delayUntil: l.delayUntil,
+      });
     for (const f of m.fence.rows) this.fence.set(f.key, { token: f.token, deleted: f.deleted });
     this.cut = {
       leases: m.leases.total > m.leases.rows.length,
@@ -99,7 +107,13 @@ export class NodeModel {
   tail(n) {
     const out = [];
     for (let i = Math.max(1, this.last - n + 1); i <= this.last; i++) {
-      out.push({ index: i, term: this.entryTerms.get(i) ?? this.appendedTerms.get(i), committed: i <= this.commit, applied: i <= this.applied, ...(this.grants.has(i) ? { grants: this.grants.get(i) } : {}) });
+      out.push({
+        index: i,
+        term: this.entryTerms.get(i) ?? this.appendedTerms.get(i),
+        committed: i <= this.commit,
+        applied: i <= this.applied,
+        ...(this.grants.has(i) ? { grants: this.grants.get(i) } : {}),
+      });
     }
     return out;
   }
@@ -181,7 +195,13 @@ export class NodeModel {
         const queue = (prev?.queue ?? []).filter((id) => id !== ev.leaseId);
         // Mode fields until the entry's lock-mode event says them: exclusive, no value.
         const holders = [...(prev?.holders ?? []).filter((x) => x.leaseId !== ev.leaseId), { leaseId: ev.leaseId, token: ev.token, shared: false, value: '' }];
-        this.put(this.locks, 'locks', ev.name, { holders, queue, permits: prev?.permits ?? 1, election: prev?.election ?? false, delayUntil: prev?.delayUntil ?? 0 });
+        this.put(this.locks, 'locks', ev.name, {
+          holders,
+          queue,
+          permits: prev?.permits ?? 1,
+          election: prev?.election ?? false,
+          delayUntil: prev?.delayUntil ?? 0,
+        });
         return undefined;
       }
       case 'lock-mode': {

@@ -47,7 +47,8 @@ export class StoryModel {
 
   client(name) {
     let c = this.clients.get(name);
-    if (!c && this.clients.size < MAX_CLIENTS) this.clients.set(name, (c = { name, ops: new Map(), leases: new Set(), trust: new Map(), beliefs: [], marks: [] }));
+    if (!c && this.clients.size < MAX_CLIENTS)
+      this.clients.set(name, (c = { name, ops: new Map(), leases: new Set(), trust: new Map(), beliefs: [], marks: [] }));
     return c;
   }
 
@@ -67,15 +68,37 @@ export class StoryModel {
         this.title = text(e.title);
         this.stepMs = num(e.stepMs) ?? 0;
         this.startAt = at;
-        return { kind: 'story', title: `demo ${this.demo} begins`, sentence: `The demo ${this.demo} begins: ${this.title}. It pauses ${this.stepMs} ms after each step.`, pos: after, at, ev: e };
+        return {
+          kind: 'story',
+          title: `demo ${this.demo} begins`,
+          sentence: `The demo ${this.demo} begins: ${this.title}. It pauses ${this.stepMs} ms after each step.`,
+          pos: after,
+          at,
+          ev: e,
+        };
       case 'line': {
         const line = { text: text(e.text), term: num(e.term), index: num(e.index), after, at };
         this.lines.push(line);
         const pos = line.term !== undefined ? { term: line.term, index: line.index ?? after.index } : after;
-        return { kind: 'story', title: `demo: ${line.text}`, sentence: `A step of the demo, as it printed it: ${line.text}`, pos, at, ev: e, index: line.index };
+        return {
+          kind: 'story',
+          title: `demo: ${line.text}`,
+          sentence: `A step of the demo, as it printed it: ${line.text}`,
+          pos,
+          at,
+          ev: e,
+          index: line.index,
+        };
       }
       case 'fault':
-        return { kind: 'fault', title: `fault: ${text(e.text)}`, sentence: `The demo did this through cluster.sh (${text(e.verb)} ${Array.isArray(e.nodes) ? e.nodes.slice(0, 8).map(text).join(', ') : ''}): ${text(e.text)}.`, pos: after, at, ev: e };
+        return {
+          kind: 'fault',
+          title: `fault: ${text(e.text)}`,
+          sentence: `The demo did this through cluster.sh (${text(e.verb)} ${Array.isArray(e.nodes) ? e.nodes.slice(0, 8).map(text).join(', ') : ''}): ${text(e.text)}.`,
+          pos: after,
+          at,
+          ev: e,
+        };
       case 'invoke': {
         const c = this.client(text(e.client));
         if (c && c.ops.size < MAX_EVENTS) c.ops.set(e.op, { text: text(e.text), start: at });
@@ -112,9 +135,10 @@ export class StoryModel {
         return {
           kind: 'story',
           title: b.text,
-          sentence: b.state === 'paused'
-            ? `${c.name} stops the world: from now on it cannot read its clock or hear from the cluster. ${trust ? `By its own clock it trusts its lease until ${new Date(trust.until).toLocaleTimeString()} (sendTime of its last acknowledged keepalive + TTL); ` : ''}the cluster will expire the lease later still (its deadline adds the tick cap and drift margin), and may then grant the lock to another client — while ${c.name} still believes it holds it.`
-            : `${c.name} runs again, still believing what it believed when it froze; a correct client checks its trust deadline before acting, and the fenced store refuses it if it does not.`,
+          sentence:
+            b.state === 'paused'
+              ? `${c.name} stops the world: from now on it cannot read its clock or hear from the cluster. ${trust ? `By its own clock it trusts its lease until ${new Date(trust.until).toLocaleTimeString()} (sendTime of its last acknowledged keepalive + TTL); ` : ''}the cluster will expire the lease later still (its deadline adds the tick cap and drift margin), and may then grant the lock to another client — while ${c.name} still believes it holds it.`
+              : `${c.name} runs again, still believing what it believed when it froze; a correct client checks its trust deadline before acting, and the fenced store refuses it if it does not.`,
           pos: after,
           at,
           ev: e,
@@ -122,7 +146,14 @@ export class StoryModel {
       }
       case 'end':
         this.end = { ok: e.ok === true, text: text(e.text), at };
-        return { kind: e.ok === true ? 'story' : 'refused', title: `demo ${this.demo} ${e.ok === true ? 'OK' : 'FAILED'}: ${this.end.text}`, sentence: `The demo ended ${e.ok === true ? 'with the outcome its story promises' : 'without the outcome it promised'}: ${this.end.text}`, pos: after, at, ev: e };
+        return {
+          kind: e.ok === true ? 'story' : 'refused',
+          title: `demo ${this.demo} ${e.ok === true ? 'OK' : 'FAILED'}: ${this.end.text}`,
+          sentence: `The demo ended ${e.ok === true ? 'with the outcome its story promises' : 'without the outcome it promised'}: ${this.end.text}`,
+          pos: after,
+          at,
+          ev: e,
+        };
       default:
         return undefined;
     }

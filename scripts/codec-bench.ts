@@ -48,15 +48,39 @@ function report(label: string, fn: () => void, bytes?: number): void {
 let sink: unknown;
 for (const [name, m] of Object.entries(messages)) {
   const wireProto = def.requestSerialize({ ...tag, message: messageToProto(m) });
-  report(`proto   encode ${name}`, () => { sink = def.requestSerialize({ ...tag, message: messageToProto(m) }); }, wireProto.length);
-  report(`proto   decode ${name}`, () => { sink = messageFromProto((def.requestDeserialize(wireProto) as Envelope__Output).message!); });
+  report(
+    `proto   encode ${name}`,
+    () => {
+      sink = def.requestSerialize({ ...tag, message: messageToProto(m) });
+    },
+    wireProto.length,
+  );
+  report(`proto   decode ${name}`, () => {
+    sink = messageFromProto((def.requestDeserialize(wireProto) as Envelope__Output).message!);
+  });
   const wireFrame = serializeEnvelope({ clusterId: tag.clusterId, senderId: tag.senderId, frame: frame.encodeMessage(m) });
-  report(`frame   encode ${name}`, () => { sink = serializeEnvelope({ clusterId: tag.clusterId, senderId: tag.senderId, frame: frame.encodeMessage(m) }); }, wireFrame.length);
-  report(`frame   decode ${name}`, () => { sink = frame.decodeMessage(deserializeEnvelope(wireFrame).frame!); });
+  report(
+    `frame   encode ${name}`,
+    () => {
+      sink = serializeEnvelope({ clusterId: tag.clusterId, senderId: tag.senderId, frame: frame.encodeMessage(m) });
+    },
+    wireFrame.length,
+  );
+  report(`frame   decode ${name}`, () => {
+    sink = frame.decodeMessage(deserializeEnvelope(wireFrame).frame!);
+  });
 }
 for (const [name, cmd] of Object.entries({ Acquire: acquire, Release: release, 'Tick 64 renewed': tick, 'FenceWrite 256 B': fence })) {
   const bytes = encodeCommand(cmd);
-  report(`command encode ${name}`, () => { sink = encodeCommand(cmd); }, bytes.length);
-  report(`command decode ${name}`, () => { sink = decodeCommand(bytes); });
+  report(
+    `command encode ${name}`,
+    () => {
+      sink = encodeCommand(cmd);
+    },
+    bytes.length,
+  );
+  report(`command decode ${name}`, () => {
+    sink = decodeCommand(bytes);
+  });
 }
 void sink;

@@ -42,26 +42,50 @@ for (const id of ids) {
 const peers = ids.map((id) => `${id}=${peer.get(id)!}`).join(',');
 const procs = ids.map((id) => {
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof'], '--cpu-prof-name', `${id}.cpuprofile`] : [];
-  const args = [...prof, values.main!, '--id', id, '--listen', client.get(id)!, '--peer-listen', peer.get(id)!, '--peers', peers, '--data-dir', join(base, id), '--cluster-id', `cpu-${process.pid}`];
+  const args = [
+    ...prof,
+    values.main!,
+    '--id',
+    id,
+    '--listen',
+    client.get(id)!,
+    '--peer-listen',
+    peer.get(id)!,
+    '--peers',
+    peers,
+    '--data-dir',
+    join(base, id),
+    '--cluster-id',
+    `cpu-${process.pid}`,
+  ];
   return new Proc(`lockd ${id}`, process.execPath, args, join(base, `${id}.log`));
 });
 try {
-  const leaderAddress = await waitFor('a leader', async () => {
-    for (const id of ids) {
-      const c = new lockdProto.lockd.v1.Cluster(client.get(id)!, grpc.credentials.createInsecure());
-      const st = await new Promise<{ role: string } | undefined>((r) => c.Status({}, { deadline: Date.now() + 500 }, (e, s) => r(e ? undefined : (s as { role: string }))));
-      c.close();
-      if (st?.role === 'leader') return client.get(id)!;
-    }
-    return undefined;
-  }, 20_000, 50);
+  const leaderAddress = await waitFor(
+    'a leader',
+    async () => {
+      for (const id of ids) {
+        const c = new lockdProto.lockd.v1.Cluster(client.get(id)!, grpc.credentials.createInsecure());
+        const st = await new Promise<{ role: string } | undefined>((r) =>
+          c.Status({}, { deadline: Date.now() + 500 }, (e, s) => r(e ? undefined : (s as { role: string }))),
+        );
+        c.close();
+        if (st?.role === 'leader') return client.get(id)!;
+      }
+      return undefined;
+    },
+    20_000,
+    50,
+  );
   const lockers = Array.from({ length: CLIENTS }, () => new LockdLocker(leaderAddress));
   const leases = await Promise.all(lockers.map((l) => l.grant(60_000)));
   const run = async (total: number): Promise<void> => {
     let left = total;
-    await Promise.all(lockers.map(async (l, k) => {
-      while (left-- > 0) await l.release(await l.acquire(`cpu-${k}`, leases[k], 10_000), 10_000);
-    }));
+    await Promise.all(
+      lockers.map(async (l, k) => {
+        while (left-- > 0) await l.release(await l.acquire(`cpu-${k}`, leases[k], 10_000), 10_000);
+      }),
+    );
   };
   await run(Math.min(500, CYCLES)); // warm-up: JIT, connections
   const before = procs.map((p) => cpuMs(p.pid));
@@ -70,14 +94,16 @@ try {
   const wallMs = performance.now() - t0;
   const used = procs.map((p, k) => cpuMs(p.pid) - before[k]);
   const total = used.reduce((a, b) => a + b, 0);
-  console.log(JSON.stringify({
-    main: values.main,
-    cycles: CYCLES,
-    clients: CLIENTS,
-    server_cpu_ms: Object.fromEntries(ids.map((id, k) => [id, used[k]])),
-    server_cpu_us_per_cycle: Math.round((total * 1000) / CYCLES),
-    wall_ms: Math.round(wallMs),
-  }));
+  console.log(
+    JSON.stringify({
+      main: values.main,
+      cycles: CYCLES,
+      clients: CLIENTS,
+      server_cpu_ms: Object.fromEntries(ids.map((id, k) => [id, used[k]])),
+      server_cpu_us_per_cycle: Math.round((total * 1000) / CYCLES),
+      wall_ms: Math.round(wallMs),
+    }),
+  );
   for (const l of lockers) l.close();
 } finally {
   await Promise.all(procs.map((p) => p.stop('SIGTERM', 10_000)));

@@ -34,12 +34,26 @@ export const IMPORT_MAP = [
   // Below the node: the node publishes into it; it reads a node through its own port (node-view.ts).
   { path: 'src/lockd/observe/', may: ['src/raft/', 'src/lockd/state-machine/', 'src/lockd/security/'] },
   // The node never imports a service: main.ts hands it registrars.
-  { path: 'src/lockd/node/', may: ['src/raft/', 'src/lockd/state-machine/', 'src/lockd/storage/', 'src/lockd/transport/', 'src/lockd/security/', 'src/lockd/observe/'] },
+  {
+    path: 'src/lockd/node/',
+    may: ['src/raft/', 'src/lockd/state-machine/', 'src/lockd/storage/', 'src/lockd/transport/', 'src/lockd/security/', 'src/lockd/observe/'],
+  },
   // The public services: the public contract only (never raft.v1), forwarding over the transport's channel settings;
   // Maintenance.Snapshot streams the backup file's format (storage/backup-file.ts).
   {
     path: 'src/lockd/api/',
-    may: ['src/raft/', 'src/lockd/state-machine/', 'src/lockd/security/', 'src/lockd/observe/', 'src/lockd/transport/', 'src/lockd/node/', 'src/lockd/storage/backup-file.ts', 'src/proto/lockd-package.ts', 'src/proto/load.ts', 'src/proto/gen/lockd/'],
+    may: [
+      'src/raft/',
+      'src/lockd/state-machine/',
+      'src/lockd/security/',
+      'src/lockd/observe/',
+      'src/lockd/transport/',
+      'src/lockd/node/',
+      'src/lockd/storage/backup-file.ts',
+      'src/proto/lockd-package.ts',
+      'src/proto/load.ts',
+      'src/proto/gen/lockd/',
+    ],
   },
   // The compositions (main.ts, composition.ts, observability.ts): nothing in src/ imports them but main.ts.
   { path: 'src/lockd/*.ts', may: ['src/lockd/'] },
@@ -49,7 +63,10 @@ export const IMPORT_MAP = [
   { path: 'src/lockd/tools/log-dump/', may: ['src/client/', 'src/raft/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   { path: 'src/lockd/tools/backup/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/'] },
   // Run by main.ts before any node starts; it reads the node's flag parsers.
-  { path: 'src/lockd/tools/restore/', may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/', 'src/lockd/node/config.ts', 'src/lockd/node/versions.ts'] },
+  {
+    path: 'src/lockd/tools/restore/',
+    may: ['src/client/', 'src/lockd/storage/', 'src/lockd/state-machine/', 'src/lockd/node/config.ts', 'src/lockd/node/versions.ts'],
+  },
   // The client speaks only the public contract.
   { path: 'src/client/', may: ['src/proto/lockd-package.ts', 'src/proto/gen/lockd/'] },
 ];

@@ -17,7 +17,10 @@ const hardState = Buffer.alloc(40, 2);
 let index = 0;
 const ops = (): BatchOp[] => {
   index++;
-  return [{ type: 'put', key: `e:${index.toString(16).padStart(16, '0')}`, value }, { type: 'put', key: 'm:hardstate', value: hardState }];
+  return [
+    { type: 'put', key: `e:${index.toString(16).padStart(16, '0')}`, value },
+    { type: 'put', key: 'm:hardstate', value: hardState },
+  ];
 };
 async function run(write: (o: BatchOp[]) => Promise<void>, n = 10_000): Promise<number> {
   let ns = 0n;

@@ -22,7 +22,11 @@ export function ensureEtcd(log: (line: string) => void): string {
   let bin = which();
   if (!bin) {
     log('etcd not found: apt-get install -y etcd-server');
-    execFileSync('apt-get', ['install', '-y', 'etcd-server'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 });
+    execFileSync('apt-get', ['install', '-y', 'etcd-server'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 300_000,
+    });
     bin = which();
     if (!bin) throw new Error('etcd-server installed but no etcd on PATH');
   }
@@ -45,13 +49,22 @@ export class EtcdCluster implements BenchCluster {
   private readonly token = `bench-${process.pid}-${Date.now()}`;
   private readonly clients = new Map<string, grpc.Client>();
 
-  private constructor(private readonly bin: string, private readonly timeouts: TimeoutFlags) {}
+  private constructor(
+    private readonly bin: string,
+    private readonly timeouts: TimeoutFlags,
+  ) {}
 
   static async start(bin: string, size: number, timeouts: TimeoutFlags): Promise<EtcdCluster> {
     const c = new EtcdCluster(bin, timeouts);
     for (let k = 1; k <= size; k++) {
       const clientAddress = `127.0.0.1:${await freePort()}`;
-      c.nodes.push({ id: `e${k}`, clientAddress, metricsUrl: `http://${clientAddress}/metrics`, peerUrl: `http://127.0.0.1:${await freePort()}`, proc: undefined });
+      c.nodes.push({
+        id: `e${k}`,
+        clientAddress,
+        metricsUrl: `http://${clientAddress}/metrics`,
+        peerUrl: `http://127.0.0.1:${await freePort()}`,
+        proc: undefined,
+      });
     }
     for (const n of c.nodes) c.restart(n.id);
     return c;
@@ -68,14 +81,32 @@ export class EtcdCluster implements BenchCluster {
     if (n.proc?.running) throw new Error(`${id} is running`);
     const clientUrl = `http://${n.clientAddress}`;
     const args = [
-      '--name', n.id,
-      '--data-dir', join(this.baseDir, n.id),
-      '--listen-client-urls', clientUrl, '--advertise-client-urls', clientUrl,
-      '--listen-peer-urls', n.peerUrl, '--initial-advertise-peer-urls', n.peerUrl,
-      '--initial-cluster', this.nodes.map((x) => `${x.id}=${x.peerUrl}`).join(','),
-      '--initial-cluster-state', 'new', '--initial-cluster-token', this.token,
-      '--heartbeat-interval', String(this.timeouts.heartbeatMs), '--election-timeout', String(this.timeouts.electionMs),
-      '--logger', 'zap', '--log-level', 'warn',
+      '--name',
+      n.id,
+      '--data-dir',
+      join(this.baseDir, n.id),
+      '--listen-client-urls',
+      clientUrl,
+      '--advertise-client-urls',
+      clientUrl,
+      '--listen-peer-urls',
+      n.peerUrl,
+      '--initial-advertise-peer-urls',
+      n.peerUrl,
+      '--initial-cluster',
+      this.nodes.map((x) => `${x.id}=${x.peerUrl}`).join(','),
+      '--initial-cluster-state',
+      'new',
+      '--initial-cluster-token',
+      this.token,
+      '--heartbeat-interval',
+      String(this.timeouts.heartbeatMs),
+      '--election-timeout',
+      String(this.timeouts.electionMs),
+      '--logger',
+      'zap',
+      '--log-level',
+      'warn',
     ];
     n.proc = new Proc(`etcd ${id}`, this.bin, args, join(this.baseDir, `${id}.log`));
   }
@@ -94,15 +125,20 @@ export class EtcdCluster implements BenchCluster {
   }
 
   async waitForLeader(timeoutMs = 20_000): Promise<ClusterNode> {
-    return waitFor('an agreed etcd leader', async () => {
-      const running = this.nodes.filter((n) => n.proc?.running);
-      const sts = await Promise.all(running.map((n) => this.status(n.id).catch(() => undefined)));
-      if (sts.some((s) => s === undefined)) return undefined;
-      const leader = sts[0]!.leader;
-      if (leader === '0' || !sts.every((s) => s!.leader === leader && s!.raftTerm === sts[0]!.raftTerm)) return undefined;
-      const k = sts.findIndex((s) => s!.header.member_id === leader);
-      return k >= 0 ? running[k] : undefined;
-    }, timeoutMs, 20);
+    return waitFor(
+      'an agreed etcd leader',
+      async () => {
+        const running = this.nodes.filter((n) => n.proc?.running);
+        const sts = await Promise.all(running.map((n) => this.status(n.id).catch(() => undefined)));
+        if (sts.some((s) => s === undefined)) return undefined;
+        const leader = sts[0]!.leader;
+        if (leader === '0' || !sts.every((s) => s!.leader === leader && s!.raftTerm === sts[0]!.raftTerm)) return undefined;
+        const k = sts.findIndex((s) => s!.header.member_id === leader);
+        return k >= 0 ? running[k] : undefined;
+      },
+      timeoutMs,
+      20,
+    );
   }
 
   async kill(id: string): Promise<void> {

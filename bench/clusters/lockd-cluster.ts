@@ -47,7 +47,12 @@ export class LockdCluster implements BenchCluster {
     for (let k = 1; k <= opts.size; k++) {
       const id = `n${k}`;
       const http = opts.metrics ? `127.0.0.1:${await freePort()}` : undefined;
-      c.nodes.push({ id, clientAddress: `127.0.0.1:${await freePort()}`, proc: undefined, ...(http ? { metricsUrl: `${opts.tls ? 'https' : 'http'}://${http}/metrics` } : {}) });
+      c.nodes.push({
+        id,
+        clientAddress: `127.0.0.1:${await freePort()}`,
+        proc: undefined,
+        ...(http ? { metricsUrl: `${opts.tls ? 'https' : 'http'}://${http}/metrics` } : {}),
+      });
       c.peerAddresses.set(id, `127.0.0.1:${await freePort()}`);
       if (http) c.httpAddresses.set(id, http);
     }
@@ -68,8 +73,20 @@ export class LockdCluster implements BenchCluster {
     const prof = this.opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', this.opts.cpuProfDir, '--cpu-prof-name', `${id}-${Date.now()}.cpuprofile`] : [];
     const http = this.httpAddresses.get(id);
     const args = [
-      ...prof, this.opts.main ?? LOCKD_MAIN,
-      '--id', id, '--listen', n.clientAddress, '--peer-listen', this.peerAddresses.get(id)!, '--peers', peers, '--data-dir', join(this.baseDir, id), '--cluster-id', this.clusterId,
+      ...prof,
+      this.opts.main ?? LOCKD_MAIN,
+      '--id',
+      id,
+      '--listen',
+      n.clientAddress,
+      '--peer-listen',
+      this.peerAddresses.get(id)!,
+      '--peers',
+      peers,
+      '--data-dir',
+      join(this.baseDir, id),
+      '--cluster-id',
+      this.clusterId,
       ...(this.opts.tls?.nodeFlags(id) ?? []),
       ...(http ? ['--http-listen', http] : []),
       ...(this.opts.flags ?? []),
@@ -93,16 +110,21 @@ export class LockdCluster implements BenchCluster {
   }
 
   async waitForLeader(timeoutMs = 20_000): Promise<ClusterNode> {
-    return waitFor('an agreed lockd leader', async () => {
-      const running = this.nodes.filter((n) => n.proc?.running);
-      const sts = await Promise.all(running.map((n) => this.status(n.id).catch(() => undefined)));
-      if (sts.some((s) => s === undefined)) return undefined;
-      const leaders = sts.filter((s) => s!.role === 'leader');
-      if (leaders.length !== 1) return undefined;
-      const l = leaders[0]!;
-      if (!sts.every((s) => s!.leaderId === l.nodeId && s!.term === l.term)) return undefined;
-      return this.node(l.nodeId);
-    }, timeoutMs, 20);
+    return waitFor(
+      'an agreed lockd leader',
+      async () => {
+        const running = this.nodes.filter((n) => n.proc?.running);
+        const sts = await Promise.all(running.map((n) => this.status(n.id).catch(() => undefined)));
+        if (sts.some((s) => s === undefined)) return undefined;
+        const leaders = sts.filter((s) => s!.role === 'leader');
+        if (leaders.length !== 1) return undefined;
+        const l = leaders[0]!;
+        if (!sts.every((s) => s!.leaderId === l.nodeId && s!.term === l.term)) return undefined;
+        return this.node(l.nodeId);
+      },
+      timeoutMs,
+      20,
+    );
   }
 
   async kill(id: string): Promise<void> {

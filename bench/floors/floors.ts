@@ -78,16 +78,19 @@ export async function measureFloors(spec: WindowSpec, log: (line: string) => voi
     const u1 = one.rec.summary(one.w.lengthMs);
     const many = await closedLoop(64, spec, () => unary(client, 'Unary', { payload }, 5000));
     const u64 = many.rec.summary(many.w.lengthMs);
-    log(`[floor] gRPC unary echo: 1 caller p50 ${u1.p50Ms.toFixed(3)} ms p99 ${u1.p99Ms.toFixed(3)} ms (${u1.perSecond.toFixed(0)}/s); 64 callers ${u64.perSecond.toFixed(0)} calls/s p50 ${u64.p50Ms.toFixed(2)} ms p99 ${u64.p99Ms.toFixed(2)} ms`);
+    log(
+      `[floor] gRPC unary echo: 1 caller p50 ${u1.p50Ms.toFixed(3)} ms p99 ${u1.p99Ms.toFixed(3)} ms (${u1.perSecond.toFixed(0)}/s); 64 callers ${u64.perSecond.toFixed(0)} calls/s p50 ${u64.p50Ms.toFixed(2)} ms p99 ${u64.p99Ms.toFixed(2)} ms`,
+    );
 
     const stream = (client as unknown as { Stream(): grpc.ClientDuplexStream<unknown, unknown> }).Stream();
     let waiting: (() => void) | undefined;
     stream.on('data', () => waiting?.());
     stream.on('error', () => {});
-    const ping = () => new Promise<void>((resolve) => {
-      waiting = resolve;
-      stream.write({ payload });
-    });
+    const ping = () =>
+      new Promise<void>((resolve) => {
+        waiting = resolve;
+        stream.write({ payload });
+      });
     const st = await closedLoop(1, spec, ping);
     stream.end();
     const s1 = st.rec.summary(st.w.lengthMs);

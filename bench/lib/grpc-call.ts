@@ -33,13 +33,7 @@ export class InFlight {
   }
 }
 
-export function unary<Res>(
-  client: grpc.Client,
-  method: string,
-  req: unknown,
-  timeoutMs: number,
-  inflight?: InFlight,
-): Promise<Res> {
+export function unary<Res>(client: grpc.Client, method: string, req: unknown, timeoutMs: number, inflight?: InFlight): Promise<Res> {
   const fn = (client as unknown as Record<string, UnaryMethod<unknown, Res>>)[method];
   if (typeof fn !== 'function') throw new Error(`no unary method ${method} on this client`);
   return new Promise<Res>((resolve, reject) => {

@@ -56,7 +56,10 @@ export class WindowMeter {
     this.start = new Promise((resolve, reject) => at(w.start, () => this.sample().then(resolve, reject)));
     this.end = new Promise((resolve, reject) => at(w.end, () => this.sample().then(resolve, reject)));
     this.end.catch(() => {}); // read by perCycle; a run that failed before it never asks
-    return this.start.then(() => {}, () => {});
+    return this.start.then(
+      () => {},
+      () => {},
+    );
   }
 
   /** The figures of the run, once its window has closed; `cycles`: the cycles (or hand-offs) the window counted. */
@@ -74,7 +77,10 @@ export class WindowMeter {
     });
     const complete = deltas.length === this.procs.length && deltas.length > 0;
     const leaderAt = this.procs.findIndex((p) => p.leader);
-    const followers = this.procs.map((p, k) => [p, k] as const).filter(([p]) => !p.leader).sort(([x], [y]) => (x.name < y.name ? -1 : 1));
+    const followers = this.procs
+      .map((p, k) => [p, k] as const)
+      .filter(([p]) => !p.leader)
+      .sort(([x], [y]) => (x.name < y.name ? -1 : 1));
     const self = (b.self.user + b.self.system - a.self.user - a.self.system) / 1000;
     return {
       cycles: n,
@@ -102,7 +108,11 @@ export class WindowMeter {
     const self = process.cpuUsage();
     const at = performance.now();
     const series = await Promise.all(
-      this.procs.map((p) => (p.metricsUrl ? scrapeMetrics(p.metricsUrl, this.tls).catch((e: unknown) => void this.warn(`scrape of ${p.name} failed: ${(e as Error).message}`)) : undefined)),
+      this.procs.map((p) =>
+        p.metricsUrl
+          ? scrapeMetrics(p.metricsUrl, this.tls).catch((e: unknown) => void this.warn(`scrape of ${p.name} failed: ${(e as Error).message}`))
+          : undefined,
+      ),
     );
     return { cpu, self, series, at };
   }

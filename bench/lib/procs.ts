@@ -14,7 +14,13 @@ process.on('exit', () => {
 export class Proc {
   readonly child: ChildProcess;
 
-  constructor(readonly label: string, cmd: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    readonly label: string,
+    cmd: string,
+    args: readonly string[],
+    logFile: string,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
     const log = createWriteStream(logFile, { flags: 'a' });
     this.child = spawn(cmd, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     this.child.stdout!.pipe(log);

@@ -6,7 +6,9 @@ const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
 export function seriesKey(name: string, labels: Record<string, string> = {}): string {
-  const pairs = Object.entries(labels).filter(([k]) => k !== 'node').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const pairs = Object.entries(labels)
+    .filter(([k]) => k !== 'node')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return pairs.length === 0 ? name : `${name}{${pairs.map(([k, v]) => `${k}="${v}"`).join(',')}}`;
 }
 

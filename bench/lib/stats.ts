@@ -42,7 +42,10 @@ export class Recorder {
 }
 
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** Round for display/JSON: 3 significant decimals below 10, fewer above. */

@@ -25,7 +25,12 @@ export interface ProfileRun extends ProfileSummary {
   readonly load_generator_cpu_pct: number;
 }
 
-export async function profileLockd(nodes: number, spec: WindowSpec, log: (line: string) => void, newLocker: (address: string) => Locker = (a) => new LockdLocker(a)): Promise<ProfileRun> {
+export async function profileLockd(
+  nodes: number,
+  spec: WindowSpec,
+  log: (line: string) => void,
+  newLocker: (address: string) => Locker = (a) => new LockdLocker(a),
+): Promise<ProfileRun> {
   const dir = mkdtempSync(join(tmpdir(), 'lockd-cpuprof-'));
   const cluster = await LockdCluster.start({ size: nodes, cpuProfDir: dir });
   let leaderId: string;
@@ -62,7 +67,17 @@ export async function profileLockd(nodes: number, spec: WindowSpec, log: (line: 
     followers[n.id] = fs.busy_pct_of_wall;
     followerProfiles[n.id] = fs;
   }
-  log(`[profile] leader ${leaderId}, profiles kept in ${dir} (summary of the measured window only); followers busy ${JSON.stringify(followers)} %, load generator ${round(clientPct!)} % of a core\n${formatSummary(s)}`);
+  log(
+    `[profile] leader ${leaderId}, profiles kept in ${dir} (summary of the measured window only); followers busy ${JSON.stringify(followers)} %, load generator ${round(clientPct!)} % of a core\n${formatSummary(s)}`,
+  );
   for (const [id, fs] of Object.entries(followerProfiles)) log(`[profile] follower ${id}\n${formatSummary(fs)}`);
-  return { ...s, leader: leaderId, dir, load: load!, followers_busy_pct: followers, follower_profiles: followerProfiles, load_generator_cpu_pct: round(clientPct!) };
+  return {
+    ...s,
+    leader: leaderId,
+    dir,
+    load: load!,
+    followers_busy_pct: followers,
+    follower_profiles: followerProfiles,
+    load_generator_cpu_pct: round(clientPct!),
+  };
 }

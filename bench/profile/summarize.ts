@@ -106,7 +106,10 @@ export function summarize(file: string, top = 25, window?: SampleWindow): Profil
   }
   const busy = total - idle;
   const rows = (m: Map<string, number>, n: number): ProfileRow[] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, us]) => ({ name, self_ms: Math.round(us / 1000), pct_busy: Math.round((1000 * us) / busy) / 10 }));
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, us]) => ({ name, self_ms: Math.round(us / 1000), pct_busy: Math.round((1000 * us) / busy) / 10 }));
   return {
     file,
     wall_ms: Math.round((last - first) / 1000),

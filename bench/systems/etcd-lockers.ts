@@ -199,11 +199,17 @@ export class EtcdMutexLocker extends EtcdLeases implements Locker {
     const myKey = Buffer.concat([pfx, Buffer.from(BigInt(lease).toString(16))]);
     const range = (extra: object) => ({ key: pfx, range_end: prefixEnd(pfx), sort_target: 'CREATE', limit: 1, ...extra });
     const getOwner = { request_range: range({ sort_order: 'ASCEND' }) };
-    const txn = await unary<TxnResponse>(this.kv, 'Txn', {
-      compare: [{ result: 'EQUAL', target: 'CREATE', key: myKey, create_revision: 0 }],
-      success: [{ request_put: { key: myKey, value: Buffer.alloc(0), lease } }, getOwner],
-      failure: [{ request_range: { key: myKey } }, getOwner],
-    }, left(), inflight);
+    const txn = await unary<TxnResponse>(
+      this.kv,
+      'Txn',
+      {
+        compare: [{ result: 'EQUAL', target: 'CREATE', key: myKey, create_revision: 0 }],
+        success: [{ request_put: { key: myKey, value: Buffer.alloc(0), lease } }, getOwner],
+        failure: [{ request_range: { key: myKey } }, getOwner],
+      },
+      left(),
+      inflight,
+    );
     const myRev = txn.succeeded ? Number(txn.header.revision) : Number(txn.responses[0].response_range!.kvs[0].create_revision);
     const owner: KeyValue[] = txn.responses[1].response_range!.kvs;
     const held = { name, handle: myKey.toString('latin1') };

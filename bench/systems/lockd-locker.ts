@@ -32,7 +32,13 @@ export class LockdLocker implements Locker {
 
   async acquire(name: string, lease: string, timeoutMs: number, inflight?: InFlight): Promise<Held> {
     // A request id, as a real client sends so that a retried Acquire applies once.
-    const r = await unary<AcquireResponse__Output>(this.lock, 'Acquire', { name, leaseId: Number(lease), wait: true, requestId: randomUUID() }, timeoutMs, inflight);
+    const r = await unary<AcquireResponse__Output>(
+      this.lock,
+      'Acquire',
+      { name, leaseId: Number(lease), wait: true, requestId: randomUUID() },
+      timeoutMs,
+      inflight,
+    );
     if (!r.acquired) throw new Error(`lockd Acquire(${name}, wait) answered acquired=false`);
     return { name, handle: r.fencingToken };
   }

@@ -65,7 +65,9 @@ export async function runContended(ctx: WorkloadContext, address: string, client
       exclusion_violations: violations,
       errors: errors.count,
     };
-    ctx.log(`[${label}] contended C=${clients} (${res.recipe}): ${fmt(res.handoffs_per_s, 1)} handoffs/s, wait p50 ${fmt(res.wait_p50_ms, 1)} ms p99 ${fmt(res.wait_p99_ms, 1)} ms${violations ? `, ${violations} EXCLUSION VIOLATIONS` : ''}${errors.count ? `, ${errors.count} errors (${errors.first})` : ''}`);
+    ctx.log(
+      `[${label}] contended C=${clients} (${res.recipe}): ${fmt(res.handoffs_per_s, 1)} handoffs/s, wait p50 ${fmt(res.wait_p50_ms, 1)} ms p99 ${fmt(res.wait_p99_ms, 1)} ms${violations ? `, ${violations} EXCLUSION VIOLATIONS` : ''}${errors.count ? `, ${errors.count} errors (${errors.first})` : ''}`,
+    );
     await Promise.all(lockers.map((l, k) => l.revoke(leases[k]).catch(() => {})));
     return res;
   } finally {

@@ -16,7 +16,10 @@ export class ErrorBudget {
   count = 0;
   first: string | undefined;
 
-  constructor(private readonly what: string, private readonly limit = 200) {}
+  constructor(
+    private readonly what: string,
+    private readonly limit = 200,
+  ) {}
 
   note(e: unknown): void {
     this.count++;

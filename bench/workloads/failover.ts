@@ -15,7 +15,15 @@ export interface FailoverResult {
   readonly median_ms: number;
 }
 
-export async function runFailover(ctx: WorkloadContext, cluster: BenchCluster, trials: number, setting: string, label: string, everyMs = 10, capMs = 30_000): Promise<FailoverResult> {
+export async function runFailover(
+  ctx: WorkloadContext,
+  cluster: BenchCluster,
+  trials: number,
+  setting: string,
+  label: string,
+  everyMs = 10,
+  capMs = 30_000,
+): Promise<FailoverResult> {
   const lockers = new Map<string, Locker>(cluster.nodes.map((n) => [n.id, ctx.newLocker(n.clientAddress)]));
   const results: number[] = [];
   try {
@@ -37,10 +45,13 @@ export async function runFailover(ctx: WorkloadContext, cluster: BenchCluster, t
       while (done === undefined && performance.now() - t0 < capMs) {
         for (const s of survivors) {
           const name = `fo-${t}-${k++}-${Date.now()}`;
-          lockers.get(s.id)!.acquire(name, lease, 2000, inflight).then(
-            () => (done ??= performance.now() - t0),
-            () => {},
-          );
+          lockers
+            .get(s.id)!
+            .acquire(name, lease, 2000, inflight)
+            .then(
+              () => (done ??= performance.now() - t0),
+              () => {},
+            );
         }
         await sleep(everyMs);
       }

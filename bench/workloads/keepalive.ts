@@ -27,7 +27,14 @@ export interface KeepAliveResult {
   readonly lost_leases: number;
 }
 
-export async function runKeepAlive(ctx: WorkloadContext, address: string, leaderPid: number, followerPids: number[], opts: KeepAliveOptions, label: string): Promise<KeepAliveResult> {
+export async function runKeepAlive(
+  ctx: WorkloadContext,
+  address: string,
+  leaderPid: number,
+  followerPids: number[],
+  opts: KeepAliveOptions,
+  label: string,
+): Promise<KeepAliveResult> {
   const locker = ctx.newLocker(address);
   const streams: KeepAliveStream[] = [];
   try {
@@ -87,7 +94,9 @@ export async function runKeepAlive(ctx: WorkloadContext, address: string, leader
       unanswered,
       lost_leases: lost,
     };
-    ctx.log(`[${label}] keepalive ${opts.leases} leases: ${fmt(res.keepalives_per_s, 0)} renewals/s, latency p50 ${fmt(res.latency_p50_ms, 1)} ms p99 ${fmt(res.latency_p99_ms, 1)} ms, leader CPU ${fmt(res.leader_cpu_percent, 0)}% (followers ${fmt(res.followers_cpu_percent, 0)}%), grants ${fmt(res.grant_per_s, 0)}/s${unanswered ? `, ${unanswered} unanswered` : ''}${lost ? `, ${lost} LOST` : ''}`);
+    ctx.log(
+      `[${label}] keepalive ${opts.leases} leases: ${fmt(res.keepalives_per_s, 0)} renewals/s, latency p50 ${fmt(res.latency_p50_ms, 1)} ms p99 ${fmt(res.latency_p99_ms, 1)} ms, leader CPU ${fmt(res.leader_cpu_percent, 0)}% (followers ${fmt(res.followers_cpu_percent, 0)}%), grants ${fmt(res.grant_per_s, 0)}/s${unanswered ? `, ${unanswered} unanswered` : ''}${lost ? `, ${lost} LOST` : ''}`,
+    );
     return res;
   } finally {
     for (const st of streams) st.close();

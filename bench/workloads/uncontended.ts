@@ -65,7 +65,9 @@ export async function runUncontended(ctx: WorkloadContext, address: string, clie
       cycle_p99_ms: round(c.p99Ms),
       errors: errors.count,
     };
-    ctx.log(`[${label}] uncontended C=${clients}: ${fmt(res.cycles_per_s, 0)} cycles/s, acquire p50 ${fmt(res.acquire_p50_ms, 2)} ms p99 ${fmt(res.acquire_p99_ms, 2)} ms, release p50 ${fmt(res.release_p50_ms, 2)} ms${errors.count ? `, ${errors.count} errors (${errors.first})` : ''}`);
+    ctx.log(
+      `[${label}] uncontended C=${clients}: ${fmt(res.cycles_per_s, 0)} cycles/s, acquire p50 ${fmt(res.acquire_p50_ms, 2)} ms p99 ${fmt(res.acquire_p99_ms, 2)} ms, release p50 ${fmt(res.release_p50_ms, 2)} ms${errors.count ? `, ${errors.count} errors (${errors.first})` : ''}`,
+    );
     await Promise.all(lockers.map((l, k) => l.revoke(leases[k]).catch(() => {})));
     return res;
   } finally {

@@ -45,7 +45,8 @@ export interface ElectionCalls {
 /** Unary Election RPCs, retried by the Router within `ctl` (a campaign has no per-attempt timeout: it waits). */
 export function viaRouter(router: Router, ctl: CallControl): ElectionCalls {
   return {
-    campaign: (req) => router.unary<CampaignResponse__Output>('Election.Campaign', (ep, o, cb) => ep.election.Campaign(req, o, cb), { ...ctl, attemptTimeout: false }),
+    campaign: (req) =>
+      router.unary<CampaignResponse__Output>('Election.Campaign', (ep, o, cb) => ep.election.Campaign(req, o, cb), { ...ctl, attemptTimeout: false }),
     proclaim: (req) => router.unary<unknown>('Election.Proclaim', (ep, o, cb) => ep.election.Proclaim(req, o, cb), ctl),
     leader: (req) => router.unary<LeaderResponse__Output>('Election.Leader', (ep, o, cb) => ep.election.Leader(req, o, cb), ctl),
     resign: (req) => router.unary<ResignResponse__Output>('Election.Resign', (ep, o, cb) => ep.election.Resign(req, o, cb), ctl),
@@ -80,9 +81,14 @@ export async function resign(via: ElectionCalls, key: LeaderKey, requestId: stri
 
 /** Every leadership change of `name` from now on (the current one first), until `signal` aborts. */
 export function observeLeader(router: Router, name: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<Leadership, void, undefined> {
-  return followStream<LeaderResponse__Output, Leadership>(router, (ep) => ep.election.Observe({ name }), (r) => ({ leader: r.hasLeader ? keyOf(r.leader) : undefined, value: r.value }), {
-    ...(signal ? { signal } : {}),
-    // The server sends its headers once the stream is subscribed: nothing after this is missed.
-    ...(onOpen ? { onOpen: () => onOpen() } : {}),
-  });
+  return followStream<LeaderResponse__Output, Leadership>(
+    router,
+    (ep) => ep.election.Observe({ name }),
+    (r) => ({ leader: r.hasLeader ? keyOf(r.leader) : undefined, value: r.value }),
+    {
+      ...(signal ? { signal } : {}),
+      // The server sends its headers once the stream is subscribed: nothing after this is missed.
+      ...(onOpen ? { onOpen: () => onOpen() } : {}),
+    },
+  );
 }

@@ -17,7 +17,14 @@ export function parseEndpoint(text: string): string {
 
 /** A comma-separated list of host:port, deduplicated, in order; empty is an error. */
 export function parseEndpoints(text: string): string[] {
-  const list = [...new Set(text.split(',').filter((p) => p.trim() !== '').map(parseEndpoint))];
+  const list = [
+    ...new Set(
+      text
+        .split(',')
+        .filter((p) => p.trim() !== '')
+        .map(parseEndpoint),
+    ),
+  ];
   if (list.length === 0) throw new Error(`no endpoints in ${JSON.stringify(text)}: expected host:port[,host:port...]`);
   return list;
 }

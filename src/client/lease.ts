@@ -131,7 +131,13 @@ export class Lease extends EventEmitter<LeaseEvents> {
     if (this.stream && age !== undefined && age > Math.max(this.intervalMs / 2, STUCK_FLOOR_MS)) {
       // No answer for too long: the node may be hung (paused, partitioned). Try another.
       this.router.demote(this.streamAddress);
-      this.emitRetrying(new LockdError('DEADLINE_EXCEEDED', Status.DEADLINE_EXCEEDED, `keepalive unanswered for ${Math.round(age)} ms on ${this.streamAddress}; switching endpoint`));
+      this.emitRetrying(
+        new LockdError(
+          'DEADLINE_EXCEEDED',
+          Status.DEADLINE_EXCEEDED,
+          `keepalive unanswered for ${Math.round(age)} ms on ${this.streamAddress}; switching endpoint`,
+        ),
+      );
       this.dropStream();
     }
     if (!this.stream) {

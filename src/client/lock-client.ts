@@ -37,7 +37,18 @@ import { saveSnapshot, type SavedSnapshot } from './snapshot-save.js';
 import { loadClientTls, type ClientTlsOptions } from './tls.js';
 import { deadlineAfter, grpcDeadline, monoNow } from './deadlines.js';
 import type { SetPermitsResponse__Output } from '../proto/gen/lockd/v1/SetPermitsResponse.js';
-import type { AclRule, EndpointStatus, FenceValue, LeaderTransfer, LeaseSummary, LeaseTtl, LockInfo, LockRecipe, NodeStatus, QuotaInfo } from './result-types.js';
+import type {
+  AclRule,
+  EndpointStatus,
+  FenceValue,
+  LeaderTransfer,
+  LeaseSummary,
+  LeaseTtl,
+  LockInfo,
+  LockRecipe,
+  NodeStatus,
+  QuotaInfo,
+} from './result-types.js';
 
 export interface LockClientOptions extends ClientTlsOptions {
   /** host:port of any nodes' CLIENT ports (default: $LOCKD_ENDPOINTS, else 127.0.0.1:7001..7005). */
@@ -167,7 +178,13 @@ export class LockClient {
     const sentAt = monoNow();
     const res = await this.router.unary<LeaseGrantResponse__Output>('Lease.Grant', (ep, o, cb) => ep.lease.Grant({ ttlMs, requestId }, o, cb), ctl);
     if (!(res.leaseId > 0 && res.ttlMs > 0)) throw new Error(`Lease.Grant answered an invalid lease ${JSON.stringify(res)}`);
-    return this.track(new Lease(this.router, res.leaseId, res.ttlMs, sentAt + res.ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: opts.renewNow ?? true }));
+    return this.track(
+      new Lease(this.router, res.leaseId, res.ttlMs, sentAt + res.ttlMs, {
+        signal: opts.liveness,
+        keepAliveIntervalMs: opts.keepAliveIntervalMs,
+        renewNow: opts.renewNow ?? true,
+      }),
+    );
   }
 
   /**
@@ -179,7 +196,9 @@ export class LockClient {
     const ctl = this.ctl(opts);
     const { sentAt, ttlMs } = await renewOnce(this.router, leaseId, ctl.deadline, ctl.signal);
     // Renew again at once on the lease's own stream, so the server watches it there and pushes its loss.
-    return this.track(new Lease(this.router, leaseId, ttlMs, sentAt + ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: true }));
+    return this.track(
+      new Lease(this.router, leaseId, ttlMs, sentAt + ttlMs, { signal: opts.liveness, keepAliveIntervalMs: opts.keepAliveIntervalMs, renewNow: true }),
+    );
   }
 
   private track(lease: Lease): Lease {
@@ -195,7 +214,11 @@ export class LockClient {
   }
 
   async timeToLive(leaseId: number, opts?: CallOptions): Promise<LeaseTtl> {
-    const r = await this.router.unary<LeaseTimeToLiveResponse__Output>('Lease.TimeToLive', (ep, o, cb) => ep.lease.TimeToLive({ leaseId }, o, cb), this.ctl(opts));
+    const r = await this.router.unary<LeaseTimeToLiveResponse__Output>(
+      'Lease.TimeToLive',
+      (ep, o, cb) => ep.lease.TimeToLive({ leaseId }, o, cb),
+      this.ctl(opts),
+    );
     return { leaseId: r.leaseId, grantedTtlMs: r.grantedTtlMs, remainingMs: r.remainingMs, locks: r.locks, owner: r.owner };
   }
 
@@ -285,16 +308,28 @@ export class LockClient {
     name: string,
     leaseId: number,
     opts: CallOptions & LockRecipe & { wait?: boolean; requestId?: string } = {},
-  ): Promise<{ acquired: boolean; fencingToken: number; holderLeaseId: number; grantEnded: boolean; endedFencingToken: number; lockDelayRemainingMs: number; shared: boolean }> {
+  ): Promise<{
+    acquired: boolean;
+    fencingToken: number;
+    holderLeaseId: number;
+    grantEnded: boolean;
+    endedFencingToken: number;
+    lockDelayRemainingMs: number;
+    shared: boolean;
+  }> {
     const wait = opts.wait ?? false;
     const requestId = opts.requestId ?? randomUUID();
     const deadline = deadlineAfter(opts.timeoutMs ?? (wait ? undefined : this.timeoutMs));
     if (this.closed) throw new Error('LockClient is closed');
-    const r = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire({ name, leaseId, wait, requestId, ...recipeFields(opts) }, o, cb), {
-      deadline,
-      signal: opts.signal,
-      attemptTimeout: !wait,
-    });
+    const r = await this.router.unary<AcquireResponse__Output>(
+      'Lock.Acquire',
+      (ep, o, cb) => ep.lock.Acquire({ name, leaseId, wait, requestId, ...recipeFields(opts) }, o, cb),
+      {
+        deadline,
+        signal: opts.signal,
+        attemptTimeout: !wait,
+      },
+    );
     if (r.acquired && r.grantEnded) throw new Error(`Lock.Acquire answered both acquired and grant_ended for ${JSON.stringify(name)}`);
     return {
       acquired: r.acquired,
@@ -378,7 +413,13 @@ export class LockClient {
    * opts.timeoutMs), storing `value` with the leadership. NOT_FOUND if the lease ends meanwhile.
    */
   campaign(name: string, leaseId: number, value: string, opts: WriteOptions = {}): Promise<LeaderKey> {
-    return election.campaign(election.viaRouter(this.router, { deadline: deadlineAfter(opts.timeoutMs), signal: opts.signal }), name, leaseId, value, opts.requestId);
+    return election.campaign(
+      election.viaRouter(this.router, { deadline: deadlineAfter(opts.timeoutMs), signal: opts.signal }),
+      name,
+      leaseId,
+      value,
+      opts.requestId,
+    );
   }
 
   /** Set the leader's value; FAILED_PRECONDITION unless `key` is the current leadership. */
@@ -455,7 +496,12 @@ export class LockClient {
 
   /** Set `principal`'s quotas (`values`: leases, locks, dedup_ids, election_bytes, fence_keys → N; `reset`: first back to the defaults); admins only. Returns them all after. */
   async quotaSet(principal: string, values: Readonly<Record<string, number>>, opts?: WriteOptions & { reset?: boolean }): Promise<QuotaInfo[]> {
-    const req = { principal, set: Object.entries(values).map(([name, value]) => ({ name, value })), reset: opts?.reset ?? false, requestId: opts?.requestId ?? randomUUID() };
+    const req = {
+      principal,
+      set: Object.entries(values).map(([name, value]) => ({ name, value })),
+      reset: opts?.reset ?? false,
+      requestId: opts?.requestId ?? randomUUID(),
+    };
     return (await this.router.unary<AuthQuotaResponse__Output>('Auth.SetQuota', (ep, o, cb) => ep.auth.SetQuota(req, o, cb), this.ctl(opts))).quotas;
   }
 
@@ -477,14 +523,17 @@ export class LockClient {
     const asked = new Map<string, Promise<EndpointStatus>>();
     const ask = (address: string): Promise<EndpointStatus> =>
       new Promise((resolve) => {
-        this.router.connections.get(address).cluster.Status({}, { deadline: grpcDeadline(deadline) }, (err, res) =>
-          resolve(err || !res ? { address, error: toLockdError(err) } : { address, status: toNodeStatus(res) }),
-        );
+        this.router.connections
+          .get(address)
+          .cluster.Status({}, { deadline: grpcDeadline(deadline) }, (err, res) =>
+            resolve(err || !res ? { address, error: toLockdError(err) } : { address, status: toNodeStatus(res) }),
+          );
       });
     for (let round = 0; round < 3; round++) {
       const before = asked.size;
       for (const a of this.router.endpoints()) if (!asked.has(a)) asked.set(a, ask(a));
-      for (const r of await Promise.all(asked.values())) for (const m of r.status?.members ?? []) if (m.address && !asked.has(m.address)) asked.set(m.address, ask(m.address));
+      for (const r of await Promise.all(asked.values()))
+        for (const m of r.status?.members ?? []) if (m.address && !asked.has(m.address)) asked.set(m.address, ask(m.address));
       if (asked.size === before) break;
     }
     return Promise.all(asked.values());
@@ -505,7 +554,14 @@ export class LockClient {
     m: { id: string; peerUrl: string; clientUrl?: string; learner?: boolean },
     opts: WriteOptions & { expectedConfigIndex?: number } = {},
   ): Promise<MemberChangeResponse__Output> {
-    const req = { id: m.id, peerUrl: m.peerUrl, clientUrl: m.clientUrl ?? '', learner: m.learner ?? true, requestId: opts.requestId ?? randomUUID(), ...cas(opts) };
+    const req = {
+      id: m.id,
+      peerUrl: m.peerUrl,
+      clientUrl: m.clientUrl ?? '',
+      learner: m.learner ?? true,
+      requestId: opts.requestId ?? randomUUID(),
+      ...cas(opts),
+    };
     return this.router.unary<MemberChangeResponse__Output>('Membership.MemberAdd', (ep, o, cb) => ep.membership.MemberAdd(req, o, cb), this.ctl(opts));
   }
 
@@ -528,7 +584,11 @@ export class LockClient {
    * a retry after a lost answer may move leadership once more.
    */
   async transferLeader(targetId = '', opts?: CallOptions): Promise<LeaderTransfer> {
-    const r = await this.router.unary<TransferLeaderResponse__Output>('Cluster.TransferLeader', (ep, o, cb) => ep.cluster.TransferLeader({ targetId }, o, cb), this.ctl(opts));
+    const r = await this.router.unary<TransferLeaderResponse__Output>(
+      'Cluster.TransferLeader',
+      (ep, o, cb) => ep.cluster.TransferLeader({ targetId }, o, cb),
+      this.ctl(opts),
+    );
     if (r.leaderAddress) this.router.noteLeader(r.leaderAddress);
     return { leaderId: r.leaderId, leaderAddress: r.leaderAddress, term: r.term, previousLeaderId: r.previousLeaderId, transferred: r.transferred };
   }

@@ -120,7 +120,9 @@ export class Lock {
     this.shared = true;
     let res: AcquireResponse__Output;
     try {
-      res = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire(req, o, cb), { deadline: deadlineAfter(timeoutMs) });
+      res = await this.router.unary<AcquireResponse__Output>('Lock.Acquire', (ep, o, cb) => ep.lock.Acquire(req, o, cb), {
+        deadline: deadlineAfter(timeoutMs),
+      });
     } catch (e) {
       // Unknown whether it applied. Judged exclusive, a reader joining reads as a loss: the safe mistake.
       this.shared = false;

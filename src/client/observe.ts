@@ -38,8 +38,13 @@ export function toLockEvent(name: string, ev: LockEvent__Output): LockEvent {
 }
 
 export function observeLock(router: Router, name: string, opts: ObserveOptions = {}): AsyncGenerator<LockEvent, void, undefined> {
-  return followStream<LockEvent__Output, LockEvent>(router, (ep) => ep.lock.Observe({ name }), (ev) => toLockEvent(name, ev), {
-    ...opts,
-    onReopen: () => ({ name, type: 'RESYNC', fencingToken: 0, leaseId: 0, index: 0 }),
-  });
+  return followStream<LockEvent__Output, LockEvent>(
+    router,
+    (ep) => ep.lock.Observe({ name }),
+    (ev) => toLockEvent(name, ev),
+    {
+      ...opts,
+      onReopen: () => ({ name, type: 'RESYNC', fencingToken: 0, leaseId: 0, index: 0 }),
+    },
+  );
 }

@@ -24,7 +24,10 @@ export async function renewOnce(router: Router, leaseId: number, deadline: numbe
         resolve(r);
       };
       const onAbort = (): void => finish({ st: { code: Status.CANCELLED, details: 'aborted', metadata: undefined as never } });
-      const timer = setTimeout(() => finish({ st: { code: Status.DEADLINE_EXCEEDED, details: 'no answer', metadata: undefined as never } }), Math.max(0, Math.min(deadline - monoNow(), 2000)));
+      const timer = setTimeout(
+        () => finish({ st: { code: Status.DEADLINE_EXCEEDED, details: 'no answer', metadata: undefined as never } }),
+        Math.max(0, Math.min(deadline - monoNow(), 2000)),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       stream.on('data', (res: LeaseKeepAliveResponse__Output) => {
         if (res.leaseId === leaseId) finish({ ttlMs: res.ttlMs });

@@ -166,7 +166,14 @@ export class Router {
       const call = attempt(ep, { deadline: wire }, (err, res) => {
         stopTimer();
         signal?.removeEventListener('abort', onAbort);
-        if (err && expired) reject(Object.assign(new Error('deadline exceeded'), { code: Status.DEADLINE_EXCEEDED, details: 'Deadline exceeded (enforced by the client)', metadata: err.metadata }));
+        if (err && expired)
+          reject(
+            Object.assign(new Error('deadline exceeded'), {
+              code: Status.DEADLINE_EXCEEDED,
+              details: 'Deadline exceeded (enforced by the client)',
+              metadata: err.metadata,
+            }),
+          );
         else if (err) reject(err);
         else resolve(res as T);
       });

@@ -163,7 +163,8 @@ export class SessionClient {
   /** Fence.Write: the highest accepted token; a stale token (or, with lock, not that lock's grant) is FAILED_PRECONDITION. */
   async fenceWrite(key: string, value: string | Uint8Array, fencingToken: number, opts: SessionWriteOptions & { lock?: string } = {}): Promise<number> {
     const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
-    return (await this.call('fenceWrite', { key, value: bytes, fencingToken, lock: opts.lock ?? '', requestId: opts.requestId ?? randomUUID() }, opts)).highestToken;
+    return (await this.call('fenceWrite', { key, value: bytes, fencingToken, lock: opts.lock ?? '', requestId: opts.requestId ?? randomUUID() }, opts))
+      .highestToken;
   }
 
   /** Fence.Delete, fenced like a write. */
@@ -225,7 +226,10 @@ export class SessionClient {
       };
       conn.pending.set(id, { resolve: (r) => settle(() => resolve(r as ResponseOf<K>)), reject: (e) => settle(() => reject(e)) });
       // timeoutMs may be longer than one setTimeout can wait (a 30-day wait): longTimeout steps.
-      stopTimer = longTimeout(() => settle(() => reject(clientError(Status.DEADLINE_EXCEEDED, `session ${op}: no answer within ${timeoutMs} ms (outcome unknown)`))), timeoutMs + LOCAL_TIMEOUT_GRACE_MS);
+      stopTimer = longTimeout(
+        () => settle(() => reject(clientError(Status.DEADLINE_EXCEEDED, `session ${op}: no answer within ${timeoutMs} ms (outcome unknown)`))),
+        timeoutMs + LOCAL_TIMEOUT_GRACE_MS,
+      );
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       this.send(conn, { id, [op]: body, timeoutMs: Number.isFinite(timeoutMs) ? Math.ceil(timeoutMs) : 0 });
     });
@@ -302,7 +306,12 @@ export class SessionClient {
     if (!this.closed) this.router.onFailure(conn.address, err, false);
     const leader = leaderHint(err);
     const why = this.closed ? 'the client closed' : `${codeName(err.code)}: ${err.details}`;
-    const e = new LockdError('UNAVAILABLE', Status.UNAVAILABLE, `session to ${conn.address} ended (${why}); the outcome is unknown, retry (with the same request id)`, leader);
+    const e = new LockdError(
+      'UNAVAILABLE',
+      Status.UNAVAILABLE,
+      `session to ${conn.address} ended (${why}); the outcome is unknown, retry (with the same request id)`,
+      leader,
+    );
     for (const p of [...conn.pending.values()]) p.reject(e);
   }
 

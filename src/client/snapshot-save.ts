@@ -88,7 +88,8 @@ function attempt(stream: Stream, file: string, signal?: AbortSignal): Promise<Ou
         if (!info) {
           if (!m.info) return fail(Status.INTERNAL, 'the server sent backup data before the backup info (a lockd too old or too new for this client?)');
           const size = m.info.sizeBytes;
-          if (size > MAX_BACKUP_BYTES || size < DIGEST_BYTES) return fail(Status.RESOURCE_EXHAUSTED, `the server announced a backup of ${size} bytes (at most ${MAX_BACKUP_BYTES} accepted)`);
+          if (size > MAX_BACKUP_BYTES || size < DIGEST_BYTES)
+            return fail(Status.RESOURCE_EXHAUSTED, `the server announced a backup of ${size} bytes (at most ${MAX_BACKUP_BYTES} accepted)`);
           info = m.info;
           // Unlink whatever is there (an older save's leftover, or a symlink someone planted:
           // 'w' would follow it and keep an existing file's mode), then create afresh, 0600 —
@@ -98,7 +99,8 @@ function attempt(stream: Stream, file: string, signal?: AbortSignal): Promise<Ou
           return;
         }
         const data = Buffer.from(m.data);
-        if (data.length === 0 || data.length > MAX_CHUNK_BYTES) return fail(Status.INTERNAL, `a backup chunk of ${data.length} bytes (1 to ${MAX_CHUNK_BYTES} expected)`);
+        if (data.length === 0 || data.length > MAX_CHUNK_BYTES)
+          return fail(Status.INTERNAL, `a backup chunk of ${data.length} bytes (1 to ${MAX_CHUNK_BYTES} expected)`);
         if (written + data.length > info.sizeBytes) return fail(Status.INTERNAL, `the server sent more than the ${info.sizeBytes} bytes it announced`);
         writeSync(fd!, data);
         written += data.length;

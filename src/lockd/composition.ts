@@ -23,7 +23,14 @@ export interface ComposedNode {
 export async function startComposedNode(config: NodeConfig, logger: Logger): Promise<ComposedNode> {
   const admission = new Admission(config.admission, logger);
   const observability = new Observability(() => admission.limits);
-  const registrars = [admission.registrar, registerClusterService, lockApiRegistrar({ outbound: admission.outbound, inbound: admission.inbound }), registerMaintenanceService, observability.registrar, registerReflection];
+  const registrars = [
+    admission.registrar,
+    registerClusterService,
+    lockApiRegistrar({ outbound: admission.outbound, inbound: admission.inbound }),
+    registerMaintenanceService,
+    observability.registrar,
+    registerReflection,
+  ];
   const node = await LockdNode.start(config, logger, registrars, publicServerOptions(config.admission));
   return { node, observability, admission };
 }

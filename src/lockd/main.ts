@@ -86,7 +86,10 @@ function handleSignals(node: LockdNode, logger: Logger): void {
     }
     stopping = true;
     logger.info({ event: 'shutdown', signal, leader: node.ctx.driver.isLeader() }, `shutting down on ${signal}`);
-    void node.handOff().then(() => stopNow(), () => stopNow());
+    void node.handOff().then(
+      () => stopNow(),
+      () => stopNow(),
+    );
   };
   node.onRemoved((e) => {
     process.stderr.write(`lockd: ${e.message}\n`);

@@ -81,7 +81,10 @@ export class Observability {
       if (next) endpoint.setSecureContext(next);
     });
     const url = `${tls ? 'https' : 'http'}://${ctx.config.httpListen}`;
-    ctx.logger.info({ event: 'http listening', address: ctx.config.httpListen, advertiseHttp: ctx.config.advertiseHttp ?? '', tls: !!tls }, `dashboard, metrics, health and events on ${url}/`);
+    ctx.logger.info(
+      { event: 'http listening', address: ctx.config.httpListen, advertiseHttp: ctx.config.advertiseHttp ?? '', tls: !!tls },
+      `dashboard, metrics, health and events on ${url}/`,
+    );
     return endpoint.port;
   }
 }

@@ -29,8 +29,12 @@ export class ConfigLog {
 
   /** The configuration in effect at index i (i at or after the oldest one kept). */
   at(i: number): IndexedConfiguration {
-    invariant(i >= this.confs[0].index, 'configuration history kept', this.node, () =>
-      `asked for the configuration at ${i}, the oldest kept is at ${this.confs[0].index}`);
+    invariant(
+      i >= this.confs[0].index,
+      'configuration history kept',
+      this.node,
+      () => `asked for the configuration at ${i}, the oldest kept is at ${this.confs[0].index}`,
+    );
     for (let k = this.confs.length - 1; k > 0; k--) if (this.confs[k].index <= i) return this.confs[k];
     return this.confs[0];
   }
@@ -74,8 +78,12 @@ export class ConfigLog {
   private truncateFrom(index: number): void {
     // The base is at most the commit index (a snapshot's, or pruned up to applied), and an append
     // never replaces a committed entry: only config entries after the base can go.
-    invariant(this.confs[0].index < index, 'the base configuration is never truncated', this.node, () =>
-      `append at ${index} replaces the base configuration's entry ${this.confs[0].index}`);
+    invariant(
+      this.confs[0].index < index,
+      'the base configuration is never truncated',
+      this.node,
+      () => `append at ${index} replaces the base configuration's entry ${this.confs[0].index}`,
+    );
     let n = this.confs.length;
     while (n > 1 && this.confs[n - 1].index >= index) n--;
     this.confs.length = n;

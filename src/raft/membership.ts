@@ -92,9 +92,7 @@ export function applyChange(c: Configuration, cc: ConfChange): Configuration {
     case 'addLearner': {
       if (isVoter || isLearner) throw new ConfChangeError('already-member', `${node} is already a ${isVoter ? 'voter' : 'learner'}`);
       if (c.voters.length + c.learners.length >= MAX_MEMBERS) throw new ConfChangeError('too-many-members', `the cluster has ${MAX_MEMBERS} members`);
-      return op === 'addVoter'
-        ? { ...c, voters: [...c.voters, node] }
-        : { ...c, learners: [...c.learners, node] };
+      return op === 'addVoter' ? { ...c, voters: [...c.voters, node] } : { ...c, learners: [...c.learners, node] };
     }
     case 'promote':
       if (isVoter) throw new ConfChangeError('not-learner', `${node} is already a voter`);
@@ -123,17 +121,29 @@ export function checkSuccessor(prev: Configuration, next: Configuration, node: N
   if (!known) return;
   const added = next.voters.filter((id) => !prev.voters.includes(id)).length;
   const dropped = prev.voters.filter((id) => !next.voters.includes(id)).length;
-  invariant(added + dropped <= 1, 'a config change adds or removes at most one voter', node, () =>
-    `entry ${at}: voters ${prev.voters.join(',')} → ${next.voters.join(',')}`);
-  invariant(prev.removed.every((id) => next.removed.includes(id)), 'removed ids stay removed', node, () =>
-    `entry ${at}: removed ${prev.removed.join(',')} → ${next.removed.join(',')}`);
+  invariant(
+    added + dropped <= 1,
+    'a config change adds or removes at most one voter',
+    node,
+    () => `entry ${at}: voters ${prev.voters.join(',')} → ${next.voters.join(',')}`,
+  );
+  invariant(
+    prev.removed.every((id) => next.removed.includes(id)),
+    'removed ids stay removed',
+    node,
+    () => `entry ${at}: removed ${prev.removed.join(',')} → ${next.removed.join(',')}`,
+  );
 }
 
 /** Voters, learners and removed ids are disjoint (a snapshot's or a config entry's configuration). */
 export function checkShape(c: Configuration, node: NodeId, at: number): void {
   const all = [...c.voters, ...c.learners, ...c.removed];
-  invariant(new Set(all).size === all.length, 'voters, learners and removed are disjoint', node, () =>
-    `entry ${at}: voters ${c.voters.join(',')} learners ${c.learners.join(',')} removed ${c.removed.join(',')}`);
+  invariant(
+    new Set(all).size === all.length,
+    'voters, learners and removed are disjoint',
+    node,
+    () => `entry ${at}: voters ${c.voters.join(',')} learners ${c.learners.join(',')} removed ${c.removed.join(',')}`,
+  );
 }
 
 // ---- the config entry's data ----------------------------------------------------------------

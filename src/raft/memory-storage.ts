@@ -88,8 +88,7 @@ export class MemoryStorage implements Storage {
   compact(index: number): void {
     const offset = this.ents[0].index;
     if (index <= offset) return;
-    invariant(index <= this.snap.metadata.index, 'compact only what a snapshot covers', '', () =>
-      `compact ${index} > snapshot ${this.snap.metadata.index}`);
+    invariant(index <= this.snap.metadata.index, 'compact only what a snapshot covers', '', () => `compact ${index} > snapshot ${this.snap.metadata.index}`);
     const term = this.term(index);
     this.ents = [{ index, term, data: new Uint8Array(0) }, ...this.ents.slice(index - offset + 1)];
   }
@@ -100,8 +99,7 @@ export class MemoryStorage implements Storage {
     const first = entries[0].index;
     const offset = this.ents[0].index;
     invariant(first > offset, 'append after snapshot', '', () => `append at ${first} ≤ snapshot ${offset}`);
-    invariant(first <= this.lastIndex() + 1, 'append without gap', '', () =>
-      `append at ${first} leaves a gap after ${this.lastIndex()}`);
+    invariant(first <= this.lastIndex() + 1, 'append without gap', '', () => `append at ${first} leaves a gap after ${this.lastIndex()}`);
     for (let k = 1; k < entries.length; k++) {
       invariant(entries[k].index === first + k, 'contiguous entries', '', () => `entry ${entries[k].index} after ${first + k - 1}`);
     }

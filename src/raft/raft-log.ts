@@ -104,8 +104,12 @@ export class RaftLog {
     const lastNew = prevIndex + ents.length;
     const conflict = this.findConflict(ents);
     if (conflict !== 0) {
-      invariant(conflict > this.committed, 'committed entries are never overwritten', this.node, () =>
-        `entry ${conflict} conflicts but commit is ${this.committed}`);
+      invariant(
+        conflict > this.committed,
+        'committed entries are never overwritten',
+        this.node,
+        () => `entry ${conflict} conflicts but commit is ${this.committed}`,
+      );
       this.append(ents.slice(conflict - (prevIndex + 1)));
     }
     this.commitTo(Math.min(leaderCommit, lastNew));
@@ -115,8 +119,12 @@ export class RaftLog {
   append(ents: readonly Entry[]): number {
     if (ents.length === 0) return this.lastIndex();
     const after = ents[0].index - 1;
-    invariant(after >= this.committed, 'committed entries are never truncated', this.node, () =>
-      `append after ${after} would truncate below commit ${this.committed}`);
+    invariant(
+      after >= this.committed,
+      'committed entries are never truncated',
+      this.node,
+      () => `append after ${after} would truncate below commit ${this.committed}`,
+    );
     invariant(after <= this.lastIndex(), 'log has no gaps', this.node, () => `append after ${after} beyond last ${this.lastIndex()}`);
     this.unstable.truncateAndAppend(ents);
     this.onAppend(ents);
@@ -131,8 +139,12 @@ export class RaftLog {
 
   appliedTo(i: number): void {
     if (i === 0) return;
-    invariant(i <= this.committed && i >= this.applied, 'applied ≤ committed, never backwards', this.node, () =>
-      `applied ${this.applied} → ${i}, committed ${this.committed}`);
+    invariant(
+      i <= this.committed && i >= this.applied,
+      'applied ≤ committed, never backwards',
+      this.node,
+      () => `applied ${this.applied} → ${i}, committed ${this.committed}`,
+    );
     this.applied = i;
   }
 

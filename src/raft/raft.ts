@@ -71,8 +71,12 @@ export class Raft {
 
   constructor(private readonly cfg: RaftConfig) {
     invariant(cfg.id !== NONE, 'node id is set', cfg.id, () => 'empty node id');
-    invariant(cfg.heartbeatTicks > 0 && cfg.electionTicks > cfg.heartbeatTicks, 'election tick > heartbeat tick', cfg.id, () =>
-      `election ${cfg.electionTicks}, heartbeat ${cfg.heartbeatTicks}`);
+    invariant(
+      cfg.heartbeatTicks > 0 && cfg.electionTicks > cfg.heartbeatTicks,
+      'election tick > heartbeat tick',
+      cfg.id,
+      () => `election ${cfg.electionTicks}, heartbeat ${cfg.heartbeatTicks}`,
+    );
     this.id = cfg.id;
     this.electionTicks = cfg.electionTicks;
     this.heartbeatTicks = cfg.heartbeatTicks;
@@ -93,8 +97,12 @@ export class Raft {
     const last = cfg.storage.lastIndex();
     if (last >= first) this.configs.appended(cfg.storage.entries(first, last + 1));
     if (hardState.term > 0 || hardState.vote !== NONE || hardState.commit > 0) {
-      invariant(hardState.commit <= this.log.lastIndex(), 'stored commit within log', this.id, () =>
-        `commit ${hardState.commit} beyond the last index ${this.log.lastIndex()}`);
+      invariant(
+        hardState.commit <= this.log.lastIndex(),
+        'stored commit within log',
+        this.id,
+        () => `commit ${hardState.commit} beyond the last index ${this.log.lastIndex()}`,
+      );
       // The stored commit may lag the snapshot (a commit-only hard state is not written); a
       // snapshot covers only committed entries, so its index is committed too.
       this.log.committed = Math.max(hardState.commit, this.log.committed);
@@ -154,14 +162,25 @@ export class Raft {
     if (cc.op === 'promote') {
       const match = this.prs.get(cc.node)?.match ?? 0;
       if (match < this.log.committed - this.promoteMaxLag) {
-        throw new ConfChangeError('learner-behind', `${cc.node} has matched ${match}, the commit index is ${this.log.committed} (at most ${this.promoteMaxLag} behind)`);
+        throw new ConfChangeError(
+          'learner-behind',
+          `${cc.node} has matched ${match}, the commit index is ${this.log.committed} (at most ${this.promoteMaxLag} behind)`,
+        );
       }
     }
     const index = this.appendEntries([encodeConfigEntry({ change: cc, config: next })], 'config');
-    invariant(this.configs.current().index === index, 'a proposed change is in effect when appended', this.id, () =>
-      `appended at ${index}, effective configuration from ${this.configs.current().index}`);
-    invariant(this.configs.countAfter(this.log.committed) === 1, 'at most one uncommitted change at the leader', this.id, () =>
-      `${this.configs.countAfter(this.log.committed)} config entries above the commit index ${this.log.committed}`);
+    invariant(
+      this.configs.current().index === index,
+      'a proposed change is in effect when appended',
+      this.id,
+      () => `appended at ${index}, effective configuration from ${this.configs.current().index}`,
+    );
+    invariant(
+      this.configs.countAfter(this.log.committed) === 1,
+      'at most one uncommitted change at the leader',
+      this.id,
+      () => `${this.configs.countAfter(this.log.committed)} config entries above the commit index ${this.log.committed}`,
+    );
     this.syncProgress();
     return { index, term: this.term };
   }
@@ -408,8 +427,7 @@ export class Raft {
 
   private becomeLeader(): void {
     invariant(this.role === 'candidate', 'only a candidate becomes leader', this.id, () => `role ${this.role}`);
-    invariant(this.promotable(), 'a leader is a voter of a configuration from its committed one on', this.id, () =>
-      `voters ${this.conf().voters.join(',')}`);
+    invariant(this.promotable(), 'a leader is a voter of a configuration from its committed one on', this.id, () => `voters ${this.conf().voters.join(',')}`);
     this.reset(this.term);
     this.leader = this.id;
     this.role = 'leader';
@@ -473,11 +491,17 @@ export class Raft {
     if (this.tallyVotes(kind)) return;
     for (const to of this.conf().voters) {
       if (to === this.id) continue;
-      this.send(message({
-        type, from: this.id, to, term: voteTerm,
-        index: this.log.lastIndex(), logTerm: this.log.lastTerm(),
-        context: transfer ? TRANSFER_CONTEXT : '',
-      }));
+      this.send(
+        message({
+          type,
+          from: this.id,
+          to,
+          term: voteTerm,
+          index: this.log.lastIndex(),
+          logTerm: this.log.lastTerm(),
+          context: transfer ? TRANSFER_CONTEXT : '',
+        }),
+      );
     }
   }
 
@@ -530,10 +554,7 @@ export class Raft {
   private handleVoteRequest(m: Message): void {
     const respType: MessageType = m.type === 'Vote' ? 'VoteResp' : 'PreVoteResp';
     const forgetsVote = this.cfg.plantedBug === 'grant-two-votes-per-term';
-    const canVote =
-      this.vote === m.from ||
-      ((this.vote === NONE || forgetsVote) && this.leader === NONE) ||
-      (m.type === 'PreVote' && m.term > this.term);
+    const canVote = this.vote === m.from || ((this.vote === NONE || forgetsVote) && this.leader === NONE) || (m.type === 'PreVote' && m.term > this.term);
     if (canVote && this.log.isUpToDate(m.index, m.logTerm)) {
       // A granted pre-vote answers at the candidate's future term, so it counts there.
       this.send(message({ type: respType, from: this.id, to: m.from, term: m.term }));
@@ -626,12 +647,20 @@ export class Raft {
    * by the simulator's own checks, so the check is off under them.
    */
   private checkAppRespClaim(m: Message, pr: Progress): void {
-    invariant(m.index <= pr.highestSent, 'AppResp claims no match past what the leader sent', this.id, () =>
-      `${m.from} claims a match at ${m.index}, but the highest index sent to it in term ${this.term} is ${pr.highestSent}`);
+    invariant(
+      m.index <= pr.highestSent,
+      'AppResp claims no match past what the leader sent',
+      this.id,
+      () => `${m.from} claims a match at ${m.index}, but the highest index sent to it in term ${this.term} is ${pr.highestSent}`,
+    );
     const ours = this.log.term(m.index);
     const compacted = ours === undefined && m.index < this.log.firstIndex();
-    invariant(compacted || ours === m.logTerm, 'AppResp claims a match on an entry the leader holds', this.id, () =>
-      `${m.from} claims a match at ${m.index}@${m.logTerm}, but the leader's entry there has term ${ours ?? 'none'}`);
+    invariant(
+      compacted || ours === m.logTerm,
+      'AppResp claims a match on an entry the leader holds',
+      this.id,
+      () => `${m.from} claims a match at ${m.index}@${m.logTerm}, but the leader's entry there has term ${ours ?? 'none'}`,
+    );
   }
 
   private stepCandidate(m: Message): void {
@@ -690,10 +719,18 @@ export class Raft {
     }
     // Fast backtracking (thesis §5.3 / etcd): point the leader past a whole term of mismatches.
     const hintIndex = this.log.findConflictByTerm(Math.min(m.index, this.log.lastIndex()), m.logTerm);
-    this.send(message({
-      type: 'AppResp', from: this.id, to: m.from, term: this.term,
-      index: m.index, reject: true, rejectHint: hintIndex, logTerm: this.log.term(hintIndex) ?? 0,
-    }));
+    this.send(
+      message({
+        type: 'AppResp',
+        from: this.id,
+        to: m.from,
+        term: this.term,
+        index: m.index,
+        reject: true,
+        rejectHint: hintIndex,
+        logTerm: this.log.term(hintIndex) ?? 0,
+      }),
+    );
   }
 
   /** "My log matches yours up to `index`", with the term there so the leader can check the claim. */
@@ -734,8 +771,12 @@ export class Raft {
       this.sendAck(m.from, overclaim ? this.log.lastIndex() : this.log.committed);
       return;
     }
-    invariant((snap.metadata.configIndex ?? 0) <= index, 'a snapshot\'s configuration is from its own prefix', this.id, () =>
-      `snapshot ${index} carries the configuration of entry ${snap.metadata.configIndex}`);
+    invariant(
+      (snap.metadata.configIndex ?? 0) <= index,
+      "a snapshot's configuration is from its own prefix",
+      this.id,
+      () => `snapshot ${index} carries the configuration of entry ${snap.metadata.configIndex}`,
+    );
     this.log.restore(snap);
     this.configs.restore(configurationOf(snap.metadata));
     this.sendAck(m.from, this.log.lastIndex());
@@ -769,8 +810,12 @@ export class Raft {
   private maybeCommit(): void {
     // The quorum is that of the effective configuration, committed or not (thesis §4.1).
     const { voters } = this.conf();
-    invariant(voters.every((id) => this.prs.has(id)), 'the leader tracks every voter of its configuration', this.id, () =>
-      `voters ${voters.join(',')}, progress for ${[...this.prs.keys()].join(',')}`);
+    invariant(
+      voters.every((id) => this.prs.has(id)),
+      'the leader tracks every voter of its configuration',
+      this.id,
+      () => `voters ${voters.join(',')}, progress for ${[...this.prs.keys()].join(',')}`,
+    );
     const mci = committedIndex(voters, (id) => this.prs.get(id)!.match);
     if (mci <= this.log.committed) return;
     if (this.log.term(mci) !== this.term && this.cfg.plantedBug !== 'commit-previous-term-by-count') return;

@@ -36,7 +36,18 @@ describe('bench: counters', () => {
   });
 
   it('diffs after − before; a series new since before counts from 0; one that went down (a restart) is NaN', () => {
-    const d = diffSeries(new Map([['a', 5], ['b', 10], ['gone', 1]]), new Map([['a', 8], ['b', 4], ['new', 2]]));
+    const d = diffSeries(
+      new Map([
+        ['a', 5],
+        ['b', 10],
+        ['gone', 1],
+      ]),
+      new Map([
+        ['a', 8],
+        ['b', 4],
+        ['new', 2],
+      ]),
+    );
     expect(d.get('a')).to.equal(3);
     expect(Number.isNaN(d.get('b'))).to.equal(true);
     expect(d.get('new')).to.equal(2);
@@ -47,17 +58,38 @@ describe('bench: counters', () => {
     const node = (name: string, leader: boolean, m: Record<string, number>): NodeDelta => ({ name, leader, delta: new Map(Object.entries(m)) });
     const nodes = [
       node('n1', true, {
-        'lockd_raft_messages_sent_total{type="App"}': 40, 'lockd_raft_messages_sent_total{type="Heartbeat"}': 2, lockd_raft_app_empty_sent_total: 10,
-        lockd_raft_app_entries_sent_total: 200, lockd_raft_ready_batches_total: 30, lockd_raft_ready_batches_with_entries_total: 20, lockd_raft_ready_entries_total: 100,
-        lockd_disk_synced_writes_total: 20, lockd_disk_synced_entries_total: 100, lockd_disk_unsynced_writes_total: 10,
+        'lockd_raft_messages_sent_total{type="App"}': 40,
+        'lockd_raft_messages_sent_total{type="Heartbeat"}': 2,
+        lockd_raft_app_empty_sent_total: 10,
+        lockd_raft_app_entries_sent_total: 200,
+        lockd_raft_ready_batches_total: 30,
+        lockd_raft_ready_batches_with_entries_total: 20,
+        lockd_raft_ready_entries_total: 100,
+        lockd_disk_synced_writes_total: 20,
+        lockd_disk_synced_entries_total: 100,
+        lockd_disk_unsynced_writes_total: 10,
       }),
-      ...['n2', 'n3'].map((n) => node(n, false, {
-        'lockd_raft_messages_sent_total{type="AppResp"}': 20, lockd_raft_ready_batches_total: 50, lockd_raft_ready_batches_with_entries_total: 20, lockd_raft_ready_entries_total: 100,
-        lockd_disk_synced_writes_total: 20, lockd_disk_synced_entries_total: 100, lockd_disk_unsynced_writes_total: 5,
-      })),
+      ...['n2', 'n3'].map((n) =>
+        node(n, false, {
+          'lockd_raft_messages_sent_total{type="AppResp"}': 20,
+          lockd_raft_ready_batches_total: 50,
+          lockd_raft_ready_batches_with_entries_total: 20,
+          lockd_raft_ready_entries_total: 100,
+          lockd_disk_synced_writes_total: 20,
+          lockd_disk_synced_entries_total: 100,
+          lockd_disk_unsynced_writes_total: 5,
+        }),
+      ),
     ];
     const f = lockdFigures(nodes, 50);
-    expect(f).to.include({ msgs_sent: 82 / 50, msgs_App: 40 / 50, msgs_AppResp: 40 / 50, msgs_Heartbeat: 2 / 50, msgs_HeartbeatResp: undefined, msgs_App_empty: 10 / 50 });
+    expect(f).to.include({
+      msgs_sent: 82 / 50,
+      msgs_App: 40 / 50,
+      msgs_AppResp: 40 / 50,
+      msgs_Heartbeat: 2 / 50,
+      msgs_HeartbeatResp: undefined,
+      msgs_App_empty: 10 / 50,
+    });
     expect(f).to.include({ disk_synced: 60 / 50, disk_unsynced: 20 / 50, entries_per_persist: 300 / 60 });
     expect(f).to.include({ leader_readies: 30 / 50, leader_entries_per_ready: 5, leader_entries_per_app: 5 });
   });
@@ -71,8 +103,19 @@ describe('bench: counters', () => {
   });
 
   it('etcd figures per cycle: WAL fsyncs and backend commits summed over the nodes', () => {
-    const d = (fsyncs: number) => new Map([['etcd_disk_wal_fsync_duration_seconds_count', fsyncs], ['etcd_disk_backend_commit_duration_seconds_count', 1], ['etcd_network_peer_sent_bytes_total{To="x"}', 100]]);
-    const f = etcdFigures([{ name: 'e1', leader: true, delta: d(60) }, { name: 'e2', leader: false, delta: d(40) }], 100);
+    const d = (fsyncs: number) =>
+      new Map([
+        ['etcd_disk_wal_fsync_duration_seconds_count', fsyncs],
+        ['etcd_disk_backend_commit_duration_seconds_count', 1],
+        ['etcd_network_peer_sent_bytes_total{To="x"}', 100],
+      ]);
+    const f = etcdFigures(
+      [
+        { name: 'e1', leader: true, delta: d(60) },
+        { name: 'e2', leader: false, delta: d(40) },
+      ],
+      100,
+    );
     expect(f).to.deep.equal({ disk_synced: 1, backend_commits: 0.02, peer_bytes_sent: 2 });
   });
 });

@@ -21,7 +21,7 @@ describe('bench: WindowMeter', () => {
   });
   after(() => server.close());
 
-  it('samples CPU and counters at the window\'s edges: per cycle figures of what happened inside it only', async () => {
+  it("samples CPU and counters at the window's edges: per cycle figures of what happened inside it only", async () => {
     const meter = new WindowMeter('lockd', [{ name: 'n1', leader: true, pid: process.pid, metricsUrl: `${url}/metrics` }]);
     app = 1000; // before the window: not counted
     const w = new Window({ warmupMs: 50, windowMs: 1500 });
@@ -29,7 +29,10 @@ describe('bench: WindowMeter', () => {
     app += 200;
     // 50 ms of CPU inside the window (by CPU time, not wall time: the machine may be loaded).
     const cpu0 = process.cpuUsage();
-    const cpuMs = () => { const d = process.cpuUsage(cpu0); return (d.user + d.system) / 1000; };
+    const cpuMs = () => {
+      const d = process.cpuUsage(cpu0);
+      return (d.user + d.system) / 1000;
+    };
     while (cpuMs() < 50);
     const p = (await meter.perCycle(10))!;
     app += 5000; // after the window: not counted
@@ -46,10 +49,15 @@ describe('bench: WindowMeter', () => {
 
   it('a node whose /metrics fails gives CPU figures but no counters (never half a sum)', async () => {
     const warnings: string[] = [];
-    const meter = new WindowMeter('lockd', [
-      { name: 'n1', leader: true, pid: process.pid, metricsUrl: `${url}/metrics` },
-      { name: 'n2', leader: false, pid: process.pid, metricsUrl: `${url}/nope` },
-    ], undefined, (l) => warnings.push(l));
+    const meter = new WindowMeter(
+      'lockd',
+      [
+        { name: 'n1', leader: true, pid: process.pid, metricsUrl: `${url}/metrics` },
+        { name: 'n2', leader: false, pid: process.pid, metricsUrl: `${url}/nope` },
+      ],
+      undefined,
+      (l) => warnings.push(l),
+    );
     meter.attach(new Window({ warmupMs: 0, windowMs: 50 }));
     const p = (await meter.perCycle(10))!;
     expect(p.counters).to.deep.equal({});

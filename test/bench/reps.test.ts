@@ -17,7 +17,7 @@ describe('bench: repetitions', () => {
     expect(s).to.deep.equal(['lockd', 'etcd', 'lockd-base']); // not changed in place
   });
 
-  it('interleaves: repetition after repetition, each workload against every system back to back in that repetition\'s order', () => {
+  it("interleaves: repetition after repetition, each workload against every system back to back in that repetition's order", () => {
     const runs = interleave(['L', 'E'], ['c1', 'c64'], 3).map((r) => `${r.rep}${r.workload}${r.system}`);
     expect(runs).to.deep.equal(['0c1L', '0c1E', '0c64L', '0c64E', '1c1E', '1c1L', '1c64E', '1c64L', '2c1L', '2c1E', '2c64L', '2c64E']);
     expect(interleave(['L'], ['c1'], 0)).to.deep.equal([]);

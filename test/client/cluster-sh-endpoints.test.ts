@@ -16,11 +16,21 @@ describe('lockctl: the cluster.sh cluster of LOCKD_CLUSTER_DIR / LOCKD_BASE_PORT
 
   it('derives the members and ports cluster.sh uses; neither variable set: undefined (the defaults stand)', () => {
     expect(clusterShEndpoints({}, dir)).to.equal(undefined);
-    expect(clusterShEndpoints({ LOCKD_BASE_PORT: '12001' }, dir)).to.deep.equal(['127.0.0.1:12001', '127.0.0.1:12002', '127.0.0.1:12003', '127.0.0.1:12004', '127.0.0.1:12005']);
+    expect(clusterShEndpoints({ LOCKD_BASE_PORT: '12001' }, dir)).to.deep.equal([
+      '127.0.0.1:12001',
+      '127.0.0.1:12002',
+      '127.0.0.1:12003',
+      '127.0.0.1:12004',
+      '127.0.0.1:12005',
+    ]);
     writeFileSync(join(dir, 'size'), '3\n');
     expect(clusterShEndpoints({ LOCKD_CLUSTER_DIR: dir }, '/')).to.deep.equal(['127.0.0.1:7001', '127.0.0.1:7002', '127.0.0.1:7003']);
     writeFileSync(join(dir, 'members'), '1\n3\n4\n'); // after a membership change
-    expect(clusterShEndpoints({ LOCKD_CLUSTER_DIR: dir, LOCKD_BASE_PORT: '20001' }, '/')).to.deep.equal(['127.0.0.1:20001', '127.0.0.1:20003', '127.0.0.1:20004']);
+    expect(clusterShEndpoints({ LOCKD_CLUSTER_DIR: dir, LOCKD_BASE_PORT: '20001' }, '/')).to.deep.equal([
+      '127.0.0.1:20001',
+      '127.0.0.1:20003',
+      '127.0.0.1:20004',
+    ]);
     expect(() => clusterShEndpoints({ LOCKD_BASE_PORT: 'x' }, dir)).to.throw(/LOCKD_BASE_PORT "x" is not a port/);
   });
 
@@ -34,6 +44,10 @@ describe('lockctl: the cluster.sh cluster of LOCKD_CLUSTER_DIR / LOCKD_BASE_PORT
     expect(resolveTls({}, env, '/')).to.equal(undefined);
     mkdirSync(join(dir, 'tls'));
     writeFileSync(join(dir, 'tls', 'ca.crt'), '');
-    expect(resolveTls({}, env, '/')).to.deep.equal({ cacert: join(dir, 'tls', 'ca.crt'), cert: join(dir, 'tls', 'root.crt'), key: join(dir, 'tls', 'root.key') });
+    expect(resolveTls({}, env, '/')).to.deep.equal({
+      cacert: join(dir, 'tls', 'ca.crt'),
+      cert: join(dir, 'tls', 'root.crt'),
+      key: join(dir, 'tls', 'root.key'),
+    });
   });
 });

@@ -13,7 +13,12 @@ export interface FakeServer {
   stop(): Promise<void>;
 }
 
-export async function startFake(handlers: { lease?: Partial<LeaseHandlers>; lock?: Partial<LockHandlers>; cluster?: Partial<ClusterHandlers>; fence?: Partial<FenceHandlers> }): Promise<FakeServer> {
+export async function startFake(handlers: {
+  lease?: Partial<LeaseHandlers>;
+  lock?: Partial<LockHandlers>;
+  cluster?: Partial<ClusterHandlers>;
+  fence?: Partial<FenceHandlers>;
+}): Promise<FakeServer> {
   const server = new grpc.Server();
   const v1 = lockdProto.lockd.v1;
   const untyped = (h: object): grpc.UntypedServiceImplementation => h as grpc.UntypedServiceImplementation;
@@ -28,10 +33,11 @@ export async function startFake(handlers: { lease?: Partial<LeaseHandlers>; lock
   );
   return {
     address: `127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      server.forceShutdown();
-      resolve();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.forceShutdown();
+        resolve();
+      }),
   };
 }
 

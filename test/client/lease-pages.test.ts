@@ -16,7 +16,10 @@ function scripted(pages: Array<{ ids: number[]; next: number }>): { client: Lock
     unary: async (_what: string, send: (ep: unknown, o: unknown, cb: unknown) => void) => {
       send({ lease: { List: (req: { pageToken: string }) => asked.push(req.pageToken) } }, {}, () => {});
       const p = pages[call++];
-      return { leases: p.ids.map((leaseId) => ({ leaseId, grantedTtlMs: 1000, remainingMs: 900, owner: 'anonymous' })), nextPageToken: p.next ? encodePageToken(p.next) : '' };
+      return {
+        leases: p.ids.map((leaseId) => ({ leaseId, grantedTtlMs: 1000, remainingMs: 900, owner: 'anonymous' })),
+        nextPageToken: p.next ? encodePageToken(p.next) : '',
+      };
     },
   };
   Object.defineProperty(client, 'router', { value: router });
@@ -25,7 +28,11 @@ function scripted(pages: Array<{ ids: number[]; next: number }>): { client: Lock
 
 describe('LockClient.listLeases follows pages', () => {
   it('passes each next_page_token back and stops at the last page', async () => {
-    const { client, asked } = scripted([{ ids: [1, 2], next: 2 }, { ids: [5], next: 5 }, { ids: [], next: 0 }]);
+    const { client, asked } = scripted([
+      { ids: [1, 2], next: 2 },
+      { ids: [5], next: 5 },
+      { ids: [], next: 0 },
+    ]);
     try {
       expect((await client.listLeases({ pageSize: 2 })).map((l) => l.leaseId)).to.deep.equal([1, 2, 5]);
       expect(asked).to.deep.equal(['', encodePageToken(2), encodePageToken(5)]);
@@ -35,7 +42,10 @@ describe('LockClient.listLeases follows pages', () => {
   });
 
   it('a failover to a leader without paging (every lease, no token) lists no lease twice', async () => {
-    const { client } = scripted([{ ids: [1, 2], next: 2 }, { ids: [1, 2, 3, 4], next: 0 }]);
+    const { client } = scripted([
+      { ids: [1, 2], next: 2 },
+      { ids: [1, 2, 3, 4], next: 0 },
+    ]);
     try {
       expect((await client.listLeases({ pageSize: 2 })).map((l) => l.leaseId)).to.deep.equal([1, 2, 3, 4]);
     } finally {

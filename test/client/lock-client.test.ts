@@ -22,7 +22,10 @@ function abortedAt(signal: AbortSignal): Promise<number> {
 /** Rejects if `p` takes longer than ms. */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 describe('LockClient on a 3-node cluster', function () {
@@ -65,7 +68,10 @@ describe('LockClient on a 3-node cluster', function () {
     expect((lock.signal.reason as LockLostError).why).to.equal('released-here');
     expect((await b.inspect('client/basic')).held).to.equal(false);
     // The lease it made for itself is gone with it.
-    const err = await b.timeToLive(lock.lease.id).then(() => undefined, (e: unknown) => e);
+    const err = await b.timeToLive(lock.lease.id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((err as LockdError).codeName).to.equal('NOT_FOUND');
 
     const again = await b.tryAcquire('client/basic', { ttlMs: 3000 });
@@ -75,29 +81,51 @@ describe('LockClient on a 3-node cluster', function () {
 
   it('withLock runs fn with the lock and its signal, and releases also when fn throws', async () => {
     const c = client();
-    const token = await c.withLock('client/with', async (lock, signal) => {
-      expect(signal.aborted).to.equal(false);
-      await c.fenceWrite('client/with-key', 'v1', lock.token);
-      return lock.token;
-    }, { ttlMs: 3000 });
+    const token = await c.withLock(
+      'client/with',
+      async (lock, signal) => {
+        expect(signal.aborted).to.equal(false);
+        await c.fenceWrite('client/with-key', 'v1', lock.token);
+        return lock.token;
+      },
+      { ttlMs: 3000 },
+    );
     expect((await c.fenceRead('client/with-key')).fencingToken).to.equal(token);
     expect((await c.inspect('client/with')).held).to.equal(false);
 
-    const err = await c.withLock('client/with', () => {
-      throw new Error('boom');
-    }, { ttlMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    const err = await c
+      .withLock(
+        'client/with',
+        () => {
+          throw new Error('boom');
+        },
+        { ttlMs: 3000 },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect((err as Error).message).to.equal('boom');
     expect((await c.inspect('client/with')).held).to.equal(false);
 
     // Lost while fn ran (its lease revoked by someone else): fn sees the signal, withLock rejects.
     const other = client();
     let sawAbort = false;
-    const lost = await c.withLock('client/with', async (lock, signal) => {
-      await other.revokeLease(lock.lease.id);
-      await within(abortedAt(signal), 3000, 'loss notice');
-      sawAbort = true;
-      return 'finished anyway';
-    }, { ttlMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    const lost = await c
+      .withLock(
+        'client/with',
+        async (lock, signal) => {
+          await other.revokeLease(lock.lease.id);
+          await within(abortedAt(signal), 3000, 'loss notice');
+          sawAbort = true;
+          return 'finished anyway';
+        },
+        { ttlMs: 3000 },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(sawAbort).to.equal(true);
     expect(lost).to.be.instanceOf(LockLostError);
   });
@@ -108,7 +136,10 @@ describe('LockClient on a 3-node cluster', function () {
     await first.release();
     const second = await c.acquire('client/fence', { ttlMs: 3000 });
     await c.fenceWrite('client/fence-key', 'new', second.token);
-    const err = await c.fenceWrite('client/fence-key', 'old', first.token).then(() => undefined, (e: unknown) => e);
+    const err = await c.fenceWrite('client/fence-key', 'old', first.token).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(LockdError);
     expect((err as LockdError).codeName).to.equal('FAILED_PRECONDITION');
     expect((await c.fenceRead('client/fence-key')).value.toString()).to.equal('new');
@@ -127,7 +158,11 @@ describe('LockClient on a 3-node cluster', function () {
     expect(lock.token).to.be.greaterThan(0);
     // Keepalives flow: the lease is renewed past its TTL (renewals observed, not slept through).
     const since = performance.now();
-    await waitFor('renewals past one TTL', () => (lease.lost ? false : performance.now() - since > 2500 && lease.deadline > since + 2000 ? true : undefined), 10_000);
+    await waitFor(
+      'renewals past one TTL',
+      () => (lease.lost ? false : performance.now() - since > 2500 && lease.deadline > since + 2000 ? true : undefined),
+      10_000,
+    );
     expect(lease.lost).to.equal(false);
     expect((await c.timeToLive(lease.id)).locks).to.deep.equal(['client/discovery']);
     await lock.release();
@@ -173,7 +208,8 @@ describe('LockClient on a 3-node cluster', function () {
     const stop = new AbortController();
     let subscribed = false;
     const watching = (async () => {
-      for await (const ev of watcher.observe('client/expiry', { signal: stop.signal, onOpen: () => (subscribed = true) })) events.push({ ev, at: performance.now() });
+      for await (const ev of watcher.observe('client/expiry', { signal: stop.signal, onOpen: () => (subscribed = true) }))
+        events.push({ ev, at: performance.now() });
     })();
     await waitFor('observe subscription', () => (subscribed ? true : undefined), 5000);
 
@@ -223,12 +259,21 @@ describe('LockClient on a 3-node cluster', function () {
   it('withLock rejects when fn blocked the event loop past the deadline and returned', async () => {
     const c = client();
     const lease = await c.grantLease(1000, { keepAliveIntervalMs: 60_000, renewNow: false });
-    const err = await c.withLock('client/blocked-with', () => {
-      while (performance.now() < lease.deadline + 20) {
-        // busy
-      }
-      return 'done, but not exclusively';
-    }, { lease }).then(() => undefined, (e: unknown) => e);
+    const err = await c
+      .withLock(
+        'client/blocked-with',
+        () => {
+          while (performance.now() < lease.deadline + 20) {
+            // busy
+          }
+          return 'done, but not exclusively';
+        },
+        { lease },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).to.be.instanceOf(LockLostError);
   });
 
@@ -268,7 +313,11 @@ describe('LockClient on a 3-node cluster', function () {
       expect(next).to.not.equal(old);
       // Renewed through the new leader, well past one TTL after the kill.
       const since = performance.now();
-      await waitFor('renewals through the new leader past one TTL', () => (performance.now() - since > 2500 && lease.deadline > since + 2000 ? true : undefined), 10_000);
+      await waitFor(
+        'renewals through the new leader past one TTL',
+        () => (performance.now() - since > 2500 && lease.deadline > since + 2000 ? true : undefined),
+        10_000,
+      );
       expect(lease.lost).to.equal(false);
       expect(lock.held).to.equal(true);
       expect(retrying.length).to.be.greaterThan(0);

@@ -27,7 +27,8 @@ describe('client: grant mode and recipe events (scripted server)', function () {
       },
       lock: {
         Acquire: (call, cb) => cb(null, { acquired: true, fencingToken: TOKEN, holderLeaseId: call.request.leaseId, shared }),
-        Inspect: (_call, cb) => cb(null, { held: true, fencingToken: TOKEN, holderLeaseId: LEASE, permits, holders: [{ leaseId: LEASE, fencingToken: TOKEN, shared }] }),
+        Inspect: (_call, cb) =>
+          cb(null, { held: true, fencingToken: TOKEN, holderLeaseId: LEASE, permits, holders: [{ leaseId: LEASE, fencingToken: TOKEN, shared }] }),
         Observe: (call) => {
           call.sendMetadata(new grpc.Metadata());
           events.forEach((e, k) => call.write({ name: call.request.name, index: 10 + k, ...e }));
@@ -65,11 +66,15 @@ describe('client: grant mode and recipe events (scripted server)', function () {
   });
 
   it('after PERMITS_CHANGED, a later grant of the name is no supersession', async () => {
-    const c = await start(false, [
-      { type: 'PERMITS_CHANGED', fencingToken: 0, leaseId: 0 },
-      { type: 'ACQUIRED', fencingToken: TOKEN + 3, leaseId: 9 },
-      { type: 'RELEASED', fencingToken: TOKEN, leaseId: LEASE },
-    ], 3);
+    const c = await start(
+      false,
+      [
+        { type: 'PERMITS_CHANGED', fencingToken: 0, leaseId: 0 },
+        { type: 'ACQUIRED', fencingToken: TOKEN + 3, leaseId: 9 },
+        { type: 'RELEASED', fencingToken: TOKEN, leaseId: LEASE },
+      ],
+      3,
+    );
     const lease = await c.grantLease(60_000, { keepAliveIntervalMs: 60_000, renewNow: false });
     const lock = await c.acquire('sem', { lease, wait: false });
     expect((await lossOf(lock.signal)).why).to.equal('released');

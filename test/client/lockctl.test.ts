@@ -144,7 +144,7 @@ describe('lockctl on a 3-node cluster', function () {
     expect(rows.every((x) => x.leaderId === leader)).to.equal(true);
   });
 
-  it('fence write --lock refuses a token that is not the lock\'s current grant; fence delete is fenced too', async () => {
+  it("fence write --lock refuses a token that is not the lock's current grant; fence delete is fenced too", async () => {
     const lease = await client.grantLease(10_000);
     try {
       const first = await client.acquire('ctl/seq', { lease });
@@ -156,7 +156,9 @@ describe('lockctl on a 3-node cluster', function () {
       // The old grant is refused by the lock check although nobody has written with the new one.
       const stale = await lockctl('fence', 'write', 'ctl/seq-key', 'old', '--token', String(first.token), '--lock', 'ctl/seq');
       expect(stale.code).to.equal(1);
-      expect(stale.stderr).to.contain(`FAILED_PRECONDITION: fencing token ${first.token} is not the current grant of lock ctl/seq: it is held under token ${second.token}`);
+      expect(stale.stderr).to.contain(
+        `FAILED_PRECONDITION: fencing token ${first.token} is not the current grant of lock ctl/seq: it is held under token ${second.token}`,
+      );
       const del = await lockctl('--json', 'fence', 'delete', 'ctl/seq-key', '--token', String(second.token), '--lock', 'ctl/seq');
       expect(del.code, del.stderr).to.equal(0);
       expect(json(del)).to.include({ key: 'ctl/seq-key', deleted: true, highestToken: second.token });
@@ -239,7 +241,9 @@ describe('lockctl on a 3-node cluster', function () {
       expect(r1.code, r1.stderr).to.equal(0);
       expect(r1.stdout).to.contain('acquired lock ctl/rw (shared): fencing token');
       expect(json(await lockctl('--json', 'lock', 'acquire', 'ctl/rw', '--shared', '--lease', l2))).to.include({ acquired: true, shared: true });
-      expect((await lockctl('lock', 'inspect', 'ctl/rw')).stdout).to.contain(`lease ${l1} token`).and.contain('shared');
+      expect((await lockctl('lock', 'inspect', 'ctl/rw')).stdout)
+        .to.contain(`lease ${l1} token`)
+        .and.contain('shared');
       const up = await lockctl('lock', 'acquire', 'ctl/rw', '--lease', l1);
       expect(up.code).to.equal(1);
       expect(up.stderr).to.contain('upgrading to exclusive is refused');
@@ -271,8 +275,14 @@ describe('lockctl on a 3-node cluster', function () {
     expect((await client.leader('ctl/el')).leader).to.equal(undefined);
     const o = await observer.done;
     expect(o.code, o.stderr).to.equal(0);
-    const lines = o.stdout.trim().split('\n').map((x) => JSON.parse(x) as { leader: { leaseId: number } | null; value: string });
-    expect(lines.map((x) => [x.leader !== null, x.value])).to.deep.equal([[true, 'node-a'], [false, '']]);
+    const lines = o.stdout
+      .trim()
+      .split('\n')
+      .map((x) => JSON.parse(x) as { leader: { leaseId: number } | null; value: string });
+    expect(lines.map((x) => [x.leader !== null, x.value])).to.deep.equal([
+      [true, 'node-a'],
+      [false, ''],
+    ]);
   });
 
   it('lock observe prints events once subscribed; lease keepalive renews', async () => {
@@ -282,7 +292,10 @@ describe('lockctl on a 3-node cluster', function () {
     await lock.release();
     const r = await obs.done;
     expect(r.code, r.stderr).to.equal(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; fencingToken: number });
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; fencingToken: number });
     expect(events.map((e) => e.type)).to.deep.equal(['ACQUIRED', 'RELEASED']);
     expect(events.every((e) => e.fencingToken === lock.token)).to.equal(true);
 
@@ -313,7 +326,14 @@ describe('lockctl on a 3-node cluster', function () {
     const out = join(dir, 'env.txt');
     const leftPid = join(dir, 'left.pid');
     // A background child left behind would go on running without the lock.
-    const r = await lockctl('run', 'ctl/run', '--', 'sh', '-c', `sleep 60 & echo $! > ${leftPid}; echo "$LOCKD_FENCING_TOKEN $LOCKD_LEASE_ID $LOCKD_LOCK_NAME" > ${out}; exit 7`);
+    const r = await lockctl(
+      'run',
+      'ctl/run',
+      '--',
+      'sh',
+      '-c',
+      `sleep 60 & echo $! > ${leftPid}; echo "$LOCKD_FENCING_TOKEN $LOCKD_LEASE_ID $LOCKD_LOCK_NAME" > ${out}; exit 7`,
+    );
     expect(r.code, r.stderr).to.equal(7);
     const [token, leaseId, name] = readFileSync(out, 'utf8').trim().split(' ');
     expect(Number(token)).to.be.greaterThan(0);
@@ -376,7 +396,7 @@ describe('lockctl on a 3-node cluster', function () {
     expect(r.stderr).to.match(/lost lock ctl\/lost/);
   });
 
-  it('run ends the command\'s whole process group by the lease\'s trust deadline when keepalives stall', async () => {
+  it("run ends the command's whole process group by the lease's trust deadline when keepalives stall", async () => {
     const ttlMs = 2000;
     const { files, script } = stubborn('stall');
     const run = start(['run', 'ctl/stall', '--ttl', String(ttlMs), '--grace', '500', '--', 'sh', '-c', script]);

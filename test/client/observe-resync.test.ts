@@ -18,8 +18,22 @@ describe('client: Lock.Observe RESYNC from the server', () => {
       { name: 'n', type: 'ACQUIRED', fencingToken: 4096, leaseId: 1, index: 4 },
       { name: 'n', type: 'SOMETHING_NEW', fencingToken: 0, leaseId: 0, index: 5 },
       {
-        name: 'n', type: 'RESYNC', fencingToken: 9216, leaseId: 2, index: 9,
-        state: { held: true, fencingToken: 9216, holderLeaseId: 2, waitingLeaseIds: [3], permits: 1, holders: [{ leaseId: 2, fencingToken: 9216, shared: false, lockDelayMs: 0 }], waitingShared: [false], lockDelayUntilMs: 0, lockDelayRemainingMs: 0 },
+        name: 'n',
+        type: 'RESYNC',
+        fencingToken: 9216,
+        leaseId: 2,
+        index: 9,
+        state: {
+          held: true,
+          fencingToken: 9216,
+          holderLeaseId: 2,
+          waitingLeaseIds: [3],
+          permits: 1,
+          holders: [{ leaseId: 2, fencingToken: 9216, shared: false, lockDelayMs: 0 }],
+          waitingShared: [false],
+          lockDelayUntilMs: 0,
+          lockDelayRemainingMs: 0,
+        },
       },
     ];
     fake = await startFake({

@@ -25,7 +25,12 @@ class PythonProcess {
 
   constructor(args: string[], env: Record<string, string>) {
     const path = [PY_DIR, join(PY_DIR, 'tests')].join(':');
-    this.proc = spawn(PYTHON, args, { cwd: PY_DIR, env: { ...process.env, ...env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.proc = spawn(PYTHON, args, {
+      cwd: PY_DIR,
+      env: { ...process.env, ...env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     reapOnExit(this.proc, true);
     const take = (d: Buffer, fromStdout: boolean) => {
       this.output += d;
@@ -47,7 +52,8 @@ class PythonProcess {
   event(events: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        for (const line of this.stdout.split('\n').slice(0, -1)) { // whole lines only
+        for (const line of this.stdout.split('\n').slice(0, -1)) {
+          // whole lines only
           let r: Record<string, unknown>;
           try {
             r = JSON.parse(line) as Record<string, unknown>;
@@ -56,7 +62,8 @@ class PythonProcess {
           }
           if (events.includes(String(r?.event))) return done(() => resolve(r));
         }
-        if (this.proc.exitCode !== null || this.proc.signalCode !== null) done(() => reject(new Error(`exited (${this.proc.exitCode ?? this.proc.signalCode}) before ${events.join('/')}; output:\n${this.output}`)));
+        if (this.proc.exitCode !== null || this.proc.signalCode !== null)
+          done(() => reject(new Error(`exited (${this.proc.exitCode ?? this.proc.signalCode}) before ${events.join('/')}; output:\n${this.output}`)));
       };
       const timer = setTimeout(() => done(() => reject(new Error(`no ${events.join('/')} within ${timeoutMs} ms; output:\n${this.output}`))), timeoutMs);
       const done = (fn: () => void) => {
@@ -140,7 +147,9 @@ describe('the Python client against a real cluster', function () {
   it("examples/election.py: a killed leader's leadership ends with its lease and the waiting campaigner leads", async () => {
     const { code, output } = await python(['examples/election.py', '--endpoints', env.LOCKD_ENDPOINTS], {}, 60_000);
     expect(code, `election.py failed (exit ${code}):\n${output}`).to.equal(0);
-    expect(output).to.match(/^ {2}led by lease \d+ \(token \d+\) as 'worker-1'\n {2}led by lease \d+ \(token \d+\) as 'worker-2'\n {2}led by lease \d+ \(token \d+\) as 'worker-2 \(ready\)'\n {2}nobody leads$/m);
+    expect(output).to.match(
+      /^ {2}led by lease \d+ \(token \d+\) as 'worker-1'\n {2}led by lease \d+ \(token \d+\) as 'worker-2'\n {2}led by lease \d+ \(token \d+\) as 'worker-2 \(ready\)'\n {2}nobody leads$/m,
+    );
     expect(output).to.contain('election: OK');
   });
 
@@ -184,7 +193,13 @@ describe('the Python client over TLS, against a cluster with --client-cert-auth'
 
   it('ca/cert/key as paths or PEM bytes work; another CA, or no client certificate, is refused', async () => {
     const client = pki.client('python-test');
-    const env = { LOCKD_ENDPOINTS: cluster!.nodes.map((n) => n.address).join(','), LOCKD_CA: pki.caCert, LOCKD_CERT: client.cert, LOCKD_KEY: client.key, LOCKD_OTHER_CA: other.caCert };
+    const env = {
+      LOCKD_ENDPOINTS: cluster!.nodes.map((n) => n.address).join(','),
+      LOCKD_CA: pki.caCert,
+      LOCKD_CERT: client.cert,
+      LOCKD_KEY: client.key,
+      LOCKD_OTHER_CA: other.caCert,
+    };
     const { code, output } = await python(['-m', 'unittest', 'tls_cluster', '-v'], env, 60_000);
     expect(code, `the Python TLS suite failed (exit ${code}):\n${output}`).to.equal(0);
     expect(Number(/^Ran (\d+) tests? in/m.exec(output)?.[1]), output).to.equal(definedTests('tls_cluster.py'));

@@ -76,11 +76,18 @@ describe('client request ids on retries (scripted server)', function () {
     const mark = (m: string) => seen.get(m)?.length ?? 0;
     const at = { cancel: mark('CancelWait'), release: mark('Release'), revoke: mark('Revoke') };
     // A waiting acquire for a caller's lease that fails leaves the queue with CancelWait.
-    const err = await client.acquire('l', { lease, timeoutMs: 1000 }).then(() => undefined, (e: unknown) => e as Error);
+    const err = await client.acquire('l', { lease, timeoutMs: 1000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err?.message).to.match(/DEADLINE_EXCEEDED/);
     expect(await new Lock(router, 'l', 5, lease, false, false).release()).to.equal(true);
     await lease.revoke();
-    for (const [m, from] of [['CancelWait', at.cancel], ['Release', at.release], ['Revoke', at.revoke]] as const) {
+    for (const [m, from] of [
+      ['CancelWait', at.cancel],
+      ['Release', at.release],
+      ['Revoke', at.revoke],
+    ] as const) {
       const ids = seen.get(m)!.slice(from);
       expect(ids, m).to.have.length(2);
       expect(ids[0], m).to.match(/^[0-9a-f-]{36}$/);

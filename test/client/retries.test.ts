@@ -70,7 +70,15 @@ describe('client retries (scripted servers)', function () {
     servers.push(hung, ok);
     const c = client([hung.address, ok.address], { attemptTimeoutMs: 200 });
     const r = await c.acquireRaw('x', 5, { requestId: 'req-1' });
-    expect(r).to.deep.equal({ acquired: true, fencingToken: 7, holderLeaseId: 5, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: false });
+    expect(r).to.deep.equal({
+      acquired: true,
+      fencingToken: 7,
+      holderLeaseId: 5,
+      grantEnded: false,
+      endedFencingToken: 0,
+      lockDelayRemainingMs: 0,
+      shared: false,
+    });
     expect(seen).to.deep.equal(['hung:req-1', 'ok:req-1']);
   });
 
@@ -103,11 +111,17 @@ describe('client retries (scripted servers)', function () {
     const c = client([s.address]);
     // With the caller's lease: a failed waiting acquire would leave the queue (CancelWait) — not here.
     const lease = await c.grantLease(5000);
-    const err = await c.acquire('x', { lease, requestId: 'r-ended', timeoutMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    const err = await c.acquire('x', { lease, requestId: 'r-ended', timeoutMs: 3000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(LockLostError);
     expect(err).to.include({ lockName: 'x', token: 7, why: 'released' });
     // Its own lease: revoked as on any failure.
-    const own = await c.acquire('y', { requestId: 'r-ended-2', timeoutMs: 3000 }).then(() => undefined, (e: unknown) => e);
+    const own = await c.acquire('y', { requestId: 'r-ended-2', timeoutMs: 3000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(own).to.be.instanceOf(LockLostError);
     expect(seen).to.deep.equal(['Acquire:r-ended', 'Acquire:r-ended', 'Acquire:r-ended-2', 'Revoke']);
     lease.close();
@@ -126,7 +140,10 @@ describe('client retries (scripted servers)', function () {
     servers.push(down);
     const c = client([down.address]);
     const t0 = performance.now();
-    const err = await c.revokeLease(1, { timeoutMs: 300 }).then(() => undefined, (e: unknown) => e);
+    const err = await c.revokeLease(1, { timeoutMs: 300 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     const took = performance.now() - t0;
     expect(err).to.be.instanceOf(LockdError);
     expect((err as LockdError).codeName).to.equal('UNAVAILABLE');
@@ -145,7 +162,12 @@ describe('client retries (scripted servers)', function () {
       },
     });
     servers.push(s);
-    const err = await client([s.address]).grantLease(5).then(() => undefined, (e: unknown) => e);
+    const err = await client([s.address])
+      .grantLease(5)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).to.be.instanceOf(LockdError);
     expect((err as LockdError).codeName).to.equal('INVALID_ARGUMENT');
     expect((err as LockdError).message).to.equal('INVALID_ARGUMENT: ttl_ms 5 is below the minimum 100');

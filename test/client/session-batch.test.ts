@@ -30,7 +30,9 @@ async function fakeSession(announce: boolean, answer: (reqs: SessionRequest__Out
   const server = new grpc.Server();
   const v1 = lockdProto.lockd.v1;
   const fake: Fake = { address: '', received: [], opened: undefined, stop: () => server.forceShutdown() };
-  server.addService(v1.Cluster.service, { Status: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { nodeId: 'fake', role: 'leader', leaderId: 'fake' }) });
+  server.addService(v1.Cluster.service, {
+    Status: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { nodeId: 'fake', role: 'leader', leaderId: 'fake' }),
+  });
   server.addService(v1.Session.service, {
     Open: (call: grpc.ServerDuplexStream<SessionRequest__Output, SessionResponse>) => {
       fake.opened = call.metadata;
@@ -45,13 +47,17 @@ async function fakeSession(announce: boolean, answer: (reqs: SessionRequest__Out
       });
     },
   });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return Object.assign(fake, { address: `127.0.0.1:${port}` });
 }
 
 /** Answers every inspect by naming its lock in holder_lease_id's place: inspect('n7') → holderLeaseId 7. */
 const inspected = (r: SessionRequest__Output): SessionResponse =>
-  r.inspect ? { id: r.id, inspect: { held: true, holderLeaseId: Number(r.inspect.name.slice(1)) } } : { id: r.id, error: { code: grpc.status.UNIMPLEMENTED, message: 'fake' } };
+  r.inspect
+    ? { id: r.id, inspect: { held: true, holderLeaseId: Number(r.inspect.name.slice(1)) } }
+    : { id: r.id, error: { code: grpc.status.UNIMPLEMENTED, message: 'fake' } };
 
 describe('SessionClient: batches', function () {
   this.timeout(20_000);

@@ -34,7 +34,21 @@ function scripted(messages: Msg[], code = grpc.status.OK, details = '', leader?:
 }
 
 function info(size: number) {
-  return { index: 9, term: 2, sizeBytes: size, voters: ['n1'], learners: [], leaderId: 'n1', fileFormat: 1, stateFormat: 8, logicalNowMs: 0, leases: 0, locks: 0, fencedKeys: 0, aclRules: 0 };
+  return {
+    index: 9,
+    term: 2,
+    sizeBytes: size,
+    voters: ['n1'],
+    learners: [],
+    leaderId: 'n1',
+    fileFormat: 1,
+    stateFormat: 8,
+    logicalNowMs: 0,
+    leases: 0,
+    locks: 0,
+    fencedKeys: 0,
+    aclRules: 0,
+  };
 }
 
 function chunks(b: Buffer, size = 65_536): Msg[] {
@@ -85,7 +99,7 @@ describe('saveSnapshot (scripted streams)', () => {
     expect(existsSync(`${file}.part`)).to.equal(false);
   });
 
-  it('never writes through a FILE.part symlink, nor keeps a leftover FILE.part\'s mode: unlinked, made afresh 0600', async () => {
+  it("never writes through a FILE.part symlink, nor keeps a leftover FILE.part's mode: unlinked, made afresh 0600", async () => {
     const b = backupBytes(1000);
     const victim = join(dir, 'victim');
     writeFileSync(victim, 'keep me');
@@ -105,16 +119,42 @@ describe('saveSnapshot (scripted streams)', () => {
   });
 
   for (const [what, make, why] of [
-    ['a damaged byte', () => { const b = backupBytes(1000); const d = Buffer.from(b); d[10] ^= 1; return [{ info: info(b.length) }, ...chunks(d)]; }, /does not match its checksum/],
-    ['a short stream', () => { const b = backupBytes(1000); return [{ info: info(b.length + 5) }, ...chunks(b)]; }, /ended after 1032 of 1037 bytes/],
-    ['more than announced', () => { const b = backupBytes(1000); return [{ info: info(b.length - 1) }, ...chunks(b)]; }, /more than the 1031 bytes/],
+    [
+      'a damaged byte',
+      () => {
+        const b = backupBytes(1000);
+        const d = Buffer.from(b);
+        d[10] ^= 1;
+        return [{ info: info(b.length) }, ...chunks(d)];
+      },
+      /does not match its checksum/,
+    ],
+    [
+      'a short stream',
+      () => {
+        const b = backupBytes(1000);
+        return [{ info: info(b.length + 5) }, ...chunks(b)];
+      },
+      /ended after 1032 of 1037 bytes/,
+    ],
+    [
+      'more than announced',
+      () => {
+        const b = backupBytes(1000);
+        return [{ info: info(b.length - 1) }, ...chunks(b)];
+      },
+      /more than the 1031 bytes/,
+    ],
     ['an oversized announcement', () => [{ info: info(2 * 1024 ** 3) }], /announced a backup of/],
     ['data before info', () => [{ data: Buffer.from('x') }], /before the backup info/],
   ] as const) {
     it(`refuses ${what}, leaving FILE as it was`, async () => {
       writeFileSync(file, 'previous');
       const { router } = fakeRouter([() => scripted(make() as Msg[])]);
-      const e = await saveSnapshot(router, file, ctl()).then(() => undefined, (x: Error) => x);
+      const e = await saveSnapshot(router, file, ctl()).then(
+        () => undefined,
+        (x: Error) => x,
+      );
       expect(e?.message).to.match(why);
       expect(readFileSync(file, 'utf8')).to.equal('previous');
       expect(existsSync(`${file}.part`)).to.equal(false);
@@ -123,8 +163,13 @@ describe('saveSnapshot (scripted streams)', () => {
 
   it('a stream that fails after data arrived is not retried: its status is the answer', async () => {
     const b = backupBytes(1000);
-    const { router, asked } = fakeRouter([() => scripted([{ info: info(b.length) }, ...chunks(b.subarray(0, 500))], grpc.status.UNAVAILABLE, 'leader stepped down')]);
-    const e = await saveSnapshot(router, file, ctl()).then(() => undefined, (x: Error) => x);
+    const { router, asked } = fakeRouter([
+      () => scripted([{ info: info(b.length) }, ...chunks(b.subarray(0, 500))], grpc.status.UNAVAILABLE, 'leader stepped down'),
+    ]);
+    const e = await saveSnapshot(router, file, ctl()).then(
+      () => undefined,
+      (x: Error) => x,
+    );
     expect(e?.message).to.match(/UNAVAILABLE: leader stepped down/);
     expect(asked).to.have.length(1);
     expect(existsSync(file) || existsSync(`${file}.part`)).to.equal(false);

@@ -77,7 +77,12 @@ describe('lockctl: a plaintext call that meets a TLS port says so', () => {
 
   it('lockctl status against a plain port that is closed: no TLS hint', async () => {
     const stderr = sink();
-    const code = await runCli(['--timeout', '1000', 'status'], { stdout: sink(), stderr, env: { LOCKD_ENDPOINTS: closedAddr }, interrupted: new AbortController().signal });
+    const code = await runCli(['--timeout', '1000', 'status'], {
+      stdout: sink(),
+      stderr,
+      env: { LOCKD_ENDPOINTS: closedAddr },
+      interrupted: new AbortController().signal,
+    });
     expect(code).to.equal(1);
     expect(stderr.text).to.not.contain('TLS cluster');
   });

@@ -30,7 +30,9 @@ describe('client TLS options', () => {
 
   it('the client reads its files at once: a missing or non-PEM file, or a certificate without its key, is an error', () => {
     expect(loadClientTls({})).to.equal(undefined);
-    expect(() => new LockClient({ endpoints: ['127.0.0.1:1'], cacert: join(dir, 'missing.crt') })).to.throw(/cannot read the CA certificate file .*missing\.crt/);
+    expect(() => new LockClient({ endpoints: ['127.0.0.1:1'], cacert: join(dir, 'missing.crt') })).to.throw(
+      /cannot read the CA certificate file .*missing\.crt/,
+    );
     writeFileSync(join(dir, 'junk.crt'), 'not a certificate');
     expect(() => loadClientTls({ cacert: join(dir, 'junk.crt') })).to.throw(/is not a PEM document/);
     expect(() => loadClientTls({ cert: Buffer.from('-----BEGIN CERTIFICATE-----') })).to.throw(/needs its key/);

@@ -44,8 +44,18 @@ describe('the TypeScript client as a package: npm pack, npm install in a scratch
   after(() => scratch?.finish(hookFailed));
 
   it('the tarball holds the built client, its declarations and proto/lockd.proto, and nothing of the server or lockctl', () => {
-    for (const f of ['package.json', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/proto/load.js', 'dist/proto/lockd-package.js', 'proto/lockd.proto']) expect(packed).to.include(f);
-    const stray = packed.filter((p) => !/^(package\.json|README\.md|proto\/lockd\.proto|dist\/(client|proto)\/.*\.(js|d\.ts))$/.test(p) || /lockctl|raft/.test(p));
+    for (const f of [
+      'package.json',
+      'dist/client/index.js',
+      'dist/client/index.d.ts',
+      'dist/proto/load.js',
+      'dist/proto/lockd-package.js',
+      'proto/lockd.proto',
+    ])
+      expect(packed).to.include(f);
+    const stray = packed.filter(
+      (p) => !/^(package\.json|README\.md|proto\/lockd\.proto|dist\/(client|proto)\/.*\.(js|d\.ts))$/.test(p) || /lockctl|raft/.test(p),
+    );
     expect(stray, 'files outside the client library').to.deep.equal([]);
   });
 
@@ -58,7 +68,26 @@ describe('the TypeScript client as a package: npm pack, npm install in a scratch
   it('its types resolve through `exports` (tsc --strict, NodeNext, the declarations checked too)', async function () {
     this.timeout(120_000); // a whole tsc run: 20 s on a loaded machine
     // @types/node from the repo: the scratch project's own would be the same package.
-    await runOk(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(ROOT, 'node_modules', '@types'), '--types', 'node', 'types-check.ts'], { cwd: app, env: scratchEnv(), timeoutMs: 110_000 });
+    await runOk(
+      process.execPath,
+      [
+        TSC,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--typeRoots',
+        join(ROOT, 'node_modules', '@types'),
+        '--types',
+        'node',
+        'types-check.ts',
+      ],
+      { cwd: app, env: scratchEnv(), timeoutMs: 110_000 },
+    );
   });
 
   it('CommonJS can require() it', async () => {
@@ -71,7 +100,12 @@ describe('the TypeScript client as a package: npm pack, npm install in a scratch
     const cluster = await ProcessCluster.start({ size: 3 });
     try {
       await cluster.waitForLeader();
-      await pausedHolderStory(cluster, (args) => ({ command: process.execPath, args: ['paused-holder.mjs', ...args], cwd: app, env: scratchEnv() }), join(app, 'node_modules', 'lockd-client'), ['lease', 'expired', 'superseded']);
+      await pausedHolderStory(
+        cluster,
+        (args) => ({ command: process.execPath, args: ['paused-holder.mjs', ...args], cwd: app, env: scratchEnv() }),
+        join(app, 'node_modules', 'lockd-client'),
+        ['lease', 'expired', 'superseded'],
+      );
     } finally {
       await cluster.stop();
     }

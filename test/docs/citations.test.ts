@@ -38,7 +38,11 @@ const lessons = memo((doc: string): Set<string> => new Set([...doc.matchAll(/^(\
 
 /** GitHub's anchor for a heading: lower case, punctuation (and `§`) dropped, spaces to hyphens. */
 export function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** The anchors of a Markdown file: its headings (outside code blocks; repeats get -1, -2…) and `<a id>`s. */
@@ -60,7 +64,12 @@ export const anchors = memo((doc: string): Set<string> => {
   return out;
 });
 
-export interface Problem { readonly file: string; readonly line: number; readonly text: string; readonly why: string }
+export interface Problem {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+  readonly why: string;
+}
 
 /** Every citation in `text` that does not resolve (`read` loads a repository file, or undefined). */
 export function checkCitations(file: string, text: string, read: (path: string) => string | undefined): Problem[] {
@@ -91,7 +100,8 @@ export function checkCitations(file: string, text: string, read: (path: string) 
     } else {
       for (const m of line.matchAll(/\b(docs\/[\w-]+\.md#[\w-]+)/g)) link(m[1]!, true, at);
     }
-    if (/\bissues? #?\d+|\bissue \(#|\(#\d+\)|\b(PR|pull request|bug) #\d+|\bitems? \d+\.\d/i.test(line)) at('cites an issue number; the issue tracker is not in the repository: say what it means');
+    if (/\bissues? #?\d+|\bissue \(#|\(#\d+\)|\b(PR|pull request|bug) #\d+|\bitems? \d+\.\d/i.test(line))
+      at('cites an issue number; the issue tracker is not in the repository: say what it means');
     if (/\bLESSONS\.?(md)? \d+/.test(line)) at('cites LESSONS N; cite docs/lessons.md N');
     if (/(^|[^/\w])DESIGN(\.md)?( §|\b)/.test(line)) at('cites DESIGN.md; cite docs/design.md §N');
   });
@@ -132,8 +142,10 @@ describe('docs: every citation in the repository resolves inside it', () => {
   });
 
   it('every repository path a Markdown doc names exists (dist/ paths and globs aside)', () => {
-    const docs = [...['README.md', 'BENCHMARKS.md'].map((f) => join(ROOT, f)), ...['docs', 'src', 'test', 'clients', 'deploy', 'bench'].flatMap((p) => files(join(ROOT, p)))]
-      .filter((f) => f.endsWith('.md') && !relative(ROOT, f).startsWith('bench/results/'));
+    const docs = [
+      ...['README.md', 'BENCHMARKS.md'].map((f) => join(ROOT, f)),
+      ...['docs', 'src', 'test', 'clients', 'deploy', 'bench'].flatMap((p) => files(join(ROOT, p))),
+    ].filter((f) => f.endsWith('.md') && !relative(ROOT, f).startsWith('bench/results/'));
     const missing = docs.flatMap((f) => missingPaths(readFileSync(f, 'utf8'), (p) => existsSync(join(ROOT, p))).map((p) => `${relative(ROOT, f)}: ${p}`));
     expect(missing).to.deep.equal([]);
   });
@@ -163,7 +175,11 @@ describe('docs: every citation in the repository resolves inside it', () => {
       '9: cites an issue number; the issue tracker is not in the repository: say what it means',
       '10: docs/design.md has no heading for #no-such-heading',
     ]);
-    expect(missingPaths('see `src/raft/quorum.ts`, src/raft/nowhere.ts and dist/src/lockd/main.js, test/**/x.ts, test/raft/x*.ts.', (p) => existsSync(join(ROOT, p)))).to.deep.equal(['src/raft/nowhere.ts']);
+    expect(
+      missingPaths('see `src/raft/quorum.ts`, src/raft/nowhere.ts and dist/src/lockd/main.js, test/**/x.ts, test/raft/x*.ts.', (p) =>
+        existsSync(join(ROOT, p)),
+      ),
+    ).to.deep.equal(['src/raft/nowhere.ts']);
     const md = ['[a](docs/api.md#2-clients) [b](docs/gone.md) [c](#nowhere) [d](https://example.com/x.md#y)', '## Here', '[e](#here)'].join('\n');
     expect(checkCitations('README.md', md, read).map((p) => `${p.line}: ${p.why}`)).to.deep.equal([
       '1: docs/gone.md does not exist',

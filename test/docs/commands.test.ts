@@ -30,7 +30,11 @@ export function codeOf(doc: string): { line: number; code: string }[] {
   return out;
 }
 
-export interface Known { readonly scripts: ReadonlySet<string>; readonly verbs: ReadonlySet<string>; readonly lockctl: readonly (readonly string[])[] }
+export interface Known {
+  readonly scripts: ReadonlySet<string>;
+  readonly verbs: ReadonlySet<string>;
+  readonly lockctl: readonly (readonly string[])[];
+}
 
 /** What in `code` names a command that does not exist. */
 export function unknownCommands(code: string, known: Known): string[] {
@@ -50,7 +54,7 @@ export function unknownCommands(code: string, known: Known): string[] {
       words.push(t);
     }
     if (words.length === 0 || words[0] === '--help' || /^(is|the|from|with|and)$/.test(words[0]!)) continue;
-    const fits = known.lockctl.some((path) => path.every((w, i) => i >= words.length ? true : words[i] === w) || (path.length === 1 && path[0] === words[0]));
+    const fits = known.lockctl.some((path) => path.every((w, i) => (i >= words.length ? true : words[i] === w)) || (path.length === 1 && path[0] === words[0]));
     if (!fits) out.push(`lockctl ${words.join(' ')}: no such command`);
   }
   return out;

@@ -59,8 +59,14 @@ describe('docs: the import map of src/ (scripts/import-map.js) is true', () => {
   const imports: Import[] = files.flatMap((from) => specifiers(readFileSync(join(ROOT, from), 'utf8')).map((specifier) => ({ from, specifier })));
 
   it('every file of src/ is in a row, and every row holds a file', () => {
-    expect(files.filter((f) => !rowOf(f)), 'files in no row').to.deep.equal([]);
-    expect(IMPORT_MAP.filter((r) => !files.some((f) => rowOf(f) === r)).map((r) => r.path), 'rows without files').to.deep.equal([]);
+    expect(
+      files.filter((f) => !rowOf(f)),
+      'files in no row',
+    ).to.deep.equal([]);
+    expect(
+      IMPORT_MAP.filter((r) => !files.some((f) => rowOf(f) === r)).map((r) => r.path),
+      'rows without files',
+    ).to.deep.equal([]);
     expect(imports.length).to.be.greaterThan(500); // the parser saw the imports
   });
 
@@ -74,7 +80,9 @@ describe('docs: the import map of src/ (scripts/import-map.js) is true', () => {
 
   it('src/ has no folder-level import cycle, and neither has the table', () => {
     const { graph, example } = rowGraph(imports);
-    const found = cycles(graph).map((scc) => `${scc.join(' ↔ ')} (e.g. ${scc.flatMap((a) => scc.map((b) => example.get(`${a} -> ${b}`)).filter(Boolean)).join('; ')})`);
+    const found = cycles(graph).map(
+      (scc) => `${scc.join(' ↔ ')} (e.g. ${scc.flatMap((a) => scc.map((b) => example.get(`${a} -> ${b}`)).filter(Boolean)).join('; ')})`,
+    );
     expect(found).to.deep.equal([]);
     expect(cycles(tableGraph())).to.deep.equal([]);
   });

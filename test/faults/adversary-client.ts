@@ -63,13 +63,21 @@ async function inspect(name: string): Promise<InspectOutput | undefined> {
 
 async function release(name: string, token: number): Promise<void> {
   const { id } = hist.invoke('release', { name, leaseId: 0, token, adversary: true });
-  const o = await unaryCall<ReleaseRequest, ReleaseResponse__Output>((q, op, cb) => client().lock.Release(q, op, cb), { name, fencingToken: token }, cfg!.attemptMs);
+  const o = await unaryCall<ReleaseRequest, ReleaseResponse__Output>(
+    (q, op, cb) => client().lock.Release(q, op, cb),
+    { name, fencingToken: token },
+    cfg!.attemptMs,
+  );
   complete(id, o, (v) => ({ released: v.released }));
 }
 
 async function cancelWait(name: string, leaseId: number, abandonedAtIndex: number): Promise<void> {
   const { id } = hist.invoke('cancelwait', { name, leaseId, abandonedAtIndex });
-  const o = await unaryCall<CancelWaitRequest, CancelWaitResponse__Output>((q, op, cb) => client().lock.CancelWait(q, op, cb), { name, leaseId, abandonedAtIndex }, cfg!.attemptMs);
+  const o = await unaryCall<CancelWaitRequest, CancelWaitResponse__Output>(
+    (q, op, cb) => client().lock.CancelWait(q, op, cb),
+    { name, leaseId, abandonedAtIndex },
+    cfg!.attemptMs,
+  );
   complete(id, o, (v) => ({ removed: v.removed, token: v.fencingToken, released: v.released }));
 }
 

@@ -67,14 +67,27 @@ export function checkRun(runDir: string, finals: Finals, budgetMs: number): RunC
   const recipes = checkRecipes(ops);
   const problems: string[] = [];
   for (const v of recipes.violations) problems.push(`${v.checker} (${v.name}): ${v.detail}`);
-  if (ops.some((o) => o.f === 'racquire' || o.f === 'campaign') && Object.values(recipes.grants).reduce((a, b) => a + b, 0) === 0) problems.push('no recipe grant was answered: the recipe clients made no progress');
+  if (ops.some((o) => o.f === 'racquire' || o.f === 'campaign') && Object.values(recipes.grants).reduce((a, b) => a + b, 0) === 0)
+    problems.push('no recipe grant was answered: the recipe clients made no progress');
   if (flood.alive) problems.push(`${flood.alive} keepalives of lease ids never granted were answered alive (ttl > 0)`);
   if (fenced.violations.length) problems.push(`${fenced.violations.length} fencing violations`);
   if (exclusion.violations.length) problems.push(`${exclusion.violations.length} grants to another lease while the holder's lease was trusted`);
-  if (lin.verdict === 'illegal') problems.push(`not linearizable: ${lin.parts.filter((p) => p.verdict === 'illegal').map((p) => p.part).join(', ')}`);
+  if (lin.verdict === 'illegal')
+    problems.push(
+      `not linearizable: ${lin.parts
+        .filter((p) => p.verdict === 'illegal')
+        .map((p) => p.part)
+        .join(', ')}`,
+    );
   // A search that gave up proves nothing: the run is not a pass. Re-check a kept run with
   // a larger budget: npx tsx test/faults/check-run.ts RUN_DIR.
-  if (lin.verdict === 'unknown') problems.push(`linearizability not established (the search gave up on: ${lin.parts.filter((p) => p.verdict === 'unknown').map((p) => p.part).join(', ')})`);
+  if (lin.verdict === 'unknown')
+    problems.push(
+      `linearizability not established (the search gave up on: ${lin.parts
+        .filter((p) => p.verdict === 'unknown')
+        .map((p) => p.part)
+        .join(', ')})`,
+    );
   if (fenced.writes.ok === 0) problems.push('no fenced write was acknowledged: the workload made no progress');
   return { ops, fenced, control, exclusion, lin, flood, recipes, problems };
 }
@@ -87,7 +100,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   }
   const finals = JSON.parse(readFileSync(join(dir, 'finals.json'), 'utf8')) as Finals;
   const c = checkRun(dir, finals, 120_000);
-  const show = { problems: c.problems, fenced: { ...c.fenced, lostAcknowledged: c.fenced.lostAcknowledged.slice(0, 5), staleWindowLosses: c.fenced.staleWindowLosses.slice(0, 5) }, exclusion: c.exclusion, recipes: c.recipes, flood: c.flood, linearizability: c.lin };
+  const show = {
+    problems: c.problems,
+    fenced: { ...c.fenced, lostAcknowledged: c.fenced.lostAcknowledged.slice(0, 5), staleWindowLosses: c.fenced.staleWindowLosses.slice(0, 5) },
+    exclusion: c.exclusion,
+    recipes: c.recipes,
+    flood: c.flood,
+    linearizability: c.lin,
+  };
   process.stdout.write(`${JSON.stringify(show, null, 2)}\n`);
   process.exit(c.problems.length ? 1 : 0);
 }

@@ -7,7 +7,8 @@ import { emergencyStop, runFaults } from './runner.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 import { ADVERSARY_CALLS, type AdversaryCall } from './workload-config.js';
 
-const USAGE = 'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--recipe-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky] [--tls] [--no-fsync-control]';
+const USAGE =
+  'usage: npm run faults -- --time SECONDS --seed S [--out report.json] [--keep] [--nodes 3|5] [--fenced-clients N] [--control-clients N] [--adversaries N] [--adversary-calls c1,c2] [--recipe-clients N] [--ttl-ms MS] [--kinds k1,k2] [--sticky] [--tls] [--no-fsync-control]';
 
 function int(name: string, v: string | undefined, def: number | undefined, min: number, max: number): number {
   if (v === undefined) {
@@ -22,9 +23,22 @@ function int(name: string, v: string | undefined, def: number | undefined, min: 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
-      time: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, keep: { type: 'boolean' },
-      nodes: { type: 'string' }, 'fenced-clients': { type: 'string' }, 'control-clients': { type: 'string' }, adversaries: { type: 'string' }, 'adversary-calls': { type: 'string' }, 'recipe-clients': { type: 'string' },
-      'ttl-ms': { type: 'string' }, kinds: { type: 'string' }, sticky: { type: 'boolean' }, tls: { type: 'boolean' }, 'no-fsync-control': { type: 'boolean' }, help: { type: 'boolean' },
+      time: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      keep: { type: 'boolean' },
+      nodes: { type: 'string' },
+      'fenced-clients': { type: 'string' },
+      'control-clients': { type: 'string' },
+      adversaries: { type: 'string' },
+      'adversary-calls': { type: 'string' },
+      'recipe-clients': { type: 'string' },
+      'ttl-ms': { type: 'string' },
+      kinds: { type: 'string' },
+      sticky: { type: 'boolean' },
+      tls: { type: 'boolean' },
+      'no-fsync-control': { type: 'boolean' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -38,8 +52,15 @@ async function main(): Promise<number> {
   const kinds = (values.kinds?.split(',').map((k) => k.trim()) ?? (noFsyncControl ? ['power-cut'] : undefined)) as FaultKind[] | undefined;
   if (noFsyncControl && !kinds?.includes('power-cut')) throw new Error('--no-fsync-control needs power-cut in --kinds');
   for (const k of kinds ?? []) if (!FAULT_KINDS.includes(k)) throw new Error(`unknown fault kind "${k}"; kinds: ${FAULT_KINDS.join(', ')}`);
-  const adversaryCalls = values['adversary-calls'] === undefined ? undefined : values['adversary-calls'].split(',').map((k) => k.trim()).filter((k) => k !== '') as AdversaryCall[];
-  for (const c of adversaryCalls ?? []) if (!ADVERSARY_CALLS.includes(c)) throw new Error(`unknown adversary call "${c}"; calls: ${ADVERSARY_CALLS.join(', ')}`);
+  const adversaryCalls =
+    values['adversary-calls'] === undefined
+      ? undefined
+      : (values['adversary-calls']
+          .split(',')
+          .map((k) => k.trim())
+          .filter((k) => k !== '') as AdversaryCall[]);
+  for (const c of adversaryCalls ?? [])
+    if (!ADVERSARY_CALLS.includes(c)) throw new Error(`unknown adversary call "${c}"; calls: ${ADVERSARY_CALLS.join(', ')}`);
   const report = await runFaults({
     timeSec: int('time', values.time, undefined, 1, 3600),
     seed: int('seed', values.seed, undefined, 0, 0xffffffff),

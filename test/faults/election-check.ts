@@ -48,9 +48,12 @@ export function checkElections(ops: readonly Op[], grants: readonly RecipeGrant[
         if (o.status !== 'ok') continue;
         if (o.f === 'revoke' && o.input.leaseId === lease) consider(o.complete, `lease ${lease} revoked`);
         if (o.f === 'resign' && o.input.name === name && o.input.token === token && resignedOk(o)) consider(o.complete, 'resigned');
-        if (o.f === 'campaign' && o.input.name === name && (o.output as { token: number }).token > token) consider(o.complete, `campaign answered token ${(o.output as { token: number }).token}`);
-        if (o.f === 'leader' && o.input.name === name && (o.output as LeaderOutput).token > token) consider(o.complete, `Leader answered token ${(o.output as LeaderOutput).token}`);
-        if (o.f === 'observe' && o.input.name === name && (o.output as ObserveOutput).hasLeader && (o.output as ObserveOutput).token > token) consider(o.complete, `Observe showed token ${(o.output as ObserveOutput).token}`);
+        if (o.f === 'campaign' && o.input.name === name && (o.output as { token: number }).token > token)
+          consider(o.complete, `campaign answered token ${(o.output as { token: number }).token}`);
+        if (o.f === 'leader' && o.input.name === name && (o.output as LeaderOutput).token > token)
+          consider(o.complete, `Leader answered token ${(o.output as LeaderOutput).token}`);
+        if (o.f === 'observe' && o.input.name === name && (o.output as ObserveOutput).hasLeader && (o.output as ObserveOutput).token > token)
+          consider(o.complete, `Observe showed token ${(o.output as ObserveOutput).token}`);
       }
       return best;
     };
@@ -59,13 +62,23 @@ export function checkElections(ops: readonly Op[], grants: readonly RecipeGrant[
         (o) =>
           o.invoke < by &&
           ((o.f === 'campaign' && o.input.leaseId === lease && o.input.value === value) ||
-            (o.f === 'proclaim' && (o.input as ProclaimInput).leaseId === lease && (o.input as ProclaimInput).token === token && (o.input as ProclaimInput).value === value)),
+            (o.f === 'proclaim' &&
+              (o.input as ProclaimInput).leaseId === lease &&
+              (o.input as ProclaimInput).token === token &&
+              (o.input as ProclaimInput).value === value)),
       );
     const identity = (o: Op, lease: number, token: number, value: string, by: number) => {
       const known = leaseOfToken.get(token);
-      if (known !== undefined && known !== lease) report('Leader Identity', name, `${o.f} (${o.id}) named lease ${lease} for token ${token}, which Campaign answered to lease ${known}`);
-      else if (!leases.has(lease)) report('Leader Identity', name, `${o.f} (${o.id}) named lease ${lease} (token ${token}), which never campaigned for ${name}`);
-      else if (!valueKnown(lease, token, value, by)) report('Leader Identity', name, `${o.f} (${o.id}) showed lease ${lease} token ${token} with value "${value}", which neither its campaigns nor a Proclaim of that token had sent by ${at(by)}`);
+      if (known !== undefined && known !== lease)
+        report('Leader Identity', name, `${o.f} (${o.id}) named lease ${lease} for token ${token}, which Campaign answered to lease ${known}`);
+      else if (!leases.has(lease))
+        report('Leader Identity', name, `${o.f} (${o.id}) named lease ${lease} (token ${token}), which never campaigned for ${name}`);
+      else if (!valueKnown(lease, token, value, by))
+        report(
+          'Leader Identity',
+          name,
+          `${o.f} (${o.id}) showed lease ${lease} token ${token} with value "${value}", which neither its campaigns nor a Proclaim of that token had sent by ${at(by)}`,
+        );
     };
     // Leader reads.
     for (const o of mine) {
@@ -75,10 +88,20 @@ export function checkElections(ops: readonly Op[], grants: readonly RecipeGrant[
         const v = o.output as LeaderOutput;
         identity(o, v.leaseId, v.token, v.value, o.complete);
         const end = endedBy(v.leaseId, v.token);
-        if (end.at < o.invoke) report('Phantom Leader', name, `Leader (${o.id}, invoked ${at(o.invoke)}) answered lease ${v.leaseId} token ${v.token}, whose leadership had ended by ${at(end.at)} (${end.why})`);
+        if (end.at < o.invoke)
+          report(
+            'Phantom Leader',
+            name,
+            `Leader (${o.id}, invoked ${at(o.invoke)}) answered lease ${v.leaseId} token ${v.token}, whose leadership had ended by ${at(end.at)} (${end.why})`,
+          );
       } else if ((o.output as { code?: string } | undefined)?.code === 'NOT_FOUND') {
         const g = leads.find((l) => l.op.complete < o.invoke && l.protectedUntil > o.complete);
-        if (g) report('Phantom Leader', name, `Leader (${o.id}, ${at(o.invoke)}–${at(o.complete)}) answered "nobody leads" while lease ${g.lease} led (token ${g.token}, answered ${at(g.op.complete)}, held until at least ${at(g.protectedUntil)})`);
+        if (g)
+          report(
+            'Phantom Leader',
+            name,
+            `Leader (${o.id}, ${at(o.invoke)}–${at(o.complete)}) answered "nobody leads" while lease ${g.lease} led (token ${g.token}, answered ${at(g.op.complete)}, held until at least ${at(g.protectedUntil)})`,
+          );
       }
     }
     // Observe streams.
@@ -100,13 +123,28 @@ export function checkElections(ops: readonly Op[], grants: readonly RecipeGrant[
         const token = v.hasLeader ? v.token : 0;
         if (v.hasLeader) {
           identity(e, v.leaseId, v.token, v.value, e.complete);
-          if (token < highest || left.has(token)) report('Phantom Leader', name, `Observe stream ${stream} showed lease ${v.leaseId} token ${token} at ${at(e.complete)} after it had shown token ${highest}${left.has(token) ? ' and that leadership end' : ''}`);
+          if (token < highest || left.has(token))
+            report(
+              'Phantom Leader',
+              name,
+              `Observe stream ${stream} showed lease ${v.leaseId} token ${token} at ${at(e.complete)} after it had shown token ${highest}${left.has(token) ? ' and that leadership end' : ''}`,
+            );
           // Every other leadership with a lower token had ended when this arrived.
           const g = leads.find((l) => l.token < token && l.protectedUntil > e.complete);
-          if (g) report('Phantom Leader', name, `Observe stream ${stream} showed lease ${v.leaseId} leading (token ${token}) at ${at(e.complete)} while lease ${g.lease} still led (token ${g.token}, held until at least ${at(g.protectedUntil)}): two leaders`);
+          if (g)
+            report(
+              'Phantom Leader',
+              name,
+              `Observe stream ${stream} showed lease ${v.leaseId} leading (token ${token}) at ${at(e.complete)} while lease ${g.lease} still led (token ${g.token}, held until at least ${at(g.protectedUntil)}): two leaders`,
+            );
         } else if (current > 0) {
           const g = leads.find((l) => l.token === current && l.protectedUntil > e.complete);
-          if (g) report('Phantom Leader', name, `Observe stream ${stream} showed nobody leading at ${at(e.complete)} after token ${current}, while lease ${g.lease} still led with it (held until at least ${at(g.protectedUntil)})`);
+          if (g)
+            report(
+              'Phantom Leader',
+              name,
+              `Observe stream ${stream} showed nobody leading at ${at(e.complete)} after token ${current}, while lease ${g.lease} still led with it (held until at least ${at(g.protectedUntil)})`,
+            );
         }
         if (current > 0 && token !== current) left.add(current);
         current = token;

@@ -6,9 +6,28 @@ import { checkExclusion } from './exclusion-check.js';
 import { append, decode, encode, EMPTY, ordered, TAIL, type GuardedValue } from './guarded-value.js';
 
 let seq = 0;
-function wr(p: string, elem: string, pred: string, n: number, token: number, t0: number, t1: number, status: OpStatus = 'ok', opts: { trustedUntil?: number; code?: string; store?: 'fence' | 'plain' } = {}): Op {
+function wr(
+  p: string,
+  elem: string,
+  pred: string,
+  n: number,
+  token: number,
+  t0: number,
+  t1: number,
+  status: OpStatus = 'ok',
+  opts: { trustedUntil?: number; code?: string; store?: 'fence' | 'plain' } = {},
+): Op {
   const output = status === 'ok' ? { highestToken: token } : status === 'fail' ? { code: opts.code ?? 'FAILED_PRECONDITION' } : undefined;
-  return op(seq++, p, 'write', { store: opts.store ?? 'fence', key: 'x', elem, pred, n, token, leaseId: 1, trustedUntil: opts.trustedUntil ?? 1e9 }, t0, t1, status, output);
+  return op(
+    seq++,
+    p,
+    'write',
+    { store: opts.store ?? 'fence', key: 'x', elem, pred, n, token, leaseId: 1, trustedUntil: opts.trustedUntil ?? 1e9 },
+    t0,
+    t1,
+    status,
+    output,
+  );
 }
 function final(elems: string[], token: number | undefined): Map<string, FinalValue> {
   let v: GuardedValue = EMPTY;
@@ -101,8 +120,10 @@ describe('faults: exclusion checker', () => {
   const grant = (lease: number, t0: number, ttlMs: number): Op => op(seq++, `p${lease}`, 'grant', { ttlMs }, t0, t0 + 1, 'ok', { leaseId: lease });
   const acq = (lease: number, t0: number, t1: number, token: number): Op =>
     op(seq++, `p${lease}`, 'acquire', { name: 'k', leaseId: lease, wait: true }, t0, t1, 'ok', { acquired: true, token, holder: lease });
-  const rel = (lease: number, t0: number, t1: number, token: number): Op => op(seq++, `p${lease}`, 'release', { name: 'k', leaseId: lease, token }, t0, t1, 'ok', { released: true });
-  const ka = (lease: number, t0: number, t1: number, ttlMs: number): Op => op(seq++, `p${lease}`, 'keepalive', { leaseId: lease, ttlMs }, t0, t1, 'ok', { ttlMs });
+  const rel = (lease: number, t0: number, t1: number, token: number): Op =>
+    op(seq++, `p${lease}`, 'release', { name: 'k', leaseId: lease, token }, t0, t1, 'ok', { released: true });
+  const ka = (lease: number, t0: number, t1: number, ttlMs: number): Op =>
+    op(seq++, `p${lease}`, 'keepalive', { leaseId: lease, ttlMs }, t0, t1, 'ok', { ttlMs });
 
   it('flags a grant to another lease while the holder was still trusted', () => {
     const r = checkExclusion([grant(1, 0, 1000), acq(1, 10, 20, 5), grant(2, 0, 1000), acq(2, 30, 500, 8)]);
@@ -119,7 +140,8 @@ describe('faults: exclusion checker', () => {
   });
 
   it("a third party's release of the holder's token ends its protection; a refused guess does not", () => {
-    const xrel = (t0: number, token: number, released: boolean): Op => op(seq++, 'x9', 'release', { name: 'k', leaseId: 0, token, adversary: true }, t0, t0 + 5, 'ok', { released });
+    const xrel = (t0: number, token: number, released: boolean): Op =>
+      op(seq++, 'x9', 'release', { name: 'k', leaseId: 0, token, adversary: true }, t0, t0 + 5, 'ok', { released });
     const base = [grant(1, 0, 1000), acq(1, 10, 20, 5), grant(2, 0, 1000), acq(2, 30, 500, 8)];
     expect(checkExclusion([...base, xrel(100, 5, true)]).violations).to.deep.equal([]);
     expect(checkExclusion([...base, xrel(100, 5, false)]).violations).to.have.length(1);
@@ -129,7 +151,8 @@ describe('faults: exclusion checker', () => {
 
 describe("faults: fencing checker — a third party's release", () => {
   it('excuses the loss of a write acknowledged after the grant was released by someone else, not one before', () => {
-    const xrel = (t0: number, released: boolean): Op => op(seq++, 'x9', 'release', { name: 'x', leaseId: 0, token: 5, adversary: true }, t0, t0 + 1, 'ok', { released });
+    const xrel = (t0: number, released: boolean): Op =>
+      op(seq++, 'x9', 'release', { name: 'x', leaseId: 0, token: 5, adversary: true }, t0, t0 + 1, 'ok', { released });
     // a (token 5) writes a.1, later a.2; b (token 9) built on a.1: a.2 is lost.
     const ops = [wr('a', 'a.1@5', '', 1, 5, 0, 1), wr('a', 'a.2@5', 'a.1@5', 2, 5, 10, 11), wr('b', 'b.1@9', 'a.1@5', 2, 9, 12, 13)];
     const fin = final(['a.1@5', 'b.1@9'], 9);

@@ -99,7 +99,9 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
     if (refused(w)) res.writes.refusedStale++;
   }
   if (store === 'fence')
-    for (const r of reads) if (r.status === 'ok' && !(r.output as ReadOutput).ordered) violation('read-unordered', r.input.key, `${r.id} read a value whose tokens decrease or whose last token is not the store's`);
+    for (const r of reads)
+      if (r.status === 'ok' && !(r.output as ReadOutput).ordered)
+        violation('read-unordered', r.input.key, `${r.id} read a value whose tokens decrease or whose last token is not the store's`);
 
   for (const key of keys) {
     const kw = writes.filter((w) => w.input.key === key);
@@ -126,7 +128,10 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
       }
       if (chain.length !== final.value.n && !res.violations.some((v) => v.kind === 'unknown-element' && v.key === key))
         violation('chain-mismatch', key, `the value counts ${final.value.n} elements, its chain of writes has ${chain.length}`);
-      const tail = chain.slice(0, final.value.tail.length).map((w) => w.input.elem).reverse();
+      const tail = chain
+        .slice(0, final.value.tail.length)
+        .map((w) => w.input.elem)
+        .reverse();
       if (tail.join(',') !== final.value.tail.join(',')) violation('chain-mismatch', key, `the stored tail does not match its chain of writes`);
       if (final.token !== undefined && chain.length && chain[0].input.token !== final.token)
         violation('chain-mismatch', key, `the store reports token ${final.token} for a value last written with token ${chain[0].input.token}`);
@@ -150,7 +155,12 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
       const lost: LostWrite = { key, elem: w.input.elem, process: w.process, token: w.input.token, complete: w.complete, trustedUntil: until };
       if (w.complete <= until) {
         res.lostAcknowledged.push(lost);
-        if (store === 'fence') violation('lost-acknowledged-write', key, `${w.id} (token ${w.input.token}) was acknowledged at ${w.complete.toFixed(1)} ms, within its lease trust (until ${until.toFixed(1)} ms), but is not in the final value`);
+        if (store === 'fence')
+          violation(
+            'lost-acknowledged-write',
+            key,
+            `${w.id} (token ${w.input.token}) was acknowledged at ${w.complete.toFixed(1)} ms, within its lease trust (until ${until.toFixed(1)} ms), but is not in the final value`,
+          );
       } else res.staleWindowLosses.push(lost);
     }
 
@@ -170,7 +180,8 @@ export function checkStore(ops: readonly Op[], store: StoreKind, finals: Readonl
         }
         j++;
       }
-      if (w.input.token < maxBefore) violation('accepted-lower-token', key, `${w.id} was accepted with token ${w.input.token} after ${maxOp!.id} had been accepted with token ${maxBefore}`);
+      if (w.input.token < maxBefore)
+        violation('accepted-lower-token', key, `${w.id} was accepted with token ${w.input.token} after ${maxOp!.id} had been accepted with token ${maxBefore}`);
     }
     // A refusal needs a higher token that could have been written before the refusal.
     for (const w of kw) {

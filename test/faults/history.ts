@@ -10,9 +10,24 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 /** Operation kinds a client records. */
 export type OpKind =
-  | 'grant' | 'keepalive' | 'revoke' | 'acquire' | 'release' | 'read' | 'write' | 'inspect' | 'cancelwait'
+  | 'grant'
+  | 'keepalive'
+  | 'revoke'
+  | 'acquire'
+  | 'release'
+  | 'read'
+  | 'write'
+  | 'inspect'
+  | 'cancelwait'
   // Recipes (the recipes, recipe-client.ts): kept out of the lock linearizability model, judged by recipe-check.ts.
-  | 'racquire' | 'rrelease' | 'setpermits' | 'campaign' | 'proclaim' | 'resign' | 'leader' | 'observe'
+  | 'racquire'
+  | 'rrelease'
+  | 'setpermits'
+  | 'campaign'
+  | 'proclaim'
+  | 'resign'
+  | 'leader'
+  | 'observe'
   // A stale actor's Fence.Write or Fence.Delete with lock = the name of a grant that has ended (stale-check.ts).
   | 'lockwrite';
 
@@ -22,34 +37,72 @@ export type OpStatus = 'ok' | 'fail' | 'unknown';
 /** Which store a read/write went to: lockd's fenced store or the runner's plain (unfenced) control store. */
 export type StoreKind = 'fence' | 'plain';
 
-export interface GrantInput { ttlMs: number }
-export interface GrantOutput { leaseId: number }
-export interface KeepAliveInput { leaseId: number; ttlMs: number }
-export interface KeepAliveOutput { ttlMs: number }
-export interface RevokeInput { leaseId: number }
+export interface GrantInput {
+  ttlMs: number;
+}
+export interface GrantOutput {
+  leaseId: number;
+}
+export interface KeepAliveInput {
+  leaseId: number;
+  ttlMs: number;
+}
+export interface KeepAliveOutput {
+  ttlMs: number;
+}
+export interface RevokeInput {
+  leaseId: number;
+}
 /**
  * retryOf: an attempt of that (retried) Acquire whose own outcome was unknown, recorded as an
  * unknown operation of its own from the attempt's start: the server may have granted the lock to
  * that attempt and given the grant back (abandoned-wait cleanup) before the retry was answered.
  */
-export interface AcquireInput { name: string; leaseId: number; wait: boolean; retryOf?: string; requestId?: string }
+export interface AcquireInput {
+  name: string;
+  leaseId: number;
+  wait: boolean;
+  retryOf?: string;
+  requestId?: string;
+}
 /**
  * answeredFrom: when the attempt that got this answer started (set when earlier attempts were made).
  * Every attempt reuses the request id, so the grant happens at most once (or, for a wait whose
  * earlier grant the server took back, again) but the answer describes the state while that last
  * attempt was in flight: a retry must not report a grant that had already ended.
  */
-export interface AcquireOutput { acquired: boolean; token: number; holder: number; answeredFrom?: number }
+export interface AcquireOutput {
+  acquired: boolean;
+  token: number;
+  holder: number;
+  answeredFrom?: number;
+}
 /**
  * adversary: a third party's Release (leaseId 0): it names a token it learned from Inspect or
  * guessed. Without authentication the token is the capability, so releasing the holder's exact token
  * is legitimate: it ends that grant (the holder loses the lock and must not be trusted after).
  */
-export interface ReleaseInput { name: string; leaseId: number; token: number; adversary?: boolean; requestId?: string }
-export interface ReleaseOutput { released: boolean }
-export interface ReadInput { store: StoreKind; key: string }
+export interface ReleaseInput {
+  name: string;
+  leaseId: number;
+  token: number;
+  adversary?: boolean;
+  requestId?: string;
+}
+export interface ReleaseOutput {
+  released: boolean;
+}
+export interface ReadInput {
+  store: StoreKind;
+  key: string;
+}
 /** A read value is summarised: the guarded list's length and last element ('' when empty). */
-export interface ReadOutput { n: number; last: string; token: number; ordered: boolean }
+export interface ReadOutput {
+  n: number;
+  last: string;
+  token: number;
+  ordered: boolean;
+}
 export interface WriteInput {
   store: StoreKind;
   key: string;
@@ -66,10 +119,19 @@ export interface WriteInput {
   leaseId: number;
   trustedUntil: number;
 }
-export interface WriteOutput { highestToken: number }
+export interface WriteOutput {
+  highestToken: number;
+}
 /** An adversary's look at a lock (the source of the tokens and lease ids it then tries). */
-export interface InspectInput { name: string }
-export interface InspectOutput { held: boolean; token: number; holder: number; waiting: number[] }
+export interface InspectInput {
+  name: string;
+}
+export interface InspectOutput {
+  held: boolean;
+  token: number;
+  holder: number;
+  waiting: number[];
+}
 /**
  * An adversary's CancelWait naming someone else's lease. abandonedAtIndex is always far beyond any
  * log index of the run (>= ADVERSARY_INDEX) or 0: so it can never name a real abandoned Acquire
@@ -77,8 +139,16 @@ export interface InspectOutput { held: boolean; token: number; holder: number; w
  * must change nothing at all (removed = true is a violation too). With 0 it may take a waiter out of
  * the queue — the lease id is the capability today — which the waiting call survives by re-queueing.
  */
-export interface CancelWaitInput { name: string; leaseId: number; abandonedAtIndex: number }
-export interface CancelWaitOutput { removed: boolean; token: number; released: boolean }
+export interface CancelWaitInput {
+  name: string;
+  leaseId: number;
+  abandonedAtIndex: number;
+}
+export interface CancelWaitOutput {
+  removed: boolean;
+  token: number;
+  released: boolean;
+}
 /** The least abandonedAtIndex an adversary sends when it sends one (10^12: no run has that many entries). */
 export const ADVERSARY_INDEX = 1e12;
 
@@ -89,30 +159,102 @@ export const ADVERSARY_INDEX = 1e12;
  * true by a lease holding the name exclusively is a downgrade (answered with the same token).
  */
 /** cross (here and in SetPermits and Campaign): a call of another recipe on this name (recipe-client.ts crossMove). */
-export interface RAcquireInput { name: string; leaseId: number; wait: boolean; permits: number; shared: boolean; lockDelayMs: number; requestId: string; cross?: boolean }
-export interface RAcquireOutput { acquired: boolean; token: number; holder: number; delayRemainingMs: number }
+export interface RAcquireInput {
+  name: string;
+  leaseId: number;
+  wait: boolean;
+  permits: number;
+  shared: boolean;
+  lockDelayMs: number;
+  requestId: string;
+  cross?: boolean;
+}
+export interface RAcquireOutput {
+  acquired: boolean;
+  token: number;
+  holder: number;
+  delayRemainingMs: number;
+}
 /**
  * stale: a stale actor's call, made after this client learned the grant (name, leaseId, token) had
  * ended (stale-check.ts); noLease: sent with lease_id 0 (the token alone names the grant).
  */
-export interface RReleaseInput { name: string; leaseId: number; token: number; requestId: string; stale?: boolean; noLease?: boolean }
-export interface SetPermitsInput { name: string; permits: number; requestId: string; cross?: boolean }
-export interface SetPermitsOutput { previous: number; granted: number }
+export interface RReleaseInput {
+  name: string;
+  leaseId: number;
+  token: number;
+  requestId: string;
+  stale?: boolean;
+  noLease?: boolean;
+}
+export interface SetPermitsInput {
+  name: string;
+  permits: number;
+  requestId: string;
+  cross?: boolean;
+}
+export interface SetPermitsOutput {
+  previous: number;
+  granted: number;
+}
 /** Election.Campaign (waits until it leads); value: the leader's value once it leads (unique per call). */
-export interface CampaignInput { name: string; leaseId: number; value: string; requestId: string; cross?: boolean }
-export interface CampaignOutput { token: number }
+export interface CampaignInput {
+  name: string;
+  leaseId: number;
+  value: string;
+  requestId: string;
+  cross?: boolean;
+}
+export interface CampaignOutput {
+  token: number;
+}
 /** Election.Proclaim / Resign of the leadership (name, lease, token). Proclaim has no request id (not deduplicated). */
-export interface ProclaimInput { name: string; leaseId: number; token: number; value: string; stale?: boolean }
-export interface ResignInput { name: string; leaseId: number; token: number; requestId: string; stale?: boolean }
+export interface ProclaimInput {
+  name: string;
+  leaseId: number;
+  token: number;
+  value: string;
+  stale?: boolean;
+}
+export interface ResignInput {
+  name: string;
+  leaseId: number;
+  token: number;
+  requestId: string;
+  stale?: boolean;
+}
 /** Fence.Write (or delete) of key with lock = name and the ended grant's token: always a stale actor's. */
-export interface LockWriteInput { name: string; leaseId: number; token: number; key: string; del: boolean; requestId: string }
-export interface ResignOutput { resigned: boolean }
+export interface LockWriteInput {
+  name: string;
+  leaseId: number;
+  token: number;
+  key: string;
+  del: boolean;
+  requestId: string;
+}
+export interface ResignOutput {
+  resigned: boolean;
+}
 /** Election.Leader (a linearizable read; NOT_FOUND when nobody leads), and one response of an Election.Observe stream. */
-export interface LeaderInput { name: string }
-export interface LeaderOutput { leaseId: number; token: number; value: string }
+export interface LeaderInput {
+  name: string;
+}
+export interface LeaderOutput {
+  leaseId: number;
+  token: number;
+  value: string;
+}
 /** An Observe response, recorded as an operation invoked and completed when it arrived; stream names the stream. */
-export interface ObserveInput { name: string; stream: string }
-export interface ObserveOutput { hasLeader: boolean; leaseId: number; token: number; value: string }
+export interface ObserveInput {
+  name: string;
+  stream: string;
+}
+export interface ObserveOutput {
+  hasLeader: boolean;
+  leaseId: number;
+  token: number;
+  value: string;
+}
 
 export interface OpInputs {
   racquire: RAcquireInput;
@@ -156,7 +298,10 @@ export interface OpOutputs {
 }
 
 /** A failed operation's reason: a gRPC code name ('NOT_FOUND', 'FAILED_PRECONDITION', ...). */
-export interface FailOutput { code: string; message?: string }
+export interface FailOutput {
+  code: string;
+  message?: string;
+}
 
 export type InvokeRecord = { [K in OpKind]: { type: 'invoke'; id: string; process: string; f: K; input: OpInputs[K]; time: number } }[OpKind];
 export interface CompleteRecord {
@@ -166,7 +311,13 @@ export interface CompleteRecord {
   output?: unknown;
 }
 /** Free-form facts a client reports (entering a critical section, losing trust, ...), not operations. */
-export interface NoteRecord { type: 'note'; process: string; time: number; what: string; [k: string]: unknown }
+export interface NoteRecord {
+  type: 'note';
+  process: string;
+  time: number;
+  what: string;
+  [k: string]: unknown;
+}
 export type HistoryRecord = InvokeRecord | CompleteRecord | NoteRecord;
 
 /** One operation, invoke and completion joined. complete = Infinity when the outcome is unknown. */
@@ -289,5 +440,15 @@ export function op<K extends OpKind>(
   status: OpStatus,
   output?: OpOutputs[K] | FailOutput,
 ): OpOf<K> {
-  return { index, id: `${process}-${index}`, process, f, input, status, output, invoke, complete: status === 'unknown' ? Infinity : complete } as unknown as OpOf<K>;
+  return {
+    index,
+    id: `${process}-${index}`,
+    process,
+    f,
+    input,
+    status,
+    output,
+    invoke,
+    complete: status === 'unknown' ? Infinity : complete,
+  } as unknown as OpOf<K>;
 }

@@ -27,11 +27,16 @@ export interface GrantContext {
  * success), where the client's next call starts.
  */
 export async function grantKeptLease(
-  c: GrantContext, requestId: string, retry: RetryOptions<LeaseGrantResponse__Output>,
+  c: GrantContext,
+  requestId: string,
+  retry: RetryOptions<LeaseGrantResponse__Output>,
 ): Promise<{ lease: LeaseKeeper | undefined; endpoint: number }> {
   const { id, time } = c.hist.invoke('grant', { ttlMs: c.ttlMs });
   const req: LeaseGrantRequest = { ttlMs: c.ttlMs, requestId };
-  const r = await retryCall((i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => c.conns.get(c.endpoints[i]).lease.Grant(q, o, cb), req, t), retry);
+  const r = await retryCall(
+    (i, t) => unaryCall<LeaseGrantRequest, LeaseGrantResponse__Output>((q, o, cb) => c.conns.get(c.endpoints[i]).lease.Grant(q, o, cb), req, t),
+    retry,
+  );
   if (r.last.kind !== 'ok') {
     c.hist.complete(id, r.uncertain || r.last.kind === 'unknown' ? 'unknown' : 'fail', r.last.kind === 'unknown' ? undefined : failureRecord(r.last));
     return { lease: undefined, endpoint: r.endpoint };

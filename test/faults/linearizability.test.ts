@@ -21,10 +21,20 @@ const rel = (p: string, lease: number, t0: number, t1: number, token: number, re
 const relFail = (p: string, lease: number, t0: number, t1: number, token: number, code: string): Op =>
   op(seq++, p, 'release', { name: 'k', leaseId: lease, token }, t0, t1, 'fail', { code });
 const relUnknown = (p: string, lease: number, t0: number, token: number): Op => op(seq++, p, 'release', { name: 'k', leaseId: lease, token }, t0, U, 'unknown');
-const ka = (p: string, lease: number, t0: number, t1: number, ttlMs = 1000): Op => op(seq++, p, 'keepalive', { leaseId: lease, ttlMs: 1000 }, t0, t1, 'ok', { ttlMs });
+const ka = (p: string, lease: number, t0: number, t1: number, ttlMs = 1000): Op =>
+  op(seq++, p, 'keepalive', { leaseId: lease, ttlMs: 1000 }, t0, t1, 'ok', { ttlMs });
 
 const w = (p: string, t0: number, t1: number, token: number, elem: string, n: number, status: 'ok' | 'fail' | 'unknown' = 'ok', code?: string): Op =>
-  op(seq++, p, 'write', { store: 'fence', key: 'x', elem, pred: '', n, token, leaseId: 1, trustedUntil: 1e9 }, t0, t1, status, status === 'fail' ? { code: code ?? 'FAILED_PRECONDITION' } : status === 'ok' ? { highestToken: token } : undefined);
+  op(
+    seq++,
+    p,
+    'write',
+    { store: 'fence', key: 'x', elem, pred: '', n, token, leaseId: 1, trustedUntil: 1e9 },
+    t0,
+    t1,
+    status,
+    status === 'fail' ? { code: code ?? 'FAILED_PRECONDITION' } : status === 'ok' ? { highestToken: token } : undefined,
+  );
 const r = (p: string, t0: number, t1: number, token: number, last: string, n: number): Op =>
   op(seq++, p, 'read', { store: 'fence', key: 'x' }, t0, t1, 'ok', { token, last, n, ordered: true });
 
@@ -197,7 +207,16 @@ describe('faults: linearizability checker — late duplicates of a fenced write'
 
 describe('faults: linearizability checker — fenced register', () => {
   it('accepts writes with non-decreasing tokens and reads of the last one', () => {
-    expect(verdict([r('a', 0, 1, 0, '', 0), w('a', 2, 3, 5, 'e1', 1), w('b', 4, 5, 5, 'e2', 2), r('c', 6, 7, 5, 'e2', 2), w('c', 8, 9, 9, 'e3', 3), r('a', 10, 11, 9, 'e3', 3)])).to.equal('ok');
+    expect(
+      verdict([
+        r('a', 0, 1, 0, '', 0),
+        w('a', 2, 3, 5, 'e1', 1),
+        w('b', 4, 5, 5, 'e2', 2),
+        r('c', 6, 7, 5, 'e2', 2),
+        w('c', 8, 9, 9, 'e3', 3),
+        r('a', 10, 11, 9, 'e3', 3),
+      ]),
+    ).to.equal('ok');
   });
 
   it('rejects an accepted write with a lower token, and a refusal of a current one', () => {
@@ -243,7 +262,12 @@ describe('faults: linearizability checker — bounded unknown outcomes', () => {
     expect(effectDeadline(mine, [mine, ...later])).to.equal(9);
     expect(effectDeadline(xrel, [xrel, ...later, revoke('a', 1, 3, 4)])).to.equal(9); // a third party has no lease
     // An attempt of a retried Acquire: once the call is answered (its request id makes later arrivals no-ops).
-    const call = op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: true, requestId: 'R' }, 0, 7, 'ok', { acquired: true, token: 5, holder: 1, answeredFrom: 4 });
+    const call = op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: true, requestId: 'R' }, 0, 7, 'ok', {
+      acquired: true,
+      token: 5,
+      holder: 1,
+      answeredFrom: 4,
+    });
     const attempt = op(seq++, 'a', 'acquire', { name: 'k', leaseId: 1, wait: true, retryOf: call.id, requestId: 'R' }, 0, U, 'unknown');
     expect(effectDeadline(attempt, [attempt, call])).to.equal(7);
     // A fenced write of token 5: once a write or read of a higher token is seen.
@@ -254,7 +278,10 @@ describe('faults: linearizability checker — bounded unknown outcomes', () => {
   it('a bounded unknown operation took effect within its interval, or never', () => {
     // A write that, if it landed, landed by t=2; a read at 3..4 did not see it: a later read cannot.
     const boundedWrite = (): Op => w('p', 0, 2, 10, 'e1', 1, 'unknown');
-    const mk = (ops: Op[], bound: number) => ops.map((o) => (o.status === 'unknown' ? { op: o, invoke: o.invoke, complete: bound, unknown: true } : { op: o, invoke: o.invoke, complete: o.complete }));
+    const mk = (ops: Op[], bound: number) =>
+      ops.map((o) =>
+        o.status === 'unknown' ? { op: o, invoke: o.invoke, complete: bound, unknown: true } : { op: o, invoke: o.invoke, complete: o.complete },
+      );
     const seenLate = [boundedWrite(), r('q', 3, 4, 0, '', 0), r('q', 5, 6, 10, 'e1', 1)];
     expect(searchLinearization(fenceModel, mk(seenLate, 2)).verdict).to.equal('illegal');
     expect(searchLinearization(fenceModel, mk(seenLate, Infinity)).verdict).to.equal('ok');
@@ -307,7 +334,11 @@ describe('faults: linearizability search bounds', () => {
     for (let i = 0; i < 24; i++) ops.push(w(`p${i}`, i * 0.01, U, 10 + i, `e${i}`, 1, 'unknown'));
     ops.push(r('z', 1, 2, 99, 'nobody', 1));
     const t0 = Date.now();
-    const res = searchLinearization(fenceModel, ops.map((o) => ({ op: o, invoke: o.invoke, complete: o.complete })), 200);
+    const res = searchLinearization(
+      fenceModel,
+      ops.map((o) => ({ op: o, invoke: o.invoke, complete: o.complete })),
+      200,
+    );
     expect(res.verdict).to.equal('unknown');
     expect(Date.now() - t0).to.be.lessThan(5000);
   });

@@ -77,7 +77,8 @@ export function searchLinearization<S, O>(
 ): SearchResult<O> {
   const started = Date.now();
   const n = ops.length;
-  for (const o of ops) if (!(o.complete >= o.invoke)) throw new Error(`linearizability: an operation completes before its invoke (${o.invoke} > ${o.complete})`);
+  for (const o of ops)
+    if (!(o.complete >= o.invoke)) throw new Error(`linearizability: an operation completes before its invoke (${o.invoke} > ${o.complete})`);
   const isUnknown = ops.map((o) => o.unknown === true || o.complete === Infinity);
 
   // Events in time order; at equal times calls come before returns (treating touching intervals as
@@ -194,7 +195,11 @@ export function searchLinearization<S, O>(
   let iterations = 0;
 
   const done = (verdict: Verdict, extra: Partial<SearchResult<O>> = {}): SearchResult<O> => ({
-    verdict, ops: n, explored, elapsedMs: Date.now() - started, ...extra,
+    verdict,
+    ops: n,
+    explored,
+    elapsedMs: Date.now() - started,
+    ...extra,
   });
   /** Undo the last step; false when there is none. Forced steps are undone through to a real choice. */
   const backtrack = (): boolean => {

@@ -69,7 +69,9 @@ function observable(op: Op, part: readonly Op[]): boolean {
           (o.f === 'inspect' && o.status === 'ok' && (o.output as InspectOutput).holder === l && o.complete > op.invoke) ||
           (o.f === 'cancelwait' && o.status === 'ok' && o.input.leaseId === l && (o.output as CancelWaitOutput).token > 0 && o.complete > op.invoke) ||
           (o.f === 'release' && o.input.adversary && o.status === 'ok' && (o.output as ReleaseOutput).released && o.complete > op.invoke) ||
-          (o.f === 'release' && o.complete > op.invoke && (o.status === 'ok' ? !(o.output as ReleaseOutput).released : (o.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION')) ||
+          (o.f === 'release' &&
+            o.complete > op.invoke &&
+            (o.status === 'ok' ? !(o.output as ReleaseOutput).released : (o.output as FailOutput | undefined)?.code === 'FAILED_PRECONDITION')) ||
           ((o.f === 'acquire' || o.f === 'release') && o.input.leaseId === l && o.complete > op.invoke),
       );
     }
@@ -209,7 +211,13 @@ export function effectDeadline(o: Op, part: readonly Op[]): number | undefined {
   const call = o.f === 'acquire' ? o.input.retryOf : undefined;
   let bound = Infinity;
   for (const p of part) {
-    if (p.complete < bound && ((lease !== undefined && provesDead(p, lease)) || (token !== undefined && passesToken(p, token)) || (call !== undefined && p.id === call && p.status === 'ok'))) bound = p.complete;
+    if (
+      p.complete < bound &&
+      ((lease !== undefined && provesDead(p, lease)) ||
+        (token !== undefined && passesToken(p, token)) ||
+        (call !== undefined && p.id === call && p.status === 'ok'))
+    )
+      bound = p.complete;
   }
   if (bound === Infinity) return undefined;
   return bound < o.invoke ? -Infinity : bound;
@@ -226,14 +234,20 @@ export function checkLinearizable(ops: readonly Op[], budgetMs = 60_000): Linear
     for (const o of pops) {
       const deadline = effectDeadline(o, pops);
       if (deadline === -Infinity) continue; // a no-op wherever it goes
-      searchOps.push(deadline === undefined ? { op: o, invoke: answerFrom(o), complete: o.complete } : { op: o, invoke: o.invoke, complete: deadline, unknown: true });
+      searchOps.push(
+        deadline === undefined ? { op: o, invoke: answerFrom(o), complete: o.complete } : { op: o, invoke: o.invoke, complete: deadline, unknown: true },
+      );
     }
     // Fast search first; an 'illegal' from it is only believed once the full search agrees.
     const started = Date.now();
     let r = searchLinearization(model, searchOps, budget, true);
     if (r.verdict === 'illegal') {
       const full = searchLinearization(model, searchOps, Math.max(1000, budget - (Date.now() - started)));
-      r = { ...full, elapsedMs: Date.now() - started, reason: full.verdict === 'unknown' ? `the fast search found no linearization; the full one ran out of time (${full.reason})` : full.reason };
+      r = {
+        ...full,
+        elapsedMs: Date.now() - started,
+        reason: full.verdict === 'unknown' ? `the fast search found no linearization; the full one ran out of time (${full.reason})` : full.reason,
+      };
     }
     results.push({
       part,

@@ -3,18 +3,22 @@
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { codeName } from '../../src/client/errors.js';
 
-export type Outcome<T> =
-  | { kind: 'ok'; value: T }
-  | { kind: 'fail'; code: string; message: string }
-  | { kind: 'unknown'; code: string; message: string };
+export type Outcome<T> = { kind: 'ok'; value: T } | { kind: 'fail'; code: string; message: string } | { kind: 'unknown'; code: string; message: string };
 
 /** How a definite or unknown failure is recorded in a history (the message bounded). */
 export const failureRecord = (o: Exclude<Outcome<unknown>, { kind: 'ok' }>) => ({ code: o.code, message: o.message.slice(0, 300) });
 
 /** Codes a server answers only when it changed nothing. */
 const DEFINITE = new Set([
-  Status.INVALID_ARGUMENT, Status.NOT_FOUND, Status.FAILED_PRECONDITION, Status.RESOURCE_EXHAUSTED,
-  Status.OUT_OF_RANGE, Status.PERMISSION_DENIED, Status.UNAUTHENTICATED, Status.ALREADY_EXISTS, Status.UNIMPLEMENTED,
+  Status.INVALID_ARGUMENT,
+  Status.NOT_FOUND,
+  Status.FAILED_PRECONDITION,
+  Status.RESOURCE_EXHAUSTED,
+  Status.OUT_OF_RANGE,
+  Status.PERMISSION_DENIED,
+  Status.UNAUTHENTICATED,
+  Status.ALREADY_EXISTS,
+  Status.UNIMPLEMENTED,
 ]);
 
 /** UNAVAILABLE raised by this process's channel before anything was sent (nothing reached a server). */
@@ -72,7 +76,8 @@ export async function retryCall<T>(
     const o = await attempt(ep % opts.endpoints, Math.max(50, Math.min(opts.attemptMs, left)));
     if (o.kind === 'unknown') uncertain = true;
     const again = (o.kind === 'unknown' || (o.kind === 'fail' && o.code === 'NOT_SENT')) && !(opts.final?.(o) ?? false);
-    if (!again || Date.now() + backoff >= until || opts.stop?.()) return { last: o, uncertain, endpoint: ep % opts.endpoints, attempts, lastStartedAt: startedAt };
+    if (!again || Date.now() + backoff >= until || opts.stop?.())
+      return { last: o, uncertain, endpoint: ep % opts.endpoints, attempts, lastStartedAt: startedAt };
     opts.retried?.(o, startedAt);
     ep++;
     await new Promise((r) => setTimeout(r, backoff));

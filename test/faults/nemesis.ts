@@ -10,10 +10,21 @@ import type { ClientHandle, ClientPool } from './client-pool.js';
 import type { LazyFs } from './lazyfs/lazyfs.js';
 
 export const FAULT_KINDS = [
-  'kill-node', 'kill-leader', 'pause-node', 'pause-leader', 'kill-all',
-  'isolate-leader', 'split', 'ring', 'one-way', 'asym-link',
-  'pause-client', 'kill-client',
-  'delay-client', 'hold-client', 'delay-link',
+  'kill-node',
+  'kill-leader',
+  'pause-node',
+  'pause-leader',
+  'kill-all',
+  'isolate-leader',
+  'split',
+  'ring',
+  'one-way',
+  'asym-link',
+  'pause-client',
+  'kill-client',
+  'delay-client',
+  'hold-client',
+  'delay-link',
   'power-cut',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -27,10 +38,21 @@ export const DEFAULT_KINDS: readonly FaultKind[] = FAULT_KINDS.filter((k) => k !
 
 /** Relative frequencies; client pauses are the scenario the control needs, so they come often. */
 const WEIGHTS: Record<FaultKind, number> = {
-  'kill-node': 2, 'kill-leader': 2, 'pause-node': 2, 'pause-leader': 2, 'kill-all': 1,
-  'isolate-leader': 2, split: 2, ring: 1, 'one-way': 1, 'asym-link': 1,
-  'pause-client': 4, 'kill-client': 1,
-  'delay-client': 3, 'hold-client': 2, 'delay-link': 2,
+  'kill-node': 2,
+  'kill-leader': 2,
+  'pause-node': 2,
+  'pause-leader': 2,
+  'kill-all': 1,
+  'isolate-leader': 2,
+  split: 2,
+  ring: 1,
+  'one-way': 1,
+  'asym-link': 1,
+  'pause-client': 4,
+  'kill-client': 1,
+  'delay-client': 3,
+  'hold-client': 2,
+  'delay-link': 2,
   'power-cut': 2,
 };
 
@@ -166,12 +188,21 @@ export class Nemesis {
           files += lost.files;
           bytes += lost.bytes;
         }
-        Object.assign(this.powerCuts, { cuts: this.powerCuts.cuts + 1, nodesCut: this.powerCuts.nodesCut + victims.length, files: this.powerCuts.files + files, bytes: this.powerCuts.bytes + bytes, torn: this.powerCuts.torn + (torn ? 1 : 0) });
+        Object.assign(this.powerCuts, {
+          cuts: this.powerCuts.cuts + 1,
+          nodesCut: this.powerCuts.nodesCut + victims.length,
+          files: this.powerCuts.files + files,
+          bytes: this.powerCuts.bytes + bytes,
+          torn: this.powerCuts.torn + (torn ? 1 : 0),
+        });
         const down = rng.range(200, 1500);
         await this.sleep(down);
         for (const id of victims) cluster.startNode(id);
         const target = victims.length === ids.length ? 'all' : victims.join('+');
-        return { target, detail: `power cut: kill -9, ${bytes} unsynced bytes in ${files} files ${torn ? 'torn (a random prefix of each file\'s landed)' : 'dropped'}, restarted after ${down} ms` };
+        return {
+          target,
+          detail: `power cut: kill -9, ${bytes} unsynced bytes in ${files} files ${torn ? "torn (a random prefix of each file's landed)" : 'dropped'}, restarted after ${down} ms`,
+        };
       }
       case 'pause-node':
       case 'pause-leader': {
@@ -256,7 +287,10 @@ export class Nemesis {
           if (resets) mesh.cutClients([id], 'reset');
           mesh.heal();
           const how = late ? 'requests land after their retry' : 'answers come after the deadline';
-          return { target: `clients→${id}`, detail: `every byte held ${delay} ms (${how}) for ${ms} ms, ${resets ? 'reset now and then and at the end' : 'then the rest released at once'}` };
+          return {
+            target: `clients→${id}`,
+            detail: `every byte held ${delay} ms (${how}) for ${ms} ms, ${resets ? 'reset now and then and at the end' : 'then the rest released at once'}`,
+          };
         }
         const ms = a + rng.range(-200, 800);
         mesh.cutClients([id], 'hang');

@@ -62,6 +62,10 @@ export async function plainRead(address: string, key: string, timeoutMs: number)
 }
 
 export async function plainWrite(address: string, key: string, value: Buffer, timeoutMs: number): Promise<void> {
-  const res = await fetch(`http://${address}/kv/${encodeURIComponent(key)}`, { method: 'PUT', body: new Uint8Array(value), signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`http://${address}/kv/${encodeURIComponent(key)}`, {
+    method: 'PUT',
+    body: new Uint8Array(value),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (res.status !== 204) throw new Error(`plain store: PUT ${key} answered ${res.status}`);
 }

@@ -56,7 +56,11 @@ export function generate(seed: number, steps: number, unknownRate: number, adver
         else rec('release', input, 'ok', { released: hit });
       } else {
         const named = rng.chance(0.5) && holder ? holder : 1 + rng.int(nextId);
-        rec('cancelwait', { name: 'k', leaseId: named, abandonedAtIndex: 1e12 }, 'ok', { removed: false, token: named === holder && holder ? token : 0, released: false });
+        rec('cancelwait', { name: 'k', leaseId: named, abandonedAtIndex: 1e12 }, 'ok', {
+          removed: false,
+          token: named === holder && holder ? token : 0,
+          released: false,
+        });
       }
       continue;
     }

@@ -40,11 +40,14 @@ export function checkRecipes(ops: readonly Op[], slackMs = DELAY_CLOCK_SLACK_MS)
     if (g.op.f === 'campaign') count.leadership++;
     else if (g.lockDelayMs > 0) count.lockDelay++;
     else if (g.shared) count.shared++;
-    else if (g.op.input.permits > 0) count.semaphore++; // asked with permits (SetPermits may have made them 1)
+    else if (g.op.input.permits > 0)
+      count.semaphore++; // asked with permits (SetPermits may have made them 1)
     else count.exclusive++;
   }
   let delayedAnswers = 0;
-  for (const o of ops) if (o.f === 'racquire' && o.status === 'ok' && !(o.output as RAcquireOutput).acquired && (o.output as RAcquireOutput).delayRemainingMs > 0) delayedAnswers++;
+  for (const o of ops)
+    if (o.f === 'racquire' && o.status === 'ok' && !(o.output as RAcquireOutput).acquired && (o.output as RAcquireOutput).delayRemainingMs > 0)
+      delayedAnswers++;
   return {
     grants: count,
     maxHolders: holders.maxHolders,

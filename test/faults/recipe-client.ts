@@ -88,13 +88,21 @@ type Unary<Req, Res> = (i: number, req: Req, timeoutMs: number) => Promise<Outco
  * runs out (DEADLINE_EXCEEDED: unknown, as workload-client.ts does).
  */
 async function recorded<K extends OpKind, Req, Res>(
-  f: K, input: OpInputs[K], call: Unary<Req, Res>, req: Req, out: (v: Res) => OpOutputs[K], waitMs?: number,
+  f: K,
+  input: OpInputs[K],
+  call: Unary<Req, Res>,
+  req: Req,
+  out: (v: Res) => OpOutputs[K],
+  waitMs?: number,
 ): Promise<Outcome<Res> & { uncertain: boolean }> {
   const { id } = hist.invoke(f, input);
   if (rng.chance(0.5)) endpoint = rng.int(n);
   const attemptMs = waitMs ?? cfg!.attemptMs;
   const r = await retryCall((i, t) => call(i, req, t), {
-    budgetMs: attemptMs + cfg!.opBudgetMs, attemptMs, firstEndpoint: endpoint, endpoints: n,
+    budgetMs: attemptMs + cfg!.opBudgetMs,
+    attemptMs,
+    firstEndpoint: endpoint,
+    endpoints: n,
     final: (o) => waitMs !== undefined && o.kind === 'unknown' && o.code === 'DEADLINE_EXCEEDED',
   });
   endpoint = r.endpoint;
@@ -114,9 +122,13 @@ async function grantLease(): Promise<LeaseKeeper | undefined> {
 /** Revoke (recorded); answered (true), the grant held on it (if any) has ended. */
 async function revoke(lease: LeaseKeeper): Promise<boolean> {
   lease.stop();
-  const o = await recorded('revoke', { leaseId: lease.leaseId },
+  const o = await recorded(
+    'revoke',
+    { leaseId: lease.leaseId },
     (i, q: LeaseRevokeRequest, t) => unaryCall<LeaseRevokeRequest, LeaseRevokeResponse__Output>((r, o, cb) => ep(i).lease.Revoke(r, o, cb), q, t),
-    { leaseId: lease.leaseId, requestId: newId() }, () => ({}));
+    { leaseId: lease.leaseId, requestId: newId() },
+    () => ({}),
+  );
   if (o.kind === 'ok' && holding?.lease === lease.leaseId) endGrant(holding);
   return o.kind === 'ok';
 }
@@ -130,14 +142,39 @@ async function abandon(lease: LeaseKeeper): Promise<void> {
 
 type Got = { kind: 'acquired'; token: number } | { kind: 'no' } | { kind: 'gone' } | { kind: 'refused'; code: string } | { kind: 'unknown' };
 
-async function racquire(name: string, lease: LeaseKeeper, a: { wait: boolean; permits?: number; shared?: boolean; lockDelayMs?: number; cross?: boolean }): Promise<Got> {
+async function racquire(
+  name: string,
+  lease: LeaseKeeper,
+  a: { wait: boolean; permits?: number; shared?: boolean; lockDelayMs?: number; cross?: boolean },
+): Promise<Got> {
   const requestId = newId();
-  const input = { name, leaseId: lease.leaseId, wait: a.wait, permits: a.permits ?? 0, shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0, requestId, ...(a.cross ? { cross: true } : {}) };
-  const req: AcquireRequest = { name, leaseId: lease.leaseId, wait: a.wait, permits: input.permits, shared: input.shared, lockDelayMs: input.lockDelayMs, requestId };
-  const o = await recorded('racquire', input,
-    (i, q: AcquireRequest, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((r, op, cb) => ep(i).lock.Acquire(r, op, cb), q, t), req,
+  const input = {
+    name,
+    leaseId: lease.leaseId,
+    wait: a.wait,
+    permits: a.permits ?? 0,
+    shared: a.shared ?? false,
+    lockDelayMs: a.lockDelayMs ?? 0,
+    requestId,
+    ...(a.cross ? { cross: true } : {}),
+  };
+  const req: AcquireRequest = {
+    name,
+    leaseId: lease.leaseId,
+    wait: a.wait,
+    permits: input.permits,
+    shared: input.shared,
+    lockDelayMs: input.lockDelayMs,
+    requestId,
+  };
+  const o = await recorded(
+    'racquire',
+    input,
+    (i, q: AcquireRequest, t) => unaryCall<AcquireRequest, AcquireResponse__Output>((r, op, cb) => ep(i).lock.Acquire(r, op, cb), q, t),
+    req,
     (v) => ({ acquired: v.acquired, token: v.fencingToken, holder: v.holderLeaseId, delayRemainingMs: v.lockDelayRemainingMs }),
-    a.wait ? cfg!.acquireWaitMs : undefined);
+    a.wait ? cfg!.acquireWaitMs : undefined,
+  );
   return outcome(o, (v) => (v.acquired ? { kind: 'acquired', token: v.fencingToken } : { kind: 'no' }));
 }
 
@@ -153,16 +190,27 @@ function outcome<T>(o: Outcome<T> & { uncertain: boolean }, ok: (v: T) => Got): 
  */
 async function rrelease(name: string, lease: LeaseKeeper, token: number): Promise<boolean> {
   const requestId = newId();
-  const o = await recorded('rrelease', { name, leaseId: lease.leaseId, token, requestId },
+  const o = await recorded(
+    'rrelease',
+    { name, leaseId: lease.leaseId, token, requestId },
     (i, q: ReleaseRequest, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((r, op, cb) => ep(i).lock.Release(r, op, cb), q, t),
-    { name, fencingToken: token, leaseId: lease.leaseId, requestId }, (v) => ({ released: v.released }));
-  const definite = (o.kind === 'ok' && (o.value.released || !o.uncertain)) || (o.kind === 'fail' && !o.uncertain && (o.code === 'NOT_FOUND' || o.code === 'FAILED_PRECONDITION'));
+    { name, fencingToken: token, leaseId: lease.leaseId, requestId },
+    (v) => ({ released: v.released }),
+  );
+  const definite =
+    (o.kind === 'ok' && (o.value.released || !o.uncertain)) ||
+    (o.kind === 'fail' && !o.uncertain && (o.code === 'NOT_FOUND' || o.code === 'FAILED_PRECONDITION'));
   if (definite) endGrant({ name, lease: lease.leaseId, token, election: false });
   return definite;
 }
 
 /** A grant this client knows has ended (stale actors act with it), and the grant it holds now. */
-interface GrantKey { name: string; lease: number; token: number; election: boolean }
+interface GrantKey {
+  name: string;
+  lease: number;
+  token: number;
+  election: boolean;
+}
 const ended: GrantKey[] = [];
 const MAX_ENDED = 16;
 let holding: GrantKey | undefined;
@@ -190,34 +238,54 @@ async function staleAct(g: GrantKey): Promise<void> {
     const key = { name: g.name, leaseId: g.lease, fencingToken: g.token };
     if (r < 0.5) {
       const value = newId();
-      await recorded('proclaim', { name: g.name, leaseId: g.lease, token: g.token, value, stale: true },
+      await recorded(
+        'proclaim',
+        { name: g.name, leaseId: g.lease, token: g.token, value, stale: true },
         (i, q: ProclaimRequest, t) => unaryCall<ProclaimRequest, ProclaimResponse__Output>((x, op, cb) => ep(i).election.Proclaim(x, op, cb), q, t),
-        { leader: key, value }, () => ({}));
+        { leader: key, value },
+        () => ({}),
+      );
     } else {
-      await recorded('resign', { name: g.name, leaseId: g.lease, token: g.token, requestId, stale: true },
+      await recorded(
+        'resign',
+        { name: g.name, leaseId: g.lease, token: g.token, requestId, stale: true },
         (i, q: ResignRequest, t) => unaryCall<ResignRequest, ResignResponse__Output>((x, op, cb) => ep(i).election.Resign(x, op, cb), q, t),
-        { leader: key, requestId }, (v) => ({ resigned: v.resigned }));
+        { leader: key, requestId },
+        (v) => ({ resigned: v.resigned }),
+      );
     }
     return;
   }
   if (r < 0.5) {
     const noLease = rng.chance(0.5);
-    await recorded('rrelease', { name: g.name, leaseId: g.lease, token: g.token, requestId, stale: true, ...(noLease ? { noLease } : {}) },
+    await recorded(
+      'rrelease',
+      { name: g.name, leaseId: g.lease, token: g.token, requestId, stale: true, ...(noLease ? { noLease } : {}) },
       (i, q: ReleaseRequest, t) => unaryCall<ReleaseRequest, ReleaseResponse__Output>((x, op, cb) => ep(i).lock.Release(x, op, cb), q, t),
-      { name: g.name, fencingToken: g.token, leaseId: noLease ? 0 : g.lease, requestId }, (v) => ({ released: v.released }));
+      { name: g.name, fencingToken: g.token, leaseId: noLease ? 0 : g.lease, requestId },
+      (v) => ({ released: v.released }),
+    );
     return;
   }
   const key = `stale/${cfg!.id}`;
   const del = r >= 0.8;
   const input = { name: g.name, leaseId: g.lease, token: g.token, key, del, requestId };
   if (del)
-    await recorded('lockwrite', input,
+    await recorded(
+      'lockwrite',
+      input,
       (i, q: FenceDeleteRequest, t) => unaryCall<FenceDeleteRequest, FenceDeleteResponse__Output>((x, op, cb) => ep(i).fence.Delete(x, op, cb), q, t),
-      { key, fencingToken: g.token, lock: g.name, requestId }, () => ({}));
+      { key, fencingToken: g.token, lock: g.name, requestId },
+      () => ({}),
+    );
   else
-    await recorded('lockwrite', input,
+    await recorded(
+      'lockwrite',
+      input,
       (i, q: FenceWriteRequest, t) => unaryCall<FenceWriteRequest, FenceWriteResponse__Output>((x, op, cb) => ep(i).fence.Write(x, op, cb), q, t),
-      { key, value: Buffer.from(requestId), fencingToken: g.token, lock: g.name, requestId }, () => ({}));
+      { key, value: Buffer.from(requestId), fencingToken: g.token, lock: g.name, requestId },
+      () => ({}),
+    );
 }
 
 /**
@@ -237,14 +305,21 @@ async function crossMove(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   if (r < 0.35) return semaphore(lease, Math.min(3, permitsBelief + 1));
   if (r < 0.55) return campaignFor(rng.chance(0.5) ? RECIPE.semaphore : RECIPE.rw, lease, true);
   const ask =
-    r < 0.75 ? { name: RECIPE.election, a: rng.pick([{ shared: true }, { permits: 2 }, {}]) }
-      : r < 0.88 ? { name: RECIPE.semaphore, a: { shared: true, permits: permitsBelief } }
+    r < 0.75
+      ? { name: RECIPE.election, a: rng.pick([{ shared: true }, { permits: 2 }, {}]) }
+      : r < 0.88
+        ? { name: RECIPE.semaphore, a: { shared: true, permits: permitsBelief } }
         : { name: RECIPE.rw, a: { permits: 2 } };
   const g = await racquire(ask.name, lease, { wait: false, ...ask.a, cross: true });
-  return afterAcquire(lease, g, async (token) => {
-    await hold(ask.name, token, work());
-    return (await rrelease(ask.name, lease, token)) ? lease : dropLease(lease);
-  }, ask.name);
+  return afterAcquire(
+    lease,
+    g,
+    async (token) => {
+      await hold(ask.name, token, work());
+      return (await rrelease(ask.name, lease, token)) ? lease : dropLease(lease);
+    },
+    ask.name,
+  );
 }
 
 /** How a crowd's queued waiters come to be granted by one entry (crowdMove). */
@@ -345,7 +420,11 @@ let permitsBelief = SEMAPHORE_PERMITS;
 
 /** The semaphore's permits as Inspect shows them (not recorded: only what the client then asks matters). */
 async function learnPermits(): Promise<void> {
-  const o = await unaryCall<InspectRequest, InspectResponse__Output>((q, op, cb) => ep(rng.int(n)).lock.Inspect(q, op, cb), { name: RECIPE.semaphore }, cfg!.attemptMs);
+  const o = await unaryCall<InspectRequest, InspectResponse__Output>(
+    (q, op, cb) => ep(rng.int(n)).lock.Inspect(q, op, cb),
+    { name: RECIPE.semaphore },
+    cfg!.attemptMs,
+  );
   if (o.kind === 'ok') permitsBelief = o.value.holders.length || o.value.waitingLeaseIds.length ? o.value.permits : SEMAPHORE_PERMITS;
 }
 
@@ -355,41 +434,56 @@ async function semaphore(lease: LeaseKeeper, impatientPermits?: number): Promise
   const ask = racquire(RECIPE.semaphore, lease, { wait: impatientPermits !== undefined || rng.chance(cfg!.waitShare), permits: permitsBelief });
   const g = impatientPermits === undefined ? await ask : await impatient(ask, RECIPE.semaphore, impatientPermits, false);
   if (g.kind === 'refused' && g.code === 'FAILED_PRECONDITION') await learnPermits();
-  return afterAcquire(lease, g, async (token) => {
-    // The admin changes the permits while it holds the name (a free name has none to change: NOT_FOUND).
-    if (cfg!.admin && now() >= nextSetPermits) {
-      await setPermits(RECIPE.semaphore, rng.range(1, 3), false);
-      nextSetPermits = now() + rng.range(1000, 4000);
-    }
-    await hold(RECIPE.semaphore, token, holdMs());
-    return (await rrelease(RECIPE.semaphore, lease, token)) ? lease : dropLease(lease);
-  }, RECIPE.semaphore);
+  return afterAcquire(
+    lease,
+    g,
+    async (token) => {
+      // The admin changes the permits while it holds the name (a free name has none to change: NOT_FOUND).
+      if (cfg!.admin && now() >= nextSetPermits) {
+        await setPermits(RECIPE.semaphore, rng.range(1, 3), false);
+        nextSetPermits = now() + rng.range(1000, 4000);
+      }
+      await hold(RECIPE.semaphore, token, holdMs());
+      return (await rrelease(RECIPE.semaphore, lease, token)) ? lease : dropLease(lease);
+    },
+    RECIPE.semaphore,
+  );
 }
 
 async function readWrite(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   const shared = rng.chance(0.6);
   const g = await racquire(RECIPE.rw, lease, { wait: rng.chance(cfg!.waitShare), shared });
-  return afterAcquire(lease, g, async (token) => {
-    await hold(RECIPE.rw, token, holdMs());
-    if (!shared && rng.chance(0.4)) {
-      const d = await racquire(RECIPE.rw, lease, { wait: false, shared: true });
-      if (d.kind === 'unknown') return dropLease(lease);
-      if (d.kind === 'gone') {
-        lease.stop();
-        return undefined;
-      }
+  return afterAcquire(
+    lease,
+    g,
+    async (token) => {
       await hold(RECIPE.rw, token, holdMs());
-    }
-    return (await rrelease(RECIPE.rw, lease, token)) ? lease : dropLease(lease);
-  }, RECIPE.rw);
+      if (!shared && rng.chance(0.4)) {
+        const d = await racquire(RECIPE.rw, lease, { wait: false, shared: true });
+        if (d.kind === 'unknown') return dropLease(lease);
+        if (d.kind === 'gone') {
+          lease.stop();
+          return undefined;
+        }
+        await hold(RECIPE.rw, token, holdMs());
+      }
+      return (await rrelease(RECIPE.rw, lease, token)) ? lease : dropLease(lease);
+    },
+    RECIPE.rw,
+  );
 }
 
 async function delayed(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
   const g = await racquire(RECIPE.delay, lease, { wait: rng.chance(cfg!.waitShare), lockDelayMs: LOCK_DELAY_MS });
-  return afterAcquire(lease, g, async (token) => {
-    await hold(RECIPE.delay, token, work());
-    return endHold(lease, async () => ((await rrelease(RECIPE.delay, lease, token)) ? lease : dropLease(lease)));
-  }, RECIPE.delay);
+  return afterAcquire(
+    lease,
+    g,
+    async (token) => {
+      await hold(RECIPE.delay, token, work());
+      return endHold(lease, async () => ((await rrelease(RECIPE.delay, lease, token)) ? lease : dropLease(lease)));
+    },
+    RECIPE.delay,
+  );
 }
 
 /** A holder's way out: the normal one, or (20 %) revoke its lease, or (10 %) let it expire. */
@@ -412,48 +506,75 @@ async function election(lease: LeaseKeeper): Promise<LeaseKeeper | undefined> {
 async function campaignFor(name: string, lease: LeaseKeeper, cross: boolean, impatientPermits?: number): Promise<LeaseKeeper | undefined> {
   const value = newId();
   const requestId = newId();
-  const ask = recorded('campaign', { name, leaseId: lease.leaseId, value, requestId, ...(cross ? { cross } : {}) },
+  const ask = recorded(
+    'campaign',
+    { name, leaseId: lease.leaseId, value, requestId, ...(cross ? { cross } : {}) },
     (i, q: CampaignRequest, t) => unaryCall<CampaignRequest, CampaignResponse__Output>((r, op, cb) => ep(i).election.Campaign(r, op, cb), q, t),
-    { name, leaseId: lease.leaseId, value, requestId }, (v) => ({ token: v.leader?.fencingToken ?? 0 }), cfg!.acquireWaitMs);
+    { name, leaseId: lease.leaseId, value, requestId },
+    (v) => ({ token: v.leader?.fencingToken ?? 0 }),
+    cfg!.acquireWaitMs,
+  );
   const o = impatientPermits === undefined ? await ask : await impatient(ask, name, impatientPermits, true);
   const g = outcome(o, (v) => ({ kind: 'acquired', token: v.leader?.fencingToken ?? 0 }));
-  return afterAcquire(lease, g, async (token) => {
-    const key = { name, leaseId: lease.leaseId, fencingToken: token };
-    process.stdout.write(`${HOLD} ${name} ${token}\n`);
-    for (let k = rng.range(0, 2); k > 0; k--) {
+  return afterAcquire(
+    lease,
+    g,
+    async (token) => {
+      const key = { name, leaseId: lease.leaseId, fencingToken: token };
+      process.stdout.write(`${HOLD} ${name} ${token}\n`);
+      for (let k = rng.range(0, 2); k > 0; k--) {
+        await sleep(work());
+        const v = newId();
+        await recorded(
+          'proclaim',
+          { name, leaseId: lease.leaseId, token, value: v },
+          (i, q: ProclaimRequest, t) => unaryCall<ProclaimRequest, ProclaimResponse__Output>((r, op, cb) => ep(i).election.Proclaim(r, op, cb), q, t),
+          { leader: key, value: v },
+          () => ({}),
+        );
+      }
+      if (!cross && rng.chance(0.3)) await leaderRead();
       await sleep(work());
-      const v = newId();
-      await recorded('proclaim', { name, leaseId: lease.leaseId, token, value: v },
-        (i, q: ProclaimRequest, t) => unaryCall<ProclaimRequest, ProclaimResponse__Output>((r, op, cb) => ep(i).election.Proclaim(r, op, cb), q, t),
-        { leader: key, value: v }, () => ({}));
-    }
-    if (!cross && rng.chance(0.3)) await leaderRead();
-    await sleep(work());
-    process.stdout.write(`${FREE}\n`);
-    return endHold(lease, async () => {
-      const rid = newId();
-      const r = await recorded('resign', { name, leaseId: lease.leaseId, token, requestId: rid },
-        (i, q: ResignRequest, t) => unaryCall<ResignRequest, ResignResponse__Output>((x, op, cb) => ep(i).election.Resign(x, op, cb), q, t),
-        { leader: key, requestId: rid }, (v) => ({ resigned: v.resigned }));
-      const definite = r.kind === 'ok' || (r.kind === 'fail' && !r.uncertain);
-      if (definite) endGrant({ name, lease: lease.leaseId, token, election: true });
-      return definite ? lease : dropLease(lease);
-    });
-  }, name, true);
+      process.stdout.write(`${FREE}\n`);
+      return endHold(lease, async () => {
+        const rid = newId();
+        const r = await recorded(
+          'resign',
+          { name, leaseId: lease.leaseId, token, requestId: rid },
+          (i, q: ResignRequest, t) => unaryCall<ResignRequest, ResignResponse__Output>((x, op, cb) => ep(i).election.Resign(x, op, cb), q, t),
+          { leader: key, requestId: rid },
+          (v) => ({ resigned: v.resigned }),
+        );
+        const definite = r.kind === 'ok' || (r.kind === 'fail' && !r.uncertain);
+        if (definite) endGrant({ name, lease: lease.leaseId, token, election: true });
+        return definite ? lease : dropLease(lease);
+      });
+    },
+    name,
+    true,
+  );
 }
 
 async function leaderRead(): Promise<void> {
   const name = RECIPE.election;
-  await recorded('leader', { name },
+  await recorded(
+    'leader',
+    { name },
     (i, q: LeaderRequest, t) => unaryCall<LeaderRequest, LeaderResponse__Output>((r, op, cb) => ep(i).election.Leader(r, op, cb), q, t),
-    { name }, (v) => ({ leaseId: v.leader?.leaseId ?? 0, token: v.leader?.fencingToken ?? 0, value: v.value }));
+    { name },
+    (v) => ({ leaseId: v.leader?.leaseId ?? 0, token: v.leader?.fencingToken ?? 0, value: v.value }),
+  );
 }
 
 async function setPermits(name: string, permits: number, cross: boolean): Promise<void> {
   const requestId = newId();
-  await recorded('setpermits', { name, permits, requestId, ...(cross ? { cross } : {}) },
+  await recorded(
+    'setpermits',
+    { name, permits, requestId, ...(cross ? { cross } : {}) },
     (i, q: SetPermitsRequest, t) => unaryCall<SetPermitsRequest, SetPermitsResponse__Output>((r, op, cb) => ep(i).lock.SetPermits(r, op, cb), q, t),
-    { name, permits, requestId }, (v) => ({ previous: v.previous, granted: v.granted }));
+    { name, permits, requestId },
+    (v) => ({ previous: v.previous, granted: v.granted }),
+  );
 }
 
 /** A waiting call that, still waiting after 50–300 ms, asks SetPermits(name, permits) meanwhile. */
@@ -466,7 +587,13 @@ async function impatient<T>(call: Promise<T>, name: string, permits: number, cro
 }
 
 /** What follows an Acquire or Campaign: hold on success; a lost lease is replaced; an unknown outcome revokes it. */
-async function afterAcquire(lease: LeaseKeeper, g: Got, held: (token: number) => Promise<LeaseKeeper | undefined>, name: string, election = false): Promise<LeaseKeeper | undefined> {
+async function afterAcquire(
+  lease: LeaseKeeper,
+  g: Got,
+  held: (token: number) => Promise<LeaseKeeper | undefined>,
+  name: string,
+  election = false,
+): Promise<LeaseKeeper | undefined> {
   switch (g.kind) {
     case 'acquired':
       holding = { name, lease: lease.leaseId, token: g.token, election };
@@ -513,11 +640,14 @@ function observeForever(): void {
     s.on('end', again);
     // A stream whose node died behind a proxy can hang without an error: start a fresh one every
     // 2–6 s anyway (each begins with the leader as that node knows it).
-    setTimeout(() => {
-      if (done) return;
-      again();
-      s.cancel();
-    }, rng.range(2000, 6000));
+    setTimeout(
+      () => {
+        if (done) return;
+        again();
+        s.cancel();
+      },
+      rng.range(2000, 6000),
+    );
   };
   open();
 }

@@ -101,7 +101,20 @@ export function recipeGrants(ops: readonly Op[]): RecipeGrant[] {
     const revokedFrom = revokes.get(lease) ?? Infinity;
     const trustEnd = trust.get(lease) ?? -Infinity;
     const protectedUntil = Math.min(releasedFrom, revokedFrom, trustEnd);
-    return { name, lease, token, op, shared, lockDelayMs, protectedUntil, exclusiveUntil: shared ? 0 : protectedUntil, downgradedFrom: Infinity, releasedFrom, revokedFrom, trustEnd };
+    return {
+      name,
+      lease,
+      token,
+      op,
+      shared,
+      lockDelayMs,
+      protectedUntil,
+      exclusiveUntil: shared ? 0 : protectedUntil,
+      downgradedFrom: Infinity,
+      releasedFrom,
+      revokedFrom,
+      trustEnd,
+    };
   }
 }
 

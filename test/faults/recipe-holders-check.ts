@@ -64,12 +64,27 @@ export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGr
       const desc = (a: RecipeGrant) => `lease ${a.lease} token ${a.token}${a.shared ? ' shared' : ''} (held until at least ${at(a.protectedUntil)})`;
       if (!b.shared) {
         const shared = co.filter((a) => a.shared);
-        if (shared.length) report('Read-Write Exclusion', name, `lease ${b.lease} got ${name} exclusively (token ${b.token}, answer at ${at(when)}) beside shared ${shared.map(desc).join(', ')}`);
+        if (shared.length)
+          report(
+            'Read-Write Exclusion',
+            name,
+            `lease ${b.lease} got ${name} exclusively (token ${b.token}, answer at ${at(when)}) beside shared ${shared.map(desc).join(', ')}`,
+          );
         const bound = leads ? 1 : permitsBound(b, setPermits);
-        if (co.length + 1 > bound) report('Holder Limit', name, `${co.length + 1} holders of ${name} at lease ${b.lease}'s grant (token ${b.token}, answer at ${at(when)}), permits at most ${bound}: also ${co.map(desc).join(', ')}`);
+        if (co.length + 1 > bound)
+          report(
+            'Holder Limit',
+            name,
+            `${co.length + 1} holders of ${name} at lease ${b.lease}'s grant (token ${b.token}, answer at ${at(when)}), permits at most ${bound}: also ${co.map(desc).join(', ')}`,
+          );
       } else {
         const excl = co.filter((a) => !a.shared && a.exclusiveUntil > when);
-        if (excl.length) report('Read-Write Exclusion', name, `lease ${b.lease} got ${name} shared (token ${b.token}, answer at ${at(when)}) beside exclusive ${excl.map((a) => `lease ${a.lease} token ${a.token} (exclusive until at least ${at(a.exclusiveUntil)})`).join(', ')}`);
+        if (excl.length)
+          report(
+            'Read-Write Exclusion',
+            name,
+            `lease ${b.lease} got ${name} shared (token ${b.token}, answer at ${at(when)}) beside exclusive ${excl.map((a) => `lease ${a.lease} token ${a.token} (exclusive until at least ${at(a.exclusiveUntil)})`).join(', ')}`,
+          );
       }
     }
     // Token Order: for each b, every grant of another lease answered before b was invoked has a lower token.
@@ -78,7 +93,11 @@ export function checkRecipeHolders(ops: readonly Op[], grants: readonly RecipeGr
       for (const a of byComplete) {
         if (a.op.complete >= b.op.invoke) break;
         if (a.lease !== b.lease && a.token >= b.token) {
-          report('Token Order', name, `lease ${b.lease}'s grant of ${name} (invoked ${at(b.op.invoke)}) has token ${b.token}, not above lease ${a.lease}'s token ${a.token} answered before (${at(a.op.complete)})`);
+          report(
+            'Token Order',
+            name,
+            `lease ${b.lease}'s grant of ${name} (invoked ${at(b.op.invoke)}) has token ${b.token}, not above lease ${a.lease}'s token ${a.token} answered before (${at(a.op.complete)})`,
+          );
           break;
         }
       }

@@ -65,7 +65,15 @@ export function countOps(ops: readonly Op[], process: (p: string) => boolean = (
   const out: Partial<Record<OpKind, Record<OpStatus, number>>> = {};
   for (const o of ops) {
     if (!process(o.process)) continue;
-    const key = (o.f === 'read' || o.f === 'write' ? `${o.f}:${o.input.store}` : o.f === 'acquire' && o.input.retryOf ? 'acquire:attempt' : o.f === 'release' && o.input.adversary ? 'release:adversary' : o.f) as OpKind;
+    const key = (
+      o.f === 'read' || o.f === 'write'
+        ? `${o.f}:${o.input.store}`
+        : o.f === 'acquire' && o.input.retryOf
+          ? 'acquire:attempt'
+          : o.f === 'release' && o.input.adversary
+            ? 'release:adversary'
+            : o.f
+    ) as OpKind;
     const c = (out[key] ??= { ok: 0, fail: 0, unknown: 0 });
     c[o.status]++;
   }
@@ -77,10 +85,18 @@ export function summarize(r: FaultReport): string {
   const opsLine = Object.entries(r.ops)
     .map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`)
     .join(', ');
-  const control = r.noFsyncControl ? ` (the no-fsync control: ${r.noFsyncControl.lostAcknowledgedState ? 'acknowledged state lost, as it must be — exit 0' : 'nothing acknowledged was lost — exit 1'})` : '';
+  const control = r.noFsyncControl
+    ? ` (the no-fsync control: ${r.noFsyncControl.lostAcknowledgedState ? 'acknowledged state lost, as it must be — exit 0' : 'nothing acknowledged was lost — exit 1'})`
+    : '';
   lines.push(`fault run: seed ${r.seed}, ${r.timeSec} s (took ${(r.durationMs / 1000).toFixed(0)} s) — ${r.verdict.toUpperCase()}${control}`);
   lines.push(`  ops (ok/fail/unknown): ${opsLine}`);
-  lines.push(`  faults: ${Object.entries(r.faults.byKind).map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`);
+  lines.push(
+    `  faults: ${
+      Object.entries(r.faults.byKind)
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ') || 'none'
+    }`,
+  );
   lines.push(
     `  fenced: ${r.fenced.writes.ok} writes acknowledged, ${r.fenced.writes.refusedStale} stale writes refused, ` +
       `${r.fenced.lostAcknowledgedWrites} acknowledged writes lost, ${r.fenced.violations.length} fencing violations, ` +
@@ -89,13 +105,21 @@ export function summarize(r: FaultReport): string {
   lines.push(`  exclusion within lease trust: ${r.exclusion.violations.length} violations over ${r.exclusion.grants} grants`);
   const rc = r.recipes;
   lines.push(
-    `  recipes: grants ${Object.entries(rc.grants).map(([k, v]) => `${k} ${v}`).join(', ')}; most holders at once ${Object.entries(rc.maxHolders).map(([k, v]) => `${k} ${v}`).join(', ')}; ${rc.downgrades} downgrades, ${rc.setPermits} SetPermits, ` +
+    `  recipes: grants ${Object.entries(rc.grants)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; most holders at once ${Object.entries(rc.maxHolders)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; ${rc.downgrades} downgrades, ${rc.setPermits} SetPermits, ` +
       `${rc.delaysJudged} lock-delays judged, ${rc.delayedAnswers} answers "delay running"; elections: ${rc.elections.campaigns} leaderships, ` +
       `${rc.elections.leaderReads} Leader reads, ${rc.elections.observed} Observe responses on ${rc.elections.streams} streams; ${rc.staleCalls} stale-actor calls, ${rc.crossCalls} mixed-recipe calls — ${rc.violations.length} violations`,
   );
-  const adv = Object.entries(r.adversary.ops).map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`).join(', ');
+  const adv = Object.entries(r.adversary.ops)
+    .map(([k, c]) => `${k} ${c.ok}/${c.fail}/${c.unknown}`)
+    .join(', ');
   const fl = r.adversary.flood;
-  lines.push(`  adversary: ${adv || 'none'}; keepalive floods: ${fl.batches} batches, ${fl.sent} unknown ids sent, ${fl.answered} answered, ${fl.alive} answered alive`);
+  lines.push(
+    `  adversary: ${adv || 'none'}; keepalive floods: ${fl.batches} batches, ${fl.sent} unknown ids sent, ${fl.answered} answered, ${fl.alive} answered alive`,
+  );
   const parts = r.linearizability.parts.map((p) => `${p.part} ${p.verdict} (${p.ops} ops, ${p.elapsedMs} ms)`).join('; ');
   lines.push(`  linearizable: ${r.linearizable} — ${parts}`);
   lines.push(

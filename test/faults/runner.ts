@@ -130,7 +130,10 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       ...(pki ? { tls: pki, clientCertAuth: true } : {}),
       // Each node tells clients (Status, lockd-leader) its client link, so clients stay behind it.
       nodeFlags: (id) => ({
-        '--peers': mesh!.peersFlagFor(id), '--advertise-client': mesh!.clientAddress(id), '--tick-ms': String(tickMs), '--election-ticks': String(electionTicks),
+        '--peers': mesh!.peersFlagFor(id),
+        '--advertise-client': mesh!.clientAddress(id),
+        '--tick-ms': String(tickMs),
+        '--election-ticks': String(electionTicks),
         ...(disks.has(id) ? { '--data-dir': join(disks.get(id)!.mountpoint, 'data') } : {}),
       }),
       ...(o.noFsyncControl ? { extraArgs: ['--unsafe-no-fsync'] } : {}),
@@ -140,7 +143,9 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
       if (why) throw new Error(`power-cut needs lazyfs (test/faults/lazyfs): ${why}`);
       diskDir = mkdtempSync(join(tmpdir(), 'lockd-lazyfs-'));
       for (const n of cluster.nodes) disks.set(n.id, await LazyFs.mount(join(diskDir, n.id)));
-      log(`faults: every node's data dir on lazyfs (unsynced writes lost on a power cut) under ${diskDir}${o.noFsyncControl ? '; CONTROL BUILD: nodes run with --unsafe-no-fsync' : ''}`);
+      log(
+        `faults: every node's data dir on lazyfs (unsynced writes lost on a power cut) under ${diskDir}${o.noFsyncControl ? '; CONTROL BUILD: nodes run with --unsafe-no-fsync' : ''}`,
+      );
     }
     mesh = await ProxyMesh.start(new Map(cluster.nodes.map((n) => [n.id, n.peerAddress])), new Map(cluster.nodes.map((n) => [n.id, n.address])));
     for (const n of cluster.nodes) cluster.startNode(n.id);
@@ -243,11 +248,21 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
 
   // Checks.
   saveFinals(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) });
-  const { ops, fenced, control, exclusion, lin, flood, recipes, problems: found } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
+  const {
+    ops,
+    fenced,
+    control,
+    exclusion,
+    lin,
+    flood,
+    recipes,
+    problems: found,
+  } = checkRun(runDir, { fence: Object.fromEntries(finals), plain: Object.fromEntries(plainFinals) }, o.checkBudgetMs ?? Math.max(60_000, o.timeSec * 500));
   problems.push(...found);
   writeFileSync(join(runDir, 'ops.json'), JSON.stringify(ops.map(serializableOp)));
   const nodeLogs = scanNodeLogs(new Map((cluster?.nodes ?? []).map((n) => [n.id, join(runDir, `${n.id}.log`)])));
-  if (nodeLogs.fatal || nodeLogs.stray.length) problems.push(`node logs: ${nodeLogs.fatal} fatal entries, ${nodeLogs.stray.length} non-log lines (crash?): ${nodeLogs.stray.slice(0, 2).join(' | ')}`);
+  if (nodeLogs.fatal || nodeLogs.stray.length)
+    problems.push(`node logs: ${nodeLogs.fatal} fatal entries, ${nodeLogs.stray.length} non-log lines (crash?): ${nodeLogs.stray.slice(0, 2).join(' | ')}`);
   const overlaps = (locks: string[]) => locks.reduce((s, l) => s + (exclusion.overlaps[l] ?? 0), 0);
   const faultsByKind: Record<string, number> = {};
   for (const f of nemesis?.faults ?? []) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
@@ -257,7 +272,20 @@ export async function runFaults(o: RunOptions): Promise<FaultReport> {
     timeSec: o.timeSec,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(now()),
-    config: { nodes: size, ttlMs, tickMs, electionTicks, fencedClients: o.fencedClients ?? 4, controlClients: o.controlClients ?? 2, adversaries: o.adversaries ?? 1, recipeClients: o.recipeClients ?? 3, adversaryCalls: o.adversaryCalls ?? 'all', sticky: o.sticky ?? false, fencedLocks: FENCED_LOCKS, controlLocks: CONTROL_LOCKS },
+    config: {
+      nodes: size,
+      ttlMs,
+      tickMs,
+      electionTicks,
+      fencedClients: o.fencedClients ?? 4,
+      controlClients: o.controlClients ?? 2,
+      adversaries: o.adversaries ?? 1,
+      recipeClients: o.recipeClients ?? 3,
+      adversaryCalls: o.adversaryCalls ?? 'all',
+      sticky: o.sticky ?? false,
+      fencedLocks: FENCED_LOCKS,
+      controlLocks: CONTROL_LOCKS,
+    },
     ops: countOps(ops),
     faults: { byKind: faultsByKind, list: nemesis?.faults ?? [] },
     fenced: {
@@ -318,6 +346,8 @@ function noFsyncVerdict(r: FaultReport): NonNullable<FaultReport['noFsyncControl
     notLinearizable: r.linearizable === false,
     recipeViolations: r.recipes.violations.length,
   };
-  const lost = found.lostAcknowledgedWrites + found.fencingViolations + found.tokenRegressions + found.exclusionViolations + found.recipeViolations > 0 || found.notLinearizable;
+  const lost =
+    found.lostAcknowledgedWrites + found.fencingViolations + found.tokenRegressions + found.exclusionViolations + found.recipeViolations > 0 ||
+    found.notLinearizable;
   return { ...found, lostAcknowledgedState: lost };
 }

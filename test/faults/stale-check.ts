@@ -56,7 +56,11 @@ export function checkStaleActors(ops: readonly Op[], grants: readonly RecipeGran
     for (const o of own.get(`${g.name}|${g.lease}|${g.token}`) ?? []) {
       const found = o.f === 'rrelease' ? (o.output as { released: boolean }).released : (o.output as { resigned: boolean }).resigned;
       if (found || o.invoke < g.op.complete || o.complete > g.trustEnd || g.revokedFrom < o.complete) continue;
-      report('Grant Lost', g.name, `lease ${g.lease}'s grant (token ${g.token}, answered ${g.op.complete.toFixed(1)} ms) was gone when its holder's own ${o.f === 'rrelease' ? 'Release' : 'Resign'} (${o.id}, ${o.invoke.toFixed(1)}–${o.complete.toFixed(1)} ms) ran, while its lease was certainly alive (trusted until ${g.trustEnd.toFixed(1)} ms, never revoked before): someone else ended it`);
+      report(
+        'Grant Lost',
+        g.name,
+        `lease ${g.lease}'s grant (token ${g.token}, answered ${g.op.complete.toFixed(1)} ms) was gone when its holder's own ${o.f === 'rrelease' ? 'Release' : 'Resign'} (${o.id}, ${o.invoke.toFixed(1)}–${o.complete.toFixed(1)} ms) ran, while its lease was certainly alive (trusted until ${g.trustEnd.toFixed(1)} ms, never revoked before): someone else ended it`,
+      );
     }
   }
   return { staleCalls, violations };

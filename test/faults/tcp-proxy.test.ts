@@ -11,7 +11,9 @@ function echoServer(): Promise<{ server: Server; address: string }> {
     s.on('error', () => undefined); // a reset by the proxy
     s.pipe(s);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, address: `127.0.0.1:${(server.address() as { port: number }).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, address: `127.0.0.1:${(server.address() as { port: number }).port}` })),
+  );
 }
 
 function dial(port: number): Promise<{ socket: Socket; received: () => string; closed: () => boolean }> {
@@ -142,7 +144,11 @@ describe('faults: TCP link proxy', function () {
   });
 
   it('a mesh gives each node its own --peers, and cuts exactly the links asked for', async () => {
-    const addrs = new Map([['n1', '127.0.0.1:1001'], ['n2', '127.0.0.1:1002'], ['n3', '127.0.0.1:1003']]);
+    const addrs = new Map([
+      ['n1', '127.0.0.1:1001'],
+      ['n2', '127.0.0.1:1002'],
+      ['n3', '127.0.0.1:1003'],
+    ]);
     const mesh = await ProxyMesh.start(addrs);
     try {
       const peers = mesh.peersFlagFor('n2').split(',');

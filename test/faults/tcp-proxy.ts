@@ -83,14 +83,16 @@ export class LinkProxy {
 
   /** Set the mode; `delayMs` (delay mode only, 1..60000) is how long each chunk is held. */
   setMode(mode: LinkMode, delayMs = 0): void {
-    if (mode === 'delay' && !(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= 60_000)) throw new Error(`tcp proxy: delay must be an integer in [1, 60000] ms, got ${delayMs}`);
+    if (mode === 'delay' && !(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= 60_000))
+      throw new Error(`tcp proxy: delay must be an integer in [1, 60000] ms, got ${delayMs}`);
     if (this.closed || (mode === this.modeNow && (mode !== 'delay' || delayMs === this.delayNow))) return;
     const wasDelay = this.modeNow === 'delay';
     this.modeNow = mode;
     this.delayNow = mode === 'delay' ? delayMs : 0;
     for (const p of [...this.pairs]) {
       // Out of delay mode, what was held goes now (in order); a reset drops it with the connection.
-      if (wasDelay && mode !== 'delay' && mode !== 'reset') for (const l of [p.toUp, p.toDown]) l.held.splice(0, l.held.length, ...l.held.map((h) => ({ at: 0, chunk: h.chunk })));
+      if (wasDelay && mode !== 'delay' && mode !== 'reset')
+        for (const l of [p.toUp, p.toDown]) l.held.splice(0, l.held.length, ...l.held.map((h) => ({ at: 0, chunk: h.chunk })));
       this.apply(p);
       if (this.pairs.has(p) && mode !== 'hang') {
         this.flush(p, 'up');

@@ -167,7 +167,12 @@ async function readGuard(key: string): Promise<{ value: GuardedValue; token: num
     else hist.complete(id, 'unknown');
     return undefined;
   }
-  const out: ReadOutput = { n: got.value.n, last: lastOf(got.value), token: got.token, ordered: ordered(got.value, cfg!.mode === 'fence' ? got.token : undefined) };
+  const out: ReadOutput = {
+    n: got.value.n,
+    last: lastOf(got.value),
+    token: got.token,
+    ordered: ordered(got.value, cfg!.mode === 'fence' ? got.token : undefined),
+  };
   hist.complete(id, 'ok', out);
   return got;
 }
@@ -177,7 +182,18 @@ async function writeGuard(lock: string, key: string, read: GuardedValue, token: 
   const elem = element(cfg!.id, ++elemSeq, token);
   const value = append(read, elem);
   const requestId = `${cfg!.id}-${++requestSeq}`;
-  const { id } = hist.invoke('write', { store, key, lock, elem, pred: lastOf(read), n: value.n, token, requestId, leaseId: lease.leaseId, trustedUntil: lease.trustedUntil });
+  const { id } = hist.invoke('write', {
+    store,
+    key,
+    lock,
+    elem,
+    pred: lastOf(read),
+    n: value.n,
+    token,
+    requestId,
+    leaseId: lease.leaseId,
+    trustedUntil: lease.trustedUntil,
+  });
   const bytes = encode(value);
   if (cfg!.mode === 'fence') {
     // One request id for every attempt: a late attempt must not overwrite a later write.

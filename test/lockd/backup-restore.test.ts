@@ -32,13 +32,30 @@ describe('backup and restore (real processes, TLS with --acl)', function () {
 
   const clientAs = (who: string): LockClient => {
     certs[who] ??= pki!.client(who);
-    const c = new LockClient({ endpoints: cluster!.nodes.map((n) => n.address), cacert: pki!.caCert, cert: certs[who].cert, key: certs[who].key, timeoutMs: 10_000, watchLocks: false });
+    const c = new LockClient({
+      endpoints: cluster!.nodes.map((n) => n.address),
+      cacert: pki!.caCert,
+      cert: certs[who].cert,
+      key: certs[who].key,
+      timeoutMs: 10_000,
+      watchLocks: false,
+    });
     clients.push(c);
     return c;
   };
   const ctl = (who: string, ...args: string[]) => {
     certs[who] ??= pki!.client(who);
-    return lockctl(['--cacert', pki!.caCert, '--cert', certs[who].cert, '--key', certs[who].key, '--endpoints', cluster!.nodes.map((n) => n.address).join(','), ...args]);
+    return lockctl([
+      '--cacert',
+      pki!.caCert,
+      '--cert',
+      certs[who].cert,
+      '--key',
+      certs[who].key,
+      '--endpoints',
+      cluster!.nodes.map((n) => n.address).join(','),
+      ...args,
+    ]);
   };
 
   it('save → wipe every node → restore → the same locks, fence store and ACLs; new tokens above every token before; no lease gains time', async () => {
@@ -123,14 +140,20 @@ describe('backup and restore (real processes, TLS with --acl)', function () {
     expect(ttl.remainingMs).to.be.at.most(before.ttl.remainingMs).and.above(0);
     // alice's rule still holds, and still ends at its prefix.
     const alice2 = clientAs('alice');
-    const other = await alice2.acquire('other/x', { ttlMs: 5000, wait: false }).then(() => 'acquired', (e: Error) => e.message);
+    const other = await alice2.acquire('other/x', { ttlMs: 5000, wait: false }).then(
+      () => 'acquired',
+      (e: Error) => e.message,
+    );
     expect(other).to.match(/PERMISSION_DENIED/);
     // A new grant: its token is above every token before the restore, and its entry past the backup + bump.
     const fresh = await alice2.acquire('shared/b', { ttlMs: 5000, wait: false });
     expect(fresh.token).to.be.above(highest);
     expect(tokenIndex(fresh.token)).to.be.above(index + 1_000_000_000);
     // The fence store kept its highest token: a stale one is refused, the new holder's accepted.
-    const stale = await root2.fenceWrite('row', 'stale', lock.token - 1).then(() => 'written', (e: Error) => e.message);
+    const stale = await root2.fenceWrite('row', 'stale', lock.token - 1).then(
+      () => 'written',
+      (e: Error) => e.message,
+    );
     expect(stale).to.match(/FAILED_PRECONDITION: stale fencing token/);
     // The restored lease is the same lease: its holder keeps it alive and goes on.
     const attached = await root2.attachLease(lease.id);

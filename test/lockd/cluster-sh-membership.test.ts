@@ -86,7 +86,8 @@ describe('cluster.sh membership drill (real processes)', function () {
     const endpoints = list.members.map((m) => m.clientAddress).join(',');
     const transfer = await new Promise<{ code: number | null; out: string }>((resolve) =>
       execFile(process.execPath, [LOCKCTL_MAIN, '--endpoints', endpoints, 'leader', 'transfer'], { timeout: 20_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr })),
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+      ),
     );
     expect(transfer.code, transfer.out).to.equal(0);
     const after = (await client.memberList()).leaderId;

@@ -17,9 +17,7 @@ function leaseClient(c: ProcessCluster, id: string): LeaseClient {
 
 /** Grant a lease through `id` (any node: followers forward); resolves with its id (= its log index). */
 function grant(client: LeaseClient, ttlMs = HOUR): Promise<number> {
-  return new Promise((resolve, reject) =>
-    client.Grant({ ttlMs }, { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res!.leaseId))),
-  );
+  return new Promise((resolve, reject) => client.Grant({ ttlMs }, { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res!.leaseId))));
 }
 
 async function grantMany(client: LeaseClient, n: number): Promise<number[]> {
@@ -197,7 +195,10 @@ describe('lockd cluster (real processes)', function () {
       [cluster.argsFor('n1', { '--listen': '0.0.0.0:7001' }), /--advertise-client is 0\.0\.0\.0:7001, which nobody can dial/],
       [cluster.argsFor('n1', { '--tls-cert': '/nonexistent.crt' }), /--tls-cert, --tls-key and --tls-ca go together/],
       [[...cluster.argsFor('n1'), '--client-cert-auth'], /--client-cert-auth needs TLS/],
-      [cluster.argsFor('n1', { '--tls-cert': '/nonexistent.crt', '--tls-key': '/nonexistent.key', '--tls-ca': '/nonexistent.ca' }), /cannot read --tls-ca \/nonexistent\.ca/],
+      [
+        cluster.argsFor('n1', { '--tls-cert': '/nonexistent.crt', '--tls-key': '/nonexistent.key', '--tls-ca': '/nonexistent.ca' }),
+        /cannot read --tls-ca \/nonexistent\.ca/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await cluster.runToExit(args);

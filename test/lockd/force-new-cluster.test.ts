@@ -52,7 +52,10 @@ describe('--force-new-cluster (real processes)', function () {
   /** Writes fail while there is no quorum (bounded: the client gives up at its deadline). */
   const expectNoQuorum = async (c: ProcessCluster): Promise<void> => {
     const client = clientOf(c, 2500);
-    const r = await client.acquire('no-quorum', { ttlMs: 5000, wait: false }).then(() => 'acquired', (e: Error) => e.message);
+    const r = await client.acquire('no-quorum', { ttlMs: 5000, wait: false }).then(
+      () => 'acquired',
+      (e: Error) => e.message,
+    );
     expect(r).to.match(/UNAVAILABLE|DEADLINE_EXCEEDED/);
   };
 

@@ -27,7 +27,11 @@ function codeOf(e: unknown): string {
 
 function lockctl(endpoints: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [LOCKCTL_MAIN, ...args], { env: { ...process.env, LOCKD_ENDPOINTS: endpoints }, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, ...args], {
+      env: { ...process.env, LOCKD_ENDPOINTS: endpoints },
+      cwd: tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     reapOnExit(proc);
     let stdout = '';
     let stderr = '';
@@ -216,7 +220,9 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     for (const f of followers) c.signal(f, 'SIGCONT');
     expect(code).to.equal(0);
     expect(await c.exitedLog(leader)).to.contain('could not hand leadership over before stopping (timed-out); stopping anyway');
-    expect(ms, `stopped after ${ms} ms`).to.be.at.least(TRANSFER_BOUND_MS).and.lessThan(TRANSFER_BOUND_MS + 2000);
+    expect(ms, `stopped after ${ms} ms`)
+      .to.be.at.least(TRANSFER_BOUND_MS)
+      .and.lessThan(TRANSFER_BOUND_MS + 2000);
   });
 
   it('SIGTERM on a follower stops it cleanly and leaves the leader alone', async () => {
@@ -227,7 +233,9 @@ describe('leader transfer and graceful shutdown (real processes)', function () {
     const exited = new Promise<number | null>((r) => c.node(follower).proc!.once('exit', (code) => r(code)));
     c.signal(follower, 'SIGTERM');
     expect(await exited).to.equal(0);
-    expect(await c.exitedLog(follower)).to.contain('node stopped').and.not.contain('handed');
+    expect(await c.exitedLog(follower))
+      .to.contain('node stopped')
+      .and.not.contain('handed');
     expect(await c.waitForLeader(c.nodes.map((n) => n.id).filter((id) => id !== follower))).to.equal(leader);
     expect((await c.status(leader)).term).to.equal(before.term);
   });

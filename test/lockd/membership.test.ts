@@ -44,11 +44,15 @@ describe('membership changes (real processes)', function () {
     for (let k = 0; k < 5; k++) await grant(lease);
 
     const n4 = await c.addNode('n4');
-    const added = await Members.retrying('add n4', () => members.add({ id: 'n4', peerUrl: n4.peerAddress, clientUrl: n4.address, learner: true, requestId: 'add-n4' }));
+    const added = await Members.retrying('add n4', () =>
+      members.add({ id: 'n4', peerUrl: n4.peerAddress, clientUrl: n4.address, learner: true, requestId: 'add-n4' }),
+    );
     expect(added.learners).to.deep.equal(['n4']);
     expect(added.voters).to.have.members(['n1', 'n2', 'n3']);
     // The retry of the same request answers as the first did.
-    expect((await members.add({ id: 'n4', peerUrl: n4.peerAddress, clientUrl: n4.address, learner: true, requestId: 'add-n4' })).configIndex).to.equal(added.configIndex);
+    expect((await members.add({ id: 'n4', peerUrl: n4.peerAddress, clientUrl: n4.address, learner: true, requestId: 'add-n4' })).configIndex).to.equal(
+      added.configIndex,
+    );
     // A second add of n4 (another request) is refused, as is another id at n4's peer address.
     expect((await Members.refusal(members.add({ id: 'n4', peerUrl: n4.peerAddress, learner: true }))).code).to.equal(grpc.status.ALREADY_EXISTS);
     expect((await Members.refusal(members.add({ id: 'n9', peerUrl: n4.peerAddress, learner: true }))).code).to.equal(grpc.status.ALREADY_EXISTS);
@@ -108,10 +112,16 @@ describe('membership changes (real processes)', function () {
     // and then the restarted victim learns it from a peer again.
     const ownLog = /this node's log holds, committed, the change that removed/;
     if (ownLog.test(firstStop)) expect(again.output).to.match(ownLog);
-    else expect(again.output).to.match(/this node's log holds, committed, the change that removed|refused this node's stream: its committed configuration removed/);
+    else
+      expect(again.output).to.match(
+        /this node's log holds, committed, the change that removed|refused this node's stream: its committed configuration removed/,
+      );
 
     // The cluster of three goes on.
-    await c.waitForApplied(await grant(lease), ['n1', 'n2', 'n3', 'n4'].filter((id) => id !== victim));
+    await c.waitForApplied(
+      await grant(lease),
+      ['n1', 'n2', 'n3', 'n4'].filter((id) => id !== victim),
+    );
   });
 
   it('refuses to promote a learner that is behind (FAILED_PRECONDITION with the numbers) until it has caught up; after the change every node restarts from its data dir, with its old --peers', async () => {

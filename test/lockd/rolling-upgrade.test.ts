@@ -29,7 +29,9 @@ import { LOCKCTL_MAIN, ROOT } from '../support/build.js';
 import { ProcessCluster, waitFor } from '../support/process-cluster.js';
 import { killNow, reapOnExit } from '../support/reaper.js';
 
-const PREVIOUS = readFileSync(join(ROOT, 'compat', 'previous-release'), 'utf8').split('\n')[0].trim();
+const PREVIOUS = readFileSync(join(ROOT, 'compat', 'previous-release'), 'utf8')
+  .split('\n')[0]
+  .trim();
 
 /** Run a command to completion; its output, or a rejection with it. */
 function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 300_000): Promise<string> {
@@ -108,12 +110,15 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
   after(async () => {
     for (const c of clients) c.close();
     await cluster?.stop();
-    if (previous && !prebuilt) await run('git', ['worktree', 'remove', '--force', previous.dir], ROOT, 60_000).catch((e: unknown) => process.stderr.write(`${(e as Error).message}\n`));
+    if (previous && !prebuilt)
+      await run('git', ['worktree', 'remove', '--force', previous.dir], ROOT, 60_000).catch((e: unknown) => process.stderr.write(`${(e as Error).message}\n`));
     rmSync(parent, { recursive: true, force: true });
   });
 
   it("the previous release's command decoder refuses a Tick stating the cluster version, and reads one without it", async () => {
-    const old = (await import(pathToFileURL(join(previous.dir, 'dist', 'src', 'lockd', 'state-machine', 'command-codec.js')).href)) as { decodeCommand(d: Uint8Array): unknown };
+    const old = (await import(pathToFileURL(join(previous.dir, 'dist', 'src', 'lockd', 'state-machine', 'command-codec.js')).href)) as {
+      decodeCommand(d: Uint8Array): unknown;
+    };
     const plain: TickCommand = { type: 'Tick', elapsedMs: 100, marginMs: 20, renewed: [7] };
     expect(old.decodeCommand(encodeCommand(plain))).to.deep.equal(plain);
     expect(() => old.decodeCommand(encodeCommand({ ...plain, clusterVersion: '0.2.0' }))).to.throw(/presence bits/);
@@ -216,7 +221,9 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
     };
     // What an operator sees (docs/operating.md §4 shows these): lockctl status of this build.
     const show = async (when: string): Promise<void> => {
-      const out = await run(process.execPath, [LOCKCTL_MAIN, '--endpoints', c.nodes.map((n) => n.address).join(','), 'status'], ROOT, 30_000).catch((e: unknown) => (e as Error).message);
+      const out = await run(process.execPath, [LOCKCTL_MAIN, '--endpoints', c.nodes.map((n) => n.address).join(','), 'status'], ROOT, 30_000).catch(
+        (e: unknown) => (e as Error).message,
+      );
       process.stderr.write(`  lockctl status ${when}:\n${out.replace(/^/gm, '    ')}\n`);
     };
     const checkHeld = async (when: string): Promise<void> => {
@@ -241,10 +248,14 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
       upgraded.push(id);
       const leaderNow = await c.waitForLeader(undefined, 30_000);
       const commit = (await c.status(leaderNow)).commitIndex;
-      await waitFor(`${id} on this build, caught up`, async () => {
-        const s = await c.status(id, 500);
-        return s.version === LOCKD_VERSION && s.appliedIndex >= commit ? true : undefined;
-      }, 30_000);
+      await waitFor(
+        `${id} on this build, caught up`,
+        async () => {
+          const s = await c.status(id, 500);
+          return s.version === LOCKD_VERSION && s.appliedIndex >= commit ? true : undefined;
+        },
+        30_000,
+      );
       await c.waitForLog(id, 'migrated from storage format 2 to 3');
       const backups = readdirSync(c.baseDir).filter((f) => f.startsWith(`${id}.storage-2-backup-`));
       expect(backups, `${id}'s copy of its format 2 data dir`).to.have.length(1);
@@ -252,10 +263,14 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
       if (remaining.length > 0) {
         // Mixed: every upgraded node sees the old ones (which state no version): cluster version 0.1.0.
         for (const u of upgraded)
-          await waitFor(`${u} to count the cluster at 0.1.0`, async () => {
-            const s = await c.status(u, 500);
-            return s.clusterVersion === '0.1.0' && s.clusterVersionComplete ? true : undefined;
-          }, 15_000);
+          await waitFor(
+            `${u} to count the cluster at 0.1.0`,
+            async () => {
+              const s = await c.status(u, 500);
+              return s.clusterVersion === '0.1.0' && s.clusterVersionComplete ? true : undefined;
+            },
+            15_000,
+          );
         await progress(`upgrading ${id}`);
         // The old nodes still run and apply what the (possibly new) leader commits.
         const commitNow = (await c.status(await c.waitForLeader())).commitIndex;
@@ -266,16 +281,28 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
       }
       await checkHeld(`after upgrading ${id}`);
       await show(`after upgrading ${id}`);
-      if (upgraded.length === 1) process.stderr.write(`  ${id}'s log: ${c.log(id).split('\n').find((l) => l.includes('data dir migrated')) ?? '(no migration line)'}\n`);
+      if (upgraded.length === 1)
+        process.stderr.write(
+          `  ${id}'s log: ${
+            c
+              .log(id)
+              .split('\n')
+              .find((l) => l.includes('data dir migrated')) ?? '(no migration line)'
+          }\n`,
+        );
       expect(problems, `after upgrading ${id}`).to.deep.equal([]);
     }
 
     // All on this build: cluster version 0.2.0 everywhere, and the leader's Ticks state it.
     for (const n of c.nodes)
-      await waitFor(`${n.id} to count the cluster at ${LOCKD_VERSION}`, async () => {
-        const s = await c.status(n.id, 500);
-        return s.clusterVersion === LOCKD_VERSION && s.clusterVersionComplete ? true : undefined;
-      }, 15_000);
+      await waitFor(
+        `${n.id} to count the cluster at ${LOCKD_VERSION}`,
+        async () => {
+          const s = await c.status(n.id, 500);
+          return s.clusterVersion === LOCKD_VERSION && s.clusterVersionComplete ? true : undefined;
+        },
+        15_000,
+      );
     await progress('the last upgrade');
 
     stop = true;
@@ -294,17 +321,25 @@ describe('rolling upgrade from the previous release (compat/previous-release) to
     const sorted = [...grants].sort((a, b) => a.token - b.token);
     expect(new Set(grants.map((g) => g.token)).size, 'every grant its own token').to.equal(grants.length);
     for (let k = 1; k < sorted.length; k++) {
-      expect(sorted[k].ackedAt, `grant ${sorted[k].token} acknowledged after grant ${sorted[k - 1].token} was released`).to.be.above(sorted[k - 1].releaseSentAt ?? Infinity);
+      expect(sorted[k].ackedAt, `grant ${sorted[k].token} acknowledged after grant ${sorted[k - 1].token} was released`).to.be.above(
+        sorted[k - 1].releaseSentAt ?? Infinity,
+      );
       expect(sorted[k].token).to.be.above(held.token);
     }
     // The held lock, kept throughout.
     expect(heldLease.lost).to.equal(false);
     expect(held.signal.aborted).to.equal(false);
     await checkHeld('at the end');
-    process.stderr.write(`  ${writes} fenced writes acknowledged, ${grants.length} grants of the contended lock, tokens ${sorted[0]?.token}..${sorted.at(-1)?.token}\n`);
+    process.stderr.write(
+      `  ${writes} fenced writes acknowledged, ${grants.length} grants of the contended lock, tokens ${sorted[0]?.token}..${sorted.at(-1)?.token}\n`,
+    );
 
     // The leader's Ticks state it now (a Tick carries it once per change and term).
-    const statedBy = await waitFor('a leader to state the cluster version in the log', () => c.nodes.find((n) => c.log(n.id).includes(`cluster version ${LOCKD_VERSION} stated in the log`))?.id, 15_000);
+    const statedBy = await waitFor(
+      'a leader to state the cluster version in the log',
+      () => c.nodes.find((n) => c.log(n.id).includes(`cluster version ${LOCKD_VERSION} stated in the log`))?.id,
+      15_000,
+    );
     expect(statedBy).to.be.a('string');
   });
 });

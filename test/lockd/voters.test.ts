@@ -45,10 +45,15 @@ describe('lockd start: the stored voter set (real processes)', function () {
     const swapped = await cluster.runToExit(cluster.argsFor(victim, { '--peers': renamed }));
     expect(swapped.code).to.equal(3);
     expect(swapped.output).to.match(/refusing data dir .* \(voters\)/);
-    expect(swapped.output).to.include('{n1, n2, n3}').and.include(`{${[victim, others[0].id, 'n9'].sort().join(', ')}}`);
+    expect(swapped.output)
+      .to.include('{n1, n2, n3}')
+      .and.include(`{${[victim, others[0].id, 'n9'].sort().join(', ')}}`);
 
     // The same ids in another order: it starts, rejoins and applies what comes next.
-    const reordered = [...cluster.nodes].reverse().map((n) => `${n.id}=${n.peerAddress}`).join(',');
+    const reordered = [...cluster.nodes]
+      .reverse()
+      .map((n) => `${n.id}=${n.peerAddress}`)
+      .join(',');
     cluster.startNode(victim, { '--peers': reordered });
     await cluster.waitForLeader();
     await cluster.waitForApplied(await grant(lease));

@@ -26,7 +26,11 @@ const cluster = (address: string): ClusterClient => {
   let c = clusters.get(address);
   // As lockd's own channels (and src/client's): a host name is resolved again within 1 s of a lost
   // connection, not grpc-js's default 30 s — the test moves a host to a new address.
-  if (!c) clusters.set(address, (c = new lockdProto.lockd.v1.Cluster(address, grpc.credentials.createInsecure(), { 'grpc.dns_min_time_between_resolutions_ms': 1000 })));
+  if (!c)
+    clusters.set(
+      address,
+      (c = new lockdProto.lockd.v1.Cluster(address, grpc.credentials.createInsecure(), { 'grpc.dns_min_time_between_resolutions_ms': 1000 })),
+    );
   return c;
 };
 const call = <T>(start: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void): Promise<T> =>
@@ -45,7 +49,14 @@ async function serve(r: Request): Promise<unknown> {
       client = new LockClient({ endpoints: r.endpoints! });
       const lease = await client.grantLease(r.ttlMs!);
       const lock = await client.acquire(r.name!, { lease });
-      const h = { lease, lock, token: lock.token, minRemainingMs: Infinity, renewals: 0, sampler: setInterval(() => (h.minRemainingMs = Math.min(h.minRemainingMs, lease.remainingMs)), 10) };
+      const h = {
+        lease,
+        lock,
+        token: lock.token,
+        minRemainingMs: Infinity,
+        renewals: 0,
+        sampler: setInterval(() => (h.minRemainingMs = Math.min(h.minRemainingMs, lease.remainingMs)), 10),
+      };
       lease.on('renewed', () => h.renewals++);
       held = h;
       return { leaseId: lease.id, token: lock.token };

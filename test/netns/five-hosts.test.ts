@@ -88,10 +88,24 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
   const start = (id: string) => {
     const log = createWriteStream(join(dir, `${id}.log`), { flags: 'a' });
     const args = [
-      NODE_MAIN, '--id', id, '--cluster-id', `netns-${lab.run}`, '--data-dir', join(dir, id),
-      '--listen', `0.0.0.0:${CLIENT_PORT}`, '--peer-listen', `0.0.0.0:${PEER_PORT}`,
-      '--advertise-client', `${id}:${CLIENT_PORT}`, '--advertise-peer', `${id}:${PEER_PORT}`,
-      '--peers', IDS.map((p) => `${p}=${p}:${PEER_PORT}`).join(','), ...TIMING,
+      NODE_MAIN,
+      '--id',
+      id,
+      '--cluster-id',
+      `netns-${lab.run}`,
+      '--data-dir',
+      join(dir, id),
+      '--listen',
+      `0.0.0.0:${CLIENT_PORT}`,
+      '--peer-listen',
+      `0.0.0.0:${PEER_PORT}`,
+      '--advertise-client',
+      `${id}:${CLIENT_PORT}`,
+      '--advertise-peer',
+      `${id}:${PEER_PORT}`,
+      '--peers',
+      IDS.map((p) => `${p}=${p}:${PEER_PORT}`).join(','),
+      ...TIMING,
     ];
     const p = lab.spawn(id, process.execPath, args, { cwd: ROOT });
     p.stdout!.pipe(log);
@@ -118,13 +132,17 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
   };
   /** One leader that every host in `ids` answers with (same term); returns its id. */
   const agreedLeader = (ids: readonly string[] = IDS, timeoutMs = 15_000): Promise<string> =>
-    waitFor(`one leader agreed by ${ids.join(',')}`, async () => {
-      const sts = await statuses(ids);
-      if (sts.length < ids.length) return undefined;
-      const leaders = sts.filter((s) => s.role === 'leader');
-      if (leaders.length !== 1) return undefined;
-      return sts.every((s) => s.leaderId === leaders[0].nodeId && s.term === leaders[0].term) ? leaders[0].nodeId : undefined;
-    }, timeoutMs);
+    waitFor(
+      `one leader agreed by ${ids.join(',')}`,
+      async () => {
+        const sts = await statuses(ids);
+        if (sts.length < ids.length) return undefined;
+        const leaders = sts.filter((s) => s.role === 'leader');
+        if (leaders.length !== 1) return undefined;
+        return sts.every((s) => s.leaderId === leaders[0].nodeId && s.term === leaders[0].term) ? leaders[0].nodeId : undefined;
+      },
+      timeoutMs,
+    );
   /** The lock the client holds is still its: same token, lease and lock signals intact, TTL fresh. */
   const stillHeld = async (token: number, ttlMs: number) => {
     const h = await agent.must<{ token: number; leaseLost: string | false; lockLost: string | false; minRemainingMs: number }>('held');
@@ -135,7 +153,9 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
     const ttl = await agent.must<{ remainingMs: number; locks: string[] }>('ttl');
     expect(ttl.locks).to.deep.equal(['netns-held']);
     // At most the TTL plus the deadline margin (200 ms tick cap + 1,000 ppm: state-machine/deadline-margin.ts).
-    expect(ttl.remainingMs).to.be.greaterThan(0).and.at.most(ttlMs + 200 + Math.ceil(ttlMs / 1000));
+    expect(ttl.remainingMs)
+      .to.be.greaterThan(0)
+      .and.at.most(ttlMs + 200 + Math.ceil(ttlMs / 1000));
     expect(await agent.must<{ fencingToken: number }>('inspect', { name: 'netns-held' })).to.include({ fencingToken: token });
   };
 
@@ -146,7 +166,10 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
     lab.create();
     IDS.forEach((id, k) => lab.addHost(id, k + 1));
     lab.addHost('client', 100);
-    const a = lab.spawn('client', process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'netns', 'agent.ts')], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const a = lab.spawn('client', process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'netns', 'agent.ts')], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     agent = new Agent(a);
     for (const id of IDS) start(id);
   });
@@ -196,7 +219,9 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
       const rest = IDS.filter((id) => id !== leader);
       next = await agreedLeader(rest);
       expect(next).to.not.equal(leader);
-      await waitFor(`${leader} to step down on its own (CheckQuorum)`, () => (log(leader).slice(logBefore).includes('"event":"stepped down"') ? true : undefined));
+      await waitFor(`${leader} to step down on its own (CheckQuorum)`, () =>
+        log(leader).slice(logBefore).includes('"event":"stepped down"') ? true : undefined,
+      );
       await stillHeld(token, ttlMs);
     } finally {
       lab.setLink(leader, true);
@@ -214,7 +239,9 @@ describe('five hosts in network namespaces (ip netns, a bridge, host names)', fu
     // It hears from the leader only once the leader's channel to it resolved the name anew.
     await agreedLeader(IDS, 20_000);
     const commit = (await statuses([leader]))[0].commitIndex;
-    await waitFor(`${moved} (now at ${lab.address(moved)}) to apply index ${commit}`, async () => ((await statuses([moved]))[0]?.appliedIndex >= commit ? true : undefined));
+    await waitFor(`${moved} (now at ${lab.address(moved)}) to apply index ${commit}`, async () =>
+      (await statuses([moved]))[0]?.appliedIndex >= commit ? true : undefined,
+    );
     await stillHeld(token, ttlMs);
     await agent.must('release');
   });

@@ -9,7 +9,9 @@ import { expect } from 'chai';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
-const PATCHES = readdirSync(HERE).filter((f) => f.endsWith('.patch')).sort();
+const PATCHES = readdirSync(HERE)
+  .filter((f) => f.endsWith('.patch'))
+  .sort();
 
 describe('test/plants: every planted bug applies to src/', () => {
   it('there are plants', () => {

@@ -15,7 +15,8 @@ const normal = (index: number, term = 1): Entry => ({ index, term, data: new Tex
 function confEntry(index: number, op: ConfChangeOp, node: string, config: Configuration, term = 1): Entry {
   return { index, term, type: 'config', data: encodeConfigEntry({ change: { op, node }, config }) };
 }
-const show = (c: { index: number; config: Configuration }) => `${c.index}:${c.config.voters.join(',')}${c.config.learners.length ? `/${c.config.learners.join(',')}` : ''}`;
+const show = (c: { index: number; config: Configuration }) =>
+  `${c.index}:${c.config.voters.join(',')}${c.config.learners.length ? `/${c.config.learners.join(',')}` : ''}`;
 
 const ABC = conf('a,b,c');
 const ABCD = conf('a,b,c,d');
@@ -79,7 +80,7 @@ describe('raft config log (src/raft/config-log.ts)', () => {
     // [name, first index of the new entries, whether they carry a config entry, → current]
     const cases: Array<[string, Entry[], string]> = [
       ['a new leader overwrites 15..: +e goes, +d is in effect again', [normal(15, 2), normal(16, 2)], '10:a,b,c,d'],
-      ['overwriting exactly the config entry\'s index removes it', [normal(20, 2)], '10:a,b,c,d'],
+      ["overwriting exactly the config entry's index removes it", [normal(20, 2)], '10:a,b,c,d'],
       ['overwriting 10..: both go, back to the base', [normal(10, 2)], '0:a,b,c'],
       ['appending after the last entry keeps everything', [normal(21, 1)], '20:a,b,c,d/e'],
       ['a replacing entry may carry its own change', [normal(15, 2), confEntry(16, 'remove', 'c', conf('a,b,d', '', 'c'), 2)], '16:a,b,d'],
@@ -142,7 +143,7 @@ describe('raft config log (src/raft/config-log.ts)', () => {
     });
   });
 
-  it('restore: a snapshot\'s configuration is the whole history', () => {
+  it("restore: a snapshot's configuration is the whole history", () => {
     const cl = history();
     cl.restore({ index: 30, config: conf('a,b', 'c', 'd') });
     expect([show(cl.current()), show(cl.at(1000))]).to.deep.equal(['30:a,b/c', '30:a,b/c']);

@@ -46,9 +46,21 @@ describe('raft elections', () => {
       ['three, both others further along: refused by all', ['a', 'b', 'c'], [], { b: { log: '1@1', term: 1 }, c: { log: '1@1', term: 1 } }, 'follower 1'],
       ['three, one other further along: the third grants', ['a', 'b', 'c'], [], { a: { term: 1 }, b: { log: '1@1', term: 1 }, c: { term: 1 } }, 'leader 2'],
       // A refusal at a higher term than a's makes a follow that term: its next campaign is for the one after.
-      ['three, one other further along at a higher term: its refusal comes first, a takes its term', ['a', 'b', 'c'], [], { b: { log: '1@1', term: 1 } }, 'follower 1'],
+      [
+        'three, one other further along at a higher term: its refusal comes first, a takes its term',
+        ['a', 'b', 'c'],
+        [],
+        { b: { log: '1@1', term: 1 } },
+        'follower 1',
+      ],
       // A vote given in a term is kept: b and c voted for c in term 1 (a heard nothing of it).
-      ['b and c voted for c in term 1: they refuse a pre-vote for term 1, and a learns the term', ['a', 'b', 'c'], [], { b: { term: 1, vote: 'c' }, c: { term: 1, vote: 'c' } }, 'follower 1'],
+      [
+        'b and c voted for c in term 1: they refuse a pre-vote for term 1, and a learns the term',
+        ['a', 'b', 'c'],
+        [],
+        { b: { term: 1, vote: 'c' }, c: { term: 1, vote: 'c' } },
+        'follower 1',
+      ],
     ];
     for (const [name, ids, down, starts, want] of cases) {
       it(name, () => {
@@ -109,9 +121,14 @@ describe('raft elections', () => {
     }
   });
 
-  it('a leader its own log removes counts nothing of its own: not its vote, not its ack; it steps down at the removal\'s commit', () => {
+  it("a leader its own log removes counts nothing of its own: not its vote, not its ack; it steps down at the removal's commit", () => {
     // b's log ends with "remove b" (2@1, not committed): in effect there, voters {a, c}.
-    const removeB = { index: 2, term: 1, type: 'config' as const, data: new TextEncoder().encode(JSON.stringify({ op: 'remove', node: 'b', voters: ['a', 'c'], learners: [], removed: ['b'] })) };
+    const removeB = {
+      index: 2,
+      term: 1,
+      type: 'config' as const,
+      data: new TextEncoder().encode(JSON.stringify({ op: 'remove', node: 'b', voters: ['a', 'c'], learners: [], removed: ['b'] })),
+    };
     const c = new TestCluster(['a', 'b', 'c'], {}, 1, (id) => {
       const s = new MemoryStorage(['a', 'b', 'c']);
       s.append(id === 'b' ? [...ents('1@1'), removeB] : ents('1@1'));
@@ -143,7 +160,13 @@ describe('raft elections', () => {
     // Voters {a, x}; the stored log: 1 a no-op, 2 "addLearner l" (committed), then the config
     // entries of the row from 3 on. [name, the node, entries from 3, commit, → campaigns?]
     const conf = (op: string, node: string, voters: string, learners = '', removed = '') =>
-      JSON.stringify({ op, node, voters: voters.split(',').filter(Boolean), learners: learners.split(',').filter(Boolean), removed: removed.split(',').filter(Boolean) });
+      JSON.stringify({
+        op,
+        node,
+        voters: voters.split(',').filter(Boolean),
+        learners: learners.split(',').filter(Boolean),
+        removed: removed.split(',').filter(Boolean),
+      });
     const cases: Array<[string, NodeId, string[], number, boolean]> = [
       ['a voter of the effective configuration', 'x', [], 2, true],
       ['removed by its own log, not committed: it may still be needed', 'x', [conf('remove', 'x', 'a', 'l', 'x')], 2, true],
@@ -160,7 +183,11 @@ describe('raft elections', () => {
       it(`${name}: ${campaigns ? 'campaigns' : 'does not'}`, () => {
         const storage = new MemoryStorage(['a', 'x']);
         const entry = (index: number, data: string) => ({ index, term: 1, type: 'config' as const, data: new TextEncoder().encode(data) });
-        storage.append([{ index: 1, term: 1, data: new Uint8Array(0) }, entry(2, conf('addLearner', 'l', 'a,x', 'l')), ...confs.map((d, k) => entry(3 + k, d))]);
+        storage.append([
+          { index: 1, term: 1, data: new Uint8Array(0) },
+          entry(2, conf('addLearner', 'l', 'a,x', 'l')),
+          ...confs.map((d, k) => entry(3 + k, d)),
+        ]);
         storage.setHardState({ term: 1, vote: '', commit });
         const c = new TestCluster([self], {}, 1, () => storage);
         const n = c.node(self);

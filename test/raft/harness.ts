@@ -30,16 +30,17 @@ export class TestCluster {
   filter: (m: Message) => boolean = () => true;
   readonly delivered: Message[] = [];
 
-  constructor(
-    ids: NodeId[],
-    overrides: Partial<RaftConfig> = {},
-    seed = 1,
-    makeStorage: (id: NodeId) => MemoryStorage = () => new MemoryStorage(ids),
-  ) {
+  constructor(ids: NodeId[], overrides: Partial<RaftConfig> = {}, seed = 1, makeStorage: (id: NodeId) => MemoryStorage = () => new MemoryStorage(ids)) {
     for (const id of ids) {
       const storage = makeStorage(id);
       const raft = new RaftNode({
-        id, peers: ids, storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(seed + ids.indexOf(id)), ...overrides,
+        id,
+        peers: ids,
+        storage,
+        electionTicks: 10,
+        heartbeatTicks: 1,
+        random: seededRandom(seed + ids.indexOf(id)),
+        ...overrides,
       });
       this.nodes.set(id, { raft, storage, applied: [], reads: [] });
     }

@@ -11,7 +11,10 @@ import { parse, run } from './transcript.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'transcripts');
 const confEntry = (index: number, term: number, op: string, node: string, voters: string[], learners: string[] = [], removed: string[] = []): Entry => ({
-  index, term, type: 'config', data: new TextEncoder().encode(JSON.stringify({ op, node, voters, learners, removed })),
+  index,
+  term,
+  type: 'config',
+  data: new TextEncoder().encode(JSON.stringify({ op, node, voters, learners, removed })),
 });
 const noop = (index: number, term: number): Entry => ({ index, term, data: new Uint8Array(0) });
 
@@ -51,7 +54,7 @@ describe('membership changes in the core', () => {
     expect([st.configIndex, st.voters, st.learners]).to.deep.equal([2, ['a', 'b', 'c'], ['d']]);
   });
 
-  it("a snapshot carries the configuration in effect at its index; a node restored from it has it", () => {
+  it('a snapshot carries the configuration in effect at its index; a node restored from it has it', () => {
     const c = led();
     c.join('d');
     c.node('a').raft.proposeConfChange({ op: 'addLearner', node: 'd' });
@@ -115,13 +118,17 @@ describe('membership changes in the core', () => {
   it('a config entry that changes two voters at once, or brings a removed id back, is an InvariantError on the follower that appends it', () => {
     const b = restart('b', new MemoryStorage(['a', 'b', 'c']));
     const bad = confEntry(1, 1, 'addVoter', 'd', ['a', 'b', 'c', 'd', 'e']);
-    expect(() => b.step(message({ type: 'App', from: 'a', to: 'b', term: 1, index: 0, logTerm: 0, entries: [bad] })))
-      .to.throw(InvariantError, 'at most one voter');
+    expect(() => b.step(message({ type: 'App', from: 'a', to: 'b', term: 1, index: 0, logTerm: 0, entries: [bad] }))).to.throw(
+      InvariantError,
+      'at most one voter',
+    );
     const back = restart('c', new MemoryStorage(['a', 'b', 'c']));
     back.step(message({ type: 'App', from: 'a', to: 'c', term: 1, index: 0, logTerm: 0, entries: [confEntry(1, 1, 'remove', 'c', ['a', 'b'], [], ['c'])] }));
     const revived = confEntry(2, 1, 'addLearner', 'c', ['a', 'b'], ['c']);
-    expect(() => back.step(message({ type: 'App', from: 'a', to: 'c', term: 1, index: 1, logTerm: 1, entries: [revived] })))
-      .to.throw(InvariantError, 'removed ids stay removed');
+    expect(() => back.step(message({ type: 'App', from: 'a', to: 'c', term: 1, index: 1, logTerm: 1, entries: [revived] }))).to.throw(
+      InvariantError,
+      'removed ids stay removed',
+    );
   });
 
   it('a refused change appends nothing and says why', () => {

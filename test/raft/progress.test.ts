@@ -22,7 +22,11 @@ describe('raft progress (src/raft/progress.ts)', () => {
   describe('Inflights: the window of unacknowledged Apps', () => {
     it('fills up to its capacity, and refuses one more loudly', () => {
       const w = new Inflights(3);
-      for (const [last, count, full] of [[5, 1, false], [7, 2, false], [9, 3, true]] as const) {
+      for (const [last, count, full] of [
+        [5, 1, false],
+        [7, 2, false],
+        [9, 3, true],
+      ] as const) {
         w.add(last);
         expect([w.count(), w.full()], `after add(${last})`).to.deep.equal([count, full]);
       }
@@ -90,8 +94,14 @@ describe('raft progress (src/raft/progress.ts)', () => {
         pr.inflights.add(next); // something in flight: a transition forgets it
         if (to === 'probe') pr.becomeProbe();
         else pr.becomeReplicate();
-        expect({ state: pr.state, next: pr.next, match: pr.match, paused: pr.paused, pendingSnapshot: pr.pendingSnapshot, inflight: pr.inflights.count() })
-          .to.deep.equal({ state: to, next: wantNext, match, paused: false, pendingSnapshot: 0, inflight: 0 });
+        expect({
+          state: pr.state,
+          next: pr.next,
+          match: pr.match,
+          paused: pr.paused,
+          pendingSnapshot: pr.pendingSnapshot,
+          inflight: pr.inflights.count(),
+        }).to.deep.equal({ state: to, next: wantNext, match, paused: false, pendingSnapshot: 0, inflight: 0 });
       });
     }
 
@@ -100,8 +110,13 @@ describe('raft progress (src/raft/progress.ts)', () => {
       pr.inflights.add(5);
       pr.snapshotTicks = 7;
       pr.becomeSnapshot(20);
-      expect({ state: pr.state, pending: pr.pendingSnapshot, ticks: pr.snapshotTicks, inflight: pr.inflights.count(), paused: pr.isPaused() })
-        .to.deep.equal({ state: 'snapshot', pending: 20, ticks: 0, inflight: 0, paused: true });
+      expect({ state: pr.state, pending: pr.pendingSnapshot, ticks: pr.snapshotTicks, inflight: pr.inflights.count(), paused: pr.isPaused() }).to.deep.equal({
+        state: 'snapshot',
+        pending: 20,
+        ticks: 0,
+        inflight: 0,
+        paused: true,
+      });
     });
   });
 
@@ -117,7 +132,11 @@ describe('raft progress (src/raft/progress.ts)', () => {
 
     it('replicate: pipelines, moving next, until the window is full', () => {
       const pr = progress('replicate', 0, 1, 3);
-      for (const [last, paused] of [[2, false], [4, false], [6, true]] as const) {
+      for (const [last, paused] of [
+        [2, false],
+        [4, false],
+        [6, true],
+      ] as const) {
         pr.sentApp(last);
         expect([pr.next, pr.isPaused()], `after an App ending at ${last}`).to.deep.equal([last + 1, paused]);
       }

@@ -97,8 +97,12 @@ describe('raft quorum (src/raft/quorum.ts)', () => {
       });
     }
 
-    it('voteResult counts only voters: a learner\'s or a stranger\'s vote is ignored', () => {
-      const m = new Map([['a', true], ['x', true], ['y', true]]);
+    it("voteResult counts only voters: a learner's or a stranger's vote is ignored", () => {
+      const m = new Map([
+        ['a', true],
+        ['x', true],
+        ['y', true],
+      ]);
       expect(voteResult(['a', 'b', 'c'], m)).to.equal('pending');
       m.set('z', false).set('w', false);
       expect(voteResult(['a', 'b', 'c'], m)).to.equal('pending');
@@ -119,7 +123,7 @@ describe('raft quorum (src/raft/quorum.ts)', () => {
       expect(checked).to.equal(4 + 16 + 64 + 256 + 1024 + 4096 + 16384);
     });
 
-    it('voteResult, for 1..7 voters and every assignment of granted / rejected / missing, with strangers\' votes mixed in', () => {
+    it("voteResult, for 1..7 voters and every assignment of granted / rejected / missing, with strangers' votes mixed in", () => {
       let checked = 0;
       for (let n = 1; n <= 7; n++) {
         const voters = IDS.slice(0, n);
@@ -129,7 +133,8 @@ describe('raft quorum (src/raft/quorum.ts)', () => {
           // Non-voters' answers (a learner answers vote requests too) must change nothing.
           m.set('learner', checked % 2 === 0).set('removed', checked % 3 === 0);
           const got = voteResult(voters, m);
-          if (got !== naiveVote(vs)) expect.fail(`votes ${vs.map((v) => (v === undefined ? '-' : v ? 'y' : 'n')).join('')}: got ${got}, naive ${naiveVote(vs)}`);
+          if (got !== naiveVote(vs))
+            expect.fail(`votes ${vs.map((v) => (v === undefined ? '-' : v ? 'y' : 'n')).join('')}: got ${got}, naive ${naiveVote(vs)}`);
           checked++;
         }
       }
@@ -203,7 +208,11 @@ describe('raft quorum (src/raft/quorum.ts)', () => {
     it('every winning set of a configuration is also a commit quorum there', () => {
       for (const [c, w] of wins) {
         const voters = members(c);
-        for (const s of w) expect(committedIndex(voters, (id) => (members(s).includes(id) ? 1 : 0)), `{${voters}} by {${members(s)}}`).to.equal(1);
+        for (const s of w)
+          expect(
+            committedIndex(voters, (id) => (members(s).includes(id) ? 1 : 0)),
+            `{${voters}} by {${members(s)}}`,
+          ).to.equal(1);
       }
     });
   });

@@ -101,7 +101,7 @@ describe('raft log (src/raft/raft-log.ts)', () => {
       // At the compaction boundary: the term of what is compacted is unknown; stop there (the leader
       // will find it behind its own first index and send a snapshot).
       ['stops at the first unknown term below the log', { snap: [3, 5], stored: '4..6@6' }, 6, 2, 2],
-      ['the snapshot\'s term counts', { snap: [3, 1], stored: '4..6@6' }, 6, 2, 3],
+      ["the snapshot's term counts", { snap: [3, 1], stored: '4..6@6' }, 6, 2, 3],
     ];
     for (const [name, shape, i, t, want] of cases) it(name, () => expect(raftLog(shape).findConflictByTerm(i, t)).to.equal(want));
   });
@@ -127,7 +127,7 @@ describe('raft log (src/raft/raft-log.ts)', () => {
     const cases: Array<[string, number, number, number, string, number | undefined, number, string]> = [
       ['prev term mismatch: reject', 3, 2, 3, '4@4', undefined, 1, '1@1 2@2 3@3'],
       ['prev beyond our log: reject', 4, 4, 3, '5@4', undefined, 1, '1@1 2@2 3@3'],
-      ['heartbeat-like: nothing new, commit to the leader\'s', 3, 3, 3, '', 3, 3, '1@1 2@2 3@3'],
+      ["heartbeat-like: nothing new, commit to the leader's", 3, 3, 3, '', 3, 3, '1@1 2@2 3@3'],
       ['commit capped by the last new entry', 1, 1, 3, '', 1, 1, '1@1 2@2 3@3'],
       ['commit never decreases', 3, 3, 0, '', 3, 1, '1@1 2@2 3@3'],
       ['append after the last', 3, 3, 4, '4@4', 4, 4, '1@1 2@2 3@3 4@4'],

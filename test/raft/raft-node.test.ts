@@ -28,7 +28,10 @@ function drain(r: RaftNode, storage?: MemoryStorage): Message[] {
 describe('raft core', () => {
   describe('§5.2 leader election', () => {
     it('elects exactly one leader in a 3- and a 5-node cluster', () => {
-      for (const ids of [['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e']]) {
+      for (const ids of [
+        ['a', 'b', 'c'],
+        ['a', 'b', 'c', 'd', 'e'],
+      ]) {
         const c = new TestCluster(ids);
         c.tickAll(40);
         expect(c.leaders()).to.have.length(1);
@@ -44,7 +47,11 @@ describe('raft core', () => {
       r.step(message({ type: 'Vote', from: 'c', to: 'a', term: 5 }));
       r.step(message({ type: 'Vote', from: 'b', to: 'a', term: 5 })); // a retransmission is granted again
       const resps = drain(r, storage).filter((m) => m.type === 'VoteResp');
-      expect(resps.map((m) => [m.to, m.reject])).to.deep.equal([['b', false], ['c', true], ['b', false]]);
+      expect(resps.map((m) => [m.to, m.reject])).to.deep.equal([
+        ['b', false],
+        ['c', true],
+        ['b', false],
+      ]);
       expect(storage.hardState()).to.include({ term: 5, vote: 'b' });
     });
 
@@ -130,7 +137,7 @@ describe('raft core', () => {
       expect(storage.lastIndex()).to.equal(2);
     });
 
-    it('a follower truncates a conflicting suffix and takes the leader\'s entries', () => {
+    it("a follower truncates a conflicting suffix and takes the leader's entries", () => {
       const storage = new MemoryStorage(['a', 'b', 'c']);
       storage.append([ent(1, 1), ent(2, 1), ent(3, 1)]);
       const r = lone('b', ['a', 'b', 'c'], storage);
@@ -290,7 +297,10 @@ describe('raft core', () => {
       for (const ctx of ['r1', 'r2', 'r3']) expect(a.readIndex(ctx)).to.equal(true);
       const rd = a.ready();
       const beats = rd.messages.filter((m) => m.type === 'Heartbeat');
-      expect(beats.map((m) => [m.to, m.context])).to.deep.equal([['b', 'r3'], ['c', 'r3']]);
+      expect(beats.map((m) => [m.to, m.context])).to.deep.equal([
+        ['b', 'r3'],
+        ['c', 'r3'],
+      ]);
       const states = [...rd.readStates];
       c.node('a').storage.append(rd.entries);
       a.advance(rd);
@@ -302,7 +312,11 @@ describe('raft core', () => {
         return r;
       };
       c.stabilize();
-      expect(states).to.deep.equal([{ index: 2, context: 'r1' }, { index: 2, context: 'r2' }, { index: 2, context: 'r3' }]);
+      expect(states).to.deep.equal([
+        { index: 2, context: 'r1' },
+        { index: 2, context: 'r2' },
+        { index: 2, context: 'r3' },
+      ]);
     });
 
     it('a follower refuses ReadIndex (the server forwards to the leader instead)', () => {
@@ -376,7 +390,7 @@ describe('raft core', () => {
     });
   });
 
-  describe('§7 snapshot fast-forward (a follower already holds the snapshot\'s last entry)', () => {
+  describe("§7 snapshot fast-forward (a follower already holds the snapshot's last entry)", () => {
     // The overclaim sequence: follower b holds 1..5@1 + 6..8@2 (commit 4); the term-3 leader a
     // holds 1..5@1 (compacted into a snapshot at 5@1) + 6..8@3 and sends b Snap(5@1).
     type Bug = 'snapshot-fast-forward-overclaim';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { ReadOnlyQueue } from '../../src/raft/read-only.js';
 
 describe('raft read-only queue (src/raft/read-only.ts)', () => {
-  it('counts the leader\'s own ack when it is a voter, and each acker once', () => {
+  it("counts the leader's own ack when it is a voter, and each acker once", () => {
     const q = new ReadOnlyQueue();
     q.add(5, 'r1', 'a');
     expect(q.recvAck('b', 'r1')).to.equal(2);
@@ -28,7 +28,10 @@ describe('raft read-only queue (src/raft/read-only.ts)', () => {
     q.add(6, 'r2', 'a');
     q.add(7, 'r3', 'a');
     expect(q.lastPendingContext()).to.equal('r3');
-    expect(q.advance('r2')).to.deep.equal([{ index: 5, context: 'r1' }, { index: 6, context: 'r2' }]);
+    expect(q.advance('r2')).to.deep.equal([
+      { index: 5, context: 'r1' },
+      { index: 6, context: 'r2' },
+    ]);
     expect(q.lastPendingContext()).to.equal('r3');
     expect(q.advance('r2'), 'already released').to.deep.equal([]);
     expect(q.recvAck('b', 'r1'), 'a late ack of a released read').to.equal(0);

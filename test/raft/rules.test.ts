@@ -52,8 +52,14 @@ function follower(st: State, overrides: Partial<RaftConfig> = {}): { r: RaftNode
   storage.append(ents(st.log ?? '1@1 2@2 3@2'));
   storage.setHardState({ term: st.term, vote: st.vote ?? '', commit: st.commit ?? 0 });
   const r = new RaftNode({
-    id: 'a', peers: ['a', 'b', 'c'], storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(7),
-    checkQuorum: st.checkQuorum, ...overrides,
+    id: 'a',
+    peers: ['a', 'b', 'c'],
+    storage,
+    electionTicks: 10,
+    heartbeatTicks: 1,
+    random: seededRandom(7),
+    checkQuorum: st.checkQuorum,
+    ...overrides,
   });
   if (st.leader) {
     r.step(message({ type: 'Heartbeat', from: st.leader, to: 'a', term: st.term }));
@@ -78,10 +84,24 @@ describe('raft rule tables', () => {
       ['same term, no vote but a leader of that term known: refused', { term: 2, leader: 'c' }, 'Vote 2 3@2', 'a->b VoteResp term=2 rejected', 2, ''],
       ['same term, voted for it, but its log is behind: refused', { term: 2, vote: 'b' }, 'Vote 2 2@2', 'a->b VoteResp term=2 rejected', 2, 'b'],
       ['higher term while a leader is heard (in lease): ignored, term kept', { term: 2, leader: 'c' }, 'Vote 3 3@2', '', 2, ''],
-      ['in lease, but the request comes from a leader transfer: granted', { term: 2, leader: 'c' }, 'Vote 3 3@2 transfer', 'a->b VoteResp term=3 granted', 3, 'b'],
+      [
+        'in lease, but the request comes from a leader transfer: granted',
+        { term: 2, leader: 'c' },
+        'Vote 3 3@2 transfer',
+        'a->b VoteResp term=3 granted',
+        3,
+        'b',
+      ],
       ['CheckQuorum off: no lease, a higher term is taken', { term: 2, leader: 'c', checkQuorum: false }, 'Vote 3 3@2', 'a->b VoteResp term=3 granted', 3, 'b'],
       // PreVote changes neither term nor vote, on either side.
-      ['PreVote for the next term, log up to date: granted at that term, though a voted this term', { term: 2, vote: 'c' }, 'PreVote 3 3@2', 'a->b PreVoteResp term=3 granted', 2, 'c'],
+      [
+        'PreVote for the next term, log up to date: granted at that term, though a voted this term',
+        { term: 2, vote: 'c' },
+        'PreVote 3 3@2',
+        'a->b PreVoteResp term=3 granted',
+        2,
+        'c',
+      ],
       ['PreVote, log behind: refused at our term', { term: 2 }, 'PreVote 3 2@2', 'a->b PreVoteResp term=2 rejected', 2, ''],
       ['PreVote at a lower term: refused with our term (the pre-candidate learns it)', { term: 2 }, 'PreVote 1 3@2', 'a->b PreVoteResp term=2 rejected', 2, ''],
       ['PreVote at our own term, voted for another: refused', { term: 2, vote: 'c' }, 'PreVote 2 3@2', 'a->b PreVoteResp term=2 rejected', 2, 'c'],
@@ -93,7 +113,9 @@ describe('raft rule tables', () => {
         const { r, storage } = follower(st);
         const [type, t, last, ctx] = req.split(' ');
         r.step(message({ type: type as MessageType, from: 'b', to: 'a', term: Number(t), ...at(last), context: ctx ?? '' }));
-        const answers = drain(r, storage).filter((m) => m.to === 'b').map(fmtMessage);
+        const answers = drain(r, storage)
+          .filter((m) => m.to === 'b')
+          .map(fmtMessage);
         expect(answers).to.deep.equal(want ? [want] : []);
         expect([r.status().term, r.status().vote], 'term and vote').to.deep.equal([term, vote]);
         expect([storage.hardState().term, storage.hardState().vote], 'persisted before the answer went out').to.deep.equal([term, vote]);
@@ -122,7 +144,9 @@ describe('raft rule tables', () => {
         expect(r.status().role).to.equal(role);
         const st = r.status();
         r.step(message({ type: 'Vote', from: 'c', to: 'a', term: st.term + 1, index: st.lastIndex, logTerm: st.term }));
-        const answers = drain(r, storage).filter((m) => m.type === 'VoteResp').map((m) => (m.reject ? 'rejected' : 'granted'));
+        const answers = drain(r, storage)
+          .filter((m) => m.type === 'VoteResp')
+          .map((m) => (m.reject ? 'rejected' : 'granted'));
         expect(answers).to.deep.equal(want ? [want] : []);
         expect(r.status().role).to.equal(after);
         if (want) expect(r.status()).to.include({ term: st.term + 1, vote: 'c' });
@@ -137,26 +161,60 @@ describe('raft rule tables', () => {
       ['prev matches, nothing new: ack, commit follows the leader', {}, '2 3@2 3', 'a->b AppResp term=2 match=3@2', 3, '1@1 2@2 3@2', 2],
       ['new entries: appended, acked at the last', {}, '2 3@2 4 4@2,5@2', 'a->b AppResp term=2 match=5@2', 4, '1@1 2@2 3@2 4@2 5@2', 2],
       ['commit capped at what the App proves (its last new entry)', {}, '2 2@2 3', 'a->b AppResp term=2 match=2@2', 2, '1@1 2@2 3@2', 2],
-      ['prev term mismatch: reject, hint at our last entry of a term ≤ prev\'s', {}, '3 3@3 3', 'a->b AppResp term=3 reject=3 hint=3@2', 1, '1@1 2@2 3@2', 3],
+      ["prev term mismatch: reject, hint at our last entry of a term ≤ prev's", {}, '3 3@3 3', 'a->b AppResp term=3 reject=3 hint=3@2', 1, '1@1 2@2 3@2', 3],
       ['prev beyond our log: reject, hint at our last entry', {}, '2 5@2 3', 'a->b AppResp term=2 reject=5 hint=3@2', 1, '1@1 2@2 3@2', 2],
       ['conflict: our uncommitted tail is replaced', {}, '3 2@2 2 3@3', 'a->b AppResp term=3 match=3@3', 2, '1@1 2@2 3@3', 3],
       ['a stale duplicate App keeps what follows it', {}, '2 1@1 1 2@2', 'a->b AppResp term=2 match=2@2', 1, '1@1 2@2 3@2', 2],
       ['prev below our commit: ack our commit', { commit: 2 }, '2 0@0 2 1@1', 'a->b AppResp term=2 match=2@2', 2, '1@1 2@2 3@2', 2],
       // Entries at or below our commit are known to match (Log Matching): nothing to check or change.
-      ['entries that would overwrite a committed one (prev below commit): acked with our commit, ignored', { commit: 2 }, '3 1@1 2 2@3,3@3', 'a->b AppResp term=3 match=2@2', 2, '1@1 2@2 3@2', 3],
-      ['a lower term: answered with our term (the stale leader steps down), nothing appended', {}, '1 3@2 3 4@1', 'a->b AppResp term=2 match=0@0', 1, '1@1 2@2 3@2', 2],
+      [
+        'entries that would overwrite a committed one (prev below commit): acked with our commit, ignored',
+        { commit: 2 },
+        '3 1@1 2 2@3,3@3',
+        'a->b AppResp term=3 match=2@2',
+        2,
+        '1@1 2@2 3@2',
+        3,
+      ],
+      [
+        'a lower term: answered with our term (the stale leader steps down), nothing appended',
+        {},
+        '1 3@2 3 4@1',
+        'a->b AppResp term=2 match=0@0',
+        1,
+        '1@1 2@2 3@2',
+        2,
+      ],
       // The hint skips a whole divergent term: the leader's next probe lands past it.
-      ['hint: a divergent term-3 tail, prev in term 4: our last entry', { log: '1..2@1 3..5@3', term: 3 }, '4 5@4 0', 'a->b AppResp term=4 reject=5 hint=5@3', 1, '1@1 2@1 3@3 4@3 5@3', 4],
-      ['hint: a divergent term-3 tail, prev in term 2: skip the whole tail', { log: '1..2@1 3..5@3', term: 3 }, '4 5@2 0', 'a->b AppResp term=4 reject=5 hint=2@1', 1, '1@1 2@1 3@3 4@3 5@3', 4],
+      [
+        'hint: a divergent term-3 tail, prev in term 4: our last entry',
+        { log: '1..2@1 3..5@3', term: 3 },
+        '4 5@4 0',
+        'a->b AppResp term=4 reject=5 hint=5@3',
+        1,
+        '1@1 2@1 3@3 4@3 5@3',
+        4,
+      ],
+      [
+        'hint: a divergent term-3 tail, prev in term 2: skip the whole tail',
+        { log: '1..2@1 3..5@3', term: 3 },
+        '4 5@2 0',
+        'a->b AppResp term=4 reject=5 hint=2@1',
+        1,
+        '1@1 2@1 3@3 4@3 5@3',
+        4,
+      ],
       ['hint: prev far beyond our log: from our last entry down', {}, '4 9@3 0', 'a->b AppResp term=4 reject=9 hint=3@2', 1, '1@1 2@2 3@2', 4],
-      ['hint: nothing of a term ≤ prev\'s: 0', { log: '1..3@3', term: 3 }, '4 3@2 0', 'a->b AppResp term=4 reject=3 hint=0@0', 1, '1@3 2@3 3@3', 4],
+      ["hint: nothing of a term ≤ prev's: 0", { log: '1..3@3', term: 3 }, '4 3@2 0', 'a->b AppResp term=4 reject=3 hint=0@0', 1, '1@3 2@3 3@3', 4],
     ];
     for (const [name, st, app, want, commit, log, term] of cases) {
       it(name, () => {
         const { r, storage } = follower({ term: 2, commit: 1, ...st });
         const [t, prev, c, es] = app.split(' ');
         r.step(message({ type: 'App', from: 'b', to: 'a', term: Number(t), ...at(prev), commit: Number(c), entries: ents((es ?? '').replaceAll(',', ' ')) }));
-        const answers = drain(r, storage).filter((m) => m.to === 'b').map(fmtMessage);
+        const answers = drain(r, storage)
+          .filter((m) => m.to === 'b')
+          .map(fmtMessage);
         expect(answers).to.deep.equal([want]);
         expect({ commit: r.status().commit, log: stored(storage), term: r.status().term }).to.deep.equal({ commit, log, term });
         expect(r.status().leader, 'the sender is followed unless its term is stale').to.equal(Number(t) >= (st.term ?? 2) ? 'b' : '');
@@ -180,7 +238,7 @@ describe('raft rule tables', () => {
       ['same logs: one App', '1..3@2', '1..3@2', ['3@2']],
       ['follower shorter: one reject, then right after its last entry', '1..8@2', '1..3@2', ['8@2', '3@2']],
       ['follower has a longer lower-term tail: one reject skips it', '1..3@1 4..6@4', '1..3@1 4..8@2', ['6@4', '3@1']],
-      ['the follower\'s tail term is not in the leader\'s log: the leader skips its own higher terms', '1@1 2..5@3', '1@1 2..4@2', ['5@3', '1@1']],
+      ["the follower's tail term is not in the leader's log: the leader skips its own higher terms", '1@1 2..5@3', '1@1 2..4@2', ['5@3', '1@1']],
       ['two divergent terms: two rejects', '1@1 2..3@2 4..6@5', '1@1 2..5@4', ['6@5', '3@2', '1@1']],
     ];
     for (const [name, leaderLog, followerLog, probes] of backtracking) {
@@ -229,11 +287,19 @@ describe('raft rule tables', () => {
       ['to itself: refused', () => {}, 'a', 'a', false, 'a', []],
       ['to an id not in the configuration: refused', () => {}, 'a', 'z', false, 'a', []],
       ['by a follower: refused', () => {}, 'b', 'c', false, 'a', []],
-      ['to a learner: refused', (c) => {
-        c.join('l');
-        c.node('a').raft.proposeConfChange({ op: 'addLearner', node: 'l' });
-        c.stabilize();
-      }, 'a', 'l', false, 'a', []],
+      [
+        'to a learner: refused',
+        (c) => {
+          c.join('l');
+          c.node('a').raft.proposeConfChange({ op: 'addLearner', node: 'l' });
+          c.stabilize();
+        },
+        'a',
+        'l',
+        false,
+        'a',
+        [],
+      ],
     ];
     for (const [name, setup, from, to, ok, leader, sent] of cases) {
       it(name, () => {
@@ -299,7 +365,14 @@ describe('raft rule tables', () => {
     // The transferee's side: TimeoutNow means "campaign now, skip PreVote".
     // [name, a's state / config, TimeoutNow term, → a's role and term after, messages it sends]
     const timeoutNow: Array<[string, State, Partial<RaftConfig>, number, string, string[]]> = [
-      ['a follower campaigns at once at the next term, its Votes marked as a transfer', { term: 2, leader: 'b' }, {}, 2, 'candidate 3', ['a->b Vote term=3 last=3@2 ctx=transfer', 'a->c Vote term=3 last=3@2 ctx=transfer']],
+      [
+        'a follower campaigns at once at the next term, its Votes marked as a transfer',
+        { term: 2, leader: 'b' },
+        {},
+        2,
+        'candidate 3',
+        ['a->b Vote term=3 last=3@2 ctx=transfer', 'a->c Vote term=3 last=3@2 ctx=transfer'],
+      ],
       ['a TimeoutNow of an older term is ignored', { term: 2, leader: 'b' }, {}, 1, 'follower 2', []],
     ];
     for (const [name, st, cfg, term, want, sent] of timeoutNow) {

@@ -172,8 +172,7 @@ class World {
         return [fmtMessage(m)];
       }
       case 'deliver':
-        return this.deliver(filterOf(args)).flatMap(({ m, dropped, error }) =>
-          [`${dropped ? 'dropped ' : ''}${fmtMessage(m)}`, ...error.map((l) => `  ${l}`)]);
+        return this.deliver(filterOf(args)).flatMap(({ m, dropped, error }) => [`${dropped ? 'dropped ' : ''}${fmtMessage(m)}`, ...error.map((l) => `  ${l}`)]);
       case 'drop': {
         const f = filterOf(args);
         const dropped = this.queue.filter(f);
@@ -229,7 +228,12 @@ class World {
     const term = num(args.get('term') ?? '0');
     storage.setHardState({ term, vote: args.get('vote') ?? '', commit: num(args.get('commit') ?? '0') });
     const cfg: RaftConfig = {
-      id, peers, storage, electionTicks: 10, heartbeatTicks: 1, random: seededRandom(1 + this.nodes.size),
+      id,
+      peers,
+      storage,
+      electionTicks: 10,
+      heartbeatTicks: 1,
+      random: seededRandom(1 + this.nodes.size),
       maxInflightMsgs: args.has('inflight') ? num(need(args, 'inflight')) : undefined,
       maxSizePerMsg: args.has('maxsize') ? num(need(args, 'maxsize')) : undefined,
       promoteMaxLag: args.has('promotelag') ? num(need(args, 'promotelag')) : undefined,
@@ -380,7 +384,12 @@ class World {
       }
     }
     return message({
-      type, from, to, term: num(need(args, 'term')), index, logTerm,
+      type,
+      from,
+      to,
+      term: num(need(args, 'term')),
+      index,
+      logTerm,
       commit: num(args.get('commit') ?? '0'),
       entries: args.has('entries') ? parseEntries(need(args, 'entries')) : [],
       context: args.get('ctx') ?? '',
@@ -482,7 +491,16 @@ function allow(args: Args, keys: readonly string[]): void {
 const CONF_OPS: readonly ConfChangeOp[] = ['addVoter', 'addLearner', 'promote', 'remove'];
 
 const MESSAGE_TYPES: readonly MessageType[] = [
-  'App', 'AppResp', 'Vote', 'VoteResp', 'PreVote', 'PreVoteResp', 'Heartbeat', 'HeartbeatResp', 'Snap', 'TimeoutNow',
+  'App',
+  'AppResp',
+  'Vote',
+  'VoteResp',
+  'PreVote',
+  'PreVoteResp',
+  'Heartbeat',
+  'HeartbeatResp',
+  'Snap',
+  'TimeoutNow',
 ];
 
 function num(s: string): number {

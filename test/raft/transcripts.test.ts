@@ -11,7 +11,9 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), 'transcripts');
 const rewrite = process.env.REWRITE_TRANSCRIPTS === '1';
 
 describe('raft transcripts (test/raft/transcripts/*.txt)', () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.txt')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort();
 
   it('finds the transcripts', () => {
     expect(files.length).to.be.at.least(5);

@@ -8,10 +8,12 @@ import type { Entry, Snapshot } from '../../src/raft/types.js';
 const ent = (index: number, term: number): Entry => ({ index, term, data: new Uint8Array(0) });
 /** "5@1 6@1 7@2" → entries. */
 const ents = (s: string): Entry[] =>
-  s === '' ? [] : s.split(' ').map((p) => {
-    const [i, t] = p.split('@').map(Number);
-    return ent(i, t);
-  });
+  s === ''
+    ? []
+    : s.split(' ').map((p) => {
+        const [i, t] = p.split('@').map(Number);
+        return ent(i, t);
+      });
 const show = (es: readonly Entry[]) => es.map((e) => `${e.index}@${e.term}`).join(' ');
 const snap = (index: number, term: number): Snapshot => ({ metadata: { index, term, voters: ['a'] }, data: new Uint8Array(0) });
 
@@ -45,7 +47,7 @@ describe('raft unstable log (src/raft/unstable.ts)', () => {
       ['an unstable entry', 5, '5@1', undefined, 5, 1],
       ['past the last entry', 5, '5@1', undefined, 6, undefined],
       ['before the offset, no snapshot', 5, '5@1', undefined, 4, undefined],
-      ['the snapshot\'s own index', 5, '5@1', snap(4, 1), 4, 1],
+      ["the snapshot's own index", 5, '5@1', snap(4, 1), 4, 1],
       ['below the snapshot', 5, '5@1', snap(4, 1), 3, undefined],
       ['an entry after a snapshot', 5, '5@1 6@2', snap(4, 1), 6, 2],
       ['snapshot only: its index', 5, '', snap(4, 1), 4, 1],
@@ -72,7 +74,7 @@ describe('raft unstable log (src/raft/unstable.ts)', () => {
       ['below the offset: an older write, keep', 5, '5@1', undefined, 4, 1, 5, '5@1'],
       ['past the last entry: keep', 5, '5@1', undefined, 6, 1, 5, '5@1'],
       ['with a snapshot: an entry after it', 5, '5@1 6@1', snap(4, 1), 5, 1, 6, '6@1'],
-      ['with a snapshot: the snapshot\'s index is not an entry', 5, '5@1 6@1', snap(4, 1), 4, 1, 5, '5@1 6@1'],
+      ["with a snapshot: the snapshot's index is not an entry", 5, '5@1 6@1', snap(4, 1), 4, 1, 5, '5@1 6@1'],
       ['with a snapshot: mismatched term', 6, '6@2', snap(5, 1), 6, 1, 6, '6@2'],
     ];
     for (const [name, offset, es, s, i, t, wantOffset, wantEnts] of cases) {
@@ -129,7 +131,7 @@ describe('raft unstable log (src/raft/unstable.ts)', () => {
       });
     }
 
-    it('copies the caller\'s array: a later change to it does not reach the log', () => {
+    it("copies the caller's array: a later change to it does not reach the log", () => {
       const u = unstable(5, '5@1');
       const batch = ents('5@2 6@2');
       u.truncateAndAppend(batch);

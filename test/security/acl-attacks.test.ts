@@ -29,7 +29,14 @@ describe('a principal attacking another principal’s leases and waits (real pro
 
   const clientAs = (who: string) => {
     certs[who] ??= pki.client(who);
-    const c = new LockClient({ endpoints: cluster.nodes.map((n) => n.address), cacert: pki.caCert, cert: certs[who].cert, key: certs[who].key, timeoutMs: 10_000, watchLocks: false });
+    const c = new LockClient({
+      endpoints: cluster.nodes.map((n) => n.address),
+      cacert: pki.caCert,
+      cert: certs[who].cert,
+      key: certs[who].key,
+      timeoutMs: 10_000,
+      watchLocks: false,
+    });
     clients.push(c);
     return c;
   };
@@ -71,7 +78,11 @@ describe('a principal attacking another principal’s leases and waits (real pro
     expect((await waiting).code).to.equal(grpc.status.DEADLINE_EXCEEDED);
     // ...and bob's abandoned wait still leaves the queue (before the fix the cleanup was sent as
     // alice's and refused, so the lock would later go to a lease whose caller no longer waits).
-    await waitFor('bob’s abandoned wait cancelled', async () => ((await bob.inspect('shared/q')).waitingLeaseIds.includes(waiter.id) ? undefined : true), 10_000);
+    await waitFor(
+      'bob’s abandoned wait cancelled',
+      async () => ((await bob.inspect('shared/q')).waitingLeaseIds.includes(waiter.id) ? undefined : true),
+      10_000,
+    );
     await holder.revoke();
     expect((await bob.inspect('shared/q')).held).to.equal(false);
     await waiter.revoke();
@@ -150,11 +161,20 @@ describe('a principal attacking another principal’s leases and waits (real pro
       const stdout = new PassThrough();
       let out = '';
       stdout.on('data', (b: Buffer) => (out += b.toString()));
-      const code = await runLogDump({ dataDir: n.dataDir, type: 'Revoke' }, { stdout, stderr: new PassThrough(), env: {}, interrupted: new AbortController().signal, json: true });
+      const code = await runLogDump(
+        { dataDir: n.dataDir, type: 'Revoke' },
+        { stdout, stderr: new PassThrough(), env: {}, interrupted: new AbortController().signal, json: true },
+      );
       expect(code).to.equal(0);
       const revokes = out.split('\n').filter((l) => l.includes('"Revoke"') && l.includes(`"leaseId":${lease.id},`));
-      expect(revokes.some((l) => l.includes('"principal":"bob"')), `${n.id}: ${out}`).to.equal(true);
-      expect(revokes.filter((l) => l.includes('"principal":"carol"') || l.includes('"principal":"alice"')), n.id).to.deep.equal([]);
+      expect(
+        revokes.some((l) => l.includes('"principal":"bob"')),
+        `${n.id}: ${out}`,
+      ).to.equal(true);
+      expect(
+        revokes.filter((l) => l.includes('"principal":"carol"') || l.includes('"principal":"alice"')),
+        n.id,
+      ).to.deep.equal([]);
     }
   });
 });

@@ -70,7 +70,13 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     pki = TestPki.create();
     // --snapshot-every 20: the rules below are carried by snapshots (checked after a restart).
     for (const id of ['n1', 'n2', 'n3']) httpPort.set(id, await freePort());
-    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root', '--snapshot-every', '20'], nodeFlags: (id) => ({ '--http-listen': `127.0.0.1:${httpPort.get(id)}` }) });
+    cluster = await ProcessCluster.start({
+      size: 3,
+      tls: pki,
+      clientCertAuth: true,
+      extraArgs: ['--acl', '--admin', 'root', '--snapshot-every', '20'],
+      nodeFlags: (id) => ({ '--http-listen': `127.0.0.1:${httpPort.get(id)}` }),
+    });
     await cluster.waitForLeader();
     root = clientAs('root');
     for (const [principal, verb, prefix] of [
@@ -208,7 +214,13 @@ describe('principals, lease ownership and access rules (real processes, test-mad
 
   it('a principal with no rules is denied everything but Cluster.Status; only admins see or change rules', async () => {
     const carol = clientAs('carol');
-    for (const p of [carol.grantLease(5000), carol.inspect('alice/x'), carol.fenceRead('shared/k'), carol.aclList(), carol.aclGrant({ principal: 'carol', verb: 'admin', prefix: '' })])
+    for (const p of [
+      carol.grantLease(5000),
+      carol.inspect('alice/x'),
+      carol.fenceRead('shared/k'),
+      carol.aclList(),
+      carol.aclGrant({ principal: 'carol', verb: 'admin', prefix: '' }),
+    ])
       expect((await failure(p)).codeName).to.equal('PERMISSION_DENIED');
     expect((await carol.status()).leaderId).to.not.equal('');
     expect((await failure(clientAs('alice').aclList())).details).to.contain('`admin`');
@@ -270,7 +282,9 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     const daveCreds = creds('dave');
     const everyNode = async (name: string, code: grpc.status) => {
       for (const n of cluster.nodes.filter((x) => cluster.isRunning(x.id)))
-        await waitFor(`dave observing ${name} on ${n.id} answers ${grpc.status[code]}`, async () => ((await observeVia(n.address, daveCreds, name)).code === code ? true : undefined));
+        await waitFor(`dave observing ${name} on ${n.id} answers ${grpc.status[code]}`, async () =>
+          (await observeVia(n.address, daveCreds, name)).code === code ? true : undefined,
+        );
     };
     await everyNode('d/x', grpc.status.PERMISSION_DENIED);
     await root.aclGrant({ principal: 'dave', verb: 'read', prefix: 'd/' });
@@ -290,7 +304,10 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     // ...and on the old leader once it restarts from its snapshot and catches up.
     cluster.startNode(oldLeader);
     const started = await waitFor('the restart logged', () => {
-      const lines = cluster.log(oldLeader).split('\n').filter((l) => l.includes('"node started"'));
+      const lines = cluster
+        .log(oldLeader)
+        .split('\n')
+        .filter((l) => l.includes('"node started"'));
       return lines.length >= 2 ? (JSON.parse(lines[lines.length - 1]) as { snapshotIndex: number }) : undefined;
     });
     expect(started.snapshotIndex).to.be.greaterThan(0);
@@ -322,7 +339,7 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     expect((await lockctl('erin', 'lock', 'try', 'erin/y')).stderr).to.contain('PERMISSION_DENIED');
   });
 
-  it('the HTTPS endpoint: /metrics, /state and the dashboard need `read` on \'\' (or admin); the probes stay open', async () => {
+  it("the HTTPS endpoint: /metrics, /state and the dashboard need `read` on '' (or admin); the probes stay open", async () => {
     certs.frank ??= pki.client('frank');
     certs.root ??= pki.client('root');
     for (const id of ['n1', 'n2', 'n3']) {
@@ -337,7 +354,9 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     expect(await root.aclGrant({ principal: 'frank', verb: 'read', prefix: 'frank/' })).to.equal(true);
     expect(await root.aclGrant({ principal: 'frank', verb: 'read', prefix: '' })).to.equal(true);
     for (const id of ['n1', 'n2', 'n3'])
-      await waitFor(`${id} to let frank read`, async () => ((await httpsGet(httpPort.get(id)!, '/metrics', pki, certs.frank)).status === 200 ? true : undefined));
+      await waitFor(`${id} to let frank read`, async () =>
+        (await httpsGet(httpPort.get(id)!, '/metrics', pki, certs.frank)).status === 200 ? true : undefined,
+      );
     expect(await root.aclRevoke({ principal: 'frank', verb: 'read', prefix: '' })).to.equal(true);
     for (const id of ['n1', 'n2', 'n3'])
       await waitFor(`${id} to refuse frank again`, async () => ((await httpsGet(httpPort.get(id)!, '/', pki, certs.frank)).status === 403 ? true : undefined));
@@ -347,7 +366,21 @@ describe('principals, lease ownership and access rules (real processes, test-mad
     const dir = mkdtempSync(join(tmpdir(), 'lockd-acl-'));
     try {
       const [a, b] = [await freePort(), await freePort()];
-      const base = ['--id', 'n1', '--listen', `127.0.0.1:${a}`, '--peer-listen', `127.0.0.1:${b}`, '--peers', `n1=127.0.0.1:${b}`, '--data-dir', join(dir, 'd'), '--cluster-id', 'c', '--acl'];
+      const base = [
+        '--id',
+        'n1',
+        '--listen',
+        `127.0.0.1:${a}`,
+        '--peer-listen',
+        `127.0.0.1:${b}`,
+        '--peers',
+        `n1=127.0.0.1:${b}`,
+        '--data-dir',
+        join(dir, 'd'),
+        '--cluster-id',
+        'c',
+        '--acl',
+      ];
       const plain = await cluster.runToExit(base);
       expect(plain.code).to.equal(2);
       expect(plain.output).to.contain('--acl needs TLS and --client-cert-auth');

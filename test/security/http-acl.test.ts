@@ -18,7 +18,16 @@ class EventsReader {
   private readonly req: ClientRequest;
   constructor(port: number, pki: TestPki, client: CertFiles) {
     this.req = httpsRequest(
-      { host: '127.0.0.1', port, path: '/events', servername: 'localhost', agent: false, ca: readFileSync(pki.caCert), cert: readFileSync(client.cert), key: readFileSync(client.key) },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/events',
+        servername: 'localhost',
+        agent: false,
+        ca: readFileSync(pki.caCert),
+        cert: readFileSync(client.cert),
+        key: readFileSync(client.key),
+      },
       (res) => {
         res.setEncoding('utf8');
         res.on('data', (d: string) => (this.text += d));
@@ -47,7 +56,13 @@ describe('HTTP /state and /events follow the access rules name by name (real pro
   before(async () => {
     pki = TestPki.create();
     for (const id of ['n1', 'n2', 'n3']) httpPort.set(id, await freePort());
-    cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root'], nodeFlags: (id) => ({ '--http-listen': `127.0.0.1:${httpPort.get(id)}` }) });
+    cluster = await ProcessCluster.start({
+      size: 3,
+      tls: pki,
+      clientCertAuth: true,
+      extraArgs: ['--acl', '--admin', 'root'],
+      nodeFlags: (id) => ({ '--http-listen': `127.0.0.1:${httpPort.get(id)}` }),
+    });
     await cluster.waitForLeader();
     const rootCert = pki.client('root');
     carolCert = pki.client('carol');
@@ -66,11 +81,14 @@ describe('HTTP /state and /events follow the access rules name by name (real pro
     if (!failed) pki?.remove();
   });
 
-  it("GET /state shows carol the locks she may Inspect, and not hr/layoffs-2027, which she may not", async () => {
+  it('GET /state shows carol the locks she may Inspect, and not hr/layoffs-2027, which she may not', async () => {
     const lease = await root.grantLease(60_000);
     await root.acquire('hr/layoffs-2027', { lease, wait: false });
     await root.acquire('pub/news', { lease, wait: false });
-    const e = await carol.inspect('hr/layoffs-2027').then(() => undefined, (err: unknown) => err as LockdError);
+    const e = await carol.inspect('hr/layoffs-2027').then(
+      () => undefined,
+      (err: unknown) => err as LockdError,
+    );
     expect(e?.codeName).to.equal('PERMISSION_DENIED');
     expect((await carol.inspect('pub/news')).held).to.equal(true);
     const port = httpPort.get('n1')!;
@@ -81,7 +99,9 @@ describe('HTTP /state and /events follow the access rules name by name (real pro
     const asCarol = await httpsGet(port, '/state', pki, carolCert);
     expect(asCarol.status).to.equal(200);
     const names = (JSON.parse(asCarol.body) as { machine: { locks: { rows: { name: string }[]; total: number } } }).machine.locks;
-    expect(names.rows.map((r) => r.name)).to.include('pub/news').and.not.include('hr/layoffs-2027');
+    expect(names.rows.map((r) => r.name))
+      .to.include('pub/news')
+      .and.not.include('hr/layoffs-2027');
     expect(asCarol.body).to.not.contain('layoffs');
   });
 
@@ -93,10 +113,10 @@ describe('HTTP /state and /events follow the access rules name by name (real pro
     const lease = await root.grantLease(60_000);
     await root.acquire('hr/salaries', { lease, wait: false });
     await root.acquire('pub/weather', { lease, wait: false });
-    await waitFor('pub/weather on carol\'s stream', () => (reader!.text.includes('pub/weather') ? true : undefined));
+    await waitFor("pub/weather on carol's stream", () => (reader!.text.includes('pub/weather') ? true : undefined));
     expect(reader.text).to.not.contain('hr/salaries');
     expect(await root.aclRevoke({ principal: 'carol', verb: 'read', prefix: '' })).to.equal(true);
-    await waitFor('carol\'s stream to be ended by the node', () => (reader!.ended ? true : undefined), 10_000);
+    await waitFor("carol's stream to be ended by the node", () => (reader!.ended ? true : undefined), 10_000);
     expect(reader.text).to.contain('event: denied');
   });
 });

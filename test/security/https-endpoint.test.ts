@@ -85,7 +85,7 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     for (const path of ['/metrics', '/events', '/state', '/cluster', '/']) {
       const r = await httpsGet(port, path, pki);
       expect(r.status, path).to.equal(403);
-      expect(r.body, path).to.contain('needs a client certificate signed by the cluster\'s CA');
+      expect(r.body, path).to.contain("needs a client certificate signed by the cluster's CA");
     }
     // A certificate from another CA is no better: the handshake completes (probes must), the read does not.
     const stranger = foreign.client('stranger');
@@ -106,7 +106,7 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     const state = JSON.parse((await httpsGet(port, '/state', pki, reader)).body) as { node: string; role: string };
     expect(state.node).to.equal('n2');
     // Every member's advertised HTTPS address, learned over the peer streams.
-    await waitFor('n2 to know every member\'s HTTP address', async () => {
+    await waitFor("n2 to know every member's HTTP address", async () => {
       const c = JSON.parse((await httpsGet(port, '/cluster', pki, reader)).body) as { members: Array<{ id: string; http: string }> };
       return c.members.every((m) => m.http === `127.0.0.1:${httpPort.get(m.id)}`) ? true : undefined;
     });
@@ -119,7 +119,10 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
     const origins = ['n1', 'n2', 'n3'].map((id) => `https://127.0.0.1:${httpPort.get(id)}`);
     // The test CA is not the browser's: its errors are ignored here (the Node clients above check it).
-    const ctx = await browser.newContext({ ignoreHTTPSErrors: true, clientCertificates: origins.map((origin) => ({ origin, certPath: reader.cert, keyPath: reader.key })) });
+    const ctx = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      clientCertificates: origins.map((origin) => ({ origin, certPath: reader.cert, keyPath: reader.key })),
+    });
     const page = await ctx.newPage();
     await page.goto(`${origins[0]}/`);
     await page.locator('.node[data-status="live"]').nth(2).waitFor({ timeout: 15_000 });
@@ -131,7 +134,10 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
 
   it('the dashboard with a certificate for one node\'s origin only: the others are drawn "certificate needed" with the node\'s reason, not down', async () => {
     const origins = ['n1', 'n2', 'n3'].map((id) => `https://127.0.0.1:${httpPort.get(id)}`);
-    const ctx = await browser!.newContext({ ignoreHTTPSErrors: true, clientCertificates: [{ origin: origins[0], certPath: reader.cert, keyPath: reader.key }] });
+    const ctx = await browser!.newContext({
+      ignoreHTTPSErrors: true,
+      clientCertificates: [{ origin: origins[0], certPath: reader.cert, keyPath: reader.key }],
+    });
     try {
       const page = await ctx.newPage();
       await page.goto(`${origins[0]}/`);
@@ -140,7 +146,7 @@ describe('HTTPS on --http-listen when TLS is on (real processes)', function () {
         const card = page.locator(`.node[data-node="${id}"][data-role="refused"]`);
         await card.waitFor({ timeout: 15_000 });
         expect(await card.locator('.badge').textContent()).to.equal('certificate needed');
-        expect(await card.locator('.down-note').textContent()).to.contain('needs a client certificate signed by the cluster\'s CA');
+        expect(await card.locator('.down-note').textContent()).to.contain("needs a client certificate signed by the cluster's CA");
       }
       expect(await page.locator('.node[data-role="down"]').count()).to.equal(0);
     } finally {

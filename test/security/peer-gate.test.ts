@@ -32,14 +32,23 @@ describe('peer port: forwarded calls are refused from their metadata (real proce
 
   it('a client certificate announcing a 32 MiB forwarded request is refused UNAUTHENTICATED at once, without its body being awaited', async () => {
     const [by, to] = cluster.nodes;
-    session = connect(`https://${to.peerAddress}`, { ca: readFileSync(pki.caCert), cert: readFileSync(alice.cert), key: readFileSync(alice.key), servername: 'localhost' });
+    session = connect(`https://${to.peerAddress}`, {
+      ca: readFileSync(pki.caCert),
+      cert: readFileSync(alice.cert),
+      key: readFileSync(alice.key),
+      servername: 'localhost',
+    });
     session.on('error', () => {});
     const headers = { 'lockd-forwarded': by.id, 'lockd-cluster-id': cluster.clusterId };
     // 5 s: a refusal from the metadata takes milliseconds; a node waiting for the 32 MiB body never answers.
     expect(await announce(session, '/lockd.forwarded.v1.Lock/Inspect', 32 * 1024 * 1024, 5000, headers)).to.equal(grpc.status.UNAUTHENTICATED);
     // The same answer for a wrong cluster id and for an id that is no member: a client certificate
     // learns neither whether its guess of the cluster id is right nor which ids are members.
-    expect(await announce(session, '/lockd.forwarded.v1.Lease/Grant', 32 * 1024 * 1024, 5000, { ...headers, 'lockd-cluster-id': 'a-guess' })).to.equal(grpc.status.UNAUTHENTICATED);
-    expect(await announce(session, '/lockd.forwarded.v1.Lease/Grant', 32 * 1024 * 1024, 5000, { ...headers, 'lockd-forwarded': 'n77' })).to.equal(grpc.status.UNAUTHENTICATED);
+    expect(await announce(session, '/lockd.forwarded.v1.Lease/Grant', 32 * 1024 * 1024, 5000, { ...headers, 'lockd-cluster-id': 'a-guess' })).to.equal(
+      grpc.status.UNAUTHENTICATED,
+    );
+    expect(await announce(session, '/lockd.forwarded.v1.Lease/Grant', 32 * 1024 * 1024, 5000, { ...headers, 'lockd-forwarded': 'n77' })).to.equal(
+      grpc.status.UNAUTHENTICATED,
+    );
   });
 });

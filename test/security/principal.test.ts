@@ -10,9 +10,15 @@ const cert = (subject: Record<string, unknown>) => ({ subject }) as unknown as P
 describe('principals: certificate CN and the lockd-principal header', () => {
   it('is the certificate’s one subject CN; several, none or an unusable one name no principal', () => {
     expect(certificatePrincipal(cert({ CN: 'alice', O: 'x' }))).to.deep.equal({ principal: 'alice' });
-    expect(certificatePrincipal(cert({ CN: ['a', 'b'] }))).to.have.property('problem').that.contains('several');
-    expect(certificatePrincipal(cert({ O: 'x' }))).to.have.property('problem').that.contains('no subject CN');
-    expect(certificatePrincipal(cert({ CN: '' }))).to.have.property('problem').that.contains('not a usable principal');
+    expect(certificatePrincipal(cert({ CN: ['a', 'b'] })))
+      .to.have.property('problem')
+      .that.contains('several');
+    expect(certificatePrincipal(cert({ O: 'x' })))
+      .to.have.property('problem')
+      .that.contains('no subject CN');
+    expect(certificatePrincipal(cert({ CN: '' })))
+      .to.have.property('problem')
+      .that.contains('not a usable principal');
     expect(certificatePrincipal(undefined)).to.have.property('problem');
   });
 

@@ -78,7 +78,20 @@ describe('the cluster id and the data at rest are private (real processes under 
       const file = join(dir, 'id');
       writeFileSync(file, 'a-secret\n', { mode: 0o644 });
       chmodSync(file, 0o644);
-      const base = ['--id', 'n1', '--listen', '127.0.0.1:1', '--peer-listen', '127.0.0.1:2', '--peers', 'n1=127.0.0.1:2', '--data-dir', join(dir, 'd'), '--cluster-id-file', file];
+      const base = [
+        '--id',
+        'n1',
+        '--listen',
+        '127.0.0.1:1',
+        '--peer-listen',
+        '127.0.0.1:2',
+        '--peers',
+        'n1=127.0.0.1:2',
+        '--data-dir',
+        join(dir, 'd'),
+        '--cluster-id-file',
+        file,
+      ];
       const open = await runNode(base);
       expect(open.code, open.output).to.equal(2);
       expect(open.output).to.contain('readable by others').and.contain('chmod 600');

@@ -23,14 +23,19 @@ describe('per-principal quotas with --acl (real processes, gRPC)', function () {
     const bob = clientAs('bob');
     for (const principal of ['alice', 'bob']) await root.aclGrant({ principal, verb: 'lock', prefix: '' });
     // Quotas apply once the leader has heard every member's version (right after an election it may not have).
-    const set = await waitFor('quotas in use', async () => {
-      try {
-        return await root.quotaSet('alice', { leases: 2 });
-      } catch (e) {
-        if ((e as { codeName?: string }).codeName === 'FAILED_PRECONDITION') return undefined;
-        throw e;
-      }
-    }, 15_000, 100);
+    const set = await waitFor(
+      'quotas in use',
+      async () => {
+        try {
+          return await root.quotaSet('alice', { leases: 2 });
+        } catch (e) {
+          if ((e as { codeName?: string }).codeName === 'FAILED_PRECONDITION') return undefined;
+          throw e;
+        }
+      },
+      15_000,
+      100,
+    );
     expect(set.find((q) => q.name === 'leases')).to.deep.equal({ name: 'leases', limit: 2, used: 0, isDefault: false });
     expect(set.find((q) => q.name === 'locks')).to.include({ limit: 10_000, isDefault: true });
 
@@ -56,7 +61,16 @@ describe('per-principal quotas with --acl (real processes, gRPC)', function () {
   it('lockctl acl quota: root sets and shows; a principal without admin is refused setting', async () => {
     const lockctl = (who: string, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-                const tls = ['--cacert', fx.pki.caCert, '--cert', fx.certs(who).cert, '--key', fx.certs(who).key, '--endpoints', fx.cluster.nodes.map((n) => n.address).join(',')];
+        const tls = [
+          '--cacert',
+          fx.pki.caCert,
+          '--cert',
+          fx.certs(who).cert,
+          '--key',
+          fx.certs(who).key,
+          '--endpoints',
+          fx.cluster.nodes.map((n) => n.address).join(','),
+        ];
         // Not from the checkout: lockctl would pick up a ./fx.cluster.sh cluster's .cluster/tls/.
         execFile(process.execPath, [LOCKCTL_MAIN, ...tls, ...args], { cwd: tmpdir(), timeout: 20_000 }, (err, stdout, stderr) =>
           resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),

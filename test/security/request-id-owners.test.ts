@@ -42,7 +42,14 @@ describe('request ids and lease ids across principals (real processes, test-made
     cluster = await ProcessCluster.start({ size: 3, tls: pki, clientCertAuth: true, extraArgs: ['--acl', '--admin', 'root'] });
     await cluster.waitForLeader();
     certs.root = pki.client('root');
-    root = new LockClient({ endpoints: cluster.nodes.map((n) => n.address), cacert: pki.caCert, cert: certs.root.cert, key: certs.root.key, timeoutMs: 10_000, watchLocks: false });
+    root = new LockClient({
+      endpoints: cluster.nodes.map((n) => n.address),
+      cacert: pki.caCert,
+      cert: certs.root.cert,
+      key: certs.root.key,
+      timeoutMs: 10_000,
+      watchLocks: false,
+    });
     for (const principal of ['alice', 'bob']) expect(await root.aclGrant({ principal, verb: 'lock', prefix: `${principal}/` })).to.equal(true);
   });
   after(async function () {

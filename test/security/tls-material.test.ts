@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { TlsMaterialError, loadTlsMaterial } from '../../src/lockd/security/tls-material.js';
 import { TestPki } from '../support/test-pki.js';
 
-describe('loadTlsMaterial (the checks of a node\'s TLS files)', function () {
+describe("loadTlsMaterial (the checks of a node's TLS files)", function () {
   this.timeout(30_000);
   let oldCa: TestPki;
   let newCa: TestPki;
@@ -44,15 +44,66 @@ describe('loadTlsMaterial (the checks of a node\'s TLS files)', function () {
     const d = oldCa.dir;
     const ossl = (args: string[]) => execFileSync('openssl', args, { cwd: d, stdio: ['ignore', 'ignore', 'pipe'] });
     writeFileSync(join(d, 'int.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
-    ossl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'int.key', '-out', 'int.csr', '-subj', '/CN=lockd test intermediate']);
-    ossl(['x509', '-req', '-in', 'int.csr', '-CA', oldCa.caCert, '-CAkey', join(d, 'ca.key'), '-set_serial', '0x1234', '-days', '2', '-out', 'int.crt', '-extfile', 'int.ext']);
+    ossl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'int.key',
+      '-out',
+      'int.csr',
+      '-subj',
+      '/CN=lockd test intermediate',
+    ]);
+    ossl([
+      'x509',
+      '-req',
+      '-in',
+      'int.csr',
+      '-CA',
+      oldCa.caCert,
+      '-CAkey',
+      join(d, 'ca.key'),
+      '-set_serial',
+      '0x1234',
+      '-days',
+      '2',
+      '-out',
+      'int.crt',
+      '-extfile',
+      'int.ext',
+    ]);
     writeFileSync(join(d, 'leaf.ext'), 'subjectAltName=DNS:n1.peer.lockd,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\nbasicConstraints=CA:FALSE\n');
     ossl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=n1']);
-    ossl(['x509', '-req', '-in', 'leaf.csr', '-CA', 'int.crt', '-CAkey', 'int.key', '-set_serial', '0x1235', '-days', '2', '-out', 'leaf.crt', '-extfile', 'leaf.ext']);
+    ossl([
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'int.crt',
+      '-CAkey',
+      'int.key',
+      '-set_serial',
+      '0x1235',
+      '-days',
+      '2',
+      '-out',
+      'leaf.crt',
+      '-extfile',
+      'leaf.ext',
+    ]);
     const chain = bundle('leaf-chain.pem', join(d, 'leaf.crt'), join(d, 'int.crt'));
     expect(() => loadTlsMaterial({ ca: oldCa.caCert, cert: chain, key: join(d, 'leaf.key') }, 'n1')).not.to.throw();
     // Without the intermediate, nothing links the certificate to the CA.
-    expect(() => loadTlsMaterial({ ca: oldCa.caCert, cert: join(d, 'leaf.crt'), key: join(d, 'leaf.key') }, 'n1')).to.throw(TlsMaterialError, /not signed by --tls-ca/);
+    expect(() => loadTlsMaterial({ ca: oldCa.caCert, cert: join(d, 'leaf.crt'), key: join(d, 'leaf.key') }, 'n1')).to.throw(
+      TlsMaterialError,
+      /not signed by --tls-ca/,
+    );
   });
 
   it('refuses a node certificate that is not valid yet (as it refuses an expired one)', () => {

@@ -27,7 +27,13 @@ function statusVia(address: string, creds: grpc.ChannelCredentials, options: grp
 }
 
 /** Open a raft.v1 stream claiming to be `claimedId`; resolves with how it ended (or OK once accepted). */
-function raftStreamVia(address: string, creds: grpc.ChannelCredentials, clusterId: string, claimedId: string, extra: Record<string, string> = {}): Promise<Outcome> {
+function raftStreamVia(
+  address: string,
+  creds: grpc.ChannelCredentials,
+  clusterId: string,
+  claimedId: string,
+  extra: Record<string, string> = {},
+): Promise<Outcome> {
   const c = new raftProto.raft.v1.Raft(address, creds);
   const md = new grpc.Metadata();
   md.set('lockd-cluster-id', clusterId);
@@ -38,7 +44,9 @@ function raftStreamVia(address: string, creds: grpc.ChannelCredentials, clusterI
       c.close();
       resolve(o);
     };
-    const call = c.Stream(md, { deadline: Date.now() + 3000 }, (err) => done(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' }));
+    const call = c.Stream(md, { deadline: Date.now() + 3000 }, (err) =>
+      done(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' }),
+    );
     call.on('metadata', () => {
       call.cancel();
       done({ code: grpc.status.OK, details: 'accepted' });
@@ -54,10 +62,18 @@ function forwardedInspectVia(address: string, creds: grpc.ChannelCredentials, cl
   md.set('lockd-cluster-id', clusterId);
   const m = lockdProto.lockd.v1.Lock.service.Inspect;
   return new Promise((resolve) =>
-    c.makeUnaryRequest('/lockd.forwarded.v1.Lock/Inspect', m.requestSerialize, m.responseDeserialize, { name: 'x' }, md, { deadline: Date.now() + 3000 }, (err) => {
-      c.close();
-      resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' });
-    }),
+    c.makeUnaryRequest(
+      '/lockd.forwarded.v1.Lock/Inspect',
+      m.requestSerialize,
+      m.responseDeserialize,
+      { name: 'x' },
+      md,
+      { deadline: Date.now() + 3000 },
+      (err) => {
+        c.close();
+        resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' });
+      },
+    ),
   );
 }
 
@@ -65,25 +81,39 @@ function forwardedInspectVia(address: string, creds: grpc.ChannelCredentials, cl
 function servedFingerprint(address: string, pki: TestPki, client: CertFiles): Promise<string> {
   const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
   return new Promise((resolve, reject) => {
-    const s = tlsConnect({ host, port, servername: 'localhost', ca: readFileSync(pki.caCert), cert: readFileSync(client.cert), key: readFileSync(client.key), ALPNProtocols: ['h2'] }, () => {
-      const fp = s.getPeerCertificate().fingerprint256;
-      s.destroy();
-      resolve(fp);
-    });
+    const s = tlsConnect(
+      {
+        host,
+        port,
+        servername: 'localhost',
+        ca: readFileSync(pki.caCert),
+        cert: readFileSync(client.cert),
+        key: readFileSync(client.key),
+        ALPNProtocols: ['h2'],
+      },
+      () => {
+        const fp = s.getPeerCertificate().fingerprint256;
+        s.destroy();
+        resolve(fp);
+      },
+    );
     s.on('error', reject);
   });
 }
 
 /** Whether node `id` logged a line whose msg starts with `msg` and that mentions `text`. */
 function logged(cluster: ProcessCluster, id: string, msg: string, text: string): boolean {
-  return cluster.log(id).split('\n').some((line) => {
-    try {
-      const rec = JSON.parse(line) as { msg?: string };
-      return !!rec.msg?.startsWith(msg) && line.includes(text);
-    } catch {
-      return false;
-    }
-  });
+  return cluster
+    .log(id)
+    .split('\n')
+    .some((line) => {
+      try {
+        const rec = JSON.parse(line) as { msg?: string };
+        return !!rec.msg?.startsWith(msg) && line.includes(text);
+      } catch {
+        return false;
+      }
+    });
 }
 
 function fingerprintOf(file: string): string {
@@ -125,7 +155,13 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
     expect(st.leaderAddress).to.equal(cluster.node(leaderId).address);
     expect(st.members.map((m) => m.address).sort()).to.deep.equal(cluster.nodes.map((n) => n.address).sort());
     // Acquire through the follower alone: a forwarded write.
-    const d = new LockClient({ endpoints: [follower.address], cacert: readFileSync(pki.caCert), cert: readFileSync(root.cert), key: readFileSync(root.key), watchLocks: false });
+    const d = new LockClient({
+      endpoints: [follower.address],
+      cacert: readFileSync(pki.caCert),
+      cert: readFileSync(root.cert),
+      key: readFileSync(root.key),
+      watchLocks: false,
+    });
     clients.push(d);
     const lease = await d.grantLease(5000);
     const info = await d.inspect('nobody-holds-this');
@@ -140,7 +176,9 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
     const other = TestPki.create();
     try {
       const mallory = other.client('root'); // same CN, wrong CA
-      expect((await statusVia(n1, grpc.credentials.createSsl(readFileSync(pki.caCert), readFileSync(mallory.key), readFileSync(mallory.cert)))).code).to.equal(grpc.status.UNAVAILABLE);
+      expect((await statusVia(n1, grpc.credentials.createSsl(readFileSync(pki.caCert), readFileSync(mallory.key), readFileSync(mallory.cert)))).code).to.equal(
+        grpc.status.UNAVAILABLE,
+      );
     } finally {
       other.remove();
     }
@@ -186,7 +224,10 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
   it('a member stating a good client address with a malformed HTTP address is refused, and neither is recorded', async () => {
     const n1 = cluster.node('n1');
     const asN2 = pki.channelCredentials(pki.nodeFiles('n2'));
-    const r = await raftStreamVia(n1.peerAddress, asN2, cluster.clusterId, 'n2', { 'lockd-client-address': '127.0.0.1:1', 'lockd-http-address': 'not an address' });
+    const r = await raftStreamVia(n1.peerAddress, asN2, cluster.clusterId, 'n2', {
+      'lockd-client-address': '127.0.0.1:1',
+      'lockd-http-address': 'not an address',
+    });
     expect(r.code).to.equal(grpc.status.INVALID_ARGUMENT);
     const st = await tlsClient([n1.address]).status();
     expect(st.members.find((m) => m.id === 'n2')?.address).to.equal(cluster.node('n2').address);
@@ -224,15 +265,21 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
     expect((await c.timeToLive(lease.id)).remainingMs).to.be.greaterThan(0);
     expect((await statusVia(n1.address, rootCreds())).code).to.equal(grpc.status.OK);
     // Peers dial n1 anew with the rotated certificate: n2's fresh stream is accepted (it names n1).
-    expect(await raftStreamVia(n1.peerAddress, pki.channelCredentials(pki.nodeFiles('n2')), cluster.clusterId, 'n2'))
-      .to.deep.equal({ code: grpc.status.OK, details: 'accepted' });
+    expect(await raftStreamVia(n1.peerAddress, pki.channelCredentials(pki.nodeFiles('n2')), cluster.clusterId, 'n2')).to.deep.equal({
+      code: grpc.status.OK,
+      details: 'accepted',
+    });
 
     // A broken rotation (a key that does not fit) is refused and logged; n1 keeps serving the good one.
     const goodKey = readFileSync(files.key);
     writeFileSync(files.key, readFileSync(pki.client('stray').key));
     try {
       cluster.signal('n1', 'SIGHUP');
-      await waitFor('the refused reload in n1.log', () => (logged(cluster, 'n1', 'SIGHUP: kept the current certificates', 'is not the key of') ? true : undefined), 5000);
+      await waitFor(
+        'the refused reload in n1.log',
+        () => (logged(cluster, 'n1', 'SIGHUP: kept the current certificates', 'is not the key of') ? true : undefined),
+        5000,
+      );
       expect(await servedFingerprint(n1.address, pki, root)).to.equal(rotated);
     } finally {
       writeFileSync(files.key, goodKey);
@@ -250,10 +297,13 @@ describe('mutual TLS (real processes, test-made certificates)', function () {
     const impostor = async (cert: CertFiles): Promise<{ connections: number; bytes: number; close(): Promise<void> }> => {
       const seen = { connections: 0, bytes: 0 };
       const sockets = new Set<Socket>();
-      const server = createTlsServer({ cert: readFileSync(cert.cert), key: readFileSync(cert.key), ca: readFileSync(pki.caCert), requestCert: true, ALPNProtocols: ['h2'] }, (sock) => {
-        sock.on('data', (d) => (seen.bytes += d.length)); // application data: HTTP/2 from a dialer that accepted us
-        sock.on('error', () => {});
-      });
+      const server = createTlsServer(
+        { cert: readFileSync(cert.cert), key: readFileSync(cert.key), ca: readFileSync(pki.caCert), requestCert: true, ALPNProtocols: ['h2'] },
+        (sock) => {
+          sock.on('data', (d) => (seen.bytes += d.length)); // application data: HTTP/2 from a dialer that accepted us
+          sock.on('error', () => {});
+        },
+      );
       server.on('connection', (s: Socket) => {
         seen.connections++; // TCP: a dialer tried
         sockets.add(s);

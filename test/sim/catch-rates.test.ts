@@ -10,7 +10,13 @@ import { runSeeds } from './pool.js';
 import { formatViolation } from './runner.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const RAFT_BUGS = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'] as const;
+const RAFT_BUGS = [
+  'grant-two-votes-per-term',
+  'commit-previous-term-by-count',
+  'read-without-quorum',
+  'snapshot-fast-forward-overclaim',
+  'conf-change-before-first-commit',
+] as const;
 
 describe('simulator: swarm schedule and catch rates', function () {
   this.timeout(120_000);
@@ -20,18 +26,30 @@ describe('simulator: swarm schedule and catch rates', function () {
     const bad = reports.filter((r) => r.violation);
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
     const sum = (f: (r: (typeof reports)[number]) => number) => reports.reduce((a, r) => a + f(r), 0);
-    expect(sum((r) => r.stats.replays), 'old messages replayed').to.be.greaterThan(100);
-    expect(sum((r) => r.stats.pauses), 'nodes paused').to.be.greaterThan(20);
-    expect(sum((r) => r.stats.heals), 'calm windows with liveness checked during the run').to.be.greaterThan(50);
+    expect(
+      sum((r) => r.stats.replays),
+      'old messages replayed',
+    ).to.be.greaterThan(100);
+    expect(
+      sum((r) => r.stats.pauses),
+      'nodes paused',
+    ).to.be.greaterThan(20);
+    expect(
+      sum((r) => r.stats.heals),
+      'calm windows with liveness checked during the run',
+    ).to.be.greaterThan(50);
     expect(new Set(reports.map((r) => r.nodes))).to.deep.equal(new Set([1, 3, 4, 5]));
     expect(reports.filter((r) => r.profile.includes('checkQuorum false')).length, 'CheckQuorum off').to.be.greaterThan(5);
     expect(reports.filter((r) => r.profile.includes('preVote false')).length, 'preVote off').to.be.greaterThan(5);
   });
 
-  it('planted bugs of three layers (core, driver adapter, storage) caught in seeds 1..12; the registry has every layer\'s bugs', async () => {
+  it("planted bugs of three layers (core, driver adapter, storage) caught in seeds 1..12; the registry has every layer's bugs", async () => {
     const all = plantedRuns(RAFT_BUGS);
     for (const name of ['read-before-apply', 'snapshot-effective-config', 'ignore-sync', 'skip-voter-check', 'release-any-token', ...RAFT_BUGS]) {
-      expect(all.map((r) => r.bug), name).to.include(name);
+      expect(
+        all.map((r) => r.bug),
+        name,
+      ).to.include(name);
     }
     const some = all.filter((r) => ['grant-two-votes-per-term', 'snapshot-effective-config', 'read-before-apply', 'ignore-sync'].includes(r.bug));
     const c = await catchRates(some, 12);
@@ -45,8 +63,11 @@ describe('simulator: swarm schedule and catch rates', function () {
 
   it('npm run sim -- --catch-rates --json: exactly one JSON object on stdout', () => {
     // Two seeds keep it short; the shape is what is checked.
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/sim/cli.ts', '--catch-rates', '--seeds', '2', '--json', '--workers', '1', '--steps', '300'],
-      { cwd: root, encoding: 'utf8', timeout: 100_000 });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'test/sim/cli.ts', '--catch-rates', '--seeds', '2', '--json', '--workers', '1', '--steps', '300'],
+      { cwd: root, encoding: 'utf8', timeout: 100_000 },
+    );
     const out = JSON.parse(r.stdout) as { seeds: number; bugs: { bug: string; caught: number; firstSeed: number | null }[]; correct: { violations: number } };
     expect(Object.keys(out)).to.deep.equal(['seeds', 'bugs', 'correct']);
     expect(out.seeds).to.equal(2);

@@ -59,9 +59,13 @@ export async function catchRates(runs: readonly PlantedRun[], seeds: number, sta
 
 export function formatCatchRates(c: CatchRates): string {
   const rows = c.bugs.map((b) => {
-    const checks = Object.entries(b.checks).map(([k, n]) => `${k} ${n}`).join(', ');
-    return `${b.bug.padEnd(34)} ${b.layer.padEnd(16)} ${`${b.caught}/${c.seeds}`.padStart(8)}  first ${String(b.firstSeed ?? '-').padStart(4)}  ` +
-      `median step ${String(b.medianStep ?? '-').padStart(5)}  ${checks}`;
+    const checks = Object.entries(b.checks)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    return (
+      `${b.bug.padEnd(34)} ${b.layer.padEnd(16)} ${`${b.caught}/${c.seeds}`.padStart(8)}  first ${String(b.firstSeed ?? '-').padStart(4)}  ` +
+      `median step ${String(b.medianStep ?? '-').padStart(5)}  ${checks}`
+    );
   });
   return [
     `catch rates, seeds ${c.start}..${c.start + c.seeds - 1}:`,

@@ -195,8 +195,12 @@ export class Checker {
         if (this.commitTerm[i] === undefined || this.commitTerm[i] >= term) continue;
         const t = disk.term(i);
         if (t !== this.committedTerm[i]) {
-          fail('Leader Completeness', node.id, `new leader of term ${term} has ${t === undefined ? 'no entry' : `term ${t}`} at ${i}, ` +
-            `but entry ${i} of term ${this.committedTerm[i]} was committed by term ${this.commitTerm[i]}`);
+          fail(
+            'Leader Completeness',
+            node.id,
+            `new leader of term ${term} has ${t === undefined ? 'no entry' : `term ${t}`} at ${i}, ` +
+              `but entry ${i} of term ${this.committedTerm[i]} was committed by term ${this.commitTerm[i]}`,
+          );
         }
       }
     }
@@ -231,8 +235,12 @@ export class Checker {
       if (!l.up || l.role !== 'leader' || l.term <= this.commitTerm[i] || i <= l.disk.cached.snapshotIndex) continue;
       const t = l.disk.cached.term(i);
       if (t !== this.committedTerm[i]) {
-        fail('Leader Completeness', l.id, `leader of term ${l.term} has ${t === undefined ? 'no entry' : `term ${t}`} at ${i}, ` +
-          `but entry ${i} of term ${this.committedTerm[i]} was committed by term ${this.commitTerm[i]}`);
+        fail(
+          'Leader Completeness',
+          l.id,
+          `leader of term ${l.term} has ${t === undefined ? 'no entry' : `term ${t}`} at ${i}, ` +
+            `but entry ${i} of term ${this.committedTerm[i]} was committed by term ${this.commitTerm[i]}`,
+        );
       }
     }
   }
@@ -286,7 +294,11 @@ export class Checker {
     const mine = node.disk.cached.term(j);
     const theirs = leader.disk.cached.term(j);
     if (mine !== undefined && theirs !== undefined && mine !== theirs) {
-      fail('Ack Matches Leader', node.id, `acknowledged index ${m.index} to ${m.to}, leader of term ${m.term}, but holds term ${mine} at ${j} where the leader has term ${theirs}`);
+      fail(
+        'Ack Matches Leader',
+        node.id,
+        `acknowledged index ${m.index} to ${m.to}, leader of term ${m.term}, but holds term ${mine} at ${j} where the leader has term ${theirs}`,
+      );
     }
   }
 
@@ -325,8 +337,11 @@ export class Checker {
   readServed(node: SimNode, minIndex: number, step: number): void {
     this.readsAnswered++;
     if (node.app.index < minIndex) {
-      fail('Linearizable Read', node.id, `read asked at step ${step} was served at applied index ${node.app.index}, ` +
-        `but ${minIndex} was already committed when it was asked`);
+      fail(
+        'Linearizable Read',
+        node.id,
+        `read asked at step ${step} was served at applied index ${node.app.index}, ` + `but ${minIndex} was already committed when it was asked`,
+      );
     }
   }
 }

@@ -21,10 +21,17 @@ import { SCHEDULES, type Schedule } from './swarm.js';
 import { plantedRuns } from './planted.js';
 import { catchRates, catchRatesJson, formatCatchRates } from './catch-rates.js';
 
-export const BUGS: readonly PlantedBug[] = ['grant-two-votes-per-term', 'commit-previous-term-by-count', 'read-without-quorum', 'snapshot-fast-forward-overclaim', 'conf-change-before-first-commit'];
+export const BUGS: readonly PlantedBug[] = [
+  'grant-two-votes-per-term',
+  'commit-previous-term-by-count',
+  'read-without-quorum',
+  'snapshot-fast-forward-overclaim',
+  'conf-change-before-first-commit',
+];
 /** `--bug` also takes the storage layer's bugs (adapters of the simulated disk: sim-storage.ts, sim-load.ts), as `--disk-bug`. */
 const BUG_FLAG_NAMES: readonly string[] = [...BUGS, ...DISK_BUGS.filter((b) => b !== 'ignore-sync')];
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUG_FLAG_NAMES.join('|')}] ` +
+const USAGE =
+  `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUG_FLAG_NAMES.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--schedule ${SCHEDULES.join('|')}] [--sim-bug ${SIM_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]\n` +
   `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG]`;
@@ -53,16 +60,43 @@ function parse(argv: string[]): Args {
     const flag = argv[i];
     const v = argv[i + 1];
     switch (flag) {
-      case '--seed': args.seed = int(flag, v, 0); i++; break;
-      case '--seeds': args.seeds = int(flag, v, 1); i++; break;
-      case '--start': args.start = int(flag, v, 0); i++; break;
-      case '--steps': opts.steps = int(flag, v, 1); i++; break;
-      case '--workers': args.workers = int(flag, v, 1); i++; break;
-      case '--trace-lines': opts.traceLines = int(flag, v, 1); i++; break;
-      case '--no-liveness': opts.liveness = false; break;
-      case '--catch-rates': args.catchRates = true; break;
-      case '--json': args.json = true; break;
-      case '--only': args.only = (v ?? '').split(',').filter(Boolean); i++; break;
+      case '--seed':
+        args.seed = int(flag, v, 0);
+        i++;
+        break;
+      case '--seeds':
+        args.seeds = int(flag, v, 1);
+        i++;
+        break;
+      case '--start':
+        args.start = int(flag, v, 0);
+        i++;
+        break;
+      case '--steps':
+        opts.steps = int(flag, v, 1);
+        i++;
+        break;
+      case '--workers':
+        args.workers = int(flag, v, 1);
+        i++;
+        break;
+      case '--trace-lines':
+        opts.traceLines = int(flag, v, 1);
+        i++;
+        break;
+      case '--no-liveness':
+        opts.liveness = false;
+        break;
+      case '--catch-rates':
+        args.catchRates = true;
+        break;
+      case '--json':
+        args.json = true;
+        break;
+      case '--only':
+        args.only = (v ?? '').split(',').filter(Boolean);
+        i++;
+        break;
       case '--schedule':
         if (!SCHEDULES.includes(v as Schedule)) throw new Error(`--schedule must be one of ${SCHEDULES.join(', ')}, got ${v ?? 'nothing'}`);
         opts.schedule = v as Schedule;
@@ -73,7 +107,9 @@ function parse(argv: string[]): Args {
         opts.simBug = v as SimBug;
         i++;
         break;
-      case '--membership': opts.membership = true; break;
+      case '--membership':
+        opts.membership = true;
+        break;
       case '--membership-schedule':
         if (!MEMBERSHIP_SCHEDULES.includes(v as MembershipSchedule)) {
           throw new Error(`--membership-schedule must be one of ${MEMBERSHIP_SCHEDULES.join(', ')}, got ${v ?? 'nothing'}`);
@@ -125,7 +161,9 @@ function parse(argv: string[]): Args {
   }
   if (args.catchRates) {
     if (args.seed !== undefined) throw new Error('--catch-rates takes --seeds N, not --seed');
-    const fixed = (['plantedBug', 'simBug', 'diskBug', 'startBug', 'lockBug', 'nodes', 'app', 'membership', 'schedule'] as const).filter((k) => opts[k] !== undefined);
+    const fixed = (['plantedBug', 'simBug', 'diskBug', 'startBug', 'lockBug', 'nodes', 'app', 'membership', 'schedule'] as const).filter(
+      (k) => opts[k] !== undefined,
+    );
     if (fixed.length > 0) throw new Error(`--catch-rates picks each bug's run itself (test/sim/planted.ts); drop ${fixed.join(', ')}`);
     args.seeds ??= 100;
   } else if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
@@ -181,19 +219,25 @@ function summarize(reports: SimReport[], ms: number, workers: number): string {
   const shapes = CLUSTER_SHAPES.map((n) => `${reports.filter((r) => r.nodes === n).length} of ${n}`).join(', ');
   const lock = (k: keyof LockStats) => sum((r) => r.lock?.[k] ?? 0);
   const lockLine = ok.some((r) => r.lock)
-    ? [`lock app: ${lock('entries')} entries (${lock('ticks')} ticks, ${lock('grants')} grants), ${lock('acquired')} acquired, ` +
-      `${lock('handoffs')} hand-offs to waiters (${lock('expiryHandoffs')} on expiry), ${lock('tryHeld')} try-locks refused, ${lock('queued')} queued, ` +
-      `${lock('releases')} releases (${lock('staleReleases')} stale), ${lock('leaseExpiries')} lease expiries (${lock('lockExpiries')} locks), ` +
-      `${lock('revokes')} revokes, ${lock('waiterRemovals')} waiters removed, ${lock('waitCancels')} waits cancelled, ` +
-      `${lock('fenceWrites')} fence writes (${lock('staleFenceRejected')} stale rejected), ${lock('duplicates')} request-id replays, ` +
-      `${lock('digestChecks')} replica digests compared; recipes: ${lock('semaphoreGrants')} semaphore and ${lock('sharedGrants')} shared grants beside ` +
-      `another holder, ${lock('downgrades')} downgrades, ${lock('setPermits')} SetPermits, ${lock('agreementRefusals')} permit disagreements refused, ` +
-      `${lock('delaysStarted')} lock-delays started (${lock('delayGrants')} grants at their end)`]
+    ? [
+        `lock app: ${lock('entries')} entries (${lock('ticks')} ticks, ${lock('grants')} grants), ${lock('acquired')} acquired, ` +
+          `${lock('handoffs')} hand-offs to waiters (${lock('expiryHandoffs')} on expiry), ${lock('tryHeld')} try-locks refused, ${lock('queued')} queued, ` +
+          `${lock('releases')} releases (${lock('staleReleases')} stale), ${lock('leaseExpiries')} lease expiries (${lock('lockExpiries')} locks), ` +
+          `${lock('revokes')} revokes, ${lock('waiterRemovals')} waiters removed, ${lock('waitCancels')} waits cancelled, ` +
+          `${lock('fenceWrites')} fence writes (${lock('staleFenceRejected')} stale rejected), ${lock('duplicates')} request-id replays, ` +
+          `${lock('digestChecks')} replica digests compared; recipes: ${lock('semaphoreGrants')} semaphore and ${lock('sharedGrants')} shared grants beside ` +
+          `another holder, ${lock('downgrades')} downgrades, ${lock('setPermits')} SetPermits, ${lock('agreementRefusals')} permit disagreements refused, ` +
+          `${lock('delaysStarted')} lock-delays started (${lock('delayGrants')} grants at their end)`,
+      ]
     : [];
   const change = (k: keyof MembershipStats) => sum((r) => r.membership?.[k] ?? 0);
   const membershipLine = ok.some((r) => r.membership)
-    ? [`membership: ${change('proposed')} changes appended (${change('refused')} refused), ${change('committed')} committed, ${change('retired')} removed nodes retired` +
-      (ok.some((r) => r.nemesis) ? `; nemesis: ${sum((r) => r.nemesis?.cuts ?? 0)} changing leaders cut off, ${sum((r) => r.nemesis?.shifts ?? 0)} partitions shifted to the next leader` : '')]
+    ? [
+        `membership: ${change('proposed')} changes appended (${change('refused')} refused), ${change('committed')} committed, ${change('retired')} removed nodes retired` +
+          (ok.some((r) => r.nemesis)
+            ? `; nemesis: ${sum((r) => r.nemesis?.cuts ?? 0)} changing leaders cut off, ${sum((r) => r.nemesis?.shifts ?? 0)} partitions shifted to the next leader`
+            : ''),
+      ]
     : [];
   return [
     `time ${(ms / 1000).toFixed(1)} s on ${workers} worker(s); runs by voters at start: ${shapes}`,

@@ -20,7 +20,14 @@ export type PartitionKind =
   | 'random-links'; // each directed link lost with some probability
 
 const PARTITION_KINDS: readonly PartitionKind[] = [
-  'minority', 'isolated-leader', 'leader-in-minority', 'ring', 'asymmetric', 'deaf-leader', 'mute-node', 'random-links',
+  'minority',
+  'isolated-leader',
+  'leader-in-minority',
+  'ring',
+  'asymmetric',
+  'deaf-leader',
+  'mute-node',
+  'random-links',
 ];
 
 /** Voters a cluster starts with. One voter campaigns, wins and replicates to its learners in one batch; even sizes have
@@ -30,7 +37,13 @@ export const CLUSTER_SHAPES: readonly ClusterShape[] = [1, 2, 3, 4, 5];
 
 /** Share of runs per shape, in the order drawn: a seed that drew 3 or 5 before other shapes existed (one float, 3 below
  *  0.5) keeps its shape when its float is below 0.35 or from 0.65 on. */
-const SHAPE_SHARES: readonly (readonly [ClusterShape, number])[] = [[3, 0.35], [1, 0.1], [2, 0.1], [4, 0.1], [5, 0.35]];
+const SHAPE_SHARES: readonly (readonly [ClusterShape, number])[] = [
+  [3, 0.35],
+  [1, 0.1],
+  [2, 0.1],
+  [4, 0.1],
+  [5, 0.35],
+];
 
 function drawShape(prng: Prng): ClusterShape {
   const x = prng.float();
@@ -116,14 +129,22 @@ export function drawProfile(prng: Prng, nodes: ClusterShape | undefined, planted
     weather,
     weatherChange: prng.pick([0.002, 0.01]),
     partitionRate: prng.pick([0, 0.005, 0.01, 0.03]),
-    partitionSteps: prng.pick([[10, 60], [20, 200], [50, 400]] as const),
+    partitionSteps: prng.pick([
+      [10, 60],
+      [20, 200],
+      [50, 400],
+    ] as const),
     partitionKinds: prng.chance(0.3) ? [prng.pick(PARTITION_KINDS)] : PARTITION_KINDS,
     crashRate: prng.pick([0, 0.002, 0.005, 0.01]),
     leaderCrashShare: prng.pick([0.3, 0.6, 0.9]),
     midCycleShare: prng.pick([0.3, 0.6]),
     // Mostly a majority stays up (at least one node may go down, even where that is all of them).
     maxDown: prng.chance(0.8) ? Math.max(1, Math.floor((n - 1) / 2)) : n,
-    downSteps: prng.pick([[1, 20], [5, 100], [20, 300]] as const),
+    downSteps: prng.pick([
+      [1, 20],
+      [5, 100],
+      [20, 300],
+    ] as const),
     proposeRate: prng.pick([0.02, 0.1, 0.3]),
     proposeCrashRate: prng.pick([0, 0.01, 0.05]),
     newLeaderCrashRate: prng.pick([0, 0.05, 0.2]),
@@ -191,18 +212,25 @@ export function describeProfile(p: Profile): string {
     `drop ${p.weather.map((w) => w.dropRate).join('/')}`,
     `partitions ${p.partitionRate}`,
     `crashes ${p.crashRate} (power cuts ${p.powerCutShare}${p.maxDown === p.nodes && p.clusterPowerCutRate > 0 ? `, cluster ${p.clusterPowerCutRate}` : ''})`,
-    `disk delay ≤${s.diskDelayMax}${s.writeErrors ? " (write errors)" : ""}`,
+    `disk delay ≤${s.diskDelayMax}${s.writeErrors ? ' (write errors)' : ''}`,
     p.misconfigRate > 0 ? `wrong --peers ${p.misconfigRate}` : '',
     `propose ${p.proposeRate}`,
     s.plantedBug ? `PLANTED ${s.plantedBug}` : '',
     s.diskBug ? `PLANTED disk bug ${s.diskBug}` : '',
     s.startBug ? `PLANTED start bug ${s.startBug}` : '',
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** Every link between sides a and b, both ways. */
 export function cutBetween(a: readonly NodeId[], b: readonly NodeId[]): [NodeId, NodeId][] {
-  return a.flatMap((x) => b.flatMap((y): [NodeId, NodeId][] => [[x, y], [y, x]]));
+  return a.flatMap((x) =>
+    b.flatMap((y): [NodeId, NodeId][] => [
+      [x, y],
+      [y, x],
+    ]),
+  );
 }
 
 /** Directed links to cut for a partition of the given kind. */
@@ -219,7 +247,10 @@ export function partitionLinks(kind: PartitionKind, ids: readonly NodeId[], lead
       return both(order.slice(0, size), order.slice(size));
     }
     case 'isolated-leader':
-      return both([chief], ids.filter((x) => x !== chief));
+      return both(
+        [chief],
+        ids.filter((x) => x !== chief),
+      );
     case 'leader-in-minority': {
       const others = prng.shuffle(ids.filter((x) => x !== chief));
       const size = prng.range(0, minority - 1);
@@ -303,7 +334,15 @@ export class FaultSchedule {
       const kind = this.prng.pick(p.partitionKinds);
       this.partitionEnds = step + this.prng.range(p.partitionSteps[0], p.partitionSteps[1]);
       this.partitions++;
-      w.setCuts(kind, partitionLinks(kind, w.nodes.map((x) => x.id), w.leader()?.id, this.prng));
+      w.setCuts(
+        kind,
+        partitionLinks(
+          kind,
+          w.nodes.map((x) => x.id),
+          w.leader()?.id,
+          this.prng,
+        ),
+      );
     }
 
     const up = w.nodes.filter((x) => x.up);

@@ -36,7 +36,10 @@ export function drawFlap(prng: Prng): FlapMix | undefined {
     onAppend: prng.pick([0.05, 0.3]),
     onElect: prng.pick([0.5, 0.6]),
     onCommit: prng.pick([0.6, 0.9, 1]),
-    holdTimeouts: prng.pick([[2, 6], [4, 15]] as const),
+    holdTimeouts: prng.pick([
+      [2, 6],
+      [4, 15],
+    ] as const),
     delayed: prng.chance(0.2),
     oneEntryPerMsg: prng.chance(0.8),
     snapshotEvery: prng.chance(0.7) ? prng.pick([1, 2, 4]) : undefined,
@@ -44,8 +47,10 @@ export function drawFlap(prng: Prng): FlapMix | undefined {
 }
 
 export function describeFlap(m: FlapMix): string {
-  return `leader flap: on append ${m.onAppend}, on election ${m.onElect}, on commit ${m.onCommit}, hold ${m.holdTimeouts.join('-')} timeouts${m.delayed ? ' (some cuts late)' : ''}` +
-    `${m.oneEntryPerMsg ? ', one entry per message' : ''}${m.snapshotEvery ? `, snapshot every ${m.snapshotEvery} (sent on reject)` : ''}`;
+  return (
+    `leader flap: on append ${m.onAppend}, on election ${m.onElect}, on commit ${m.onCommit}, hold ${m.holdTimeouts.join('-')} timeouts${m.delayed ? ' (some cuts late)' : ''}` +
+    `${m.oneEntryPerMsg ? ', one entry per message' : ''}${m.snapshotEvery ? `, snapshot every ${m.snapshotEvery} (sent on reject)` : ''}`
+  );
 }
 
 export interface FlapWorld {

@@ -103,19 +103,30 @@ export class LockReplica {
 /** A command in a trace line or a report: short, and enough to follow a run. */
 export function describeCommand(c: Command): string {
   switch (c.type) {
-    case 'Grant': return `Grant ttl ${c.ttlMs}${c.requestId ? ` rid ${c.requestId}` : ''}`;
-    case 'Revoke': return `Revoke ${c.leaseId}`;
-    case 'Tick': return `Tick +${c.elapsedMs} renew ${c.renewed.join(',') || '-'}`;
+    case 'Grant':
+      return `Grant ttl ${c.ttlMs}${c.requestId ? ` rid ${c.requestId}` : ''}`;
+    case 'Revoke':
+      return `Revoke ${c.leaseId}`;
+    case 'Tick':
+      return `Tick +${c.elapsedMs} renew ${c.renewed.join(',') || '-'}`;
     case 'Acquire':
       return `Acquire ${c.name} lease ${c.leaseId}${c.wait ? ' wait' : ' try'}${c.permits && c.permits > 1 ? ` permits ${c.permits}` : ''}${c.shared ? ' shared' : ''}${c.lockDelayMs ? ` delay ${c.lockDelayMs}` : ''}${c.requestId ? ` rid ${c.requestId}` : ''}`;
-    case 'Release': return `Release ${c.name} token ${c.token}${c.leaseId ? ` lease ${c.leaseId}` : ''}`;
-    case 'SetPermits': return `SetPermits ${c.name} ${c.permits}`;
-    case 'Proclaim': return `Proclaim ${c.name} token ${c.token}`;
-    case 'FenceWrite': return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
-    case 'FenceDelete': return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
-    case 'CancelWait': return `CancelWait ${c.name} lease ${c.leaseId}`;
+    case 'Release':
+      return `Release ${c.name} token ${c.token}${c.leaseId ? ` lease ${c.leaseId}` : ''}`;
+    case 'SetPermits':
+      return `SetPermits ${c.name} ${c.permits}`;
+    case 'Proclaim':
+      return `Proclaim ${c.name} token ${c.token}`;
+    case 'FenceWrite':
+      return `FenceWrite ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
+    case 'FenceDelete':
+      return `FenceDelete ${c.key} token ${c.token}${c.lock ? ` lock ${c.lock}` : ''}`;
+    case 'CancelWait':
+      return `CancelWait ${c.name} lease ${c.leaseId}`;
     case 'AclGrant':
-    case 'AclRevoke': return `${c.type} ${c.subject} ${c.verb} ${JSON.stringify(c.prefix)}`;
-    case 'QuotaSet': return `QuotaSet ${c.subject}${c.reset ? ' reset' : ''}${c.leases !== undefined ? ` leases ${c.leases}` : ''}${c.locks !== undefined ? ` locks ${c.locks}` : ''}${c.dedupIds !== undefined ? ` dedup_ids ${c.dedupIds}` : ''}`;
+    case 'AclRevoke':
+      return `${c.type} ${c.subject} ${c.verb} ${JSON.stringify(c.prefix)}`;
+    case 'QuotaSet':
+      return `QuotaSet ${c.subject}${c.reset ? ' reset' : ''}${c.leases !== undefined ? ` leases ${c.leases}` : ''}${c.locks !== undefined ? ` locks ${c.locks}` : ''}${c.dedupIds !== undefined ? ` dedup_ids ${c.dedupIds}` : ''}`;
   }
 }

@@ -66,10 +66,33 @@ export interface LockStats {
 
 export function emptyLockStats(): LockStats {
   return {
-    entries: 0, ticks: 0, grants: 0, acquired: 0, handoffs: 0, expiryHandoffs: 0, tryHeld: 0, queued: 0, releases: 0,
-    staleReleases: 0, leaseExpiries: 0, lockExpiries: 0, revokes: 0, waiterRemovals: 0, waitCancels: 0, fenceWrites: 0,
-    staleFenceRejected: 0, duplicates: 0, notFound: 0, digestChecks: 0,
-    sharedGrants: 0, semaphoreGrants: 0, downgrades: 0, setPermits: 0, delaysStarted: 0, delayGrants: 0, agreementRefusals: 0,
+    entries: 0,
+    ticks: 0,
+    grants: 0,
+    acquired: 0,
+    handoffs: 0,
+    expiryHandoffs: 0,
+    tryHeld: 0,
+    queued: 0,
+    releases: 0,
+    staleReleases: 0,
+    leaseExpiries: 0,
+    lockExpiries: 0,
+    revokes: 0,
+    waiterRemovals: 0,
+    waitCancels: 0,
+    fenceWrites: 0,
+    staleFenceRejected: 0,
+    duplicates: 0,
+    notFound: 0,
+    digestChecks: 0,
+    sharedGrants: 0,
+    semaphoreGrants: 0,
+    downgrades: 0,
+    setPermits: 0,
+    delaysStarted: 0,
+    delayGrants: 0,
+    agreementRefusals: 0,
   };
 }
 
@@ -112,8 +135,11 @@ export class LockChecker {
     const known = this.digests[e.index];
     if (known !== undefined) {
       if (known !== digest) {
-        fail('Lock Replica Agreement', id, `after applying entry ${e.index} (${describeEntry(e)}) its lock state digest is ${digest}; ` +
-          `another replica had ${known} there`);
+        fail(
+          'Lock Replica Agreement',
+          id,
+          `after applying entry ${e.index} (${describeEntry(e)}) its lock state digest is ${digest}; ` + `another replica had ${known} there`,
+        );
       }
       if (this.outputs[e.index] !== sig) {
         fail('Lock Replica Agreement', id, `entry ${e.index} (${describeEntry(e)}) gave ${sig}; another replica got ${this.outputs[e.index]}`);
@@ -149,11 +175,17 @@ export class LockChecker {
       for (const h of view.holders) {
         const lease = sm.timeToLive(h.leaseId);
         if (!lease || lease.remainingMs <= 0) {
-          fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} is held by lease ${h.leaseId} (token ${h.token}), ` +
-            `which is ${lease ? `past its deadline (remaining ${lease.remainingMs} ms)` : 'not live'}`);
+          fail(
+            'Single Live Holder',
+            node.id,
+            `after entry ${index}, ${ev.name} is held by lease ${h.leaseId} (token ${h.token}), ` +
+              `which is ${lease ? `past its deadline (remaining ${lease.remainingMs} ms)` : 'not live'}`,
+          );
         }
-        if (!lease.locks.includes(ev.name)) fail('Single Live Holder', node.id, `after entry ${index}, lease ${h.leaseId} holds ${ev.name} but does not list it`);
-        if (view.waitingLeaseIds.includes(h.leaseId)) fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} holder ${h.leaseId} is also queued`);
+        if (!lease.locks.includes(ev.name))
+          fail('Single Live Holder', node.id, `after entry ${index}, lease ${h.leaseId} holds ${ev.name} but does not list it`);
+        if (view.waitingLeaseIds.includes(h.leaseId))
+          fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} holder ${h.leaseId} is also queued`);
       }
       if (new Set(view.waitingLeaseIds).size !== view.waitingLeaseIds.length) {
         fail('Single Live Holder', node.id, `after entry ${index}, ${ev.name} has waiters ${view.waitingLeaseIds.join(',')}`);
@@ -186,26 +218,36 @@ export class LockChecker {
         case 'ACQUIRED': {
           const prev = this.lastToken.get(ev.name) ?? 0;
           // Strictly, within one entry too: a token is unique per lock (several grants of one name by one entry differ).
-          if (ev.token <= prev) fail('Fencing Token Order', node, `entry ${index} granted ${ev.name} with token ${ev.token}, not above the earlier token ${prev} (tokens are unique per lock)`);
+          if (ev.token <= prev)
+            fail(
+              'Fencing Token Order',
+              node,
+              `entry ${index} granted ${ev.name} with token ${ev.token}, not above the earlier token ${prev} (tokens are unique per lock)`,
+            );
           this.lastToken.set(ev.name, ev.token);
           const hs = this.holders.get(ev.name) ?? new Map<number, Grant>();
           if (hs.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which already held it`);
           if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}, which is not live`);
           const until = this.delayUntil.get(ev.name) ?? 0;
-          if (until > this.now) fail('Lock Delay', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} at ${this.now} ms, during its lock-delay (until ${until} ms)`);
+          if (until > this.now)
+            fail('Lock Delay', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} at ${this.now} ms, during its lock-delay (until ${until} ms)`);
           if (until > 0) st.delayGrants++;
           this.delayUntil.delete(ev.name);
           const queue = this.queues.get(ev.name);
           let ask: Ask;
           if (queue) {
             // With waiters, every grant is the queue head's (FIFO: nobody is granted ahead of it).
-            if (queue[0] !== ev.leaseId) fail('Waiter Order', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}; the queue was ${queue.join(',')}`);
+            if (queue[0] !== ev.leaseId)
+              fail('Waiter Order', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId}; the queue was ${queue.join(',')}`);
             queue.shift();
             if (queue.length === 0) this.queues.delete(ev.name);
-            ask = this.asks.get(`${ev.leaseId}/${ev.name}`) ?? fail('Waiter Order', node, `entry ${index}: lease ${ev.leaseId} granted ${ev.name} from the queue, asking nothing known`);
+            ask =
+              this.asks.get(`${ev.leaseId}/${ev.name}`) ??
+              fail('Waiter Order', node, `entry ${index}: lease ${ev.leaseId} granted ${ev.name} from the queue, asking nothing known`);
             this.asks.delete(`${ev.leaseId}/${ev.name}`);
           } else {
-            if (cmd?.type !== 'Acquire' || cmd.name !== ev.name || cmd.leaseId !== ev.leaseId) fail('Waiter Order', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} with nobody waiting, by no Acquire of it`);
+            if (cmd?.type !== 'Acquire' || cmd.name !== ev.name || cmd.leaseId !== ev.leaseId)
+              fail('Waiter Order', node, `entry ${index} granted ${ev.name} to lease ${ev.leaseId} with nobody waiting, by no Acquire of it`);
             const a = cmd as Extract<Command, { type: 'Acquire' }>;
             if (hs.size === 0) this.permits.set(ev.name, Math.max(1, a.permits ?? 1));
             ask = { shared: a.shared ?? false, lockDelayMs: a.lockDelayMs ?? 0 };
@@ -228,12 +270,20 @@ export class LockChecker {
           const hs = this.holders.get(ev.name);
           const h = hs?.get(ev.leaseId);
           if (!hs || !h || h.token !== ev.token) {
-            fail('Single Live Holder', node, `entry ${index}: ${ev.type} ${ev.name} by lease ${ev.leaseId} token ${ev.token}, ` +
-              `but the holders were ${hs ? [...hs].map(([l, g]) => `lease ${l} token ${g.token}`).join(', ') : 'nobody'}`);
+            fail(
+              'Single Live Holder',
+              node,
+              `entry ${index}: ${ev.type} ${ev.name} by lease ${ev.leaseId} token ${ev.token}, ` +
+                `but the holders were ${hs ? [...hs].map(([l, g]) => `lease ${l} token ${g.token}`).join(', ') : 'nobody'}`,
+            );
           }
           // A token names one grant: a Release frees the grant its token (and lease, when named) names, none other.
           if (ev.type === 'RELEASED' && cmd?.type === 'Release' && (ev.token !== cmd.token || (cmd.leaseId ? cmd.leaseId !== ev.leaseId : false)))
-            fail('Single Live Holder', node, `entry ${index}: Release of ${cmd.name} token ${cmd.token}${cmd.leaseId ? ` lease ${cmd.leaseId}` : ''} released lease ${ev.leaseId}'s grant (token ${ev.token})`);
+            fail(
+              'Single Live Holder',
+              node,
+              `entry ${index}: Release of ${cmd.name} token ${cmd.token}${cmd.leaseId ? ` lease ${cmd.leaseId}` : ''} released lease ${ev.leaseId}'s grant (token ${ev.token})`,
+            );
           hs.delete(ev.leaseId);
           if (hs.size === 0) this.holders.delete(ev.name);
           // A grant lost with its lease (expiry, or a Revoke entry's releases) starts its lock-delay.
@@ -249,7 +299,8 @@ export class LockChecker {
           if (!this.liveLeases.has(ev.leaseId)) fail('Single Live Holder', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, which is not live`);
           const hs = this.holders.get(ev.name);
           if (hs?.has(ev.leaseId)) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name}, which it holds`);
-          if (cmd?.type !== 'Acquire' || cmd.name !== ev.name || cmd.leaseId !== ev.leaseId) fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name} by no Acquire of it`);
+          if (cmd?.type !== 'Acquire' || cmd.name !== ev.name || cmd.leaseId !== ev.leaseId)
+            fail('Waiter Order', node, `entry ${index} queued lease ${ev.leaseId} on ${ev.name} by no Acquire of it`);
           const a = cmd as Extract<Command, { type: 'Acquire' }>;
           const queue = this.queues.get(ev.name) ?? [];
           if (!hs && queue.length === 0) this.permits.set(ev.name, Math.max(1, a.permits ?? 1));
@@ -295,7 +346,17 @@ export class LockChecker {
     if ((r.type === 'Grant' || r.type === 'Acquire') && r.ok && r.duplicate) st.duplicates++;
     if (r.type === 'Acquire' && r.ok && r.status === 'held') st.tryHeld++;
     if (r.type === 'Release' && r.ok && !r.released) st.staleReleases++;
-    if (cmd.type === 'FenceWrite' || cmd.type === 'FenceDelete') this.fence(node, index, cmd.key, cmd.token, r.ok, r.ok ? undefined : r.error, !!cmd.lock, r.type === 'FenceDelete' && r.ok ? (r.deleted ? 'deleted' : 'absent') : undefined);
+    if (cmd.type === 'FenceWrite' || cmd.type === 'FenceDelete')
+      this.fence(
+        node,
+        index,
+        cmd.key,
+        cmd.token,
+        r.ok,
+        r.ok ? undefined : r.error,
+        !!cmd.lock,
+        r.type === 'FenceDelete' && r.ok ? (r.deleted ? 'deleted' : 'absent') : undefined,
+      );
   }
 
   /** Before the entry's events: an Acquire that disagrees with a held or waited-on name's permits must be refused. */
@@ -316,16 +377,26 @@ export class LockChecker {
       const grants = [...hs.values()];
       const shared = grants.filter((g) => g.shared).length;
       const permits = this.permits.get(name) ?? 1;
-      if (shared > 0 && shared < grants.length) fail('Holder Limit', node, `after entry ${index}, ${name} has ${grants.length - shared} exclusive holders beside ${shared} shared ones`);
+      if (shared > 0 && shared < grants.length)
+        fail('Holder Limit', node, `after entry ${index}, ${name} has ${grants.length - shared} exclusive holders beside ${shared} shared ones`);
       if (shared === 0 && grants.length > permits) fail('Holder Limit', node, `after entry ${index}, ${name} has ${grants.length} holders; permits ${permits}`);
     }
     for (const [name, queue] of this.queues) {
       const ask = this.asks.get(`${queue[0]}/${name}`);
       const grants = [...(this.holders.get(name)?.values() ?? [])];
       const delayed = (this.delayUntil.get(name) ?? 0) > this.now;
-      const fits = !delayed && ask !== undefined &&
-        (ask.shared ? grants.length < MAX_PERMITS && grants.every((g) => g.shared) : grants.length < (this.permits.get(name) ?? 1) && grants.every((g) => !g.shared));
-      if (fits) fail('Waiter Order', node, `after entry ${index}, lease ${queue[0]} waits first for ${name}, which it would fit (holders ${grants.length}, permits ${this.permits.get(name) ?? 1})`);
+      const fits =
+        !delayed &&
+        ask !== undefined &&
+        (ask.shared
+          ? grants.length < MAX_PERMITS && grants.every((g) => g.shared)
+          : grants.length < (this.permits.get(name) ?? 1) && grants.every((g) => !g.shared));
+      if (fits)
+        fail(
+          'Waiter Order',
+          node,
+          `after entry ${index}, lease ${queue[0]} waits first for ${name}, which it would fit (holders ${grants.length}, permits ${this.permits.get(name) ?? 1})`,
+        );
     }
     for (const name of [...this.permits.keys()]) if (!this.holders.has(name) && !this.queues.has(name)) this.permits.delete(name);
     for (const [name, until] of [...this.delayUntil]) if (until <= this.now && !this.queues.has(name)) this.delayUntil.delete(name);
@@ -347,20 +418,37 @@ export class LockChecker {
         const l = model.get(id);
         if (l) l.deadline = Math.max(l.deadline, this.now + l.ttlMs + cmd.marginMs + drift(l.ttlMs, cmd.driftPpm));
       }
-      const due = [...model].filter(([, l]) => l.deadline <= this.now).map(([id]) => id).sort((a, b) => a - b);
+      const due = [...model]
+        .filter(([, l]) => l.deadline <= this.now)
+        .map(([id]) => id)
+        .sort((a, b) => a - b);
       if (due.join(',') !== r.expired.join(',')) {
-        fail('Lease Timing', node, `Tick at ${index} (now ${this.now} ms) expired [${r.expired.join(',')}]; by their deadlines [${due.join(',')}] were due ` +
-          `(${[...model].map(([id, l]) => `${id}:${l.deadline}`).join(' ')})`);
+        fail(
+          'Lease Timing',
+          node,
+          `Tick at ${index} (now ${this.now} ms) expired [${r.expired.join(',')}]; by their deadlines [${due.join(',')}] were due ` +
+            `(${[...model].map(([id, l]) => `${id}:${l.deadline}`).join(' ')})`,
+        );
       }
       for (const id of due) model.delete(id);
     }
   }
 
   /** bound: the write names its lock, so it may also be refused for a token that is no live grant's (the sequencer check). */
-  private fence(node: NodeId, index: number, key: string, token: number, ok: boolean, error: string | undefined, bound: boolean, del: 'deleted' | 'absent' | undefined): void {
+  private fence(
+    node: NodeId,
+    index: number,
+    key: string,
+    token: number,
+    ok: boolean,
+    error: string | undefined,
+    bound: boolean,
+    del: 'deleted' | 'absent' | undefined,
+  ): void {
     const highest = this.fenceHighest.get(key) ?? 0;
     if (ok) {
-      if (token < highest) fail('Fenced Store', node, `entry ${index} accepted a ${del ? 'delete' : 'write'} of ${key} with token ${token} below the accepted ${highest}`);
+      if (token < highest)
+        fail('Fenced Store', node, `entry ${index} accepted a ${del ? 'delete' : 'write'} of ${key} with token ${token} below the accepted ${highest}`);
       // A delete that found no key leaves the highest as it was; one that deleted leaves its token as a tombstone.
       if (del !== 'absent') this.fenceHighest.set(key, token);
       if (!del) this.stats.fenceWrites++;

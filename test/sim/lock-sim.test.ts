@@ -82,7 +82,12 @@ describe('simulator, lock app: the lock state machine replicated under a seeded 
     // history. A stale Release that frees another grant is also seen in the buggy replica's own history
     // (Single Live Holder: a Release frees only the grant its token names), often before a second
     // replica applies that entry.
-    const expected = bug === 'grant-during-delay' ? ['Lock Delay'] : bug === 'release-any-token' ? ['Single Live Holder', 'Lock Replica Agreement'] : ['Lock Replica Agreement'];
+    const expected =
+      bug === 'grant-during-delay'
+        ? ['Lock Delay']
+        : bug === 'release-any-token'
+          ? ['Single Live Holder', 'Lock Replica Agreement']
+          : ['Lock Replica Agreement'];
     it(`planted adapter bug ${bug}: reported as ${expected.join(' or ')} within ${BUG_SEEDS} seeds, and replayed exactly`, async () => {
       const reports = await runSeeds(1, BUG_SEEDS, { steps: STEPS, app: 'lock', lockBug: bug });
       const bad = reports.filter((r) => r.violation);

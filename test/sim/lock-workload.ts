@@ -13,13 +13,7 @@
 // every answer is judged by the proto's promises (test/support/grant-promises.ts): an ended grant never
 // acts (Stale Actor), and a token names one grant of its lock (Token Unique).
 
-import {
-  MIN_TTL_MS,
-  decodeCommand,
-  type ApplyOutput,
-  type Command,
-  type StateEvent,
-} from '../../src/lockd/state-machine/index.js';
+import { MIN_TTL_MS, decodeCommand, type ApplyOutput, type Command, type StateEvent } from '../../src/lockd/state-machine/index.js';
 import { DRIFT_BOUND_PPM } from '../../src/lockd/state-machine/deadline-margin.js';
 import { MAX_TICK_EXPIRY_WORK } from '../../src/lockd/state-machine/limits.js';
 import { tickExpiryWork } from '../../src/lockd/node/cluster-version.js';
@@ -76,18 +70,22 @@ export function drawLockMix(prng: Prng): LockMix {
     keeperShare: prng.pick([0.3, 0.6, 0.9]),
     pauseRate: prng.pick([0, 0.002, 0.01]),
     ttls: [MIN_TTL_MS, 200, 400, 800, 1500],
-    kinds: Object.fromEntries(names.map((n) => {
-      const k = prng.pick(['mutex', 'semaphore', 'rw'] as const);
-      return [n, { permits: k === 'semaphore' ? prng.range(2, 3) : 1, rw: k === 'rw' }];
-    })),
+    kinds: Object.fromEntries(
+      names.map((n) => {
+        const k = prng.pick(['mutex', 'semaphore', 'rw'] as const);
+        return [n, { permits: k === 'semaphore' ? prng.range(2, 3) : 1, rw: k === 'rw' }];
+      }),
+    ),
     delays: prng.pick([[0], [0, 0, 100], [0, 100, 400]]),
   };
 }
 
 export function describeLockMix(m: LockMix): string {
-  return `lock app: ${m.sessions} sessions on ${m.names.length} names, ${m.stepMs} ms/step, tick every ${m.tickEvery} steps, ` +
+  return (
+    `lock app: ${m.sessions} sessions on ${m.names.length} names, ${m.stepMs} ms/step, tick every ${m.tickEvery} steps, ` +
     `act ${m.actRate}, keepers ${m.keeperShare}, pauses ${m.pauseRate}, ` +
-    `recipes ${m.names.map((n) => `${n}:${m.kinds[n].rw ? 'rw' : m.kinds[n].permits > 1 ? `sem${m.kinds[n].permits}` : 'mutex'}`).join(' ')}, delays ${m.delays.join('/')}`;
+    `recipes ${m.names.map((n) => `${n}:${m.kinds[n].rw ? 'rw' : m.kinds[n].permits > 1 ? `sem${m.kinds[n].permits}` : 'mutex'}`).join(' ')}, delays ${m.delays.join('/')}`
+  );
 }
 
 interface Pending {
@@ -141,8 +139,17 @@ export class LockWorkload {
   /** The permits each name has, as the committed history says (SetPermits changes them). */
   private readonly permits = new Map<string, number>();
   /** The lease clock of the current leader (node, term, incarnation); reset on any leadership change. */
-  private clock: { node: SimNode; term: number; incarnation: number; lastMarkMs: number; nextTickStep: number;
-    inflight?: { proposal: Proposal; renewed: readonly number[] }; renewals: Set<number> } | undefined;
+  private clock:
+    | {
+        node: SimNode;
+        term: number;
+        incarnation: number;
+        lastMarkMs: number;
+        nextTickStep: number;
+        inflight?: { proposal: Proposal; renewed: readonly number[] };
+        renewals: Set<number>;
+      }
+    | undefined;
   ticksProposed = 0;
   /** Stale actors' calls answered, and crowds (gathered; triggered with waiters queued). */
   staleCalls = 0;
@@ -168,7 +175,9 @@ export class LockWorkload {
       seq: 0,
     }));
     const host: CrowdHost = {
-      rnd, stepMs: mix.stepMs, tickEvery: mix.tickEvery,
+      rnd,
+      stepMs: mix.stepMs,
+      tickEvery: mix.tickEvery,
       members: () => this.sessions,
       names: () => mix.names,
       candidate: (name) => {
@@ -224,8 +233,14 @@ export class LockWorkload {
     }
     if (!c || c.node !== leader || c.term !== leader.term || c.incarnation !== leader.incarnation) {
       // A new leadership counts from its election; keepalives sent to the old one are dropped unanswered.
-      this.clock = { node: leader, term: leader.term, incarnation: leader.incarnation, lastMarkMs: nowMs,
-        nextTickStep: step + this.mix.tickEvery, renewals: new Set() };
+      this.clock = {
+        node: leader,
+        term: leader.term,
+        incarnation: leader.incarnation,
+        lastMarkMs: nowMs,
+        nextTickStep: step + this.mix.tickEvery,
+        renewals: new Set(),
+      };
       return;
     }
     const inflight = c.inflight;
@@ -246,7 +261,11 @@ export class LockWorkload {
     // Bounded expiry as production's lease clock sets it (lease-clock.ts: every member runs this build here).
     const expiryWork = tickExpiryWork(undefined, MAX_TICK_EXPIRY_WORK);
     const cmd: Command = {
-      type: 'Tick', elapsedMs, marginMs: this.maxElapsedMs, driftPpm: DRIFT_BOUND_PPM, renewed: [...c.renewals].sort((a, b) => a - b),
+      type: 'Tick',
+      elapsedMs,
+      marginMs: this.maxElapsedMs,
+      driftPpm: DRIFT_BOUND_PPM,
+      renewed: [...c.renewals].sort((a, b) => a - b),
       ...(expiryWork ? { expiryWork } : {}),
     };
     c.renewals = new Set();
@@ -307,11 +326,14 @@ export class LockWorkload {
     const choices: [number, () => Command][] = [];
     if (s.stale.length > 0) {
       // A client that missed its loss still uses its old token.
-      choices.push([10, () => {
-        // Unbound writes are judged by the fenced store's order (lock-checkers.ts), lock-bound ones by staleMove.
-        const old = rnd.pick(s.stale);
-        return rnd.chance(0.6) ? this.write(s, old.name, old.token) : { type: 'Release', name: old.name, token: old.token };
-      }]);
+      choices.push([
+        10,
+        () => {
+          // Unbound writes are judged by the fenced store's order (lock-checkers.ts), lock-bound ones by staleMove.
+          const old = rnd.pick(s.stale);
+          return rnd.chance(0.6) ? this.write(s, old.name, old.token) : { type: 'Release', name: old.name, token: old.token };
+        },
+      ]);
     }
     if (held.length > 0) {
       const name = rnd.pick(held);
@@ -330,28 +352,31 @@ export class LockWorkload {
     const retry = s.lastWithId?.type === 'Acquire' && s.lastWithId.leaseId === s.lease ? s.lastWithId : undefined;
     if (retry) choices.push([6, () => retry]);
     choices.push([2, () => ({ type: 'Revoke', leaseId: s.lease })]);
-    choices.push([45, () => {
-      const requestId = rid('a');
-      const name = rnd.pick(this.mix.names);
-      const kind = this.mix.kinds[name];
-      // The permits the name has now (or, rarely, a wrong value: FAILED_PRECONDITION).
-      const permits = rnd.chance(0.05) ? rnd.range(1, 4) : (this.permits.get(name) ?? kind.permits);
-      const shared = kind.rw && rnd.chance(0.6);
-      const lockDelayMs = rnd.pick(this.mix.delays);
-      const cmd: Command = {
-        type: 'Acquire',
-        name,
-        leaseId: s.lease,
-        wait: rnd.chance(0.6),
-        ...(permits > 1 && !shared ? { permits } : {}),
-        ...(shared ? { shared } : {}),
-        ...(lockDelayMs > 0 ? { lockDelayMs } : {}),
-        ...(kind.permits === 1 && !kind.rw && rnd.chance(0.3) ? { value: `s${s.id}` } : {}),
-        ...(requestId ? { requestId } : {}),
-      };
-      if (requestId) s.lastWithId = cmd;
-      return cmd;
-    }]);
+    choices.push([
+      45,
+      () => {
+        const requestId = rid('a');
+        const name = rnd.pick(this.mix.names);
+        const kind = this.mix.kinds[name];
+        // The permits the name has now (or, rarely, a wrong value: FAILED_PRECONDITION).
+        const permits = rnd.chance(0.05) ? rnd.range(1, 4) : (this.permits.get(name) ?? kind.permits);
+        const shared = kind.rw && rnd.chance(0.6);
+        const lockDelayMs = rnd.pick(this.mix.delays);
+        const cmd: Command = {
+          type: 'Acquire',
+          name,
+          leaseId: s.lease,
+          wait: rnd.chance(0.6),
+          ...(permits > 1 && !shared ? { permits } : {}),
+          ...(shared ? { shared } : {}),
+          ...(lockDelayMs > 0 ? { lockDelayMs } : {}),
+          ...(kind.permits === 1 && !kind.rw && rnd.chance(0.3) ? { value: `s${s.id}` } : {}),
+          ...(requestId ? { requestId } : {}),
+        };
+        if (requestId) s.lastWithId = cmd;
+        return cmd;
+      },
+    ]);
     let r = rnd.float() * choices.reduce((a, [w]) => a + w, 0);
     for (const [w, make] of choices) {
       if (r < w) return make();

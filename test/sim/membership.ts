@@ -93,7 +93,11 @@ export class Membership {
     const voters: Voters = new Set(config.voters);
     const prev = this.lastApplied.get(node.id);
     if (prev && majoritiesCanMiss(prev, voters)) {
-      fail('Config Overlap', node.id, `entry ${e.index} (${change.op} ${change.node}) moves the voters from {${[...prev].join(',')}} to {${[...voters].join(',')}}: majorities of the two may be disjoint`);
+      fail(
+        'Config Overlap',
+        node.id,
+        `entry ${e.index} (${change.op} ${change.node}) moves the voters from {${[...prev].join(',')}} to {${[...voters].join(',')}}: majorities of the two may be disjoint`,
+      );
     }
     this.lastApplied.set(node.id, voters);
     if (this.committedSeen.has(e.index)) return;

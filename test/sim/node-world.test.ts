@@ -18,7 +18,11 @@ const FIRST_CAUGHT: Record<NodeBug, number> = {
   'shared-token-release': 1,
 };
 
-const show = (r: NodeRunReport) => r.violations.slice(0, 3).map((v) => `seed ${r.seed}: ${v.kind} at ${v.at} ms: ${v.message}`).join('\n');
+const show = (r: NodeRunReport) =>
+  r.violations
+    .slice(0, 3)
+    .map((v) => `seed ${r.seed}: ${v.kind} at ${v.at} ms: ${v.message}`)
+    .join('\n');
 
 describe('simulator, whole node: lockd nodes and clients on simulated time', function () {
   this.timeout(60_000);

@@ -38,8 +38,11 @@ const RUNS: Readonly<Record<string, SeedOptions>> = {
 const LOCK_RUN: SeedOptions = { app: 'lock' };
 
 export function plantedRuns(raftBugs: readonly PlantedBug[]): PlantedRun[] {
-  const run = (bug: string, layer: string, field: SeedOptions, base: SeedOptions = BASE): PlantedRun =>
-    ({ bug, layer, opts: { ...(RUNS[bug] ?? base), ...field } });
+  const run = (bug: string, layer: string, field: SeedOptions, base: SeedOptions = BASE): PlantedRun => ({
+    bug,
+    layer,
+    opts: { ...(RUNS[bug] ?? base), ...field },
+  });
   return [
     ...raftBugs.map((b) => run(b, 'raft core', { plantedBug: b })),
     ...SIM_BUGS.map((b) => run(b, 'driver adapter', { simBug: b })),

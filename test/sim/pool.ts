@@ -51,19 +51,23 @@ export async function runSeeds(start: number, count: number, opts: SeedOptions, 
   const threads: Worker[] = [];
   try {
     await Promise.all(
-      Array.from({ length: workers }, () => new Promise<void>((resolve, reject) => {
-        const w = new Worker(boot, { workerData: { entry } });
-        threads.push(w);
-        const feed = () => {
-          const seeds = takeBatch();
-          if (seeds.length === 0) resolve();
-          else w.postMessage({ seeds, opts } satisfies Job);
-        };
-        w.on('message', (msg: WorkerReply) => (msg.idle ? feed() : onReport(msg.report)));
-        w.on('error', reject);
-        w.on('exit', (code) => code !== 0 && reject(new Error(`sim worker exited with code ${code}`)));
-        feed();
-      })),
+      Array.from(
+        { length: workers },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const w = new Worker(boot, { workerData: { entry } });
+            threads.push(w);
+            const feed = () => {
+              const seeds = takeBatch();
+              if (seeds.length === 0) resolve();
+              else w.postMessage({ seeds, opts } satisfies Job);
+            };
+            w.on('message', (msg: WorkerReply) => (msg.idle ? feed() : onReport(msg.report)));
+            w.on('error', reject);
+            w.on('exit', (code) => code !== 0 && reject(new Error(`sim worker exited with code ${code}`)));
+            feed();
+          }),
+      ),
     );
   } finally {
     await Promise.all(threads.map((w) => w.terminate()));

@@ -182,10 +182,34 @@ class Sim implements DriverHooks, World, LockDriver {
   /** Snapshot-send outcomes to report to the leader at the start of the next step. */
   private snapReports: { from: NodeId; to: NodeId; ok: boolean }[] = [];
   private readonly stats: SimStats = {
-    leaderTerms: 0, doubleVotes: 0, oldTermCommits: 0, crashes: 0, lostBatches: 0, lostWrites: 0, powerCuts: 0, unsyncedLost: 0,
-    misconfiguredStarts: 0, refusedStarts: 0, diskFaults: {}, partitions: 0, sent: 0, delivered: 0, dropped: 0, proposals: 0,
-    committed: 0, appSnapshots: 0, snapshotsSent: 0, readsAsked: 0, readsAskedOfStaleLeaders: 0, readsAnswered: 0, transfers: 0,
-    healToLeaderSteps: -1, proposeToAppliedSteps: -1, heals: 0, replays: 0, pauses: 0,
+    leaderTerms: 0,
+    doubleVotes: 0,
+    oldTermCommits: 0,
+    crashes: 0,
+    lostBatches: 0,
+    lostWrites: 0,
+    powerCuts: 0,
+    unsyncedLost: 0,
+    misconfiguredStarts: 0,
+    refusedStarts: 0,
+    diskFaults: {},
+    partitions: 0,
+    sent: 0,
+    delivered: 0,
+    dropped: 0,
+    proposals: 0,
+    committed: 0,
+    appSnapshots: 0,
+    snapshotsSent: 0,
+    readsAsked: 0,
+    readsAskedOfStaleLeaders: 0,
+    readsAnswered: 0,
+    transfers: 0,
+    healToLeaderSteps: -1,
+    proposeToAppliedSteps: -1,
+    heals: 0,
+    replays: 0,
+    pauses: 0,
   };
   /** Swarm schedule (swarm.ts): its mix and PRNG, its own partition (overlapping the schedule's), the next calm window. */
   private readonly swarm: { mix: SwarmMix; prng: Prng } | undefined;
@@ -207,10 +231,12 @@ class Sim implements DriverHooks, World, LockDriver {
     const drawnFlap = flapPrng ? drawFlap(flapPrng) : undefined;
     const flapMix = opts.flap === false ? undefined : (flapPrng && opts.flap) || drawnFlap;
     const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes, opts.membership ?? false) : drawnProfile;
-    const flapNode: Partial<Profile['node']> = !flapMix ? {} : {
-      ...(flapMix.oneEntryPerMsg ? { maxSizePerMsg: 1 } : {}),
-      ...(flapMix.snapshotEvery ? { snapshotEvery: flapMix.snapshotEvery, snapshotOnReject: true } : {}),
-    };
+    const flapNode: Partial<Profile['node']> = !flapMix
+      ? {}
+      : {
+          ...(flapMix.oneEntryPerMsg ? { maxSizePerMsg: 1 } : {}),
+          ...(flapMix.snapshotEvery ? { snapshotEvery: flapMix.snapshotEvery, snapshotOnReject: true } : {}),
+        };
     this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...flapNode, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node } };
     this.swarm = swarmPrng ? { mix: drawSwarm(swarmPrng), prng: swarmPrng.fork('run') } : undefined;
     this.steps = opts.steps ?? DEFAULT_STEPS;
@@ -237,11 +263,23 @@ class Sim implements DriverHooks, World, LockDriver {
     });
     this.checker = new Checker(this.nodes);
     this.faults = new FaultSchedule(this.profile, root.fork('faults'), this);
-    this.flap = flapMix && flapPrng ? new LeaderFlap(flapMix, flapPrng.fork('run'), {
-      ids: () => this.nodes.map((x) => x.id),
-      electionTicks: this.profile.node.electionTicks,
-      isolate: (kind, side, steps) => this.faults.impose(kind, cutBetween(side, this.nodes.map((x) => x.id).filter((x) => !side.includes(x))), this.now, steps),
-    }) : undefined;
+    this.flap =
+      flapMix && flapPrng
+        ? new LeaderFlap(flapMix, flapPrng.fork('run'), {
+            ids: () => this.nodes.map((x) => x.id),
+            electionTicks: this.profile.node.electionTicks,
+            isolate: (kind, side, steps) =>
+              this.faults.impose(
+                kind,
+                cutBetween(
+                  side,
+                  this.nodes.map((x) => x.id).filter((x) => !side.includes(x)),
+                ),
+                this.now,
+                steps,
+              ),
+          })
+        : undefined;
     // Forked last, so that a seed's Raft-level draws are the same with either app.
     if (lockApp) {
       const locks = root.fork('locks');
@@ -325,13 +363,24 @@ class Sim implements DriverHooks, World, LockDriver {
     this.stats.committed = this.checker.maxCommitted;
     this.stats.readsAnswered = this.checker.readsAnswered;
     const o = this.opts;
-    const replay = [`npm run sim -- --seed ${o.seed}`, o.steps !== undefined && o.steps !== DEFAULT_STEPS ? `--steps ${o.steps}` : '',
-      o.nodes ? `--nodes ${o.nodes}` : '', o.plantedBug ? `--bug ${o.plantedBug}` : '', o.liveness === false ? '--no-liveness' : '',
-      o.app && o.app !== 'hash' ? `--app ${o.app}` : '', o.lockBug ? `--lock-bug ${o.lockBug}` : '',
-      o.diskBug ? `--disk-bug ${o.diskBug}` : '', o.startBug ? `--start-bug ${o.startBug}` : '', o.membership ? '--membership' : '',
+    const replay = [
+      `npm run sim -- --seed ${o.seed}`,
+      o.steps !== undefined && o.steps !== DEFAULT_STEPS ? `--steps ${o.steps}` : '',
+      o.nodes ? `--nodes ${o.nodes}` : '',
+      o.plantedBug ? `--bug ${o.plantedBug}` : '',
+      o.liveness === false ? '--no-liveness' : '',
+      o.app && o.app !== 'hash' ? `--app ${o.app}` : '',
+      o.lockBug ? `--lock-bug ${o.lockBug}` : '',
+      o.diskBug ? `--disk-bug ${o.diskBug}` : '',
+      o.startBug ? `--start-bug ${o.startBug}` : '',
+      o.membership ? '--membership' : '',
       o.membershipSchedule && o.membershipSchedule !== 'default' ? `--membership-schedule ${o.membershipSchedule}` : '',
-      o.schedule && o.schedule !== 'default' ? `--schedule ${o.schedule}` : '', o.simBug ? `--sim-bug ${o.simBug}` : '',
-      o.mix || o.flap !== undefined ? '(with a mix override: not replayable from the CLI)' : ''].filter(Boolean).join(' ');
+      o.schedule && o.schedule !== 'default' ? `--schedule ${o.schedule}` : '',
+      o.simBug ? `--sim-bug ${o.simBug}` : '',
+      o.mix || o.flap !== undefined ? '(with a mix override: not replayable from the CLI)' : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     return {
       seed: this.opts.seed,
       replay,
@@ -464,10 +513,13 @@ class Sim implements DriverHooks, World, LockDriver {
     if (node.role === 'leader' && this.nodes.some((x) => x.up && x.role === 'leader' && x.term > node.term)) this.stats.readsAskedOfStaleLeaders++;
     const id = ++this.readSeq;
     this.trace.event(now, 'read', node.id, id, minIndex);
-    node.read(() => {
-      this.trace.event(this.now, 'read-served', node.id, id, node.app.index);
-      this.checker.readServed(node, minIndex, now);
-    }, () => {});
+    node.read(
+      () => {
+        this.trace.event(this.now, 'read-served', node.id, id, node.app.index);
+        this.checker.readServed(node, minIndex, now);
+      },
+      () => {},
+    );
   }
 
   // ---- the calm final phase: liveness -------------------------------------------------------
@@ -510,7 +562,8 @@ class Sim implements DriverHooks, World, LockDriver {
       const p = this.propose(leader, data, this.workload ? encodeCommand(LockWorkload.livenessCommand()) : textData(data));
       // The loop takes it in its next batch (after a write in flight, if any).
       for (let waited = 0; !p.at && !p.refused && waited <= ACCEPT_STEPS; waited++) this.step(false);
-      if (!p.at) fail('Liveness', leader.id, `the stable leader of term ${term} ${p.refused ? 'refused' : `did not take within ${ACCEPT_STEPS} steps`} a proposal`);
+      if (!p.at)
+        fail('Liveness', leader.id, `the stable leader of term ${term} ${p.refused ? 'refused' : `did not take within ${ACCEPT_STEPS} steps`} a proposal`);
       wanted.push({ ...p.at, data });
     }
     const last = wanted[wanted.length - 1].index;
@@ -518,12 +571,18 @@ class Sim implements DriverHooks, World, LockDriver {
     const applyBound = PROPOSE_TO_APPLIED_STEPS + STEPS_PER_LAGGING_ENTRY * lag;
     while (this.members().some((x) => x.app.index < last)) {
       if (this.now - proposedAt >= applyBound) {
-        const behind = this.members().filter((x) => x.app.index < last).map((x) => `${x.id} at ${x.app.index}`);
+        const behind = this.members()
+          .filter((x) => x.app.index < last)
+          .map((x) => `${x.id} at ${x.app.index}`);
         fail('Liveness', undefined, `proposals up to index ${last} not applied everywhere ${applyBound} steps later (lag was ${lag}): ${behind.join(', ')}`);
       }
       const st = leader.loop?.status();
       if (!st || st.role !== 'leader' || st.term !== term) {
-        fail('Liveness', leader.id, `the stable leader of term ${term} lost leadership in a healed network (now ${st ? `${st.role} of term ${st.term}` : 'down'})`);
+        fail(
+          'Liveness',
+          leader.id,
+          `the stable leader of term ${term} lost leadership in a healed network (now ${st ? `${st.role} of term ${st.term}` : 'down'})`,
+        );
       }
       this.step(false);
     }
@@ -564,7 +623,12 @@ class Sim implements DriverHooks, World, LockDriver {
     } else if (this.extraEnds === 0 && mix.extraPartitionRate > 0 && prng.chance(mix.extraPartitionRate)) {
       const kind = prng.pick(SWARM_EXTRA_KINDS);
       this.extraEnds = step + prng.range(mix.extraPartitionSteps[0], mix.extraPartitionSteps[1]);
-      this.extraCuts = partitionLinks(kind, this.nodes.map((x) => x.id), this.leader()?.id, prng);
+      this.extraCuts = partitionLinks(
+        kind,
+        this.nodes.map((x) => x.id),
+        this.leader()?.id,
+        prng,
+      );
       this.stats.partitions++;
       this.applyCuts(`2nd ${kind}`);
     }
@@ -630,7 +694,11 @@ class Sim implements DriverHooks, World, LockDriver {
   }
 
   private describeRun(): string {
-    const p = describeProfile(this.profile) + (this.swarm ? `; ${describeSwarm(this.swarm.mix)}` : '') + (this.flap ? `; ${describeFlap(this.flap.mix)}` : '') + (this.opts.simBug ? `, PLANTED sim bug ${this.opts.simBug}` : '');
+    const p =
+      describeProfile(this.profile) +
+      (this.swarm ? `; ${describeSwarm(this.swarm.mix)}` : '') +
+      (this.flap ? `; ${describeFlap(this.flap.mix)}` : '') +
+      (this.opts.simBug ? `, PLANTED sim bug ${this.opts.simBug}` : '');
     if (!this.workload) return p;
     return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of ${this.opts.lockBug === 'grant-during-delay' ? 'every replica' : 'n1'}` : ''}`;
   }
@@ -690,9 +758,19 @@ class Sim implements DriverHooks, World, LockDriver {
 
   readyTaken(node: SimNode, rd: Ready): void {
     const hs = rd.hardState;
-    this.trace.event(this.now, 'ready', node.id, rd.softState?.role, hs?.term, hs?.vote, hs?.commit,
+    this.trace.event(
+      this.now,
+      'ready',
+      node.id,
+      rd.softState?.role,
+      hs?.term,
+      hs?.vote,
+      hs?.commit,
       rd.entries.length ? `${rd.entries[0].index}..${rd.entries[rd.entries.length - 1].index}` : undefined,
-      rd.snapshot?.metadata.index, rd.committedEntries.length, rd.messages.length);
+      rd.snapshot?.metadata.index,
+      rd.committedEntries.length,
+      rd.messages.length,
+    );
     this.checker.readyTaken(node, rd);
     if (rd.softState?.role === 'leader') {
       this.faults.newLeader(node, this.now);
@@ -701,8 +779,7 @@ class Sim implements DriverHooks, World, LockDriver {
       // Swarm: a new leader is read from at once (its commit may still lag; its applied index too). Asked through
       // the loop's inbox, so it runs in the leader's next batch.
       if (this.swarm && !this.calm && this.swarm.prng.chance(this.swarm.mix.readOnElection)) this.read(node, this.now);
-    }
-    else if (node.role === 'leader' && hs && hs.commit > node.commit) {
+    } else if (node.role === 'leader' && hs && hs.commit > node.commit) {
       this.faults.leaderCommitted(node, this.now);
       this.flap?.committed(node.id, this.now);
       // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
@@ -728,8 +805,21 @@ class Sim implements DriverHooks, World, LockDriver {
     this.stats.sent++;
     if (m.type === 'Snap') this.stats.snapshotsSent++;
     const copies = this.network.send(m, this.now);
-    this.trace.event(this.now, copies === 0 ? 'send-lost' : copies === 2 ? 'send-dup' : 'send', m.type, m.from, m.to, m.term,
-      m.index, m.logTerm, m.entries.length, m.commit, m.reject, m.snapshot?.metadata.index, m.context || undefined);
+    this.trace.event(
+      this.now,
+      copies === 0 ? 'send-lost' : copies === 2 ? 'send-dup' : 'send',
+      m.type,
+      m.from,
+      m.to,
+      m.term,
+      m.index,
+      m.logTerm,
+      m.entries.length,
+      m.commit,
+      m.reject,
+      m.snapshot?.metadata.index,
+      m.context || undefined,
+    );
     if (copies === 0) {
       this.stats.dropped++;
       if (m.type === 'Snap') this.snapReports.push({ from: m.from, to: m.to, ok: false });
@@ -760,7 +850,8 @@ class Sim implements DriverHooks, World, LockDriver {
     // A snapshot at i carries the configuration of the committed history at i: made by an entry at or before i.
     const md = snap.metadata;
     const ci = md.configIndex ?? 0;
-    if (ci > md.index) fail('Snapshot Config', node.id, `snapshot at ${md.index} carries the configuration of entry ${ci} (voters ${md.voters.join(',')}), past its index`);
+    if (ci > md.index)
+      fail('Snapshot Config', node.id, `snapshot at ${md.index} carries the configuration of entry ${ci} (voters ${md.voters.join(',')}), past its index`);
     const committed = this.committedConfigs.get(ci);
     if (ci > 0 && committed !== undefined && committed !== [...md.voters].sort().join(',')) {
       fail('Snapshot Config', node.id, `snapshot at ${md.index} names voters ${md.voters.join(',')} for entry ${ci}, which committed voters ${committed}`);
@@ -780,7 +871,17 @@ class Sim implements DriverHooks, World, LockDriver {
     if (lost.powerCut) this.stats.powerCuts++;
     this.stats.unsyncedLost += lost.unsynced;
     const hs = node.disk.cached.hardState;
-    this.trace.event(this.now, lost.powerCut ? 'power-cut' : 'crash', node.id, kind, lost.inflight, lost.unsynced, hs.term, hs.commit, node.disk.cached.lastIndex());
+    this.trace.event(
+      this.now,
+      lost.powerCut ? 'power-cut' : 'crash',
+      node.id,
+      kind,
+      lost.inflight,
+      lost.unsynced,
+      hs.term,
+      hs.commit,
+      node.disk.cached.lastIndex(),
+    );
   }
 
   // ---- reporting ----------------------------------------------------------------------------
@@ -813,7 +914,8 @@ class Sim implements DriverHooks, World, LockDriver {
   }
 
   private describeNode(x: SimNode): string {
-    const img = (d: typeof x.disk.synced) => `term ${d.hardState.term} vote ${d.hardState.vote || '-'} commit ${d.hardState.commit} log ${d.snapshotIndex + 1}..${d.lastIndex()}`;
+    const img = (d: typeof x.disk.synced) =>
+      `term ${d.hardState.term} vote ${d.hardState.vote || '-'} commit ${d.hardState.commit} log ${d.snapshotIndex + 1}..${d.lastIndex()}`;
     const durable = `synced ${img(x.disk.synced)}, written ${img(x.disk.cached)}, voters ${x.voters.join(',')}`;
     if (!x.up) return `${x.id}: down until step ${x.restartAt}; ${durable}`;
     let st = '';

@@ -94,7 +94,9 @@ export class ScriptedCluster implements DriverHooks {
 
   propose(id: NodeId, data: string): { index: number; term: number } {
     let at: { index: number; term: number } | undefined;
-    this.node(id).mustRun().propose(textData(data), { accepted: (a) => (at = a), resolve: () => {}, reject: () => {} });
+    this.node(id)
+      .mustRun()
+      .propose(textData(data), { accepted: (a) => (at = a), resolve: () => {}, reject: () => {} });
     this.flush();
     if (!at) throw new Error(`scripted: ${id} refused the proposal`);
     return at;

@@ -20,7 +20,11 @@ function openOn(kv: SimKv): Promise<LevelStorage> {
   return LevelStorage.open({ dir: '/sim/n1', clusterId: 'c1', nodeId: 'n1', voters: VOTERS, openKv: () => kv.store() });
 }
 
-const refusal = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const refusal = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('simulated KV (sim-kv.ts) under LevelStorage', () => {
   it('keeps synced writes and loses unsynced ones in a power cut; a process crash loses nothing handed to it', async () => {
@@ -88,13 +92,21 @@ describe('simulated KV (sim-kv.ts) under LevelStorage', () => {
 describe('simulated start (sim-load.ts)', () => {
   function freshDisk(): Disk {
     const d = new Disk();
-    d.kv.writeSync([
-      { type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: SIM_CLUSTER, nodeId: 'n1' }, SIM_WRITER) },
-      { type: 'put', key: CONFIG_KEY, value: encodeConfiguration({ voters: VOTERS }) },
-    ], true);
+    d.kv.writeSync(
+      [
+        { type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: SIM_CLUSTER, nodeId: 'n1' }, SIM_WRITER) },
+        { type: 'put', key: CONFIG_KEY, value: encodeConfiguration({ voters: VOTERS }) },
+      ],
+      true,
+    );
     return d;
   }
-  const batch = (from: number, to: number, term: number, commit: number): DiskWrite => ({ kind: 'batch', sync: true, hardState: { term, vote: 'n1', commit }, entries: ents(from, to, term) });
+  const batch = (from: number, to: number, term: number, commit: number): DiskWrite => ({
+    kind: 'batch',
+    sync: true,
+    hardState: { term, vote: 'n1', commit },
+    entries: ents(from, to, term),
+  });
 
   it('reads back exactly what the disk image says was written, through the real loader', () => {
     const d = freshDisk();

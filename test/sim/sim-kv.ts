@@ -144,7 +144,10 @@ export class SimKv {
     torn.fill(0, from);
     if (torn.equals(victim.value)) return false;
     this.remember();
-    apply(this.synced, ops.map((o) => (o === victim ? { ...victim, value: torn } : o)));
+    apply(
+      this.synced,
+      ops.map((o) => (o === victim ? { ...victim, value: torn } : o)),
+    );
     return true;
   }
 }

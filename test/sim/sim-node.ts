@@ -176,15 +176,20 @@ export class SimNode {
     this.reads.clear();
     this.pausedUntil = 0;
     // The loop's view of storage; the planted bug 'snapshot-effective-config' rewrites a snapshot's configuration.
-    const loopStorage = s.simBug !== 'snapshot-effective-config' ? storage : {
-      memory: storage.memory,
-      write: storage.write.bind(storage),
-      compact: (snap: Snapshot, done: (err?: Error) => void) => {
-        const st = this.loop?.status();
-        const metadata = st ? { ...snap.metadata, voters: st.voters, learners: st.learners, removed: st.removed, configIndex: st.configIndex } : snap.metadata;
-        storage.compact({ ...snap, metadata }, done);
-      },
-    };
+    const loopStorage =
+      s.simBug !== 'snapshot-effective-config'
+        ? storage
+        : {
+            memory: storage.memory,
+            write: storage.write.bind(storage),
+            compact: (snap: Snapshot, done: (err?: Error) => void) => {
+              const st = this.loop?.status();
+              const metadata = st
+                ? { ...snap.metadata, voters: st.voters, learners: st.learners, removed: st.removed, configIndex: st.configIndex }
+                : snap.metadata;
+              storage.compact({ ...snap, metadata }, done);
+            },
+          };
     this.scheduled = [];
     this.crashAt = undefined;
     this.role = 'follower';
@@ -240,7 +245,11 @@ export class SimNode {
       },
     });
     this.restoring = false;
-    loop.setOutbox({ send: (ms) => { for (const m of ms) this.hooks.send(this, m); } });
+    loop.setOutbox({
+      send: (ms) => {
+        for (const m of ms) this.hooks.send(this, m);
+      },
+    });
     this.loop = loop;
     return undefined;
   }
@@ -279,7 +288,13 @@ export class SimNode {
         resolve();
       }
     };
-    this.mustRun().readBarrier({ resolve: answer, reject: () => { this.reads.delete(ctx); reject(); } });
+    this.mustRun().readBarrier({
+      resolve: answer,
+      reject: () => {
+        this.reads.delete(ctx);
+        reject();
+      },
+    });
   }
 
   paused(step: number): boolean {
@@ -306,10 +321,13 @@ export class SimNode {
   private load(record: readonly NodeId[] | undefined): { ok: true; verified: Verified } {
     const kv = this.disk.kv;
     if (record) {
-      kv.writeSync([
-        { type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: SIM_CLUSTER, nodeId: this.id }, SIM_WRITER) },
-        { type: 'put', key: CONFIG_KEY, value: encodeConfiguration({ voters: record }) },
-      ], true);
+      kv.writeSync(
+        [
+          { type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: SIM_CLUSTER, nodeId: this.id }, SIM_WRITER) },
+          { type: 'put', key: CONFIG_KEY, value: encodeConfiguration({ voters: record }) },
+        ],
+        true,
+      );
     }
     if (!this.calm && this.diskPrng.chance(this.diskFaults.bitFlip)) {
       const key = kv.flipBit(this.diskPrng);

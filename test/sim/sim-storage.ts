@@ -87,7 +87,7 @@ export class SimStorage implements LoopStorage {
       if (code) this.disk.kv.failNext = code;
       const lie = this.opts.bug === 'ack-before-sync' && q.w.sync;
       try {
-        this.disk.write(lie ? { ...q.w, sync: false } as DiskWrite : q.w);
+        this.disk.write(lie ? ({ ...q.w, sync: false } as DiskWrite) : q.w);
       } catch (e) {
         q.done(e as Error); // fail-stop: the loop's onFatal; nothing of this write is acknowledged
         return;

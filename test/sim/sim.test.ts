@@ -23,7 +23,12 @@ function sum(reports: SimReport[], f: (r: SimReport) => number): number {
 
 /** Run seeds 1, 2, ... in chunks until one reports a violation of `wanted` (at most `seeds`); every report on
  *  the way must name one of `allowed`. Returns the first report of `wanted`. */
-async function hunt(opts: Omit<SimOptions, 'seed'>, wanted: readonly CheckName[], allowed: readonly CheckName[] = wanted, seeds = BUG_SEEDS): Promise<SimReport> {
+async function hunt(
+  opts: Omit<SimOptions, 'seed'>,
+  wanted: readonly CheckName[],
+  allowed: readonly CheckName[] = wanted,
+  seeds = BUG_SEEDS,
+): Promise<SimReport> {
   for (let start = 1; start <= seeds; start += HUNT_CHUNK) {
     const reports = await runSeeds(start, Math.min(HUNT_CHUNK, seeds + 1 - start), opts);
     const bad = reports.filter((r) => r.violation);
@@ -52,7 +57,13 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
 
     // The runs really exercised what they claim to.
-    for (const [n, share] of [[1, 0.1], [2, 0.1], [3, 0.35], [4, 0.1], [5, 0.35]]) {
+    for (const [n, share] of [
+      [1, 0.1],
+      [2, 0.1],
+      [3, 0.35],
+      [4, 0.1],
+      [5, 0.35],
+    ]) {
       expect(reports.filter((r) => r.nodes === n).length, `runs of ${n} voters`).to.be.within(SEEDS * share * 0.7, SEEDS * share * 1.3);
     }
     expect(reports.filter((r) => r.profile.startsWith('churn')).length).to.be.greaterThan(SEEDS * 0.15);
@@ -72,7 +83,10 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     expect(sum(reports, (r) => r.stats.snapshotsSent)).to.be.greaterThan(SEEDS);
     expect(sum(reports, (r) => r.stats.readsAnswered)).to.be.greaterThan(SEEDS);
     expect(sum(reports, (r) => r.stats.transfers)).to.be.greaterThan(0);
-    expect(sum(reports, (r) => r.stats.oldTermCommits), 'leaders committed an old-term entry by counting').to.equal(0);
+    expect(
+      sum(reports, (r) => r.stats.oldTermCommits),
+      'leaders committed an old-term entry by counting',
+    ).to.equal(0);
     // Every run reached its calm phase and passed the liveness checks.
     expect(reports.every((r) => r.stats.healToLeaderSteps >= 0 && r.stats.proposeToAppliedSteps >= 0)).to.equal(true);
   });
@@ -111,8 +125,16 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
 
   it(`planted start bug skip-voter-check (a wrong --peers is not refused): two leaders in one term within ${BUG_SEEDS} seeds`, async () => {
     // A node that counts majorities of another voter set breaks whatever it breaks first; Election Safety must be among.
-    const safety: CheckName[] = ['Election Safety', 'Leader Completeness', 'State Machine Safety', 'Log Matching', 'Ack Matches Leader',
-      'Linearizable Read', 'Commit Monotonic', 'Liveness'];
+    const safety: CheckName[] = [
+      'Election Safety',
+      'Leader Completeness',
+      'State Machine Safety',
+      'Log Matching',
+      'Ack Matches Leader',
+      'Linearizable Read',
+      'Commit Monotonic',
+      'Liveness',
+    ];
     const opts = { steps: STEPS, startBug: 'skip-voter-check' } as const;
     const hit = await hunt(opts, ['Election Safety'], safety);
     expect(hit.violation!.detail).to.match(/were both leader of term \d+/);
@@ -136,9 +158,15 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
     const reports = await runSeeds(1, 60, { steps: STEPS, membership: true, membershipSchedule: 'nemesis' });
     const bad = reports.filter((r) => r.violation);
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
-    expect(sum(reports, (r) => r.nemesis!.cuts), 'changing leaders cut off').to.be.greaterThan(150);
+    expect(
+      sum(reports, (r) => r.nemesis!.cuts),
+      'changing leaders cut off',
+    ).to.be.greaterThan(150);
     // (Fewer where a run starts with one voter: no second leader to shift to until a learner is promoted.)
-    expect(sum(reports, (r) => r.nemesis!.shifts), 'partitions shifted to a new leader asking for a change at once').to.be.greaterThan(100);
+    expect(
+      sum(reports, (r) => r.nemesis!.shifts),
+      'partitions shifted to a new leader asking for a change at once',
+    ).to.be.greaterThan(100);
     expect(reports.every((r) => r.stats.healToLeaderSteps >= 0 && r.stats.proposeToAppliedSteps >= 0)).to.equal(true);
   });
 
@@ -150,8 +178,17 @@ describe('simulator: Raft safety and liveness under a seeded faulty network', fu
   it(`planted bug conf-change-before-first-commit (membership runs, nemesis schedule): two leaders in a term or a committed entry lost, within ${CONF_BUG_SEEDS} seeds, and replayed exactly`, async () => {
     // Ongaro's single-server-change bug: a deposed leader's change and a newer leader's change have disjoint
     // majorities. It breaks whatever it breaks first (a log that can no longer be repaired stalls liveness too).
-    const safety: CheckName[] = ['Election Safety', 'Leader Completeness', 'State Machine Safety', 'Log Matching', 'Ack Matches Leader',
-      'Linearizable Read', 'Commit Monotonic', 'Liveness', 'Core Invariant'];
+    const safety: CheckName[] = [
+      'Election Safety',
+      'Leader Completeness',
+      'State Machine Safety',
+      'Log Matching',
+      'Ack Matches Leader',
+      'Linearizable Read',
+      'Commit Monotonic',
+      'Liveness',
+      'Core Invariant',
+    ];
     const opts = { steps: STEPS, membership: true, membershipSchedule: 'nemesis', plantedBug: 'conf-change-before-first-commit' } as const;
     const hit = await hunt(opts, ['Election Safety', 'Leader Completeness', 'State Machine Safety'], safety, CONF_BUG_SEEDS);
     expectReplay(hit, opts);

@@ -50,14 +50,26 @@ export function drawSwarm(prng: Prng): SwarmMix {
   return {
     replayRate: on(0.5) ? prng.pick([0.01, 0.05, 0.2]) : 0,
     pauseRate: on(0.7) ? prng.pick([0.002, 0.005, 0.01]) : 0,
-    pauseSteps: prng.pick([[5, 30], [20, 120], [50, 300]] as const),
+    pauseSteps: prng.pick([
+      [5, 30],
+      [20, 120],
+      [50, 300],
+    ] as const),
     stalledShare: prng.pick([0, 0.5, 1]),
     pauseOnCommit: on(0.6) ? prng.pick([0.02, 0.1]) : 0,
     extraPartitionRate: on(0.6) ? prng.pick([0.005, 0.02]) : 0,
-    extraPartitionSteps: prng.pick([[10, 60], [30, 200]] as const),
+    extraPartitionSteps: prng.pick([
+      [10, 60],
+      [30, 200],
+    ] as const),
     readAllLeaders: on(0.9),
     readOnElection: prng.pick([0.5, 1]),
-    healEvery: on(0.7) ? prng.pick([[200, 400], [300, 800]] as const) : undefined,
+    healEvery: on(0.7)
+      ? prng.pick([
+          [200, 400],
+          [300, 800],
+        ] as const)
+      : undefined,
   };
 }
 

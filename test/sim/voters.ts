@@ -12,8 +12,7 @@ export type StartBug = 'skip-voter-check';
 export const START_BUGS: readonly StartBug[] = ['skip-voter-check'];
 
 export type VoterDecision =
-  | { readonly ok: true; readonly voters: readonly NodeId[]; readonly record?: readonly NodeId[] }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly voters: readonly NodeId[]; readonly record?: readonly NodeId[] } | { readonly ok: false; readonly reason: string };
 
 const sorted = (ids: readonly NodeId[]): NodeId[] => [...ids].sort();
 

@@ -16,8 +16,14 @@ export function httpsGet(port: number, path: string, pki: TestPki, client?: Cert
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       {
-        host: '127.0.0.1', port, path, servername: 'localhost', agent: false, timeout: 3000,
-        ca: readFileSync(extra.ca ?? pki.caCert), ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
+        host: '127.0.0.1',
+        port,
+        path,
+        servername: 'localhost',
+        agent: false,
+        timeout: 3000,
+        ca: readFileSync(extra.ca ?? pki.caCert),
+        ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
       },
       (res) => {
         const served = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
@@ -37,4 +43,3 @@ export function httpsGet(port: number, path: string, pki: TestPki, client?: Cert
     req.end();
   });
 }
-

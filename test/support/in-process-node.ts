@@ -22,8 +22,27 @@ export async function startInProcessNode(flags: readonly string[] = []): Promise
   const dir = mkdtempSync(join(tmpdir(), 'lockd-inproc-'));
   const [client, peer, http] = [await freePort(), await freePort(), await freePort()];
   const config = parseConfig(
-    ['--id', 'n1', '--listen', `127.0.0.1:${client}`, '--peer-listen', `127.0.0.1:${peer}`, '--peers', `n1=127.0.0.1:${peer}`, '--data-dir', dir, '--cluster-id', 'inproc',
-      '--tick-ms', '10', '--election-ticks', '10', '--http-listen', `127.0.0.1:${http}`, ...flags],
+    [
+      '--id',
+      'n1',
+      '--listen',
+      `127.0.0.1:${client}`,
+      '--peer-listen',
+      `127.0.0.1:${peer}`,
+      '--peers',
+      `n1=127.0.0.1:${peer}`,
+      '--data-dir',
+      dir,
+      '--cluster-id',
+      'inproc',
+      '--tick-ms',
+      '10',
+      '--election-ticks',
+      '10',
+      '--http-listen',
+      `127.0.0.1:${http}`,
+      ...flags,
+    ],
     {},
   );
   const composed = await startComposedNode(config, pino({ level: process.env.LOCKD_TEST_LOG ?? 'silent' }));
@@ -31,7 +50,15 @@ export async function startInProcessNode(flags: readonly string[] = []): Promise
   const address = `127.0.0.1:${client}`;
   const api = new LockApi(address);
   try {
-    await waitFor('the node to lead', () => api.grant(1000).then(() => true, () => undefined), 15_000);
+    await waitFor(
+      'the node to lead',
+      () =>
+        api.grant(1000).then(
+          () => true,
+          () => undefined,
+        ),
+      15_000,
+    );
   } finally {
     api.close();
   }

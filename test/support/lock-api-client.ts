@@ -124,7 +124,12 @@ export class LockApi {
     return this.unary((md, opts, cb) => this.lock.CancelWait({ name, leaseId, requestId }, md, opts, cb), o);
   }
 
-  fenceWrite(key: string, value: Uint8Array | string, fencingToken: number, o: CallOpts & { requestId?: string; lock?: string } = {}): Promise<{ highestToken: number }> {
+  fenceWrite(
+    key: string,
+    value: Uint8Array | string,
+    fencingToken: number,
+    o: CallOpts & { requestId?: string; lock?: string } = {},
+  ): Promise<{ highestToken: number }> {
     const requestId = this.id(o.requestId); // one id for every attempt
     return this.unary((md, opts, cb) => this.fence.Write({ key, value: Buffer.from(value), fencingToken, requestId, lock: o.lock ?? '' }, md, opts, cb), o);
   }

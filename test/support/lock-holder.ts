@@ -45,7 +45,13 @@ async function anyNode<T>(fn: (api: LockApi) => Promise<T>): Promise<T> {
 
 async function main(): Promise<void> {
   const { leaseId } = await anyNode((api) => api.grant(ttlMs));
-  const keeper = new LeaseKeeper(apis, leaseId, keepAliveMs, () => say({ event: 'lost' }), (sentAt) => say({ event: 'renewed', sentAt })).start();
+  const keeper = new LeaseKeeper(
+    apis,
+    leaseId,
+    keepAliveMs,
+    () => say({ event: 'lost' }),
+    (sentAt) => say({ event: 'renewed', sentAt }),
+  ).start();
   const requestId = `holder-${process.pid}`;
   const acq = await anyNode((api) => api.acquire(values.name!, leaseId, { wait: true, requestId, timeoutMs: 30_000 }));
   say({ event: 'acquired', leaseId, token: acq.fencingToken });

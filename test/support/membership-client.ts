@@ -43,22 +43,31 @@ export class Members {
 
   /** Retry a change while the leader answers UNAVAILABLE (an election, a change not committed yet). */
   static async retrying<T>(what: string, fn: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-    return waitFor(what, async () => {
-      try {
-        return await fn();
-      } catch (e) {
-        if ((e as grpc.ServiceError).code === grpc.status.UNAVAILABLE) return undefined;
-        throw e;
-      }
-    }, timeoutMs, 100);
+    return waitFor(
+      what,
+      async () => {
+        try {
+          return await fn();
+        } catch (e) {
+          if ((e as grpc.ServiceError).code === grpc.status.UNAVAILABLE) return undefined;
+          throw e;
+        }
+      },
+      timeoutMs,
+      100,
+    );
   }
 
   /** Wait until the member list shows `id` as `role` with nothing committed missing. */
   async caughtUp(id: string, role: 'voter' | 'learner', timeoutMs = 20_000): Promise<MemberListResponse__Output> {
-    return waitFor(`${id} a caught-up ${role}`, async () => {
-      const l = await this.list();
-      const m = l.members.find((x) => x.id === id);
-      return m && m.role === role && m.lag === 0 && m.matchIndex > 0 ? l : undefined;
-    }, timeoutMs);
+    return waitFor(
+      `${id} a caught-up ${role}`,
+      async () => {
+        const l = await this.list();
+        const m = l.members.find((x) => x.id === id);
+        return m && m.role === role && m.lag === 0 && m.matchIndex > 0 ? l : undefined;
+      },
+      timeoutMs,
+    );
   }
 }

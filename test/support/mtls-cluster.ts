@@ -30,7 +30,14 @@ export function useMtlsCluster(extraArgs: readonly string[] = []): MtlsCluster {
     certs: (who) => (made[who] ??= pki!.client(who)),
     clientAs(who) {
       const files = fx.certs(who);
-      const c = new LockClient({ endpoints: cluster!.nodes.map((n) => n.address), cacert: pki!.caCert, cert: files.cert, key: files.key, timeoutMs: 10_000, watchLocks: false });
+      const c = new LockClient({
+        endpoints: cluster!.nodes.map((n) => n.address),
+        cacert: pki!.caCert,
+        cert: files.cert,
+        key: files.key,
+        timeoutMs: 10_000,
+        watchLocks: false,
+      });
       clients.push(c);
       return c;
     },

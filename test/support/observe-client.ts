@@ -88,16 +88,16 @@ export type HealthStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKN
 const HealthClient = grpc.makeClientConstructor(healthService as unknown as grpc.ServiceDefinition, 'Health');
 
 export class HealthCheck {
-  private readonly client: grpc.Client & { check: (req: { service: string }, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: { status: HealthStatus }) => void) => void };
+  private readonly client: grpc.Client & {
+    check: (req: { service: string }, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: { status: HealthStatus }) => void) => void;
+  };
 
   constructor(address: string) {
     this.client = new HealthClient(address, grpc.credentials.createInsecure()) as unknown as HealthCheck['client'];
   }
 
   check(service: string): Promise<HealthStatus> {
-    return new Promise((resolve, reject) =>
-      this.client.check({ service }, { deadline: Date.now() + 2000 }, (e, r) => (e ? reject(e) : resolve(r!.status))),
-    );
+    return new Promise((resolve, reject) => this.client.check({ service }, { deadline: Date.now() + 2000 }, (e, r) => (e ? reject(e) : resolve(r!.status))));
   }
 
   close(): void {

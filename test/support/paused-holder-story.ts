@@ -19,7 +19,12 @@ const STEP_MS = 30_000;
  * where its client package was loaded from, which must be under `installedIn` (not the repo).
  * `lossWhys`: the loss reasons its client may give.
  */
-export async function pausedHolderStory(cluster: ProcessCluster, program: (args: string[]) => Program, installedIn: string, lossWhys: readonly string[]): Promise<void> {
+export async function pausedHolderStory(
+  cluster: ProcessCluster,
+  program: (args: string[]) => Program,
+  installedIn: string,
+  lossWhys: readonly string[],
+): Promise<void> {
   const tag = Math.random().toString(36).slice(2, 8);
   const name = `pkg-story-${tag}`;
   const key = `pkg-story-${tag}/row`;
@@ -44,7 +49,7 @@ export async function pausedHolderStory(cluster: ProcessCluster, program: (args:
     const write = await holder.waitFor((r) => r.event === 'write', STEP_MS, 'the late write');
     expect(write, 'the late write with the old token is refused').to.include({ refused: true, code: 'FAILED_PRECONDITION' });
     const read = await holder.waitFor((r) => r.event === 'read', STEP_MS, 'the read');
-    expect(read, 'the store keeps the next holder\'s write').to.include({ value: 'v2', token: next.token });
+    expect(read, "the store keeps the next holder's write").to.include({ value: 'v2', token: next.token });
     expect(await holder.exited(STEP_MS), holder.stderr).to.equal(0);
     await next.release();
   } finally {

@@ -181,8 +181,12 @@ export class ProcessCluster {
       for (let k = 1; k <= opts.size; k++) {
         const id = `n${k}`;
         c.nodes.push({
-          id, address: `127.0.0.1:${await freePort()}`, peerAddress: `127.0.0.1:${await freePort()}`,
-          dataDir: join(c.baseDir, id), logFile: join(c.baseDir, `${id}.log`), proc: undefined,
+          id,
+          address: `127.0.0.1:${await freePort()}`,
+          peerAddress: `127.0.0.1:${await freePort()}`,
+          dataDir: join(c.baseDir, id),
+          logFile: join(c.baseDir, `${id}.log`),
+          proc: undefined,
         });
       }
       if (opts.startNodes !== false) for (const n of c.nodes) c.startNode(n.id);
@@ -200,8 +204,12 @@ export class ProcessCluster {
   async addNode(id: string): Promise<NodeHandle> {
     if (this.nodes.some((n) => n.id === id)) throw new Error(`node ${id} exists`);
     const n: NodeHandle = {
-      id, address: `127.0.0.1:${await freePort()}`, peerAddress: `127.0.0.1:${await freePort()}`,
-      dataDir: join(this.baseDir, id), logFile: join(this.baseDir, `${id}.log`), proc: undefined,
+      id,
+      address: `127.0.0.1:${await freePort()}`,
+      peerAddress: `127.0.0.1:${await freePort()}`,
+      dataDir: join(this.baseDir, id),
+      logFile: join(this.baseDir, `${id}.log`),
+      proc: undefined,
     };
     this.nodes.push(n);
     return n;
@@ -230,8 +238,18 @@ export class ProcessCluster {
   argsFor(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = []): string[] {
     const n = this.node(id);
     const flags: Record<string, string> = {
-      '--id': id, '--listen': n.address, '--peer-listen': n.peerAddress, '--peers': this.peersFlag(), '--data-dir': n.dataDir, '--cluster-id-file': this.clusterIdFile,
-      '--tick-ms': '20', '--heartbeat-ticks': '2', '--election-ticks': '20', ...this.opts.tls?.nodeFlags(id), ...this.opts.nodeFlags?.(id), ...overrides,
+      '--id': id,
+      '--listen': n.address,
+      '--peer-listen': n.peerAddress,
+      '--peers': this.peersFlag(),
+      '--data-dir': n.dataDir,
+      '--cluster-id-file': this.clusterIdFile,
+      '--tick-ms': '20',
+      '--heartbeat-ticks': '2',
+      '--election-ticks': '20',
+      ...this.opts.tls?.nodeFlags(id),
+      ...this.opts.nodeFlags?.(id),
+      ...overrides,
     };
     // A test naming a cluster id on the command line (e.g. a foreign one) gets it instead of the file.
     if ('--cluster-id' in overrides) delete flags['--cluster-id-file'];
@@ -243,11 +261,19 @@ export class ProcessCluster {
    * Start node `id` from this build, or from another build's entry point (`build`: the rolling
    * upgrade test runs the previous release's dist/ on the same data dir).
    */
-  startNode(id: string, overrides: Record<string, string> = {}, extraSwitches: readonly string[] = [], build?: { readonly main: string; readonly cwd: string }): ChildProcess {
+  startNode(
+    id: string,
+    overrides: Record<string, string> = {},
+    extraSwitches: readonly string[] = [],
+    build?: { readonly main: string; readonly cwd: string },
+  ): ChildProcess {
     const n = this.node(id);
     if (n.proc && n.proc.exitCode === null && n.proc.signalCode === null) throw new Error(`${id} is already running`);
     const log = createWriteStream(n.logFile, { flags: 'a' });
-    const proc = spawn(process.execPath, [...(this.opts.nodeArgs ?? []), build?.main ?? NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], { cwd: build?.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...(this.opts.nodeArgs ?? []), build?.main ?? NODE_MAIN, ...this.argsFor(id, overrides, extraSwitches)], {
+      cwd: build?.cwd ?? ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     reapOnExit(proc);
     // The output reaches the file through this process's loop, after the child wrote it: a line the
     // node logged before answering an RPC, or before exiting, may not be in the file yet. Tests
@@ -331,24 +357,32 @@ export class ProcessCluster {
 
   /** Wait until exactly one leader is seen and every responsive node among `ids` agrees on it; returns its id. */
   async waitForLeader(ids = this.nodes.map((n) => n.id), timeoutMs = 20_000): Promise<string> {
-    return waitFor('a single agreed leader', async () => {
-      const sts = await this.statuses(ids);
-      const running = ids.filter((id) => this.isRunning(id));
-      if (sts.length < running.length) return undefined;
-      const leaders = sts.filter((s) => s.role === 'leader');
-      if (leaders.length !== 1) return undefined;
-      const leader = leaders[0];
-      return sts.every((s) => s.leaderId === leader.nodeId && s.term === leader.term) ? leader.nodeId : undefined;
-    }, timeoutMs);
+    return waitFor(
+      'a single agreed leader',
+      async () => {
+        const sts = await this.statuses(ids);
+        const running = ids.filter((id) => this.isRunning(id));
+        if (sts.length < running.length) return undefined;
+        const leaders = sts.filter((s) => s.role === 'leader');
+        if (leaders.length !== 1) return undefined;
+        const leader = leaders[0];
+        return sts.every((s) => s.leaderId === leader.nodeId && s.term === leader.term) ? leader.nodeId : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Wait until every running node among `ids` has applied at least `index`. */
   async waitForApplied(index: number, ids = this.nodes.map((n) => n.id), timeoutMs = 20_000): Promise<void> {
-    await waitFor(`applied index ≥ ${index} on ${ids.join(',')}`, async () => {
-      const sts = await this.statuses(ids);
-      const running = ids.filter((id) => this.isRunning(id));
-      return sts.length === running.length && sts.every((s) => s.appliedIndex >= index) ? true : undefined;
-    }, timeoutMs);
+    await waitFor(
+      `applied index ≥ ${index} on ${ids.join(',')}`,
+      async () => {
+        const sts = await this.statuses(ids);
+        const running = ids.filter((id) => this.isRunning(id));
+        return sts.length === running.length && sts.every((s) => s.appliedIndex >= index) ? true : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** What node `id` has logged so far and this process has written down (see startNode). */
@@ -360,10 +394,14 @@ export class ProcessCluster {
   /** Wait until node `id`'s log matches `pattern` (a line logged a moment ago may still be on its way). */
   waitForLog(id: string, pattern: RegExp | string, timeoutMs = 5000): Promise<string> {
     const matches = (text: string): boolean => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
-    return waitFor(`${id}'s log to show ${String(pattern)}`, () => {
-      const text = this.log(id);
-      return matches(text) ? text : undefined;
-    }, timeoutMs);
+    return waitFor(
+      `${id}'s log to show ${String(pattern)}`,
+      () => {
+        const text = this.log(id);
+        return matches(text) ? text : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** The whole log of node `id`, whose process has exited (or is exiting): waits until all of it is written. */

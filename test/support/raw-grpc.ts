@@ -6,7 +6,13 @@ import type { ClientHttp2Session } from 'node:http2';
  * Open `path`, send only a length prefix announcing `length` bytes (the body never comes) and
  * answer the grpc-status the node replies with, or 'no answer' if none arrives within `ms`.
  */
-export function announce(session: ClientHttp2Session, path: string, length: number, ms: number, headers: Record<string, string> = {}): Promise<number | 'no answer'> {
+export function announce(
+  session: ClientHttp2Session,
+  path: string,
+  length: number,
+  ms: number,
+  headers: Record<string, string> = {},
+): Promise<number | 'no answer'> {
   return new Promise((resolve) => {
     const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers });
     const prefix = Buffer.alloc(5);

@@ -45,7 +45,7 @@ export function readKeepAliveAnswers(buf: Buffer, answer: (leaseId: number, ttlM
     buf = buf.subarray(5 + len);
     let leaseId = 0;
     let ttlMs = 0;
-    for (let at = 0; at < msg.length; ) {
+    for (let at = 0; at < msg.length;) {
       const [tag, next] = readVarint(msg, at);
       const [v, after] = readVarint(msg, next);
       at = after;

@@ -5,7 +5,15 @@ import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 
-const REFLECTION_PROTO = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection')), '..', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
+const REFLECTION_PROTO = join(
+  dirname(createRequire(import.meta.url).resolve('@grpc/reflection')),
+  '..',
+  'proto',
+  'grpc',
+  'reflection',
+  'v1',
+  'reflection.proto',
+);
 
 export interface ReflectionAnswer {
   readonly listServicesResponse?: { service: Array<{ name: string }> };

@@ -34,7 +34,10 @@ export class ScriptCluster {
    * Start `size` nodes with ./cluster.sh start (test faults on unless testFaults is false; `tls`: --tls;
    * `env`: more of cluster.sh's variables, e.g. LOCKD_LAZYFS=1); waits for a leader.
    */
-  static async start(size: 3 | 5, { testFaults = true, tls = false, env = {} }: { testFaults?: boolean; tls?: boolean; env?: Record<string, string> } = {}): Promise<ScriptCluster> {
+  static async start(
+    size: 3 | 5,
+    { testFaults = true, tls = false, env = {} }: { testFaults?: boolean; tls?: boolean; env?: Record<string, string> } = {},
+  ): Promise<ScriptCluster> {
     await ensureBuilt();
     const c = new ScriptCluster(mkdtempSync(join(tmpdir(), 'lockd-script-')), await freeClusterShBase(size), size);
     const r = await c.sh(['start', String(size), ...(tls ? ['--tls'] : [])], { LOCKD_TEST_FAULTS: testFaults ? '1' : '0', ...env });

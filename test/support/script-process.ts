@@ -24,9 +24,10 @@ export class ScriptProcess {
 
   /** `script`: a file of test/support run with tsx, or any program (a packaged client's, in a scratch project). */
   constructor(script: string | Program, args: readonly string[] = []) {
-    this.proc = typeof script === 'string'
-      ? spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
-      : spawn(script.command, script.args, { cwd: script.cwd, env: script.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc =
+      typeof script === 'string'
+        ? spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
+        : spawn(script.command, script.args, { cwd: script.cwd, env: script.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     reapOnExit(this.proc);
     createInterface({ input: this.proc.stdout! }).on('line', (line) => {
       try {
@@ -54,9 +55,16 @@ export class ScriptProcess {
         for (; seen < this.reports.length; seen++) {
           if (pred(this.reports[seen])) return done(() => resolve(this.reports[seen]));
         }
-        if (!this.running) done(() => reject(new Error(`script exited (${this.proc.exitCode ?? this.proc.signalCode}) before ${what}; stderr:\n${this.stderr}`)));
+        if (!this.running)
+          done(() => reject(new Error(`script exited (${this.proc.exitCode ?? this.proc.signalCode}) before ${what}; stderr:\n${this.stderr}`)));
       };
-      const timer = setTimeout(() => done(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; reports: ${JSON.stringify(this.reports)}; stderr:\n${this.stderr}`))), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          done(() =>
+            reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; reports: ${JSON.stringify(this.reports)}; stderr:\n${this.stderr}`)),
+          ),
+        timeoutMs,
+      );
       const done = (fn: () => void) => {
         clearTimeout(timer);
         this.listeners.delete(check);
@@ -79,7 +87,10 @@ export class ScriptProcess {
   exited(timeoutMs: number): Promise<number | null> {
     return new Promise((resolve, reject) => {
       if (!this.running) return resolve(this.proc.exitCode);
-      const timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms; reports: ${JSON.stringify(this.reports)}; stderr:\n${this.stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`still running after ${timeoutMs} ms; reports: ${JSON.stringify(this.reports)}; stderr:\n${this.stderr}`)),
+        timeoutMs,
+      );
       this.proc.once('exit', (code) => {
         clearTimeout(timer);
         resolve(code);

@@ -26,7 +26,9 @@ class SummaryReporter extends Mocha.reporters.Spec {
     }
     runner.once(EVENT_RUN_END, () => {
       if (timesFile) {
-        const rows = [...spent].sort((a, b) => b[1] - a[1]).map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(7)} s  ${file.replace(process.cwd() + '/', '')}`);
+        const rows = [...spent]
+          .sort((a, b) => b[1] - a[1])
+          .map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(7)} s  ${file.replace(process.cwd() + '/', '')}`);
         writeFileSync(timesFile, rows.join('\n') + '\n');
       }
       const { passes, failures, pending } = runner.stats;

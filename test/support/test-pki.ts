@@ -39,8 +39,30 @@ export class TestPki {
     const d = dir ?? mkdtempSync(join(tmpdir(), 'lockd-pki-'));
     const cert = join(d, `${name}.crt`);
     const key = join(d, `${name}.key`);
-    openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
-      '-subj', `/CN=lockd test ${name}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], d);
+    openssl(
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        `/CN=lockd test ${name}`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ],
+      d,
+    );
     return new TestPki(d, cert, key, dir === undefined);
   }
 
@@ -51,14 +73,39 @@ export class TestPki {
     const csr = join(this.dir, `${file}.csr`);
     const ext = join(this.dir, `${file}.ext`);
     const sans = [...(o.dns ?? []).map((d) => `DNS:${d}`), ...(o.ips ?? []).map((ip) => `IP:${ip}`)];
-    writeFileSync(ext, [
-      ...(sans.length ? [`subjectAltName=${sans.join(',')}`] : []),
-      `extendedKeyUsage=${o.usage === 'node' ? 'serverAuth,clientAuth' : 'clientAuth'}`,
-      'basicConstraints=CA:FALSE',
-    ].join('\n') + '\n');
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${o.cn}`], this.dir);
-    openssl(['x509', '-req', '-in', csr, '-CA', this.caCert, '-CAkey', this.caKey, '-set_serial', `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
-      '-days', '2', '-out', cert, '-extfile', ext], this.dir);
+    writeFileSync(
+      ext,
+      [
+        ...(sans.length ? [`subjectAltName=${sans.join(',')}`] : []),
+        `extendedKeyUsage=${o.usage === 'node' ? 'serverAuth,clientAuth' : 'clientAuth'}`,
+        'basicConstraints=CA:FALSE',
+      ].join('\n') + '\n',
+    );
+    openssl(
+      ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${o.cn}`],
+      this.dir,
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        this.caCert,
+        '-CAkey',
+        this.caKey,
+        '-set_serial',
+        `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
+        '-days',
+        '2',
+        '-out',
+        cert,
+        '-extfile',
+        ext,
+      ],
+      this.dir,
+    );
     rmSync(csr);
     rmSync(ext);
     return { cert, key };

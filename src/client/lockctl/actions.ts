@@ -68,7 +68,9 @@ export async function leaderTransfer(ctx: Context): Promise<number> {
   const r = await ctx.client.transferLeader(ctx.p.args.ID ?? '', callOpts(ctx));
   const where = r.leaderAddress ? ` at ${r.leaderAddress}` : '';
   ctx.out.result(
-    r.transferred ? `leadership moved from ${r.previousLeaderId} to ${r.leaderId}${where} (term ${r.term})` : `${r.leaderId}${where} already leads (term ${r.term}); nothing changed`,
+    r.transferred
+      ? `leadership moved from ${r.previousLeaderId} to ${r.leaderId}${where} (term ${r.term})`
+      : `${r.leaderId}${where} already leads (term ${r.term}); nothing changed`,
     r,
   );
   return EXIT.OK;
@@ -78,7 +80,10 @@ export async function leaseGrant(ctx: Context): Promise<number> {
   const ttlMs = parseDuration('TTL', ctx.p.args.TTL);
   const lease = await ctx.client.grantLease(ttlMs, callOpts(ctx));
   lease.close(); // this command only creates it; `lease keepalive` keeps it alive
-  ctx.out.result(`lease ${lease.id} granted, ttl ${lease.ttlMs} ms (not kept alive: run \`lockctl lease keepalive ${lease.id}\`)`, { leaseId: lease.id, ttlMs: lease.ttlMs });
+  ctx.out.result(`lease ${lease.id} granted, ttl ${lease.ttlMs} ms (not kept alive: run \`lockctl lease keepalive ${lease.id}\`)`, {
+    leaseId: lease.id,
+    ttlMs: lease.ttlMs,
+  });
   return EXIT.OK;
 }
 
@@ -113,14 +118,22 @@ export async function leaseRevoke(ctx: Context): Promise<number> {
 
 export async function leaseTtl(ctx: Context): Promise<number> {
   const t = await ctx.client.timeToLive(parsePositive('ID', ctx.p.args.ID), callOpts(ctx));
-  ctx.out.result(`lease ${t.leaseId} (${t.owner}): granted ttl ${t.grantedTtlMs} ms, remaining ${t.remainingMs} ms, locks: ${t.locks.length ? t.locks.join(', ') : '(none)'}`, t);
+  ctx.out.result(
+    `lease ${t.leaseId} (${t.owner}): granted ttl ${t.grantedTtlMs} ms, remaining ${t.remainingMs} ms, locks: ${t.locks.length ? t.locks.join(', ') : '(none)'}`,
+    t,
+  );
   return EXIT.OK;
 }
 
 export async function leaseList(ctx: Context): Promise<number> {
   const leases = await ctx.client.listLeases(callOpts(ctx));
   ctx.out.result(
-    leases.length ? table(['LEASE', 'TTL_MS', 'REMAINING_MS', 'OWNER'], leases.map((l) => [String(l.leaseId), String(l.grantedTtlMs), String(l.remainingMs), l.owner])) : '(no live leases)',
+    leases.length
+      ? table(
+          ['LEASE', 'TTL_MS', 'REMAINING_MS', 'OWNER'],
+          leases.map((l) => [String(l.leaseId), String(l.grantedTtlMs), String(l.remainingMs), l.owner]),
+        )
+      : '(no live leases)',
     leases,
   );
   return EXIT.OK;
@@ -143,14 +156,23 @@ export async function lockAcquire(ctx: Context, wait: boolean): Promise<number> 
       const delay = r.lockDelayRemainingMs > 0 ? ` (under a lock-delay for another ${r.lockDelayRemainingMs} ms)` : '';
       const holder = (r.holderLeaseId ? `held by lease ${r.holderLeaseId}` : r.lockDelayRemainingMs > 0 ? 'not held' : 'free now') + delay;
       const why = r.grantEnded ? `was granted to this request (token ${r.endedFencingToken}) and that grant has ended; it is ${holder}` : `is ${holder}`;
-      const extra = { ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}), ...(r.lockDelayRemainingMs > 0 ? { lockDelayRemainingMs: r.lockDelayRemainingMs } : {}) };
+      const extra = {
+        ...(r.grantEnded ? { grantEnded: true, endedFencingToken: r.endedFencingToken } : {}),
+        ...(r.lockDelayRemainingMs > 0 ? { lockDelayRemainingMs: r.lockDelayRemainingMs } : {}),
+      };
       ctx.out.result(`lock ${name} ${why}`, { name, acquired: false, holderLeaseId: r.holderLeaseId, ...extra });
       return EXIT.NOT_ACQUIRED;
     }
     own?.close(); // stop keeping it alive: the lock lasts as long as the lease (see `lease keepalive`)
     const ttlNote = own ? ` (lease ttl ${own.ttlMs} ms, not kept alive: run \`lockctl lease keepalive ${leaseId}\`)` : '';
     const mode = r.shared ? ' (shared)' : '';
-    ctx.out.result(`acquired lock ${name}${mode}: fencing token ${r.fencingToken}, lease ${leaseId}${ttlNote}`, { name, acquired: true, fencingToken: r.fencingToken, leaseId, shared: r.shared });
+    ctx.out.result(`acquired lock ${name}${mode}: fencing token ${r.fencingToken}, lease ${leaseId}${ttlNote}`, {
+      name,
+      acquired: true,
+      fencingToken: r.fencingToken,
+      leaseId,
+      shared: r.shared,
+    });
     return EXIT.OK;
   } catch (e) {
     if (own) await own.revoke().catch(() => {});
@@ -166,16 +188,23 @@ export async function lockRelease(ctx: Context): Promise<number> {
   const name = ctx.p.args.NAME;
   const token = parsePositive('TOKEN', ctx.p.args.TOKEN);
   const released = await ctx.client.release(name, token, { ...callOpts(ctx), leaseId: ctx.p.flags.lease });
-  ctx.out.result(released ? `released lock ${name} (token ${token})` : `lock ${name} was not released: token ${token} is stale`, { name, fencingToken: token, released });
+  ctx.out.result(released ? `released lock ${name} (token ${token})` : `lock ${name} was not released: token ${token} is stale`, {
+    name,
+    fencingToken: token,
+    released,
+  });
   return released ? EXIT.OK : EXIT.ERROR;
 }
 
 export async function lockInspect(ctx: Context): Promise<number> {
   const i = await ctx.client.inspect(ctx.p.args.NAME, callOpts(ctx));
-  const queue = i.waitingLeaseIds.length ? `; waiting: ${i.waitingLeaseIds.map((id, k) => (i.waitingShared[k] ? `${id} (shared)` : String(id))).join(', ')}` : '';
+  const queue = i.waitingLeaseIds.length
+    ? `; waiting: ${i.waitingLeaseIds.map((id, k) => (i.waitingShared[k] ? `${id} (shared)` : String(id))).join(', ')}`
+    : '';
   const permits = i.permits > 1 ? ` (semaphore of ${i.permits})` : '';
   const delay = i.lockDelayUntilMs ? `; lock-delay until ${i.lockDelayUntilMs} ms on the cluster clock (${i.lockDelayRemainingMs} ms from now)` : '';
-  const one = (h: LockInfo['holders'][number]) => `lease ${h.leaseId} token ${h.fencingToken}${h.shared ? ' shared' : ''}${h.lockDelayMs ? ` lock-delay ${h.lockDelayMs} ms` : ''}`;
+  const one = (h: LockInfo['holders'][number]) =>
+    `lease ${h.leaseId} token ${h.fencingToken}${h.shared ? ' shared' : ''}${h.lockDelayMs ? ` lock-delay ${h.lockDelayMs} ms` : ''}`;
   const mutex = i.holders.length === 1 && !i.holders[0].shared && i.permits <= 1 && !i.holders[0].lockDelayMs;
   const held = mutex ? `held by lease ${i.holderLeaseId}, fencing token ${i.fencingToken}` : `held by ${i.holders.map(one).join('; ')}`;
   ctx.out.result(`lock ${i.name}${permits}: ${i.holders.length ? held : 'free'}${delay}${queue}`, i);
@@ -186,7 +215,11 @@ export async function lockSetPermits(ctx: Context): Promise<number> {
   const name = ctx.p.args.NAME;
   const permits = parsePositive('N', ctx.p.args.N);
   const r = await ctx.client.setPermits(name, permits, callOpts(ctx));
-  ctx.out.result(`lock ${name}: permits ${r.previous} -> ${permits}${r.granted ? `; granted ${r.granted} waiting lease${r.granted === 1 ? '' : 's'}` : ''}`, { name, permits, ...r });
+  ctx.out.result(`lock ${name}: permits ${r.previous} -> ${permits}${r.granted ? `; granted ${r.granted} waiting lease${r.granted === 1 ? '' : 's'}` : ''}`, {
+    name,
+    permits,
+    ...r,
+  });
   return EXIT.OK;
 }
 
@@ -212,7 +245,10 @@ export async function elect(ctx: Context): Promise<number> {
   const lease = await ctx.client.grantLease(ctx.p.flags.ttlMs ?? DEFAULT_TTL_MS, callOpts(ctx));
   try {
     const key = await ctx.client.campaign(name, lease.id, ctx.p.args.VALUE, { ...callOpts(ctx), signal: AbortSignal.any([ctx.interrupted, lease.signal]) });
-    ctx.out.result(`leading ${name} as ${JSON.stringify(ctx.p.args.VALUE)}: fencing token ${key.fencingToken}, lease ${lease.id}`, { ...key, value: ctx.p.args.VALUE });
+    ctx.out.result(`leading ${name} as ${JSON.stringify(ctx.p.args.VALUE)}: fencing token ${key.fencingToken}, lease ${lease.id}`, {
+      ...key,
+      value: ctx.p.args.VALUE,
+    });
     await new Promise<void>((resolve) => {
       if (ctx.interrupted.aborted || lease.signal.aborted) return resolve();
       ctx.interrupted.addEventListener('abort', () => resolve(), { once: true });
@@ -239,7 +275,11 @@ export async function elect(ctx: Context): Promise<number> {
 /** The recipe flags as AcquireOptions. */
 export function recipeOf(ctx: Context): LockRecipe {
   const f = ctx.p.flags;
-  return { ...(f.permits === undefined ? {} : { permits: f.permits }), ...(f.shared ? { shared: true } : {}), ...(f.lockDelayMs === undefined ? {} : { lockDelayMs: f.lockDelayMs }) };
+  return {
+    ...(f.permits === undefined ? {} : { permits: f.permits }),
+    ...(f.shared ? { shared: true } : {}),
+    ...(f.lockDelayMs === undefined ? {} : { lockDelayMs: f.lockDelayMs }),
+  };
 }
 
 export async function lockObserve(ctx: Context): Promise<number> {
@@ -265,7 +305,12 @@ export async function fenceWrite(ctx: Context): Promise<number> {
   const { token, lock } = ctx.p.flags;
   const highest = await ctx.client.fenceWrite(key, value, token!, { ...callOpts(ctx), lock });
   const bound = lock === undefined ? '' : ` as the grant of lock ${lock}`;
-  ctx.out.result(`wrote ${key} with token ${token}${bound} (highest accepted: ${highest})`, { key, fencingToken: token, ...(lock === undefined ? {} : { lock }), highestToken: highest });
+  ctx.out.result(`wrote ${key} with token ${token}${bound} (highest accepted: ${highest})`, {
+    key,
+    fencingToken: token,
+    ...(lock === undefined ? {} : { lock }),
+    highestToken: highest,
+  });
   return EXIT.OK;
 }
 
@@ -273,14 +318,23 @@ export async function fenceDelete(ctx: Context): Promise<number> {
   const key = ctx.p.args.KEY;
   const { token, lock } = ctx.p.flags;
   const r = await ctx.client.fenceDelete(key, token!, { ...callOpts(ctx), lock });
-  ctx.out.result(r.deleted ? `deleted ${key} with token ${token}` : `${key} held no value (highest token ${r.highestToken})`, { key, fencingToken: token, ...(lock === undefined ? {} : { lock }), ...r });
+  ctx.out.result(r.deleted ? `deleted ${key} with token ${token}` : `${key} held no value (highest token ${r.highestToken})`, {
+    key,
+    fencingToken: token,
+    ...(lock === undefined ? {} : { lock }),
+    ...r,
+  });
   return EXIT.OK;
 }
 
 export async function fenceRead(ctx: Context): Promise<number> {
   const r = await ctx.client.fenceRead(ctx.p.args.KEY, callOpts(ctx));
   const value = r.value.toString('utf8');
-  ctx.out.result(r.fencingToken ? `${r.key} = ${JSON.stringify(value)} (token ${r.fencingToken})` : `${r.key}: never written`, { key: r.key, value, fencingToken: r.fencingToken });
+  ctx.out.result(r.fencingToken ? `${r.key} = ${JSON.stringify(value)} (token ${r.fencingToken})` : `${r.key}: never written`, {
+    key: r.key,
+    value,
+    fencingToken: r.fencingToken,
+  });
   return EXIT.OK;
 }
 
@@ -304,7 +358,15 @@ export async function aclChange(ctx: Context, how: 'grant' | 'revoke'): Promise<
 
 export async function aclList(ctx: Context): Promise<number> {
   const rules = await ctx.client.aclList('', callOpts(ctx));
-  ctx.out.result(rules.length ? table(['PRINCIPAL', 'VERB', 'PREFIX'], rules.map((r) => [r.principal, r.verb, JSON.stringify(r.prefix)])) : '(no access rules)', rules);
+  ctx.out.result(
+    rules.length
+      ? table(
+          ['PRINCIPAL', 'VERB', 'PREFIX'],
+          rules.map((r) => [r.principal, r.verb, JSON.stringify(r.prefix)]),
+        )
+      : '(no access rules)',
+    rules,
+  );
   return EXIT.OK;
 }
 
@@ -318,7 +380,9 @@ export async function aclQuota(ctx: Context): Promise<number> {
     values[m[1]] = Number(m[2]);
   }
   const set = Object.keys(values).length > 0 || ctx.p.flags.reset;
-  const quotas = set ? await ctx.client.quotaSet(principal, values, { ...callOpts(ctx), reset: ctx.p.flags.reset }) : await ctx.client.quotaGet(principal, callOpts(ctx));
+  const quotas = set
+    ? await ctx.client.quotaSet(principal, values, { ...callOpts(ctx), reset: ctx.p.flags.reset })
+    : await ctx.client.quotaGet(principal, callOpts(ctx));
   const rows = quotas.map((q) => [q.name, String(q.limit), String(q.used), q.isDefault ? 'default' : 'set']);
   ctx.out.result([`quotas of ${principal}${set ? ' (changed)' : ''}:`, ...table(['QUOTA', 'LIMIT', 'USED', ''], rows)], { principal, quotas });
   return EXIT.OK;
@@ -344,7 +408,10 @@ const changed = (what: string, r: { configIndex: number; voters: string[]; learn
 export async function memberAdd(ctx: Context): Promise<number> {
   const id = ctx.p.args.ID;
   const { peerUrl, clientUrl, learner, expectConfigIndex } = ctx.p.flags;
-  const r = await ctx.client.memberAdd({ id, peerUrl: peerUrl!, ...(clientUrl ? { clientUrl } : {}), learner }, { ...callOpts(ctx), ...(expectConfigIndex === undefined ? {} : { expectedConfigIndex: expectConfigIndex }) });
+  const r = await ctx.client.memberAdd(
+    { id, peerUrl: peerUrl!, ...(clientUrl ? { clientUrl } : {}), learner },
+    { ...callOpts(ctx), ...(expectConfigIndex === undefined ? {} : { expectedConfigIndex: expectConfigIndex }) },
+  );
   ctx.out.result(changed(`${id} added as a ${learner ? 'learner' : 'voter'}`, r), r);
   return EXIT.OK;
 }

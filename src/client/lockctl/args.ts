@@ -31,35 +31,107 @@ export interface CommandSpec {
 
 export const COMMANDS: readonly CommandSpec[] = [
   { path: ['status'], positionals: [], flags: [], summary: 'every node: id, address, role, term, leader, commit, applied' },
-  { path: ['leader', 'transfer'], positionals: ['[ID]'], flags: [], summary: 'hand leadership to voter ID (default: the most caught-up one) without an election timeout' },
+  {
+    path: ['leader', 'transfer'],
+    positionals: ['[ID]'],
+    flags: [],
+    summary: 'hand leadership to voter ID (default: the most caught-up one) without an election timeout',
+  },
   { path: ['lease', 'grant'], positionals: ['TTL'], flags: [], summary: 'create a lease (TTL in ms, or with s/m suffix); not kept alive' },
   { path: ['lease', 'keepalive'], positionals: ['ID'], flags: ['count'], summary: 'keep a lease alive until interrupted (or --count renewals)' },
   { path: ['lease', 'revoke'], positionals: ['ID'], flags: [], summary: 'end a lease now, releasing its locks' },
   { path: ['lease', 'ttl'], positionals: ['ID'], flags: [], summary: "a lease's granted TTL, remaining time and locks" },
   { path: ['lease', 'list'], positionals: [], flags: [], summary: 'every live lease' },
-  { path: ['lock', 'acquire'], positionals: ['NAME'], flags: ['lease', 'wait', 'ttl', ...RECIPE], summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)' },
+  {
+    path: ['lock', 'acquire'],
+    positionals: ['NAME'],
+    flags: ['lease', 'wait', 'ttl', ...RECIPE],
+    summary: 'take a lock (for --lease ID, else for a new lease of --ttl that is not kept alive)',
+  },
   { path: ['lock', 'try'], positionals: ['NAME'], flags: ['lease', 'ttl', ...RECIPE], summary: 'take a lock only if it is free' },
-  { path: ['lock', 'release'], positionals: ['NAME', 'TOKEN'], flags: ['lease'], summary: 'release a lock held under TOKEN (--lease: whose, when several share TOKEN)' },
+  {
+    path: ['lock', 'release'],
+    positionals: ['NAME', 'TOKEN'],
+    flags: ['lease'],
+    summary: 'release a lock held under TOKEN (--lease: whose, when several share TOKEN)',
+  },
   { path: ['lock', 'inspect'], positionals: ['NAME'], flags: [], summary: "a lock's holders, tokens, permits, lock-delay and queue" },
-  { path: ['lock', 'set-permits'], positionals: ['NAME', 'N'], flags: [], summary: "change a semaphore's permits (growing grants waiters at once; admin with --acl)" },
+  {
+    path: ['lock', 'set-permits'],
+    positionals: ['NAME', 'N'],
+    flags: [],
+    summary: "change a semaphore's permits (growing grants waiters at once; admin with --acl)",
+  },
   { path: ['lock', 'observe'], positionals: ['NAME'], flags: ['count'], summary: "print a lock's events until interrupted (or --count events)" },
-  { path: ['fence', 'write'], positionals: ['KEY', 'VALUE'], flags: ['token', 'lock'], summary: 'write to the fenced store under --token (with --lock NAME: only while T is that lock\'s current grant)' },
+  {
+    path: ['fence', 'write'],
+    positionals: ['KEY', 'VALUE'],
+    flags: ['token', 'lock'],
+    summary: "write to the fenced store under --token (with --lock NAME: only while T is that lock's current grant)",
+  },
   { path: ['fence', 'delete'], positionals: ['KEY'], flags: ['token', 'lock'], summary: 'delete a fenced store key, fenced like a write' },
   { path: ['fence', 'read'], positionals: ['KEY'], flags: [], summary: "a fenced store key's value and token" },
-  { path: ['elect'], positionals: ['NAME', 'VALUE'], flags: ['ttl', 'observe', 'count'], summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders' },
+  {
+    path: ['elect'],
+    positionals: ['NAME', 'VALUE'],
+    flags: ['ttl', 'observe', 'count'],
+    summary: 'campaign for NAME with VALUE (own lease, kept alive) and lead until interrupted; --observe NAME: print its leaders',
+  },
   { path: ['run'], positionals: ['NAME'], flags: ['ttl', 'wait', 'grace', ...RECIPE], summary: 'hold a lock (own lease, kept alive) while a command runs' },
-  { path: ['demo'], positionals: ['NAME'], flags: ['dashboard', 'story-port', 'step'], summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)' },
-  { path: ['log', 'dump'], positionals: [], flags: ['data-dir', 'from', 'type', 'exclude', 'compare'], summary: "print a stopped node's log entries (decoded, with logical now) and its snapshot summary; --compare DIR2: the first index where two nodes' logs differ" },
-  { path: ['snapshot', 'save'], positionals: ['FILE'], flags: [], summary: 'save a backup of the whole cluster state from the leader to FILE (admin; lockd restore reads it)' },
-  { path: ['snapshot', 'status'], positionals: ['FILE'], flags: [], summary: "verify a backup FILE (checksum, state) and summarize it: index, term, members, what it holds" },
-  { path: ['acl', 'grant'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only" },
+  {
+    path: ['demo'],
+    positionals: ['NAME'],
+    flags: ['dashboard', 'story-port', 'step'],
+    summary: 'replay a classic scenario on the ./cluster.sh cluster, printing its timeline (`lockctl demo list`)',
+  },
+  {
+    path: ['log', 'dump'],
+    positionals: [],
+    flags: ['data-dir', 'from', 'type', 'exclude', 'compare'],
+    summary:
+      "print a stopped node's log entries (decoded, with logical now) and its snapshot summary; --compare DIR2: the first index where two nodes' logs differ",
+  },
+  {
+    path: ['snapshot', 'save'],
+    positionals: ['FILE'],
+    flags: [],
+    summary: 'save a backup of the whole cluster state from the leader to FILE (admin; lockd restore reads it)',
+  },
+  {
+    path: ['snapshot', 'status'],
+    positionals: ['FILE'],
+    flags: [],
+    summary: 'verify a backup FILE (checksum, state) and summarize it: index, term, members, what it holds',
+  },
+  {
+    path: ['acl', 'grant'],
+    positionals: ['PRINCIPAL', 'VERB', 'PREFIX'],
+    flags: [],
+    summary: "let PRINCIPAL use VERB (lock|fence|read|admin) on names under PREFIX ('' = all); admins only",
+  },
   { path: ['acl', 'revoke'], positionals: ['PRINCIPAL', 'VERB', 'PREFIX'], flags: [], summary: 'remove that rule; admins only' },
   { path: ['acl', 'list'], positionals: [], flags: [], summary: 'every access rule; admins only' },
-  { path: ['acl', 'quota'], positionals: ['PRINCIPAL', '[QUOTA=N...]'], flags: ['reset'], summary: "show PRINCIPAL's quotas and use, or set them (leases, locks, dedup_ids, election_bytes, fence_keys; '*' = every caller without --acl); setting: admins only" },
+  {
+    path: ['acl', 'quota'],
+    positionals: ['PRINCIPAL', '[QUOTA=N...]'],
+    flags: ['reset'],
+    summary:
+      "show PRINCIPAL's quotas and use, or set them (leases, locks, dedup_ids, election_bytes, fence_keys; '*' = every caller without --acl); setting: admins only",
+  },
   { path: ['member', 'list'], positionals: [], flags: [], summary: 'members: id, peer and client address, voter/learner, match index, lag (admin)' },
-  { path: ['member', 'add'], positionals: ['ID'], flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'], summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)' },
+  {
+    path: ['member', 'add'],
+    positionals: ['ID'],
+    flags: ['peer-url', 'client-url', 'learner', 'expect-config-index'],
+    summary: 'add a member under a new id (--learner: receives the log, no vote; promote it once caught up)',
+  },
   { path: ['member', 'promote'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'make a caught-up learner a voter' },
-  { path: ['member', 'remove'], positionals: ['ID'], flags: ['expect-config-index'], summary: 'remove a member for good (its id is never reused; not the leader: transfer first)' },
+  {
+    path: ['member', 'remove'],
+    positionals: ['ID'],
+    flags: ['expect-config-index'],
+    summary: 'remove a member for good (its id is never reused; not the leader: transfer first)',
+  },
 ];
 
 const FLAG_USAGE: Record<string, string> = {
@@ -110,7 +182,7 @@ export function usageText(): string {
     ...COMMANDS.map((c) => `  ${usageLine(c).padEnd(width)}  ${c.summary}`),
     '',
     'exit status: 0 ok, 1 server error, 2 usage, 75 lock not acquired, 76 lock lost during run, 127 command not startable;',
-    '`run` otherwise exits with the command\'s status (128+N when it died of signal N).',
+    "`run` otherwise exits with the command's status (128+N when it died of signal N).",
   ].join('\n');
 }
 
@@ -135,10 +207,19 @@ export interface Parsed {
     shared: boolean;
     lockDelayMs?: number;
     observe: boolean;
-    dataDir?: string; from?: number; type?: string; exclude?: string; compare?: string;
-    peerUrl?: string; clientUrl?: string; learner: boolean; expectConfigIndex?: number;
+    dataDir?: string;
+    from?: number;
+    type?: string;
+    exclude?: string;
+    compare?: string;
+    peerUrl?: string;
+    clientUrl?: string;
+    learner: boolean;
+    expectConfigIndex?: number;
     reset: boolean;
-    dashboard: boolean; storyPort?: number; stepMs?: number;
+    dashboard: boolean;
+    storyPort?: number;
+    stepMs?: number;
   };
   /** `run`: the command and its arguments. */
   readonly command: string[];
@@ -233,7 +314,11 @@ function findCommand(positionals: string[]): (typeof COMMANDS)[number] {
   const spec = COMMANDS.find((c) => c.path.every((w, i) => positionals[i] === w));
   if (spec) return spec;
   const group = COMMANDS.filter((c) => c.path[0] === positionals[0]);
-  if (group.length) throw new UsageError(`unknown ${positionals[0]} command ${JSON.stringify(positionals[1] ?? '')}; one of: ${group.map((c) => c.path[1]).join(', ')}`, usageLine(group[0]));
+  if (group.length)
+    throw new UsageError(
+      `unknown ${positionals[0]} command ${JSON.stringify(positionals[1] ?? '')}; one of: ${group.map((c) => c.path[1]).join(', ')}`,
+      usageLine(group[0]),
+    );
   throw new UsageError(`unknown command ${JSON.stringify(positionals[0])}`);
 }
 
@@ -259,7 +344,8 @@ function flagsOf(values: Values, wrap: <T>(f: () => T) => T): Parsed['flags'] {
     peerUrl: values['peer-url'],
     clientUrl: values['client-url'],
     learner: values.learner ?? false,
-    expectConfigIndex: values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
+    expectConfigIndex:
+      values['expect-config-index'] === undefined ? undefined : wrap(() => parseIndex('--expect-config-index', values['expect-config-index']!)),
     reset: values.reset ?? false,
     dashboard: values.dashboard ?? false,
     storyPort: values['story-port'] === undefined ? undefined : wrap(() => parsePort(values['story-port']!)),
@@ -285,19 +371,46 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const requiredCount = wanted.filter((p) => !p.startsWith('[')).length; // "[ID]": optional, last
   const variadic = wanted.length > 0 && wanted[wanted.length - 1].endsWith('...]'); // "[QUOTA=N...]": any number, last
   const fixed = variadic ? wanted.slice(0, -1) : wanted;
-  if (rest.length < requiredCount || (!variadic && rest.length > wanted.length)) fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
-  for (const name of ['lease', 'wait', 'ttl', 'count', 'token', 'grace', 'lock', 'observe', ...RECIPE, 'data-dir', 'from', 'type', 'exclude', 'compare', 'peer-url', 'client-url', 'learner', 'expect-config-index', 'reset', 'dashboard', 'story-port', 'step'] as const) {
+  if (rest.length < requiredCount || (!variadic && rest.length > wanted.length))
+    fail(`expected ${wanted.length ? wanted.join(' ') : 'no arguments'}, got ${rest.length ? rest.map((r) => JSON.stringify(r)).join(' ') : 'none'}`);
+  for (const name of [
+    'lease',
+    'wait',
+    'ttl',
+    'count',
+    'token',
+    'grace',
+    'lock',
+    'observe',
+    ...RECIPE,
+    'data-dir',
+    'from',
+    'type',
+    'exclude',
+    'compare',
+    'peer-url',
+    'client-url',
+    'learner',
+    'expect-config-index',
+    'reset',
+    'dashboard',
+    'story-port',
+    'step',
+  ] as const) {
     if (values[name] !== undefined && !spec.flags.includes(name)) fail(`--${name} does not apply to ${spec.path.join(' ')}`);
   }
   if (spec.flags.includes('token') && values.token === undefined) fail('--token is required');
   if (spec.flags.includes('data-dir') && !values['data-dir']) fail('--data-dir is required');
-  if (spec.flags.includes('peer-url') && values['peer-url'] === undefined) fail('--peer-url is required (the new member\'s --advertise-peer)');
+  if (spec.flags.includes('peer-url') && values['peer-url'] === undefined) fail("--peer-url is required (the new member's --advertise-peer)");
   if (spec.path[0] === 'run' && command.length === 0) fail('no command given after --');
   if (spec.path[0] !== 'run' && dashdash >= 0) fail('unexpected -- (only run takes a command)');
 
   let endpoints: string[];
   try {
-    endpoints = values.endpoints === undefined && !env.LOCKD_ENDPOINTS ? (clusterShEndpoints(env, process.cwd()) ?? resolveEndpoints(undefined, env)) : resolveEndpoints(values.endpoints, env);
+    endpoints =
+      values.endpoints === undefined && !env.LOCKD_ENDPOINTS
+        ? (clusterShEndpoints(env, process.cwd()) ?? resolveEndpoints(undefined, env))
+        : resolveEndpoints(values.endpoints, env);
   } catch (e) {
     throw new UsageError((e as Error).message, usage);
   }
@@ -331,7 +444,11 @@ export const CLUSTER_TLS_DIR = join('.cluster', 'tls');
  * the cluster.sh cluster's tls/ ($LOCKD_CLUSTER_DIR/tls, else .cluster/tls of the working
  * directory) if it exists, as principal root. Undefined: plaintext.
  */
-export function resolveTls(values: { cacert?: string; cert?: string; key?: string }, env: NodeJS.ProcessEnv, cwd = process.cwd()): ClientTlsOptions | undefined {
+export function resolveTls(
+  values: { cacert?: string; cert?: string; key?: string },
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+): ClientTlsOptions | undefined {
   const pick = (flag: 'cacert' | 'cert' | 'key', name: string): string | undefined => values[flag] ?? (env[name] || undefined);
   const given = { cacert: pick('cacert', 'LOCKD_CACERT'), cert: pick('cert', 'LOCKD_CERT'), key: pick('key', 'LOCKD_KEY') };
   if (given.cacert === undefined && given.cert === undefined && given.key === undefined) {

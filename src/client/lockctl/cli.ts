@@ -20,34 +20,62 @@ export interface CliIo {
 
 function dispatch(ctx: cmd.Context): Promise<number> {
   switch (ctx.p.spec.path.join(' ')) {
-    case 'status': return cmd.status(ctx);
-    case 'leader transfer': return cmd.leaderTransfer(ctx);
-    case 'lease grant': return cmd.leaseGrant(ctx);
-    case 'lease keepalive': return cmd.leaseKeepAlive(ctx);
-    case 'lease revoke': return cmd.leaseRevoke(ctx);
-    case 'lease ttl': return cmd.leaseTtl(ctx);
-    case 'lease list': return cmd.leaseList(ctx);
-    case 'lock acquire': return cmd.lockAcquire(ctx, ctx.p.flags.wait);
-    case 'lock try': return cmd.lockAcquire(ctx, false);
-    case 'lock release': return cmd.lockRelease(ctx);
-    case 'lock inspect': return cmd.lockInspect(ctx);
-    case 'lock observe': return cmd.lockObserve(ctx);
-    case 'lock set-permits': return cmd.lockSetPermits(ctx);
-    case 'fence write': return cmd.fenceWrite(ctx);
-    case 'fence delete': return cmd.fenceDelete(ctx);
-    case 'fence read': return cmd.fenceRead(ctx);
-    case 'elect': return cmd.elect(ctx);
-    case 'acl grant': return cmd.aclChange(ctx, 'grant');
-    case 'acl revoke': return cmd.aclChange(ctx, 'revoke');
-    case 'acl list': return cmd.aclList(ctx);
-    case 'acl quota': return cmd.aclQuota(ctx);
-    case 'run': return runCommand(ctx);
-    case 'member list': return cmd.memberList(ctx);
-    case 'member add': return cmd.memberAdd(ctx);
-    case 'member promote': return cmd.memberChange(ctx, 'promote');
-    case 'member remove': return cmd.memberChange(ctx, 'remove');
-    case 'snapshot save': return snapshotSave(ctx);
-    default: throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
+    case 'status':
+      return cmd.status(ctx);
+    case 'leader transfer':
+      return cmd.leaderTransfer(ctx);
+    case 'lease grant':
+      return cmd.leaseGrant(ctx);
+    case 'lease keepalive':
+      return cmd.leaseKeepAlive(ctx);
+    case 'lease revoke':
+      return cmd.leaseRevoke(ctx);
+    case 'lease ttl':
+      return cmd.leaseTtl(ctx);
+    case 'lease list':
+      return cmd.leaseList(ctx);
+    case 'lock acquire':
+      return cmd.lockAcquire(ctx, ctx.p.flags.wait);
+    case 'lock try':
+      return cmd.lockAcquire(ctx, false);
+    case 'lock release':
+      return cmd.lockRelease(ctx);
+    case 'lock inspect':
+      return cmd.lockInspect(ctx);
+    case 'lock observe':
+      return cmd.lockObserve(ctx);
+    case 'lock set-permits':
+      return cmd.lockSetPermits(ctx);
+    case 'fence write':
+      return cmd.fenceWrite(ctx);
+    case 'fence delete':
+      return cmd.fenceDelete(ctx);
+    case 'fence read':
+      return cmd.fenceRead(ctx);
+    case 'elect':
+      return cmd.elect(ctx);
+    case 'acl grant':
+      return cmd.aclChange(ctx, 'grant');
+    case 'acl revoke':
+      return cmd.aclChange(ctx, 'revoke');
+    case 'acl list':
+      return cmd.aclList(ctx);
+    case 'acl quota':
+      return cmd.aclQuota(ctx);
+    case 'run':
+      return runCommand(ctx);
+    case 'member list':
+      return cmd.memberList(ctx);
+    case 'member add':
+      return cmd.memberAdd(ctx);
+    case 'member promote':
+      return cmd.memberChange(ctx, 'promote');
+    case 'member remove':
+      return cmd.memberChange(ctx, 'remove');
+    case 'snapshot save':
+      return snapshotSave(ctx);
+    default:
+      throw new Error(`no handler for ${ctx.p.spec.path.join(' ')}`);
   }
 }
 
@@ -134,5 +162,16 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
     return loadDemoTool().then((t) => t.runDemo(p.args.NAME, { ...toolIo, ...story }));
   }
   const { dataDir, from, type, exclude, compare } = p.flags;
-  return loadLogDumpTool().then((t) => t.runLogDump({ dataDir: dataDir!, ...(from === undefined ? {} : { from }), ...(type === undefined ? {} : { type }), ...(exclude === undefined ? {} : { exclude }), ...(compare === undefined ? {} : { compare }) }, toolIo));
+  return loadLogDumpTool().then((t) =>
+    t.runLogDump(
+      {
+        dataDir: dataDir!,
+        ...(from === undefined ? {} : { from }),
+        ...(type === undefined ? {} : { type }),
+        ...(exclude === undefined ? {} : { exclude }),
+        ...(compare === undefined ? {} : { compare }),
+      },
+      toolIo,
+    ),
+  );
 }

@@ -19,10 +19,14 @@ export function clusterDir(env: NodeJS.ProcessEnv, cwd: string): string {
 export function clusterShEndpoints(env: NodeJS.ProcessEnv, cwd: string): string[] | undefined {
   if (!env.LOCKD_CLUSTER_DIR && !env.LOCKD_BASE_PORT) return undefined;
   const base = env.LOCKD_BASE_PORT ? Number(env.LOCKD_BASE_PORT) : DEFAULT_BASE_PORT;
-  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 300) throw new Error(`LOCKD_BASE_PORT ${JSON.stringify(env.LOCKD_BASE_PORT)} is not a port (1..65235)`);
+  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 300)
+    throw new Error(`LOCKD_BASE_PORT ${JSON.stringify(env.LOCKD_BASE_PORT)} is not a port (1..65235)`);
   const dir = clusterDir(env, cwd);
   const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : '');
-  let members = read('members').split('\n').map(Number).filter((i) => Number.isInteger(i) && i >= 1 && i <= 100);
+  let members = read('members')
+    .split('\n')
+    .map(Number)
+    .filter((i) => Number.isInteger(i) && i >= 1 && i <= 100);
   if (members.length === 0) {
     const size = Number(read('size').trim());
     members = Array.from({ length: Number.isInteger(size) && size >= 1 && size <= 100 ? size : 5 }, (_, k) => k + 1);

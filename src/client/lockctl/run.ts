@@ -35,7 +35,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** --grace: how long before the trust deadline the command gets SIGTERM (default ttl/4, at most ttl/2). */
 export function graceFor(ttlMs: number, graceMs: number | undefined): number {
   if (graceMs === undefined) return Math.floor(ttlMs / 4);
-  if (graceMs > ttlMs / 2) throw new UsageError(`--grace ${graceMs} ms must be at most half the lease TTL (${ttlMs} ms): the command gets SIGTERM when only that much trust is left`);
+  if (graceMs > ttlMs / 2)
+    throw new UsageError(`--grace ${graceMs} ms must be at most half the lease TTL (${ttlMs} ms): the command gets SIGTERM when only that much trust is left`);
   return graceMs;
 }
 
@@ -75,7 +76,11 @@ export async function runCommand(ctx: Context): Promise<number> {
   const graceMs = graceFor(ttlMs, p.flags.graceMs);
   const lock = await acquireToRun(ctx, name, ttlMs);
   if (typeof lock === 'number') return lock;
-  out.note(`acquired lock ${name} (fencing token ${lock.token}, lease ${lock.lease.id}); running ${cmd}`, { name, fencingToken: lock.token, leaseId: lock.lease.id });
+  out.note(`acquired lock ${name} (fencing token ${lock.token}, lease ${lock.lease.id}); running ${cmd}`, {
+    name,
+    fencingToken: lock.token,
+    leaseId: lock.lease.id,
+  });
 
   const child = spawnUnderLock(ctx, cmd, cmdArgs, name, lock);
   const group = new ProcessGroup(child);
@@ -135,7 +140,11 @@ function watchLock(ctx: Context, name: string, lock: Lock, group: ProcessGroup, 
   const stop = (why: string, by: number): void => {
     if (!lost) {
       lost = true;
-      out.error(new Error(`lost lock ${name}: ${why}; stopping the command (SIGTERM now, SIGKILL of its process group in ${Math.max(0, Math.round(by - monoNow()))} ms)`));
+      out.error(
+        new Error(
+          `lost lock ${name}: ${why}; stopping the command (SIGTERM now, SIGKILL of its process group in ${Math.max(0, Math.round(by - monoNow()))} ms)`,
+        ),
+      );
       group.signal('SIGTERM');
     }
     if (by >= killAt) return;

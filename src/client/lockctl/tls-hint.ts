@@ -61,8 +61,9 @@ export async function tlsHint(endpoints: readonly string[], env: NodeJS.ProcessE
   const tls = endpoints.filter((_, k) => answers[k]);
   if (tls.length === 0) return undefined;
   const dirs = knownTlsDirs(env, cwd);
-  const files = dirs.length > 0
-    ? `, e.g. ${dirs.map((d) => `--cacert ${join(d, 'ca.crt')} --cert ${join(d, 'root.crt')} --key ${join(d, 'root.key')}`).join('   or   ')} (cluster.sh's admin root)`
-    : ' (the CA that signed the nodes\' certificates; with client-certificate auth also --cert FILE --key FILE)';
+  const files =
+    dirs.length > 0
+      ? `, e.g. ${dirs.map((d) => `--cacert ${join(d, 'ca.crt')} --cert ${join(d, 'root.crt')} --key ${join(d, 'root.key')}`).join('   or   ')} (cluster.sh's admin root)`
+      : " (the CA that signed the nodes' certificates; with client-certificate auth also --cert FILE --key FILE)";
   return `TLS cluster: ${tls.join(', ')} ${tls.length > 1 ? 'speak' : 'speaks'} TLS and this call was plaintext; pass --cacert FILE and --cert/--key${files}, or set LOCKD_CLUSTER_DIR to the cluster.sh dir that made them`;
 }

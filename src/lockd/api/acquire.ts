@@ -85,21 +85,40 @@ export class Acquirer {
           throw e;
         }
         if (r.status !== 'queued') return acquireResponse(r);
-        if (round === 0) this.logger.debug({ event: 'waiting', name: a.name, leaseId: a.leaseId, position: r.position, duplicate: r.duplicate }, `lease ${a.leaseId} waits for ${a.name} at position ${r.position}`);
+        if (round === 0)
+          this.logger.debug(
+            { event: 'waiting', name: a.name, leaseId: a.leaseId, position: r.position, duplicate: r.duplicate },
+            `lease ${a.leaseId} waits for ${a.name} at position ${r.position}`,
+          );
         const o = await w.next(a.deadline, a.onGone);
         switch (o.kind) {
           case 'acquired':
-            this.logger.debug({ event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token }, `lease ${a.leaseId} granted ${a.name} after waiting`);
-            return { acquired: true, fencingToken: o.token, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: a.shared };
+            this.logger.debug(
+              { event: 'wait granted', name: a.name, leaseId: a.leaseId, token: o.token },
+              `lease ${a.leaseId} granted ${a.name} after waiting`,
+            );
+            return {
+              acquired: true,
+              fencingToken: o.token,
+              holderLeaseId: a.leaseId,
+              grantEnded: false,
+              endedFencingToken: 0,
+              lockDelayRemainingMs: 0,
+              shared: a.shared,
+            };
           case 'removed':
             throw new ApiError(grpc.status.NOT_FOUND, `lease ${a.leaseId} ended (expired or revoked) while waiting for ${a.name}`);
           case 'resync':
             // A snapshot skipped how the wait ended (cancelled, or granted and ended since): the same
             // command again is answered what is true (its request id: "grant ended", or a new wait).
-            this.logger.info({ event: 'wait asked again', name: a.name, leaseId: a.leaseId }, `lease ${a.leaseId} neither holds nor waits for ${a.name} after a snapshot: asking again`);
+            this.logger.info(
+              { event: 'wait asked again', name: a.name, leaseId: a.leaseId },
+              `lease ${a.leaseId} neither holds nor waits for ${a.name} after a snapshot: asking again`,
+            );
             continue;
           case 'cancelled':
-            if (round >= MAX_REQUEUES) throw new ApiError(grpc.status.ABORTED, `the wait of lease ${a.leaseId} for ${a.name} was cancelled ${round + 1} times by other calls; retry`);
+            if (round >= MAX_REQUEUES)
+              throw new ApiError(grpc.status.ABORTED, `the wait of lease ${a.leaseId} for ${a.name} was cancelled ${round + 1} times by other calls; retry`);
             continue;
           case 'deadline':
             abandon = abandoned('deadline');
@@ -107,7 +126,10 @@ export class Acquirer {
             throw new ApiError(grpc.status.DEADLINE_EXCEEDED, `deadline exceeded while waiting for ${a.name}`);
           case 'gone':
             abandon = abandoned('gone');
-            this.logger.info({ event: 'waiter gone', name: a.name, leaseId: a.leaseId }, `waiting call for ${a.name} by lease ${a.leaseId} was cancelled by the client`);
+            this.logger.info(
+              { event: 'waiter gone', name: a.name, leaseId: a.leaseId },
+              `waiting call for ${a.name} by lease ${a.leaseId} was cancelled by the client`,
+            );
             throw new ApiError(grpc.status.CANCELLED, 'cancelled by the client');
           case 'closed':
             throw new ApiError(grpc.status.UNAVAILABLE, 'node shutting down; retry the wait (same request_id) on another node');
@@ -122,7 +144,14 @@ export class Acquirer {
 // The Acquire a call proposes. Optional fields only when set (the command's encoding leaves absent
 // ones out). Assigned, not spread from literals: this runs for every Acquire.
 function acquireCommand(a: AcquireArgs, au: Authority, requestId: string | undefined): AcquireCommand {
-  const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = { type: 'Acquire', name: a.name, leaseId: a.leaseId, wait: a.wait, requestId, principal: au.principal };
+  const cmd: { -readonly [K in keyof AcquireCommand]: AcquireCommand[K] } = {
+    type: 'Acquire',
+    name: a.name,
+    leaseId: a.leaseId,
+    wait: a.wait,
+    requestId,
+    principal: au.principal,
+  };
   if (a.permits > 1) cmd.permits = a.permits;
   if (a.shared) cmd.shared = true;
   if (a.lockDelayMs > 0) cmd.lockDelayMs = a.lockDelayMs;

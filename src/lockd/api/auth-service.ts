@@ -31,9 +31,19 @@ export function authHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
   const change = (type: 'AclGrant' | 'AclRevoke', principal: string, req: AuthGrantRequest__Output | AuthRevokeRequest__Output, deadline: number) => {
     const rule = req.rule!;
     requireAdmin(principal, 'change access rules');
-    const cmd = { type, subject: rule.principal, prefix: rule.prefix, verb: rule.verb as AclVerb, requestId: req.requestId || undefined, ...access.authority(principal) } as const;
+    const cmd = {
+      type,
+      subject: rule.principal,
+      prefix: rule.prefix,
+      verb: rule.verb as AclVerb,
+      requestId: req.requestId || undefined,
+      ...access.authority(principal),
+    } as const;
     return proposer.write(cmd, deadline).then((r) => {
-      ctx.logger.info({ event: 'access rule', change: type, rule: { principal: rule.principal, prefix: rule.prefix, verb: rule.verb }, by: principal }, `${principal}: ${type} ${rule.verb} on ${JSON.stringify(rule.prefix)} for ${rule.principal}`);
+      ctx.logger.info(
+        { event: 'access rule', change: type, rule: { principal: rule.principal, prefix: rule.prefix, verb: rule.verb }, by: principal },
+        `${principal}: ${type} ${rule.verb} on ${JSON.stringify(rule.prefix)} for ${rule.principal}`,
+      );
       return r;
     });
   };
@@ -63,5 +73,11 @@ export function authHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
     },
   };
   const quotas = quotaOps(ctx, proposer);
-  return { Grant: unary(deps, Grant), Revoke: unary(deps, Revoke), List: unary(deps, List), SetQuota: unary(deps, quotas.SetQuota), GetQuota: unary(deps, quotas.GetQuota) };
+  return {
+    Grant: unary(deps, Grant),
+    Revoke: unary(deps, Revoke),
+    List: unary(deps, List),
+    SetQuota: unary(deps, quotas.SetQuota),
+    GetQuota: unary(deps, quotas.GetQuota),
+  };
 }

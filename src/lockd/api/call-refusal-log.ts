@@ -18,5 +18,10 @@ export function noteRefusal(log: RefusalLog | undefined, method: string, princip
   const level = LOGGED.get(err.code);
   if (!log || !level) return;
   const code = grpc.status[err.code];
-  log.note(`${code} refusals of ${method}`, level, { event: 'call refused', method, code, principal: principal.slice(0, 128) }, `${method} by ${principal.slice(0, 128)} refused (${code}): ${err.message.slice(0, 300)}`);
+  log.note(
+    `${code} refusals of ${method}`,
+    level,
+    { event: 'call refused', method, code, principal: principal.slice(0, 128) },
+    `${method} by ${principal.slice(0, 128)} refused (${code}): ${err.message.slice(0, 300)}`,
+  );
 }

@@ -22,7 +22,15 @@ import type { ResignRequest__Output } from '../../proto/gen/lockd/v1/ResignReque
 import type { ResignResponse } from '../../proto/gen/lockd/v1/ResignResponse.js';
 import type { LeaderKey__Output } from '../../proto/gen/lockd/v1/LeaderKey.js';
 import type { NodeContext } from '../node/node-context.js';
-import { validateElectionValue, validateLeaseId, validateLockName, validateRequestId, validateToken, type LockView, type Problem } from '../state-machine/index.js';
+import {
+  validateElectionValue,
+  validateLeaseId,
+  validateLockName,
+  validateRequestId,
+  validateToken,
+  type LockView,
+  type Problem,
+} from '../state-machine/index.js';
 import { ApiError, fromProblem } from './api-error.js';
 import type { Acquirer } from './acquire.js';
 import type { AppliedEvents } from './applied-events.js';
@@ -48,7 +56,14 @@ function leaderOf(name: string, v: LockView): LeaderResponse {
   return h ? { hasLeader: true, leader: { name, leaseId: h.leaseId, fencingToken: h.token }, value: h.value } : { hasLeader: false, leader: null, value: '' };
 }
 
-export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, acquirer: Acquirer, events: AppliedEvents, outbound?: OutboundBudget): { handlers: ElectionHandlers; close(err: ApiError): void } {
+export function electionHandlers(
+  ctx: NodeContext,
+  deps: UnaryDeps,
+  proposer: Proposer,
+  acquirer: Acquirer,
+  events: AppliedEvents,
+  outbound?: OutboundBudget,
+): { handlers: ElectionHandlers; close(err: ApiError): void } {
   const sm = ctx.stateMachine;
   const access = ctx.access;
   const streams = new ServerStreams<LeaderRequest__Output, LeaderResponse>(outbound);
@@ -67,7 +82,11 @@ export function electionHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Pr
       return;
     }
     if (call.cancelled) return;
-    const s = streams.serve(call, { onClose: () => unsubscribe() }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the election observer of ${JSON.stringify(name)}` } });
+    const s = streams.serve(
+      call,
+      { onClose: () => unsubscribe() },
+      { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the election observer of ${JSON.stringify(name)}` } },
+    );
     // Listeners run right after each entry applies, so the state read here is that entry's.
     let last = '';
     const send = () => {
@@ -137,7 +156,11 @@ function campaignOp(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): E
         election: true,
         requestId: req.requestId || undefined,
       });
-      if (!r.acquired) throw new ApiError(grpc.status.ABORTED, `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`);
+      if (!r.acquired)
+        throw new ApiError(
+          grpc.status.ABORTED,
+          `the leadership of ${req.name} this request won (token ${r.endedFencingToken}) has ended since; campaign again with a new request_id`,
+        );
       return { leader: { name: req.name, leaseId: req.leaseId, fencingToken: r.fencingToken } };
     },
   };
@@ -151,7 +174,10 @@ function proclaimOp(ctx: NodeContext, proposer: Proposer): ElectionOps['Proclaim
     onLeader: async (req, caller, deadline) => {
       const k = req.leader!;
       requireOn(access, caller.principal, ['lock'], k.name, 'proclaim in');
-      await proposer.write({ type: 'Proclaim', name: k.name, token: k.fencingToken, leaseId: k.leaseId, value: req.value, ...access.authority(caller.principal) }, deadline);
+      await proposer.write(
+        { type: 'Proclaim', name: k.name, token: k.fencingToken, leaseId: k.leaseId, value: req.value, ...access.authority(caller.principal) },
+        deadline,
+      );
       return {};
     },
   };
@@ -181,7 +207,14 @@ function resignOp(ctx: NodeContext, proposer: Proposer): ElectionOps['Resign'] {
       const k = req.leader!;
       requireOn(access, caller.principal, ['lock'], k.name, 'resign from');
       try {
-        const cmd = { type: 'Release', name: k.name, token: k.fencingToken, leaseId: k.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const cmd = {
+          type: 'Release',
+          name: k.name,
+          token: k.fencingToken,
+          leaseId: k.leaseId,
+          requestId: req.requestId || undefined,
+          ...access.authority(caller.principal),
+        } as const;
         const r = await proposer.write(cmd, deadline);
         return { resigned: r.released };
       } catch (e) {

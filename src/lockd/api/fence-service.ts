@@ -34,18 +34,35 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
   const access = ctx.access;
   const refused = (e: unknown, what: string, req: { key: string; fencingToken: number; lock: string }): never => {
     if (e instanceof ApiError && e.code === grpc.status.FAILED_PRECONDITION)
-      ctx.refusals.note(`stale fenced ${what}s`, 'info', { event: `stale fence ${what}`, key: req.key, token: req.fencingToken, lock: req.lock || undefined }, `fenced ${what} of ${req.key} refused: ${e.message}`);
+      ctx.refusals.note(
+        `stale fenced ${what}s`,
+        'info',
+        { event: `stale fence ${what}`, key: req.key, token: req.fencingToken, lock: req.lock || undefined },
+        `fenced ${what} of ${req.key} refused: ${e.message}`,
+      );
     throw e;
   };
   return {
     Write: {
       method: FENCE.Write,
       validate: (req) =>
-        validateFenceKey(req.key) ?? validateToken(req.fencingToken) ?? validateFenceValue(req.value) ?? validateFenceLock(req.lock) ?? validateRequestId(req.requestId),
+        validateFenceKey(req.key) ??
+        validateToken(req.fencingToken) ??
+        validateFenceValue(req.value) ??
+        validateFenceLock(req.lock) ??
+        validateRequestId(req.requestId),
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['fence'], req.key, 'write fenced key');
         if (req.lock) requireOn(access, caller.principal, ['lock', 'read'], req.lock, 'bind a fenced write to lock');
-        const cmd = { type: 'FenceWrite', key: req.key, value: req.value, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const cmd = {
+          type: 'FenceWrite',
+          key: req.key,
+          value: req.value,
+          token: req.fencingToken,
+          lock: req.lock || undefined,
+          requestId: req.requestId || undefined,
+          ...access.authority(caller.principal),
+        } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'write', req));
         return { highestToken: r.highestToken };
       },
@@ -57,9 +74,19 @@ export function fenceOps(ctx: NodeContext, proposer: Proposer): FenceOps {
       onLeader: async (req, caller, deadline) => {
         requireOn(access, caller.principal, ['fence'], req.key, 'delete fenced key');
         if (req.lock) requireOn(access, caller.principal, ['lock', 'read'], req.lock, 'bind a fenced write to lock');
-        const cmd = { type: 'FenceDelete', key: req.key, token: req.fencingToken, lock: req.lock || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+        const cmd = {
+          type: 'FenceDelete',
+          key: req.key,
+          token: req.fencingToken,
+          lock: req.lock || undefined,
+          requestId: req.requestId || undefined,
+          ...access.authority(caller.principal),
+        } as const;
         const r = await proposer.write(cmd, deadline).catch((e: unknown) => refused(e, 'delete', req));
-        log.debug({ event: 'fence delete', key: req.key, token: req.fencingToken, deleted: r.deleted }, `fenced key ${req.key} ${r.deleted ? 'deleted' : 'had no value'}`);
+        log.debug(
+          { event: 'fence delete', key: req.key, token: req.fencingToken, deleted: r.deleted },
+          `fenced key ${req.key} ${r.deleted ? 'deleted' : 'had no value'}`,
+        );
         return { deleted: r.deleted, highestToken: r.highestToken };
       },
     },

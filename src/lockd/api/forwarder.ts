@@ -70,7 +70,10 @@ export class Forwarder {
     let pool = this.clients.get(key);
     if (!pool) {
       const channel = this.ctx.security.peerChannel(to.leaderId);
-      pool = Array.from({ length: CONNECTIONS_PER_LEADER }, () => new grpc.Client(to.peerAddress, channel.credentials, { ...CHANNEL_OPTIONS, ...channel.options }));
+      pool = Array.from(
+        { length: CONNECTIONS_PER_LEADER },
+        () => new grpc.Client(to.peerAddress, channel.credentials, { ...CHANNEL_OPTIONS, ...channel.options }),
+      );
       this.clients.set(key, pool);
     }
     return pool[this.next++ % pool.length];
@@ -137,11 +140,20 @@ export class Forwarder {
     const where = to.clientAddress ? `${to.leaderId} at ${to.clientAddress}` : to.leaderId;
     const logged = { path, leader: to.leaderId, peerAddress: to.peerAddress };
     if (err.code === grpc.status.DEADLINE_EXCEEDED && answerAt < deadline) {
-      this.warn(`forwards to ${to.leaderId} unanswered`, { event: 'forward failed', ...logged, reason: 'no answer' }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress}: no answer in time`);
+      this.warn(
+        `forwards to ${to.leaderId} unanswered`,
+        { event: 'forward failed', ...logged, reason: 'no answer' },
+        `forwarding ${path} to ${to.leaderId} at ${to.peerAddress}: no answer in time`,
+      );
       return new ApiError(grpc.status.UNAVAILABLE, `the leader ${where} did not answer in time (stopped or cut off?); retry`, trailers);
     }
     if (err.code === grpc.status.UNAVAILABLE) {
-      if (!trailers[LEADER_TRAILER]) this.warn(`forwards to ${to.leaderId} failed`, { event: 'forward failed', ...logged, err: err.details }, `forwarding ${path} to ${to.leaderId} at ${to.peerAddress} failed: ${err.details}`);
+      if (!trailers[LEADER_TRAILER])
+        this.warn(
+          `forwards to ${to.leaderId} failed`,
+          { event: 'forward failed', ...logged, err: err.details },
+          `forwarding ${path} to ${to.leaderId} at ${to.peerAddress} failed: ${err.details}`,
+        );
       return new ApiError(err.code, `forwarded to the leader ${where}, which could not be reached; retry`, trailers);
     }
     return new ApiError(err.code, err.details, trailers);

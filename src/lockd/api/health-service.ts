@@ -19,7 +19,8 @@ export function addGrpcHealth(registry: ServiceRegistry, health: NodeHealth, bus
   const impl = new HealthImplementation(Object.fromEntries(HEALTH_SERVICES.map((s) => [s, current])));
   impl.addToServer({
     // The public (client) port only: a prober asks the port clients use.
-    addService: (def, handlers) => registry.addPublic(limitRequests(def as grpc.ServiceDefinition, MAX_HEALTH_REQUEST_BYTES), handlers as grpc.UntypedServiceImplementation),
+    addService: (def, handlers) =>
+      registry.addPublic(limitRequests(def as grpc.ServiceDefinition, MAX_HEALTH_REQUEST_BYTES), handlers as grpc.UntypedServiceImplementation),
   });
   const judge = () => {
     const next: ServingStatus = health.ready().ok ? 'SERVING' : 'NOT_SERVING';

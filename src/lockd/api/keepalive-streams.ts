@@ -64,7 +64,8 @@ export class KeepAliveStreams {
       for (const id of [...this.byLease.keys()]) if (!ctx.stateMachine.hasLease(id)) this.leaseGone(id);
     });
     ctx.driver.onRoleChange((role, leader) => {
-      if (role !== 'leader' && this.local.size > 0) this.local.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reconnect and resend keepalives`, leader));
+      if (role !== 'leader' && this.local.size > 0)
+        this.local.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reconnect and resend keepalives`, leader));
     });
   }
 
@@ -94,13 +95,17 @@ export class KeepAliveStreams {
 
   private serve(call: Call, principal: string): void {
     const leases = new Set<number>();
-    const s = this.local.serve(call, {
-      onRequest: (req) => this.request(s, req.leaseId, principal),
-      onClose: () => {
-        for (const id of [...leases]) this.unwatch(s, id);
-        this.leasesOf.delete(s);
+    const s = this.local.serve(
+      call,
+      {
+        onRequest: (req) => this.request(s, req.leaseId, principal),
+        onClose: () => {
+          for (const id of [...leases]) this.unwatch(s, id);
+          this.leasesOf.delete(s);
+        },
       },
-    }, { maxPending: MAX_PENDING_KEEPALIVES });
+      { maxPending: MAX_PENDING_KEEPALIVES },
+    );
     this.leasesOf.set(s, leases);
   }
 
@@ -122,18 +127,20 @@ export class KeepAliveStreams {
     // never was) and no later entry can grant it, so that is the answer now, with or without a quorum.
     if (leaseId <= this.ctx.stateMachine.appliedIndex) return this.gone(s, leaseId);
     const settle = s.begin();
-    this.proposer.read(Infinity, () => this.ctx.stateMachine.leaseOwner(leaseId)).then(
-      (owner) => {
-        if (!s.open) return settle();
-        if (owner !== undefined) this.renew(s, leaseId, principal);
-        else this.gone(s, leaseId);
-        settle();
-      },
-      (e: unknown) => {
-        s.fail(asApiError(e));
-        settle();
-      },
-    );
+    this.proposer
+      .read(Infinity, () => this.ctx.stateMachine.leaseOwner(leaseId))
+      .then(
+        (owner) => {
+          if (!s.open) return settle();
+          if (owner !== undefined) this.renew(s, leaseId, principal);
+          else this.gone(s, leaseId);
+          settle();
+        },
+        (e: unknown) => {
+          s.fail(asApiError(e));
+          settle();
+        },
+      );
   }
 
   /** The lease does not exist as of what this node applied: answered gone, never renewed. */

@@ -53,11 +53,19 @@ function grantOp(ctx: NodeContext, timing: ApiTiming, proposer: Proposer): Lease
       const r = await proposer.write(
         // The margins cover time from before this entry that the next Tick may still count, and clock-rate
         // error between leader and client (state-machine/deadline-margin.ts).
-        { type: 'Grant', ttlMs: req.ttlMs, ...leaderMargins(timing.maxElapsedMs), requestId: req.requestId || undefined, ...access.authority(caller.principal) },
+        {
+          type: 'Grant',
+          ttlMs: req.ttlMs,
+          ...leaderMargins(timing.maxElapsedMs),
+          requestId: req.requestId || undefined,
+          ...access.authority(caller.principal),
+        },
         deadline,
       );
-      if (r.duplicate) log.debug({ event: 'lease grant replayed', leaseId: r.leaseId, requestId: req.requestId }, 'retried Grant answered from its first result');
-      else log.info({ event: 'lease granted', leaseId: r.leaseId, ttlMs: r.ttlMs, principal: caller.principal }, `lease ${r.leaseId} granted (ttl ${r.ttlMs} ms)`);
+      if (r.duplicate)
+        log.debug({ event: 'lease grant replayed', leaseId: r.leaseId, requestId: req.requestId }, 'retried Grant answered from its first result');
+      else
+        log.info({ event: 'lease granted', leaseId: r.leaseId, ttlMs: r.ttlMs, principal: caller.principal }, `lease ${r.leaseId} granted (ttl ${r.ttlMs} ms)`);
       return { leaseId: r.leaseId, ttlMs: r.ttlMs };
     },
   };
@@ -75,7 +83,10 @@ function revokeOp(ctx: NodeContext, proposer: Proposer): LeaseOps['Revoke'] {
       // principal without any could otherwise send to the log. A lease unknown here goes on (NOT_FOUND
       // at apply, or a new leader not yet caught up: apply decides ownership then).
       requireOwner(access, caller.principal, req.leaseId, sm.leaseOwner(req.leaseId), 'revoke');
-      const r = await proposer.write({ type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) }, deadline);
+      const r = await proposer.write(
+        { type: 'Revoke', leaseId: req.leaseId, requestId: req.requestId || undefined, ...access.authority(caller.principal) },
+        deadline,
+      );
       log.info({ event: 'lease revoked', leaseId: r.leaseId, releasedLocks: r.releasedLocks, principal: caller.principal }, `lease ${r.leaseId} revoked`);
       return {};
     },

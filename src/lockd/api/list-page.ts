@@ -23,7 +23,10 @@ export function decodePageToken(token: string): number | undefined {
 export function validateListPage(req: { readonly pageToken: string }): Problem | undefined {
   if (decodePageToken(req.pageToken) !== undefined) return undefined;
   const shown = req.pageToken.length > 40 ? `${req.pageToken.slice(0, 40)}…` : req.pageToken;
-  return { error: 'INVALID_ARGUMENT', message: `page_token ${JSON.stringify(shown)} is not a token this server returned: pass "" for the first page, then each response's next_page_token as it was` };
+  return {
+    error: 'INVALID_ARGUMENT',
+    message: `page_token ${JSON.stringify(shown)} is not a token this server returned: pass "" for the first page, then each response's next_page_token as it was`,
+  };
 }
 
 /** 0 → the default; above the maximum → the maximum. */

@@ -45,12 +45,24 @@ export interface LockApiPorts {
 /** The lock API's registrar on the given ports (the simulator passes its network's forwarder). */
 export function lockApiRegistrar(ports: LockApiPorts = {}): ServiceRegistrar {
   return (registry, ctx) =>
-    registerOn(registry, ctx, (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx), ports.outbound ?? new OutboundBudget(ctx.config.admission), ports.inbound ?? new InboundBudget(ctx.config.admission));
+    registerOn(
+      registry,
+      ctx,
+      (ports.forwarder ?? ((c) => new Forwarder(c)))(ctx),
+      ports.outbound ?? new OutboundBudget(ctx.config.admission),
+      ports.inbound ?? new InboundBudget(ctx.config.admission),
+    );
 }
 
 export const registerLockApi: ServiceRegistrar = lockApiRegistrar();
 
-function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext, forwarder: ForwardPort, outbound: OutboundBudget, inbound: InboundBudget): ReturnType<ServiceRegistrar> {
+function registerOn(
+  registry: Parameters<ServiceRegistrar>[0],
+  ctx: NodeContext,
+  forwarder: ForwardPort,
+  outbound: OutboundBudget,
+  inbound: InboundBudget,
+): ReturnType<ServiceRegistrar> {
   const timing = apiTiming(ctx.config);
   const events = new AppliedEvents(ctx.driver, ctx.logger);
   const router = new LeaderRouter(ctx, timing);
@@ -61,7 +73,19 @@ function registerOn(registry: Parameters<ServiceRegistrar>[0], ctx: NodeContext,
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine, outbound);
   const acquirer = new Acquirer(proposer, waits, ctx.logger, ctx.access);
   const deps = { router, forwarder, timing, clock: ctx.clock, refusals: ctx.refusals };
-  const sessions = new SessionStreams(ctx, router, timing, { lock: lockOps(ctx, proposer, acquirer), lease: leaseOps(ctx, timing, proposer), fence: fenceOps(ctx, proposer), election: electionOps(ctx, proposer, acquirer) }, outbound, inbound);
+  const sessions = new SessionStreams(
+    ctx,
+    router,
+    timing,
+    {
+      lock: lockOps(ctx, proposer, acquirer),
+      lease: leaseOps(ctx, timing, proposer),
+      fence: fenceOps(ctx, proposer),
+      election: electionOps(ctx, proposer, acquirer),
+    },
+    outbound,
+    inbound,
+  );
 
   // Lease, Lock and Fence calls may reach a follower and be forwarded to the leader's peer port;
   // Session streams are served by the leader only (a follower answers UNAVAILABLE naming it).

@@ -81,7 +81,10 @@ function acquireOp(ctx: NodeContext, proposer: Proposer, acquirer: Acquirer): Lo
   return {
     method: LOCK.Acquire,
     validate: (req) =>
-      validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAcquireRecipe(req.permits, req.shared, req.lockDelayMs) ?? validateRequestId(req.requestId),
+      validateLockName(req.name) ??
+      validateLeaseId(req.leaseId) ??
+      validateAcquireRecipe(req.permits, req.shared, req.lockDelayMs) ??
+      validateRequestId(req.requestId),
     waits: (req) => req.wait,
     onLeader: (req, caller, deadline) =>
       checkedAcquire(ctx, proposer, acquirer, caller, deadline, 'acquire', {
@@ -101,12 +104,26 @@ function releaseOp(ctx: NodeContext, proposer: Proposer): LockOps['Release'] {
   const access = ctx.access;
   return {
     method: LOCK.Release,
-    validate: (req) => validateLockName(req.name) ?? validateToken(req.fencingToken) ?? (req.leaseId === 0 ? undefined : validateLeaseId(req.leaseId)) ?? validateRequestId(req.requestId),
+    validate: (req) =>
+      validateLockName(req.name) ??
+      validateToken(req.fencingToken) ??
+      (req.leaseId === 0 ? undefined : validateLeaseId(req.leaseId)) ??
+      validateRequestId(req.requestId),
     onLeader: async (req, caller, deadline) => {
       requireOn(access, caller.principal, ['lock'], req.name, 'release');
-      const cmd = { type: 'Release', name: req.name, token: req.fencingToken, leaseId: req.leaseId || undefined, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+      const cmd = {
+        type: 'Release',
+        name: req.name,
+        token: req.fencingToken,
+        leaseId: req.leaseId || undefined,
+        requestId: req.requestId || undefined,
+        ...access.authority(caller.principal),
+      } as const;
       const r = await proposer.write(cmd, deadline);
-      log.debug({ event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken }, r.released ? `${req.name} released` : `stale release of ${req.name}`);
+      log.debug(
+        { event: r.released ? 'released' : 'stale release', name: req.name, token: req.fencingToken },
+        r.released ? `${req.name} released` : `stale release of ${req.name}`,
+      );
       return { released: r.released };
     },
   };
@@ -130,13 +147,34 @@ function cancelWaitOp(ctx: NodeContext, proposer: Proposer): LockOps['CancelWait
   const access = ctx.access;
   return {
     method: LOCK.CancelWait,
-    validate: (req) => validateLockName(req.name) ?? validateLeaseId(req.leaseId) ?? validateAbandonedAtIndex(req.abandonedAtIndex) ?? validateRequestId(req.requestId) ?? validateCleanupRequestId(req.abandonedAtIndex, req.acquireRequestId),
+    validate: (req) =>
+      validateLockName(req.name) ??
+      validateLeaseId(req.leaseId) ??
+      validateAbandonedAtIndex(req.abandonedAtIndex) ??
+      validateRequestId(req.requestId) ??
+      validateCleanupRequestId(req.abandonedAtIndex, req.acquireRequestId),
     onLeader: async (req, caller, deadline) => {
       requireOn(access, caller.principal, ['lock'], req.name, 'cancel waits for');
-      const cmd = { type: 'CancelWait', name: req.name, leaseId: req.leaseId, abandonedAtIndex: req.abandonedAtIndex, requestId: req.requestId || undefined, acquireRequestId: req.acquireRequestId || undefined, ...access.authority(caller.principal) } as const;
+      const cmd = {
+        type: 'CancelWait',
+        name: req.name,
+        leaseId: req.leaseId,
+        abandonedAtIndex: req.abandonedAtIndex,
+        requestId: req.requestId || undefined,
+        acquireRequestId: req.acquireRequestId || undefined,
+        ...access.authority(caller.principal),
+      } as const;
       const r = await proposer.write(cmd, deadline);
       log.debug(
-        { event: 'cancel wait', name: req.name, leaseId: req.leaseId, abandonedAt: req.abandonedAtIndex, removed: r.removed, heldToken: r.heldToken, released: r.released },
+        {
+          event: 'cancel wait',
+          name: req.name,
+          leaseId: req.leaseId,
+          abandonedAt: req.abandonedAtIndex,
+          removed: r.removed,
+          heldToken: r.heldToken,
+          released: r.released,
+        },
         `wait of lease ${req.leaseId} for ${req.name} cancelled`,
       );
       return { removed: r.removed, fencingToken: r.heldToken, released: r.released };
@@ -153,10 +191,20 @@ function setPermitsOp(ctx: NodeContext, proposer: Proposer): LockOps['SetPermits
     onLeader: async (req, caller, deadline) => {
       // Admin-only with --acl, like Membership (it changes a name for all its holders); without
       // --acl open to every caller like the rest of the API. authorize.ts checks it again at apply.
-      if (access.enforced && !access.isAdmin(caller.principal)) throw denied(`${caller.principal} may not set the permits of ${JSON.stringify(req.name)}: that needs \`admin\``);
-      const cmd = { type: 'SetPermits', name: req.name, permits: req.permits, requestId: req.requestId || undefined, ...access.authority(caller.principal) } as const;
+      if (access.enforced && !access.isAdmin(caller.principal))
+        throw denied(`${caller.principal} may not set the permits of ${JSON.stringify(req.name)}: that needs \`admin\``);
+      const cmd = {
+        type: 'SetPermits',
+        name: req.name,
+        permits: req.permits,
+        requestId: req.requestId || undefined,
+        ...access.authority(caller.principal),
+      } as const;
       const r = await proposer.write(cmd, deadline);
-      log.info({ event: 'permits set', name: req.name, previous: r.previous, permits: r.permits, granted: r.granted }, `${req.name}: permits ${r.previous} -> ${r.permits}`);
+      log.info(
+        { event: 'permits set', name: req.name, previous: r.previous, permits: r.permits, granted: r.granted },
+        `${req.name}: permits ${r.previous} -> ${r.permits}`,
+      );
       return { previous: r.previous, granted: r.granted };
     },
   };

@@ -216,7 +216,10 @@ export class LockWaits {
       const rid = landed !== undefined && landed > ks.abandonedAt ? ks.landedRid : ks.abandonedRid;
       if (ks.seq !== seq || ks.waiters.size > 0) return; // a retry arrived here while we waited
       if (abandonedAt === 0) {
-        this.logger.info({ event: 'wait not cancelled', name, leaseId, why }, `abandoned wait for ${name} by lease ${leaseId}: no Acquire entry of it known here, nothing to cancel`);
+        this.logger.info(
+          { event: 'wait not cancelled', name, leaseId, why },
+          `abandoned wait for ${name} by lease ${leaseId}: no Acquire entry of it known here, nothing to cancel`,
+        );
         return;
       }
       const r = await this.cleanup.cancelWait(name, leaseId, abandonedAt, rid, until, ks.principal);
@@ -224,9 +227,16 @@ export class LockWaits {
         { event: 'wait cancelled', name, leaseId, why, abandonedAt, removed: r.removed, heldToken: r.heldToken, released: r.released },
         `abandoned wait for ${name} by lease ${leaseId} cancelled (${why})`,
       );
-      if (r.released) this.logger.info({ event: 'orphan released', name, leaseId, token: r.heldToken }, `released ${name} (token ${r.heldToken}), granted to an abandoned wait`);
+      if (r.released)
+        this.logger.info(
+          { event: 'orphan released', name, leaseId, token: r.heldToken },
+          `released ${name} (token ${r.heldToken}), granted to an abandoned wait`,
+        );
     } catch (e) {
-      this.logger.warn({ event: 'wait cancel failed', name, leaseId, why, err: e }, `could not cancel the abandoned wait for ${name} by lease ${leaseId}: ${(e as Error).message}`);
+      this.logger.warn(
+        { event: 'wait cancel failed', name, leaseId, why, err: e },
+        `could not cancel the abandoned wait for ${name} by lease ${leaseId}: ${(e as Error).message}`,
+      );
     } finally {
       ks.cleaning = false;
       this.forget(ks);
@@ -237,7 +247,8 @@ export class LockWaits {
     if (ev.type !== 'ACQUIRED' && ev.type !== 'WAITER_REMOVED' && ev.type !== 'WAIT_CANCELLED') return;
     const ks = this.keys.get(keyOf(ev.name, ev.leaseId));
     if (!ks) return;
-    const o: WaitOutcome = ev.type === 'ACQUIRED' ? { kind: 'acquired', token: ev.token } : ev.type === 'WAITER_REMOVED' ? { kind: 'removed' } : { kind: 'cancelled' };
+    const o: WaitOutcome =
+      ev.type === 'ACQUIRED' ? { kind: 'acquired', token: ev.token } : ev.type === 'WAITER_REMOVED' ? { kind: 'removed' } : { kind: 'cancelled' };
     this.settle(ks, o);
   }
 
@@ -251,7 +262,10 @@ export class LockWaits {
     for (const ks of this.keys.values()) {
       if (ks.waiters.size === 0) continue;
       const o = settleFromState(ks.name, ks.leaseId, this.state);
-      this.logger.info({ event: 'wait resynced', name: ks.name, leaseId: ks.leaseId, snapshotIndex: index, outcome: o?.kind ?? 'waiting' }, `snapshot ${index}: the wait of lease ${ks.leaseId} for ${ks.name} is ${o?.kind ?? 'still queued'}`);
+      this.logger.info(
+        { event: 'wait resynced', name: ks.name, leaseId: ks.leaseId, snapshotIndex: index, outcome: o?.kind ?? 'waiting' },
+        `snapshot ${index}: the wait of lease ${ks.leaseId} for ${ks.name} is ${o?.kind ?? 'still queued'}`,
+      );
       if (o) this.settle(ks, o);
     }
   }

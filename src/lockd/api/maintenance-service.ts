@@ -82,7 +82,11 @@ export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
     const route = await router.route(call, deadline);
     if (route.kind !== 'local') throw router.unavailable(`${ctx.config.id} is not the leader: a backup is streamed by the leader`, route.leaderId);
     if (call.cancelled) return; // nobody to send it to: take no copy of the state
-    if (open.size >= MAX_CONCURRENT_BACKUPS) throw new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_CONCURRENT_BACKUPS} backups are streaming from ${ctx.config.id} already; retry once one has finished`);
+    if (open.size >= MAX_CONCURRENT_BACKUPS)
+      throw new ApiError(
+        grpc.status.RESOURCE_EXHAUSTED,
+        `${MAX_CONCURRENT_BACKUPS} backups are streaming from ${ctx.config.id} already; retry once one has finished`,
+      );
     open.add(call);
     try {
       const { bytes, state, chunk0 } = await proposer.read(deadline, () => takeBackup(ctx));
@@ -90,8 +94,13 @@ export const registerMaintenanceService: ServiceRegistrar = (registry, ctx) => {
       // Check the state as a restore will (decode, full invariant sweep) before anyone keeps it,
       // and count what it holds for the first message.
       const s = summarizeState(state);
-      const first: SnapshotChunk = { info: { ...chunk0.info, logicalNowMs: s.logicalNowMs, leases: s.leases, locks: s.locks, fencedKeys: s.fencedKeys, aclRules: s.aclRules } };
-      ctx.logger.info({ event: 'backup started', index: s.appliedIndex, bytes: bytes.length }, `streaming a backup of index ${s.appliedIndex} (${bytes.length} bytes)`);
+      const first: SnapshotChunk = {
+        info: { ...chunk0.info, logicalNowMs: s.logicalNowMs, leases: s.leases, locks: s.locks, fencedKeys: s.fencedKeys, aclRules: s.aclRules },
+      };
+      ctx.logger.info(
+        { event: 'backup started', index: s.appliedIndex, bytes: bytes.length },
+        `streaming a backup of index ${s.appliedIndex} (${bytes.length} bytes)`,
+      );
       const endBy = Math.min(deadline, start + MAX_BACKUP_MS);
       const send = async (m: SnapshotChunk): Promise<boolean> => {
         const left = endBy - Date.now();

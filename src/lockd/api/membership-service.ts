@@ -81,7 +81,8 @@ const REFUSAL_HINT: Partial<Record<ConfChangeRefusal, string>> = {
 
 export function membershipHandlers(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer): MembershipHandlers {
   const { peers, membership } = ctx;
-  const change = (cc: ConfChange, requestId: string, deadline: number, added?: MemberAddresses) => proposeChange(ctx, deps, proposer, cc, requestId, deadline, added);
+  const change = (cc: ConfChange, requestId: string, deadline: number, added?: MemberAddresses) =>
+    proposeChange(ctx, deps, proposer, cc, requestId, deadline, added);
 
   const ops = {
     MemberList: {
@@ -158,7 +159,15 @@ function memberList(ctx: NodeContext): MemberListResponse {
  * Propose `cc` (with every member's addresses, `added`'s too) and answer once it is committed; a
  * retry (same request id) of a committed change answers as the first attempt did.
  */
-async function proposeChange(ctx: NodeContext, deps: UnaryDeps, proposer: Proposer, cc: ConfChange, requestId: string, deadline: number, added?: MemberAddresses): Promise<MemberChangeResponse> {
+async function proposeChange(
+  ctx: NodeContext,
+  deps: UnaryDeps,
+  proposer: Proposer,
+  cc: ConfChange,
+  requestId: string,
+  deadline: number,
+  added?: MemberAddresses,
+): Promise<MemberChangeResponse> {
   const { driver, peers, membership } = ctx;
   const done = membership.committedRequest(requestId);
   if (done) {
@@ -175,12 +184,20 @@ async function proposeChange(ctx: NodeContext, deps: UnaryDeps, proposer: Propos
   if (added) addresses[cc.node] = added;
   const context = encodeMemberContext({ addresses, requestId });
   try {
-    const { index } = await settleBy(driver.proposeConfChange({ ...cc, context }), answerBy(deadline, deps.timing.writeBoundMs, ctx.clock.wallMs()), `${cc.op} ${cc.node}`, ctx.clock);
+    const { index } = await settleBy(
+      driver.proposeConfChange({ ...cc, context }),
+      answerBy(deadline, deps.timing.writeBoundMs, ctx.clock.wallMs()),
+      `${cc.op} ${cc.node}`,
+      ctx.clock,
+    );
     ctx.logger.info({ event: 'membership change', op: cc.op, member: cc.node, index }, `membership change at ${index}: ${cc.op} ${cc.node}`);
     return changeAnswer(ctx, index);
   } catch (e) {
     if (e instanceof ConfChangeError) throw refusal(ctx, deps, e);
-    if (e instanceof TimeoutError) throw deps.router.unavailable(`${cc.op} ${cc.node} not committed in time (no quorum?); it may still take effect: check with MemberList, retry with the same request_id`);
+    if (e instanceof TimeoutError)
+      throw deps.router.unavailable(
+        `${cc.op} ${cc.node} not committed in time (no quorum?); it may still take effect: check with MemberList, retry with the same request_id`,
+      );
     if (e instanceof NotLeaderError) throw deps.router.unavailable(`${ctx.config.id} is no longer the leader`, e.leader);
     if (e instanceof ProposalLostError) {
       throw e.outcomeUnknown

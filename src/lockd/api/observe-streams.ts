@@ -37,7 +37,8 @@ export class ObserveStreams {
     this.streams = new ServerStreams(outbound);
   }
 
-  readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) => loopActivity.run('observe open', () => this.open(call));
+  readonly handler: grpc.handleServerStreamingCall<ObserveRequest__Output, LockEventMessage> = (call: Call) =>
+    loopActivity.run('observe open', () => this.open(call));
 
   private open(call: Call): void {
     const { name } = call.request;
@@ -54,12 +55,16 @@ export class ObserveStreams {
     }
     if (call.cancelled) return;
     // Observe only writes, so it cannot stop its source: its backlog is bounded instead (server-stream.ts).
-    const s = this.streams.serve(call, {
-      onClose: () => {
-        unsubscribe();
-        unresync();
+    const s = this.streams.serve(
+      call,
+      {
+        onClose: () => {
+          unsubscribe();
+          unresync();
+        },
       },
-    }, { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } });
+      { backlog: { messages: MAX_OBSERVE_BACKLOG, what: `the observer of ${JSON.stringify(name)}` } },
+    );
     const unsubscribe = this.events.onName(name, (ev) => s.send(this.message(ev)));
     const unresync = this.events.onReplaced((index) => {
       const v = this.sm.inspectLock(name);

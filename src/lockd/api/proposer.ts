@@ -36,7 +36,11 @@ export class Proposer {
     // Request ids are one namespace: a membership change's id (remembered by Membership, not the
     // state machine: the change is the Raft core's) is another request's too.
     const change = 'requestId' in cmd && cmd.requestId ? this.ctx.membership.committedRequest(cmd.requestId) : undefined;
-    if (change) throw new ApiError(grpc.status.INVALID_ARGUMENT, `request_id was already used for a different request (the membership change ${change.op} ${change.node} at ${change.index})`);
+    if (change)
+      throw new ApiError(
+        grpc.status.INVALID_ARGUMENT,
+        `request_id was already used for a different request (the membership change ${change.op} ${change.node} at ${change.index})`,
+      );
     let out: ApplyOutput;
     const proposal = this.ctx.driver.propose(encodeCommand(cmd));
     try {
@@ -44,7 +48,11 @@ export class Proposer {
     } catch (e) {
       const err = this.driverFailure(e, cmd.type);
       // Timed out: the proposal is still pending here and may yet be applied at its index.
-      if (e instanceof TimeoutError && err instanceof UncertainWriteError) err.landed = proposal.then((o) => o.index, () => undefined);
+      if (e instanceof TimeoutError && err instanceof UncertainWriteError)
+        err.landed = proposal.then(
+          (o) => o.index,
+          () => undefined,
+        );
       throw err;
     }
     const r = out.result;

@@ -53,7 +53,8 @@ export function limitRequests<S extends grpc.ServiceDefinition>(service: S, limi
     if (limit < MAX_REQUEST_BYTES) limitedBelowTransport.add(method.path);
     out[name] = {
       ...method,
-      requestDeserialize: (bytes: Buffer) => (bytes.length > limit ? ({ [TOO_LARGE]: { bytes: bytes.length, limit } } satisfies TooLarge) : method.requestDeserialize(bytes)),
+      requestDeserialize: (bytes: Buffer) =>
+        bytes.length > limit ? ({ [TOO_LARGE]: { bytes: bytes.length, limit } } satisfies TooLarge) : method.requestDeserialize(bytes),
     };
   }
   return out as S;
@@ -86,7 +87,9 @@ const refuseOversized: grpc.ServerInterceptor = (method, call) => {
  * Options the node's servers need for the public API (on the peer listener, merged under the peer
  * transport's), with `maxStreamsPerConnection` from --max-streams-per-connection (node/admission-settings.ts).
  */
-export function publicServerOptions(settings: Pick<AdmissionSettings, 'maxStreamsPerConnection'> = { maxStreamsPerConnection: MAX_STREAMS_PER_CONNECTION }): grpc.ServerOptions {
+export function publicServerOptions(
+  settings: Pick<AdmissionSettings, 'maxStreamsPerConnection'> = { maxStreamsPerConnection: MAX_STREAMS_PER_CONNECTION },
+): grpc.ServerOptions {
   return {
     'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
     'grpc.max_concurrent_streams': settings.maxStreamsPerConnection,

@@ -48,7 +48,8 @@ export function registerReflection(registry: ServiceRegistry): void {
     addService: (def, impl) => {
       const handlers: grpc.UntypedServiceImplementation = {};
       for (const [name, handler] of Object.entries(impl)) {
-        handlers[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) => (handler as (c: typeof call) => void)(withBackpressure(call))) as grpc.UntypedHandleCall;
+        handlers[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) =>
+          (handler as (c: typeof call) => void)(withBackpressure(call))) as grpc.UntypedHandleCall;
       }
       registry.addPublic(limitRequests(def, MAX_REFLECTION_REQUEST_BYTES), handlers);
     },

@@ -301,7 +301,16 @@ export class ServerStreams<Req, Res> {
     const duplex = onRequest ? (call as grpc.ServerDuplexStream<Req, Res>) : undefined;
     const budget = this.budget;
     const account = budget?.open((err) => s.failForBytes(err));
-    const s: ServerStream<Req, Res> = new ServerStream(call, hooks, (x) => this.streams.delete(x), duplex, limits, account, budget && ((c) => budget.ended(c)), this.inbound);
+    const s: ServerStream<Req, Res> = new ServerStream(
+      call,
+      hooks,
+      (x) => this.streams.delete(x),
+      duplex,
+      limits,
+      account,
+      budget && ((c) => budget.ended(c)),
+      this.inbound,
+    );
     this.streams.add(s);
     call.on('cancelled', () => s.close());
     call.on('error', () => s.close());

@@ -29,7 +29,22 @@ export const MAX_ANSWERS_PER_MESSAGE = 64;
  * carries up to 64 KiB, and a kind added later is not batched until its bound is checked here.
  */
 // Election answers carry at most a name, a token and a value of MAX_ELECTION_VALUE_BYTES (1 KiB).
-const SMALL: ReadonlySet<string> = new Set(['grant', 'acquire', 'release', 'revoke', 'fenceWrite', 'inspect', 'timeToLive', 'fenceDelete', 'setPermits', 'error', 'campaign', 'proclaim', 'leader', 'resign']);
+const SMALL: ReadonlySet<string> = new Set([
+  'grant',
+  'acquire',
+  'release',
+  'revoke',
+  'fenceWrite',
+  'inspect',
+  'timeToLive',
+  'fenceDelete',
+  'setPermits',
+  'error',
+  'campaign',
+  'proclaim',
+  'leader',
+  'resign',
+]);
 
 function batchable(res: SessionResponse): boolean {
   for (const k in res) if (k !== 'id' && res[k as keyof SessionResponse] !== undefined && !SMALL.has(k)) return false;

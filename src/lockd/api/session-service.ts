@@ -111,7 +111,9 @@ export class SessionStreams {
     const end = () => {
       this.stepDown?.clear();
       this.stepDown = undefined;
-      this.streams.endAll(this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader || undefined));
+      this.streams.endAll(
+        this.router.unavailable(`${this.router.selfId} stopped leading; reopen the session on the leader and retry what was in flight`, leader || undefined),
+      );
     };
     if (leader || role === 'leader') end();
     else this.stepDown ??= this.ctx.clock.after(this.timing.leaderWaitMs, end);
@@ -170,7 +172,10 @@ export class SessionStreams {
     // A string that is not UTF-8 is its operation's refusal (run()); a message the check could not read ends the stream, as one that does not decode.
     if (invalidUtf8Field(req) === '') return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, invalidUtf8Message('')));
     if (req.batch.length === 0) return this.one(s, req);
-    if (req.op || req.id !== 0 || req.timeoutMs !== 0) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, 'a session request with a batch must carry nothing else (id 0, no operation, no timeout_ms)'));
+    if (req.op || req.id !== 0 || req.timeoutMs !== 0)
+      return s.stream.fail(
+        new ApiError(grpc.status.INVALID_ARGUMENT, 'a session request with a batch must carry nothing else (id 0, no operation, no timeout_ms)'),
+      );
     for (const r of req.batch) {
       if (!s.stream.open) return; // a reused id in the batch ended the stream
       this.one(s, r);
@@ -182,7 +187,10 @@ export class SessionStreams {
     const id = req.id;
     if (s.inFlight.has(id)) return s.stream.fail(new ApiError(grpc.status.INVALID_ARGUMENT, `session request id ${id} is already in flight on this stream`));
     if (s.inFlight.size >= MAX_IN_FLIGHT) {
-      s.stream.send({ id, error: sessionError(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_IN_FLIGHT} operations are in flight on this session; wait for answers`)) });
+      s.stream.send({
+        id,
+        error: sessionError(new ApiError(grpc.status.RESOURCE_EXHAUSTED, `${MAX_IN_FLIGHT} operations are in flight on this session; wait for answers`)),
+      });
       return;
     }
     const op: Op = { gone: [] };

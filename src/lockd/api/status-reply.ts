@@ -24,7 +24,9 @@ export function statusReply(driver: StatusSource, peers: Pick<PeerDirectory, 'me
     commitIndex: st.commit,
     appliedIndex: driver.appliedIndex(),
     leaderAddress: leader ? peers.clientAddress(leader) : '',
-    members: peers.members().map((id) => ({ id, address: peers.clientAddress(id), matchIndex: st.progress.get(id)?.match ?? 0, build: shownBuild(peers.build(id)) })),
+    members: peers
+      .members()
+      .map((id) => ({ id, address: peers.clientAddress(id), matchIndex: st.progress.get(id)?.match ?? 0, build: shownBuild(peers.build(id)) })),
     version: LOCKD_VERSION,
     build: buildLine(),
     clusterVersion: cv.version,

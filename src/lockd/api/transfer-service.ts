@@ -44,10 +44,19 @@ export function transferLeaderHandler(ctx: NodeContext, router: LeaderRouter, fo
       case 'no-target':
         throw new ApiError(grpc.status.FAILED_PRECONDITION, `${self} is the only voter: there is no other node to hand leadership to`);
       case 'timed-out':
-        if (clientDeadlineFirst) throw new ApiError(grpc.status.DEADLINE_EXCEEDED, `the transfer of leadership to ${o.target} did not finish before the call's deadline (${o.waitedMs} ms); it may still complete: see Cluster.Status`);
+        if (clientDeadlineFirst)
+          throw new ApiError(
+            grpc.status.DEADLINE_EXCEEDED,
+            `the transfer of leadership to ${o.target} did not finish before the call's deadline (${o.waitedMs} ms); it may still complete: see Cluster.Status`,
+          );
         if (o.stillLeader)
-          throw unavailable(`the transfer of leadership to ${o.target} did not finish within ${o.waitedMs} ms (is ${o.target} running, reachable and caught up?); ${self} still leads and serves`, { id: self, address: ctx.config.advertiseClient });
-        throw unavailable(`${self} handed leadership to ${o.target}, but no new leader was known within ${o.waitedMs} ms (an election is running); see Cluster.Status`);
+          throw unavailable(
+            `the transfer of leadership to ${o.target} did not finish within ${o.waitedMs} ms (is ${o.target} running, reachable and caught up?); ${self} still leads and serves`,
+            { id: self, address: ctx.config.advertiseClient },
+          );
+        throw unavailable(
+          `${self} handed leadership to ${o.target}, but no new leader was known within ${o.waitedMs} ms (an election is running); see Cluster.Status`,
+        );
     }
   };
 
@@ -56,7 +65,10 @@ export function transferLeaderHandler(ctx: NodeContext, router: LeaderRouter, fo
     const serve = async (): Promise<TransferLeaderResponse> => {
       const target = call.request.targetId;
       if (target !== '' && !NODE_ID_PATTERN.test(target))
-        throw new ApiError(grpc.status.INVALID_ARGUMENT, `target_id ${JSON.stringify(target.slice(0, 80))} is not a node id (1-64 letters, digits, '.', '_' or '-'), or "" for the most caught-up voter`);
+        throw new ApiError(
+          grpc.status.INVALID_ARGUMENT,
+          `target_id ${JSON.stringify(target.slice(0, 80))} is not a node id (1-64 letters, digits, '.', '_' or '-'), or "" for the most caught-up voter`,
+        );
       requireAdmin(ctx.access, call, 'transfer leadership');
       const route = await router.route(call, deadline);
       if (route.kind === 'local') return onLeader(target, deadline);

@@ -55,7 +55,8 @@ export function unary<Req, Res>(deps: UnaryDeps, spec: UnarySpec<Req, Res>): grp
       if (problem) throw fromProblem(problem);
       const principal = principalOf(call.metadata);
       const route = await deps.router.route(call, deadline);
-      if (route.kind === 'local') return spec.onLeader(call.request, { principal, onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
+      if (route.kind === 'local')
+        return spec.onLeader(call.request, { principal, onGone: (cb) => (call.cancelled ? cb() : call.once('cancelled', cb)) }, deadline);
       forwarded = true;
       const answerAt = spec.waits?.(call.request) ? deadline : answerBy(deadline, deps.timing.writeBoundMs, deps.clock.wallMs());
       return deps.forwarder.unary(route, principal, spec.method, call.request, deadline, answerAt, (cancel) => call.once('cancelled', cancel));

@@ -77,7 +77,7 @@ function buildPlan(typeName: string): MessagePlan {
 
 /** Fill hasStrings (a fixpoint: recursive types such as SessionRequest point at themselves). */
 function settleHasStrings(): void {
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const p of plans.values()) {
       if (p.hasStrings) continue;
@@ -255,7 +255,9 @@ export function checkRequestStrings<S extends grpc.ServiceDefinition>(
 ): { service: S; impl: grpc.UntypedServiceImplementation } {
   const outService: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const outImpl: grpc.UntypedServiceImplementation = { ...impl };
-  for (const [name, method] of Object.entries(service) as Array<[string, grpc.MethodDefinition<unknown, unknown> & { requestType?: { type?: { name?: string } } }]>) {
+  for (const [name, method] of Object.entries(service) as Array<
+    [string, grpc.MethodDefinition<unknown, unknown> & { requestType?: { type?: { name?: string } } }]
+  >) {
     const implName = impl[name] ? name : (method.originalName ?? name);
     const typeName = method.requestType?.type?.name;
     if (!typeName) throw new Error(`utf8-requests: ${method.path} has no request descriptor`);

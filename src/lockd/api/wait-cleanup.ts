@@ -29,25 +29,39 @@ export class WaitCleanup {
    * `leaseId` out of `name`'s queue, or release a grant made meanwhile (released), unless a later
    * Acquire of the lease re-asserted it (all false/0). Done for `principal`, the abandoned call's.
    */
-  cancelWait(name: string, leaseId: number, abandonedAtIndex: number, acquireRequestId: string | undefined, until: number, principal: string): Promise<{ removed: boolean; heldToken: number; released: boolean }> {
+  cancelWait(
+    name: string,
+    leaseId: number,
+    abandonedAtIndex: number,
+    acquireRequestId: string | undefined,
+    until: number,
+    principal: string,
+  ): Promise<{ removed: boolean; heldToken: number; released: boolean }> {
     return this.onLeader(
       until,
       async (deadline) => {
-        const r = await this.proposer.write({ type: 'CancelWait', name, leaseId, abandonedAtIndex, acquireRequestId, ...this.ctx.access.authority(principal) }, deadline);
+        const r = await this.proposer.write(
+          { type: 'CancelWait', name, leaseId, abandonedAtIndex, acquireRequestId, ...this.ctx.access.authority(principal) },
+          deadline,
+        );
         return { removed: r.removed, heldToken: r.heldToken, released: r.released };
       },
       async (to, deadline) => {
-        const r = await this.forwarder.unary(to, principal, LOCK.CancelWait, { name, leaseId, abandonedAtIndex, acquireRequestId: acquireRequestId ?? '' }, deadline, answerBy(deadline, this.timing.writeBoundMs, this.ctx.clock.wallMs()), () => {});
+        const r = await this.forwarder.unary(
+          to,
+          principal,
+          LOCK.CancelWait,
+          { name, leaseId, abandonedAtIndex, acquireRequestId: acquireRequestId ?? '' },
+          deadline,
+          answerBy(deadline, this.timing.writeBoundMs, this.ctx.clock.wallMs()),
+          () => {},
+        );
         return { removed: r.removed, heldToken: r.fencingToken, released: r.released };
       },
     );
   }
 
-  private async onLeader<T>(
-    until: number,
-    local: (deadline: number) => Promise<T>,
-    remote: (to: Forward, deadline: number) => Promise<T>,
-  ): Promise<T> {
+  private async onLeader<T>(until: number, local: (deadline: number) => Promise<T>, remote: (to: Forward, deadline: number) => Promise<T>): Promise<T> {
     let last: ApiError | undefined;
     while (!this.closed && this.ctx.clock.wallMs() < until) {
       try {

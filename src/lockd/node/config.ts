@@ -87,9 +87,27 @@ Each flag may also come from the environment: LOCKD_ID, LOCKD_LISTEN, LOCKD_PEER
 (upper case, '-' as '_'; LOCKD_CLIENT_CERT_AUTH=1, LOCKD_ACL=1 and LOCKD_JOIN=1 for the switches, LOCKD_ADMIN=a,b for admins).`;
 
 const FLAGS = [
-  'id', 'listen', 'peer-listen', 'advertise-client', 'advertise-peer', 'peers', 'data-dir', 'cluster-id', 'cluster-id-file',
-  'tls-cert', 'tls-key', 'tls-ca', 'tick-ms', 'election-ticks', 'heartbeat-ticks', 'snapshot-every', 'log-level',
-  'http-listen', 'advertise-http', 'unsafe-test-faults', 'promote-max-lag',
+  'id',
+  'listen',
+  'peer-listen',
+  'advertise-client',
+  'advertise-peer',
+  'peers',
+  'data-dir',
+  'cluster-id',
+  'cluster-id-file',
+  'tls-cert',
+  'tls-key',
+  'tls-ca',
+  'tick-ms',
+  'election-ticks',
+  'heartbeat-ticks',
+  'snapshot-every',
+  'log-level',
+  'http-listen',
+  'advertise-http',
+  'unsafe-test-faults',
+  'promote-max-lag',
   ...ADMISSION_FLAGS.map((f) => f.flag),
 ] as const;
 type Flag = string;
@@ -163,7 +181,9 @@ function parseAddresses({ get, required }: FlagReaders) {
   const peers = parsePeers(required('peers'));
   if (!peers.has(id)) throw new ConfigError(`--peers must include this node (${id}); got ${[...peers.keys()].join(', ')}`);
   if (peers.get(id) !== advertisePeer)
-    throw new ConfigError(`--peers says ${id} is at ${peers.get(id)}, but this node's peer address is ${advertisePeer} (--advertise-peer, default --peer-listen): --peers names PEER addresses`);
+    throw new ConfigError(
+      `--peers says ${id} is at ${peers.get(id)}, but this node's peer address is ${advertisePeer} (--advertise-peer, default --peer-listen): --peers names PEER addresses`,
+    );
   return { id, listen, peerListen, advertiseClient, advertisePeer, peers };
 }
 
@@ -178,9 +198,18 @@ function parseSecurity(values: FlagValues, env: NodeJS.ProcessEnv, get: FlagRead
   const acl = flagSwitch(values.acl, env.LOCKD_ACL, 'LOCKD_ACL');
   // Rules name principals, and only a verified client certificate proves one: without it every
   // caller is 'anonymous' and the rules would protect nothing.
-  if (acl && !(tls && clientCertAuth)) throw new ConfigError('--acl needs TLS and --client-cert-auth (a principal is a verified client certificate): give --tls-cert, --tls-key, --tls-ca and --client-cert-auth');
+  if (acl && !(tls && clientCertAuth))
+    throw new ConfigError(
+      '--acl needs TLS and --client-cert-auth (a principal is a verified client certificate): give --tls-cert, --tls-key, --tls-ca and --client-cert-auth',
+    );
   const adminFlags = Array.isArray(values.admin) ? values.admin : [];
-  const admins = adminFlags.length > 0 ? adminFlags : (env.LOCKD_ADMIN ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  const admins =
+    adminFlags.length > 0
+      ? adminFlags
+      : (env.LOCKD_ADMIN ?? '')
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean);
   for (const a of admins) {
     const bad = validatePrincipal(a);
     if (bad) throw new ConfigError(`--admin "${a.slice(0, 80)}": ${bad.message}`);
@@ -195,7 +224,12 @@ function parseHttp(get: FlagReaders['get']) {
   const advertiseHttpRaw = get('advertise-http');
   if (advertiseHttpRaw !== undefined && httpListen === undefined) throw new ConfigError('--advertise-http needs --http-listen');
   // A wildcard bind address is nobody's to dial: advertised only when named with --advertise-http.
-  const advertiseHttp = advertiseHttpRaw !== undefined ? checkAdvertised('--advertise-http', advertiseHttpRaw) : httpListen !== undefined && !isWildcard(httpListen) ? httpListen : undefined;
+  const advertiseHttp =
+    advertiseHttpRaw !== undefined
+      ? checkAdvertised('--advertise-http', advertiseHttpRaw)
+      : httpListen !== undefined && !isWildcard(httpListen)
+        ? httpListen
+        : undefined;
   return { httpListen, advertiseHttp };
 }
 
@@ -206,7 +240,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const { id, listen, peerListen, advertiseClient, advertisePeer, peers } = parseAddresses(readers);
   const { tls, clientCertAuth, acl, admins } = parseSecurity(values, env, get);
   const join = flagSwitch(values.join, env.LOCKD_JOIN, 'LOCKD_JOIN');
-  if (join && peers.size < 2) throw new ConfigError('--join needs --peers to name the members of the cluster to join (their peer addresses), not only this node');
+  if (join && peers.size < 2)
+    throw new ConfigError('--join needs --peers to name the members of the cluster to join (their peer addresses), not only this node');
   // (An odd number of voters for a new cluster is checked when the data dir is created: after a
   // membership change a cluster may well have 4 members, and --peers then names addresses only.)
   const clusterId = readClusterId(get('cluster-id'), get('cluster-id-file'));
@@ -215,7 +250,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const electionTicks = int('election-ticks', 20, 2, 100_000);
   if (electionTicks <= heartbeatTicks) throw new ConfigError(`--election-ticks (${electionTicks}) must exceed --heartbeat-ticks (${heartbeatTicks})`);
   const logLevel = get('log-level') ?? 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
+    throw new ConfigError(`--log-level "${logLevel}" is not a pino level`);
   const { httpListen, advertiseHttp } = parseHttp(get);
   // Flag only, never from the environment: a leftover variable must not arm faults on a real node.
   const faultsRaw = values['unsafe-test-faults'];
@@ -226,7 +262,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const forceNewCluster = values['force-new-cluster'] === true;
   const forceNewClusterAgain = values['force-new-cluster-again'] === true;
   if (forceNewClusterAgain && !forceNewCluster) throw new ConfigError('--force-new-cluster-again goes with --force-new-cluster');
-  if (forceNewCluster && join) throw new ConfigError('--force-new-cluster and --join exclude each other: force a surviving voter\'s data dir, join with a fresh one');
+  if (forceNewCluster && join)
+    throw new ConfigError("--force-new-cluster and --join exclude each other: force a surviving voter's data dir, join with a fresh one");
   const bumpRaw = values['bump-index'];
   if (typeof bumpRaw === 'string' && !forceNewCluster) throw new ConfigError('--bump-index goes with --force-new-cluster (or lockd restore)');
   const forceBumpIndex = parseBumpIndex(typeof bumpRaw === 'string' ? bumpRaw : undefined);
@@ -265,7 +302,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
  * default shrinks to a smaller total given; one given above its total is refused.
  */
 function parseAdmission(get: (flag: string) => string | undefined, int: (flag: string, def: number, min: number, max: number) => number): AdmissionSettings {
-  const a = Object.fromEntries(ADMISSION_FLAGS.map((f) => [f.key, int(f.flag, f.def, f.min, f.max)])) as unknown as { -readonly [K in keyof AdmissionSettings]: number };
+  const a = Object.fromEntries(ADMISSION_FLAGS.map((f) => [f.key, int(f.flag, f.def, f.min, f.max)])) as unknown as {
+    -readonly [K in keyof AdmissionSettings]: number;
+  };
   const within = (part: keyof AdmissionSettings, partFlag: string, whole: keyof AdmissionSettings, wholeFlag: string) => {
     if (a[part] <= a[whole]) return;
     if (get(partFlag) === undefined) a[part] = a[whole];
@@ -304,7 +343,9 @@ function readClusterId(inline: string | undefined, file: string | undefined): st
     throw new ConfigError(`--cluster-id-file ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   if ((mode & 0o077) !== 0)
-    throw new ConfigError(`--cluster-id-file ${file} is readable by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): the cluster id is a secret; chmod 600 it`);
+    throw new ConfigError(
+      `--cluster-id-file ${file} is readable by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): the cluster id is a secret; chmod 600 it`,
+    );
   const id = text.trim();
   if (id === '') throw new ConfigError(`--cluster-id-file ${file} is empty`);
   if (/[\r\n]/.test(id)) throw new ConfigError(`--cluster-id-file ${file} holds more than one line: it holds the cluster id only`);
@@ -314,7 +355,8 @@ function readClusterId(inline: string | undefined, file: string | undefined): st
 /** A boolean switch from its flag or its environment variable (1, true, 0, false). */
 function flagSwitch(flag: unknown, envValue: string | undefined, envName: string): boolean {
   const raw = flag === true ? 'true' : envValue;
-  if (raw !== undefined && raw !== '' && !['1', 'true', '0', 'false'].includes(raw)) throw new ConfigError(`${envName} must be 1, true, 0 or false, got "${raw}"`);
+  if (raw !== undefined && raw !== '' && !['1', 'true', '0', 'false'].includes(raw))
+    throw new ConfigError(`${envName} must be 1, true, 0 or false, got "${raw}"`);
   return raw === '1' || raw === 'true';
 }
 
@@ -329,7 +371,8 @@ export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
  * and again when a connection to it is lost (peer-transport.ts DNS_RERESOLVE_MS), so a member that
  * comes back at a new IP address under the same name is found again.
  */
-export const ADDRESS_PATTERN = /^((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?|\[[0-9a-fA-F:.]{2,45}\]):(\d{1,5})$/;
+export const ADDRESS_PATTERN =
+  /^((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?|\[[0-9a-fA-F:.]{2,45}\]):(\d{1,5})$/;
 
 export function isAddress(address: string): boolean {
   const m = ADDRESS_PATTERN.exec(address);
@@ -354,7 +397,10 @@ function checkAdvertised(what: string, address: string): string {
 
 export function parsePeers(raw: string): Map<NodeId, string> {
   const peers = new Map<NodeId, string>();
-  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new ConfigError(`--peers entry "${part}" is not ID=HOST:PORT`);
     const id = part.slice(0, eq);

@@ -67,7 +67,19 @@ export interface LoopObserver {
   sent?(rd: Ready): void;
 }
 
-export type RaftSettings = Pick<RaftConfig, 'electionTicks' | 'heartbeatTicks' | 'random' | 'preVote' | 'checkQuorum' | 'maxSizePerMsg' | 'maxInflightMsgs' | 'promoteMaxLag' | 'plantedBug' | 'snapshotOnReject'>;
+export type RaftSettings = Pick<
+  RaftConfig,
+  | 'electionTicks'
+  | 'heartbeatTicks'
+  | 'random'
+  | 'preVote'
+  | 'checkQuorum'
+  | 'maxSizePerMsg'
+  | 'maxInflightMsgs'
+  | 'promoteMaxLag'
+  | 'plantedBug'
+  | 'snapshotOnReject'
+>;
 
 export interface DriverLoopOptions<R> {
   readonly id: NodeId;
@@ -394,10 +406,12 @@ export class DriverLoop<R> {
       this.afterPersist(rd, late);
       return;
     }
-    this.opts.storage.write(batch, true, (err) => this.guard(() => {
-      if (err) throw err;
-      this.afterPersist(rd, late);
-    }));
+    this.opts.storage.write(batch, true, (err) =>
+      this.guard(() => {
+        if (err) throw err;
+        this.afterPersist(rd, late);
+      }),
+    );
   }
 
   private afterPersist(rd: Ready, late: readonly Message[]): void {
@@ -509,12 +523,14 @@ export class DriverLoop<R> {
       metadata: { index, term: memory.term(index), ...this.raft.configurationAt(index) },
       data: this.opts.applier.snapshot(),
     };
-    this.opts.storage.compact(snapshot, (err) => this.guard(() => {
-      if (err) throw err;
-      this.snapshotIndex = index;
-      this.opts.logger.info({ event: 'snapshot taken', term: this.term, index, bytes: snapshot.data.length }, 'snapshot taken, log compacted');
-      then();
-    }));
+    this.opts.storage.compact(snapshot, (err) =>
+      this.guard(() => {
+        if (err) throw err;
+        this.snapshotIndex = index;
+        this.opts.logger.info({ event: 'snapshot taken', term: this.term, index, bytes: snapshot.data.length }, 'snapshot taken, log compacted');
+        then();
+      }),
+    );
   }
 
   /** Every entry point of the loop: anything thrown stops the node (docs/design.md §2: stop rather than diverge). */

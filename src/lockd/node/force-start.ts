@@ -31,7 +31,17 @@ export async function forceAtStart(config: NodeConfig, logger: Logger): Promise<
   }
   const { previous, removed, first, last, term, storedCommit, survivorLast, snapshotIndex } = outcome;
   logger.warn(
-    { event: 'forced new cluster', previousVoters: previous.voters, previousLearners: previous.learners, removed, entries: [first, last], term, storedCommit, survivorLast, snapshotIndex },
+    {
+      event: 'forced new cluster',
+      previousVoters: previous.voters,
+      previousLearners: previous.learners,
+      removed,
+      entries: [first, last],
+      term,
+      storedCommit,
+      survivorLast,
+      snapshotIndex,
+    },
     `FORCED NEW CLUSTER: ${config.id} is now the only voter. Its state as of its last entry ${survivorLast} (it knew ${storedCommit} committed; all of it is kept) is now a snapshot at ${snapshotIndex} ` +
       `(--bump-index ${snapshotIndex - survivorLast}): every new fencing token is at least ${firstTokenOf(first)} and every new lease id above ${snapshotIndex}, past anything the old cluster issued unless it committed ${snapshotIndex - survivorLast} entries or more after ${survivorLast}. ` +
       `Config entries ${first}..${last} (term ${term}) follow it, removing ${removed.join(', ')} for good ` +

@@ -88,7 +88,11 @@ export class LeaderTransfer {
           if (accepted) return;
           // Refused by the core: this node stopped leading before the core's turn, or `to` stopped being a voter.
           const now = this.port.status();
-          finish(now.role === 'leader' ? { kind: 'not-voter', target: to, learner: now.learners.includes(to), voters: now.voters } : { kind: 'not-leader', leader: now.leader });
+          finish(
+            now.role === 'leader'
+              ? { kind: 'not-voter', target: to, learner: now.learners.includes(to), voters: now.voters }
+              : { kind: 'not-leader', leader: now.leader },
+          );
         });
       let askedIn = st.term;
       const onLeader = (leader: NodeId, term: number) => {

@@ -39,7 +39,16 @@
 //    queue; the time it counted is dropped (slower, never faster) and the next Tick advances the clock.
 import type { Logger } from 'pino';
 import { InvariantError, type Entry } from '../../raft/types.js';
-import { encodeCommand, leaderMargins, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, validateCommand, type ApplyOutput, type LockStateMachine, type TickCommand } from '../state-machine/index.js';
+import {
+  encodeCommand,
+  leaderMargins,
+  MAX_TICK_EXPIRY_WORK,
+  MAX_TICK_RENEWALS,
+  validateCommand,
+  type ApplyOutput,
+  type LockStateMachine,
+  type TickCommand,
+} from '../state-machine/index.js';
 import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { NodeConfig } from './config.js';
 import type { RaftDriver } from './raft-driver.js';
@@ -168,8 +177,7 @@ export class LeaseClock {
     else if (!this.caughtUp || sm.hasLease(leaseId)) {
       this.pending.set(leaseId, [reply]);
       this.prompt();
-    }
-    else if (leaseId <= sm.appliedIndex) this.answerGone(leaseId, [reply]);
+    } else if (leaseId <= sm.appliedIndex) this.answerGone(leaseId, [reply]);
     else {
       this.unconfirmed.set(leaseId, [reply]);
       if (!this.confirming) this.confirmGone();
@@ -205,7 +213,10 @@ export class LeaseClock {
     this.caughtUp = false;
     this.lastMark = this.now();
     this.timer = this.clock.every(this.timing.leaseTickMs, () => this.tick());
-    this.logger.info({ event: 'lease clock started', term, intervalMs: this.timing.leaseTickMs, maxElapsedMs: this.timing.maxElapsedMs }, 'lease clock started');
+    this.logger.info(
+      { event: 'lease clock started', term, intervalMs: this.timing.leaseTickMs, maxElapsedMs: this.timing.maxElapsedMs },
+      'lease clock started',
+    );
   }
 
   private stop(): void {
@@ -282,8 +293,12 @@ export class LeaseClock {
     const clusterVersion = cv ? tickClusterVersion(cv, this.statedVersion) : undefined;
     const expiryWork = tickExpiryWork(cv, MAX_TICK_EXPIRY_WORK);
     const cmd: TickCommand = {
-      type: 'Tick', elapsedMs, ...leaderMargins(this.timing.maxElapsedMs), renewed: [...batch.keys()],
-      ...(clusterVersion ? { clusterVersion } : {}), ...(expiryWork ? { expiryWork } : {}),
+      type: 'Tick',
+      elapsedMs,
+      ...leaderMargins(this.timing.maxElapsedMs),
+      renewed: [...batch.keys()],
+      ...(clusterVersion ? { clusterVersion } : {}),
+      ...(expiryWork ? { expiryWork } : {}),
     };
     const problem = validateCommand(cmd);
     if (problem) throw new InvariantError(LEASE_CLOCK, 'tick-accepted', `it built a Tick its state machine refuses (${problem.message}): a bug in lockd`);
@@ -297,7 +312,10 @@ export class LeaseClock {
       ({ index, result: out }) => {
         if (clusterVersion && flight.epoch === this.epoch) {
           this.statedVersion = clusterVersion;
-          this.logger.info({ event: 'cluster version stated', clusterVersion, index, term: this.leaderTerm }, `cluster version ${clusterVersion} stated in the log at ${index} (every member runs it or newer)`);
+          this.logger.info(
+            { event: 'cluster version stated', clusterVersion, index, term: this.leaderTerm },
+            `cluster version ${clusterVersion} stated in the log at ${index} (every member runs it or newer)`,
+          );
         }
         // Normally applied() has answered it already; this covers a Tick that landed in another term.
         if (this.inflight !== flight) return;
@@ -359,7 +377,10 @@ export class LeaseClock {
         this.confirming = undefined;
         // Still leading (else stop() ran): tick() asks again.
         this.unconfirmed = mergeBehind(asked.batch, this.unconfirmed);
-        this.logger.debug({ event: 'unknown leases not confirmed', err: e, renewals: asked.batch.size }, 'read barrier for unknown leases failed; asking again');
+        this.logger.debug(
+          { event: 'unknown leases not confirmed', err: e, renewals: asked.batch.size },
+          'read barrier for unknown leases failed; asking again',
+        );
       },
     );
   }
@@ -382,7 +403,10 @@ export class LeaseClock {
       this.answerGone(id, replies);
       gone++;
     }
-    this.logger.debug({ event: 'lease clock caught up', term: this.leaderTerm, answeredGone: gone, queued: this.pending.size }, 'lease clock caught up with the log');
+    this.logger.debug(
+      { event: 'lease clock caught up', term: this.leaderTerm, answeredGone: gone, queued: this.pending.size },
+      'lease clock caught up with the log',
+    );
   }
 
   private answer(flight: InFlight, out: ApplyOutput): void {

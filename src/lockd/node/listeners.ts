@@ -74,17 +74,19 @@ function guarded(service: grpc.ServiceDefinition, impl: grpc.UntypedServiceImple
     if (!handler) continue;
     // Unary and client-streaming handlers answer through a callback; server-streaming and bidi
     // handlers have none, and a status is sent by emitting it as an error.
-    out[name] = (method.responseStream
-      ? (call: Call) => {
-          const refused = guard(call);
-          if (refused) call.emit('error', refused);
-          else handler(call);
-        }
-      : (call: Call, callback: grpc.sendUnaryData<unknown>) => {
-          const refused = guard(call);
-          if (refused) callback(refused);
-          else handler(call, callback);
-        }) as grpc.UntypedHandleCall;
+    out[name] = (
+      method.responseStream
+        ? (call: Call) => {
+            const refused = guard(call);
+            if (refused) call.emit('error', refused);
+            else handler(call);
+          }
+        : (call: Call, callback: grpc.sendUnaryData<unknown>) => {
+            const refused = guard(call);
+            if (refused) callback(refused);
+            else handler(call, callback);
+          }
+    ) as grpc.UntypedHandleCall;
   }
   return out;
 }
@@ -217,10 +219,16 @@ export class Listeners {
     const problem = this.security.peerCallerProblem(call, by);
     if (problem) refused = status(grpc.status.UNAUTHENTICATED, `the caller cannot act as ${by.slice(0, 80)}: ${problem}`);
     else if (cluster !== this.config.clusterId) refused = status(grpc.status.FAILED_PRECONDITION, 'wrong cluster id');
-    else if (by === this.config.id || !this.directory.isMember(by)) refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
+    else if (by === this.config.id || !this.directory.isMember(by))
+      refused = status(grpc.status.PERMISSION_DENIED, `${FORWARDED_HEADER} "${by.slice(0, 80)}" is not another member of this cluster`);
     else refused = this.forwardedPrincipal(call.metadata);
     if (refused)
-      this.refusals.note(`refused forwarded calls: ${refused.details.slice(0, 100)}`, 'warn', { event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details }, `refused a forwarded call: ${refused.details}`);
+      this.refusals.note(
+        `refused forwarded calls: ${refused.details.slice(0, 100)}`,
+        'warn',
+        { event: 'refused forwarded call', by: by.slice(0, 80), remoteClusterId: cluster.slice(0, 80), reason: refused.details },
+        `refused a forwarded call: ${refused.details}`,
+      );
     return refused;
   };
 

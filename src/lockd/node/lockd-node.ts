@@ -85,8 +85,33 @@ export class LockdNode {
     transport.addToServer(listeners.peerServer);
     const access = new AccessControl(config, stateMachine, () => clusterHas('quotas', directory.clusterVersion()));
     // Replicated time is the node's: its leader proposes Ticks whatever services are registered.
-    const leaseClock = new LeaseClock({ driver, stateMachine, logger, clock, clusterVersion: () => directory.clusterVersion(), onTickProposed: source.tickProposed, ...(testFaults ? { testFaults } : {}) }, leaseClockTiming(config));
-    const ctx: NodeContext = { config, driver, stateMachine, logger, clock, peers: directory, membership, security, access, leaseClock, refusals: refusals.log, observe: { bus, source, stalls }, ...(testFaults ? { testFaults } : {}) };
+    const leaseClock = new LeaseClock(
+      {
+        driver,
+        stateMachine,
+        logger,
+        clock,
+        clusterVersion: () => directory.clusterVersion(),
+        onTickProposed: source.tickProposed,
+        ...(testFaults ? { testFaults } : {}),
+      },
+      leaseClockTiming(config),
+    );
+    const ctx: NodeContext = {
+      config,
+      driver,
+      stateMachine,
+      logger,
+      clock,
+      peers: directory,
+      membership,
+      security,
+      access,
+      leaseClock,
+      refusals: refusals.log,
+      observe: { bus, source, stalls },
+      ...(testFaults ? { testFaults } : {}),
+    };
     const closers: Array<{ close(): void }> = [stalls, leaseClock, refusals];
     stalls.addQueue('raftInputs', () => driver.queued().inputs);
     stalls.addQueue('proposals', () => driver.queued().proposals);
@@ -116,7 +141,17 @@ export class LockdNode {
     if (driver.selfRemoved()) node.removed(byOwnLog);
     removal.tell((why) => node.removed(why));
     logger.info(
-      { event: 'listening', address: config.listen, peerAddress: config.peerListen, advertiseClient: config.advertiseClient, peers: Object.fromEntries(config.peers), tls: security.summary ?? false, clientCertAuth: config.clientCertAuth, acl: config.acl, admins: config.admins },
+      {
+        event: 'listening',
+        address: config.listen,
+        peerAddress: config.peerListen,
+        advertiseClient: config.advertiseClient,
+        peers: Object.fromEntries(config.peers),
+        tls: security.summary ?? false,
+        clientCertAuth: config.clientCertAuth,
+        acl: config.acl,
+        admins: config.admins,
+      },
       `listening on ${config.listen} (clients) and ${config.peerListen} (peers)${security.enabled ? ' with TLS' : ''}`,
     );
     return node;
@@ -160,7 +195,8 @@ export class LockdNode {
     const t0 = Date.now();
     const o = await this.ctx.driver.transferLeadership(undefined, boundMs);
     const ms = Date.now() - t0;
-    if (o.kind === 'done') this.ctx.logger.info({ event: 'handed off', to: o.leader, term: o.term, ms }, `leadership handed to ${o.leader} before stopping (${ms} ms)`);
+    if (o.kind === 'done')
+      this.ctx.logger.info({ event: 'handed off', to: o.leader, term: o.term, ms }, `leadership handed to ${o.leader} before stopping (${ms} ms)`);
     else if (o.kind === 'no-target') this.ctx.logger.info({ event: 'hand-off skipped' }, 'the only voter: no one to hand leadership to');
     else this.ctx.logger.warn({ event: 'hand-off failed', outcome: o, ms }, `could not hand leadership over before stopping (${o.kind}); stopping anyway`);
     return o;
@@ -182,7 +218,11 @@ function observation(config: NodeConfig, logger: Logger, storage: LevelStorage, 
   const source = new NodeSource(bus, config.id, storage.memory.hardState(), stateMachine);
   const stalls = new StallWatch(logger);
   // Refusals and protocol errors: a count per interval, not a line each (observe/log-limiter.ts).
-  const refusals = loggerLimiter(logger, () => realClock.monoMs(), (ms, fn) => realClock.every(ms, fn).unref());
+  const refusals = loggerLimiter(
+    logger,
+    () => realClock.monoMs(),
+    (ms, fn) => realClock.every(ms, fn).unref(),
+  );
   return { bus, source, stalls, refusals };
 }
 
@@ -194,12 +234,26 @@ function everySecond(bus: EventBus, source: NodeSource, driver: RaftDriver<Apply
     const progress = driver.status().progress;
     if (progress.size > 0) {
       const ids = [...progress.keys()].sort();
-      bus.publish({ type: 'progress', followers: ids, match: ids.map((id) => progress.get(id)!.match), next: ids.map((id) => progress.get(id)!.next), state: ids.map((id) => progress.get(id)!.state), inflight: ids.map((id) => progress.get(id)!.inflight) });
+      bus.publish({
+        type: 'progress',
+        followers: ids,
+        match: ids.map((id) => progress.get(id)!.match),
+        next: ids.map((id) => progress.get(id)!.next),
+        state: ids.map((id) => progress.get(id)!.state),
+        inflight: ids.map((id) => progress.get(id)!.inflight),
+      });
     }
   };
 }
 
-function newDriver(config: NodeConfig, logger: Logger, clock: Clock, storage: LevelStorage, stateMachine: LockStateMachine, source: NodeSource): RaftDriver<ApplyOutput> {
+function newDriver(
+  config: NodeConfig,
+  logger: Logger,
+  clock: Clock,
+  storage: LevelStorage,
+  stateMachine: LockStateMachine,
+  source: NodeSource,
+): RaftDriver<ApplyOutput> {
   return new RaftDriver<ApplyOutput>({
     id: config.id,
     clock,
@@ -233,7 +287,11 @@ interface TransportParts {
 /** The peer transport: what it receives goes to the driver (through the observation source), what it learns to the directory. */
 function newTransport(config: NodeConfig, logger: Logger, p: TransportParts): PeerTransport {
   const { security, directory, driver, source, testFaults } = p;
-  const peers = new Map(Object.entries(directory.book()).filter(([id]) => id !== config.id).map(([id, a]) => [id, a.peer]));
+  const peers = new Map(
+    Object.entries(directory.book())
+      .filter(([id]) => id !== config.id)
+      .map(([id, a]) => [id, a.peer]),
+  );
   return new PeerTransport({
     clusterId: config.clusterId,
     selfId: config.id,
@@ -260,7 +318,14 @@ function newTransport(config: NodeConfig, logger: Logger, p: TransportParts): Pe
 }
 
 /** Membership as the node follows it: the stored log replayed, then every change the driver applies; the directory's addresses saved. */
-function followMembership(config: NodeConfig, logger: Logger, storage: LevelStorage, driver: RaftDriver<ApplyOutput>, directory: PeerDirectory, transport: PeerTransport): Membership {
+function followMembership(
+  config: NodeConfig,
+  logger: Logger,
+  storage: LevelStorage,
+  driver: RaftDriver<ApplyOutput>,
+  directory: PeerDirectory,
+  transport: PeerTransport,
+): Membership {
   const saveBook = () => void storage.savePeers(directory.book()).catch((e: unknown) => logger.warn({ err: e }, 'saving member addresses failed'));
   const membership = new Membership(config.id, driver, directory, logger, (id) => transport.removePeer(id), saveBook);
   directory.onAdded((id, address) => {

@@ -9,7 +9,10 @@ import { buildLine } from './versions.js';
 export async function openStorage(config: NodeConfig, logger: Logger): Promise<LevelStorage> {
   const wasOpen = makeDataDirPrivate(config.dataDir);
   if (wasOpen !== undefined)
-    logger.warn({ event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) }, `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`);
+    logger.warn(
+      { event: 'data dir made private', dir: config.dataDir, mode: wasOpen.toString(8) },
+      `data dir ${config.dataDir} was mode ${wasOpen.toString(8)} (others could read it): made it 0700`,
+    );
   // A data dir of the previous storage format is copied, then migrated (storage/migrate.ts); a
   // newer one is refused (DataDirError 'format', exit 3).
   const migrated = await migrateDataDir(config.dataDir, buildLine(), { clusterId: config.clusterId, nodeId: config.id });
@@ -30,7 +33,10 @@ export async function openStorage(config: NodeConfig, logger: Logger): Promise<L
     ...(config.unsafeNoFsync ? { unsafeNoSync: true } : {}),
   });
   if (config.unsafeNoFsync)
-    logger.warn({ event: 'unsafe no fsync' }, 'UNSAFE: --unsafe-no-fsync: no LevelDB write is synced, a power cut loses acknowledged state; a test control build only, never run a real cluster like this');
+    logger.warn(
+      { event: 'unsafe no fsync' },
+      'UNSAFE: --unsafe-no-fsync: no LevelDB write is synced, a power cut loses acknowledged state; a test control build only, never run a real cluster like this',
+    );
   logger.info({ event: 'data dir opened', dir: config.dataDir, created: storage.created, lastIndex: storage.memory.lastIndex() }, 'data dir opened');
   return storage;
 }

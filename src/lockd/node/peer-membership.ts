@@ -51,13 +51,18 @@ export class Membership {
   private entry(e: Entry, committed: boolean): void {
     const { change } = decodeConfigEntry(e.data, this.selfId, e.index);
     const ctx = decodeMemberContext(change.context);
-    if (change.context !== undefined && !ctx) this.logger.warn({ event: 'bad member context', index: e.index }, `config entry ${e.index} carries no usable member addresses`);
+    if (change.context !== undefined && !ctx)
+      this.logger.warn({ event: 'bad member context', index: e.index }, `config entry ${e.index} carries no usable member addresses`);
     if (!committed && ctx && this.directory.addAddresses(ctx.addresses)) this.saveBook();
     if (committed && ctx?.requestId) {
       this.committedRequests.set(ctx.requestId, { index: e.index, op: change.op, node: change.node });
       if (this.committedRequests.size > MAX_REMEMBERED) this.committedRequests.delete(this.committedRequests.keys().next().value!);
     }
-    if (committed) this.logger.info({ event: 'membership change committed', index: e.index, op: change.op, member: change.node }, `membership change committed at ${e.index}: ${change.op} ${change.node}`);
+    if (committed)
+      this.logger.info(
+        { event: 'membership change committed', index: e.index, op: change.op, member: change.node },
+        `membership change committed at ${e.index}: ${change.op} ${change.node}`,
+      );
   }
 
   /** Copy the core's configuration into the directory; close streams to members removed for good. */

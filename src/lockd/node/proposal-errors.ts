@@ -15,6 +15,10 @@ export class ProposalLostError extends Error {
     /** True when we cannot tell whether it committed (a snapshot jumped over it). */
     readonly outcomeUnknown = false,
   ) {
-    super(outcomeUnknown ? `outcome of the proposal at index ${index} is unknown here (snapshot installed)` : `proposal at index ${index} was superseded by a new leader`);
+    super(
+      outcomeUnknown
+        ? `outcome of the proposal at index ${index} is unknown here (snapshot installed)`
+        : `proposal at index ${index} was superseded by a new leader`,
+    );
   }
 }

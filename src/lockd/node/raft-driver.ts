@@ -95,7 +95,10 @@ export class RaftDriver<R> {
   start(): void {
     this.timer = this.clock.every(this.opts.tickMs, () => this.loop.tick());
     const st = this.loop.status();
-    this.opts.logger.info({ event: 'node started', term: st.term, applied: this.loop.appliedIndex(), snapshotIndex: this.opts.storage.memory.snapshot().metadata.index }, 'node started');
+    this.opts.logger.info(
+      { event: 'node started', term: st.term, applied: this.loop.appliedIndex(), snapshotIndex: this.opts.storage.memory.snapshot().metadata.index },
+      'node started',
+    );
   }
 
   async stop(): Promise<void> {

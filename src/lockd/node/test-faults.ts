@@ -51,7 +51,10 @@ export class TestFaults {
     private readonly file: string,
     private readonly logger: Logger,
   ) {
-    logger.warn({ event: 'unsafe test faults enabled', file }, `UNSAFE: test faults are enabled (--unsafe-test-faults ${file}): SIGUSR2 runs the command in that file (isolate, heal, clock-jump MS, block-loop MS); never run a real cluster like this`);
+    logger.warn(
+      { event: 'unsafe test faults enabled', file },
+      `UNSAFE: test faults are enabled (--unsafe-test-faults ${file}): SIGUSR2 runs the command in that file (isolate, heal, clock-jump MS, block-loop MS); never run a real cluster like this`,
+    );
   }
 
   /** True while Raft traffic to and from the peers is dropped. */
@@ -92,8 +95,16 @@ export class TestFaults {
     }
     if (cmd.kind === 'clock-jump') this.clockOffsetMs += cmd.ms;
     else this.isolatedNow = cmd.kind === 'isolate';
-    const what = cmd.kind === 'clock-jump' ? `the lease clock's source leapt forward ${cmd.ms} ms (offset now ${this.clockOffsetMs} ms)` : cmd.kind === 'isolate' ? 'dropping all Raft traffic to and from peers' : 'peer traffic flows again';
-    this.logger.warn({ event: 'test fault', fault: cmd.kind, ...(cmd.kind === 'clock-jump' ? { ms: cmd.ms, offsetMs: this.clockOffsetMs } : {}) }, `UNSAFE test fault: ${what}`);
+    const what =
+      cmd.kind === 'clock-jump'
+        ? `the lease clock's source leapt forward ${cmd.ms} ms (offset now ${this.clockOffsetMs} ms)`
+        : cmd.kind === 'isolate'
+          ? 'dropping all Raft traffic to and from peers'
+          : 'peer traffic flows again';
+    this.logger.warn(
+      { event: 'test fault', fault: cmd.kind, ...(cmd.kind === 'clock-jump' ? { ms: cmd.ms, offsetMs: this.clockOffsetMs } : {}) },
+      `UNSAFE test fault: ${what}`,
+    );
   }
 }
 

@@ -24,7 +24,7 @@ export function admissionMetrics(limits: () => readonly ObservedLimit[], registe
   });
   new Gauge({
     name: 'lockd_admission_in_use',
-    help: 'Current use of each admission limit: connections, streams, calls or bytes; for a per-principal, per-address, per-connection or per-stream limit, its busiest one\'s.',
+    help: "Current use of each admission limit: connections, streams, calls or bytes; for a per-principal, per-address, per-connection or per-stream limit, its busiest one's.",
     labelNames: ['limit'],
     registers,
     collect() {

@@ -89,7 +89,7 @@ export class Subscription {
     this.woken = true;
     setImmediate(() => {
       this.woken = false;
-      if (this.closed || this.size === 0 && this.lost === 0) return;
+      if (this.closed || (this.size === 0 && this.lost === 0)) return;
       this.wake();
     });
   }

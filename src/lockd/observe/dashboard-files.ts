@@ -39,7 +39,10 @@ export class DashboardFiles {
       return new DashboardFiles(new Map(), `the dashboard's files are not at ${dir}: ${(e as Error).message}`);
     }
     const files = new Map<string, DashboardFile>();
-    for (const name of names.filter((n) => NAME.test(n)).sort().slice(0, MAX_FILES)) {
+    for (const name of names
+      .filter((n) => NAME.test(n))
+      .sort()
+      .slice(0, MAX_FILES)) {
       const path = join(dir, name);
       try {
         const st = statSync(path);

@@ -24,15 +24,29 @@ export function logDecisions(bus: EventBus, logger: Logger, isLeader: () => bool
 function line(logger: Logger, level: 'info' | 'debug', ev: ObservedEvent, refusals: RefusalLog | undefined): void {
   switch (ev.type) {
     case 'lock-freed':
-      if (ev.why === 'expired') logger[level]({ event: 'lock expired', name: ev.name, leaseId: ev.leaseId, token: ev.token, index: ev.index }, `${ev.name} lost by lease ${ev.leaseId} (lease expired)`);
+      if (ev.why === 'expired')
+        logger[level](
+          { event: 'lock expired', name: ev.name, leaseId: ev.leaseId, token: ev.token, index: ev.index },
+          `${ev.name} lost by lease ${ev.leaseId} (lease expired)`,
+        );
       return;
     case 'lease-ended':
       logger[level]({ event: ev.why === 'expired' ? 'lease expired' : 'lease ended', leaseId: ev.leaseId, index: ev.index }, `lease ${ev.leaseId} ${ev.why}`);
       return;
     case 'fence':
       if (ev.accepted) return;
-      if (refusals) refusals.note(`fence refusals (${ev.op})`, level, { event: 'fence refused', key: ev.key, token: ev.token, highest: ev.highest, stale: ev.stale, index: ev.index }, `fenced ${ev.op} of ${ev.key} refused: ${ev.reason ?? ''}`);
-      else logger[level]({ event: 'fence refused', key: ev.key, token: ev.token, highest: ev.highest, stale: ev.stale, index: ev.index }, `fenced ${ev.op} of ${ev.key} refused: ${ev.reason ?? ''}`);
+      if (refusals)
+        refusals.note(
+          `fence refusals (${ev.op})`,
+          level,
+          { event: 'fence refused', key: ev.key, token: ev.token, highest: ev.highest, stale: ev.stale, index: ev.index },
+          `fenced ${ev.op} of ${ev.key} refused: ${ev.reason ?? ''}`,
+        );
+      else
+        logger[level](
+          { event: 'fence refused', key: ev.key, token: ev.token, highest: ev.highest, stale: ev.stale, index: ev.index },
+          `fenced ${ev.op} of ${ev.key} refused: ${ev.reason ?? ''}`,
+        );
       return;
     default:
       return;

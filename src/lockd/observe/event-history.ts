@@ -42,7 +42,11 @@ export class EventHistory {
   /** Decisions that fell out of the window (or were lost before being kept). */
   private dropped = 0;
 
-  constructor(bus: EventBus, private readonly maxEvents = HISTORY_EVENTS, private readonly maxBytes = HISTORY_BYTES) {
+  constructor(
+    bus: EventBus,
+    private readonly maxEvents = HISTORY_EVENTS,
+    private readonly maxBytes = HISTORY_BYTES,
+  ) {
     // Woken once per turn like any reader; take() also drains it at once (before a snapshot).
     this.sub = bus.subscribe(Math.max(maxEvents * 8, 1024), () => this.drain());
   }

@@ -101,7 +101,13 @@ export class EventStreams {
       return;
     }
     this.open.add(res);
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write(`retry: 1000\n: lockd ${this.bus.node} events; last seq ${this.bus.lastSeq}\n\n`);
     const send = (out: string) => {
       res.write(out);
@@ -111,7 +117,7 @@ export class EventStreams {
       if (res.writableNeedDrain || res.destroyed) return; // resumed by 'drain'
       const { events, lost } = sub.take();
       if (reader && !reader.mayRead()) {
-        res.end(`event: denied\ndata: ${JSON.stringify({ reason: 'this principal may no longer read the node\'s observations' })}\n\n`);
+        res.end(`event: denied\ndata: ${JSON.stringify({ reason: "this principal may no longer read the node's observations" })}\n\n`);
         return;
       }
       const only = reader?.only();

@@ -25,11 +25,13 @@ export function readRefusal(req: IncomingMessage, path: string, tls: boolean, ma
   if (!tls || OPEN_PATHS.has(path)) return undefined;
   const socket = req.socket as TLSSocket;
   const cert = socket.getPeerCertificate();
-  if (!cert || Object.keys(cert).length === 0) return { status: 403, message: `${path} needs a client certificate signed by the cluster's CA (only /livez and /readyz are open)` };
+  if (!cert || Object.keys(cert).length === 0)
+    return { status: 403, message: `${path} needs a client certificate signed by the cluster's CA (only /livez and /readyz are open)` };
   if (!socket.authorized) return { status: 403, message: `the client certificate was not accepted: ${String(socket.authorizationError)}` };
   const who = certificatePrincipal(cert);
   if ('problem' in who) return { status: 403, message: who.problem };
-  if (!mayRead(who.principal)) return { status: 403, message: `principal ${who.principal} may not read this node's observations: it needs \`read\` on the empty prefix '' (or admin)` };
+  if (!mayRead(who.principal))
+    return { status: 403, message: `principal ${who.principal} may not read this node's observations: it needs \`read\` on the empty prefix '' (or admin)` };
   return undefined;
 }
 

@@ -44,7 +44,8 @@ const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 // The page loads only its own files and talks (fetch, EventSource) to this and the other members'
 // endpoints, whose ports it learns at run time: connect-src is the scheme, nothing else is allowed.
-const csp = (scheme: string) => `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ${scheme}:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+const csp = (scheme: string) =>
+  `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ${scheme}:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /** One request: refused (method, certificate, rules), or one of the endpoints. */
 function requestHandler(parts: HttpParts, tls: boolean): (req: IncomingMessage, res: ServerResponse) => void {
@@ -91,7 +92,12 @@ function requestHandler(parts: HttpParts, tls: boolean): (req: IncomingMessage, 
           res.end();
           return;
         }
-        return parts.events.serve(req, res, cors(req, parts.cluster(), scheme), principal === undefined ? undefined : { only, mayRead: () => parts.mayRead(principal) });
+        return parts.events.serve(
+          req,
+          res,
+          cors(req, parts.cluster(), scheme),
+          principal === undefined ? undefined : { only, mayRead: () => parts.mayRead(principal) },
+        );
       default:
         return serveFile(parts, req, res, path, scheme);
     }
@@ -116,7 +122,14 @@ function serveMetrics(parts: HttpParts, res: ServerResponse): void {
 function serveFile(parts: HttpParts, req: IncomingMessage, res: ServerResponse, path: string, scheme: string): void {
   const file = parts.dashboard.get(path);
   if (file) {
-    res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'no-cache', 'content-security-policy': csp(scheme), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    res.writeHead(200, {
+      'content-type': file.type,
+      'content-length': file.body.length,
+      'cache-control': 'no-cache',
+      'content-security-policy': csp(scheme),
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
     res.end(req.method === 'HEAD' ? undefined : file.body);
     return;
   }
@@ -132,7 +145,9 @@ export async function listenHttp(address: string, parts: HttpParts): Promise<Htt
   // With TLS a client certificate is asked for but not required at the handshake (probes have
   // none); readRefusal() requires a verified one on every path but the probes'. A handshake must
   // finish within 10 s, like the request's headers.
-  const server: Server = parts.tls ? createHttpsServer({ ...parts.tls, requestCert: true, rejectUnauthorized: false, handshakeTimeout: 10_000 }, handler) : createServer(handler);
+  const server: Server = parts.tls
+    ? createHttpsServer({ ...parts.tls, requestCert: true, rejectUnauthorized: false, handshakeTimeout: 10_000 }, handler)
+    : createServer(handler);
   // Bounds on what a client may hold: the request's headers and body must arrive in time (an
   // /events response may run for hours; these limit only the request), and connections are capped.
   server.headersTimeout = 10_000;

@@ -67,7 +67,8 @@ export class LogLimiter implements RefusalLog {
       return;
     }
     this.kinds.set(k, { level, since: now, suppressed: 0 });
-    if (k === OVERFLOW_KIND) this.opts.emit(level, { event: 'refusal', kind: k, of: kind }, `${msg} (more refusal kinds than ${this.maxKinds}: further ones are counted together)`);
+    if (k === OVERFLOW_KIND)
+      this.opts.emit(level, { event: 'refusal', kind: k, of: kind }, `${msg} (more refusal kinds than ${this.maxKinds}: further ones are counted together)`);
     else this.opts.emit(level, { event: 'refusal', kind: k, ...fields }, msg);
   }
 
@@ -88,7 +89,11 @@ export class LogLimiter implements RefusalLog {
       return;
     }
     const secs = Math.round((now - st.since) / 1000);
-    this.opts.emit(st.level, { event: 'refusals suppressed', kind, count: st.suppressed, seconds: secs }, `${st.suppressed} more ${kind} in the last ${secs} s`);
+    this.opts.emit(
+      st.level,
+      { event: 'refusals suppressed', kind, count: st.suppressed, seconds: secs },
+      `${st.suppressed} more ${kind} in the last ${secs} s`,
+    );
     // Still busy: keep counting in a new interval, without another first line.
     st.since = now;
     st.suppressed = 0;
@@ -96,7 +101,12 @@ export class LogLimiter implements RefusalLog {
 }
 
 /** A limiter writing to a pino logger, flushed by `every` (the node's clock timer). */
-export function loggerLimiter(logger: Logger, now: () => number, every: (ms: number, fn: () => void) => { clear(): void }, intervalMs = LOG_INTERVAL_MS): { log: LogLimiter; close(): void } {
+export function loggerLimiter(
+  logger: Logger,
+  now: () => number,
+  every: (ms: number, fn: () => void) => { clear(): void },
+  intervalMs = LOG_INTERVAL_MS,
+): { log: LogLimiter; close(): void } {
   const log = new LogLimiter({ now, intervalMs, emit: (level, fields, msg) => logger[level](fields, msg) });
   const timer = every(Math.max(1, Math.floor(intervalMs / 2)), () => log.flush());
   return {

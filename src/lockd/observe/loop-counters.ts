@@ -5,7 +5,18 @@
 // A benchmark divides their deltas over a window by the lock cycles in it (bench/lib/counters.ts).
 import type { Message, MessageType, Ready } from '../../raft/types.js';
 
-export const MESSAGE_TYPES: readonly MessageType[] = ['App', 'AppResp', 'Heartbeat', 'HeartbeatResp', 'Vote', 'VoteResp', 'PreVote', 'PreVoteResp', 'Snap', 'TimeoutNow'];
+export const MESSAGE_TYPES: readonly MessageType[] = [
+  'App',
+  'AppResp',
+  'Heartbeat',
+  'HeartbeatResp',
+  'Vote',
+  'VoteResp',
+  'PreVote',
+  'PreVoteResp',
+  'Snap',
+  'TimeoutNow',
+];
 
 type PerType = Record<MessageType, number>;
 const zeros = (): PerType => Object.fromEntries(MESSAGE_TYPES.map((t) => [t, 0])) as PerType;

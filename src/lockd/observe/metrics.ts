@@ -43,33 +43,59 @@ export class NodeMetrics {
     const st = ctx.driver.status();
     this.term = new Gauge({ name: 'lockd_raft_term', help: 'Current Raft term of this node.', registers });
     this.isLeader = new Gauge({ name: 'lockd_raft_is_leader', help: '1 if this node is the leader, else 0.', registers });
-    this.leaderChanges = new Counter({ name: 'lockd_raft_leader_changes_total', help: 'New leaderships (leader, term) this node learned of, itself included.', registers });
+    this.leaderChanges = new Counter({
+      name: 'lockd_raft_leader_changes_total',
+      help: 'New leaderships (leader, term) this node learned of, itself included.',
+      registers,
+    });
     this.commitIndex = new Gauge({ name: 'lockd_raft_commit_index', help: 'Highest log index known committed on this node.', registers });
     this.appliedIndex = new Gauge({ name: 'lockd_raft_applied_index', help: 'Highest log index applied to the state machine on this node.', registers });
     this.committed = new Counter({ name: 'lockd_raft_proposals_committed_total', help: 'Log entries this node saw committed since it started.', registers });
     this.diskSync = new Histogram({
       name: 'lockd_disk_sync_duration_seconds',
-      help: 'Duration of the Raft loop\'s synced LevelDB writes (hard state, entries, snapshot).',
+      help: "Duration of the Raft loop's synced LevelDB writes (hard state, entries, snapshot).",
       buckets: [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192],
       registers,
     });
-    new Gauge({ name: 'lockd_lease_active', help: 'Live leases in this node\'s applied state.', registers, collect() { this.set(ctx.stateMachine.leaseCounts().live); } });
+    new Gauge({
+      name: 'lockd_lease_active',
+      help: "Live leases in this node's applied state.",
+      registers,
+      collect() {
+        this.set(ctx.stateMachine.leaseCounts().live);
+      },
+    });
     this.leaseExpired = new Counter({ name: 'lockd_lease_expired_total', help: 'Leases expired by Ticks this node applied.', registers });
-    this.grants = new Counter({ name: 'lockd_lock_grants_total', help: 'Lock grants this node applied (direct acquires and hand-offs to a waiter).', labelNames: ['kind'], registers });
+    this.grants = new Counter({
+      name: 'lockd_lock_grants_total',
+      help: 'Lock grants this node applied (direct acquires and hand-offs to a waiter).',
+      labelNames: ['kind'],
+      registers,
+    });
     new Gauge({
       name: 'lockd_lock_waiters',
-      help: 'Leases queued waiting for a lock, in this node\'s applied state.',
+      help: "Leases queued waiting for a lock, in this node's applied state.",
       registers,
       collect() {
         this.set(ctx.stateMachine.leaseCounts().waiting);
       },
     });
-    this.fenceRejected = new Counter({ name: 'lockd_fence_rejected_total', help: 'Fenced writes and deletes refused (reason stale: token below the key\'s highest).', labelNames: ['reason'], registers });
+    this.fenceRejected = new Counter({
+      name: 'lockd_fence_rejected_total',
+      help: "Fenced writes and deletes refused (reason stale: token below the key's highest).",
+      labelNames: ['reason'],
+      registers,
+    });
     loopCounters(ctx.observe.source.counters, registers);
     loopTiming(ctx, registers);
     if (limits) admissionMetrics(limits, registers);
     quotaMetrics(ctx.stateMachine, registers);
-    this.lost = new Counter({ name: 'lockd_observe_events_lost_total', help: 'Observation events dropped because a reader fell behind.', labelNames: ['reader'], registers });
+    this.lost = new Counter({
+      name: 'lockd_observe_events_lost_total',
+      help: 'Observation events dropped because a reader fell behind.',
+      labelNames: ['reader'],
+      registers,
+    });
     // Levels as of the start (a restored node begins at its snapshot); events move them from here.
     this.term.set(st.term);
     this.isLeader.set(ctx.driver.isLeader() ? 1 : 0);
@@ -158,7 +184,7 @@ function loopTiming(ctx: ObservedNode, registers: Registry[]): void {
   });
   const apply = new Histogram({
     name: 'lockd_apply_seconds',
-    help: 'Time the state machine took to apply one committed entry, by command type (Tick, Acquire, ...; noop and config for the core\'s own entries). Every replica applies every entry on its event loop.',
+    help: "Time the state machine took to apply one committed entry, by command type (Tick, Acquire, ...; noop and config for the core's own entries). Every replica applies every entry on its event loop.",
     labelNames: ['type'],
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers,
@@ -176,7 +202,9 @@ function loopCounters(c: LoopCounters, registers: Registry[]): void {
   const counter = (name: string, help: string, read: () => number) => {
     let last = 0;
     new Counter({
-      name, help, registers,
+      name,
+      help,
+      registers,
       collect() {
         const v = read();
         this.inc(v - last);
@@ -187,7 +215,10 @@ function loopCounters(c: LoopCounters, registers: Registry[]): void {
   const perType = (name: string, help: string, byType: Record<string, number>) => {
     const last: Record<string, number> = {};
     new Counter({
-      name, help, labelNames: ['type'], registers,
+      name,
+      help,
+      labelNames: ['type'],
+      registers,
       collect() {
         for (const t of MESSAGE_TYPES) {
           this.inc({ type: t }, byType[t] - (last[t] ?? 0));
@@ -204,7 +235,11 @@ function loopCounters(c: LoopCounters, registers: Registry[]): void {
   counter('lockd_raft_ready_batches_with_entries_total', 'Ready batches that appended at least one entry.', () => c.readiesWithEntries);
   counter('lockd_raft_ready_entries_total', 'Entries appended by Ready batches (on the leader: its proposals).', () => c.readyEntries);
   counter('lockd_raft_ready_committed_entries_total', 'Committed entries Ready batches handed to the state machine.', () => c.committedEntries);
-  counter('lockd_disk_synced_writes_total', 'Synced LevelDB writes of the Raft loop (batches with entries, term, vote or snapshot; compactions).', () => c.syncedWrites);
+  counter(
+    'lockd_disk_synced_writes_total',
+    'Synced LevelDB writes of the Raft loop (batches with entries, term, vote or snapshot; compactions).',
+    () => c.syncedWrites,
+  );
   counter('lockd_disk_synced_entries_total', 'Log entries written by synced LevelDB writes (per write: entries per persist).', () => c.syncedEntries);
   counter('lockd_disk_unsynced_writes_total', 'Unsynced LevelDB writes of the Raft loop (a commit-only hard state).', () => c.unsyncedWrites);
 }

@@ -135,7 +135,8 @@ export class NodeSource {
     const bus = this.bus;
     const r = out.result;
     // The command is decoded again only for the facts a result does not carry (names, tokens).
-    const cmd: Command | undefined = r && (r.type === 'Tick' || r.type === 'Release' || r.type === 'FenceWrite' || r.type === 'FenceDelete') ? decodeCommand(entry.data) : undefined;
+    const cmd: Command | undefined =
+      r && (r.type === 'Tick' || r.type === 'Release' || r.type === 'FenceWrite' || r.type === 'FenceDelete') ? decodeCommand(entry.data) : undefined;
     bus.publish(
       r === undefined
         ? { type: 'applied', index: entry.index, entryTerm: entry.term, command: 'noop', ok: true }
@@ -146,18 +147,40 @@ export class NodeSource {
     if (r?.type === 'Tick' && r.ok && cmd?.type === 'Tick') {
       const renewed = r.renewed.map((x) => x.leaseId);
       const measuredMs = this.measuredFor(entry);
-      bus.publish({ type: 'tick', index: entry.index, now: r.now, elapsedMs: cmd.elapsedMs, ...(measuredMs === undefined ? {} : { measuredMs }), renewed, deadlines: renewed.map((id) => this.deadline(id)), expired: r.expired });
+      bus.publish({
+        type: 'tick',
+        index: entry.index,
+        now: r.now,
+        elapsedMs: cmd.elapsedMs,
+        ...(measuredMs === undefined ? {} : { measuredMs }),
+        renewed,
+        deadlines: renewed.map((id) => this.deadline(id)),
+        expired: r.expired,
+      });
     }
-    if (r?.type === 'Grant' && r.ok && !r.duplicate) bus.publish({ type: 'lease-granted', index: entry.index, leaseId: r.leaseId, ttlMs: r.ttlMs, deadline: this.deadline(r.leaseId) });
-    if (r?.type === 'Release' && cmd?.type === 'Release' && r.ok) bus.publish({ type: 'release', index: entry.index, name: cmd.name, token: cmd.token, ok: r.released });
+    if (r?.type === 'Grant' && r.ok && !r.duplicate)
+      bus.publish({ type: 'lease-granted', index: entry.index, leaseId: r.leaseId, ttlMs: r.ttlMs, deadline: this.deadline(r.leaseId) });
+    if (r?.type === 'Release' && cmd?.type === 'Release' && r.ok)
+      bus.publish({ type: 'release', index: entry.index, name: cmd.name, token: cmd.token, ok: r.released });
     if ((cmd?.type === 'FenceWrite' || cmd?.type === 'FenceDelete') && r) {
       const op = cmd.type === 'FenceWrite' ? 'write' : 'delete';
-      if (r.ok && (r.type === 'FenceWrite' || r.type === 'FenceDelete')) bus.publish({ type: 'fence', index: entry.index, op, key: cmd.key, token: cmd.token, accepted: true, stale: false, highest: r.highestToken });
+      if (r.ok && (r.type === 'FenceWrite' || r.type === 'FenceDelete'))
+        bus.publish({ type: 'fence', index: entry.index, op, key: cmd.key, token: cmd.token, accepted: true, stale: false, highest: r.highestToken });
       else if (!r.ok) {
         // A stale token is refused with the key's highest token: "33 < 34"; other refusals carry only their message.
         const stale = r.highestToken !== undefined;
         const highest = r.highestToken ?? 0;
-        bus.publish({ type: 'fence', index: entry.index, op, key: cmd.key, token: cmd.token, accepted: false, stale, highest, reason: stale ? `${cmd.token} < ${highest}` : r.message });
+        bus.publish({
+          type: 'fence',
+          index: entry.index,
+          op,
+          key: cmd.key,
+          token: cmd.token,
+          accepted: false,
+          stale,
+          highest,
+          reason: stale ? `${cmd.token} < ${highest}` : r.message,
+        });
       }
     }
     this.lockEvents(out.events);
@@ -181,7 +204,14 @@ export class NodeSource {
         case 'RELEASED':
         case 'EXPIRED':
           freed.add(ev.name);
-          this.bus.publish({ type: 'lock-freed', index: ev.index, name: ev.name, leaseId: ev.leaseId, token: ev.token, why: ev.type === 'RELEASED' ? 'released' : 'expired' });
+          this.bus.publish({
+            type: 'lock-freed',
+            index: ev.index,
+            name: ev.name,
+            leaseId: ev.leaseId,
+            token: ev.token,
+            why: ev.type === 'RELEASED' ? 'released' : 'expired',
+          });
           break;
         case 'QUEUED':
           this.bus.publish({ type: 'waiter', index: ev.index, name: ev.name, leaseId: ev.leaseId, action: 'queued' });
@@ -207,8 +237,15 @@ export class NodeSource {
       const m = this.machine.lockMode(name);
       if (!m) continue;
       this.bus.publish({
-        type: 'lock-mode', index, name, permits: m.permits, election: m.election, delayUntil: m.delayUntil,
-        holders: m.holders.map((h) => h.leaseId), shared: m.holders.map((h) => h.shared), values: m.election ? m.holders.map((h) => h.value) : [],
+        type: 'lock-mode',
+        index,
+        name,
+        permits: m.permits,
+        election: m.election,
+        delayUntil: m.delayUntil,
+        holders: m.holders.map((h) => h.leaseId),
+        shared: m.holders.map((h) => h.shared),
+        values: m.election ? m.holders.map((h) => h.value) : [],
       });
     }
   }

@@ -31,21 +31,52 @@ export type ObservedBody =
   /** The commit index moved to `index`. */
   | { readonly type: 'committed'; readonly index: number }
   /** Entry `index` (of term `entryTerm`) applied: command 'noop' for a leader's empty entry. */
-  | { readonly type: 'applied'; readonly index: number; readonly entryTerm: number; readonly command: CommandType | 'noop'; readonly ok: boolean; readonly error?: ErrorKind; readonly message?: string }
+  | {
+      readonly type: 'applied';
+      readonly index: number;
+      readonly entryTerm: number;
+      readonly command: CommandType | 'noop';
+      readonly ok: boolean;
+      readonly error?: ErrorKind;
+      readonly message?: string;
+    }
   /**
    * A Tick applied: logical now after it, elapsed it added, leases it renewed and expired.
    * deadlines[k]: renewed[k]'s deadline after the entry (logical ms), as the state holds it.
    * measuredMs, only from the node that proposed it (its leader then): the time its lease clock
    * measured since the previous Tick, before the cap; elapsedMs is what the Tick counted of it.
    */
-  | { readonly type: 'tick'; readonly index: number; readonly now: number; readonly elapsedMs: number; readonly measuredMs?: number; readonly renewed: readonly number[]; readonly deadlines: readonly number[]; readonly expired: readonly number[] }
+  | {
+      readonly type: 'tick';
+      readonly index: number;
+      readonly now: number;
+      readonly elapsedMs: number;
+      readonly measuredMs?: number;
+      readonly renewed: readonly number[];
+      readonly deadlines: readonly number[];
+      readonly expired: readonly number[];
+    }
   /** deadline: logical time the lease expires at (now + ttl + the entry's margins). */
   | { readonly type: 'lease-granted'; readonly index: number; readonly leaseId: number; readonly ttlMs: number; readonly deadline: number }
   | { readonly type: 'lease-ended'; readonly index: number; readonly leaseId: number; readonly why: 'expired' | 'revoked' }
   /** name granted to leaseId with its own token (entry index × 1024 + ordinal, token.ts), index = the granting entry; handoff: the lock passed from a releasing/expiring holder to its first waiter in this entry. */
-  | { readonly type: 'lock-granted'; readonly index: number; readonly name: string; readonly leaseId: number; readonly token: number; readonly handoff: boolean }
+  | {
+      readonly type: 'lock-granted';
+      readonly index: number;
+      readonly name: string;
+      readonly leaseId: number;
+      readonly token: number;
+      readonly handoff: boolean;
+    }
   /** name freed by its holder: an explicit Release or revoke ('released'), or its lease's expiry ('expired'). */
-  | { readonly type: 'lock-freed'; readonly index: number; readonly name: string; readonly leaseId: number; readonly token: number; readonly why: 'released' | 'expired' }
+  | {
+      readonly type: 'lock-freed';
+      readonly index: number;
+      readonly name: string;
+      readonly leaseId: number;
+      readonly token: number;
+      readonly why: 'released' | 'expired';
+    }
   /** A waiter joined ('queued') or left ('removed': its lease ended; 'cancelled': CancelWait) a lock's FIFO. */
   | { readonly type: 'waiter'; readonly index: number; readonly name: string; readonly leaseId: number; readonly action: 'queued' | 'removed' | 'cancelled' }
   /**
@@ -54,7 +85,17 @@ export type ObservedBody =
    * holder (in grant order: holders[k] is a lease id) whether it is shared and, for an election, its
    * value (cut to 64 characters; [] when not an election). Published after the entry's other lock events.
    */
-  | { readonly type: 'lock-mode'; readonly index: number; readonly name: string; readonly permits: number; readonly election: boolean; readonly delayUntil: number; readonly holders: readonly number[]; readonly shared: readonly boolean[]; readonly values: readonly string[] }
+  | {
+      readonly type: 'lock-mode';
+      readonly index: number;
+      readonly name: string;
+      readonly permits: number;
+      readonly election: boolean;
+      readonly delayUntil: number;
+      readonly holders: readonly number[];
+      readonly shared: readonly boolean[];
+      readonly values: readonly string[];
+    }
   /** A Release command: ok false = the token was not the holder's (stale), nothing changed. */
   | { readonly type: 'release'; readonly index: number; readonly name: string; readonly token: number; readonly ok: boolean }
   /**
@@ -62,7 +103,17 @@ export type ObservedBody =
    * (a lock that token no longer holds, a quota) carry the state machine's message. highest: the
    * key's highest token after the entry (0 when a non-stale refusal does not say).
    */
-  | { readonly type: 'fence'; readonly index: number; readonly op: 'write' | 'delete'; readonly key: string; readonly token: number; readonly accepted: boolean; readonly stale: boolean; readonly highest: number; readonly reason?: string }
+  | {
+      readonly type: 'fence';
+      readonly index: number;
+      readonly op: 'write' | 'delete';
+      readonly key: string;
+      readonly token: number;
+      readonly accepted: boolean;
+      readonly stale: boolean;
+      readonly highest: number;
+      readonly reason?: string;
+    }
   /** A snapshot taken here (log compacted) or installed from the leader. */
   | { readonly type: 'snapshot'; readonly how: 'taken' | 'installed'; readonly index: number; readonly bytes: number }
   /** One synced LevelDB write of the Raft loop (hard state, entries, snapshot). */
@@ -72,7 +123,14 @@ export type ObservedBody =
    * it: followers[k]'s match index (highest entry known stored there), next index (the next it sends)
    * and state (probe, replicate, snapshot), and inflight: its App messages sent and not yet acknowledged.
    */
-  | { readonly type: 'progress'; readonly followers: readonly NodeId[]; readonly match: readonly number[]; readonly next: readonly number[]; readonly state: readonly string[]; readonly inflight: readonly number[] }
+  | {
+      readonly type: 'progress';
+      readonly followers: readonly NodeId[];
+      readonly match: readonly number[];
+      readonly next: readonly number[];
+      readonly state: readonly string[];
+      readonly inflight: readonly number[];
+    }
   /** Once a second (stall-watch.ts): the event loop's worst delay, and the longest gap between heartbeats sent as leader (0: none), in that second. */
   | { readonly type: 'loop-lag'; readonly maxMs: number; readonly heartbeatGapMs: number };
 

@@ -47,7 +47,7 @@ export function quotaMetrics(sm: QuotaSource, registers: Registry[]): void {
   });
   new Gauge({
     name: 'lockd_quota_used',
-    help: 'What a principal uses of each quota in this node\'s applied state (the principals lockd_quota_limit shows).',
+    help: "What a principal uses of each quota in this node's applied state (the principals lockd_quota_limit shows).",
     labelNames: ['principal', 'quota'],
     registers,
     collect() {
@@ -57,7 +57,7 @@ export function quotaMetrics(sm: QuotaSource, registers: Registry[]): void {
   });
   new Gauge({
     name: 'lockd_quota_principals',
-    help: 'Principals that use some quota or have quotas set, \'*\' included (lockd_quota_limit shows at most the fullest few).',
+    help: "Principals that use some quota or have quotas set, '*' included (lockd_quota_limit shows at most the fullest few).",
     registers,
     collect() {
       this.set(sm.quotaPrincipals().length);

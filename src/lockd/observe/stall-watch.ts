@@ -113,13 +113,22 @@ export class StallWatch {
   private report(s: Stall): void {
     const { longest, busiest } = s.ran;
     const what = longest.label ? `longest task ${longest.label} (${Math.round(longest.ms)} ms)` : 'no labelled task ran';
-    const most = busiest.count > 1 && busiest.label !== longest.label ? `; most time in ${busiest.label} (${busiest.count} tasks, ${Math.round(busiest.ms)} ms)` : '';
+    const most =
+      busiest.count > 1 && busiest.label !== longest.label ? `; most time in ${busiest.label} (${busiest.count} tasks, ${Math.round(busiest.ms)} ms)` : '';
     const unlabelled = s.ms > 2 * Math.max(longest.ms, busiest.ms) ? '; most of it unlabelled (library callbacks: grpc-js, http2, timers)' : '';
     const gc = s.gcCount > 0 ? `; GC ${s.gcMs} ms in ${s.gcCount} pauses` : '';
     this.logger.warn(
       {
-        event: 'loop stall', ms: Math.round(s.ms), task: longest.label, taskMs: Math.round(longest.ms),
-        busiest: busiest.label, busiestMs: Math.round(busiest.ms), busiestCount: busiest.count, queues: s.queues, gcMs: s.gcMs, gcCount: s.gcCount,
+        event: 'loop stall',
+        ms: Math.round(s.ms),
+        task: longest.label,
+        taskMs: Math.round(longest.ms),
+        busiest: busiest.label,
+        busiestMs: Math.round(busiest.ms),
+        busiestCount: busiest.count,
+        queues: s.queues,
+        gcMs: s.gcMs,
+        gcCount: s.gcCount,
       },
       `event loop stalled ${Math.round(s.ms)} ms: ${what}${most}${unlabelled}${gc}`,
     );

@@ -48,7 +48,8 @@ export class AccessControl {
   /** Why `principal` may not `what`, an admin's task (undefined: it may); the message says how to get an admin when there is none. */
   adminDenial(principal: string, what: string): string | undefined {
     if (this.isAdmin(principal)) return undefined;
-    const none = this.admins.size === 0 ? ` (this node names no admin: start the nodes with --admin PRINCIPAL, then grant others \`admin\` with Auth.Grant)` : '';
+    const none =
+      this.admins.size === 0 ? ` (this node names no admin: start the nodes with --admin PRINCIPAL, then grant others \`admin\` with Auth.Grant)` : '';
     return `${principal} may not ${what}: that needs \`admin\`${none}`;
   }
 
@@ -97,6 +98,11 @@ export class AccessControl {
 
   /** What the leader writes into a command for `principal` (state-machine/authorize.ts decides with it at apply). */
   authority(principal: string): Authority {
-    return { principal, ...(this.admins.has(principal) ? { admin: true } : {}), ...(this.enforced ? { acl: true } : {}), ...(this.quotasOn() ? { quota: true } : {}) };
+    return {
+      principal,
+      ...(this.admins.has(principal) ? { admin: true } : {}),
+      ...(this.enforced ? { acl: true } : {}),
+      ...(this.quotasOn() ? { quota: true } : {}),
+    };
   }
 }

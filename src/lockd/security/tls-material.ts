@@ -81,7 +81,9 @@ export function loadTlsMaterial(files: TlsFiles, id: string, now = new Date()): 
     throw new TlsMaterialError(`--tls-key ${files.key} is not a usable private key: ${(e as Error).message}`);
   }
   if (!chainsTo(own, intermediates, cas))
-    throw new TlsMaterialError(`--tls-cert ${files.cert} (issuer ${own.issuer.replace(/\n/g, ', ')}) is not signed by --tls-ca ${files.ca} (nor through an intermediate CA certificate following it in --tls-cert)`);
+    throw new TlsMaterialError(
+      `--tls-cert ${files.cert} (issuer ${own.issuer.replace(/\n/g, ', ')}) is not signed by --tls-ca ${files.ca} (nor through an intermediate CA certificate following it in --tls-cert)`,
+    );
   // Peers check both ends of the validity period; a certificate dated ahead (a clock off, a
   // rotation done early) would be refused by every new connection.
   if (new Date(own.validFrom) > now) throw new TlsMaterialError(`--tls-cert ${files.cert} is not valid before ${own.validFrom}`);

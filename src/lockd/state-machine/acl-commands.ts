@@ -16,7 +16,8 @@ import { sortedNames } from './order.js';
 export function applyAclGrant(state: MachineState, ctx: ApplyContext, cmd: AclGrantCommand): ResultFor<'AclGrant'> {
   const rule = { principal: cmd.subject, prefix: cmd.prefix, verb: cmd.verb };
   if (state.acl.has(rule)) return { type: 'AclGrant', ok: true, created: false };
-  if (state.acl.size >= MAX_ACL_RULES) return failure('AclGrant', 'RESOURCE_EXHAUSTED', `${MAX_ACL_RULES} access rules exist (the limit for the cluster); revoke some first`);
+  if (state.acl.size >= MAX_ACL_RULES)
+    return failure('AclGrant', 'RESOURCE_EXHAUSTED', `${MAX_ACL_RULES} access rules exist (the limit for the cluster); revoke some first`);
   if (state.acl.sizeOf(cmd.subject) >= MAX_ACL_RULES_PER_PRINCIPAL)
     return failure('AclGrant', 'RESOURCE_EXHAUSTED', `${cmd.subject} already has ${MAX_ACL_RULES_PER_PRINCIPAL} access rules (the limit per principal)`);
   state.acl.add(rule);

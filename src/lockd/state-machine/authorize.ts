@@ -29,7 +29,9 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
   const deny = (message: string) => failure(cmd.type, 'PERMISSION_DENIED', message);
   const needs = (anyOf: readonly AclVerb[], name: string, what: string) =>
     cmd.acl === true && !aclAllows(state.acl, who, name, anyOf)
-      ? deny(`${who} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`)
+      ? deny(
+          `${who} may not ${what} ${JSON.stringify(name)}: it needs ${anyOf.map((v) => `\`${v}\``).join(' or ')} on a prefix of that name, and the rules of its longest matching prefix grant no such verb`,
+        )
       : undefined;
   const notOwner = (leaseId: number, what: string) => {
     const owner = liveLease(state, leaseId)?.owner; // a lease past its deadline: NOT_FOUND at apply
@@ -46,13 +48,29 @@ export function authorize(state: MachineState, cmd: Command): Failure | undefine
       return needs(['lock'], cmd.name, 'cancel waits for') ?? notOwner(cmd.leaseId, 'cancel the waits of');
     case 'Release': {
       const byLease = cmd.leaseId || undefined;
-      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease) && leaseIsLive(state, h.leaseId)) ?? [];
-      return needs(['lock'], cmd.name, 'release') ?? noneOwned(state, candidates, who, () => deny(`${who} may not release a lock of lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
+      const candidates =
+        state.locks
+          .get(cmd.name)
+          ?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease) && leaseIsLive(state, h.leaseId)) ?? [];
+      return (
+        needs(['lock'], cmd.name, 'release') ??
+        noneOwned(state, candidates, who, () =>
+          deny(`${who} may not release a lock of lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`),
+        )
+      );
     }
     case 'Proclaim': {
       const byLease = cmd.leaseId || undefined;
-      const candidates = state.locks.get(cmd.name)?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease) && leaseIsLive(state, h.leaseId)) ?? [];
-      return needs(['lock'], cmd.name, 'proclaim on') ?? noneOwned(state, candidates, who, () => deny(`${who} may not proclaim for lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`));
+      const candidates =
+        state.locks
+          .get(cmd.name)
+          ?.holders.filter((h) => h.token === cmd.token && (byLease === undefined || h.leaseId === byLease) && leaseIsLive(state, h.leaseId)) ?? [];
+      return (
+        needs(['lock'], cmd.name, 'proclaim on') ??
+        noneOwned(state, candidates, who, () =>
+          deny(`${who} may not proclaim for lease ${candidates.map((h) => h.leaseId).join(', ')}: it was granted by another principal`),
+        )
+      );
     }
     case 'SetPermits':
       return cmd.acl === true ? deny(`${who} may not set the permits of ${JSON.stringify(cmd.name)}: that needs \`admin\``) : undefined;

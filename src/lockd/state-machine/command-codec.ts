@@ -56,7 +56,17 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ['Grant', [req('ttlMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), REQUEST_ID, ...AUTHORITY, QUOTA]],
   ['Revoke', [req('leaseId', 'num'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   // clusterVersion and expiryWork came later (lockd 0.2.0): appended; a leader sets them only when every member decodes them.
-  ['Tick', [req('elapsedMs', 'num'), req('marginMs', 'num'), opt('driftPpm', 'num', zero), req('renewed', 'nums'), opt('clusterVersion', 'str', empty), opt('expiryWork', 'num', zero)]],
+  [
+    'Tick',
+    [
+      req('elapsedMs', 'num'),
+      req('marginMs', 'num'),
+      opt('driftPpm', 'num', zero),
+      req('renewed', 'nums'),
+      opt('clusterVersion', 'str', empty),
+      opt('expiryWork', 'num', zero),
+    ],
+  ],
   [
     'Acquire',
     [
@@ -80,11 +90,28 @@ const SCHEMAS: readonly (readonly [Command['type'], readonly Field[]])[] = [
   ['Proclaim', [req('name', 'str'), req('token', 'num'), req('value', 'str'), ...AUTHORITY, opt('leaseId', 'num', zero), QUOTA]],
   ['FenceWrite', [req('key', 'str'), req('value', 'bytes'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY, QUOTA]],
   ['FenceDelete', [req('key', 'str'), req('token', 'num'), opt('lock', 'str', empty), REQUEST_ID, ...AUTHORITY, QUOTA]],
-  ['CancelWait', [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY, opt('acquireRequestId', 'str', empty), QUOTA]],
+  [
+    'CancelWait',
+    [req('name', 'str'), req('leaseId', 'num'), opt('abandonedAtIndex', 'num', zero), REQUEST_ID, ...AUTHORITY, opt('acquireRequestId', 'str', empty), QUOTA],
+  ],
   ['AclGrant', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   ['AclRevoke', [req('subject', 'str'), req('prefix', 'str'), req('verb', 'str'), REQUEST_ID, ...AUTHORITY, QUOTA]],
   // QuotaSet came with quotas (a leader proposes it only once every member decodes it).
-  ['QuotaSet', [req('subject', 'str'), opt('leases', 'num', never), opt('locks', 'num', never), opt('dedupIds', 'num', never), opt('electionBytes', 'num', never), opt('fenceKeys', 'num', never), opt('reset', 'flag', no), REQUEST_ID, ...AUTHORITY, QUOTA]],
+  [
+    'QuotaSet',
+    [
+      req('subject', 'str'),
+      opt('leases', 'num', never),
+      opt('locks', 'num', never),
+      opt('dedupIds', 'num', never),
+      opt('electionBytes', 'num', never),
+      opt('fenceKeys', 'num', never),
+      opt('reset', 'flag', no),
+      REQUEST_ID,
+      ...AUTHORITY,
+      QUOTA,
+    ],
+  ],
 ];
 
 interface Schema {
@@ -262,7 +289,8 @@ export function decodeCommand(data: Uint8Array): Command {
   r.end(type);
   // Canonical: encodeCommand never writes an optional field holding its default, so one command has
   // one encoding (and every replica's dedup and snapshot bytes agree with the leader's).
-  for (const f of present) if (f.omit && f.kind !== 'flag' && f.omit(out[f.key])) throw new CommandDecodeError(`${type}.${f.key} is present with its default value (not canonical)`);
+  for (const f of present)
+    if (f.omit && f.kind !== 'flag' && f.omit(out[f.key])) throw new CommandDecodeError(`${type}.${f.key} is present with its default value (not canonical)`);
   if ((type === 'AclGrant' || type === 'AclRevoke') && !(ACL_VERBS as readonly unknown[]).includes(out.verb))
     throw new CommandDecodeError(`${type}.verb ${JSON.stringify(out.verb)} is not a verb`);
   return out as unknown as Command;

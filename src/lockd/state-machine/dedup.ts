@@ -113,15 +113,7 @@ export interface QuotaRecord {
 }
 
 export type DedupRecord =
-  | GrantRecord
-  | AcquireRecord
-  | ReleaseRecord
-  | RevokeRecord
-  | CancelWaitRecord
-  | FenceRecord
-  | SetPermitsRecord
-  | AclRecord
-  | QuotaRecord;
+  GrantRecord | AcquireRecord | ReleaseRecord | RevokeRecord | CancelWaitRecord | FenceRecord | SetPermitsRecord | AclRecord | QuotaRecord;
 
 /** Records of open waits (Acquire, wait = true, status = queued), by the waiter they follow. */
 const openWait = (r: DedupRecord | undefined): r is AcquireRecord => r?.type === 'Acquire' && r.wait && r.status === 'queued';

@@ -94,7 +94,7 @@ export class ExpiryIndex<K extends number | string = number> {
     const push = (k: number) => {
       if (k >= this.ids.length || this.deadlines[k] > now) return;
       cand.push(k);
-      for (let i = cand.length - 1; i > 0; ) {
+      for (let i = cand.length - 1; i > 0;) {
         const p = (i - 1) >> 1;
         if (!this.less(cand[i], cand[p])) break;
         [cand[i], cand[p]] = [cand[p], cand[i]];
@@ -106,7 +106,7 @@ export class ExpiryIndex<K extends number | string = number> {
       const last = cand.pop()!;
       if (cand.length > 0) {
         cand[0] = last;
-        for (let i = 0; ; ) {
+        for (let i = 0; ;) {
           const l = 2 * i + 1;
           if (l >= cand.length) break;
           const c = l + 1 < cand.length && this.less(cand[l + 1], cand[l]) ? l + 1 : l;

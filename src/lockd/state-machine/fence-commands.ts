@@ -32,10 +32,18 @@ export function applyFenceWrite(state: MachineState, ctx: ApplyContext, cmd: Fen
         store.floor,
       );
     if (store.size >= MAX_FENCE_KEYS)
-      return failure('FenceWrite', 'RESOURCE_EXHAUSTED', `the fenced store already holds ${MAX_FENCE_KEYS} keys (the limit for the whole cluster); delete some first`);
+      return failure(
+        'FenceWrite',
+        'RESOURCE_EXHAUSTED',
+        `the fenced store already holds ${MAX_FENCE_KEYS} keys (the limit for the whole cluster); delete some first`,
+      );
     owner = grantLease(state, cmd.token, lock);
     if (owner !== 0 && store.keysOf(owner) >= MAX_FENCE_KEYS_PER_LEASE)
-      return failure('FenceWrite', 'RESOURCE_EXHAUSTED', `lease ${owner} already created ${MAX_FENCE_KEYS_PER_LEASE} fenced keys (the limit per lease); delete some first`);
+      return failure(
+        'FenceWrite',
+        'RESOURCE_EXHAUSTED',
+        `lease ${owner} already created ${MAX_FENCE_KEYS_PER_LEASE} fenced keys (the limit per lease); delete some first`,
+      );
     if (owner === 0 && store.keysOf(0) >= MAX_FENCE_KEYS_UNOWNED)
       return failure(
         'FenceWrite',
@@ -65,7 +73,11 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
   // Every token ever issued was minted by an earlier entry, so it is below this entry's first token. A
   // larger one is made up, and accepting it would lock every real holder out of the key for good.
   if (cmd.token >= firstTokenOf(ctx.index))
-    return failure(cmd.type, 'INVALID_ARGUMENT', `fencing token ${cmd.token} was never issued (it would be granted by entry ${tokenIndex(cmd.token)}; the log is at ${ctx.index})`);
+    return failure(
+      cmd.type,
+      'INVALID_ARGUMENT',
+      `fencing token ${cmd.token} was never issued (it would be granted by entry ${tokenIndex(cmd.token)}; the log is at ${ctx.index})`,
+    );
   const name = cmd.lock || undefined;
   if (name !== undefined) {
     // A lock's holders are live leases, so a token among them is a live grant — exactly one: every
@@ -76,7 +88,11 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
     const mine = lock?.holders.filter((x) => x.token === cmd.token) ?? [];
     // Only grants restored from before tokens were per grant can share one: whose write this is is unknown.
     if (mine.length > 1)
-      return failure(cmd.type, 'FAILED_PRECONDITION', `fencing token ${cmd.token} of lock ${name} is held by leases ${mine.map((x) => x.leaseId).join(', ')} (granted before tokens were per grant): re-acquire the lock for a token of its own`);
+      return failure(
+        cmd.type,
+        'FAILED_PRECONDITION',
+        `fencing token ${cmd.token} of lock ${name} is held by leases ${mine.map((x) => x.leaseId).join(', ')} (granted before tokens were per grant): re-acquire the lock for a token of its own`,
+      );
     const h = mine[0];
     if (!h)
       return failure(
@@ -85,12 +101,21 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
         `fencing token ${cmd.token} is not the current grant of lock ${name}: ${lock?.holders.length ? `it is held under token ${lock.holders.map((x) => x.token).join(', ')}` : 'it is not held'}`,
       );
     if (h.shared)
-      return failure(cmd.type, 'FAILED_PRECONDITION', `fencing token ${cmd.token} is a shared (read) grant of lock ${name}: only its exclusive holder may write through it`);
+      return failure(
+        cmd.type,
+        'FAILED_PRECONDITION',
+        `fencing token ${cmd.token} is a shared (read) grant of lock ${name}: only its exclusive holder may write through it`,
+      );
   }
   const highest = state.fence.highest(cmd.key);
   if (highest !== undefined && cmd.token < highest) {
     const by = state.fence.has(cmd.key) ? 'a write' : 'a delete';
-    return failure(cmd.type, 'FAILED_PRECONDITION', `stale fencing token ${cmd.token} for ${cmd.key}: ${by} with token ${highest} was already accepted`, highest);
+    return failure(
+      cmd.type,
+      'FAILED_PRECONDITION',
+      `stale fencing token ${cmd.token} for ${cmd.key}: ${by} with token ${highest} was already accepted`,
+      highest,
+    );
   }
   return undefined;
 }
@@ -107,6 +132,7 @@ function checkToken(state: MachineState, ctx: ApplyContext, cmd: FenceWriteComma
 function grantLease(state: MachineState, token: number, lock: string | undefined): number {
   let owner = 0;
   for (const name of lock !== undefined ? [lock] : state.grants.names(token))
-    for (const h of state.locks.get(name)?.holders ?? []) if (h.token === token && leaseIsLive(state, h.leaseId) && (owner === 0 || h.leaseId < owner)) owner = h.leaseId;
+    for (const h of state.locks.get(name)?.holders ?? [])
+      if (h.token === token && leaseIsLive(state, h.leaseId) && (owner === 0 || h.leaseId < owner)) owner = h.leaseId;
   return owner;
 }

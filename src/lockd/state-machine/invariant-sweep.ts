@@ -3,7 +3,15 @@
 
 import type { LockRecord, MachineState } from './state.js';
 import { check } from './invariant-error.js';
-import { MAX_FENCE_KEYS, MAX_FENCE_KEYS_PER_LEASE, MAX_FENCE_KEYS_UNOWNED, MAX_LOCK_DELAY_MS, MAX_LOCKS_PER_LEASE, MAX_PERMITS, MAX_WAITERS_PER_LOCK } from './limits.js';
+import {
+  MAX_FENCE_KEYS,
+  MAX_FENCE_KEYS_PER_LEASE,
+  MAX_FENCE_KEYS_UNOWNED,
+  MAX_LOCK_DELAY_MS,
+  MAX_LOCKS_PER_LEASE,
+  MAX_PERMITS,
+  MAX_WAITERS_PER_LOCK,
+} from './limits.js';
 import { fits, holderOf } from './lock-transitions.js';
 import { firstTokenOf, tokenIndex } from './token.js';
 import { validateElectionValue } from './validate.js';
@@ -33,7 +41,8 @@ export function checkInvariants(s: MachineState): void {
   for (const [rid] of s.dedup.entries()) if (s.dedup.ownerOf(rid) !== undefined) charged++;
   check(charged === s.dedup.size, 'dedup-owners', () => `${s.dedup.size - charged} request ids are charged to nobody`);
   checkUsage(s);
-  for (const [key] of s.fenceCharges.entries()) check(s.fence.has(key), 'fence-charges', () => `fence key ${key} is charged to ${s.fenceCharges.principalOf(key)} but not in the store`);
+  for (const [key] of s.fenceCharges.entries())
+    check(s.fence.has(key), 'fence-charges', () => `fence key ${key} is charged to ${s.fenceCharges.principalOf(key)} but not in the store`);
   // A record of an open wait is true: its lease waits for that name (lock-transitions.ts keeps it so).
   for (const [rid, r] of s.dedup.entries())
     if (r.type === 'Acquire' && r.wait && r.status === 'queued')
@@ -52,13 +61,25 @@ function checkLock(s: MachineState, name: string, lock: LockRecord): void {
   // The recipes' safety: at most `permits` exclusive holders, no exclusive beside a shared one.
   const shared = lock.holders.filter((h) => h.shared).length;
   if (shared > 0)
-    check(shared === lock.holders.length && lock.permits === 1 && shared <= MAX_PERMITS, 'holders-fit', () => `${name}: ${shared} shared among ${lock.holders.length} holders (permits ${lock.permits})`);
+    check(
+      shared === lock.holders.length && lock.permits === 1 && shared <= MAX_PERMITS,
+      'holders-fit',
+      () => `${name}: ${shared} shared among ${lock.holders.length} holders (permits ${lock.permits})`,
+    );
   else check(lock.holders.length <= lock.permits, 'holders-fit', () => `${name}: ${lock.holders.length} holders, permits ${lock.permits}`);
   // An election has one leader: one exclusive holder at most, permits 1, only exclusive campaigners.
   if (lock.election)
-    check(lock.permits === 1 && shared === 0 && lock.holders.length <= 1 && lock.waiters.every((w) => !w.shared), 'one-leader', () => `election ${name}: ${lock.holders.length} holders (${shared} shared), permits ${lock.permits}`);
+    check(
+      lock.permits === 1 && shared === 0 && lock.holders.length <= 1 && lock.waiters.every((w) => !w.shared),
+      'one-leader',
+      () => `election ${name}: ${lock.holders.length} holders (${shared} shared), permits ${lock.permits}`,
+    );
   check(lock.delayUntil === 0 || lock.delayUntil > s.now, 'delay-ends', () => `${name}: lock-delay until ${lock.delayUntil} outlived now ${s.now}`);
-  check(s.delays.deadlineOf(name) === (lock.delayUntil === 0 ? undefined : lock.delayUntil), 'delay-index', () => `${name}: delay until ${lock.delayUntil}, indexed at ${s.delays.deadlineOf(name)}`);
+  check(
+    s.delays.deadlineOf(name) === (lock.delayUntil === 0 ? undefined : lock.delayUntil),
+    'delay-index',
+    () => `${name}: delay until ${lock.delayUntil}, indexed at ${s.delays.deadlineOf(name)}`,
+  );
   // FIFO without idling: a head waiter that fits would have been granted by the entry that made room.
   check(lock.waiters.length === 0 || !fits(lock, lock.waiters[0]), 'fifo', () => `${name}: head waiter ${lock.waiters[0].leaseId} fits but waits`);
 }
@@ -74,9 +95,17 @@ function checkHolders(s: MachineState, name: string, lock: LockRecord): Set<numb
     check(!holding.has(h.leaseId), 'one-grant-per-lease', () => `${name}: lease ${h.leaseId} holds it twice`);
     holding.add(h.leaseId);
     // Strict for tokens minted per grant (token.ts); grants restored from before that may share one.
-    check(h.token > lastToken || (h.token === lastToken && h.token <= s.appliedIndex), 'tokens-increase', () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`);
+    check(
+      h.token > lastToken || (h.token === lastToken && h.token <= s.appliedIndex),
+      'tokens-increase',
+      () => `${name}: holder tokens out of grant order (${h.token} after ${lastToken})`,
+    );
     lastToken = h.token;
-    check(h.token > h.leaseId && tokenIndex(h.token) <= s.appliedIndex, 'token-range', () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`);
+    check(
+      h.token > h.leaseId && tokenIndex(h.token) <= s.appliedIndex,
+      'token-range',
+      () => `${name}: token ${h.token} (holder ${h.leaseId}, applied ${s.appliedIndex})`,
+    );
     check(
       h.lastAcquireIndex > h.leaseId && h.lastAcquireIndex <= s.appliedIndex,
       'acquire-index-range',
@@ -121,8 +150,7 @@ function checkLeases(s: MachineState): void {
     // A lease may sit past its deadline (cleanup pending: lease-live.ts) when a Tick hit its work bound.
     if (lease.deadline <= s.now) pending++;
     check(s.expiry.deadlineOf(id) === lease.deadline, 'expiry-index', () => `lease ${id}: deadline ${lease.deadline}, indexed at ${s.expiry.deadlineOf(id)}`);
-    for (const name of lease.held)
-      check(holderOf(s.locks.get(name), id), 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
+    for (const name of lease.held) check(holderOf(s.locks.get(name), id), 'lease-index', () => `lease ${id} lists ${name} as held but does not hold it`);
     for (const name of lease.waiting)
       check(
         s.locks.get(name)?.waiters.some((w) => w.leaseId === id),
@@ -139,7 +167,11 @@ function checkLeases(s: MachineState): void {
   }
   check(due === pending, 'pending-cleanup', () => `${pending} leases are past their deadline, the index hands out ${due}`);
   for (const [id, lease] of s.leases)
-    check(lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE, 'locks-per-lease', () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`);
+    check(
+      lease.held.size + lease.waiting.size <= MAX_LOCKS_PER_LEASE,
+      'locks-per-lease',
+      () => `lease ${id} holds ${lease.held.size} and waits for ${lease.waiting.size} locks`,
+    );
 }
 
 /** The grant index counts exactly the holders the lock table has. */
@@ -174,7 +206,11 @@ function checkUsage(s: MachineState): void {
     kept.size === counted.size &&
     [...counted].every(([o, c]) => kept.get(o)?.leases === c.leases && kept.get(o)?.locks === c.locks && kept.get(o)?.electionBytes === c.electionBytes);
   check(same, 'quota-usage', () => `usage ${JSON.stringify([...kept])} for a recount of ${JSON.stringify([...counted])}`);
-  check(s.usage.totals().leases === s.leases.size && s.usage.totals().locks === locks, 'quota-usage', () => `usage totals ${JSON.stringify(s.usage.totals())} for ${s.leases.size} leases, ${locks} locks`);
+  check(
+    s.usage.totals().leases === s.leases.size && s.usage.totals().locks === locks,
+    'quota-usage',
+    () => `usage totals ${JSON.stringify(s.usage.totals())} for ${s.leases.size} leases, ${locks} locks`,
+  );
 }
 
 function checkFence(s: MachineState): void {
@@ -191,7 +227,11 @@ function checkFence(s: MachineState): void {
   for (const [key, t] of f.tombstoneEntries()) check(t > 0 && t < firstTokenOf(s.appliedIndex), 'fence-token-range', () => `tombstone ${key}: token ${t}`);
   check(f.floor >= 0 && f.floor < firstTokenOf(Math.max(1, s.appliedIndex)), 'fence-floor-range', () => `fence floor ${f.floor}`);
   const counted = f.chargedCounts();
-  check(counted.size === owners.size && [...owners].every(([o, n]) => counted.get(o) === n), 'fence-charges', () => `fence charges ${JSON.stringify([...counted])} for owners ${JSON.stringify([...owners])}`);
+  check(
+    counted.size === owners.size && [...owners].every(([o, n]) => counted.get(o) === n),
+    'fence-charges',
+    () => `fence charges ${JSON.stringify([...counted])} for owners ${JSON.stringify([...owners])}`,
+  );
   for (const [o, n] of owners)
     check(n <= (o === 0 ? MAX_FENCE_KEYS_UNOWNED : MAX_FENCE_KEYS_PER_LEASE), 'fence-keys-per-lease', () => `owner ${o} has ${n} fenced keys`);
 }

@@ -26,12 +26,17 @@ export function applyGrant(state: MachineState, ctx: ApplyContext, cmd: GrantCom
       // ended, so it learns nothing of the lease (an ended one's id would otherwise be handed out).
       if (rec.type === 'Grant' && rec.owner !== principal)
         return failure('Grant', 'PERMISSION_DENIED', `request_id ${rid} was already used by another principal; use a fresh request_id`);
-      if (rec.type !== 'Grant' || rec.ttlMs !== cmd.ttlMs) return failure('Grant', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
+      if (rec.type !== 'Grant' || rec.ttlMs !== cmd.ttlMs)
+        return failure('Grant', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
       return { type: 'Grant', ok: true, leaseId: rec.leaseId, ttlMs: rec.ttlMs, duplicate: true };
     }
   }
   if (state.leases.size >= state.maxLeases)
-    return failure('Grant', 'RESOURCE_EXHAUSTED', `${state.maxLeases} leases exist (live, or expired with their cleanup pending: the next Ticks end those); revoke some or retry shortly`);
+    return failure(
+      'Grant',
+      'RESOURCE_EXHAUSTED',
+      `${state.maxLeases} leases exist (live, or expired with their cleanup pending: the next Ticks end those); revoke some or retry shortly`,
+    );
   const over = leaseQuotaFailure(state, cmd);
   if (over) return over;
   const lease = newLease(ctx.index, cmd.ttlMs, leaseDeadline(state.now, cmd.ttlMs, cmd.marginMs, cmd.driftPpm ?? 0), principal);

@@ -25,7 +25,9 @@ export function applyAcquire(state: MachineState, ctx: ApplyContext, cmd: Acquir
       if (rec.type !== 'Acquire' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.wait !== cmd.wait || !sameRecipe(rec, cmd))
         return failure('Acquire', 'INVALID_ARGUMENT', `request_id ${rid} was already used for a different request`);
       const now = replay(state, ctx, rid, rec);
-      return now.ok ? { type: 'Acquire', ok: true, ...now.outcome, delayRemainingMs: delayOf(state, cmd.name, now.outcome.status), duplicate: true } : now.failure;
+      return now.ok
+        ? { type: 'Acquire', ok: true, ...now.outcome, delayRemainingMs: delayOf(state, cmd.name, now.outcome.status), duplicate: true }
+        : now.failure;
     }
   }
   const r = acquire(state, ctx, cmd, rid);
@@ -164,7 +166,16 @@ function acquire(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
 }
 
 /** A name nobody holds or waits on: the lock is created with this lease its first holder. */
-function acquireNewLock(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, permits: number, ask: Ask, election: boolean): ResultFor<'Acquire'> {
+function acquireNewLock(
+  state: MachineState,
+  ctx: ApplyContext,
+  cmd: AcquireCommand,
+  rid: string | undefined,
+  lease: LeaseRecord,
+  permits: number,
+  ask: Ask,
+  election: boolean,
+): ResultFor<'Acquire'> {
   const full = noRoom(state, cmd, lease);
   if (full) return full;
   if (state.locks.size >= MAX_LOCKS) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${MAX_LOCKS} locks are held`);
@@ -186,10 +197,23 @@ function disagreement(cmd: AcquireCommand, lock: LockRecord, permits: number, el
 }
 
 /** The lease already holds the name: answered with its grant (downgraded if this call asks shared). */
-function answerOwnGrant(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, lock: LockRecord, mine: Holder, shared: boolean): ResultFor<'Acquire'> {
+function answerOwnGrant(
+  state: MachineState,
+  ctx: ApplyContext,
+  cmd: AcquireCommand,
+  rid: string | undefined,
+  lease: LeaseRecord,
+  lock: LockRecord,
+  mine: Holder,
+  shared: boolean,
+): ResultFor<'Acquire'> {
   // Upgrading would deadlock two readers that both try it (each waits for the other to leave).
   if (mine.shared && !shared)
-    return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} holds ${cmd.name} shared; upgrading to exclusive is refused (two readers upgrading would wait for each other forever): release it and acquire exclusive`);
+    return failure(
+      'Acquire',
+      'FAILED_PRECONDITION',
+      `lease ${lease.id} holds ${cmd.name} shared; upgrading to exclusive is refused (two readers upgrading would wait for each other forever): release it and acquire exclusive`,
+    );
   reassertGrant(mine, ctx, cmd.wait, rid);
   if (!mine.shared && shared) {
     // Downgrade: same grant and token, now shared, so the shared waiters at the queue's head join it.
@@ -201,19 +225,42 @@ function answerOwnGrant(state: MachineState, ctx: ApplyContext, cmd: AcquireComm
 }
 
 /** The lease already waits for the name (place i): answered with its place, if it asks the same way. */
-function answerOwnWait(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, lock: LockRecord, i: number, shared: boolean): ResultFor<'Acquire'> {
+function answerOwnWait(
+  state: MachineState,
+  ctx: ApplyContext,
+  cmd: AcquireCommand,
+  rid: string | undefined,
+  lease: LeaseRecord,
+  lock: LockRecord,
+  i: number,
+  shared: boolean,
+): ResultFor<'Acquire'> {
   if (lock.waiters[i].shared !== shared)
-    return failure('Acquire', 'FAILED_PRECONDITION', `lease ${lease.id} already waits for ${cmd.name} ${lock.waiters[i].shared ? 'shared' : 'exclusive'}; cancel that wait to ask otherwise`);
+    return failure(
+      'Acquire',
+      'FAILED_PRECONDITION',
+      `lease ${lease.id} already waits for ${cmd.name} ${lock.waiters[i].shared ? 'shared' : 'exclusive'}; cancel that wait to ask otherwise`,
+    );
   if (cmd.wait) markWaiter(lock.waiters[i], ctx, rid);
   return acquireOk(state, cmd, { status: 'queued', token: 0, ...firstHolder(lock), position: i + 1 });
 }
 
 /** A waiting Acquire that does not fit now: the lease joins the back of the queue. */
-function enqueue(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, rid: string | undefined, lease: LeaseRecord, lock: LockRecord, idle: boolean, permits: number, ask: Ask, election: boolean): ResultFor<'Acquire'> {
+function enqueue(
+  state: MachineState,
+  ctx: ApplyContext,
+  cmd: AcquireCommand,
+  rid: string | undefined,
+  lease: LeaseRecord,
+  lock: LockRecord,
+  idle: boolean,
+  permits: number,
+  ask: Ask,
+  election: boolean,
+): ResultFor<'Acquire'> {
   const full = noRoom(state, cmd, lease);
   if (full) return full;
-  if (lock.waiters.length >= MAX_WAITERS_PER_LOCK)
-    return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
+  if (lock.waiters.length >= MAX_WAITERS_PER_LOCK) return failure('Acquire', 'RESOURCE_EXHAUSTED', `${cmd.name} already has ${MAX_WAITERS_PER_LOCK} waiters`);
   if (idle) {
     lock.election = election;
     if (lock.permits !== permits) {
@@ -222,7 +269,14 @@ function enqueue(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
     }
   }
   const { shared, lockDelayMs, value } = ask;
-  lock.waiters.push({ leaseId: lease.id, shared, lockDelayMs, value, lastAcquireIndex: ctx.index, ...(rid === undefined ? {} : { requestId: rid, lastAcquireRequestId: rid }) });
+  lock.waiters.push({
+    leaseId: lease.id,
+    shared,
+    lockDelayMs,
+    value,
+    lastAcquireIndex: ctx.index,
+    ...(rid === undefined ? {} : { requestId: rid, lastAcquireRequestId: rid }),
+  });
   if (!lease.waiting.has(cmd.name)) state.usage.lock(lease.owner, 1);
   state.usage.value(lease.owner, value, 1);
   lease.waiting.add(cmd.name);
@@ -233,7 +287,11 @@ function enqueue(state: MachineState, ctx: ApplyContext, cmd: AcquireCommand, ri
 /** An Acquire of the other kind than the name's: a Lock.Acquire on an election, or a Campaign on a lock. */
 function kindFailure(name: string, lock: LockRecord): Failure {
   return lock.election
-    ? failure('Acquire', 'FAILED_PRECONDITION', `${name} is an election (Election.Campaign made it): Lock.Acquire on it is refused, as are shared, permits and downgrades; campaign for it instead`)
+    ? failure(
+        'Acquire',
+        'FAILED_PRECONDITION',
+        `${name} is an election (Election.Campaign made it): Lock.Acquire on it is refused, as are shared, permits and downgrades; campaign for it instead`,
+      )
     : failure('Acquire', 'FAILED_PRECONDITION', `${name} is a lock (held or waited on through Lock.Acquire), not an election: campaign under another name`);
 }
 
@@ -280,9 +338,17 @@ export function applyProclaim(state: MachineState, ctx: ApplyContext, cmd: Procl
   if (!lock || !leader) return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name}: nobody leads it`);
   if (!lock.election) return failure('Proclaim', 'FAILED_PRECONDITION', `${cmd.name} is a lock, not an election (no Campaign made it): nobody leads it`);
   // Only campaigns join an election (applyAcquire), so it has one exclusive holder: its leader.
-  check(lock.holders.length === 1 && !leader.shared && lock.permits === 1, 'one-leader', () => `election ${cmd.name} has ${lock.holders.length} holders, permits ${lock.permits}`);
+  check(
+    lock.holders.length === 1 && !leader.shared && lock.permits === 1,
+    'one-leader',
+    () => `election ${cmd.name} has ${lock.holders.length} holders, permits ${lock.permits}`,
+  );
   if (leader.token !== cmd.token || (byLease !== undefined && leader.leaseId !== byLease))
-    return failure('Proclaim', 'FAILED_PRECONDITION', `${key} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`);
+    return failure(
+      'Proclaim',
+      'FAILED_PRECONDITION',
+      `${key} is not the leadership of ${cmd.name}: lease ${leader.leaseId} leads it under token ${leader.token}`,
+    );
   const lease = state.leases.get(leader.leaseId);
   check(lease, 'held-locks-exist', () => `${cmd.name} is led by lease ${leader.leaseId}, which is not in the table`);
   const over = electionBytesFailure(state, cmd, lease, utf8ByteLength(cmd.value) - utf8ByteLength(leader.value));
@@ -308,7 +374,11 @@ export function applySetPermits(state: MachineState, ctx: ApplyContext, cmd: Set
   if (cmd.permits > 1 && (lock.holders.some((h) => h.shared) || lock.waiters.some((w) => w.shared)))
     return failure('SetPermits', 'FAILED_PRECONDITION', `${cmd.name} is a read-write lock (shared holders or waiters): its permits stay 1`);
   if (cmd.permits < lock.holders.length)
-    return failure('SetPermits', 'FAILED_PRECONDITION', `${lock.holders.length} leases hold ${cmd.name}: permits cannot go below that (retry once some release)`);
+    return failure(
+      'SetPermits',
+      'FAILED_PRECONDITION',
+      `${lock.holders.length} leases hold ${cmd.name}: permits cannot go below that (retry once some release)`,
+    );
   const previous = lock.permits;
   const before = lock.holders.length;
   lock.permits = cmd.permits;

@@ -209,7 +209,19 @@ export class LockStateMachine {
    */
   inspectLock(name: string): LockView {
     const lock = this.s.locks.get(name);
-    if (!lock) return { held: false, token: 0, holderLeaseId: 0, waitingLeaseIds: [], waitingShared: [], holders: [], permits: 1, delayUntil: 0, delayRemainingMs: 0, election: false };
+    if (!lock)
+      return {
+        held: false,
+        token: 0,
+        holderLeaseId: 0,
+        waitingLeaseIds: [],
+        waitingShared: [],
+        holders: [],
+        permits: 1,
+        delayUntil: 0,
+        delayRemainingMs: 0,
+        election: false,
+      };
     const { holders, waiters } = lock;
     const first = holders[0];
     return {
@@ -242,7 +254,10 @@ export class LockStateMachine {
 
   /** Live leases, ascending by id. */
   listLeases(): LeaseView[] {
-    return [...this.s.leases.keys()].filter((id) => leaseIsLive(this.s, id)).sort((a, b) => a - b).map((id) => this.timeToLive(id)!);
+    return [...this.s.leases.keys()]
+      .filter((id) => leaseIsLive(this.s, id))
+      .sort((a, b) => a - b)
+      .map((id) => this.timeToLive(id)!);
   }
 
   /** Live leases and the queue places they hold, counted without building views (a /metrics scrape: O(leases), no sort). */
@@ -325,7 +340,13 @@ export class LockStateMachine {
   /** What `principal` uses of each quota (SHARED_PRINCIPAL: everyone's leases and locks together). Leases past their deadline count until their cleanup. */
   quotaUsage(principal: string): Quotas {
     const owner = principal === SHARED_PRINCIPAL ? undefined : principal;
-    return { leases: this.s.usage.leases(owner), locks: this.s.usage.locks(owner), dedupIds: this.s.dedup.countOf(principal), electionBytes: this.s.usage.electionBytes(owner), fenceKeys: this.s.fenceCharges.countOf(principal) };
+    return {
+      leases: this.s.usage.leases(owner),
+      locks: this.s.usage.locks(owner),
+      dedupIds: this.s.dedup.countOf(principal),
+      electionBytes: this.s.usage.electionBytes(owner),
+      fenceKeys: this.s.fenceCharges.countOf(principal),
+    };
   }
 
   /** Every principal that uses some quota or has quotas set, and SHARED_PRINCIPAL (unsorted; O(principals)). */

@@ -45,9 +45,21 @@ function grant(
   requestId: string | undefined,
 ): Holder {
   // Never to a lease past its deadline, even one whose cleanup is pending (lease-live.ts).
-  check(state.leases.get(lease.id) === lease && isLive(state, lease), 'holder-lease-live', () => `lease ${lease.id} granted ${lock.name} but is not live (deadline ${lease.deadline}, now ${state.now})`);
-  check(lock.delayUntil === 0, 'no-grant-in-delay', () => `${lock.name} granted to lease ${lease.id} during its lock-delay (until ${lock.delayUntil}, now ${state.now})`);
-  check(fits(lock, ask), 'holders-fit', () => `${lock.name}: ${ask.shared ? 'shared' : 'exclusive'} grant beside ${describeHolders(lock)} (permits ${lock.permits})`);
+  check(
+    state.leases.get(lease.id) === lease && isLive(state, lease),
+    'holder-lease-live',
+    () => `lease ${lease.id} granted ${lock.name} but is not live (deadline ${lease.deadline}, now ${state.now})`,
+  );
+  check(
+    lock.delayUntil === 0,
+    'no-grant-in-delay',
+    () => `${lock.name} granted to lease ${lease.id} during its lock-delay (until ${lock.delayUntil}, now ${state.now})`,
+  );
+  check(
+    fits(lock, ask),
+    'holders-fit',
+    () => `${lock.name}: ${ask.shared ? 'shared' : 'exclusive'} grant beside ${describeHolders(lock)} (permits ${lock.permits})`,
+  );
   check(acquire.fromQueue || lock.waiters.length === 0, 'fifo', () => `${lock.name} granted to lease ${lease.id} ahead of ${lock.waiters.length} waiters`);
   check(!holderOf(lock, lease.id), 'one-grant-per-lease', () => `${lock.name}: lease ${lease.id} granted twice`);
   const token = ctx.nextToken(lock.name);
@@ -96,7 +108,15 @@ export function createLock(
 }
 
 /** A grant of a name that exists, to a lease that neither holds nor waits (callers check `fits` and an empty queue). */
-export function grantNow(state: MachineState, ctx: ApplyContext, lock: LockRecord, lease: LeaseRecord, ask: Ask, wait: boolean, requestId: string | undefined): Holder {
+export function grantNow(
+  state: MachineState,
+  ctx: ApplyContext,
+  lock: LockRecord,
+  lease: LeaseRecord,
+  ask: Ask,
+  wait: boolean,
+  requestId: string | undefined,
+): Holder {
   return grant(state, ctx, lock, lease, ask, { index: ctx.index, wait, fromQueue: false, requestId }, requestId);
 }
 
@@ -157,7 +177,15 @@ export function grantWaiters(state: MachineState, ctx: ApplyContext, lock: LockR
     const lease = head;
     if (lease.waiting.delete(lock.name)) state.usage.lock(lease.owner, -1);
     state.usage.value(lease.owner, next.value, -1);
-    const h = grant(state, ctx, lock, lease, next, { index: next.lastAcquireIndex, wait: true, fromQueue: true, requestId: next.lastAcquireRequestId }, next.requestId);
+    const h = grant(
+      state,
+      ctx,
+      lock,
+      lease,
+      next,
+      { index: next.lastAcquireIndex, wait: true, fromQueue: true, requestId: next.lastAcquireRequestId },
+      next.requestId,
+    );
     settleWaitRecords(state, lock.name, h);
   }
   if (lock.holders.length === 0 && lock.delayUntil === 0) {

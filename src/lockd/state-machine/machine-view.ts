@@ -128,7 +128,12 @@ export function lockMode(l: LockRecord): LockMode {
     permits: l.permits,
     election: l.election,
     delayUntil: l.delayUntil,
-    holders: l.holders.map((h) => ({ leaseId: h.leaseId, token: h.token, shared: h.shared, value: h.value.length > VIEW_VALUE_CHARS ? `${h.value.slice(0, VIEW_VALUE_CHARS)}…` : h.value })),
+    holders: l.holders.map((h) => ({
+      leaseId: h.leaseId,
+      token: h.token,
+      shared: h.shared,
+      value: h.value.length > VIEW_VALUE_CHARS ? `${h.value.slice(0, VIEW_VALUE_CHARS)}…` : h.value,
+    })),
   };
 }
 

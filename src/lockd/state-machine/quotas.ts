@@ -32,14 +32,38 @@ export type QuotaKey = 'leases' | 'locks' | 'dedupIds' | 'electionBytes' | 'fenc
 /** In snapshot and display order. */
 export const QUOTA_KEYS: readonly QuotaKey[] = ['leases', 'locks', 'dedupIds', 'electionBytes', 'fenceKeys'];
 /** The names operators use (lockctl, the API's messages). */
-export const QUOTA_NAMES: Readonly<Record<QuotaKey, string>> = { leases: 'leases', locks: 'locks', dedupIds: 'dedup_ids', electionBytes: 'election_bytes', fenceKeys: 'fence_keys' };
-const WHAT: Readonly<Record<QuotaKey, string>> = { leases: 'live leases', locks: 'locks held or waited for', dedupIds: 'remembered request ids', electionBytes: 'bytes of election values', fenceKeys: 'fenced keys created' };
+export const QUOTA_NAMES: Readonly<Record<QuotaKey, string>> = {
+  leases: 'leases',
+  locks: 'locks',
+  dedupIds: 'dedup_ids',
+  electionBytes: 'election_bytes',
+  fenceKeys: 'fence_keys',
+};
+const WHAT: Readonly<Record<QuotaKey, string>> = {
+  leases: 'live leases',
+  locks: 'locks held or waited for',
+  dedupIds: 'remembered request ids',
+  electionBytes: 'bytes of election values',
+  fenceKeys: 'fenced keys created',
+};
 
 export type Quotas = Readonly<Record<QuotaKey, number>>;
 export type QuotaOverrides = Readonly<Partial<Record<QuotaKey, number>>>;
 
-const NAMED: Quotas = { leases: DEFAULT_QUOTA_LEASES, locks: DEFAULT_QUOTA_LOCKS, dedupIds: DEFAULT_QUOTA_DEDUP_IDS, electionBytes: DEFAULT_QUOTA_ELECTION_BYTES, fenceKeys: DEFAULT_QUOTA_FENCE_KEYS };
-const SHARED: Quotas = { leases: SHARED_QUOTA_LEASES, locks: SHARED_QUOTA_LOCKS, dedupIds: SHARED_QUOTA_DEDUP_IDS, electionBytes: SHARED_QUOTA_ELECTION_BYTES, fenceKeys: SHARED_QUOTA_FENCE_KEYS };
+const NAMED: Quotas = {
+  leases: DEFAULT_QUOTA_LEASES,
+  locks: DEFAULT_QUOTA_LOCKS,
+  dedupIds: DEFAULT_QUOTA_DEDUP_IDS,
+  electionBytes: DEFAULT_QUOTA_ELECTION_BYTES,
+  fenceKeys: DEFAULT_QUOTA_FENCE_KEYS,
+};
+const SHARED: Quotas = {
+  leases: SHARED_QUOTA_LEASES,
+  locks: SHARED_QUOTA_LOCKS,
+  dedupIds: SHARED_QUOTA_DEDUP_IDS,
+  electionBytes: SHARED_QUOTA_ELECTION_BYTES,
+  fenceKeys: SHARED_QUOTA_FENCE_KEYS,
+};
 
 export function defaultQuotas(principal: string): Quotas {
   return principal === SHARED_PRINCIPAL ? SHARED : NAMED;
@@ -78,7 +102,12 @@ export function leaseQuotaFailure(state: MachineState, cmd: Authority & { readon
  * One more lock held or waited for by `lease`, carrying `valueBytes` of election value, over its
  * owner's `locks` or `electionBytes` quota (the shared principal's without rules).
  */
-export function lockQuotaFailure(state: MachineState, cmd: Authority & { readonly type: CommandType }, lease: LeaseRecord, valueBytes: number): Failure | undefined {
+export function lockQuotaFailure(
+  state: MachineState,
+  cmd: Authority & { readonly type: CommandType },
+  lease: LeaseRecord,
+  valueBytes: number,
+): Failure | undefined {
   if (!quotasApply(cmd)) return undefined;
   const principal = cmd.acl === true ? lease.owner : SHARED_PRINCIPAL;
   const owner = cmd.acl === true ? lease.owner : undefined;
@@ -88,11 +117,18 @@ export function lockQuotaFailure(state: MachineState, cmd: Authority & { readonl
 }
 
 /** `addBytes` more election value bytes on `lease` over its owner's `electionBytes` quota (a Proclaim passes the growth). */
-export function electionBytesFailure(state: MachineState, cmd: Authority & { readonly type: CommandType }, lease: LeaseRecord, addBytes: number): Failure | undefined {
+export function electionBytesFailure(
+  state: MachineState,
+  cmd: Authority & { readonly type: CommandType },
+  lease: LeaseRecord,
+  addBytes: number,
+): Failure | undefined {
   if (!quotasApply(cmd) || addBytes <= 0) return undefined;
   const principal = cmd.acl === true ? lease.owner : SHARED_PRINCIPAL;
   const limit = state.quotas.of(principal).electionBytes;
-  return state.usage.electionBytes(cmd.acl === true ? lease.owner : undefined) + addBytes > limit ? quotaFailure(cmd.type, 'electionBytes', principal, limit) : undefined;
+  return state.usage.electionBytes(cmd.acl === true ? lease.owner : undefined) + addBytes > limit
+    ? quotaFailure(cmd.type, 'electionBytes', principal, limit)
+    : undefined;
 }
 
 /** A FenceWrite creating a key over its caller's `fenceKeys` quota (undefined: within it, or no quotas). */
@@ -106,7 +142,11 @@ export function fenceKeyQuotaFailure(state: MachineState, cmd: Authority & { rea
 /** The refusal: names the quota, its value and the principal. Changes nothing. */
 export function quotaFailure(type: CommandType, key: QuotaKey, principal: string, value: number): Failure {
   const who = principal === SHARED_PRINCIPAL ? 'the shared principal * (every caller: rules are not enforced)' : principal;
-  return failure(type, 'RESOURCE_EXHAUSTED', `quota ${QUOTA_NAMES[key]}=${value} of ${who} reached: at most ${value} ${WHAT[key]} (an admin changes it: lockctl acl quota ${principal} ${QUOTA_NAMES[key]}=N)`);
+  return failure(
+    type,
+    'RESOURCE_EXHAUSTED',
+    `quota ${QUOTA_NAMES[key]}=${value} of ${who} reached: at most ${value} ${WHAT[key]} (an admin changes it: lockctl acl quota ${principal} ${QUOTA_NAMES[key]}=N)`,
+  );
 }
 
 /** Overrides set by admins (QuotaSet), per principal; everything else is the defaults. */
@@ -125,7 +165,15 @@ export class QuotaTable {
   of(principal: string): Quotas {
     const o = this.rows.get(principal);
     const d = defaultQuotas(principal);
-    return o ? { leases: o.leases ?? d.leases, locks: o.locks ?? d.locks, dedupIds: o.dedupIds ?? d.dedupIds, electionBytes: o.electionBytes ?? d.electionBytes, fenceKeys: o.fenceKeys ?? d.fenceKeys } : d;
+    return o
+      ? {
+          leases: o.leases ?? d.leases,
+          locks: o.locks ?? d.locks,
+          dedupIds: o.dedupIds ?? d.dedupIds,
+          electionBytes: o.electionBytes ?? d.electionBytes,
+          fenceKeys: o.fenceKeys ?? d.fenceKeys,
+        }
+      : d;
   }
 
   overridesOf(principal: string): QuotaOverrides {

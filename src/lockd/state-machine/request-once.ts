@@ -13,7 +13,17 @@
 // A record forgotten by the FIFO (DEDUP_CAPACITY) makes the attempt a new call.
 
 import type { ApplyContext } from './apply-context.js';
-import type { AclGrantCommand, AclRevokeCommand, QuotaSetCommand, CancelWaitCommand, FenceDeleteCommand, FenceWriteCommand, ReleaseCommand, RevokeCommand, SetPermitsCommand } from './commands.js';
+import type {
+  AclGrantCommand,
+  AclRevokeCommand,
+  QuotaSetCommand,
+  CancelWaitCommand,
+  FenceDeleteCommand,
+  FenceWriteCommand,
+  ReleaseCommand,
+  RevokeCommand,
+  SetPermitsCommand,
+} from './commands.js';
 import type { DedupRecord, FenceRecord } from './dedup.js';
 import type { MachineState } from './state.js';
 import type { ResultFor } from './results.js';
@@ -62,10 +72,20 @@ function record(cmd: OnceCommand, r: ResultFor<OnceCommand['type']>): DedupRecor
     case 'Release':
       return r.ok && r.type === 'Release' ? { type: 'Release', name: cmd.name, token: cmd.token, leaseId: cmd.leaseId ?? 0, released: r.released } : undefined;
     case 'SetPermits':
-      return r.ok && r.type === 'SetPermits' ? { type: 'SetPermits', name: cmd.name, permits: cmd.permits, previous: r.previous, granted: r.granted } : undefined;
+      return r.ok && r.type === 'SetPermits'
+        ? { type: 'SetPermits', name: cmd.name, permits: cmd.permits, previous: r.previous, granted: r.granted }
+        : undefined;
     case 'CancelWait':
       return r.ok && r.type === 'CancelWait'
-        ? { type: 'CancelWait', name: cmd.name, leaseId: cmd.leaseId, abandonedAtIndex: cmd.abandonedAtIndex ?? 0, removed: r.removed, released: r.released, heldToken: r.heldToken }
+        ? {
+            type: 'CancelWait',
+            name: cmd.name,
+            leaseId: cmd.leaseId,
+            abandonedAtIndex: cmd.abandonedAtIndex ?? 0,
+            removed: r.removed,
+            released: r.released,
+            heldToken: r.heldToken,
+          }
         : undefined;
     case 'FenceWrite':
     case 'FenceDelete': {
@@ -77,7 +97,13 @@ function record(cmd: OnceCommand, r: ResultFor<OnceCommand['type']>): DedupRecor
     case 'AclRevoke':
       // A refusal (quota) is not recorded: a retry tries again.
       if (!r.ok) return undefined;
-      return { type: cmd.type, subject: cmd.subject, prefix: cmd.prefix, verb: cmd.verb, changed: r.type === 'AclGrant' ? r.created : r.type === 'AclRevoke' && r.removed };
+      return {
+        type: cmd.type,
+        subject: cmd.subject,
+        prefix: cmd.prefix,
+        verb: cmd.verb,
+        changed: r.type === 'AclGrant' ? r.created : r.type === 'AclRevoke' && r.removed,
+      };
     case 'QuotaSet':
       // A refusal (too many principals with quotas) is not recorded: a retry tries again.
       return r.ok ? { type: 'QuotaSet', subject: cmd.subject, spec: quotaSpec(cmd) } : undefined;
@@ -98,7 +124,8 @@ function replay(state: MachineState, cmd: OnceCommand, rec: DedupRecord): Result
       if (rec.type !== 'SetPermits' || rec.name !== cmd.name || rec.permits !== cmd.permits) return undefined;
       return { type: 'SetPermits', ok: true, previous: rec.previous, permits: rec.permits, granted: rec.granted };
     case 'CancelWait': {
-      if (rec.type !== 'CancelWait' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.abandonedAtIndex !== (cmd.abandonedAtIndex ?? 0)) return undefined;
+      if (rec.type !== 'CancelWait' || rec.name !== cmd.name || rec.leaseId !== cmd.leaseId || rec.abandonedAtIndex !== (cmd.abandonedAtIndex ?? 0))
+        return undefined;
       // heldToken answers "does the lease hold the lock", so it is read now (a cleanup reports 0
       // unless it released the grant itself, as applyCancelWait does).
       const held = holderOf(state.locks.get(cmd.name), cmd.leaseId);
@@ -108,7 +135,8 @@ function replay(state: MachineState, cmd: OnceCommand, rec: DedupRecord): Result
     case 'FenceWrite':
     case 'FenceDelete': {
       if (rec.type !== cmd.type || !sameFence(rec, fenceShape(cmd))) return undefined;
-      if (rec.error !== undefined) return failure(cmd.type, rec.error, `${rec.message} (the answer to this request_id's first attempt)`, rec.highestToken || undefined);
+      if (rec.error !== undefined)
+        return failure(cmd.type, rec.error, `${rec.message} (the answer to this request_id's first attempt)`, rec.highestToken || undefined);
       return cmd.type === 'FenceWrite'
         ? { type: 'FenceWrite', ok: true, highestToken: rec.highestToken }
         : { type: 'FenceDelete', ok: true, deleted: rec.deleted, highestToken: rec.highestToken };

@@ -180,7 +180,5 @@ export type ApplyResult = Success | Failure;
 export type ResultFor<T extends CommandType> = Extract<Success, { type: T }> | Failure;
 
 export function failure(type: CommandType, error: ErrorKind, message: string, highestToken?: number): Failure {
-  return highestToken === undefined
-    ? { type, ok: false, error, message }
-    : { type, ok: false, error, message, highestToken };
+  return highestToken === undefined ? { type, ok: false, error, message } : { type, ok: false, error, message, highestToken };
 }

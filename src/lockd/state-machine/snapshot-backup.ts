@@ -61,8 +61,11 @@ export function summarizeState(bytes: Uint8Array): StateSummary {
  */
 export function rebaseState(bytes: Uint8Array, index: number): Uint8Array {
   const s = decodeState(bytes);
-  check(Number.isSafeInteger(index) && index >= s.appliedIndex && index < MAX_TOKEN_INDEX, 'rebase-forward', () =>
-    `a state at ${s.appliedIndex} cannot be moved to index ${index} (it only moves forward, below ${MAX_TOKEN_INDEX})`);
+  check(
+    Number.isSafeInteger(index) && index >= s.appliedIndex && index < MAX_TOKEN_INDEX,
+    'rebase-forward',
+    () => `a state at ${s.appliedIndex} cannot be moved to index ${index} (it only moves forward, below ${MAX_TOKEN_INDEX})`,
+  );
   s.appliedIndex = index;
   checkInvariants(s);
   return encodeState(s);

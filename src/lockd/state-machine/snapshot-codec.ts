@@ -81,7 +81,15 @@ export function encodeState(s: MachineState): Uint8Array {
         h.grantRequestId ?? null,
         h.lastAcquireRequestId ?? null,
       ]);
-      const waiters = l.waiters.map((w): WaiterJson => [w.leaseId, w.lastAcquireIndex, w.shared, w.lockDelayMs, w.value, w.requestId ?? null, w.lastAcquireRequestId ?? null]);
+      const waiters = l.waiters.map((w): WaiterJson => [
+        w.leaseId,
+        w.lastAcquireIndex,
+        w.shared,
+        w.lockDelayMs,
+        w.value,
+        w.requestId ?? null,
+        w.lastAcquireRequestId ?? null,
+      ]);
       return [name, l.permits, l.delayUntil, holders, waiters, l.election];
     }),
     fence: s.fence.sorted().map(([key, e]) => [key, e.token, toBase64(e.value), e.owner]),
@@ -133,7 +141,9 @@ function quotaDoc(s: MachineState): { quotas: QuotaJson[]; dedupPrincipals: stri
 export function decodeState(bytes: Uint8Array): MachineState {
   if (bytes.length === 0) throw new SnapshotDecodeError('empty');
   if (bytes[0] !== SNAPSHOT_FORMAT_VERSION && bytes[0] !== SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS)
-    throw new SnapshotDecodeError(`format version ${bytes[0]} is not supported (this build reads ${SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS} and ${SNAPSHOT_FORMAT_VERSION})`);
+    throw new SnapshotDecodeError(
+      `format version ${bytes[0]} is not supported (this build reads ${SNAPSHOT_FORMAT_VERSION_BEFORE_QUOTAS} and ${SNAPSHOT_FORMAT_VERSION})`,
+    );
   let doc: unknown;
   try {
     doc = JSON.parse(fromUtf8(bytes.subarray(1)));
@@ -187,7 +197,14 @@ function buildLocks(s: MachineState, d: Record<string, unknown>): void {
     if (s.locks.has(name)) throw new SnapshotDecodeError(`lock ${name} appears twice`);
     const holders: Holder[] = arr(holdersJ, 'holders').map(decodeHolder);
     const waiters: Waiter[] = arr(waitersJ, 'waiters').map(decodeWaiter);
-    const lock: LockRecord = { name, permits: int(permitsJ, 'lock permits'), delayUntil: int(delayJ, 'lock delay'), holders, waiters, election: bool(electionJ, 'lock election') };
+    const lock: LockRecord = {
+      name,
+      permits: int(permitsJ, 'lock permits'),
+      delayUntil: int(delayJ, 'lock delay'),
+      holders,
+      waiters,
+      election: bool(electionJ, 'lock election'),
+    };
     s.locks.set(name, lock);
     if (lock.delayUntil !== 0) s.delays.set(name, lock.delayUntil); // derived: rebuilt here, not stored
     for (const h of holders) {
@@ -238,7 +255,8 @@ function buildFence(s: MachineState, d: Record<string, unknown>): void {
   }
   const tombstones = arr(d.fenceTombstones, 'fence tombstones');
   // More than the store keeps could only be a corrupt snapshot: refuse it rather than forget some.
-  if (tombstones.length > s.fence.tombstoneCapacity) throw new SnapshotDecodeError(`${tombstones.length} fence tombstones; at most ${s.fence.tombstoneCapacity} are kept`);
+  if (tombstones.length > s.fence.tombstoneCapacity)
+    throw new SnapshotDecodeError(`${tombstones.length} fence tombstones; at most ${s.fence.tombstoneCapacity} are kept`);
   for (const t of tombstones) {
     const [keyJ, token] = tuple(t, 2, 'fence tombstone');
     const key = str(keyJ, 'tombstone key');
@@ -255,7 +273,8 @@ function buildAcl(s: MachineState, d: Record<string, unknown>): void {
     const [principal, prefix, verb] = tuple(r, 3, 'access rule');
     const bad = validateAclRule(principal, prefix, verb);
     if (bad) throw new SnapshotDecodeError(`access rule: ${bad.message}`);
-    if (!s.acl.add({ principal: principal as string, prefix: prefix as string, verb: verb as AclVerb })) throw new SnapshotDecodeError(`access rule ${JSON.stringify(r)} appears twice`);
+    if (!s.acl.add({ principal: principal as string, prefix: prefix as string, verb: verb as AclVerb }))
+      throw new SnapshotDecodeError(`access rule ${JSON.stringify(r)} appears twice`);
   }
 }
 
@@ -331,8 +350,7 @@ function dedupRecord(a: unknown[]): DedupRecord {
   if (a[1] === 'A') {
     const [, , name, leaseId, wait, status, token, holderLeaseId, holderToken, permits, shared, lockDelayMs, value] = tuple(a, 13, 'dedup Acquire');
     if (typeof wait !== 'boolean') throw new SnapshotDecodeError('dedup wait must be a boolean');
-    if (status !== 'acquired' && status !== 'held' && status !== 'queued')
-      throw new SnapshotDecodeError(`dedup status ${JSON.stringify(status)}`);
+    if (status !== 'acquired' && status !== 'held' && status !== 'queued') throw new SnapshotDecodeError(`dedup status ${JSON.stringify(status)}`);
     return {
       type: 'Acquire',
       name: str(name, 'name'),
@@ -382,7 +400,13 @@ function bool(v: unknown, what: string): boolean {
   if (typeof v !== 'boolean') throw new SnapshotDecodeError(`${what} must be a boolean`);
   return v;
 }
-const ERROR_KINDS: readonly string[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED', 'PERMISSION_DENIED'] satisfies ErrorKind[];
+const ERROR_KINDS: readonly string[] = [
+  'INVALID_ARGUMENT',
+  'NOT_FOUND',
+  'FAILED_PRECONDITION',
+  'RESOURCE_EXHAUSTED',
+  'PERMISSION_DENIED',
+] satisfies ErrorKind[];
 function errorKind(v: unknown, what: string): ErrorKind | undefined {
   if (v === '') return undefined;
   if (typeof v !== 'string' || !ERROR_KINDS.includes(v)) throw new SnapshotDecodeError(`${what} ${JSON.stringify(v)} is not an error kind`);

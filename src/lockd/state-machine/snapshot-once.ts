@@ -49,11 +49,23 @@ export function dedupRecordOnce(a: unknown[], r: Readers): OnceRecord {
   switch (a[1]) {
     case 'R': {
       const [, , name, token, leaseId, released] = r.tuple(a, 6, 'dedup Release');
-      return { type: 'Release', name: r.str(name, 'name'), token: r.int(token, 'token'), leaseId: r.int(leaseId, 'lease id'), released: r.bool(released, 'released') };
+      return {
+        type: 'Release',
+        name: r.str(name, 'name'),
+        token: r.int(token, 'token'),
+        leaseId: r.int(leaseId, 'lease id'),
+        released: r.bool(released, 'released'),
+      };
     }
     case 'P': {
       const [, , name, permits, previous, granted] = r.tuple(a, 6, 'dedup SetPermits');
-      return { type: 'SetPermits', name: r.str(name, 'name'), permits: r.int(permits, 'permits'), previous: r.int(previous, 'previous permits'), granted: r.int(granted, 'granted') };
+      return {
+        type: 'SetPermits',
+        name: r.str(name, 'name'),
+        permits: r.int(permits, 'permits'),
+        previous: r.int(previous, 'previous permits'),
+        granted: r.int(granted, 'granted'),
+      };
     }
     case 'V': {
       const [, , leaseId] = r.tuple(a, 3, 'dedup Revoke');
@@ -90,7 +102,13 @@ export function dedupRecordOnce(a: unknown[], r: Readers): OnceRecord {
     case 'L':
     case 'U': {
       const [, kind, subject, prefix, verb, changed] = r.tuple(a, 6, 'dedup access rule');
-      return { type: kind === 'L' ? 'AclGrant' : 'AclRevoke', subject: r.str(subject, 'subject'), prefix: r.str(prefix, 'prefix'), verb: r.str(verb, 'verb'), changed: r.bool(changed, 'changed') };
+      return {
+        type: kind === 'L' ? 'AclGrant' : 'AclRevoke',
+        subject: r.str(subject, 'subject'),
+        prefix: r.str(prefix, 'prefix'),
+        verb: r.str(verb, 'verb'),
+        changed: r.bool(changed, 'changed'),
+      };
     }
     case 'Q': {
       const [, , subject, spec] = r.tuple(a, 4, 'dedup QuotaSet');

@@ -19,12 +19,24 @@ const SCALE = 2 ** TOKEN_ORDINAL_BITS;
 /** The highest index whose tokens stay exact JS numbers (below 2^53): 2^43 - 1. */
 export const MAX_TOKEN_INDEX = 2 ** (53 - TOKEN_ORDINAL_BITS) - 1;
 
-check(MAX_PERMITS <= SCALE, 'token-ordinal-bound', () => `MAX_PERMITS ${MAX_PERMITS} grants of one lock by one entry do not fit ${TOKEN_ORDINAL_BITS} ordinal bits`);
+check(
+  MAX_PERMITS <= SCALE,
+  'token-ordinal-bound',
+  () => `MAX_PERMITS ${MAX_PERMITS} grants of one lock by one entry do not fit ${TOKEN_ORDINAL_BITS} ordinal bits`,
+);
 
 /** The token of the `ordinal`-th grant (from 0) of one lock made by the entry at `index`. */
 export function grantToken(index: number, ordinal: number): number {
-  check(Number.isSafeInteger(index) && index > 0 && index <= MAX_TOKEN_INDEX, 'token-index-range', () => `entry ${index} cannot mint a fencing token (1..${MAX_TOKEN_INDEX})`);
-  check(Number.isInteger(ordinal) && ordinal >= 0 && ordinal < SCALE, 'token-ordinal-bound', () => `grant #${ordinal} of one lock by entry ${index} (at most ${SCALE})`);
+  check(
+    Number.isSafeInteger(index) && index > 0 && index <= MAX_TOKEN_INDEX,
+    'token-index-range',
+    () => `entry ${index} cannot mint a fencing token (1..${MAX_TOKEN_INDEX})`,
+  );
+  check(
+    Number.isInteger(ordinal) && ordinal >= 0 && ordinal < SCALE,
+    'token-ordinal-bound',
+    () => `grant #${ordinal} of one lock by entry ${index} (at most ${SCALE})`,
+  );
   return index * SCALE + ordinal;
 }
 

@@ -94,8 +94,7 @@ export function validateDriftPpm(ppm: unknown): Problem | undefined {
 
 export function validateFenceValue(value: unknown): Problem | undefined {
   if (!(value instanceof Uint8Array)) return invalid('fence value must be bytes');
-  if (value.byteLength > MAX_FENCE_VALUE_BYTES)
-    return invalid(`fence value is ${value.byteLength} bytes; the limit is ${MAX_FENCE_VALUE_BYTES}`);
+  if (value.byteLength > MAX_FENCE_VALUE_BYTES) return invalid(`fence value is ${value.byteLength} bytes; the limit is ${MAX_FENCE_VALUE_BYTES}`);
   return undefined;
 }
 
@@ -178,7 +177,8 @@ export function validatePrincipal(p: unknown): Problem | undefined {
 export function validateAclRule(subject: unknown, prefix: unknown, verb: unknown): Problem | undefined {
   const p = validatePrincipal(subject);
   if (p) return p;
-  if (typeof verb !== 'string' || !(ACL_VERBS as readonly string[]).includes(verb)) return invalid(`verb ${JSON.stringify(verb)} is not one of ${ACL_VERBS.join(', ')}`);
+  if (typeof verb !== 'string' || !(ACL_VERBS as readonly string[]).includes(verb))
+    return invalid(`verb ${JSON.stringify(verb)} is not one of ${ACL_VERBS.join(', ')}`);
   if (prefix === '') return undefined;
   const q = checkName('prefix', prefix);
   if (q) return q;
@@ -212,7 +212,13 @@ function validateBody(cmd: Command): Problem | undefined {
       return validateTick(cmd);
     case 'Acquire':
       if (typeof cmd.wait !== 'boolean') return invalid('wait must be a boolean');
-      return validateLockName(cmd.name) ?? validateLeaseId(cmd.leaseId) ?? validateAcquireRecipe(cmd.permits, cmd.shared, cmd.lockDelayMs) ?? validateElectionValue(cmd.value) ?? validateRequestId(cmd.requestId);
+      return (
+        validateLockName(cmd.name) ??
+        validateLeaseId(cmd.leaseId) ??
+        validateAcquireRecipe(cmd.permits, cmd.shared, cmd.lockDelayMs) ??
+        validateElectionValue(cmd.value) ??
+        validateRequestId(cmd.requestId)
+      );
     case 'Release':
       return (
         validateLockName(cmd.name) ??
@@ -221,13 +227,24 @@ function validateBody(cmd: Command): Problem | undefined {
         validateRequestId(cmd.requestId)
       );
     case 'Proclaim':
-      return validateLockName(cmd.name) ?? validateToken(cmd.token) ?? (cmd.leaseId === undefined || cmd.leaseId === 0 ? undefined : validateLeaseId(cmd.leaseId)) ?? validateElectionValue(cmd.value);
+      return (
+        validateLockName(cmd.name) ??
+        validateToken(cmd.token) ??
+        (cmd.leaseId === undefined || cmd.leaseId === 0 ? undefined : validateLeaseId(cmd.leaseId)) ??
+        validateElectionValue(cmd.value)
+      );
     case 'SetPermits':
       if (typeof cmd.permits !== 'number' || !Number.isSafeInteger(cmd.permits) || cmd.permits < 1 || cmd.permits > MAX_PERMITS)
         return validateLockName(cmd.name) ?? invalid(`permits ${String(cmd.permits)} is out of range [1, ${MAX_PERMITS}]`);
       return validateLockName(cmd.name) ?? validateRequestId(cmd.requestId);
     case 'FenceWrite':
-      return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceValue(cmd.value) ?? validateFenceLock(cmd.lock) ?? validateRequestId(cmd.requestId);
+      return (
+        validateFenceKey(cmd.key) ??
+        validateToken(cmd.token) ??
+        validateFenceValue(cmd.value) ??
+        validateFenceLock(cmd.lock) ??
+        validateRequestId(cmd.requestId)
+      );
     case 'FenceDelete':
       return validateFenceKey(cmd.key) ?? validateToken(cmd.token) ?? validateFenceLock(cmd.lock) ?? validateRequestId(cmd.requestId);
     case 'CancelWait':
@@ -269,7 +286,8 @@ function validateQuotaSet(cmd: QuotaSetCommand): Problem | undefined {
   if (p) return p;
   if (cmd.reset !== undefined && typeof cmd.reset !== 'boolean') return invalid('reset must be a boolean');
   const given = QUOTA_KEYS.filter((k) => cmd[k] !== undefined);
-  if (given.length === 0 && cmd.reset !== true) return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes, fence_keys) or resets them');
+  if (given.length === 0 && cmd.reset !== true)
+    return invalid('a quota change names at least one quota (leases, locks, dedup_ids, election_bytes, fence_keys) or resets them');
   for (const k of given) {
     const q = validateQuotaValue(QUOTA_NAMES[k], cmd[k]);
     if (q) return q;
@@ -279,6 +297,7 @@ function validateQuotaSet(cmd: QuotaSetCommand): Problem | undefined {
 
 /** A quota's value: an integer in [0, MAX_QUOTA_VALUE] (0 refuses every new one of its kind). */
 export function validateQuotaValue(name: string, v: unknown): Problem | undefined {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > MAX_QUOTA_VALUE) return invalid(`quota ${name} must be an integer in [0, ${MAX_QUOTA_VALUE}], got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > MAX_QUOTA_VALUE)
+    return invalid(`quota ${name} must be an integer in [0, ${MAX_QUOTA_VALUE}], got ${String(v)}`);
   return undefined;
 }

@@ -73,7 +73,10 @@ export function decodeBackup(bytes: Uint8Array): Backup {
   const body = buf.subarray(0, buf.length - DIGEST_BYTES);
   const want = buf.subarray(buf.length - DIGEST_BYTES);
   const got = createHash('sha256').update(body).digest();
-  if (!got.equals(want)) throw new BackupFileError(`checksum mismatch (stored sha256 ${want.toString('hex').slice(0, 16)}…, computed ${got.toString('hex').slice(0, 16)}…): the file is damaged or truncated`);
+  if (!got.equals(want))
+    throw new BackupFileError(
+      `checksum mismatch (stored sha256 ${want.toString('hex').slice(0, 16)}…, computed ${got.toString('hex').slice(0, 16)}…): the file is damaged or truncated`,
+    );
   const headerLen = buf.readUInt32BE(MAGIC.length);
   const start = MAGIC.length + 4;
   if (headerLen > MAX_HEADER_BYTES || start + headerLen > body.length) throw new BackupFileError(`header length ${headerLen} overruns the file`);
@@ -109,11 +112,15 @@ function checkHeader(raw: unknown): BackupHeader {
   };
   const ids = (f: string): string[] => {
     const v = o[f];
-    if (!Array.isArray(v) || v.length > 2048 || !v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(x))) throw new BackupFileError(`header field ${f} is not a list of node ids`);
+    if (!Array.isArray(v) || v.length > 2048 || !v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(x)))
+      throw new BackupFileError(`header field ${f} is not a list of node ids`);
     return v as string[];
   };
   const fileFormat = uint('fileFormat');
-  if (fileFormat !== BACKUP_FILE_FORMAT) throw new BackupFileError(`backup file format ${fileFormat} is not one this build reads (${BACKUP_FILE_FORMAT}): use the lockd that wrote it, or a newer one`);
+  if (fileFormat !== BACKUP_FILE_FORMAT)
+    throw new BackupFileError(
+      `backup file format ${fileFormat} is not one this build reads (${BACKUP_FILE_FORMAT}): use the lockd that wrote it, or a newer one`,
+    );
   const h: BackupHeader = {
     fileFormat,
     stateFormat: uint('stateFormat'),

@@ -113,15 +113,19 @@ async function force(db: Db, opts: ForceOptions, self: NodeId): Promise<ForceOut
     snap.index > 0 && snap.voters.length > 0
       ? { voters: [...snap.voters], learners: [...(snap.learners ?? [])], removed: [...(snap.removed ?? [])] }
       : { voters: [...loaded.voters], learners: [], removed: [] };
-  if (base.voters.length === 0) throw refuse('this data dir joined a cluster (--join) and never received its configuration: it has nothing to force a cluster from');
+  if (base.voters.length === 0)
+    throw refuse('this data dir joined a cluster (--join) and never received its configuration: it has nothing to force a cluster from');
   const configs = new ConfigLog({ index: snap.configIndex ?? 0, config: base }, self);
   const last = m.lastIndex();
   if (last >= m.firstIndex()) configs.appended(m.entries(m.firstIndex(), last + 1));
   const cur = configs.current();
   const forcedBefore = await readRecord(db, dir);
-  if (cur.config.removed.includes(self)) throw refuse(`${self} was removed from the cluster (its log says so): a removed node's data dir cannot found a new one`);
+  if (cur.config.removed.includes(self))
+    throw refuse(`${self} was removed from the cluster (its log says so): a removed node's data dir cannot found a new one`);
   if (!cur.config.voters.includes(self))
-    throw refuse(`${self} is not a voter (voters ${cur.config.voters.join(', ')}${cur.config.learners.length ? `; learners ${cur.config.learners.join(', ')}` : ''}): force a surviving voter's data dir`);
+    throw refuse(
+      `${self} is not a voter (voters ${cur.config.voters.join(', ')}${cur.config.learners.length ? `; learners ${cur.config.learners.join(', ')}` : ''}): force a surviving voter's data dir`,
+    );
   const others = [...cur.config.voters.filter((id) => id !== self), ...cur.config.learners];
   if (others.length === 0) return { kind: 'alone', configIndex: cur.index, ...(forcedBefore ? { forcedBefore } : {}) };
   if (forcedBefore && !opts.again)
@@ -134,14 +138,23 @@ async function force(db: Db, opts: ForceOptions, self: NodeId): Promise<ForceOut
   if (!Number.isSafeInteger(opts.bump) || opts.bump < 0) throw new RangeError(`bump ${opts.bump}: an integer ≥ 0`);
   const snapIndex = last + opts.bump;
   if (snapIndex + others.length >= opts.maxIndex)
-    throw refuse(`--bump-index ${opts.bump}: the log would reach ${snapIndex + others.length}, past the last index that can mint a fencing token (${opts.maxIndex})`);
+    throw refuse(
+      `--bump-index ${opts.bump}: the log would reach ${snapIndex + others.length}, past the last index that can mint a fencing token (${opts.maxIndex})`,
+    );
   // Every entry the survivor holds, from its snapshot on, whatever its commit index says.
   const held = last >= m.firstIndex() ? m.entries(m.firstIndex(), last + 1) : [];
   const data = opts.rebase(m.snapshot().data, held, snapIndex);
   const term = Math.max(hs.term, m.term(last)) + 1;
   // The snapshot keeps the configuration in effect at the survivor's last entry; the removals follow it.
   const snapshot = {
-    metadata: { index: snapIndex, term, voters: [...cur.config.voters], learners: [...cur.config.learners], removed: [...cur.config.removed], configIndex: cur.index },
+    metadata: {
+      index: snapIndex,
+      term,
+      voters: [...cur.config.voters],
+      learners: [...cur.config.learners],
+      removed: [...cur.config.removed],
+      configIndex: cur.index,
+    },
     data,
   };
   const entries: Entry[] = [];
@@ -153,17 +166,32 @@ async function force(db: Db, opts: ForceOptions, self: NodeId): Promise<ForceOut
     config = applyChange(config, cc);
     entries.push({ index: ++index, term, type: 'config', data: encodeConfigEntry({ change: cc, config }) });
   }
-  if (config.voters.length !== 1 || config.voters[0] !== self || config.learners.length !== 0) throw new Error(`force: ended with voters ${config.voters.join(', ')}, learners ${config.learners.join(', ')}`);
+  if (config.voters.length !== 1 || config.voters[0] !== self || config.learners.length !== 0)
+    throw new Error(`force: ended with voters ${config.voters.join(', ')}, learners ${config.learners.join(', ')}`);
   const record: ForcedRecord = { at: opts.at, configIndex: index, term, removed: others, survivorLast: last, snapshotIndex: snapIndex };
-  await writeBatch(db, [
-    ...held.map((e) => ({ type: 'del' as const, key: entryKey(e.index) })),
-    { type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snapshot) },
-    ...entries.map((e) => ({ type: 'put' as const, key: entryKey(e.index), value: encodeEntry(e) })),
-    // The snapshot is committed by construction; the removals commit once the node elects itself.
-    { type: 'put', key: HARD_STATE_KEY, value: encodeHardState({ term, vote: self, commit: snapIndex }) },
-    { type: 'put', key: FORCED_KEY, value: sealJson(record) },
-  ], true);
-  return { kind: 'forced', previous: cur.config, removed: others, first: snapIndex + 1, last: index, term, storedCommit: hs.commit, survivorLast: last, snapshotIndex: snapIndex };
+  await writeBatch(
+    db,
+    [
+      ...held.map((e) => ({ type: 'del' as const, key: entryKey(e.index) })),
+      { type: 'put', key: SNAPSHOT_KEY, value: encodeSnapshot(snapshot) },
+      ...entries.map((e) => ({ type: 'put' as const, key: entryKey(e.index), value: encodeEntry(e) })),
+      // The snapshot is committed by construction; the removals commit once the node elects itself.
+      { type: 'put', key: HARD_STATE_KEY, value: encodeHardState({ term, vote: self, commit: snapIndex }) },
+      { type: 'put', key: FORCED_KEY, value: sealJson(record) },
+    ],
+    true,
+  );
+  return {
+    kind: 'forced',
+    previous: cur.config,
+    removed: others,
+    first: snapIndex + 1,
+    last: index,
+    term,
+    storedCommit: hs.commit,
+    survivorLast: last,
+    snapshotIndex: snapIndex,
+  };
 }
 
 async function readRecord(db: Db, dir: string): Promise<ForcedRecord | undefined> {

@@ -33,7 +33,8 @@ export class DataDirReader {
       await db.open();
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      if (cause?.code === 'LEVEL_LOCKED') throw new DataDirError('locked', dir, 'another process has it open — is its node running? Stop it first (./cluster.sh stop, or kill its pid)');
+      if (cause?.code === 'LEVEL_LOCKED')
+        throw new DataDirError('locked', dir, 'another process has it open — is its node running? Stop it first (./cluster.sh stop, or kill its pid)');
       throw new DataDirError('unusable', dir, `not a lockd data dir: LevelDB cannot open it (${cause?.message ?? (e as Error).message})`);
     }
     try {

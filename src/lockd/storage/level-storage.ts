@@ -82,7 +82,19 @@ export class LevelStorage {
     try {
       const identity = { clusterId: opts.clusterId, nodeId: opts.nodeId };
       const loaded = await loadDataDir(db, opts.dir, identity, opts.voters, opts.writer ?? '');
-      return new LevelStorage(db, opts.dir, identity, loaded.memory, loaded.created, loaded.voters, loaded.configured, loaded.peerBook, loaded.snapshotIndex, migrated, opts.unsafeNoSync === true);
+      return new LevelStorage(
+        db,
+        opts.dir,
+        identity,
+        loaded.memory,
+        loaded.created,
+        loaded.voters,
+        loaded.configured,
+        loaded.peerBook,
+        loaded.snapshotIndex,
+        migrated,
+        opts.unsafeNoSync === true,
+      );
     } catch (e) {
       await db.close();
       if (e instanceof DataDirError) throw e;

@@ -83,7 +83,13 @@ export interface Verified extends Omit<Loaded, 'memory'> {
  * Open a data dir's records: read them, check them (verifyDataDir), make the writes the start needs.
  * `voters` and `writer` as for verifyDataDir.
  */
-export async function loadDataDir(kv: Pick<KvStore, 'get' | 'entries' | 'batch'>, dir: string, want: Identity, voters: readonly NodeId[], writer = ''): Promise<Loaded> {
+export async function loadDataDir(
+  kv: Pick<KvStore, 'get' | 'entries' | 'batch'>,
+  dir: string,
+  want: Identity,
+  voters: readonly NodeId[],
+  writer = '',
+): Promise<Loaded> {
   const v = verifyDataDir(await readDataDir(kv), dir, want, voters, writer);
   if (v.writes.length > 0) await kv.batch(v.writes, { sync: true });
   return { ...v, memory: mirrorOf(v, v.voters) };
@@ -126,7 +132,11 @@ export function verifyDataDir(c: DirContents, dir: string, want: Identity, voter
   if (idValue === undefined) {
     if (c.firstKey !== undefined) throw corrupt(`holds data (key ${c.firstKey}) but no identity record`);
     if (named.voters.length % 2 === 0 && named.voters.length > 0)
-      throw new DataDirError('voters', dir, `a new cluster of ${named.voters.length} voters (--peers): use an odd number (3 or 5) so a majority survives a failure (or --join to join an existing cluster)`);
+      throw new DataDirError(
+        'voters',
+        dir,
+        `a new cluster of ${named.voters.length} voters (--peers): use an odd number (3 or 5) so a majority survives a failure (or --join to join an existing cluster)`,
+      );
     const writes: BatchOp[] = [
       { type: 'put', key: IDENTITY_KEY, value: encodeIdentity(want, writer) },
       { type: 'put', key: CONFIG_KEY, value: encodeConfiguration(named) },
@@ -135,9 +145,11 @@ export function verifyDataDir(c: DirContents, dir: string, want: Identity, voter
   }
   const have = decode(IDENTITY_KEY, idValue, decodeIdentity);
   // LevelStorage.open and --force-new-cluster migrate first (migrate.ts): the previous format reaches here only by a bug.
-  if (have.format !== STORAGE_FORMAT) throw new DataDirError('format', dir, `storage format ${have.format} has not been migrated to ${STORAGE_FORMAT} (open it with LevelStorage.open)`);
+  if (have.format !== STORAGE_FORMAT)
+    throw new DataDirError('format', dir, `storage format ${have.format} has not been migrated to ${STORAGE_FORMAT} (open it with LevelStorage.open)`);
   // The cluster ids themselves are never in the message: it goes to the log, and the id is the secret a peer stream needs.
-  if (have.clusterId !== want.clusterId) throw new DataDirError('foreign', dir, `it belongs to another cluster (its cluster id is not this node's --cluster-id-file / --cluster-id)`);
+  if (have.clusterId !== want.clusterId)
+    throw new DataDirError('foreign', dir, `it belongs to another cluster (its cluster id is not this node's --cluster-id-file / --cluster-id)`);
   if (have.nodeId !== want.nodeId) throw new DataDirError('foreign', dir, `it belongs to node "${have.nodeId}", not "${want.nodeId}"`);
 
   const snapValue = c.snapshot;
@@ -166,8 +178,15 @@ export function verifyDataDir(c: DirContents, dir: string, want: Identity, voter
   const writes: BatchOp[] = configValue ? [] : [{ type: 'put', key: CONFIG_KEY, value: encodeConfiguration(stored) }];
   const peerBook = c.peers ? decode(PEERS_KEY, c.peers, decodePeerBook) : {};
   return {
-    created: false, snapshotIndex: snap?.metadata.index ?? 0, voters: stored.voters, configured, peerBook, writes, entries,
-    ...(snap ? { snapshot: snap } : {}), ...(hs ? { hardState: hs } : {}),
+    created: false,
+    snapshotIndex: snap?.metadata.index ?? 0,
+    voters: stored.voters,
+    configured,
+    peerBook,
+    writes,
+    entries,
+    ...(snap ? { snapshot: snap } : {}),
+    ...(hs ? { hardState: hs } : {}),
   };
 }
 
@@ -182,8 +201,11 @@ export function checkStartVoters(dir: string, stored: readonly NodeId[], named: 
   // named empty: --join, which means something only to a fresh data dir.
   if (configured || stored.length === 0 || named.length === 0) return;
   if (!sameIds(stored, named)) {
-    throw new DataDirError('voters', dir,
-      `it was made for the voters ${show(stored)}, but this start names ${show(named)} (--peers): voter ids may not change (addresses may) until a membership change; use lockctl member add/remove`);
+    throw new DataDirError(
+      'voters',
+      dir,
+      `it was made for the voters ${show(stored)}, but this start names ${show(named)} (--peers): voter ids may not change (addresses may) until a membership change; use lockctl member add/remove`,
+    );
   }
 }
 
@@ -208,9 +230,11 @@ function checkEntries(
     const e = decode(key, value, decodeEntry);
     if (e.index !== keyIndex) throw corrupt(`record ${key} holds entry ${e.index}`);
     if (e.index !== prevIndex + 1) {
-      throw corrupt(e.index <= snapIndex
-        ? `entry ${e.index} is covered by the snapshot at ${snapIndex} but was not deleted`
-        : `gap in the log: entry ${e.index} follows ${prevIndex}`);
+      throw corrupt(
+        e.index <= snapIndex
+          ? `entry ${e.index} is covered by the snapshot at ${snapIndex} but was not deleted`
+          : `gap in the log: entry ${e.index} follows ${prevIndex}`,
+      );
     }
     if (e.term < prevTerm) throw corrupt(`entry ${e.index} has term ${e.term} below the previous term ${prevTerm}`);
     entries.push(e);

@@ -29,15 +29,30 @@ export interface Migrated {
  * or written: a wrong --data-dir must not turn the owner's dir into a format its build cannot read),
  * 'locked'/'unusable' when LevelDB cannot open it.
  */
-export async function migrateDataDir(dir: string, writer: string, owner: { readonly clusterId: string; readonly nodeId: string }, now: Date = new Date()): Promise<Migrated | undefined> {
+export async function migrateDataDir(
+  dir: string,
+  writer: string,
+  owner: { readonly clusterId: string; readonly nodeId: string },
+  now: Date = new Date(),
+): Promise<Migrated | undefined> {
   if (!existsSync(join(dir, 'CURRENT'))) return undefined; // no database yet: a new node
   refuseIfRestoring(dir);
   const identity = await readIdentity(dir);
   const format = identity?.format;
   if (typeof format === 'number' && format > STORAGE_FORMAT) throw new DataDirError('format', dir, newerFormat(format, identity?.writer));
   if (format !== PREVIOUS_STORAGE_FORMAT) return undefined;
-  if (identity?.clusterId !== owner.clusterId) throw new DataDirError('foreign', dir, 'it belongs to another cluster (its cluster id is not this node\'s --cluster-id-file / --cluster-id); nothing was copied or migrated');
-  if (identity?.nodeId !== owner.nodeId) throw new DataDirError('foreign', dir, `it belongs to node ${JSON.stringify(identity?.nodeId)}, not ${JSON.stringify(owner.nodeId)}; nothing was copied or migrated`);
+  if (identity?.clusterId !== owner.clusterId)
+    throw new DataDirError(
+      'foreign',
+      dir,
+      "it belongs to another cluster (its cluster id is not this node's --cluster-id-file / --cluster-id); nothing was copied or migrated",
+    );
+  if (identity?.nodeId !== owner.nodeId)
+    throw new DataDirError(
+      'foreign',
+      dir,
+      `it belongs to node ${JSON.stringify(identity?.nodeId)}, not ${JSON.stringify(owner.nodeId)}; nothing was copied or migrated`,
+    );
   const backup = `${resolve(dir)}.storage-${PREVIOUS_STORAGE_FORMAT}-backup-${stamp(now)}`;
   if (existsSync(backup)) throw new DataDirError('unusable', dir, `the migration's backup copy ${backup} exists already: move it away and start again`);
   try {
@@ -48,7 +63,11 @@ export async function migrateDataDir(dir: string, writer: string, owner: { reado
     syncTree(backup);
     syncPath(dirname(backup));
   } catch (e) {
-    throw new DataDirError('unusable', dir, `storage format ${PREVIOUS_STORAGE_FORMAT} must be migrated to ${STORAGE_FORMAT}, but the backup copy to ${backup} failed (${(e as Error).message}); nothing was changed`);
+    throw new DataDirError(
+      'unusable',
+      dir,
+      `storage format ${PREVIOUS_STORAGE_FORMAT} must be migrated to ${STORAGE_FORMAT}, but the backup copy to ${backup} failed (${(e as Error).message}); nothing was changed`,
+    );
   }
   const db = openLevel(dir, { createIfMissing: false });
   await openOrRefuse(db, dir);
@@ -56,7 +75,8 @@ export async function migrateDataDir(dir: string, writer: string, owner: { reado
     const value = await db.get(IDENTITY_KEY);
     if (value === undefined) throw new DataDirError('corrupt', dir, 'the identity record vanished during migration');
     const old = unsealJson(value);
-    if (typeof old.clusterId !== 'string' || typeof old.nodeId !== 'string') throw new DataDirError('corrupt', dir, `record ${IDENTITY_KEY}: clusterId or nodeId is not a string`);
+    if (typeof old.clusterId !== 'string' || typeof old.nodeId !== 'string')
+      throw new DataDirError('corrupt', dir, `record ${IDENTITY_KEY}: clusterId or nodeId is not a string`);
     // 2 → 3: the identity names its writer; every other record is unchanged.
     await db.batch([{ type: 'put', key: IDENTITY_KEY, value: encodeIdentity({ clusterId: old.clusterId, nodeId: old.nodeId }, writer) }], { sync: true });
   } catch (e) {
@@ -95,8 +115,10 @@ function syncTree(dir: string): void {
   syncPath(dir);
 }
 
-
 /** 20261202T201500Z: sortable, and no character a shell or a file system minds. */
 function stamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }

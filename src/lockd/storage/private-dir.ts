@@ -20,7 +20,11 @@ export function makeDataDirPrivate(dir: string): number | undefined {
   try {
     chmodSync(dir, 0o700);
   } catch (e) {
-    throw new DataDirError('unusable', dir, `it is readable by others (mode ${(mode & 0o777).toString(8)}) and could not be made private: ${(e as Error).message}`);
+    throw new DataDirError(
+      'unusable',
+      dir,
+      `it is readable by others (mode ${(mode & 0o777).toString(8)}) and could not be made private: ${(e as Error).message}`,
+    );
   }
   return mode & 0o777;
 }

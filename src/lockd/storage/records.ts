@@ -89,7 +89,8 @@ export function decodeIdentity(value: Uint8Array): StoredIdentity {
         'A cluster cannot be upgraded in place across this change: run this version on fresh data dirs (clients acquire their leases and locks anew)',
     );
   if (typeof obj.format === 'number' && obj.format > STORAGE_FORMAT) throw new FormatError(newerFormat(obj.format, obj.writer));
-  if (obj.format !== STORAGE_FORMAT && obj.format !== PREVIOUS_STORAGE_FORMAT) throw new FormatError(`unknown storage format ${String(obj.format)} (this build reads ${STORAGE_FORMAT})`);
+  if (obj.format !== STORAGE_FORMAT && obj.format !== PREVIOUS_STORAGE_FORMAT)
+    throw new FormatError(`unknown storage format ${String(obj.format)} (this build reads ${STORAGE_FORMAT})`);
   const writer = obj.format === STORAGE_FORMAT ? str(obj, 'writer') : '';
   return { format: obj.format, clusterId: str(obj, 'clusterId'), nodeId: str(obj, 'nodeId'), writer };
 }
@@ -119,8 +120,7 @@ export function encodeConfiguration(c: Configuration): Buffer {
 
 export function decodeConfiguration(value: Uint8Array): Configuration {
   const voters = unsealJson(value).voters;
-  if (!Array.isArray(voters) || !voters.every((v) => typeof v === 'string' && v !== ''))
-    throw new RecordError('configuration voters malformed');
+  if (!Array.isArray(voters) || !voters.every((v) => typeof v === 'string' && v !== '')) throw new RecordError('configuration voters malformed');
   return { voters: [...(voters as string[])].sort() };
 }
 

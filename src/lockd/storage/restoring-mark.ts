@@ -14,7 +14,11 @@ export const RESTORING_MARK = 'LOCKD-RESTORING';
 /** Refuse (DataDirError 'unusable') a data dir an interrupted restore left. */
 export function refuseIfRestoring(dir: string): void {
   if (existsSync(join(dir, RESTORING_MARK)))
-    throw new DataDirError('unusable', dir, `a lockd restore into it did not finish (${RESTORING_MARK} is there): empty the data dir and run the restore again`);
+    throw new DataDirError(
+      'unusable',
+      dir,
+      `a lockd restore into it did not finish (${RESTORING_MARK} is there): empty the data dir and run the restore again`,
+    );
 }
 
 /** Put the mark in (the dir exists and is empty), durably, before anything else is written. */
@@ -34,4 +38,3 @@ export function clearRestoring(dir: string): void {
   unlinkSync(join(dir, RESTORING_MARK));
   syncPath(dir);
 }
-

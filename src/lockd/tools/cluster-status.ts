@@ -46,14 +46,28 @@ function agreedLeader(rows: Row[]): string | undefined {
 function table(rows: Row[]): string {
   const head = ['ID', 'ADDRESS', 'PID', 'ALIVE', 'ROLE', 'TERM', 'LEADER', 'COMMIT', 'APPLIED'];
   const body = rows.map((r) => [
-    r.id, r.address, r.pid || '-', r.alive ? 'yes' : 'no',
+    r.id,
+    r.address,
+    r.pid || '-',
+    r.alive ? 'yes' : 'no',
     // A live process not answering yet (starting, paused) has no role: why goes below the table.
     r.status?.role ?? (r.alive ? 'no answer' : '-'),
-    String(r.status?.term ?? '-'), r.status?.leaderId || '-', String(r.status?.commitIndex ?? '-'), String(r.status?.appliedIndex ?? '-'),
+    String(r.status?.term ?? '-'),
+    r.status?.leaderId || '-',
+    String(r.status?.commitIndex ?? '-'),
+    String(r.status?.appliedIndex ?? '-'),
   ]);
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
   const notes = rows.filter((r) => !r.status && r.alive && r.error).map((r) => `  ${r.id}: ${oneLine(r.error!)}`);
-  return [...[head, ...body].map((cols) => cols.map((c, k) => c.padEnd(widths[k])).join('  ').trimEnd()), ...notes].join('\n');
+  return [
+    ...[head, ...body].map((cols) =>
+      cols
+        .map((c, k) => c.padEnd(widths[k]))
+        .join('  ')
+        .trimEnd(),
+    ),
+    ...notes,
+  ].join('\n');
 }
 
 /** A gRPC error's detail on one short line ("No connection established. Last error: …"). */
@@ -74,8 +88,7 @@ async function main(): Promise<void> {
     else if (args[k] === '--tls') {
       const dir = args[++k];
       tls = { cacert: join(dir, 'ca.crt'), cert: join(dir, 'root.crt'), key: join(dir, 'root.key') };
-    }
-    else {
+    } else {
       const [id, host, port, pid = ''] = args[k].split(/[=:]/);
       rows.push({ id, address: `${host}:${port}`, pid, alive: pidAlive(pid) });
     }

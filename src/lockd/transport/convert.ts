@@ -33,13 +33,16 @@ export function messageToProto(m: Message, omitSnapshotData = false): ProtoMessa
     term: m.term,
     logTerm: m.logTerm,
     index: m.index,
-    entries: m.entries.map((e): ProtoEntryIn => ({ term: e.term, index: e.index, data: e.data, type: e.type === 'config' ? 'ENTRY_TYPE_CONFIG' : 'ENTRY_TYPE_NORMAL' })),
+    entries: m.entries.map((e): ProtoEntryIn => ({
+      term: e.term,
+      index: e.index,
+      data: e.data,
+      type: e.type === 'config' ? 'ENTRY_TYPE_CONFIG' : 'ENTRY_TYPE_NORMAL',
+    })),
     commit: m.commit,
     reject: m.reject,
     rejectHint: m.rejectHint,
-    snapshot: m.snapshot
-      ? { metadata: metadataToProto(m.snapshot.metadata), data: omitSnapshotData ? undefined : m.snapshot.data }
-      : null,
+    snapshot: m.snapshot ? { metadata: metadataToProto(m.snapshot.metadata), data: omitSnapshotData ? undefined : m.snapshot.data } : null,
     context: m.context,
   };
 }
@@ -73,7 +76,14 @@ function entryFromProto(e: ProtoEntry): Entry {
 }
 
 function metadataToProto(md: SnapshotMetadata): ProtoSnapshotMetadataIn {
-  return { index: md.index, term: md.term, voters: [...md.voters], learners: [...(md.learners ?? [])], removed: [...(md.removed ?? [])], configIndex: md.configIndex ?? 0 };
+  return {
+    index: md.index,
+    term: md.term,
+    voters: [...md.voters],
+    learners: [...(md.learners ?? [])],
+    removed: [...(md.removed ?? [])],
+    configIndex: md.configIndex ?? 0,
+  };
 }
 
 /** A plain Uint8Array over a received Buffer's bytes (no copy), so received values compare equal to sent ones. */

@@ -13,7 +13,16 @@ import type { NodeId } from '../../raft/types.js';
 import type { Envelope } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftClient } from '../../proto/gen/raft/v1/Raft.js';
 import { newRaftClient } from './envelope-codec.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, VERSION_HEADER, statedIn, type StatedAddresses } from './metadata.js';
+import {
+  CLIENT_ADDRESS_HEADER,
+  CLUSTER_ID_HEADER,
+  HTTP_ADDRESS_HEADER,
+  NODE_ID_HEADER,
+  REMOVED_TRAILER,
+  VERSION_HEADER,
+  statedIn,
+  type StatedAddresses,
+} from './metadata.js';
 
 export interface Backoff {
   readonly initialMs: number;

@@ -129,7 +129,12 @@ export class PeerTransport {
       build: opts.build ?? '',
       onAddresses: (stated) => {
         if (!this.record(peerId, stated))
-          this.refusals.note('unusable peer addresses', 'warn', { peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) }, 'peer stated an unusable address; ignored');
+          this.refusals.note(
+            'unusable peer addresses',
+            'warn',
+            { peer: peerId, client: stated.client?.slice(0, 80), http: stated.http?.slice(0, 80) },
+            'peer stated an unusable address; ignored',
+          );
       },
       onDown: () => opts.onUnreachable(peerId),
       onRemoved: () => opts.onRemoved?.(peerId),
@@ -146,21 +151,24 @@ export class PeerTransport {
 
   /** Serve raft.v1.Raft on `server` (before it starts); create it with PEER_SERVER_OPTIONS. */
   addToServer(server: grpc.Server): void {
-    server.addService(raftService, raftHandlers({
-      clusterId: this.opts.clusterId,
-      selfId: this.opts.selfId,
-      isPeer: (id) => this.opts.isPeer?.(id) ?? this.streams.has(id),
-      isRemoved: (id) => this.opts.isRemoved?.(id) ?? false,
-      logger: this.opts.logger,
-      refusals: this.refusals,
-      onMessage: this.opts.onMessage,
-      maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
-      authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
-      clientAddress: this.opts.clientAddress ?? '',
-      httpAddress: this.opts.httpAddress ?? '',
-      build: this.opts.build ?? '',
-      onAddresses: (sender, stated) => this.record(sender, stated),
-    }));
+    server.addService(
+      raftService,
+      raftHandlers({
+        clusterId: this.opts.clusterId,
+        selfId: this.opts.selfId,
+        isPeer: (id) => this.opts.isPeer?.(id) ?? this.streams.has(id),
+        isRemoved: (id) => this.opts.isRemoved?.(id) ?? false,
+        logger: this.opts.logger,
+        refusals: this.refusals,
+        onMessage: this.opts.onMessage,
+        maxSnapshotBytes: this.opts.maxSnapshotBytes ?? 1024 * 1024 * 1024,
+        authenticate: (call, sender) => this.opts.authenticate?.(call, sender),
+        clientAddress: this.opts.clientAddress ?? '',
+        httpAddress: this.opts.httpAddress ?? '',
+        build: this.opts.build ?? '',
+        onAddresses: (sender, stated) => this.record(sender, stated),
+      }),
+    );
   }
 
   /** Both sides of a stream: bounded here, checked and recorded (both or neither) by the caller. */
@@ -183,7 +191,9 @@ export class PeerTransport {
       }
       const snap = m.type === 'Snap';
       // An object literal, not a spread of `tag`: V8 builds a spread copy an order of magnitude slower.
-      const envelopes: Envelope[] = snap ? snapshotEnvelopes(m, tag, this.chunkBytes) : [{ clusterId: tag.clusterId, senderId: tag.senderId, frame: encodeMessage(m) }];
+      const envelopes: Envelope[] = snap
+        ? snapshotEnvelopes(m, tag, this.chunkBytes)
+        : [{ clusterId: tag.clusterId, senderId: tag.senderId, frame: encodeMessage(m) }];
       const onWritten = snap && this.opts.onSnapshotStatus ? (ok: boolean) => this.opts.onSnapshotStatus?.(m.to, ok) : undefined;
       if (stream.write(envelopes, onWritten)) continue;
       unreachable.add(m.to);

@@ -7,7 +7,16 @@ import type { Envelope__Output } from '../../proto/gen/raft/v1/Envelope.js';
 import type { RaftHandlers } from '../../proto/gen/raft/v1/Raft.js';
 import { ProtocolError, messageFromProto } from './convert.js';
 import { decodeMessage } from './frame-codec.js';
-import { CLIENT_ADDRESS_HEADER, CLUSTER_ID_HEADER, HTTP_ADDRESS_HEADER, NODE_ID_HEADER, REMOVED_TRAILER, VERSION_HEADER, statedIn, type StatedAddresses } from './metadata.js';
+import {
+  CLIENT_ADDRESS_HEADER,
+  CLUSTER_ID_HEADER,
+  HTTP_ADDRESS_HEADER,
+  NODE_ID_HEADER,
+  REMOVED_TRAILER,
+  VERSION_HEADER,
+  statedIn,
+  type StatedAddresses,
+} from './metadata.js';
 import { SnapshotAssembler } from './snapshot-chunks.js';
 
 /**
@@ -89,7 +98,12 @@ function serveStream(
   });
 }
 
-function streamEnd(opts: ReceiverOptions, call: grpc.ServerReadableStream<Envelope__Output, unknown>, callback: grpc.sendUnaryData<{ envelopes: number }>, sender: NodeId): StreamEnd {
+function streamEnd(
+  opts: ReceiverOptions,
+  call: grpc.ServerReadableStream<Envelope__Output, unknown>,
+  callback: grpc.sendUnaryData<{ envelopes: number }>,
+  sender: NodeId,
+): StreamEnd {
   const end: StreamEnd = {
     done: false,
     // Ends the stream with an error status; the sender sees it, logs it and retries with backoff.
@@ -99,20 +113,36 @@ function streamEnd(opts: ReceiverOptions, call: grpc.ServerReadableStream<Envelo
       if (end.done) return;
       end.done = true;
       // One kind per reason (cut short): it may carry the caller's text, so the limiter's cap on kinds is what bounds them.
-      opts.refusals.note(`refused peer streams: ${reason.slice(0, 100)}`, 'warn', { peer: sender.slice(0, 64) || undefined, remote: call.getPeer(), ...fields, reason, code: grpc.status[code] }, 'refused peer stream');
+      opts.refusals.note(
+        `refused peer streams: ${reason.slice(0, 100)}`,
+        'warn',
+        { peer: sender.slice(0, 64) || undefined, remote: call.getPeer(), ...fields, reason, code: grpc.status[code] },
+        'refused peer stream',
+      );
       callback({ code, details: `node ${opts.selfId} refuses the stream: ${reason}`, ...(metadata ? { metadata } : {}) });
     },
     refuseRemoved: () => {
       const md = new grpc.Metadata();
       md.set(REMOVED_TRAILER, '1');
-      end.refuse(`${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`, {}, grpc.status.PERMISSION_DENIED, md);
+      end.refuse(
+        `${sender} was removed from the cluster (ids are never reused: wipe its data dir and add it under a new id)`,
+        {},
+        grpc.status.PERMISSION_DENIED,
+        md,
+      );
     },
   };
   return end;
 }
 
 /** The checks of a new stream, in order: true if one refused it (the refusal is sent). */
-function refusedAtOpen(opts: ReceiverOptions, call: grpc.ServerReadableStream<Envelope__Output, unknown>, sender: NodeId, cluster: string, { refuse, refuseRemoved }: StreamEnd): boolean {
+function refusedAtOpen(
+  opts: ReceiverOptions,
+  call: grpc.ServerReadableStream<Envelope__Output, unknown>,
+  sender: NodeId,
+  cluster: string,
+  { refuse, refuseRemoved }: StreamEnd,
+): boolean {
   // With TLS the certificate is checked first: a caller that cannot prove it is the member it
   // claims gets one answer, whatever id it claims (a member's, a removed one's or none) and whatever
   // cluster id it sent, so a client certificate of the cluster's CA learns neither which ids are
@@ -128,7 +158,10 @@ function refusedAtOpen(opts: ReceiverOptions, call: grpc.ServerReadableStream<En
   else {
     const stated = statedIn(call.metadata);
     if (opts.onAddresses(sender, stated)) return false;
-    const said = [stated.client !== undefined && `${CLIENT_ADDRESS_HEADER} "${stated.client.slice(0, 80)}"`, stated.http !== undefined && `${HTTP_ADDRESS_HEADER} "${stated.http.slice(0, 80)}"`].filter(Boolean);
+    const said = [
+      stated.client !== undefined && `${CLIENT_ADDRESS_HEADER} "${stated.client.slice(0, 80)}"`,
+      stated.http !== undefined && `${HTTP_ADDRESS_HEADER} "${stated.http.slice(0, 80)}"`,
+    ].filter(Boolean);
     refuse(`${said.join(', ')}: each must be a HOST:PORT`, {}, grpc.status.INVALID_ARGUMENT);
   }
   return true;
@@ -144,7 +177,13 @@ function acceptedMetadata(opts: ReceiverOptions): grpc.Metadata {
 }
 
 /** One envelope of an admitted stream: checked, decoded (a snapshot reassembled from its chunks), handed on. */
-function receiveEnvelope(opts: ReceiverOptions, sender: NodeId, assembler: SnapshotAssembler, { refuse, refuseRemoved }: StreamEnd, env: Envelope__Output): void {
+function receiveEnvelope(
+  opts: ReceiverOptions,
+  sender: NodeId,
+  assembler: SnapshotAssembler,
+  { refuse, refuseRemoved }: StreamEnd,
+  env: Envelope__Output,
+): void {
   if (env.clusterId !== opts.clusterId) return refuse(`envelope tagged with cluster id "${env.clusterId}"`, { remoteClusterId: env.clusterId });
   if (env.senderId !== sender) return refuse(`envelope from "${env.senderId}" on the stream of "${sender}"`);
   if (opts.isRemoved(sender)) return refuseRemoved(); // removed while its stream was open

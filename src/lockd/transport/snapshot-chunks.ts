@@ -38,7 +38,8 @@ export class SnapshotAssembler {
   /** Feed the next chunk; returns the whole Snap message once its last chunk arrives. */
   add(chunk: SnapshotChunk__Output): Message | undefined {
     if (chunk.offset === 0) {
-      if (this.pending) throw new ProtocolError(`new snapshot began before the previous one (${this.pending.filled} of ${this.pending.buf.length} bytes) ended`);
+      if (this.pending)
+        throw new ProtocolError(`new snapshot began before the previous one (${this.pending.filled} of ${this.pending.buf.length} bytes) ended`);
       if (!chunk.message) throw new ProtocolError('first snapshot chunk carries no message');
       if (chunk.totalBytes > this.maxBytes) throw new ProtocolError(`snapshot of ${chunk.totalBytes} bytes exceeds the limit of ${this.maxBytes}`);
       this.pending = { first: chunk, buf: Buffer.allocUnsafe(chunk.totalBytes), filled: 0 };

@@ -5,7 +5,22 @@
 // python3-pyfuse3 (scripts/test-deps.sh installs them); a machine without them fails here, saying
 // which is missing, rather than skipping.
 import { expect } from 'chai';
-import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LazyFs, lazyFsUnavailable } from './lazyfs.js';
@@ -131,7 +146,7 @@ describe('lazyfs: a FUSE file system that loses unsynced writes on a power cut',
     }
   });
 
-  it('LevelStorage: a synced persist survives the cut; with the control build\'s unsafeNoSync the same persist is lost', async () => {
+  it("LevelStorage: a synced persist survives the cut; with the control build's unsafeNoSync the same persist is lost", async () => {
     const entries = (from: number, n: number) => Array.from({ length: n }, (_, k) => ({ term: 1, index: from + k, data: Buffer.from(`entry ${from + k}`) }));
     for (const unsafeNoSync of [false, true]) {
       const data = join(fs!.mountpoint, unsafeNoSync ? 'nosync' : 'synced');

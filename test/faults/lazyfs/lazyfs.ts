@@ -160,7 +160,9 @@ export class LazyFs {
 /** From /proc/self/mountinfo: stat() of a dead FUSE mount fails (ENOTCONN), the table still lists it. */
 function isMounted(mountpoint: string): boolean {
   try {
-    return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some((l) => l.split(' ')[4] === mountpoint);
+    return readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .some((l) => l.split(' ')[4] === mountpoint);
   } catch {
     return false;
   }

@@ -51,8 +51,14 @@ async function cutTheStory(unsafeNoFsync: boolean): Promise<Story> {
     apis.push(api2);
     const seen = await api2.inspect('power', { timeoutMs: 10_000 });
     // A lost key or lease may be an error (NOT_FOUND) rather than an empty answer: both are "lost".
-    const value = await api2.fenceRead('power/key', { timeoutMs: 10_000 }).then((r) => Buffer.from(r.value).toString(), (e: Error) => `(read failed: ${e.message})`);
-    const leaseTtlMs = await api2.timeToLive(lease.leaseId, { timeoutMs: 10_000 }).then((r) => Number(r.remainingMs), () => -1);
+    const value = await api2.fenceRead('power/key', { timeoutMs: 10_000 }).then(
+      (r) => Buffer.from(r.value).toString(),
+      (e: Error) => `(read failed: ${e.message})`,
+    );
+    const leaseTtlMs = await api2.timeToLive(lease.leaseId, { timeoutMs: 10_000 }).then(
+      (r) => Number(r.remainingMs),
+      () => -1,
+    );
     return {
       token: acq.fencingToken,
       leaseId: lease.leaseId,

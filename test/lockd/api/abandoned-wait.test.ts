@@ -115,7 +115,10 @@ describe('lock API: cleanup of an abandoned wait', function () {
       // retry was served from L's original queue place.
       await f.cluster.waitForApplied(tokenIndex(got.fencingToken), others);
       await waitFor('the grant observed', () => (obs.events.some((e) => e.type === 'ACQUIRED' && e.leaseId === L) ? true : undefined), 5000);
-      expect(obs.events.map((e) => [e.type, e.leaseId])).to.deep.equal([['RELEASED', H], ['ACQUIRED', L]]);
+      expect(obs.events.map((e) => [e.type, e.leaseId])).to.deep.equal([
+        ['RELEASED', H],
+        ['ACQUIRED', L],
+      ]);
       expect(logged(old, 'wait cancelled', name, L)).to.deep.equal([]);
       // The old node wakes up and cleans up now (the grace period has passed meanwhile): it finds
       // the grant the retry was handed and leaves it alone.

@@ -19,13 +19,29 @@ import { MESSAGE_OVERHEAD_BYTES, messageBytes } from '../../../src/lockd/api/adm
 import { REFUSAL_LOG_INTERVAL_MS, RefusalLog } from '../../../src/lockd/api/admission/refusal-log.js';
 import type { ApiError } from '../../../src/lockd/api/api-error.js';
 
-const BASE = ['--id', 'n1', '--listen', '127.0.0.1:7001', '--peer-listen', '127.0.0.1:7101', '--peers', 'n1=127.0.0.1:7101', '--data-dir', '/tmp/x', '--cluster-id', 'c'];
+const BASE = [
+  '--id',
+  'n1',
+  '--listen',
+  '127.0.0.1:7001',
+  '--peer-listen',
+  '127.0.0.1:7101',
+  '--peers',
+  'n1=127.0.0.1:7101',
+  '--data-dir',
+  '/tmp/x',
+  '--cluster-id',
+  'c',
+];
 
 describe('admission control: its parts', () => {
   describe('flags', () => {
     it('default to DEFAULT_ADMISSION, and are taken from the flags or LOCKD_MAX_* (the flags win)', () => {
       expect(parseConfig(BASE, {}).admission).to.deep.equal(DEFAULT_ADMISSION);
-      const c = parseConfig([...BASE, '--max-connections', '10', '--max-unary-per-principal', '7'], { LOCKD_MAX_CONNECTIONS: '99', LOCKD_MAX_STREAMS_PER_PRINCIPAL: '5' });
+      const c = parseConfig([...BASE, '--max-connections', '10', '--max-unary-per-principal', '7'], {
+        LOCKD_MAX_CONNECTIONS: '99',
+        LOCKD_MAX_STREAMS_PER_PRINCIPAL: '5',
+      });
       expect(c.admission).to.include({ maxConnections: 10, maxUnaryPerPrincipal: 7, maxStreamsPerPrincipal: 5, maxConnectionsPerAddress: 10 });
       expect(DEFAULT_ADMISSION.inboundBytes).to.equal(64 * 1024 * 1024);
       expect(parseConfig([...BASE, '--max-inbound-bytes', '100000'], {}).admission.inboundBytes).to.equal(100_000);
@@ -45,17 +61,24 @@ describe('admission control: its parts', () => {
       expect(refused(['--max-streams-per-principal', '1.5'])).to.contain('--max-streams-per-principal');
       expect(refused(['--max-outbound-bytes', '1000'])).to.contain('--max-outbound-bytes must be an integer in [65536,');
       expect(refused(['--max-inbound-bytes', '65535'])).to.contain('--max-inbound-bytes must be an integer in [65536,');
-      expect(refused(['--max-outbound-bytes', '100000', '--max-stream-outbound-bytes', '200000'])).to.contain('--max-stream-outbound-bytes (200000) must not exceed --max-outbound-bytes (100000)');
-      expect(refused(['--max-connections', '5', '--max-connections-per-address', '6'])).to.contain('--max-connections-per-address (6) must not exceed --max-connections (5)');
+      expect(refused(['--max-outbound-bytes', '100000', '--max-stream-outbound-bytes', '200000'])).to.contain(
+        '--max-stream-outbound-bytes (200000) must not exceed --max-outbound-bytes (100000)',
+      );
+      expect(refused(['--max-connections', '5', '--max-connections-per-address', '6'])).to.contain(
+        '--max-connections-per-address (6) must not exceed --max-connections (5)',
+      );
       // Left at their defaults, the parts shrink to a smaller whole.
-      expect(parseConfig([...BASE, '--max-connections', '5', '--max-outbound-bytes', '100000'], {}).admission).to.include({ maxConnectionsPerAddress: 5, streamOutboundBytes: 100_000 });
+      expect(parseConfig([...BASE, '--max-connections', '5', '--max-outbound-bytes', '100000'], {}).admission).to.include({
+        maxConnectionsPerAddress: 5,
+        streamOutboundBytes: 100_000,
+      });
     });
   });
 
   describe('the outbound budget', () => {
     const settings = { outboundBytes: 1000, streamOutboundBytes: 400 };
 
-    it('charges and credits each stream, ends one over its own cap naming max-stream-outbound-bytes, and returns a closed stream\'s balance at once', () => {
+    it("charges and credits each stream, ends one over its own cap naming max-stream-outbound-bytes, and returns a closed stream's balance at once", () => {
       const b = new OutboundBudget(settings);
       const a = b.open(() => expect.fail('not evicted'));
       expect(a.charge(300)).to.equal(undefined);
@@ -74,7 +97,7 @@ describe('admission control: its parts', () => {
     it('over the total, ends the streams holding the most (after the send), until the total fits', async () => {
       const b = new OutboundBudget(settings);
       const evicted: string[] = [];
-      const open = (name: string) => b.open((e: ApiError) => evicted.push(`${name}: ${e.message.split(":")[0]}`));
+      const open = (name: string) => b.open((e: ApiError) => evicted.push(`${name}: ${e.message.split(':')[0]}`));
       const [x, y, z] = [open('x'), open('y'), open('z')];
       x.charge(350);
       y.charge(380);
@@ -97,7 +120,9 @@ describe('admission control: its parts', () => {
       expect(b.bytes).to.equal(900);
       const over = b.charge(101);
       expect('refused' in over && over.refused.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
-      expect('refused' in over && over.refused.message).to.contain('max-inbound-bytes limit of 1000 reached: this node is handling 900 bytes of requests and this one needs 101 more');
+      expect('refused' in over && over.refused.message).to.contain(
+        'max-inbound-bytes limit of 1000 reached: this node is handling 900 bytes of requests and this one needs 101 more',
+      );
       expect(b.bytes, 'a refusal charges nothing').to.equal(900);
       expect(b.use.refused).to.equal(1);
       if (!('credit' in x) || !('credit' in y)) throw new Error('refused within the budget');
@@ -111,7 +136,7 @@ describe('admission control: its parts', () => {
       expect(b.bytes).to.equal(700);
     });
 
-    it('holds a unary call\'s request from its arrival until the call ends, and refuses one that does not fit with nothing held', () => {
+    it("holds a unary call's request from its arrival until the call ends, and refuses one that does not fit with nothing held", () => {
       const a = new Admission({ ...DEFAULT_ADMISSION, inboundBytes: 64 * 1024 });
       const call = { path: '/p', streaming: false, principal: 'alice', connection: 'c1' };
       const v = a.admitCall(call);
@@ -128,7 +153,7 @@ describe('admission control: its parts', () => {
       expect(v.received({ value: Buffer.alloc(10) }), 'a message after the call ended').to.equal(undefined);
       expect(a.inbound.bytes).to.equal(0);
       const stream = a.admitCall({ ...call, streaming: true });
-      expect('received' in stream, 'a stream\'s requests are charged as it reads them').to.equal(false);
+      expect('received' in stream, "a stream's requests are charged as it reads them").to.equal(false);
     });
 
     /** A duplex call as ServerStreams uses it: emits requests, records what the stream sends and how it ends. */
@@ -148,7 +173,7 @@ describe('admission control: its parts', () => {
       return { call: call as unknown as grpc.ServerDuplexStream<unknown, unknown>, emitter: call, sent, statuses };
     };
 
-    it('charges a stream\'s request until all the work its handler began has settled, or the stream ends, whichever is first', () => {
+    it("charges a stream's request until all the work its handler began has settled, or the stream ends, whichever is first", () => {
       const b = new InboundBudget({ inboundBytes: 100_000 });
       const streams = new ServerStreams<{ value: Buffer }, unknown>(undefined, b);
       const { call, emitter, sent } = fakeCall();
@@ -236,8 +261,10 @@ describe('admission control: its parts', () => {
     });
   });
 
-  it('estimates a message from its fields: bytes and strings by length, numbers at a varint\'s most', () => {
-    expect(messageBytes({ id: 1, fenceRead: { value: Buffer.alloc(60_000), fencingToken: 5 } })).to.equal(MESSAGE_OVERHEAD_BYTES + 2 + 10 + (2 + 4 + 60_000 + 10));
+  it("estimates a message from its fields: bytes and strings by length, numbers at a varint's most", () => {
+    expect(messageBytes({ id: 1, fenceRead: { value: Buffer.alloc(60_000), fencingToken: 5 } })).to.equal(
+      MESSAGE_OVERHEAD_BYTES + 2 + 10 + (2 + 4 + 60_000 + 10),
+    );
     expect(messageBytes({ id: 0, batch: [{ id: 1, error: { message: 'x'.repeat(100) } }] })).to.be.above(MESSAGE_OVERHEAD_BYTES + 100);
   });
 
@@ -250,6 +277,9 @@ describe('admission control: its parts', () => {
     for (let k = 0; k < 5; k++) use.refuse('');
     now = REFUSAL_LOG_INTERVAL_MS + 1;
     use.refuse('');
-    expect(lines.map((l) => [l.limit, l.refused])).to.deep.equal([['max-connections', 1], ['max-connections', 5]]);
+    expect(lines.map((l) => [l.limit, l.refused])).to.deep.equal([
+      ['max-connections', 1],
+      ['max-connections', 5],
+    ]);
   });
 });

@@ -76,9 +76,17 @@ describe('admission control of the client port (a real node, small limits)', fun
     for (const c of cleanup.splice(0)) c();
     // Everything the test opened is gone before the next one counts.
     // ...and the requests it sent have left the inbound budget (credited on every path).
-    await waitFor('streams, calls and requests of the test to end', () => (use('max-streams-per-principal').used() === 0 && use('max-unary-per-principal').used() === 0 && n.admission.inbound.bytes === 0 ? true : undefined));
+    await waitFor('streams, calls and requests of the test to end', () =>
+      use('max-streams-per-principal').used() === 0 && use('max-unary-per-principal').used() === 0 && n.admission.inbound.bytes === 0 ? true : undefined,
+    );
     // (Connections from 127.0.0.1 are not awaited: a closed grpc-js client's may linger a while; the connection tests count from what is open.)
-    await waitFor('connections of the test to close', () => (['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.9', '127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4', '127.0.1.9'].every((a) => n.admission.connections.from(a) === 0) ? true : undefined));
+    await waitFor('connections of the test to close', () =>
+      ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.9', '127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4', '127.0.1.9'].every(
+        (a) => n.admission.connections.from(a) === 0,
+      )
+        ? true
+        : undefined,
+    );
   });
   after(async () => {
     api?.close();
@@ -95,11 +103,16 @@ describe('admission control of the client port (a real node, small limits)', fun
     const over = await tcp('127.0.0.1');
     await closed(over); // closed by the node, before a byte was read
     expect(refused('max-connections-per-address')).to.equal(before + 1);
-    expect(open.every((s) => !s.destroyed), 'the admitted connections stay open').to.equal(true);
+    expect(
+      open.every((s) => !s.destroyed),
+      'the admitted connections stay open',
+    ).to.equal(true);
     // A new client from that address cannot connect now; one from another address can.
     const other = new lockdProto.lockd.v1.Lease(n.address, insecure, OWN_CONNECTION);
     cleanup.push(() => other.close());
-    const err = await new Promise<grpc.ServiceError | null>((resolve) => other.TimeToLive({ leaseId: 1 }, new grpc.Metadata(), { deadline: Date.now() + 2000 }, (e) => resolve(e)));
+    const err = await new Promise<grpc.ServiceError | null>((resolve) =>
+      other.TimeToLive({ leaseId: 1 }, new grpc.Metadata(), { deadline: Date.now() + 2000 }, (e) => resolve(e)),
+    );
     expect(err?.code, 'a new connection from a full address').to.equal(grpc.status.UNAVAILABLE);
     expect((await api.grant(1000)).leaseId, 'the open client is served').to.be.above(0);
     open.pop()!.destroy();
@@ -143,7 +156,10 @@ describe('admission control of the client port (a real node, small limits)', fun
       });
     const streams = [];
     for (let k = 0; k < LIMITS['max-streams-per-principal']; k++) streams.push(await observe(locks[k % 2], `o${k}`));
-    const err = await observe(locks[0], 'one-too-many').then(() => undefined, (e: grpc.ServiceError) => e);
+    const err = await observe(locks[0], 'one-too-many').then(
+      () => undefined,
+      (e: grpc.ServiceError) => e,
+    );
     expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
     expect(err?.details).to.contain(`max-streams-per-principal limit of ${LIMITS['max-streams-per-principal']} reached`);
     expect(refused('max-streams-per-principal')).to.equal(before + 1);
@@ -189,7 +205,10 @@ describe('admission control of the client port (a real node, small limits)', fun
       w.result.catch(() => {});
       cleanup.push(() => w.cancel());
     }
-    const err = await api.grant(1000).then(() => undefined, (e: grpc.ServiceError) => e);
+    const err = await api.grant(1000).then(
+      () => undefined,
+      (e: grpc.ServiceError) => e,
+    );
     expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
     expect(err?.details).to.contain(`max-unary-per-principal limit of ${LIMITS['max-unary-per-principal']} reached`);
     expect(refused('max-unary-per-principal')).to.equal(before + 1);
@@ -253,7 +272,9 @@ describe('admission control of the client port (a real node, small limits)', fun
       for (const { s } of readers) for (let id = 1; id <= 4; id++) s.send(serialize({ id, fenceRead: { key: 'big' } }));
       // 16 answers of A bytes, at most 10 within the budget: whatever their order, two readers are
       // ended (each time the one holding the most) and two keep their 4 answers each.
-      await waitFor('two readers ended by the budget, two holding all their answers', () => (refused('max-outbound-bytes') === before.total + 2 && n.admission.outbound.bytes === 8 * ANSWER_BYTES ? true : undefined));
+      await waitFor('two readers ended by the budget, two holding all their answers', () =>
+        refused('max-outbound-bytes') === before.total + 2 && n.admission.outbound.bytes === 8 * ANSWER_BYTES ? true : undefined,
+      );
     } finally {
       clearInterval(sample);
     }
@@ -281,13 +302,18 @@ describe('admission control of the client port (a real node, small limits)', fun
       for (const a of r.batch.length > 0 ? r.batch : [r]) answers.set(a.id, a);
     });
     const answer = (id: number) => waitFor(`the answer to ${id}`, () => answers.get(id));
-    const write = (id: number, fill: number): SessionRequest => ({ id, fenceWrite: { key: 'inbound', value: Buffer.alloc(VALUE_BYTES, fill), fencingToken: Number(held.fencingToken) } });
+    const write = (id: number, fill: number): SessionRequest => ({
+      id,
+      fenceWrite: { key: 'inbound', value: Buffer.alloc(VALUE_BYTES, fill), fencingToken: Number(held.fencingToken) },
+    });
     // One message: an Acquire that waits for 'inbound-held' and two writes of 60 KB, answered at
     // once. The message stays charged until all of it has settled: until the Acquire is answered.
     call.write({ batch: [{ id: 1, acquire: { name: 'inbound-held', leaseId: waiter, wait: true }, timeoutMs: 30_000 }, write(2, 1), write(3, 1)] });
     for (const id of [2, 3]) expect((await answer(id)).result, `write ${id}`).to.equal('fenceWrite');
     const holding = n.admission.inbound.bytes;
-    expect(holding, 'the waiting message\'s bytes').to.be.above(2 * VALUE_BYTES).and.at.most(limit);
+    expect(holding, "the waiting message's bytes")
+      .to.be.above(2 * VALUE_BYTES)
+      .and.at.most(limit);
     // Two more such writes in one message do not fit: each is answered so, none is run.
     call.write({ batch: [write(4, 9), write(5, 9)] });
     for (const id of [4, 5]) {
@@ -296,7 +322,10 @@ describe('admission control of the client port (a real node, small limits)', fun
       expect(a.error?.message).to.contain(`max-inbound-bytes limit of ${limit} reached`);
     }
     // Nor does a unary call of 60 KB.
-    const err = await api.fenceWrite('inbound-unary', Buffer.alloc(VALUE_BYTES, 2), Number(held.fencingToken)).then(() => undefined, (e: grpc.ServiceError) => e);
+    const err = await api.fenceWrite('inbound-unary', Buffer.alloc(VALUE_BYTES, 2), Number(held.fencingToken)).then(
+      () => undefined,
+      (e: grpc.ServiceError) => e,
+    );
     expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
     expect(err?.details).to.contain(`max-inbound-bytes limit of ${limit} reached`);
     expect((await api.fenceRead('inbound-unary')).value.length, 'the refused writes changed nothing').to.equal(0);

@@ -16,7 +16,9 @@ describe('answer matcher (shared by the API property tests)', () => {
     expect(matchAnswer(m, { token: { fresh: 't' } }, { token: 11 * 1024 }, 10, 'b')).to.equal('b.token');
     // A token names its entry by tokenIndex: one of entry 10 (or a bare index) is not new.
     expect(matchAnswer(symbols(), { token: { fresh: 't' } }, { token: 10 * 1024 + 5 }, 10, 'c')).to.equal('c.token (a new token, of an entry above entry 10)');
-    expect(matchAnswer(symbols(), { fencingToken: { fresh: 't' } }, { fencingToken: 12 }, 10, 'c')).to.equal('c.fencingToken (a new token, of an entry above entry 10)');
+    expect(matchAnswer(symbols(), { fencingToken: { fresh: 't' } }, { fencingToken: 12 }, 10, 'c')).to.equal(
+      'c.fencingToken (a new token, of an entry above entry 10)',
+    );
     // A lease id is its Grant's index.
     expect(matchAnswer(symbols(), { leaseId: { fresh: 'l' } }, { leaseId: 11 }, 10, 'd')).to.equal(undefined);
     expect(matchAnswer(symbols(), { leaseId: { fresh: 'l' } }, { leaseId: 10 }, 10, 'd')).to.equal('d.leaseId (a new lease id above entry 10)');

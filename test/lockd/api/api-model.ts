@@ -140,7 +140,10 @@ export class ApiModel {
       case 'ttl': {
         const ttl = this.leases.get(req.lease);
         if (ttl === undefined) return fail(CODE.NOT_FOUND);
-        const locks = [...this.locks.entries()].filter(([, l]) => l.holder === req.lease).map(([n]) => n).sort();
+        const locks = [...this.locks.entries()]
+          .filter(([, l]) => l.holder === req.lease)
+          .map(([n]) => n)
+          .sort();
         return ok({ leaseId: req.lease, grantedTtlMs: ttl, locks });
       }
       case 'revoke':
@@ -151,7 +154,11 @@ export class ApiModel {
         return this.once(req.rid, req, () => this.release(req, resolves));
       case 'inspect': {
         const l = this.locks.get(req.name);
-        return ok(l ? { held: true, fencingToken: l.token, holderLeaseId: l.holder, waitingLeaseIds: [...l.waiters] } : { held: false, fencingToken: 0, holderLeaseId: 0, waitingLeaseIds: [] });
+        return ok(
+          l
+            ? { held: true, fencingToken: l.token, holderLeaseId: l.holder, waitingLeaseIds: [...l.waiters] }
+            : { held: false, fencingToken: 0, holderLeaseId: 0, waitingLeaseIds: [] },
+        );
       }
       case 'cancelWait':
         return this.once(req.rid, req, () => this.cancelWait(req, resolves));
@@ -185,7 +192,15 @@ export class ApiModel {
     if (req.t === 'revoke') return { t: 'revoke', lease: req.lease };
     if (req.t === 'release') return { t: 'release', name: req.name, token: req.token, released: a.body.released as boolean };
     if (req.t === 'cancelWait')
-      return { t: 'cancelWait', name: req.name, lease: req.lease, abandonedAt: req.abandonedAt, removed: a.body.removed as boolean, released: a.body.released as boolean, heldToken: a.body.fencingToken as Val };
+      return {
+        t: 'cancelWait',
+        name: req.name,
+        lease: req.lease,
+        abandonedAt: req.abandonedAt,
+        removed: a.body.removed as boolean,
+        released: a.body.released as boolean,
+        heldToken: a.body.fencingToken as Val,
+      };
     return undefined;
   }
 
@@ -248,10 +263,11 @@ export class ApiModel {
 
   private dropWaiter(name: string, l: Lock, lease: number, resolves: Map<number, Answer>): void {
     l.waiters = l.waiters.filter((w) => w !== lease);
-    for (const [id, p] of this.pending) if (p.lease === lease && p.name === name) {
-      resolves.set(id, fail(CODE.NOT_FOUND));
-      this.pending.delete(id);
-    }
+    for (const [id, p] of this.pending)
+      if (p.lease === lease && p.name === name) {
+        resolves.set(id, fail(CODE.NOT_FOUND));
+        this.pending.delete(id);
+      }
     // The wait ended without a grant: its requests are forgotten (a retry is a new request).
     for (const [rid, r] of this.records) if (r.t === 'acquire' && r.wait && r.st === 'queued' && r.lease === lease && r.name === name) this.records.delete(rid);
   }
@@ -267,16 +283,18 @@ export class ApiModel {
     l.token = token;
     l.lastIndex = undefined; // the waiter's queueing entry: its index is not known here
     l.lastWait = true;
-    for (const [id, p] of this.pending) if (p.lease === next && p.name === name) {
-      resolves.set(id, ok({ acquired: true, fencingToken: token, holderLeaseId: next, grantEnded: false, endedFencingToken: 0 }));
-      this.pending.delete(id);
-    }
+    for (const [id, p] of this.pending)
+      if (p.lease === next && p.name === name) {
+        resolves.set(id, ok({ acquired: true, fencingToken: token, holderLeaseId: next, grantEnded: false, endedFencingToken: 0 }));
+        this.pending.delete(id);
+      }
     for (const [rid, r] of this.records)
       if (r.t === 'acquire' && r.wait && r.st === 'queued' && r.lease === next && r.name === name) this.records.set(rid, { ...r, st: 'acquired', token });
   }
 
   private acquire(req: Extract<Req, { t: 'acquire' }>, id: number): Answer | 'pending' {
-    const notAcquired = (holder: number, ended: Val = 0) => ok({ acquired: false, fencingToken: 0, holderLeaseId: holder, grantEnded: ended !== 0, endedFencingToken: ended });
+    const notAcquired = (holder: number, ended: Val = 0) =>
+      ok({ acquired: false, fencingToken: 0, holderLeaseId: holder, grantEnded: ended !== 0, endedFencingToken: ended });
     const acquired = (l: Lock) => ok({ acquired: true, fencingToken: l.token, holderLeaseId: l.holder, grantEnded: false, endedFencingToken: 0 });
     const rec = req.rid ? this.records.get(req.rid) : undefined;
     if (rec) {

@@ -65,7 +65,9 @@ export function drawOp(rnd: Prng, id: number, earlier: readonly Op[]): Op {
     const lock = rnd.int(3) ? rnd.int(NAMES) : undefined;
     return { k, key: rnd.int(KEYS), token: token(lock !== undefined && rnd.int(4) ? lock : undefined), lock, value: rnd.int(1000) };
   };
-  const mutating = earlier.filter((o) => o.body.k !== 'inspect' && o.body.k !== 'ttl' && o.body.k !== 'fenceRead' && o.body.k !== 'keepAlive' && o.body.k !== 'dup');
+  const mutating = earlier.filter(
+    (o) => o.body.k !== 'inspect' && o.body.k !== 'ttl' && o.body.k !== 'fenceRead' && o.body.k !== 'keepAlive' && o.body.k !== 'dup',
+  );
   const body = (): OpBody => {
     if (id < 3) return { k: 'grant' };
     const r = rnd.int(100);
@@ -82,7 +84,12 @@ export function drawOp(rnd: Prng, id: number, earlier: readonly Op[]): Op {
     if (r < 63) {
       const name = rnd.int(NAMES);
       const r2 = rnd.int(6);
-      return { k: 'cancelWait', name, lease: rnd.int(2) ? { holderOf: name } : lease(), abandoned: r2 < 2 ? 'none' : r2 === 2 ? 'huge' : token(rnd.int(2) ? name : undefined) };
+      return {
+        k: 'cancelWait',
+        name,
+        lease: rnd.int(2) ? { holderOf: name } : lease(),
+        abandoned: r2 < 2 ? 'none' : r2 === 2 ? 'huge' : token(rnd.int(2) ? name : undefined),
+      };
     }
     if (r < 70) return fenced('fenceWrite');
     if (r < 73) return fenced('fenceDelete');
@@ -139,14 +146,28 @@ function resolveBody(op: Op, m: ApiModel, prefix: string, rid: string): Req | un
     case 'inspect':
       return { t: 'inspect', name: nameOf(prefix, b.name) };
     case 'cancelWait': {
-      const req = { t: 'cancelWait' as const, name: nameOf(prefix, b.name), lease: lease(b.lease), abandonedAt: b.abandoned === 'none' ? 0 : b.abandoned === 'huge' ? HUGE : Math.max(1, tokenIndex(token(b.abandoned))), acquireRid: '', rid };
+      const req = {
+        t: 'cancelWait' as const,
+        name: nameOf(prefix, b.name),
+        lease: lease(b.lease),
+        abandonedAt: b.abandoned === 'none' ? 0 : b.abandoned === 'huge' ? HUGE : Math.max(1, tokenIndex(token(b.abandoned))),
+        acquireRid: '',
+        rid,
+      };
       // A cleanup names the request id of the Acquire the lock's grant answers last, as a node's would.
       if (req.abandonedAt > 0) req.acquireRid = m.lastAcquireRid(req.name);
       // A plain cancel of a wait a call is waiting on makes that call re-queue by itself: not modelled.
       return req.abandonedAt === 0 && m.isWaiting(req.lease, req.name) ? undefined : req;
     }
     case 'fenceWrite':
-      return { t: 'fenceWrite', key: keyOf(prefix, b.key), token: token(b.token), lock: b.lock === undefined ? '' : nameOf(prefix, b.lock), value: `v${b.value}`, rid };
+      return {
+        t: 'fenceWrite',
+        key: keyOf(prefix, b.key),
+        token: token(b.token),
+        lock: b.lock === undefined ? '' : nameOf(prefix, b.lock),
+        value: `v${b.value}`,
+        rid,
+      };
     case 'fenceDelete':
       return { t: 'fenceDelete', key: keyOf(prefix, b.key), token: token(b.token), lock: b.lock === undefined ? '' : nameOf(prefix, b.lock), rid };
     case 'fenceRead':
@@ -197,11 +218,17 @@ export function sendOnSession(s: SessionClient, req: Req): Promise<Answer> {
     case 'release':
       return answerOf(s.release(req.name, req.token, { ...o, requestId: req.rid }).then((released) => ({ released })));
     case 'inspect':
-      return answerOf(s.inspect(req.name, o).then((r) => ({ held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: [...r.waitingLeaseIds] })));
+      return answerOf(
+        s
+          .inspect(req.name, o)
+          .then((r) => ({ held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: [...r.waitingLeaseIds] })),
+      );
     case 'fenceWrite':
       return answerOf(s.fenceWrite(req.key, req.value, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((highestToken) => ({ highestToken })));
     case 'fenceDelete':
-      return answerOf(s.fenceDelete(req.key, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ deleted: r.deleted, highestToken: r.highestToken })));
+      return answerOf(
+        s.fenceDelete(req.key, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ deleted: r.deleted, highestToken: r.highestToken })),
+      );
     case 'fenceRead':
       return answerOf(s.fenceRead(req.key, o).then((r) => ({ value: Buffer.from(r.value).toString('utf8'), fencingToken: r.fencingToken })));
     default:
@@ -240,19 +267,29 @@ export function send(api: LockApi, req: Req): Promise<Answer> {
     case 'release':
       return answerOf(api.release(req.name, req.token, { ...o, requestId: req.rid }).then((r) => ({ released: r.released })));
     case 'inspect':
-      return answerOf(api.inspect(req.name, o).then((r) => ({ held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: [...r.waitingLeaseIds] })));
+      return answerOf(
+        api
+          .inspect(req.name, o)
+          .then((r) => ({ held: r.held, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, waitingLeaseIds: [...r.waitingLeaseIds] })),
+      );
     case 'cancelWait':
       return answerOf(
         new Promise<Record<string, unknown>>((resolve, reject) =>
-          api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.abandonedAt, acquireRequestId: req.acquireRid, requestId: req.rid }, { deadline: Date.now() + CALL_MS }, (err, r) =>
-            err ? reject(err) : resolve({ removed: r!.removed, fencingToken: r!.fencingToken, released: r!.released }),
+          api.lock.CancelWait(
+            { name: req.name, leaseId: req.lease, abandonedAtIndex: req.abandonedAt, acquireRequestId: req.acquireRid, requestId: req.rid },
+            { deadline: Date.now() + CALL_MS },
+            (err, r) => (err ? reject(err) : resolve({ removed: r!.removed, fencingToken: r!.fencingToken, released: r!.released })),
           ),
         ),
       );
     case 'fenceWrite':
-      return answerOf(api.fenceWrite(req.key, req.value, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ highestToken: r.highestToken })));
+      return answerOf(
+        api.fenceWrite(req.key, req.value, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ highestToken: r.highestToken })),
+      );
     case 'fenceDelete':
-      return answerOf(api.fenceDelete(req.key, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ deleted: r.deleted, highestToken: r.highestToken })));
+      return answerOf(
+        api.fenceDelete(req.key, req.token, { ...o, requestId: req.rid, lock: req.lock }).then((r) => ({ deleted: r.deleted, highestToken: r.highestToken })),
+      );
     case 'fenceRead':
       return answerOf(api.fenceRead(req.key, o).then((r) => ({ value: Buffer.from(r.value).toString('utf8'), fencingToken: r.fencingToken })));
   }
@@ -281,7 +318,8 @@ function keepAliveOnce(api: LockApi, leaseId: number): Promise<Record<string, un
 
 /** One line per op, for a failure report. */
 export function describe(op: Op, req: Req | undefined): string {
-  const body = op.body.k === 'dup' ? `dup of #${op.body.of}` : op.body.k === 'reuse' ? `reuse the request id of #${op.body.of} for ${op.body.body.k}` : op.body.k;
+  const body =
+    op.body.k === 'dup' ? `dup of #${op.body.of}` : op.body.k === 'reuse' ? `reuse the request id of #${op.body.of} for ${op.body.body.k}` : op.body.k;
   const via = op.via === 3 ? (req && ON_SESSION.has(req.t) ? 'session' : 'n1') : `n${op.via + 1}`;
   return `#${op.id} via ${via} ${body}: ${req ? JSON.stringify(req) : '(skipped)'}`;
 }

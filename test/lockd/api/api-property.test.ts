@@ -47,14 +47,28 @@ describe('lock API property test: random RPC sequences against a reference model
 
   it(`seeds ${FIRST}–${LAST}, ${OPS} ops each: every answer is the model's`, async () => {
     const inconclusive = await searchSeeds({
-      first: FIRST, last: LAST, sequence, shrinkRuns: SHRINK_RUNS,
+      first: FIRST,
+      last: LAST,
+      sequence,
+      shrinkRuns: SHRINK_RUNS,
       runOnce: (seed, ops, attempt) => runSequence(f, ops, `p${seed}x${attempt}`, seen),
     });
     // The sequences must reach the paths that matter (retried Acquires, forged CancelWaits, request ids), or passing proves little.
-    for (const k of ['grant ended', 'cleanup released', 'waits ended', 'cancelWait code 3', 'dup acquire ok', 'dup release ok', 'dup fenceWrite ok', 'fenceWrite code 9', 'acquire waits'])
+    for (const k of [
+      'grant ended',
+      'cleanup released',
+      'waits ended',
+      'cancelWait code 3',
+      'dup acquire ok',
+      'dup release ok',
+      'dup fenceWrite ok',
+      'fenceWrite code 9',
+      'acquire waits',
+    ])
       if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
     if (process.env.LOCKD_PROP_LOG) console.log(JSON.stringify([...seen].sort()));
     // Runs that never concluded prove nothing: at most a few may be lost to leader changes.
-    if (inconclusive > (LAST - FIRST + 1) / 4) throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds met UNAVAILABLE three times: the cluster was not stable enough to test`);
+    if (inconclusive > (LAST - FIRST + 1) / 4)
+      throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds met UNAVAILABLE three times: the cluster was not stable enough to test`);
   });
 });

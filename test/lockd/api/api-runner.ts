@@ -14,7 +14,6 @@ export type { Coverage, RunResult };
 const UNAVAILABLE = 14;
 const END_MS = 10_000;
 
-
 interface Call {
   readonly answer: Promise<Answer>;
   settled?: Answer;
@@ -30,7 +29,8 @@ export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: str
   const apis = f.cluster.nodes.map((n) => f.api(n.id));
   const session = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
   /** Where op `via` goes: a node's unary API, or the session (for the operations it carries). */
-  const to = (via: number, req: Req): Sender => (via === 3 && ON_SESSION.has(req.t) ? (r) => sendOnSession(session, r) : (r) => send(apis[via % apis.length], r));
+  const to = (via: number, req: Req): Sender =>
+    via === 3 && ON_SESSION.has(req.t) ? (r) => sendOnSession(session, r) : (r) => send(apis[via % apis.length], r);
   const sent = new Map<number, Req>();
   const waiting = new Map<number, Call>();
   const log: string[] = [];
@@ -64,7 +64,16 @@ export async function runSequence(f: ApiFixture, ops: readonly Op[], prefix: str
 
 type Sender = (req: Req) => Promise<Answer>;
 
-async function step(m: ApiModel, sendReq: Sender, req: Req, id: number, waiting: Map<number, Call>, log: string[], seen: Coverage, dup: boolean): Promise<void> {
+async function step(
+  m: ApiModel,
+  sendReq: Sender,
+  req: Req,
+  id: number,
+  waiting: Map<number, Call>,
+  log: string[],
+  seen: Coverage,
+  dup: boolean,
+): Promise<void> {
   const floor = m.maxSeen;
   const exp = m.step(req, id);
   const count = (k: string) => seen.set(k, (seen.get(k) ?? 0) + 1);
@@ -73,14 +82,17 @@ async function step(m: ApiModel, sendReq: Sender, req: Req, id: number, waiting:
   if (exp.answer !== 'pending' && exp.answer.ok && exp.answer.body.released === true && req.t === 'cancelWait') count('cleanup released');
   if (exp.resolves.size) count('waits ended');
   const call: Call = { answer: sendReq(req) };
-  void call.answer.then((a) => (call.settled = a), () => undefined);
+  void call.answer.then(
+    (a) => (call.settled = a),
+    () => undefined,
+  );
   if (exp.answer === 'pending') {
     waiting.set(id, call);
     // The call does not answer until it is granted: wait until its queue entry shows, so the next op
     // comes after it.
     const name = (req as Extract<Req, { t: 'acquire' }>).name;
     const lease = (req as Extract<Req, { t: 'acquire' }>).lease;
-    for (const until = Date.now() + END_MS; !call.settled; ) {
+    for (const until = Date.now() + END_MS; !call.settled;) {
       const r = await sendReq({ t: 'inspect', name });
       if (r.ok && (r.body.waitingLeaseIds as number[]).includes(lease)) break;
       if (Date.now() > until) throw new Mismatch(`#${id}: lease ${lease} never showed in the queue of ${name}`);
@@ -106,11 +118,17 @@ async function step(m: ApiModel, sendReq: Sender, req: Req, id: number, waiting:
 function check(m: ApiModel, what: string, want: Answer, got: Answer, floor: number, log: string[]): void {
   if (!got.ok && got.code === UNAVAILABLE) throw new Inconclusive(`${what}: UNAVAILABLE`);
   log.push(`   ${what} → ${show(got)}`);
-  const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : matchAnswer(m, want.body, got.body, floor, 'body');
+  const bad =
+    want.ok !== got.ok
+      ? 'ok'
+      : !want.ok || !got.ok
+        ? want.ok || got.ok || want.code === got.code
+          ? undefined
+          : 'code'
+        : matchAnswer(m, want.body, got.body, floor, 'body');
   if (bad !== undefined) throw new Mismatch(`${what}: expected ${show(want, m)}, got ${show(got)} (at ${bad})`);
   if (got.ok) see(m, got.body);
 }
-
 
 /** Remember the ids and tokens an answer shows (the generator names them; fresh values must exceed them). */
 function see(m: ApiModel, body: Record<string, unknown>): void {

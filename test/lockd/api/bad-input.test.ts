@@ -101,7 +101,12 @@ describe('lock API: bad input and limits', function () {
     await api.acquire(name, holder);
     const calls = waiters.map((id) => api.acquireCancellable(name, id, { timeoutMs: 60_000 }));
     for (const c of calls) c.result.catch(() => {});
-    await waitFor(`${waiters.length} queued`, async () => ((await api.inspect(name)).waitingLeaseIds.length === waiters.length ? true : undefined), 20_000, 100);
+    await waitFor(
+      `${waiters.length} queued`,
+      async () => ((await api.inspect(name)).waitingLeaseIds.length === waiters.length ? true : undefined),
+      20_000,
+      100,
+    );
     const err = await statusOf(api.acquire(name, extra, { wait: true, timeoutMs: 5000 }));
     expect(err.code).to.equal(RESOURCE_EXHAUSTED);
     expect(err.details).to.contain(String(MAX_WAITERS_PER_LOCK));

@@ -45,7 +45,10 @@ describe('Election on a 3-node cluster', function () {
       await waitFor('b campaigns', async () => ((await client.inspect('el/1')).waitingLeaseIds.includes(b.id) ? true : undefined), 10_000);
       await client.proclaim(ka, 'a:2');
       expect((await client.leader('el/1')).value).to.equal('a:2');
-      const stale = await client.proclaim({ ...ka, fencingToken: ka.fencingToken - 1 }, 'x').then(() => undefined, (e: LockdError) => e);
+      const stale = await client.proclaim({ ...ka, fencingToken: ka.fencingToken - 1 }, 'x').then(
+        () => undefined,
+        (e: LockdError) => e,
+      );
       expect(stale?.codeName).to.equal('FAILED_PRECONDITION');
 
       expect(await client.resign(ka)).to.equal(true);
@@ -56,7 +59,10 @@ describe('Election on a 3-node cluster', function () {
       expect(await client.resign(ka)).to.equal(false); // an old key resigns nothing
 
       // A campaign whose lease ends while it waits ends NOT_FOUND.
-      const cc = client.campaign('el/1', c.id, 'c:1').then(() => undefined, (e: LockdError) => e);
+      const cc = client.campaign('el/1', c.id, 'c:1').then(
+        () => undefined,
+        (e: LockdError) => e,
+      );
       await waitFor('c campaigns', async () => ((await client.inspect('el/1')).waitingLeaseIds.includes(c.id) ? true : undefined), 10_000);
       await c.revoke();
       expect((await cc)?.codeName).to.equal('NOT_FOUND');
@@ -81,7 +87,10 @@ describe('Election on a 3-node cluster', function () {
   it('refuses bad input: an oversize value, a missing key', async () => {
     const a = await client.grantLease(20_000);
     try {
-      const big = await client.campaign('el/2', a.id, 'x'.repeat(1025)).then(() => undefined, (e: LockdError) => e);
+      const big = await client.campaign('el/2', a.id, 'x'.repeat(1025)).then(
+        () => undefined,
+        (e: LockdError) => e,
+      );
       expect(big?.codeName).to.equal('INVALID_ARGUMENT');
       expect(big?.message).to.contain('1024');
       expect((await client.inspect('el/2')).held).to.equal(false);

@@ -41,10 +41,14 @@ describe('lock API under failures', function () {
     await waitFor('queued', async () => ((await f.leader.inspect('kill9')).waitingLeaseIds.length === 1 ? true : undefined));
     // The holder's keepalives work: it keeps the lock well past its TTL (watched all along).
     const since = Date.now();
-    await waitFor('the lock held by the holder for 2 TTLs', async () => {
-      expect(await f.leader.inspect('kill9')).to.include({ held: true, fencingToken: token, holderLeaseId: got.leaseId });
-      return Date.now() - since > 2 * TTL_MS ? true : undefined;
-    }, 10_000);
+    await waitFor(
+      'the lock held by the holder for 2 TTLs',
+      async () => {
+        expect(await f.leader.inspect('kill9')).to.include({ held: true, fencingToken: token, holderLeaseId: got.leaseId });
+        return Date.now() - since > 2 * TTL_MS ? true : undefined;
+      },
+      10_000,
+    );
 
     h.signal('SIGKILL');
     const killedAt = Date.now();
@@ -102,10 +106,14 @@ describe('lock API under failures', function () {
       // Several TTLs of renewals under the new leader, the client keeping its lease alive through the survivors.
       const since = Date.now();
       const acks = lease.acks;
-      await waitFor('3 TTLs of renewals under the new leader', () => {
-        expect(lease.lost).to.equal(false);
-        return Date.now() - since > 3 * TTL_MS && lease.acks >= acks + 6 ? true : undefined;
-      }, 15_000);
+      await waitFor(
+        '3 TTLs of renewals under the new leader',
+        () => {
+          expect(lease.lost).to.equal(false);
+          return Date.now() - since > 3 * TTL_MS && lease.acks >= acks + 6 ? true : undefined;
+        },
+        15_000,
+      );
       expect(await f.leader.inspect('failover')).to.include({ held: true, fencingToken: r.fencingToken, holderLeaseId: lease.leaseId });
       expect((await f.leader.timeToLive(lease.leaseId)).remainingMs).to.be.greaterThan(0);
       // Nothing happened to the lock meanwhile — and the stream is alive: the release is the first event it brings.

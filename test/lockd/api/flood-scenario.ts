@@ -91,7 +91,9 @@ export function floodScenario(title: string, sizes: FloodSizes): void {
       const leader = await cluster.waitForLeader();
       const ids = cluster.nodes.map((n) => n.id);
       const before = new Map((await Promise.all(ids.map((id) => cluster.status(id)))).map((s) => [s.nodeId, { term: s.term, leader: s.leaderId }] as const));
-      const changesBefore = new Map(await Promise.all(ids.map(async (id) => [id, metric(await scrape(base(id)), 'lockd_raft_leader_changes_total') ?? 0] as const)));
+      const changesBefore = new Map(
+        await Promise.all(ids.map(async (id) => [id, metric(await scrape(base(id)), 'lockd_raft_leader_changes_total') ?? 0] as const)),
+      );
       const leaderPid = cluster.node(leader).proc!.pid!;
 
       // The well-behaved client: acquire/release in a loop, every call timed, every error kept.
@@ -149,7 +151,12 @@ export function floodScenario(title: string, sizes: FloodSizes): void {
         slowLoop = maxBound(m0, m1, 'lockd_event_loop_delay_seconds');
         await step('close-slow', 'slow-closed', 10_000);
         // Settled: what the node held for the slow readers is gone (stuck-stream closes included).
-        await waitFor('the outbound budget all but empty (keepalive answers pass through it)', async () => ((metric(await scrape(base(leader)), 'lockd_admission_in_use', { limit: 'max-outbound-bytes' }) ?? MiB) < MiB ? true : undefined), 15_000, 200);
+        await waitFor(
+          'the outbound budget all but empty (keepalive answers pass through it)',
+          async () => ((metric(await scrape(base(leader)), 'lockd_admission_in_use', { limit: 'max-outbound-bytes' }) ?? MiB) < MiB ? true : undefined),
+          15_000,
+          200,
+        );
         // Two more seconds of the flood and the good client after the close (two election timeouts).
         const tClosed = Date.now();
         await waitFor('two seconds after the close', () => (Date.now() - tClosed >= 2000 ? true : undefined), 5000, 50);
@@ -167,7 +174,9 @@ export function floodScenario(title: string, sizes: FloodSizes): void {
       const fin = await flood.waitFor((x) => x.event === 'report', 10_000, 'the final report');
 
       const after = await Promise.all(ids.map((id) => cluster.status(id)));
-      const changesAfter = new Map(await Promise.all(ids.map(async (id) => [id, metric(await scrape(base(id)), 'lockd_raft_leader_changes_total') ?? 0] as const)));
+      const changesAfter = new Map(
+        await Promise.all(ids.map(async (id) => [id, metric(await scrape(base(id)), 'lockd_raft_leader_changes_total') ?? 0] as const)),
+      );
       const ratio = p99(lat.loaded) / p99(lat.unloaded);
       console.log(
         `      flood: ${String(up.streams)} KeepAlive streams on ${String(up.connections)} connections (up in ${kaMs} ms), ${sizes.observers} unread observers on one connection ` +
@@ -181,7 +190,8 @@ export function floodScenario(title: string, sizes: FloodSizes): void {
 
       expect(errors, 'errors of the well-behaved client').to.deep.equal([]);
       expect(lat.unloaded.length, 'calls in the unloaded window').to.be.greaterThan(20);
-      for (const s of after) expect({ node: s.nodeId, term: s.term, leader: s.leaderId }, 'term and leader unchanged').to.deep.equal({ node: s.nodeId, ...before.get(s.nodeId) });
+      for (const s of after)
+        expect({ node: s.nodeId, term: s.term, leader: s.leaderId }, 'term and leader unchanged').to.deep.equal({ node: s.nodeId, ...before.get(s.nodeId) });
       for (const id of ids) expect(changesAfter.get(id)! - changesBefore.get(id)!, `${id}: leader changes`).to.equal(0);
       expect(fin.lost, 'flood leases lost (answered ttl 0)').to.equal(0);
       expect(rssMax - rssBase, 'leader RSS growth with the slow readers').to.be.at.most(sizes.outboundBytes + RSS_ALLOWANCE);

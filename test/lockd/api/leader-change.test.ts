@@ -84,7 +84,11 @@ describe('lock API across a leader change', function () {
         const st = await f.cluster.status(n.id);
         expect(st.leaderAddress, n.id).to.equal(f.cluster.node(leader).address);
         expect(st.members.map((m) => [m.id, m.address])).to.deep.equal(f.cluster.nodes.map((x) => [x.id, x.address]));
-        if (n.id !== leader) expect(st.members.map((m) => m.matchIndex), `${n.id} (a follower)`).to.deep.equal([0, 0, 0]);
+        if (n.id !== leader)
+          expect(
+            st.members.map((m) => m.matchIndex),
+            `${n.id} (a follower)`,
+          ).to.deep.equal([0, 0, 0]);
       }
     };
     await check(f.leaderId);
@@ -156,15 +160,24 @@ describe('lock API across a leader change', function () {
     const held = await f.leader.acquire(name, a);
     const obs = await f.leader.observe(name);
     cleanups.push(() => obs.cancel());
-    const waiting = f.leader.acquire(name, b, { wait: true, timeoutMs: 30_000, requestId: 'lc-cancel-b' }).then((r) => r, (e: grpc.ServiceError) => e);
+    const waiting = f.leader.acquire(name, b, { wait: true, timeoutMs: 30_000, requestId: 'lc-cancel-b' }).then(
+      (r) => r,
+      (e: grpc.ServiceError) => e,
+    );
     await waitFor('b queued', async () => ((await f.leader.inspect(name)).waitingLeaseIds.includes(b) ? true : undefined));
     const { next } = await stepDown();
     expect(await f.leader.cancelWait(name, b)).to.deep.equal({ removed: true, fencingToken: 0, released: false });
     await waitFor('WAIT_CANCELLED observed', () => (obs.events.some((e) => e.type === 'WAIT_CANCELLED') ? true : undefined), 5000);
-    expect(obs.events.slice(0, 2).map((e) => [e.type, e.leaseId])).to.deep.equal([['QUEUED', b], ['WAIT_CANCELLED', b]]);
+    expect(obs.events.slice(0, 2).map((e) => [e.type, e.leaseId])).to.deep.equal([
+      ['QUEUED', b],
+      ['WAIT_CANCELLED', b],
+    ]);
     // The call, on the deposed leader, must queue again: it does so itself, or — no longer the
     // leader — it ends UNAVAILABLE naming the new one, and the client retries there.
-    const settled = await Promise.race([waiting, waitFor('b queued again', () => (obs.events.filter((e) => e.type === 'QUEUED').length === 2 ? 'requeued' : undefined), 10_000)]);
+    const settled = await Promise.race([
+      waiting,
+      waitFor('b queued again', () => (obs.events.filter((e) => e.type === 'QUEUED').length === 2 ? 'requeued' : undefined), 10_000),
+    ]);
     let granted: Promise<unknown> = waiting;
     if (settled instanceof Error) {
       expect(settled.code, settled.details).to.equal(grpc.status.UNAVAILABLE);
@@ -189,8 +202,20 @@ describe('lock API across a leader change', function () {
     const tb = await api.acquire(name, b);
     await api.fenceWrite(key, 'from b', tb.fencingToken);
     // Sent while the old leader is frozen: it reads them when it wakes, still believing it leads.
-    const inspect = f.api(old).inspect(name, { timeoutMs: 10_000 }).then((r) => r, (e: grpc.ServiceError) => e);
-    const read = f.api(old).fenceRead(key, { timeoutMs: 10_000 }).then((r) => r, (e: grpc.ServiceError) => e);
+    const inspect = f
+      .api(old)
+      .inspect(name, { timeoutMs: 10_000 })
+      .then(
+        (r) => r,
+        (e: grpc.ServiceError) => e,
+      );
+    const read = f
+      .api(old)
+      .fenceRead(key, { timeoutMs: 10_000 })
+      .then(
+        (r) => r,
+        (e: grpc.ServiceError) => e,
+      );
     await thaw(old);
     const [i, r] = await Promise.all([inspect, read]);
     // Either the new state (forwarded, or served once caught up) or a refusal — never the old one.
@@ -216,7 +241,10 @@ describe('lock API across a leader change', function () {
     // The follower still forwards to the frozen leader: applied, or UNAVAILABLE (the outcome unknown: retry).
     const outcomes: string[] = [];
     for (let k = 0; k < 20; k++) {
-      const e = await via.revoke(a, { timeoutMs: 5000 }).then(() => undefined, (x: grpc.ServiceError) => x);
+      const e = await via.revoke(a, { timeoutMs: 5000 }).then(
+        () => undefined,
+        (x: grpc.ServiceError) => x,
+      );
       outcomes.push(e ? grpc.status[e.code] : 'OK');
       if (!e) break;
       if (e.code === grpc.status.NOT_FOUND) break; // an earlier attempt applied after all
@@ -282,14 +310,18 @@ describe('lock API across a leader change', function () {
     expect(ended.code).to.be.oneOf([grpc.status.UNAVAILABLE, grpc.status.CANCELLED]);
     // The survivors may elect twice (a new leader whose followers' streams to it are still
     // reconnecting steps down by CheckQuorum): not what this test is about, so ask the leader of the moment.
-    const granted = await waitFor('the lease read on a new leader', async () => {
-      try {
-        return (await f.api(await f.cluster.waitForLeader(others(old))).timeToLive(id)).grantedTtlMs;
-      } catch (e) {
-        if ((e as grpc.ServiceError).code === grpc.status.UNAVAILABLE) return undefined;
-        throw e;
-      }
-    }, 20_000);
+    const granted = await waitFor(
+      'the lease read on a new leader',
+      async () => {
+        try {
+          return (await f.api(await f.cluster.waitForLeader(others(old))).timeToLive(id)).grantedTtlMs;
+        } catch (e) {
+          if ((e as grpc.ServiceError).code === grpc.status.UNAVAILABLE) return undefined;
+          throw e;
+        }
+      },
+      20_000,
+    );
     expect(granted).to.equal(TTL_MS);
     f.cluster.startNode(old);
     const leader = await f.refreshLeader();

@@ -74,7 +74,7 @@ describe('lock API: Lease.List pages', function () {
     }
   });
 
-  it('the client\'s leasePages iterator and listLeases follow every page (lockctl lease list uses listLeases)', async () => {
+  it("the client's leasePages iterator and listLeases follow every page (lockctl lease list uses listLeases)", async () => {
     const pages: number[][] = [];
     for await (const page of client.leasePages({ pageSize: 1000 })) pages.push(page.map((l) => l.leaseId));
     expect(pages.map((p) => p.length)).to.deep.equal([1000, 1000, ids.length - 2000]);

@@ -61,23 +61,39 @@ describe('lock API: lease time (the deadline margin; the clock under a keepalive
     for (const id of followers) cluster.signal(id, 'SIGSTOP');
     raw.send([ended]);
     // Without a quorum nothing commits, so this answer came from the committed log alone.
-    await waitFor('the ended lease answered ttl 0 without a quorum', () => (raw!.answers.some(([id, ttl]) => id === ended && ttl === 0) ? true : undefined), 4000, 20);
+    await waitFor(
+      'the ended lease answered ttl 0 without a quorum',
+      () => (raw!.answers.some(([id, ttl]) => id === ended && ttl === 0) ? true : undefined),
+      4000,
+      20,
+    );
     const ids: number[] = [];
     for (let i = 0; i < FLOOD; i++) ids.push(i % 1000 === 0 ? kept : UNKNOWN + i); // the live lease 150 times among them
     raw.send(ids);
     // Ids beyond the applied log may have been granted by a leader this node has not heard of: it must
     // not call them gone until a ReadIndex shows it still leads, which needs the quorum.
     const unknownAnswered = () => raw!.answers.filter(([id]) => id >= UNKNOWN);
-    const answeredEarly = await waitFor('an unknown lease answered without a quorum', () => (unknownAnswered().length > 0 ? true : undefined), 1500, 20).catch(() => false);
+    const answeredEarly = await waitFor('an unknown lease answered without a quorum', () => (unknownAnswered().length > 0 ? true : undefined), 1500, 20).catch(
+      () => false,
+    );
     const resumedAt = Date.now();
     for (const id of followers) cluster.signal(id, 'SIGCONT');
 
     // The clock goes on: the idle lease, whose logical time stood still during the pause, expires within
     // its TTL + margin of the resume (plus the slack of a loaded machine), and the kept one lives.
-    const goneAfter = await waitFor('the idle lease to expire', async () => ((await statusOf(leader.timeToLive(idle))).code === 5 ? Date.now() - resumedAt : undefined), 10_000, 50);
+    const goneAfter = await waitFor(
+      'the idle lease to expire',
+      async () => ((await statusOf(leader.timeToLive(idle))).code === 5 ? Date.now() - resumedAt : undefined),
+      10_000,
+      50,
+    );
     expect(goneAfter).to.be.below(1201 + 3000);
     expect((await leader.timeToLive(kept)).grantedTtlMs).to.equal(5000);
-    await waitFor('the live lease’s renewals answered', () => (raw!.answers.filter(([id, ttl]) => id === kept && ttl === 5000).length >= 2 ? true : undefined), 10_000);
+    await waitFor(
+      'the live lease’s renewals answered',
+      () => (raw!.answers.filter(([id, ttl]) => id === kept && ttl === 5000).length >= 2 ? true : undefined),
+      10_000,
+    );
     await waitFor('every unknown lease answered once the quorum is back', () => (unknownAnswered().length === FLOOD - 150 ? true : undefined), 20_000, 20);
 
     expect(answeredEarly, 'unknown leases answered before the quorum was back').to.equal(false);

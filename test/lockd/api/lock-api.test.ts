@@ -55,7 +55,15 @@ describe('lock API on a 3-node cluster', function () {
     const held = await f.leader.acquire('try', a.leaseId);
     // A try-lock that waited would end DEADLINE_EXCEEDED (the holder is kept alive): the answer itself says it did not.
     const r = await f.leader.acquire('try', b.leaseId, { wait: false, timeoutMs: 20_000 });
-    expect(r).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: a.leaseId, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: false });
+    expect(r).to.deep.equal({
+      acquired: false,
+      fencingToken: 0,
+      holderLeaseId: a.leaseId,
+      grantEnded: false,
+      endedFencingToken: 0,
+      lockDelayRemainingMs: 0,
+      shared: false,
+    });
     expect(await f.leader.inspect('try')).to.include({ fencingToken: held.fencingToken, holderLeaseId: a.leaseId });
   });
 
@@ -73,7 +81,13 @@ describe('lock API on a 3-node cluster', function () {
     }
     expect((await f.leader.inspect(name)).waitingLeaseIds).to.deep.equal(waiters);
     const settled = results.map(() => false);
-    results.forEach((p, k) => void p.then(() => (settled[k] = true), () => {}));
+    results.forEach(
+      (p, k) =>
+        void p.then(
+          () => (settled[k] = true),
+          () => {},
+        ),
+    );
 
     let token = first.fencingToken;
     for (let k = 0; k < 5; k++) {
@@ -132,10 +146,17 @@ describe('lock API on a 3-node cluster', function () {
     // The control: a wait abandoned on the same node after w's, never retried. Its grace period
     // began after w's, so once its cancel is applied, w's grace period is over too.
     await abandon(controlCall, control, y.leaseId);
-    await waitFor('the control wait cancelled after its grace period', () => (obsControl.events.some((e) => e.type === 'WAIT_CANCELLED' && e.leaseId === y.leaseId) ? true : undefined), 10_000);
+    await waitFor(
+      'the control wait cancelled after its grace period',
+      () => (obsControl.events.some((e) => e.type === 'WAIT_CANCELLED' && e.leaseId === y.leaseId) ? true : undefined),
+      10_000,
+    );
 
     // w was never taken out of the queue, and kept its place ahead of the second waiter.
-    expect(obs.events.filter((e) => e.type === 'WAIT_CANCELLED'), 'WAIT_CANCELLED events').to.deep.equal([]);
+    expect(
+      obs.events.filter((e) => e.type === 'WAIT_CANCELLED'),
+      'WAIT_CANCELLED events',
+    ).to.deep.equal([]);
     expect((await f.leader.inspect(name)).waitingLeaseIds).to.deep.equal([w.leaseId, behind.leaseId]);
     await f.leader.release(name, held.fencingToken);
     const r = await retry;
@@ -187,7 +208,15 @@ describe('lock API on a 3-node cluster', function () {
     md.set('lockd-cluster-id', f.cluster.clusterId);
     const method = lockdProto.lockd.v1.Lock.service.Inspect;
     const err = await new Promise<grpc.ServiceError>((resolve) =>
-      peer.makeUnaryRequest('/lockd.forwarded.v1.Lock/Inspect', method.requestSerialize, method.responseDeserialize, { name: 'x' }, md, { deadline: Date.now() + 5000 }, (e) => resolve(e!)),
+      peer.makeUnaryRequest(
+        '/lockd.forwarded.v1.Lock/Inspect',
+        method.requestSerialize,
+        method.responseDeserialize,
+        { name: 'x' },
+        md,
+        { deadline: Date.now() + 5000 },
+        (e) => resolve(e!),
+      ),
     );
     peer.close();
     const leaderAddress = f.cluster.node(f.leaderId).address; // the CLIENT address, never the peer one
@@ -223,7 +252,10 @@ describe('lock API on a 3-node cluster', function () {
         await waitFor(`keepalive ${sent} answered`, () => (replies.length >= sent ? true : undefined), 10_000, 10);
         await new Promise((r) => setTimeout(r, 150)); // the renewal interval, well inside the TTL
       }
-      expect(replies.every((x) => x.leaseId === leaseId && x.ttlMs === TTL), JSON.stringify(replies)).to.equal(true);
+      expect(
+        replies.every((x) => x.leaseId === leaseId && x.ttlMs === TTL),
+        JSON.stringify(replies),
+      ).to.equal(true);
       expect((await leader.timeToLive(leaseId)).remainingMs).to.be.greaterThan(0);
       // Unknown lease: answered with ttl 0.
       stream.write({ leaseId: 999_999 });

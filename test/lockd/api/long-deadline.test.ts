@@ -27,10 +27,12 @@ describe('long deadlines: timers beyond 2^31-1 ms', function () {
   it('server timerAt: a deadline 30 days (or 2^31 ms) ahead does not fire at once; steps add up to the deadline', async () => {
     expect(DAYS_30).to.be.greaterThan(MAX_TIMER_MS);
     for (const ahead of [DAYS_30, MAX_TIMER_MS + 1]) {
-      expect(await firesAfter((fire) => {
-        const t = timerAt(Date.now() + ahead, fire);
-        return () => t.clear();
-      }, 300)).to.equal('not fired');
+      expect(
+        await firesAfter((fire) => {
+          const t = timerAt(Date.now() + ahead, fire);
+          return () => t.clear();
+        }, 300),
+      ).to.equal('not fired');
     }
     // In 25 ms steps, a 150 ms deadline fires once, at 150 ms, not at the first step.
     const at = await firesAfter((fire) => {
@@ -38,8 +40,19 @@ describe('long deadlines: timers beyond 2^31-1 ms', function () {
       return () => t.clear();
     }, 2000);
     expect(at).to.be.a('number').and.at.least(145);
-    expect(await firesAfter((fire) => { const t = timerAt(Infinity, fire); return () => t.clear(); }, 100)).to.equal('not fired');
-    expect(await firesAfter((fire) => { const t = timerAt(Date.now() + 50, fire); t.clear(); return () => {}; }, 200)).to.equal('not fired');
+    expect(
+      await firesAfter((fire) => {
+        const t = timerAt(Infinity, fire);
+        return () => t.clear();
+      }, 100),
+    ).to.equal('not fired');
+    expect(
+      await firesAfter((fire) => {
+        const t = timerAt(Date.now() + 50, fire);
+        t.clear();
+        return () => {};
+      }, 200),
+    ).to.equal('not fired');
   });
 
   it('client longTimeout: the same on the monotonic clock', async () => {
@@ -99,7 +112,10 @@ describe('long deadlines: timers beyond 2^31-1 ms', function () {
       await queued('long/session', lease.id);
       const other = await client.grantLease(5000);
       const abort = new AbortController();
-      const cancelled = session.acquire('long/session', other.id, { wait: true, timeoutMs: DAYS_30, signal: abort.signal }).then(() => 'answered', (e: unknown) => e);
+      const cancelled = session.acquire('long/session', other.id, { wait: true, timeoutMs: DAYS_30, signal: abort.signal }).then(
+        () => 'answered',
+        (e: unknown) => e,
+      );
       await queued('long/session', other.id);
       abort.abort(new Error('gave up'));
       expect(((await cancelled) as Error).message).to.equal('gave up');

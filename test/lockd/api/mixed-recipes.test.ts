@@ -14,7 +14,8 @@ import { statusOf, type Observation } from '../../support/lock-api-client.js';
 const TTL_MS = 60_000;
 
 type Any = Record<string, unknown>;
-type RawClient = grpc.Client & Record<string, (req: Any, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Any) => void) => grpc.ClientUnaryCall>;
+type RawClient = grpc.Client &
+  Record<string, (req: Any, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Any) => void) => grpc.ClientUnaryCall>;
 
 /** One unary call by method name, with an untyped request and answer. */
 function call(client: unknown, method: string, req: Any, timeoutMs = 10_000): Promise<Any> {

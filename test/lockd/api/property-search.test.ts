@@ -17,7 +17,10 @@ describe('property search (shared by the API property tests)', () => {
   it('retries an inconclusive run up to three times and counts the seeds that stay inconclusive', async () => {
     const calls = new Map<number, number>();
     const inconclusive = await searchSeeds({
-      first: 1, last: 3, shrinkRuns: 60, sequence: () => ops,
+      first: 1,
+      last: 3,
+      shrinkRuns: 60,
+      sequence: () => ops,
       // seed 1 concludes on its second run, seed 2 never, seed 3 at once
       runOnce: async (seed): Promise<RunResult> => {
         const n = (calls.get(seed) ?? 0) + 1;
@@ -26,6 +29,10 @@ describe('property search (shared by the API property tests)', () => {
       },
     });
     expect(inconclusive).to.equal(1);
-    expect([...calls]).to.deep.equal([[1, 2], [2, 3], [3, 1]]);
+    expect([...calls]).to.deep.equal([
+      [1, 2],
+      [2, 3],
+      [3, 1],
+    ]);
   });
 });

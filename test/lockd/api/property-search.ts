@@ -3,7 +3,10 @@
 // sub-sequence found that still fails, so the error shows a seed and a few operations to replay.
 
 /** One run of a sequence against the cluster and its model. */
-export type RunResult = { readonly kind: 'pass' } | { readonly kind: 'inconclusive'; readonly why: string } | { readonly kind: 'fail'; readonly why: string; readonly log: readonly string[] };
+export type RunResult =
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'inconclusive'; readonly why: string }
+  | { readonly kind: 'fail'; readonly why: string; readonly log: readonly string[] };
 /** How often each path of interest was exercised (the tests require the ones that matter). */
 export type Coverage = Map<string, number>;
 
@@ -38,7 +41,9 @@ export async function searchSeeds<Op>(s: SeedSearch<Op>): Promise<number> {
     const small = await shrink(ops, s.shrinkRuns, async (cand) => (await run(seed, cand)).kind === 'fail');
     const again = await run(seed, small);
     const shown = again.kind === 'fail' ? again : r;
-    throw new Error(`seed ${seed}: ${shown.why}\nshrunk from ${ops.length} to ${small.length} ops (replay: LOCKD_PROP_SEEDS=${seed}-${seed}):\n${shown.log.join('\n')}`);
+    throw new Error(
+      `seed ${seed}: ${shown.why}\nshrunk from ${ops.length} to ${small.length} ops (replay: LOCKD_PROP_SEEDS=${seed}-${seed}):\n${shown.log.join('\n')}`,
+    );
   }
   return inconclusive;
 }
@@ -46,7 +51,7 @@ export async function searchSeeds<Op>(s: SeedSearch<Op>): Promise<number> {
 /** Delta debugging by chunks: the shortest sub-sequence found (within `budget` runs) that still fails. */
 async function shrink<Op>(ops: Op[], budget: number, fails: (cand: Op[]) => Promise<boolean>): Promise<Op[]> {
   let cur = ops;
-  for (let chunk = Math.ceil(cur.length / 2); chunk >= 1 && budget > 0; ) {
+  for (let chunk = Math.ceil(cur.length / 2); chunk >= 1 && budget > 0;) {
     let removed = false;
     for (let i = 0; i < cur.length && budget > 0; budget--) {
       const cand = [...cur.slice(0, i), ...cur.slice(i + chunk)];

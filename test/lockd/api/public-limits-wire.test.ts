@@ -18,7 +18,14 @@ interface Outcome {
 }
 
 /** Send `body` (already framed) on a raw gRPC call to `path` and report how the call ended, within `timeoutMs`. */
-function rawCall(h2: ClientHttp2Session, path: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, end = false): Promise<Outcome | 'no answer'> {
+function rawCall(
+  h2: ClientHttp2Session,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  end = false,
+): Promise<Outcome | 'no answer'> {
   return new Promise((resolve) => {
     const req = h2.request({
       ':method': 'POST',

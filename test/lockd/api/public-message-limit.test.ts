@@ -42,7 +42,15 @@ describe('public port: the request size limit holds at the transport (real proce
     md.set('lockd-cluster-id', cluster.clusterId);
     const m = lockdProto.lockd.v1.Lock.service.Inspect;
     const err = await new Promise<grpc.ServiceError | null>((resolve) =>
-      c.makeUnaryRequest('/lockd.forwarded.v1.Lock/Inspect', m.requestSerialize, m.responseDeserialize, { name: 'x'.repeat(MAX_REQUEST_BYTES + 1) }, md, { deadline: Date.now() + 10_000 }, (e) => resolve(e)),
+      c.makeUnaryRequest(
+        '/lockd.forwarded.v1.Lock/Inspect',
+        m.requestSerialize,
+        m.responseDeserialize,
+        { name: 'x'.repeat(MAX_REQUEST_BYTES + 1) },
+        md,
+        { deadline: Date.now() + 10_000 },
+        (e) => resolve(e),
+      ),
     );
     c.close();
     expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
@@ -54,7 +62,15 @@ describe('public port: the request size limit holds at the transport (real proce
     const ser = (service: string) => Buffer.concat([Buffer.from([0x0a, ...varint(Buffer.byteLength(service))]), Buffer.from(service)]); // HealthCheckRequest{service}
     const check = (service: string) =>
       new Promise<grpc.ServiceError | null>((resolve) =>
-        c.makeUnaryRequest('/grpc.health.v1.Health/Check', ser, (b: Buffer) => b, service, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (e) => resolve(e)),
+        c.makeUnaryRequest(
+          '/grpc.health.v1.Health/Check',
+          ser,
+          (b: Buffer) => b,
+          service,
+          new grpc.Metadata(),
+          { deadline: Date.now() + 10_000 },
+          (e) => resolve(e),
+        ),
       );
     const big = await check('x'.repeat(2000));
     expect(big?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);

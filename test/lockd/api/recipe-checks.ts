@@ -21,10 +21,13 @@ export function promiseBroken(m: RecipeModel, req: RecipeReq, got: Answer, at: {
     const broken = staleActBroken(req.t, b, who);
     if (broken) return broken;
   }
-  if (req.t === 'cancelWait' && (b.released === true || b.removed === true)) return `a third party's CancelWait (an index read from a QUEUED event, not the waiter's request id) ${b.released ? 'released the grant handed to' : 'took out of the queue'} lease ${req.lease}`;
-  if (req.t === 'inspect' && at.election && Array.isArray(b.holders) && b.holders.length > 1) return `at most one leader per election: ${req.name} has ${b.holders.length} holders`;
+  if (req.t === 'cancelWait' && (b.released === true || b.removed === true))
+    return `a third party's CancelWait (an index read from a QUEUED event, not the waiter's request id) ${b.released ? 'released the grant handed to' : 'took out of the queue'} lease ${req.lease}`;
+  if (req.t === 'inspect' && at.election && Array.isArray(b.holders) && b.holders.length > 1)
+    return `at most one leader per election: ${req.name} has ${b.holders.length} holders`;
   // proto Lock.SetPermits: refused on an election (one leader); accepted, it could crown a waiting campaigner beside the leader.
-  if (req.t === 'setPermits' && at.election) return `at most one leader per election: SetPermits(${req.permits}) on the election ${req.name} was accepted${Number(b.granted) > 0 ? ` and granted ${b.granted} waiting campaigner(s) beside its leader` : ''}`;
+  if (req.t === 'setPermits' && at.election)
+    return `at most one leader per election: SetPermits(${req.permits}) on the election ${req.name} was accepted${Number(b.granted) > 0 ? ` and granted ${b.granted} waiting campaigner(s) beside its leader` : ''}`;
   return undefined;
 }
 
@@ -34,8 +37,14 @@ export function missingEvents(m: RecipeModel, events: Events): string | undefine
     const got = [...(events.get(name) ?? [])];
     for (const w of want) {
       const token = w.token === undefined ? undefined : m.val(w.token);
-      const i = got.findIndex((e) => (e.type === w.type || (w.type === 'RELEASED' && e.type === 'EXPIRED')) && Number(e.leaseId) === w.lease && (token === undefined || Number(e.fencingToken) === token));
-      if (i < 0) return `no ${w.type} event on ${name} for lease ${w.lease}${token ? ` token ${token}` : ''} (the change made by #${w.by}); got ${got.length ? got.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') : 'none left'}`;
+      const i = got.findIndex(
+        (e) =>
+          (e.type === w.type || (w.type === 'RELEASED' && e.type === 'EXPIRED')) &&
+          Number(e.leaseId) === w.lease &&
+          (token === undefined || Number(e.fencingToken) === token),
+      );
+      if (i < 0)
+        return `no ${w.type} event on ${name} for lease ${w.lease}${token ? ` token ${token}` : ''} (the change made by #${w.by}); got ${got.length ? got.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') : 'none left'}`;
       got.splice(i, 1);
     }
   }
@@ -61,10 +70,15 @@ export function foldHolders(events: readonly LockEvent__Output[]): Set<string> {
 }
 
 /** How an observer's folded picture differs from the lock's holders (undefined: it agrees). */
-export function foldDisagrees(events: readonly LockEvent__Output[], holders: ReadonlyArray<{ leaseId: number | string; fencingToken: number | string }>): string | undefined {
+export function foldDisagrees(
+  events: readonly LockEvent__Output[],
+  holders: ReadonlyArray<{ leaseId: number | string; fencingToken: number | string }>,
+): string | undefined {
   const want = [...new Set(holders.map((h) => `${h.leaseId}/${h.fencingToken}`))].sort();
   const got = [...foldHolders(events)].sort();
-  return want.join(' ') === got.join(' ') ? undefined : `its events add up to holders [${got.join(' ')}], Inspect says [${want.join(' ')}] (${events.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') || 'no events'})`;
+  return want.join(' ') === got.join(' ')
+    ? undefined
+    : `its events add up to holders [${got.join(' ')}], Inspect says [${want.join(' ')}] (${events.map((e) => `${e.type}/${e.leaseId}/${e.fencingToken}`).join(' ') || 'no events'})`;
 }
 
 /**

@@ -32,7 +32,17 @@ export type RecipeReq =
   | { readonly t: 'grant' }
   | { readonly t: 'revoke'; readonly lease: number }
   /** rid: its request id; retryOf: the call whose request this one resends (same request id). */
-  | { readonly t: 'acquire'; readonly name: string; readonly lease: number; readonly wait: boolean; readonly permits: number; readonly shared: boolean; readonly lockDelayMs: number; readonly rid: string; readonly retryOf?: number }
+  | {
+      readonly t: 'acquire';
+      readonly name: string;
+      readonly lease: number;
+      readonly wait: boolean;
+      readonly permits: number;
+      readonly shared: boolean;
+      readonly lockDelayMs: number;
+      readonly rid: string;
+      readonly retryOf?: number;
+    }
   /** grant: the grant's symbol when the caller names one it held (maybe ended since); else the token is made up or merely seen. */
   | { readonly t: 'release'; readonly name: string; readonly token: number; readonly lease: number; readonly grant?: string }
   | { readonly t: 'setPermits'; readonly name: string; readonly permits: number }
@@ -57,7 +67,17 @@ export type RecipeReq =
   | { readonly t: 'invalid'; readonly rpc: InvalidRpc; readonly body: Record<string, unknown>; readonly tag: string; readonly after: readonly RecipeReq[] };
 
 /** The unary methods an `invalid` request is sent to (KeepAlive: one message on a fresh stream). */
-export type InvalidRpc = 'Lease.Grant' | 'Lease.Revoke' | 'Lease.KeepAlive' | 'Lock.Acquire' | 'Lock.Release' | 'Lock.SetPermits' | 'Lock.CancelWait' | 'Fence.Write' | 'Election.Campaign' | 'Election.Proclaim';
+export type InvalidRpc =
+  | 'Lease.Grant'
+  | 'Lease.Revoke'
+  | 'Lease.KeepAlive'
+  | 'Lock.Acquire'
+  | 'Lock.Release'
+  | 'Lock.SetPermits'
+  | 'Lock.CancelWait'
+  | 'Fence.Write'
+  | 'Election.Campaign'
+  | 'Election.Proclaim';
 
 /** A change the proto says Lock.Observe shows (token: the grant's, 0 for none, undefined: not compared). */
 export interface ExpectedEvent {
@@ -163,7 +183,12 @@ export class RecipeModel {
     // granting two locks gives both the same index × 1024 + 0. The class is the lock's.
     const key = `${cls}:${value}`;
     const other = this.owners.get(key);
-    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS)) this.violations.push(what === 'token' ? `two grants of ${cls.slice('token:'.length)} got one fencing token ${value} (a token names one grant of its lock)` : `two leases got one id ${value}`);
+    if (other !== undefined && other !== sym && !(what === 'token' && TOLERATE_SHARED_TOKENS))
+      this.violations.push(
+        what === 'token'
+          ? `two grants of ${cls.slice('token:'.length)} got one fencing token ${value} (a token names one grant of its lock)`
+          : `two leases got one id ${value}`,
+      );
     this.owners.set(key, sym);
   }
   saw(value: number): void {
@@ -182,7 +207,7 @@ export class RecipeModel {
   private fresh(cls?: string): Fresh {
     const f = { fresh: `v${this.nextSym++}`, cls };
     if (cls !== undefined) this.symCls.set(f.fresh, cls);
-    this.symFloor.set(f.fresh, cls === undefined ? this.maxSeen : this.floors.get(cls) ?? 0);
+    this.symFloor.set(f.fresh, cls === undefined ? this.maxSeen : (this.floors.get(cls) ?? 0));
     return f;
   }
   private tokenFor(name: string): Fresh {
@@ -255,7 +280,17 @@ export class RecipeModel {
         return this.revoke(req.lease, resolves);
       case 'acquire':
         if (req.retryOf !== undefined) return this.retry(req.retryOf);
-        return this.acquire(req.name, req.lease, { shared: req.shared, lockDelayMs: req.lockDelayMs, value: '' }, req.permits, req.wait, call, false, resolves, req);
+        return this.acquire(
+          req.name,
+          req.lease,
+          { shared: req.shared, lockDelayMs: req.lockDelayMs, value: '' },
+          req.permits,
+          req.wait,
+          call,
+          false,
+          resolves,
+          req,
+        );
       case 'campaign':
         return this.acquire(req.name, req.lease, { shared: false, lockDelayMs: 0, value: req.value }, 1, true, call, true, resolves);
       case 'release':
@@ -324,10 +359,26 @@ export class RecipeModel {
     const l = this.locks.get(c.name);
     if (l?.holders.includes(c.holder)) {
       this.tag(c.holder.shared !== c.req.shared ? 'retry after a downgrade' : 'retry of a live grant');
-      return ok({ acquired: true, fencingToken: c.holder.token, holderLeaseId: c.req.lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: c.holder.shared });
+      return ok({
+        acquired: true,
+        fencingToken: c.holder.token,
+        holderLeaseId: c.req.lease,
+        grantEnded: false,
+        endedFencingToken: 0,
+        lockDelayRemainingMs: 0,
+        shared: c.holder.shared,
+      });
     }
     this.tag('retry of an ended grant');
-    return ok({ acquired: false, fencingToken: 0, holderLeaseId: l?.holders[0]?.lease ?? 0, grantEnded: true, endedFencingToken: c.holder.token, lockDelayRemainingMs: l?.delayed ? REMAINING : 0, shared: false });
+    return ok({
+      acquired: false,
+      fencingToken: 0,
+      holderLeaseId: l?.holders[0]?.lease ?? 0,
+      grantEnded: true,
+      endedFencingToken: c.holder.token,
+      lockDelayRemainingMs: l?.delayed ? REMAINING : 0,
+      shared: false,
+    });
   }
 
   /** An election's leader: the one exclusive holder of a mutex. */
@@ -344,7 +395,15 @@ export class RecipeModel {
     if (this.holds(req.name, token.fresh)) return granted;
     if (req.t === 'campaign') return fail(CODE.ABORTED);
     const l = this.locks.get(req.name);
-    return ok({ acquired: false, fencingToken: 0, holderLeaseId: l?.holders[0]?.lease ?? 0, grantEnded: true, endedFencingToken: token, lockDelayRemainingMs: l?.delayed ? REMAINING : 0, shared: false });
+    return ok({
+      acquired: false,
+      fencingToken: 0,
+      holderLeaseId: l?.holders[0]?.lease ?? 0,
+      grantEnded: true,
+      endedFencingToken: token,
+      lockDelayRemainingMs: l?.delayed ? REMAINING : 0,
+      shared: false,
+    });
   }
 
   /** The leadership Election.Observe must show last for `name` (undefined: nobody leads). */
@@ -360,7 +419,18 @@ export class RecipeModel {
 
   private inspect(name: string): Record<string, unknown> {
     const l = this.locks.get(name);
-    if (!l) return { held: false, fencingToken: 0, holderLeaseId: 0, waitingLeaseIds: [], permits: 1, holders: [], waitingShared: [], lockDelayUntilMs: 0, lockDelayRemainingMs: 0 };
+    if (!l)
+      return {
+        held: false,
+        fencingToken: 0,
+        holderLeaseId: 0,
+        waitingLeaseIds: [],
+        permits: 1,
+        holders: [],
+        waitingShared: [],
+        lockDelayUntilMs: 0,
+        lockDelayRemainingMs: 0,
+      };
     const first = l.holders[0];
     return {
       held: first !== undefined,
@@ -401,7 +471,17 @@ export class RecipeModel {
     const p = Math.max(1, permits);
     const granted = (h: Holder): Answer => {
       if (req) this.grantCalls.set(call, { req, name, holder: h });
-      return campaign ? ok({ leader: { name, leaseId: lease, fencingToken: h.token } }) : ok({ acquired: true, fencingToken: h.token, holderLeaseId: lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: h.shared });
+      return campaign
+        ? ok({ leader: { name, leaseId: lease, fencingToken: h.token } })
+        : ok({
+            acquired: true,
+            fencingToken: h.token,
+            holderLeaseId: lease,
+            grantEnded: false,
+            endedFencingToken: 0,
+            lockDelayRemainingMs: 0,
+            shared: h.shared,
+          });
     };
     const l = this.locks.get(name);
     if (!l) {
@@ -434,7 +514,16 @@ export class RecipeModel {
       return granted(mine);
     }
     const queued = l.queue.find((w) => w.lease === lease);
-    const notAcquired = () => ok({ acquired: false, fencingToken: 0, holderLeaseId: l!.holders[0]?.lease ?? 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: l!.delayed ? REMAINING : 0, shared: false });
+    const notAcquired = () =>
+      ok({
+        acquired: false,
+        fencingToken: 0,
+        holderLeaseId: l!.holders[0]?.lease ?? 0,
+        grantEnded: false,
+        endedFencingToken: 0,
+        lockDelayRemainingMs: l!.delayed ? REMAINING : 0,
+        shared: false,
+      });
     if (queued) {
       if (queued.shared !== ask.shared) return fail(CODE.FAILED_PRECONDITION);
       if (wait) throw new Error('model: a second waiting call on one wait is not modelled (the runner does not send it)');
@@ -477,7 +566,15 @@ export class RecipeModel {
         w.call,
         w.campaign
           ? ok({ leader: { name, leaseId: w.lease, fencingToken: token } })
-          : ok({ acquired: true, fencingToken: token, holderLeaseId: w.lease, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: w.shared }),
+          : ok({
+              acquired: true,
+              fencingToken: token,
+              holderLeaseId: w.lease,
+              grantEnded: false,
+              endedFencingToken: 0,
+              lockDelayRemainingMs: 0,
+              shared: w.shared,
+            }),
       );
     }
     if (l.holders.length === 0 && !l.delayed) this.locks.delete(name);
@@ -487,7 +584,8 @@ export class RecipeModel {
     const resign = req.t === 'resign';
     const l = this.locks.get(req.name);
     if (!l || l.holders.length === 0) return resign ? ok({ resigned: false }) : fail(CODE.NOT_FOUND);
-    if (req.grant !== undefined && !this.holds(req.name, req.grant)) this.tag(req.lease === 0 ? 'stale release without lease' : resign ? 'stale resign' : 'stale release');
+    if (req.grant !== undefined && !this.holds(req.name, req.grant))
+      this.tag(req.lease === 0 ? 'stale release without lease' : resign ? 'stale resign' : 'stale release');
     const mine = l.holders.filter((h) => this.names(h, req) && (req.lease === 0 || h.lease === req.lease));
     if (mine.length === 0) return ok(resign ? { resigned: false } : { released: false });
     l.holders.splice(l.holders.indexOf(mine[0]), 1);

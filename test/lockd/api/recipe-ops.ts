@@ -27,7 +27,16 @@ export type OpBody =
   | { readonly k: 'grant' }
   | { readonly k: 'revoke'; readonly lease: LeaseRef }
   /** permits: the name's current permits when it has a lock (else this), or `odd`: one more (a disagreement). */
-  | { readonly k: 'acquire'; readonly name: number; readonly lease: LeaseRef; readonly wait: boolean; readonly permits: number; readonly odd: boolean; readonly shared: boolean; readonly delay: boolean }
+  | {
+      readonly k: 'acquire';
+      readonly name: number;
+      readonly lease: LeaseRef;
+      readonly wait: boolean;
+      readonly permits: number;
+      readonly odd: boolean;
+      readonly shared: boolean;
+      readonly delay: boolean;
+    }
   | { readonly k: 'release' | 'resign'; readonly name: number; readonly token: TokenRef; readonly byLease: boolean }
   /** The name's current permits (1 without a lock) plus delta (at least 1). */
   | { readonly k: 'setPermits'; readonly name: number; readonly delta: number }
@@ -135,7 +144,16 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[], name = 
   const kind = kinds[name];
   const k = rnd.int(8);
   const out: OpBody[] = [];
-  const acquire = (lease: number, shared: boolean, permits: number): OpBody => ({ k: 'acquire', name, lease: { live: lease }, wait: true, permits, shared, odd: false, delay: false });
+  const acquire = (lease: number, shared: boolean, permits: number): OpBody => ({
+    k: 'acquire',
+    name,
+    lease: { live: lease },
+    wait: true,
+    permits,
+    shared,
+    odd: false,
+    delay: false,
+  });
   // A third party cancels a wait that has just been granted, with the index of its QUEUED event (docs/lessons.md 13).
   const cancel = (): OpBody[] => (rnd.int(2) === 0 ? [{ k: 'cancelWait', name, q: rnd.int(2) }] : []);
   if (kind.k === 'election') {
@@ -155,7 +173,13 @@ export function drawBurst(rnd: Prng, id: number, kinds: readonly Kind[], name = 
   } else {
     out.push(acquire(k, false, 1), acquire(k + 1, true, 1), acquire(k + 2, true, 1));
     const r = rnd.int(3);
-    out.push(r === 0 ? { k: 'release', name, token: { holder: name, k: 0 }, byLease: true } : r === 1 ? { k: 'revoke', lease: { holderOf: name, k: 0 } } : acquire(k, true, 1));
+    out.push(
+      r === 0
+        ? { k: 'release', name, token: { holder: name, k: 0 }, byLease: true }
+        : r === 1
+          ? { k: 'revoke', lease: { holderOf: name, k: 0 } }
+          : acquire(k, true, 1),
+    );
     if (r < 2) out.push(...cancel());
     // After a downgrade: the writer's first request, retried (the fourth latest grant: writer, two readers, the downgrade).
     if (r === 2) out.push({ k: 'retry', call: 3 });
@@ -224,7 +248,18 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): Rec
   if (b.k === 'badName') {
     const l = lease(b.lease);
     // Short names: protobufjs encodes a lone surrogate as its 3 (invalid UTF-8) bytes below 40 characters.
-    return l === undefined ? undefined : { t: 'acquire', name: `${prefix}-u${b.variant ? '\uD800' : '\uDFFF'}`, lease: l, wait: false, permits: 1, shared: false, lockDelayMs: 0, rid: randomUUID() };
+    return l === undefined
+      ? undefined
+      : {
+          t: 'acquire',
+          name: `${prefix}-u${b.variant ? '\uD800' : '\uDFFF'}`,
+          lease: l,
+          wait: false,
+          permits: 1,
+          shared: false,
+          lockDelayMs: 0,
+          rid: randomUUID(),
+        };
   }
   const name = nameOf(prefix, b.name);
   switch (b.k) {
@@ -232,7 +267,9 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): Rec
       const l = lease(b.lease);
       const current = m.permitsOf(name) ?? b.permits;
       const permits = b.odd ? Math.max(1, current) + 1 : current;
-      return l === undefined ? undefined : { t: 'acquire', name, lease: l, wait: b.wait, permits, shared: b.shared, lockDelayMs: b.delay ? MAX_DELAY_MS : 0, rid: randomUUID() };
+      return l === undefined
+        ? undefined
+        : { t: 'acquire', name, lease: l, wait: b.wait, permits, shared: b.shared, lockDelayMs: b.delay ? MAX_DELAY_MS : 0, rid: randomUUID() };
     }
     case 'campaign': {
       const l = lease(b.lease);
@@ -242,7 +279,9 @@ export function resolve(op: Op, m: RecipeModel, prefix: string, seen: Seen): Rec
     case 'resign': {
       const g = grantOf(name, b.token);
       if (!g) return undefined;
-      return b.k === 'release' ? { t: 'release', name, token: g.token, lease: b.byLease ? g.lease : 0, grant: g.grant } : { t: 'resign', name, token: g.token, lease: g.lease, grant: g.grant };
+      return b.k === 'release'
+        ? { t: 'release', name, token: g.token, lease: b.byLease ? g.lease : 0, grant: g.grant }
+        : { t: 'resign', name, token: g.token, lease: g.lease, grant: g.grant };
     }
     case 'proclaim': {
       const g = grantOf(name, b.token);
@@ -296,11 +335,23 @@ function badRequest(
     case 'fenceKey': {
       // The key two such writes would share once decoded leniently (a real U+FFFD, valid UTF-8): never written.
       const key = `${name}-k${bad}`;
-      return { t: 'invalid', rpc: 'Fence.Write', body: { key, value: Buffer.from('bad'), fencingToken: g?.token ?? 1, lock: v % 2 ? name : '', requestId: rid }, tag: 'invalid UTF-8 fence key refused', after: [inspect, { t: 'fenceRead', key: `${name}-k\uFFFD` }] };
+      return {
+        t: 'invalid',
+        rpc: 'Fence.Write',
+        body: { key, value: Buffer.from('bad'), fencingToken: g?.token ?? 1, lock: v % 2 ? name : '', requestId: rid },
+        tag: 'invalid UTF-8 fence key refused',
+        after: [inspect, { t: 'fenceRead', key: `${name}-k\uFFFD` }],
+      };
     }
     case 'requestId': {
       const requestId = `q${bad}`;
-      const withRid = (rpc: InvalidRpc, body: Record<string, unknown>, after: RecipeReq[] = [inspect]): RecipeReq => ({ t: 'invalid', rpc, body: { ...body, requestId }, tag: 'invalid UTF-8 request id refused', after });
+      const withRid = (rpc: InvalidRpc, body: Record<string, unknown>, after: RecipeReq[] = [inspect]): RecipeReq => ({
+        t: 'invalid',
+        rpc,
+        body: { ...body, requestId },
+        tag: 'invalid UTF-8 request id refused',
+        after,
+      });
       switch (v % 5) {
         case 0:
           return l === undefined ? undefined : withRid('Lock.Acquire', { name, leaseId: l, wait: false, permits: m.permitsOf(name) ?? 1 });
@@ -318,10 +369,21 @@ function badRequest(
     case 'value': {
       const value = `v${bad}`;
       const after: RecipeReq[] = [inspect, { t: 'leader', name }];
-      if (v % 2 === 0) return l === undefined ? undefined : { t: 'invalid', rpc: 'Election.Campaign', body: { name, leaseId: l, value, requestId: rid }, tag: 'invalid UTF-8 election value refused', after };
+      if (v % 2 === 0)
+        return l === undefined
+          ? undefined
+          : { t: 'invalid', rpc: 'Election.Campaign', body: { name, leaseId: l, value, requestId: rid }, tag: 'invalid UTF-8 election value refused', after };
       // The leader's own key, so only the value is wrong.
       const h = m.holders(name)[0] ?? g;
-      return h?.token === undefined ? undefined : { t: 'invalid', rpc: 'Election.Proclaim', body: { leader: { name, leaseId: h.lease, fencingToken: h.token }, value }, tag: 'invalid UTF-8 election value refused', after };
+      return h?.token === undefined
+        ? undefined
+        : {
+            t: 'invalid',
+            rpc: 'Election.Proclaim',
+            body: { leader: { name, leaseId: h.lease, fencingToken: h.token }, value },
+            tag: 'invalid UTF-8 election value refused',
+            after,
+          };
     }
     case 'big': {
       const tag = 'out-of-range 64-bit number refused';
@@ -336,9 +398,23 @@ function badRequest(
           return { t: 'invalid', rpc: 'Lock.Release', body: { name, fencingToken: big, leaseId: g?.lease ?? 0, requestId: rid }, tag, after: [inspect] };
         case 4:
           // Unbound (no lock): accepted, it would raise the key's highest token past every real grant's.
-          return { t: 'invalid', rpc: 'Fence.Write', body: { key: `${name}-key`, value: Buffer.from('big'), fencingToken: big, lock: '', requestId: rid }, tag, after: [{ t: 'fenceRead', key: `${name}-key` }] };
+          return {
+            t: 'invalid',
+            rpc: 'Fence.Write',
+            body: { key: `${name}-key`, value: Buffer.from('big'), fencingToken: big, lock: '', requestId: rid },
+            tag,
+            after: [{ t: 'fenceRead', key: `${name}-key` }],
+          };
         default:
-          return l === undefined ? undefined : { t: 'invalid', rpc: 'Lock.CancelWait', body: { name, leaseId: l, abandonedAtIndex: big, requestId: rid, acquireRequestId: randomUUID() }, tag, after: [inspect] };
+          return l === undefined
+            ? undefined
+            : {
+                t: 'invalid',
+                rpc: 'Lock.CancelWait',
+                body: { name, leaseId: l, abandonedAtIndex: big, requestId: rid, acquireRequestId: randomUUID() },
+                tag,
+                after: [inspect],
+              };
       }
     }
   }
@@ -361,7 +437,15 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
     case 'proclaim':
       return {};
     case 'acquire':
-      return { acquired: r.acquired, fencingToken: r.fencingToken, holderLeaseId: r.holderLeaseId, grantEnded: r.grantEnded, endedFencingToken: r.endedFencingToken, lockDelayRemainingMs: r.lockDelayRemainingMs, shared: r.shared };
+      return {
+        acquired: r.acquired,
+        fencingToken: r.fencingToken,
+        holderLeaseId: r.holderLeaseId,
+        grantEnded: r.grantEnded,
+        endedFencingToken: r.endedFencingToken,
+        lockDelayRemainingMs: r.lockDelayRemainingMs,
+        shared: r.shared,
+      };
     case 'release':
       return { released: r.released };
     case 'resign':
@@ -389,7 +473,12 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
         holderLeaseId: r.holderLeaseId,
         waitingLeaseIds: [...(r.waitingLeaseIds as number[])],
         permits: r.permits,
-        holders: (r.holders as Array<Record<string, unknown>>).map((h) => ({ leaseId: h.leaseId, fencingToken: h.fencingToken, shared: h.shared, lockDelayMs: h.lockDelayMs })),
+        holders: (r.holders as Array<Record<string, unknown>>).map((h) => ({
+          leaseId: h.leaseId,
+          fencingToken: h.fencingToken,
+          shared: h.shared,
+          lockDelayMs: h.lockDelayMs,
+        })),
         waitingShared: [...(r.waitingShared as boolean[])],
         lockDelayUntilMs: r.lockDelayUntilMs,
         lockDelayRemainingMs: r.lockDelayRemainingMs,
@@ -398,14 +487,20 @@ function project(t: RecipeReq['t'], r: Record<string, unknown>): Record<string, 
 }
 
 /** The request's session operation and message (the unary RPC's request message). */
-function message(req: Exclude<RecipeReq, { t: UnaryOnly }>): { op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign'; body: Record<string, unknown> } {
+function message(req: Exclude<RecipeReq, { t: UnaryOnly }>): {
+  op: 'grant' | 'revoke' | 'acquire' | 'release' | 'setPermits' | 'inspect' | 'campaign' | 'proclaim' | 'leader' | 'resign';
+  body: Record<string, unknown>;
+} {
   switch (req.t) {
     case 'grant':
       return { op: 'grant', body: { ttlMs: TTL_MS } };
     case 'revoke':
       return { op: 'revoke', body: { leaseId: req.lease } };
     case 'acquire':
-      return { op: 'acquire', body: { name: req.name, leaseId: req.lease, wait: req.wait, permits: req.permits, shared: req.shared, lockDelayMs: req.lockDelayMs } };
+      return {
+        op: 'acquire',
+        body: { name: req.name, leaseId: req.lease, wait: req.wait, permits: req.permits, shared: req.shared, lockDelayMs: req.lockDelayMs },
+      };
     case 'release':
       return { op: 'release', body: { name: req.name, fencingToken: req.token, leaseId: req.lease } };
     case 'setPermits':
@@ -441,25 +536,40 @@ export type Sender = (req: RecipeReq) => Promise<Answer>;
 
 type UnaryOnly = 'fenceWrite' | 'fenceRead' | 'cancelWait' | 'keepAlive' | 'invalid';
 /** The calls only a node's unary API makes here (Fence, CancelWait, one KeepAlive, the refused requests). */
-export const unaryOnly = (req: RecipeReq): req is Extract<RecipeReq, { t: UnaryOnly }> => req.t === 'fenceWrite' || req.t === 'fenceRead' || req.t === 'cancelWait' || req.t === 'keepAlive' || req.t === 'invalid';
+export const unaryOnly = (req: RecipeReq): req is Extract<RecipeReq, { t: UnaryOnly }> =>
+  req.t === 'fenceWrite' || req.t === 'fenceRead' || req.t === 'cancelWait' || req.t === 'keepAlive' || req.t === 'invalid';
 
 /** A node's unary RPCs (Lease, Lock, Election, Fence). */
 export function unarySender(api: LockApi, election: ElectionClient): Sender {
   return (req) => {
     const deadline = Date.now() + (waits(req) ? WAIT_MS : CALL_MS);
-    const call = <T>(start: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void) => new Promise<T>((res, rej) => start((err, r) => (err ? rej(err) : res(r as T))));
+    const call = <T>(start: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void) =>
+      new Promise<T>((res, rej) => start((err, r) => (err ? rej(err) : res(r as T))));
     const o = { deadline };
     if (unaryOnly(req)) {
       switch (req.t) {
         case 'fenceWrite':
-          return answerOf(req.t, call((cb) => api.fence.Write({ key: req.key, value: Buffer.from(`t${req.token}`), fencingToken: req.token, lock: req.name, requestId: randomUUID() }, o, cb)));
+          return answerOf(
+            req.t,
+            call((cb) =>
+              api.fence.Write({ key: req.key, value: Buffer.from(`t${req.token}`), fencingToken: req.token, lock: req.name, requestId: randomUUID() }, o, cb),
+            ),
+          );
         case 'cancelWait':
           // A third party: it read the index, not the waiting call's request id.
-          return answerOf(req.t, call((cb) => api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.index, requestId: randomUUID(), acquireRequestId: '' }, o, cb)));
+          return answerOf(
+            req.t,
+            call((cb) =>
+              api.lock.CancelWait({ name: req.name, leaseId: req.lease, abandonedAtIndex: req.index, requestId: randomUUID(), acquireRequestId: '' }, o, cb),
+            ),
+          );
         case 'keepAlive':
           return answerOf(req.t, keepAliveOnce(api, req.lease));
         case 'fenceRead':
-          return answerOf(req.t, call((cb) => api.fence.Read({ key: req.key }, o, cb)));
+          return answerOf(
+            req.t,
+            call((cb) => api.fence.Read({ key: req.key }, o, cb)),
+          );
         case 'invalid':
           return answerOf(req.t, invalidCall(api, election, req, o, call));
       }
@@ -561,4 +671,3 @@ export function sessionSender(s: SessionClient): Sender {
     return answerOf(req.t, s.call(op, withId as never, { timeoutMs: waits(req) ? WAIT_MS : CALL_MS }));
   };
 }
-

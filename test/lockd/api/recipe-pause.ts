@@ -35,13 +35,24 @@ export class NodePause {
   private installsBefore = 0;
   private filler = 0;
   /** A lease of this pause's own (not the model's), renewed on a KeepAlive stream served by the paused node, revoked while it is paused. */
-  private ka: { lease: number; stream: grpc.ClientDuplexStream<LeaseKeepAliveRequest, LeaseKeepAliveResponse__Output>; answers: LeaseKeepAliveResponse__Output[]; error?: grpc.ServiceError } | undefined;
+  private ka:
+    | {
+        lease: number;
+        stream: grpc.ClientDuplexStream<LeaseKeepAliveRequest, LeaseKeepAliveResponse__Output>;
+        answers: LeaseKeepAliveResponse__Output[];
+        error?: grpc.ServiceError;
+      }
+    | undefined;
   /** Ops left until the resume (0: not paused). */
   opsLeft = 0;
   /** Whether the leader was paused in this run (the Session, which the leader serves, is not used after). */
   leaderPaused = false;
 
-  constructor(private readonly f: ApiFixture, private readonly prefix: string, readonly leader: boolean) {
+  constructor(
+    private readonly f: ApiFixture,
+    private readonly prefix: string,
+    readonly leader: boolean,
+  ) {
     this.index = f.cluster.nodes.findIndex((n) => (leader ? n.id === f.leaderId : n.id !== f.leaderId));
     this.id = f.cluster.nodes[this.index].id;
     this.leaderIndex = f.cluster.nodes.findIndex((n) => n.id === f.leaderId);
@@ -120,11 +131,18 @@ export class NodePause {
     try {
       how = await waitFor('the KeepAlive stream on the paused node hears of its lease', told, SETTLE_MS, 10);
     } catch {
-      return [`a KeepAlive stream on ${this.id}, which caught up by snapshot, was told nothing of lease ${ka.lease}, revoked while it was paused (answers: ${JSON.stringify(ka.answers)})`, 'keepalive stream silent'];
+      return [
+        `a KeepAlive stream on ${this.id}, which caught up by snapshot, was told nothing of lease ${ka.lease}, revoked while it was paused (answers: ${JSON.stringify(ka.answers)})`,
+        'keepalive stream silent',
+      ];
     }
     const where = this.leader ? 'paused leader' : 'paused follower';
     if (how === 'ttl') return [undefined, `keepalive stream on a ${where} told ttl 0`];
-    if (ka.error!.code !== UNAVAILABLE) return [`the KeepAlive stream on ${this.id} ended ${ka.error!.code} (${ka.error!.details}) instead of telling lease ${ka.lease} ended`, 'keepalive stream failed'];
+    if (ka.error!.code !== UNAVAILABLE)
+      return [
+        `the KeepAlive stream on ${this.id} ended ${ka.error!.code} (${ka.error!.details}) instead of telling lease ${ka.lease} ended`,
+        'keepalive stream failed',
+      ];
     const again = await new Promise<LeaseKeepAliveResponse__Output | grpc.ServiceError>((res) => {
       const s = this.f.api(this.id).keepAliveStream();
       const timer = setTimeout(() => (s.cancel(), res(Object.assign(new Error('no answer'), { code: 4 }) as grpc.ServiceError)), SETTLE_MS);
@@ -132,9 +150,13 @@ export class NodePause {
       s.once('error', (e: grpc.ServiceError) => (clearTimeout(timer), res(e)));
       s.write({ leaseId: ka.lease });
     });
-    if ('code' in again && !('ttlMs' in again)) return again.code === UNAVAILABLE ? [undefined, 'keepalive inconclusive'] : [`a fresh KeepAlive of lease ${ka.lease} on ${this.id} after its stream ended UNAVAILABLE: error ${again.code}`, 'keepalive stream failed'];
+    if ('code' in again && !('ttlMs' in again))
+      return again.code === UNAVAILABLE
+        ? [undefined, 'keepalive inconclusive']
+        : [`a fresh KeepAlive of lease ${ka.lease} on ${this.id} after its stream ended UNAVAILABLE: error ${again.code}`, 'keepalive stream failed'];
     const r = again as LeaseKeepAliveResponse__Output;
-    if (Number(r.ttlMs) !== 0) return [`lease ${ka.lease}, revoked while ${this.id} was paused, is renewed by a fresh KeepAlive there (ttl ${r.ttlMs})`, 'keepalive stream failed'];
+    if (Number(r.ttlMs) !== 0)
+      return [`lease ${ka.lease}, revoked while ${this.id} was paused, is renewed by a fresh KeepAlive there (ttl ${r.ttlMs})`, 'keepalive stream failed'];
     return [undefined, `keepalive stream on a ${where} ended UNAVAILABLE, a fresh one told ttl 0`];
   }
 
@@ -157,7 +179,12 @@ export class NodePause {
     stream.on('data', (r: LeaseKeepAliveResponse__Output) => ka.answers.push(r));
     stream.on('error', (e: grpc.ServiceError) => (ka.error = e));
     stream.write({ leaseId: lease });
-    const r = await waitFor(`a KeepAlive of lease ${lease} on ${this.id}`, () => (ka.error ? 'error' : ka.answers.some((a) => Number(a.ttlMs) > 0) ? 'renewed' : undefined), SETTLE_MS, 10);
+    const r = await waitFor(
+      `a KeepAlive of lease ${lease} on ${this.id}`,
+      () => (ka.error ? 'error' : ka.answers.some((a) => Number(a.ttlMs) > 0) ? 'renewed' : undefined),
+      SETTLE_MS,
+      10,
+    );
     if (r === 'error') throw new Error(`the stream ended ${ka.error!.code}: ${ka.error!.details}`);
   }
 

@@ -66,7 +66,9 @@ function sequence(seed: number): Op[] {
   const holder = world.int(8);
   const permits = kind.k === 'semaphore' ? kind.permits : 1;
   const ask = (lease: number, wait: boolean): OpBody =>
-    kind.k === 'election' ? { k: 'campaign', name: n, lease: { live: lease }, value: 90 + lease } : { k: 'acquire', name: n, lease: { live: lease }, wait, permits, shared: false, odd: false, delay: false };
+    kind.k === 'election'
+      ? { k: 'campaign', name: n, lease: { live: lease }, value: 90 + lease }
+      : { k: 'acquire', name: n, lease: { live: lease }, wait, permits, shared: false, odd: false, delay: false };
   // A semaphore's holders fill it first, so the waiter waits.
   const holders: Op[] = Array.from({ length: permits }, (_, i) => ({ id: 10_001 + i, via: world.int(4), body: ask(holder + i, false) }));
   ops.splice(
@@ -117,63 +119,67 @@ describe('lock API recipe property test: semaphores, read-write locks, lock-dela
       console.log(JSON.stringify([...seen].sort()));
     });
   else
-  it(`seeds ${FIRST}–${LAST}, ${OPS} ops each: every answer is the model's`, async () => {
-    const inconclusive = await searchSeeds({
-      first: FIRST, last: LAST, sequence, shrinkRuns: SHRINK_RUNS,
-      runOnce: (seed, ops, attempt) => runRecipes(f, ops, `q${seed}x${attempt}`, seen),
+    it(`seeds ${FIRST}–${LAST}, ${OPS} ops each: every answer is the model's`, async () => {
+      const inconclusive = await searchSeeds({
+        first: FIRST,
+        last: LAST,
+        sequence,
+        shrinkRuns: SHRINK_RUNS,
+        runOnce: (seed, ops, attempt) => runRecipes(f, ops, `q${seed}x${attempt}`, seen),
+      });
+      if (process.env.LOCKD_PROP_LOG) console.log(JSON.stringify([...seen].sort()));
+      // The sequences must reach the paths that matter, or passing proves little.
+      for (const k of [
+        'semaphore holders > 1',
+        'shared beside shared',
+        'queued behind a waiter although it fits',
+        'downgrade',
+        'upgrade refused',
+        'permits disagree',
+        'lock-delay started',
+        'refused during a lock-delay',
+        'setPermits granted',
+        'setPermits below the holders refused',
+        'waiter granted',
+        'campaign won after waiting',
+        'proclaimed',
+        // Stale actors and mixed recipes: one entry grants several, one of them ends beside another,
+        // and its holder (or a third party) acts on; the name used as another recipe is refused.
+        'one entry granted several',
+        'a holder ended beside another',
+        'stale release',
+        'stale release without lease',
+        'stale fence write',
+        'fence write accepted',
+        'third-party cancel',
+        'keepalive of an ended lease',
+        'retry of a live grant',
+        'retry after a downgrade',
+        'acquire on an election refused',
+        'campaign on a lock refused',
+        'setPermits on an election refused',
+        'invalid UTF-8 name refused',
+        'follower caught up by snapshot',
+        // The sharper paths: the ended leadership acts on; SetPermits with
+        // nobody to grant (only PERMITS_CHANGED shows it); a grant handed to a waiter, cancelled by a third party.
+        'stale proclaim',
+        'stale resign',
+        'setPermits changed with no waiters',
+        'third-party cancel of a grant',
+        // Invalid input beyond names: each refused whole, and what it would have changed reads unchanged.
+        'invalid UTF-8 fence key refused',
+        'invalid UTF-8 request id refused',
+        'invalid UTF-8 election value refused',
+        'out-of-range 64-bit number refused',
+        // Snapshot catch-up: the leader paused and deposed too; a wait decided while its node was paused; a
+        // KeepAlive stream on the paused node told its lease ended.
+        'leader caught up by snapshot',
+        'waiting call decided while its node was paused (follower)',
+        'waiting call decided while its node was paused (leader)',
+        'keepalive stream on a paused follower told ttl 0',
+      ])
+        if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
+      if (inconclusive > (LAST - FIRST + 1) / 4)
+        throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds were inconclusive three times: the cluster was not stable enough to test`);
     });
-    if (process.env.LOCKD_PROP_LOG) console.log(JSON.stringify([...seen].sort()));
-    // The sequences must reach the paths that matter, or passing proves little.
-    for (const k of [
-      'semaphore holders > 1',
-      'shared beside shared',
-      'queued behind a waiter although it fits',
-      'downgrade',
-      'upgrade refused',
-      'permits disagree',
-      'lock-delay started',
-      'refused during a lock-delay',
-      'setPermits granted',
-      'setPermits below the holders refused',
-      'waiter granted',
-      'campaign won after waiting',
-      'proclaimed',
-      // Stale actors and mixed recipes: one entry grants several, one of them ends beside another,
-      // and its holder (or a third party) acts on; the name used as another recipe is refused.
-      'one entry granted several',
-      'a holder ended beside another',
-      'stale release',
-      'stale release without lease',
-      'stale fence write',
-      'fence write accepted',
-      'third-party cancel',
-      'keepalive of an ended lease',
-      'retry of a live grant',
-      'retry after a downgrade',
-      'acquire on an election refused',
-      'campaign on a lock refused',
-      'setPermits on an election refused',
-      'invalid UTF-8 name refused',
-      'follower caught up by snapshot',
-      // The sharper paths: the ended leadership acts on; SetPermits with
-      // nobody to grant (only PERMITS_CHANGED shows it); a grant handed to a waiter, cancelled by a third party.
-      'stale proclaim',
-      'stale resign',
-      'setPermits changed with no waiters',
-      'third-party cancel of a grant',
-      // Invalid input beyond names: each refused whole, and what it would have changed reads unchanged.
-      'invalid UTF-8 fence key refused',
-      'invalid UTF-8 request id refused',
-      'invalid UTF-8 election value refused',
-      'out-of-range 64-bit number refused',
-      // Snapshot catch-up: the leader paused and deposed too; a wait decided while its node was paused; a
-      // KeepAlive stream on the paused node told its lease ended.
-      'leader caught up by snapshot',
-      'waiting call decided while its node was paused (follower)',
-      'waiting call decided while its node was paused (leader)',
-      'keepalive stream on a paused follower told ttl 0',
-    ])
-      if (!seen.get(k)) throw new Error(`no sequence exercised "${k}": ${JSON.stringify([...seen].sort())}`);
-    if (inconclusive > (LAST - FIRST + 1) / 4) throw new Error(`${inconclusive} of ${LAST - FIRST + 1} seeds were inconclusive three times: the cluster was not stable enough to test`);
-  });
 });

@@ -23,7 +23,6 @@ const END_MS = 10_000;
 /** A run this long after its first lock-delay started could see the delay end: inconclusive. */
 const DELAY_GUARD_MS = MAX_DELAY_MS - 15_000;
 
-
 class Mismatch extends Error {}
 class Inconclusive extends Error {}
 
@@ -84,9 +83,14 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   const unary = f.cluster.nodes.map((n, i) => unarySender(f.api(n.id), stubs[i]));
   const session = new SessionClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
   const onSession = sessionSender(session);
-  const pause = new NodePause(f, prefix, ops.some((o) => o.body.k === 'pause' && o.body.leader));
+  const pause = new NodePause(
+    f,
+    prefix,
+    ops.some((o) => o.body.k === 'pause' && o.body.leader),
+  );
   /** The node index (3: the Session) a request drawn for `via` goes to (4: the node the pause stops): not to a paused node. */
-  const target = (via: number, req?: RecipeReq): number => pause.route(via === 4 ? pause.index : via === 3 && !(req && unaryOnly(req)) ? 3 : via % unary.length);
+  const target = (via: number, req?: RecipeReq): number =>
+    pause.route(via === 4 ? pause.index : via === 3 && !(req && unaryOnly(req)) ? 3 : via % unary.length);
   const to = (via: number, req?: RecipeReq): Sender => {
     const t = target(via, req);
     return t === 3 ? onSession : unary[t];
@@ -129,7 +133,9 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
           const last = ws[n].got.at(-1);
           const shown = last?.hasLeader ? `${last.leader?.leaseId}/${last.leader?.fencingToken}=${JSON.stringify(last.value)}` : 'none';
           const wanted = want ? `${want.lease}/${want.token}=${JSON.stringify(want.value)}` : 'none';
-          return shown === wanted ? undefined : `shows ${shown}, the leadership is ${wanted} (${ws[n].got.length} messages${ws[n].error ? `, ended: ${(ws[n].error as Error).message}` : ''})`;
+          return shown === wanted
+            ? undefined
+            : `shows ${shown}, the leadership is ${wanted} (${ws[n].got.length} messages${ws[n].error ? `, ended: ${(ws[n].error as Error).message}` : ''})`;
         };
         let bad = off();
         for (const until = Date.now() + END_MS; bad && Date.now() < until; bad = off()) await new Promise((r) => setTimeout(r, 20));
@@ -159,11 +165,30 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     // silence (first: its answer binds the token the streams below must show).
     for (const d of deferred.splice(0)) {
       const got = await within(d.call.answer, END_MS);
-      if (!got) throw new Mismatch(`waiting call #${d.cid} on ${what}, which the model ended with ${show(d.want, m)} after #${d.by} while ${pause.id} was paused, had no answer ${END_MS} ms after the catch-up`);
-      const fits = d.candidates.find((c) => (c.ok ? got.ok && matchAnswer(m, c.body, got.body, d.floor, 'body') === undefined : !got.ok && got.code === c.code));
-      if (!fits) throw new Mismatch(`waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by}): expected one of ${d.candidates.map((c) => show(c, m)).join(' | ')}, got ${show(got)}`);
-      if (!got.ok && got.code === UNAVAILABLE) say(`waiting call #${d.cid} on the deposed leader (ended by #${d.by}) → ${show(got)}: its grant ended before the snapshot, asked again`);
-      else check(m, `waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by})`, fits, got, d.floor, log, tokens, d.call.req);
+      if (!got)
+        throw new Mismatch(
+          `waiting call #${d.cid} on ${what}, which the model ended with ${show(d.want, m)} after #${d.by} while ${pause.id} was paused, had no answer ${END_MS} ms after the catch-up`,
+        );
+      const fits = d.candidates.find((c) =>
+        c.ok ? got.ok && matchAnswer(m, c.body, got.body, d.floor, 'body') === undefined : !got.ok && got.code === c.code,
+      );
+      if (!fits)
+        throw new Mismatch(
+          `waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by}): expected one of ${d.candidates.map((c) => show(c, m)).join(' | ')}, got ${show(got)}`,
+        );
+      if (!got.ok && got.code === UNAVAILABLE)
+        say(`waiting call #${d.cid} on the deposed leader (ended by #${d.by}) → ${show(got)}: its grant ended before the snapshot, asked again`);
+      else
+        check(
+          m,
+          `waiting call #${d.cid} on the paused ${pause.leader ? 'leader' : 'follower'} (ended by #${d.by})`,
+          fits,
+          got,
+          d.floor,
+          log,
+          tokens,
+          d.call.req,
+        );
       const tag = `waiting call decided while its node was paused (${pause.leader ? 'leader' : 'follower'})`;
       m.tags.set(tag, (m.tags.get(tag) ?? 0) + 1);
     }
@@ -176,7 +201,11 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
   };
   const saw = {
     tokens,
-    queuedIndex: (name: string, lease: number) => events.get(name)?.filter((e) => e.type === 'QUEUED' && Number(e.leaseId) === lease).at(-1)?.index,
+    queuedIndex: (name: string, lease: number) =>
+      events
+        .get(name)
+        ?.filter((e) => e.type === 'QUEUED' && Number(e.leaseId) === lease)
+        .at(-1)?.index,
   };
   let delayFrom = 0;
   try {
@@ -198,7 +227,9 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
       // A second waiting call on a wait already queued: nothing shows when its entry applies, so the
       // next op could overtake it. Not sent.
       const skip = !req || ((req.t === 'acquire' || req.t === 'campaign') && waits(req) && m.isWaiting(req.lease, req.name));
-      say(`#${op.id} via ${op.via === 3 ? 'session' : op.via === 4 ? `${pause.id} (to be paused)` : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`);
+      say(
+        `#${op.id} via ${op.via === 3 ? 'session' : op.via === 4 ? `${pause.id} (to be paused)` : `n${op.via + 1}`} ${op.body.k}: ${skip ? '(skipped)' : JSON.stringify(req)}`,
+      );
       if (skip) continue;
       await step(m, to(op.via, req), req, op.id, w, log, tokens, events);
       // A refused request changed nothing: read what it would have changed (each checked against the model).
@@ -234,7 +265,10 @@ export async function runRecipes(f: ApiFixture, ops: readonly Op[], prefix: stri
     if (missing) throw new Mismatch(`promise broken — every change of a lock is an Observe event: ${missing}`);
     const shared = tokenShared(events);
     if (shared) throw new Mismatch(`promise broken — ${shared}`);
-    await foldsAgree([[`${steady}`, observers], [`${pause.id}${caughtUp ? ', which caught up by snapshot' : ''}`, paused]]);
+    await foldsAgree([
+      [`${steady}`, observers],
+      [`${pause.id}${caughtUp ? ', which caught up by snapshot' : ''}`, paused],
+    ]);
     await leadersAgree(leaderWatches, ' at the end of the run');
     const caught = pause.leader ? 'leader caught up by snapshot' : 'follower caught up by snapshot';
     if (caughtUp) m.tags.set(caught, (m.tags.get(caught) ?? 0) + caughtUp);
@@ -266,13 +300,16 @@ async function step(m: RecipeModel, send: Sender, req: RecipeReq, id: number, w:
   const electionBefore = 'name' in req && m.isElection(req.name);
   const exp = m.step(req, id);
   const call: Call = { answer: send(req), req };
-  void call.answer.then((a) => (call.settled = a), () => undefined);
+  void call.answer.then(
+    (a) => (call.settled = a),
+    () => undefined,
+  );
   if (exp.answer === 'pending') {
     waiting.set(id, call);
     // Not answered until granted: wait until its queue entry shows, so the next op comes after it.
     const { name, lease } = req as Extract<RecipeReq, { t: 'acquire' | 'campaign' }>;
     // And until its QUEUED event shows (a third party may read its index next).
-    for (const until = Date.now() + END_MS; !call.settled; ) {
+    for (const until = Date.now() + END_MS; !call.settled;) {
       const r = await send({ t: 'inspect', name });
       const ev = events.get(name)?.some((e) => e.type === 'QUEUED' && Number(e.leaseId) === lease) ?? true;
       if (r.ok && (r.body.waitingLeaseIds as number[]).includes(lease) && ev) break;
@@ -314,14 +351,23 @@ function check(m: RecipeModel, what: string, want: Answer, got: Answer, floor: (
   // it; one in another mode (a retry after a downgrade) must say so, and cannot.
   if (want.ok && got.ok && 'shared' in want.body && got.body.shared === undefined) {
     const asked = req?.t === 'acquire' ? req.shared : false;
-    if (want.body.acquired === true && want.body.shared !== asked) throw new Mismatch(`${what}: promise broken — a retry reports the mode it got: the grant is ${want.body.shared ? 'shared' : 'exclusive'} now, the answer cannot say so: ${show(got)}`);
+    if (want.body.acquired === true && want.body.shared !== asked)
+      throw new Mismatch(
+        `${what}: promise broken — a retry reports the mode it got: the grant is ${want.body.shared ? 'shared' : 'exclusive'} now, the answer cannot say so: ${show(got)}`,
+      );
     want = { ok: true, body: { ...want.body, shared: undefined } };
   }
-  const bad = want.ok !== got.ok ? 'ok' : !want.ok || !got.ok ? (want.ok || got.ok || want.code === got.code ? undefined : 'code') : matchAnswer(m, want.body, got.body, floor, 'body');
+  const bad =
+    want.ok !== got.ok
+      ? 'ok'
+      : !want.ok || !got.ok
+        ? want.ok || got.ok || want.code === got.code
+          ? undefined
+          : 'code'
+        : matchAnswer(m, want.body, got.body, floor, 'body');
   if (bad !== undefined) throw new Mismatch(`${what}: expected ${show(want, m)}, got ${show(got)} (at ${bad})`);
   if (got.ok) see(m, got.body, tokens);
 }
-
 
 /** Note the ids and tokens an answer shows: fresh values must exceed them, stale-token ops pick from them. */
 function see(m: RecipeModel, v: unknown, tokens: number[], key = ''): void {

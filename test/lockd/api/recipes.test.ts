@@ -72,7 +72,10 @@ describe('lock recipes on a 3-node cluster', function () {
       await until('c queued', async () => (await a.inspect('u/sem')).waitingLeaseIds.length === 1);
       const info = await a.inspect('u/sem');
       expect(info.permits).to.equal(2);
-      expect(info.holders.map((h) => [h.leaseId, h.fencingToken])).to.deep.equal([[la.lease.id, la.token], [lb.lease.id, lb.token]]);
+      expect(info.holders.map((h) => [h.leaseId, h.fencingToken])).to.deep.equal([
+        [la.lease.id, la.token],
+        [lb.lease.id, lb.token],
+      ]);
       expect(await pending(lc, () => a.inspect('u/sem'))).to.equal(true);
       expect(await la.release()).to.equal(true);
       const granted = await lc;
@@ -163,7 +166,9 @@ describe('lock recipes on a 3-node cluster', function () {
       const rb = await s.acquire('s/sem', b.leaseId, { permits: 2 });
       expect([ra.acquired, rb.acquired]).to.deep.equal([true, true]);
       expect((await s.acquire('s/sem', c.leaseId, { permits: 2 })).acquired).to.equal(false);
-      expect((await refusal(s.acquire('s/sem', c.leaseId, { permits: 5 }))).message).to.contain('permits 2').and.contain('permits 5');
+      expect((await refusal(s.acquire('s/sem', c.leaseId, { permits: 5 }))).message)
+        .to.contain('permits 2')
+        .and.contain('permits 5');
       const wc = s.acquire('s/sem', c.leaseId, { permits: 2, wait: true });
       const wd = s.acquire('s/sem', d.leaseId, { permits: 2, wait: true });
       await until('c and d queued', async () => (await s.inspect('s/sem')).waitingLeaseIds.length === 2);

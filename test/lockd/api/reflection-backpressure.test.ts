@@ -35,7 +35,9 @@ describe('reflection: backpressure on a client that does not read', function () 
       },
     };
     registerReflection(counting);
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
     address = `127.0.0.1:${port}`;
   });
   after(() => {

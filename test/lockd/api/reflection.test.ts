@@ -51,12 +51,20 @@ describe('gRPC server reflection on the client port', function () {
 
   it("resolves a method's descriptor by symbol, and a client built from it alone calls the node", async () => {
     const r = reflect(cluster.node(leader).address);
-    const def = protoLoader.loadFileDescriptorSetFromBuffer(fileDescriptorSet(await r.fileContainingSymbol('lockd.v1.Lock.Acquire')), { longs: Number, defaults: true });
+    const def = protoLoader.loadFileDescriptorSetFromBuffer(fileDescriptorSet(await r.fileContainingSymbol('lockd.v1.Lock.Acquire')), {
+      longs: Number,
+      defaults: true,
+    });
     const acquire = (def['lockd.v1.Lock'] as protoLoader.ServiceDefinition).Acquire;
     expect(acquire.path).to.equal('/lockd.v1.Lock/Acquire');
     expect([acquire.requestStream, acquire.responseStream]).to.deep.equal([false, false]);
     const fields = (acquire.requestType.type as { field: Array<{ name: string; number: number }> }).field.map((f) => [f.name, f.number]);
-    expect(fields).to.deep.include.members([['name', 1], ['lease_id', 2], ['wait', 3], ['request_id', 4]]);
+    expect(fields).to.deep.include.members([
+      ['name', 1],
+      ['lease_id', 2],
+      ['wait', 3],
+      ['request_id', 4],
+    ]);
     expect((def['lockd.v1.Lease'] as protoLoader.ServiceDefinition).KeepAlive).to.include({ requestStream: true, responseStream: true });
 
     // A call from the reflected descriptor only, as grpcurl makes it.
@@ -64,9 +72,9 @@ describe('gRPC server reflection on the client port', function () {
     const c = new Cluster(cluster.node(leader).address, grpc.credentials.createInsecure());
     try {
       const st = await new Promise<{ node_id: string; role: string }>((resolve, reject) =>
-        (c as unknown as { Status(req: object, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: { node_id: string; role: string }) => void): void }).Status({}, { deadline: Date.now() + 5000 }, (e, res) =>
-          e ? reject(e) : resolve(res),
-        ),
+        (
+          c as unknown as { Status(req: object, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: { node_id: string; role: string }) => void): void }
+        ).Status({}, { deadline: Date.now() + 5000 }, (e, res) => (e ? reject(e) : resolve(res))),
       );
       expect(st).to.include({ node_id: leader, role: 'leader' });
     } finally {

@@ -55,7 +55,15 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
         const b = await api.acquire(name, B);
         expect(b).to.include({ acquired: true, holderLeaseId: B });
         const retry = await api.acquire(name, A, { requestId: `R1-${via}` });
-        expect(retry).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: B, grantEnded: true, endedFencingToken: first.fencingToken, lockDelayRemainingMs: 0, shared: false });
+        expect(retry).to.deep.equal({
+          acquired: false,
+          fencingToken: 0,
+          holderLeaseId: B,
+          grantEnded: true,
+          endedFencingToken: first.fencingToken,
+          lockDelayRemainingMs: 0,
+          shared: false,
+        });
         expect(await f.leader.inspect(name)).to.include({ held: true, holderLeaseId: B, fencingToken: b.fencingToken });
       });
     }
@@ -81,7 +89,11 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
       const B = (await f.keptLease(TTL_MS)).leaseId;
       const first = await f.leader.acquire(name, A, { requestId: 'R1-expired' });
       expect(first.acquired).to.equal(true);
-      await waitFor('A to expire', async () => ((await statusOf(f.leader.timeToLive(A)).catch(() => undefined))?.code === grpc.status.NOT_FOUND ? true : undefined), 15_000);
+      await waitFor(
+        'A to expire',
+        async () => ((await statusOf(f.leader.timeToLive(A)).catch(() => undefined))?.code === grpc.status.NOT_FOUND ? true : undefined),
+        15_000,
+      );
       expect(await f.leader.acquire(name, B)).to.include({ acquired: true, holderLeaseId: B });
       const err = await statusOf(f.leader.acquire(name, A, { requestId: 'R1-expired' }));
       expect(err.code).to.equal(grpc.status.NOT_FOUND);
@@ -95,7 +107,15 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
       const h = await f.leader.acquire(name, H);
       expect(await f.leader.acquire(name, A, { requestId: 'T1' })).to.include({ acquired: false, holderLeaseId: H });
       await f.leader.release(name, h.fencingToken);
-      expect(await f.leader.acquire(name, A, { requestId: 'T1' })).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: 0, grantEnded: false, endedFencingToken: 0, lockDelayRemainingMs: 0, shared: false });
+      expect(await f.leader.acquire(name, A, { requestId: 'T1' })).to.deep.equal({
+        acquired: false,
+        fencingToken: 0,
+        holderLeaseId: 0,
+        grantEnded: false,
+        endedFencingToken: 0,
+        lockDelayRemainingMs: 0,
+        shared: false,
+      });
       expect((await f.leader.inspect(name)).held).to.equal(false);
     });
 
@@ -109,9 +129,20 @@ describe('lock API safety: retried Acquires and forged CancelWaits', function ()
         await s.release(name, first.fencingToken);
         const b = await s.acquire(name, B);
         expect(b.acquired).to.equal(true);
-        expect(await s.acquire(name, A, { requestId: 'S1' })).to.deep.equal({ acquired: false, fencingToken: 0, holderLeaseId: B, grantEnded: true, endedFencingToken: first.fencingToken, lockDelayRemainingMs: 0, shared: false });
+        expect(await s.acquire(name, A, { requestId: 'S1' })).to.deep.equal({
+          acquired: false,
+          fencingToken: 0,
+          holderLeaseId: B,
+          grantEnded: true,
+          endedFencingToken: first.fencingToken,
+          lockDelayRemainingMs: 0,
+          shared: false,
+        });
         await f.leader.revoke(A);
-        const err = (await s.acquire(name, A, { requestId: 'S1' }).then(() => undefined, (e: unknown) => e)) as LockdError;
+        const err = (await s.acquire(name, A, { requestId: 'S1' }).then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as LockdError;
         expect(err.codeName).to.equal('NOT_FOUND');
         expect(err.details).to.contain(`lease ${A} not found`);
       } finally {

@@ -81,7 +81,10 @@ describe('safety: the fenced store (request ids, lock-bound writes, delete, quot
       expect(await c.fenceDelete('sess-fence/k', t, { lock: 'sess-fence', requestId: 'sd-1' })).to.deep.equal({ deleted: true, highestToken: t });
       expect(await c.release('sess-fence', t, { requestId: 'sr-1' })).to.equal(true);
       expect(await c.release('sess-fence', t, { requestId: 'sr-1' })).to.equal(true);
-      const e = (await c.fenceWrite('sess-fence/k', 'late', t, { lock: 'sess-fence' }).then(() => undefined, (x: unknown) => x)) as LockdError;
+      const e = (await c.fenceWrite('sess-fence/k', 'late', t, { lock: 'sess-fence' }).then(
+        () => undefined,
+        (x: unknown) => x,
+      )) as LockdError;
       expect(e?.codeName).to.equal('FAILED_PRECONDITION');
       expect(e.details).to.equal(`fencing token ${t} is not the current grant of lock sess-fence: it is not held`);
       await c.revoke(leaseId, { requestId: 'sv-1' });

@@ -48,12 +48,17 @@ describe('lock API: Session batches against hostile and large inputs', function 
     await f?.stop();
   });
 
-  it('refuses a Session message of 1.3 million empty batch elements without spending the leader\'s CPU on decoding them', async () => {
+  it("refuses a Session message of 1.3 million empty batch elements without spending the leader's CPU on decoding them", async () => {
     const leader = f.cluster.node(await f.refreshLeader()); // a stall in an earlier test may have moved it
     const pid = leader.proc!.pid!;
     const raw = new grpc.Client(leader.address, grpc.credentials.createInsecure());
     closers.push(() => raw.close());
-    const call = raw.makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+    const call = raw.makeBidiStreamRequest(
+      '/lockd.v1.Session/Open',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      new grpc.Metadata(),
+    );
     call.on('data', () => {});
     call.on('error', () => {}); // the status carries it
     const ended = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
@@ -68,12 +73,17 @@ describe('lock API: Session batches against hostile and large inputs', function 
     expect(spent, 'leader CPU ms for one refused message').to.be.below(300);
   });
 
-  it('refuses a batch element holding 1.3 million nested elements without spending the leader\'s CPU on decoding them', async () => {
+  it("refuses a batch element holding 1.3 million nested elements without spending the leader's CPU on decoding them", async () => {
     const leader = f.cluster.node(await f.refreshLeader()); // a stall in an earlier test may have moved it
     const pid = leader.proc!.pid!;
     const raw = new grpc.Client(leader.address, grpc.credentials.createInsecure());
     closers.push(() => raw.close());
-    const call = raw.makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+    const call = raw.makeBidiStreamRequest(
+      '/lockd.v1.Session/Open',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      new grpc.Metadata(),
+    );
     call.on('error', () => {}); // the status carries it
     // Either the element is answered (INVALID_ARGUMENT: "may not hold a batch") or the stream ends
     // INVALID_ARGUMENT / RESOURCE_EXHAUSTED (not UNAVAILABLE: this must reach the leader).
@@ -97,13 +107,22 @@ describe('lock API: Session batches against hostile and large inputs', function 
     ['1.3 million empty elements', emptyElements(1_300_000), /at most 256 requests/],
     ['bytes that do not decode', Buffer.from([0xf2, 0x01, 0x05, 0x00]), /^malformed session request: /],
     ['a length-delimited id hiding 300 elements', Buffer.concat([Buffer.from([0x0a, 0x84, 0x07]), emptyElements(300)]), /field 1 has wire type 2/],
-    ['batches nested 120 deep (past protobufjs\' limit: INTERNAL before)', Array.from({ length: 120 }).reduce<Buffer>((b) => Buffer.concat([Buffer.from([0xf2, 0x01]), varint(b.length), b]), Buffer.alloc(0)), /nest at most 8 deep/],
+    [
+      "batches nested 120 deep (past protobufjs' limit: INTERNAL before)",
+      Array.from({ length: 120 }).reduce<Buffer>((b) => Buffer.concat([Buffer.from([0xf2, 0x01]), varint(b.length), b]), Buffer.alloc(0)),
+      /nest at most 8 deep/,
+    ],
   ];
   for (const [what, bytes, reason] of refusals) {
     it(`ends the stream INVALID_ARGUMENT with the reason for ${what}`, async () => {
       const raw = new grpc.Client(f.cluster.node(await f.refreshLeader()).address, grpc.credentials.createInsecure());
       closers.push(() => raw.close());
-      const call = raw.makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+      const call = raw.makeBidiStreamRequest(
+        '/lockd.v1.Session/Open',
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        new grpc.Metadata(),
+      );
       call.on('data', () => {});
       call.on('error', () => {}); // the status carries it
       const ended = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
@@ -123,7 +142,8 @@ describe('lock API: Session batches against hostile and large inputs', function 
     const answers: SessionResponse__Output[] = [];
     call.on('data', (m: SessionResponse__Output) => answers.push(...(m.batch.length > 0 ? m.batch : [m])));
     call.on('error', () => {});
-    const answered = (ids: number[]) => waitFor(`answers to ${ids.length} ids`, () => (ids.every((id) => answers.some((a) => a.id === id)) ? true : undefined), 30_000);
+    const answered = (ids: number[]) =>
+      waitFor(`answers to ${ids.length} ids`, () => (ids.every((id) => answers.some((a) => a.id === id)) ? true : undefined), 30_000);
     const { leaseId: a } = await f.leader.grant(60_000);
     const { leaseId: b } = await f.leader.grant(60_000);
     await f.leader.acquire('rapi-bound', a);

@@ -146,7 +146,12 @@ describe('lock API: Session batches', function () {
     const { leaseId: a } = await f.leader.grant(TTL_MS);
     const { leaseId: b } = await f.leader.grant(TTL_MS);
     await f.leader.acquire('batch-dup', a);
-    s.call.write({ batch: [{ id: 9, acquire: { name: 'batch-dup', leaseId: b, wait: true }, timeoutMs: 30_000 }, { id: 9, inspect: { name: 'batch-dup' } }] });
+    s.call.write({
+      batch: [
+        { id: 9, acquire: { name: 'batch-dup', leaseId: b, wait: true }, timeoutMs: 30_000 },
+        { id: 9, inspect: { name: 'batch-dup' } },
+      ],
+    });
     expect((await s.ended).code).to.equal(grpc.status.INVALID_ARGUMENT);
     await f.leader.revoke(a);
     await f.leader.revoke(b);

@@ -150,7 +150,11 @@ describe('Election on the Session stream (3-node cluster)', function () {
     await campaigning('sel/6', b);
     other.close();
     expect((await cb).codeName).to.equal('UNAVAILABLE');
-    await waitFor('the abandoned campaign left the queue', async () => ((await f.leader.inspect('sel/6')).waitingLeaseIds.length === 0 ? true : undefined), 15_000);
+    await waitFor(
+      'the abandoned campaign left the queue',
+      async () => ((await f.leader.inspect('sel/6')).waitingLeaseIds.length === 0 ? true : undefined),
+      15_000,
+    );
     expect((await f.leader.inspect('sel/6')).holderLeaseId).to.equal(a);
   });
 });

@@ -216,7 +216,7 @@ describe('lock API: Session stream', function () {
     await f.leader.revoke(a);
   });
 
-  it('answers 8192 waits ended by one Revoke without holding the leader\'s loop for half an election timeout', async function () {
+  it("answers 8192 waits ended by one Revoke without holding the leader's loop for half an election timeout", async function () {
     this.timeout(120_000);
     const { leaseId: a } = await f.leader.grant(TTL_MS);
     const { leaseId: b } = await f.leader.grant(TTL_MS);
@@ -244,7 +244,11 @@ describe('lock API: Session stream', function () {
     await f.leader.grant(TTL_MS); // a turn of the leader's loop after the last answer: its stall watch has run
     // The cluster's election timeout is 20 ticks of 20 ms; a turn longer than half of it is logged
     // as a loop stall (200 ms) and leaves the followers close to campaigning.
-    const stalls = f.cluster.log(leader).slice(before).split('\n').filter((l) => l.includes('"event":"loop stall"'));
+    const stalls = f.cluster
+      .log(leader)
+      .slice(before)
+      .split('\n')
+      .filter((l) => l.includes('"event":"loop stall"'));
     expect(stalls, 'loop stalls on the leader while it answered the ended waits').to.deep.equal([]);
     expect(await f.cluster.waitForLeader(), 'leader changed during the test').to.equal(leader);
     await f.leader.revoke(a);
@@ -291,7 +295,10 @@ describe('lock API: Session stream', function () {
     const st = await s.ended;
     expect(st.code).to.equal(grpc.status.UNAVAILABLE);
     expect(st.metadata.get('lockd-leader')).to.deep.equal([f.cluster.node(next).address]);
-    const lost = (await inFlight.then(() => undefined, (e: unknown) => e)) as LockdError;
+    const lost = (await inFlight.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as LockdError;
     expect(lost?.codeName).to.equal('UNAVAILABLE');
     expect(lost.leader).to.equal(f.cluster.node(next).address);
     // The retry (same request id) keeps the wait's place; the next stream goes to the new leader.

@@ -23,7 +23,8 @@ describe('slow-machine helpers: retried raw calls and a stable leader', function
             if (grants.length <= failFirst) return cb({ code: grpc.status.UNAVAILABLE, details: 'n2 is no longer the leader; retry shortly' });
             cb(null, { leaseId: 7, ttlMs: call.request.ttlMs });
           }) as never,
-          TimeToLive: ((_c: unknown, cb: (e: Partial<grpc.StatusObject>) => void) => cb({ code: grpc.status.UNAVAILABLE, details: 'no leader is known' })) as never,
+          TimeToLive: ((_c: unknown, cb: (e: Partial<grpc.StatusObject>) => void) =>
+            cb({ code: grpc.status.UNAVAILABLE, details: 'no leader is known' })) as never,
           Revoke: ((_c: unknown, cb: (e: Partial<grpc.StatusObject>) => void) => cb({ code: grpc.status.NOT_FOUND, details: 'no such lease' })) as never,
         },
       });
@@ -82,13 +83,19 @@ describe('slow-machine helpers: retried raw calls and a stable leader', function
       const passed = await withStableLeader(cluster, async () => {
         await cluster.transferLeader(await cluster.waitForLeader());
         return 'passed';
-      }).then(() => undefined, (e: Error) => e);
+      }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(passed?.message).to.match(new RegExp(`^${LEADER_CHANGED}: n\\d in term \\d+, then n\\d in term \\d+ \\(the test passed regardless\\)`));
 
       const failed = await withStableLeader(cluster, async () => {
         await cluster.transferLeader(await cluster.waitForLeader());
         throw new Error('expected 8 to equal 14');
-      }).then(() => undefined, (e: Error) => e);
+      }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(failed?.message).to.include(LEADER_CHANGED).and.include("the test's own failure: expected 8 to equal 14");
       expect((failed?.cause as Error | undefined)?.message).to.equal('expected 8 to equal 14');
     });
@@ -96,7 +103,10 @@ describe('slow-machine helpers: retried raw calls and a stable leader', function
     it("passes the test's own failure through unchanged when the leader held", async () => {
       const e = await withStableLeader(cluster, async () => {
         throw new Error('a real failure');
-      }).then(() => undefined, (x: Error) => x);
+      }).then(
+        () => undefined,
+        (x: Error) => x,
+      );
       expect(e?.message).to.equal('a real failure');
     });
   });

@@ -67,7 +67,9 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     });
   };
   const resign = (on: string, leader: CampaignResponse__Output['leader']): Promise<unknown> =>
-    new Promise((resolve, reject) => election(on).Resign({ leader, requestId: `r-${leader!.leaseId}` }, { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res))));
+    new Promise((resolve, reject) =>
+      election(on).Resign({ leader, requestId: `r-${leader!.leaseId}` }, { deadline: Date.now() + 5000 }, (err, res) => (err ? reject(err) : resolve(res))),
+    );
 
   /** Index of the newest snapshot `id` has taken (0: none). */
   const snapshotTaken = (id: string): number => {
@@ -128,7 +130,11 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     await compactedPastNow(f.leaderId);
     await resumeBySnapshot(follower, before);
 
-    const last = await waitFor('the follower’s Election.Observe shows b', () => (leaders.at(-1)?.leader?.leaseId === b ? leaders.at(-1) : undefined), SETTLE_MS);
+    const last = await waitFor(
+      'the follower’s Election.Observe shows b',
+      () => (leaders.at(-1)?.leader?.leaseId === b ? leaders.at(-1) : undefined),
+      SETTLE_MS,
+    );
     expect(last).to.deep.include({ hasLeader: true, value: 'b' });
     expect(last.leader).to.deep.include({ name, leaseId: b, fencingToken: kb.leader!.fencingToken });
     const resync = await waitFor('a RESYNC on the follower’s Lock.Observe', () => obs.events.slice(seen).find((e) => e.type === 'RESYNC'), SETTLE_MS);
@@ -150,7 +156,8 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
     await waitFor(`a renewal of ${leaseId} on ${on}`, () => (error ? Promise.reject(error) : answers.some((a) => a.ttlMs > 0) ? true : undefined), 10_000);
     return { answers, error: () => error };
   };
-  const toldGone = (answers: readonly LeaseKeepAliveResponse__Output[], leaseId: number) => answers.some((a) => Number(a.leaseId) === leaseId && Number(a.ttlMs) === 0);
+  const toldGone = (answers: readonly LeaseKeepAliveResponse__Output[], leaseId: number) =>
+    answers.some((a) => Number(a.leaseId) === leaseId && Number(a.ttlMs) === 0);
 
   /**
    * The stream on `on` hears that `leaseId` ended: ttl_ms 0 on it, or — never silence — it ends
@@ -160,15 +167,22 @@ describe('a node that catches up by snapshot settles its waits and streams', fun
    * ttl_ms 0 (served or proxied to the leader).
    */
   const hearsGone = async (ka: Awaited<ReturnType<typeof keepAlive>>, on: string, leaseId: number): Promise<void> => {
-    const how = await waitFor(`the stream on ${on} hears of lease ${leaseId}`, () => (toldGone(ka.answers, leaseId) ? 'ttl 0' : ka.error() ? 'ended' : undefined), SETTLE_MS);
+    const how = await waitFor(
+      `the stream on ${on} hears of lease ${leaseId}`,
+      () => (toldGone(ka.answers, leaseId) ? 'ttl 0' : ka.error() ? 'ended' : undefined),
+      SETTLE_MS,
+    );
     if (how === 'ttl 0') return;
     expect(ka.error()!.code, ka.error()!.details).to.equal(grpc.status.UNAVAILABLE);
     const s = f.api(on).keepAliveStream();
     cleanups.push(() => s.cancel());
-    const first = within(new Promise<LeaseKeepAliveResponse__Output>((resolve, reject) => {
-      s.once('data', resolve);
-      s.once('error', reject);
-    }), `a fresh KeepAlive of ${leaseId} on ${on}`);
+    const first = within(
+      new Promise<LeaseKeepAliveResponse__Output>((resolve, reject) => {
+        s.once('data', resolve);
+        s.once('error', reject);
+      }),
+      `a fresh KeepAlive of ${leaseId} on ${on}`,
+    );
     s.write({ leaseId });
     expect(await first).to.deep.include({ leaseId, ttlMs: 0 });
   };

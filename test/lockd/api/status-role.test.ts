@@ -18,7 +18,12 @@ function node(voters: string[]) {
       run();
     }
   };
-  const peers = { members: () => voters, clientAddress: (id: string) => `${id}:1`, build: () => undefined, clusterVersion: () => ({ version: '0.1.0', complete: false }) };
+  const peers = {
+    members: () => voters,
+    clientAddress: (id: string) => `${id}:1`,
+    build: () => undefined,
+    clusterVersion: () => ({ version: '0.1.0', complete: false }),
+  };
   const status = () => {
     const r = statusReply(loop, peers);
     return { role: r.role, leaderId: r.leaderId, term: Number(r.term) };

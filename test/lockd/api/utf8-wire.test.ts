@@ -58,8 +58,14 @@ describe('lock API: invalid UTF-8 in string fields, on the wire', function () {
 
   function unaryRaw(address: string, path: string, body: Buffer): Promise<Answer> {
     return new Promise((resolve) => {
-      raw(address).makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, body, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err, res) =>
-        resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '', body: res }),
+      raw(address).makeUnaryRequest(
+        path,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        body,
+        new grpc.Metadata(),
+        { deadline: Date.now() + 10_000 },
+        (err, res) => resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '', body: res }),
       );
     });
   }
@@ -92,9 +98,21 @@ describe('lock API: invalid UTF-8 in string fields, on the wire', function () {
       ['/lockd.v1.Lease/Grant', Buffer.concat([intField(1, 5000), bytesField(2, INVALID_FE)]), /^request_id is not valid UTF-8/],
       ['/lockd.v1.Fence/Write', Buffer.concat([bytesField(1, INVALID_FF), bytesField(2, Buffer.from('v')), intField(3, 1)]), /^key is not valid UTF-8/],
       ['/lockd.v1.Fence/Read', bytesField(1, INVALID_FF), /^key is not valid UTF-8/],
-      ['/lockd.v1.Election/Campaign', Buffer.concat([bytesField(1, Buffer.from('el')), intField(2, leaseId), bytesField(3, INVALID_FF)]), /^value is not valid UTF-8/],
-      ['/lockd.v1.Election/Proclaim', Buffer.concat([bytesField(1, Buffer.concat([bytesField(1, INVALID_FE), intField(2, leaseId), intField(3, 1)])), bytesField(2, Buffer.from('x'))]), /^leader\.name is not valid UTF-8/],
-      ['/lockd.v1.Auth/Grant', bytesField(1, Buffer.concat([bytesField(1, INVALID_FF), bytesField(2, Buffer.from('a/')), bytesField(3, Buffer.from('lock'))])), /^rule\.principal is not valid UTF-8/],
+      [
+        '/lockd.v1.Election/Campaign',
+        Buffer.concat([bytesField(1, Buffer.from('el')), intField(2, leaseId), bytesField(3, INVALID_FF)]),
+        /^value is not valid UTF-8/,
+      ],
+      [
+        '/lockd.v1.Election/Proclaim',
+        Buffer.concat([bytesField(1, Buffer.concat([bytesField(1, INVALID_FE), intField(2, leaseId), intField(3, 1)])), bytesField(2, Buffer.from('x'))]),
+        /^leader\.name is not valid UTF-8/,
+      ],
+      [
+        '/lockd.v1.Auth/Grant',
+        bytesField(1, Buffer.concat([bytesField(1, INVALID_FF), bytesField(2, Buffer.from('a/')), bytesField(3, Buffer.from('lock'))])),
+        /^rule\.principal is not valid UTF-8/,
+      ],
       ['/lockd.v1.Membership/MemberRemove', bytesField(1, INVALID_FF), /^id is not valid UTF-8/],
       ['/lockd.v1.Cluster/TransferLeader', bytesField(1, INVALID_FF), /^target_id is not valid UTF-8/],
     ];
@@ -106,7 +124,13 @@ describe('lock API: invalid UTF-8 in string fields, on the wire', function () {
   });
 
   it('refuses a Lock.Observe of a name that is not UTF-8', async () => {
-    const call = raw(f.follower.address).makeServerStreamRequest('/lockd.v1.Lock/Observe', (b: Buffer) => b, (b: Buffer) => b, bytesField(1, INVALID_FF), new grpc.Metadata());
+    const call = raw(f.follower.address).makeServerStreamRequest(
+      '/lockd.v1.Lock/Observe',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      bytesField(1, INVALID_FF),
+      new grpc.Metadata(),
+    );
     call.on('data', () => {});
     const st = await new Promise<grpc.StatusObject>((resolve) => {
       call.on('error', () => {});
@@ -129,7 +153,12 @@ describe('lock API: invalid UTF-8 in string fields, on the wire', function () {
     const { leaseId } = await f.leader.grant(30_000);
     const md = new grpc.Metadata();
     md.set(BATCH_HEADER, '1');
-    const call = raw(leaderAddress).makeBidiStreamRequest('/lockd.v1.Session/Open', (b: Buffer) => b, (b: Buffer) => b, md);
+    const call = raw(leaderAddress).makeBidiStreamRequest(
+      '/lockd.v1.Session/Open',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      md,
+    );
     const answers = new Map<number, Record<string, unknown>>();
     const decode = (b: Buffer) => v1.Session.service.Open.responseDeserialize(b) as { id: number; batch: Array<{ id: number }> };
     const got = new Promise<void>((resolve, reject) => {

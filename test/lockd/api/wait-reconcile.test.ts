@@ -17,7 +17,12 @@ const logger = pino({ level: 'silent' });
 function stateOf(holders: Record<number, number>, waiting: number[], live: number[]): RestoredState {
   return {
     inspectLock: (name: string): Pick<LockView, 'holders' | 'waitingLeaseIds'> =>
-      name === 'x' ? { holders: Object.entries(holders).map(([l, t]) => ({ leaseId: Number(l), token: t, shared: false, lockDelayMs: 0, value: '' })), waitingLeaseIds: waiting } : { holders: [], waitingLeaseIds: [] },
+      name === 'x'
+        ? {
+            holders: Object.entries(holders).map(([l, t]) => ({ leaseId: Number(l), token: t, shared: false, lockDelayMs: 0, value: '' })),
+            waitingLeaseIds: waiting,
+          }
+        : { holders: [], waitingLeaseIds: [] },
     hasLease: (id: number) => live.includes(id),
   };
 }
@@ -71,7 +76,20 @@ describe('settling waits from a restored state', () => {
     const st = stateOf({}, [7], [7]);
     const ev = events();
     const waits = new LockWaits(ev.events, noCleanup, timing, logger, { inspectLock: (n) => st.inspectLock(n), hasLease: (id) => st.hasLease(id) });
-    const result = (r: Partial<AcquireResult>): AcquireResult => ({ type: 'Acquire', ok: true, status: 'queued', token: 0, holderLeaseId: 0, holderToken: 0, position: 1, endedToken: 0, delayRemainingMs: 0, duplicate: false, shared: false, ...r });
+    const result = (r: Partial<AcquireResult>): AcquireResult => ({
+      type: 'Acquire',
+      ok: true,
+      status: 'queued',
+      token: 0,
+      holderLeaseId: 0,
+      holderToken: 0,
+      position: 1,
+      endedToken: 0,
+      delayRemainingMs: 0,
+      duplicate: false,
+      shared: false,
+      ...r,
+    });
     const answers = [result({ status: 'queued' }), result({ status: 'ended', endedToken: 5120, holderLeaseId: 9 })];
     const proposed: number[] = [];
     const proposer = {
@@ -81,7 +99,18 @@ describe('settling waits from a restored state', () => {
       },
     };
     const acquirer = new Acquirer(proposer as never, waits, logger, { authority: (principal: string) => ({ principal }) } as never);
-    const args: AcquireArgs = { name: 'x', leaseId: 7, wait: true, permits: 0, shared: false, lockDelayMs: 0, requestId: 'r1', deadline: Date.now() + 60_000, principal: 'p', onGone: () => {} };
+    const args: AcquireArgs = {
+      name: 'x',
+      leaseId: 7,
+      wait: true,
+      permits: 0,
+      shared: false,
+      lockDelayMs: 0,
+      requestId: 'r1',
+      deadline: Date.now() + 60_000,
+      principal: 'p',
+      onGone: () => {},
+    };
     const call = acquirer.acquire(args); // registers its wait at once, before proposing
     Object.assign(st, stateOf({}, [], [7]));
     ev.install(50); // kept until the call waits: no moment of its is missed
@@ -93,13 +122,46 @@ describe('settling waits from a restored state', () => {
   it('Acquirer: a wait whose lease the snapshot shows gone fails NOT_FOUND', async () => {
     let live = true;
     const ev = events();
-    const waits = new LockWaits(ev.events, noCleanup, timing, logger, { inspectLock: () => ({ holders: [], waitingLeaseIds: live ? [7] : [] }), hasLease: () => live });
-    const proposer = { writeWithIndex: async () => ({ index: 11, result: { type: 'Acquire', ok: true, status: 'queued', token: 0, holderLeaseId: 0, holderToken: 0, position: 1, endedToken: 0, delayRemainingMs: 0, duplicate: false } }) };
+    const waits = new LockWaits(ev.events, noCleanup, timing, logger, {
+      inspectLock: () => ({ holders: [], waitingLeaseIds: live ? [7] : [] }),
+      hasLease: () => live,
+    });
+    const proposer = {
+      writeWithIndex: async () => ({
+        index: 11,
+        result: {
+          type: 'Acquire',
+          ok: true,
+          status: 'queued',
+          token: 0,
+          holderLeaseId: 0,
+          holderToken: 0,
+          position: 1,
+          endedToken: 0,
+          delayRemainingMs: 0,
+          duplicate: false,
+        },
+      }),
+    };
     const acquirer = new Acquirer(proposer as never, waits, logger, { authority: (principal: string) => ({ principal }) } as never);
-    const call = acquirer.acquire({ name: 'x', leaseId: 7, wait: true, permits: 0, shared: false, lockDelayMs: 0, requestId: 'r1', deadline: Date.now() + 60_000, principal: 'p', onGone: () => {} });
+    const call = acquirer.acquire({
+      name: 'x',
+      leaseId: 7,
+      wait: true,
+      permits: 0,
+      shared: false,
+      lockDelayMs: 0,
+      requestId: 'r1',
+      deadline: Date.now() + 60_000,
+      principal: 'p',
+      onGone: () => {},
+    });
     live = false;
     ev.install(50);
-    const err = await call.then(() => undefined, (e: unknown) => e);
+    const err = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(ApiError);
     expect((err as ApiError).code).to.equal(grpc.status.NOT_FOUND);
   });

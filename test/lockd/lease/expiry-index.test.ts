@@ -21,7 +21,10 @@ describe('lease: the expiry index', () => {
         } else if (op < 9) expect(index.delete(id)).to.equal(model.delete(id));
         else {
           const now = rnd(5000);
-          const want = [...model].filter(([, d]) => d <= now).map(([i]) => i).sort((a, b) => a - b);
+          const want = [...model]
+            .filter(([, d]) => d <= now)
+            .map(([i]) => i)
+            .sort((a, b) => a - b);
           expect(index.due(now), `seed ${seed} step ${step}`).to.deep.equal(want);
         }
         expect(index.breach(), `seed ${seed} step ${step}`).to.equal(undefined);

@@ -114,7 +114,10 @@ describe('lease: a renewal prompts a Tick at once', function () {
     expect(driver.ticks).to.have.length(1);
     hand.advance(1);
     await turns(3);
-    expect(driver.ticks.map((t) => t.renewed)).to.deep.equal([[ids[0], ids[1]], [ids[2], ids[3]]]);
+    expect(driver.ticks.map((t) => t.renewed)).to.deep.equal([
+      [ids[0], ids[1]],
+      [ids[2], ids[3]],
+    ]);
     expect(answered).to.deep.equal([ids[0], ids[1], ids[2], ids[2], ids[3]]); // a lease's keepalives answered together
   });
 

@@ -35,13 +35,21 @@ describe('lease: the leader’s lease clock', function () {
     const answers = new Map<number, number[]>();
     for (const id of [...ids, ...ids]) clock.renew(id, (ttl) => answers.set(id, [...(answers.get(id) ?? []), ttl]));
     expect(clock.queued).to.equal(ids.length); // each lease queued once, its second keepalive shares the answer
-    await waitFor('every keepalive answered', () => (answers.size === ids.length && [...answers.values()].every((a) => a.length === 2) ? true : undefined), 20_000, 5);
+    await waitFor(
+      'every keepalive answered',
+      () => (answers.size === ids.length && [...answers.values()].every((a) => a.length === 2) ? true : undefined),
+      20_000,
+      5,
+    );
     const carrying = driver.ticks.filter((t) => t.renewed.length > 0);
     expect(carrying.map((t) => t.renewed.length)).to.deep.equal([MAX_TICK_RENEWALS, MAX_TICK_RENEWALS, 500]);
     expect(new Set(carrying.flatMap((t) => t.renewed)).size).to.equal(ids.length); // no lease twice, none left out
     expect(carrying.flatMap((t) => t.renewed)).to.deep.equal(ids); // in arrival order
     for (const a of answers.values()) expect(a).to.deep.equal([3_600_000, 3_600_000]);
-    expect(carrying.every((t) => t.elapsedMs > 0), 'every Tick counted time').to.equal(true);
+    expect(
+      carrying.every((t) => t.elapsedMs > 0),
+      'every Tick counted time',
+    ).to.equal(true);
     expect(sm.now).to.be.at.least(carrying.reduce((n, t) => n + t.elapsedMs, 0));
   });
 

@@ -62,10 +62,16 @@ describe('lease: the lifecycle against a plain-map model', function () {
             l.deadline = Math.max(l.deadline, now + l.ttl + margin + allowance(l.ttl, ppm));
             wantRenewed.push(id);
           }
-          const wantExpired = [...model].filter(([, l]) => l.deadline <= now).map(([id]) => id).sort((a, b) => a - b);
+          const wantExpired = [...model]
+            .filter(([, l]) => l.deadline <= now)
+            .map(([id]) => id)
+            .sort((a, b) => a - b);
           for (const id of wantExpired) model.delete(id);
           expect(r.now, where).to.equal(now);
-          expect(r.renewed.map((x) => x.leaseId), where).to.deep.equal(wantRenewed);
+          expect(
+            r.renewed.map((x) => x.leaseId),
+            where,
+          ).to.deep.equal(wantRenewed);
           expect(r.gone, where).to.deep.equal(wantGone);
           expect(r.expired, where).to.deep.equal(wantExpired);
         } else if (op < 97) {

@@ -71,7 +71,10 @@ describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall 
           // deadline = now + ttl + 200 ms + ⌈ttl / 1000⌉ (the margins): aim it at the target.
           const room = (await logicalLeft(session)) - target - MARGIN_MS;
           const ttl = Math.floor(room / 1.001);
-          if (ttl < 1500) throw new Error(`granting ${LEASES} leases took longer than ${T_END_MS - 1500} ms of logical time (${leases.length} granted): raise LOCKD_MASS_EXPIRY_T_END_MS`);
+          if (ttl < 1500)
+            throw new Error(
+              `granting ${LEASES} leases took longer than ${T_END_MS - 1500} ms of logical time (${leases.length} granted): raise LOCKD_MASS_EXPIRY_T_END_MS`,
+            );
           const got = await Promise.all(Array.from({ length: n }, () => session.grant(ttl, { requestId: '' })));
           for (const g of got) leases.push(g.leaseId);
         }
@@ -98,11 +101,16 @@ describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall 
     raw = undefined;
     // Once due (T_END), every lease ends within ⌈100,000 / budget⌉ Ticks; wait for the counters to say so.
     await waitFor('the leases due', () => (Date.now() - t0 >= T_END_MS + 500 ? true : undefined), T_END_MS + 5_000, 100);
-    const ended = await waitFor('every lease ended on every node', async () => {
-      const texts = await Promise.all(ids.map((id) => scrape(base(id))));
-      const done = texts.every((t, i) => metric(t, 'lockd_lease_expired_total')! - metric(before.get(ids[i])!, 'lockd_lease_expired_total')! >= LEASES);
-      return done ? texts : undefined;
-    }, 30_000, 250);
+    const ended = await waitFor(
+      'every lease ended on every node',
+      async () => {
+        const texts = await Promise.all(ids.map((id) => scrape(base(id))));
+        const done = texts.every((t, i) => metric(t, 'lockd_lease_expired_total')! - metric(before.get(ids[i])!, 'lockd_lease_expired_total')! >= LEASES);
+        return done ? texts : undefined;
+      },
+      30_000,
+      250,
+    );
     const doneMs = Date.now() - t0;
     const after = new Map(ids.map((id, i) => [id, ended[i]] as const));
 
@@ -115,15 +123,21 @@ describe('leases: 100,000 expiring at once and 20,000 renewed in one Tick stall 
           `Tick apply max ${maxBound(b, a, 'lockd_apply_seconds', { type: 'Tick' })}, Grant apply max ${maxBound(b, a, 'lockd_apply_seconds', { type: 'Grant' })}`,
       );
     }
-    console.log(`      ${LEASES} grants in ${grantMs} ms (deadlines spread over ${spreadMs} ms of logical time), ${renewedLive}/${RENEWED} renewals answered live, all ended by ${doneMs} ms after the start\n      ${lines.join('\n      ')}`);
+    console.log(
+      `      ${LEASES} grants in ${grantMs} ms (deadlines spread over ${spreadMs} ms of logical time), ${renewedLive}/${RENEWED} renewals answered live, all ended by ${doneMs} ms after the start\n      ${lines.join('\n      ')}`,
+    );
 
     expect(renewedLive, 'renewals answered with a live ttl').to.equal(RENEWED);
     const ticks = (text: string) => metric(text, 'lockd_apply_seconds_count', { type: 'Tick' }) ?? 0;
-    for (const id of ids) expect(ticks(after.get(id)!), `${id}: lockd_apply_seconds{type="Tick"} counts the Ticks applied`).to.be.greaterThan(ticks(before.get(id)!));
+    for (const id of ids)
+      expect(ticks(after.get(id)!), `${id}: lockd_apply_seconds{type="Tick"} counts the Ticks applied`).to.be.greaterThan(ticks(before.get(id)!));
     for (const id of ids) {
       const b = before.get(id)!;
       const a = after.get(id)!;
-      expect(above(b, a, 'lockd_event_loop_delay_seconds', HALF_ELECTION_S), `${id}: loop turns later than half an election timeout (${lines.join('; ')})`).to.equal(0);
+      expect(
+        above(b, a, 'lockd_event_loop_delay_seconds', HALF_ELECTION_S),
+        `${id}: loop turns later than half an election timeout (${lines.join('; ')})`,
+      ).to.equal(0);
       expect(above(b, a, 'lockd_raft_heartbeat_gap_seconds', HALF_ELECTION_S), `${id}: heartbeat gaps beyond half an election timeout`).to.equal(0);
       expect(metric(a, 'lockd_raft_leader_changes_total')! - metric(b, 'lockd_raft_leader_changes_total')!, `${id}: leader changes`).to.equal(0);
     }

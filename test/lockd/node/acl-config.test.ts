@@ -3,7 +3,20 @@
 import { expect } from 'chai';
 import { ConfigError, parseConfig } from '../../../src/lockd/node/config.js';
 
-const BASE = ['--id', 'n1', '--listen', '127.0.0.1:7001', '--peer-listen', '127.0.0.1:7101', '--peers', 'n1=127.0.0.1:7101', '--data-dir', '/tmp/x', '--cluster-id', 'c'];
+const BASE = [
+  '--id',
+  'n1',
+  '--listen',
+  '127.0.0.1:7001',
+  '--peer-listen',
+  '127.0.0.1:7101',
+  '--peers',
+  'n1=127.0.0.1:7101',
+  '--data-dir',
+  '/tmp/x',
+  '--cluster-id',
+  'c',
+];
 const TLS = ['--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--tls-ca', 'ca.pem'];
 
 describe('config: --acl and --admin', () => {

@@ -3,7 +3,16 @@
 // previous release) or one whose version does not parse keeps every 0.2.0 feature shut. The real
 // feature it gates: TickCommand.clusterVersion, a field the previous release's decoder refuses.
 import { expect } from 'chai';
-import { FEATURES, UNSTATED_VERSION, clusterVersion, compareVersions, featureEnabled, tickClusterVersion, tickExpiryWork, type MemberVersion } from '../../../src/lockd/node/cluster-version.js';
+import {
+  FEATURES,
+  UNSTATED_VERSION,
+  clusterVersion,
+  compareVersions,
+  featureEnabled,
+  tickClusterVersion,
+  tickExpiryWork,
+  type MemberVersion,
+} from '../../../src/lockd/node/cluster-version.js';
 import { PeerDirectory } from '../../../src/lockd/node/peer-directory.js';
 import { LOCKD_VERSION, buildLine, versionInLine } from '../../../src/lockd/node/versions.js';
 import { decodeCommand, encodeCommand, validateCommand } from '../../../src/lockd/state-machine/index.js';
@@ -21,9 +30,15 @@ describe('cluster version', () => {
 
   it('is the lowest version among the members; complete only once every member was heard', () => {
     const of = (m: Record<string, MemberVersion>) => (id: string) => m[id] ?? NOT_HEARD;
-    expect(clusterVersion(['n1', 'n2', 'n3'], of({ n1: heard('0.2.0'), n2: heard('0.2.0'), n3: heard('0.2.0') }))).to.deep.equal({ version: '0.2.0', complete: true });
+    expect(clusterVersion(['n1', 'n2', 'n3'], of({ n1: heard('0.2.0'), n2: heard('0.2.0'), n3: heard('0.2.0') }))).to.deep.equal({
+      version: '0.2.0',
+      complete: true,
+    });
     // One member of the previous release (it states no version): the cluster runs at 0.1.0.
-    expect(clusterVersion(['n1', 'n2', 'n3'], of({ n1: heard('0.2.0'), n2: heard(UNSTATED_VERSION), n3: heard('0.2.0') }))).to.deep.equal({ version: '0.1.0', complete: true });
+    expect(clusterVersion(['n1', 'n2', 'n3'], of({ n1: heard('0.2.0'), n2: heard(UNSTATED_VERSION), n3: heard('0.2.0') }))).to.deep.equal({
+      version: '0.1.0',
+      complete: true,
+    });
     // A newer member does not raise it above the oldest.
     expect(clusterVersion(['n1', 'n2', 'n3'], of({ n1: heard('0.2.0'), n2: heard('0.3.1'), n3: heard('0.2.0') })).version).to.equal('0.2.0');
     // Not heard from: it could be anything down to the previous release.
@@ -48,7 +63,7 @@ describe('cluster version', () => {
     expect(tickClusterVersion({ version: '0.3.0', complete: true }, '0.2.0')).to.equal('0.3.0');
   });
 
-  it('bounds a Tick\'s expiry work only when every member runs 0.2.0 or newer (else every due lease ends, as 0.1.0 applies it)', () => {
+  it("bounds a Tick's expiry work only when every member runs 0.2.0 or newer (else every due lease ends, as 0.1.0 applies it)", () => {
     expect(tickExpiryWork({ version: '0.2.0', complete: true }, 4096)).to.equal(4096);
     expect(tickExpiryWork({ version: '0.1.0', complete: true }, 4096)).to.equal(undefined);
     expect(tickExpiryWork({ version: '0.2.0', complete: false }, 4096)).to.equal(undefined);
@@ -60,7 +75,7 @@ describe('cluster version', () => {
     expect(validateCommand({ ...bounded, expiryWork: 1.5 })?.message).to.match(/expiryWork/);
   });
 
-  it("the field is what the previous release refuses: a Tick without it encodes as before, with it a second presence bit is set", () => {
+  it('the field is what the previous release refuses: a Tick without it encodes as before, with it a second presence bit is set', () => {
     const plain = encodeCommand({ type: 'Tick', elapsedMs: 100, marginMs: 20, renewed: [7] });
     // format 2, type Tick (3), presence 0, elapsed 100+1, margin 20+1, 1 renewal: 7+1 — the previous release's bytes.
     expect([...plain]).to.deep.equal([2, 3, 0, 101, 21, 1, 8]);
@@ -74,7 +89,15 @@ describe('cluster version', () => {
   });
 
   it('a node knows each member by the build line it states on its peer streams (none: the previous release)', () => {
-    const dir = new PeerDirectory('n1', new Map([['n1', '127.0.0.1:1'], ['n2', '127.0.0.1:2'], ['n3', '127.0.0.1:3']]), '127.0.0.1:11');
+    const dir = new PeerDirectory(
+      'n1',
+      new Map([
+        ['n1', '127.0.0.1:1'],
+        ['n2', '127.0.0.1:2'],
+        ['n3', '127.0.0.1:3'],
+      ]),
+      '127.0.0.1:11',
+    );
     expect(dir.versionOf('n1')).to.deep.equal({ heard: true, version: LOCKD_VERSION });
     expect(dir.clusterVersion()).to.deep.equal({ version: '0.1.0', complete: false });
     expect(dir.learn('n2', { client: '127.0.0.1:12', build: buildLine() })).to.equal(true);

@@ -29,7 +29,11 @@ function restart(memory: MemoryStorage, preVote: boolean) {
   const fatal: Error[] = [];
   const onWrite = (sync: boolean) => expect(sync, 'a new term is synced').to.equal(true);
   const { loop, held: pending, run } = harnessLoop({ id: 'n1', voters: ['n1'], memory, preVote, hold: true, onWrite, onFatal: (e) => fatal.push(e) });
-  loop.setOutbox({ send: (ms) => { for (const m of ms) sent.push({ m, storedTerm: memory.hardState().term }); } });
+  loop.setOutbox({
+    send: (ms) => {
+      for (const m of ms) sent.push({ m, storedTerm: memory.hardState().term });
+    },
+  });
   return { loop, pending, sent, run, fatal };
 }
 
@@ -42,7 +46,10 @@ describe('driver loop: a one-voter leader', () => {
       n1.run();
       expect(n1.loop.isLeader(), 'elected in one batch').to.equal(false); // roles change once the batch is done
       expect(n1.pending, 'one write: term 2, the vote, the no-op').to.have.length(1);
-      expect(n1.sent.map(({ m }) => `${m.type} term ${m.term} to ${m.to}`), 'sent before the write is done').to.deep.equal([]);
+      expect(
+        n1.sent.map(({ m }) => `${m.type} term ${m.term} to ${m.to}`),
+        'sent before the write is done',
+      ).to.deep.equal([]);
 
       // A crash here loses the write: restarted, it wins term 2 again, and n2 has heard nothing of the first.
       n1.loop.stop();

@@ -28,7 +28,18 @@ describe('driver loop: restart from what was written', () => {
       data: encodeConfigEntry({ change: { op: 'remove', node: 'n3' }, config: { voters: ['n1', 'n2'], learners: [], removed: ['n3'] } }),
     };
     // The leader's no-op and "remove n3", with the commit index of the no-op only.
-    n3.loop.step(message({ type: 'App', from: 'n1', to: 'n3', term: 1, index: 0, logTerm: 0, commit: 1, entries: [{ term: 1, index: 1, data: new Uint8Array(0) }, removal] }));
+    n3.loop.step(
+      message({
+        type: 'App',
+        from: 'n1',
+        to: 'n3',
+        term: 1,
+        index: 0,
+        logTerm: 0,
+        commit: 1,
+        entries: [{ term: 1, index: 1, data: new Uint8Array(0) }, removal],
+      }),
+    );
     n3.run();
     expect(n3.loop.selfRemoved()).to.equal(false);
     // The removal commits on n1 and n2; n1's broadcast at a committed config change tells n3 (an empty App).

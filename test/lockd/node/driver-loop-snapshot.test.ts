@@ -52,7 +52,18 @@ describe('driver loop: snapshot install', () => {
     loop.step(message({ type: 'Snap', from: 'n2', to: 'n1', term: 2, snapshot }));
     run();
     expect(log).to.deep.equal(['restore 7', 'replaced 7 (state at 7)']);
-    loop.step(message({ type: 'App', from: 'n2', to: 'n1', term: 2, index: 7, logTerm: 2, commit: 8, entries: [{ index: 8, term: 2, type: 'normal', data: new Uint8Array(0) }] }));
+    loop.step(
+      message({
+        type: 'App',
+        from: 'n2',
+        to: 'n1',
+        term: 2,
+        index: 7,
+        logTerm: 2,
+        commit: 8,
+        entries: [{ index: 8, term: 2, type: 'normal', data: new Uint8Array(0) }],
+      }),
+    );
     run();
     expect(log).to.deep.equal(['restore 7', 'replaced 7 (state at 7)', 'apply 8']);
   });

@@ -51,7 +51,14 @@ function harness() {
     snapshotEvery: 1000,
     onFatal: (e) => fatal.push(e),
   });
-  loop.setOutbox({ send: (ms) => { for (const m of ms) { sent.push(m); log.push(`send ${m.type}`); } } });
+  loop.setOutbox({
+    send: (ms) => {
+      for (const m of ms) {
+        sent.push(m);
+        log.push(`send ${m.type}`);
+      }
+    },
+  });
   const run = () => {
     for (let k = 0; k < 20 && soon.length > 0; k++) soon.shift()!();
   };

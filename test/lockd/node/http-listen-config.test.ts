@@ -2,7 +2,20 @@
 import { expect } from 'chai';
 import { ConfigError, parseConfig } from '../../../src/lockd/node/config.js';
 
-const BASE = ['--id', 'n1', '--listen', '127.0.0.1:7001', '--peer-listen', '127.0.0.1:7101', '--peers', 'n1=127.0.0.1:7101', '--data-dir', '/tmp/x', '--cluster-id', 'c'];
+const BASE = [
+  '--id',
+  'n1',
+  '--listen',
+  '127.0.0.1:7001',
+  '--peer-listen',
+  '127.0.0.1:7101',
+  '--peers',
+  'n1=127.0.0.1:7101',
+  '--data-dir',
+  '/tmp/x',
+  '--cluster-id',
+  'c',
+];
 
 describe('config: --http-listen', () => {
   it('is off when absent, taken from the flag or LOCKD_HTTP_LISTEN (the flag wins)', () => {

@@ -11,7 +11,8 @@ function fakePort() {
   const asks: NodeId[] = [];
   let listener: (role: Role, leader: NodeId, term: number) => void = () => {};
   const port: TransferPort = {
-    status: () => ({ id: 'n1', role, term, leader: role === 'leader' ? 'n1' : '', voters: ['n1', 'n2', 'n3'], learners: [], progress: new Map() }) as unknown as Status,
+    status: () =>
+      ({ id: 'n1', role, term, leader: role === 'leader' ? 'n1' : '', voters: ['n1', 'n2', 'n3'], learners: [], progress: new Map() }) as unknown as Status,
     transferLeader: (to) => void asks.push(to),
     onRoleChange: (l) => (listener = l),
   };

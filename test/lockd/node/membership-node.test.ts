@@ -33,7 +33,14 @@ describe('membership on the node', () => {
   });
 
   it('the peer directory: --peers wins over addresses from changes, removed ids are refused for good and never re-added', () => {
-    const d = new PeerDirectory('n1', new Map([['n1', '127.0.0.1:7101'], ['n2', '127.0.0.1:7102']]), '127.0.0.1:7001');
+    const d = new PeerDirectory(
+      'n1',
+      new Map([
+        ['n1', '127.0.0.1:7101'],
+        ['n2', '127.0.0.1:7102'],
+      ]),
+      '127.0.0.1:7001',
+    );
     const added: string[] = [];
     d.onAdded((id, a) => added.push(`${id}@${a}`));
     expect(d.addAddresses({ n2: { peer: '10.9.9.9:1' }, n3: { peer: '127.0.0.1:7103', client: '127.0.0.1:7003' }, n4: { peer: 'bad' } })).to.equal(true);
@@ -57,7 +64,15 @@ describe('membership on the node', () => {
   });
 
   it('the peer directory: a stream whose metadata states no HTTP address clears the one recorded (the member restarted without --http-listen)', () => {
-    const d = new PeerDirectory('n1', new Map([['n1', '127.0.0.1:7101'], ['n2', '127.0.0.1:7102']]), '127.0.0.1:7001', '127.0.0.1:7201');
+    const d = new PeerDirectory(
+      'n1',
+      new Map([
+        ['n1', '127.0.0.1:7101'],
+        ['n2', '127.0.0.1:7102'],
+      ]),
+      '127.0.0.1:7001',
+      '127.0.0.1:7201',
+    );
     const stream = (headers: Record<string, string>): StatedAddresses => {
       const md = new grpc.Metadata();
       for (const [k, v] of Object.entries(headers)) md.set(k, v);

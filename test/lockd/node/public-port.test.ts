@@ -25,7 +25,14 @@ describe('the client port listener', function () {
   let client: grpc.Client;
   const call = () =>
     new Promise<grpc.ServiceError | null>((resolve) =>
-      client.makeUnaryRequest('/x.Y/Z', (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), { deadline: Date.now() + 5000 }, (e) => resolve(e)),
+      client.makeUnaryRequest(
+        '/x.Y/Z',
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.alloc(0),
+        { deadline: Date.now() + 5000 },
+        (e) => resolve(e),
+      ),
     );
   const raw = () =>
     new Promise<Socket>((resolve) => {

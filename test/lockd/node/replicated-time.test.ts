@@ -27,8 +27,24 @@ describe('replicated time without services (in process)', () => {
     dir = mkdtempSync(join(tmpdir(), 'lockd-time-'));
     const [client, peer] = [await freePort(), await freePort()];
     const config = parseConfig(
-      ['--id', 'n1', '--listen', `127.0.0.1:${client}`, '--peer-listen', `127.0.0.1:${peer}`, '--peers', `n1=127.0.0.1:${peer}`,
-        '--data-dir', dir, '--cluster-id', 'time', '--tick-ms', '10', '--election-ticks', '10'],
+      [
+        '--id',
+        'n1',
+        '--listen',
+        `127.0.0.1:${client}`,
+        '--peer-listen',
+        `127.0.0.1:${peer}`,
+        '--peers',
+        `n1=127.0.0.1:${peer}`,
+        '--data-dir',
+        dir,
+        '--cluster-id',
+        'time',
+        '--tick-ms',
+        '10',
+        '--election-ticks',
+        '10',
+      ],
       {},
     );
     node = await LockdNode.start(config, pino({ level: process.env.LOCKD_TEST_LOG ?? 'silent' }), []);

@@ -8,7 +8,20 @@ import { pino } from 'pino';
 import { parseConfig } from '../../../src/lockd/node/config.js';
 import { MAX_BLOCK_LOOP_MS, MAX_CLOCK_JUMP_MS, TestFaults, parseFaultCommand } from '../../../src/lockd/node/test-faults.js';
 
-const BASE = ['--id', 'n1', '--listen', '127.0.0.1:7001', '--peer-listen', '127.0.0.1:7101', '--peers', 'n1=127.0.0.1:7101', '--data-dir', '/tmp/x', '--cluster-id', 'c'];
+const BASE = [
+  '--id',
+  'n1',
+  '--listen',
+  '127.0.0.1:7001',
+  '--peer-listen',
+  '127.0.0.1:7101',
+  '--peers',
+  'n1=127.0.0.1:7101',
+  '--data-dir',
+  '/tmp/x',
+  '--cluster-id',
+  'c',
+];
 
 describe('test faults', () => {
   it('are off by default and armed only by the flag, not by LOCKD_UNSAFE_TEST_FAULTS', () => {

@@ -45,7 +45,8 @@ describe('observe: the event bus', () => {
   it('a byte-bounded subscription drops the oldest past about maxBytes (counted), and keeps its newest event however big', () => {
     const bus = new EventBus('n1', () => 1);
     const sub = bus.subscribe(1000, () => {}, 10_000);
-    const applied = (bytes: number) => bus.publish({ type: 'applied', index: 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
+    const applied = (bytes: number) =>
+      bus.publish({ type: 'applied', index: 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
     for (let i = 0; i < 100; i++) applied(1000); // ~1.1 KB each: ~9 fit
     expect(sub.queuedBytes).to.be.at.most(10_000);
     const t = sub.take();

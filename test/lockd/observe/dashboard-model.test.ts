@@ -18,7 +18,10 @@ interface Model {
   synced: boolean;
   now: number;
   leases: Map<number, { ttlMs: number; deadline: number }>;
-  locks: Map<string, { holders: { leaseId: number; token: number; shared: boolean; value: string }[]; queue: number[]; permits: number; election: boolean; delayUntil: number }>;
+  locks: Map<
+    string,
+    { holders: { leaseId: number; token: number; shared: boolean; value: string }[]; queue: number[]; permits: number; election: boolean; delayUntil: number }
+  >;
   fence: Map<string, { token: number; deleted: boolean; refused?: { token: number; highest: number; index: number } }>;
   applyState(s: unknown): void;
   applyEvent(ev: ObservedEvent): Record<string, number | undefined> | undefined;
@@ -39,7 +42,9 @@ function asView(m: Model): Pick<MachineView, 'now'> & { leases: unknown[]; locks
   return {
     now: m.now,
     leases: [...m.leases].map(([leaseId, l]) => ({ leaseId, ttlMs: l.ttlMs, deadline: l.deadline })).sort((a, b) => a.leaseId - b.leaseId),
-    locks: [...m.locks].map(([name, l]) => ({ name, holders: l.holders, queue: l.queue, permits: l.permits, election: l.election, delayUntil: l.delayUntil })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    locks: [...m.locks]
+      .map(([name, l]) => ({ name, holders: l.holders, queue: l.queue, permits: l.permits, election: l.election, delayUntil: l.delayUntil }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1)),
     fence: [...m.fence].map(([key, f]) => ({ key, token: f.token, deleted: f.deleted })).sort((a, b) => (a.key < b.key ? -1 : 1)),
   };
 }
@@ -53,7 +58,7 @@ function ofView(v: MachineView) {
   };
 }
 
-describe('dashboard model: a snapshot plus the events after it is the state machine\'s view', () => {
+describe("dashboard model: a snapshot plus the events after it is the state machine's view", () => {
   let NodeModel: new (node: string) => Model;
   let describeEvent: (ev: ObservedEvent, ctx?: unknown, opts?: unknown) => Described | undefined;
   before(async () => {
@@ -77,7 +82,18 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
       if (i === from) {
         // What /events does: subscribe and snapshot in one turn.
         sub = bus.subscribe(100_000, () => {});
-        model.applyState({ type: 'state', node: 'n1', seq: bus.lastSeq, term: 1, role: 'leader', leader: 'n1', lastIndex: i, commit: i, applied: i, machine: sm.view(10_000) });
+        model.applyState({
+          type: 'state',
+          node: 'n1',
+          seq: bus.lastSeq,
+          term: 1,
+          role: 'leader',
+          leader: 'n1',
+          lastIndex: i,
+          commit: i,
+          applied: i,
+          machine: sm.view(10_000),
+        });
       }
       const cmd = history[i];
       const entry = { index: i + 1, term: 1, data: cmd === 'noop' ? new Uint8Array(0) : encodeCommand(cmd) };
@@ -112,10 +128,24 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     const source = new NodeSource(bus, 'n3', undefined, follower);
     const model = new NodeModel('n3');
     const sub = bus.subscribe(1000, () => {});
-    model.applyState({ type: 'state', node: 'n3', seq: bus.lastSeq, term: 1, role: 'follower', leader: 'n1', lastIndex: at, commit: at, applied: at, machine: follower.view(10_000) });
+    model.applyState({
+      type: 'state',
+      node: 'n3',
+      seq: bus.lastSeq,
+      term: 1,
+      role: 'follower',
+      leader: 'n1',
+      lastIndex: at,
+      commit: at,
+      applied: at,
+      machine: follower.view(10_000),
+    });
     // What the driver does for an InstallSnapshot: 'persisted' (the event), then the restore.
     const snapshot = { metadata: { index: history.length, term: 1, voters: ['n1', 'n2', 'n3'] }, data: leader.snapshot() };
-    source.driverEvent({ kind: 'persisted', rd: { termOrVoteChanged: false, mustSync: true, entries: [], committedEntries: [], messages: [], readStates: [], snapshot } });
+    source.driverEvent({
+      kind: 'persisted',
+      rd: { termOrVoteChanged: false, mustSync: true, entries: [], committedEntries: [], messages: [], readStates: [], snapshot },
+    });
     follower.restore(snapshot.data);
     for (const ev of sub.take().events) model.applyEvent(ev);
     await turn();
@@ -125,14 +155,25 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(model.synced).to.equal(false);
   });
 
-  it('the last refusal of a fenced key comes from the node\'s replayed history, not the page\'s memory: a page that connected after it shows the same as one that watched it', async () => {
+  it("the last refusal of a fenced key comes from the node's replayed history, not the page's memory: a page that connected after it shows the same as one that watched it", async () => {
     const history = scriptedHistory();
     const sm = new LockStateMachine();
     const bus = new EventBus('n1', () => 1);
     const recent = new EventHistory(bus);
     const source = new NodeSource(bus, 'n1', undefined, sm);
     const watching = new NodeModel('n1');
-    watching.applyState({ type: 'state', node: 'n1', seq: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: sm.view(10_000) });
+    watching.applyState({
+      type: 'state',
+      node: 'n1',
+      seq: 0,
+      term: 1,
+      role: 'leader',
+      leader: 'n1',
+      lastIndex: 0,
+      commit: 0,
+      applied: 0,
+      machine: sm.view(10_000),
+    });
     const sub = bus.subscribe(100_000, () => {});
     for (let i = 0; i < history.length; i++) {
       const cmd = history[i];
@@ -142,7 +183,18 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     }
     // A page opened now (or reconnected after a failover): the snapshot, then the history.
     const late = new NodeModel('n1');
-    late.applyState({ type: 'state', node: 'n1', seq: bus.lastSeq, term: 1, role: 'leader', leader: 'n1', lastIndex: history.length, commit: history.length, applied: history.length, machine: sm.view(10_000) });
+    late.applyState({
+      type: 'state',
+      node: 'n1',
+      seq: bus.lastSeq,
+      term: 1,
+      role: 'leader',
+      leader: 'n1',
+      lastIndex: history.length,
+      commit: history.length,
+      applied: history.length,
+      machine: sm.view(10_000),
+    });
     expect(late.fence.get('out')?.refused).to.equal(undefined); // the snapshot alone cannot know it
     const replayed = late.applyHistory({ node: 'n1', ...recent.take() });
     expect(late.fence.get('out')?.refused).to.deep.equal({ token: 7168, highest: 17408, index: 20 });
@@ -154,10 +206,21 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     await turn();
   });
 
-  it('log strip: the last entries with their terms where the node said them (applied, or an append\'s last), commit and applied; the leader\'s match/next', () => {
+  it("log strip: the last entries with their terms where the node said them (applied, or an append's last), commit and applied; the leader's match/next", () => {
     const model = new NodeModel('n1') as Model & { tail(n: number): unknown[]; progress: unknown };
     const base = { seq: 0, at: 0, node: 'n1', term: 3 };
-    model.applyState({ type: 'state', node: 'n1', seq: 0, term: 3, role: 'leader', leader: 'n1', lastIndex: 6, commit: 6, applied: 6, machine: { now: 0, applied: 6, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } });
+    model.applyState({
+      type: 'state',
+      node: 'n1',
+      seq: 0,
+      term: 3,
+      role: 'leader',
+      leader: 'n1',
+      lastIndex: 6,
+      commit: 6,
+      applied: 6,
+      machine: { now: 0, applied: 6, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } },
+    });
     const evs = [
       { type: 'appended', first: 7, last: 9, lastTerm: 3 },
       { type: 'committed', index: 8 },
@@ -172,7 +235,10 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
       { index: 8, term: 3, committed: true, applied: true },
       { index: 9, term: 3, committed: false, applied: false },
     ]);
-    expect(model.progress).to.deep.equal([{ id: 'n1', match: 9, next: 10, state: 'replicate', inflight: 2 }, { id: 'n2', match: 8, next: 9, state: 'probe', inflight: 0 }]);
+    expect(model.progress).to.deep.equal([
+      { id: 'n1', match: 9, next: 10, state: 'replicate', inflight: 2 },
+      { id: 'n2', match: 8, next: 9, state: 'probe', inflight: 0 },
+    ]);
     // A new leader cut the uncommitted #9 and appended its own entry there: the old term is gone.
     model.applyEvent({ ...base, seq: 9, type: 'role', role: 'follower', leader: 'n2' } as unknown as ObservedEvent);
     model.applyEvent({ ...base, seq: 10, type: 'appended', first: 9, last: 9, lastTerm: 4 } as unknown as ObservedEvent);
@@ -180,22 +246,30 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(model.progress).to.equal(undefined);
   });
 
-  it('an election\'s row says how it was won: the votes granted against the quorum', () => {
+  it("an election's row says how it was won: the votes granted against the quorum", () => {
     const ev = { seq: 1, at: 0, node: 'n4', term: 7, type: 'role', role: 'leader', leader: 'n4' } as unknown as ObservedEvent;
     const d = describeEvent(ev, { voters: ['n1', 'n2', 'n4'], members: 5 })!;
     expect(d.title).to.equal('n4 is leader of term 7 (3/5 votes, quorum 3)');
-    expect(d.sentence).to.equal('n4 won 3 votes of 5 (n1, n2, n4), a majority being 3, and leads term 7: it alone proposes entries, including the Ticks that advance logical time.');
+    expect(d.sentence).to.equal(
+      'n4 won 3 votes of 5 (n1, n2, n4), a majority being 3, and leads term 7: it alone proposes entries, including the Ticks that advance logical time.',
+    );
     expect(describeEvent(ev, {})!.sentence).to.match(/^n4 won a majority of votes and leads term 7/);
     // A candidate's why: the timeout it waited, by the node's own timing, and the quorum it needs.
     const cand = { ...ev, role: 'candidate', leader: '' } as unknown as ObservedEvent;
-    expect(describeEvent(cand, { timing: { tickMs: 50, heartbeatMs: 100, electionMs: 1000 }, members: 5 } as never)!.sentence).to.equal('n4 heard no leader within its election timeout (drawn at random in 1,000–2,000 ms: 20–40 ticks of 50 ms), raised its term to 7 and asked the others for votes (it needs a majority: 3 of 5).');
+    expect(describeEvent(cand, { timing: { tickMs: 50, heartbeatMs: 100, electionMs: 1000 }, members: 5 } as never)!.sentence).to.equal(
+      'n4 heard no leader within its election timeout (drawn at random in 1,000–2,000 ms: 20–40 ticks of 50 ms), raised its term to 7 and asked the others for votes (it needs a majority: 3 of 5).',
+    );
   });
 
-  it('a Tick\'s why says what the proposing leader measured, and that time beyond the cap is dropped', () => {
+  it("a Tick's why says what the proposing leader measured, and that time beyond the cap is dropped", () => {
     const tick = { type: 'tick' as const, node: 'n3', term: 1, at: 0, seq: 1, index: 36, now: 3_503, elapsedMs: 200, renewed: [], deadlines: [], expired: [] };
     const leap = describeEvent({ ...tick, measuredMs: 60_101 } as ObservedEvent, { before: 3_303 }, { ticks: true })!;
-    expect(leap.sentence).to.match(/^The leader's Tick at index 36 advanced logical time by 200 ms, from 3,303 ms to 3,503 ms \(n3 measured 60,101 ms since its previous Tick; one Tick counts at most the cap, so time beyond it is dropped/);
-    expect(describeEvent({ ...tick, elapsedMs: 99, measuredMs: 99 } as ObservedEvent, {}, { ticks: true })!.sentence).to.contain('(n3 measured 99 ms since its previous Tick)');
+    expect(leap.sentence).to.match(
+      /^The leader's Tick at index 36 advanced logical time by 200 ms, from 3,303 ms to 3,503 ms \(n3 measured 60,101 ms since its previous Tick; one Tick counts at most the cap, so time beyond it is dropped/,
+    );
+    expect(describeEvent({ ...tick, elapsedMs: 99, measuredMs: 99 } as ObservedEvent, {}, { ticks: true })!.sentence).to.contain(
+      '(n3 measured 99 ms since its previous Tick)',
+    );
     expect(describeEvent(tick as ObservedEvent, {}, { ticks: true })!.sentence).to.not.contain('measured'); // a follower's copy
   });
 
@@ -210,13 +284,27 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     expect(insertAt(rows, row(2, 0, 999))).to.equal(2); // a replayed election of term 2: first in its term
   });
 
-  it('story mode: a client\'s calls as intervals, its trust deadline, a pause, and the cluster\'s expiry and grant on its lane', async () => {
+  it("story mode: a client's calls as intervals, its trust deadline, a pause, and the cluster's expiry and grant on its lane", async () => {
     const { StoryModel, storyUrl } = (await import(new URL('../../../dashboard/story.js', import.meta.url).href)) as {
-      StoryModel: new () => { apply(e: unknown): { kind: string; title: string; pos: { term: number; index: number } } | undefined; noteCluster(ev: unknown): void; clients: Map<string, { ops: Map<number, { start: number; end?: number; ok?: boolean }>; trust: Map<number, { until: number }>; marks: { mark: string; at: number }[]; beliefs: { state: string }[] }>; end?: { ok: boolean } };
+      StoryModel: new () => {
+        apply(e: unknown): { kind: string; title: string; pos: { term: number; index: number } } | undefined;
+        noteCluster(ev: unknown): void;
+        clients: Map<
+          string,
+          {
+            ops: Map<number, { start: number; end?: number; ok?: boolean }>;
+            trust: Map<number, { until: number }>;
+            marks: { mark: string; at: number }[];
+            beliefs: { state: string }[];
+          }
+        >;
+        end?: { ok: boolean };
+      };
       storyUrl: (search: string) => string;
     };
     expect(storyUrl('?story=http://127.0.0.1:7300')).to.equal('http://127.0.0.1:7300');
-    for (const bad of ['?story=http://evil.example:7300', '?story=https://127.0.0.1:7300', '?story=http://127.0.0.1:7300/x', '?story=javascript:alert(1)', '']) expect(storyUrl(bad), bad).to.equal('');
+    for (const bad of ['?story=http://evil.example:7300', '?story=https://127.0.0.1:7300', '?story=http://127.0.0.1:7300/x', '?story=javascript:alert(1)', ''])
+      expect(storyUrl(bad), bad).to.equal('');
     const s = new StoryModel();
     const after = { term: 1, index: 4 };
     let seq = 0;
@@ -246,12 +334,21 @@ describe('dashboard model: a snapshot plus the events after it is the state mach
     const { explained } = await replay(0);
     const sentence = (pred: (ev: ObservedEvent) => boolean) => explained.find((x) => pred(x.ev))?.d?.sentence;
     // Lease 5 (TTL 250, margin 100, granted at now 0): deadline 350; the Tick at 15 takes now to 400.
-    expect(sentence((ev) => ev.type === 'lease-ended' && ev.leaseId === 5)).to.equal('Lease 5 expired at index 15: logical now 400 ms passed its deadline 350 ms (no keepalive renewed it in time).');
-    expect(sentence((ev) => ev.type === 'fence' && ev.index === 20)).to.match(/^Fenced write refused: token 7,168 < 17,408\. At index 20 the store refused the write of "out"/);
-    expect(sentence((ev) => ev.type === 'release' && ev.index === 22)).to.contain('A Release of "alpha" with token 7,168 was refused at index 22: that token no longer holds the lock (the holder\'s token is 17,408)');
-    expect(sentence((ev) => ev.type === 'lock-granted' && ev.index === 23)).to.contain('Lock "alpha" passed to its first waiter, lease 4, in the very entry that freed it (index 23): its fencing token is 23,552, this grant\'s own');
+    expect(sentence((ev) => ev.type === 'lease-ended' && ev.leaseId === 5)).to.equal(
+      'Lease 5 expired at index 15: logical now 400 ms passed its deadline 350 ms (no keepalive renewed it in time).',
+    );
+    expect(sentence((ev) => ev.type === 'fence' && ev.index === 20)).to.match(
+      /^Fenced write refused: token 7,168 < 17,408\. At index 20 the store refused the write of "out"/,
+    );
+    expect(sentence((ev) => ev.type === 'release' && ev.index === 22)).to.contain(
+      'A Release of "alpha" with token 7,168 was refused at index 22: that token no longer holds the lock (the holder\'s token is 17,408)',
+    );
+    expect(sentence((ev) => ev.type === 'lock-granted' && ev.index === 23)).to.contain(
+      'Lock "alpha" passed to its first waiter, lease 4, in the very entry that freed it (index 23): its fencing token is 23,552, this grant\'s own',
+    );
     // Every row has a kind the page colours, and refusals are coloured as such.
-    for (const { ev, d } of explained) if (d) expect(['election', 'grant', 'free', 'expire', 'refused', 'lease', 'tick', 'snapshot', 'info'], ev.type).to.include(d.kind);
+    for (const { ev, d } of explained)
+      if (d) expect(['election', 'grant', 'free', 'expire', 'refused', 'lease', 'tick', 'snapshot', 'info'], ev.type).to.include(d.kind);
     expect(explained.find((x) => x.ev.type === 'fence' && x.ev.index === 20)?.d?.kind).to.equal('refused');
   });
 });

@@ -66,7 +66,7 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     const tokenA = (await api.acquire('gc-lock', a.leaseId)).fencingToken;
     await api.fenceWrite('gc-key', 'from A', tokenA);
     // A's lease expires by logical time; nothing is renewed.
-    await waitFor('A\'s lease to expire', async () => ((await api.inspect('gc-lock')).held ? undefined : true), 15_000);
+    await waitFor("A's lease to expire", async () => ((await api.inspect('gc-lock')).held ? undefined : true), 15_000);
     // Holder B takes the lock: a higher token (the index of its granting entry), and writes.
     const b = await f.keptLease(10_000);
     const tokenB = (await api.acquire('gc-lock', b.leaseId)).fencingToken;
@@ -96,7 +96,9 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     expect(await key.locator('.refusal').textContent()).to.contain(`refused ${fmt(tokenA)} < ${fmt(tokenB)}`);
     // A's lease expiry is on the timeline too, explained by logical now against its deadline.
     await page.locator('#timeline li[data-type="lease-ended"]', { hasText: `lease ${fmt(a.leaseId)} expired` }).click();
-    expect(await page.locator('#explain .sentence').textContent()).to.match(new RegExp(`^Lease ${fmt(a.leaseId)} expired at index [\\d,]+: logical now [\\d,]+ ms passed its deadline [\\d,]+ ms`));
+    expect(await page.locator('#explain .sentence').textContent()).to.match(
+      new RegExp(`^Lease ${fmt(a.leaseId)} expired at index [\\d,]+: logical now [\\d,]+ ms passed its deadline [\\d,]+ ms`),
+    );
     await refused.first().click();
     mkdirSync(join(ROOT, '.artifacts'), { recursive: true });
     await page.screenshot({ path: ARTIFACT, fullPage: true });
@@ -107,7 +109,7 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     expect(pageErrors).to.deep.equal([]);
   });
 
-  it('a page opened after the GC pause shows the refusal too: from the node\'s replayed history, not the page\'s memory', async () => {
+  it("a page opened after the GC pause shows the refusal too: from the node's replayed history, not the page's memory", async () => {
     const late = await browser!.newPage({ viewport: { width: 1440, height: 1100 } });
     late.on('pageerror', (e) => pageErrors.push(e.message));
     try {
@@ -119,7 +121,9 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
       await late.locator('#timeline li.kind-refused', { hasText: 'fenced write refused' }).first().waitFor({ timeout: 10_000 });
       await late.locator('#timeline li[data-type="lease-ended"]').first().waitFor({ timeout: 10_000 });
       // Rows in log order, newest first: indexes never go up down the list.
-      const indexes = (await late.locator('#timeline li[data-index]:not([data-index=""])').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.index))));
+      const indexes = await late
+        .locator('#timeline li[data-index]:not([data-index=""])')
+        .evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.index)));
       expect(indexes.length).to.be.above(2);
       expect(indexes).to.deep.equal([...indexes].sort((a, b) => b - a));
     } finally {
@@ -127,12 +131,18 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     }
   });
 
-  it('lock modes: a semaphore\'s permits used/limit, shared readers, an election\'s leader and value, a lock-delay\'s end', async () => {
+  it("lock modes: a semaphore's permits used/limit, shared readers, an election's leader and value, a lock-delay's end", async () => {
     const client = new LockClient({ endpoints: f.cluster.nodes.map((n) => n.address) });
     const abort = new AbortController();
     try {
-      const sem = await Promise.all([client.acquire('m/sem', { ttlMs: 10_000, wait: false, permits: 3 }), client.acquire('m/sem', { ttlMs: 10_000, wait: false, permits: 3 })]);
-      await Promise.all([client.acquire('m/rw', { ttlMs: 10_000, wait: false, shared: true }), client.acquire('m/rw', { ttlMs: 10_000, wait: false, shared: true })]);
+      const sem = await Promise.all([
+        client.acquire('m/sem', { ttlMs: 10_000, wait: false, permits: 3 }),
+        client.acquire('m/sem', { ttlMs: 10_000, wait: false, permits: 3 }),
+      ]);
+      await Promise.all([
+        client.acquire('m/rw', { ttlMs: 10_000, wait: false, shared: true }),
+        client.acquire('m/rw', { ttlMs: 10_000, wait: false, shared: true }),
+      ]);
       const voter = await client.grantLease(10_000);
       const key = await client.campaign('m/elect', voter.id, 'first');
       await client.proclaim(key, 'proclaimed');
@@ -147,7 +157,9 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
       expect(await row('m/sem').locator('[data-share="exclusive"]').count()).to.equal(2);
       expect(await row('m/rw').locator('.mode').textContent()).to.equal('read-write · 2 shared readers');
       expect(await row('m/rw').locator('[data-share="shared"]').count()).to.equal(2);
-      await row('m/elect').locator('.mode', { hasText: `election · leader lease ${fmt(voter.id)} = "proclaimed"` }).waitFor({ timeout: 10_000 });
+      await row('m/elect')
+        .locator('.mode', { hasText: `election · leader lease ${fmt(voter.id)} = "proclaimed"` })
+        .waitFor({ timeout: 10_000 });
       const delay = await row('m/delay').locator('.delay').textContent({ timeout: 10_000 });
       expect(delay).to.match(/^lock-delay until [\d,]+ ms \([\d,]+ ms left\)$/);
       expect(await row('m/delay').locator('td.holders').textContent()).to.equal('free');
@@ -159,7 +171,7 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     expect(pageErrors).to.deep.equal([]);
   });
 
-  it('log strip: each live card shows its log\'s last entries by term, up to its last index; the leader lists every follower\'s match and next', async () => {
+  it("log strip: each live card shows its log's last entries by term, up to its last index; the leader lists every follower's match and next", async () => {
     const card = page.locator(`.node[data-node="${f.leaderId}"]`);
     await card.locator('.progress .follower').nth(3).waitFor({ timeout: 10_000 });
     const shown = await card.evaluate((el) => ({
@@ -191,7 +203,9 @@ describe('study dashboard: a real browser on a real 5-node cluster', function ()
     const row = page.locator('#locks tr[data-lock="after-kill"]');
     await row.waitFor({ timeout: 10_000 });
     expect(await row.locator('td.token').textContent()).to.equal(fmt(token));
-    await page.locator('#timeline li.kind-grant', { hasText: `"after-kill" granted to lease ${fmt(d.leaseId)}, token ${fmt(token)}` }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('#timeline li.kind-grant', { hasText: `"after-kill" granted to lease ${fmt(d.leaseId)}, token ${fmt(token)}` })
+      .waitFor({ timeout: 10_000 });
     expect(await page.locator('.node[data-status="live"]').count()).to.equal(4);
     // The refusal is still shown: the node read now replayed it (the page reconnected to it afresh).
     expect(await page.locator('#fence tr[data-key="gc-key"] .refusal').textContent()).to.match(/^refused [\d,]+ < [\d,]+ at #/);

@@ -9,7 +9,19 @@ import { EventHistory } from '../../../src/lockd/observe/event-history.js';
 import { EventStreams } from '../../../src/lockd/observe/event-stream.js';
 import type { StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
 
-const SNAPSHOT = { type: 'state', node: 'n1', seq: 0, at: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } } as StateSnapshot;
+const SNAPSHOT = {
+  type: 'state',
+  node: 'n1',
+  seq: 0,
+  at: 0,
+  term: 1,
+  role: 'leader',
+  leader: 'n1',
+  lastIndex: 0,
+  commit: 0,
+  applied: 0,
+  machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } },
+} as StateSnapshot;
 
 describe('observe: the recent-decision history', () => {
   it('keeps decisions (a refused fenced write, a grant, an expiring Tick without its renewals), not routine traffic', () => {
@@ -39,7 +51,8 @@ describe('observe: the recent-decision history', () => {
     expect(t.events.map((e) => (e.type === 'lease-granted' ? e.leaseId : 0))).to.deep.equal([16, 17, 18, 19, 20, 21, 22, 23, 24, 25]);
     expect(t.complete).to.equal(false);
     const small = new EventHistory(bus, 100, 2_500);
-    for (let k = 1; k <= 5; k++) bus.publish({ type: 'applied', index: k, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(900) });
+    for (let k = 1; k <= 5; k++)
+      bus.publish({ type: 'applied', index: k, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(900) });
     t = small.take();
     expect(t.events.length).to.equal(2); // ~1,050 bytes each
     expect(t.events.at(-1)).to.deep.include({ index: 5 });
@@ -50,7 +63,12 @@ describe('observe: the recent-decision history', () => {
   it('/events: `state`, then `history` with the decisions up to it, then live events', async () => {
     const bus = new EventBus('n1', () => 1);
     const history = new EventHistory(bus);
-    const streams = new EventStreams(bus, () => {}, () => ({ ...SNAPSHOT, seq: bus.lastSeq }), history);
+    const streams = new EventStreams(
+      bus,
+      () => {},
+      () => ({ ...SNAPSHOT, seq: bus.lastSeq }),
+      history,
+    );
     const server: Server = createServer((req, res) => streams.serve(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
@@ -64,7 +82,12 @@ describe('observe: the recent-decision history', () => {
       await reader.cancel();
       const order = ['event: state', 'event: history', 'event: committed'].map((x) => text.indexOf(x));
       expect(order).to.deep.equal([...order].sort((a, b) => a - b));
-      const data = JSON.parse(/event: history\ndata: (.*)\n/.exec(text)![1]) as { node: string; seq: number; complete: boolean; events: Array<Record<string, unknown>> };
+      const data = JSON.parse(/event: history\ndata: (.*)\n/.exec(text)![1]) as {
+        node: string;
+        seq: number;
+        complete: boolean;
+        events: Array<Record<string, unknown>>;
+      };
       expect(data).to.deep.include({ node: 'n1', seq: 1, complete: true });
       expect(data.events).to.have.length(1);
       expect(data.events[0]).to.deep.include({ type: 'fence', key: 'row', token: 3072, highest: 9216 });

@@ -12,7 +12,19 @@ import { EventStreams, MAX_BUFFERED_BYTES, MAX_EVENT_CLIENTS, EVENTS_QUEUE, EVEN
 import type { StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
 import { waitFor } from '../../support/process-cluster.js';
 
-const SNAPSHOT = { type: 'state', node: 'n1', seq: 0, at: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } } as StateSnapshot;
+const SNAPSHOT = {
+  type: 'state',
+  node: 'n1',
+  seq: 0,
+  at: 0,
+  term: 1,
+  role: 'leader',
+  leader: 'n1',
+  lastIndex: 0,
+  commit: 0,
+  applied: 0,
+  machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } },
+} as StateSnapshot;
 
 describe('observe: /events bounds per client', () => {
   let server: Server;
@@ -25,7 +37,11 @@ describe('observe: /events bounds per client', () => {
   beforeEach(async () => {
     lost = 0;
     bus = new EventBus('n1', () => 1);
-    streams = new EventStreams(bus, (n) => (lost += n), () => ({ ...SNAPSHOT, seq: bus.lastSeq }));
+    streams = new EventStreams(
+      bus,
+      (n) => (lost += n),
+      () => ({ ...SNAPSHOT, seq: bus.lastSeq }),
+    );
     server = createServer((req, res) => streams.serve(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
@@ -51,10 +67,11 @@ describe('observe: /events bounds per client', () => {
 
   /** Publish `n` events of about `bytes` each (an applied entry's refusal message). */
   function publish(n: number, bytes: number): void {
-    for (let k = 0; k < n; k++) bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
+    for (let k = 0; k < n; k++)
+      bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message: 'x'.repeat(bytes) });
   }
 
-  it('a stalled reader is cut off once one flush leaves more than MAX_BUFFERED_BYTES unsent (an event bigger than the queue\'s byte bound)', async () => {
+  it("a stalled reader is cut off once one flush leaves more than MAX_BUFFERED_BYTES unsent (an event bigger than the queue's byte bound)", async () => {
     await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
     // The queue keeps its newest event however big: one of 1.5 × MAX_BUFFERED_BYTES, to a socket nobody reads.
@@ -69,7 +86,8 @@ describe('observe: /events bounds per client', () => {
     // 1,000 events of 600 KB in one turn: 600 M characters, more than V8's longest string (2^29 - 24).
     // Built whole, `out +=` throws RangeError in the flush's turn, an uncaught exception in the node.
     const message = 'x'.repeat(600_000);
-    for (let k = 0; k < EVENTS_QUEUE; k++) bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message });
+    for (let k = 0; k < EVENTS_QUEUE; k++)
+      bus.publish({ type: 'applied', index: k + 1, entryTerm: 1, command: 'Acquire', ok: false, error: 'INVALID_ARGUMENT', message });
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => (text += d));
@@ -98,7 +116,7 @@ describe('observe: /events bounds per client', () => {
     expect(lost).to.be.greaterThan(0);
   });
 
-  it('a stalled reader\'s queue is bounded in bytes, not only in events: big Ticks are dropped (counted), the reader stays connected', async () => {
+  it("a stalled reader's queue is bounded in bytes, not only in events: big Ticks are dropped (counted), the reader stays connected", async () => {
     const { socket } = await stalledClient();
     await waitFor('the subscription', () => (bus.subscribers === 1 ? true : undefined));
     // Back the socket up with small events (40 MB over 20 turns; from then on nothing is taken).

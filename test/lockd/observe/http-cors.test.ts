@@ -13,16 +13,32 @@ import { listenHttp, type HttpEndpoint, type HttpParts } from '../../../src/lock
 import type { ClusterView, StateSnapshot } from '../../../src/lockd/observe/state-snapshot.js';
 import { TestPki, type CertFiles } from '../../support/test-pki.js';
 
-const SNAPSHOT = { type: 'state', node: 'n1', seq: 0, at: 0, term: 1, role: 'leader', leader: 'n1', lastIndex: 0, commit: 0, applied: 0, machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } } } as StateSnapshot;
+const SNAPSHOT = {
+  type: 'state',
+  node: 'n1',
+  seq: 0,
+  at: 0,
+  term: 1,
+  role: 'leader',
+  leader: 'n1',
+  lastIndex: 0,
+  commit: 0,
+  applied: 0,
+  machine: { now: 0, applied: 0, leases: { rows: [], total: 0 }, locks: { rows: [], total: 0 }, fence: { rows: [], total: 0 } },
+} as StateSnapshot;
 
-describe('observe: CORS grants the members\' origins as browsers write them', () => {
+describe("observe: CORS grants the members' origins as browsers write them", () => {
   let endpoint: HttpEndpoint;
   let streams: EventStreams;
   let cluster: ClusterView;
 
   before(async () => {
     const bus = new EventBus('n1', () => 1);
-    streams = new EventStreams(bus, () => {}, () => SNAPSHOT);
+    streams = new EventStreams(
+      bus,
+      () => {},
+      () => SNAPSHOT,
+    );
     endpoint = await listenHttp('127.0.0.1:0', {
       // /metrics and the probes are not asked for here.
       metrics: undefined as unknown as HttpParts['metrics'],
@@ -35,7 +51,14 @@ describe('observe: CORS grants the members\' origins as browsers write them', ()
       mayRead: () => true,
       viewFilter: () => undefined,
     });
-    cluster = { self: 'n1', members: [{ id: 'n1', http: `127.0.0.1:${endpoint.port}` }, { id: 'n2', http: 'NODE2.Example:80' }, { id: 'n3', http: 'node3.example:8080' }] };
+    cluster = {
+      self: 'n1',
+      members: [
+        { id: 'n1', http: `127.0.0.1:${endpoint.port}` },
+        { id: 'n2', http: 'NODE2.Example:80' },
+        { id: 'n3', http: 'node3.example:8080' },
+      ],
+    };
   });
   after(async () => {
     streams.close();
@@ -43,21 +66,29 @@ describe('observe: CORS grants the members\' origins as browsers write them', ()
     await new Promise((r) => endpoint.server.close(r));
   });
 
-  const granted = async (origin: string) => (await fetch(`http://127.0.0.1:${endpoint.port}/cluster`, { headers: { origin } })).headers.get('access-control-allow-origin');
+  const granted = async (origin: string) =>
+    (await fetch(`http://127.0.0.1:${endpoint.port}/cluster`, { headers: { origin } })).headers.get('access-control-allow-origin');
 
-  it('a member on the default port with an upper-case name: the browser\'s origin http://node2.example is granted', async () => {
+  it("a member on the default port with an upper-case name: the browser's origin http://node2.example is granted", async () => {
     expect(await granted('http://node2.example')).to.equal('http://node2.example');
     expect(await granted('http://node3.example:8080')).to.equal('http://node3.example:8080');
   });
 
   it('anyone else is not: another host, another port, another scheme, a look-alike, null', async () => {
-    for (const origin of ['http://evil.example', 'http://node2.example:8080', 'https://node2.example', 'http://node2.example.evil.example', 'http://node3.example', 'null']) {
+    for (const origin of [
+      'http://evil.example',
+      'http://node2.example:8080',
+      'https://node2.example',
+      'http://node2.example.evil.example',
+      'http://node3.example',
+      'null',
+    ]) {
       expect(await granted(origin), origin).to.equal(null);
     }
   });
 });
 
-describe('observe: with TLS, a refusal (403) carries the members\' CORS headers', () => {
+describe("observe: with TLS, a refusal (403) carries the members' CORS headers", () => {
   let endpoint: HttpEndpoint;
   let streams: EventStreams;
   let pki: TestPki;
@@ -67,7 +98,11 @@ describe('observe: with TLS, a refusal (403) carries the members\' CORS headers'
     pki = TestPki.create();
     const files = pki.nodeFiles('n1');
     const bus = new EventBus('n1', () => 1);
-    streams = new EventStreams(bus, () => {}, () => SNAPSHOT);
+    streams = new EventStreams(
+      bus,
+      () => {},
+      () => SNAPSHOT,
+    );
     endpoint = await listenHttp('127.0.0.1:0', {
       metrics: undefined as unknown as HttpParts['metrics'],
       health: undefined as unknown as HttpParts['health'],
@@ -80,7 +115,13 @@ describe('observe: with TLS, a refusal (403) carries the members\' CORS headers'
       viewFilter: () => undefined,
       tls: { cert: readFileSync(files.cert), key: readFileSync(files.key), ca: readFileSync(pki.caCert) },
     });
-    cluster = { self: 'n1', members: [{ id: 'n1', http: `127.0.0.1:${endpoint.port}` }, { id: 'n2', http: '127.0.0.1:1' }] };
+    cluster = {
+      self: 'n1',
+      members: [
+        { id: 'n1', http: `127.0.0.1:${endpoint.port}` },
+        { id: 'n2', http: '127.0.0.1:1' },
+      ],
+    };
   });
   after(async () => {
     streams.close();
@@ -92,18 +133,38 @@ describe('observe: with TLS, a refusal (403) carries the members\' CORS headers'
   /** GET path with an Origin header (and a client certificate if given): status, the CORS origin granted, body. */
   const get = (path: string, origin: string, client?: CertFiles) =>
     new Promise<{ status: number; allow: string | undefined; creds: string | undefined; body: string }>((resolve, reject) => {
-      const req = httpsRequest({ host: '127.0.0.1', port: endpoint.port, path, servername: 'localhost', agent: false, timeout: 3000, headers: { origin }, ca: readFileSync(pki.caCert), ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}) }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers['access-control-allow-origin'] as string | undefined, creds: res.headers['access-control-allow-credentials'] as string | undefined, body }));
-      });
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port: endpoint.port,
+          path,
+          servername: 'localhost',
+          agent: false,
+          timeout: 3000,
+          headers: { origin },
+          ca: readFileSync(pki.caCert),
+          ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              allow: res.headers['access-control-allow-origin'] as string | undefined,
+              creds: res.headers['access-control-allow-credentials'] as string | undefined,
+              body,
+            }),
+          );
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', reject);
       req.end();
     });
 
-  it('no certificate: 403 with the reason, readable by a member\'s page (its origin granted, with credentials); not by another origin', async () => {
+  it("no certificate: 403 with the reason, readable by a member's page (its origin granted, with credentials); not by another origin", async () => {
     for (const path of ['/events', '/cluster', '/state']) {
       const r = await get(path, 'https://127.0.0.1:1');
       expect(r.status, path).to.equal(403);

@@ -13,7 +13,12 @@ interface Line {
 function limiter(maxKinds?: number): { lim: LogLimiter; lines: Line[]; at(ms: number): void } {
   let now = 0;
   const lines: Line[] = [];
-  const lim = new LogLimiter({ now: () => now, intervalMs: 10_000, ...(maxKinds ? { maxKinds } : {}), emit: (level, fields, msg) => lines.push({ level, fields, msg }) });
+  const lim = new LogLimiter({
+    now: () => now,
+    intervalMs: 10_000,
+    ...(maxKinds ? { maxKinds } : {}),
+    emit: (level, fields, msg) => lines.push({ level, fields, msg }),
+  });
   return { lim, lines, at: (ms) => void (now = ms) };
 }
 
@@ -73,7 +78,12 @@ describe('LogLimiter: refusals as a count per interval', () => {
     lim.note('kind 1', 'warn', {}, 'tracked'); // a tracked kind is still counted under its own name
     at(10_000);
     lim.flush();
-    expect(lines.map((l) => l.msg).slice(4).sort()).to.deep.equal([`1 more kind 1 in the last 10 s`, `96 more ${OVERFLOW_KIND} in the last 10 s`]);
+    expect(
+      lines
+        .map((l) => l.msg)
+        .slice(4)
+        .sort(),
+    ).to.deep.equal([`1 more kind 1 in the last 10 s`, `96 more ${OVERFLOW_KIND} in the last 10 s`]);
     expect(lim.size()).to.equal(2); // the busy ones (kind 1, the overflow) stay, the quiet ones are forgotten
   });
 });

@@ -5,8 +5,19 @@ import { LoopCounters } from '../../../src/lockd/observe/loop-counters.js';
 import type { Entry, Message } from '../../../src/raft/types.js';
 
 const entry = (index: number): Entry => ({ index, term: 1, type: 'normal', data: new Uint8Array(0) }) as Entry;
-const msg = (type: Message['type'], entries: Entry[] = []): Message =>
-  ({ type, from: 'n1', to: 'n2', term: 1, logTerm: 0, index: 0, entries, commit: 0, reject: false, rejectHint: 0, context: '' });
+const msg = (type: Message['type'], entries: Entry[] = []): Message => ({
+  type,
+  from: 'n1',
+  to: 'n2',
+  term: 1,
+  logTerm: 0,
+  index: 0,
+  entries,
+  commit: 0,
+  reject: false,
+  rejectHint: 0,
+  context: '',
+});
 
 describe('observe: LoopCounters', () => {
   it('counts messages by type and direction, the entries Apps carry and the empty Apps', () => {
@@ -29,7 +40,12 @@ describe('observe: LoopCounters', () => {
     c.write(true, 2);
     c.write(false, 0);
     c.write(true, 0);
-    expect({ readies: c.readies, withEntries: c.readiesWithEntries, entries: c.readyEntries, committed: c.committedEntries }).to.deep.equal({ readies: 2, withEntries: 1, entries: 2, committed: 2 });
+    expect({ readies: c.readies, withEntries: c.readiesWithEntries, entries: c.readyEntries, committed: c.committedEntries }).to.deep.equal({
+      readies: 2,
+      withEntries: 1,
+      entries: 2,
+      committed: 2,
+    });
     expect({ synced: c.syncedWrites, syncedEntries: c.syncedEntries, unsynced: c.unsyncedWrites }).to.deep.equal({ synced: 2, syncedEntries: 2, unsynced: 1 });
   });
 });

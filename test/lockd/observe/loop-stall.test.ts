@@ -28,7 +28,10 @@ function countAbove(text: string, name: string, le: string): number {
 
 /** The log lines of `event` in a node's log (pino JSON, one per line). */
 function logEvents(log: string, event: string): Array<Record<string, unknown>> {
-  return log.split('\n').filter((l) => l.includes(`"event":"${event}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return log
+    .split('\n')
+    .filter((l) => l.includes(`"event":"${event}"`))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe('observe: event-loop stalls (real processes)', function () {
@@ -113,9 +116,15 @@ describe('observe: event-loop stalls (real processes)', function () {
         return metric(text, 'lockd_event_loop_delay_seconds_count')! >= turns + 2 ? text : undefined;
       });
       const stalls = JSON.stringify(logEvents(cluster.log(leader), 'loop stall').map((l) => l.msg));
-      expect(countAbove(after, 'lockd_event_loop_delay_seconds', String(ELECTION_TIMEOUT_S)) - delayBefore, `loop turns longer than an election timeout (the leader's stall lines: ${stalls})`).to.equal(0);
+      expect(
+        countAbove(after, 'lockd_event_loop_delay_seconds', String(ELECTION_TIMEOUT_S)) - delayBefore,
+        `loop turns longer than an election timeout (the leader's stall lines: ${stalls})`,
+      ).to.equal(0);
       if (leads) {
-        expect(countAbove(after, 'lockd_raft_heartbeat_gap_seconds', String(ELECTION_TIMEOUT_S)) - gapBefore, 'heartbeat gaps longer than an election timeout').to.equal(0);
+        expect(
+          countAbove(after, 'lockd_raft_heartbeat_gap_seconds', String(ELECTION_TIMEOUT_S)) - gapBefore,
+          'heartbeat gaps longer than an election timeout',
+        ).to.equal(0);
         expect((await cluster.status(leader)).term, 'leader changed during the teardown').to.equal(st.term);
       }
     } finally {
@@ -124,4 +133,3 @@ describe('observe: event-loop stalls (real processes)', function () {
     }
   });
 });
-

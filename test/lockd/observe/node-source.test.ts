@@ -45,16 +45,39 @@ describe('observe: events sourced from applies, roles and votes', () => {
     apply({ type: 'FenceWrite', key: 'k', value: new Uint8Array([3]), token: t1 });
     const evs = await events();
     const of = <T extends ObservedEvent['type']>(t: T) => evs.filter((e): e is Extract<ObservedEvent, { type: T }> => e.type === t);
-    expect(of('lease-granted').map((e) => [e.leaseId, e.ttlMs, e.deadline])).to.deep.equal([[1, 5000, 5100], [2, 5000, 5100]]); // now 0 + ttl + margin
-    expect(of('lock-granted').map((e) => [e.name, e.index, e.leaseId, e.token, e.handoff])).to.deep.equal([['db', i1, 1, t1, false], ['db', i2, 2, t2, true]]);
+    expect(of('lease-granted').map((e) => [e.leaseId, e.ttlMs, e.deadline])).to.deep.equal([
+      [1, 5000, 5100],
+      [2, 5000, 5100],
+    ]); // now 0 + ttl + margin
+    expect(of('lock-granted').map((e) => [e.name, e.index, e.leaseId, e.token, e.handoff])).to.deep.equal([
+      ['db', i1, 1, t1, false],
+      ['db', i2, 2, t2, true],
+    ]);
     expect(of('waiter')).to.have.length(1);
     expect(of('waiter')[0]).to.include({ name: 'db', leaseId: 2, action: 'queued' });
-    expect(of('release').map((e) => [e.index, e.token, e.ok])).to.deep.equal([[stale, t1 - 1, false], [i2, t1, true]]);
+    expect(of('release').map((e) => [e.index, e.token, e.ok])).to.deep.equal([
+      [stale, t1 - 1, false],
+      [i2, t1, true],
+    ]);
     expect(of('lock-freed')[0]).to.include({ name: 'db', index: i2, leaseId: 1, token: t1, why: 'released' });
     const fences = of('fence');
-    expect(fences.map((e) => [e.token, e.accepted, e.stale, e.highest])).to.deep.equal([[t1, true, false, t1], [t2, true, false, t2], [t1, false, true, t2]]);
+    expect(fences.map((e) => [e.token, e.accepted, e.stale, e.highest])).to.deep.equal([
+      [t1, true, false, t1],
+      [t2, true, false, t2],
+      [t1, false, true, t2],
+    ]);
     expect(fences[2].reason).to.equal(`${t1} < ${t2}`);
-    expect(of('applied').map((e) => e.command)).to.deep.equal(['Grant', 'Grant', 'Acquire', 'Acquire', 'FenceWrite', 'Release', 'Release', 'FenceWrite', 'FenceWrite']);
+    expect(of('applied').map((e) => e.command)).to.deep.equal([
+      'Grant',
+      'Grant',
+      'Acquire',
+      'Acquire',
+      'FenceWrite',
+      'Release',
+      'Release',
+      'FenceWrite',
+      'FenceWrite',
+    ]);
     expect(of('applied')[8]).to.include({ ok: false, error: 'FAILED_PRECONDITION' });
   });
 
@@ -93,20 +116,46 @@ describe('observe: events sourced from applies, roles and votes', () => {
     source.tickProposed(1, encodeCommand({ type: 'Tick', elapsedMs: 100, marginMs: 0, renewed: [] }), 100); // an older term's
     const stale = apply({ type: 'Tick', elapsedMs: 100, marginMs: 0, renewed: [] });
     const ticks = (await events()).filter((e) => e.type === 'tick');
-    expect(ticks.map((t) => [t.index, t.elapsedMs, t.measuredMs])).to.deep.equal([[mine, 200, 60_101], [other, 200, undefined], [stale, 100, undefined]]);
+    expect(ticks.map((t) => [t.index, t.elapsedMs, t.measuredMs])).to.deep.equal([
+      [mine, 200, 60_101],
+      [other, 200, undefined],
+      [stale, 100, undefined],
+    ]);
   });
 
-  it('the loop\'s facts: a term change with the vote, appended entries, the commit moving, a synced write timed, snapshots', async () => {
+  it("the loop's facts: a term change with the vote, appended entries, the commit moving, a synced write timed, snapshots", async () => {
     const bus = new EventBus('n1', () => 5);
     const source = new NodeSource(bus, 'n1', { term: 4, commit: 10 });
     const sub = bus.subscribe(100, () => {});
     const entries = [11, 12].map((index) => ({ index, term: 5, data: new Uint8Array(0) }));
     source.driverEvent({ kind: 'sync-started' });
     expect(source.syncOutstandingMs()).to.be.at.least(0);
-    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 10 }, termOrVoteChanged: true, mustSync: true, entries, committedEntries: [], messages: [], readStates: [] } });
+    source.driverEvent({
+      kind: 'persisted',
+      rd: {
+        hardState: { term: 5, vote: 'n2', commit: 10 },
+        termOrVoteChanged: true,
+        mustSync: true,
+        entries,
+        committedEntries: [],
+        messages: [],
+        readStates: [],
+      },
+    });
     source.driverEvent({ kind: 'synced', ms: 3.5, entries: 2 });
     expect(source.syncOutstandingMs()).to.equal(0);
-    source.driverEvent({ kind: 'persisted', rd: { hardState: { term: 5, vote: 'n2', commit: 12 }, termOrVoteChanged: false, mustSync: false, entries: [], committedEntries: entries, messages: [], readStates: [] } });
+    source.driverEvent({
+      kind: 'persisted',
+      rd: {
+        hardState: { term: 5, vote: 'n2', commit: 12 },
+        termOrVoteChanged: false,
+        mustSync: false,
+        entries: [],
+        committedEntries: entries,
+        messages: [],
+        readStates: [],
+      },
+    });
     source.driverEvent({ kind: 'snapshot-taken', index: 12, bytes: 99 });
     await turn();
     const evs = sub.take().events.map(({ seq: _s, at: _a, node: _n, term: _t, ...body }) => body);

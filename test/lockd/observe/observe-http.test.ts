@@ -67,7 +67,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
     }
   });
 
-  it('/events streams a follower\'s decisions: the grant with its token, the lease, the stale release', async () => {
+  it("/events streams a follower's decisions: the grant with its token, the lease, the stale release", async () => {
     const follower = f.cluster.nodes.find((n) => n.id !== f.leaderId)!.id;
     const sse = new SseReader(`${base(follower)}/events`);
     readers.push(sse);
@@ -80,7 +80,15 @@ describe('observe: metrics, health and events on --http-listen', function () {
       const e = sse.events.find((x) => x.event === 'lock-granted');
       return e ? (JSON.parse(e.data) as Record<string, unknown>) : undefined;
     });
-    expect(grant).to.include({ type: 'lock-granted', node: follower, name: 'ev-lock', leaseId: a.leaseId, token: fencingToken, index: tokenIndex(fencingToken), handoff: false });
+    expect(grant).to.include({
+      type: 'lock-granted',
+      node: follower,
+      name: 'ev-lock',
+      leaseId: a.leaseId,
+      token: fencingToken,
+      index: tokenIndex(fencingToken),
+      handoff: false,
+    });
     expect(Number(sse.events.find((x) => x.event === 'lock-granted')!.id)).to.equal(grant.seq);
     const lease = JSON.parse(sse.events.find((x) => x.event === 'lease-granted')!.data) as Record<string, unknown>;
     expect(lease).to.include({ leaseId: a.leaseId, ttlMs: TTL_MS });
@@ -121,7 +129,15 @@ describe('observe: metrics, health and events on --http-listen', function () {
     const lease = snap.machine.leases.rows.find((l) => l.leaseId === a.leaseId)!;
     expect(lease.ttlMs).to.equal(TTL_MS);
     expect(lease.deadline).to.be.greaterThan(snap.machine.now);
-    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({ name: 'snap-lock', permits: 1, election: false, delayUntil: 0, holders: [{ leaseId: a.leaseId, token: fencingToken, shared: false, value: '' }], queue: [b.leaseId], queueLength: 1 });
+    expect(snap.machine.locks.rows.find((l) => l.name === 'snap-lock')).to.deep.equal({
+      name: 'snap-lock',
+      permits: 1,
+      election: false,
+      delayUntil: 0,
+      holders: [{ leaseId: a.leaseId, token: fencingToken, shared: false, value: '' }],
+      queue: [b.leaseId],
+      queueLength: 1,
+    });
     expect(snap.machine.fence.rows.find((k) => k.key === 'snap/key')).to.deep.equal({ key: 'snap/key', token: fencingToken, deleted: false });
     // The next event is seq + 1: nothing falls between the snapshot and the stream.
     await f.leader.release('snap-lock', fencingToken); // hands it to b
@@ -146,7 +162,8 @@ describe('observe: metrics, health and events on --http-listen', function () {
     expect(page.headers.get('content-security-policy')).to.contain("script-src 'self'");
     expect(await page.text()).to.contain('<script type="module" src="main.js"></script>');
     expect((await getText(`${base(follower)}/main.js`)).type).to.equal('text/javascript; charset=utf-8');
-    for (const path of ['/package.json', '/..%2Fpackage.json', '/%2e%2e/src/lockd/main.ts', '/index.html/', '/.hidden.js']) expect((await getText(`${base(follower)}${path}`)).status, path).to.equal(404);
+    for (const path of ['/package.json', '/..%2Fpackage.json', '/%2e%2e/src/lockd/main.ts', '/index.html/', '/.hidden.js'])
+      expect((await getText(`${base(follower)}${path}`)).status, path).to.equal(404);
   });
 
   it('/metrics counts grants and stale fenced writes, and carries the Raft, disk and process metrics', async () => {
@@ -183,7 +200,7 @@ describe('observe: metrics, health and events on --http-listen', function () {
     }
     expect((await getText(`${base(leader)}/metrics`)).type).to.contain('text/plain; version=0.0.4');
     // The leader's log line of the refusal is read from the same stream, with the numbers.
-    await waitFor('the refusal in the leader\'s log', () => (f.cluster.log(leader).includes(`fenced write of m/key refused: ${t1} < ${t2}`) ? true : undefined));
+    await waitFor("the refusal in the leader's log", () => (f.cluster.log(leader).includes(`fenced write of m/key refused: ${t1} < ${t2}`) ? true : undefined));
     await f.leader.release('m-lock', t2);
   });
 
@@ -191,7 +208,13 @@ describe('observe: metrics, health and events on --http-listen', function () {
     const leader = f.leaderId;
     const ids = ['n1', 'n2', 'n3'];
     const followers = ids.filter((id) => id !== leader);
-    const names = ['lockd_raft_app_entries_sent_total', 'lockd_raft_ready_batches_total', 'lockd_raft_ready_entries_total', 'lockd_disk_synced_writes_total', 'lockd_disk_synced_entries_total'];
+    const names = [
+      'lockd_raft_app_entries_sent_total',
+      'lockd_raft_ready_batches_total',
+      'lockd_raft_ready_entries_total',
+      'lockd_disk_synced_writes_total',
+      'lockd_disk_synced_entries_total',
+    ];
     const read = (text: string): Record<string, number> => ({
       appSent: metric(text, 'lockd_raft_messages_sent_total', { type: 'App' })!,
       appReceived: metric(text, 'lockd_raft_messages_received_total', { type: 'App' })!,
@@ -211,8 +234,10 @@ describe('observe: metrics, health and events on --http-listen', function () {
         const was = before.get(id)!;
         const d = (k: string) => now[k] - was[k];
         const moved =
-          d('lockd_raft_ready_batches_total') >= 1 && d('lockd_raft_ready_entries_total') >= 3 &&
-          d('lockd_disk_synced_writes_total') >= 1 && d('lockd_disk_synced_entries_total') >= 3 &&
+          d('lockd_raft_ready_batches_total') >= 1 &&
+          d('lockd_raft_ready_entries_total') >= 3 &&
+          d('lockd_disk_synced_writes_total') >= 1 &&
+          d('lockd_disk_synced_entries_total') >= 3 &&
           (id === leader
             ? d('appSent') >= followers.length && d('lockd_raft_app_entries_sent_total') >= 3 * followers.length && d('respReceived') >= followers.length
             : d('appReceived') >= 1 && d('respSent') >= 1);

@@ -21,7 +21,7 @@ describe('quotas on /metrics', function () {
     expect(rows.map((r) => r.principal)).to.deep.equal([SHARED_PRINCIPAL, ...Array.from({ length: QUOTA_METRIC_PRINCIPALS - 1 }, (_, i) => `p${499 - i}`)]);
   });
 
-  it('a node shows the shared principal\'s limits and what it uses', async () => {
+  it("a node shows the shared principal's limits and what it uses", async () => {
     const n = await startInProcessNode();
     const api = new LockApi(n.address);
     try {

@@ -52,7 +52,9 @@ describe('observe: stall watch', () => {
   });
 
   it('the dashboard model keeps the loop lag and heartbeat gap a node reports', async () => {
-    const { NodeModel } = (await import(modelUrl)) as { NodeModel: new (id: string) => { loopLagMs?: number; heartbeatGapMs?: number; applyEvent(ev: unknown): unknown } };
+    const { NodeModel } = (await import(modelUrl)) as {
+      NodeModel: new (id: string) => { loopLagMs?: number; heartbeatGapMs?: number; applyEvent(ev: unknown): unknown };
+    };
     const m = new NodeModel('n1');
     expect(m.loopLagMs).to.equal(undefined);
     m.applyEvent({ seq: 1, at: 0, node: 'n1', term: 2, type: 'loop-lag', maxMs: 640, heartbeatGapMs: 655 });

@@ -34,7 +34,7 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
     await cluster?.stop();
   });
 
-  it('gc-pause: A\'s trust deadline passes before the cluster grants B the lock; the refused write shows both tokens; the log strip shows the granting entry', async () => {
+  it("gc-pause: A's trust deadline passes before the cluster grants B the lock; the refused write shows both tokens; the log strip shows the granting entry", async () => {
     const run = await startStory(browser!, cluster, 'gc-pause', storyPort, STEP_MS);
     const { page, lines } = run;
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -55,7 +55,7 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
       const grantedB = await at('#clients .lane[data-client="B"] [data-mark="granted"]');
       expect(trustA, 'A stops trusting before the cluster expires its lease').to.be.below(expiredA);
       expect(expiredA).to.be.at.most(grantedB + 5); // the same entry (each mark as the first node reported it)
-      expect(trustA, 'A\'s trust deadline passes before B is granted').to.be.below(grantedB);
+      expect(trustA, "A's trust deadline passes before B is granted").to.be.below(grantedB);
       // A froze while holding: "still thinks it holds", from the pause past its trust deadline and B's grant.
       const paused = page.locator('#clients .lane[data-client="A"] .belief[data-belief="paused"]');
       expect(await paused.textContent()).to.match(/still thinks it holds demo\/gc-pause\//);
@@ -64,10 +64,15 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
       const [, stale, highest] = (lines.map((l) => /REFUSED \((\d+) < (\d+)\)/.exec(l)).find(Boolean) ?? []).map(Number);
       expect(stale, lines.join('\n')).to.be.below(highest);
       expect(await page.locator('#clients .lane[data-client="A"] .op.refused').last().getAttribute('title')).to.contain(`token ${stale}`);
-      await page.locator('#timeline li.kind-refused', { hasText: `${fmt(stale)} < ${fmt(highest)}` }).first().waitFor({ timeout: 5_000 });
+      await page
+        .locator('#timeline li.kind-refused', { hasText: `${fmt(stale)} < ${fmt(highest)}` })
+        .first()
+        .waitFor({ timeout: 5_000 });
       // The demo's steps are rows too, in the (term, index) order the header claims.
       expect(await page.locator('#timeline li[data-type="story-line"]').count()).to.be.above(5);
-      const pos = await page.locator('#timeline li').evaluateAll((els) => els.map((e) => [Number((e as HTMLElement).dataset.term), Number((e as HTMLElement).dataset.pos)]));
+      const pos = await page
+        .locator('#timeline li')
+        .evaluateAll((els) => els.map((e) => [Number((e as HTMLElement).dataset.term), Number((e as HTMLElement).dataset.pos)]));
       for (let k = 1; k < pos.length; k++) expect(pos[k][0] * 1e9 + pos[k][1], `row ${k}`).to.be.at.most(pos[k - 1][0] * 1e9 + pos[k - 1][1]);
       expect(await page.locator('#story .caption').textContent()).to.match(/^OK: A's write with stale token \d+ was refused/);
       await keepShot(page, 'gc-pause');
@@ -101,35 +106,40 @@ describe('study dashboard, story mode: a demo drives the page (chromium, 3-node 
   /** What each of the other demos must show on the page, besides its outcome and every step. */
   const others: ReadonlyArray<{ name: string; what: string; check: (page: Page) => Promise<void> }> = [
     {
-      name: 'holder-crash', what: 'the killed `lockctl run` holder\'s call ends killed; B is granted the lock',
+      name: 'holder-crash',
+      what: "the killed `lockctl run` holder's call ends killed; B is granted the lock",
       check: async (page) => {
         expect(await page.locator('#clients .lane[data-client="holder"] .op.refused').first().getAttribute('title')).to.contain('killed by SIGKILL');
         await page.locator('#clients .lane[data-client="B"] [data-mark="granted"]').first().waitFor({ timeout: 5_000 });
       },
     },
     {
-      name: 'slow-release', what: 'A and B each have a lane; B is granted the lock',
+      name: 'slow-release',
+      what: 'A and B each have a lane; B is granted the lock',
       check: async (page) => {
         await page.locator('#clients .lane[data-client="A"] .op').first().waitFor({ timeout: 5_000 });
         await page.locator('#clients .lane[data-client="B"] [data-mark="granted"]').first().waitFor({ timeout: 5_000 });
       },
     },
     {
-      name: 'leader-failover', what: 'the leader\'s kill and restart are rows',
+      name: 'leader-failover',
+      what: "the leader's kill and restart are rows",
       check: async (page) => {
         await faultRow(page, 'killed (kill -9)');
         await faultRow(page, 'restarted from its data dir');
       },
     },
     {
-      name: 'partitioned-leader', what: 'the isolate and the heal are rows',
+      name: 'partitioned-leader',
+      what: 'the isolate and the heal are rows',
       check: async (page) => {
         await faultRow(page, 'isolated: its Raft messages dropped');
         await faultRow(page, 'healed: Raft messages flow again');
       },
     },
     {
-      name: 'clock-jump', what: 'the clock jump is a row',
+      name: 'clock-jump',
+      what: 'the clock jump is a row',
       check: async (page) => {
         await faultRow(page, 'clock jumps 60000 ms');
       },

@@ -27,17 +27,23 @@ export interface StoryRun {
  * demo prints the address); the demo waits for the page before its first step.
  */
 export async function startStory(browser: Browser, cluster: ScriptCluster, name: string, storyPort: number, stepMs: number): Promise<StoryRun> {
-  const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', name, '--dashboard', '--story-port', String(storyPort), '--step', String(stepMs)], { cwd: ROOT, env: { ...process.env, ...cluster.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', name, '--dashboard', '--story-port', String(storyPort), '--step', String(stepMs)], {
+    cwd: ROOT,
+    env: { ...process.env, ...cluster.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   reapOnExit(proc);
   const lines: string[] = [];
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => proc.kill('SIGKILL'), 90_000);
-  const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
-    clearTimeout(timer);
-    if (code !== 0) lines.push(`(stderr) ${stderr}`);
-    resolve(code);
-  }));
+  const exit = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) lines.push(`(stderr) ${stderr}`);
+      resolve(code);
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).on('line', (l) => {
       lines.push(l);

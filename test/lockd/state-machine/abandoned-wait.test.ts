@@ -17,7 +17,8 @@ function setup(requestId?: string) {
 }
 
 // Like the service's cleanup, naming the abandoned Acquire's request id (none if it had none).
-const cancel = (h: Harness, leaseId: number, abandonedAtIndex: number, acquireRequestId?: string) => h.ok({ type: 'CancelWait', name: 'x', leaseId, abandonedAtIndex, acquireRequestId });
+const cancel = (h: Harness, leaseId: number, abandonedAtIndex: number, acquireRequestId?: string) =>
+  h.ok({ type: 'CancelWait', name: 'x', leaseId, abandonedAtIndex, acquireRequestId });
 
 describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', () => {
   it('plain abandon, still queued: the lease leaves the queue', () => {
@@ -145,7 +146,8 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     }
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
     // Any applied index but the grant's own Acquire entry changes nothing either.
-    for (const bound of [queuedAt - 1, queuedAt + 1, tokenIndex(tL), h.next - 1]) expect(cancel(h, L, bound)).to.include({ removed: false, heldToken: 0, released: false });
+    for (const bound of [queuedAt - 1, queuedAt + 1, tokenIndex(tL), h.next - 1])
+      expect(cancel(h, L, bound)).to.include({ removed: false, heldToken: 0, released: false });
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: L, token: tL });
     expect(h.lastEvents()).to.deep.equal([]);
   });
@@ -215,7 +217,17 @@ describe('state machine: CancelWait of an abandoned call (abandonedAtIndex)', ()
     const doc = JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))) as { locks: unknown[] };
     expect(doc.locks).to.deep.equal([
       ['x', 1, 0, [[L, tok(queuedAt + 1), false, 0, '', tryAt, false, 'r1', null]], [], false],
-      ['y', 1, 0, [[A, tok(bAt - 1), false, 0, '', bAt - 1, false, null, null]], [[B, bAt, false, 0, '', 'rb', 'rb'], [L, lAt, false, 0, '', null, null]], false],
+      [
+        'y',
+        1,
+        0,
+        [[A, tok(bAt - 1), false, 0, '', bAt - 1, false, null, null]],
+        [
+          [B, bAt, false, 0, '', 'rb', 'rb'],
+          [L, lAt, false, 0, '', null, null],
+        ],
+        false,
+      ],
     ]);
     const copy = new Harness(LockStateMachine.fromSnapshot(h.sm.snapshot(), { checkEveryApply: true }));
     expect(copy.sm.snapshot()).to.deep.equal(h.sm.snapshot());

@@ -15,7 +15,11 @@ function withRules(h: Harness, rules: [string, string, 'lock' | 'fence' | 'read'
 describe('state machine: principals, lease ownership and access rules', () => {
   it('longest prefix wins, and no matching rule means no access', () => {
     const h = new Harness();
-    withRules(h, [['alice', '', 'lock'], ['alice', 'secret/', 'read'], ['alice', 'secret/open/', 'lock']]);
+    withRules(h, [
+      ['alice', '', 'lock'],
+      ['alice', 'secret/', 'read'],
+      ['alice', 'secret/open/', 'lock'],
+    ]);
     const sm = h.sm;
     expect(sm.aclAllows('alice', 'public/x', ['lock'])).to.equal(true);
     expect(sm.aclAllows('alice', 'secret/x', ['lock'])).to.equal(false); // "secret/" is longer than "" and grants read only
@@ -43,7 +47,12 @@ describe('state machine: principals, lease ownership and access rules', () => {
 
   it("a lease is its granter's: another principal cannot revoke it, acquire or cancel waits with it, release its lock or write with its token — even with the right ids", () => {
     const h = new Harness();
-    withRules(h, [['alice', '', 'lock'], ['alice', '', 'fence'], ['bob', '', 'lock'], ['bob', '', 'fence']]);
+    withRules(h, [
+      ['alice', '', 'lock'],
+      ['alice', '', 'fence'],
+      ['bob', '', 'lock'],
+      ['bob', '', 'fence'],
+    ]);
     const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
     const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
     const token = h.ok({ type: 'Acquire', name: 'm', leaseId: bobLease, wait: false, ...bob }).token;
@@ -91,7 +100,9 @@ describe('state machine: principals, lease ownership and access rules', () => {
     expect(h.ok({ type: 'Release', name: 'x', token }).released).to.equal(true);
     h.ok({ type: 'Revoke', leaseId: lease });
     // An anonymous command encodes as it did before principals existed.
-    expect(encodeCommand({ type: 'Revoke', leaseId: 3, principal: 'anonymous', admin: false, acl: false })).to.deep.equal(encodeCommand({ type: 'Revoke', leaseId: 3 }));
+    expect(encodeCommand({ type: 'Revoke', leaseId: 3, principal: 'anonymous', admin: false, acl: false })).to.deep.equal(
+      encodeCommand({ type: 'Revoke', leaseId: 3 }),
+    );
   });
 
   it('only an admin changes rules, rules are deduplicated by request id, and admin rules are cluster-wide', () => {
@@ -126,7 +137,11 @@ describe('state machine: principals, lease ownership and access rules', () => {
 
   it('a rule change that takes `lock` away (a revoke, or a grant on a longer prefix) takes the principal out of the queues it may no longer wait in: its queued Acquire is not granted after it', () => {
     const h = new Harness();
-    withRules(h, [['alice', 'shared/', 'lock'], ['alice', 'shared/open/', 'lock'], ['bob', 'shared/', 'lock']]);
+    withRules(h, [
+      ['alice', 'shared/', 'lock'],
+      ['alice', 'shared/open/', 'lock'],
+      ['bob', 'shared/', 'lock'],
+    ]);
     const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
     const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
     const token = h.ok({ type: 'Acquire', name: 'shared/x', leaseId: bobLease, wait: false, ...bob }).token;
@@ -167,7 +182,11 @@ describe('state machine: principals, lease ownership and access rules', () => {
 
   it('a fenced write naming a lock needs `lock` or `read` on that lock: its refusal would otherwise tell whether and under which token a lock alice may not inspect is held', () => {
     const h = new Harness();
-    withRules(h, [['alice', 'shared/', 'fence'], ['alice', 'alice/', 'lock'], ['bob', 'bob/', 'lock']]);
+    withRules(h, [
+      ['alice', 'shared/', 'fence'],
+      ['alice', 'alice/', 'lock'],
+      ['bob', 'bob/', 'lock'],
+    ]);
     const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
     const bobToken = h.ok({ type: 'Acquire', name: 'bob/secret', leaseId: bobLease, wait: false, ...bob }).token;
     const aliceLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...alice }).leaseId;
@@ -183,12 +202,19 @@ describe('state machine: principals, lease ownership and access rules', () => {
       }
     }
     // Her own lock, she may name.
-    expect(h.ok({ type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token: aliceToken, lock: 'alice/x', ...alice }).highestToken).to.equal(aliceToken);
+    expect(h.ok({ type: 'FenceWrite', key: 'shared/k', value: new Uint8Array([1]), token: aliceToken, lock: 'alice/x', ...alice }).highestToken).to.equal(
+      aliceToken,
+    );
   });
 
   it("replaying bob's request id gets alice nothing of bob's while his lease lives: ownership is decided before the dedup record answers", () => {
     const h = new Harness();
-    withRules(h, [['alice', '', 'lock'], ['alice', '', 'fence'], ['bob', '', 'lock'], ['bob', '', 'fence']]);
+    withRules(h, [
+      ['alice', '', 'lock'],
+      ['alice', '', 'fence'],
+      ['bob', '', 'lock'],
+      ['bob', '', 'fence'],
+    ]);
     const bobLease = h.ok({ type: 'Grant', ttlMs: 5000, marginMs: 0, ...bob }).leaseId;
     const token = h.ok({ type: 'Acquire', name: 'm', leaseId: bobLease, wait: true, requestId: 'a1', ...bob }).token;
     h.ok({ type: 'FenceWrite', key: 'k', value: new Uint8Array([1]), token, requestId: 'f1', ...bob });
@@ -202,7 +228,10 @@ describe('state machine: principals, lease ownership and access rules', () => {
 
   it('rules and lease owners survive a snapshot', () => {
     const h = new Harness();
-    withRules(h, [['alice', 'alice/', 'lock'], ['alice', '', 'read']]);
+    withRules(h, [
+      ['alice', 'alice/', 'lock'],
+      ['alice', '', 'read'],
+    ]);
     const lease = h.ok({ type: 'Grant', ttlMs: 1000, marginMs: 0, ...alice }).leaseId;
     const copy = LockStateMachine.fromSnapshot(h.sm.snapshot());
     expect(copy.aclRules()).to.deep.equal(h.sm.aclRules());

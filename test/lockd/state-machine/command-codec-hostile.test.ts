@@ -2,7 +2,14 @@
 // each test failed on that version (a leading U+FEFF stripped, a Buffer view kept, non-canonical input
 // accepted, out-of-range permits erased, an oversized buffer pinned).
 import { expect } from 'chai';
-import { type Command, CommandDecodeError, COMMAND_FORMAT_VERSION, decodeCommand, encodeCommand, validateCommand } from '../../../src/lockd/state-machine/index.js';
+import {
+  type Command,
+  CommandDecodeError,
+  COMMAND_FORMAT_VERSION,
+  decodeCommand,
+  encodeCommand,
+  validateCommand,
+} from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
 
 const V = COMMAND_FORMAT_VERSION;

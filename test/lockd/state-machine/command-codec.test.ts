@@ -1,11 +1,6 @@
 import { expect } from 'chai';
 import type { Command } from '../../../src/lockd/state-machine/index.js';
-import {
-  COMMAND_FORMAT_VERSION,
-  CommandDecodeError,
-  decodeCommand,
-  encodeCommand,
-} from '../../../src/lockd/state-machine/index.js';
+import { COMMAND_FORMAT_VERSION, CommandDecodeError, decodeCommand, encodeCommand } from '../../../src/lockd/state-machine/index.js';
 
 // A seeded generator, so a failure names a case that reproduces.
 function rng(seed: number): () => number {
@@ -21,7 +16,25 @@ function rng(seed: number): () => number {
 }
 
 const V = COMMAND_FORMAT_VERSION;
-const NUMS = [0, 1, 126, 127, 128, 16_383, 16_384, 2 ** 32, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER, 2 ** 60, -1, -0.5, 0.25, -(2 ** 53), Number.MAX_VALUE, -Number.MIN_VALUE];
+const NUMS = [
+  0,
+  1,
+  126,
+  127,
+  128,
+  16_383,
+  16_384,
+  2 ** 32,
+  Number.MAX_SAFE_INTEGER - 1,
+  Number.MAX_SAFE_INTEGER,
+  2 ** 60,
+  -1,
+  -0.5,
+  0.25,
+  -(2 ** 53),
+  Number.MAX_VALUE,
+  -Number.MIN_VALUE,
+];
 
 /** Random commands of every type, every optional field sometimes present, numbers from the edges and beyond. */
 function randomCommand(r: () => number): Command {
@@ -36,7 +49,18 @@ function randomCommand(r: () => number): Command {
     { type: 'Grant', ttlMs: num(), marginMs: num(), driftPpm: some(num), requestId: rid, ...auth() },
     { type: 'Revoke', leaseId: num(), requestId: rid, ...auth() },
     { type: 'Tick', elapsedMs: num(), marginMs: num(), driftPpm: some(num), renewed: Array.from({ length: pick([0, 1, 5, 1000]) }, num) },
-    { type: 'Acquire', name: str(), leaseId: num(), wait: r() < 0.5, permits: some(num), shared: some(() => r() < 0.5), lockDelayMs: some(num), value: some(str), requestId: rid, ...auth() },
+    {
+      type: 'Acquire',
+      name: str(),
+      leaseId: num(),
+      wait: r() < 0.5,
+      permits: some(num),
+      shared: some(() => r() < 0.5),
+      lockDelayMs: some(num),
+      value: some(str),
+      requestId: rid,
+      ...auth(),
+    },
     { type: 'Release', name: str(), token: num(), leaseId: some(num), requestId: rid, ...auth() },
     { type: 'SetPermits', name: str(), permits: num(), requestId: rid, ...auth() },
     { type: 'Proclaim', name: str(), token: num(), value: str(), ...auth() },
@@ -145,13 +169,32 @@ describe('state machine: command codec', () => {
     // version, type code (Revoke = 2), presence 0, leaseId 3 as uint 3 + 1.
     expect([...encodeCommand({ type: 'Revoke', leaseId: 3 })]).to.deep.equal([V, 2, 0, 4]);
     // Acquire = 4: presence bit 4 (requestId, the 5th optional field); name; leaseId 127 → uint 128; wait.
-    expect([...encodeCommand({ type: 'Acquire', name: 'a', leaseId: 127, wait: true, requestId: 'q' })]).to.deep.equal([V, 4, 0b10000, 1, 0x61, 0x80, 0x01, 1, 1, 0x71]);
+    expect([...encodeCommand({ type: 'Acquire', name: 'a', leaseId: 127, wait: true, requestId: 'q' })]).to.deep.equal([
+      V,
+      4,
+      0b10000,
+      1,
+      0x61,
+      0x80,
+      0x01,
+      1,
+      1,
+      0x71,
+    ]);
     // Tick = 3: -1 is not an integer ≥ 0: uint 0, then float64 little-endian.
     const f = Buffer.alloc(8);
     f.writeDoubleLE(-1);
     expect([...encodeCommand({ type: 'Tick', elapsedMs: -1, marginMs: 0, renewed: [] })]).to.deep.equal([V, 3, 0, 0, ...f, 1, 0]);
     // Flags carry no bytes: shared (bit 1) and admin (bit 6) on an Acquire.
-    expect([...encodeCommand({ type: 'Acquire', name: 'a', leaseId: 0, wait: false, shared: true, admin: true })]).to.deep.equal([V, 4, 0b1000010, 1, 0x61, 1, 0]);
+    expect([...encodeCommand({ type: 'Acquire', name: 'a', leaseId: 0, wait: false, shared: true, admin: true })]).to.deep.equal([
+      V,
+      4,
+      0b1000010,
+      1,
+      0x61,
+      1,
+      0,
+    ]);
   });
 
   it('refuses to encode values it cannot carry or of the wrong type', () => {
@@ -177,7 +220,11 @@ describe('state machine: command codec', () => {
 
   const bad: [string, Uint8Array, RegExp][] = [
     ['empty data (a no-op)', new Uint8Array(0), /no-op/],
-    ['format 1 (JSON), with a hint', new Uint8Array([1, ...new TextEncoder().encode('{"type":"Revoke","leaseId":1}')]), /version 1 is not supported \(this build reads 2\) \(format 1, JSON/],
+    [
+      'format 1 (JSON), with a hint',
+      new Uint8Array([1, ...new TextEncoder().encode('{"type":"Revoke","leaseId":1}')]),
+      /version 1 is not supported \(this build reads 2\) \(format 1, JSON/,
+    ],
     ['a future format version', new Uint8Array([3, 2, 0, 4]), /version 3 is not supported/],
     ['an unknown type code', new Uint8Array([V, 14, 0]), /unknown type code 14/],
     ['type code 0', new Uint8Array([V, 0, 0]), /unknown type code 0/],
@@ -191,7 +238,11 @@ describe('state machine: command codec', () => {
     ['a string longer than the entry', new Uint8Array([V, 5, 0, 100, 0x61]), /truncated: Release.name says 100 bytes, 1 remain/],
     ['malformed UTF-8', new Uint8Array([V, 5, 0, 2, 0xc3, 0x28, 1]), /Release.name is not valid UTF-8/],
     ['a boolean that is neither 0 nor 1', new Uint8Array([V, 4, 0, 1, 0x61, 2, 2]), /Acquire.wait must be a boolean/],
-    ['more renewals than the entry holds (no allocation for them)', new Uint8Array([V, 3, 0, 2, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]), /renewed claims 1099511627776 numbers/],
+    [
+      'more renewals than the entry holds (no allocation for them)',
+      new Uint8Array([V, 3, 0, 2, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]),
+      /renewed claims 1099511627776 numbers/,
+    ],
     ['fence value longer than the entry', new Uint8Array([V, 8, 0, 1, 0x6b, 0x80, 0x80, 0x04, 1]), /truncated: FenceWrite.value says 65536 bytes/],
     ['an unknown ACL verb', new Uint8Array([V, 11, 0, 1, 0x61, 0, 3, 0x72, 0x75, 0x6e]), /AclGrant.verb "run" is not a verb/],
   ];

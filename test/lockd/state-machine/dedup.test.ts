@@ -47,7 +47,10 @@ describe('state machine: request-id dedup (retries apply once)', () => {
       error: 'INVALID_ARGUMENT',
     });
     h.acquire('x', lease, false, 'a');
-    for (const [name, wait] of [['y', false], ['x', true]] as const)
+    for (const [name, wait] of [
+      ['y', false],
+      ['x', true],
+    ] as const)
       expect(h.fail({ type: 'Acquire', name, leaseId: lease, wait, requestId: 'a' }).message).to.match(/already used/);
   });
 
@@ -138,7 +141,10 @@ describe('state machine: request-id dedup (retries apply once)', () => {
     h.ok({ type: 'Release', name: 'x', token: t });
     expect(h.acquire('x', b, false, 'try')).to.include({ status: 'held', holderLeaseId: b, holderToken: tb, token: 0 });
     // The wait's cleanup still finds its grant unclaimed: the try-lock's replay handed nobody the lock.
-    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: b, abandonedAtIndex: queuedAt, acquireRequestId: 'wait' })).to.include({ released: true, heldToken: tb });
+    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: b, abandonedAtIndex: queuedAt, acquireRequestId: 'wait' })).to.include({
+      released: true,
+      heldToken: tb,
+    });
   });
 
   it('a try-lock answered "queued" (its lease waits by another call) replays the truth, never afresh', () => {
@@ -235,8 +241,7 @@ describe('state machine: request-id dedup (retries apply once)', () => {
   it(`forgets the oldest request id beyond ${DEDUP_CAPACITY} (bounded, FIFO, deterministic)`, function () {
     this.timeout(30_000);
     const sm = new LockStateMachine();
-    const grant = (i: number, rid: string) =>
-      sm.apply({ index: i, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0, requestId: rid }) }).result;
+    const grant = (i: number, rid: string) => sm.apply({ index: i, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0, requestId: rid }) }).result;
     let index = 0;
     for (let i = 0; i <= DEDUP_CAPACITY; i++) grant(++index, `r${i}`); // r0 .. r10000: one too many
     expect(grant(++index, 'r1')).to.include({ leaseId: 2, duplicate: true }); // still remembered

@@ -134,7 +134,10 @@ describe('state machine: per-lease quotas', () => {
     const tg = h.acquire('g', greedy).token;
     for (let i = 0; i < MAX_FENCE_KEYS_PER_LEASE; i++) h.ok({ type: 'FenceWrite', key: `g${i}`, value: bytes(''), token: tg });
     const r = h.fail({ type: 'FenceWrite', key: 'g-more', value: bytes(''), token: tg });
-    expect(r).to.include({ error: 'RESOURCE_EXHAUSTED', message: `lease ${greedy} already created ${MAX_FENCE_KEYS_PER_LEASE} fenced keys (the limit per lease); delete some first` });
+    expect(r).to.include({
+      error: 'RESOURCE_EXHAUSTED',
+      message: `lease ${greedy} already created ${MAX_FENCE_KEYS_PER_LEASE} fenced keys (the limit per lease); delete some first`,
+    });
     h.ok({ type: 'FenceWrite', key: 'g0', value: bytes('overwrite is fine'), token: tg });
     const to = h.acquire('o', h.grant(60_000)).token;
     h.ok({ type: 'FenceWrite', key: 'o0', value: bytes(''), token: to, lock: 'o' });
@@ -185,7 +188,10 @@ describe('state machine: per-lease quotas', () => {
     for (let i = 1; i < MAX_LOCKS_PER_LEASE; i++) h.acquire(`l${i}`, greedy);
     h.sm.checkInvariants();
     const take = h.fail({ type: 'Acquire', name: 'one-more', leaseId: greedy, wait: false });
-    expect(take).to.include({ error: 'RESOURCE_EXHAUSTED', message: `lease ${greedy} already holds or waits for ${MAX_LOCKS_PER_LEASE} locks (the limit per lease)` });
+    expect(take).to.include({
+      error: 'RESOURCE_EXHAUSTED',
+      message: `lease ${greedy} already holds or waits for ${MAX_LOCKS_PER_LEASE} locks (the limit per lease)`,
+    });
     h.ok({ type: 'Acquire', name: 'one-more-held', leaseId: other, wait: false });
     expect(h.fail({ type: 'Acquire', name: 'one-more-held', leaseId: greedy, wait: true })).to.include({ error: 'RESOURCE_EXHAUSTED' });
     expect(h.acquire('l1', greedy).status).to.equal('acquired');

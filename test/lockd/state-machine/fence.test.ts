@@ -58,9 +58,7 @@ describe('state machine: fenced store', () => {
     expect(f.message).to.match(/never issued/);
     expect(h.sm.fenceRead('k').found).to.equal(false);
     const highestIssuable = tok(h.next) - 1; // the largest token an earlier entry could mint
-    expect(h.ok({ type: 'FenceWrite', key: 'k', value: bytes('x'), token: highestIssuable }).highestToken).to.equal(
-      highestIssuable,
-    );
+    expect(h.ok({ type: 'FenceWrite', key: 'k', value: bytes('x'), token: highestIssuable }).highestToken).to.equal(highestIssuable);
   });
 
   it('refuses token 0 and oversize values with INVALID_ARGUMENT', () => {

@@ -38,14 +38,22 @@ describe('state machine: every grant has a token of its own', () => {
     h.acquire('s', c, true);
     const at = h.next;
     h.ok({ type: 'SetPermits', name: 's', permits: 3 });
-    expect(h.lastEvents()).to.deep.equal([['PERMITS_CHANGED', 's', 0, 0], ['ACQUIRED', 's', b, grantToken(at, 0)], ['ACQUIRED', 's', c, grantToken(at, 1)]]);
+    expect(h.lastEvents()).to.deep.equal([
+      ['PERMITS_CHANGED', 's', 0, 0],
+      ['ACQUIRED', 's', b, grantToken(at, 0)],
+      ['ACQUIRED', 's', c, grantToken(at, 1)],
+    ]);
 
     const [w, r1, r2] = [h.grant(), h.grant(), h.grant()];
     const wToken = h.acquire('rw', w);
     for (const r of [r1, r2]) h.ok({ type: 'Acquire', name: 'rw', leaseId: r, wait: true, shared: true });
     const down = h.next;
     h.ok({ type: 'Acquire', name: 'rw', leaseId: w, wait: false, shared: true });
-    expect(h.lastEvents()).to.deep.equal([['DOWNGRADED', 'rw', w, (wToken as { token: number }).token], ['ACQUIRED', 'rw', r1, grantToken(down, 0)], ['ACQUIRED', 'rw', r2, grantToken(down, 1)]]);
+    expect(h.lastEvents()).to.deep.equal([
+      ['DOWNGRADED', 'rw', w, (wToken as { token: number }).token],
+      ['ACQUIRED', 'rw', r1, grantToken(down, 0)],
+      ['ACQUIRED', 'rw', r2, grantToken(down, 1)],
+    ]);
     const tokens = h.sm.inspectLock('rw').holders.map((x) => x.token);
     expect(new Set(tokens).size).to.equal(3);
   });

@@ -34,7 +34,7 @@ describe('state machine: an election has one leader', () => {
     expect(h.sm.inspectLock('e').holders.map((x) => x.leaseId)).to.deep.equal([b]);
   });
 
-  it('Proclaim with a stale token names the leader\'s token, not its own', () => {
+  it("Proclaim with a stale token names the leader's token, not its own", () => {
     const h = new Harness();
     const [a, b] = [h.grant(), h.grant()];
     const ta = (campaign(h, 'e', a) as { token: number }).token;
@@ -68,12 +68,17 @@ describe('state machine: a retry reports the mode it got', () => {
     const first = h.ok({ type: 'Acquire', name: 'rw', leaseId: a, wait: true, requestId: 'x1' });
     expect(first).to.include({ status: 'acquired', shared: false });
     h.ok({ type: 'Acquire', name: 'rw', leaseId: a, wait: false, shared: true });
-    expect(h.ok({ type: 'Acquire', name: 'rw', leaseId: a, wait: true, requestId: 'x1' })).to.include({ status: 'acquired', token: first.token, shared: true, duplicate: true });
+    expect(h.ok({ type: 'Acquire', name: 'rw', leaseId: a, wait: true, requestId: 'x1' })).to.include({
+      status: 'acquired',
+      token: first.token,
+      shared: true,
+      duplicate: true,
+    });
   });
 });
 
 describe('state machine: a handed grant is not cancelled by a third party', () => {
-  it('a cleanup naming the right index but not the abandoned Acquire\'s request id takes nothing back', () => {
+  it("a cleanup naming the right index but not the abandoned Acquire's request id takes nothing back", () => {
     const h = new Harness();
     const [holder, waiter] = [h.grant(), h.grant()];
     const t = h.acquire('x', holder).token;
@@ -86,6 +91,9 @@ describe('state machine: a handed grant is not cancelled by a third party', () =
     expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: waiter, abandonedAtIndex: queuedAt, acquireRequestId: 'guess' })).to.include({ released: false });
     expect(h.sm.inspectLock('x')).to.include({ holderLeaseId: waiter, token: granted });
     // The server's own cleanup knows the request id: it still frees an abandoned grant.
-    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: waiter, abandonedAtIndex: queuedAt, acquireRequestId: 'secret-rid' })).to.include({ released: true, heldToken: granted });
+    expect(h.ok({ type: 'CancelWait', name: 'x', leaseId: waiter, abandonedAtIndex: queuedAt, acquireRequestId: 'secret-rid' })).to.include({
+      released: true,
+      heldToken: granted,
+    });
   });
 });

@@ -17,7 +17,9 @@ import { pathToFileURL } from 'node:url';
 import { LockStateMachine, MAX_TICK_EXPIRY_WORK, encodeCommand, statesEqual, type Command } from '../../../src/lockd/state-machine/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const PREVIOUS = readFileSync(join(ROOT, 'compat', 'previous-release'), 'utf8').split('\n')[0].trim();
+const PREVIOUS = readFileSync(join(ROOT, 'compat', 'previous-release'), 'utf8')
+  .split('\n')[0]
+  .trim();
 
 interface AnyMachine {
   apply(e: { index: number; data: Uint8Array }): { result?: unknown };
@@ -48,7 +50,10 @@ describe('state machine: the previous release and this build apply one log alike
     const apply = (cmd: Command) => {
       index++;
       const data = encodeCommand(cmd);
-      return { ours: ours.apply({ index, data }).result as unknown as Record<string, unknown>, theirs: theirs.apply({ index, data }).result as Record<string, unknown> };
+      return {
+        ours: ours.apply({ index, data }).result as unknown as Record<string, unknown>,
+        theirs: theirs.apply({ index, data }).result as Record<string, unknown>,
+      };
     };
     return { ours, theirs, apply };
   }

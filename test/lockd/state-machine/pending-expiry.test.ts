@@ -4,7 +4,15 @@
 // the entry that ends them — which carries their events.
 
 import { expect } from 'chai';
-import { LockStateMachine, MAX_LEASES, MAX_TICK_EXPIRY_WORK, MAX_TICK_RENEWALS, encodeCommand, statesEqual, type Command } from '../../../src/lockd/state-machine/index.js';
+import {
+  LockStateMachine,
+  MAX_LEASES,
+  MAX_TICK_EXPIRY_WORK,
+  MAX_TICK_RENEWALS,
+  encodeCommand,
+  statesEqual,
+  type Command,
+} from '../../../src/lockd/state-machine/index.js';
 import { Harness } from './harness.js';
 
 /** Entries applied to a replica, for replaying them on another. */
@@ -121,7 +129,9 @@ describe('state machine: bounded expiry per Tick, and leases whose cleanup is pe
     let ended = 0;
     let elapsed = 500;
     while (sm.hasLiveLeases()) {
-      const out = apply({ type: 'Tick', elapsedMs: elapsed, marginMs: 0, renewed: [], expiryWork: MAX_TICK_EXPIRY_WORK }).result as unknown as { expired: number[] };
+      const out = apply({ type: 'Tick', elapsedMs: elapsed, marginMs: 0, renewed: [], expiryWork: MAX_TICK_EXPIRY_WORK }).result as unknown as {
+        expired: number[];
+      };
       elapsed = 0;
       expect(out.expired.length).to.be.at.most(MAX_TICK_EXPIRY_WORK);
       ended += out.expired.length;
@@ -182,8 +192,16 @@ describe('state machine: what readers see while a cleanup is pending', () => {
     expect([view(h, 'L'), view(h, 'rw')], 'so no view changes').to.deep.equal(before);
     // The cleanup Tick ends V: the views change in the entry whose events say so.
     expect(h.tick(0).expired).to.deep.equal([v]);
-    const events = h.lastEvents().filter(named).map(([type, name, leaseId]) => [type, name, leaseId]);
-    expect(events).to.deep.include.members([['EXPIRED', 'L', v], ['ACQUIRED', 'L', w], ['EXPIRED', 'rw', v], ['ACQUIRED', 'rw', w]]);
+    const events = h
+      .lastEvents()
+      .filter(named)
+      .map(([type, name, leaseId]) => [type, name, leaseId]);
+    expect(events).to.deep.include.members([
+      ['EXPIRED', 'L', v],
+      ['ACQUIRED', 'L', w],
+      ['EXPIRED', 'rw', v],
+      ['ACQUIRED', 'rw', w],
+    ]);
     expect([view(h, 'L').holders, view(h, 'rw').holders]).to.deep.equal([[w], [w]]);
     h.sm.checkInvariants();
   });
@@ -211,7 +229,9 @@ describe('state machine: what readers see while a cleanup is pending', () => {
     for (let i = 0; i < MAX_TICK_EXPIRY_WORK; i++) h.grant(100_000);
     const refused = h.fail({ type: 'Grant', ttlMs: 1000, marginMs: 0 });
     expect(refused.error).to.equal('RESOURCE_EXHAUSTED');
-    expect(refused.message).to.match(/cleanup pending/).and.match(/retry/);
+    expect(refused.message)
+      .to.match(/cleanup pending/)
+      .and.match(/retry/);
     h.tick(0); // the next cleanup frees room
     h.grant(1000);
   });

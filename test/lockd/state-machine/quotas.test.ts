@@ -31,7 +31,8 @@ function setup(sweep = true): Harness {
   return h;
 }
 
-const grant = (h: Harness, who: object, requestId?: string) => h.apply({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...(requestId ? { requestId } : {}), ...who } as Command).result!;
+const grant = (h: Harness, who: object, requestId?: string) =>
+  h.apply({ type: 'Grant', ttlMs: 10_000, marginMs: 0, ...(requestId ? { requestId } : {}), ...who } as Command).result!;
 
 describe('state machine: per-principal quotas', () => {
   it('a QuotaSet with a value out of range, none given, or by a non-admin is refused and changes nothing', () => {
@@ -149,7 +150,8 @@ describe('state machine: per-principal quotas', () => {
     const first = grant(h, alice, 'alice-1');
     expect(first.ok).to.equal(true);
     h.ok({ type: 'QuotaSet', subject: 'bob', leases: 20_000, ...root });
-    for (let i = 0; i < 12_000; i++) h.sm.apply({ index: h.next, data: encodeCommand({ type: 'Grant', ttlMs: 10_000, marginMs: 0, requestId: `bob-${i}`, ...bob }) });
+    for (let i = 0; i < 12_000; i++)
+      h.sm.apply({ index: h.next, data: encodeCommand({ type: 'Grant', ttlMs: 10_000, marginMs: 0, requestId: `bob-${i}`, ...bob }) });
     // Alice's retry is answered with her first lease, not a new one.
     const retry = grant(h, alice, 'alice-1');
     expect(retry).to.deep.include({ ok: true, duplicate: true, leaseId: first.ok && first.type === 'Grant' ? first.leaseId : -1 });
@@ -163,7 +165,8 @@ describe('state machine: per-principal quotas', () => {
   it('before quotas (entries without the mark) the window is shared, as it always was', () => {
     const h = setup(false);
     h.ok({ type: 'Grant', ttlMs: 10_000, marginMs: 0, requestId: 'first', principal: 'alice' });
-    for (let i = 0; i < DEDUP_CAPACITY; i++) h.sm.apply({ index: h.next, data: encodeCommand({ type: 'Grant', ttlMs: 10_000, marginMs: 0, requestId: `b${i}`, principal: 'bob' }) });
+    for (let i = 0; i < DEDUP_CAPACITY; i++)
+      h.sm.apply({ index: h.next, data: encodeCommand({ type: 'Grant', ttlMs: 10_000, marginMs: 0, requestId: `b${i}`, principal: 'bob' }) });
     expect(h.sm.requestKind('first')).to.equal(undefined);
     h.sm.checkInvariants();
     // And no per-principal quota applies to them: 0 leases for alice changes nothing unmarked.
@@ -185,14 +188,32 @@ describe('state machine: per-principal quotas', () => {
   it('QuotaSet: admins only; fields given replace, others kept; reset goes back to the defaults; a retry is answered once', () => {
     const h = setup();
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 5, ...alice })).to.include({ error: 'PERMISSION_DENIED' });
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas).to.deep.equal({ leases: 5, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', locks: 7, ...root }).quotas).to.deep.equal({ leases: 5, locks: 7, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas).to.deep.equal({
+      leases: 5,
+      locks: 10_000,
+      dedupIds: 10_000,
+      electionBytes: 1_048_576,
+      fenceKeys: 256,
+    });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', locks: 7, ...root }).quotas).to.deep.equal({
+      leases: 5,
+      locks: 7,
+      dedupIds: 10_000,
+      electionBytes: 1_048_576,
+      fenceKeys: 256,
+    });
     // A late duplicate of q1 does not undo a later change: it answers what is in force.
     h.ok({ type: 'QuotaSet', subject: 'alice', leases: 9, ...root });
     expect(h.ok({ type: 'QuotaSet', subject: 'alice', leases: 5, requestId: 'q1', ...root }).quotas.leases).to.equal(9);
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: 6, requestId: 'q1', ...root })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.sm.quotaOverrides()).to.deep.equal([['alice', { leases: 9, locks: 7 }]]);
-    expect(h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root }).quotas).to.deep.equal({ leases: 10_000, locks: 10_000, dedupIds: 10_000, electionBytes: 1_048_576, fenceKeys: 256 });
+    expect(h.ok({ type: 'QuotaSet', subject: 'alice', reset: true, ...root }).quotas).to.deep.equal({
+      leases: 10_000,
+      locks: 10_000,
+      dedupIds: 10_000,
+      electionBytes: 1_048_576,
+      fenceKeys: 256,
+    });
     expect(h.sm.quotaOverrides()).to.deep.equal([]);
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', ...root })).to.include({ error: 'INVALID_ARGUMENT' });
     expect(h.fail({ type: 'QuotaSet', subject: 'alice', leases: -1, ...root }).message).to.contain('quota leases');

@@ -34,16 +34,32 @@ function history(seed: number, steps: number): { replays: number } {
     const lock = () => (rnd(2) === 0 ? undefined : pick(NAMES));
     let cmd: Command;
     switch (rnd(10)) {
-      case 0: cmd = { type: 'Grant', ttlMs: 100 + rnd(500), marginMs: 0, requestId: rid() }; break;
-      case 1: cmd = { type: 'Tick', elapsedMs: rnd(150), marginMs: 0, renewed: leases.filter(() => rnd(2) === 0) }; break;
+      case 0:
+        cmd = { type: 'Grant', ttlMs: 100 + rnd(500), marginMs: 0, requestId: rid() };
+        break;
+      case 1:
+        cmd = { type: 'Tick', elapsedMs: rnd(150), marginMs: 0, renewed: leases.filter(() => rnd(2) === 0) };
+        break;
       case 2:
-      case 3: cmd = { type: 'Acquire', name: pick(NAMES), leaseId: lease(), wait: rnd(2) === 0, requestId: rid() }; break;
-      case 4: cmd = { type: 'Release', name: pick(NAMES), token: token(), requestId: rid() }; break;
-      case 5: cmd = { type: 'Revoke', leaseId: lease(), requestId: rid() }; break;
-      case 6: cmd = { type: 'CancelWait', name: pick(NAMES), leaseId: lease(), abandonedAtIndex: rnd(2) === 0 ? 0 : rnd(index + 3), requestId: rid() }; break;
+      case 3:
+        cmd = { type: 'Acquire', name: pick(NAMES), leaseId: lease(), wait: rnd(2) === 0, requestId: rid() };
+        break;
+      case 4:
+        cmd = { type: 'Release', name: pick(NAMES), token: token(), requestId: rid() };
+        break;
+      case 5:
+        cmd = { type: 'Revoke', leaseId: lease(), requestId: rid() };
+        break;
+      case 6:
+        cmd = { type: 'CancelWait', name: pick(NAMES), leaseId: lease(), abandonedAtIndex: rnd(2) === 0 ? 0 : rnd(index + 3), requestId: rid() };
+        break;
       case 7:
-      case 8: cmd = { type: 'FenceWrite', key: pick(KEYS), value: enc.encode(`v${rnd(3)}`), token: token(), lock: lock(), requestId: rid() }; break;
-      default: cmd = { type: 'FenceDelete', key: pick(KEYS), token: token(), lock: lock(), requestId: rid() }; break;
+      case 8:
+        cmd = { type: 'FenceWrite', key: pick(KEYS), value: enc.encode(`v${rnd(3)}`), token: token(), lock: lock(), requestId: rid() };
+        break;
+      default:
+        cmd = { type: 'FenceDelete', key: pick(KEYS), token: token(), lock: lock(), requestId: rid() };
+        break;
     }
     const entry = { index, term: 1, data: encodeCommand(cmd) };
     const a = live.apply(entry);

@@ -6,8 +6,14 @@ import { expect } from 'chai';
 import { LockStateMachine } from '../../../src/lockd/state-machine/index.js';
 import { Harness, tok } from './harness.js';
 
-const acq = (h: Harness, name: string, leaseId: number, o: { wait?: boolean; permits?: number; shared?: boolean; lockDelayMs?: number; requestId?: string } = {}) =>
-  h.apply({ type: 'Acquire', name, leaseId, wait: o.wait ?? false, permits: o.permits, shared: o.shared, lockDelayMs: o.lockDelayMs, requestId: o.requestId }).result!;
+const acq = (
+  h: Harness,
+  name: string,
+  leaseId: number,
+  o: { wait?: boolean; permits?: number; shared?: boolean; lockDelayMs?: number; requestId?: string } = {},
+) =>
+  h.apply({ type: 'Acquire', name, leaseId, wait: o.wait ?? false, permits: o.permits, shared: o.shared, lockDelayMs: o.lockDelayMs, requestId: o.requestId })
+    .result!;
 
 describe('state machine: semaphores (permits)', () => {
   it('lets up to N leases hold a name, each grant with its own token, and queues the next FIFO', () => {
@@ -21,10 +27,16 @@ describe('state machine: semaphores (permits)', () => {
     expect(acq(h, 's', c, { permits: 2, wait: true })).to.include({ status: 'queued', position: 1 });
     const v = h.sm.inspectLock('s');
     expect(v).to.deep.include({ permits: 2, held: true, holderLeaseId: a, token: tok(4), waitingLeaseIds: [c] });
-    expect(v.holders.map((x) => [x.leaseId, x.token])).to.deep.equal([[a, tok(4)], [b, tok(5)]]);
+    expect(v.holders.map((x) => [x.leaseId, x.token])).to.deep.equal([
+      [a, tok(4)],
+      [b, tok(5)],
+    ]);
     const at = h.next;
     h.ok({ type: 'Release', name: 's', token: tok(5) });
-    expect(h.lastEvents()).to.deep.equal([['RELEASED', 's', b, tok(5)], ['ACQUIRED', 's', c, tok(at)]]);
+    expect(h.lastEvents()).to.deep.equal([
+      ['RELEASED', 's', b, tok(5)],
+      ['ACQUIRED', 's', c, tok(at)],
+    ]);
   });
 
   it('refuses an Acquire that disagrees on permits, naming both values, and changes nothing', () => {
@@ -36,7 +48,9 @@ describe('state machine: semaphores (permits)', () => {
     expect(f.error).to.equal('FAILED_PRECONDITION');
     expect(f.message).to.contain('permits 3').and.contain('permits 1');
     expect(h.sm.inspectLock('s').waitingLeaseIds).to.deep.equal([]);
-    expect(JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))).locks).to.deep.equal(JSON.parse(new TextDecoder().decode(before.subarray(1))).locks);
+    expect(JSON.parse(new TextDecoder().decode(h.sm.snapshot().subarray(1))).locks).to.deep.equal(
+      JSON.parse(new TextDecoder().decode(before.subarray(1))).locks,
+    );
   });
 
   it('SetPermits growth grants the waiters that now fit in the same entry; shrinking below the holders is refused', () => {
@@ -48,12 +62,19 @@ describe('state machine: semaphores (permits)', () => {
     acq(h, 's', d, { wait: true });
     const at = h.next;
     expect(h.ok({ type: 'SetPermits', name: 's', permits: 3 })).to.include({ previous: 1, permits: 3, granted: 2 });
-    expect(h.lastEvents()).to.deep.equal([['PERMITS_CHANGED', 's', 0, 0], ['ACQUIRED', 's', b, tok(at, 0)], ['ACQUIRED', 's', c, tok(at, 1)]]);
+    expect(h.lastEvents()).to.deep.equal([
+      ['PERMITS_CHANGED', 's', 0, 0],
+      ['ACQUIRED', 's', b, tok(at, 0)],
+      ['ACQUIRED', 's', c, tok(at, 1)],
+    ]);
     expect(h.sm.inspectLock('s').waitingLeaseIds).to.deep.equal([d]);
     // b and c were granted by one entry, each under a token of its own: the token names the grant.
     expect(h.ok({ type: 'Release', name: 's', token: tok(at, 0), leaseId: c })).to.include({ released: false });
     expect(h.ok({ type: 'Release', name: 's', token: tok(at, 1) })).to.include({ released: true });
-    expect(h.lastEvents().map((e) => e.slice(0, 3))).to.deep.equal([['RELEASED', 's', c], ['ACQUIRED', 's', d]]);
+    expect(h.lastEvents().map((e) => e.slice(0, 3))).to.deep.equal([
+      ['RELEASED', 's', c],
+      ['ACQUIRED', 's', d],
+    ]);
     expect(h.fail({ type: 'SetPermits', name: 's', permits: 2 })).to.include({ error: 'FAILED_PRECONDITION' });
     expect(h.fail({ type: 'SetPermits', name: 'free', permits: 2 })).to.include({ error: 'NOT_FOUND' });
     // Newcomers must agree with the new value.
@@ -105,7 +126,10 @@ describe('state machine: read-write locks (shared)', () => {
     const t = (acq(h, 'rw', w) as { token: number }).token;
     acq(h, 'rw', r, { shared: true, wait: true });
     expect(acq(h, 'rw', w, { shared: true })).to.include({ status: 'acquired', token: t });
-    expect(h.sm.inspectLock('rw').holders.map((x) => [x.leaseId, x.shared])).to.deep.equal([[w, true], [r, true]]);
+    expect(h.sm.inspectLock('rw').holders.map((x) => [x.leaseId, x.shared])).to.deep.equal([
+      [w, true],
+      [r, true],
+    ]);
     const f = h.fail({ type: 'Acquire', name: 'rw', leaseId: r, wait: false });
     expect(f.error).to.equal('FAILED_PRECONDITION');
     expect(f.message).to.contain('upgrading to exclusive is refused');
@@ -131,7 +155,7 @@ describe('state machine: read-write locks (shared)', () => {
 });
 
 describe('state machine: election values (Campaign, Proclaim)', () => {
-  it('a waiter\'s value travels to its grant; only the one holder under the token proclaims', () => {
+  it("a waiter's value travels to its grant; only the one holder under the token proclaims", () => {
     const h = new Harness();
     const [a, b] = [h.grant(), h.grant()];
     const ta = (h.ok({ type: 'Acquire', name: 'e', leaseId: a, wait: true, value: 'a', election: true }) as { token: number }).token;
@@ -150,7 +174,7 @@ describe('state machine: election values (Campaign, Proclaim)', () => {
 });
 
 describe('state machine: Proclaim names the leadership by lease and token', () => {
-  it('refuses a key whose lease_id is not the leader\'s, even with the leader\'s token, and changes nothing', () => {
+  it("refuses a key whose lease_id is not the leader's, even with the leader's token, and changes nothing", () => {
     const h = new Harness();
     const [a, b] = [h.grant(), h.grant()];
     const ta = (h.ok({ type: 'Acquire', name: 'e', leaseId: a, wait: true, value: 'a', election: true }) as { token: number }).token;

@@ -148,7 +148,10 @@ describe('state machine: request ids of Release, Revoke, CancelWait, Fence', () 
     for (const x of [h, copy]) {
       expect(x.ok({ type: 'FenceWrite', key: 'out', value: bytes('v1'), token, lock: 'job', requestId: 'w1' })).to.include({ highestToken: token });
       expect(x.ok({ type: 'FenceDelete', key: 'gone', token, requestId: 'd1' })).to.include({ deleted: false });
-      expect(x.fail({ type: 'FenceWrite', key: 'out', value: bytes('x'), token: 1, requestId: 'stale' })).to.include({ error: 'FAILED_PRECONDITION', highestToken: token });
+      expect(x.fail({ type: 'FenceWrite', key: 'out', value: bytes('x'), token: 1, requestId: 'stale' })).to.include({
+        error: 'FAILED_PRECONDITION',
+        highestToken: token,
+      });
       expect(x.ok({ type: 'Release', name: 'job', token, requestId: 'rel' })).to.include({ released: true });
       expect(x.ok({ type: 'Revoke', leaseId: lease, requestId: 'rv' })).to.include({ ok: true });
       expect(x.ok({ type: 'CancelWait', name: 'job', leaseId: lease, requestId: 'cw' })).to.include({ removed: false, heldToken: 0 });

@@ -49,7 +49,11 @@ describe('state machine: snapshots', () => {
     expect(r(30)).to.include({ error: 'INVALID_ARGUMENT' });
     expect(r(33)).to.include({ error: 'NOT_FOUND' });
     expect(r(40)).to.include({ previous: 2, permits: 3, granted: 1 });
-    expect(refOutputs[44].events.map((e) => [e.type, e.leaseId, e.token])).to.deep.equal([['DOWNGRADED', 34, grantToken(42, 0)], ['ACQUIRED', 35, grantToken(45, 0)], ['ACQUIRED', 36, grantToken(45, 1)]]);
+    expect(refOutputs[44].events.map((e) => [e.type, e.leaseId, e.token])).to.deep.equal([
+      ['DOWNGRADED', 34, grantToken(42, 0)],
+      ['ACQUIRED', 35, grantToken(45, 0)],
+      ['ACQUIRED', 36, grantToken(45, 1)],
+    ]);
     expect(r(49)).to.deep.include({ releasedLocks: ['ld', 'rw'] });
     expect(r(52)).to.include({ status: 'acquired', token: grantToken(52, 0) });
     expect(reference.hasLiveLeases()).to.equal(false);
@@ -101,7 +105,9 @@ describe('state machine: snapshots', () => {
     const b = new LockStateMachine();
     a.apply({ index: 1, data: new Uint8Array(0) });
     b.apply({ index: 1, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) });
-    expect(a.stateDigest()).to.match(/^[0-9a-f]{16}$/).and.not.equal(b.stateDigest());
+    expect(a.stateDigest())
+      .to.match(/^[0-9a-f]{16}$/)
+      .and.not.equal(b.stateDigest());
     expect(statesEqual(a, b)).to.equal(false);
   });
 
@@ -125,32 +131,188 @@ describe('state machine: snapshots', () => {
     ['truncated JSON', snapJson(good).subarray(0, 20), /malformed JSON/, SnapshotDecodeError],
     ['a missing table', snapJson({ ...good, dedup: undefined }), /dedup must be a list/, SnapshotDecodeError],
     ['a negative clock', snapJson({ ...good, now: -1 }), /now/, SnapshotDecodeError],
-    ['a lock held by a lease not in it', snapJson({ ...good, locks: [['l', 1, 0, [[3, 5, false, 0, '', 5, true, null, null]], [], false]] }), /lease 3/, SnapshotDecodeError],
-    ['a lease twice', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [2, 1000, 900, 'anonymous']] }), /twice/, SnapshotDecodeError],
-    ['a holder that also waits', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[2, 5, false, 0, '', null, null]], false]] }), /holder-not-waiting/, InvariantError],
-    ['a token from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, grantToken(11, 0), false, 0, '', 5, true, null, null]], [], false]] }), /token-range/, InvariantError],
-    ['a holder Acquire from the future', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 11, true, null, null]], [], false]] }), /acquire-index-range/, InvariantError],
-    ['a waiter Acquire before its lease', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3, false, 0, '', null, null]], false]] }), /acquire-index-range/, InvariantError],
-    ['a waiter without its Acquire index', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3]], false]] }), /waiter must have 7 fields/, SnapshotDecodeError],
-    ['a lock without its lastAcquireWait', snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, 1, null, null]], [], false]] }), /lastAcquireWait must be a boolean/, SnapshotDecodeError],
-    ['an open-wait request id whose lease does not wait', snapJson({ ...good, dedup: [['r', 'A', 'l', 2, true, 'queued', 0, 2, 5, 1, false, 0, '']] }), /dedup-open-waits/, InvariantError],
+    [
+      'a lock held by a lease not in it',
+      snapJson({ ...good, locks: [['l', 1, 0, [[3, 5, false, 0, '', 5, true, null, null]], [], false]] }),
+      /lease 3/,
+      SnapshotDecodeError,
+    ],
+    [
+      'a lease twice',
+      snapJson({
+        ...good,
+        leases: [
+          [2, 1000, 900, 'anonymous'],
+          [2, 1000, 900, 'anonymous'],
+        ],
+      }),
+      /twice/,
+      SnapshotDecodeError,
+    ],
+    [
+      'a holder that also waits',
+      snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[2, 5, false, 0, '', null, null]], false]] }),
+      /holder-not-waiting/,
+      InvariantError,
+    ],
+    [
+      'a token from the future',
+      snapJson({ ...good, locks: [['l', 1, 0, [[2, grantToken(11, 0), false, 0, '', 5, true, null, null]], [], false]] }),
+      /token-range/,
+      InvariantError,
+    ],
+    [
+      'a holder Acquire from the future',
+      snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 11, true, null, null]], [], false]] }),
+      /acquire-index-range/,
+      InvariantError,
+    ],
+    [
+      'a waiter Acquire before its lease',
+      snapJson({
+        ...good,
+        leases: [
+          [2, 1000, 900, 'anonymous'],
+          [3, 1000, 900, 'anonymous'],
+        ],
+        locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3, false, 0, '', null, null]], false]],
+      }),
+      /acquire-index-range/,
+      InvariantError,
+    ],
+    [
+      'a waiter without its Acquire index',
+      snapJson({
+        ...good,
+        leases: [
+          [2, 1000, 900, 'anonymous'],
+          [3, 1000, 900, 'anonymous'],
+        ],
+        locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 3]], false]],
+      }),
+      /waiter must have 7 fields/,
+      SnapshotDecodeError,
+    ],
+    [
+      'a lock without its lastAcquireWait',
+      snapJson({ ...good, locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, 1, null, null]], [], false]] }),
+      /lastAcquireWait must be a boolean/,
+      SnapshotDecodeError,
+    ],
+    [
+      'an open-wait request id whose lease does not wait',
+      snapJson({ ...good, dedup: [['r', 'A', 'l', 2, true, 'queued', 0, 2, 5, 1, false, 0, '']] }),
+      /dedup-open-waits/,
+      InvariantError,
+    ],
     ['an unknown dedup kind', snapJson({ ...good, dedup: [['r', 'X']] }), /dedup record kind/, SnapshotDecodeError],
     ['a fence entry without its owner', snapJson({ ...good, fence: [['k', 5, '']] }), /fence entry must have 4 fields/, SnapshotDecodeError],
     ['a key both live and deleted', snapJson({ ...good, fence: [['k', 5, '', 2]], fenceTombstones: [['k', 6]] }), /both live and deleted/, SnapshotDecodeError],
     ['a fence token from the future', snapJson({ ...good, fenceTombstones: [['k', grantToken(10, 0)]] }), /fence-token-range/, InvariantError],
-    ['too many tombstones', snapJson({ ...good, fenceTombstones: Array.from({ length: MAX_FENCE_TOMBSTONES + 1 }, (_, i) => [`t${i}`, 5]) }), /tombstones; at most/, SnapshotDecodeError],
+    [
+      'too many tombstones',
+      snapJson({ ...good, fenceTombstones: Array.from({ length: MAX_FENCE_TOMBSTONES + 1 }, (_, i) => [`t${i}`, 5]) }),
+      /tombstones; at most/,
+      SnapshotDecodeError,
+    ],
     ['a missing fence floor', snapJson({ ...good, fenceFloor: undefined }), /fence floor/, SnapshotDecodeError],
-    ['two exclusive holders of a mutex', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, false, 0, '', 5, true, null, null], [3, 6, false, 0, '', 6, true, null, null]], [], false]] }), /holders-fit/, InvariantError],
-    ['an exclusive holder beside a shared one', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 1, 0, [[2, 5, true, 0, '', 5, true, null, null], [3, 6, false, 0, '', 6, true, null, null]], [], false]] }), /holders-fit/, InvariantError],
-    ['a lock-delay already over', snapJson({ ...good, locks: [['l', 1, 40, [[2, 5, false, 0, '', 5, true, null, null]], [], false]] }), /delay-ends/, InvariantError],
-    ['a head waiter that fits', snapJson({ ...good, leases: [[2, 1000, 900, 'anonymous'], [3, 1000, 900, 'anonymous']], locks: [['l', 2, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 6, false, 0, '', null, null]], false]] }), /fifo/, InvariantError],
+    [
+      'two exclusive holders of a mutex',
+      snapJson({
+        ...good,
+        leases: [
+          [2, 1000, 900, 'anonymous'],
+          [3, 1000, 900, 'anonymous'],
+        ],
+        locks: [
+          [
+            'l',
+            1,
+            0,
+            [
+              [2, 5, false, 0, '', 5, true, null, null],
+              [3, 6, false, 0, '', 6, true, null, null],
+            ],
+            [],
+            false,
+          ],
+        ],
+      }),
+      /holders-fit/,
+      InvariantError,
+    ],
+    [
+      'an exclusive holder beside a shared one',
+      snapJson({
+        ...good,
+        leases: [
+          [2, 1000, 900, 'anonymous'],
+          [3, 1000, 900, 'anonymous'],
+        ],
+        locks: [
+          [
+            'l',
+            1,
+            0,
+            [
+              [2, 5, true, 0, '', 5, true, null, null],
+              [3, 6, false, 0, '', 6, true, null, null],
+            ],
+            [],
+            false,
+          ],
+        ],
+      }),
+      /holders-fit/,
+      InvariantError,
+    ],
+    [
+      'a lock-delay already over',
+      snapJson({ ...good, locks: [['l', 1, 40, [[2, 5, false, 0, '', 5, true, null, null]], [], false]] }),
+      /delay-ends/,
+      InvariantError,
+    ],
+    [
+      'a head waiter that fits',
+      snapJson({
+        ...good,
+        leases: [
+          [2, 1000, 900, 'anonymous'],
+          [3, 1000, 900, 'anonymous'],
+        ],
+        locks: [['l', 2, 0, [[2, 5, false, 0, '', 5, true, null, null]], [[3, 6, false, 0, '', null, null]], false]],
+      }),
+      /fifo/,
+      InvariantError,
+    ],
     ['a lease without its owner', snapJson({ ...good, leases: [[2, 1000, 900]] }), /lease must have 4 fields/, SnapshotDecodeError],
-    ['a lease owned by an empty principal', snapJson({ ...good, leases: [[2, 1000, 900, '']] }), /lease owner: principal must not be empty/, SnapshotDecodeError],
+    [
+      'a lease owned by an empty principal',
+      snapJson({ ...good, leases: [[2, 1000, 900, '']] }),
+      /lease owner: principal must not be empty/,
+      SnapshotDecodeError,
+    ],
     ['an access rule with an unknown verb', snapJson({ ...good, acl: [['alice', 'a/', 'write']] }), /access rule: verb "write"/, SnapshotDecodeError],
     ['an admin rule on a prefix', snapJson({ ...good, acl: [['alice', 'a/', 'admin']] }), /admin is cluster-wide/, SnapshotDecodeError],
-    ['an access rule twice', snapJson({ ...good, acl: [['alice', 'a/', 'lock'], ['alice', 'a/', 'lock']] }), /appears twice/, SnapshotDecodeError],
+    [
+      'an access rule twice',
+      snapJson({
+        ...good,
+        acl: [
+          ['alice', 'a/', 'lock'],
+          ['alice', 'a/', 'lock'],
+        ],
+      }),
+      /appears twice/,
+      SnapshotDecodeError,
+    ],
     ['a missing acl table', snapJson({ ...good, acl: undefined }), /acl must be a list/, SnapshotDecodeError],
-    ['a fence record with a bad error kind', snapJson({ ...good, dedup: [['r', 'F', 'k', 5, '', '0:x', 'OOPS', 'm', 0, false]] }), /not an error kind/, SnapshotDecodeError],
+    [
+      'a fence record with a bad error kind',
+      snapJson({ ...good, dedup: [['r', 'F', 'k', 5, '', '0:x', 'OOPS', 'm', 0, false]] }),
+      /not an error kind/,
+      SnapshotDecodeError,
+    ],
   ];
   for (const [what, bytes, msg, type] of corrupt) {
     it(`refuses a snapshot with ${what}, leaving the state unchanged`, () => {

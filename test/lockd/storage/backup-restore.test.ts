@@ -7,7 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { LockStateMachine, MAX_TOKEN_INDEX, encodeCommand, firstTokenOf, rebaseState, replayAndRebase, summarizeState, SNAPSHOT_FORMAT_VERSION, type Command } from '../../../src/lockd/state-machine/index.js';
+import {
+  LockStateMachine,
+  MAX_TOKEN_INDEX,
+  encodeCommand,
+  firstTokenOf,
+  rebaseState,
+  replayAndRebase,
+  summarizeState,
+  SNAPSHOT_FORMAT_VERSION,
+  type Command,
+} from '../../../src/lockd/state-machine/index.js';
 import { BackupFileError, clusterFingerprint, decodeBackup, encodeBackup } from '../../../src/lockd/storage/backup-file.js';
 import { DataDirError, LevelStorage, RESTORING_MARK, markRestoring } from '../../../src/lockd/storage/index.js';
 import { forceNewCluster } from '../../../src/lockd/storage/force-new-cluster.js';
@@ -30,7 +40,17 @@ function sampleState(): { h: Harness; leaseId: number; token: number } {
 
 function backupOf(sm: LockStateMachine, clusterId = 'old-cluster'): Buffer {
   return encodeBackup(
-    { stateFormat: SNAPSHOT_FORMAT_VERSION, index: sm.appliedIndex, term: 3, voters: ['n1', 'n2', 'n3'], learners: [], removed: [], takenBy: 'n1', takenAt: '2026-12-02T00:00:00.000Z', sourceCluster: clusterFingerprint(clusterId) },
+    {
+      stateFormat: SNAPSHOT_FORMAT_VERSION,
+      index: sm.appliedIndex,
+      term: 3,
+      voters: ['n1', 'n2', 'n3'],
+      learners: [],
+      removed: [],
+      takenBy: 'n1',
+      takenAt: '2026-12-02T00:00:00.000Z',
+      sourceCluster: clusterFingerprint(clusterId),
+    },
     sm.snapshot(),
   );
 }
@@ -67,7 +87,9 @@ describe('a state moved past the backup (restore)', () => {
     const m = new Harness(moved);
     const lease2 = m.grant(10_000);
     const next = m.acquire('other', lease2).token;
-    expect(next).to.be.greaterThan(before.highestToken).and.at.least(firstTokenOf(at + 1));
+    expect(next)
+      .to.be.greaterThan(before.highestToken)
+      .and.at.least(firstTokenOf(at + 1));
     expect(() => rebaseState(h.sm.snapshot(), h.sm.appliedIndex - 1)).to.throw(/only moves forward/);
   });
 });
@@ -119,7 +141,20 @@ describe('lockd restore (in process)', () => {
     expect(await run(['--data-dir', join(base, 'n9'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', oldId])).to.equal(3);
     expect(text(err)).to.match(/the id of the cluster the backup came from/);
     // An even number of voters, a damaged backup, a missing flag.
-    expect(await run(['--data-dir', join(base, 'n8'), '--id', 'n1', '--from', file, '--peers', 'n1=127.0.0.1:1,n2=127.0.0.1:2', '--cluster-id-file', join(base, 'x')])).to.equal(2);
+    expect(
+      await run([
+        '--data-dir',
+        join(base, 'n8'),
+        '--id',
+        'n1',
+        '--from',
+        file,
+        '--peers',
+        'n1=127.0.0.1:1,n2=127.0.0.1:2',
+        '--cluster-id-file',
+        join(base, 'x'),
+      ]),
+    ).to.equal(2);
     const bad = join(base, 'bad.lockd');
     const b = backupOf(h.sm);
     b[50] ^= 0xff;
@@ -131,7 +166,9 @@ describe('lockd restore (in process)', () => {
     expect(text(err)).to.match(/not a file \(a directory\)/);
     expect(existsSync(join(base, 'n4'))).to.equal(false);
     expect(await run(['--data-dir', join(base, 'n6'), '--id', 'n1', '--peers', peers])).to.equal(2);
-    expect(await run(['--data-dir', join(base, 'n5'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', join(base, 'z'), '--bump-index=-1'])).to.equal(2);
+    expect(
+      await run(['--data-dir', join(base, 'n5'), '--id', 'n1', '--from', file, '--peers', peers, '--cluster-id-file', join(base, 'z'), '--bump-index=-1']),
+    ).to.equal(2);
     expect(text(err)).to.match(/--bump-index must be an integer ≥ 0, got "-1"/);
   });
 
@@ -148,7 +185,10 @@ describe('lockd restore (in process)', () => {
     markRestoring(dir);
     const clusterId = readFileSync(idFile, 'utf8').trim();
     await (await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'], restoring: true })).close();
-    const refused = await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'] }).then(() => undefined, (e: unknown) => e);
+    const refused = await LevelStorage.open({ dir, clusterId, nodeId: 'n1', voters: ['n1', 'n2', 'n3'] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).to.be.instanceOf(DataDirError);
     expect((refused as Error).message).to.match(/a lockd restore into it did not finish .*run the restore again/);
   });
@@ -172,13 +212,23 @@ describe('--force-new-cluster on a data dir', () => {
     maxIndex: MAX_TOKEN_INDEX - 1,
     rebase: replayAndRebase,
   });
-  async function configOf(): Promise<{ voters: readonly string[]; learners: readonly string[]; removed: readonly string[]; last: number; commit: number; term: number }> {
+  async function configOf(): Promise<{
+    voters: readonly string[];
+    learners: readonly string[];
+    removed: readonly string[];
+    last: number;
+    commit: number;
+    term: number;
+  }> {
     const s = await LevelStorage.open({ dir, ...identity, voters: [] });
     try {
       const m = s.memory;
       // From the snapshot's configuration when there is one (a forced dir has), else the bootstrap one.
       const md = m.snapshot().metadata;
-      const base = md.index > 0 ? { index: md.configIndex ?? 0, config: { voters: [...md.voters], learners: [...(md.learners ?? [])], removed: [...(md.removed ?? [])] } } : { index: 0, config: { voters: [...s.voters], learners: [], removed: [] } };
+      const base =
+        md.index > 0
+          ? { index: md.configIndex ?? 0, config: { voters: [...md.voters], learners: [...(md.learners ?? [])], removed: [...(md.removed ?? [])] } }
+          : { index: 0, config: { voters: [...s.voters], learners: [], removed: [] } };
       const log = new ConfigLog(base, 'n1');
       if (m.lastIndex() >= m.firstIndex()) log.appended(m.entries(m.firstIndex(), m.lastIndex() + 1));
       return { ...log.current().config, last: m.lastIndex(), commit: m.hardState().commit, term: m.hardState().term };
@@ -202,7 +252,16 @@ describe('--force-new-cluster on a data dir', () => {
     await s.close();
 
     const forced = await forceNewCluster(opts());
-    expect(forced).to.deep.include({ kind: 'forced', removed: ['n2', 'n3'], first: 106, last: 107, term: 3, storedCommit: 3, survivorLast: 5, snapshotIndex: 105 });
+    expect(forced).to.deep.include({
+      kind: 'forced',
+      removed: ['n2', 'n3'],
+      first: 106,
+      last: 107,
+      term: 3,
+      storedCommit: 3,
+      survivorLast: 5,
+      snapshotIndex: 105,
+    });
     expect(await configOf()).to.deep.include({ voters: ['n1'], learners: [], removed: ['n2', 'n3'], last: 107, commit: 105, term: 3 });
 
     // The real driver loop on the forced log: n1 elects itself alone and commits everything it holds.
@@ -242,35 +301,64 @@ describe('--force-new-cluster on a data dir', () => {
     // Members added since (n4 as a voter at entry 108): a leftover flag is refused...
     const s2 = await LevelStorage.open({ dir, ...identity, voters: [] });
     const after: Configuration = applyChange({ voters: ['n1'], learners: [], removed: ['n2', 'n3'] }, { op: 'addVoter', node: 'n4' });
-    await s2.persist({ hardState: { term: 4, vote: 'n1', commit: 108 }, entries: [{ index: 108, term: 4, type: 'config', data: encodeConfigEntry({ change: { op: 'addVoter', node: 'n4' }, config: after }) }] });
+    await s2.persist({
+      hardState: { term: 4, vote: 'n1', commit: 108 },
+      entries: [{ index: 108, term: 4, type: 'config', data: encodeConfigEntry({ change: { op: 'addVoter', node: 'n4' }, config: after }) }],
+    });
     await s2.close();
-    const refused = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e);
+    const refused = await forceNewCluster(opts()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).to.be.instanceOf(DataDirError);
     expect((refused as Error).message).to.match(/forced into a new cluster already .* --force-new-cluster-again/);
     expect((await configOf()).voters).to.deep.equal(['n1', 'n4']);
     // ...unless the operator says again.
-    expect(await forceNewCluster(opts(true))).to.deep.include({ kind: 'forced', removed: ['n4'], survivorLast: 108, snapshotIndex: 208, first: 209, last: 209, term: 5 });
+    expect(await forceNewCluster(opts(true))).to.deep.include({
+      kind: 'forced',
+      removed: ['n4'],
+      survivorLast: 108,
+      snapshotIndex: 208,
+      first: 209,
+      last: 209,
+      term: 5,
+    });
     expect((await configOf()).voters).to.deep.equal(['n1']);
   });
 
   it('refuses a dir with no data, and a removed node', async () => {
     const empty = join(dir, 'empty');
     mkdirSync(empty);
-    const e1 = await forceNewCluster({ ...opts(), dir: empty }).then(() => undefined, (e: unknown) => e as Error);
+    const e1 = await forceNewCluster({ ...opts(), dir: empty }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(e1?.message).to.match(/no LevelDB database here/);
     const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
     const removed: Configuration = applyChange({ voters: ['n1', 'n2', 'n3'], learners: [], removed: [] }, { op: 'remove', node: 'n1' });
-    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 1 }, entries: [{ index: 1, term: 2, type: 'config', data: encodeConfigEntry({ change: { op: 'remove', node: 'n1' }, config: removed }) }] });
+    await s.persist({
+      hardState: { term: 2, vote: 'n2', commit: 1 },
+      entries: [{ index: 1, term: 2, type: 'config', data: encodeConfigEntry({ change: { op: 'remove', node: 'n1' }, config: removed }) }],
+    });
     await s.close();
-    const e2 = await forceNewCluster(opts()).then(() => undefined, (e: unknown) => e as Error);
+    const e2 = await forceNewCluster(opts()).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(e2?.message).to.match(/n1 was removed from the cluster/);
   });
 
   it('refuses a bump that would carry the log past the last index that can mint a token, and leaves the dir as it was', async () => {
     const s = await LevelStorage.open({ dir, ...identity, voters: ['n1', 'n2', 'n3'] });
-    await s.persist({ hardState: { term: 2, vote: 'n2', commit: 1 }, entries: [{ index: 1, term: 2, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) }] });
+    await s.persist({
+      hardState: { term: 2, vote: 'n2', commit: 1 },
+      entries: [{ index: 1, term: 2, data: encodeCommand({ type: 'Grant', ttlMs: 1000, marginMs: 0 }) }],
+    });
     await s.close();
-    const e = await forceNewCluster({ ...opts(), bump: MAX_TOKEN_INDEX }).then(() => undefined, (x: unknown) => x as Error);
+    const e = await forceNewCluster({ ...opts(), bump: MAX_TOKEN_INDEX }).then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
     expect(e).to.be.instanceOf(DataDirError);
     expect(e?.message).to.match(/--bump-index \d+: the log would reach \d+, past the last index that can mint a fencing token/);
     expect(await configOf()).to.deep.include({ voters: ['n1', 'n2', 'n3'], last: 1, commit: 1, term: 2 });

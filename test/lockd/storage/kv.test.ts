@@ -29,15 +29,21 @@ describe('storage KV port (LevelDB adapter)', () => {
     await kv.open();
     try {
       expect(await kv.get('m:x')).to.equal(undefined);
-      await kv.batch([
-        { type: 'put', key: entryKey(3), value: Buffer.from('three') },
-        { type: 'put', key: entryKey(1), value: Buffer.from('one') },
-        { type: 'put', key: entryKey(2), value: Buffer.from('two') },
-        { type: 'put', key: 'm:x', value: Buffer.from('meta') },
-      ], { sync: true });
+      await kv.batch(
+        [
+          { type: 'put', key: entryKey(3), value: Buffer.from('three') },
+          { type: 'put', key: entryKey(1), value: Buffer.from('one') },
+          { type: 'put', key: entryKey(2), value: Buffer.from('two') },
+          { type: 'put', key: 'm:x', value: Buffer.from('meta') },
+        ],
+        { sync: true },
+      );
       await kv.batch([{ type: 'del', key: entryKey(2) }], { sync: false });
       expect((await kv.get('m:x'))?.toString()).to.equal('meta');
-      expect(await all(kv, ENTRY_RANGE)).to.deep.equal([[entryKey(1), 'one'], [entryKey(3), 'three']]);
+      expect(await all(kv, ENTRY_RANGE)).to.deep.equal([
+        [entryKey(1), 'one'],
+        [entryKey(3), 'three'],
+      ]);
       expect(await all(kv, { limit: 1 })).to.deep.equal([[entryKey(1), 'one']]);
     } finally {
       await kv.close();
@@ -55,7 +61,12 @@ describe('storage KV port (LevelDB adapter)', () => {
     const a = openLevelKv(dir);
     await a.open();
     try {
-      const err = await openLevelKv(dir).open().then(() => undefined, (e: unknown) => e);
+      const err = await openLevelKv(dir)
+        .open()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).to.be.instanceOf(DataDirError);
       expect((err as DataDirError).problem).to.equal('locked');
     } finally {

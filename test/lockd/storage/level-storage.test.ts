@@ -168,7 +168,7 @@ describe('LevelStorage', () => {
     expect(again.memory.lastIndex()).to.equal(2);
   });
 
-  it('a data dir from before the voters were stored adopts its snapshot\'s voters, and is checked from then on', async () => {
+  it("a data dir from before the voters were stored adopts its snapshot's voters, and is checked from then on", async () => {
     const s = await openStorage();
     await s.persist({ hardState: { term: 1, vote: 'n1', commit: 3 }, entries: ents(1, 3, 1) });
     await s.compact({ metadata: { index: 3, term: 1, voters: VOTERS }, data: new Uint8Array([1]) });
@@ -184,7 +184,7 @@ describe('LevelStorage', () => {
     expect((await refusal({ voters: ['n1', 'n2', 'n4'] })).problem).to.equal('voters');
   });
 
-  it('keeps a config entry\'s type across a restart (an old entry reads as normal), and a snapshot\'s learners, removed ids and config index', async () => {
+  it("keeps a config entry's type across a restart (an old entry reads as normal), and a snapshot's learners, removed ids and config index", async () => {
     let s = await openStorage();
     const change = new TextEncoder().encode('{"op":"addLearner"}');
     const config: Entry = { index: 2, term: 1, data: change, type: 'config' };
@@ -248,7 +248,9 @@ describe('LevelStorage', () => {
     await raw((db) => db.put(IDENTITY_KEY, sealed));
     const err = await refusal();
     expect(err.problem).to.equal('format');
-    expect(err.message).to.include('storage format 1 was written by a lockd before the binary command codec (this build reads 3)').and.include('fresh data dirs');
+    expect(err.message)
+      .to.include('storage format 1 was written by a lockd before the binary command codec (this build reads 3)')
+      .and.include('fresh data dirs');
     await raw(async (db) => {
       expect(await db.get(IDENTITY_KEY)).to.deep.equal(sealed);
       expect(await db.get(entryKey(2))).to.not.equal(undefined);
@@ -258,7 +260,9 @@ describe('LevelStorage', () => {
     await raw((db) => db.put(IDENTITY_KEY, sealed));
     const newer = await refusal();
     expect(newer.problem).to.equal('format');
-    expect(newer.message).to.include('storage format 7 was written, a newer lockd than this build (which reads 3 and migrates 2)').and.include('Downgrades are not supported');
+    expect(newer.message)
+      .to.include('storage format 7 was written, a newer lockd than this build (which reads 3 and migrates 2)')
+      .and.include('Downgrades are not supported');
     sealed.set(Buffer.from(JSON.stringify({ format: 0, clusterId: 'c1', nodeId: 'n1' })), 4);
     sealed.writeUInt32BE(crc32(sealed.subarray(4, 4 + JSON.stringify({ format: 0, clusterId: 'c1', nodeId: 'n1' }).length)), 0);
     await raw((db) => db.put(IDENTITY_KEY, sealed.subarray(0, 4 + JSON.stringify({ format: 0, clusterId: 'c1', nodeId: 'n1' }).length)));

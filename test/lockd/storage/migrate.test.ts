@@ -121,7 +121,10 @@ describe('storage format migration', () => {
 
   it("refuses another cluster's or another node's format 2 dir before copying or migrating anything (a wrong --data-dir must not leave the owner's dir unreadable to its own build)", async () => {
     await previousFormatDir();
-    for (const [clusterId, nodeId] of [['other', 'n1'], ['c1', 'n2']]) {
+    for (const [clusterId, nodeId] of [
+      ['other', 'n1'],
+      ['c1', 'n2'],
+    ]) {
       const err = await LevelStorage.open({ dir, clusterId, nodeId, voters: VOTERS, writer: WRITER }).then(
         () => undefined,
         (e: unknown) => e,
@@ -143,7 +146,10 @@ describe('storage format migration', () => {
     await previousFormatDir();
     const newer = sealJson({ format: 4, clusterId: 'c1', nodeId: 'n1', writer: 'lockd/0.3.0 storage=4' });
     await withDb(dir, (db) => db.put(IDENTITY_KEY, newer));
-    for (const attempt of [() => LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, writer: WRITER }), () => migrateDataDir(dir, WRITER, { clusterId: 'c1', nodeId: 'n1' })]) {
+    for (const attempt of [
+      () => LevelStorage.open({ dir, clusterId: 'c1', nodeId: 'n1', voters: VOTERS, writer: WRITER }),
+      () => migrateDataDir(dir, WRITER, { clusterId: 'c1', nodeId: 'n1' }),
+    ]) {
       const err = await attempt().then(
         () => undefined,
         (e: unknown) => e,

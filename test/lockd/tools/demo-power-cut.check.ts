@@ -11,7 +11,11 @@ import { lazyFsUnavailable } from '../../faults/lazyfs/lazyfs.js';
 
 function demo(cluster: ScriptCluster): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', 'whole-cluster-crash'], { cwd: ROOT, env: { ...process.env, ...cluster.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', 'whole-cluster-crash'], {
+      cwd: ROOT,
+      env: { ...process.env, ...cluster.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     reapOnExit(proc);
     let out = '';
     proc.stdout.on('data', (d) => (out += d));

@@ -42,9 +42,19 @@ async function runDemoOn(cluster: ScriptCluster, name: string): Promise<string> 
   expect(r.stdout, shown).to.match(/^OK: /m);
   const status = await cluster.sh(['status']);
   expect(status.code, status.output).to.equal(0);
-  const rows = status.output.trim().split('\n').slice(1).map((row) => row.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
-  expect(rows.filter((row) => row[3] === 'yes'), status.output).to.have.length(cluster.size);
-  expect(rows.filter((row) => row[4] === 'leader'), status.output).to.have.length(1);
+  const rows = status.output
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((row) => row.split(/\s+/)); // ID ADDRESS PID ALIVE ROLE TERM LEADER ...
+  expect(
+    rows.filter((row) => row[3] === 'yes'),
+    status.output,
+  ).to.have.length(cluster.size);
+  expect(
+    rows.filter((row) => row[4] === 'leader'),
+    status.output,
+  ).to.have.length(1);
   return r.stdout;
 }
 
@@ -68,7 +78,7 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
       return m ? [{ ...(m[1] === '·' ? {} : { term: Number(m[1]) }), ...(m[2] === '·' ? {} : { index: Number(m[2].slice(1)) }), what: m[3] }] : [];
     });
 
-  it('gc-pause: the paused holder\'s late write is refused, with a token below the next holder\'s', async () => {
+  it("gc-pause: the paused holder's late write is refused, with a token below the next holder's", async () => {
     const out = await demo('gc-pause');
     const refused = lines(out).find((l) => /REFUSED \((\d+) < (\d+)\)/.test(l.what));
     expect(refused, out).to.not.equal(undefined);
@@ -77,7 +87,7 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(refused!.term, out).to.be.a('number');
   });
 
-  it('holder-crash: the waiter\'s token names the Tick that expired the killed holder\'s lease', async () => {
+  it("holder-crash: the waiter's token names the Tick that expired the killed holder's lease", async () => {
     const out = await demo('holder-crash');
     const tick = lines(out).find((l) => l.what.startsWith('Tick:'));
     expect(tick?.index, out).to.be.a('number');
@@ -103,14 +113,14 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(out).to.match(/rejoins as a follower/);
   });
 
-  it('whole-cluster-crash: the grant, its token and the lease\'s remaining time survive kill -9 of every node', async () => {
+  it("whole-cluster-crash: the grant, its token and the lease's remaining time survive kill -9 of every node", async () => {
     const out = await demo('whole-cluster-crash');
     const m = /lease \d+ has (\d+) ms left \((\d+) before the crash/.exec(out);
     expect(m, out).to.not.equal(null);
     expect(Number(m![1])).to.be.above(0).and.at.most(Number(m![2]));
   });
 
-  it('clock-jump: a 60 s leap of the leader\'s clock moves logical time by one capped Tick, whose measured time it prints; the printed sums add up; the lease expires on time', async () => {
+  it("clock-jump: a 60 s leap of the leader's clock moves logical time by one capped Tick, whose measured time it prints; the printed sums add up; the lease expires on time", async () => {
     const out = await demo('clock-jump');
     const tl = lines(out);
     const k = tl.findIndex((l) => /^Tick: n\d+ measured \d+ ms since #/.test(l.what));
@@ -123,9 +133,9 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     const [, , measured, since, counted, from, plus, sum] = leap!.map(Number);
     expect(measured, 'the leader measured the whole leap').to.be.at.least(60_000);
     expect(counted).to.equal(200);
-    expect(since, 'the leap\'s Tick counts from the Tick printed above it').to.equal(tl[k - 1].index);
+    expect(since, "the leap's Tick counts from the Tick printed above it").to.equal(tl[k - 1].index);
     expect(tl[k].index, out).to.be.above(since);
-    expect(from, 'it adds to that Tick\'s logical now: no Tick skipped').to.equal(Number(before![3]));
+    expect(from, "it adds to that Tick's logical now: no Tick skipped").to.equal(Number(before![3]));
     expect(plus).to.equal(counted);
     expect(from + plus, 'the printed sum').to.equal(sum);
     if (before![1] !== undefined) expect(Number(before![1])).to.be.below(1_000); // the Tick before: an ordinary ~100 ms
@@ -135,7 +145,11 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
   });
 
   it('piped into a reader that stops early (| head), a demo ends quietly with exit 0 and still undoes its faults (heals the isolated leader)', async () => {
-    const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', 'partitioned-leader'], { cwd: ROOT, env: { ...process.env, ...cluster.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [LOCKCTL_MAIN, 'demo', 'partitioned-leader'], {
+      cwd: ROOT,
+      env: { ...process.env, ...cluster.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     reapOnExit(proc);
     let stderr = '';
     proc.stderr.on('data', (d) => (stderr += d));
@@ -151,16 +165,26 @@ describe('lockctl demo on a ./cluster.sh cluster', function () {
     expect(seen).to.contain('isolate the leader');
     expect({ code, stderr }).to.deep.equal({ code: 0, stderr: '' });
     // Healed: every node alive, and one leader once the old one has heard the new term (bounded).
-    await waitFor('one leader, every node alive', async () => {
-      const rows = (await cluster.sh(['status'])).output.trim().split('\n').slice(1).map((row) => row.split(/\s+/));
-      return rows.filter((row) => row[3] === 'yes').length === 3 && rows.filter((row) => row[4] === 'leader').length === 1 ? true : undefined;
-    }, 15_000, 200);
+    await waitFor(
+      'one leader, every node alive',
+      async () => {
+        const rows = (await cluster.sh(['status'])).output
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((row) => row.split(/\s+/));
+        return rows.filter((row) => row[3] === 'yes').length === 3 && rows.filter((row) => row[4] === 'leader').length === 1 ? true : undefined;
+      },
+      15_000,
+      200,
+    );
   });
 
   it('lists the demos and refuses an unknown one (exit 2)', async () => {
     const list = await lockctl(['demo', 'list'], cluster.env);
     expect(list.code).to.equal(0);
-    for (const n of ['gc-pause', 'holder-crash', 'slow-release', 'leader-failover', 'partitioned-leader', 'whole-cluster-crash', 'clock-jump']) expect(list.stdout).to.contain(n);
+    for (const n of ['gc-pause', 'holder-crash', 'slow-release', 'leader-failover', 'partitioned-leader', 'whole-cluster-crash', 'clock-jump'])
+      expect(list.stdout).to.contain(n);
     const bad = await lockctl(['demo', 'no-such-demo'], cluster.env);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.contain('unknown demo "no-such-demo"');
@@ -191,7 +215,10 @@ describe('test-only faults are off unless the cluster was started with them', fu
 
   it('cluster.sh refuses isolate and clock-jump, and the node is untouched', async () => {
     const pid = cluster.pid(1)!;
-    for (const args of [['isolate', '1'], ['clock-jump', '1', '60000']]) {
+    for (const args of [
+      ['isolate', '1'],
+      ['clock-jump', '1', '60000'],
+    ]) {
       const r = await cluster.sh(args);
       expect(r.code, r.output).to.equal(1);
       expect(r.output).to.contain('runs without test faults');
@@ -215,7 +242,10 @@ describe('test-only faults are off unless the cluster was started with them', fu
       const row = lines.find((l) => l.startsWith('n3 '))!.split(/\s{2,}/); // ID ADDRESS PID ALIVE ROLE ...
       expect(row[3], r.output).to.equal('yes');
       expect(row[4], r.output).to.equal('no answer');
-      expect(lines.some((l) => /^ {2}n3: no answer/.test(l)), r.output).to.equal(true);
+      expect(
+        lines.some((l) => /^ {2}n3: no answer/.test(l)),
+        r.output,
+      ).to.equal(true);
     } finally {
       await cluster.sh(['resume', '3']);
     }
@@ -250,7 +280,7 @@ describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event stream
     await cluster?.stop();
   });
 
-  it('gc-pause reads every node\'s /events over HTTPS as root and sees the late write refused', async () => {
+  it("gc-pause reads every node's /events over HTTPS as root and sees the late write refused", async () => {
     const out = await runDemoOn(cluster, 'gc-pause');
     expect(out).to.match(/REFUSED \(\d+ < \d+\)/);
   });
@@ -260,13 +290,24 @@ describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event stream
     expect(r.code, r.output).to.equal(0);
     expect(r.output).to.contain("granted viewer read on ''");
     const tls = join(cluster.dir, 'tls');
-    const as = ['--endpoints', cluster.endpoints.join(','), '--cacert', join(tls, 'ca.crt'), '--cert', join(tls, 'viewer.crt'), '--key', join(tls, 'viewer.key')];
+    const as = [
+      '--endpoints',
+      cluster.endpoints.join(','),
+      '--cacert',
+      join(tls, 'ca.crt'),
+      '--cert',
+      join(tls, 'viewer.crt'),
+      '--key',
+      join(tls, 'viewer.key'),
+    ];
     const read = await lockctl([...as, 'lock', 'inspect', 'viewer/x'], {});
     expect(read.code, read.stderr).to.equal(0);
     const write = await lockctl([...as, 'lock', 'try', 'viewer/x', '--ttl', '5s'], {});
     expect(write.code).to.equal(1);
     expect(write.stderr).to.contain('PERMISSION_DENIED');
-    const plain = await lockctl(['--endpoints', cluster.endpoints.join(','), '--timeout', '2000', 'status'], { LOCKD_CLUSTER_DIR: join(cluster.dir, 'no-such-dir') });
+    const plain = await lockctl(['--endpoints', cluster.endpoints.join(','), '--timeout', '2000', 'status'], {
+      LOCKD_CLUSTER_DIR: join(cluster.dir, 'no-such-dir'),
+    });
     expect(plain.code).to.equal(1);
     expect(plain.stderr).to.match(/TLS cluster: .* TLS and this call was plaintext; pass --cacert/);
   });
@@ -290,7 +331,7 @@ describe('lockctl demo on a ./cluster.sh start --tls cluster (HTTPS event stream
     expect(out.text).to.not.contain('unreachable');
   });
 
-  it('holder-crash: its holder, a child lockctl, connects with the cluster\'s certificates too', async () => {
+  it("holder-crash: its holder, a child lockctl, connects with the cluster's certificates too", async () => {
     const out = await runDemoOn(cluster, 'holder-crash');
     expect(out).to.match(/fencing token \d+, granted by the Tick \(index \d+\)/);
   });

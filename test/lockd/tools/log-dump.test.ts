@@ -96,7 +96,10 @@ describe('lockctl log dump', function () {
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^data dir .*: node n1 of cluster test-\d+, voters n1, n2, n3$/m);
     expect(r.stdout).to.match(/^hard state: term \d+, voted for (n\d|\(nobody\)), commit index \d+$/m);
-    const snap = /^snapshot: index (\d+), term \d+, voters n1, n2, n3, \d+ bytes: logical now \d+ ms, (\d+) leases, (\d+) locks held \(0 waiting\), (\d+) fenced keys/m.exec(r.stdout);
+    const snap =
+      /^snapshot: index (\d+), term \d+, voters n1, n2, n3, \d+ bytes: logical now \d+ ms, (\d+) leases, (\d+) locks held \(0 waiting\), (\d+) fenced keys/m.exec(
+        r.stdout,
+      );
     expect(snap, r.stdout).to.not.equal(null);
     expect(Number(snap![1])).to.be.at.least(40);
     expect(Number(snap![4])).to.equal(1); // dump/row
@@ -118,7 +121,9 @@ describe('lockctl log dump', function () {
     const writes = await lockctl(['log', 'dump', '--data-dir', dir, '--type', 'fencewrite']);
     expect(writes.code, writes.stderr).to.equal(0);
     const w = rows(writes.stdout);
-    expect(w.length).to.equal(all.filter((e) => e.type === 'FenceWrite').length).and.above(0);
+    expect(w.length)
+      .to.equal(all.filter((e) => e.type === 'FenceWrite').length)
+      .and.above(0);
     expect(w.every((e) => e.type === 'FenceWrite')).to.equal(true);
     const from = all[Math.floor(all.length / 2)].index;
     const tail = rows((await lockctl(['log', 'dump', '--data-dir', dir, '--from', String(from)])).stdout);
@@ -129,7 +134,7 @@ describe('lockctl log dump', function () {
     expect(bad.stderr).to.contain('not an entry type; one of: noop, Grant');
   });
 
-  it('--exclude leaves types out (Tick,noop); NOW is logical now after each entry: the snapshot\'s plus every Tick\'s elapsed', async () => {
+  it("--exclude leaves types out (Tick,noop); NOW is logical now after each entry: the snapshot's plus every Tick's elapsed", async () => {
     const r = await lockctl(['log', 'dump', '--data-dir', dir]);
     const all = rows(r.stdout);
     const snapIndex = Number(/^snapshot: index (\d+)/m.exec(r.stdout)![1]);
@@ -157,7 +162,10 @@ describe('lockctl log dump', function () {
   it('--json prints one object per line', async () => {
     const r = await lockctl(['--json', 'log', 'dump', '--data-dir', dir, '--type', 'Release']);
     expect(r.code, r.stderr).to.equal(0);
-    const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const docs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(docs[0]).to.include({ nodeId: 'n1' });
     const releases = docs.filter((d) => d.type === 'Release');
     expect(releases.length).to.be.above(0);
@@ -168,7 +176,7 @@ describe('lockctl log dump', function () {
     expect(summary).to.deep.include({ last: all.at(-1)!.index, lastTerm: all.at(-1)!.term, logEnd: { term: all.at(-1)!.term, index: all.at(-1)!.index } });
   });
 
-  it('refuses a running node\'s data dir, and leaves it alone', async () => {
+  it("refuses a running node's data dir, and leaves it alone", async () => {
     const r = await lockctl(['log', 'dump', '--data-dir', cluster.node('n2').dataDir]);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.match(/\(locked\): another process has it open — is its node running\?/);
@@ -222,7 +230,7 @@ describe('lockctl log dump', function () {
   });
 });
 
-describe('lockctl log dump --compare: two nodes\' data dirs entry by entry', function () {
+describe("lockctl log dump --compare: two nodes' data dirs entry by entry", function () {
   this.timeout(60_000);
   let cluster: ProcessCluster;
   let oldLeader: string;
@@ -251,7 +259,10 @@ describe('lockctl log dump --compare: two nodes\' data dirs entry by entry', fun
     for (const id of followers) await cluster.kill(id);
     const lonely = new LockClient({ endpoints: [cluster.node(oldLeader).address], timeoutMs: 1_000 });
     try {
-      await lonely.grantLease(5_000).then(() => expect.fail('granted without a majority'), () => undefined);
+      await lonely.grantLease(5_000).then(
+        () => expect.fail('granted without a majority'),
+        () => undefined,
+      );
     } finally {
       lonely.close();
     }
@@ -277,7 +288,7 @@ describe('lockctl log dump --compare: two nodes\' data dirs entry by entry', fun
     const m = /^identical up to (\d+): entries 1\.\.(\d+) compared \((n\d)'s log 1\.\.(\d+), (n\d)'s 1\.\.(\d+)\)/m.exec(r.stdout);
     expect(m, r.stdout).to.not.equal(null);
     expect(Number(m![1])).to.equal(Math.min(Number(m![4]), Number(m![6])));
-    expect(Number(m![1]), 'up to the new leader\'s first entry, at least').to.be.at.least(commitBefore + 1);
+    expect(Number(m![1]), "up to the new leader's first entry, at least").to.be.at.least(commitBefore + 1);
     expect([m![3], m![5]]).to.deep.equal(followers);
   });
 
@@ -286,7 +297,9 @@ describe('lockctl log dump --compare: two nodes\' data dirs entry by entry', fun
     const r = await lockctl(['log', 'dump', '--data-dir', dirs[0], '--compare', dirs[1]]);
     expect(r.code, r.stderr).to.equal(0);
     const at = commitBefore + 1;
-    expect(r.stdout, r.stdout).to.match(new RegExp(`^first difference at index ${at} \\(identical up to ${commitBefore}; ${oldLeader}'s log 1\\.\\.\\d+, ${followers[0]}'s 1\\.\\.\\d+\\)$`, 'm'));
+    expect(r.stdout, r.stdout).to.match(
+      new RegExp(`^first difference at index ${at} \\(identical up to ${commitBefore}; ${oldLeader}'s log 1\\.\\.\\d+, ${followers[0]}'s 1\\.\\.\\d+\\)$`, 'm'),
+    );
     // Each side's entry at that index: the lonely leader's Grant in its term, the new leader's empty entry in a later one.
     const row = (node: string) => new RegExp(`^  ${node}\\s+${at}\\s+(\\d+)\\s+(\\S+)`, 'm').exec(r.stdout);
     const mine = row(oldLeader);
@@ -298,7 +311,10 @@ describe('lockctl log dump --compare: two nodes\' data dirs entry by entry', fun
     expect(theirs![2]).to.equal('noop');
 
     const j = await lockctl(['--json', 'log', 'dump', '--data-dir', dirs[0], '--compare', dirs[1]]);
-    const docs = j.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const docs = j.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(docs.find((d) => 'firstDifference' in d)).to.deep.include({ firstDifference: at, identicalUpTo: commitBefore });
   });
 

@@ -57,14 +57,31 @@ function randomMessage(r: () => number): Message {
 }
 
 const sample = (): Message =>
-  message({ type: 'App', from: 'n1', to: 'n2', term: 3, logTerm: 2, index: 9, commit: 8, context: 'ri-1', entries: [{ term: 3, index: 10, data: new Uint8Array([1, 2, 3]) }] });
+  message({
+    type: 'App',
+    from: 'n1',
+    to: 'n2',
+    term: 3,
+    logTerm: 2,
+    index: 9,
+    commit: 8,
+    context: 'ri-1',
+    entries: [{ term: 3, index: 10, data: new Uint8Array([1, 2, 3]) }],
+  });
 
 function refuses(frame: Uint8Array, pattern: RegExp | string): void {
   expect(() => decodeMessage(frame)).to.throw(ProtocolError, pattern);
 }
 
 /** A frame built by hand: header fields given, the rest a valid empty App from n1 to n2. */
-function handFrame({ version = FRAME_VERSION, type = 1, uints = [[3], [2], [9], [8], [0]], flags = 0, strs = [[2, 0x6e, 0x31], [2, 0x6e, 0x32], [0]], tail = [0] }: {
+function handFrame({
+  version = FRAME_VERSION,
+  type = 1,
+  uints = [[3], [2], [9], [8], [0]],
+  flags = 0,
+  strs = [[2, 0x6e, 0x31], [2, 0x6e, 0x32], [0]],
+  tail = [0],
+}: {
   version?: number;
   type?: number;
   uints?: number[][];
@@ -102,7 +119,13 @@ describe('peer frame codec (frame-codec.ts)', () => {
   });
 
   it('refuses to encode a Snap message (it travels in snapshot chunks), a number beyond 2^53 - 1, and an id or context the receiver would refuse', () => {
-    const snap = message({ type: 'Snap', from: 'n1', to: 'n2', term: 1, snapshot: { metadata: { index: 1, term: 1, voters: ['n1'] }, data: new Uint8Array(0) } });
+    const snap = message({
+      type: 'Snap',
+      from: 'n1',
+      to: 'n2',
+      term: 1,
+      snapshot: { metadata: { index: 1, term: 1, voters: ['n1'] }, data: new Uint8Array(0) },
+    });
     expect(() => encodeMessage(snap)).to.throw(/snapshot chunks/);
     expect(() => encodeMessage({ ...sample(), term: 2 ** 53 })).to.throw(RangeError);
     expect(() => encodeMessage({ ...sample(), index: -1 })).to.throw(RangeError);
@@ -166,7 +189,11 @@ describe('peer envelope serializer (envelope-codec.ts)', () => {
 
   it('writes the protobuf encoding of Envelope{cluster_id, sender_id, frame}: the generated decoder reads it back', () => {
     const frame = encodeMessage(sample());
-    for (const [clusterId, senderId] of [['c1', 'n1'], ['', ''], ['é'.repeat(200), 'n'.repeat(64)]]) {
+    for (const [clusterId, senderId] of [
+      ['c1', 'n1'],
+      ['', ''],
+      ['é'.repeat(200), 'n'.repeat(64)],
+    ]) {
       const wire = serializeEnvelope({ clusterId, senderId, frame });
       expect(generated.requestDeserialize(wire)).to.deep.equal({ clusterId, senderId, frame: Buffer.from(frame), body: 'frame' });
       const fast = deserializeEnvelope(wire);

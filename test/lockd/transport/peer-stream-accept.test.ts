@@ -21,9 +21,19 @@ describe('PeerStream: a stream never accepted', function () {
     let downs = 0;
     const t0 = Date.now();
     const stream = new PeerStream({
-      clusterId: 'c', selfId: 'n1', peerId: 'n2', address: `localhost:${port}`, logger: pino({ level: 'silent' }),
-      backoff: { initialMs: 50, maxMs: 200 }, maxQueued: 16, channelOptions: {}, credentials: grpc.credentials.createInsecure(),
-      clientAddress: '', httpAddress: '', onAddresses: () => {}, onDown: () => downs++,
+      clusterId: 'c',
+      selfId: 'n1',
+      peerId: 'n2',
+      address: `localhost:${port}`,
+      logger: pino({ level: 'silent' }),
+      backoff: { initialMs: 50, maxMs: 200 },
+      maxQueued: 16,
+      channelOptions: {},
+      credentials: grpc.credentials.createInsecure(),
+      clientAddress: '',
+      httpAddress: '',
+      onAddresses: () => {},
+      onDown: () => downs++,
     });
     try {
       await waitFor('a first connection', () => sockets.length >= 1, 5000);

@@ -43,7 +43,12 @@ describe('PeerTransport', () => {
     expect(n2.received.slice(0, 2)).to.deep.equal([resp, hb]);
     expect(n2.received.slice(2)).to.deep.equal(burst);
     expect(n1.unreachable).to.deep.equal([]);
-    expect(n1.logs.filter((l) => l.msg === 'peer up').map((l) => l.peer).sort()).to.deep.equal(['n2', 'n3']);
+    expect(
+      n1.logs
+        .filter((l) => l.msg === 'peer up')
+        .map((l) => l.peer)
+        .sort(),
+    ).to.deep.equal(['n2', 'n3']);
   });
 
   it('sends a big snapshot in chunks and reassembles it before delivery', async () => {
@@ -64,14 +69,23 @@ describe('PeerTransport', () => {
     expect(n1.snapshotStatus).to.deep.equal([['n2', true]]);
   });
 
-  it('carries an entry\'s type (a config entry stays one) and a snapshot\'s membership', async () => {
+  it("carries an entry's type (a config entry stays one) and a snapshot's membership", async () => {
     nodes = await startCluster(['n1', 'n2']);
     const [n1, n2] = nodes;
     await waitFor('stream up', () => n1.transport.peerState('n2') === 'up');
     const conf = new TextEncoder().encode('{"op":"addLearner","node":"n3","voters":["n1","n2"],"learners":["n3"],"removed":[]}');
     const withConf = message({
-      type: 'App', from: 'n1', to: 'n2', term: 3, logTerm: 3, index: 4, commit: 4,
-      entries: [{ term: 3, index: 5, data: conf, type: 'config' }, { term: 3, index: 6, data: new Uint8Array([7]) }],
+      type: 'App',
+      from: 'n1',
+      to: 'n2',
+      term: 3,
+      logTerm: 3,
+      index: 4,
+      commit: 4,
+      entries: [
+        { term: 3, index: 5, data: conf, type: 'config' },
+        { term: 3, index: 6, data: new Uint8Array([7]) },
+      ],
     });
     const metadata = { index: 9, term: 3, voters: ['n1', 'n2'], learners: ['n3'], removed: ['n0'], configIndex: 5 };
     const snapshot = message({ type: 'Snap', from: 'n1', to: 'n2', term: 3, snapshot: { metadata, data: new Uint8Array([1, 2]) } });

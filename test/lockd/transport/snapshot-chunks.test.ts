@@ -17,7 +17,7 @@ function decoded(env: Envelope): SnapshotChunk__Output {
   const c = env.snapshotChunk!;
   const m = c.message as Message__Output | null;
   return {
-    message: m && { ...m, snapshot: m.snapshot && { ...m.snapshot, data: Buffer.alloc(0) } } as Message__Output,
+    message: m && ({ ...m, snapshot: m.snapshot && { ...m.snapshot, data: Buffer.alloc(0) } } as Message__Output),
     offset: Number(c.offset),
     totalBytes: Number(c.totalBytes),
     data: Buffer.from(c.data as Uint8Array),
@@ -26,7 +26,12 @@ function decoded(env: Envelope): SnapshotChunk__Output {
 }
 
 describe('snapshot chunks', () => {
-  for (const [bytes, chunk, count] of [[0, 4, 1], [8, 4, 2], [9, 4, 3], [3, 4, 1]] as const) {
+  for (const [bytes, chunk, count] of [
+    [0, 4, 1],
+    [8, 4, 2],
+    [9, 4, 3],
+    [3, 4, 1],
+  ] as const) {
     it(`splits ${bytes} bytes into ${count} chunk(s) of ${chunk} and reassembles them`, () => {
       const m = snapMsg(bytes);
       const envs = snapshotEnvelopes(m, TAG, chunk);

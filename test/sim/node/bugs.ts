@@ -20,7 +20,13 @@ import type { ApplyOutput } from '../../../src/lockd/state-machine/index.js';
 import type { ForwardRewrite } from './sim-forwarder.js';
 import { SIM_EPOCH_MS } from './world.js';
 
-export const NODE_BUGS = ['snapshot-install-no-events', 'wait-not-settled', 'lease-clock-wall-time', 'forwarder-drops-request-id', 'shared-token-release'] as const;
+export const NODE_BUGS = [
+  'snapshot-install-no-events',
+  'wait-not-settled',
+  'lease-clock-wall-time',
+  'forwarder-drops-request-id',
+  'shared-token-release',
+] as const;
 export type NodeBug = (typeof NODE_BUGS)[number];
 
 export interface NodeAdapters {
@@ -58,14 +64,25 @@ export function adaptersFor(bug: NodeBug | undefined): NodeAdapters {
           override(d, 'onApplied', (l) => d.onApplied((e, out) => l(e, { ...out, events: out.events.filter((ev) => ev.type !== 'WAITER_REMOVED') }))),
       };
     case 'lease-clock-wall-time':
-      return { leaseClock: (c) => ({ wallMs: () => c.wallMs(), monoMs: () => c.wallMs() - SIM_EPOCH_MS, after: (ms, fn) => c.after(ms, fn), every: (ms, fn) => c.every(ms, fn), soon: (fn) => c.soon(fn) }) };
+      return {
+        leaseClock: (c) => ({
+          wallMs: () => c.wallMs(),
+          monoMs: () => c.wallMs() - SIM_EPOCH_MS,
+          after: (ms, fn) => c.after(ms, fn),
+          every: (ms, fn) => c.every(ms, fn),
+          soon: (fn) => c.soon(fn),
+        }),
+      };
     case 'forwarder-drops-request-id':
       return { forward: (_path, req) => (req && typeof req === 'object' && 'requestId' in req ? { ...(req as object), requestId: '' } : req) };
     case 'shared-token-release':
       // Clients are told tokens without their ordinal (every grant of one entry the same token),
       // and a token coming back is taken as the first grant of that entry: per-index tokens.
       return {
-        response: (path, res) => (path === '/lockd.v1.Lock/Acquire' && Number(res.fencingToken) > 0 ? { ...res, fencingToken: Math.floor(Number(res.fencingToken) / ORDINAL) * ORDINAL } : res),
+        response: (path, res) =>
+          path === '/lockd.v1.Lock/Acquire' && Number(res.fencingToken) > 0
+            ? { ...res, fencingToken: Math.floor(Number(res.fencingToken) / ORDINAL) * ORDINAL }
+            : res,
       };
   }
 }

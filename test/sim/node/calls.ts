@@ -170,12 +170,24 @@ export class ClientStream extends EventEmitter {
   }
 
   write(req: unknown): boolean {
-    if (!this.done) this.rpc.net.sendOrdered(this.from, this.to, () => this.server?.incoming('data', req), () => this.lose());
+    if (!this.done)
+      this.rpc.net.sendOrdered(
+        this.from,
+        this.to,
+        () => this.server?.incoming('data', req),
+        () => this.lose(),
+      );
     return true;
   }
 
   end(): void {
-    if (!this.done) this.rpc.net.sendOrdered(this.from, this.to, () => this.server?.incoming('end'), () => this.lose());
+    if (!this.done)
+      this.rpc.net.sendOrdered(
+        this.from,
+        this.to,
+        () => this.server?.incoming('end'),
+        () => this.lose(),
+      );
   }
 
   cancel(): void {
@@ -260,7 +272,14 @@ export class Rpc {
   ) {}
 
   /** Unary call; `deadline` is epoch ms on the caller's wall clock (Infinity: none). `cancel` ends it as CANCELLED. */
-  unary<Res = unknown>(from: string, to: string, path: string, request: unknown, deadline: number, metadata = new grpc.Metadata()): { result: Promise<UnaryResult<Res>>; cancel: () => void } {
+  unary<Res = unknown>(
+    from: string,
+    to: string,
+    path: string,
+    request: unknown,
+    deadline: number,
+    metadata = new grpc.Metadata(),
+  ): { result: Promise<UnaryResult<Res>>; cancel: () => void } {
     const clock = this.clockOf(from);
     const remaining = deadline - clock.wallMs();
     let settle!: (r: UnaryResult<Res>) => void;
@@ -292,10 +311,25 @@ export class Rpc {
         if (!srv || !m) return this.net.send(to, from, () => fail(srv ? grpc.status.UNIMPLEMENTED : grpc.status.UNAVAILABLE, `no ${path} at ${to}`));
         const serverClock = this.clockOf(to);
         const req = m.def.requestDeserialize(m.def.requestSerialize(request));
-        const call = (server = new ServerCall(this, from, to, m.def, metadata, req, Number.isFinite(remaining) ? serverClock.wallMs() + remaining : Infinity, () => {}));
+        const call = (server = new ServerCall(
+          this,
+          from,
+          to,
+          m.def,
+          metadata,
+          req,
+          Number.isFinite(remaining) ? serverClock.wallMs() + remaining : Infinity,
+          () => {},
+        ));
         if (Number.isFinite(remaining)) serverClock.after(remaining, () => call.cancel());
         let answered = false;
-        const open: OpenCall = { node: to, path, request: req as Record<string, unknown>, arrivedAt: serverClock.monoMs(), forwarded: metadata.get('lockd-forwarded').length > 0 };
+        const open: OpenCall = {
+          node: to,
+          path,
+          request: req as Record<string, unknown>,
+          arrivedAt: serverClock.monoMs(),
+          forwarded: metadata.get('lockd-forwarded').length > 0,
+        };
         this.openCalls.add(open);
         call.once('cancelled', () => this.openCalls.delete(open));
         m.handler(call, (err: unknown, res: unknown) => {
@@ -337,7 +371,12 @@ export class Rpc {
         if (!srv || !m) return this.net.sendOrdered(to, from, () => cs.fromServer('status', { code: grpc.status.UNAVAILABLE, details: `no ${path} at ${to}` }));
         const req = request === undefined ? undefined : m.def.requestDeserialize(m.def.requestSerialize(request));
         const call = new ServerCall(this, from, to, m.def, metadata, req, Infinity, (kind, v) =>
-          this.net.sendOrdered(to, from, () => cs.fromServer(kind, v), () => cs.lose()),
+          this.net.sendOrdered(
+            to,
+            from,
+            () => cs.fromServer(kind, v),
+            () => cs.lose(),
+          ),
         );
         cs.server = call;
         m.handler(call);

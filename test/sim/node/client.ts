@@ -192,7 +192,19 @@ export class SimClient {
   private async op(kind: OpRecord['kind'], req: Record<string, unknown>, budgetMs: number, wait = false, stale = false, leaseId?: number): Promise<OpRecord> {
     const requestId = kind === 'Read' || kind === 'Proclaim' || kind === 'CancelWait' ? '' : this.rid(); // these take none
     const body = requestId ? { ...req, requestId } : req;
-    const rec: OpRecord = { client: this.id, kind, requestId, sentAt: this.now, deadline: this.now + budgetMs, wait, req: body, attempts: 0, answers: [], ...(stale ? { stale } : {}), ...(leaseId ? { leaseId } : {}) };
+    const rec: OpRecord = {
+      client: this.id,
+      kind,
+      requestId,
+      sentAt: this.now,
+      deadline: this.now + budgetMs,
+      wait,
+      req: body,
+      attempts: 0,
+      answers: [],
+      ...(stale ? { stale } : {}),
+      ...(leaseId ? { leaseId } : {}),
+    };
     this.log.ops.push(rec);
     const abandonAt = wait && this.prng.chance(this.settings.abandon) ? this.now + this.prng.range(100, budgetMs) : Infinity;
     if (wait && abandonAt === Infinity && this.lease && this.prng.chance(this.settings.pauseInWait)) {
@@ -315,7 +327,15 @@ export class SimClient {
       if (!this.trusts(lease)) this.lapse(lease, Math.min(this.now, lease.trust));
       const stale = !this.trusts(lease);
       if (this.prng.chance(0.5)) await this.op('Proclaim', { leader: key, value: `${this.id}:${this.now}` }, 5000, false, stale, lease.id);
-      else await this.op('Write', { key: `k-${ELECTION}`, value: Buffer.from(`${this.id}@${this.now}`), fencingToken: token, lock: ELECTION }, 5000, false, stale, lease.id);
+      else
+        await this.op(
+          'Write',
+          { key: `k-${ELECTION}`, value: Buffer.from(`${this.id}@${this.now}`), fencingToken: token, lock: ELECTION },
+          5000,
+          false,
+          stale,
+          lease.id,
+        );
       await this.sleep(this.prng.range(10, 200));
     }
     if (this.prng.chance(0.85)) {
@@ -344,7 +364,14 @@ export class SimClient {
       return;
     }
     const wait = this.prng.chance(0.6);
-    const rec = await this.op('Acquire', { name, leaseId: lease.id, wait, permits: spec.permits, lockDelayMs: spec.lockDelayMs }, wait ? this.prng.range(3000, 12000) : 5000, wait, false, lease.id);
+    const rec = await this.op(
+      'Acquire',
+      { name, leaseId: lease.id, wait, permits: spec.permits, lockDelayMs: spec.lockDelayMs },
+      wait ? this.prng.range(3000, 12000) : 5000,
+      wait,
+      false,
+      lease.id,
+    );
     const r = rec.result;
     let token = r?.ok && r.res.acquired ? Number(r.res.fencingToken) : 0;
     if (wait && r && !r.ok && r.code === grpc.status.CANCELLED && this.prng.chance(0.5)) {
@@ -371,7 +398,14 @@ export class SimClient {
       if (!this.trusts(lease)) this.lapse(lease, Math.min(this.now, lease.trust));
       const stale = !this.trusts(lease);
       const withLock = this.prng.chance(0.7);
-      await this.op('Write', { key: `k-${name}`, value: Buffer.from(`${this.id}@${this.now}`), fencingToken: token, lock: withLock ? name : '' }, 5000, false, stale, lease.id);
+      await this.op(
+        'Write',
+        { key: `k-${name}`, value: Buffer.from(`${this.id}@${this.now}`), fencingToken: token, lock: withLock ? name : '' },
+        5000,
+        false,
+        stale,
+        lease.id,
+      );
       if (this.prng.chance(0.3)) await this.op('Read', { key: `k-${name}` }, 5000);
       await this.sleep(this.prng.range(10, 200));
     }

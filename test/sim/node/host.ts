@@ -54,8 +54,28 @@ export interface HostWorld {
 export function simConfig(id: string, ids: readonly string[], s: HostSettings): NodeConfig {
   const peers = ids.map((n) => `${n}=${n}.sim:7101`).join(',');
   return parseConfig(
-    ['--id', id, '--listen', `${id}.sim:7001`, '--peer-listen', `${id}.sim:7101`, '--peers', peers, '--data-dir', `/nonexistent/${id}`, '--cluster-id', 'sim',
-      '--tick-ms', String(s.tickMs), '--election-ticks', String(s.electionTicks), '--heartbeat-ticks', String(s.heartbeatTicks), '--snapshot-every', String(s.snapshotEvery)],
+    [
+      '--id',
+      id,
+      '--listen',
+      `${id}.sim:7001`,
+      '--peer-listen',
+      `${id}.sim:7101`,
+      '--peers',
+      peers,
+      '--data-dir',
+      `/nonexistent/${id}`,
+      '--cluster-id',
+      'sim',
+      '--tick-ms',
+      String(s.tickMs),
+      '--election-ticks',
+      String(s.electionTicks),
+      '--heartbeat-ticks',
+      String(s.heartbeatTicks),
+      '--snapshot-every',
+      String(s.snapshotEvery),
+    ],
     {},
   );
 }
@@ -89,7 +109,10 @@ class CapturingRegistry implements ServiceRegistry, SimServer {
       const rewrite = this.rewrite;
       const handler: Served['handler'] =
         rewrite && !def.responseStream
-          ? (call, cb) => own(call, (err: unknown, res: unknown) => (cb as (e: unknown, r: unknown) => void)(err, res ? rewrite(def.path, res as Record<string, unknown>) : res))
+          ? (call, cb) =>
+              own(call, (err: unknown, res: unknown) =>
+                (cb as (e: unknown, r: unknown) => void)(err, res ? rewrite(def.path, res as Record<string, unknown>) : res),
+              )
           : own;
       const served = { def: def as unknown as MethodDef, handler };
       this.byPath.set(def.path, served);
@@ -163,9 +186,20 @@ export class NodeHost {
     raw.onApplied((e, out) => this.w.applied(this.id, e, out));
     raw.onStateReplaced((index) => this.w.replaced(this.id, index));
     const driver = (this.driver = this.adapt.driver ? this.adapt.driver(raw) : raw);
-    raw.setOutbox({ send: (ms) => { for (const m of ms) this.w.send(this.id, m); } });
+    raw.setOutbox({
+      send: (ms) => {
+        for (const m of ms) this.w.send(this.id, m);
+      },
+    });
     const directory = new PeerDirectory(this.id, config.peers, config.advertiseClient, config.advertiseHttp);
-    const membership = new Membership(this.id, driver, directory, SILENT, () => {}, () => {});
+    const membership = new Membership(
+      this.id,
+      driver,
+      directory,
+      SILENT,
+      () => {},
+      () => {},
+    );
     membership.replay([], 0);
     const bus = new EventBus(this.id, () => sim.memory.hardState().term);
     const source = new NodeSource(bus, this.id, sim.memory.hardState(), sm);

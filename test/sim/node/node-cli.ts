@@ -33,16 +33,43 @@ export function parseNodeArgs(argv: readonly string[]): NodeCliArgs {
     const flag = argv[i];
     const v = argv[i + 1];
     switch (flag) {
-      case '--app': i++; break;
-      case '--seed': a.seed = int(flag, v, 0); i++; break;
-      case '--seeds': a.seeds = int(flag, v, 1); i++; break;
-      case '--start': a.start = int(flag, v, 0); i++; break;
-      case '--nodes': a.nodes = int(flag, v, 1); i++; break;
-      case '--duration-ms': a.durationMs = int(flag, v, 8000); i++; break;
-      case '--bug': a.bug = parseNodeBug(v); i++; break;
-      case '--catch-rates': a.catchRates = true; break;
-      case '--json': a.json = true; break;
-      default: throw new Error(`--app node: unknown argument ${JSON.stringify(flag)} (--seed S | --seeds N [--start K] | --catch-rates [--seeds N] [--json]) [--bug ${NODE_BUGS.join('|')}] [--nodes N] [--duration-ms MS]`);
+      case '--app':
+        i++;
+        break;
+      case '--seed':
+        a.seed = int(flag, v, 0);
+        i++;
+        break;
+      case '--seeds':
+        a.seeds = int(flag, v, 1);
+        i++;
+        break;
+      case '--start':
+        a.start = int(flag, v, 0);
+        i++;
+        break;
+      case '--nodes':
+        a.nodes = int(flag, v, 1);
+        i++;
+        break;
+      case '--duration-ms':
+        a.durationMs = int(flag, v, 8000);
+        i++;
+        break;
+      case '--bug':
+        a.bug = parseNodeBug(v);
+        i++;
+        break;
+      case '--catch-rates':
+        a.catchRates = true;
+        break;
+      case '--json':
+        a.json = true;
+        break;
+      default:
+        throw new Error(
+          `--app node: unknown argument ${JSON.stringify(flag)} (--seed S | --seeds N [--start K] | --catch-rates [--seeds N] [--json]) [--bug ${NODE_BUGS.join('|')}] [--nodes N] [--duration-ms MS]`,
+        );
     }
   }
   if (!a.catchRates && (a.seed === undefined) === (a.seeds === undefined)) throw new Error('--app node: give exactly one of --seed, --seeds or --catch-rates');
@@ -55,7 +82,12 @@ function line(r: NodeRunReport): string {
 }
 
 /** Seeds start..start+n-1 with `bug`: how many caught (any violation) and the first seed that was. */
-export async function catchRate(bug: NodeBug | undefined, start: number, n: number, durationMs?: number): Promise<{ caught: number; firstSeed: number | null; violations: number; ms: number }> {
+export async function catchRate(
+  bug: NodeBug | undefined,
+  start: number,
+  n: number,
+  durationMs?: number,
+): Promise<{ caught: number; firstSeed: number | null; violations: number; ms: number }> {
   let caught = 0;
   let violations = 0;
   let firstSeed: number | null = null;
@@ -86,7 +118,12 @@ export async function nodeMain(a: NodeCliArgs): Promise<number> {
     return c.violations > 0 ? 1 : 0;
   }
   if (a.seed !== undefined) {
-    const r = await runNodeSeed({ seed: a.seed, ...(a.bug ? { bug: a.bug } : {}), ...(a.nodes ? { nodes: a.nodes } : {}), ...(a.durationMs ? { durationMs: a.durationMs } : {}) });
+    const r = await runNodeSeed({
+      seed: a.seed,
+      ...(a.bug ? { bug: a.bug } : {}),
+      ...(a.nodes ? { nodes: a.nodes } : {}),
+      ...(a.durationMs ? { durationMs: a.durationMs } : {}),
+    });
     console.log(`faults: ${r.faults.join('; ') || 'none'}`);
     for (const v of r.violations) console.log(`VIOLATION ${v.kind} at ${v.at} ms: ${v.message}`);
     console.log(`stats: ${JSON.stringify(r.stats)}`);
@@ -98,7 +135,12 @@ export async function nodeMain(a: NodeCliArgs): Promise<number> {
   let total = 0;
   const t0 = Date.now();
   for (let s = a.start; s < a.start + n; s++) {
-    const r = await runNodeSeed({ seed: s, ...(a.bug ? { bug: a.bug } : {}), ...(a.nodes ? { nodes: a.nodes } : {}), ...(a.durationMs ? { durationMs: a.durationMs } : {}) });
+    const r = await runNodeSeed({
+      seed: s,
+      ...(a.bug ? { bug: a.bug } : {}),
+      ...(a.nodes ? { nodes: a.nodes } : {}),
+      ...(a.durationMs ? { durationMs: a.durationMs } : {}),
+    });
     total += r.violations.length;
     if (r.violations.length > 0) console.log(line(r));
   }

@@ -65,7 +65,8 @@ export class Oracle {
   record(node: string, e: Entry): void {
     const prev = this.entries.get(e.index);
     if (prev) {
-      if (prev.entry.term !== e.term || (prev.entry.type ?? 'normal') !== (e.type ?? 'normal') || !sameBytes(prev.entry.data, e.data)) this.violate('log-divergence', `${node} applied a different entry at ${e.index} (term ${e.term} vs ${prev.entry.term})`);
+      if (prev.entry.term !== e.term || (prev.entry.type ?? 'normal') !== (e.type ?? 'normal') || !sameBytes(prev.entry.data, e.data))
+        this.violate('log-divergence', `${node} applied a different entry at ${e.index} (term ${e.term} vs ${prev.entry.term})`);
       return;
     }
     if (e.index <= this.applied) return;
@@ -94,14 +95,19 @@ export class Oracle {
       const key = `${ev.name}\u0000${ev.token}`;
       if (ev.type === 'ACQUIRED') {
         const had = this.byToken.get(key);
-        if (had) this.violate('shared-token', `entry ${i} granted ${ev.name} to lease ${ev.leaseId} with token ${ev.token}, the token of lease ${had.leaseId}'s grant at ${had.index}`);
+        if (had)
+          this.violate(
+            'shared-token',
+            `entry ${i} granted ${ev.name} to lease ${ev.leaseId} with token ${ev.token}, the token of lease ${had.leaseId}'s grant at ${had.index}`,
+          );
         const g: Grant = { name: ev.name, leaseId: ev.leaseId, token: ev.token, index: i, at: rec.at };
         this.grants.push(g);
         this.live.set(key, g);
         this.byToken.set(key, g);
       } else if (ev.type === 'RELEASED' || ev.type === 'EXPIRED') {
         const g = this.live.get(key);
-        if (!g || g.leaseId !== ev.leaseId) this.violate('phantom-release', `entry ${i}: ${ev.type} of ${ev.name} token ${ev.token} lease ${ev.leaseId}, not a live grant`);
+        if (!g || g.leaseId !== ev.leaseId)
+          this.violate('phantom-release', `entry ${i}: ${ev.type} of ${ev.name} token ${ev.token} lease ${ev.leaseId}, not a live grant`);
         if (g) {
           g.endIndex = i;
           g.endAt = rec.at;

@@ -51,7 +51,8 @@ export function checkGrantPromises(log: ClientLog): Violation[] {
   for (const op of done) {
     if (op.kind === 'Revoke' && op.result!.ok) earliest(leaseEnd, Number(op.req.leaseId), op.doneAt!);
     const a = actOf(op);
-    if (a && (a.act === 'release' || a.act === 'resign') && op.result!.ok && staleActBroken(a.act, op.result!.res, '')) earliest(grantEnd, `${a.name}\u0000${a.token}`, op.doneAt!);
+    if (a && (a.act === 'release' || a.act === 'resign') && op.result!.ok && staleActBroken(a.act, op.result!.res, ''))
+      earliest(grantEnd, `${a.name}\u0000${a.token}`, op.doneAt!);
   }
   for (const op of done) {
     const a = actOf(op);
@@ -59,7 +60,11 @@ export function checkGrantPromises(log: ClientLog): Violation[] {
     if (!a || !r.ok || !(a.token > 0)) continue;
     const endedAt = Math.min(op.leaseId ? (leaseEnd.get(op.leaseId) ?? Infinity) : Infinity, grantEnd.get(`${a.name}\u0000${a.token}`) ?? Infinity);
     if (!(endedAt < op.sentAt)) continue;
-    const broken = staleActBroken(a.act, r.res, `${op.client}, lease ${op.leaseId}, ${a.name} token ${a.token}, known ended at ${endedAt}, sent at ${op.sentAt}`);
+    const broken = staleActBroken(
+      a.act,
+      r.res,
+      `${op.client}, lease ${op.leaseId}, ${a.name} token ${a.token}, known ended at ${endedAt}, sent at ${op.sentAt}`,
+    );
     if (broken) out.push({ kind: 'stale-act', at: op.doneAt!, message: broken });
   }
   return out;

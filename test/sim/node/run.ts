@@ -80,7 +80,14 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
     streams.add(s);
     return s;
   };
-  const settings: HostSettings = { tickMs: 10, electionTicks: 10, heartbeatTicks: 1, snapshotEvery: swarm.pick([20, 40, 100]), compactKeep: swarm.pick([2, 5, 20]), diskMaxMs: swarm.range(0, 4) };
+  const settings: HostSettings = {
+    tickMs: 10,
+    electionTicks: 10,
+    heartbeatTicks: 1,
+    snapshotEvery: swarm.pick([20, 40, 100]),
+    compactKeep: swarm.pick([2, 5, 20]),
+    diskMaxMs: swarm.range(0, 4),
+  };
   const nodePrng = prng.fork('nodes');
   const hostWorld = {
     world,
@@ -129,23 +136,36 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   const clients = Array.from(
     { length: clientCount },
     (_, k) =>
-      new SimClient(`c${k + 1}`, world, rpc, ids, clientPrng.fork(`c${k + 1}`), {
-        locks: [...LOCKS, LOCKS[3], LOCKS[3]], // s1 taken more often: waiters queue behind permits 1, and growing it grants several in one entry
-        ttlMs: [swarm.pick([600, 1000]), swarm.pick([1500, 3000])],
-        stalePause,
-        abandon: swarm.pick([0.05, 0.15]),
-        pauseInWait: swarm.pick([0.05, 0.15, 0.3]),
-      }, log),
+      new SimClient(
+        `c${k + 1}`,
+        world,
+        rpc,
+        ids,
+        clientPrng.fork(`c${k + 1}`),
+        {
+          locks: [...LOCKS, LOCKS[3], LOCKS[3]], // s1 taken more often: waiters queue behind permits 1, and growing it grants several in one entry
+          ttlMs: [swarm.pick([600, 1000]), swarm.pick([1500, 3000])],
+          stalePause,
+          abandon: swarm.pick([0.05, 0.15]),
+          pauseInWait: swarm.pick([0.05, 0.15, 0.3]),
+        },
+        log,
+      ),
   );
   const stopAt = duration;
   const done = clients.map((c) => c.run(stopAt));
   const observed: ObservedStream[] = [];
-  const observers = Array.from({ length: 2 }, (_, k) => new SimObserver(`o${k + 1}`, world, rpc, ids, [...LOCKS.map((l) => l.name), ELECTION], clientPrng.fork(`o${k + 1}`), observed));
+  const observers = Array.from(
+    { length: 2 },
+    (_, k) => new SimObserver(`o${k + 1}`, world, rpc, ids, [...LOCKS.map((l) => l.name), ELECTION], clientPrng.fork(`o${k + 1}`), observed),
+  );
   for (const ob of observers) void ob.run();
 
   // The nemesis: this seed's fault kinds and rates.
   const nem = prng.fork('nemesis');
-  const kinds = ['isolate-leader', 'isolate-leader', 'isolate', 'pause', 'drops', 'drops', 'wall-step', 'wall-fast', 'wall-fast'].filter(() => swarm.chance(0.6));
+  const kinds = ['isolate-leader', 'isolate-leader', 'isolate', 'pause', 'drops', 'drops', 'wall-step', 'wall-fast', 'wall-fast'].filter(() =>
+    swarm.chance(0.6),
+  );
   const faultLog: string[] = [];
   const timeline: Array<[number, number]> = [];
   const faultEnd = duration - CALM_MS;
@@ -153,16 +173,22 @@ export async function runNodeSeed(o: NodeRunOptions): Promise<NodeRunReport> {
   const breakCutStreams = () => {
     for (const s of [...streams]) {
       if (s.finished) streams.delete(s);
-      else if (!net.connected(s.from, s.to)) world.at(world.now + 1000, '', () => { if (!net.connected(s.from, s.to)) s.lose(); });
+      else if (!net.connected(s.from, s.to))
+        world.at(world.now + 1000, '', () => {
+          if (!net.connected(s.from, s.to)) s.lose();
+        });
     }
   };
   const schedule = (at: number) => {
     if (at >= faultEnd || kinds.length === 0) return;
     world.at(at, '', () => {
       const kind = nem.pick(kinds);
-      const len = Math.min(kind === 'isolate-leader' ? nem.range(2000, 6000) : kind === 'wall-fast' ? nem.range(3000, 12000) : nem.range(300, 6000), faultEnd - world.now);
+      const len = Math.min(
+        kind === 'isolate-leader' ? nem.range(2000, 6000) : kind === 'wall-fast' ? nem.range(3000, 12000) : nem.range(300, 6000),
+        faultEnd - world.now,
+      );
       // A fast wall clock matters where time is measured (the leader's lease clock), if anywhere.
-      const target = kind === 'isolate-leader' || kind === 'wall-fast' ? leader() ?? nem.pick(ids) : nem.pick(ids);
+      const target = kind === 'isolate-leader' || kind === 'wall-fast' ? (leader() ?? nem.pick(ids)) : nem.pick(ids);
       faultLog.push(`${world.now} ${kind} ${target} ${len}ms`);
       if (kind === 'isolate' || kind === 'isolate-leader') {
         for (const other of ids) if (other !== target) net.partition(target, other);

@@ -24,10 +24,25 @@ export class SimForwarder extends Forwarder {
     super(sctx);
   }
 
-  override unary<Req, Res>(to: Forward, principal: string, method: ForwardMethod<Req, Res>, request: Req, deadline: number, answerAt: number, onCancel: (cancel: () => void) => void): Promise<Res> {
+  override unary<Req, Res>(
+    to: Forward,
+    principal: string,
+    method: ForwardMethod<Req, Res>,
+    request: Req,
+    deadline: number,
+    answerAt: number,
+    onCancel: (cancel: () => void) => void,
+  ): Promise<Res> {
     if (this.shut) return Promise.reject(new ApiError(grpc.status.UNAVAILABLE, `${this.sctx.config.id} is shutting down; retry`));
     const md = forwardingMetadata(this.sctx.config, principal);
-    const call = this.rpc.unary<Res>(this.sctx.config.id, to.leaderId, forwardedPath(method.path), this.rewrite(method.path, request), Number.isFinite(answerAt) ? answerAt : Infinity, md);
+    const call = this.rpc.unary<Res>(
+      this.sctx.config.id,
+      to.leaderId,
+      forwardedPath(method.path),
+      this.rewrite(method.path, request),
+      Number.isFinite(answerAt) ? answerAt : Infinity,
+      md,
+    );
     this.open.add(call.cancel);
     onCancel(call.cancel);
     return call.result.then((r) => {
@@ -35,12 +50,24 @@ export class SimForwarder extends Forwarder {
       if (r.ok) return r.res;
       const md2 = new grpc.Metadata();
       for (const [k, v] of Object.entries(r.trailers)) md2.set(k, v);
-      throw this.failure(to, method.path, Object.assign(new Error(r.details), { code: r.code, details: r.details, metadata: md2 }) as grpc.ServiceError, deadline, answerAt);
+      throw this.failure(
+        to,
+        method.path,
+        Object.assign(new Error(r.details), { code: r.code, details: r.details, metadata: md2 }) as grpc.ServiceError,
+        deadline,
+        answerAt,
+      );
     });
   }
 
   override duplex<Req, Res>(to: Forward, principal: string, method: ForwardMethod<Req, Res>): grpc.ClientDuplexStream<Req, Res> {
-    const s: ClientStream = this.rpc.stream(this.sctx.config.id, to.leaderId, forwardedPath(method.path), undefined, forwardingMetadata(this.sctx.config, principal));
+    const s: ClientStream = this.rpc.stream(
+      this.sctx.config.id,
+      to.leaderId,
+      forwardedPath(method.path),
+      undefined,
+      forwardingMetadata(this.sctx.config, principal),
+    );
     return s as unknown as grpc.ClientDuplexStream<Req, Res>;
   }
 

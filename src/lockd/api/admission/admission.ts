@@ -26,7 +26,10 @@ export class Admission implements PublicAdmission {
   readonly outbound: OutboundBudget;
   readonly inbound: InboundBudget;
 
-  constructor(readonly settings: AdmissionSettings, logger?: Logger) {
+  constructor(
+    readonly settings: AdmissionSettings,
+    logger?: Logger,
+  ) {
     const log = new RefusalLog(logger).refused;
     this.connections = new ConnectionLimits(settings, log);
     this.calls = new CallLimits(settings, log);
@@ -38,7 +41,16 @@ export class Admission implements PublicAdmission {
   get limits(): readonly LimitUse[] {
     const c = this.connections;
     const k = this.calls;
-    return [c.total, c.byAddress, k.streamsPerConnection, k.streamsPerPrincipal, k.unaryPerPrincipal, this.outbound.totalUse, this.outbound.streamUse, this.inbound.use];
+    return [
+      c.total,
+      c.byAddress,
+      k.streamsPerConnection,
+      k.streamsPerPrincipal,
+      k.unaryPerPrincipal,
+      this.outbound.totalUse,
+      this.outbound.streamUse,
+      this.inbound.use,
+    ];
   }
 
   admitConnection(socket: Socket): boolean {

@@ -30,7 +30,10 @@ export class InboundBudget {
   /** Charge `bytes` for a request about to be handled. */
   charge(bytes: number): InboundCharge {
     if (this.total + bytes > this.use.limit) {
-      const why = bytes > this.use.limit ? `a request of ${bytes} bytes never fits; send less at once` : `this node is handling ${this.total} bytes of requests and this one needs ${bytes} more; retry later or send less at once`;
+      const why =
+        bytes > this.use.limit
+          ? `a request of ${bytes} bytes never fits; send less at once`
+          : `this node is handling ${this.total} bytes of requests and this one needs ${bytes} more; retry later or send less at once`;
       return { refused: this.use.refuse(why) };
     }
     this.total += bytes;

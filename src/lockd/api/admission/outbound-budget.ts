@@ -94,7 +94,8 @@ export class OutboundBudget {
   /** @internal (Account) */
   charged(a: Account, n: number): ApiError | undefined {
     this.total += n;
-    if (a.bytes > this.streamUse.limit) return this.streamUse.refuse('this stream\'s reader left that many bytes unread; read faster or ask for less at once, and reconnect');
+    if (a.bytes > this.streamUse.limit)
+      return this.streamUse.refuse("this stream's reader left that many bytes unread; read faster or ask for less at once, and reconnect");
     if (this.total > this.totalUse.limit && !this.evictionDue) {
       this.evictionDue = true;
       queueMicrotask(this.evict);
@@ -128,7 +129,11 @@ export class OutboundBudget {
       if (!a || a.bytes === 0) return;
       const held = a.bytes;
       a.close(); // its balance leaves the total now, whatever the stream does next
-      a.evict(this.totalUse.refuse(`this node's streams hold ${this.total + held} bytes their readers have not read; this stream held the most (${held} bytes): read faster and reconnect`));
+      a.evict(
+        this.totalUse.refuse(
+          `this node's streams hold ${this.total + held} bytes their readers have not read; this stream held the most (${held} bytes): read faster and reconnect`,
+        ),
+      );
     }
   };
 }

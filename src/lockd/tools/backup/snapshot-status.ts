@@ -12,7 +12,10 @@ export async function runSnapshotStatus(file: string, io: ToolIo): Promise<numbe
     if (size > MAX_BACKUP_BYTES) throw new BackupFileError(`${size} bytes: larger than any backup`);
     const bytes = readFileSync(file);
     const { header: h, state } = decodeBackup(bytes);
-    if (!READABLE_SNAPSHOT_FORMATS.includes(h.stateFormat)) throw new BackupFileError(`state format ${h.stateFormat}; this build reads ${READABLE_SNAPSHOT_FORMATS.join(' and ')} (check it with the lockd version that took it)`);
+    if (!READABLE_SNAPSHOT_FORMATS.includes(h.stateFormat))
+      throw new BackupFileError(
+        `state format ${h.stateFormat}; this build reads ${READABLE_SNAPSHOT_FORMATS.join(' and ')} (check it with the lockd version that took it)`,
+      );
     const s = summarizeState(state);
     if (s.appliedIndex !== h.index) throw new BackupFileError(`the header says index ${h.index}, the state reflects ${s.appliedIndex}`);
     const sha256 = backupDigest(bytes);
@@ -25,7 +28,8 @@ export async function runSnapshotStatus(file: string, io: ToolIo): Promise<numbe
     io.stdout.write(io.json ? `${JSON.stringify({ file, ok: true, bytes: bytes.length, sha256, ...h, summary: s })}\n` : `${human.join('\n')}\n`);
     return 0;
   } catch (e) {
-    const known = e instanceof BackupFileError || e instanceof SnapshotDecodeError || e instanceof InvariantError || (e as NodeJS.ErrnoException).code !== undefined;
+    const known =
+      e instanceof BackupFileError || e instanceof SnapshotDecodeError || e instanceof InvariantError || (e as NodeJS.ErrnoException).code !== undefined;
     if (!known) throw e;
     const message = `${file}: not a usable backup: ${(e as Error).message}`;
     io.stderr.write(io.json ? `${JSON.stringify({ file, ok: false, error: message })}\n` : `lockctl: ${message}\n`);

@@ -42,10 +42,12 @@ export class ClusterControl {
     const root = findRoot();
     const dir = resolve(env.LOCKD_CLUSTER_DIR || join(root, '.cluster'));
     const base = Number(env.LOCKD_BASE_PORT || 7001);
-    if (!Number.isInteger(base) || base < 1 || base > 65_535 - 300) throw new Error(`LOCKD_BASE_PORT must be a port number, got ${JSON.stringify(env.LOCKD_BASE_PORT)}`);
+    if (!Number.isInteger(base) || base < 1 || base > 65_535 - 300)
+      throw new Error(`LOCKD_BASE_PORT must be a port number, got ${JSON.stringify(env.LOCKD_BASE_PORT)}`);
     const sizeFile = join(dir, 'size');
     const size = existsSync(sizeFile) ? Number(readFileSync(sizeFile, 'utf8').trim()) : 0;
-    if (size !== 3 && size !== 5) throw new Error(`no cluster.sh cluster in ${dir}: start one with ./cluster.sh start (demos need a live 3- or 5-node cluster)`);
+    if (size !== 3 && size !== 5)
+      throw new Error(`no cluster.sh cluster in ${dir}: start one with ./cluster.sh start (demos need a live 3- or 5-node cluster)`);
     return new ClusterControl(join(root, 'cluster.sh'), dir, base, size, env);
   }
 
@@ -85,9 +87,11 @@ export class ClusterControl {
   testFaultsProblem(what: string): string | undefined {
     const how = 'LOCKD_TEST_FAULTS=1 ./cluster.sh start';
     const env = this.dir === join(findRoot(), '.cluster') ? '' : `LOCKD_CLUSTER_DIR=${this.dir} LOCKD_BASE_PORT=${this.basePort} `;
-    if (!existsSync(join(this.dir, 'test-faults'))) return `this demo ${what} through a test-only fault, and the nodes run without them: run \`${env}${how}\` (it restarts the running nodes with --unsafe-test-faults; for tests and demos only), then the demo again`;
+    if (!existsSync(join(this.dir, 'test-faults')))
+      return `this demo ${what} through a test-only fault, and the nodes run without them: run \`${env}${how}\` (it restarts the running nodes with --unsafe-test-faults; for tests and demos only), then the demo again`;
     const missing = this.withoutTestFaults();
-    if (missing.length > 0) return `this demo ${what} through a test-only fault, but ${missing.map((i) => `n${i}`).join(', ')} ${missing.length > 1 ? 'run' : 'runs'} without them (started before they were asked for): run \`${env}${how}\` again to restart ${missing.length > 1 ? 'them' : 'it'} with --unsafe-test-faults`;
+    if (missing.length > 0)
+      return `this demo ${what} through a test-only fault, but ${missing.map((i) => `n${i}`).join(', ')} ${missing.length > 1 ? 'run' : 'runs'} without them (started before they were asked for): run \`${env}${how}\` again to restart ${missing.length > 1 ? 'them' : 'it'} with --unsafe-test-faults`;
     return undefined;
   }
 
@@ -195,14 +199,21 @@ export class ClusterControl {
     const out = await this.run(args);
     if (fault) {
       const which = args[0] === 'start' || args[1] === 'all' ? this.nodes : [Number(args[1])];
-      fault.done(args[0], which.map((i) => `n${i}`), args);
+      fault.done(
+        args[0],
+        which.map((i) => `n${i}`),
+        args,
+      );
     }
     return out;
   }
 
   private run(args: readonly string[]): Promise<string> {
     return new Promise((resolveRun, reject) => {
-      const proc = spawn('bash', [this.script, ...args], { env: { ...this.env, LOCKD_CLUSTER_DIR: this.dir, LOCKD_BASE_PORT: String(this.basePort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn('bash', [this.script, ...args], {
+        env: { ...this.env, LOCKD_CLUSTER_DIR: this.dir, LOCKD_BASE_PORT: String(this.basePort) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       proc.stdout.on('data', (d) => (out += d));
       proc.stderr.on('data', (d) => (out += d));

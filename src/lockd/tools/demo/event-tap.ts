@@ -106,7 +106,9 @@ export class EventTap {
     if (this.closed) return;
     const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
     const target = { host, port, path: '/events', headers: { accept: 'text/event-stream' } };
-    const req = this.tls ? httpsRequest({ ...target, ca: this.tls.ca, ...(this.tls.cert && this.tls.key ? { cert: this.tls.cert, key: this.tls.key } : {}) }) : request(target);
+    const req = this.tls
+      ? httpsRequest({ ...target, ca: this.tls.ca, ...(this.tls.cert && this.tls.key ? { cert: this.tls.cert, key: this.tls.key } : {}) })
+      : request(target);
     this.requests.add(req);
     let again = false;
     const retry = (e?: Error): void => {

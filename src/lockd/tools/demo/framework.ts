@@ -111,7 +111,14 @@ export class Demo {
    */
   pause(name: string, lock: string, token: number): void {
     this.actor(name).paused = true;
-    this.story?.publish({ kind: 'belief', client: name, state: 'paused', lock, token, text: `${name} is paused: it still thinks it holds ${lock} (token ${token})` });
+    this.story?.publish({
+      kind: 'belief',
+      client: name,
+      state: 'paused',
+      lock,
+      token,
+      text: `${name} is paused: it still thinks it holds ${lock} (token ${token})`,
+    });
   }
 
   /** Client `name` runs again, still believing what it believed when paused. */
@@ -139,7 +146,13 @@ export class Demo {
   /** The term of log entry `index`, as a node applying it reported (waits briefly for one to). */
   async termOf(index: number): Promise<number | undefined> {
     try {
-      return await this.events.waitFor(`entry ${index} applied`, (e) => (e.type === 'applied' && e.index === index ? e.entryTerm : undefined), 3_000, 0, this.signal);
+      return await this.events.waitFor(
+        `entry ${index} applied`,
+        (e) => (e.type === 'applied' && e.index === index ? e.entryTerm : undefined),
+        3_000,
+        0,
+        this.signal,
+      );
     } catch {
       return undefined;
     }
@@ -175,28 +188,44 @@ export class Demo {
 
   /** The leader a majority of the answering nodes agree on, once there is one (bounded). */
   async leader(timeoutMs = 15_000, exclude?: string): Promise<NodeStatus> {
-    return this.poll(`a leader${exclude ? ` other than ${exclude}` : ''}`, async () => {
-      const all = await this.statuses();
-      const leaders = all.filter((s) => s.role === 'leader' && s.nodeId !== exclude);
-      const top = leaders.sort((a, b) => b.term - a.term)[0];
-      if (!top) return undefined;
-      const followers = all.filter((s) => s.leaderId === top.nodeId && s.term === top.term).length;
-      return followers > this.cluster.size / 2 ? top : undefined;
-    }, timeoutMs);
+    return this.poll(
+      `a leader${exclude ? ` other than ${exclude}` : ''}`,
+      async () => {
+        const all = await this.statuses();
+        const leaders = all.filter((s) => s.role === 'leader' && s.nodeId !== exclude);
+        const top = leaders.sort((a, b) => b.term - a.term)[0];
+        if (!top) return undefined;
+        const followers = all.filter((s) => s.leaderId === top.nodeId && s.term === top.term).length;
+        return followers > this.cluster.size / 2 ? top : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Start `lockctl ARGS` against this cluster as a child process (killed when the demo ends); named: drawn as that client's one operation. */
   lockctl(args: readonly string[], name?: string): ChildProcess {
     const tls = this.opts.tls;
     const tlsArgs = tls?.cacert ? ['--cacert', tls.cacert, ...(tls.cert && tls.key ? ['--cert', tls.cert, '--key', tls.key] : [])] : [];
-    const proc = spawn(process.execPath, [...this.opts.lockctl, '--endpoints', this.cluster.endpoints.join(','), ...tlsArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const proc = spawn(process.execPath, [...this.opts.lockctl, '--endpoints', this.cluster.endpoints.join(','), ...tlsArgs, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.children.add(proc);
     proc.once('exit', () => this.children.delete(proc));
     if (name && this.story) {
       const story = this.story;
       const op = 1_000_000 + this.children.size; // apart from the in-process clients' numbers
       story.publish({ kind: 'invoke', client: name, op, text: `lockctl ${args.join(' ')}`.slice(0, 200) });
-      proc.once('exit', (code, sig) => story.publish({ kind: 'complete', client: name, op, ok: code === 0, text: sig ? `killed by ${sig}` : `exit ${code}`, ...(code === 0 ? {} : { code: sig ?? `exit ${code}` }) }));
+      proc.once('exit', (code, sig) =>
+        story.publish({
+          kind: 'complete',
+          client: name,
+          op,
+          ok: code === 0,
+          text: sig ? `killed by ${sig}` : `exit ${code}`,
+          ...(code === 0 ? {} : { code: sig ?? `exit ${code}` }),
+        }),
+      );
     }
     return proc;
   }
@@ -220,16 +249,26 @@ export class Demo {
 function faultText(verb: string, nodes: readonly string[], args: readonly string[]): string {
   const which = nodes.join(', ');
   switch (verb) {
-    case 'kill': return `${which} killed (kill -9): down`;
-    case 'power-cut': return `power cut of ${which}: killed, unsynced writes dropped`;
-    case 'pause': return `${which} paused (SIGSTOP)`;
-    case 'resume': return `${which} resumed (SIGCONT)`;
-    case 'isolate': return `${which} isolated: its Raft messages dropped`;
-    case 'heal': return `${which} healed: Raft messages flow again`;
-    case 'restart': return `${which} restarted from its data dir`;
-    case 'start': return `cluster.sh start: every node not running started (${which})`;
-    case 'clock-jump': return `${which}'s clock jumps ${args[2] ?? '?'} ms`;
-    default: return `${verb} ${which}`;
+    case 'kill':
+      return `${which} killed (kill -9): down`;
+    case 'power-cut':
+      return `power cut of ${which}: killed, unsynced writes dropped`;
+    case 'pause':
+      return `${which} paused (SIGSTOP)`;
+    case 'resume':
+      return `${which} resumed (SIGCONT)`;
+    case 'isolate':
+      return `${which} isolated: its Raft messages dropped`;
+    case 'heal':
+      return `${which} healed: Raft messages flow again`;
+    case 'restart':
+      return `${which} restarted from its data dir`;
+    case 'start':
+      return `cluster.sh start: every node not running started (${which})`;
+    case 'clock-jump':
+      return `${which}'s clock jumps ${args[2] ?? '?'} ms`;
+    default:
+      return `${verb} ${which}`;
   }
 }
 
@@ -272,7 +311,12 @@ export async function unkeptLease(client: LockClient, ttlMs: number): Promise<nu
  * the lease's deadline then: the last one the nodes published for it (its Grant's, or a renewing
  * Tick's) before that entry.
  */
-export async function expiryTick(d: Demo, leaseId: number, timeoutMs: number, from = 0): Promise<{ index: number; term: number; now: number; node: string; deadline?: number }> {
+export async function expiryTick(
+  d: Demo,
+  leaseId: number,
+  timeoutMs: number,
+  from = 0,
+): Promise<{ index: number; term: number; now: number; node: string; deadline?: number }> {
   const tick = await d.events.waitFor(
     `a Tick expiring lease ${leaseId}`,
     (e) => (e.type === 'tick' && e.expired.includes(leaseId) ? { index: e.index, term: e.term, now: e.now, node: e.node } : undefined),
@@ -296,7 +340,10 @@ export async function expiryTick(d: Demo, leaseId: number, timeoutMs: number, fr
 export function fenceEntry(d: Demo, key: string, token: number, from = 0): Promise<{ index: number; accepted: boolean; highest: number; reason?: string }> {
   return d.events.waitFor(
     `the fenced write of ${key} with token ${token}`,
-    (e) => (e.type === 'fence' && e.key === key && e.token === token ? { index: e.index, accepted: e.accepted, highest: e.highest, ...(e.reason ? { reason: e.reason } : {}) } : undefined),
+    (e) =>
+      e.type === 'fence' && e.key === key && e.token === token
+        ? { index: e.index, accepted: e.accepted, highest: e.highest, ...(e.reason ? { reason: e.reason } : {}) }
+        : undefined,
     5_000,
     from,
     d.signal,

@@ -35,7 +35,10 @@ export async function runDemo(name: string, io: ToolIo): Promise<number> {
   const opened = openCluster(io);
   if (typeof opened === 'number') return opened;
   const { cluster, tapTls } = opened;
-  const events = new EventTap(cluster.nodes.map((i) => cluster.httpAddress(i)), tapTls);
+  const events = new EventTap(
+    cluster.nodes.map((i) => cluster.httpAddress(i)),
+    tapTls,
+  );
   const story = io.story ? new Story(() => events.position()) : undefined;
   const server = story ? await listenForStory(io, cluster, story, events) : undefined;
   if (typeof server === 'number') return server;
@@ -90,7 +93,11 @@ async function listenForStory(io: ToolIo, cluster: ClusterControl, story: Story,
   // Beside cluster.sh's ports (client BASE.., peer BASE+100.., HTTP BASE+200..): BASE+299 by default.
   const port = io.story?.port ?? Number(cluster.httpAddress(1).split(':')[1]) + 99;
   try {
-    return await StoryServer.listen(story, port, cluster.nodes.map((i) => `http://${cluster.httpAddress(i)}`));
+    return await StoryServer.listen(
+      story,
+      port,
+      cluster.nodes.map((i) => `http://${cluster.httpAddress(i)}`),
+    );
   } catch (e) {
     events.close();
     io.stderr.write(`lockctl: story mode cannot listen on 127.0.0.1:${port}: ${(e as Error).message}\n`);
@@ -99,12 +106,24 @@ async function listenForStory(io: ToolIo, cluster: ClusterControl, story: Story,
 }
 
 /** Story mode: say where the page is, wait a bounded time for one, then begin the story. */
-async function waitForStoryPage(io: ToolIo, cluster: ClusterControl, story: Story, server: StoryServer, demo: { name: string; title: string; stepMs: number; tls: boolean }, say: Say): Promise<void> {
+async function waitForStoryPage(
+  io: ToolIo,
+  cluster: ClusterControl,
+  story: Story,
+  server: StoryServer,
+  demo: { name: string; title: string; stepMs: number; tls: boolean },
+  say: Say,
+): Promise<void> {
   const { name, title, stepMs } = demo;
   const page = `http://${cluster.httpAddress(1)}/?story=${server.url}`;
   const tlsNote = demo.tls ? ' (a TLS cluster: story mode reads the story over plain HTTP, which an HTTPS page may not; use a plaintext cluster to study)' : '';
-  say(`story mode: open ${page} — waiting up to ${STORY_WAIT_MS / 1000} s for the page; ${stepMs} ms between steps${tlsNote}`, { story: server.url, page, stepMs });
-  if (!(await server.waitForPage(STORY_WAIT_MS, io.interrupted))) say('story mode: no page connected; the demo runs anyway (a page opened later replays it while it runs)', { storyWaited: STORY_WAIT_MS });
+  say(`story mode: open ${page} — waiting up to ${STORY_WAIT_MS / 1000} s for the page; ${stepMs} ms between steps${tlsNote}`, {
+    story: server.url,
+    page,
+    stepMs,
+  });
+  if (!(await server.waitForPage(STORY_WAIT_MS, io.interrupted)))
+    say('story mode: no page connected; the demo runs anyway (a page opened later replays it while it runs)', { storyWaited: STORY_WAIT_MS });
   story.publish({ kind: 'begin', demo: name, title, stepMs });
 }
 
@@ -112,7 +131,8 @@ async function waitForStoryPage(io: ToolIo, cluster: ClusterControl, story: Stor
 async function play(scenario: (typeof SCENARIOS)[number], d: Demo, io: ToolIo, signal: AbortSignal, story: Story | undefined, say: Say): Promise<number> {
   try {
     const aborted = new Promise<never>((_, reject) => {
-      const fail = (): void => reject(new DemoFailure(io.interrupted.aborted ? 'interrupted' : `expected the demo to finish within ${DEMO_TIMEOUT_MS / 1000} s, but it did not`));
+      const fail = (): void =>
+        reject(new DemoFailure(io.interrupted.aborted ? 'interrupted' : `expected the demo to finish within ${DEMO_TIMEOUT_MS / 1000} s, but it did not`));
       if (signal.aborted) fail();
       else signal.addEventListener('abort', fail, { once: true });
     });
@@ -122,7 +142,12 @@ async function play(scenario: (typeof SCENARIOS)[number], d: Demo, io: ToolIo, s
     return 0;
   } catch (e) {
     // A refused call (a LockdError: its gRPC code) is something seen; anything else is a bug here.
-    const seen = e instanceof DemoFailure || e instanceof ClusterShError ? e.message : (e as { codeName?: string }).codeName ? `a call failed: ${(e as Error).message}` : `unexpected error: ${(e as Error).stack ?? String(e)}`;
+    const seen =
+      e instanceof DemoFailure || e instanceof ClusterShError
+        ? e.message
+        : (e as { codeName?: string }).codeName
+          ? `a call failed: ${(e as Error).message}`
+          : `unexpected error: ${(e as Error).stack ?? String(e)}`;
     say(`FAILED: ${seen}`, { ok: false, seen });
     story?.publish({ kind: 'end', ok: false, text: seen });
     return 1;

@@ -6,7 +6,23 @@ import type { Lease, Lock, LockClient } from '../../../client/index.js';
 import type { Story } from './story.js';
 
 /** The calls drawn as operations; the rest (status polls, observe) are not a client's story. */
-const OPS = new Set(['grantLease', 'revokeLease', 'timeToLive', 'acquire', 'acquireRaw', 'tryAcquire', 'release', 'inspect', 'setPermits', 'fenceWrite', 'fenceDelete', 'fenceRead', 'campaign', 'proclaim', 'resign']);
+const OPS = new Set([
+  'grantLease',
+  'revokeLease',
+  'timeToLive',
+  'acquire',
+  'acquireRaw',
+  'tryAcquire',
+  'release',
+  'inspect',
+  'setPermits',
+  'fenceWrite',
+  'fenceDelete',
+  'fenceRead',
+  'campaign',
+  'proclaim',
+  'resign',
+]);
 
 /** A client's state the story needs across calls: paused (a pause hides its losses from itself). */
 export interface StoryActor {
@@ -28,7 +44,14 @@ export function reportingClient(client: LockClient, actor: StoryActor, story: St
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof prop !== 'string' || !OPS.has(prop) || typeof v !== 'function') return v;
-      return (...args: unknown[]) => run(story, actor, describeCall(prop, args), () => (v as (...a: unknown[]) => Promise<unknown>).apply(target, args), (r) => after(story, actor, prop, args, r));
+      return (...args: unknown[]) =>
+        run(
+          story,
+          actor,
+          describeCall(prop, args),
+          () => (v as (...a: unknown[]) => Promise<unknown>).apply(target, args),
+          (r) => after(story, actor, prop, args, r),
+        );
     },
   });
 }
@@ -44,7 +67,14 @@ async function run<T>(story: Story, actor: StoryActor, text: string, call: () =>
     return r;
   } catch (e) {
     const err = e as { codeName?: string; details?: string; message?: string };
-    story.publish({ kind: 'complete', client: actor.name, op, ok: false, code: err.codeName ?? 'ERROR', text: `${err.codeName ?? 'error'}: ${err.details ?? err.message ?? String(e)}` });
+    story.publish({
+      kind: 'complete',
+      client: actor.name,
+      op,
+      ok: false,
+      code: err.codeName ?? 'ERROR',
+      text: `${err.codeName ?? 'error'}: ${err.details ?? err.message ?? String(e)}`,
+    });
     throw e;
   }
 }
@@ -52,15 +82,25 @@ async function run<T>(story: Story, actor: StoryActor, text: string, call: () =>
 function describeCall(op: string, a: unknown[]): string {
   const s = (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x));
   switch (op) {
-    case 'grantLease': return `grant lease, ttl ${s(a[0])} ms`;
-    case 'revokeLease': return `revoke lease ${s(a[0])}`;
-    case 'timeToLive': return `lease ${s(a[0])} ttl?`;
-    case 'acquire': case 'tryAcquire': return `${op === 'acquire' ? 'acquire' : 'try'} ${s(a[0])}`;
-    case 'acquireRaw': return `acquire ${s(a[0])} for lease ${s(a[1])}`;
-    case 'release': return `release ${s(a[0])} token ${s(a[1])}`;
-    case 'fenceWrite': return `write ${s(a[0])} = ${s(typeof a[1] === 'string' ? JSON.stringify(a[1]) : '…')} token ${s(a[2])}`;
-    case 'fenceDelete': return `delete ${s(a[0])} token ${s(a[1])}`;
-    default: return `${op} ${s(a[0])}`;
+    case 'grantLease':
+      return `grant lease, ttl ${s(a[0])} ms`;
+    case 'revokeLease':
+      return `revoke lease ${s(a[0])}`;
+    case 'timeToLive':
+      return `lease ${s(a[0])} ttl?`;
+    case 'acquire':
+    case 'tryAcquire':
+      return `${op === 'acquire' ? 'acquire' : 'try'} ${s(a[0])}`;
+    case 'acquireRaw':
+      return `acquire ${s(a[0])} for lease ${s(a[1])}`;
+    case 'release':
+      return `release ${s(a[0])} token ${s(a[1])}`;
+    case 'fenceWrite':
+      return `write ${s(a[0])} = ${s(typeof a[1] === 'string' ? JSON.stringify(a[1]) : '…')} token ${s(a[2])}`;
+    case 'fenceDelete':
+      return `delete ${s(a[0])} token ${s(a[1])}`;
+    default:
+      return `${op} ${s(a[0])}`;
   }
 }
 
@@ -71,7 +111,8 @@ function after(story: Story, actor: StoryActor, op: string, args: unknown[], r: 
       const lease = watchLease(story, actor, r as Lease);
       return `lease ${lease.id}, ttl ${lease.ttlMs} ms`;
     }
-    case 'acquire': case 'tryAcquire': {
+    case 'acquire':
+    case 'tryAcquire': {
       if (!r) return 'not acquired (held)';
       const lock = r as Lock;
       watchLease(story, actor, lock.lease);
@@ -82,7 +123,14 @@ function after(story: Story, actor: StoryActor, op: string, args: unknown[], r: 
       const x = r as { acquired: boolean; fencingToken: number; holderLeaseId: number };
       if (x.acquired) {
         story.publish({ kind: 'lease', client: actor.name, leaseId: Number(args[1]) });
-        story.publish({ kind: 'belief', client: actor.name, state: 'holds', lock: String(args[0]), token: x.fencingToken, text: `holds ${String(args[0])} (token ${x.fencingToken})` });
+        story.publish({
+          kind: 'belief',
+          client: actor.name,
+          state: 'holds',
+          lock: String(args[0]),
+          token: x.fencingToken,
+          text: `holds ${String(args[0])} (token ${x.fencingToken})`,
+        });
       }
       return x.acquired ? `token ${x.fencingToken}` : `held by lease ${x.holderLeaseId}`;
     }
@@ -125,14 +173,31 @@ function watchLock(story: Story, actor: StoryActor, lock: Lock): void {
   const release = lock.release.bind(lock);
   Object.defineProperty(lock, 'release', {
     value: (timeoutMs?: number) =>
-      run(story, actor, `release ${lock.name} token ${lock.token}`, () => release(timeoutMs), (ok) => {
-        released = true;
-        story.publish({ kind: 'belief', client: actor.name, state: 'released', lock: lock.name, text: `released ${lock.name}` });
-        return ok ? 'released' : 'no longer held';
-      }),
+      run(
+        story,
+        actor,
+        `release ${lock.name} token ${lock.token}`,
+        () => release(timeoutMs),
+        (ok) => {
+          released = true;
+          story.publish({ kind: 'belief', client: actor.name, state: 'released', lock: lock.name, text: `released ${lock.name}` });
+          return ok ? 'released' : 'no longer held';
+        },
+      ),
   });
-  lock.signal.addEventListener('abort', () => {
-    if (released || actor.paused) return;
-    story.publish({ kind: 'belief', client: actor.name, state: 'lost', lock: lock.name, token: lock.token, text: `stops trusting ${lock.name}: ${String((lock.signal.reason as Error)?.message ?? lock.signal.reason)}` });
-  }, { once: true });
+  lock.signal.addEventListener(
+    'abort',
+    () => {
+      if (released || actor.paused) return;
+      story.publish({
+        kind: 'belief',
+        client: actor.name,
+        state: 'lost',
+        lock: lock.name,
+        token: lock.token,
+        text: `stops trusting ${lock.name}: ${String((lock.signal.reason as Error)?.message ?? lock.signal.reason)}`,
+      });
+    },
+    { once: true },
+  );
 }

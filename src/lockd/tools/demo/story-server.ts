@@ -77,7 +77,8 @@ export class StoryServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const origin = req.headers.origin;
-    const cors: Record<string, string> = typeof origin === 'string' && this.origins.has(origin) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' };
+    const cors: Record<string, string> =
+      typeof origin === 'string' && this.origins.has(origin) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' };
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/story') {
       res.writeHead(req.method === 'GET' ? 404 : 405, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('only GET /story (server-sent events of this demo)\n');

@@ -37,7 +37,14 @@ export type StoryBody =
    * What the client believes about a lock: holds (from its grant), paused (it cannot look at its
    * clock: it goes on believing it holds), awake (runs again), released, lost (it saw its lease end).
    */
-  | { readonly kind: 'belief'; readonly client: string; readonly state: 'holds' | 'paused' | 'awake' | 'released' | 'lost'; readonly lock?: string; readonly token?: number; readonly text: string }
+  | {
+      readonly kind: 'belief';
+      readonly client: string;
+      readonly state: 'holds' | 'paused' | 'awake' | 'released' | 'lost';
+      readonly lock?: string;
+      readonly token?: number;
+      readonly text: string;
+    }
   /** The demo ended: ok, and its outcome or what was seen instead. */
   | { readonly kind: 'end'; readonly ok: boolean; readonly text: string };
 

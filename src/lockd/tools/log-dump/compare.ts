@@ -26,15 +26,25 @@ export async function runLogCompare(dirA: string, dirB: string, io: ToolIo): Pro
     for (const dir of [dirA, dirB]) readers.push(await DataDirReader.open(dir));
     const [a, b] = readers;
     if (a.identity.clusterId !== b.identity.clusterId) {
-      io.stderr.write(`lockctl: ${b.dir} is node ${b.identity.nodeId} of cluster ${b.identity.clusterId}, not of ${a.identity.clusterId} (${a.dir}): two clusters' logs have nothing in common\n`);
+      io.stderr.write(
+        `lockctl: ${b.dir} is node ${b.identity.nodeId} of cluster ${b.identity.clusterId}, not of ${a.identity.clusterId} (${a.dir}): two clusters' logs have nothing in common\n`,
+      );
       return 1;
     }
     const { out } = recordWriter(io);
     for (const r of readers) {
       const hs = r.hardState;
       const snap = r.snapshot ? `, snapshot at ${r.snapshot.metadata.index} (term ${r.snapshot.metadata.term})` : '';
-      out(`data dir ${r.dir}: node ${r.identity.nodeId} of cluster ${r.identity.clusterId}; ${hs ? `term ${hs.term}, commit index ${hs.commit}` : 'no hard state'}${snap}`,
-        { dataDir: r.dir, nodeId: r.identity.nodeId, clusterId: r.identity.clusterId, hardState: hs ?? null, snapshotIndex: r.snapshot?.metadata.index ?? null });
+      out(
+        `data dir ${r.dir}: node ${r.identity.nodeId} of cluster ${r.identity.clusterId}; ${hs ? `term ${hs.term}, commit index ${hs.commit}` : 'no hard state'}${snap}`,
+        {
+          dataDir: r.dir,
+          nodeId: r.identity.nodeId,
+          clusterId: r.identity.clusterId,
+          hardState: hs ?? null,
+          snapshotIndex: r.snapshot?.metadata.index ?? null,
+        },
+      );
     }
     const result = await firstDifference(a, b);
     const [na, nb] = [a.identity.nodeId, b.identity.nodeId];
@@ -43,17 +53,40 @@ export async function runLogCompare(dirA: string, dirB: string, io: ToolIo): Pro
     if (result.diff) {
       const { index, x, y } = result.diff;
       const same = index - 1 >= (result.compared.first ?? index) ? `identical up to ${index - 1}` : 'nothing identical before it';
-      out(`first difference at index ${index} (${same}; ${ranges})`, { firstDifference: index, identicalUpTo: index - 1 >= (result.compared.first ?? index) ? index - 1 : null, compared: result.compared, logs: { [na]: result.a, [nb]: result.b } });
-      for (const [node, e] of [[na, x], [nb, y]] as const) {
+      out(`first difference at index ${index} (${same}; ${ranges})`, {
+        firstDifference: index,
+        identicalUpTo: index - 1 >= (result.compared.first ?? index) ? index - 1 : null,
+        compared: result.compared,
+        logs: { [na]: result.a, [nb]: result.b },
+      });
+      for (const [node, e] of [
+        [na, x],
+        [nb, y],
+      ] as const) {
         const d = e ? decodeEntry(e) : undefined;
-        out(`  ${node.padEnd(6)} ${e && d ? `${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${d.type.padEnd(11)}  ${d.text}` : `(no entry ${index})`}`,
-          { node, entry: e && d ? { index: e.index, term: e.term, type: d.type, command: d.command ?? null } : null });
+        out(
+          `  ${node.padEnd(6)} ${e && d ? `${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${d.type.padEnd(11)}  ${d.text}` : `(no entry ${index})`}`,
+          { node, entry: e && d ? { index: e.index, term: e.term, type: d.type, command: d.command ?? null } : null },
+        );
       }
     } else if (common === undefined) {
-      out(`no index in common (${ranges}): nothing to compare`, { firstDifference: null, identicalUpTo: null, compared: null, logs: { [na]: result.a, [nb]: result.b } });
+      out(`no index in common (${ranges}): nothing to compare`, {
+        firstDifference: null,
+        identicalUpTo: null,
+        compared: null,
+        logs: { [na]: result.a, [nb]: result.b },
+      });
     } else {
-      const longer = result.a.last !== result.b.last ? `; ${(result.a.last ?? 0) > (result.b.last ?? 0) ? `${na}'s goes on to ${result.a.last}` : `${nb}'s goes on to ${result.b.last}`}` : '';
-      out(`identical up to ${result.compared.last}: entries ${common} compared (${ranges})${longer}`, { firstDifference: null, identicalUpTo: result.compared.last, compared: result.compared, logs: { [na]: result.a, [nb]: result.b } });
+      const longer =
+        result.a.last !== result.b.last
+          ? `; ${(result.a.last ?? 0) > (result.b.last ?? 0) ? `${na}'s goes on to ${result.a.last}` : `${nb}'s goes on to ${result.b.last}`}`
+          : '';
+      out(`identical up to ${result.compared.last}: entries ${common} compared (${ranges})${longer}`, {
+        firstDifference: null,
+        identicalUpTo: result.compared.last,
+        compared: result.compared,
+        logs: { [na]: result.a, [nb]: result.b },
+      });
     }
     return 0;
   } catch (e) {
@@ -68,7 +101,10 @@ export async function runLogCompare(dirA: string, dirB: string, io: ToolIo): Pro
  * (term, kind, bytes) until one log ends; an index one log skips (never in a sound dir) is a
  * difference too.
  */
-async function firstDifference(a: DataDirReader, b: DataDirReader): Promise<{ a: LogRange; b: LogRange; compared: LogRange; diff?: { index: number; x?: Entry; y?: Entry } }> {
+async function firstDifference(
+  a: DataDirReader,
+  b: DataDirReader,
+): Promise<{ a: LogRange; b: LogRange; compared: LogRange; diff?: { index: number; x?: Entry; y?: Entry } }> {
   const ra: LogRange = {};
   const rb: LogRange = {};
   const compared: LogRange = {};

@@ -16,7 +16,7 @@ export interface Decoded {
 
 export function decodeEntry(e: Entry): Decoded {
   if (e.type === 'config') return decodeConfig(e);
-  if (e.data.length === 0) return { type: 'noop', text: '(a new leader\'s empty entry)' };
+  if (e.data.length === 0) return { type: 'noop', text: "(a new leader's empty entry)" };
   let cmd: Command;
   try {
     cmd = decodeCommand(e.data);
@@ -26,7 +26,13 @@ export function decodeEntry(e: Entry): Decoded {
   }
   const { type, ...fields } = cmd;
   const shown = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v instanceof Uint8Array ? showBytes(v) : v]));
-  return { type, text: Object.entries(shown).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' '), command: shown };
+  return {
+    type,
+    text: Object.entries(shown)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' '),
+    command: shown,
+  };
 }
 
 /** Bytes as text when they are printable UTF-8, else hex; cut at MAX_VALUE_CHARS. */
@@ -49,7 +55,11 @@ function decodeConfig(e: Entry): Decoded {
     }
     const mark = forced ? ` FORCED by ${String(forced.by)} at ${String(forced.at)} (--force-new-cluster)` : '';
     const command = { op: change.op, node: change.node, voters: config.voters, learners: config.learners, ...(forced ? { forced } : {}) };
-    return { type: 'config', text: `${change.op} ${change.node} → voters ${config.voters.join(',')}${config.learners.length ? ` learners ${config.learners.join(',')}` : ''}${mark}`, command };
+    return {
+      type: 'config',
+      text: `${change.op} ${change.node} → voters ${config.voters.join(',')}${config.learners.length ? ` learners ${config.learners.join(',')}` : ''}${mark}`,
+      command,
+    };
   } catch (err) {
     return { type: '?', text: `undecodable config entry (${e.data.length} bytes): ${(err as Error).message}`, error: (err as Error).message };
   }

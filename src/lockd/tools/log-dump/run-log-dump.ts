@@ -101,15 +101,29 @@ function parseFilters(opts: DumpOptions, io: ToolIo): Filters | undefined {
 /** Whose dir it is, its hard state and its snapshot's summary (returned: the entries' clock starts from it). */
 function printHeader(reader: DataDirReader, out: Out): ReturnType<typeof summarize> | undefined {
   const { identity: id, configuration: config, hardState: hs, snapshot } = reader;
-  out(`data dir ${reader.dir}: node ${id.nodeId} of cluster ${id.clusterId}, voters ${config?.voters.join(', ') ?? '(not recorded)'}`, { dataDir: reader.dir, nodeId: id.nodeId, clusterId: id.clusterId, voters: config?.voters ?? null });
-  out(hs ? `hard state: term ${hs.term}, voted for ${hs.vote || '(nobody)'}, commit index ${hs.commit}` : 'hard state: none (never written)', { hardState: hs ?? null });
+  out(`data dir ${reader.dir}: node ${id.nodeId} of cluster ${id.clusterId}, voters ${config?.voters.join(', ') ?? '(not recorded)'}`, {
+    dataDir: reader.dir,
+    nodeId: id.nodeId,
+    clusterId: id.clusterId,
+    voters: config?.voters ?? null,
+  });
+  out(hs ? `hard state: term ${hs.term}, voted for ${hs.vote || '(nobody)'}, commit index ${hs.commit}` : 'hard state: none (never written)', {
+    hardState: hs ?? null,
+  });
   const snap = snapshot ? summarize(snapshot) : undefined;
   out(snap ? `snapshot: ${snap.text}` : 'snapshot: none (the log starts at entry 1)', { snapshot: snap?.data ?? null });
   return snap;
 }
 
 /** One line per entry from --from on that the filters let through. */
-async function printEntries(reader: DataDirReader, opts: DumpOptions, { type, exclude }: Filters, snap: ReturnType<typeof summarize> | undefined, out: Out, closed: () => boolean): Promise<Seen> {
+async function printEntries(
+  reader: DataDirReader,
+  opts: DumpOptions,
+  { type, exclude }: Filters,
+  snap: ReturnType<typeof summarize> | undefined,
+  out: Out,
+  closed: () => boolean,
+): Promise<Seen> {
   const { snapshot } = reader;
   const seen: Seen = { shown: 0, first: undefined, last: undefined, lastTerm: undefined };
   // The logical clock after each entry, as the state machine moves it: the snapshot's now (0 for a
@@ -133,7 +147,10 @@ async function printEntries(reader: DataDirReader, opts: DumpOptions, { type, ex
     if (type !== undefined && d.type !== type) continue;
     if (exclude.has(d.type)) continue;
     seen.shown++;
-    out(`${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}`, { index: e.index, term: e.term, logicalNowMs: now ?? null, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) });
+    out(
+      `${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}`,
+      { index: e.index, term: e.term, logicalNowMs: now ?? null, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) },
+    );
   }
   return seen;
 }
@@ -142,13 +159,30 @@ async function printEntries(reader: DataDirReader, opts: DumpOptions, { type, ex
 function printSummary(reader: DataDirReader, opts: DumpOptions, { type, exclude }: Filters, { shown, first, last, lastTerm }: Seen, out: Out): void {
   const { snapshot } = reader;
   const range = first === undefined ? 'no entries' : `entries ${first}..${last}`;
-  const filters = [opts.from === undefined ? '' : `from ${opts.from}`, type === undefined ? '' : `of type ${type}`, exclude.size === 0 ? '' : `without ${[...exclude].join(', ')}`].filter(Boolean).join(', ');
+  const filters = [
+    opts.from === undefined ? '' : `from ${opts.from}`,
+    type === undefined ? '' : `of type ${type}`,
+    exclude.size === 0 ? '' : `without ${[...exclude].join(', ')}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
   // Where the log ends, as Raft's up-to-date rule compares logs (last term first, then last
   // index): what picks the survivor for --force-new-cluster. With no entries it ends at the
   // snapshot; unknown when --from skipped past every entry.
-  const end = last !== undefined && lastTerm !== undefined ? { term: lastTerm, index: last } : opts.from === undefined ? { term: snapshot?.metadata.term ?? 0, index: snapshot?.metadata.index ?? 0 } : undefined;
+  const end =
+    last !== undefined && lastTerm !== undefined
+      ? { term: lastTerm, index: last }
+      : opts.from === undefined
+        ? { term: snapshot?.metadata.term ?? 0, index: snapshot?.metadata.index ?? 0 }
+        : undefined;
   const ends = end ? `; the log ends at term ${end.term}, index ${end.index}` : '';
-  out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown${ends}`, { shown, first: first ?? null, last: last ?? null, lastTerm: lastTerm ?? null, logEnd: end ?? null });
+  out(`${range}${filters ? ` (${filters})` : ''}: ${shown} shown${ends}`, {
+    shown,
+    first: first ?? null,
+    last: last ?? null,
+    lastTerm: lastTerm ?? null,
+    logEnd: end ?? null,
+  });
 }
 
 function summarize(s: Snapshot): { text: string; data: Record<string, unknown> } {

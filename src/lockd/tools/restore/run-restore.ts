@@ -13,7 +13,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, NODE_ID_PATTERN, parseBumpIndex, parsePeers } from '../../node/config.js';
-import { DEFAULT_BUMP, MAX_TOKEN_INDEX, READABLE_SNAPSHOT_FORMATS, SnapshotDecodeError, InvariantError, firstTokenOf, rebaseState, summarizeState } from '../../state-machine/index.js';
+import {
+  DEFAULT_BUMP,
+  MAX_TOKEN_INDEX,
+  READABLE_SNAPSHOT_FORMATS,
+  SnapshotDecodeError,
+  InvariantError,
+  firstTokenOf,
+  rebaseState,
+  summarizeState,
+} from '../../state-machine/index.js';
 import { BackupFileError, MAX_BACKUP_BYTES, backupDigest, clusterFingerprint, decodeBackup } from '../../storage/backup-file.js';
 import { DataDirError, LevelStorage, clearRestoring, makeDataDirPrivate, markRestoring } from '../../storage/index.js';
 import { buildLine } from '../../node/versions.js';
@@ -96,7 +105,14 @@ function parseRestoreArgs(argv: readonly string[]): RestoreArgs {
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { from: { type: 'string' }, 'data-dir': { type: 'string' }, id: { type: 'string' }, peers: { type: 'string' }, 'cluster-id-file': { type: 'string' }, 'bump-index': { type: 'string' } },
+      options: {
+        from: { type: 'string' },
+        'data-dir': { type: 'string' },
+        id: { type: 'string' },
+        peers: { type: 'string' },
+        'cluster-id-file': { type: 'string' },
+        'bump-index': { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -114,7 +130,8 @@ function parseRestoreArgs(argv: readonly string[]): RestoreArgs {
   if (!NODE_ID_PATTERN.test(id)) throw new ConfigError(`--id "${id.slice(0, 80)}": use 1-64 letters, digits, '.', '_' or '-'`);
   const peers = parsePeers(required('peers'));
   if (!peers.has(id)) throw new ConfigError(`--peers must include this node (${id})`);
-  if (peers.size % 2 === 0) throw new ConfigError(`--peers names ${peers.size} voters: a new cluster needs an odd number (3 or 5) so a majority survives a failure`);
+  if (peers.size % 2 === 0)
+    throw new ConfigError(`--peers names ${peers.size} voters: a new cluster needs an odd number (3 or 5) so a majority survives a failure`);
   const idFile = required('cluster-id-file');
   const bump = parseBumpIndex(typeof values['bump-index'] === 'string' ? values['bump-index'] : undefined);
   return { from, dir, id, peers, idFile, bump };
@@ -125,7 +142,10 @@ function readBackup(from: string, bump: number): CheckedBackup {
   let size: number;
   try {
     const st = statSync(from);
-    if (!st.isFile()) throw new Refusal(`--from ${from}: not a file (${st.isDirectory() ? 'a directory' : 'not a regular file'}); pass the backup file lockctl snapshot save wrote`);
+    if (!st.isFile())
+      throw new Refusal(
+        `--from ${from}: not a file (${st.isDirectory() ? 'a directory' : 'not a regular file'}); pass the backup file lockctl snapshot save wrote`,
+      );
     size = st.size;
   } catch (e) {
     if (e instanceof Refusal) throw e;
@@ -135,11 +155,14 @@ function readBackup(from: string, bump: number): CheckedBackup {
   const bytes = readFileSync(from);
   const { header, state } = decodeBackup(bytes);
   if (!READABLE_SNAPSHOT_FORMATS.includes(header.stateFormat))
-    throw new Refusal(`${from} holds state format ${header.stateFormat}; this build reads ${READABLE_SNAPSHOT_FORMATS.join(' and ')}: restore it with the lockd version that took it`);
+    throw new Refusal(
+      `${from} holds state format ${header.stateFormat}; this build reads ${READABLE_SNAPSHOT_FORMATS.join(' and ')}: restore it with the lockd version that took it`,
+    );
   const summary = summarizeState(state);
   if (summary.appliedIndex !== header.index) throw new Refusal(`${from}: the header says index ${header.index}, the state reflects ${summary.appliedIndex}`);
   const index = header.index + bump;
-  if (index >= MAX_TOKEN_INDEX - 1) throw new Refusal(`--bump-index ${bump}: the log would start at ${index + 1}, past the last index that can mint a fencing token (${MAX_TOKEN_INDEX})`);
+  if (index >= MAX_TOKEN_INDEX - 1)
+    throw new Refusal(`--bump-index ${bump}: the log would start at ${index + 1}, past the last index that can mint a fencing token (${MAX_TOKEN_INDEX})`);
   return { bytes, header, state, summary, index };
 }
 
@@ -179,13 +202,21 @@ function clusterIdFor(file: string, point: string, sourceFingerprint: string): s
     return id;
   }
   const mode = statSync(file).mode;
-  if ((mode & 0o077) !== 0) throw new Refusal(`--cluster-id-file ${file} is readable by others (mode ${(mode & 0o777).toString(8)}): the cluster id is a secret; chmod 600 it`);
+  if ((mode & 0o077) !== 0)
+    throw new Refusal(`--cluster-id-file ${file} is readable by others (mode ${(mode & 0o777).toString(8)}): the cluster id is a secret; chmod 600 it`);
   const id = readFileSync(file, 'utf8').trim();
   if (clusterFingerprint(id) === sourceFingerprint)
-    throw new Refusal(`--cluster-id-file ${file} holds the id of the cluster the backup came from: a restored cluster needs a new id (give a path that does not exist yet, and restore makes one)`);
+    throw new Refusal(
+      `--cluster-id-file ${file} holds the id of the cluster the backup came from: a restored cluster needs a new id (give a path that does not exist yet, and restore makes one)`,
+    );
   const m = /^[0-9a-f]{32}\.(restore-\d+-[0-9a-f]{12})$/.exec(id);
-  if (!m) throw new Refusal(`--cluster-id-file ${file} was not made by lockd restore: give a path that does not exist yet on the first node (restore makes the id), and that file on the others`);
+  if (!m)
+    throw new Refusal(
+      `--cluster-id-file ${file} was not made by lockd restore: give a path that does not exist yet on the first node (restore makes the id), and that file on the others`,
+    );
   if (m[1] !== point)
-    throw new Refusal(`--cluster-id-file ${file} was made for another restore (${m[1]}, this one is ${point}): every node of a restored cluster needs the same backup and --bump-index`);
+    throw new Refusal(
+      `--cluster-id-file ${file} was made for another restore (${m[1]}, this one is ${point}): every node of a restored cluster needs the same backup and --bump-index`,
+    );
   return id;
 }

@@ -32,12 +32,17 @@ export const gcPause: Scenario = {
     const trustLeft = Math.max(0, Math.round(leaseA.deadline - performance.now()));
     d.pause('A', lock, lockA.token);
     pause.abort();
-    d.say(`client A pauses (a stop-the-world GC): no keepalives; by its own clock it may trust lease ${leaseA.id} for ${trustLeft} ms more, but it cannot look: it will wake believing it still holds ${lock}`);
+    d.say(
+      `client A pauses (a stop-the-world GC): no keepalives; by its own clock it may trust lease ${leaseA.id} for ${trustLeft} ms more, but it cannot look: it will wake believing it still holds ${lock}`,
+    );
     // The pause lasts past the lease: A's lease is gone once logical time passes its deadline.
     await d.poll(`lease ${leaseA.id} to expire`, async () => ((await attempt(probe.timeToLive(leaseA.id))).ok ? undefined : true), 10_000);
     const tick = await expiryTick(d, leaseA.id, 5_000, pausedAt);
     const lockB = await gotB;
-    await d.entry(tick.index, `Tick: logical now ${tick.now} ms passed lease ${leaseA.id}'s deadline${tick.deadline === undefined ? '' : ` ${tick.deadline} ms`}: it expires, and this same entry grants ${lock} to B`);
+    await d.entry(
+      tick.index,
+      `Tick: logical now ${tick.now} ms passed lease ${leaseA.id}'s deadline${tick.deadline === undefined ? '' : ` ${tick.deadline} ms`}: it expires, and this same entry grants ${lock} to B`,
+    );
     d.check(tokenIndex(lockB.token) === tick.index, `B's token to name that Tick's index ${tick.index}`, `B got token ${lockB.token}`);
     d.check(lockB.token > lockA.token, `B's token above A's ${lockA.token}`, `B got ${lockB.token}`);
     d.say(`client B holds ${lock}: fencing token ${lockB.token} > ${lockA.token}`);
@@ -50,13 +55,21 @@ export const gcPause: Scenario = {
     const m3 = d.events.mark();
     d.wake('A');
     const late = await attempt(a.fenceWrite(key, 'late write by A', lockA.token));
-    d.check(!late.ok && late.code === 'FAILED_PRECONDITION', `A's late write with token ${lockA.token} to be refused (FAILED_PRECONDITION)`, `it ${describe(late)}`);
+    d.check(
+      !late.ok && late.code === 'FAILED_PRECONDITION',
+      `A's late write with token ${lockA.token} to be refused (FAILED_PRECONDITION)`,
+      `it ${describe(late)}`,
+    );
     const w3 = await fenceEntry(d, key, lockA.token, m3);
     await d.entry(w3.index, `client A wakes and writes ${key} with token ${lockA.token}: REFUSED (${w3.reason ?? `${lockA.token} < ${w3.highest}`})`);
 
     const row = await probe.fenceRead(key);
     const value = row.value.toString('utf8');
-    d.check(value === 'written by B' && row.fencingToken === lockB.token, `${key} to hold B's write (token ${lockB.token})`, `it holds ${JSON.stringify(value)} (token ${row.fencingToken})`);
+    d.check(
+      value === 'written by B' && row.fencingToken === lockB.token,
+      `${key} to hold B's write (token ${lockB.token})`,
+      `it holds ${JSON.stringify(value)} (token ${row.fencingToken})`,
+    );
     d.say(`${key} = ${JSON.stringify(value)} (token ${row.fencingToken}): the stale write changed nothing`);
     await lockB.release();
     await leaseB.revoke();

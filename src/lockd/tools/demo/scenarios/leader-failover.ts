@@ -30,13 +30,31 @@ export const leaderFailover: Scenario = {
     const info = await c.inspect(lock);
     const after = await c.timeToLive(leaseId);
     const elapsed = Math.ceil(performance.now() - t0);
-    d.check(info.held && info.fencingToken === got.fencingToken && info.holderLeaseId === leaseId, `${lock} still held by lease ${leaseId} with token ${got.fencingToken}`, `Inspect says ${JSON.stringify(info)}`);
-    d.check(after.remainingMs >= before.remainingMs - elapsed, `at least ${before.remainingMs} − ${elapsed} ms (the real time between the two reads) to remain`, `only ${after.remainingMs} ms remain: the lease was shortened`);
-    d.say(`after the failover: ${lock} held by lease ${leaseId}, token ${info.fencingToken}; ${after.remainingMs} ms remaining ≥ ${before.remainingMs} − ${elapsed} ms of real time: not shortened`);
+    d.check(
+      info.held && info.fencingToken === got.fencingToken && info.holderLeaseId === leaseId,
+      `${lock} still held by lease ${leaseId} with token ${got.fencingToken}`,
+      `Inspect says ${JSON.stringify(info)}`,
+    );
+    d.check(
+      after.remainingMs >= before.remainingMs - elapsed,
+      `at least ${before.remainingMs} − ${elapsed} ms (the real time between the two reads) to remain`,
+      `only ${after.remainingMs} ms remain: the lease was shortened`,
+    );
+    d.say(
+      `after the failover: ${lock} held by lease ${leaseId}, token ${info.fencingToken}; ${after.remainingMs} ms remaining ≥ ${before.remainingMs} − ${elapsed} ms of real time: not shortened`,
+    );
 
     await d.cluster.restart(oldIndex);
-    const back = await d.poll(`${old.nodeId} to rejoin as a follower`, async () => (await d.statuses()).find((s) => s.nodeId === old.nodeId && s.role === 'follower' && s.leaderId !== '' && s.term >= fresh.term), 20_000);
-    d.timeline.line(back.term, undefined, `${old.nodeId} restarted (./cluster.sh restart ${oldIndex}) and rejoined as a follower of ${back.leaderId}, applied up to #${back.appliedIndex}`);
+    const back = await d.poll(
+      `${old.nodeId} to rejoin as a follower`,
+      async () => (await d.statuses()).find((s) => s.nodeId === old.nodeId && s.role === 'follower' && s.leaderId !== '' && s.term >= fresh.term),
+      20_000,
+    );
+    d.timeline.line(
+      back.term,
+      undefined,
+      `${old.nodeId} restarted (./cluster.sh restart ${oldIndex}) and rejoined as a follower of ${back.leaderId}, applied up to #${back.appliedIndex}`,
+    );
     await c.release(lock, got.fencingToken);
     await c.revokeLease(leaseId);
     return `after ${old.nodeId} died, ${fresh.nodeId} (term ${fresh.term}) kept the grant: token ${got.fencingToken}, ${after.remainingMs} ms of lease left`;

@@ -23,14 +23,25 @@ export const partitionedLeader: Scenario = {
     const oldIndex = d.cluster.indexOf(old.nodeId);
     const mark = d.events.mark();
     await d.cluster.isolate(oldIndex);
-    d.timeline.line(old.term, undefined, `isolate the leader ${old.nodeId} (./cluster.sh isolate ${oldIndex}): its Raft messages to and from every peer are dropped`);
+    d.timeline.line(
+      old.term,
+      undefined,
+      `isolate the leader ${old.nodeId} (./cluster.sh isolate ${oldIndex}): its Raft messages to and from every peer are dropped`,
+    );
 
     const fresh = await d.leader(20_000, old.nodeId);
     d.check(fresh.term > old.term, `the new leader's term above ${old.term}`, `${fresh.nodeId} leads in term ${fresh.term}`);
     d.timeline.line(fresh.term, undefined, `the majority elects ${fresh.nodeId} leader in term ${fresh.term}`);
     const tick = await expiryTick(d, leaseId, 15_000, mark);
-    d.check(tick.node !== old.nodeId, `only the majority to apply the Tick expiring lease ${leaseId}`, `the isolated ${old.nodeId} applied it (entry ${tick.index}) while cut off`);
-    await d.entry(tick.index, `on the majority, a Tick of ${fresh.nodeId}'s expires lease ${leaseId} (logical now ${tick.now} ms${tick.deadline === undefined ? '' : ` ≥ its deadline ${tick.deadline} ms`}) and frees ${lock}`);
+    d.check(
+      tick.node !== old.nodeId,
+      `only the majority to apply the Tick expiring lease ${leaseId}`,
+      `the isolated ${old.nodeId} applied it (entry ${tick.index}) while cut off`,
+    );
+    await d.entry(
+      tick.index,
+      `on the majority, a Tick of ${fresh.nodeId}'s expires lease ${leaseId} (logical now ${tick.now} ms${tick.deadline === undefined ? '' : ` ≥ its deadline ${tick.deadline} ms`}) and frees ${lock}`,
+    );
 
     const mine = (await d.statuses()).find((s) => s.nodeId === old.nodeId);
     d.check(mine !== undefined, `the isolated ${old.nodeId} to answer Cluster.Status on its client port`, 'it did not answer');
@@ -39,15 +50,34 @@ export const partitionedLeader: Scenario = {
     d.check(own === undefined, `${old.nodeId} to apply no Tick and end no lease while isolated`, `it published ${JSON.stringify(own)}`);
     // Entries it appended beyond what it ever committed: its own Ticks, which no majority stored.
     const orphan = d.events.find((e) => (e.node === old.nodeId && e.type === 'appended' && e.last > mine!.commitIndex ? e : undefined), mark);
-    d.timeline.line(old.term, undefined, `${old.nodeId} meanwhile: role ${mine!.role}, commit index ${mine!.commitIndex} (frozen)${orphan ? `; it appended #${Math.max(orphan.first, mine!.commitIndex + 1)}..#${orphan.last} (its Ticks) that no majority stored` : ''}: lease ${leaseId} did not expire there`);
+    d.timeline.line(
+      old.term,
+      undefined,
+      `${old.nodeId} meanwhile: role ${mine!.role}, commit index ${mine!.commitIndex} (frozen)${orphan ? `; it appended #${Math.max(orphan.first, mine!.commitIndex + 1)}..#${orphan.last} (its Ticks) that no majority stored` : ''}: lease ${leaseId} did not expire there`,
+    );
 
     const healAt = d.events.mark();
     await d.cluster.heal(oldIndex);
     d.say(`heal ${old.nodeId} (./cluster.sh heal ${oldIndex})`);
-    const rejoined = await d.events.waitFor(`${old.nodeId} applying entry #${tick.index}`, (e) => (e.node === old.nodeId && e.type === 'tick' && e.index === tick.index ? e : undefined), 15_000, healAt, d.signal)
+    const rejoined = await d.events
+      .waitFor(
+        `${old.nodeId} applying entry #${tick.index}`,
+        (e) => (e.node === old.nodeId && e.type === 'tick' && e.index === tick.index ? e : undefined),
+        15_000,
+        healAt,
+        d.signal,
+      )
       .catch(() => undefined);
-    const status = await d.poll(`${old.nodeId} to follow ${fresh.nodeId}'s term`, async () => (await d.statuses()).find((s) => s.nodeId === old.nodeId && s.role === 'follower' && s.term >= fresh.term && s.appliedIndex >= tick.index), 15_000);
-    d.timeline.line(status.term, rejoined ? tick.index : undefined, `${old.nodeId} rejoins as a follower of ${status.leaderId} in term ${status.term}, its uncommitted tail replaced; it applied up to #${status.appliedIndex}${rejoined ? `, including the majority's Tick #${tick.index} that expired lease ${leaseId}` : ''}`);
+    const status = await d.poll(
+      `${old.nodeId} to follow ${fresh.nodeId}'s term`,
+      async () => (await d.statuses()).find((s) => s.nodeId === old.nodeId && s.role === 'follower' && s.term >= fresh.term && s.appliedIndex >= tick.index),
+      15_000,
+    );
+    d.timeline.line(
+      status.term,
+      rejoined ? tick.index : undefined,
+      `${old.nodeId} rejoins as a follower of ${status.leaderId} in term ${status.term}, its uncommitted tail replaced; it applied up to #${status.appliedIndex}${rejoined ? `, including the majority's Tick #${tick.index} that expired lease ${leaseId}` : ''}`,
+    );
     return `isolated ${old.nodeId} committed nothing (commit index ${mine!.commitIndex}) while ${fresh.nodeId} (term ${fresh.term}) expired lease ${leaseId} at #${tick.index}`;
   },
 };

@@ -26,19 +26,35 @@ export const slowRelease: Scenario = {
     d.say(`client A is slow: its keepalives stop while it works on (ttl ${leaseA.ttlMs} ms), still believing it holds ${lock}`);
     const tick = await expiryTick(d, leaseA.id, 10_000, slowAt);
     const lockB = await gotB;
-    await d.entry(tick.index, `Tick: lease ${leaseA.id} expires (logical now ${tick.now} ms${tick.deadline === undefined ? '' : ` ≥ its deadline ${tick.deadline} ms`}); the same entry grants ${lock} to B: token ${lockB.token}`);
+    await d.entry(
+      tick.index,
+      `Tick: lease ${leaseA.id} expires (logical now ${tick.now} ms${tick.deadline === undefined ? '' : ` ≥ its deadline ${tick.deadline} ms`}); the same entry grants ${lock} to B: token ${lockB.token}`,
+    );
 
     const relAt = d.events.mark();
     d.wake('A');
     const rel = await attempt(a.release(lock, lockA.token));
     const released = rel.ok && rel.value;
     d.check(!released, `A's late release with token ${lockA.token} to change nothing`, `it answered released = true`);
-    const entry = await d.events.waitFor(`A's Release entry`, (e) => (e.type === 'release' && e.name === lock && e.token === lockA.token ? e : undefined), 5_000, relAt, d.signal);
-    await d.entry(entry.index, `client A finishes late and releases ${lock} with token ${lockA.token}: REFUSED (compare-and-delete: the holder's token is ${lockB.token})${rel.ok ? '' : ` — ${rel.code}`}`);
+    const entry = await d.events.waitFor(
+      `A's Release entry`,
+      (e) => (e.type === 'release' && e.name === lock && e.token === lockA.token ? e : undefined),
+      5_000,
+      relAt,
+      d.signal,
+    );
+    await d.entry(
+      entry.index,
+      `client A finishes late and releases ${lock} with token ${lockA.token}: REFUSED (compare-and-delete: the holder's token is ${lockB.token})${rel.ok ? '' : ` — ${rel.code}`}`,
+    );
     d.check(!entry.ok, 'the Release entry to be refused', 'it was applied as ok');
 
     const info = await b.inspect(lock);
-    d.check(info.held && info.fencingToken === lockB.token && info.holderLeaseId === leaseB.id, `${lock} still held by B (lease ${leaseB.id}, token ${lockB.token})`, `Inspect says ${JSON.stringify(info)}`);
+    d.check(
+      info.held && info.fencingToken === lockB.token && info.holderLeaseId === leaseB.id,
+      `${lock} still held by B (lease ${leaseB.id}, token ${lockB.token})`,
+      `Inspect says ${JSON.stringify(info)}`,
+    );
     d.say(`Inspect ${lock}: held by lease ${info.holderLeaseId}, token ${info.fencingToken} — B's lock was not freed`);
     await lockB.release();
     await leaseB.revoke();

@@ -10,7 +10,8 @@ import { unkeptLease, type Scenario } from '../framework.js';
 
 export const wholeClusterCrash: Scenario = {
   name: 'whole-cluster-crash',
-  title: 'every node is killed -9 right after a grant is acknowledged; after restart the grant, its token and the lease\'s remaining logical time are still there',
+  title:
+    "every node is killed -9 right after a grant is acknowledged; after restart the grant, its token and the lease's remaining logical time are still there",
   async run(d) {
     const lock = `demo/whole-cluster-crash/${d.runId}`;
     const c = d.client('C');
@@ -27,23 +28,40 @@ export const wholeClusterCrash: Scenario = {
       const out = await d.cluster.powerCutAll();
       for (const m of out.matchAll(/"bytes": (\d+)/g)) dropped += Number(m[1]);
     } else await Promise.all(d.cluster.nodes.map((i) => d.cluster.kill(i)));
-    await d.entry(tokenIndex(got.fencingToken), `grant acknowledged: ${lock} to lease ${leaseId}, fencing token ${got.fencingToken} (${before.remainingMs} ms of lease remained just before)`);
+    await d.entry(
+      tokenIndex(got.fencingToken),
+      `grant acknowledged: ${lock} to lease ${leaseId}, fencing token ${got.fencingToken} (${before.remainingMs} ms of lease remained just before)`,
+    );
     const nodes = d.cluster.nodes.map((i) => `n${i}`).join(', ');
     if (powerCut)
-      d.say(`power cut of every node (${nodes}) right after the acknowledgement: kill -9, and each node's lazyfs disk dropped every write it had not fsynced (${dropped} bytes in all)${d.cluster.noFsync ? '; these nodes run the control build (--unsafe-no-fsync) that syncs nothing' : ''}`);
-    else d.say(`kill -9 every node (${nodes}) right after the acknowledgement (the page cache survives a kill: LOCKD_LAZYFS=1 ./cluster.sh start makes it a power cut)`);
+      d.say(
+        `power cut of every node (${nodes}) right after the acknowledgement: kill -9, and each node's lazyfs disk dropped every write it had not fsynced (${dropped} bytes in all)${d.cluster.noFsync ? '; these nodes run the control build (--unsafe-no-fsync) that syncs nothing' : ''}`,
+      );
+    else
+      d.say(
+        `kill -9 every node (${nodes}) right after the acknowledgement (the page cache survives a kill: LOCKD_LAZYFS=1 ./cluster.sh start makes it a power cut)`,
+      );
 
     await d.cluster.startAll();
     const leader = await d.leader(30_000);
     d.timeline.line(leader.term, undefined, `./cluster.sh start: every node restarted from its data dir; ${leader.nodeId} leads in term ${leader.term}`);
     const info = await c.inspect(lock);
     // Checked before the lease is read: a build that lost the grant lost the lease too (NOT_FOUND).
-    d.check(info.held && info.fencingToken === got.fencingToken && info.holderLeaseId === leaseId, `${lock} held by lease ${leaseId} with token ${got.fencingToken} after the restart`, `Inspect says ${JSON.stringify(info)}`);
+    d.check(
+      info.held && info.fencingToken === got.fencingToken && info.holderLeaseId === leaseId,
+      `${lock} held by lease ${leaseId} with token ${got.fencingToken} after the restart`,
+      `Inspect says ${JSON.stringify(info)}`,
+    );
     const after = await c.timeToLive(leaseId);
     const elapsed = Math.ceil(performance.now() - t0);
-    d.check(after.remainingMs <= before.remainingMs && after.remainingMs >= before.remainingMs - elapsed,
-      `the lease's remaining time to be between ${before.remainingMs} − ${elapsed} ms (real time since) and ${before.remainingMs} ms`, `${after.remainingMs} ms remain`);
-    d.say(`after the restart: ${lock} held by lease ${leaseId}, token ${info.fencingToken}; lease ${leaseId} has ${after.remainingMs} ms left (${before.remainingMs} before the crash, ${elapsed} ms of real time since)`);
+    d.check(
+      after.remainingMs <= before.remainingMs && after.remainingMs >= before.remainingMs - elapsed,
+      `the lease's remaining time to be between ${before.remainingMs} − ${elapsed} ms (real time since) and ${before.remainingMs} ms`,
+      `${after.remainingMs} ms remain`,
+    );
+    d.say(
+      `after the restart: ${lock} held by lease ${leaseId}, token ${info.fencingToken}; lease ${leaseId} has ${after.remainingMs} ms left (${before.remainingMs} before the crash, ${elapsed} ms of real time since)`,
+    );
     await c.release(lock, got.fencingToken);
     await c.revokeLease(leaseId);
     return `the grant (token ${got.fencingToken}) and ${after.remainingMs} ms of its lease survived ${powerCut ? `a power cut (${dropped} unsynced bytes dropped)` : 'kill -9'} of all ${d.cluster.size} nodes`;
