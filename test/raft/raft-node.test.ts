@@ -234,6 +234,24 @@ describe('raft core', () => {
       expect(r.hasReady() ? flags() : undefined, 'its commit alone').to.deep.equal({ mustSync: false, termOrVoteChanged: false });
     });
 
+    // Simulator seed 1452 (membership nemesis): the ack of an entry a newer leader replaced in the
+    // same batch named a copy that was never written.
+    it('an ack of an older term than the Ready persists is dropped: the entry it names was replaced before the write', () => {
+      const storage = new MemoryStorage(['a', 'b', 'c']);
+      storage.append([ent(1, 1)]);
+      storage.setHardState({ term: 1, vote: '', commit: 1 });
+      const r = lone('b', ['a', 'b', 'c'], storage);
+      // One batch: the term-2 leader a appends 2@2, then the term-3 leader c replaces it with 2@3.
+      r.step(message({ type: 'App', from: 'a', to: 'b', term: 2, index: 1, logTerm: 1, entries: [ent(2, 2)], commit: 1 }));
+      r.step(message({ type: 'App', from: 'c', to: 'b', term: 3, index: 1, logTerm: 1, entries: [ent(2, 3)], commit: 1 }));
+      const rd = r.ready();
+      expect(rd.entries.map((e) => [e.index, e.term])).to.deep.equal([[2, 3]]);
+      expect(rd.hardState?.term).to.equal(3);
+      const acks = rd.messages.filter((m) => m.type === 'AppResp').map((m) => [m.to, m.term, m.index, m.reject]);
+      expect(acks).to.deep.equal([['c', 3, 2, false]]);
+      r.advance(rd);
+    });
+
     it('input between ready() and advance() is refused loudly', () => {
       const r = lone();
       r.campaign();
