@@ -21,7 +21,6 @@ import type { LeaderRouter, Route } from './leader-router.js';
 import type { LeaseRenewals } from '../node/lease-clock.js';
 import { relay, ServerStream, ServerStreams } from './server-stream.js';
 import type { OutboundBudget } from './admission/outbound-budget.js';
-import type { InboundBudget } from './admission/inbound-budget.js';
 import { principalOf } from '../security/principal.js';
 import { denied, requireOwner } from './access.js';
 
@@ -53,9 +52,10 @@ export class KeepAliveStreams {
     private readonly forwarder: ForwardPort,
     private readonly proposer: Proposer,
     outbound?: OutboundBudget,
-    inbound?: InboundBudget,
   ) {
-    this.local = new ServerStreams(outbound, inbound);
+    // Not charged to the inbound budget: a renewal is a few bytes, MAX_PENDING_KEEPALIVES bounds a
+    // stream's, and other clients' bytes must never end the streams that keep leases alive.
+    this.local = new ServerStreams(outbound);
     this.logger = ctx.logger;
     events.onAny((ev) => {
       if (ev.type === 'LEASE_EXPIRED' || ev.type === 'LEASE_REVOKED') this.leaseGone(ev.leaseId);

@@ -67,7 +67,7 @@ function registerOn(
   const events = new AppliedEvents(ctx.driver, ctx.logger);
   const router = new LeaderRouter(ctx, timing);
   const proposer = new Proposer(ctx, timing, router);
-  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer, outbound, inbound);
+  const keepAlive = new KeepAliveStreams(ctx, ctx.leaseClock, events, router, forwarder, proposer, outbound);
   const cleanup = new WaitCleanup(ctx, timing, router, proposer, forwarder);
   const waits = new LockWaits(events, cleanup, timing, ctx.logger, ctx.stateMachine, ctx.clock);
   const observe = new ObserveStreams(events, ctx.access, ctx.stateMachine, outbound);

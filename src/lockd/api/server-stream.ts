@@ -24,8 +24,11 @@
 //    (admission/outbound-budget.ts) until grpc-js has flushed it; a stream over its cap ends with
 //    RESOURCE_EXHAUSTED naming max-stream-outbound-bytes, and the budget ends the streams holding
 //    the most when the node's total is over max-outbound-bytes. Each request read is charged to the
-//    node's inbound budget (admission/inbound-budget.ts) until the work it began settles or the
-//    stream ends; one over max-inbound-bytes is refused (hooks.onRefused, else the stream ends).
+//    node's inbound budget (admission/inbound-budget.ts) while its handler runs; one over
+//    max-inbound-bytes is refused (hooks.onRefused, else the stream ends). Not while the work it
+//    began is pending: one waiting operation would then pin its whole message (up to 4 MiB, most of
+//    it answered and freed at once) for as long as it waits, and 16 such streams the node's budget.
+//    Pending work is bounded per stream instead (maxPending; a Session's operations in flight).
 import * as grpc from '@grpc/grpc-js';
 import { loopActivity } from '../observe/loop-activity.js';
 import { ApiError } from './api-error.js';
@@ -88,18 +91,9 @@ export interface StreamLimits {
   readonly backlog?: Backlog;
 }
 
-/** A request read and charged to the inbound budget: credited once the work it began is over. */
-interface Held {
-  pending: number;
-  readonly credit: () => void;
-}
-
 export class ServerStream<Req, Res> {
   private halfClosed = false;
   private pending = 0;
-  /** Requests whose work is pending, holding their bytes; `reading`: the one whose handler runs now. */
-  private readonly held = new Set<Held>();
-  private reading: Held | undefined;
   private isOpen = true;
   /** write() returned false and 'drain' has not come yet. */
   private writeBlocked = false;
@@ -126,41 +120,41 @@ export class ServerStream<Req, Res> {
     return this.isOpen;
   }
 
-  /** A request read: charged to the inbound budget while its handler and the work it begins run. */
+  /** A request read: charged to the inbound budget while its handler runs (see the file comment). */
   receive(req: Req, handle: (req: Req) => void): void {
     if (!this.inbound) return handle(req);
     const charge = this.inbound.charge(messageBytes(req));
-    if ('refused' in charge) return this.hooks.onRefused ? this.hooks.onRefused(req, charge.refused) : this.fail(charge.refused);
-    const held: Held = { pending: 0, credit: charge.credit };
-    this.reading = held;
+    if ('refused' in charge) return this.refuse(req, charge.refused);
     try {
       handle(req);
     } finally {
-      this.reading = undefined;
-      if (held.pending > 0 && this.isOpen) this.held.add(held);
-      else charge.credit();
+      charge.credit();
+    }
+  }
+
+  /** A request over the inbound budget, never handled. A throwing hook (a malformed request) ends the stream, never the process. */
+  private refuse(req: Req, err: ApiError): void {
+    if (!this.hooks.onRefused) return this.fail(err);
+    try {
+      this.hooks.onRefused(req, err);
+    } catch {
+      this.fail(err);
     }
   }
 
   /**
    * Work begun that answers later: after a half-close the stream does not finish before it settles.
    * Returns its settle (only its first run counts): the work is over, answered or not; that finishes
-   * a half-closed stream with nothing left, and credits the request that began it once all its work is.
+   * a half-closed stream with nothing left.
    */
   begin(): () => void {
     this.pending++;
-    const held = this.reading;
-    if (held) held.pending++;
     this.updateReading();
     let done = false;
     return () => {
       if (done) return;
       done = true;
       this.pending--;
-      if (held && --held.pending === 0) {
-        this.held.delete(held);
-        held.credit();
-      }
       this.updateReading();
       this.maybeFinish();
     };
@@ -267,8 +261,6 @@ export class ServerStream<Req, Res> {
     this.isOpen = false;
     this.dropQueue(); // O(1), however far behind the reader was
     this.account?.close(); // and its bytes leave the budget at once
-    for (const h of this.held) h.credit(); // its requests' too: what they began is bounded by their deadlines, as a cancelled unary call's
-    this.held.clear();
     loopActivity.run('stream teardown', () => {
       this.closed(this);
       this.hooks.onClose?.();

@@ -145,6 +145,8 @@ export class SessionStreams {
       onRequest: (req) => this.request(s, req),
       // Over max-inbound-bytes: each of its operations is answered so, none is run.
       onRefused: (req, err) => {
+        // A message refused before decoding (session-batch-scan.ts) has no batch: the stream ends.
+        if (!Array.isArray(req.batch)) return stream.fail(err);
         const error = sessionError(err);
         for (const r of req.batch.length > 0 ? req.batch : [req]) stream.send({ id: r.id, error });
       },

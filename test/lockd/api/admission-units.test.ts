@@ -173,38 +173,49 @@ describe('admission control: its parts', () => {
       return { call: call as unknown as grpc.ServerDuplexStream<unknown, unknown>, emitter: call, sent, statuses };
     };
 
-    it("charges a stream's request until all the work its handler began has settled, or the stream ends, whichever is first", () => {
+    it("charges a stream's request while its handler runs, not while the work it began is pending; over the budget it is refused with nothing charged", () => {
       const b = new InboundBudget({ inboundBytes: 100_000 });
       const streams = new ServerStreams<{ value: Buffer }, unknown>(undefined, b);
       const { call, emitter, sent } = fakeCall();
       const settles: Array<() => void> = [];
+      const during: number[] = [];
       const s = streams.serve(call, {
         onRequest: () => {
-          settles.push(s.begin(), s.begin());
+          during.push(b.bytes);
+          settles.push(s.begin());
         },
         onRefused: (_req, err) => s.send({ refused: err.message }),
       });
       emitter.emit('data', { value: Buffer.alloc(30_000) });
-      const one = b.bytes;
-      expect(one).to.be.above(30_000);
-      settles[0]();
-      settles[0](); // only its first run counts
-      expect(b.bytes, 'half its work is pending').to.equal(one);
-      settles[1]();
-      expect(b.bytes, 'all its work settled').to.equal(0);
-      // Over the budget: refused, the handler not run, nothing charged.
-      emitter.emit('data', { value: Buffer.alloc(30_000) });
-      emitter.emit('data', { value: Buffer.alloc(80_000) });
-      expect(settles).to.have.length(4);
+      expect(during[0], 'charged while handled').to.be.above(30_000);
+      expect(b.bytes, 'its work pending pins nothing: a waiting operation would pin its whole message').to.equal(0);
+      // Over the budget (the rest held elsewhere, e.g. unary calls): refused, the handler not run, nothing charged.
+      const other = b.charge(60_000);
+      if ('refused' in other) throw new Error('the budget has room');
+      emitter.emit('data', { value: Buffer.alloc(50_000) });
+      expect(during).to.have.length(1);
       expect(sent, 'the refused request answered').to.have.length(1);
       expect((sent[0] as { refused: string }).refused).to.contain('max-inbound-bytes limit of 100000 reached');
-      expect(b.bytes).to.equal(one);
-      // The stream ends with that work pending: its bytes leave the budget at once; a late settle changes nothing.
-      emitter.emit('cancelled');
+      expect(b.bytes).to.equal(60_000);
+      other.credit();
+      settles[0]();
       expect(b.bytes).to.equal(0);
-      settles[2]();
-      settles[3]();
-      expect(b.bytes).to.equal(0);
+    });
+
+    it('a refusal hook that throws (a malformed request) ends the stream with the refusal, and nothing escapes', () => {
+      const b = new InboundBudget({ inboundBytes: 70_000 });
+      const streams = new ServerStreams<{ value: Buffer }, unknown>(undefined, b);
+      const { call, emitter, statuses } = fakeCall();
+      streams.serve(call, {
+        onRequest: () => {},
+        onRefused: () => {
+          throw new TypeError('no batch');
+        },
+      });
+      expect(() => emitter.emit('data', { value: Buffer.alloc(80_000) })).to.not.throw();
+      expect(statuses.map((x) => x.code)).to.deep.equal([grpc.status.RESOURCE_EXHAUSTED]);
+      expect(statuses[0].details).to.contain('max-inbound-bytes limit of 70000 reached');
+      expect([streams.size, b.bytes]).to.deep.equal([0, 0]);
     });
 
     it('ends a stream without onRefused with RESOURCE_EXHAUSTED naming the limit; a request that begins nothing is credited at once', () => {

@@ -289,9 +289,17 @@ describe('admission control of the client port (a real node, small limits)', fun
   it('refuses requests over max-inbound-bytes with RESOURCE_EXHAUSTED naming it while others are held, serves small ones, and holds nothing after', async () => {
     const limit = LIMITS['max-inbound-bytes'];
     const before = refused('max-inbound-bytes');
+    // A unary Acquire that waits holds its request's bytes until it is answered.
+    const name = `inbound-held-${'w'.repeat(480)}`;
     const { leaseId: holder } = await api.grant(60_000);
-    const held = await api.acquire('inbound-held', holder);
+    const held = await api.acquire(name, holder);
     const { leaseId: waiter } = await api.grant(60_000);
+    const waiting = api.acquire(name, waiter, { wait: true });
+    await waitFor('the Acquire waits', async () => ((await api.inspect(name)).waitingLeaseIds.map(Number).includes(waiter) ? true : undefined));
+    const holding = n.admission.inbound.bytes;
+    expect(holding, "the waiting Acquire's bytes").to.be.above(480).and.below(2000);
+    // A write that fits the budget alone but not beside the waiting Acquire (its other fields cost < 300 bytes).
+    const value = Buffer.alloc(limit - Math.floor(holding / 2) - 300, 9);
     const client = new lockdProto.lockd.v1.Session(n.address, insecure, OWN_CONNECTION);
     cleanup.push(() => client.close());
     const call = client.Open();
@@ -302,49 +310,83 @@ describe('admission control of the client port (a real node, small limits)', fun
       for (const a of r.batch.length > 0 ? r.batch : [r]) answers.set(a.id, a);
     });
     const answer = (id: number) => waitFor(`the answer to ${id}`, () => answers.get(id));
-    const write = (id: number, fill: number): SessionRequest => ({
-      id,
-      fenceWrite: { key: 'inbound', value: Buffer.alloc(VALUE_BYTES, fill), fencingToken: Number(held.fencingToken) },
-    });
-    // One message: an Acquire that waits for 'inbound-held' and two writes of 60 KB, answered at
-    // once. The message stays charged until all of it has settled: until the Acquire is answered.
-    call.write({ batch: [{ id: 1, acquire: { name: 'inbound-held', leaseId: waiter, wait: true }, timeoutMs: 30_000 }, write(2, 1), write(3, 1)] });
-    for (const id of [2, 3]) expect((await answer(id)).result, `write ${id}`).to.equal('fenceWrite');
-    const holding = n.admission.inbound.bytes;
-    expect(holding, "the waiting message's bytes")
-      .to.be.above(2 * VALUE_BYTES)
-      .and.at.most(limit);
-    // Two more such writes in one message do not fit: each is answered so, none is run.
-    call.write({ batch: [write(4, 9), write(5, 9)] });
-    for (const id of [4, 5]) {
+    // Fenced values are at most 64 KiB each: a message of three thirds.
+    const third = value.subarray(0, Math.floor(value.length / 3));
+    const write = (id: number, v: Buffer): SessionRequest => ({ id, fenceWrite: { key: 'inbound', value: v, fencingToken: Number(held.fencingToken) } });
+    // On the session: each operation of the message is answered so, none is run, and the session goes on.
+    call.write({ batch: [write(1, third), write(2, third), write(3, third)] });
+    for (const id of [1, 2, 3]) {
       const a = await answer(id);
       expect(a.error?.code, `operation ${id}`).to.equal(grpc.status.RESOURCE_EXHAUSTED);
       expect(a.error?.message).to.contain(`max-inbound-bytes limit of ${limit} reached`);
     }
-    // Nor does a unary call of 60 KB.
-    const err = await api.fenceWrite('inbound-unary', Buffer.alloc(VALUE_BYTES, 2), Number(held.fencingToken)).then(
+    // Unary: the same.
+    const err = await api.fenceWrite('inbound-unary', value, Number(held.fencingToken)).then(
       () => undefined,
       (e: grpc.ServiceError) => e,
     );
     expect(err?.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
     expect(err?.details).to.contain(`max-inbound-bytes limit of ${limit} reached`);
     expect((await api.fenceRead('inbound-unary')).value.length, 'the refused writes changed nothing').to.equal(0);
-    expect((await api.fenceRead('inbound')).value[0]).to.equal(1);
+    expect((await api.fenceRead('inbound')).value.length).to.equal(0);
     expect(refused('max-inbound-bytes'), 'one refusal per request message').to.equal(before + 2);
-    // Small calls are served meanwhile, unary and on the session.
+    // Small calls are served meanwhile, unary and on the session; the session's messages hold nothing once handled.
     expect((await api.grant(1000)).leaseId).to.be.above(0);
-    call.write({ id: 6, inspect: { name: 'inbound-held' } });
+    call.write({ id: 6, inspect: { name } });
     expect((await answer(6)).inspect?.holders.map((h) => Number(h.leaseId))).to.deep.equal([holder]);
-    expect(n.admission.inbound.bytes, 'what the node holds: the waiting message only').to.equal(holding);
+    expect(n.admission.inbound.bytes, 'what the node holds: the waiting Acquire only').to.equal(holding);
     expect(await inboundGauge()).to.equal(holding);
-    // The Acquire is granted: its message leaves the budget, the stream still open, and the large write fits.
-    await api.release('inbound-held', Number(held.fencingToken), { leaseId: holder });
-    const granted = (await answer(1)).acquire;
-    expect(granted?.acquired).to.equal(true);
-    await waitFor('the granted message credited', () => (n.admission.inbound.bytes === 0 ? true : undefined));
-    await api.fenceWrite('inbound-unary', Buffer.alloc(VALUE_BYTES, 2), Number(granted?.fencingToken));
+    // The Acquire is granted: its bytes leave the budget, and the large write fits, on the session and unary.
+    await api.release(name, Number(held.fencingToken), { leaseId: holder });
+    const granted = await waiting;
+    expect(granted.acquired).to.equal(true);
+    await waitFor('the granted call credited', () => (n.admission.inbound.bytes === 0 ? true : undefined));
+    const token = Number(granted.fencingToken);
+    call.write({ batch: [7, 8, 9].map((id) => ({ id, fenceWrite: { key: 'inbound', value: third, fencingToken: token } })) });
+    for (const id of [7, 8, 9]) {
+      const a = await answer(id);
+      expect(a.result, JSON.stringify(a.error)).to.equal('fenceWrite');
+    }
+    // The unary write now passes the budget and meets the next check: a fenced value is at most 64 KiB.
+    const past = await api.fenceWrite('inbound-unary', value, token).then(
+      () => undefined,
+      (e: grpc.ServiceError) => e,
+    );
+    expect(past?.code, past?.details).to.equal(grpc.status.INVALID_ARGUMENT);
     expect(n.admission.inbound.bytes).to.equal(0);
     expect(await inboundGauge()).to.equal(0);
+  });
+
+  it('a message refused before decoding, when the budget is full, ends its session and not the node', async () => {
+    const limit = LIMITS['max-inbound-bytes'];
+    const name = `inbound-full-${'w'.repeat(480)}`;
+    const { leaseId: holder } = await api.grant(60_000);
+    const held = await api.acquire(name, holder);
+    const { leaseId: waiter } = await api.grant(60_000);
+    const waiting = api.acquire(name, waiter, { wait: true }).catch(() => undefined);
+    await waitFor('the Acquire waits', async () => ((await api.inspect(name)).waitingLeaseIds.map(Number).includes(waiter) ? true : undefined));
+    // Fill the budget to within a few bytes with the node's own budget (the test's hand on it), so
+    // that any message is refused: the one refused before decoding too (257 batch elements).
+    const fill = n.admission.inbound.charge(limit - n.admission.inbound.bytes - 8);
+    if ('refused' in fill) throw new Error(fill.refused.message);
+    try {
+      const client = new lockdProto.lockd.v1.Session(n.address, insecure, OWN_CONNECTION);
+      cleanup.push(() => client.close());
+      const call = client.Open();
+      cleanup.push(() => call.cancel());
+      const ended = new Promise<grpc.ServiceError>((resolve) => call.on('error', resolve));
+      call.on('data', () => {});
+      call.write({ batch: Array.from({ length: 257 }, (_, k) => ({ id: k + 1, inspect: { name } })) });
+      const e = await ended;
+      expect(e.code).to.equal(grpc.status.RESOURCE_EXHAUSTED);
+      expect(e.details).to.contain('max-inbound-bytes');
+    } finally {
+      fill.credit();
+    }
+    // The node still serves.
+    expect((await api.inspect(name)).holders.map((h) => Number(h.leaseId))).to.deep.equal([holder]);
+    await api.release(name, Number(held.fencingToken), { leaseId: holder });
+    await waiting;
   });
 
   it('shows every limit on /metrics: its value, its use and its refusals', async () => {

@@ -7,8 +7,13 @@
 /** What one queued message costs beyond its fields (the object, its queue slot, its write callback). */
 export const MESSAGE_OVERHEAD_BYTES = 64;
 
-/** Nesting followed at most (lockd.v1 responses nest 4 deep: a Session batch of Inspect answers). */
-const MAX_DEPTH = 8;
+/**
+ * Nesting followed at most: a request's Session batches nest up to MAX_BATCH_DEPTH (8) deep, each
+ * level two objects (the batch array, an element) above its fields, so 24 sees every byte of one the
+ * scan lets through (at 8, a name inside 4 nested batches was charged nothing). The walk is bounded
+ * by the message's size (at most 4 MiB), not by this depth.
+ */
+const MAX_DEPTH = 24;
 
 /** Approximate encoded bytes of a message object (see the file comment). */
 export function messageBytes(message: unknown): number {
