@@ -87,7 +87,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['log', 'dump'],
     positionals: [],
-    flags: ['data-dir', 'from', 'type', 'exclude', 'compare'],
+    flags: ['data-dir', 'from', 'type', 'exclude', 'compare', 'outcomes'],
     summary:
       "print a stopped node's log entries (decoded, with logical now) and its snapshot summary; --compare DIR2: the first index where two nodes' logs differ",
   },
@@ -151,6 +151,7 @@ const FLAG_USAGE: Record<string, string> = {
   type: '[--type T]',
   exclude: '[--exclude T,...]',
   compare: '[--compare DIR2]',
+  outcomes: '[--outcomes]',
   'peer-url': '--peer-url HOST:PORT',
   'client-url': '[--client-url HOST:PORT]',
   learner: '[--learner]',
@@ -212,6 +213,7 @@ export interface Parsed {
     type?: string;
     exclude?: string;
     compare?: string;
+    outcomes: boolean;
     peerUrl?: string;
     clientUrl?: string;
     learner: boolean;
@@ -247,6 +249,7 @@ const OPTIONS = {
   type: { type: 'string' },
   exclude: { type: 'string' },
   compare: { type: 'string' },
+  outcomes: { type: 'boolean' },
   'peer-url': { type: 'string' },
   'client-url': { type: 'string' },
   learner: { type: 'boolean' },
@@ -341,6 +344,7 @@ function flagsOf(values: Values, wrap: <T>(f: () => T) => T): Parsed['flags'] {
     type: values.type,
     exclude: values.exclude,
     compare: values.compare,
+    outcomes: values.outcomes ?? false,
     peerUrl: values['peer-url'],
     clientUrl: values['client-url'],
     learner: values.learner ?? false,
@@ -388,6 +392,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     'type',
     'exclude',
     'compare',
+    'outcomes',
     'peer-url',
     'client-url',
     'learner',

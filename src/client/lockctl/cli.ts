@@ -161,7 +161,7 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
     const story = dashboard ? { story: { ...(storyPort === undefined ? {} : { port: storyPort }), ...(stepMs === undefined ? {} : { stepMs }) } } : {};
     return loadDemoTool().then((t) => t.runDemo(p.args.NAME, { ...toolIo, ...story }));
   }
-  const { dataDir, from, type, exclude, compare } = p.flags;
+  const { dataDir, from, type, exclude, compare, outcomes } = p.flags;
   return loadLogDumpTool().then((t) =>
     t.runLogDump(
       {
@@ -170,6 +170,7 @@ function runTool(p: Parsed, io: CliIo): Promise<number> | undefined {
         ...(type === undefined ? {} : { type }),
         ...(exclude === undefined ? {} : { exclude }),
         ...(compare === undefined ? {} : { compare }),
+        ...(outcomes ? { outcomes } : {}),
       },
       toolIo,
     ),

@@ -26,7 +26,7 @@ export interface SnapshotStatusTool {
 }
 
 export interface LogDumpTool {
-  runLogDump(opts: { dataDir: string; from?: number; type?: string; exclude?: string; compare?: string }, io: ToolIo): Promise<number>;
+  runLogDump(opts: { dataDir: string; from?: number; type?: string; exclude?: string; compare?: string; outcomes?: boolean }, io: ToolIo): Promise<number>;
 }
 
 function toolUrl(file: string): string {

@@ -159,6 +159,41 @@ describe('lockctl log dump', function () {
     expect(bad.stderr).to.contain('--exclude "Nope" is not an entry type');
   });
 
+  it('--outcomes: what each entry did, from a replay of the state machine from the snapshot on', async () => {
+    const r = await lockctl(['log', 'dump', '--data-dir', dir, '--outcomes']);
+    expect(r.code, r.stderr).to.equal(0);
+    const lines = rows(r.stdout);
+    const outcome = (e: { command: string }) => /  ⇒ (.*)$/.exec(e.command)?.[1];
+    expect(
+      lines.every((e) => outcome(e) !== undefined),
+      r.stdout,
+    ).to.equal(true);
+    // The last Acquire of dump/lock: granted by its own entry, its token that entry's index × 1024.
+    const acquire = lines.filter((e) => e.type === 'Acquire').at(-1)!;
+    const granted = /^ACQUIRED dump\/lock lease (\d+) token (\d+)$/.exec(outcome(acquire)!);
+    expect(granted, outcome(acquire)).to.not.equal(null);
+    expect(Math.floor(Number(granted![2]) / 1024)).to.equal(acquire.index);
+    const release = lines.filter((e) => e.type === 'Release').at(-1)!;
+    expect(outcome(release)).to.equal(`RELEASED dump/lock lease ${granted![1]} token ${granted![2]}`);
+    expect(outcome(lines.filter((e) => e.type === 'FenceWrite').at(-1)!)).to.equal('ok');
+    const grant = lines.filter((e) => e.type === 'Grant').at(-1);
+    if (grant) expect(outcome(grant)).to.match(/^LEASE_GRANTED lease \d+$/);
+    // --json carries the events; --compare takes no --outcomes.
+    const json = await lockctl(['--json', 'log', 'dump', '--data-dir', dir, '--type', 'Acquire', '--outcomes']);
+    const docs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type?: string; outcome?: { events: Array<{ type: string }> } });
+    expect(
+      docs
+        .filter((d) => d.type === 'Acquire')
+        .at(-1)!
+        .outcome!.events.map((e) => e.type),
+    ).to.include('ACQUIRED');
+    const both = await lockctl(['log', 'dump', '--data-dir', dir, '--compare', dir, '--outcomes']);
+    expect(both.code).to.equal(2);
+  });
+
   it('--json prints one object per line', async () => {
     const r = await lockctl(['--json', 'log', 'dump', '--data-dir', dir, '--type', 'Release']);
     expect(r.code, r.stderr).to.equal(0);

@@ -12,6 +12,7 @@ import { DataDirReader } from '../../storage/index.js';
 import { recordWriter, refusedDir } from './dump-io.js';
 import { runLogCompare } from './compare.js';
 import { decodeEntry } from './decode-entry.js';
+import { Replay } from './replay.js';
 
 /** --type takes a command type (Grant, Tick, ...) or noop, the empty entry a new leader appends. */
 export const ENTRY_TYPES: readonly string[] = ['noop', ...COMMAND_TYPES, 'config'];
@@ -27,6 +28,8 @@ interface DumpOptions {
   readonly type?: string;
   readonly exclude?: string;
   readonly compare?: string;
+  /** Each entry's outcome, from a replay of the state machine (replay.ts). */
+  readonly outcomes?: boolean;
 }
 
 /** The entries shown: of one type (--type), without some (--exclude). */
@@ -48,8 +51,8 @@ interface Seen {
 
 export async function runLogDump(opts: DumpOptions, io: ToolIo): Promise<number> {
   if (opts.compare !== undefined) {
-    if (opts.from !== undefined || opts.type !== undefined || opts.exclude !== undefined) {
-      io.stderr.write('lockctl: --compare compares whole logs: it takes no --from, --type or --exclude\n');
+    if (opts.from !== undefined || opts.type !== undefined || opts.exclude !== undefined || opts.outcomes) {
+      io.stderr.write('lockctl: --compare compares whole logs: it takes no --from, --type, --exclude or --outcomes\n');
       return 2;
     }
     return runLogCompare(opts.dataDir, opts.compare, io);
@@ -133,6 +136,8 @@ async function printEntries(
   const base = snapshot ? (snap?.data.logicalNowMs as number | undefined) : 0;
   let now: number | undefined;
   let prev: number | undefined;
+  // Every entry from the snapshot on is applied (shown or not), so each shown outcome is the one it had.
+  const replay = opts.outcomes ? new Replay(snapshot) : undefined;
   for await (const e of reader.entries(Math.min(start, opts.from ?? 1))) {
     if (closed()) break;
     if (e.index === start) now = base;
@@ -140,6 +145,7 @@ async function printEntries(
     prev = e.index;
     const d = decodeEntry(e);
     if (d.type === 'Tick' && now !== undefined) now += (d.command?.elapsedMs as number | undefined) ?? 0;
+    const outcome = replay?.outcome(e);
     if (e.index < (opts.from ?? 1)) continue;
     seen.first ??= e.index;
     seen.last = e.index;
@@ -148,8 +154,16 @@ async function printEntries(
     if (exclude.has(d.type)) continue;
     seen.shown++;
     out(
-      `${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}`,
-      { index: e.index, term: e.term, logicalNowMs: now ?? null, type: d.type, command: d.command ?? null, ...(d.error ? { error: d.error } : {}) },
+      `${String(e.index).padStart(8)}  ${String(e.term).padStart(5)}  ${(now === undefined ? '?' : String(now)).padStart(9)}  ${d.type.padEnd(11)}  ${d.text}${outcome ? `  ⇒ ${outcome.text}` : ''}`,
+      {
+        index: e.index,
+        term: e.term,
+        logicalNowMs: now ?? null,
+        type: d.type,
+        command: d.command ?? null,
+        ...(d.error ? { error: d.error } : {}),
+        ...(outcome ? { outcome: outcome.data } : {}),
+      },
     );
   }
   return seen;
