@@ -2,8 +2,8 @@
 // the node's memory budget; outbound-budget.ts is the other). A request is charged its size
 // (message-size.ts) once decoded and before any of it is handled, and credited when it settles:
 // a unary call when its status is sent or it is cancelled (admission.ts, through the public
-// port's gate), a stream's request when the work it began settles or the stream ends, whichever
-// is first (server-stream.ts). A request that would take the total over the budget is refused
+// port's gate), a stream's request once its handler returns (server-stream.ts says why not later;
+// KeepAlive requests are not charged). A request that would take the total over the budget is refused
 // with RESOURCE_EXHAUSTED naming max-inbound-bytes before anything of it is done; what it cost to
 // decode is garbage at once. HTTP/2's own buffers (bytes not yet decoded) are bounded per
 // connection by Node, not here.
