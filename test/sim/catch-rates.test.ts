@@ -78,4 +78,12 @@ describe('simulator: swarm schedule and catch rates', function () {
     }
     expect(r.status).to.equal(out.correct.violations > 0 ? 1 : 0);
   });
+
+  it('--catch-rates --correct-only runs the correct build on every run kind and no planted bug', async () => {
+    const all = plantedRuns(RAFT_BUGS);
+    const c = await catchRates(all, 2, 1, 1, undefined, true);
+    expect(c.bugs).to.deep.equal([]);
+    expect(c.correct.runs).to.equal(new Set(all.map((r) => JSON.stringify(withoutBug(r.opts)))).size);
+    expect(c.correct.violations).to.equal(0);
+  });
 });

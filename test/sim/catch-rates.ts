@@ -24,9 +24,17 @@ export interface CatchRates {
   readonly correct: { readonly violations: number; readonly runs: number; readonly failing: { seed: number; replay: string; check: string }[] };
 }
 
-export async function catchRates(runs: readonly PlantedRun[], seeds: number, start = 1, workers = 1, progress?: (line: string) => void): Promise<CatchRates> {
+/** `correctOnly`: only the correct build on every run kind (the long clean run: `--catch-rates --correct-only --seeds 10000`). */
+export async function catchRates(
+  runs: readonly PlantedRun[],
+  seeds: number,
+  start = 1,
+  workers = 1,
+  progress?: (line: string) => void,
+  correctOnly = false,
+): Promise<CatchRates> {
   const bugs: BugRate[] = [];
-  for (const r of runs) {
+  for (const r of correctOnly ? [] : runs) {
     const reports = await runSeeds(start, seeds, r.opts, { workers });
     const caught = reports.filter((x) => x.violation).sort((a, b) => a.seed - b.seed);
     const steps = caught.map((x) => x.violation!.step).sort((a, b) => a - b);

@@ -1,7 +1,7 @@
 // npm run sim -- --seed S [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L]   replay one seed, print its trace digest
 // npm run sim -- --seeds N [--start K] [--steps M] [--nodes 1-5] [--bug B] [--app hash|lock] [--lock-bug L] [--workers W]
 //                                                                   run N seeds; last line: "sim: N seeds, V violations"
-// npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG]
+// npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG] [--correct-only]
 //                                                                   every planted bug (planted.ts): seeds caught of N, first seed, median step; correct build
 // Planted bugs: --bug (Raft core), --sim-bug (driver adapter), --lock-bug (one replica's lock adapter), --disk-bug (storage adapter), --start-bug (start path).
 // npm run sim -- --app node (--seed S | --seeds N | --catch-rates) [--bug B]: the whole-node world (node/node-cli.ts, test/sim/README.md).
@@ -34,7 +34,7 @@ const USAGE =
   `usage: npm run sim -- (--seed S | --seeds N [--start K]) [--steps M] [--nodes 1-5] [--bug ${BUG_FLAG_NAMES.join('|')}] ` +
   `[--membership [--membership-schedule ${MEMBERSHIP_SCHEDULES.join('|')}]] [--app hash|lock] [--lock-bug ${LOCK_BUGS.join('|')}] [--disk-bug ${DISK_BUGS.join('|')}] [--start-bug ${START_BUGS.join('|')}] ` +
   `[--schedule ${SCHEDULES.join('|')}] [--sim-bug ${SIM_BUGS.join('|')}] [--workers W] [--no-liveness] [--trace-lines L]\n` +
-  `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG]`;
+  `       npm run sim -- --catch-rates [--seeds N] [--start K] [--json] [--workers W] [--only BUG,BUG] [--correct-only]`;
 
 interface Args {
   seed?: number;
@@ -46,10 +46,12 @@ interface Args {
   json: boolean;
   /** --catch-rates --only a,b: just these planted bugs (and the correct build on their runs). */
   only?: string[];
+  /** --catch-rates --correct-only: the correct build on every run kind, no planted bug. */
+  correctOnly: boolean;
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { start: 1, opts: {}, workers: defaultWorkers(), catchRates: false, json: false };
+  const args: Args = { start: 1, opts: {}, workers: defaultWorkers(), catchRates: false, json: false, correctOnly: false };
   const opts: { -readonly [K in keyof SeedOptions]: SeedOptions[K] } = { steps: DEFAULT_STEPS };
   const int = (flag: string, v: string | undefined, min: number): number => {
     const n = Number(v);
@@ -92,6 +94,9 @@ function parse(argv: string[]): Args {
         break;
       case '--json':
         args.json = true;
+        break;
+      case '--correct-only':
+        args.correctOnly = true;
         break;
       case '--only':
         args.only = (v ?? '').split(',').filter(Boolean);
@@ -169,6 +174,7 @@ function parse(argv: string[]): Args {
   } else if ((args.seed === undefined) === (args.seeds === undefined)) throw new Error('give exactly one of --seed or --seeds');
   if (args.json && !args.catchRates) throw new Error('--json goes with --catch-rates');
   if (args.only && !args.catchRates) throw new Error('--only goes with --catch-rates');
+  if (args.correctOnly && !args.catchRates) throw new Error('--correct-only goes with --catch-rates');
   if (opts.lockBug && opts.app !== 'lock') throw new Error('--lock-bug needs --app lock');
   if (opts.membershipSchedule && !opts.membership) throw new Error('--membership-schedule needs --membership');
   args.opts = opts;
@@ -289,7 +295,7 @@ async function rates(args: Args): Promise<number> {
     return 2;
   }
   const runs = all.filter((r) => !args.only || args.only.includes(r.bug)).map((r) => ({ ...r, opts: { ...r.opts, steps: args.opts.steps } }));
-  const c = await catchRates(runs, args.seeds!, args.start, args.workers, (l) => console.error(l));
+  const c = await catchRates(runs, args.seeds!, args.start, args.workers, (l) => console.error(l), args.correctOnly);
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   if (args.json) console.log(catchRatesJson(c));
   else console.log(`${formatCatchRates(c)}\ntime ${secs} s on ${args.workers} worker(s)`);
