@@ -19,7 +19,7 @@ import { describeSwarm, drawSwarm, swarmProfile, SWARM_EXTRA_KINDS, type Schedul
 import { decodeConfigEntry } from '../../src/raft/membership.js';
 import type { DiskBug } from './sim-storage.js';
 import type { StartBug } from './voters.js';
-import { ConfNemesis, type MembershipSchedule, type NemesisWorld } from './conf-nemesis.js';
+import { ConfNemesis, NEMESIS_SPARES, type MembershipSchedule, type NemesisWorld } from './conf-nemesis.js';
 import { LeaderFlap, describeFlap, drawFlap, type FlapMix } from './leader-flap.js';
 import { Membership, SPARES, type MembershipStats, type MembershipWorld } from './membership.js';
 import { Trace } from './trace.js';
@@ -243,7 +243,9 @@ class Sim implements DriverHooks, World, LockDriver {
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
     const ids = Array.from({ length: this.profile.nodes }, (_, i) => `n${i + 1}`);
     // Membership runs: spare ids after the bootstrap ones (never reused), on the network from the start.
-    const spareIds = opts.membership ? Array.from({ length: SPARES }, (_, i) => `n${this.profile.nodes + i + 1}`) : [];
+    // (The nemesis keeps the voters at an even count, cycling members through: it needs more.)
+    const spareCount = opts.membershipSchedule === 'nemesis' ? NEMESIS_SPARES : SPARES;
+    const spareIds = opts.membership ? Array.from({ length: spareCount }, (_, i) => `n${this.profile.nodes + i + 1}`) : [];
     this.network = new Network([...ids, ...spareIds], root.fork('network'));
     if (this.swarm && this.swarm.mix.replayRate > 0) this.network.keepHistory();
     if (this.swarm?.mix.healEvery) this.nextHeal = this.swarm.prng.range(...this.swarm.mix.healEvery);
@@ -308,6 +310,7 @@ class Sim implements DriverHooks, World, LockDriver {
   private nemesisWorld(): NemesisWorld {
     return {
       ids: () => this.nodes.map((x) => x.id),
+      now: () => this.now,
       split: (kind, a, b, steps) => this.faults.impose(kind, cutBetween(a, b), this.now, steps),
     };
   }
@@ -428,7 +431,7 @@ class Sim implements DriverHooks, World, LockDriver {
     for (const m of this.network.takeDue(now)) {
       const from = this.byId.get(m.from)!;
       const to = this.byId.get(m.to)!;
-      if (!this.network.linked(m.from, m.to) || !to.up || (to.pauseDropsInbound && to.paused(now))) {
+      if (!this.network.linked(m.from, m.to) || !to.up || (to.pauseDropsInbound && to.paused(now)) || this.membership?.refuses(from, to)) {
         this.stats.dropped++;
         this.trace.event(now, 'lost', m.type, m.from, m.to, m.term);
         if (m.type === 'Snap' && !this.network.replayed.has(m)) from.loop?.reportSnapshot(m.to, false);
