@@ -328,7 +328,7 @@ export class FaultSchedule {
       if (node.up || node.restartAt > step) continue;
       // (A node that joined with no --peers voters, or the only one, has no wrong set to be given: membership.ts.)
       const wrongable = !this.calm && node.peers.length > 1;
-      let named = wrongable && this.prng.chance(p.misconfigRate) ? this.wrongPeers(node, this.prng) : undefined;
+      let named = !this.calm && this.prng.chance(p.misconfigRate) && wrongable ? this.wrongPeers(node, this.prng) : undefined;
       // Until a node's first snapshot, --peers is what decides its voters (a snapshot's configuration is in effect
       // after it): the start check is load-bearing there, so such restarts draw a wrong set of their own.
       const fresh = !named && wrongable && node.disk.cached.snapshotIndex === 0 && this.fresh.chance(p.misconfigFreshRate);
