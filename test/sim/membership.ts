@@ -2,8 +2,10 @@
 // empty, as `--join` does), promote them and remove members, at random and (schedule 'nemesis', conf-nemesis.ts)
 // right after a node became leader, where the rule "no change before an entry of the leader's term committed"
 // matters. The real driver loop proposes them (DriverLoop.proposeConfChange). A removed node is retired once
-// its removal commits (the real node stops itself then, or is refused by the transport). The check of its own:
-// consecutive configurations, as a node applies them, have overlapping majorities.
+// its removal commits, wherever it is (default schedule); in the nemesis schedule, as the real node stops: once it
+// applies its own removal, or a node that applied it refuses its messages (until then it runs on, e.g. across a
+// partition with nodes that never heard of the removal). The check of its own: consecutive configurations, as a
+// node applies them, have overlapping majorities.
 
 import { decodeConfigEntry, type ConfChange } from '../../src/raft/membership.js';
 import type { Entry, NodeId } from '../../src/raft/types.js';
