@@ -3,6 +3,7 @@
 // (one node or the whole cluster: unsynced writes lost), restarts (some with a wrong --peers).
 
 import type { NodeId, PlantedBug } from '../../src/raft/types.js';
+import { majoritiesCanMiss } from './membership.js';
 import { HEALTHY, type NetworkConditions } from './network.js';
 import type { Prng } from './prng.js';
 import type { CrashPoint, NodeSettings, SimNode } from './sim-node.js';
@@ -77,6 +78,8 @@ export interface Profile {
   readonly clusterPowerCutRate: number;
   /** Chance that a restart names another voter set in --peers than the data dir was made with. */
   readonly misconfigRate: number;
+  /** The same for a restart of a node with no snapshot yet, where --peers decides its voters (drawn apart: FaultSchedule). */
+  readonly misconfigFreshRate: number;
   /** Client behaviour. */
   readonly proposeRate: number;
   /** Chance that a leader crashes right after persisting a proposal, before sending it (Raft fig. 8 setups). */
@@ -156,6 +159,7 @@ export function drawProfile(prng: Prng, nodes: ClusterShape | undefined, planted
     powerCutShare: prng.pick([0, 0.3, 0.7]),
     clusterPowerCutRate: prng.pick([0, 0.002, 0.005]), // used only where every node may be down at once
     misconfigRate: prng.pick([0, 0, 0.2, 0.5]),
+    misconfigFreshRate: 0,
   };
   const diskDelayMax = prng.pick([0, 0, 1, 3]);
   // Leaders of three mixed runs in ten (and of every churn run, below) answer a lagging follower's rejection with their
@@ -305,12 +309,16 @@ export class FaultSchedule {
   private armed: { node: NodeId; point: CrashPoint; cycles: number } | undefined;
   private calm = false;
   partitions = 0;
+  /** The draws of misconfiguredFresh starts: split off, so that a profile without them draws as before. */
+  private readonly fresh: Prng;
 
   constructor(
     private readonly profile: Profile,
     private readonly prng: Prng,
     private readonly world: World,
-  ) {}
+  ) {
+    this.fresh = prng.split('wrong-peers-fresh');
+  }
 
   /** Faults due at `step`, applied before the step's deliveries. */
   beforeStep(step: number): void {
@@ -319,9 +327,14 @@ export class FaultSchedule {
     for (const node of w.nodes) {
       if (node.up || node.restartAt > step) continue;
       // (A node that joined with no --peers voters, or the only one, has no wrong set to be given: membership.ts.)
-      const named = !this.calm && this.prng.chance(p.misconfigRate) && node.peers.length > 1 ? this.wrongPeers(node) : undefined;
+      const wrongable = !this.calm && node.peers.length > 1;
+      let named = !this.calm && this.prng.chance(p.misconfigRate) && wrongable ? this.wrongPeers(node, this.prng) : undefined;
+      // Until a node's first snapshot, --peers is what decides its voters (a snapshot's configuration is in effect
+      // after it): the start check is load-bearing there, so such restarts draw a wrong set of their own.
+      const fresh = !named && wrongable && node.disk.cached.snapshotIndex === 0 && this.fresh.chance(p.misconfigFreshRate);
+      if (fresh) named = this.wrongPeers(node, this.fresh);
       // A refused start (exit 3): the operator fixes --peers and starts it again a little later.
-      if (!w.restart(node, named)) node.restartAt = step + this.prng.range(1, 20);
+      if (!w.restart(node, named)) node.restartAt = step + (fresh ? this.fresh : this.prng).range(1, 20);
     }
     if (this.calm) return;
 
@@ -366,10 +379,18 @@ export class FaultSchedule {
     }
   }
 
-  /** A --peers naming another voter set than the cluster's: a proper subset that still names the node itself. */
-  private wrongPeers(node: SimNode): NodeId[] {
-    const others = this.prng.shuffle(node.peers.filter((x) => x !== node.id));
-    return [node.id, ...others.slice(0, this.prng.range(0, others.length - 1))];
+  /**
+   * A --peers naming another voter set than the cluster's: a proper subset that still names the node itself, and
+   * (where the cluster has 3 voters or more) one small enough that a majority of it and a majority of the cluster
+   * can be disjoint, so that the node believing it and the rest can each elect a leader in one term. (Any subset
+   * was drawn before: for 3 or 4 voters most could not split a term, and they broke nothing the check must stop.)
+   */
+  private wrongPeers(node: SimNode, prng: Prng): NodeId[] {
+    const others = prng.shuffle(node.peers.filter((x) => x !== node.id));
+    const cluster = new Set(node.peers);
+    let most = others.length - 1;
+    while (most > 0 && !majoritiesCanMiss(new Set([node.id, ...others.slice(0, most)]), cluster)) most--;
+    return [node.id, ...others.slice(0, prng.range(0, most))];
   }
 
   /** Make `node` crash at `point` of its driver cycle `cycles` from now (0 = the current or next one). */

@@ -2,8 +2,10 @@
 // empty, as `--join` does), promote them and remove members, at random and (schedule 'nemesis', conf-nemesis.ts)
 // right after a node became leader, where the rule "no change before an entry of the leader's term committed"
 // matters. The real driver loop proposes them (DriverLoop.proposeConfChange). A removed node is retired once
-// its removal commits (the real node stops itself then, or is refused by the transport). The check of its own:
-// consecutive configurations, as a node applies them, have overlapping majorities.
+// its removal commits, wherever it is (default schedule); in the nemesis schedule, as the real node stops: once it
+// applies its own removal, or a node that applied it refuses its messages (until then it runs on, e.g. across a
+// partition with nodes that never heard of the removal). The check of its own: consecutive configurations, as a
+// node applies them, have overlapping majorities.
 
 import { decodeConfigEntry, type ConfChange } from '../../src/raft/membership.js';
 import type { Entry, NodeId } from '../../src/raft/types.js';
@@ -55,6 +57,8 @@ export class Membership {
   private readonly lastApplied = new Map<NodeId, Voters | undefined>();
   private readonly committedSeen = new Set<number>();
   private readonly retired = new Set<NodeId>();
+  /** The index of the committed entry that removed each id. */
+  private readonly removedAt = new Map<NodeId, number>();
 
   constructor(
     private readonly world: MembershipWorld,
@@ -100,17 +104,37 @@ export class Membership {
       );
     }
     this.lastApplied.set(node.id, voters);
+    // The real node stops itself once its own log holds its removal, committed (lockd-node.ts).
+    if (config.removed.includes(node.id)) this.retire(node.id);
     if (this.committedSeen.has(e.index)) return;
     this.committedSeen.add(e.index);
     this.stats.committed++;
     this.world.event('conf-committed', e.index, change.op, change.node, config.voters.join(','), config.learners.join(','));
     for (const id of config.removed) {
-      const gone = this.world.nodes.find((x) => x.id === id);
-      if (gone && !this.retired.has(id)) {
-        this.retired.add(id);
-        this.stats.retired++;
-        this.world.retire(gone);
-      }
+      if (!this.removedAt.has(id)) this.removedAt.set(id, e.index);
+      // Default schedule: every removed node at once, wherever it is (its seeds run as they always did).
+      if (!this.nemesis) this.retire(id);
+    }
+  }
+
+  /**
+   * Nemesis schedule: is a message from `from` to `to` refused? Yes once `to` applied the removal of `from`: its
+   * transport refuses a removed node's stream, and the node stops itself when told so (lockd-node.ts). Until then a
+   * removed node runs on, e.g. on the far side of a partition with nodes that have not heard of its removal.
+   */
+  refuses(from: SimNode, to: SimNode): boolean {
+    const at = this.removedAt.get(from.id);
+    if (!this.nemesis || at === undefined || to.app.index < at) return false;
+    this.retire(from.id);
+    return true;
+  }
+
+  private retire(id: NodeId): void {
+    const gone = this.world.nodes.find((x) => x.id === id);
+    if (gone && !this.retired.has(id)) {
+      this.retired.add(id);
+      this.stats.retired++;
+      this.world.retire(gone);
     }
   }
 
@@ -129,7 +153,7 @@ export class Membership {
     if (spare && members < MAX_MEMBERS) options.push({ op: 'addLearner', node: spare.id });
     if (st.voters.length > MIN_VOTERS) for (const id of removable) options.push({ op: 'remove', node: id });
     if (options.length === 0) return;
-    const cc = this.prng.pick(options);
+    const cc = this.prng.pick(this.nemesis?.steer(options, st, elected) ?? options);
     if (elected) this.nemesis?.electedWithChange(leader.id, votersAfter(st.voters, cc));
     let accepted = false;
     leader.loop!.proposeConfChange(cc, {
@@ -137,7 +161,7 @@ export class Membership {
         accepted = true;
         this.stats.proposed++;
         this.world.event('conf-propose', leader.id, cc.op, cc.node, at.index, at.term);
-        this.nemesis?.appended(leader.id, st.voters);
+        this.nemesis?.appended(leader.id, st.voters, votersAfter(st.voters, cc));
         const node = this.spares.find((x) => x.id === cc.node);
         if (cc.op === 'addLearner' && node && !node.up) this.world.activate(node);
       },
@@ -152,7 +176,7 @@ export class Membership {
 }
 
 /** The voters once change cc applies to a configuration with these voters. */
-function votersAfter(voters: readonly NodeId[], cc: ConfChange): NodeId[] {
+export function votersAfter(voters: readonly NodeId[], cc: ConfChange): NodeId[] {
   if (cc.op === 'promote') return [...voters, cc.node];
   if (cc.op === 'remove') return voters.filter((id) => id !== cc.node);
   return [...voters];

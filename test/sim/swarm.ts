@@ -97,6 +97,8 @@ export function swarmProfile(drawn: Profile, prng: Prng, fixedNodes: ClusterShap
     // started on the wrong voter set breaks safety only once its leader is gone while it runs, so the start
     // check is exercised where it matters more often (a refused start is retried 1-20 steps later).
     misconfigRate: prng.pick([0, 0.5, 0.8]),
+    // And on half the restarts of a node with no snapshot yet, in every seed (faults.ts: where --peers decides).
+    misconfigFreshRate: 0.5,
     partitionRate: off(p.partitionRate || 0.01),
     crashRate: off(p.crashRate || 0.005),
     tickSkipMax: off(prng.pick([0.05, 0.15, 0.3])),
