@@ -223,6 +223,8 @@ class Sim implements DriverHooks, World, LockDriver {
   private extraCuts: [NodeId, NodeId][] = [];
   private extraEnds = 0;
   private nextHeal = Infinity;
+  /** The highest term whose first commit the swarm's reads at deposed leaders followed. */
+  private firstCommitSeen = 0;
   private calm = false;
   /** Committed configuration entries (index → voters), as nodes apply them: what a snapshot at an index must carry. */
   private readonly committedConfigs = new Map<number, string>();
@@ -306,6 +308,7 @@ class Sim implements DriverHooks, World, LockDriver {
                 active: () => x.up && !x.paused(this.now + 1),
                 status: () => x.loop?.status(),
                 termAt: (i: number) => x.disk.cached.term(i),
+                lastIndex: () => x.disk.cached.lastIndex(),
                 campaign: () => {
                   if (!x.up) return;
                   x.loop!.campaign();
@@ -834,6 +837,11 @@ class Sim implements DriverHooks, World, LockDriver {
       this.faults.leaderCommitted(node, this.now);
       this.flap?.committed(node.id, this.now);
       if (!this.calm) this.fig8?.committed(node.id, node.term);
+      // Swarm: the first commit of a term is read at every deposed leader that still believes it leads (no draw).
+      if (this.swarm?.mix.readAllLeaders && !this.calm && this.firstCommitSeen < node.term) {
+        this.firstCommitSeen = node.term;
+        for (const x of this.nodes) if (x !== node && x.up && x.role === 'leader' && x.term < node.term) this.read(x, this.now);
+      }
       // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
       const sw = this.swarm;
       if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) {
