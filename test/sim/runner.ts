@@ -241,7 +241,7 @@ class Sim implements DriverHooks, World, LockDriver {
     // Also split off the swarm's stream (another label: independent of the flap's).
     const fig8Prng = swarmPrng?.split('fig8-nemesis');
     // Only in seeds without leader flapping (the two would fight over the partition; flap seeds run as before it).
-    const fig8Mix = fig8Prng ? drawFig8(fig8Prng, !flapMix) : undefined;
+    const drawnFig8 = fig8Prng ? drawFig8(fig8Prng, !flapMix) : undefined;
     const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes, opts.membership ?? false) : drawnProfile;
     const flapNode: Partial<Profile['node']> = !flapMix
       ? {}
@@ -249,6 +249,8 @@ class Sim implements DriverHooks, World, LockDriver {
           ...(flapMix.oneEntryPerMsg ? { maxSizePerMsg: 1 } : {}),
           ...(flapMix.snapshotEvery ? { snapshotEvery: flapMix.snapshotEvery, snapshotOnReject: true } : {}),
         };
+    // One voter has no one to play it with (it wins every election alone): no nemesis, the node's settings as drawn.
+    const fig8Mix = drawn.nodes >= 2 ? drawnFig8 : undefined;
     const fig8Node: Partial<Profile['node']> = !fig8Mix?.play
       ? {}
       : { maxSizePerMsg: 1, ...(fig8Mix.snapshotEvery ? { snapshotEvery: fig8Mix.snapshotEvery, snapshotOnReject: true } : {}) };
