@@ -21,7 +21,7 @@ const RAFT_BUGS = [
 describe('simulator: swarm schedule and catch rates', function () {
   this.timeout(120_000);
 
-  it('the swarm schedule: 50 seeds clean on the correct build, with replays, pauses, second partitions and calm windows', async () => {
+  it('the swarm schedule: 50 seeds clean on the correct build, with replays, pauses, second partitions, calm windows and the fig. 8 nemesis', async () => {
     const reports = await runSeeds(1, 50, { schedule: 'swarm' }, { workers: 1 });
     const bad = reports.filter((r) => r.violation);
     expect(bad.map(formatViolation).join('\n\n'), `${bad.length} seeds violated a check`).to.equal('');
@@ -37,6 +37,10 @@ describe('simulator: swarm schedule and catch rates', function () {
     expect(
       sum((r) => r.stats.heals),
       'calm windows with liveness checked during the run',
+    ).to.be.greaterThan(50);
+    expect(
+      sum((r) => r.stats.fig8Cuts),
+      'leaders cut off by the fig. 8 nemesis (fig8-nemesis.ts)',
     ).to.be.greaterThan(50);
     expect(new Set(reports.map((r) => r.nodes))).to.deep.equal(new Set([1, 3, 4, 5]));
     expect(reports.filter((r) => r.profile.includes('checkQuorum false')).length, 'CheckQuorum off').to.be.greaterThan(5);

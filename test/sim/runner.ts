@@ -21,6 +21,7 @@ import type { DiskBug } from './sim-storage.js';
 import type { StartBug } from './voters.js';
 import { ConfNemesis, NEMESIS_SPARES, type MembershipSchedule, type NemesisWorld } from './conf-nemesis.js';
 import { LeaderFlap, describeFlap, drawFlap, type FlapMix } from './leader-flap.js';
+import { Fig8Nemesis, describeFig8, drawFig8 } from './fig8-nemesis.js';
 import { Membership, SPARES, type MembershipStats, type MembershipWorld } from './membership.js';
 import { Trace } from './trace.js';
 
@@ -96,6 +97,8 @@ export interface SimStats {
   heals: number;
   replays: number;
   pauses: number;
+  /** Swarm schedule: leaders the fig. 8 nemesis cut off (fig8-nemesis.ts). */
+  fig8Cuts: number;
   proposeToAppliedSteps: number;
 }
 
@@ -177,6 +180,8 @@ class Sim implements DriverHooks, World, LockDriver {
   private readonly nemesis: ConfNemesis | undefined;
   /** Swarm seeds with leader flapping (leader-flap.ts). */
   private readonly flap: LeaderFlap | undefined;
+  /** Swarm seeds with the fig. 8 nemesis (fig8-nemesis.ts). */
+  private readonly fig8: Fig8Nemesis | undefined;
   /** Nodes whose removal committed, to take out of the run at the start of the next step. */
   private toRetire: SimNode[] = [];
   private now = 0;
@@ -214,6 +219,7 @@ class Sim implements DriverHooks, World, LockDriver {
     heals: 0,
     replays: 0,
     pauses: 0,
+    fig8Cuts: 0,
   };
   /** Swarm schedule (swarm.ts): its mix and PRNG, its own partition (overlapping the schedule's), the next calm window. */
   private readonly swarm: { mix: SwarmMix; prng: Prng } | undefined;
@@ -221,6 +227,8 @@ class Sim implements DriverHooks, World, LockDriver {
   private extraCuts: [NodeId, NodeId][] = [];
   private extraEnds = 0;
   private nextHeal = Infinity;
+  /** The highest term whose first commit the swarm's reads at deposed leaders followed. */
+  private firstCommitSeen = 0;
   private calm = false;
   /** Committed configuration entries (index → voters), as nodes apply them: what a snapshot at an index must carry. */
   private readonly committedConfigs = new Map<number, string>();
@@ -234,6 +242,10 @@ class Sim implements DriverHooks, World, LockDriver {
     const flapPrng = swarmPrng?.split('leader-flap');
     const drawnFlap = flapPrng ? drawFlap(flapPrng) : undefined;
     const flapMix = opts.flap === false ? undefined : (flapPrng && opts.flap) || drawnFlap;
+    // Also split off the swarm's stream (another label: independent of the flap's).
+    const fig8Prng = swarmPrng?.split('fig8-nemesis');
+    // Only in seeds without leader flapping (the two would fight over the partition; flap seeds run as before it).
+    const drawnFig8 = fig8Prng ? drawFig8(fig8Prng, !flapMix) : undefined;
     const drawn = swarmPrng ? swarmProfile(drawnProfile, swarmPrng, opts.nodes, opts.membership ?? false) : drawnProfile;
     const flapNode: Partial<Profile['node']> = !flapMix
       ? {}
@@ -241,7 +253,16 @@ class Sim implements DriverHooks, World, LockDriver {
           ...(flapMix.oneEntryPerMsg ? { maxSizePerMsg: 1 } : {}),
           ...(flapMix.snapshotEvery ? { snapshotEvery: flapMix.snapshotEvery, snapshotOnReject: true } : {}),
         };
-    this.profile = { ...drawn, ...opts.mix, node: { ...drawn.node, ...flapNode, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node } };
+    // One voter has no one to play it with (it wins every election alone): no nemesis, the node's settings as drawn.
+    const fig8Mix = drawn.nodes >= 2 ? drawnFig8 : undefined;
+    const fig8Node: Partial<Profile['node']> = !fig8Mix?.play
+      ? {}
+      : { maxSizePerMsg: 1, ...(fig8Mix.snapshotEvery ? { snapshotEvery: fig8Mix.snapshotEvery, snapshotOnReject: true } : {}) };
+    this.profile = {
+      ...drawn,
+      ...opts.mix,
+      node: { ...drawn.node, ...flapNode, ...fig8Node, ...(opts.simBug ? { simBug: opts.simBug } : {}), ...opts.mix?.node },
+    };
     this.swarm = swarmPrng ? { mix: drawSwarm(swarmPrng), prng: swarmPrng.fork('run') } : undefined;
     this.steps = opts.steps ?? DEFAULT_STEPS;
     this.trace = new Trace(Math.max(opts.traceLines ?? 80, 1));
@@ -284,6 +305,36 @@ class Sim implements DriverHooks, World, LockDriver {
                 this.now,
                 steps,
               ),
+          })
+        : undefined;
+    this.fig8 =
+      fig8Mix && fig8Prng
+        ? new Fig8Nemesis(fig8Mix, fig8Prng.fork('run'), {
+            nodes: () =>
+              this.nodes.map((x) => ({
+                id: x.id,
+                active: () => x.up && !x.paused(this.now + 1),
+                status: () => x.loop?.status(),
+                termAt: (i: number) => x.disk.cached.term(i),
+                lastIndex: () => x.disk.cached.lastIndex(),
+                campaign: () => {
+                  if (!x.up) return;
+                  x.loop!.campaign();
+                  this.trace.event(this.now, 'campaign', x.id);
+                },
+              })),
+            electionTicks: this.profile.node.electionTicks,
+            isolate: (kind, side, steps) =>
+              this.faults.impose(
+                kind,
+                cutBetween(
+                  side,
+                  this.nodes.map((x) => x.id).filter((x) => !side.includes(x)),
+                ),
+                this.now,
+                steps,
+              ),
+            event: (kind, ...args) => this.trace.event(this.now, kind, ...args),
           })
         : undefined;
     // Forked last, so that a seed's Raft-level draws are the same with either app.
@@ -352,6 +403,7 @@ class Sim implements DriverHooks, World, LockDriver {
         if (this.swarm) this.swarmFaults(this.now + 1);
         this.flap?.beforeStep(this.now + 1);
         this.step(true);
+        if (!this.calm) this.fig8?.afterStep(this.now);
         if (this.now >= this.nextHeal && this.now < this.steps && (this.opts.liveness ?? true)) {
           // A calm window: everything heals, liveness is checked as in the final phase, then the faults resume.
           this.livenessPhase(false);
@@ -367,6 +419,7 @@ class Sim implements DriverHooks, World, LockDriver {
     this.stats.doubleVotes = this.checker.doubleVotes;
     this.stats.oldTermCommits = this.checker.oldTermCommits;
     this.stats.partitions = this.faults.partitions;
+    this.stats.fig8Cuts = this.fig8?.cuts ?? 0;
     this.stats.committed = this.checker.maxCommitted;
     this.stats.readsAnswered = this.checker.readsAnswered;
     const o = this.opts;
@@ -499,6 +552,7 @@ class Sim implements DriverHooks, World, LockDriver {
         this.trace.event(this.now, 'propose', node.id, what, at.index, at.term);
         if (this.client.chance(this.profile.proposeCrashRate)) this.faults.arm(node, 'after-persist', this.now);
         if (node.role === 'leader') this.flap?.appended(node.id, this.now);
+        if (node.role === 'leader' && !this.calm) this.fig8?.appended(node.id, node.term);
       },
       resolve: () => {},
       reject: () => {
@@ -706,6 +760,7 @@ class Sim implements DriverHooks, World, LockDriver {
       describeProfile(this.profile) +
       (this.swarm ? `; ${describeSwarm(this.swarm.mix)}` : '') +
       (this.flap ? `; ${describeFlap(this.flap.mix)}` : '') +
+      (this.fig8 ? `; ${describeFig8(this.fig8.mix)}` : '') +
       (this.opts.simBug ? `, PLANTED sim bug ${this.opts.simBug}` : '');
     if (!this.workload) return p;
     return `${p}; ${describeLockMix(this.workload.mix)}${this.opts.lockBug ? `, PLANTED ${this.opts.lockBug} in the adapter of ${this.opts.lockBug === 'grant-during-delay' ? 'every replica' : 'n1'}` : ''}`;
@@ -783,6 +838,7 @@ class Sim implements DriverHooks, World, LockDriver {
     if (rd.softState?.role === 'leader') {
       this.faults.newLeader(node, this.now);
       this.flap?.elected(node.id, this.now);
+      if (!this.calm) this.fig8?.elected(node.id, hs?.term ?? node.term, this.now);
       this.membership?.newLeader(node);
       // Swarm: a new leader is read from at once (its commit may still lag; its applied index too). Asked through
       // the loop's inbox, so it runs in the leader's next batch.
@@ -790,6 +846,12 @@ class Sim implements DriverHooks, World, LockDriver {
     } else if (node.role === 'leader' && hs && hs.commit > node.commit) {
       this.faults.leaderCommitted(node, this.now);
       this.flap?.committed(node.id, this.now);
+      if (!this.calm) this.fig8?.committed(node.id, node.term);
+      // Swarm: the first commit of a term is read at every deposed leader that still believes it leads (no draw).
+      if (this.swarm?.mix.readAllLeaders && !this.calm && this.firstCommitSeen < node.term) {
+        this.firstCommitSeen = node.term;
+        for (const x of this.nodes) if (x !== node && x.up && x.role === 'leader' && x.term < node.term) this.read(x, this.now);
+      }
       // Swarm: a GC pause right as the leader committed, before it told anyone (it ends the batch first).
       const sw = this.swarm;
       if (sw && !this.calm && sw.mix.pauseOnCommit > 0 && !node.paused(this.now + 1) && sw.prng.chance(sw.mix.pauseOnCommit)) {
